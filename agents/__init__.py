@@ -1,0 +1,8 @@
+"""Agents: random, rule-based baselines per game, and (in agents.ppo / agents.mcts) learned and
+search agents. ``agents.make(spec, game)`` builds one from a command-line name such as ``random``,
+``heuristic``, ``mcts:200`` or ``ppo:runs/x/final.zip``."""
+from __future__ import annotations
+
+from agents.base import Agent, BaseAgent, RandomAgent
+
+__all__ = ["Agent", "BaseAgent", "RandomAgent"]

@@ -1,0 +1,53 @@
+"""The Agent protocol: act on an observation dict (``observation`` + ``action_mask``).
+
+Agents own a seeded ``np.random.Generator`` so evaluation is reproducible. Search agents may also
+read the engine state (``act(obs, state=...)``); the evaluator passes a clone of it.
+"""
+from __future__ import annotations
+
+from typing import Any, Protocol, runtime_checkable
+
+import numpy as np
+
+
+@runtime_checkable
+class Agent(Protocol):
+    name: str
+
+    def reset(self, seed: int | None = None) -> None:
+        """Start a new game (re-seed the agent's generator)."""
+
+    def act(self, obs: dict[str, np.ndarray], state: Any = None) -> int:
+        """Return a legal action for ``obs["action_mask"]``. ``state``: engine state (may be None)."""
+
+
+class BaseAgent:
+    """Convenience base: a seeded generator and a uniform pick among legal actions."""
+
+    name = "base"
+    needs_state = False
+
+    def __init__(self, seed: int | None = None):
+        self.rng = np.random.default_rng(seed)
+
+    def reset(self, seed: int | None = None) -> None:
+        if seed is not None:
+            self.rng = np.random.default_rng(seed)
+
+    def random_legal(self, mask: np.ndarray) -> int:
+        legal = np.flatnonzero(mask)
+        if len(legal) == 0:
+            raise ValueError("no legal action in the mask")
+        return int(legal[self.rng.integers(len(legal))])
+
+    def act(self, obs, state=None) -> int:
+        raise NotImplementedError
+
+
+class RandomAgent(BaseAgent):
+    """Uniformly random legal actions."""
+
+    name = "random"
+
+    def act(self, obs, state=None) -> int:
+        return self.random_legal(obs["action_mask"])

@@ -1,0 +1,104 @@
+"""Tabletop Arena environments: a registry of PettingZoo AEC games.
+
+    import envs
+    env = envs.make("peacekeepers_v0", mode="competitive", num_players=2, render_mode="ansi")
+    env.reset(seed=0)
+
+``envs.names()`` lists the registered ids; ``envs.variants(name)`` the option sets the conformance
+suite runs; ``envs.make_game(name, **kw)`` gives the pure engine (no PettingZoo) for search and tests.
+"""
+from __future__ import annotations
+
+import importlib
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+from envs.core.game import ConfigError, Game, IllegalActionError, State
+
+
+@dataclass(frozen=True)
+class EnvSpec:
+    name: str
+    module: str  # package holding env(), raw_env(), make_game()
+    description: str
+    players: str
+    #: named option sets exercised by the conformance suite and the bench
+    variants: dict[str, dict[str, Any]] = field(default_factory=dict)
+
+
+_REGISTRY: dict[str, EnvSpec] = {}
+
+
+def register(spec: EnvSpec) -> None:
+    if spec.name in _REGISTRY:
+        raise ValueError(f"{spec.name} is already registered")
+    _REGISTRY[spec.name] = spec
+
+
+def names() -> list[str]:
+    return sorted(_REGISTRY)
+
+
+def spec(name: str) -> EnvSpec:
+    base = name.split("_v")[0]
+    if name not in _REGISTRY:
+        hint = [n for n in _REGISTRY if n.split("_v")[0] == base]
+        raise KeyError(f"unknown env {name!r}; registered: {names()}"
+                       + (f" (did you mean {hint[0]!r}?)" if hint else ""))
+    return _REGISTRY[name]
+
+
+def resolve(name: str) -> str:
+    """Accept a bare game name ('peacekeepers') as well as the versioned id."""
+    if name in _REGISTRY:
+        return name
+    matches = sorted(n for n in _REGISTRY if n.split("_v")[0] == name)
+    if matches:
+        return matches[-1]
+    spec(name)  # raises with the list
+    return name
+
+
+def _module(name: str):
+    return importlib.import_module(spec(resolve(name)).module)
+
+
+def make(name: str, **kwargs):
+    """The wrapped AEC env (PettingZoo's order enforcement on top of the raw env)."""
+    return _module(name).env(**kwargs)
+
+
+def make_raw(name: str, **kwargs):
+    return _module(name).raw_env(**kwargs)
+
+
+def make_game(name: str, **kwargs) -> Game:
+    """The pure engine for a variant: ``game.new_initial_state(rng)``."""
+    return _module(name).make_game(**kwargs)
+
+
+def variants(name: str) -> dict[str, dict[str, Any]]:
+    return dict(spec(resolve(name)).variants)
+
+
+register(EnvSpec(
+    name="peacekeepers_v0", module="envs.peacekeepers",
+    description="Cube placement on a 10x10 grid: colour-wheel neighbours, trolls, giants, hordes, volcanoes",
+    players="1, 2, 4 (collaborative/puzzle: any)",
+    variants={
+        "competitive_2p": {"mode": "competitive", "num_players": 2},
+        "competitive_2p_quadrants": {"mode": "competitive", "num_players": 2, "zones": "quadrants"},
+        "competitive_4p": {"mode": "competitive", "num_players": 4},
+        "no_points_2p": {"mode": "competitive_no_points", "num_players": 2},
+        "no_points_4p": {"mode": "competitive_no_points", "num_players": 4},
+        "solo_hand3": {"mode": "solo", "hand_size": 3},
+        "solo_hand1": {"mode": "solo", "hand_size": 1},
+        "collaborative_3p": {"mode": "collaborative", "num_players": 3, "hand_size": 2},
+        "puzzle_standard": {"mode": "puzzle", "puzzle_level": "standard"},
+        "puzzle_easy": {"mode": "puzzle", "puzzle_level": "easy"},
+        "puzzle_challenge_2p": {"mode": "puzzle", "puzzle_level": "challenge", "num_players": 2},
+    },
+))
+
+__all__ = ["make", "make_raw", "make_game", "names", "variants", "register", "EnvSpec", "spec",
+           "resolve", "ConfigError", "IllegalActionError", "Game", "State"]

@@ -1,0 +1,195 @@
+"""The shared PettingZoo AEC adapter over any ``envs.core.game.Game``.
+
+What it adds to the engine:
+- seats <-> agent names (``player_0`` ..), several seats may belong to one agent;
+- reward accumulation, terminations/truncations, dead steps (PettingZoo conventions);
+- sub-step turns: the engine simply keeps the same seat to act, the adapter keeps that agent selected;
+- a move cap (``max_steps``) that truncates every agent, reported in ``infos[agent]["truncated_by_cap"]``;
+- observation dict ``{"observation": float32[K], "action_mask": int8[N]}``; the mask is all zeros
+  for an agent that is not to move;
+- ``action_masks()`` for sb3-contrib; seeding through ``reset(seed=...)``;
+- illegal actions: ``illegal_action="raise"`` (default) raises ``IllegalActionError`` and changes
+  nothing; ``illegal_action="lose"`` follows PettingZoo classic: the game ends, the mover gets -1.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+import gymnasium
+import numpy as np
+from pettingzoo import AECEnv
+
+from envs.core.game import ConfigError, Game, IllegalActionError, State, new_rng
+
+RENDER_MODES = ("ansi", "rgb_array", "human")
+
+
+class TabletopAEC(AECEnv):
+    """AEC environment for one tabletop game. Subclasses set ``metadata`` and build ``game``."""
+
+    metadata = {"render_modes": list(RENDER_MODES), "name": "tabletop", "is_parallelizable": False,
+                "render_fps": 2}
+
+    def __init__(self, game: Game, render_mode: str | None = None, illegal_action: str = "raise",
+                 max_steps: int = 1000):
+        super().__init__()
+        if render_mode is not None and render_mode not in RENDER_MODES:
+            raise ConfigError(f"render_mode must be one of {RENDER_MODES} or None, got {render_mode!r}")
+        if illegal_action not in ("raise", "lose"):
+            raise ConfigError(f"illegal_action must be 'raise' or 'lose', got {illegal_action!r}")
+        if not isinstance(max_steps, int) or max_steps < 1:
+            raise ConfigError(f"max_steps must be a positive int, got {max_steps!r}")
+        self.game = game
+        self.render_mode = render_mode
+        self.illegal_action = illegal_action
+        self.max_steps = max_steps
+        self.possible_agents = [f"player_{i}" for i in range(game.num_agents)]
+        self._agent_index = {a: i for i, a in enumerate(self.possible_agents)}
+        n, k = game.num_actions, game.observation_size
+        obs_space = gymnasium.spaces.Dict({
+            "observation": gymnasium.spaces.Box(-1.0, 1.0, (k,), np.float32),
+            "action_mask": gymnasium.spaces.Box(0, 1, (n,), np.int8),
+        })
+        self.observation_spaces = {a: obs_space for a in self.possible_agents}
+        self.action_spaces = {a: gymnasium.spaces.Discrete(n) for a in self.possible_agents}
+        self._zero_mask = np.zeros(n, np.int8)
+        self.state_: State | None = None
+        self.seed_used: int | None = None
+
+    # -- PettingZoo API -----------------------------------------------------------------------
+    def observation_space(self, agent):
+        return self.observation_spaces[agent]
+
+    def action_space(self, agent):
+        return self.action_spaces[agent]
+
+    def reset(self, seed: int | None = None, options: dict[str, Any] | None = None):
+        rng, self.seed_used = new_rng(seed)
+        self.state_ = self.game.new_initial_state(rng)
+        self.state_.seed = self.seed_used
+        self.agents = list(self.possible_agents)
+        self.rewards = {a: 0.0 for a in self.agents}
+        self._cumulative_rewards = {a: 0.0 for a in self.agents}
+        self.terminations = {a: False for a in self.agents}
+        self.truncations = {a: False for a in self.agents}
+        self.infos = {a: {} for a in self.agents}
+        self.num_steps = 0
+        self._cache_key = -1
+        self._sync_selection()
+
+    def _sync_selection(self):
+        seat = self.state_.current_player
+        if seat >= 0:
+            self.agent_selection = self.possible_agents[self.game.seat_owner(seat)]
+        # at the end agent_selection cycles through agents for their dead steps
+
+    def _current_mask(self) -> np.ndarray:
+        key = len(self.state_.history)
+        if key != self._cache_key:
+            self._cached_mask = self.state_.legal_actions_mask()
+            self._cache_key = key
+        return self._cached_mask
+
+    def observe(self, agent):
+        st = self.state_
+        seat = self._seat_for_observation(agent)
+        obs = st.observation(seat)
+        if (agent == self.agent_selection and not st.is_terminal()
+                and not self.terminations[agent] and not self.truncations[agent]):
+            mask = self._current_mask()
+        else:
+            mask = self._zero_mask
+        return {"observation": obs, "action_mask": mask}
+
+    def _seat_for_observation(self, agent) -> int:
+        """The seat whose view ``agent`` gets: the acting seat if the agent owns it, else its first."""
+        idx = self._agent_index[agent]
+        cur = self.state_.current_player
+        if cur >= 0 and self.game.seat_owner(cur) == idx:
+            return cur
+        for s in range(self.game.num_seats):
+            if self.game.seat_owner(s) == idx:
+                return s
+        raise KeyError(agent)
+
+    def action_masks(self) -> np.ndarray:
+        """Bool mask of the agent to move (the name sb3-contrib looks up)."""
+        if self.state_.is_terminal():
+            return self._zero_mask.astype(bool)
+        return self._current_mask().astype(bool)
+
+    def step(self, action):
+        agent = self.agent_selection
+        if self.terminations[agent] or self.truncations[agent]:
+            self._was_dead_step(action)
+            return
+        st = self.state_
+        a = int(action)
+        if not 0 <= a < self.game.num_actions:
+            raise IllegalActionError(a, st.phase_name(),
+                                     f"out of range: actions are 0..{self.game.num_actions - 1}")
+        self._cumulative_rewards[agent] = 0.0
+        self.rewards = {x: 0.0 for x in self.agents}
+        if not self._current_mask()[a]:
+            if self.illegal_action == "raise":
+                st.apply(a)  # raises IllegalActionError with the engine's reason, changes nothing
+            self._end_by_illegal(agent, a)
+            return
+        st.apply(a)
+        self.num_steps += 1
+        if st.is_terminal():
+            ret = st.returns()
+            per_agent = np.zeros(len(self.possible_agents))
+            for seat in range(self.game.num_seats):
+                per_agent[self.game.seat_owner(seat)] += ret[seat]
+            for i, x in enumerate(self.possible_agents):
+                self.rewards[x] = float(per_agent[i])
+                self.terminations[x] = True
+                self.infos[x] = self._final_info()
+        elif self.num_steps >= self.max_steps:
+            for x in self.agents:
+                self.truncations[x] = True
+                self.infos[x] = dict(self._final_info(), truncated_by_cap=True)
+        self._sync_selection()
+        self._accumulate_rewards()
+        if self.render_mode == "human":
+            print(self.render())
+
+    def _final_info(self) -> dict:
+        info = {"steps": self.num_steps}
+        extra = getattr(self.state_, "final_info", None)
+        if extra is not None:
+            info.update(extra())
+        return info
+
+    def _end_by_illegal(self, agent, action):
+        for x in self.agents:
+            self.terminations[x] = True
+            self.rewards[x] = -1.0 if x == agent else 0.0
+            self.infos[x] = {"illegal_move": True, "illegal_action": action, "steps": self.num_steps}
+        self._accumulate_rewards()
+
+    def render(self):
+        if self.render_mode is None:
+            gymnasium.logger.warn("render() called without a render_mode; pass render_mode='ansi'.")
+            return None
+        if self.state_ is None:
+            return "(call reset() first)"
+        if self.render_mode == "rgb_array":
+            return self.render_rgb()
+        return self.state_.render_text(observer=None, color=True)
+
+    def render_rgb(self) -> np.ndarray:
+        raise NotImplementedError(f"{type(self).__name__} has no rgb_array renderer")
+
+    def close(self):
+        pass
+
+    # -- convenience --------------------------------------------------------------------------
+    @property
+    def engine_state(self) -> State:
+        """The engine state (clone it before experimenting)."""
+        return self.state_
+
+    def action_to_str(self, action: int) -> str:
+        return self.state_.action_to_str(int(action))

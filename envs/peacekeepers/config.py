@@ -1,0 +1,157 @@
+"""Peacekeepers variant options and rules data (configs/peacekeepers.yaml), validated on load."""
+from __future__ import annotations
+
+import functools
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from envs.core.game import ConfigError, Game
+from envs.peacekeepers import actions as A
+from envs.peacekeepers.board import LETTERS
+
+DEFAULT_CONFIG = Path(__file__).resolve().parents[2] / "configs" / "peacekeepers.yaml"
+MODES = ("solo", "collaborative", "competitive", "competitive_no_points", "puzzle")
+PUZZLE_LEVELS = ("standard", "easy", "challenge")
+BOARD_PLANES = 18
+VECTOR_SIZE = 84
+
+
+@functools.lru_cache(maxsize=8)
+def _read_yaml(path: str) -> dict:
+    import yaml  # local import: only needed when a game is built
+
+    try:
+        with open(path) as fh:
+            data = yaml.safe_load(fh)
+    except FileNotFoundError:
+        raise ConfigError(f"config file not found: {path}") from None
+    except yaml.YAMLError as exc:
+        raise ConfigError(f"config file {path} is not valid YAML: {exc}") from None
+    if not isinstance(data, dict):
+        raise ConfigError(f"config file {path} must hold a mapping")
+    return data
+
+
+def load_tables(path: str | Path | None = None, rules: dict | None = None) -> dict:
+    """Read and check the YAML tables; ``rules`` overrides keys of its ``rules`` section."""
+    data = dict(_read_yaml(str(path or DEFAULT_CONFIG)))
+    cubes = [c for row in data.get("cubes", []) for c in (row if isinstance(row, list) else [row])]
+    if len(cubes) != 100 or any(not isinstance(c, str) or len(c) != 6 or set(c) - set(LETTERS)
+                                for c in cubes):
+        raise ConfigError("config 'cubes' must list 100 cubes of 6 face letters from " + LETTERS)
+    totals = Counter("".join(cubes))
+    want = data.get("face_totals", {})
+    if {k: totals.get(k, 0) for k in LETTERS} != {k: int(want.get(k, -1)) for k in LETTERS}:
+        raise ConfigError(f"cube faces {dict(totals)} do not match face_totals {want}")
+    tokens = data.get("mountain_tokens", [])
+    ranges = {int(k): int(v) for k, v in data.get("mountain_ranges", {}).items()}
+    if len(tokens) != 7 or any(len(t) != 2 or not all(1 <= int(x) <= 6 for x in t) for t in tokens):
+        raise ConfigError("mountain_tokens must be 7 two-sided tokens with faces 1..6")
+    for length in range(1, 7):
+        most = sum(1 for t in tokens if length in t)
+        if most > ranges.get(length, 0):
+            raise ConfigError(f"mountain tokens can ask for {most} ranges of length {length}, "
+                              f"only {ranges.get(length, 0)} exist")
+    merged = dict(data.get("rules", {}))
+    for key, value in (rules or {}).items():
+        if key not in merged:
+            raise ConfigError(f"unknown rules option {key!r}; known: {sorted(merged)}")
+        if type(value) is not type(merged[key]):
+            raise ConfigError(f"rules option {key!r} must be {type(merged[key]).__name__}, "
+                              f"got {value!r}")
+        merged[key] = value
+    if not 2 <= merged["puzzle_size"] <= 10:
+        raise ConfigError(f"puzzle_size must be 2..10, got {merged['puzzle_size']}")
+    if not 3 <= merged["competitive_hand"] <= 20 or not 0 <= merged["refill_at"] < merged["competitive_hand"]:
+        raise ConfigError("competitive_hand must be 3..20 and refill_at below it")
+    faces = np.array([[LETTERS.index(ch) for ch in c] for c in cubes], dtype=np.int8)
+    return {"faces": faces, "tokens": [tuple(int(x) for x in t) for t in tokens],
+            "eruption_path": data["eruption_path"], "rules": merged}
+
+
+class PeacekeepersGame(Game):
+    """One Peacekeepers variant. See ``envs/peacekeepers/env.py`` for the options."""
+
+    name = "peacekeepers_v0"
+    num_actions = A.NUM_ACTIONS
+    observation_layout = [("board", (BOARD_PLANES, 10, 10)), ("vector", (VECTOR_SIZE,))]
+
+    def __init__(self, mode: str = "competitive", num_players: int | None = None,
+                 hand_size: int | None = None, mountains: str | None = None, zones: str = "halves",
+                 puzzle_level: str = "standard", reward: str = "result",
+                 rules: dict | None = None, config_path: str | None = None):
+        if mode not in MODES:
+            raise ConfigError(f"mode must be one of {MODES}, got {mode!r}")
+        defaults_players = {"solo": 1, "collaborative": 2, "competitive": 2,
+                            "competitive_no_points": 2, "puzzle": 1}
+        n = defaults_players[mode] if num_players is None else num_players
+        if not isinstance(n, int) or isinstance(n, bool):
+            raise ConfigError(f"num_players must be an int, got {n!r}")
+        if mode == "solo" and n != 1:
+            raise ConfigError("solo mode is for exactly 1 player")
+        if mode.startswith("competitive") and n not in (2, 4):
+            raise ConfigError(f"competitive modes are for 2 or 4 players (rulebook), got {n}")
+        if mode in ("collaborative", "puzzle") and not 1 <= n <= 4:
+            raise ConfigError(f"{mode} mode supports 1..4 players here, got {n}")
+        if mode == "collaborative" and n < 2:
+            raise ConfigError("collaborative mode needs at least 2 players (use mode='solo')")
+        if zones not in ("halves", "quadrants"):
+            raise ConfigError(f"zones must be 'halves' or 'quadrants', got {zones!r}")
+        if zones == "halves" and n == 4 and mode.startswith("competitive"):
+            zones = "quadrants"  # 4 players always play quadrants (rulebook)
+        if puzzle_level not in PUZZLE_LEVELS:
+            raise ConfigError(f"puzzle_level must be one of {PUZZLE_LEVELS}, got {puzzle_level!r}")
+        if reward not in ("result", "score"):
+            raise ConfigError(f"reward must be 'result' or 'score', got {reward!r}")
+        if mountains is None:
+            mountains = "none" if mode == "puzzle" else "choose"
+        if mountains not in ("choose", "random", "none"):
+            raise ConfigError(f"mountains must be 'choose', 'random' or 'none', got {mountains!r}")
+        if mode == "puzzle" and mountains != "none":
+            raise ConfigError("puzzle modes are played without mountains")
+        if hand_size is None:
+            hand_size = {"solo": 3, "collaborative": 1}.get(mode, 1)
+        if not isinstance(hand_size, int) or not 1 <= hand_size <= 4:
+            raise ConfigError(f"hand_size must be 1..4 (solo/collaborative/puzzle challenge), "
+                              f"got {hand_size!r}")
+        if mode == "puzzle" and puzzle_level == "challenge" and hand_size > 3:
+            raise ConfigError("puzzle challenge keeps a hand of 1, 2 or 3 cubes")
+        self.mode, self.num_seats, self.hand_size = mode, n, hand_size
+        self.mountains, self.zones, self.puzzle_level, self.reward = mountains, zones, puzzle_level, reward
+        self.config_path = config_path
+        self._rules_override = dict(rules or {})
+        tables = load_tables(config_path, rules)
+        self.faces = tables["faces"]
+        self.tokens = tables["tokens"]
+        self.eruption_path = tables["eruption_path"]
+        self.rules = tables["rules"]
+        self.competitive = mode.startswith("competitive")
+        self.points = mode == "competitive"
+        self.puzzle = mode == "puzzle"
+        self.zone_kind = ("halves" if zones == "halves" else "quadrants2" if n == 2 else "quadrants4") \
+            if self.competitive else "halves"
+        self.hidden_information = bool(self.rules["hidden_hands"])
+        self.hand_cap = self.rules["competitive_hand"] if self.competitive else hand_size
+        from envs.peacekeepers.board import BLACK, BROWN, GRAY, WHITE, eruption_tree
+        self.eruption = eruption_tree(self.eruption_path)
+        banned = set()
+        if self.rules["reroll_hordes"]:
+            banned.add(BROWN)        # For Beginners: re-roll Goblin Hordes
+        if self.rules["reroll_eruptions"]:
+            banned.add(GRAY)         # For Beginners: re-roll Volcanic Eruptions
+        if self.puzzle and puzzle_level == "challenge" and not self.rules["puzzle_hazards"]:
+            banned |= {BLACK, WHITE, BROWN, GRAY}  # played without hordes, volcanoes, temples
+        #: faces re-rolled whenever a cube is rolled in this variant
+        self.always_reroll = frozenset(banned)
+
+    def options(self) -> dict[str, Any]:
+        return {"mode": self.mode, "num_players": self.num_seats, "hand_size": self.hand_size,
+                "mountains": self.mountains, "zones": self.zones, "puzzle_level": self.puzzle_level,
+                "reward": self.reward, "rules": self._rules_override, "config_path": self.config_path}
+
+    def new_initial_state(self, rng: np.random.Generator):
+        from envs.peacekeepers.rules import PeacekeepersState
+        return PeacekeepersState(self, rng)

@@ -1,0 +1,68 @@
+"""Peacekeepers of Jar-Zabonia as a PettingZoo AEC environment (``peacekeepers_v0``).
+
+Rules in brief (full text in RULES.md): players roll cubes whose faces are races, volcanoes, temples,
+goblin hordes and eruptions, and place them on a 10x10 field so that no two incompatible colours
+share an edge (a race lives next to itself and its two colour-wheel neighbours; volcanoes next to
+anything but a volcano; temples next to anything). Trolls chase off or replace a cube, Giants come in
+pairs, Elves re-roll a cube in a hand, Wizards give another turn, Goblin Hordes clear a zone around
+an open cell, Eruptions blast around a volcano. Modes: ``solo``, ``collaborative``, ``competitive``
+(points), ``competitive_no_points`` and ``puzzle`` (levels standard, easy, challenge).
+
+Options (``envs.make("peacekeepers_v0", **options)``):
+
+| option        | values                                         | default                     |
+|---------------|------------------------------------------------|-----------------------------|
+| mode          | solo, collaborative, competitive,              | competitive                 |
+|               | competitive_no_points, puzzle                  |                             |
+| num_players   | 1 (solo), 2-4 (collaborative, puzzle), 2 or 4  | by mode                     |
+| hand_size     | 1..4 (solo, collaborative, puzzle challenge)   | solo 3, others 1            |
+| mountains     | choose (players place them), random, none      | choose (puzzle: none)       |
+| zones         | halves or quadrants (2-player competitive)     | halves                      |
+| puzzle_level  | standard, easy, challenge                      | standard                    |
+| reward        | result (+1/-1, rank based) or score            | result                      |
+| rules         | dict overriding configs/peacekeepers.yaml      | {}                          |
+| render_mode   | None, ansi, rgb_array, human                   | None                        |
+| illegal_action| raise (error, state unchanged) or lose         | raise                       |
+| max_steps     | move cap; the game is truncated there          | 1000                        |
+
+Actions: ``Discrete(1347)``, see ``envs/peacekeepers/actions.py`` for the table (place colour x cell,
+sub-step cell targets, Elf re-roll targets, mountain placements, zone choice, reserve, draw, pass).
+
+Observation: ``{"observation": float32[1884], "action_mask": int8[1347]}``; the first 1800 entries
+are 18 board planes of 10x10, then 84 scalars; table in ``envs/peacekeepers/observe.py``.
+
+Rewards: competitive modes +1 / -1 / 0 by final score (4 players: 1, 1/3, -1/3, -1 by rank, ties
+share); ``reward="score"`` gives the rulebook score / 100 instead. Solo and collaborative: the
+rulebook score / 100 (shared). Puzzles: +1 solved, otherwise (filled - left) / holes.
+
+Version history: v0 (first release).
+"""
+from __future__ import annotations
+
+from pettingzoo.utils import wrappers
+
+from envs.core.aec import TabletopAEC
+from envs.peacekeepers.config import PeacekeepersGame
+
+ENV_NAME = "peacekeepers_v0"
+
+
+def make_game(**options) -> PeacekeepersGame:
+    return PeacekeepersGame(**options)
+
+
+class raw_env(TabletopAEC):
+    metadata = dict(TabletopAEC.metadata, name=ENV_NAME)
+
+    def __init__(self, render_mode: str | None = None, illegal_action: str = "raise",
+                 max_steps: int = 1000, **options):
+        super().__init__(PeacekeepersGame(**options), render_mode=render_mode,
+                         illegal_action=illegal_action, max_steps=max_steps)
+
+    def render_rgb(self):
+        from envs.peacekeepers.render import render_rgb
+        return render_rgb(self.state_)
+
+
+def env(**kwargs):
+    return wrappers.OrderEnforcingWrapper(raw_env(**kwargs))

@@ -1,0 +1,89 @@
+"""Observation builder for Peacekeepers: one flat float32 vector in [-1, 1].
+
+The first ``18 * 10 * 10`` entries are board planes (C, H, W), then an 84-entry vector.
+Seats are relative to the observer: ``rel 0`` is the observer, ``rel k`` the k-th player after it.
+
+| piece  | index            | content                                                          |
+|--------|------------------|------------------------------------------------------------------|
+| board  | plane 0..7       | cube on the cell showing R O Y G B P K(volcano) W(temple)        |
+| board  | plane 8          | erupted volcano (gray cube on a volcano)                         |
+| board  | plane 9          | brown block (puzzle set-up only)                                 |
+| board  | plane 10         | mountain peak                                                    |
+| board  | plane 11         | empty cell in the field of play                                  |
+| board  | plane 12..15     | zone of rel seat 0..3 (competitive)                              |
+| board  | plane 16         | pending cell (first Giant, Troll, Elf whose sub-step is running) |
+| board  | plane 17         | outside the field of play (puzzle)                               |
+| vector | 0..39            | hand colour counts of rel seats 0..3 (/10, capped at 1);         |
+|        |                  | others' zero when ``hidden_hands``                               |
+| vector | 40..43           | hand sizes of rel seats (/20)                                    |
+| vector | 44               | own Giants in reserve (solo hand of one)                         |
+| vector | 45, 46           | bag size, discard size (/100)                                    |
+| vector | 47..50           | capture pile sizes of rel seats (/100)                           |
+| vector | 51..59           | phase one-hot (mountain zone start_temple refill play giant2     |
+|        |                  | troll_chase elf over)                                            |
+| vector | 60               | length of the mountain range to place (/6)                       |
+| vector | 61..64           | first cube placed, rel seats                                     |
+| vector | 65..68           | out of the game, rel seats                                       |
+| vector | 69..72           | end-phase allotment left, rel seats (/10)                        |
+| vector | 73, 74           | end phase: a zone filled / a player got stuck                    |
+| vector | 75..78           | current rulebook score of rel seats (/100, clipped)              |
+| vector | 79               | the pending sub-step may be declined                             |
+| vector | 80..83           | mountain peaks placed by rel seats (/25)                         |
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from envs.peacekeepers.board import CELLS, EMPTY
+from envs.peacekeepers.config import BOARD_PLANES, VECTOR_SIZE
+from envs.peacekeepers.rules import PHASES
+
+_PHASE_INDEX = {p: i for i, p in enumerate(PHASES)}
+BOARD_SIZE = BOARD_PLANES * CELLS
+# board code -> plane (codes -1..10 shifted by one); empty handled separately
+_CODE_PLANE = np.array([-1, 0, 1, 2, 3, 4, 5, 6, 7, 9, 8, 10])
+
+
+def build_observation(state, seat: int) -> np.ndarray:
+    g = state.game
+    n = g.num_seats
+    obs = np.zeros(BOARD_SIZE + VECTOR_SIZE, np.float32)
+    planes = obs[:BOARD_SIZE].reshape(BOARD_PLANES, CELLS)
+    b = state.board
+    occupied = np.flatnonzero(b != EMPTY)
+    planes[_CODE_PLANE[b[occupied] + 1], occupied] = 1.0
+    planes[11] = (b == EMPTY) & state.active
+    if g.competitive:
+        for rel in range(n):
+            planes[12 + rel] = state.zone == (seat + rel) % n
+    if state.pending_cell >= 0:
+        planes[16, state.pending_cell] = 1.0
+    planes[17] = ~state.active
+    v = obs[BOARD_SIZE:]
+    for rel in range(n):
+        s = (seat + rel) % n
+        hand = state.hands[s]
+        v[40 + rel] = min(1.0, len(hand) / 20)
+        if rel == 0 or not g.hidden_information:
+            for _, f in hand:
+                v[rel * 10 + f] += 0.1
+        v[47 + rel] = len(state.captured[s]) / 100
+        v[61 + rel] = state.first_done[s]
+        v[65 + rel] = state.out[s]
+        v[69 + rel] = min(1.0, state.allot[s] / 10)
+        v[80 + rel] = state.peaks[s] / 25
+    np.minimum(v[:40], 1.0, out=v[:40])
+    if seat == state.cur:
+        v[44] = len(state.reserve)
+    v[45] = len(state.bag) / 100
+    v[46] = len(state.discard) / 100
+    v[51 + _PHASE_INDEX[state.phase]] = 1.0
+    if state.ranges:
+        v[60] = state.ranges[0] / 6
+    v[73] = state.end_phase == "zone"
+    v[74] = state.end_phase == "stuck"
+    scores = state.scores()
+    for rel in range(n):
+        v[75 + rel] = max(-1.0, min(1.0, scores[(seat + rel) % n] / 100))
+    v[79] = state.pending_optional
+    return obs

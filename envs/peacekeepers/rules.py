@@ -1,0 +1,820 @@
+"""Peacekeepers of Jar-Zabonia: the pure rules engine (numpy + stdlib only).
+
+A mutable ``PeacekeepersState`` with a cheap ``clone()``. Section names in comments refer to the
+rulebook (../shared/rulebooks/peacekeepers-of-jar-zabonia.txt); RULES.md maps each one to code and
+tests and lists every designed value and interpretation.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from envs.core.game import State, rank_returns
+from envs.peacekeepers import actions as A
+from envs.peacekeepers.board import (ADJ, BLACK, BLUE, BROWN, CELLS, EDGE, EMPTY, ERUPTED, GRAY,
+                                     GREEN, HORDE_ZONE, INCOMPAT_F, MOUNTAIN, MOUNTAIN_CANDIDATES,
+                                     NEIGHBOURS, ORANGE, PLACEABLE, PURPLE, RED, SIZE,
+                                     TROLL_REMOVABLE, WHITE, YELLOW, connected_after)
+
+PHASES = ("mountain", "zone", "start_temple", "refill", "play", "giant2", "troll_chase", "elf", "over")
+#: cubes a Goblin Horde chases off (Faerie, Temples, Volcanoes and puzzle blocks stay)
+HORDE_TARGETS = (RED, ORANGE, YELLOW, GREEN, BLUE)
+HORDE_WALLS = (BLACK, ERUPTED, MOUNTAIN)
+
+
+class PeacekeepersState(State):
+    """One position of a Peacekeepers game."""
+
+    def __init__(self, game, rng: np.random.Generator, _blank: bool = False):
+        self.game = game
+        self.rng = rng
+        if _blank:
+            return
+        n = game.num_seats
+        self.history = []
+        self.seed = None
+        self.board = np.full(CELLS, EMPTY, np.int8)
+        self.board_cube = np.full(CELLS, -1, np.int16)
+        self.active = np.ones(CELLS, bool)      # the field of play (puzzle: a corner square)
+        self.zone = np.full(CELLS, -1, np.int8)  # zone owner per cell (competitive)
+        self.bag: list[int] = list(range(100))
+        self.discard: list[int] = []
+        self.captured: list[list[int]] = [[] for _ in range(n)]
+        self.hands: list[list[tuple[int, int]]] = [[] for _ in range(n)]  # (cube, face up)
+        self.reserve: list[tuple[int, int]] = []  # solo hand-of-one Giant reserve (seat 0 / current)
+        self.out = [False] * n
+        self.first_done = [not game.competitive] * n
+        self.peaks = [0] * n
+        self.ranges: list[int] = []
+        self.phase = "mountain"
+        self.cur = 0
+        self.pending_cell = -1      # the cell of the cube whose sub-step is running
+        self.pending_optional = False
+        self.extra_turn = False
+        self.end_phase: str | None = None  # None | "zone" (a zone filled) | "stuck"
+        self.filler = -1
+        self.allot = [0] * n
+        self.penalty = [0] * n      # unplaced cubes that count against the score
+        self.phase_penalty = [0] * n
+        self.eliminated_order: list[int] = []
+        self.stuck_streak = 0
+        self.solved = False
+        self.puzzle_holes = 0
+        self.on_volcanoes: list[int] = []  # gray cubes resting on erupted volcanoes
+        self.pending_first = False
+        self.placed_colour = -1
+        self._returns: np.ndarray | None = None
+        self._cache = None
+        self._setup()
+
+    # ------------------------------------------------------------------ cloning -------------
+    def clone(self) -> "PeacekeepersState":
+        s = PeacekeepersState(self.game, None, _blank=True)
+        s.rng = np.random.Generator(type(self.rng.bit_generator)())
+        s.rng.bit_generator.state = self.rng.bit_generator.state
+        d = self.__dict__
+        for k, v in d.items():
+            if k in ("game", "rng", "_cache"):
+                continue
+            if isinstance(v, np.ndarray):
+                v = v.copy()
+            elif isinstance(v, list):
+                v = [list(x) if isinstance(x, list) else x for x in v]
+            s.__dict__[k] = v
+        s._cache = self._cache
+        return s
+
+    # ------------------------------------------------------------------ set-up --------------
+    def _setup(self):
+        g = self.game
+        if g.puzzle:
+            from envs.peacekeepers.puzzle import setup_puzzle
+            setup_puzzle(self)
+            return
+        if g.mountains != "none":
+            # Setup: toss the 7 tokens; ranges with those peak counts are placed, largest first
+            self.ranges = sorted((int(t[self.rng.integers(2)]) for t in g.tokens), reverse=True)
+        self._skip_impossible_ranges()
+        if g.mountains == "random":
+            while self.ranges:
+                legal = np.flatnonzero(self._mountain_mask())
+                self._place_mountain(int(legal[self.rng.integers(len(legal))]), seat=None)
+                self._skip_impossible_ranges()
+        if self.ranges:
+            self.phase, self.cur = "mountain", 0
+        else:
+            self._after_mountains()
+
+    def _after_mountains(self):
+        g = self.game
+        if g.competitive:
+            # Setup: each player draws and rolls 10 cubes, no re-rolls
+            for s in range(g.num_seats):
+                self._draw(s, g.hand_cap)
+            low = min(self.peaks)
+            tied = [s for s in range(g.num_seats) if self.peaks[s] == low]
+            self.cur = tied[int(self.rng.integers(len(tied)))] if len(tied) > 1 else tied[0]
+            self.phase = "zone"
+        else:
+            self.cur = 0
+            self.phase = "start_temple"
+
+    def _deal_non_competitive(self):
+        """Solo/Collaborative set-up: each player draws and rolls; gray and brown are re-rolled."""
+        for s in range(self.game.num_seats):
+            self._draw(s, self.game.hand_size, reroll=(GRAY, BROWN))
+
+    # ------------------------------------------------------------------ cubes ---------------
+    def _roll(self, cube: int, reroll=()) -> int:
+        faces = self.game.faces[cube]
+        banned = self.game.always_reroll.union(reroll)
+        allowed = [f for f in faces if f not in banned]
+        if not allowed:
+            return -1
+        while True:
+            f = int(faces[self.rng.integers(6)])
+            if f not in banned:
+                return f
+
+    def _draw(self, seat: int, count: int, reroll=()) -> None:
+        """Draw ``count`` cubes from the bag and roll them into ``seat``'s hand."""
+        hand = self.hands[seat]
+        for _ in range(count):
+            while self.bag:
+                cube = self.bag.pop(int(self.rng.integers(len(self.bag))))
+                face = self._roll(cube, reroll)
+                if face >= 0:
+                    hand.append((cube, face))
+                    break
+                self.discard.append(cube)  # a cube with only banned faces cannot be used
+            else:
+                return
+
+    def _take_from_hand(self, seat: int, colour: int) -> int:
+        hand = self.hands[seat]
+        for i, (cube, face) in enumerate(hand):
+            if face == colour:
+                del hand[i]
+                return cube
+        if seat == self.cur and self.reserve and colour == YELLOW:
+            return self.reserve.pop()[0]
+        if self._easy_stock():
+            for i, cube in enumerate(self.bag):
+                if colour in self.game.faces[cube]:
+                    return self.bag.pop(i)
+        raise AssertionError("cube not in hand (mask and apply disagree)")
+
+    def _easy_stock(self) -> bool:
+        return self.game.puzzle and self.game.puzzle_level == "easy"
+
+    def hand_counts(self, seat: int) -> np.ndarray:
+        """Number of cubes per face colour the seat may play (reserve and easy stock included)."""
+        counts = np.zeros(10, np.int32)
+        if self._easy_stock():
+            allowed = self._easy_colours()
+            for cube in self.bag:
+                for f in set(self.game.faces[cube].tolist()):
+                    if f in allowed:
+                        counts[f] += 1
+            return counts
+        for _, f in self.hands[seat]:
+            counts[f] += 1
+        if seat == self.cur and self.reserve:
+            counts[YELLOW] += len(self.reserve)
+        return counts
+
+    def _easy_colours(self):
+        if self.game.rules["puzzle_hazards"]:
+            return set(range(10))
+        return {RED, ORANGE, YELLOW, GREEN, BLUE, PURPLE}
+
+    def _remove(self, cell: int, by: int, cause: str) -> None:
+        """Take the cube off ``cell``: captured, discarded or back to the bag (see RULES.md)."""
+        cube = int(self.board_cube[cell])
+        self.board[cell] = EMPTY
+        self.board_cube[cell] = -1
+        if cube < 0:
+            return
+        g = self.game
+        if g.competitive:
+            owner = int(self.zone[cell])
+            capture = cause in ("troll", "horde") or (cause == "eruption" and g.rules["eruption_captures"])
+            if capture and owner != by and owner >= 0:
+                self.captured[by].append(cube)
+            else:
+                self.discard.append(cube)
+        elif cause == "horde" and g.rules["solo_horde_to_bag"]:
+            self.bag.append(cube)
+        else:
+            self.discard.append(cube)
+
+    def _put(self, cell: int, colour: int, cube: int) -> None:
+        self.board[cell] = colour
+        self.board_cube[cell] = cube
+        self._cache = None
+
+    # ------------------------------------------------------------------ analysis -----------
+    def _analysis(self):
+        """Neighbour statistics shared by every mask of one position (cached)."""
+        if self._cache is not None:
+            return self._cache
+        b = self.board
+        onehot = np.zeros((12, CELLS), np.float32)
+        onehot[b + 1, np.arange(CELLS)] = 1.0
+        nb = onehot @ ADJ                       # (12, cells): neighbours per code
+        incompat = INCOMPAT_F @ nb              # (10, cells): incompatible neighbours per colour
+        cube = (b >= 0) & (b != MOUNTAIN)
+        touch = nb[1:MOUNTAIN + 1].sum(axis=0)  # neighbouring cubes (mountains excluded)
+        temple_near = nb[WHITE + 1] > 0
+        self._cache = (nb, incompat, cube, touch, temple_near)
+        return self._cache
+
+    def _area(self, seat: int) -> tuple[np.ndarray, bool]:
+        """(cells where ``seat`` may put a cube now, whether a neighbouring cube is required)."""
+        if self.game.puzzle:
+            return self.active, False
+        if not self.first_done[seat]:
+            # Multi-Player Competitive: the first cube goes on an outer edge of one's own zone
+            return EDGE & (self.zone == seat), False
+        return self.active, True
+
+    def placement_mask(self, seat: int) -> np.ndarray:
+        """bool[10, cells]: PLACE colour x cell legality for ``seat`` (the play phase)."""
+        g = self.game
+        counts = self.hand_counts(seat)
+        out = np.zeros((10, CELLS), bool)
+        if not counts.any():
+            return out
+        nb, incompat, cube, touch, temple_near = self._analysis()
+        area, need_touch = self._area(seat)
+        empty = (self.board == EMPTY) & area
+        if need_touch:
+            empty = empty & (touch > 0)
+        first = not self.first_done[seat]
+        for c in PLACEABLE:
+            if not counts[c]:
+                continue
+            ok = empty & (incompat[c] == 0)
+            if c == YELLOW:
+                ok = ok & self._giant_company_mask(counts[YELLOW], incompat, nb)
+            elif c == ORANGE and not g.puzzle and not first:
+                if g.rules["troll_check_after_chase"]:
+                    # one incompatible neighbour the Troll itself chases off, and still touching
+                    rescue = (self.board == EMPTY) & self.active & (incompat[ORANGE] == 1) & (touch >= 2)
+                    ok = ok | rescue
+                replace = np.isin(self.board, (RED, GREEN, BLUE, PURPLE)) & self.active \
+                    & (incompat[ORANGE] == 0) & (touch > 0)
+                ok = ok | replace
+            out[c] = ok
+        if not first:
+            if counts[BROWN]:
+                attackable = np.isin(self.board, HORDE_TARGETS) & ~temple_near
+                near = (attackable.astype(np.float32) @ ADJ) > 0
+                out[BROWN] = (self.board == EMPTY) & self.active & near
+            if counts[GRAY]:
+                out[GRAY] = (self.board == BLACK) & self.active
+        return out
+
+    def _giant_company_mask(self, yellows: int, incompat, nb) -> np.ndarray:
+        """Cells where a Giant may stand: next to a Giant, or with a partner from hand."""
+        g = self.game
+        company = nb[YELLOW + 1] > 0
+        if g.puzzle:
+            company = company | (nb[WHITE + 1] > 0)  # Create Your Own Puzzle: a Temple keeps company
+        if g.rules["giant_pairs_only"]:
+            company = np.zeros(CELLS, bool)
+        if yellows >= 2:
+            partner_ok = (self.board == EMPTY) & self.active & (incompat[YELLOW] == 0)
+            pairable = (partner_ok.astype(np.float32) @ ADJ) > 0
+            company = company | pairable
+        return company
+
+    def _giant_partner_cells(self, x: int) -> list[int]:
+        _, incompat, *_ = self._analysis()
+        return [y for y in NEIGHBOURS[x]
+                if self.board[y] == EMPTY and self.active[y] and incompat[YELLOW, y] == 0]
+
+    def _troll_chase_targets(self, x: int) -> tuple[list[int], bool]:
+        """(cubes the Troll on ``x`` may chase off, whether it may also chase nobody)."""
+        g = self.game
+        nbs = NEIGHBOURS[x]
+        need_touch = not g.puzzle and not self.pending_first
+        bad = [z for z in nbs if self.board[z] >= 0 and not self._compatible(ORANGE, z)]
+        cubes = [z for z in nbs if 0 <= self.board[z] < MOUNTAIN]
+        removable = [z for z in nbs if self.board[z] in TROLL_REMOVABLE]
+        legal_now = not bad
+        targets = []
+        for z in removable:
+            if need_touch and len(cubes) < 2:
+                continue  # chasing the only neighbour would leave the Troll touching nothing
+            if legal_now or (g.rules["troll_check_after_chase"] and bad == [z]):
+                targets.append(z)
+        return targets, legal_now
+
+    @staticmethod
+    def _compat_code(colour: int, code: int) -> bool:
+        from envs.peacekeepers.board import COMPAT
+        return bool(COMPAT[colour, code + 1])
+
+    def _compatible(self, colour: int, cell: int) -> bool:
+        return self._compat_code(colour, int(self.board[cell]))
+
+    def _reroll_targets(self) -> list[tuple[int, int]]:
+        n = self.game.num_seats
+        out = []
+        for rel in range(n):
+            s = (self.cur + rel) % n
+            if self.out[s]:
+                continue
+            if rel and self.game.hidden_information:
+                # hidden hands: another player's cube is chosen by position, not by colour
+                out.extend((rel, k) for k in range(min(10, len(self.hands[s]))))
+                continue
+            colours = {f for _, f in self.hands[s]}
+            if rel == 0 and self.reserve:
+                colours.add(YELLOW)
+            out.extend((rel, c) for c in sorted(colours))
+        return out
+
+    def _mountain_mask(self) -> np.ndarray:
+        length = self.ranges[0]
+        cands = MOUNTAIN_CANDIDATES[length]
+        free = self.board == EMPTY
+        idx = [i for i, cells in enumerate(cands) if cells is not None and all(free[c] for c in cells)]
+        ok = connected_after(free, cands, idx)
+        mask = np.zeros(200, bool)
+        mask[[i for i, good in zip(idx, ok) if good]] = True
+        return mask
+
+    # ------------------------------------------------------------------ mask ----------------
+    def legal_actions_mask(self) -> np.ndarray:
+        mask = np.zeros(A.NUM_ACTIONS, np.int8)
+        ph = self.phase
+        if ph == "over":
+            return mask
+        if ph == "mountain":
+            mask[A.MOUNTAIN:A.MOUNTAIN + 200] = self._mountain_mask()
+        elif ph == "zone":
+            k = {"halves": 4, "quadrants2": 2, "quadrants4": 4}[self.game.zone_kind]
+            mask[A.ZONE:A.ZONE + k] = 1
+        elif ph == "start_temple":
+            mask[A.CELL:A.CELL + CELLS] = (self.board == EMPTY) & self.active
+        elif ph == "refill":
+            mask[A.DRAW] = mask[A.PASS] = 1
+        elif ph == "play":
+            mask[:A.CELL] = self.placement_mask(self.cur).reshape(-1)
+            if self._reserve_allowed():
+                mask[A.RESERVE] = 1
+            if self.end_phase is not None:
+                mask[A.PASS] = 1
+            if self._forced_hazard() is not None:
+                hz = self._forced_hazard()
+                keep = mask[hz * CELLS:(hz + 1) * CELLS].copy()
+                mask[:] = 0
+                mask[hz * CELLS:(hz + 1) * CELLS] = keep
+        elif ph == "giant2":
+            mask[[A.CELL + y for y in self._giant_partner_cells(self.pending_cell)]] = 1
+            if self.pending_optional:
+                mask[A.PASS] = 1
+        elif ph == "troll_chase":
+            targets, legal_now = self._troll_chase_targets(self.pending_cell)
+            mask[[A.CELL + z for z in targets]] = 1
+            if legal_now:
+                mask[A.PASS] = 1
+        elif ph == "elf":
+            mask[[A.REROLL + rel * 10 + c for rel, c in self._reroll_targets()]] = 1
+            mask[A.PASS] = 1
+        return mask
+
+    def _reserve_allowed(self) -> bool:
+        # Solo Game Play, hand of one: a rolled Giant may wait in reserve; with two, play them
+        g = self.game
+        if g.competitive or g.hand_size != 1 or g.puzzle or self.reserve:
+            return False
+        hand = self.hands[self.cur]
+        return len(hand) == 1 and hand[0][1] == YELLOW and bool(self.bag)
+
+    def _forced_hazard(self) -> int | None:
+        """Puzzle challenge with hazards: a rolled horde/eruption is resolved at once."""
+        g = self.game
+        if not (g.puzzle and g.puzzle_level == "challenge"):
+            return None
+        for _, f in self.hands[self.cur]:
+            if f in (BROWN, GRAY):
+                return f
+        return None
+
+    def illegal_reason(self, action: int) -> str:
+        kind, *args = A.decode(action)
+        ph = self.phase
+        expected = {"mountain": "mountain", "zone": "zone", "start_temple": "cell", "refill": "draw/pass",
+                    "play": "place", "giant2": "cell", "troll_chase": "cell", "elf": "reroll/pass"}
+        if kind not in expected.get(ph, "") and not (kind == "pass" and ph in ("play",)):
+            return f"phase {ph!r} expects a {expected.get(ph)} action, not {kind}"
+        if kind == "place":
+            colour, cell = args
+            if not self.hand_counts(self.cur)[colour]:
+                return "no cube showing that colour in hand"
+            if ph == "play" and self.board[cell] != EMPTY and colour not in (ORANGE, GRAY):
+                return "the cell is not empty"
+            return "breaks a placement rule (neighbours, touching, zone edge or Giant company)"
+        if kind == "pass":
+            return "nothing may be declined here"
+        return "not a legal target here"
+
+    def phase_name(self) -> str:
+        return self.phase
+
+    # ------------------------------------------------------------------ apply ---------------
+    def _apply(self, action: int) -> None:
+        kind, *args = A.decode(action)
+        self._cache = None
+        ph = self.phase
+        if ph == "mountain":
+            self._place_mountain(action - A.MOUNTAIN, seat=self.cur)
+            self._skip_impossible_ranges()
+            if self.ranges:
+                self.cur = (self.cur + 1) % self.game.num_seats  # players alternate
+            else:
+                self._after_mountains()
+        elif ph == "zone":
+            self._choose_zone(args[0])
+        elif ph == "start_temple":
+            # Setup (Solo and Collaborative): a cube with a white side starts the field
+            whites = [c for c in self.bag if WHITE in self.game.faces[c]]
+            cube = whites[int(self.rng.integers(len(whites)))]
+            self.bag.remove(cube)
+            self._put(args[0], WHITE, cube)
+            self._deal_non_competitive()
+            self._begin_turn(0)
+        elif ph == "refill":
+            if kind == "draw":
+                self._draw(self.cur, self.game.hand_cap - len(self.hands[self.cur]))
+            self._start_play()
+        elif ph == "play":
+            if kind == "reserve":
+                self.reserve.append(self.hands[self.cur].pop())
+                self._draw(self.cur, 1)
+                self._start_play()
+            elif kind == "pass":
+                self.phase_penalty[self.cur] += self.allot[self.cur]
+                self.allot[self.cur] = 0
+                self._next_turn()
+            else:
+                self._place(*args)
+        elif ph == "giant2":
+            if kind == "cell":
+                cube = self._take_from_hand(self.cur, YELLOW)
+                self._put(args[0], YELLOW, cube)
+            self._finish_placement()
+        elif ph == "troll_chase":
+            if kind == "cell":
+                self._remove(args[0], self.cur, "troll")
+                self._cache = None
+            self._finish_placement()
+        elif ph == "elf":
+            if kind == "reroll":
+                self._reroll(*args)
+            self._finish_placement()
+
+    def _place_mountain(self, idx: int, seat: int | None) -> None:
+        length = self.ranges.pop(0)
+        for cell in MOUNTAIN_CANDIDATES[length][idx]:
+            self.board[cell] = MOUNTAIN
+        if seat is not None:
+            self.peaks[seat] += length
+        self._cache = None
+
+    def _skip_impossible_ranges(self) -> None:
+        """A range with no legal spot left is set aside (never happens on an open board)."""
+        while self.ranges and not self._mountain_mask().any():
+            self.ranges.pop(0)
+
+    def _choose_zone(self, k: int) -> None:
+        """Multi-Player Competitive: the player with the fewest peaks picks a side or quadrant."""
+        g = self.game
+        n = g.num_seats
+        r, c = np.divmod(np.arange(CELLS), SIZE)
+        half = SIZE // 2
+        quad = np.where(r < half, np.where(c < half, 0, 1), np.where(c < half, 3, 2))  # NW NE SE SW
+        chooser = self.cur
+        other = (chooser + 1) % n
+        if g.zone_kind == "halves":
+            side = [r < half, r >= half, c < half, c >= half][k]
+            self.zone[:] = np.where(side, chooser, other)
+        elif g.zone_kind == "quadrants2":
+            mine = (0, 2) if k == 0 else (1, 3)
+            self.zone[:] = np.where(np.isin(quad, mine), chooser, other)
+        else:
+            for step in range(n):
+                self.zone[quad == (k + step) % 4] = (chooser + step) % n
+        self._begin_turn(chooser)
+
+    def _place(self, colour: int, cell: int) -> None:
+        seat = self.cur
+        cube = self._take_from_hand(seat, colour)
+        self.extra_turn = False
+        self.pending_cell = cell
+        self.placed_colour = colour
+        if colour == BROWN:
+            self._horde(cell, seat)
+            self.discard.append(cube)
+            self._remove_solitary_giants()
+            return self._finish_placement()
+        if colour == GRAY:
+            # Resolving a Volcanic Eruption: the gray cube sits on the erupting volcano
+            self.board[cell] = ERUPTED
+            self.on_volcanoes.append(cube)
+            self._eruption(cell, seat)
+            self._remove_solitary_giants()
+            return self._finish_placement()
+        replaced = self.board[cell] != EMPTY
+        self.pending_first = not self.first_done[seat]
+        if replaced:  # a Troll replaces the cube on the cell
+            self._remove(cell, seat, "troll")
+        self._put(cell, colour, cube)
+        self.first_done[seat] = True
+        if colour == YELLOW:
+            partners = self._giant_partner_cells(cell)
+            has_company = any(self.board[z] == YELLOW for z in NEIGHBOURS[cell] if z != cell)
+            if self.game.puzzle:
+                has_company = has_company or any(self.board[z] == WHITE for z in NEIGHBOURS[cell])
+            if self.game.rules["giant_pairs_only"]:
+                has_company = False
+            if self.hand_counts(seat)[YELLOW] and partners:
+                self.pending_optional = has_company
+                self.phase = "giant2"
+                return
+        elif colour == ORANGE and not replaced and not self.game.puzzle:
+            targets, legal_now = self._troll_chase_targets(cell)
+            if targets:
+                self.phase = "troll_chase"
+                return
+        elif colour == GREEN:
+            if self._reroll_targets():
+                self.phase = "elf"
+                return
+        elif colour == BLUE:
+            self.extra_turn = True
+        self._finish_placement()
+
+    def _reroll(self, rel: int, colour: int) -> None:
+        """Elves: re-roll one cube showing ``colour`` in the hand ``rel`` seats after the mover."""
+        seat = (self.cur + rel) % self.game.num_seats
+        hand = self.hands[seat]
+        if rel and self.game.hidden_information:
+            cube = hand[colour][0]
+            hand[colour] = (cube, self._roll(cube))
+            return
+        for i, (cube, face) in enumerate(hand):
+            if face == colour:
+                hand[i] = (cube, self._roll(cube))
+                return
+        if rel == 0 and self.reserve and colour == YELLOW:
+            cube, _ = self.reserve.pop()
+            hand.append((cube, self._roll(cube)))  # the re-rolled reserve Giant is played next
+
+    def _horde(self, target: int, by: int) -> None:
+        """Resolving a Goblin Horde at ``target``: chase every exposed race in the attack zone."""
+        b = self.board
+        protected = self._analysis()[4]
+        victims = []
+        for cell, via, kind in HORDE_ZONE[target]:
+            walls = [b[v] in HORDE_WALLS for v in via]
+            if via and (all(walls) if kind == "both" else any(walls)):
+                continue
+            if b[cell] in HORDE_TARGETS and not protected[cell] and self.active[cell]:
+                victims.append(cell)
+        for cell in victims:
+            self._remove(cell, by, "horde")
+        self._cache = None
+
+    def _eruption(self, volcano: int, by: int) -> None:
+        """Resolving a Volcanic Eruption: destruction spreads along the diagram's arrows."""
+        b = self.board
+        spreads = {volcano: True}
+        victims = []
+        for cell, parent in self.game.eruption[volcano]:
+            if not spreads.get(parent, False):
+                spreads[cell] = False
+                continue
+            code = b[cell]
+            if code in (RED, MOUNTAIN):
+                spreads[cell] = False          # Dwarves and Mountains shield what lies behind
+            else:
+                spreads[cell] = True
+                if code in (EMPTY, WHITE, BLACK, ERUPTED):
+                    continue                   # Temples and Volcanoes survive, shielding nothing
+                victims.append(cell)
+        for cell in victims:
+            self._remove(cell, by, "eruption")
+        self._cache = None
+
+    def _remove_solitary_giants(self) -> None:
+        """After hordes and eruptions: Giants with no Giant neighbour leave (discarded)."""
+        b = self.board
+        lonely = []
+        for cell in np.flatnonzero(b == YELLOW):
+            nbs = NEIGHBOURS[cell]
+            if any(b[z] == YELLOW for z in nbs):
+                continue
+            if self.game.puzzle and any(b[z] == WHITE for z in nbs):
+                continue
+            lonely.append(int(cell))
+        for cell in lonely:
+            self.board[cell] = EMPTY
+            self.discard.append(int(self.board_cube[cell]))
+            self.board_cube[cell] = -1
+        self._cache = None
+
+    # ------------------------------------------------------------------ turn flow -----------
+    def _finish_placement(self) -> None:
+        g = self.game
+        seat = self.cur
+        self.pending_cell = -1
+        self.pending_optional = False
+        self._cache = None
+        if not g.competitive:
+            if not g.puzzle or g.puzzle_level == "challenge":
+                self._draw(seat, g.hand_size - len(self.hands[seat]))
+            if g.puzzle and not (self.board[self.active] == EMPTY).any():
+                self.solved = True
+                return self._game_over()
+        if self.end_phase is not None:
+            self.allot[seat] -= 1
+        if self.extra_turn and self.end_phase != "zone" and (self.end_phase is None or self.allot[seat] > 0):
+            self.extra_turn = False  # Blue Wizards: take another turn
+            return self._begin_turn(seat)
+        self.extra_turn = False
+        if g.points and self.end_phase is None:
+            for s in range(g.num_seats):
+                if not self.out[s] and self._zone_full(s):
+                    # one player filled their zone: every other player places one more cube
+                    self.end_phase, self.filler = "zone", s
+                    self.allot = [0 if (t == s or self.out[t]) else 1 for t in range(g.num_seats)]
+                    self.phase_penalty = [0] * g.num_seats
+                    break
+        self._next_turn()
+
+    def _zone_full(self, seat: int) -> bool:
+        return not ((self.zone == seat) & (self.board == EMPTY)).any()
+
+    def _next_turn(self) -> None:
+        g = self.game
+        n = g.num_seats
+        for step in range(1, n + 1):
+            s = (self.cur + step) % n
+            if self.out[s]:
+                continue
+            if self.end_phase is not None and self.allot[s] <= 0:
+                continue
+            return self._begin_turn(s)
+        # nobody left to move in this phase
+        if self.end_phase == "zone":
+            if self._zone_full(self.filler):
+                return self._game_over()
+            self.end_phase, self.filler = None, -1   # the zone was broken: play resumes
+            self.allot = [0] * n
+            self.phase_penalty = [0] * n
+            for step in range(1, n + 1):
+                s = (self.cur + step) % n
+                if not self.out[s]:
+                    return self._begin_turn(s)
+        return self._game_over()
+
+    def _begin_turn(self, seat: int) -> None:
+        g = self.game
+        self.cur = seat
+        self.phase = "play"
+        self._cache = None
+        if g.competitive and len(self.hands[seat]) <= g.rules["refill_at"] and self.bag:
+            if g.rules["refill_choice"]:
+                self.phase = "refill"
+                return
+            self._draw(seat, g.hand_cap - len(self.hands[seat]))
+        self._start_play()
+
+    def _start_play(self) -> None:
+        """Enter the play phase for ``cur``, resolving a player who cannot place anything."""
+        self.phase = "play"
+        self._cache = None
+        while True:
+            mask = self.placement_mask(self.cur)
+            hz = self._forced_hazard()
+            if hz is not None and not mask[hz].any():
+                # Puzzle challenge: a horde/eruption with no target is discarded, draw another
+                for i, (cube, f) in enumerate(self.hands[self.cur]):
+                    if f == hz:
+                        self.discard.append(self.hands[self.cur].pop(i)[0])
+                        break
+                self._draw(self.cur, 1)
+                continue
+            if mask.any() or self._reserve_allowed():
+                self.stuck_streak = 0
+                return
+            return self._stuck()
+
+    def _stuck(self) -> None:
+        g = self.game
+        seat = self.cur
+        n = g.num_seats
+        if not g.competitive:
+            if n == 1:
+                return self._game_over()
+            self.stuck_streak += 1  # Collaborative / multi-player puzzle: pass; all stuck ends it
+            if self.stuck_streak >= n:
+                return self._game_over()
+            return self._next_turn()
+        self.out[seat] = True
+        self.eliminated_order.append(seat)
+        if not g.points:
+            # No Points Version: the stuck player is out; their cubes return to the stock
+            self.bag.extend(c for c, _ in self.hands[seat])
+            self.hands[seat] = []
+            if sum(not o for o in self.out) <= 1:
+                return self._game_over()
+            return self._next_turn()
+        if self.end_phase == "stuck":
+            self.phase_penalty[seat] += self.allot[seat]
+            self.allot[seat] = 0
+            return self._next_turn()
+        # End of play: the others may place up to as many cubes as the stuck player held
+        left = len(self.hands[seat])
+        self.penalty[seat] += left
+        self.end_phase = "stuck"
+        self.phase_penalty = [0] * n
+        self.allot = [0 if self.out[t] else left for t in range(n)]
+        self._next_turn()
+
+    def _game_over(self) -> None:
+        self.phase = "over"
+        self.cur = -1
+        self._cache = None
+        for s in range(self.game.num_seats):
+            self.penalty[s] += self.phase_penalty[s] + (self.allot[s] if self.end_phase == "stuck" else 0)
+        self.phase_penalty = [0] * self.game.num_seats
+        self.allot = [0] * self.game.num_seats
+
+    # ------------------------------------------------------------------ results -------------
+    @property
+    def current_player(self) -> int:
+        return -1 if self.phase == "over" else self.cur
+
+    def is_terminal(self) -> bool:
+        return self.phase == "over"
+
+    def scores(self) -> list[float]:
+        """The rulebook score of each seat (shared in solo/collaborative; puzzle: see RULES.md)."""
+        g = self.game
+        n = g.num_seats
+        if g.competitive:
+            out = []
+            for s in range(n):
+                empty = int(((self.zone == s) & (self.board == EMPTY)).sum())
+                bonus = 5 if (self.zone == s).any() and self._zone_full(s) else 0
+                out.append(len(self.captured[s]) - empty - self.penalty[s] + bonus)
+            return out
+        if g.puzzle:
+            holes_left = int(((self.board == EMPTY) & self.active).sum())
+            filled = self.puzzle_holes - holes_left
+            return [float(filled - holes_left)] * n
+        # Solo Game Play scoring: 100 minus empty spaces minus cubes left in hand
+        empty = int(((self.board == EMPTY) & self.active).sum())
+        left = sum(len(h) for h in self.hands) + len(self.reserve)
+        return [float(100 - empty - left)] * n
+
+    def returns(self) -> np.ndarray:
+        g = self.game
+        n = g.num_seats
+        if self.phase != "over":
+            return np.zeros(n)
+        if self._returns is not None:
+            return self._returns
+        sc = self.scores()
+        if g.competitive and not g.points:
+            # No Points Version: the last player able to place wins; earlier exits rank lower
+            order = {s: i for i, s in enumerate(self.eliminated_order)}
+            rank_score = [order.get(s, n) for s in range(n)]
+            ret = rank_returns(rank_score)
+        elif g.competitive and g.reward == "result":
+            ret = rank_returns(sc)
+        elif g.puzzle:
+            ret = np.full(n, 1.0 if self.solved else sc[0] / max(1, self.puzzle_holes))
+        else:
+            ret = np.asarray(sc, float) / 100.0
+        self._returns = np.asarray(ret, float)
+        return self._returns
+
+    def final_info(self) -> dict:
+        return {"scores": self.scores(), "solved": self.solved} if self.phase == "over" else {}
+
+    # ------------------------------------------------------------------ views ---------------
+    def observation(self, seat: int) -> np.ndarray:
+        from envs.peacekeepers.observe import build_observation
+        return build_observation(self, seat)
+
+    def action_to_str(self, action: int) -> str:
+        return A.action_to_str(action, self.game.zone_kind)
+
+    def render_text(self, observer: int | None = None, color: bool = True) -> str:
+        from envs.peacekeepers.render import render_text
+        return render_text(self, observer, color)

@@ -1,0 +1,1 @@
+"""Training, evaluation, benchmarks and the ``arena`` command line."""
