@@ -146,23 +146,92 @@ def mountain_candidates(length: int) -> list[tuple[int, ...]]:
 MOUNTAIN_CANDIDATES = {n: mountain_candidates(n) for n in range(1, 7)}
 
 
-def connected_after(free: np.ndarray, candidates: list, idx: list[int]) -> np.ndarray:
-    """For each candidate index: do the free cells stay one orthogonally connected region
-    once the candidate's cells are taken? Vectorised flood fill over all candidates at once."""
-    k = len(idx)
-    if k == 0:
-        return np.zeros(0, dtype=bool)
-    F = np.repeat(free[None, :].astype(np.float32), k, axis=0)
-    for row, i in enumerate(idx):
-        F[row, list(candidates[i])] = 0.0
-    total = F.sum(axis=1)
-    seed = np.zeros_like(F)
-    first = np.argmax(F > 0, axis=1)
-    seed[np.arange(k), first] = F[np.arange(k), first]
-    reach = seed
+# Mountain connectivity works on Python-int bitboards with a row stride of 11: column 10 is
+# padding that is never free, so shifting by one never wraps from one row into the next.
+def _bit(cell: int) -> int:
+    r, c = divmod(cell, SIZE)
+    return 1 << (r * 11 + c)
+
+
+CELL_BITS = tuple(_bit(c) for c in range(CELLS))
+
+
+def _candidate_tables():
+    tables = {}
+    for length, cands in MOUNTAIN_CANDIDATES.items():
+        rows = []
+        for cells in cands:
+            if cells is None:
+                rows.append(None)
+                continue
+            bits = sum(CELL_BITS[c] for c in cells)
+            ring4 = 0
+            for cell in cells:
+                for z in NEIGHBOURS[cell]:
+                    ring4 |= CELL_BITS[z]
+            ring4 &= ~bits
+            ring, border = 0, False
+            for cell in cells:
+                r, c = divmod(cell, SIZE)
+                for dr in (-1, 0, 1):
+                    for dc in (-1, 0, 1):
+                        rr, cc = r + dr, c + dc
+                        if not (0 <= rr < SIZE and 0 <= cc < SIZE):
+                            border = True
+                        else:
+                            ring |= CELL_BITS[rr * SIZE + cc]
+            rows.append((bits, ring & ~bits, border, ring4))
+        tables[length] = rows
+    return tables
+
+
+MOUNTAIN_BITS = _candidate_tables()
+
+
+def _still_connected(free: int, ring: int) -> bool:
+    """Given a connected free region from which a range was just removed, is it still connected?
+
+    Every part of it touches the range, so it is enough that one flood from a free cell next to the
+    range reaches all the others (``ring``): the flood stops as soon as it has.
+    """
+    ring &= free
+    if ring == 0:
+        return True
+    reach = ring & -ring
     while True:
-        nxt = np.minimum(reach + (reach @ ADJ), 1.0) * F
-        if np.array_equal(nxt, reach):
-            break
+        if reach & ring == ring:
+            return True
+        nxt = (reach | (reach << 1) | (reach >> 1) | (reach << 11) | (reach >> 11)) & free
+        if nxt == reach:
+            return False
         reach = nxt
-    return reach.sum(axis=1) == total
+
+
+def mountain_placements(board: np.ndarray, length: int) -> np.ndarray:
+    """bool[200]: where a range of ``length`` peaks may go (orientation * 100 + anchor).
+
+    Rulebook (Setup): mountains may not isolate part of the board, so every cell outside the
+    mountains must stay orthogonally connected. A straight range whose surrounding ring touches
+    no other mountain cannot cut anything (touching the border alone cannot either: a straight
+    range shorter than SIZE - 1 meets the border on one side only), so only the others are flooded.
+    """
+    short = length <= SIZE - 2
+    free = 0
+    mountains = 0
+    for cell in range(CELLS):
+        if board[cell] == EMPTY:
+            free |= CELL_BITS[cell]
+        elif board[cell] == MOUNTAIN:
+            mountains |= CELL_BITS[cell]
+    out = np.zeros(2 * CELLS, bool)
+    for i, row in enumerate(MOUNTAIN_BITS[length]):
+        if row is None:
+            continue
+        bits, ring, border, ring4 = row
+        if bits & ~free:
+            continue
+        if not (ring & mountains) and (short or not border):
+            out[i] = True
+        else:
+            out[i] = _still_connected(free & ~bits, ring4)
+    return out

@@ -32,6 +32,8 @@ Seats are relative to the observer: ``rel 0`` is the observer, ``rel k`` the k-t
 """
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 from envs.peacekeepers.board import CELLS, EMPTY
@@ -41,7 +43,16 @@ from envs.peacekeepers.rules import PHASES
 _PHASE_INDEX = {p: i for i, p in enumerate(PHASES)}
 BOARD_SIZE = BOARD_PLANES * CELLS
 # board code -> plane (codes -1..10 shifted by one); empty handled separately
-_CODE_PLANE = np.array([-1, 0, 1, 2, 3, 4, 5, 6, 7, 9, 8, 10])
+_CODE_PLANE = np.array([11, 0, 1, 2, 3, 4, 5, 6, 7, 9, 8, 10])
+#: board code + 1 -> one-hot over the 18 planes (empty -> plane 11)
+_CODE_ONEHOT = np.zeros((12, BOARD_PLANES), np.float32)
+_CODE_ONEHOT[np.arange(12), _CODE_PLANE] = 1.0
+
+
+@functools.lru_cache(maxsize=64)
+def _zone_planes(zone_bytes: bytes, seat: int, n: int) -> np.ndarray:
+    zone = np.frombuffer(zone_bytes, np.int8)
+    return np.stack([zone == (seat + rel) % n for rel in range(n)]).astype(np.float32)
 
 
 def build_observation(state, seat: int) -> np.ndarray:
@@ -50,15 +61,14 @@ def build_observation(state, seat: int) -> np.ndarray:
     obs = np.zeros(BOARD_SIZE + VECTOR_SIZE, np.float32)
     planes = obs[:BOARD_SIZE].reshape(BOARD_PLANES, CELLS)
     b = state.board
-    occupied = np.flatnonzero(b != EMPTY)
-    planes[_CODE_PLANE[b[occupied] + 1], occupied] = 1.0
-    planes[11] = (b == EMPTY) & state.active
-    if g.competitive:
-        for rel in range(n):
-            planes[12 + rel] = state.zone == (seat + rel) % n
+    planes[:] = _CODE_ONEHOT[b + 1].T
+    if g.puzzle:
+        planes[11] *= state.active
+        planes[17] = ~state.active
+    if g.competitive and state.zone[0] >= 0:
+        planes[12:12 + n] = _zone_planes(state.zone.tobytes(), seat, n)
     if state.pending_cell >= 0:
         planes[16, state.pending_cell] = 1.0
-    planes[17] = ~state.active
     v = obs[BOARD_SIZE:]
     for rel in range(n):
         s = (seat + rel) % n

@@ -13,12 +13,27 @@ from envs.peacekeepers import actions as A
 from envs.peacekeepers.board import (ADJ, BLACK, BLUE, BROWN, CELLS, EDGE, EMPTY, ERUPTED, GRAY,
                                      GREEN, HORDE_ZONE, INCOMPAT_F, MOUNTAIN, MOUNTAIN_CANDIDATES,
                                      NEIGHBOURS, ORANGE, PLACEABLE, PURPLE, RED, SIZE,
-                                     TROLL_REMOVABLE, WHITE, YELLOW, connected_after)
+                                     TROLL_REMOVABLE, WHITE, YELLOW, mountain_placements)
 
 PHASES = ("mountain", "zone", "start_temple", "refill", "play", "giant2", "troll_chase", "elf", "over")
 #: cubes a Goblin Horde chases off (Faerie, Temples, Volcanoes and puzzle blocks stay)
 HORDE_TARGETS = (RED, ORANGE, YELLOW, GREEN, BLUE)
 HORDE_WALLS = (BLACK, ERUPTED, MOUNTAIN)
+
+
+def _code_table(codes) -> np.ndarray:
+    """Lookup table over board codes (index code + 1) -> bool, faster than np.isin."""
+    t = np.zeros(12, bool)
+    t[[c + 1 for c in codes]] = True
+    return t
+
+
+IS_HORDE_TARGET = _code_table(HORDE_TARGETS)
+_ONEHOT = np.eye(12, dtype=np.float32)
+_PLACEABLE_ROWS = np.array([c in PLACEABLE for c in range(10)])[:, None]
+#: rows 0..9: incompatible codes per colour; row 10: codes that are cubes (for "touching")
+_STATS = np.vstack([INCOMPAT_F, np.r_[0.0, np.ones(MOUNTAIN), 0.0][None, :].astype(np.float32)])
+IS_TROLL_REPLACEABLE = _code_table((RED, GREEN, BLUE, PURPLE))
 
 
 class PeacekeepersState(State):
@@ -64,6 +79,7 @@ class PeacekeepersState(State):
         self.placed_colour = -1
         self._returns: np.ndarray | None = None
         self._cache = None
+        self._mountain_cache = None
         self._setup()
 
     # ------------------------------------------------------------------ cloning -------------
@@ -192,6 +208,7 @@ class PeacekeepersState(State):
         cube = int(self.board_cube[cell])
         self.board[cell] = EMPTY
         self.board_cube[cell] = -1
+        self._cache = None
         if cube < 0:
             return
         g = self.game
@@ -217,15 +234,13 @@ class PeacekeepersState(State):
         """Neighbour statistics shared by every mask of one position (cached)."""
         if self._cache is not None:
             return self._cache
-        b = self.board
-        onehot = np.zeros((12, CELLS), np.float32)
-        onehot[b + 1, np.arange(CELLS)] = 1.0
-        nb = onehot @ ADJ                       # (12, cells): neighbours per code
-        incompat = INCOMPAT_F @ nb              # (10, cells): incompatible neighbours per colour
-        cube = (b >= 0) & (b != MOUNTAIN)
-        touch = nb[1:MOUNTAIN + 1].sum(axis=0)  # neighbouring cubes (mountains excluded)
+        onehot = _ONEHOT[self.board + 1]        # (cells, 12)
+        nb = (onehot.T @ ADJ)                    # (12, cells): neighbours per code
+        stats = _STATS @ nb                      # incompatible-neighbour counts per colour, touch
+        incompat = stats[:10]
+        touch = stats[10]                        # neighbouring cubes (mountains excluded)
         temple_near = nb[WHITE + 1] > 0
-        self._cache = (nb, incompat, cube, touch, temple_near)
+        self._cache = (nb, incompat, None, touch, temple_near, {})
         return self._cache
 
     def _area(self, seat: int) -> tuple[np.ndarray, bool]:
@@ -241,37 +256,39 @@ class PeacekeepersState(State):
         """bool[10, cells]: PLACE colour x cell legality for ``seat`` (the play phase)."""
         g = self.game
         counts = self.hand_counts(seat)
+        nb, incompat, cube, touch, temple_near, memo = self._analysis()
+        key = (seat, counts.tobytes())
+        if key in memo:
+            return memo[key]
         out = np.zeros((10, CELLS), bool)
+        memo[key] = out
         if not counts.any():
             return out
-        nb, incompat, cube, touch, temple_near = self._analysis()
         area, need_touch = self._area(seat)
-        empty = (self.board == EMPTY) & area
+        board = self.board
+        empty = (board == EMPTY) & area
         if need_touch:
-            empty = empty & (touch > 0)
+            empty &= touch > 0
         first = not self.first_done[seat]
-        for c in PLACEABLE:
-            if not counts[c]:
-                continue
-            ok = empty & (incompat[c] == 0)
-            if c == YELLOW:
-                ok = ok & self._giant_company_mask(counts[YELLOW], incompat, nb)
-            elif c == ORANGE and not g.puzzle and not first:
-                if g.rules["troll_check_after_chase"]:
-                    # one incompatible neighbour the Troll itself chases off, and still touching
-                    rescue = (self.board == EMPTY) & self.active & (incompat[ORANGE] == 1) & (touch >= 2)
-                    ok = ok | rescue
-                replace = np.isin(self.board, (RED, GREEN, BLUE, PURPLE)) & self.active \
-                    & (incompat[ORANGE] == 0) & (touch > 0)
-                ok = ok | replace
-            out[c] = ok
+        # the plain neighbour rule for every colour at once, then the colour-specific rules
+        np.logical_and(empty, incompat == 0, out=out)
+        out &= (counts > 0)[:, None] & _PLACEABLE_ROWS
+        if counts[YELLOW]:
+            out[YELLOW] &= self._giant_company_mask(counts[YELLOW], incompat, nb)
+        if counts[ORANGE] and not g.puzzle and not first:
+            if g.rules["troll_check_after_chase"]:
+                # one incompatible neighbour the Troll itself chases off, and still touching
+                out[ORANGE] |= (board == EMPTY) & self.active & (incompat[ORANGE] == 1) & (touch >= 2)
+            # or the Troll replaces a cube on the board
+            out[ORANGE] |= IS_TROLL_REPLACEABLE[board + 1] & self.active & (incompat[ORANGE] == 0) \
+                & (touch > 0)
         if not first:
             if counts[BROWN]:
-                attackable = np.isin(self.board, HORDE_TARGETS) & ~temple_near
+                attackable = IS_HORDE_TARGET[board + 1] & ~temple_near
                 near = (attackable.astype(np.float32) @ ADJ) > 0
-                out[BROWN] = (self.board == EMPTY) & self.active & near
+                out[BROWN] = (board == EMPTY) & self.active & near
             if counts[GRAY]:
-                out[GRAY] = (self.board == BLACK) & self.active
+                out[GRAY] = (board == BLACK) & self.active
         return out
 
     def _giant_company_mask(self, yellows: int, incompat, nb) -> np.ndarray:
@@ -289,7 +306,7 @@ class PeacekeepersState(State):
         return company
 
     def _giant_partner_cells(self, x: int) -> list[int]:
-        _, incompat, *_ = self._analysis()
+        incompat = self._analysis()[1]
         return [y for y in NEIGHBOURS[x]
                 if self.board[y] == EMPTY and self.active[y] and incompat[YELLOW, y] == 0]
 
@@ -336,14 +353,9 @@ class PeacekeepersState(State):
         return out
 
     def _mountain_mask(self) -> np.ndarray:
-        length = self.ranges[0]
-        cands = MOUNTAIN_CANDIDATES[length]
-        free = self.board == EMPTY
-        idx = [i for i, cells in enumerate(cands) if cells is not None and all(free[c] for c in cells)]
-        ok = connected_after(free, cands, idx)
-        mask = np.zeros(200, bool)
-        mask[[i for i, good in zip(idx, ok) if good]] = True
-        return mask
+        if self._mountain_cache is None:
+            self._mountain_cache = mountain_placements(self.board, self.ranges[0])
+        return self._mountain_cache
 
     # ------------------------------------------------------------------ mask ----------------
     def legal_actions_mask(self) -> np.ndarray:
@@ -427,7 +439,6 @@ class PeacekeepersState(State):
     # ------------------------------------------------------------------ apply ---------------
     def _apply(self, action: int) -> None:
         kind, *args = A.decode(action)
-        self._cache = None
         ph = self.phase
         if ph == "mountain":
             self._place_mountain(action - A.MOUNTAIN, seat=self.cur)
@@ -483,11 +494,13 @@ class PeacekeepersState(State):
         if seat is not None:
             self.peaks[seat] += length
         self._cache = None
+        self._mountain_cache = None
 
     def _skip_impossible_ranges(self) -> None:
         """A range with no legal spot left is set aside (never happens on an open board)."""
         while self.ranges and not self._mountain_mask().any():
             self.ranges.pop(0)
+            self._mountain_cache = None
 
     def _choose_zone(self, k: int) -> None:
         """Multi-Player Competitive: the player with the fewest peaks picks a side or quadrant."""
@@ -507,6 +520,7 @@ class PeacekeepersState(State):
         else:
             for step in range(n):
                 self.zone[quad == (k + step) % 4] = (chooser + step) % n
+        self._cache = None
         self._begin_turn(chooser)
 
     def _place(self, colour: int, cell: int) -> None:
@@ -632,7 +646,6 @@ class PeacekeepersState(State):
         seat = self.cur
         self.pending_cell = -1
         self.pending_optional = False
-        self._cache = None
         if not g.competitive:
             if not g.puzzle or g.puzzle_level == "challenge":
                 self._draw(seat, g.hand_size - len(self.hands[seat]))
@@ -685,7 +698,6 @@ class PeacekeepersState(State):
         g = self.game
         self.cur = seat
         self.phase = "play"
-        self._cache = None
         if g.competitive and len(self.hands[seat]) <= g.rules["refill_at"] and self.bag:
             if g.rules["refill_choice"]:
                 self.phase = "refill"
@@ -696,7 +708,6 @@ class PeacekeepersState(State):
     def _start_play(self) -> None:
         """Enter the play phase for ``cur``, resolving a player who cannot place anything."""
         self.phase = "play"
-        self._cache = None
         while True:
             mask = self.placement_mask(self.cur)
             hz = self._forced_hazard()
@@ -748,7 +759,6 @@ class PeacekeepersState(State):
     def _game_over(self) -> None:
         self.phase = "over"
         self.cur = -1
-        self._cache = None
         for s in range(self.game.num_seats):
             self.penalty[s] += self.phase_penalty[s] + (self.allot[s] if self.end_phase == "stuck" else 0)
         self.phase_penalty = [0] * self.game.num_seats
@@ -767,12 +777,11 @@ class PeacekeepersState(State):
         g = self.game
         n = g.num_seats
         if g.competitive:
-            out = []
-            for s in range(n):
-                empty = int(((self.zone == s) & (self.board == EMPTY)).sum())
-                bonus = 5 if (self.zone == s).any() and self._zone_full(s) else 0
-                out.append(len(self.captured[s]) - empty - self.penalty[s] + bonus)
-            return out
+            if self.zone[0] < 0:
+                return [0.0] * n
+            empty = np.bincount(self.zone[self.board == EMPTY], minlength=n)
+            return [float(len(self.captured[s]) - empty[s] - self.penalty[s] + (5 if empty[s] == 0 else 0))
+                    for s in range(n)]
         if g.puzzle:
             holes_left = int(((self.board == EMPTY) & self.active).sum())
             filled = self.puzzle_holes - holes_left
