@@ -88,6 +88,10 @@ register(EnvSpec(
     variants={
         "competitive_2p": {"mode": "competitive", "num_players": 2},
         "competitive_2p_quadrants": {"mode": "competitive", "num_players": 2, "zones": "quadrants"},
+        "competitive_2p_hidden": {"mode": "competitive", "num_players": 2,
+                                  "rules": {"hidden_hands": True}},
+        "competitive_2p_random_mountains": {"mode": "competitive", "num_players": 2,
+                                            "mountains": "random"},
         "competitive_4p": {"mode": "competitive", "num_players": 4},
         "no_points_2p": {"mode": "competitive_no_points", "num_players": 2},
         "no_points_4p": {"mode": "competitive_no_points", "num_players": 4},

@@ -64,6 +64,7 @@ class Game:
     def replay(self, seed: int | None, actions: Sequence[int]) -> "State":
         """Rebuild a state from its seed and action history."""
         state = self.new_initial_state(np.random.default_rng(seed))
+        state.seed = seed
         for a in actions:
             state.apply(int(a))
         return state

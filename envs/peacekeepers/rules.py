@@ -99,6 +99,23 @@ class PeacekeepersState(State):
         s._cache = self._cache
         return s
 
+    def determinize(self, observer: int, rng: np.random.Generator) -> "PeacekeepersState":
+        """Resample what ``observer`` cannot see: future draws, and with hidden hands the other
+        players' cubes (same hand sizes, drawn from the cubes the observer cannot account for)."""
+        s = self.clone()
+        s.rng = np.random.default_rng(rng.integers(2**63))
+        if self.game.hidden_information:
+            others = [seat for seat in range(self.game.num_seats) if seat != observer]
+            pool = list(s.bag) + [c for seat in others for c, _ in s.hands[seat]]
+            order = [pool[i] for i in s.rng.permutation(len(pool))]
+            for seat in others:
+                k = len(s.hands[seat])
+                s.hands[seat] = [(c, int(self.game.faces[c][s.rng.integers(6)])) for c in order[:k]]
+                order = order[k:]
+            s.bag = order
+            s._cache = None
+        return s
+
     # ------------------------------------------------------------------ set-up --------------
     def _setup(self):
         g = self.game
@@ -807,7 +824,7 @@ class PeacekeepersState(State):
         elif g.competitive and g.reward == "result":
             ret = rank_returns(sc)
         elif g.puzzle:
-            ret = np.full(n, 1.0 if self.solved else sc[0] / max(1, self.puzzle_holes))
+            ret = np.full(n, 1.0 if self.solved else float(np.clip(sc[0] / max(1, self.puzzle_holes), -1, 1)))
         else:
             ret = np.asarray(sc, float) / 100.0
         self._returns = np.asarray(ret, float)

@@ -1,0 +1,224 @@
+"""Generic conformance suite, run over every registered env and each of its variants.
+
+Checks: PettingZoo api_test and seed_test; many random playouts (no crash, every game ends under
+the move cap, the mask is never empty while the game runs); mask <-> apply consistency (every
+masked action applies, unmasked ones raise and change nothing); clone independence; serialise /
+restore round trips; observations inside their spaces; no hidden information in observations;
+illegal-action handling through the AEC env; rendering.
+"""
+from __future__ import annotations
+
+import os
+
+import numpy as np
+import pytest
+from pettingzoo.test import api_test, seed_test
+
+import envs
+from envs.core.game import IllegalActionError, restore
+
+CASES = [(name, vname, opts) for name in envs.names() for vname, opts in envs.variants(name).items()]
+IDS = [f"{name}-{vname}" for name, vname, _ in CASES]
+PLAYOUTS = int(os.environ.get("CONFORMANCE_PLAYOUTS", "200"))
+CAP = 1000
+
+
+def _random_game(game, seed, max_steps=CAP, check=None):
+    rng = np.random.default_rng(seed)
+    st = game.new_initial_state(np.random.default_rng(seed))
+    st.seed = seed
+    while not st.is_terminal() and len(st.history) < max_steps:
+        mask = st.legal_actions_mask()
+        legal = np.flatnonzero(mask)
+        assert len(legal) > 0, f"empty mask in phase {st.phase_name()} at step {len(st.history)}"
+        if check is not None:
+            check(st, mask, rng)
+        st.apply(int(legal[rng.integers(len(legal))]))
+    return st
+
+
+@pytest.mark.parametrize("name,vname,opts", CASES, ids=IDS)
+def test_pettingzoo_api(name, vname, opts):
+    env = envs.make(name, **opts)
+    api_test(env, num_cycles=300)
+
+
+@pytest.mark.parametrize("name,vname,opts", CASES, ids=IDS)
+def test_seed_determinism(name, vname, opts):
+    seed_test(lambda: envs.make(name, **opts), num_cycles=300)
+    game = envs.make_game(name, **opts)
+    a = _random_game(game, 7)
+    b = _random_game(game, 7)
+    assert a.history == b.history and a.serialize() == b.serialize()
+
+
+@pytest.mark.parametrize("name,vname,opts", CASES, ids=IDS)
+def test_random_playouts_terminate(name, vname, opts):
+    game = envs.make_game(name, **opts)
+    lengths = []
+    for seed in range(PLAYOUTS):
+        st = _random_game(game, seed)
+        assert st.is_terminal(), f"seed {seed}: no end within {CAP} actions"
+        ret = st.returns()
+        assert ret.shape == (game.num_seats,) and np.all(np.abs(ret) <= 1.0 + 1e-9)
+        if game.num_seats > 1 and getattr(game, "competitive", True):
+            assert abs(ret.sum()) < 1e-6 or getattr(game, "reward", "result") == "score"
+        lengths.append(len(st.history))
+    assert max(lengths) < CAP
+
+
+def _mask_apply_check(st, mask, rng):
+    """Every legal action applies on a clone; sampled illegal ones raise and change nothing."""
+    if rng.random() > 0.15:
+        return
+    legal = np.flatnonzero(mask)
+    for a in legal[rng.permutation(len(legal))[:40]]:
+        c = st.clone()
+        c.apply(int(a))
+    illegal = np.flatnonzero(mask == 0)
+    before = st.serialize()
+    obs_before = st.observation(max(st.current_player, 0)).copy()
+    for a in illegal[rng.permutation(len(illegal))[:20]]:
+        with pytest.raises(IllegalActionError):
+            st.apply(int(a))
+    for a in (-1, st.game.num_actions):
+        with pytest.raises(IllegalActionError):
+            st.apply(a)
+    assert st.serialize() == before
+    assert np.array_equal(st.observation(max(st.current_player, 0)), obs_before)
+    assert np.array_equal(st.legal_actions_mask(), mask)
+
+
+@pytest.mark.parametrize("name,vname,opts", CASES, ids=IDS)
+def test_mask_matches_apply(name, vname, opts):
+    game = envs.make_game(name, **opts)
+    for seed in range(10):
+        _random_game(game, 1000 + seed, check=_mask_apply_check)
+
+
+@pytest.mark.parametrize("name,vname,opts", CASES, ids=IDS)
+def test_clone_and_serialize_round_trip(name, vname, opts):
+    game = envs.make_game(name, **opts)
+    rng = np.random.default_rng(3)
+    st = game.new_initial_state(np.random.default_rng(3))
+    st.seed = 3
+    while not st.is_terminal():
+        legal = st.legal_actions()
+        if len(st.history) % 7 == 0:
+            c = st.clone()
+            # clone is independent: playing on it leaves the original untouched
+            snap = st.serialize()
+            obs = st.observation(st.current_player).copy()
+            c.apply(legal[0])
+            assert st.serialize() == snap
+            assert np.array_equal(st.observation(st.current_player), obs)
+            # serialise -> restore reproduces the position
+            r = restore(game, st.serialize())
+            assert r.serialize() == st.serialize()
+            assert np.array_equal(r.legal_actions_mask(), st.legal_actions_mask())
+            for seat in range(game.num_seats):
+                assert np.array_equal(r.observation(seat), st.observation(seat))
+        st.apply(legal[rng.integers(len(legal))])
+
+
+@pytest.mark.parametrize("name,vname,opts", CASES, ids=IDS)
+def test_observations_in_space_and_masks_for_movers_only(name, vname, opts):
+    env = envs.make(name, **opts)
+    rng = np.random.default_rng(0)
+    for seed in range(3):
+        env.reset(seed=seed)
+        for agent in env.agent_iter():
+            for other in env.agents:
+                obs = env.observe(other)
+                assert env.observation_space(other).contains(obs), f"{other} obs outside its space"
+                if other != agent:
+                    assert not obs["action_mask"].any(), "an agent not to move has a non-zero mask"
+            obs, _, term, trunc, _ = env.last()
+            if term or trunc:
+                env.step(None)
+                continue
+            legal = np.flatnonzero(obs["action_mask"])
+            assert np.array_equal(env.unwrapped.action_masks(), obs["action_mask"].astype(bool))
+            env.step(int(legal[rng.integers(len(legal))]))
+
+
+@pytest.mark.parametrize("name,vname,opts", CASES, ids=IDS)
+def test_no_hidden_information_in_observation(name, vname, opts):
+    """Resampling everything a seat cannot see must not change what that seat observes."""
+    game = envs.make_game(name, **opts)
+    rng = np.random.default_rng(11)
+    for seed in range(5):
+        st = game.new_initial_state(np.random.default_rng(seed))
+        while not st.is_terminal():
+            for seat in range(game.num_seats):
+                d = st.determinize(seat, rng)
+                assert np.array_equal(d.observation(seat), st.observation(seat))
+                if seat == st.current_player:
+                    assert np.array_equal(d.legal_actions_mask(), st.legal_actions_mask())
+            legal = st.legal_actions()
+            st.apply(legal[rng.integers(len(legal))])
+
+
+@pytest.mark.parametrize("name,vname,opts", CASES[:1] + [c for c in CASES if "4p" in c[1]][:1],
+                         ids=lambda x: x if isinstance(x, str) else "")
+def test_illegal_actions_through_env(name, vname, opts):
+    env = envs.make(name, **opts)
+    env.reset(seed=0)
+    obs, *_ = env.last()
+    bad = int(np.flatnonzero(obs["action_mask"] == 0)[0])
+    before = env.unwrapped.state_.serialize()
+    with pytest.raises(IllegalActionError) as err:
+        env.step(bad)
+    assert str(bad) in str(err.value) and env.unwrapped.state_.phase_name() in str(err.value)
+    assert env.unwrapped.state_.serialize() == before
+    with pytest.raises(IllegalActionError):
+        env.step(env.unwrapped.game.num_actions + 5)
+    # PettingZoo's convention as an explicit option: the game ends and the mover gets -1
+    env = envs.make(name, illegal_action="lose", **opts)
+    env.reset(seed=0)
+    mover = env.agent_selection
+    obs, *_ = env.last()
+    env.step(int(np.flatnonzero(obs["action_mask"] == 0)[0]))
+    assert all(env.terminations.values())
+    assert env.rewards[mover] == -1.0
+
+
+@pytest.mark.parametrize("name", envs.names())
+def test_bad_options_raise(name):
+    with pytest.raises(ValueError):
+        envs.make(name, render_mode="bogus")
+    with pytest.raises(ValueError):
+        envs.make(name, max_steps=0)
+    with pytest.raises(ValueError):
+        envs.make(name, illegal_action="ignore")
+
+
+@pytest.mark.parametrize("name,vname,opts", CASES, ids=IDS)
+def test_render(name, vname, opts):
+    env = envs.make(name, render_mode="ansi", **opts)
+    env.reset(seed=1)
+    text = env.render()
+    assert isinstance(text, str) and len(text.splitlines()) >= 3
+    rgb = envs.make(name, render_mode="rgb_array", **opts)
+    rgb.reset(seed=1)
+    try:
+        img = rgb.render()
+    except NotImplementedError:
+        return
+    assert img.ndim == 3 and img.shape[2] == 3 and img.dtype == np.uint8
+
+
+def test_move_cap_truncates():
+    name = envs.names()[0]
+    opts = next(iter(envs.variants(name).values()))
+    env = envs.make(name, max_steps=5, **opts)
+    env.reset(seed=0)
+    rng = np.random.default_rng(0)
+    for agent in env.agent_iter():
+        obs, _, term, trunc, info = env.last()
+        if term or trunc:
+            assert trunc and info.get("truncated_by_cap")
+            env.step(None)
+            continue
+        env.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+    assert env.unwrapped.num_steps == 5
