@@ -76,6 +76,10 @@ class TabletopAEC(AECEnv):
         self.num_steps = 0
         self._cache_key = -1
         self._sync_selection()
+        if self.state_.is_terminal():  # a set-up can already decide the game (e.g. nobody can move)
+            self.agent_selection = self.possible_agents[0]
+            self._settle_terminal()
+            self._accumulate_rewards()
 
     def _sync_selection(self):
         seat = self.state_.current_player
@@ -138,14 +142,7 @@ class TabletopAEC(AECEnv):
         st.apply(a)
         self.num_steps += 1
         if st.is_terminal():
-            ret = st.returns()
-            per_agent = np.zeros(len(self.possible_agents))
-            for seat in range(self.game.num_seats):
-                per_agent[self.game.seat_owner(seat)] += ret[seat]
-            for i, x in enumerate(self.possible_agents):
-                self.rewards[x] = float(per_agent[i])
-                self.terminations[x] = True
-                self.infos[x] = self._final_info()
+            self._settle_terminal()
         elif self.num_steps >= self.max_steps:
             for x in self.agents:
                 self.truncations[x] = True
@@ -154,6 +151,21 @@ class TabletopAEC(AECEnv):
         self._accumulate_rewards()
         if self.render_mode == "human":
             print(self.render())
+
+    def _settle_terminal(self):
+        """Hand out the final returns (an agent running several seats gets their mean) and end
+        every agent."""
+        ret = self.state_.returns()
+        per_agent = np.zeros(len(self.possible_agents))
+        seats = np.zeros(len(self.possible_agents))
+        for seat in range(self.game.num_seats):
+            per_agent[self.game.seat_owner(seat)] += ret[seat]
+            seats[self.game.seat_owner(seat)] += 1
+        per_agent /= np.maximum(seats, 1)
+        for i, x in enumerate(self.possible_agents):
+            self.rewards[x] = float(per_agent[i])
+            self.terminations[x] = True
+            self.infos[x] = self._final_info()
 
     def _final_info(self) -> dict:
         info = {"steps": self.num_steps}

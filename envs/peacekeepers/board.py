@@ -186,6 +186,23 @@ def _candidate_tables():
 
 
 MOUNTAIN_BITS = _candidate_tables()
+# the same candidates as 0/1 matrices (200 x cells) for a vectorised first pass
+_CAND_CELLS = {}
+_CAND_RING = {}
+_CAND_BORDER = {}
+for _length, _rows in MOUNTAIN_BITS.items():
+    _cells = np.zeros((2 * CELLS, CELLS), np.float32)
+    _ring = np.zeros((2 * CELLS, CELLS), np.float32)
+    _border = np.zeros(2 * CELLS, bool)
+    for _i, _cands in enumerate(MOUNTAIN_CANDIDATES[_length]):
+        if _cands is None:
+            _border[_i] = True  # marks "off the board" below via _CAND_VALID
+            continue
+        _cells[_i, list(_cands)] = 1.0
+        _ring[_i, [c for c in range(CELLS) if MOUNTAIN_BITS[_length][_i][1] & CELL_BITS[c]]] = 1.0
+        _border[_i] = MOUNTAIN_BITS[_length][_i][2]
+    _CAND_CELLS[_length], _CAND_RING[_length], _CAND_BORDER[_length] = _cells, _ring, _border
+_CAND_VALID = {n: np.array([c is not None for c in MOUNTAIN_CANDIDATES[n]]) for n in MOUNTAIN_CANDIDATES}
 
 
 def _still_connected(free: int, ring: int) -> bool:
@@ -216,22 +233,17 @@ def mountain_placements(board: np.ndarray, length: int) -> np.ndarray:
     range shorter than SIZE - 1 meets the border on one side only), so only the others are flooded.
     """
     short = length <= SIZE - 2
-    free = 0
-    mountains = 0
-    for cell in range(CELLS):
-        if board[cell] == EMPTY:
-            free |= CELL_BITS[cell]
-        elif board[cell] == MOUNTAIN:
-            mountains |= CELL_BITS[cell]
-    out = np.zeros(2 * CELLS, bool)
-    for i, row in enumerate(MOUNTAIN_BITS[length]):
-        if row is None:
-            continue
-        bits, ring, border, ring4 = row
-        if bits & ~free:
-            continue
-        if not (ring & mountains) and (short or not border):
-            out[i] = True
-        else:
+    blocked = (board != EMPTY).astype(np.float32)
+    fits = ((_CAND_CELLS[length] @ blocked) == 0) & _CAND_VALID[length]
+    near = (_CAND_RING[length] @ (board == MOUNTAIN).astype(np.float32)) > 0
+    if length > SIZE - 2:
+        near |= _CAND_BORDER[length]
+    out = fits.copy()
+    check = np.flatnonzero(fits & near)
+    if len(check):
+        free = sum(CELL_BITS[c] for c in np.flatnonzero(board == EMPTY).tolist())
+        rows = MOUNTAIN_BITS[length]
+        for i in check.tolist():
+            bits, _, _, ring4 = rows[i]
             out[i] = _still_connected(free & ~bits, ring4)
     return out

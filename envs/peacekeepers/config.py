@@ -125,6 +125,10 @@ class PeacekeepersGame(Game):
         self._rules_override = dict(rules or {})
         tables = load_tables(config_path, rules)
         self.faces = tables["faces"]
+        #: face_present[cube, colour]: does the cube have a side of that colour
+        self.face_present = np.zeros((100, 10), np.int32)
+        for cube in range(100):
+            self.face_present[cube, self.faces[cube]] = 1
         self.tokens = tables["tokens"]
         self.eruption_path = tables["eruption_path"]
         self.rules = tables["rules"]

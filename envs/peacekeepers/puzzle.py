@@ -18,7 +18,7 @@ from envs.peacekeepers.board import (BLACK, COMPAT, EMPTY, GRAY, NEIGHBOURS, RAC
                                      WHITE, YELLOW)
 
 MAX_TRIES = 50
-SOLVER_BUDGET = 20000
+SOLVER_BUDGET = 4000
 
 
 def field_cells(size: int) -> list[int]:

@@ -104,6 +104,7 @@ class PeacekeepersState(State):
         players' cubes (same hand sizes, drawn from the cubes the observer cannot account for)."""
         s = self.clone()
         s.rng = np.random.default_rng(rng.integers(2**63))
+        s._cache = None
         if self.game.hidden_information:
             others = [seat for seat in range(self.game.num_seats) if seat != observer]
             pool = list(s.bag) + [c for seat in others for c, _ in s.hands[seat]]
@@ -201,24 +202,17 @@ class PeacekeepersState(State):
 
     def hand_counts(self, seat: int) -> np.ndarray:
         """Number of cubes per face colour the seat may play (reserve and easy stock included)."""
-        counts = np.zeros(10, np.int32)
         if self._easy_stock():
-            allowed = self._easy_colours()
-            for cube in self.bag:
-                for f in set(self.game.faces[cube].tolist()):
-                    if f in allowed:
-                        counts[f] += 1
+            counts = self.game.face_present[self.bag].sum(axis=0)
+            if not self.game.rules["puzzle_hazards"]:
+                counts[[BLACK, WHITE, BROWN, GRAY]] = 0
             return counts
+        counts = np.zeros(10, np.int32)
         for _, f in self.hands[seat]:
             counts[f] += 1
         if seat == self.cur and self.reserve:
             counts[YELLOW] += len(self.reserve)
         return counts
-
-    def _easy_colours(self):
-        if self.game.rules["puzzle_hazards"]:
-            return set(range(10))
-        return {RED, ORANGE, YELLOW, GREEN, BLUE, PURPLE}
 
     def _remove(self, cell: int, by: int, cause: str) -> None:
         """Take the cube off ``cell``: captured, discarded or back to the bag (see RULES.md)."""
@@ -376,6 +370,14 @@ class PeacekeepersState(State):
 
     # ------------------------------------------------------------------ mask ----------------
     def legal_actions_mask(self) -> np.ndarray:
+        memo = self._analysis()[5]
+        key = ("mask", len(self.history), self.phase, self.cur)
+        mask = memo.get(key)
+        if mask is None:
+            mask = memo[key] = self._compute_mask()
+        return mask
+
+    def _compute_mask(self) -> np.ndarray:
         mask = np.zeros(A.NUM_ACTIONS, np.int8)
         ph = self.phase
         if ph == "over":
