@@ -188,21 +188,35 @@ def _candidate_tables():
 MOUNTAIN_BITS = _candidate_tables()
 # the same candidates as 0/1 matrices (200 x cells) for a vectorised first pass
 _CAND_CELLS = {}
-_CAND_RING = {}
-_CAND_BORDER = {}
-for _length, _rows in MOUNTAIN_BITS.items():
+for _length in MOUNTAIN_BITS:
     _cells = np.zeros((2 * CELLS, CELLS), np.float32)
-    _ring = np.zeros((2 * CELLS, CELLS), np.float32)
-    _border = np.zeros(2 * CELLS, bool)
     for _i, _cands in enumerate(MOUNTAIN_CANDIDATES[_length]):
-        if _cands is None:
-            _border[_i] = True  # marks "off the board" below via _CAND_VALID
-            continue
-        _cells[_i, list(_cands)] = 1.0
-        _ring[_i, [c for c in range(CELLS) if MOUNTAIN_BITS[_length][_i][1] & CELL_BITS[c]]] = 1.0
-        _border[_i] = MOUNTAIN_BITS[_length][_i][2]
-    _CAND_CELLS[_length], _CAND_RING[_length], _CAND_BORDER[_length] = _cells, _ring, _border
+        if _cands is not None:
+            _cells[_i, list(_cands)] = 1.0
+    _CAND_CELLS[_length] = _cells
 _CAND_VALID = {n: np.array([c is not None for c in MOUNTAIN_CANDIDATES[n]]) for n in MOUNTAIN_CANDIDATES}
+
+
+def _ring_cycles(length: int) -> np.ndarray:
+    """(200, 2 * length + 6): the cells around each candidate range in cyclic order; CELLS stands
+    for a position off the board. Consecutive entries are orthogonal neighbours."""
+    out = np.full((2 * CELLS, 2 * length + 6), CELLS, np.int64)
+    for i, cells in enumerate(MOUNTAIN_CANDIDATES[length]):
+        if cells is None:
+            continue
+        r0, c0 = divmod(cells[0], SIZE)
+        horizontal = i < CELLS
+        # walk the border of the 3 x (length + 2) box (transposed when vertical)
+        h, w = (3, length + 2) if horizontal else (length + 2, 3)
+        top, left = r0 - 1, c0 - 1
+        walk = [(top, left + k) for k in range(w)] + [(top + k, left + w - 1) for k in range(1, h)] \
+            + [(top + h - 1, left + w - 1 - k) for k in range(1, w)] \
+            + [(top + h - 1 - k, left) for k in range(1, h - 1)]
+        out[i] = [rr * SIZE + cc if 0 <= rr < SIZE and 0 <= cc < SIZE else CELLS for rr, cc in walk]
+    return out
+
+
+_RING_CYCLE = {n: _ring_cycles(n) for n in MOUNTAIN_CANDIDATES}
 
 
 def _still_connected(free: int, ring: int) -> bool:
@@ -228,18 +242,17 @@ def mountain_placements(board: np.ndarray, length: int) -> np.ndarray:
     """bool[200]: where a range of ``length`` peaks may go (orientation * 100 + anchor).
 
     Rulebook (Setup): mountains may not isolate part of the board, so every cell outside the
-    mountains must stay orthogonally connected. A straight range whose surrounding ring touches
-    no other mountain cannot cut anything (touching the border alone cannot either: a straight
-    range shorter than SIZE - 1 meets the border on one side only), so only the others are flooded.
+    mountains must stay orthogonally connected. Most candidates are settled by the ring test
+    below; only ranges met by obstacles in two or more places are flooded.
     """
-    short = length <= SIZE - 2
     blocked = (board != EMPTY).astype(np.float32)
     fits = ((_CAND_CELLS[length] @ blocked) == 0) & _CAND_VALID[length]
-    near = (_CAND_RING[length] @ (board == MOUNTAIN).astype(np.float32)) > 0
-    if length > SIZE - 2:
-        near |= _CAND_BORDER[length]
+    # Obstacles (mountains, off-board) met walking once around the range: if they form at most
+    # one unbroken run, the free cells around it stay joined along the ring, so nothing is cut off.
+    obstacle = np.append(board == MOUNTAIN, True)[_RING_CYCLE[length]]
+    runs = (obstacle & ~np.roll(obstacle, 1, axis=1)).sum(axis=1)
     out = fits.copy()
-    check = np.flatnonzero(fits & near)
+    check = np.flatnonzero(fits & (runs >= 2))
     if len(check):
         free = sum(CELL_BITS[c] for c in np.flatnonzero(board == EMPTY).tolist())
         rows = MOUNTAIN_BITS[length]
@@ -247,3 +260,41 @@ def mountain_placements(board: np.ndarray, length: int) -> np.ndarray:
             bits, _, _, ring4 = rows[i]
             out[i] = _still_connected(free & ~bits, ring4)
     return out
+
+
+# ---------------------------------------------------------------------------------------------
+# Placement bitboards: bit i of a Python int is cell i (row-major, no padding). Whole-board rule
+# checks become a handful of integer operations, which beats numpy on arrays this small.
+FULL = (1 << CELLS) - 1
+_COL0 = sum(1 << (r * SIZE) for r in range(SIZE))
+NOT_COL0 = FULL & ~_COL0
+NOT_COL9 = FULL & ~(_COL0 << (SIZE - 1))
+EDGE_BITS = sum(1 << c for c in range(CELLS) if EDGE[c])
+#: for each colour, the board codes (index code + 1) it may not touch
+INCOMPAT_CODES = tuple(tuple(j for j in range(12) if not COMPAT[c, j]) for c in range(NUM_COLOURS))
+
+
+def step_bits(s: int) -> tuple[int, int, int, int]:
+    """The four one-step shifts of ``s``: cells whose left / right / upper / lower neighbour is in s."""
+    return ((s << 1) & NOT_COL0, (s >> 1) & NOT_COL9, (s << SIZE) & FULL, s >> SIZE)
+
+
+def dilate(s: int) -> int:
+    """Cells orthogonally next to a cell of ``s``."""
+    return ((s << 1) & NOT_COL0) | ((s >> 1) & NOT_COL9) | ((s << SIZE) & FULL) | (s >> SIZE)
+
+
+def neighbour_count_bits(s: int) -> tuple[int, int]:
+    """(cells with at least one neighbour in s, cells with at least two)."""
+    a, b, c, d = step_bits(s)
+    return a | b | c | d, (a & b) | (c & d) | ((a | b) & (c | d))
+
+
+def bits_to_bool(bits: int, n: int = CELLS) -> np.ndarray:
+    """Little-endian bit ``i`` -> element ``i`` of a uint8 0/1 array of length ``n``."""
+    raw = np.frombuffer(bits.to_bytes((n + 7) // 8, "little"), np.uint8)
+    return np.unpackbits(raw, bitorder="little")[:n]
+
+
+def bool_to_bits(arr: np.ndarray) -> int:
+    return int.from_bytes(np.packbits(arr.astype(bool), bitorder="little").tobytes(), "little")

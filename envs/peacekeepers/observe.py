@@ -47,6 +47,7 @@ _CODE_PLANE = np.array([11, 0, 1, 2, 3, 4, 5, 6, 7, 9, 8, 10])
 #: board code + 1 -> one-hot over the 18 planes (empty -> plane 11)
 _CODE_ONEHOT = np.zeros((12, BOARD_PLANES), np.float32)
 _CODE_ONEHOT[np.arange(12), _CODE_PLANE] = 1.0
+_CODE_ONEHOT_T = np.ascontiguousarray(_CODE_ONEHOT.T)
 
 
 @functools.lru_cache(maxsize=64)
@@ -58,10 +59,9 @@ def _zone_planes(zone_bytes: bytes, seat: int, n: int) -> np.ndarray:
 def build_observation(state, seat: int) -> np.ndarray:
     g = state.game
     n = g.num_seats
-    obs = np.zeros(BOARD_SIZE + VECTOR_SIZE, np.float32)
+    obs = np.empty(BOARD_SIZE + VECTOR_SIZE, np.float32)
     planes = obs[:BOARD_SIZE].reshape(BOARD_PLANES, CELLS)
-    b = state.board
-    planes[:] = _CODE_ONEHOT[b + 1].T
+    np.take(_CODE_ONEHOT_T, state.board + 1, axis=1, out=planes)
     if g.puzzle:
         planes[11] *= state.active
         planes[17] = ~state.active
@@ -69,31 +69,35 @@ def build_observation(state, seat: int) -> np.ndarray:
         planes[12:12 + n] = _zone_planes(state.zone.tobytes(), seat, n)
     if state.pending_cell >= 0:
         planes[16, state.pending_cell] = 1.0
-    v = obs[BOARD_SIZE:]
+    # the scalar part is assembled in a Python list and written once (cheaper than numpy scalars)
+    v = [0.0] * VECTOR_SIZE
     for rel in range(n):
         s = (seat + rel) % n
         hand = state.hands[s]
         v[40 + rel] = min(1.0, len(hand) / 20)
         if rel == 0 or not g.hidden_information:
+            base = rel * 10
             for _, f in hand:
-                v[rel * 10 + f] += 0.1
+                v[base + f] += 0.1
         v[47 + rel] = len(state.captured[s]) / 100
-        v[61 + rel] = state.first_done[s]
-        v[65 + rel] = state.out[s]
+        v[61 + rel] = float(state.first_done[s])
+        v[65 + rel] = float(state.out[s])
         v[69 + rel] = min(1.0, state.allot[s] / 10)
         v[80 + rel] = state.peaks[s] / 25
-    np.minimum(v[:40], 1.0, out=v[:40])
     if seat == state.cur:
-        v[44] = len(state.reserve)
+        v[44] = float(len(state.reserve))
     v[45] = len(state.bag) / 100
     v[46] = len(state.discard) / 100
     v[51 + _PHASE_INDEX[state.phase]] = 1.0
     if state.ranges:
         v[60] = state.ranges[0] / 6
-    v[73] = state.end_phase == "zone"
-    v[74] = state.end_phase == "stuck"
+    v[73] = float(state.end_phase == "zone")
+    v[74] = float(state.end_phase == "stuck")
     scores = state.scores()
     for rel in range(n):
         v[75 + rel] = max(-1.0, min(1.0, scores[(seat + rel) % n] / 100))
-    v[79] = state.pending_optional
+    v[79] = float(state.pending_optional)
+    vec = obs[BOARD_SIZE:]
+    vec[:] = v
+    np.minimum(vec[:40], 1.0, out=vec[:40])
     return obs

@@ -6,14 +6,18 @@ tests and lists every designed value and interpretation.
 """
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 from envs.core.game import State, rank_returns
 from envs.peacekeepers import actions as A
-from envs.peacekeepers.board import (ADJ, BLACK, BLUE, BROWN, CELLS, EDGE, EMPTY, ERUPTED, GRAY,
-                                     GREEN, HORDE_ZONE, INCOMPAT_F, MOUNTAIN, MOUNTAIN_CANDIDATES,
-                                     NEIGHBOURS, ORANGE, PLACEABLE, PURPLE, RED, SIZE,
-                                     TROLL_REMOVABLE, WHITE, YELLOW, mountain_placements)
+from envs.peacekeepers.board import (BLACK, BLUE, BROWN, CELLS, COMPAT, EDGE_BITS, EMPTY, ERUPTED,
+                                     FULL, GRAY, GREEN, HORDE_ZONE, INCOMPAT_CODES, MOUNTAIN,
+                                     MOUNTAIN_CANDIDATES, NEIGHBOURS, ORANGE, PLACEABLE, PURPLE, RED,
+                                     SIZE, TROLL_REMOVABLE, WHITE, YELLOW, bits_to_bool,
+                                     bool_to_bits, dilate, mountain_placements,
+                                     neighbour_count_bits)
 
 PHASES = ("mountain", "zone", "start_temple", "refill", "play", "giant2", "troll_chase", "elf", "over")
 #: cubes a Goblin Horde chases off (Faerie, Temples, Volcanoes and puzzle blocks stay)
@@ -21,19 +25,19 @@ HORDE_TARGETS = (RED, ORANGE, YELLOW, GREEN, BLUE)
 HORDE_WALLS = (BLACK, ERUPTED, MOUNTAIN)
 
 
-def _code_table(codes) -> np.ndarray:
-    """Lookup table over board codes (index code + 1) -> bool, faster than np.isin."""
-    t = np.zeros(12, bool)
-    t[[c + 1 for c in codes]] = True
-    return t
+@functools.lru_cache(maxsize=256)
+def _zone_bits(zone: bytes, n: int) -> tuple[int, ...]:
+    z = np.frombuffer(zone, np.int8)
+    return tuple(bool_to_bits(z == s) for s in range(n))
 
 
-IS_HORDE_TARGET = _code_table(HORDE_TARGETS)
-_ONEHOT = np.eye(12, dtype=np.float32)
-_PLACEABLE_ROWS = np.array([c in PLACEABLE for c in range(10)])[:, None]
-#: rows 0..9: incompatible codes per colour; row 10: codes that are cubes (for "touching")
-_STATS = np.vstack([INCOMPAT_F, np.r_[0.0, np.ones(MOUNTAIN), 0.0][None, :].astype(np.float32)])
-IS_TROLL_REPLACEABLE = _code_table((RED, GREEN, BLUE, PURPLE))
+@functools.lru_cache(maxsize=256)
+def _active_bits(active: bytes) -> int:
+    return bool_to_bits(np.frombuffer(active, bool))
+
+
+#: board code + 1 -> one-hot column (12 codes x 12) used to split the board into bitboards
+_ONEHOT_T = np.eye(12, dtype=bool)
 
 
 class PeacekeepersState(State):
@@ -242,91 +246,115 @@ class PeacekeepersState(State):
 
     # ------------------------------------------------------------------ analysis -----------
     def _analysis(self):
-        """Neighbour statistics shared by every mask of one position (cached)."""
+        """Per-position bitboards shared by every mask of one position (cached).
+
+        ``code_bits[j]``: cells holding board code ``j - 1``; plus the field of play, the cubes,
+        the cells touching a cube, the zones, and a memo for masks.
+        """
         if self._cache is not None:
             return self._cache
-        onehot = _ONEHOT[self.board + 1]        # (cells, 12)
-        nb = (onehot.T @ ADJ)                    # (12, cells): neighbours per code
-        stats = _STATS @ nb                      # incompatible-neighbour counts per colour, touch
-        incompat = stats[:10]
-        touch = stats[10]                        # neighbouring cubes (mountains excluded)
-        temple_near = nb[WHITE + 1] > 0
-        self._cache = (nb, incompat, None, touch, temple_near, {})
+        packed = np.packbits(_ONEHOT_T[:, self.board + 1], axis=1, bitorder="little").tobytes()
+        k = (CELLS + 7) // 8
+        code_bits = [int.from_bytes(packed[j * k:(j + 1) * k], "little") for j in range(12)]
+        active = _active_bits(self.active.tobytes()) if self.game.puzzle else FULL
+        cubes = (code_bits[1] | code_bits[2] | code_bits[3] | code_bits[4] | code_bits[5]
+                 | code_bits[6] | code_bits[7] | code_bits[8] | code_bits[9] | code_bits[10])
+        touch1, touch2 = neighbour_count_bits(cubes)
+        zones = _zone_bits(self.zone.tobytes(), self.game.num_seats) if self.game.competitive else None
+        self._cache = (code_bits, active, cubes, touch1, touch2, {}, zones)
         return self._cache
 
-    def _area(self, seat: int) -> tuple[np.ndarray, bool]:
+    def _area(self, seat: int) -> tuple[int, bool]:
         """(cells where ``seat`` may put a cube now, whether a neighbouring cube is required)."""
+        code_bits, active, *_, zones = self._analysis()
         if self.game.puzzle:
-            return self.active, False
+            return active, False
         if not self.first_done[seat]:
             # Multi-Player Competitive: the first cube goes on an outer edge of one's own zone
-            return EDGE & (self.zone == seat), False
-        return self.active, True
+            return EDGE_BITS & zones[seat], False
+        return active, True
+
+    def _placement_bits(self, seat: int) -> int:
+        """PLACE legality as one integer: bit ``colour * 100 + cell`` (cached per hand)."""
+        g = self.game
+        counts = self.hand_counts(seat)
+        code_bits, active, cubes, touch1, touch2, memo, _ = self._analysis()
+        key = (seat, counts.tobytes())
+        found = memo.get(key)
+        if found is not None:
+            return found
+        total = 0
+        if counts.any():
+            area, need_touch = self._area(seat)
+            empty = code_bits[0] & area
+            if need_touch:
+                empty &= touch1
+            first = not self.first_done[seat]
+            for c in PLACEABLE:
+                if not counts[c]:
+                    continue
+                bad = 0
+                for j in INCOMPAT_CODES[c]:
+                    bad |= code_bits[j]
+                ok = empty & ~dilate(bad)
+                if c == YELLOW:
+                    ok &= self._giant_company_bits(counts[YELLOW], code_bits, active, bad)
+                elif c == ORANGE and not g.puzzle and not first:
+                    one_bad, two_bad = neighbour_count_bits(bad)
+                    if g.rules["troll_check_after_chase"]:
+                        # one incompatible neighbour the Troll itself chases off, still touching
+                        ok |= code_bits[0] & active & one_bad & ~two_bad & touch2
+                    # or the Troll replaces a cube on the board
+                    replaceable = code_bits[RED + 1] | code_bits[GREEN + 1] | code_bits[BLUE + 1] \
+                        | code_bits[PURPLE + 1]
+                    ok |= replaceable & active & ~one_bad & touch1
+                total |= ok << (c * CELLS)
+            if not first:
+                if counts[BROWN]:
+                    # Goblin Horde: an open cell next to a race not sheltered by a Temple
+                    exposed = 0
+                    for c in HORDE_TARGETS:
+                        exposed |= code_bits[c + 1]
+                    exposed &= ~dilate(code_bits[WHITE + 1])
+                    total |= (code_bits[0] & active & dilate(exposed)) << (BROWN * CELLS)
+                if counts[GRAY]:
+                    total |= (code_bits[BLACK + 1] & active) << (GRAY * CELLS)
+        memo[key] = total
+        return total
 
     def placement_mask(self, seat: int) -> np.ndarray:
         """bool[10, cells]: PLACE colour x cell legality for ``seat`` (the play phase)."""
-        g = self.game
-        counts = self.hand_counts(seat)
-        nb, incompat, cube, touch, temple_near, memo = self._analysis()
-        key = (seat, counts.tobytes())
-        if key in memo:
-            return memo[key]
-        out = np.zeros((10, CELLS), bool)
-        memo[key] = out
-        if not counts.any():
-            return out
-        area, need_touch = self._area(seat)
-        board = self.board
-        empty = (board == EMPTY) & area
-        if need_touch:
-            empty &= touch > 0
-        first = not self.first_done[seat]
-        # the plain neighbour rule for every colour at once, then the colour-specific rules
-        np.logical_and(empty, incompat == 0, out=out)
-        out &= (counts > 0)[:, None] & _PLACEABLE_ROWS
-        if counts[YELLOW]:
-            out[YELLOW] &= self._giant_company_mask(counts[YELLOW], incompat, nb)
-        if counts[ORANGE] and not g.puzzle and not first:
-            if g.rules["troll_check_after_chase"]:
-                # one incompatible neighbour the Troll itself chases off, and still touching
-                out[ORANGE] |= (board == EMPTY) & self.active & (incompat[ORANGE] == 1) & (touch >= 2)
-            # or the Troll replaces a cube on the board
-            out[ORANGE] |= IS_TROLL_REPLACEABLE[board + 1] & self.active & (incompat[ORANGE] == 0) \
-                & (touch > 0)
-        if not first:
-            if counts[BROWN]:
-                attackable = IS_HORDE_TARGET[board + 1] & ~temple_near
-                near = (attackable.astype(np.float32) @ ADJ) > 0
-                out[BROWN] = (board == EMPTY) & self.active & near
-            if counts[GRAY]:
-                out[GRAY] = (board == BLACK) & self.active
-        return out
+        return bits_to_bool(self._placement_bits(seat), A.CELL).reshape(10, CELLS).astype(bool)
 
-    def _giant_company_mask(self, yellows: int, incompat, nb) -> np.ndarray:
+    def _giant_company_bits(self, yellows: int, code_bits, active: int, bad_for_giant: int) -> int:
         """Cells where a Giant may stand: next to a Giant, or with a partner from hand."""
         g = self.game
-        company = nb[YELLOW + 1] > 0
-        if g.puzzle:
-            company = company | (nb[WHITE + 1] > 0)  # Create Your Own Puzzle: a Temple keeps company
         if g.rules["giant_pairs_only"]:
-            company = np.zeros(CELLS, bool)
+            company = 0
+        else:
+            company = dilate(code_bits[YELLOW + 1])
+            if g.puzzle:  # Create Your Own Puzzle: a Temple keeps a Giant company
+                company |= dilate(code_bits[WHITE + 1])
         if yellows >= 2:
-            partner_ok = (self.board == EMPTY) & self.active & (incompat[YELLOW] == 0)
-            pairable = (partner_ok.astype(np.float32) @ ADJ) > 0
-            company = company | pairable
+            partner_ok = code_bits[0] & active & ~dilate(bad_for_giant)
+            company |= dilate(partner_ok)
         return company
 
+    def _fits(self, colour: int, cell: int) -> bool:
+        """No orthogonal neighbour of ``cell`` is incompatible with ``colour``."""
+        b = self.board
+        return all(COMPAT[colour, b[z] + 1] for z in NEIGHBOURS[cell])
+
     def _giant_partner_cells(self, x: int) -> list[int]:
-        incompat = self._analysis()[1]
         return [y for y in NEIGHBOURS[x]
-                if self.board[y] == EMPTY and self.active[y] and incompat[YELLOW, y] == 0]
+                if self.board[y] == EMPTY and self.active[y] and self._fits(YELLOW, y)]
 
     def _troll_chase_targets(self, x: int) -> tuple[list[int], bool]:
         """(cubes the Troll on ``x`` may chase off, whether it may also chase nobody)."""
         g = self.game
         nbs = NEIGHBOURS[x]
         need_touch = not g.puzzle and not self.pending_first
-        bad = [z for z in nbs if self.board[z] >= 0 and not self._compatible(ORANGE, z)]
+        bad = [z for z in nbs if not COMPAT[ORANGE, self.board[z] + 1]]
         cubes = [z for z in nbs if 0 <= self.board[z] < MOUNTAIN]
         removable = [z for z in nbs if self.board[z] in TROLL_REMOVABLE]
         legal_now = not bad
@@ -337,14 +365,6 @@ class PeacekeepersState(State):
             if legal_now or (g.rules["troll_check_after_chase"] and bad == [z]):
                 targets.append(z)
         return targets, legal_now
-
-    @staticmethod
-    def _compat_code(colour: int, code: int) -> bool:
-        from envs.peacekeepers.board import COMPAT
-        return bool(COMPAT[colour, code + 1])
-
-    def _compatible(self, colour: int, cell: int) -> bool:
-        return self._compat_code(colour, int(self.board[cell]))
 
     def _reroll_targets(self) -> list[tuple[int, int]]:
         n = self.game.num_seats
@@ -392,7 +412,7 @@ class PeacekeepersState(State):
         elif ph == "refill":
             mask[A.DRAW] = mask[A.PASS] = 1
         elif ph == "play":
-            mask[:A.CELL] = self.placement_mask(self.cur).reshape(-1)
+            mask[:A.CELL] = bits_to_bool(self._placement_bits(self.cur), A.CELL)
             if self._reserve_allowed():
                 mask[A.RESERVE] = 1
             if self.end_phase is not None:
@@ -609,13 +629,13 @@ class PeacekeepersState(State):
     def _horde(self, target: int, by: int) -> None:
         """Resolving a Goblin Horde at ``target``: chase every exposed race in the attack zone."""
         b = self.board
-        protected = self._analysis()[4]
         victims = []
         for cell, via, kind in HORDE_ZONE[target]:
             walls = [b[v] in HORDE_WALLS for v in via]
             if via and (all(walls) if kind == "both" else any(walls)):
                 continue
-            if b[cell] in HORDE_TARGETS and not protected[cell] and self.active[cell]:
+            if b[cell] in HORDE_TARGETS and self.active[cell] \
+                    and not any(b[z] == WHITE for z in NEIGHBOURS[cell]):
                 victims.append(cell)
         for cell in victims:
             self._remove(cell, by, "horde")
@@ -728,9 +748,9 @@ class PeacekeepersState(State):
         """Enter the play phase for ``cur``, resolving a player who cannot place anything."""
         self.phase = "play"
         while True:
-            mask = self.placement_mask(self.cur)
+            bits = self._placement_bits(self.cur)
             hz = self._forced_hazard()
-            if hz is not None and not mask[hz].any():
+            if hz is not None and not (bits >> (hz * CELLS)) & FULL:
                 # Puzzle challenge: a horde/eruption with no target is discarded, draw another
                 for i, (cube, f) in enumerate(self.hands[self.cur]):
                     if f == hz:
@@ -738,7 +758,7 @@ class PeacekeepersState(State):
                         break
                 self._draw(self.cur, 1)
                 continue
-            if mask.any() or self._reserve_allowed():
+            if bits or self._reserve_allowed():
                 self.stuck_streak = 0
                 return
             return self._stuck()
@@ -793,6 +813,17 @@ class PeacekeepersState(State):
 
     def scores(self) -> list[float]:
         """The rulebook score of each seat (shared in solo/collaborative; puzzle: see RULES.md)."""
+        g = self.game
+        n = g.num_seats
+        if self._cache is not None:   # memoised per position (the observation asks every step)
+            key = ("scores", len(self.history), self.phase, self.cur)
+            memo = self._cache[5]
+            if key not in memo:
+                memo[key] = self._scores()
+            return memo[key]
+        return self._scores()
+
+    def _scores(self) -> list[float]:
         g = self.game
         n = g.num_seats
         if g.competitive:
