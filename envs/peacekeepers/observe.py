@@ -28,7 +28,7 @@ Seats are relative to the observer: ``rel 0`` is the observer, ``rel k`` the k-t
 | vector | 73, 74           | end phase: a zone filled / a player got stuck                    |
 | vector | 75..78           | current rulebook score of rel seats (/100, clipped)              |
 | vector | 79               | the pending sub-step may be declined                             |
-| vector | 80..83           | mountain peaks placed by rel seats (/25)                         |
+| vector | 80..83           | mountain peaks placed by rel seats (/30)                         |
 """
 from __future__ import annotations
 
@@ -83,7 +83,7 @@ def build_observation(state, seat: int) -> np.ndarray:
         v[61 + rel] = float(state.first_done[s])
         v[65 + rel] = float(state.out[s])
         v[69 + rel] = min(1.0, state.allot[s] / 10)
-        v[80 + rel] = state.peaks[s] / 25
+        v[80 + rel] = state.peaks[s] / 30   # at most 6+5+5+4+4+3+3 peaks
     if seat == state.cur:
         v[44] = float(len(state.reserve))
     v[45] = len(state.bag) / 100

@@ -7,8 +7,8 @@ placed like any other cube (they sit next to anything); gray is re-rolled (desig
 needs a volcano to act on); Giants may stand alone during set-up.
 
 Standard level (designed, since there are no printed puzzle sheets): the listed stock is a solution
-that a small backtracking solver finds with the races and volcanoes only, matched to real cubes in
-the bag; puzzles without a solution are generated again.
+that a small backtracking solver finds (races and volcanoes first, a Temple only where nothing else
+fits), matched to real cubes in the bag; a set-up the solver cannot finish is generated again.
 """
 from __future__ import annotations
 
@@ -106,7 +106,8 @@ def setup_puzzle(state) -> None:
             continue
         if g.puzzle_level != "standard":
             break
-        colours = [int(c) for c in rng.permutation(np.array(RACES + (BLACK,)))]
+        # races and volcanoes in a random order, Temples last (they fit anywhere)
+        colours = [int(c) for c in rng.permutation(np.array(RACES + (BLACK,)))] + [WHITE]
         solution = solve(board, holes, colours)
         if solution is None:
             continue
