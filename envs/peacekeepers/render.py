@@ -27,7 +27,8 @@ def render_text(state, observer: int | None = None, color: bool = True) -> str:
     g = state.game
     lines = [f"Peacekeepers [{g.mode}{' ' + g.puzzle_level if g.puzzle else ''}] "
              f"phase={state.phase} to move={'-' if state.cur < 0 else 'player_%d' % state.cur}"]
-    lines.append("    " + " ".join("ABCDEFGHIJ"))
+    zones = g.competitive and state.zone[0] >= 0
+    lines.append("    " + " ".join("ABCDEFGHIJ") + ("    zones (owner seat)" if zones else ""))
     for r in range(SIZE):
         row = []
         for c in range(SIZE):
@@ -42,7 +43,8 @@ def render_text(state, observer: int | None = None, color: bool = True) -> str:
                     style += "\x1b[4m"
                 ch = f"{style}{ch}\x1b[0m"
             row.append(ch)
-        lines.append(f"{r + 1:>3} " + " ".join(row))
+        zone_row = ("    " + "".join(str(int(z)) for z in state.zone[r * SIZE:(r + 1) * SIZE])) if zones else ""
+        lines.append(f"{r + 1:>3} " + " ".join(row) + zone_row)
     lines.append("legend: R dwarf O troll Y giant G elf B wizard P faerie K volcano W temple "
                  "* erupted ^ mountain . empty")
     scores = state.scores()

@@ -271,7 +271,9 @@ class PeacekeepersState(State):
             return active, False
         if not self.first_done[seat]:
             # Multi-Player Competitive: the first cube goes on an outer edge of one's own zone
-            return EDGE_BITS & zones[seat], False
+            # (designed fallback: anywhere in the zone when mountains cover that whole edge)
+            edge = EDGE_BITS & zones[seat]
+            return (edge if edge & code_bits[0] else zones[seat]), False
         return active, True
 
     def _placement_bits(self, seat: int) -> int:
