@@ -132,6 +132,26 @@ def cmd_bench(args) -> int:
     return 0
 
 
+def cmd_quickstart(args) -> int:
+    """The main job on a small default: a short PPO run, then an evaluation against the baselines."""
+    from pathlib import Path
+
+    from train.evaluate import evaluate
+    from train.ppo import train
+
+    game = envs.resolve(args.game)
+    out = Path(args.out)
+    print(f"[1/2] training {game} for {args.timesteps} steps -> {out}")
+    final = train(game, timesteps=args.timesteps, seed=args.seed, out=out,
+                  checkpoint_interval=args.timesteps, eval_interval=0)
+    print(f"[2/2] evaluating ppo:{final} against heuristic and random ({args.games} games a pairing)")
+    report = evaluate(game, [f"ppo:{final}", "heuristic", "random"], games=args.games,
+                      workers=args.workers, seed=args.seed, out=out / "eval")
+    print(report.table())
+    print(f"report: {out / 'eval'}/report.md (and .json, .png); checkpoint: {final}")
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="arena", description="Tabletop Arena: RL environments from "
                                 "tabletop rulebooks (PettingZoo AEC).")
@@ -154,6 +174,17 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--seconds", type=float, default=4.0, help="seconds of play per env")
     s.add_argument("--all-variants", action="store_true", help="measure every registered variant")
     s.set_defaults(func=cmd_bench)
+    s = sub.add_parser("quickstart", help="train a short PPO run and evaluate it against the baselines",
+                       description="The main job on a small default: MaskablePPO self-play on a game "
+                       "(default Peacekeepers, 2-player competitive) for a few minutes on CPU, then a "
+                       "seat-balanced evaluation against the rule-based and random agents.")
+    s.add_argument("game", nargs="?", default="peacekeepers")
+    s.add_argument("--timesteps", type=int, default=30_000, help="learner steps (default 30000)")
+    s.add_argument("--games", type=int, default=200, help="evaluation games per pairing")
+    s.add_argument("--workers", type=int, default=2)
+    s.add_argument("--seed", type=int, default=0)
+    s.add_argument("--out", default="runs/quickstart", help="run folder")
+    s.set_defaults(func=cmd_quickstart)
     try:
         from train import commands
     except ImportError:
