@@ -1,0 +1,122 @@
+"""Whole-game invariants of the Peacekeepers engine, over random games of every variant.
+
+- Cube conservation: the 100 cubes are always somewhere (bag, hands, reserve, discard, capture
+  piles, board, under an eruption), each exactly once: no cubes from nowhere, none lost.
+- Board sanity: no two incompatible colours share an edge after any placement a rule checked;
+  no volcano touches a volcano; every Giant on the board has a Giant neighbour after hordes and
+  eruptions resolve (or a Temple, in puzzles); mountains never disappear.
+- Masks: the bitboard placement mask agrees with a plain per-cell recomputation of the rules.
+"""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import envs
+from envs.peacekeepers.board import (BLACK, COMPAT, EMPTY, ERUPTED, MOUNTAIN, NEIGHBOURS, PLACEABLE,
+                                     YELLOW)
+
+VARIANTS = envs.variants("peacekeepers_v0")
+
+
+def all_cubes(st) -> list[int]:
+    return (list(st.bag) + [c for h in st.hands for c, _ in h] + [c for c, _ in st.reserve]
+            + list(st.discard) + [c for pile in st.captured for c in pile]
+            + [int(c) for c in st.board_cube if c >= 0] + list(st.on_volcanoes))
+
+
+def play(game, seed, check):
+    rng = np.random.default_rng(seed)
+    st = game.new_initial_state(np.random.default_rng(seed))
+    check(st)
+    while not st.is_terminal():
+        legal = st.legal_actions()
+        st.apply(legal[rng.integers(len(legal))])
+        check(st)
+    return st
+
+
+@pytest.mark.parametrize("vname", list(VARIANTS))
+def test_cubes_are_conserved(vname):
+    game = envs.make_game("peacekeepers_v0", **VARIANTS[vname])
+
+    def check(st):
+        assert sorted(all_cubes(st)) == list(range(100))
+
+    for seed in range(15):
+        play(game, seed, check)
+
+
+@pytest.mark.parametrize("vname", [v for v in VARIANTS if not v.startswith("puzzle")])
+def test_board_never_breaks_neighbour_rules(vname):
+    """Outside puzzles every cube on the board was placed by a checked rule, so the whole board
+    must satisfy the colour wheel at all times (removals cannot create a conflict)."""
+    game = envs.make_game("peacekeepers_v0", **VARIANTS[vname])
+    state = {"mountains": 0}
+
+    def check(st):
+        b = st.board
+        if st.phase in ("troll_chase", "giant2"):
+            return  # mid-placement: the Troll's victim / the second Giant is still to come
+        for cell in range(100):
+            code = int(b[cell])
+            if code < 0 or code == MOUNTAIN:
+                continue
+            colour = BLACK if code == ERUPTED else code
+            for z in NEIGHBOURS[cell]:
+                assert COMPAT[colour, b[z] + 1], f"{cell}:{code} next to {z}:{b[z]}"
+            if code == YELLOW:
+                assert any(b[z] == YELLOW for z in NEIGHBOURS[cell]), "a lone Giant stayed"
+        peaks = int((b == MOUNTAIN).sum())
+        assert peaks >= state["mountains"], "a mountain disappeared"
+        state["mountains"] = peaks
+
+    for seed in range(15):
+        state["mountains"] = 0
+        play(game, seed, check)
+
+
+def _reference_place_mask(st, seat):
+    """A slow, direct reading of the placement rules for races, volcanoes and temples on empty
+    cells (the colours whose legality is pure neighbour logic)."""
+    out = {}
+    area_first = not st.first_done[seat]
+    counts = st.hand_counts(seat)
+    edge_free = any(st.board[c] == EMPTY and st.zone[c] == seat and (c < 10 or c >= 90 or c % 10 in (0, 9))
+                    for c in range(100))
+    for colour in PLACEABLE:
+        if colour == YELLOW or not counts[colour] or colour == 1:  # Giants/Trolls have extra rules
+            continue
+        cells = []
+        for cell in range(100):
+            if st.board[cell] != EMPTY or not st.active[cell]:
+                continue
+            if not all(COMPAT[colour, st.board[z] + 1] for z in NEIGHBOURS[cell]):
+                continue
+            if st.game.puzzle:
+                cells.append(cell)
+                continue
+            if area_first:
+                on_edge = cell < 10 or cell >= 90 or cell % 10 in (0, 9)
+                if st.zone[cell] == seat and (on_edge or not edge_free):
+                    cells.append(cell)
+                continue
+            if any(0 <= st.board[z] < MOUNTAIN for z in NEIGHBOURS[cell]):
+                cells.append(cell)
+        out[colour] = cells
+    return out
+
+
+@pytest.mark.parametrize("vname", ["competitive_2p", "competitive_4p", "solo_hand3", "puzzle_easy"])
+def test_bitboard_mask_matches_direct_reading(vname):
+    game = envs.make_game("peacekeepers_v0", **VARIANTS[vname])
+
+    def check(st):
+        if st.phase != "play":
+            return
+        mask = st.placement_mask(st.cur)
+        for colour, cells in _reference_place_mask(st, st.cur).items():
+            assert sorted(np.flatnonzero(mask[colour]).tolist()) == cells, colour
+
+    for seed in range(6):
+        play(game, seed, check)
