@@ -66,10 +66,8 @@ def solve(board: np.ndarray, holes: list[int], colours: list[int], budget: int =
     nodes = 0
 
     def lonely_giant(cell: int) -> bool:
-        nbs = NEIGHBOURS[cell]
-        if any(b[z] in (YELLOW, WHITE) for z in nbs):
-            return False
-        return not any(b[z] == EMPTY for z in nbs)
+        # checked on the finished field: cells outside it stay empty and keep no Giant company
+        return not any(b[z] in (YELLOW, WHITE) for z in NEIGHBOURS[cell])
 
     def rec(i: int) -> bool:
         nonlocal nodes

@@ -776,6 +776,15 @@ class PeacekeepersState(State):
             if self.stuck_streak >= n:
                 return self._game_over()
             return self._next_turn()
+        if g.points and self.end_phase is not None:
+            # in an end phase a player who cannot use its allowance loses it (those cubes count
+            # as unplaced); in the filled-zone phase it stays in, since play may resume
+            if self.end_phase == "stuck":
+                self.out[seat] = True
+                self.eliminated_order.append(seat)
+            self.phase_penalty[seat] += self.allot[seat]
+            self.allot[seat] = 0
+            return self._next_turn()
         self.out[seat] = True
         self.eliminated_order.append(seat)
         if not g.points:
@@ -784,10 +793,6 @@ class PeacekeepersState(State):
             self.hands[seat] = []
             if sum(not o for o in self.out) <= 1:
                 return self._game_over()
-            return self._next_turn()
-        if self.end_phase == "stuck":
-            self.phase_penalty[seat] += self.allot[seat]
-            self.allot[seat] = 0
             return self._next_turn()
         # End of play: the others may place up to as many cubes as the stuck player held
         left = len(self.hands[seat])
