@@ -84,8 +84,7 @@ def build_observation(state, seat: int) -> np.ndarray:
         v[65 + rel] = float(state.out[s])
         v[69 + rel] = min(1.0, state.allot[s] / 10)
         v[80 + rel] = state.peaks[s] / 30   # at most 6+5+5+4+4+3+3 peaks
-    if seat == state.cur:
-        v[44] = float(len(state.reserve))
+    v[44] = float(len(state.reserves[seat]))
     v[45] = len(state.bag) / 100
     v[46] = len(state.discard) / 100
     v[51 + _PHASE_INDEX[state.phase]] = 1.0

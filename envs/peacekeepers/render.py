@@ -54,7 +54,7 @@ def render_text(state, observer: int | None = None, color: bool = True) -> str:
             shown = "?" * len(hand)
         else:
             shown = "".join(LETTERS[f] for _, f in hand)
-        extra = f" reserve={'Y' * len(state.reserve)}" if (s == state.cur and state.reserve) else ""
+        extra = f" reserve={'Y' * len(state.reserves[s])}" if state.reserves[s] else ""
         status = " OUT" if state.out[s] else ""
         cap = f" captured={len(state.captured[s])}" if g.competitive else ""
         allot = f" may place {state.allot[s]} more" if state.end_phase and state.allot[s] else ""

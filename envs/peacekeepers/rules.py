@@ -59,7 +59,7 @@ class PeacekeepersState(State):
         self.discard: list[int] = []
         self.captured: list[list[int]] = [[] for _ in range(n)]
         self.hands: list[list[tuple[int, int]]] = [[] for _ in range(n)]  # (cube, face up)
-        self.reserve: list[tuple[int, int]] = []  # solo hand-of-one Giant reserve (seat 0 / current)
+        self.reserves: list[list[tuple[int, int]]] = [[] for _ in range(n)]  # hand-of-one Giant reserve
         self.out = [False] * n
         self.first_done = [not game.competitive] * n
         self.peaks = [0] * n
@@ -85,6 +85,15 @@ class PeacekeepersState(State):
         self._cache = None
         self._mountain_cache = None
         self._setup()
+
+    @property
+    def reserve(self) -> list[tuple[int, int]]:
+        """Every reserved Giant (a flat view; each player's own list is ``reserves[seat]``)."""
+        return [x for r in self.reserves for x in r]
+
+    @reserve.setter
+    def reserve(self, cubes) -> None:
+        self.reserves[max(self.cur, 0)] = list(cubes)
 
     # ------------------------------------------------------------------ cloning -------------
     def clone(self) -> "PeacekeepersState":
@@ -193,8 +202,8 @@ class PeacekeepersState(State):
             if face == colour:
                 del hand[i]
                 return cube
-        if seat == self.cur and self.reserve and colour == YELLOW:
-            return self.reserve.pop()[0]
+        if self.reserves[seat] and colour == YELLOW:
+            return self.reserves[seat].pop()[0]
         if self._easy_stock():
             for i, cube in enumerate(self.bag):
                 if colour in self.game.faces[cube]:
@@ -214,8 +223,8 @@ class PeacekeepersState(State):
         counts = np.zeros(10, np.int32)
         for _, f in self.hands[seat]:
             counts[f] += 1
-        if seat == self.cur and self.reserve:
-            counts[YELLOW] += len(self.reserve)
+        if self.reserves[seat]:
+            counts[YELLOW] += len(self.reserves[seat])
         return counts
 
     def _remove(self, cell: int, by: int, cause: str) -> None:
@@ -380,7 +389,7 @@ class PeacekeepersState(State):
                 out.extend((rel, k) for k in range(min(10, len(self.hands[s]))))
                 continue
             colours = {f for _, f in self.hands[s]}
-            if rel == 0 and self.reserve:
+            if rel == 0 and self.reserves[s]:
                 colours.add(YELLOW)
             out.extend((rel, c) for c in sorted(colours))
         return out
@@ -441,7 +450,7 @@ class PeacekeepersState(State):
     def _reserve_allowed(self) -> bool:
         # Solo Game Play, hand of one: a rolled Giant may wait in reserve; with two, play them
         g = self.game
-        if g.competitive or g.hand_size != 1 or g.puzzle or self.reserve:
+        if g.competitive or g.hand_size != 1 or g.puzzle or self.reserves[self.cur]:
             return False
         hand = self.hands[self.cur]
         return len(hand) == 1 and hand[0][1] == YELLOW and bool(self.bag)
@@ -504,7 +513,7 @@ class PeacekeepersState(State):
             self._start_play()
         elif ph == "play":
             if kind == "reserve":
-                self.reserve.append(self.hands[self.cur].pop())
+                self.reserves[self.cur].append(self.hands[self.cur].pop())
                 self._draw(self.cur, 1)
                 self._start_play()
             elif kind == "pass":
@@ -624,8 +633,8 @@ class PeacekeepersState(State):
             if face == colour:
                 hand[i] = (cube, self._roll(cube))
                 return
-        if rel == 0 and self.reserve and colour == YELLOW:
-            cube, _ = self.reserve.pop()
+        if rel == 0 and self.reserves[seat] and colour == YELLOW:
+            cube, _ = self.reserves[seat].pop()
             hand.append((cube, self._roll(cube)))  # the re-rolled reserve Giant is played next
 
     def _horde(self, target: int, by: int) -> None:
@@ -845,7 +854,7 @@ class PeacekeepersState(State):
             return [float(filled - holes_left)] * n
         # Solo Game Play scoring: 100 minus empty spaces minus cubes left in hand
         empty = int(((self.board == EMPTY) & self.active).sum())
-        left = sum(len(h) for h in self.hands) + len(self.reserve)
+        left = sum(len(h) for h in self.hands) + sum(len(r) for r in self.reserves)
         return [float(100 - empty - left)] * n
 
     def returns(self) -> np.ndarray:
