@@ -704,18 +704,19 @@ class PeacekeepersState(State):
                 return self._game_over()
         if self.end_phase is not None:
             self.allot[seat] -= 1
-        if self.extra_turn and self.end_phase != "zone" and (self.end_phase is None or self.allot[seat] > 0):
-            self.extra_turn = False  # Blue Wizards: take another turn
-            return self._begin_turn(seat)
-        self.extra_turn = False
         if g.points and self.end_phase is None:
             for s in range(g.num_seats):
                 if not self.out[s] and self._zone_full(s):
                     # one player filled their zone: every other player places one more cube
+                    # (this ends normal play at once, a Wizard's extra turn included)
                     self.end_phase, self.filler = "zone", s
                     self.allot = [0 if (t == s or self.out[t]) else 1 for t in range(g.num_seats)]
                     self.phase_penalty = [0] * g.num_seats
                     break
+        if self.extra_turn and self.end_phase != "zone" and (self.end_phase is None or self.allot[seat] > 0):
+            self.extra_turn = False  # Blue Wizards: take another turn
+            return self._begin_turn(seat)
+        self.extra_turn = False
         self._next_turn()
 
     def _zone_full(self, seat: int) -> bool:

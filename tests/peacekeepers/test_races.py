@@ -380,3 +380,14 @@ def test_wizard_no_extra_turn_in_zone_end_phase():
                     allot=[0, 1], cur=1)
     st.apply(A.place(BLUE, cell(5, 1)))
     assert st.phase == "over"
+
+
+def test_wizard_filling_own_zone_gets_no_extra_turn():
+    """Blue + Multi-Player Competitive end: filling one's zone ends normal play at once (RULES.md),
+    so a Wizard that completes the zone does not give its player another turn: the other player
+    gets its one extra cube next."""
+    top = "\n".join(["BBBBBBBBBB"] * 4 + ["BBBBBBBBB."])
+    st = make_state(top, hands=["BBB", "PPP"])
+    st.apply(A.place(BLUE, cell(4, 9)))
+    assert st.end_phase == "zone" and st.filler == 0
+    assert st.cur == 1 and st.allot == [0, 1]
