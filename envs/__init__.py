@@ -104,5 +104,18 @@ register(EnvSpec(
     },
 ))
 
+register(EnvSpec(
+    name="zaka_v0", module="envs.zaka",
+    description="Monster-and-weapon card battle with hidden hands: attack, rampage, last army standing",
+    players="2-4 (2 players run two armies each)",
+    variants={
+        "2p": {"num_players": 2},
+        "3p": {"num_players": 3},
+        "4p": {"num_players": 4},
+        "2p_armies_fight": {"num_players": 2, "rules": {"two_player_friendly": "army"}},
+        "4p_reshuffle": {"num_players": 4, "rules": {"empty_deck": "reshuffle_discard"}},
+    },
+))
+
 __all__ = ["make", "make_raw", "make_game", "names", "variants", "register", "EnvSpec", "spec",
            "resolve", "ConfigError", "IllegalActionError", "Game", "State"]
