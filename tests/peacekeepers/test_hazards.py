@@ -238,10 +238,8 @@ def test_eruption_with_dwarves_and_temples_diagram():
 
     Printed diagram (rows top to bottom; corners are outside the zone):
         Gray -  -  X Gray / -  D  D  X  T / X  X  V  X  X / -  D  T  X  X / Gray -  X  X Gray
-    Note: RULES.md says the printed picture marks the cell one up / two left of the volcano as
-    removed although the arrow diagram feeds it through the Dwarf one up / one left. The engine
-    follows the arrows (that cell survives); our scanned rulebook text shows it as '-' (undamaged),
-    which agrees. Either way this test asserts the arrow reading."""
+    The cell one up / two left of the volcano is fed through the Dwarf one up / one left on the
+    arrow diagram, and the printed example shows it undamaged: both agree."""
     text, origin, removed, kept = _diagram_scenario(WITH_DWARVES_AND_TEMPLES)
     st, before = _erupt(text, origin, volcano=cell(4, 4))
     assert _removed(before, st.board) == removed
