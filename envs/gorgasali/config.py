@@ -1,0 +1,220 @@
+"""Gorgasali variant options and rules data (configs/gorgasali.yaml), validated on load."""
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from envs.core.game import ConfigError, Game
+from envs.gorgasali import actions as A
+from envs.gorgasali.board import Board
+
+DEFAULT_CONFIG = Path(__file__).resolve().parents[2] / "configs" / "gorgasali.yaml"
+CHARACTERS = A.CHARACTER_NAMES
+RARITIES = ("common", "rare", "epic", "legendary")
+GROUPS = ("six_shooter", "striker", "massive", "scout")
+SKILLS = ("seven_is_twelve", "extra_move", "no_reload", "heal_on_hit", "bonus_on_11",
+          "armour_piercing")
+SUPPORT_KINDS = ("barrier", "ball", "tree", "field", "flame", "spear", "ntt", "smoke", "armour",
+                 "heal", "cross_forest", "cross_water", "cross_mountain", "adrenaline",
+                 "extension", "ammo")
+CATEGORIES = ("weapon", "armour", "consumable", "throwable", "defensive")
+#: abilities Octor may copy (the active ones; passive ones are not copied, see RULES.md)
+COPYABLE = frozenset({"Armazi", "Ebue", "Varas", "Medea", "Tsiva", "Kruber"})
+
+
+@dataclass(frozen=True)
+class CardType:
+    """One card design. ``id`` indexes ``Tables.cards``; weapons come first."""
+
+    id: int
+    name: str
+    category: str
+    rarity: int
+    kind: str = ""            # support kind (SUPPORT_KINDS) or the weapon group
+    group: str = ""           # weapon group (weapons, extensions)
+    range_min: int = 0
+    range_max: int = 0
+    dice: int = 0
+    per_bullet: int = 0
+    damage: int = 0
+    hit: int = 0
+    hit_by_range: tuple = ()
+    skill: str = ""
+    skill_value: int = 0
+    value: int = 0
+    count: int = 0
+
+
+@dataclass(frozen=True)
+class Character:
+    name: str
+    range: int
+    cooldown: int
+    damage: int = 0
+    heal: int = 0
+    bonus: int = 0
+    above: int = 0
+
+
+@functools.lru_cache(maxsize=8)
+def _read_yaml(path: str) -> dict:
+    import yaml  # local import: only needed when a game is built
+
+    try:
+        with open(path) as fh:
+            data = yaml.safe_load(fh)
+    except FileNotFoundError:
+        raise ConfigError(f"config file not found: {path}") from None
+    except yaml.YAMLError as exc:
+        raise ConfigError(f"config file {path} is not valid YAML: {exc}") from None
+    if not isinstance(data, dict):
+        raise ConfigError(f"config file {path} must hold a mapping")
+    return data
+
+
+def _cards(data: dict) -> list[CardType]:
+    cards: list[CardType] = []
+    for name, w in (data.get("weapons") or {}).items():
+        if w.get("group") not in GROUPS or w.get("rarity") not in RARITIES:
+            raise ConfigError(f"weapon {name!r}: group must be one of {GROUPS}, rarity one of {RARITIES}")
+        skill = w.get("skill", "")
+        if skill and skill not in SKILLS:
+            raise ConfigError(f"weapon {name!r}: unknown skill {skill!r}; known {SKILLS}")
+        rarity = RARITIES.index(w["rarity"])
+        if skill and rarity < 2:
+            raise ConfigError(f"weapon {name!r}: only epic and legendary weapons carry skills (rulebook)")
+        lo, hi = (int(x) for x in w["range"])
+        if not 1 <= lo <= hi <= 8:
+            raise ConfigError(f"weapon {name!r}: range must satisfy 1 <= min <= max <= 8")
+        per_bullet = int(w.get("per_bullet", 0))
+        hbr = tuple(int(x) for x in w.get("hit_by_range", ()))
+        if (per_bullet > 0) == bool(w.get("damage")):
+            raise ConfigError(f"weapon {name!r}: give either per_bullet or damage")
+        if not per_bullet and not (w.get("hit") or hbr):
+            raise ConfigError(f"weapon {name!r}: fixed-damage weapons need hit or hit_by_range")
+        if hbr and len(hbr) != hi:
+            raise ConfigError(f"weapon {name!r}: hit_by_range needs one number per distance 1..{hi}")
+        cards.append(CardType(len(cards), name, "weapon", rarity, kind=w["group"], group=w["group"],
+                              range_min=lo, range_max=hi, dice=int(w["dice"]),
+                              per_bullet=per_bullet, damage=int(w.get("damage", 0)),
+                              hit=int(w.get("hit", 0)), hit_by_range=hbr, skill=skill,
+                              skill_value=int(w.get("skill_value", 0)), count=int(w["count"])))
+    for name, s in (data.get("supports") or {}).items():
+        if s.get("category") not in CATEGORIES[1:] or s.get("kind") not in SUPPORT_KINDS:
+            raise ConfigError(f"support {name!r}: bad category or kind")
+        if s.get("rarity") not in RARITIES:
+            raise ConfigError(f"support {name!r}: rarity must be one of {RARITIES}")
+        group = s.get("group", "")
+        if s["kind"] == "extension" and group not in GROUPS:
+            raise ConfigError(f"extension {name!r} needs a weapon group")
+        rng = int(s.get("range", 0))
+        cards.append(CardType(len(cards), name, s["category"], RARITIES.index(s["rarity"]),
+                              kind=s["kind"], group=group, range_max=rng,
+                              range_min=2 if s["kind"] == "flame" else (1 if rng else 0),
+                              hit=int(s.get("hit", 0)), value=int(s.get("value", 0)),
+                              count=int(s["count"])))
+    if any(c.count < 0 for c in cards):
+        raise ConfigError("card counts must be >= 0")
+    kinds = {c.kind for c in cards if c.category != "weapon"}
+    if len(cards) > 40 or sum(1 for c in cards if c.category == "weapon") == 0 or "heal" not in kinds:
+        raise ConfigError("the card tables need weapons, healing cards and at most 40 card designs")
+    return cards
+
+
+def load_tables(path: str | Path | None = None, rules: dict | None = None) -> dict:
+    """Read and check the YAML tables; ``rules`` overrides keys of its ``rules`` section."""
+    data = dict(_read_yaml(str(path or DEFAULT_CONFIG)))
+    merged = dict(data.get("rules", {}))
+    for key, value in (rules or {}).items():
+        if key not in merged:
+            raise ConfigError(f"unknown rules option {key!r}; known: {sorted(merged)}")
+        if type(value) is not type(merged[key]):
+            raise ConfigError(f"rules option {key!r} must be {type(merged[key]).__name__}, got {value!r}")
+        merged[key] = value
+    if not 1 <= merged["max_rounds"] <= 200:
+        raise ConfigError(f"max_rounds must be 1..200, got {merged['max_rounds']}")
+    if len(merged["zone_penalty"]) != 4 or any(int(x) < 0 for x in merged["zone_penalty"]):
+        raise ConfigError("zone_penalty must list 4 non-negative numbers")
+    if merged["skill_die"] not in ("first", "sum"):
+        raise ConfigError("skill_die must be 'first' or 'sum'")
+    if merged["zone_interval"] < 1 or merged["banner_rounds"] < 1:
+        raise ConfigError("zone_interval and banner_rounds must be >= 1")
+    cost = merged["movement_cost"]
+    if set(cost) != {"water", "forest", "mountain"} or any(not 1 <= int(v) <= 6 for v in cost.values()):
+        raise ConfigError("movement_cost needs water, forest, mountain in 1..6")
+    board = Board.from_config(data.get("map") or {})
+    chars = []
+    table = data.get("characters") or {}
+    for name in CHARACTERS:
+        if name not in table:
+            raise ConfigError(f"characters: {name!r} missing")
+        c = table[name]
+        chars.append(Character(name, int(c.get("range", 0)), int(c.get("cooldown", 0)),
+                               int(c.get("damage", 0)), int(c.get("heal", 0)),
+                               int(c.get("bonus", 0)), int(c.get("above", 0))))
+    return {"rules": merged, "board": board, "cards": _cards(data), "characters": chars}
+
+
+class GorgasaliGame(Game):
+    """One Gorgasali variant. See ``envs/gorgasali/env.py`` for the options."""
+
+    name = "gorgasali_v0"
+    num_actions = A.NUM_ACTIONS
+    hidden_information = True
+
+    def __init__(self, num_players: int = 4, mode: str = "solo", characters: Any = "random",
+                 rules: dict | None = None, config_path: str | None = None):
+        if not isinstance(num_players, int) or isinstance(num_players, bool) \
+                or not 2 <= num_players <= A.MAX_PLAYERS:
+            raise ConfigError(f"num_players must be an int in 2..10, got {num_players!r}")
+        if mode not in ("solo", "duo"):
+            raise ConfigError(f"mode must be 'solo' or 'duo', got {mode!r}")
+        if mode == "duo" and (num_players % 2 or num_players < 4):
+            raise ConfigError("duo mode needs an even number of players, at least 4 (rulebook)")
+        if isinstance(characters, (list, tuple)):
+            characters = list(characters)
+            if len(characters) != num_players or any(c not in CHARACTERS for c in characters) \
+                    or len(set(characters)) != len(characters):
+                raise ConfigError(f"characters must list {num_players} distinct names from {CHARACTERS}")
+        elif characters not in ("random", "choose"):
+            raise ConfigError("characters must be 'random', 'choose' or a list of names")
+        self.num_seats = num_players
+        self.mode = mode
+        self.characters = characters
+        self.config_path = config_path
+        self._rules_override = dict(rules or {})
+        tables = load_tables(config_path, rules)
+        self.rules = tables["rules"]
+        self.board: Board = tables["board"]
+        self.cards: list[CardType] = tables["cards"]
+        self.chars: list[Character] = tables["characters"]
+        self.num_cards = len(self.cards)
+        self.weapon_ids = [c.id for c in self.cards if c.category == "weapon"]
+        self.support_ids = [c.id for c in self.cards if c.category != "weapon"]
+        self.weapon_deck = [c.id for c in self.cards if c.category == "weapon" for _ in range(c.count)]
+        self.support_deck = [c.id for c in self.cards if c.category != "weapon" for _ in range(c.count)]
+        ball = [c for c in self.cards if c.kind == "ball"]
+        #: Ball Lightning (damage, range)
+        self.ball = (ball[0].value, ball[0].range_max) if ball else (35, 3)
+        self.cost = self.board.cost_table(self.rules["movement_cost"])
+        mc = self.rules["movement_cost"]
+        #: movement points to enter each terrain (0: never)
+        self.terrain_cost = (1, int(mc["water"]), int(mc["forest"]), int(mc["mountain"]), 0)
+        self.team_size = 2 if mode == "duo" else 1
+        self.num_teams = num_players // self.team_size
+        # rulebook (Duo): teammates sit opposite each other
+        self.team = [s % self.num_teams for s in range(num_players)]
+        from envs.gorgasali.observe import observation_layout
+        self.observation_layout = observation_layout()
+
+    def options(self) -> dict[str, Any]:
+        return {"num_players": self.num_seats, "mode": self.mode, "characters": self.characters,
+                "rules": self._rules_override, "config_path": self.config_path}
+
+    def new_initial_state(self, rng: np.random.Generator):
+        from envs.gorgasali.rules import GorgasaliState
+        return GorgasaliState(self, rng)

@@ -1,0 +1,665 @@
+"""Gorgasali battle royale: the pure rules engine (numpy + stdlib only).
+
+A mutable ``GorgasaliState`` with a cheap ``clone()``. Turn structure (designed order of the
+rulebook's turn actions, see RULES.md):
+
+    start   heal (healing card), ammo bag, extra chest, ability  ->  ROLL (or frozen: no movement)
+    move    movement card, SKIP, or a destination square (exact roll, early stop on a chest)
+    act     throwable, defensive card, extension, ammo bag, extra chest, ability, Octor's copy,
+            revive / trade (duo); a main action (shoot, reload, manage the backpack) or END_TURN
+    sub-steps: loot (a card without a free slot), pull (Ebue's square), steal (Varas' card),
+            bonus (six-shooter extra move), trade (duo)
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from envs.core.game import State, rank_returns
+from envs.gorgasali import actions as A
+from envs.gorgasali.board import (AROUND, FOREST, MOUNTAIN, STEP, WATER, destinations, distance,
+                                  to_bits)
+from envs.gorgasali.combat import OCTOR, THARSIS, CombatMixin
+
+PHASES = ("choose", "start", "move", "act", "loot", "pull", "steal", "bonus", "trade", "over")
+_TURN_FLAGS = dict(used_consumable=False, used_throwable=False, used_defensive=False,
+                   used_extra_chest=False, main_done=False, revived=False, dice=(0, 0),
+                   move_points=0, extension=None, bonus_move=False, pending_target=-1)
+
+
+class GorgasaliState(CombatMixin, State):
+    """One position of a Gorgasali game."""
+
+    def __init__(self, game, rng: np.random.Generator, _blank: bool = False):
+        self.game = game
+        self.rng = rng
+        if _blank:
+            return
+        n = game.num_seats
+        self.history: list[int] = []
+        self.seed = None
+        self.phase = "choose"
+        self.cur = 0
+        self.round = 1
+        self.turn_count = 0
+        self.zones_out = 0
+        self.capped = False
+        self.char = [-1] * n
+        self.pos = [-1] * n
+        self.alive = [True] * n
+        self.health = [game.rules["max_health"]] * n
+        self.cooldown = [0] * n
+        self.held = [-1] * n       # Octor's copied ability
+        self.held_cd = [0] * n
+        self.mat = [[-1] * A.MAT_SIZE for _ in range(n)]
+        self.loaded = [[False, False] for _ in range(n)]
+        self.extra_chests = [game.rules["start_extra_chests"]] * n
+        self.frozen = [False] * n
+        self.frozen_by = [-1] * n
+        self.burned = [0] * n
+        self.skipped_last = [False] * n
+        self.out_time = [-1] * n
+        self.fallen_at = [-1] * n  # duo: banner of a fallen player who may be revived
+        self.sector = [-1] * n
+        self.chests = set(game.board.chests)
+        self.banners: list[tuple] = []   # (kind, squares, owner, round it expires)
+        self.weapon_deck = [game.weapon_deck[i] for i in rng.permutation(len(game.weapon_deck))]
+        self.support_deck = [game.support_deck[i] for i in rng.permutation(len(game.support_deck))]
+        self.discard: list[int] = []
+        self.loot: list[int] = []
+        self.return_phase = "act"
+        self.copied: set = set()
+        self.dest: dict = {}
+        self.cross: set = set()
+        self.last_event = ""
+        self.return_phase_after_target = "act"
+        self.__dict__.update(_TURN_FLAGS)
+        self._mask = None
+        self.first = int(rng.integers(n))   # Setup: a d6 decides who starts (seat drawn here)
+        ch = game.characters
+        if ch == "choose":
+            self.cur = self.first
+            return
+        if ch == "random":
+            picks = rng.permutation(10)[:n]
+            self.char = [int(c) for c in picks]
+        else:
+            self.char = [A.CHARACTER_NAMES.index(c) for c in ch]
+        self._place_start()
+
+    # ------------------------------------------------------------------ cloning -------------
+    def clone(self) -> "GorgasaliState":
+        s = GorgasaliState(self.game, None, _blank=True)
+        s.rng = np.random.Generator(type(self.rng.bit_generator)())
+        s.rng.bit_generator.state = self.rng.bit_generator.state
+        for k, v in self.__dict__.items():
+            if k in ("game", "rng"):
+                continue
+            if isinstance(v, list):
+                v = [list(x) if isinstance(x, list) else x for x in v]
+            elif isinstance(v, (set, dict)):
+                v = v.copy()
+            s.__dict__[k] = v
+        return s
+
+    def determinize(self, observer: int, rng: np.random.Generator) -> "GorgasaliState":
+        """Resample what ``observer`` cannot see: deck order, the face-down weapons and the
+        backpack cards of the others (the card backs show weapon or support deck)."""
+        s = self.clone()
+        s.rng = np.random.default_rng(rng.integers(2**63))
+        cards = self.game.cards
+        hidden = []   # (seat, position, is_weapon)
+        for t in range(self.game.num_seats):
+            if t == observer or self._sees_all(observer, t):
+                continue
+            for p in A.WEAPON_POS:
+                if s.mat[t][p] >= 0 and not s.loaded[t][p]:
+                    hidden.append((t, p, True))
+            for p in A.BACKPACK_POS:
+                if s.mat[t][p] >= 0:
+                    hidden.append((t, p, cards[s.mat[t][p]].category == "weapon"))
+        for weapon in (True, False):
+            slots = [(t, p) for t, p, w in hidden if w == weapon]
+            pool = (s.weapon_deck if weapon else s.support_deck) + [s.mat[t][p] for t, p in slots]
+            pool = [pool[i] for i in s.rng.permutation(len(pool))]
+            for t, p in slots:
+                s.mat[t][p] = pool.pop()
+            if weapon:
+                s.weapon_deck = pool
+            else:
+                s.support_deck = pool
+        s._mask = None
+        return s
+
+    def _sees_all(self, observer: int, seat: int) -> bool:
+        """Duo: teammates trade and so see each other's mats (designed)."""
+        return self.game.team_size > 1 and self.game.team[observer] == self.game.team[seat]
+
+    # ------------------------------------------------------------------ set-up --------------
+    def _place_start(self) -> None:
+        """Setup: a d20 per team picks the start sector (re-rolled if taken, designed); the
+        figure stands on that sector's gate."""
+        g = self.game
+        taken: dict[int, int] = {}
+        for s in range(g.num_seats):
+            team = g.team[s]
+            if team not in taken:
+                while True:
+                    sector = int(self.rng.integers(20))
+                    if sector not in taken.values():
+                        break
+                taken[team] = sector
+            self.sector[s] = taken[team]
+            self.pos[s] = g.board.gates[taken[team]]
+        if not g.rules["ability_ready_at_start"]:
+            self.cooldown = [g.chars[c].cooldown for c in self.char]
+        for s in range(g.num_seats):
+            if self.char[s] == OCTOR:  # starts with the ability of the next player (designed)
+                for k in range(1, g.num_seats):
+                    t = (s + k) % g.num_seats
+                    if g.chars[self.char[t]].name in _COPYABLE:
+                        self.held[s] = self.char[t]
+                        break
+        self._begin_turn(self.first)
+
+    # ------------------------------------------------------------------ turn flow -----------
+    def _begin_turn(self, seat: int) -> None:
+        self.cur = seat
+        self.turn_count += 1
+        self.banners = [b for b in self.banners if not (b[2] == seat and b[3] <= self.round)]
+        if self.cooldown[seat] > 0:
+            self.cooldown[seat] -= 1
+        if self.held_cd[seat] > 0:
+            self.held_cd[seat] -= 1
+        self.__dict__.update(_TURN_FLAGS)
+        self.copied = set()
+        self.cross = set()
+        self.dest = {}
+        self.loot = []
+        self.phase = "start"
+        if self._only_roll():
+            self._roll()
+
+    def _roll(self) -> None:
+        if self.frozen[self.cur]:  # Tsiva: a frozen player does not move this turn
+            self.phase = "act"
+            return
+        self.dice = (int(self.rng.integers(1, 7)), int(self.rng.integers(1, 7)))
+        self.move_points = self.dice[0] + self.dice[1]
+        self.phase = "move"
+        self._compute_destinations()
+
+    def _compute_destinations(self) -> None:
+        g = self.game
+        b = g.board
+        free = {"cross_forest": FOREST, "cross_water": WATER, "cross_mountain": MOUNTAIN}
+        free = {free[k] for k in self.cross}
+        masks: dict[int, int] = {}
+        for terrain, bits in b.terrain_bits.items():
+            c = 1 if terrain in free else g.terrain_cost[terrain]
+            if c:
+                masks[c] = masks.get(c, 0) | bits
+        barrier = to_bits(self.barrier_squares())
+        if barrier:  # Barrier blocks movement
+            masks = {c: m & ~barrier for c, m in masks.items()}
+        self.dest = destinations(self.pos[self.cur], self.move_points, masks,
+                                 to_bits(self.occupied(exclude=self.cur)),
+                                 b.zone_bits[self.zones_out], self.zone_penalty(),
+                                 to_bits(self.chests))
+
+    def _move_to(self, sq: int) -> None:
+        s = self.cur
+        penalty = self.dest[sq]
+        if sq != self.pos[s]:
+            self._remove_smoke(s)
+        self.pos[s] = sq
+        self.skipped_last[s] = False
+        self.phase = "act"
+        if penalty:
+            self._damage(s, penalty, -1, "zone")
+            if not self.alive[s]:
+                return
+        if sq in self.game.board.healing:
+            self._heal(s, self.game.rules["heal_square"])
+        if sq in self.chests:
+            self.chests.discard(sq)
+            self._open_chest(extra=False)
+
+    def _end_turn(self) -> None:
+        s = self.cur
+        n = self.game.num_seats
+        if self.alive[s]:
+            self._refill_from_backpack(s)
+            if self.burned[s] > 0:
+                self.burned[s] -= 1
+            self.frozen[s] = False
+            # Tharsis: ending a turn next to enemies burns them; so does ending next to Tharsis
+            chars = self.game.chars
+            for t in range(n):
+                if not (self.alive[t] and self.alive[s] and self.enemies(s, t)
+                        and distance(self.pos[s], self.pos[t]) <= 1):
+                    continue
+                if self.char[s] == THARSIS and not self.immune(t):
+                    self.burned[t] = self.game.rules["burn_turns"]
+                    self._damage(t, chars[THARSIS].damage, s, "ability")
+                if self.char[t] == THARSIS and not self.immune(s) and self.alive[s]:
+                    self.burned[s] = self.game.rules["burn_turns"]
+                    self._damage(s, chars[THARSIS].damage, t, "ability")
+            # Ball Lightning: an enemy ending its turn within range 3 takes 35
+            for b in list(self.banners):
+                if b[0] == "ball" and self.alive[s] and self.enemies(b[2], s) \
+                        and distance(b[1][0], self.pos[s]) <= self.game.ball[1]:
+                    self._damage(s, self.game.ball[0], b[2], "ball")
+        if self.phase == "over":
+            return
+        # next living seat clockwise; a new round when play passes the first player again
+        nxt = s
+        for k in range(1, n + 1):
+            t = (s + k) % n
+            if self.alive[t]:
+                nxt = t
+                break
+        if (nxt - self.first) % n <= (s - self.first) % n:
+            self.round += 1
+            done = self.round - 1
+            if done % self.game.rules["zone_interval"] == 0 and self.zones_out < 4:
+                self.zones_out += 1   # the zones go inactive one by one
+            if self.round > self.game.rules["max_rounds"]:
+                self.capped = True
+                self.phase = "over"
+                self.cur = -1
+                return
+        self._begin_turn(nxt)
+
+    def _check_over(self) -> None:
+        teams = {self.game.team[t] for t in range(self.game.num_seats) if self.alive[t]}
+        if len(teams) <= 1:
+            self.phase = "over"
+            self.cur = -1
+
+    def _after_action(self) -> None:
+        """Leave the loot sub-step when every card found a place; end the turn when due."""
+        if self.phase == "over":
+            return
+        if not self.alive[self.cur]:
+            self._end_turn()
+            return
+        if self.loot and self.phase != "loot":
+            self.return_phase = self.phase
+            self.phase = "loot"
+        elif not self.loot and self.phase == "loot":
+            self.phase = self.return_phase
+        if self.phase == "act" and self.main_done and not self.bonus_move and not self.loot:
+            self._end_turn()
+        elif self.phase == "start" and not self.loot and self._only_roll():
+            self._roll()
+
+    def _only_roll(self) -> bool:
+        m = self._compute_mask()
+        return m.sum() == 1 and m[A.ROLL] == 1
+
+    # ------------------------------------------------------------------ masks ---------------
+    def legal_actions_mask(self) -> np.ndarray:
+        if self._mask is None:
+            self._mask = self._compute_mask()
+        return self._mask.copy()
+
+    def _compute_mask(self) -> np.ndarray:
+        m = np.zeros(A.NUM_ACTIONS, np.int8)
+        ph = self.phase
+        if ph == "over":
+            return m
+        s = self.cur
+        n = self.game.num_seats
+        cards = self.game.cards
+        if ph == "choose":
+            taken = {c for c in self.char if c >= 0}
+            for k in range(10):
+                if k not in taken:
+                    m[A.CHOOSE + k] = 1
+            return m
+        if ph == "loot":
+            cat = cards[self.loot[0]].category
+            for p in A.CATEGORY_POSITIONS[cat] + A.BACKPACK_POS:
+                m[A.LOOT + p] = 1
+            m[A.DISCARD_LOOT] = 1
+            return m
+        if ph == "pull":
+            for q in self.pull_squares(s, self.pending_target):
+                m[A.SQUARE + q] = 1
+            return m
+        if ph == "steal":
+            for p in self.steal_positions(self.pending_target):
+                m[A.STEAL + p] = 1
+            return m
+        if ph == "bonus":
+            for q in self.bonus_squares():
+                m[A.SQUARE + q] = 1
+            return m
+        if ph == "trade":
+            self._trade_mask(m)
+            return m
+        if ph == "move":
+            for q in self.dest:
+                m[A.SQUARE + q] = 1
+            if not self.skipped_last[s] and self.dice[0] != self.dice[1] or not self.dest:
+                m[A.SKIP] = 1
+            if not self.used_consumable:
+                for i, p in enumerate(A.CONSUMABLE_POS):
+                    c = self.card(s, p)
+                    if c is not None and (c.kind == "adrenaline" or (c.kind.startswith("cross_")
+                                                                     and c.kind not in self.cross)):
+                        m[A.CONSUME + i] = 1
+            return m
+        # start and act: extra chest, ability, copy, ammo bag
+        if self.extra_chests[s] > 0 and not self.used_extra_chest:
+            m[A.EXTRA_CHEST] = 1
+        for rel in self.ability_targets(s):
+            m[A.ABILITY + rel] = 1
+        for rel in self.copy_targets(s):
+            m[A.COPY + rel] = 1
+        if not self.used_consumable:
+            for i, p in enumerate(A.CONSUMABLE_POS):
+                c = self.card(s, p)
+                if c is None:
+                    continue
+                if c.kind == "ammo" and not all(self.loaded[s][w] or self.mat[s][w] < 0
+                                                for w in A.WEAPON_POS):
+                    m[A.CONSUME + i] = 1
+                elif ph == "start" and c.kind == "heal" and not self.burned[s] \
+                        and self.health[s] < self.game.rules["max_health"]:
+                    m[A.CONSUME + i] = 1
+                elif ph == "act" and c.kind == "extension" and self.extension is None \
+                        and not self.main_done and any(
+                            self.loaded[s][w] and cards[self.mat[s][w]].group == c.group
+                            for w in A.WEAPON_POS if self.mat[s][w] >= 0):
+                    m[A.CONSUME + i] = 1
+        if ph == "start":
+            m[A.ROLL] = 1
+            return m
+        # act
+        m[A.END_TURN] = 1
+        if not self.used_throwable:
+            for i, p in enumerate(A.THROWABLE_POS):
+                if self.mat[s][p] < 0:
+                    continue
+                for rel in range(n):
+                    if self.can_throw(s, p, (s + rel) % n):
+                        m[A.throw(i, rel)] = 1
+        if not self.used_defensive:
+            for i, p in enumerate(A.DEFENSIVE_POS):
+                if self.mat[s][p] < 0:
+                    continue
+                for v in range(5):
+                    if self.can_defend(s, p, v):
+                        m[A.defend(i, v)] = 1
+        if not self.main_done and not self.revived:
+            for w in A.WEAPON_POS:
+                if self.mat[s][w] >= 0 and self.loaded[s][w]:
+                    for rel in range(1, n):
+                        if self.can_shoot(s, w, (s + rel) % n):
+                            m[A.shoot(w, rel)] = 1
+            if any(self.mat[s][w] >= 0 and not self.loaded[s][w] for w in A.WEAPON_POS):
+                m[A.RELOAD] = 1
+            for b, bp in enumerate(A.BACKPACK_POS):
+                cid = self.mat[s][bp]
+                if cid >= 0:
+                    for p in A.CATEGORY_POSITIONS[cards[cid].category]:
+                        m[A.backpack(b, p)] = 1
+        if self.game.team_size > 1:
+            mate = self.teammate(s)
+            if not self.used_consumable and not self.burned[s] and self.fallen_at[mate] >= 0 \
+                    and distance(self.pos[s], self.fallen_at[mate]) <= 1:
+                for i, p in enumerate(A.CONSUMABLE_POS):
+                    c = self.card(s, p)
+                    if c is not None and c.kind == "heal":
+                        m[A.REVIVE + i] = 1
+            if self.alive[mate] and distance(self.pos[s], self.pos[mate]) <= 1:
+                m[A.TRADE] = 1
+        return m
+
+    def teammate(self, s: int) -> int:
+        return (s + self.game.num_teams) % self.game.num_seats
+
+    def bonus_squares(self) -> list[int]:
+        """Six shooter skill: up to 2 more squares anywhere, no obstacle cost, no zone damage;
+        staying put is allowed."""
+        s = self.cur
+        occ = self.occupied(exclude=s)
+        cost = self.game.cost
+        bar = self.barrier_squares()
+        seen = {self.pos[s]}
+        frontier = [self.pos[s]]
+        for _ in range(2):
+            nxt = []
+            for sq in frontier:
+                for q in STEP[sq]:
+                    if q >= 0 and q not in seen and cost[q] and q not in bar:
+                        seen.add(q)
+                        nxt.append(q)
+            frontier = nxt
+        return sorted(q for q in seen if q not in occ)
+
+    def _trade_mask(self, m: np.ndarray) -> None:
+        s = self.cur
+        mate = self.teammate(s)
+        cards = self.game.cards
+        for me, other, base in ((s, mate, A.GIVE), (mate, s, A.TAKE)):
+            for p in range(A.MAT_SIZE):
+                cid = self.mat[me][p]
+                if cid >= 0 and self._empty_slot(other, cards[cid].category, backpack=True) >= 0:
+                    m[base + p] = 1
+        if self.extra_chests[s] > 0:
+            m[A.GIVE_CHEST] = 1
+        if self.extra_chests[mate] > 0:
+            m[A.TAKE_CHEST] = 1
+        m[A.END_TRADE] = 1
+
+    # ------------------------------------------------------------------ apply ---------------
+    def illegal_reason(self, action: int) -> str:
+        kind = A.decode(action)[0]
+        return f"a {kind!r} action is not available in phase {self.phase!r} for this player now"
+
+    def phase_name(self) -> str:
+        return self.phase
+
+    def _apply(self, action: int) -> None:
+        self._mask = None
+        self.last_event = ""
+        kind, *args = A.decode(action)
+        s = self.cur
+        ph = self.phase
+        if kind == "choose":
+            self.char[s] = args[0]
+            nxt = (s + 1) % self.game.num_seats
+            if nxt == self.first:
+                self._place_start()
+            else:
+                self.cur = nxt
+            return
+        if ph == "loot":
+            cid = self.loot.pop(0)
+            if kind == "loot":
+                self._put(s, args[0], cid)
+            else:
+                self._discard(cid)
+        elif ph == "pull":
+            self._pull(args[0])
+            self.phase = self.return_phase_after_target
+        elif ph == "steal":
+            t = self.pending_target
+            cid = self.mat[t][args[0]]
+            self.mat[t][args[0]] = -1
+            self.phase = self.return_phase_after_target
+            self._receive(cid)
+            self.last_event = f"{self.name(s)} stole {self.game.cards[cid].name}"
+        elif ph == "bonus":
+            if args[0] != self.pos[s]:
+                self._remove_smoke(s)
+            self.pos[s] = args[0]
+            self.bonus_move = False
+            self.phase = "act"
+        elif ph == "trade":
+            self._trade(kind, args)
+            if kind == "end_trade":
+                self._end_turn()
+                return
+        elif kind == "roll":
+            self._roll()
+        elif kind == "skip":
+            self.skipped_last[s] = True
+            self.phase = "act"
+        elif kind == "square":
+            self._move_to(args[0])
+        elif kind == "consume":
+            self._consume(A.CONSUMABLE_POS[args[0]])
+        elif kind == "extra_chest":
+            self.used_extra_chest = True
+            self.extra_chests[s] -= 1
+            self._open_chest(extra=True)
+        elif kind in ("ability", "copy"):
+            self.return_phase_after_target = ph
+            if kind == "copy":
+                self._copy(args[0])
+            else:
+                self._use_ability(args[0])
+        elif kind == "throw":
+            self.used_throwable = True
+            self._throw(A.THROWABLE_POS[args[0]], (s + args[1]) % self.game.num_seats)
+        elif kind == "defend":
+            self.used_defensive = True
+            self._defend(A.DEFENSIVE_POS[args[0]], args[1])
+        elif kind == "shoot":
+            self.main_done = True
+            self._shoot(args[0], (s + args[1]) % self.game.num_seats)
+            if self.bonus_move and self.phase == "act":
+                self.phase = "bonus"
+        elif kind == "reload":
+            self.main_done = True
+            self.loaded[s] = [self.mat[s][w] >= 0 for w in A.WEAPON_POS]
+        elif kind == "backpack":
+            self.main_done = True
+            b, p = A.BACKPACK_POS[args[0]], args[1]
+            self.mat[s][b], self.mat[s][p] = self.mat[s][p], self.mat[s][b]
+            if p in A.WEAPON_POS:
+                self.loaded[s][p] = self.mat[s][p] >= 0
+        elif kind == "revive":
+            self._revive(A.CONSUMABLE_POS[args[0]])
+        elif kind == "trade":
+            self.phase = "trade"
+        elif kind == "end_turn":
+            self._end_turn()
+            return
+        self._after_action()
+
+    def _consume(self, p: int) -> None:
+        s = self.cur
+        card = self.card(s, p)
+        self.used_consumable = True
+        self._put(s, p, -1)
+        if card.kind == "heal":
+            self._heal(s, card.value)
+        elif card.kind == "ammo":
+            self.loaded[s] = [self.mat[s][w] >= 0 for w in A.WEAPON_POS]
+        elif card.kind == "extension":
+            self.extension = card
+        elif card.kind == "adrenaline":
+            self.move_points *= card.value
+            self._compute_destinations()
+        else:
+            self.cross.add(card.kind)
+            self._compute_destinations()
+
+    def _revive(self, p: int) -> None:
+        """Duo: a healing card next to the fallen teammate's banner revives it with that much
+        health, an empty mat and a fresh cooldown; no main action this turn."""
+        s = self.cur
+        mate = self.teammate(s)
+        card = self.card(s, p)
+        self.used_consumable = True
+        self.revived = True
+        self._put(s, p, -1)
+        sq = self.fallen_at[mate]
+        occ = self.occupied()
+        if sq in occ:
+            free = [q for q in range(A.SQUARES) if self.game.cost[q] and q not in occ]
+            sq = min(free, key=lambda q: (distance(q, self.fallen_at[mate]), q))
+        self.alive[mate] = True
+        self.pos[mate] = sq
+        self.health[mate] = min(self.game.rules["max_health"], card.value)
+        self.cooldown[mate] = 0 if self.game.rules["ability_ready_at_start"] else \
+            self.game.chars[self.char[mate]].cooldown
+        self.fallen_at[mate] = -1
+        self.out_time[mate] = -1
+        self.burned[mate] = 0
+        self.last_event = f"{self.name(s)} revived {self.name(mate)}"
+
+    def _trade(self, kind: str, args) -> None:
+        s = self.cur
+        mate = self.teammate(s)
+        if kind == "give_chest":
+            self.extra_chests[s] -= 1
+            self.extra_chests[mate] += 1
+        elif kind == "take_chest":
+            self.extra_chests[mate] -= 1
+            self.extra_chests[s] += 1
+        elif kind in ("give", "take"):
+            src, dst = (s, mate) if kind == "give" else (mate, s)
+            p = args[0]
+            cid = self.mat[src][p]
+            self.mat[src][p] = -1
+            if p in A.WEAPON_POS:
+                self.loaded[src][p] = False
+            q = self._empty_slot(dst, self.game.cards[cid].category, backpack=True)
+            self._put(dst, q, cid)
+
+    # ------------------------------------------------------------------ results -------------
+    @property
+    def current_player(self) -> int:
+        return -1 if self.phase == "over" else self.cur
+
+    def is_terminal(self) -> bool:
+        return self.phase == "over"
+
+    def team_scores(self) -> list[float]:
+        """Higher is better: survivors first (by total health at a round cap), then teams by
+        how late their last member fell."""
+        g = self.game
+        scores = []
+        for team in range(g.num_teams):
+            members = [s for s in range(g.num_seats) if g.team[s] == team]
+            if any(self.alive[s] for s in members):
+                scores.append(10_000.0 + sum(self.health[s] for s in members if self.alive[s]))
+            else:
+                scores.append(float(max(self.out_time[s] for s in members)))
+        return scores
+
+    def returns(self) -> np.ndarray:
+        if self.phase != "over":
+            return np.zeros(self.game.num_seats)
+        team = rank_returns(self.team_scores())
+        return np.array([team[self.game.team[s]] for s in range(self.game.num_seats)])
+
+    def final_info(self) -> dict:
+        return {"rounds": self.round if not self.capped else self.game.rules["max_rounds"],
+                "round_cap": self.capped,
+                "survivors": [s for s in range(self.game.num_seats) if self.alive[s]]}
+
+    def name(self, seat: int) -> str:
+        c = self.char[seat]
+        return f"player_{seat}" + (f" ({A.CHARACTER_NAMES[c]})" if c >= 0 else "")
+
+    def observation(self, seat: int) -> np.ndarray:
+        from envs.gorgasali.observe import build_observation
+        return build_observation(self, seat)
+
+    def action_to_str(self, action: int) -> str:
+        return A.action_to_str(action)
+
+    def render_text(self, observer: int | None = None, color: bool = True) -> str:
+        from envs.gorgasali.render import render_text
+        return render_text(self, observer, color)
+
+
+from envs.gorgasali.config import COPYABLE as _COPYABLE  # noqa: E402
+
+__all__ = ["GorgasaliState", "PHASES", "AROUND"]
