@@ -1,0 +1,182 @@
+"""Zaberias special abilities: Sorcerers (Dark Angel, Dazzle Walker, Cyclops, Turtle Goo),
+Helpers (Necromancer, Teleporter, Energion, Spider Witch), Titans with active powers (Mutant
+Corpse's plague, Earth Mover's board rotation). Passive powers (auras, Siphons, Balloon Dragon,
+Two Headed Dragon, Dragon rider, Rhino trample) live in movement.py and combat.py.
+
+Rulebook: the Q&A booklet, one section per unit; "Unit Groups" (Sorcerers may attack after their
+ability, Helpers use their ability instead of attacking).
+"""
+from __future__ import annotations
+
+from envs.zaberias import movement as M
+from envs.zaberias.board import WATER
+
+SORCERER_EFFECT = {"love": M.LOVE, "dazzle": M.STUN, "shock": M.SHOCK, "glue": M.GLUE}
+
+
+def ability_ready(st, uid: int) -> bool:
+    """Once per turn, not while dazzled; Helpers only if the unit has not attacked this turn."""
+    if not M.on_map(st, uid) or st.ability_used[uid] or st.effects[uid] & M.STUN:
+        return False
+    if st.game.specs[uid].group == "helper" and st.attacked[uid]:
+        return False
+    return True
+
+
+def _in_city(st, cell: int) -> bool:
+    s = st.geo.site_of[cell]
+    return s >= 0 and st.city_owner[s] >= 0
+
+
+def revivable(st, necro: int) -> dict[int, int]:
+    """Necromancer: friendly units defeated since the start of the owner's previous turn, to be
+    revived on the empty square where they fell, within range. {cell: unit}"""
+    g = st.game
+    U = g.U
+    seat = necro // U
+    out = {}
+    src, rng = st.cell[necro], M.unit_range(st, necro)
+    since = st.prev_turn_start[seat]
+    for u in range(seat * U, seat * U + U):
+        if u == necro or st.status[u] != M.ARMORY or st.death[u] is None:
+            continue
+        cell, when = st.death[u]
+        if when < since or st.occ[cell] >= 0 or not st.geo.in_range(src, cell, rng):
+            continue
+        spec = g.specs[u]
+        if st.geo.terrain[cell] == WATER and not (spec.fly or spec.swim):
+            continue
+        if cell not in out or st.death[out[cell]][1] < when:
+            out[cell] = u
+    return out
+
+
+def teleport_destinations(st, tele: int, uid: int) -> list[int]:
+    """Empty, dry squares within the Teleporter's range (never the unit's own square)."""
+    geo = st.geo
+    return [x for x in geo.cells_in_range(st.cell[tele], M.unit_range(st, tele))
+            if st.occ[x] < 0 and geo.terrain[x] != WATER and x != st.cell[uid]]
+
+
+def ability_targets(st, uid: int) -> list[int]:
+    """Cells the selected unit's ABILITY may be used on."""
+    if not ability_ready(st, uid):
+        return []
+    g = st.game
+    U = g.U
+    spec = g.specs[uid]
+    seat = uid // U
+    ab = spec.ability
+    src = st.cell[uid]
+    occ = st.occ
+    cells = st.geo.cells_in_range(src, spec.range)
+    out = []
+    if ab in SORCERER_EFFECT:
+        bit = SORCERER_EFFECT[ab]
+        for x in cells:
+            o = occ[x]
+            if o < 0 or o // U == seat or st.effects[o] & bit:
+                continue
+            if ab == "glue" and _in_city(st, x):
+                continue                      # Turtle Goo: city walls stop the glue
+            out.append(x)
+    elif ab == "necromancer":
+        out = sorted(revivable(st, uid))
+    elif ab in ("teleport", "energize", "share"):
+        for x in cells:
+            o = occ[x]
+            if o < 0 or o // U != seat or o == uid:
+                continue
+            if ab == "teleport" and not teleport_destinations(st, uid, o):
+                continue
+            if ab == "energize" and not (st.moved[o] or st.attacked[o]):
+                continue
+            if ab == "share" and (st.moved[o] and st.attacked[o]):
+                continue
+            out.append(x)
+    return out
+
+
+def can_rotate(st, uid: int) -> bool:
+    return st.game.specs[uid].ability == "rotate" and st.status[uid] == M.BOARD \
+        and ability_ready(st, uid)
+
+
+def can_plague(st, uid: int) -> bool:
+    return st.game.specs[uid].ability == "plague" and st.status[uid] == M.BOARD \
+        and ability_ready(st, uid)
+
+
+def use_ability(st, uid: int, x: int) -> None:
+    g = st.game
+    spec = g.specs[uid]
+    ab = spec.ability
+    st.ability_used[uid] = True
+    if spec.group == "helper":
+        st.attacks[uid] = 0                   # Helpers: the ability comes instead of attacking
+    o = st.occ[x]
+    if ab in SORCERER_EFFECT:
+        # lasts until the end of the target's owner's next turn, even if the caster falls
+        st.effects[o] |= SORCERER_EFFECT[ab]
+    elif ab == "necromancer":
+        u = revivable(st, uid)[x]
+        st.place_unit(u, x)                   # revived units move and attack again at once
+    elif ab == "teleport":
+        st.pending_unit = o
+        st.phase = "teleport"
+        return
+    elif ab == "energize":
+        st.moved[o] = False
+        st.attacks[o] = st.base_attacks(o) - (1 if st.effects[o] & M.SHOCK else 0)
+        st.attacked[o] = False
+    elif ab == "share":
+        # Spider Witch: her dice, muscle (stars included) and steps, only into unused powers
+        d, m, s = st.boost[o]
+        if not st.moved[o]:
+            s += M.steps(st, uid)
+        if not st.attacked[o]:
+            d += M.own_dice(st, uid)
+            m += M.own_muscle(st, uid)
+        st.boost[o] = (d, m, s)
+    st.phase = "main"
+
+
+def teleport(st, tele: int, uid: int, x: int) -> None:
+    """Move ``uid`` (and a Dragon's rider) to ``x``; its used moves and attacks stay used."""
+    st.relocate(uid, x)
+    st.pending_unit = -1
+    st.phase = "main"
+
+
+def plague(st, uid: int) -> None:
+    """Mutant Corpse: every non-Undead unit on its board rolls one die; a blank removes it."""
+    g = st.game
+    st.ability_used[uid] = True
+    board = st.geo.board_of[st.cell[uid]]
+    faces = g.die_faces
+    victims = []
+    for u in range(len(g.specs)):
+        if not M.on_map(st, u) or g.tribes[u // g.U] == "undead":
+            continue
+        if st.geo.board_of[st.cell[u]] != board:
+            continue
+        if faces[int(st.rng.integers(len(faces)))] == 0:
+            victims.append(u)
+    from envs.zaberias.combat import finish_removals, kill
+    for u in victims:
+        kill(st, u, -1)                       # cities withstand the plague
+    finish_removals(st)
+
+
+def rotate(st, uid: int, quarter_turns: int) -> None:
+    """Earth Mover: turn the board it stands on clockwise; units keep their new squares."""
+    st.ability_used[uid] = True
+    board = st.geo.board_of[st.cell[uid]]
+    cmap = st.geo.rotate_cell_map(board, quarter_turns, st.game.maps.placements[board])
+    st.rots[board] = (st.rots[board] + quarter_turns) % 4
+    st.geo = st.game.maps.geometry(tuple(st.rots))
+    for u in range(len(st.game.specs)):
+        if M.on_map(st, u) and st.cell[u] in cmap:
+            st.cell[u] = cmap[st.cell[u]]
+    st.rebuild_occ()
+    st.phase = "main"

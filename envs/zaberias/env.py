@@ -1,0 +1,77 @@
+"""Zaberias as a PettingZoo AEC environment (``zaberias_v0``).
+
+Rules in brief (full text and designed values in RULES.md): 2-4 tribes (Undead, Humans, Orcs,
+Guardians) on one map board each, laid out in one grid. Each starts with a wood city in its home
+corner and 5 coins (never more than 6); income each turn from cities (wood 1, metal 2, gold 3) and
+occupied gold mines. A turn: buy units into one's own empty cities (grade limits the units),
+upgrade cities (wood -> metal -> gold), move each unit once and attack with each unit once (move
+then attack or attack then move), use abilities, end the turn. Steps are orthogonal, diagonal only
+on roads; water only for flyers and swimmers; portals are one step apart. Battles: dice + muscle
+(+ city dice, power stars, auras), attacker first; ties: the attacker rolls again or stands down;
+the loser is removed only if the winner's range reaches it; ambushes combine attackers; defenders'
+friends in range of the attacker add their muscle. Each tribe has five special units (Sorcerer,
+Siphon, Helper, Mighty Titan, Flying Dragon). A tribe with no units and no cities is out; the last
+tribe standing wins; after ``max_rounds`` rounds survivors are ranked by material.
+
+Options (``envs.make("zaberias_v0", **options)``):
+
+| option         | values                                               | default             |
+|----------------|------------------------------------------------------|---------------------|
+| num_players    | 2, 3, 4                                              | 2                   |
+| tribes         | list of distinct names: undead, humans, orcs,        | the first n, in     |
+|                | guardians (seat order)                               | that order          |
+| rules          | dict overriding configs/zaberias.yaml ``rules:``      | {}                  |
+|                | (start_coins, max_coins, siphon_capacity,            |                     |
+|                | headhunter_coins, max_rounds, max_actions, ...)      |                     |
+| config_path    | another rules YAML (boards, rosters, die)            | configs/zaberias.yaml |
+| render_mode    | None, ansi, rgb_array, human                         | None                |
+| illegal_action | raise (error, state unchanged) or lose               | raise               |
+| max_steps      | env move cap; the game is truncated there            | 2000                |
+
+Actions: ``Discrete(1 + 2U + 2S + 3N + U + 12)`` (U = 9 roster slots, S = 3 city sites per board,
+N = grid cells; 2 players: 14x7 grid, 3-4 players: 14x14), table in ``envs/zaberias/actions.py``:
+END, SELECT unit, BUY unit, UPGRADE city, CITYATK (city attacks the unit in it), MOVE cell,
+ATTACK cell, ABILITY cell, ROTATE (Earth Mover), PLAGUE (Mutant Corpse), JOIN (ambush), ROLL,
+REROLL / STANDDOWN (ties), RELEASE (Siphon over capacity), STOP (Rhino Rider).
+
+Observation: ``{"observation": float32[(34 + U) * N + 42 + U], "action_mask": int8[A]}``: board
+planes over the global grid from the observer's side, then a vector (coins, alive, tribes, stars,
+phase, own roster status, turn, last battle); table in ``envs/zaberias/observe.py``.
+
+Rewards: rank based and zero-sum at the end (+1 winner, -1 last; 3-4 players linear in rank,
+ties share): the last tribe standing ranks first, eliminated tribes rank by when they fell; at the
+round cap (``rules.max_rounds``, default 30) or the engine action cap (``rules.max_actions``,
+default 950) survivors rank by material (unit costs + city worth + coins).
+
+Version history: v0 (first release).
+"""
+from __future__ import annotations
+
+from pettingzoo.utils import wrappers
+
+from envs.core.aec import TabletopAEC
+from envs.zaberias.config import ZaberiasGame
+
+ENV_NAME = "zaberias_v0"
+DEFAULT_MAX_STEPS = 2000
+
+
+def make_game(**options) -> ZaberiasGame:
+    return ZaberiasGame(**options)
+
+
+class raw_env(TabletopAEC):
+    metadata = dict(TabletopAEC.metadata, name=ENV_NAME)
+
+    def __init__(self, render_mode: str | None = None, illegal_action: str = "raise",
+                 max_steps: int = DEFAULT_MAX_STEPS, **options):
+        super().__init__(ZaberiasGame(**options), render_mode=render_mode,
+                         illegal_action=illegal_action, max_steps=max_steps)
+
+    def render_rgb(self):
+        from envs.zaberias.render import render_rgb
+        return render_rgb(self.state_)
+
+
+def env(**kwargs):
+    return wrappers.OrderEnforcingWrapper(raw_env(**kwargs))
