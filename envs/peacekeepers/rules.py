@@ -720,7 +720,8 @@ class PeacekeepersState(State):
         self._next_turn()
 
     def _zone_full(self, seat: int) -> bool:
-        return not ((self.zone == seat) & (self.board == EMPTY)).any()
+        code_bits, *_, zones = self._analysis()
+        return not (zones[seat] & code_bits[0])
 
     def _next_turn(self) -> None:
         g = self.game
