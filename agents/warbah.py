@@ -1,0 +1,118 @@
+"""Rule-based Warbah baseline (reads the engine state: ``needs_state = True``; only what the
+acting seat may see: map, chits, its own heroes and the troops on the battlefield).
+
+- capitol: the automatic choice;
+- recruit every troop the treasury allows; a second Hero once 10 gold is left over;
+- move: take garrisons into the army, step onto unclaimed / enemy settlements, explore unknown
+  land, otherwise walk towards the nearest unclaimed settlement or unexplored hex;
+- battle: attack encounters with 12+ troops, enemy garrisons when twice as strong, enemy Heroes
+  with 15+ troops; casualties from the lowest Kill rank first (catapults, archers, cavalry,
+  warriors); call off a battle when the foe's visible troops outnumber ours.
+"""
+from __future__ import annotations
+
+from collections import deque
+
+import numpy as np
+
+from agents.base import BaseAgent
+from envs.warbah.config import (CALL_OFF, CAPITOL_AUTO, CASUALTY0, CONTINUE, DONE, RECRUIT,
+                                RECRUIT_HERO, TAKE_GARRISON)
+
+LOSS_ORDER = (3, 1, 2, 0)  # catapults (kill 2), archers (3), cavalry (4), warriors (5)
+
+
+class HeuristicAgent(BaseAgent):
+    name = "heuristic"
+    needs_state = True
+
+    def __init__(self, game=None, seed: int | None = None):
+        super().__init__(seed)
+        self.game = game
+
+    def act(self, obs, state=None) -> int:
+        mask = np.asarray(obs["action_mask"])
+        if state is None:
+            return self.random_legal(mask)
+        st = state
+        ph = st.phase
+        if ph == "capitol":
+            return CAPITOL_AUTO
+        if ph == "casualty":
+            for t in LOSS_ORDER:
+                if mask[CASUALTY0 + t]:
+                    return CASUALTY0 + t
+        if ph == "call_off":
+            b = st.battle
+            me = 0 if b["sides"][0]["seat"] == st.current_player else 1
+            mine = int(b["sides"][me]["counts"].sum())
+            foe = b["sides"][1 - me]
+            theirs = int(foe["counts"].sum()) + (foe["monster"][2] if foe["monster"] else 0)
+            return CONTINUE if mine >= theirs else CALL_OFF
+        if ph == "recruit":
+            if mask[RECRUIT]:
+                return RECRUIT
+            if mask[RECRUIT_HERO] and st.gold[st.current_player] >= 10:
+                return RECRUIT_HERO
+            return DONE
+        seat, hi = st.queue[st.qi]
+        h = st.heroes[hi]
+        if ph == "move":
+            return self._move(st, seat, h, mask)
+        if ph == "battle":
+            return self._battle(st, seat, h, mask)
+        return self.random_legal(mask)
+
+    def _goal(self, st, seat: int, c: int) -> bool:
+        return (not st.explored[c]) or (st.settle[c] >= 0 and st.owner[c] != seat)
+
+    def _move(self, st, seat, h, mask) -> int:
+        if mask[TAKE_GARRISON]:
+            return TAKE_GARRISON
+        dirs = [d for d in range(6) if mask[d]]
+        if not dirs:
+            return DONE
+        for d in dirs:
+            m = int(st.nb[h["cell"], d])
+            if st.explored[m] and st.settle[m] >= 0 and st.owner[m] != seat:
+                return d
+        unexplored = [d for d in dirs if not st.explored[int(st.nb[h["cell"], d])]]
+        if unexplored:
+            return unexplored[self.rng.integers(len(unexplored))]
+        dist = self._dist_to_goal(st, seat)
+        best = min(dirs, key=lambda d: dist[int(st.nb[h["cell"], d])])
+        if dist[int(st.nb[h["cell"], best])] < dist[h["cell"]]:
+            return best
+        return DONE
+
+    def _dist_to_goal(self, st, seat: int) -> np.ndarray:
+        n = st.game.n_cells
+        dist = np.full(n, 10**6)
+        q = deque()
+        for c in range(n):
+            if st.land[c] and self._goal(st, seat, c):
+                dist[c] = 0
+                q.append(c)
+        while q:
+            c = q.popleft()
+            for m in st.nb[c]:
+                if m >= 0 and st.land[m] and dist[m] > dist[c] + 1:
+                    dist[m] = dist[c] + 1
+                    q.append(int(m))
+        return dist
+
+    def _battle(self, st, seat, h, mask) -> int:
+        mine = int(h["troops"].sum())
+        for d in range(6):
+            if not mask[d]:
+                continue
+            m = int(st.nb[h["cell"], d])
+            if st.hero_at(m) >= 0:
+                if mine >= 15:
+                    return d
+            elif st.encounter[m] != 0:
+                if mine >= 12:
+                    return d
+            elif mine > 2 * int(st.garrison[m].sum()):
+                return d
+        return DONE

@@ -1,0 +1,123 @@
+"""Warbah observations (observer-relative, hidden information excluded) and the text render.
+
+Board planes (17, H, W): 0 land, 1 explored, 2 terrain code/7, 3 settlement code/7, 4 owned by
+me, 5 owned by another (relative seat/N), 6 my heroes, 7 other heroes (chits are public; their
+index cards are not), 8 encounter chit, 9 my garrison/20, 10 other garrison/20 (chits are public),
+11 wall ranks now/8, 12 the hero now acting (or capitol candidates in set-up), 13-15 river on the
+E, NE, NW edge, 16 terrain variant code/number of variants (explored hexes; chits are public).
+Vector (48): 0-6 phase one-hot, 7 turn/cap, 8 my gold/50, 9-12 acting hero's troops/40,
+13 its MP/8, 14 its XP/2, 15-31 its abilities (count/3), 32-35 alive (relative seats),
+36-39 settlements/20 (relative seats), 40-44 my battle side counts/40, 45-47 foe side: troops/40,
+hero present, monster hits/10 (troops fighting are seen on the battlefield).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from envs.warbah.config import ABILITIES, SETTLEMENTS, TERRAINS
+from envs.warbah.rules import PHASES
+
+VECTOR = 48
+
+
+def _acting_hero(st, seat: int):
+    if st.phase in ("move", "battle") and st.qi < len(st.queue):
+        s, x = st.queue[st.qi]
+        if s == seat:
+            return st.heroes[x]
+    return None
+
+
+def observe(st, seat: int) -> np.ndarray:
+    g = st.game
+    N, n = g.num_seats, g.n_cells
+    rel = lambda s: (s - seat) % N  # noqa: E731
+    bd = np.zeros((17, n), np.float32)
+    bd[0] = st.land
+    bd[1] = st.explored
+    bd[2] = np.where(st.terrain >= 0, (st.terrain + 1) / 7.0, 0)
+    bd[3] = np.where(st.settle >= 0, (st.settle + 1) / 7.0, 0)
+    bd[4] = st.owner == seat
+    bd[5] = np.where((st.owner >= 0) & (st.owner != seat), ((st.owner - seat) % N) / N, 0)
+    for h in st.heroes:
+        if h["alive"]:
+            bd[6 if h["seat"] == seat else 7, h["cell"]] = 1
+    bd[8] = st.encounter != 0
+    gs = np.minimum(st.garrison.sum(1), 20) / 20.0
+    bd[9] = np.where(st.owner == seat, gs, 0)
+    bd[10] = np.where(st.owner != seat, gs, 0)
+    for c in np.flatnonzero(st.explored):
+        bd[11, c] = min(st.walls(int(c), int(c)), 8) / 8.0
+    h = _acting_hero(st, seat)
+    if h is not None:
+        bd[12, h["cell"]] = 1
+    elif st.phase == "capitol":
+        for k in st.free_candidates():
+            bd[12, st.cand[k]] = (k + 1) / 8.0
+    for (a, b) in st.rivers:
+        for c, m in ((a, b), (b, a)):
+            dirs = list(st.nb[c])
+            d = dirs.index(m)
+            if d < 3:
+                bd[13 + d, c] = 1
+    nv = len(g.variant_names)
+    for c in np.flatnonzero(st.explored):
+        if st.variant[c]:
+            bd[16, c] = (g.variant_names.index(st.variant[c]) + 1) / nv
+    v = np.zeros(VECTOR, np.float32)
+    v[PHASES.index(st.phase)] = 1
+    v[7] = min(st.turn / g.cfg["designed"]["turn_cap"], 1)
+    v[8] = min(st.gold[seat], 50) / 50.0
+    if h is not None:
+        v[9:13] = np.minimum(h["troops"], 40) / 40.0
+        v[13] = min(h["mp"], 8) / 8.0
+        v[14] = min(h["xp"], 2) / 2.0
+        for name, _ in h["abil"]:
+            v[15 + ABILITIES.index(name)] = min(v[15 + ABILITIES.index(name)] + 1 / 3, 1)
+    for s in range(N):
+        v[32 + rel(s)] = st.alive[s]
+        v[36 + rel(s)] = min(len(st.settlements_of(s)), 20) / 20.0
+    if st.battle is not None:
+        sides = st.battle["sides"]
+        mine = [k for k in (0, 1) if sides[k]["seat"] == seat]
+        if mine:
+            me, foe = sides[mine[0]], sides[1 - mine[0]]
+            v[40:45] = np.minimum(me["counts"], 40) / 40.0
+            v[45] = min(int(foe["counts"][:4].sum()), 40) / 40.0
+            v[46] = foe["counts"][4] > 0
+            v[47] = min(foe["monster"][2], 10) / 10.0 if foe["monster"] is not None else 0
+    return np.concatenate([bd.reshape(-1), v])
+
+
+GLYPH = {"clear": ".", "forest": "f", "marsh": "m", "desert": "d", "hills": "h", "mountains": "M"}
+SGLYPH = {"village": "v", "town": "t", "city": "C", "castle": "K", "mine": "$", "tower": "T",
+          "capitol": "@"}
+
+
+def render_text(st, observer=None) -> str:
+    g = st.game
+    lines = [f"Warbah turn {st.turn} phase {st.phase} to act: player {st.current_player}",
+             "gold: " + " ".join(f"p{s}={st.gold[s]}" + ("" if st.alive[s] else "(out)")
+                                 for s in range(g.num_seats))]
+    for r in range(g.h):
+        row = [" " if r % 2 else ""]
+        for c in range(g.w):
+            i = r * g.w + c
+            if not st.land[i]:
+                ch = "~~"
+            elif not st.explored[i]:
+                ch = "??"
+            else:
+                t = TERRAINS[st.terrain[i]]
+                ch = SGLYPH[SETTLEMENTS[st.settle[i]]] if t == "settlement" else GLYPH[t]
+                ch += "E" if st.encounter[i] else (str(st.owner[i]) if st.owner[i] >= 0 else " ")
+            hi = st.hero_at(i)
+            if hi >= 0:
+                ch = f"H{st.heroes[hi]['seat']}"
+            row.append(ch)
+        lines.append(" ".join(row))
+    for h in st.heroes:
+        if h["alive"] and (observer is None or observer == h["seat"]):
+            lines.append(f"p{h['seat']} hero {h['id']}: troops {h['troops'].tolist()} xp {h['xp']} "
+                         f"abilities {[a for a, _ in h['abil']]}")
+    return "\n".join(lines)

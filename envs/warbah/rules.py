@@ -1,0 +1,505 @@
+"""Warbah game state: set-up, turn phases, movement/exploration, battles, recovery, end."""
+from __future__ import annotations
+
+import copy
+
+import numpy as np
+
+from envs.core.game import State, rank_returns
+from envs.warbah import battle as B
+from envs.warbah.board import DIR_NAMES, edge, generate_map
+from envs.warbah.config import (BASIC, CALL_OFF, CAPITOL0, CAPITOL_AUTO, CASUALTY0, CONTINUE,
+                                DONE, DROP_OFF, EXCHANGE0, RECRUIT, RECRUIT_HERO, SETTLEMENTS,
+                                TAKE_GARRISON,
+                                TERRAINS)
+
+PHASES = ("capitol", "recruit", "move", "battle", "casualty", "call_off", "over")
+
+
+def d10(rng, n: int = 1) -> int:
+    return int(rng.integers(1, 11, size=n).sum())
+
+
+class WarbahState(State):
+    def __init__(self, game, rng):
+        self.game, self.rng, self.history, self.seed = game, rng, [], None
+        g, n = game, game.n_cells
+        d = g.cfg["designed"]
+        self.land, self.rivers, self.cand, self.nb = generate_map(rng, g.h, g.w,
+                                                                  d["capitol_candidates"])
+        self.explored = np.zeros(n, bool)
+        self.terrain = -np.ones(n, np.int64)      # index into TERRAINS, -1 unknown / water
+        self.settle = -np.ones(n, np.int64)       # index into SETTLEMENTS
+        self.encounter = np.zeros(n, np.int64)    # 0 none, -1 unknown type, k>0 known type k
+        self.owner = -np.ones(n, np.int64)
+        self.variant = [""] * n                   # terrain variant name ("" none)
+        self.garrison = np.zeros((n, 4), np.int64)
+        self.wall_damage = np.zeros(n, np.int64)
+        self.recruited = np.zeros(n, np.int64)
+        self.heroes: list[dict] = []
+        N = g.num_seats
+        self.gold = np.full(N, d["start_gold"], np.int64)
+        self.alive = np.ones(N, bool)
+        self.out_turn = np.zeros(N, np.int64)
+        self.capitol = -np.ones(N, np.int64)
+        self.turn, self.phase, self.order = 0, "capitol", list(range(N))
+        self.queue: list[tuple[int, int]] = []
+        self.qi = 0
+        self.battle: dict | None = None
+        self.pending_treasure: list[tuple[int, int]] = []
+        self.capped = False
+        self._mask = None
+        self._cp = 0
+
+    # -- helpers ----------------------------------------------------------------------------
+    def clone(self):
+        s = copy.copy(self)
+        for k in ("explored", "terrain", "settle", "encounter", "owner", "garrison",
+                  "wall_damage", "recruited", "gold", "alive", "out_turn", "capitol"):
+            setattr(s, k, getattr(self, k).copy())
+        s.variant = list(self.variant)
+        s.heroes = [dict(h, troops=h["troops"].copy(), abil=list(h["abil"])) for h in self.heroes]
+        s.queue, s.history = list(self.queue), list(self.history)
+        s.pending_treasure, s.order = list(self.pending_treasure), list(self.order)
+        s.battle = copy.deepcopy(self.battle)
+        s.rng = copy.deepcopy(self.rng)
+        return s
+
+    def hero_at(self, cell: int):
+        for i, h in enumerate(self.heroes):
+            if h["alive"] and h["cell"] == cell:
+                return i
+        return -1
+
+    def abil(self, h: dict, name: str) -> int:
+        return sum(1 for a, _ in h["abil"] if a == name)
+
+    def gain_ability(self, h: dict) -> None:
+        cfg, r = self.game.cfg, d10(self.rng)
+        name = cfg["abilities"].get(r) or cfg["rare_abilities"][d10(self.rng)]
+        h["abil"].append((name, int(self.rng.integers(0, 5))))  # random troop type (1D5 table)
+
+    def walls(self, cell: int, from_cell: int) -> int:
+        cfg = self.game.cfg
+        t = self.terrain[cell]
+        w = 0
+        if t >= 0:
+            w = (self.game.settle[SETTLEMENTS[self.settle[cell]]]["walls"]
+                 if TERRAINS[t] == "settlement" else self.game.terrain[TERRAINS[t]]["walls"])
+        if edge(cell, from_cell) in self.rivers:
+            w = max(w, cfg["river"]["cross_walls"])
+        elif any(edge(cell, int(m)) in self.rivers for m in self.nb[cell] if m >= 0):
+            w = max(w, cfg["river"]["same_side_walls"])
+        return max(0, w - int(self.wall_damage[cell]))
+
+    def army_cap(self, h: dict) -> int:
+        d = self.game.cfg["designed"]
+        return d["army_cap"] + d["command_bonus"] * self.abil(h, "command")
+
+    def settlements_of(self, seat: int) -> list[int]:
+        return [int(c) for c in np.flatnonzero((self.owner == seat) & (self.settle >= 0))]
+
+    # -- set-up -----------------------------------------------------------------------------
+    def _place_capitol(self, seat: int, cell: int) -> None:
+        self.explored[cell] = True
+        self.terrain[cell] = TERRAINS.index("settlement")
+        self.settle[cell] = SETTLEMENTS.index("capitol")
+        self.owner[cell], self.capitol[seat] = seat, cell
+        troops = self.rng.integers(1, 11, size=4).astype(np.int64)
+        h = {"seat": seat, "cell": cell, "troops": troops,
+             "xp": 0, "abil": [], "alive": True, "mp": 0, "attacks": 0, "lost": 0,
+             "id": sum(1 for x in self.heroes if x["seat"] == seat) + 1}
+        self.gain_ability(h)
+        self.heroes.append(h)
+
+    def free_candidates(self) -> list[int]:
+        taken = [int(c) for c in self.capitol if c >= 0]
+        return [k for k, c in enumerate(self.cand)
+                if c not in taken and all(int(m) not in taken for m in self.nb[c] if m >= 0)]
+
+    # -- turn structure ---------------------------------------------------------------------
+    def _start_turn(self) -> None:
+        self.turn += 1
+        d = self.game.cfg["designed"]
+        if self.turn > d["turn_cap"]:
+            self.capped = True
+            self.phase = "over"
+            return
+        live = [s for s in range(self.game.num_seats) if self.alive[s]]
+        rolls = {s: d10(self.rng) + self.rng.random() for s in live}  # fraction breaks ties
+        self.order = sorted(live, key=lambda s: -rolls[s])
+        self._collect_gold()
+        self.recruited[:] = 0
+        self.queue = [(s, c) for s in self.order for c in self.settlements_of(s)]
+        self.qi, self.phase = 0, "recruit"
+
+    def _collect_gold(self) -> None:
+        g = self.game
+        for s in self.order:
+            total = 0
+            for c in self.settlements_of(s):
+                name = SETTLEMENTS[self.settle[c]]
+                total += g.settle[name]["gold"]
+                bonus = g.cfg["adjacency_bonus"].get(name)
+                if bonus:
+                    total += sum(1 for m in self.nb[c] if m >= 0 and self.terrain[m] >= 0
+                                 and TERRAINS[self.terrain[m]] == bonus)
+            vg = self.game.cfg["variant_gold"]
+            total += sum(vg.get(self.variant[c], 0) for c in np.flatnonzero(self.owner == s))
+            total += sum(self.abil(h, "wealth") for h in self.heroes
+                         if h["alive"] and h["seat"] == s)
+            self.gold[s] += total
+
+    def _hero_queue(self) -> list[tuple[int, int]]:
+        return [(s, i) for s in self.order for i, h in enumerate(self.heroes)
+                if h["alive"] and h["seat"] == s]
+
+    def _advance(self) -> None:
+        """Run automatic steps until a player must decide (or the game ends)."""
+        self._mask = None
+        d = self.game.cfg["designed"]
+        while True:
+            if self.phase != "over" and len(self.history) >= d["max_actions"]:
+                self.capped, self.phase = True, "over"
+            if self.phase == "over":
+                self._cp = -1
+                return
+            if self.phase == "capitol":
+                if self.qi < self.game.num_seats:
+                    self._cp = self.qi
+                    return
+                self._start_turn()
+                continue
+            if self.phase in ("casualty", "call_off"):
+                return
+            if self.qi < len(self.queue):
+                seat, x = self.queue[self.qi]
+                if self.alive[seat] and self._local_mask(seat, x).sum() > 1:
+                    self._cp = seat
+                    return
+                self.qi += 1
+                continue
+            if self.phase == "recruit":
+                self.phase, self.qi = "move", 0
+                self.queue = self._hero_queue()
+                for h in self.heroes:
+                    h["mp"] = d["hero_mp"] + self.abil(h, "logistics")
+                    h["scout"] = self.abil(h, "scouting")  # explore-only points
+                    h["received"] = False
+                    h["attacks"] = 1 + self.abil(h, "strategy")
+                    h["lost"] = 0
+            elif self.phase == "move":
+                self.phase, self.qi = "battle", 0
+                self.queue = self._hero_queue()
+            elif self.phase == "battle":
+                self._recovery()
+                if self.phase != "over":
+                    self._start_turn()
+
+    # -- masks ------------------------------------------------------------------------------
+    def _enterable(self, seat: int, h: dict, m: int) -> int:
+        """MP cost to enter explored land hex m, or 0 if it cannot be entered."""
+        if self.encounter[m] != 0 or self.hero_at(m) >= 0:
+            return 0
+        if self.owner[m] not in (-1, seat) and self.garrison[m].sum() > 0:
+            return 0
+        t = TERRAINS[self.terrain[m]]
+        cost = self.game.terrain[t]["mp"]
+        if edge(h["cell"], m) in self.rivers:
+            cost = max(cost, self.game.cfg["river"]["cross_mp"])
+        return cost
+
+    def _target(self, seat: int, m: int) -> bool:
+        if m < 0 or not self.land[m] or not self.explored[m]:
+            return False
+        j = self.hero_at(m)
+        if j >= 0:
+            return self.heroes[j]["seat"] != seat
+        if self.encounter[m] != 0:
+            return True
+        return self.owner[m] not in (-1, seat) and self.garrison[m].sum() > 0
+
+    def _local_mask(self, seat: int, x: int) -> np.ndarray:
+        g, mask = self.game, np.zeros(self.game.num_actions, np.int8)
+        mask[DONE] = 1
+        if self.phase == "recruit":
+            c = x
+            name = SETTLEMENTS[self.settle[c]]
+            rec = g.settle[name]["recruit"]
+            if self.recruited[c] < g.cfg["designed"]["max_recruit_per_settlement"]:
+                if rec != "none" and self.gold[seat] >= g.troop[rec][2]:
+                    mask[RECRUIT] = 1
+                if (name == "capitol" and self.gold[seat] >= g.troop["hero"][2]
+                        and self.hero_at(c) < 0):
+                    mask[RECRUIT_HERO] = 1
+        elif self.phase == "move":
+            h = self.heroes[x]
+            if not h["alive"]:
+                return mask
+            for dd in range(6):
+                m = int(self.nb[h["cell"], dd])
+                if m < 0 or not self.land[m]:
+                    continue
+                if not self.explored[m]:
+                    mask[dd] = h["mp"] + h.get("scout", 0) >= 1
+                else:
+                    cost = self._enterable(seat, h, m)
+                    mask[dd] = 0 < cost <= h["mp"]
+            c = h["cell"]
+            if (self.owner[c] == seat and self.garrison[c].sum() > 0
+                    and h["troops"].sum() < self.army_cap(h)):
+                mask[TAKE_GARRISON] = 1
+            if self.owner[c] == seat and self.settle[c] >= 0:
+                rec = g.settle[SETTLEMENTS[self.settle[c]]]["recruit"]
+                if rec in BASIC and h["troops"][BASIC.index(rec)] > 0:
+                    mask[DROP_OFF] = 1
+            if not h.get("received") and h["troops"].sum() > 0:
+                for dd in range(6):  # exchange instead of moving (ends this hero's movement)
+                    j = self.hero_at(int(self.nb[c, dd])) if self.nb[c, dd] >= 0 else -1
+                    if (j >= 0 and self.heroes[j]["seat"] == seat
+                            and self.heroes[j]["troops"].sum() < self.army_cap(self.heroes[j])):
+                        mask[EXCHANGE0 + dd] = 1
+        elif self.phase == "battle":
+            h = self.heroes[x]
+            if h["alive"] and h["attacks"] > 0:
+                for dd in range(6):
+                    mask[dd] = self._target(seat, int(self.nb[h["cell"], dd]))
+        return mask
+
+    def legal_actions_mask(self) -> np.ndarray:
+        if self._mask is not None:
+            return self._mask
+        n = self.game.num_actions
+        mask = np.zeros(n, np.int8)
+        if self.phase == "capitol":
+            for k in self.free_candidates():
+                mask[CAPITOL0 + k] = 1
+            mask[CAPITOL_AUTO] = 1
+        elif self.phase == "casualty":
+            side = self.battle["sides"][self.battle["chooser"]]
+            for t in B.troop_types_alive(side):
+                mask[CASUALTY0 + t] = 1
+        elif self.phase == "call_off":
+            mask[CALL_OFF] = mask[CONTINUE] = 1
+        elif self.phase != "over":
+            seat, x = self.queue[self.qi]
+            mask = self._local_mask(seat, x)
+        self._mask = mask
+        return mask
+
+    @property
+    def current_player(self) -> int:
+        return self._cp
+
+    def is_terminal(self) -> bool:
+        return self.phase == "over"
+
+    def phase_name(self) -> str:
+        return self.phase
+
+    # -- apply ------------------------------------------------------------------------------
+    def _apply(self, a: int) -> None:
+        from envs.warbah.combat_flow import battle_step, start_battle
+        if self.phase == "capitol":
+            free = self.free_candidates()
+            k = a - CAPITOL0 if a != CAPITOL_AUTO else free[0] if free else None
+            if k is None:  # every candidate taken: any free land hex far from others
+                taken = [c for c in self.capitol if c >= 0]
+                cells = [int(c) for c in np.flatnonzero(self.land) if c not in taken
+                         and all(int(m) not in taken for m in self.nb[c] if m >= 0)]
+                cell = cells[0]
+            else:
+                cell = self.cand[k]
+            self._place_capitol(self.qi, cell)
+            self.qi += 1
+        elif self.phase in ("casualty", "call_off"):
+            battle_step(self, a)
+        else:
+            seat, x = self.queue[self.qi]
+            if a == DONE:
+                self.qi += 1
+            elif self.phase == "recruit":
+                name = SETTLEMENTS[self.settle[x]]
+                if a == RECRUIT_HERO:
+                    self.gold[seat] -= self.game.troop["hero"][2]
+                    h = {"seat": seat, "cell": x, "troops": np.zeros(4, np.int64), "xp": 0,
+                         "abil": [], "alive": True, "mp": 0, "attacks": 0, "lost": 0,
+                         "id": sum(1 for q in self.heroes if q["seat"] == seat) + 1}
+                    self.gain_ability(h)
+                    self.heroes.append(h)
+                else:
+                    rec = self.game.settle[name]["recruit"]
+                    self.gold[seat] -= self.game.troop[rec][2]
+                    self.garrison[x, BASIC.index(rec)] += 1
+                self.recruited[x] += 1
+            elif self.phase == "move":
+                h = self.heroes[x]
+                if a == DROP_OFF:
+                    rec = self.game.settle[SETTLEMENTS[self.settle[h["cell"]]]]["recruit"]
+                    t = BASIC.index(rec)
+                    self.garrison[h["cell"], t] += h["troops"][t]
+                    h["troops"][t] = 0
+                elif EXCHANGE0 <= a < EXCHANGE0 + 6:
+                    o = self.heroes[self.hero_at(int(self.nb[h["cell"], a - EXCHANGE0]))]
+                    room = self.army_cap(o) - int(o["troops"].sum())
+                    for t in range(4):
+                        k = int(min(room, h["troops"][t]))
+                        o["troops"][t] += k
+                        h["troops"][t] -= k
+                        room -= k
+                    o["received"] = True  # a troop may be exchanged only once per turn
+                    h["mp"], h["scout"] = 0, 0
+                    self.qi += 1  # instead of moving: this hero's move is over
+                elif a == TAKE_GARRISON:
+                    c = h["cell"]
+                    room = self.army_cap(h) - int(h["troops"].sum())
+                    for t in range(4):
+                        k = int(min(room, self.garrison[c, t]))
+                        h["troops"][t] += k
+                        self.garrison[c, t] -= k
+                        room -= k
+                else:
+                    m = int(self.nb[h["cell"], a])
+                    if not self.explored[m]:
+                        self._explore(m)
+                        if h.get("scout", 0) > 0:
+                            h["scout"] -= 1
+                        else:
+                            h["mp"] -= 1
+                    else:
+                        h["mp"] -= self._enterable(seat, h, m)
+                        h["cell"] = m
+                        if self.variant[m] == "merchant_caravan":  # once only
+                            self.variant[m] = ""
+                            self.gold[seat] += d10(self.rng, self.game.cfg["caravan_gold_dice"])
+            elif self.phase == "battle":
+                h = self.heroes[x]
+                h["attacks"] -= 1
+                start_battle(self, x, int(self.nb[h["cell"], a]))
+        self._advance()
+
+    def _explore(self, m: int) -> None:
+        g = self.game
+        self.explored[m] = True
+        t = g.terrain_roll[d10(self.rng)]
+        self.terrain[m] = TERRAINS.index(t)
+        if t == "settlement":
+            self.settle[m] = SETTLEMENTS.index(g.settle_roll[d10(self.rng)])
+        else:
+            self.variant[m] = g.cfg["variants"].get(t, {}).get(d10(self.rng), "")
+            if d10(self.rng) <= g.cfg["encounter_chance"]:
+                self.encounter[m] = -1
+
+    # -- recovery and the end ---------------------------------------------------------------
+    def _recovery(self) -> None:
+        g = self.game
+        for hi, n_tr in self.pending_treasure:
+            h = self.heroes[hi]
+            for _ in range(n_tr):
+                r = d10(self.rng)
+                row = next(t for t in g.cfg["treasure"] if r in t["rolls"])
+                if "gold_dice" in row:
+                    self.gold[h["seat"]] += d10(self.rng, row["gold_dice"])
+                elif "followers_dice" in row and h["alive"]:
+                    h["troops"][0] += d10(self.rng, row["followers_dice"])
+        self.pending_treasure = []
+        for s in self.order:
+            for h in self.heroes:
+                if not (h["alive"] and h["seat"] == s):
+                    continue
+                if self.abil(h, "healing") and h["lost"] > 0:
+                    h["troops"][0] += min(h["lost"], d10(self.rng))
+                over = int(h["troops"].sum()) - self.army_cap(h)
+                for t in range(4):
+                    k = min(max(over, 0), int(h["troops"][t]))
+                    h["troops"][t] -= k
+                    over -= k
+                c = h["cell"]
+                if self.variant[c] in g.cfg["variant_gold"]:
+                    self.owner[c] = s  # designed: a Hero marks a Lumbermill / Gold Mine hex
+                for _ in range(self.abil(h, "diplomacy")):  # 1 adjacent neutral settlement
+                    near = [int(m) for m in self.nb[c] if m >= 0 and self.settle[m] >= 0
+                            and self.owner[m] < 0]
+                    if near:
+                        self.owner[near[0]] = s
+                if self.settle[c] >= 0 and self.owner[c] != s:
+                    prev = int(self.owner[c])
+                    self.owner[c] = s
+                    self.garrison[c] = 0
+                    if prev >= 0:
+                        h["xp"] += 1
+                        if self.capitol[prev] == c:
+                            self._eliminate(prev)
+                while h["xp"] >= 2:
+                    h["xp"] -= 2
+                    self.gain_ability(h)
+        self.wall_damage[:] = 0
+        if self.alive.sum() <= 1:
+            self.phase = "over"
+
+    def _eliminate(self, seat: int) -> None:
+        self.alive[seat] = False
+        self.out_turn[seat] = self.turn
+        for h in self.heroes:
+            if h["seat"] == seat:
+                h["alive"] = False
+        own = self.owner == seat
+        self.owner[own] = -1
+        self.garrison[own] = 0
+
+    def scores(self) -> list[float]:
+        out = []
+        for s in range(self.game.num_seats):
+            live = 1 if self.alive[s] else 0
+            out.append(live * 1e6 + self.out_turn[s] * 1e4 * (1 - live)
+                       + 100 * len(self.settlements_of(s)) + min(int(self.gold[s]), 99))
+        return out
+
+    def returns(self) -> np.ndarray:
+        if not self.is_terminal():
+            return np.zeros(self.game.num_seats)
+        return rank_returns(self.scores())
+
+    def final_info(self) -> dict:
+        return {"turn": min(self.turn, self.game.cfg["designed"]["turn_cap"]),
+                "capped": bool(self.capped),
+                "settlements": [len(self.settlements_of(s)) for s in range(self.game.num_seats)],
+                "alive": self.alive.tolist()}
+
+    def action_to_str(self, a: int) -> str:
+        if EXCHANGE0 <= a < EXCHANGE0 + 6:
+            return f"hand army to friendly hero {DIR_NAMES[a - EXCHANGE0]}"
+        if a == DROP_OFF:
+            return "drop troops into the garrison"
+        if a < 6:
+            return ("attack " if self.phase == "battle" else "move/explore ") + DIR_NAMES[a]
+        names = {DONE: "done", RECRUIT: "recruit one", TAKE_GARRISON: "take garrison",
+                 RECRUIT_HERO: "recruit hero", CALL_OFF: "call off attack",
+                 CONTINUE: "continue attack", CAPITOL_AUTO: "capitol: auto"}
+        if a in names:
+            return names[a]
+        if CASUALTY0 <= a < CASUALTY0 + 4:
+            return f"lose one of {BASIC[a - CASUALTY0]}"
+        if CAPITOL0 <= a < CAPITOL0 + 8:
+            return f"capitol at candidate {a - CAPITOL0}"
+        return f"action {a}"
+
+    def determinize(self, observer: int, rng: np.random.Generator):
+        """Enemy hero index cards are hidden: their troop split is shuffled (total kept)."""
+        s = self.clone()
+        s.rng = np.random.default_rng(rng.integers(2**63))
+        busy = set()
+        if s.battle is not None:
+            busy = {s.battle["sides"][k]["hero"] for k in (0, 1)}
+        for i, h in enumerate(s.heroes):
+            if h["seat"] != observer and i not in busy:
+                h["troops"] = h["troops"][rng.permutation(4)]
+        return s
+
+    def observation(self, seat: int) -> np.ndarray:
+        from envs.warbah.observe import observe
+        return observe(self, seat)
+
+    def render_text(self, observer=None, color=True) -> str:
+        from envs.warbah.observe import render_text
+        return render_text(self, observer)
