@@ -117,5 +117,43 @@ register(EnvSpec(
     },
 ))
 
+register(EnvSpec(
+    name="gorgasali_v0", module="envs.gorgasali",
+    description="Battle royale on a 20x20 map: loot chests, shoot, ten characters, shrinking zones",
+    players="2-10 (solo free-for-all or duo teams of two)",
+    variants={
+        "2p": {"num_players": 2},
+        "4p": {"num_players": 4},
+        "10p": {"num_players": 10},
+        "duo_4p": {"num_players": 4, "mode": "duo"},
+        "duo_10p": {"num_players": 10, "mode": "duo"},
+    },
+))
+
+register(EnvSpec(
+    name="zaberias_v0", module="envs.zaberias",
+    description="Tribal tactics on square map boards: cities, coins, dice battles, ambushes, "
+                "four tribes with twenty special units",
+    players="2, 3, 4",
+    variants={
+        "2p": {"num_players": 2},
+        "2p_orcs_guardians": {"num_players": 2, "tribes": ["orcs", "guardians"]},
+        "3p": {"num_players": 3, "tribes": ["humans", "orcs", "guardians"]},
+        "4p": {"num_players": 4},
+    },
+))
+
+register(EnvSpec(
+    name="warbah_v0", module="envs.warbah",
+    description="Hex-map fantasy conquest: explore, recruit, battle in initiative segments, "
+                "capture capitols (partial rules: no spells, fleets or espionage yet)",
+    players="2, 3, 4",
+    variants={
+        "2p": {"num_players": 2},
+        "3p": {"num_players": 3},
+        "4p": {"num_players": 4},
+    },
+))
+
 __all__ = ["make", "make_raw", "make_game", "names", "variants", "register", "EnvSpec", "spec",
            "resolve", "ConfigError", "IllegalActionError", "Game", "State"]

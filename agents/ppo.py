@@ -1,0 +1,345 @@
+"""MaskablePPO checkpoints as agents (``ppo:PATH``), and the checkpoint format itself.
+
+A checkpoint is the zip that ``MaskablePPO.save`` writes plus one extra member,
+``arena_meta.json``, which names what the policy was trained on:
+
+| key                 | meaning                                                           |
+|---------------------|-------------------------------------------------------------------|
+| format              | ``tabletop-arena-ppo/1``                                          |
+| game                | registered id, e.g. ``peacekeepers_v0``                           |
+| options             | ``game.options()`` (the variant)                                  |
+| observation_size    | length of the flat observation                                    |
+| observation_layout  | ``game.observation_layout`` as ``[[name, shape], ...]``           |
+| num_actions         | size of the Discrete action space                                 |
+| num_agents/num_seats| players and seats of the variant                                  |
+| timesteps           | learner steps trained so far                                      |
+| config              | the training config (``train.config.TrainConfig`` as a dict)      |
+
+Loading checks every field against the game it is asked to play and raises ``CheckpointError``
+with the differences, so a policy never silently plays a game whose observations it cannot read.
+SB3 ignores the extra member; ``MaskablePPO.load`` still reads these files.
+
+The features extractor used by the CNN network (``LayoutExtractor``) lives here rather than in
+``train/`` so that loading a checkpoint needs only ``agents`` (``agents`` never imports ``train``).
+This module imports torch; nothing else in ``agents`` does.
+"""
+from __future__ import annotations
+
+import io
+import json
+import os
+import tempfile
+import zipfile
+from functools import partial
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+from gymnasium import spaces
+from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
+from stable_baselines3.common.torch_layers import BaseFeaturesExtractor
+from torch import nn
+
+from agents.base import BaseAgent
+
+FORMAT = "tabletop-arena-ppo/1"
+META_NAME = "arena_meta.json"
+
+
+class CheckpointError(ValueError):
+    """A checkpoint that cannot be read, or was trained on a different game/variant/layout."""
+
+
+# ---------------------------------------------------------------------------------------------
+# network
+# ---------------------------------------------------------------------------------------------
+def board_piece(layout) -> tuple[int, tuple[int, int, int]] | None:
+    """(offset, (C, H, W)) of the first 3-d piece of an observation layout, or None."""
+    offset = 0
+    for _, shape in layout:
+        shape = tuple(int(x) for x in shape)
+        if len(shape) == 3:
+            return offset, shape
+        offset += int(np.prod(shape))
+    return None
+
+
+class LayoutExtractor(BaseFeaturesExtractor):
+    """Small CNN over the (C, H, W) board piece + an MLP over the remaining (vector) pieces.
+
+    ``layout`` is ``game.observation_layout``; the flat observation is split back into its pieces
+    by offset, so any game whose layout has a 3-d piece can use it. The last convolution's feature
+    map is kept in ``last_map`` for a spatial action head (``SpatialActionHead``).
+    """
+
+    def __init__(self, observation_space: spaces.Box, layout, cnn_channels=(32, 32),
+                 cnn_hidden: int = 256, vector_hidden: int = 128):
+        found = board_piece(layout)
+        if found is None:
+            raise ValueError("LayoutExtractor needs a (C, H, W) piece in the observation layout")
+        offset, (c, h, w) = found
+        total = int(observation_space.shape[0])
+        vec = total - c * h * w
+        super().__init__(observation_space, cnn_hidden + (vector_hidden if vec else 0))
+        self.offset, self.board_shape, self.board_size, self.vector_size = offset, (c, h, w), c * h * w, vec
+        layers: list[nn.Module] = []
+        ch = c
+        for out in cnn_channels:
+            layers += [nn.Conv2d(ch, int(out), kernel_size=3, padding=1), nn.ReLU()]
+            ch = int(out)
+        self.map_channels = ch
+        self.convs = nn.Sequential(*layers)
+        self.board_head = nn.Sequential(nn.Flatten(), nn.Linear(ch * h * w, cnn_hidden), nn.ReLU())
+        self.mlp = nn.Sequential(nn.Linear(vec, vector_hidden), nn.ReLU()) if vec else None
+        self.last_map: torch.Tensor | None = None
+
+    def forward(self, obs: torch.Tensor) -> torch.Tensor:
+        a, b = self.offset, self.offset + self.board_size
+        board = obs[:, a:b].reshape(-1, *self.board_shape)
+        self.last_map = self.convs(board)
+        out = self.board_head(self.last_map)
+        if self.mlp is None:
+            return out
+        vec = obs[:, b:] if a == 0 else torch.cat([obs[:, :a], obs[:, b:]], dim=1)
+        return torch.cat([out, self.mlp(vec)], dim=1)
+
+
+def spatial_action_index(spatial_actions, board_hw: tuple[int, int], num_actions: int) -> list[int]:
+    """The actions covered by board-aligned ranges ``[[first, planes], ...]``, in plane/cell order;
+    ValueError if a range leaves the action space or two ranges overlap."""
+    h, w = board_hw
+    idx: list[int] = []
+    for entry in spatial_actions:
+        first, planes = int(entry[0]), int(entry[1])
+        if first < 0 or planes < 1 or first + planes * h * w > num_actions:
+            raise ValueError(f"spatial action range {list(entry)} ({planes} planes of {h}x{w} from "
+                             f"action {first}) does not fit {num_actions} actions")
+        idx.extend(range(first, first + planes * h * w))
+    if len(set(idx)) != len(idx):
+        raise ValueError(f"spatial action ranges overlap: {spatial_actions}")
+    return idx
+
+
+class SpatialActionHead(nn.Module):
+    """Action logits where part of the action space is aligned with the board.
+
+    For each range ``[first, planes]`` action ``first + p*H*W + cell`` gets the logit of plane p at
+    that cell from a 1x1 convolution over the extractor's last feature map (plus a per-plane bias
+    computed from the policy latent, for global context); every other action gets a logit from a
+    linear layer on the latent (as in SB3's default head). AlphaZero-style policy heads like this
+    share what is learnt about one cell with every other cell.
+    """
+
+    def __init__(self, extractor: LayoutExtractor, latent_dim: int, num_actions: int, spatial_actions):
+        super().__init__()
+        self._extractor = [extractor]  # a plain reference: its parameters belong to the policy already
+        _, h, w = extractor.board_shape
+        spatial = spatial_action_index(spatial_actions, (h, w), num_actions)
+        planes = len(spatial) // (h * w)
+        covered = set(spatial)
+        other = [a for a in range(num_actions) if a not in covered]
+        self.conv = nn.Conv2d(extractor.map_channels, planes, kernel_size=1)
+        self.plane_bias = nn.Linear(latent_dim, planes)
+        self.dense = nn.Linear(latent_dim, len(other)) if other else None
+        position = np.empty(num_actions, np.int64)
+        position[np.asarray(spatial + other, np.int64)] = np.arange(num_actions)
+        self.register_buffer("position", torch.as_tensor(position), persistent=False)
+
+    def forward(self, latent: torch.Tensor) -> torch.Tensor:
+        fmap = self._extractor[0].last_map
+        if fmap is None or fmap.shape[0] != latent.shape[0]:
+            raise RuntimeError("SpatialActionHead: the features extractor must run on the same batch first")
+        spatial = (self.conv(fmap) + self.plane_bias(latent)[:, :, None, None]).flatten(1)
+        parts = [spatial] if self.dense is None else [spatial, self.dense(latent)]
+        return torch.index_select(torch.cat(parts, dim=1), 1, self.position)
+
+
+class ArenaPolicy(MaskableActorCriticPolicy):
+    """MaskablePPO's policy with an optional spatial action head (``spatial_actions``)."""
+
+    def __init__(self, *args, spatial_actions=None, **kwargs):
+        self.spatial_actions = [[int(a), int(b)] for a, b in spatial_actions] if spatial_actions else []
+        super().__init__(*args, **kwargs)
+
+    def _build(self, lr_schedule) -> None:
+        super()._build(lr_schedule)
+        if self.spatial_actions:
+            if not isinstance(self.features_extractor, LayoutExtractor) or not self.share_features_extractor:
+                raise ValueError("spatial_actions need the cnn network (LayoutExtractor, shared)")
+            self.action_net = SpatialActionHead(self.features_extractor, self.mlp_extractor.latent_dim_pi,
+                                                int(self.action_space.n), self.spatial_actions)
+            if self.ortho_init:
+                self.action_net.apply(partial(self.init_weights, gain=0.01))
+            self.optimizer = self.optimizer_class(self.parameters(), lr=lr_schedule(1), **self.optimizer_kwargs)
+
+    def _get_constructor_parameters(self) -> dict[str, Any]:
+        data = super()._get_constructor_parameters()
+        data["spatial_actions"] = self.spatial_actions
+        return data
+
+
+# ---------------------------------------------------------------------------------------------
+# metadata
+# ---------------------------------------------------------------------------------------------
+def _jsonable(x):
+    return json.loads(json.dumps(x, default=str))
+
+
+def game_metadata(game, game_id: str | None = None) -> dict[str, Any]:
+    """The fields that identify what a policy can play."""
+    return {
+        "format": FORMAT,
+        "game": game_id or game.name,
+        "options": _jsonable(game.options()),
+        "observation_size": int(game.observation_size),
+        "observation_layout": [[name, [int(x) for x in shape]] for name, shape in game.observation_layout],
+        "num_actions": int(game.num_actions),
+        "num_agents": int(game.num_agents),
+        "num_seats": int(game.num_seats),
+    }
+
+
+def read_metadata(path: str | os.PathLike) -> dict[str, Any]:
+    """The ``arena_meta.json`` of a checkpoint; CheckpointError if unreadable."""
+    path = Path(path)
+    if not path.is_file():
+        raise CheckpointError(f"checkpoint not found: {path}")
+    try:
+        with zipfile.ZipFile(path) as zf:
+            names = zf.namelist()
+            if META_NAME not in names:
+                raise CheckpointError(f"{path} has no {META_NAME}: not a Tabletop Arena checkpoint "
+                                      f"(written by `arena train`)")
+            if "data" not in names or "policy.pth" not in names:
+                raise CheckpointError(f"{path} is incomplete (missing SB3 'data' or 'policy.pth')")
+            meta = json.loads(zf.read(META_NAME).decode())
+    except CheckpointError:
+        raise
+    except (zipfile.BadZipFile, OSError, EOFError, UnicodeDecodeError, json.JSONDecodeError,
+            zipfile.LargeZipFile, ValueError) as exc:
+        raise CheckpointError(f"corrupt checkpoint {path}: {type(exc).__name__}: {exc}") from None
+    if not isinstance(meta, dict) or meta.get("format") != FORMAT:
+        raise CheckpointError(f"{path}: unknown checkpoint format {meta.get('format') if isinstance(meta, dict) else meta!r}"
+                              f" (expected {FORMAT})")
+    return meta
+
+
+def check_compatible(meta: dict, game, path: str | os.PathLike = "checkpoint") -> None:
+    """Raise CheckpointError naming every field where ``meta`` does not fit ``game``."""
+    want = game_metadata(game)
+    problems = []
+    if meta.get("game") != want["game"]:
+        problems.append(f"game: checkpoint {meta.get('game')!r}, asked {want['game']!r}")
+    for key in ("options", "observation_size", "observation_layout", "num_actions", "num_agents"):
+        if meta.get(key) != want[key]:
+            problems.append(f"{key}: checkpoint {meta.get(key)!r}, asked {want[key]!r}")
+    if problems:
+        raise CheckpointError(f"{path} does not fit this game variant:\n  " + "\n  ".join(problems))
+
+
+#: members a policy-only checkpoint leaves out (it can be played, not resumed)
+_TRAINING_ONLY = ("policy.optimizer.pth", "pytorch_variables.pth")
+
+
+def save_checkpoint(model, path: str | os.PathLike, meta: dict[str, Any], policy_only: bool = False) -> Path:
+    """Write ``model`` + ``meta`` atomically: a temporary file in the same folder, then os.replace.
+
+    ``policy_only`` drops the optimizer state (about 2/3 of the file): enough for ``PPOAgent``.
+    """
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    saved = io.BytesIO()
+    model.save(saved)
+    buf = io.BytesIO()
+    with zipfile.ZipFile(saved) as src, zipfile.ZipFile(buf, "w", compression=zipfile.ZIP_DEFLATED) as zf:
+        for item in src.infolist():
+            if policy_only and item.filename in _TRAINING_ONLY:
+                continue
+            zf.writestr(item, src.read(item.filename))
+        zf.writestr(META_NAME, json.dumps(dict(meta, format=FORMAT, policy_only=policy_only),
+                                          indent=2, default=str))
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(buf.getvalue())
+            fh.flush()
+            os.fsync(fh.fileno())
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(tmp, 0o666 & ~umask)  # mkstemp makes 0600; a checkpoint is an ordinary file
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
+    return path
+
+
+def load_policy(path: str | os.PathLike, device: str = "cpu"):
+    """The MaskableActorCriticPolicy of a checkpoint (no optimizer state, no rollout buffer)."""
+    from stable_baselines3.common.save_util import load_from_zip_file
+
+    try:
+        data, params, _ = load_from_zip_file(str(path), device=device,
+                                             custom_objects={"learning_rate": 0.0, "lr_schedule": None,
+                                                             "clip_range": None})
+        policy = data["policy_class"](data["observation_space"], data["action_space"],
+                                      lambda _: 0.0, **data["policy_kwargs"])
+        policy.load_state_dict(params["policy"])
+    except CheckpointError:
+        raise
+    except Exception as exc:  # any unpickling / shape / zip problem means the file is unusable
+        raise CheckpointError(f"corrupt checkpoint {path}: {type(exc).__name__}: {exc}") from None
+    policy.set_training_mode(False)
+    return policy.to(device)
+
+
+# ---------------------------------------------------------------------------------------------
+# the agent
+# ---------------------------------------------------------------------------------------------
+class PPOAgent(BaseAgent):
+    """Plays a trained checkpoint: argmax of the masked policy logits (or a sample from them)."""
+
+    name = "ppo"
+    needs_state = False
+
+    def __init__(self, path: str | os.PathLike, game, seed: int | None = None,
+                 deterministic: bool = True, check: bool = True):
+        super().__init__(seed)
+        self.path = str(path)
+        self.meta = read_metadata(path)
+        if check:
+            check_compatible(self.meta, game, path)
+        self.policy = load_policy(path)
+        self.deterministic = deterministic
+
+    @classmethod
+    def from_policy(cls, policy, seed: int | None = None, deterministic: bool = True) -> "PPOAgent":
+        """Wrap an in-memory policy (e.g. the learner during training)."""
+        agent = cls.__new__(cls)
+        BaseAgent.__init__(agent, seed)
+        agent.path, agent.meta, agent.policy, agent.deterministic = "<memory>", {}, policy, deterministic
+        return agent
+
+    def logits(self, observation: np.ndarray) -> np.ndarray:
+        obs = torch.as_tensor(np.asarray(observation, np.float32)[None])
+        with torch.no_grad():
+            features = self.policy.extract_features(obs, self.policy.pi_features_extractor)
+            latent = self.policy.mlp_extractor.forward_actor(features)
+            return self.policy.action_net(latent)[0].numpy().astype(np.float64)
+
+    def act(self, obs, state=None) -> int:
+        mask = np.asarray(obs["action_mask"]).astype(bool)
+        legal = np.flatnonzero(mask)
+        if len(legal) == 0:
+            raise ValueError("no legal action in the mask")
+        if len(legal) == 1:
+            return int(legal[0])
+        z = self.logits(obs["observation"])[legal]
+        if self.deterministic:
+            best = np.flatnonzero(z >= z.max() - 1e-12)
+            return int(legal[best[self.rng.integers(len(best))]] if len(best) > 1 else legal[best[0]])
+        p = np.exp(z - z.max())
+        p /= p.sum()
+        return int(legal[self.rng.choice(len(legal), p=p)])

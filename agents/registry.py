@@ -1,0 +1,112 @@
+"""Build agents from short command-line specs, for any registered game.
+
+| spec          | agent                                                                    |
+|---------------|--------------------------------------------------------------------------|
+| ``random``    | uniformly random legal moves (``agents.base.RandomAgent``)               |
+| ``heuristic`` | the game's rule-based baseline: ``agents.<game>.HeuristicAgent``         |
+|               | (``agents.peacekeepers`` for ``peacekeepers_v0``)                        |
+| ``mcts[:N]``  | UCT / determinized MCTS with N simulations per move (default 200)        |
+| ``ppo:PATH``  | a MaskablePPO checkpoint written by ``arena train`` (``agents.ppo``)     |
+
+    from agents.registry import make_agent
+    agent = make_agent("mcts:100", envs.make_game("peacekeepers_v0"), seed=0)
+
+Game-specific modules are found by convention, so a new game gets its baseline by adding
+``agents/<game base name>.py`` with ``class HeuristicAgent(BaseAgent)`` and
+``HeuristicAgent(game, seed=None)``; nothing here needs to change.
+"""
+from __future__ import annotations
+
+import importlib
+import importlib.util
+
+from agents.base import BaseAgent, RandomAgent
+
+KINDS = ("random", "heuristic", "mcts[:N]", "ppo:PATH")
+DEFAULT_MCTS_SIMULATIONS = 200
+
+
+class AgentSpecError(ValueError):
+    """An agent spec that names no known agent or has a malformed argument."""
+
+
+def game_base_name(game_or_name) -> str:
+    """``peacekeepers_v0`` (or a Game with that name) -> ``peacekeepers``."""
+    name = game_or_name if isinstance(game_or_name, str) else getattr(game_or_name, "name", "")
+    return str(name).split("_v")[0]
+
+
+def heuristic_module_name(game_or_name) -> str:
+    return f"agents.{game_base_name(game_or_name)}"
+
+
+def has_heuristic(game_or_name) -> bool:
+    """Whether ``agents.<game>`` exists (without importing it)."""
+    try:
+        return importlib.util.find_spec(heuristic_module_name(game_or_name)) is not None
+    except (ImportError, ValueError):
+        return False
+
+
+def agent_names(game_name) -> list[str]:
+    """The agent specs available for a game (``ppo:PATH`` needs a checkpoint path)."""
+    out = ["random"]
+    if has_heuristic(game_name):
+        out.append("heuristic")
+    out += ["mcts", "mcts:N", "ppo:PATH"]
+    return out
+
+
+def _heuristic(game, seed):
+    module_name = heuristic_module_name(game)
+    try:
+        module = importlib.import_module(module_name)
+    except ModuleNotFoundError as exc:
+        if exc.name != module_name:  # the module exists but one of its imports is missing
+            raise
+        raise AgentSpecError(
+            f"no rule-based baseline for {getattr(game, 'name', game)!r}: expected module "
+            f"{module_name} (agents/{game_base_name(game)}.py) defining HeuristicAgent(game, seed=None); "
+            f"available agents: {agent_names(getattr(game, 'name', ''))}") from None
+    cls = getattr(module, "HeuristicAgent", None)
+    if cls is None:
+        raise AgentSpecError(f"{module_name} defines no HeuristicAgent class")
+    return cls(game, seed=seed)
+
+
+def make_agent(spec: str, game, seed: int | None = None) -> BaseAgent:
+    """Build the agent named by ``spec`` for ``game`` (an ``envs.core.game.Game``)."""
+    if not isinstance(spec, str) or not spec.strip():
+        raise AgentSpecError(f"agent spec must be a non-empty string, got {spec!r}; known: {KINDS}")
+    spec = spec.strip()
+    kind, _, arg = spec.partition(":")
+    kind = kind.lower()
+    if kind == "random":
+        if arg:
+            raise AgentSpecError(f"'random' takes no argument, got {spec!r}")
+        agent = RandomAgent(seed)
+    elif kind == "heuristic":
+        if arg:
+            raise AgentSpecError(f"'heuristic' takes no argument, got {spec!r}")
+        agent = _heuristic(game, seed)
+    elif kind == "mcts":
+        sims = DEFAULT_MCTS_SIMULATIONS
+        if arg:
+            try:
+                sims = int(arg)
+            except ValueError:
+                raise AgentSpecError(f"mcts:N needs an integer number of simulations, got {spec!r}") from None
+            if sims < 1:
+                raise AgentSpecError(f"mcts:N needs N >= 1, got {spec!r}")
+        from agents.mcts import MCTSAgent
+        agent = MCTSAgent(game, simulations=sims, seed=seed)
+    elif kind == "ppo":
+        if not arg:
+            raise AgentSpecError("ppo needs a checkpoint path: ppo:PATH (e.g. ppo:runs/x/final.zip)")
+        from agents.ppo import PPOAgent  # imports torch: only when asked for
+        agent = PPOAgent(arg, game, seed=seed)
+    else:
+        raise AgentSpecError(f"unknown agent {spec!r}; known: {', '.join(KINDS)}")
+    agent.name = spec
+    agent.spec = spec
+    return agent

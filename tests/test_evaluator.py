@@ -1,0 +1,278 @@
+"""The evaluator (train/evaluate.py) on a tiny fake game with scripted agents of known strength.
+
+``PickGame``: each seat in turn picks a number 0..9 for ``rounds`` rounds; the highest total wins
+(ties: a draw, or seat 0 wins with ``seat0_wins_ties``). ``Const(v)`` always picks v, so every
+result is known in advance. Also: Wilson intervals and the sign test against hand-computed values,
+Bradley-Terry / Plackett-Luce ordering and a known strength ratio, distinct-game counting and
+the repeat warning, report files, and serial == parallel on a registered game.
+"""
+from __future__ import annotations
+
+import json
+import math
+
+import numpy as np
+import pytest
+
+from agents.base import BaseAgent
+from envs.core.game import Game, State
+from train.evaluate import (evaluate, fit_plackett_luce, make_groups, sign_test, wilson_interval)
+
+# scripted agents on a deterministic game replay the same game on purpose in most tests here
+pytestmark = pytest.mark.filterwarnings("ignore:.*repeat an earlier game:UserWarning")
+
+
+class PickGame(Game):
+    name = "pick_v0"
+    num_actions = 10
+    observation_layout = [("vector", (4,))]
+
+    def __init__(self, num_seats=2, rounds=3, seat0_wins_ties=False, endless=False):
+        self.num_seats, self.rounds, self.seat0_wins_ties, self.endless = num_seats, rounds, seat0_wins_ties, endless
+
+    def options(self):
+        return {"num_seats": self.num_seats, "rounds": self.rounds, "seat0_wins_ties": self.seat0_wins_ties}
+
+    def new_initial_state(self, rng):
+        return PickState(self, rng)
+
+
+class PickState(State):
+    def __init__(self, game, rng):
+        self.game, self.rng, self.history, self.seed = game, rng, [], None
+        self.totals = [0] * game.num_seats
+
+    @property
+    def current_player(self):
+        return -1 if self.is_terminal() else len(self.history) % self.game.num_seats
+
+    def legal_actions_mask(self):
+        return np.ones(10, np.int8)
+
+    def _apply(self, action):
+        self.totals[self.current_player] += action
+
+    def is_terminal(self):
+        return not self.game.endless and len(self.history) >= self.game.rounds * self.game.num_seats
+
+    def scores(self):
+        return [float(t) for t in self.totals]
+
+    def returns(self):
+        if not self.is_terminal():
+            return np.zeros(self.game.num_seats)
+        t = np.array(self.totals, float)
+        if self.game.seat0_wins_ties and t[0] == t.max():
+            t[0] += 0.5
+        order = np.argsort(-t, kind="stable")
+        out = np.zeros(len(t))
+        ranks = np.linspace(1, -1, len(t))
+        for value in np.unique(t):
+            idx = np.flatnonzero(t == value)
+            out[idx] = ranks[[int(np.flatnonzero(order == i)[0]) for i in idx]].mean()
+        return out
+
+    def final_info(self):
+        return {"scores": self.scores()} if self.is_terminal() else {}
+
+    def observation(self, seat):
+        return np.zeros(4, np.float32)
+
+    def action_to_str(self, action):
+        return f"pick {action}"
+
+    def clone(self):
+        s = PickState(self.game, np.random.default_rng())
+        s.rng.bit_generator.state = self.rng.bit_generator.state
+        s.history, s.totals, s.seed = list(self.history), list(self.totals), self.seed
+        return s
+
+
+class Const(BaseAgent):
+    def __init__(self, value, seed=None):
+        super().__init__(seed)
+        self.value = value
+        self.name = f"const{value}"
+
+    def act(self, obs, state=None):
+        return self.value
+
+
+class ConstFactory:
+    """Picklable entrant factory."""
+
+    def __init__(self, value):
+        self.value, self.name = value, f"const{value}"
+
+    def __call__(self, game, seed):
+        return Const(self.value, seed)
+
+
+def run(game, values, **kw):
+    kw.setdefault("workers", 1)
+    kw.setdefault("progress", False)
+    kw.setdefault("opening_moves", 0)
+    kw.setdefault("bootstrap", 50)
+    return evaluate(game, [ConstFactory(v) for v in values], **kw)
+
+
+# ------------------------------------------------------------------------------ statistics ----
+def test_wilson_interval_known_values():
+    lo, hi = wilson_interval(6, 10)
+    assert lo == pytest.approx(0.3127, abs=1e-4) and hi == pytest.approx(0.8318, abs=1e-4)
+    lo, hi = wilson_interval(0, 10)
+    assert lo == 0.0 and hi == pytest.approx(3.8415 / 13.8415, abs=1e-4)
+    lo, hi = wilson_interval(10, 10)
+    assert hi == 1.0 and lo == pytest.approx(1 - 3.8415 / 13.8415, abs=1e-4)
+    lo, hi = wilson_interval(500, 1000)
+    assert lo == pytest.approx(0.4691, abs=1e-4) and hi == pytest.approx(0.5309, abs=1e-4)
+    assert wilson_interval(0, 0) == (0.0, 1.0)
+
+
+def test_sign_test_exact_values():
+    assert sign_test(9, 1) == pytest.approx(22 / 1024)
+    assert sign_test(1, 9) == sign_test(9, 1)
+    assert sign_test(10, 0) == pytest.approx(2 / 1024)
+    assert sign_test(5, 5) == 1.0
+    assert sign_test(0, 0) == 1.0
+    assert sign_test(60, 40) == pytest.approx(0.05689, abs=1e-4)
+    assert 0 < sign_test(3000, 2000) < 1e-40  # big n: exact integers, no overflow
+
+
+def test_bradley_terry_recovers_known_ratio():
+    # A beats B 75 times out of 100: BT strength ratio 3 -> 400*log10(3) Elo apart (no prior)
+    logs = fit_plackett_luce([(0, 1), (1, 0)], [75, 25], 2, prior=0.0)
+    assert (logs[0] - logs[1]) * 400 / math.log(10) == pytest.approx(400 * math.log10(3), abs=0.5)
+
+
+# ------------------------------------------------------------------------------ schedule ------
+def test_counts_and_seat_balance_two_players():
+    rep = run(PickGame(), [9, 0], games=10)
+    strong, weak = rep.agent("const9"), rep.agent("const0")
+    assert rep.data["total_games"] == 10
+    assert (strong["wins"], strong["draws"], strong["losses"]) == (10, 0, 0)
+    assert (weak["wins"], weak["draws"], weak["losses"]) == (0, 0, 10)
+    assert strong["by_seat"]["0"]["games"] == strong["by_seat"]["1"]["games"] == 5
+    pair = rep.pair("const9", "const0")
+    assert (pair["wins"], pair["draws"], pair["losses"]) == (10, 0, 10 - 10)
+    assert pair["p_value"] == pytest.approx(2 / 1024)
+    assert pair["win_rate_ci95"] == pytest.approx(list(wilson_interval(10, 10)))
+    assert rep.pair("const0", "const9")["wins"] == 0
+    assert strong["mean_score"] == 27 and weak["mean_score"] == 0
+    assert strong["mean_length"] == 6
+    seeds = [r.agent_seeds for r in rep.records]
+    assert len(set(seeds)) == len(seeds), "each game gets its own agent seeds"
+
+
+def test_games_rounded_up_to_whole_blocks():
+    rep = run(PickGame(), [9, 0], games=3)
+    assert rep.data["total_games"] == 4
+
+
+def test_seat_advantage_is_balanced_out():
+    rep = run(PickGame(seat0_wins_ties=True), [5, 5], games=20, names=["a", "b"])
+    a, b = rep.agent("a"), rep.agent("b")
+    assert a["wins"] == b["wins"] == 10
+    assert a["by_seat"]["0"]["wins"] == 10 and a["by_seat"]["1"]["wins"] == 0
+    assert rep.pair("a", "b")["p_value"] == 1.0
+
+
+def test_draws_counted():
+    rep = run(PickGame(), [4, 4], games=6, names=["x", "y"])
+    assert rep.agent("x")["draws"] == 6 and rep.agent("x")["win_rate"] == 0.0
+    assert rep.agent("x")["score_rate"] == 0.5
+
+
+def test_ratings_order_and_head_to_head():
+    rep = run(PickGame(), [9, 5, 0], games=10, bootstrap=100)
+    assert rep.data["total_games"] == 30  # 3 pairs x 10
+    elo = {n: rep.data["ratings"][n]["elo"] for n in rep.names}
+    assert elo["const9"] > elo["const5"] > elo["const0"]
+    assert sum(elo.values()) == pytest.approx(0, abs=1e-6)
+    for n in rep.names:
+        lo, hi = rep.data["ratings"][n]["elo_ci95"]
+        assert lo <= elo[n] + 1e-6 and elo[n] - 1e-6 <= hi
+    h2h = rep.data["head_to_head"]
+    assert h2h["const9"]["const5"]["win_rate"] == 1.0 and h2h["const5"]["const9"]["win_rate"] == 0.0
+    assert rep.agent("const5")["wins"] == 10 and rep.agent("const5")["losses"] == 10
+
+
+def test_plackett_luce_three_players():
+    rep = run(PickGame(num_seats=3), [9, 5, 0], games=6)
+    assert make_groups(3, 3) == [(0, 1, 2)]
+    assert rep.data["total_games"] == 6  # the 6 seatings once each
+    assert rep.agent("const9")["wins"] == 6
+    assert rep.agent("const5")["losses"] == 6  # second place is not a win
+    assert rep.pair("const5", "const0")["wins"] == 6  # but it beats the third pairwise
+    for name in rep.names:
+        assert all(s["games"] == 2 for s in rep.agent(name)["by_seat"].values())
+    elo = {n: rep.data["ratings"][n]["elo"] for n in rep.names}
+    assert elo["const9"] > elo["const5"] > elo["const0"]
+
+
+def test_fewer_agents_than_seats_are_cycled():
+    rep = run(PickGame(num_seats=3), [9, 0], games=3)
+    assert rep.data["total_games"] == 3  # seatings of (a, b, a)
+    assert rep.agent("const9")["games"] == 6  # two seats per game
+    assert rep.agent("const0")["losses"] == 3
+
+
+def test_truncation_counted_as_draw():
+    with pytest.warns(UserWarning, match="move cap"):
+        rep = run(PickGame(endless=True), [9, 0], games=2, max_steps=7)
+    assert rep.data["truncated_games"] == 2
+    assert rep.agent("const9")["draws"] == 2 and rep.agent("const9")["truncations"] == 2
+    assert rep.agent("const9")["mean_score"] is None
+
+
+# ------------------------------------------------------------------------------ distinct games --
+def test_repeated_games_are_counted_and_warned():
+    with pytest.warns(UserWarning, match="repeat"):
+        rep = run(PickGame(), [9, 0], games=10, opening_moves=0)
+    assert rep.data["distinct_games"] == 2  # one game per seating, replayed 5 times
+    assert any("repeat" in w for w in rep.data["warnings"])
+
+
+def test_random_openings_vary_games_and_are_shared_by_a_pair():
+    rep = run(PickGame(), [9, 0], games=40, opening_moves=1)
+    assert rep.data["distinct_games"] > 2
+    # the opening (first pick) is the same for both seatings of a block
+    starts = {}
+    for r in rep.records:
+        starts.setdefault(r.block, set()).add((r.engine_seed, r.history[0]))
+    assert all(len(s) == 1 for s in starts.values())
+    assert len({r.engine_seed for r in rep.records}) == 20  # a fresh start per block
+    assert rep.agent("const9")["wins"] == 40  # a random first pick cannot save const0
+
+
+# ------------------------------------------------------------------------------ output ----------
+def test_report_files(tmp_path):
+    rep = run(PickGame(), [9, 5], games=4, out=tmp_path)
+    data = json.loads((tmp_path / "report.json").read_text())
+    assert data["total_games"] == 4 and data["agents"] == ["const9", "const5"]
+    md = (tmp_path / "report.md").read_text()
+    assert "Head to head" in md and "const9" in md
+    assert (tmp_path / "report.png").read_bytes()[:4] == b"\x89PNG"
+    table = rep.table()
+    assert "const9" in table and "vs" in table
+
+
+def test_parallel_equals_serial_on_registered_game():
+    import envs
+    name = envs.names()[0]
+    opts = next(iter(envs.variants(name).values()), {})
+    kw = dict(options=opts, games=4, seed=3, opening_moves=1, progress=False, bootstrap=0)
+    serial = evaluate(name, ["random", "random"], workers=1, **kw)
+    parallel = evaluate(name, ["random", "random"], workers=2, **kw)
+    assert [r.history_hash for r in serial.records] == [r.history_hash for r in parallel.records]
+    assert serial.data["per_agent"] == parallel.data["per_agent"]
+    assert serial.names == ["random", "random#2"]
+
+
+def test_bad_arguments():
+    with pytest.raises(ValueError):
+        run(PickGame(), [9, 0], games=0)
+    with pytest.raises(ValueError, match="unique"):
+        run(PickGame(), [9, 0], games=2, names=["a", "a"])
+    with pytest.raises(ValueError, match="unknown agent"):
+        evaluate("peacekeepers", ["nonsense", "random"], games=2, workers=1, progress=False)

@@ -1,0 +1,257 @@
+"""Training configuration: one dataclass, read from YAML, checked, overridden from the command line.
+
+    cfg = load_config("configs/train/peacekeepers.yaml", {"total_timesteps": 10_000})
+
+Lookup for a game without ``--config``: ``configs/train/<game base name>.yaml`` if it exists,
+else ``configs/train/default.yaml`` (``config_for_game``). Unknown keys and bad values raise
+``ConfigError`` naming the key, so a typo never silently trains with a default.
+"""
+from __future__ import annotations
+
+import dataclasses
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+CONFIG_DIR = Path(__file__).resolve().parents[1] / "configs" / "train"
+
+
+class ConfigError(ValueError):
+    """An unknown key or a bad value in a training config."""
+
+
+@dataclass
+class TrainConfig:
+    # --- the game -------------------------------------------------------------------------------
+    env_options: dict = field(default_factory=dict)  #: options for envs.make(game, **env_options)
+    max_steps: int = 1000                 #: move cap per game (the env truncates there)
+    # --- run length and seeding -----------------------------------------------------------------
+    total_timesteps: int = 200_000        #: learner steps to train (a resumed run continues up to it)
+    time_limit_minutes: float = 0.0       #: stop (and save) after this much wall-clock time per call (0 = none)
+    seed: int = 0                         #: seeds torch, the envs, the pool and evaluation
+    # --- parallel rollouts ----------------------------------------------------------------------
+    n_envs: int = 8                       #: environments stepped in parallel
+    vec_env: str = "dummy"                #: dummy (one process) or subproc (one process per env)
+    torch_threads: int = 1                #: torch intra-op threads in the learner process
+    # --- network --------------------------------------------------------------------------------
+    network: str = "auto"                 #: auto (cnn if the layout has a (C,H,W) piece), cnn or mlp
+    net_arch: list = field(default_factory=lambda: [256, 256])  #: hidden sizes of the policy/value heads
+    cnn_channels: list = field(default_factory=lambda: [32, 16])  #: conv layers (3x3) over the board
+    cnn_hidden: int = 256                 #: linear layer after the convolutions
+    vector_hidden: int = 128              #: linear layer over the vector pieces (cnn network)
+    spatial_actions: list = field(default_factory=list)
+    #: ^ board-aligned action ranges [[first action, planes], ...]: action first + p*H*W + cell is
+    #:   plane p at that board cell; they get logits from a 1x1 conv over the board features (cnn only)
+    # --- PPO ------------------------------------------------------------------------------------
+    learning_rate: float = 3e-4           #: Adam step size
+    n_steps: int = 256                    #: steps per env per rollout (buffer = n_steps * n_envs)
+    batch_size: int = 512                 #: minibatch size
+    n_epochs: int = 4                     #: passes over each rollout
+    gamma: float = 0.995                  #: discount (rewards arrive only at the end)
+    gae_lambda: float = 0.95              #: GAE lambda
+    clip_range: float = 0.2               #: PPO clip
+    ent_coef: float = 0.01                #: entropy bonus
+    vf_coef: float = 0.5                  #: value loss weight
+    max_grad_norm: float = 0.5            #: gradient clipping
+    # --- self-play pool -------------------------------------------------------------------------
+    opponent_mix: dict = field(default_factory=lambda: {"random": 0.2, "heuristic": 0.4, "snapshot": 0.4})
+    #: ^ weight per opponent kind: any agent spec (random, heuristic, mcts:N, ppo:PATH) or
+    #:   "snapshot" (a frozen past copy of the learner); kinds a game lacks (no heuristic) are dropped
+    snapshot_interval: int = 20_000       #: learner steps between frozen snapshots added to the pool
+    max_snapshots: int = 5                #: newest snapshots kept in the pool
+    score_reward: float = 0.0             #: shaping weight of the score margin (own - best other): paid as
+    #:                                       it changes (state.scores()) or at the end (final_info scores)
+    # --- warm start ---------------------------------------------------------------------------
+    bc_games: int = 0                     #: before PPO, imitate the game's heuristic on this many of its
+    #:                                       self-play games (behaviour cloning; 0 = off; fresh runs only)
+    bc_epochs: int = 4                    #: passes over the imitation data
+    # --- logging, checkpoints, evaluation -------------------------------------------------------
+    checkpoint_interval: int = 50_000     #: learner steps between checkpoints (also written at the end)
+    eval_interval: int = 50_000           #: learner steps between evaluations (0 = only at the end)
+    eval_games: int = 100                 #: games per evaluation opponent (seat-balanced)
+    eval_opponents: list = field(default_factory=lambda: ["random", "heuristic"])  #: baselines to evaluate against
+    win_rate_window: int = 500            #: episodes in the live win-rate average of the progress bar
+    progress: bool = True                 #: show the tqdm progress bar
+
+    def to_dict(self) -> dict[str, Any]:
+        return dataclasses.asdict(self)
+
+
+FIELDS = {f.name: f for f in dataclasses.fields(TrainConfig)}
+_CHOICES = {"vec_env": ("dummy", "subproc"), "network": ("auto", "cnn", "mlp")}
+_POSITIVE_INT = ("max_steps", "total_timesteps", "n_envs", "torch_threads", "n_steps", "batch_size",
+                 "n_epochs", "snapshot_interval", "max_snapshots", "checkpoint_interval", "cnn_hidden",
+                 "vector_hidden", "win_rate_window", "bc_epochs")
+_NON_NEGATIVE_INT = ("seed", "eval_interval", "eval_games", "bc_games")
+_UNIT = ("gamma", "gae_lambda")
+
+
+def _type_name(f) -> str:
+    return f.type if isinstance(f.type, str) else getattr(f.type, "__name__", str(f.type))
+
+
+_DESCRIBE = {"int": "an integer", "float": "a number", "bool": "true or false", "dict": "a mapping",
+             "list": "a list", "str": "a string"}
+
+
+def _coerce(key: str, value: Any) -> Any:
+    """Check one value's type (ints are accepted for floats; numeric strings from the CLI parsed)."""
+    kind = _type_name(FIELDS[key])
+    if isinstance(value, str) and kind != "str":
+        try:
+            value = json.loads(value)
+        except json.JSONDecodeError:
+            raise ConfigError(f"{key}: expected {_DESCRIBE.get(kind, kind)}, got {value!r}") from None
+    if kind == "int":
+        if isinstance(value, float) and value.is_integer():
+            value = int(value)
+        if not isinstance(value, int) or isinstance(value, bool):
+            raise ConfigError(f"{key}: expected an integer, got {value!r}")
+    elif kind == "float":
+        if not isinstance(value, (int, float)) or isinstance(value, bool):
+            raise ConfigError(f"{key}: expected a number, got {value!r}")
+        value = float(value)
+    elif kind == "bool":
+        if not isinstance(value, bool):
+            raise ConfigError(f"{key}: expected true or false, got {value!r}")
+    elif kind == "str":
+        if not isinstance(value, str):
+            raise ConfigError(f"{key}: expected a string, got {value!r}")
+    elif kind == "dict":
+        if not isinstance(value, dict):
+            raise ConfigError(f"{key}: expected a mapping, got {value!r}")
+        value = dict(value)
+    elif kind == "list":
+        if not isinstance(value, (list, tuple)):
+            raise ConfigError(f"{key}: expected a list, got {value!r}")
+        value = list(value)
+    return value
+
+
+def validate(cfg: TrainConfig) -> TrainConfig:
+    """Check ranges and cross-field rules; return ``cfg``."""
+    for key in FIELDS:
+        setattr(cfg, key, _coerce(key, getattr(cfg, key)))
+    for key, allowed in _CHOICES.items():
+        if getattr(cfg, key) not in allowed:
+            raise ConfigError(f"{key}: must be one of {allowed}, got {getattr(cfg, key)!r}")
+    for key in _POSITIVE_INT:
+        if getattr(cfg, key) < 1:
+            raise ConfigError(f"{key}: must be >= 1, got {getattr(cfg, key)!r}")
+    for key in _NON_NEGATIVE_INT:
+        if getattr(cfg, key) < 0:
+            raise ConfigError(f"{key}: must be >= 0, got {getattr(cfg, key)!r}")
+    for key in _UNIT:
+        if not 0.0 < getattr(cfg, key) <= 1.0:
+            raise ConfigError(f"{key}: must be in (0, 1], got {getattr(cfg, key)!r}")
+    for key in ("learning_rate", "clip_range"):
+        if getattr(cfg, key) <= 0:
+            raise ConfigError(f"{key}: must be > 0, got {getattr(cfg, key)!r}")
+    for key in ("ent_coef", "vf_coef", "max_grad_norm", "score_reward", "time_limit_minutes"):
+        if getattr(cfg, key) < 0:
+            raise ConfigError(f"{key}: must be >= 0, got {getattr(cfg, key)!r}")
+    if cfg.batch_size > cfg.n_steps * cfg.n_envs:
+        raise ConfigError(f"batch_size ({cfg.batch_size}) exceeds the rollout size n_steps * n_envs "
+                          f"({cfg.n_steps * cfg.n_envs})")
+    for key in ("net_arch", "cnn_channels"):
+        vals = getattr(cfg, key)
+        if not all(isinstance(v, int) and not isinstance(v, bool) and v > 0 for v in vals):
+            raise ConfigError(f"{key}: must be a list of positive integers, got {vals!r}")
+    for entry in cfg.spatial_actions:
+        if (not isinstance(entry, (list, tuple)) or len(entry) != 2
+                or not all(isinstance(x, int) and not isinstance(x, bool) for x in entry)
+                or entry[0] < 0 or entry[1] < 1):
+            raise ConfigError(f"spatial_actions: entries must be [first action >= 0, planes >= 1], got {entry!r}")
+    if cfg.spatial_actions and cfg.network == "mlp":
+        raise ConfigError("spatial_actions need the cnn network (network: cnn or auto)")
+    if not cfg.cnn_channels:
+        raise ConfigError("cnn_channels: needs at least one layer")
+    if not cfg.opponent_mix:
+        raise ConfigError("opponent_mix: needs at least one opponent kind")
+    for kind, weight in cfg.opponent_mix.items():
+        if not isinstance(kind, str) or not kind:
+            raise ConfigError(f"opponent_mix: keys must be agent specs, got {kind!r}")
+        base = kind.split(":")[0]
+        if base not in ("random", "heuristic", "mcts", "ppo", "snapshot"):
+            raise ConfigError(f"opponent_mix: unknown opponent {kind!r}; use random, heuristic, "
+                              f"mcts:N, ppo:PATH or snapshot")
+        if not isinstance(weight, (int, float)) or isinstance(weight, bool) or weight < 0:
+            raise ConfigError(f"opponent_mix[{kind!r}]: weight must be a number >= 0, got {weight!r}")
+    if sum(cfg.opponent_mix.values()) <= 0:
+        raise ConfigError("opponent_mix: weights must not all be zero")
+    if not all(isinstance(x, str) and x for x in cfg.eval_opponents):
+        raise ConfigError(f"eval_opponents: must be a list of agent specs, got {cfg.eval_opponents!r}")
+    return cfg
+
+
+def from_dict(data: dict[str, Any], source: str = "config") -> TrainConfig:
+    if not isinstance(data, dict):
+        raise ConfigError(f"{source}: must be a mapping of option: value, got {type(data).__name__}")
+    unknown = sorted(set(data) - set(FIELDS))
+    if unknown:
+        import difflib
+        hints = [f"{k} (did you mean {m[0]!r}?)" if (m := difflib.get_close_matches(k, FIELDS, 1)) else k
+                 for k in unknown]
+        raise ConfigError(f"{source}: unknown key(s) {', '.join(hints)}; known keys: {', '.join(FIELDS)}")
+    cfg = TrainConfig()
+    for key, value in data.items():
+        setattr(cfg, key, _coerce(key, value))
+    return validate(cfg)
+
+
+def read_yaml(path: str | Path) -> dict[str, Any]:
+    import yaml
+
+    path = Path(path)
+    try:
+        text = path.read_text()
+    except FileNotFoundError:
+        raise ConfigError(f"training config not found: {path}") from None
+    try:
+        data = yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        raise ConfigError(f"{path} is not valid YAML: {exc}") from None
+    return {} if data is None else data
+
+
+def config_for_game(game: str) -> Path:
+    """``configs/train/<base>.yaml`` if present, else ``configs/train/default.yaml``."""
+    base = game.split("_v")[0]
+    own = CONFIG_DIR / f"{base}.yaml"
+    return own if own.is_file() else CONFIG_DIR / "default.yaml"
+
+
+def parse_overrides(pairs: list[str] | None) -> dict[str, Any]:
+    """``["n_envs=4", "opponent_mix={\\"random\\": 1}"]`` -> dict (values parsed as JSON/YAML)."""
+    import yaml
+
+    out: dict[str, Any] = {}
+    for pair in pairs or []:
+        if "=" not in pair:
+            raise ConfigError(f"--set expects key=value, got {pair!r}")
+        key, value = pair.split("=", 1)
+        key = key.strip().replace("-", "_")
+        try:
+            out[key] = yaml.safe_load(value)
+        except yaml.YAMLError:
+            out[key] = value
+    return out
+
+
+def load_config(path: str | Path | None = None, overrides: dict[str, Any] | None = None,
+                game: str | None = None) -> TrainConfig:
+    """Read ``path`` (or the game's default), apply ``overrides`` (None values ignored), validate."""
+    if path is None:
+        if game is None:
+            path = CONFIG_DIR / "default.yaml"
+        else:
+            path = config_for_game(game)
+    data = read_yaml(path)
+    if not isinstance(data, dict):
+        raise ConfigError(f"{path}: must be a mapping of option: value")
+    merged = dict(data)
+    for key, value in (overrides or {}).items():
+        if value is not None:
+            merged[key] = value
+    return from_dict(merged, source=str(path))

@@ -1,0 +1,661 @@
+"""The shared evaluator: seat-balanced matches between agents, with statistics and a report.
+
+    from train.evaluate import evaluate
+    report = evaluate("peacekeepers_v0", ["ppo:runs/x/final.zip", "heuristic", "random"],
+                      options={"mode": "competitive", "num_players": 2}, games=200, workers=2)
+    report.write("runs/x/eval")          # report.json, report.md, report.png
+    print(report.table())
+
+**Schedule.** With P players per game and N agents, every group of P agents (all
+``itertools.combinations``; with N < P the agents are cycled to fill the seats) meets in *blocks*.
+A block plays the group in **every seat arrangement** (all distinct permutations of the group over
+the agent indices) from the same start: the same engine seed and the same random opening. So each
+arrangement is played equally often, and seat order is balanced pair by pair (duplicate-bridge
+style). ``games`` is the number of games per group, rounded up to a whole number of blocks.
+
+**Seeds.** One ``np.random.SeedSequence(seed)`` spawns a child per block; the block's engine seed
+and opening come from it and every game of the block gets its own agent seeds (so each game has a
+distinct seed tuple). Results do not depend on the number of workers.
+
+**Openings.** Deterministic agents would replay one game over and over; ``opening_moves`` random
+legal moves (seeded per block, the same for every arrangement of the block) start each game. They
+count in the game length. Distinct games are counted by hashing (seat arrangement, action history);
+repeats are reported and warned about.
+
+**Outcomes.** Per game, each agent index gets its return (the mean over the seats it owns). *Win* =
+strictly highest return (finishing first alone); *draw* = sharing the highest return; *loss* =
+anything else. With 2 players this is the usual W/D/L; with more players a tie for first is a draw
+for those tied and a loss for the rest. Truncated games (move cap) are counted as the engine scores
+them (zero returns: a draw for everybody) and reported separately. Pairwise results (head-to-head,
+per-pair sign test) compare the two agents' returns in games where both played.
+
+**Statistics.** Win rates with 95% Wilson score intervals; exact two-sided sign test on decisive
+pairwise games; Bradley-Terry ratings (Plackett-Luce over full finishing orders for > 2 players; ties
+split over their orderings) fitted in batch by Hunter's MM algorithm with one virtual draw per pair
+as a prior, on an Elo scale (400 log10), with bootstrap 95% intervals over games.
+"""
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import itertools
+import json
+import math
+import multiprocessing as mp
+import os
+import sys
+import warnings
+from collections import Counter
+from pathlib import Path
+from typing import Any, Callable, Sequence
+
+import numpy as np
+
+Z95 = 1.959963984540054
+
+
+# =============================================================================================
+# statistics
+# =============================================================================================
+def wilson_interval(k: float, n: int, z: float = Z95) -> tuple[float, float]:
+    """95% Wilson score interval for k successes in n trials ((0, 1) when n == 0)."""
+    if n <= 0:
+        return 0.0, 1.0
+    p = k / n
+    denom = 1 + z * z / n
+    centre = (p + z * z / (2 * n)) / denom
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denom
+    lo = 0.0 if k <= 0 else max(0.0, centre - half)
+    hi = 1.0 if k >= n else min(1.0, centre + half)
+    return lo, hi
+
+
+def sign_test(wins: int, losses: int) -> float:
+    """Exact two-sided sign test p-value of ``wins`` vs ``losses`` (draws left out)."""
+    n = wins + losses
+    if n == 0:
+        return 1.0
+    k = min(wins, losses)
+    tail = sum(math.comb(n, i) for i in range(k + 1))
+    return min(1.0, 2 * tail / 2 ** n)
+
+
+def _orderings(groups: Sequence[Sequence[int]]):
+    """All total orders consistent with tie groups (best group first), each with its weight."""
+    per_group = [list(itertools.permutations(g)) for g in groups]
+    w = 1.0 / math.prod(len(p) for p in per_group)
+    for combo in itertools.product(*per_group):
+        yield tuple(x for part in combo for x in part), w
+
+
+def fit_plackett_luce(rankings: Sequence[tuple[int, ...]], weights: Sequence[float], n_items: int,
+                      prior: float = 1.0, iters: int = 2000, tol: float = 1e-10) -> np.ndarray:
+    """Log-strengths (mean 0) of a Plackett-Luce model by Hunter's (2004) MM algorithm.
+
+    ``rankings`` are total orders (best first) of item ids, with a weight each; an item may appear
+    more than once in a ranking. ``prior`` adds that many virtual draws between every pair of
+    items (keeps perfect records finite). With two items per ranking this is Bradley-Terry.
+    """
+    rankings = list(rankings)
+    weights = list(weights)
+    if prior > 0:
+        for i, j in itertools.combinations(range(n_items), 2):
+            rankings += [(i, j), (j, i)]
+            weights += [prior / 2, prior / 2]
+    wins = np.zeros(n_items)
+    stages: list[tuple[np.ndarray, float]] = []  # (items in the choice set, weight)
+    for r, w in zip(rankings, weights):
+        if w <= 0:
+            continue
+        for j in range(len(r) - 1):
+            wins[r[j]] += w
+            stages.append((np.asarray(r[j:], int), w))
+    gamma = np.ones(n_items)
+    if not stages:
+        return np.zeros(n_items)
+    # group stages by their choice set to vectorise the update
+    sets: dict[tuple[int, ...], float] = {}
+    for items, w in stages:
+        key = tuple(items.tolist())
+        sets[key] = sets.get(key, 0.0) + w
+    keys = list(sets)
+    set_w = np.array([sets[k] for k in keys])
+    member = np.zeros((len(keys), n_items))  # multiplicity of each item in each choice set
+    for row, key in enumerate(keys):
+        for x in key:
+            member[row, x] += 1
+    for _ in range(iters):
+        totals = member @ gamma
+        denom = (set_w / totals) @ member
+        new = np.where(denom > 0, wins / np.maximum(denom, 1e-300), gamma)
+        new = np.maximum(new, 1e-300)
+        new /= np.exp(np.mean(np.log(new)))
+        if np.max(np.abs(np.log(new) - np.log(gamma))) < tol:
+            gamma = new
+            break
+        gamma = new
+    return np.log(gamma)
+
+
+# =============================================================================================
+# schedule and play
+# =============================================================================================
+@dataclasses.dataclass
+class GameRecord:
+    """One finished (or truncated) game."""
+
+    block: int
+    arrangement: tuple[int, ...]   # entrant id per agent index
+    engine_seed: int
+    agent_seeds: tuple[int, ...]
+    returns: tuple[float, ...]     # per agent index
+    scores: tuple[float, ...] | None
+    length: int
+    truncated: bool
+    history_hash: str
+    history: tuple[int, ...] = ()  # every action, opening included (replay: game.replay(engine_seed, history))
+
+
+def make_groups(n_entrants: int, n_players: int) -> list[tuple[int, ...]]:
+    """Which entrants meet: every P-subset, or the entrants cycled to fill P seats when N < P."""
+    if n_entrants >= n_players:
+        return list(itertools.combinations(range(n_entrants), n_players))
+    return [tuple(i % n_entrants for i in range(n_players))]
+
+
+def arrangements(group: tuple[int, ...]) -> list[tuple[int, ...]]:
+    """Every distinct seating of ``group`` over the agent indices (sorted, deterministic)."""
+    return sorted(set(itertools.permutations(group)))
+
+
+class _Context:
+    """What a worker needs: the game, how to build each entrant, the move cap."""
+
+    def __init__(self, game_source, entrants, max_steps: int):
+        self.game_source, self.entrants, self.max_steps = game_source, entrants, max_steps
+        self.game = None
+        self.cache: dict[tuple[int, int], Any] = {}
+
+    def setup(self):
+        if self.game is None:
+            src = self.game_source
+            if isinstance(src, tuple) and src and src[0] == "registry":
+                import envs
+                self.game = envs.make_game(src[1], **src[2])
+            else:
+                self.game = src
+        return self
+
+    def agent(self, entrant: int, slot: int, seed: int):
+        key = (entrant, slot)
+        agent = self.cache.get(key)
+        if agent is None:
+            entry = self.entrants[entrant]
+            if isinstance(entry, str):
+                from agents.registry import make_agent
+                agent = make_agent(entry, self.game, seed=seed)
+            else:
+                agent = entry(self.game, seed)
+            self.cache[key] = agent
+        agent.reset(seed)
+        return agent
+
+
+_WORKER: _Context | None = None
+
+
+def _init_worker(ctx: _Context, subprocess: bool = True):
+    global _WORKER
+    if subprocess and ("torch" in sys.modules
+                       or any(isinstance(e, str) and e.startswith("ppo:") for e in ctx.entrants)):
+        import torch
+        torch.set_num_threads(1)  # one core per worker: no oversubscription
+    _WORKER = ctx.setup()
+
+
+def _opening(game, engine_seed: int, opening_seed: int, k: int) -> list[int]:
+    st = game.new_initial_state(np.random.default_rng(engine_seed))
+    rng = np.random.default_rng(opening_seed)
+    moves = []
+    for _ in range(k):
+        if st.is_terminal():
+            break
+        legal = np.flatnonzero(st.legal_actions_mask())
+        a = int(legal[rng.integers(len(legal))])
+        st.apply(a)
+        moves.append(a)
+    return moves
+
+
+def play_game(ctx: _Context, arrangement: tuple[int, ...], engine_seed: int, opening: list[int],
+              agent_seeds: tuple[int, ...], block: int = 0) -> GameRecord:
+    """Play one game: ``arrangement[i]`` is the entrant controlling agent index i."""
+    game = ctx.game
+    st = game.new_initial_state(np.random.default_rng(engine_seed))
+    st.seed = engine_seed
+    for a in opening:
+        st.apply(a)
+    players = [ctx.agent(e, slot, agent_seeds[slot]) for slot, e in enumerate(arrangement)]
+    det_rng = np.random.default_rng(agent_seeds[0] ^ 0x5EED)
+    owner = [game.seat_owner(s) for s in range(game.num_seats)]
+    while not st.is_terminal() and len(st.history) < ctx.max_steps:
+        seat = st.current_player
+        agent = players[owner[seat]]
+        mask = st.legal_actions_mask()
+        obs = {"observation": st.observation(seat), "action_mask": mask}
+        # search agents get a determinization: hidden cards resampled, future chance re-seeded
+        state = st.determinize(seat, det_rng) if getattr(agent, "needs_state", False) else None
+        action = int(agent.act(obs, state=state))
+        if not (0 <= action < len(mask)) or not mask[action]:
+            raise RuntimeError(f"agent {ctx.entrants[arrangement[owner[seat]]]!r} chose illegal action "
+                               f"{action} in phase {st.phase_name()!r}")
+        st.apply(action)
+    truncated = not st.is_terminal()
+    seat_ret = np.asarray(st.returns(), float)
+    n_agents = game.num_agents
+    counts = np.bincount(owner, minlength=n_agents).astype(float)
+    ret = np.zeros(n_agents)
+    np.add.at(ret, owner, seat_ret)
+    ret /= np.maximum(counts, 1)
+    scores = None
+    final = getattr(st, "final_info", None)
+    if final is not None and not truncated:
+        sc = (final() or {}).get("scores")
+        if sc is not None and len(sc) in (game.num_seats, n_agents):
+            sc = np.asarray(sc, float)
+            if len(sc) == game.num_seats and game.num_seats != n_agents:
+                per = np.zeros(n_agents)
+                np.add.at(per, owner, sc)
+                sc = per / np.maximum(counts, 1)
+            scores = tuple(float(x) for x in sc)
+    digest = hashlib.sha1(json.dumps([list(arrangement), list(st.history)]).encode()).hexdigest()[:16]
+    return GameRecord(block, tuple(arrangement), int(engine_seed), tuple(int(s) for s in agent_seeds),
+                      tuple(float(x) for x in ret), scores, len(st.history), truncated, digest,
+                      tuple(int(a) for a in st.history))
+
+
+def _run_block(task) -> list[GameRecord]:
+    block, group, seed_words, opening_moves = task
+    ctx = _WORKER
+    ss = np.random.SeedSequence(seed_words)
+    engine_ss, opening_ss, agents_ss = ss.spawn(3)
+    engine_seed = int(engine_ss.generate_state(1, np.uint64)[0] % (2**63))
+    opening_seed = int(opening_ss.generate_state(1, np.uint64)[0] % (2**63))
+    opening = _opening(ctx.game, engine_seed, opening_seed, opening_moves)
+    out = []
+    arrs = arrangements(group)
+    for arr, game_ss in zip(arrs, agents_ss.spawn(len(arrs))):
+        seeds = tuple(int(x % (2**63)) for x in game_ss.generate_state(len(arr), np.uint64))
+        out.append(play_game(ctx, arr, engine_seed, opening, seeds, block))
+    return out
+
+
+# =============================================================================================
+# report
+# =============================================================================================
+def _outcomes(ret: Sequence[float]) -> list[str]:
+    """'win' (strictly first), 'draw' (shares first) or 'loss' for each agent index."""
+    top = max(ret)
+    n_top = sum(1 for r in ret if r == top)
+    return ["win" if r == top and n_top == 1 else "draw" if r == top else "loss" for r in ret]
+
+
+def _wdl(w: int, d: int, l: int) -> dict[str, Any]:
+    n = w + d + l
+    lo, hi = wilson_interval(w, n)
+    return {"games": n, "wins": w, "draws": d, "losses": l,
+            "win_rate": w / n if n else 0.0, "win_rate_ci95": [lo, hi],
+            "score_rate": (w + 0.5 * d) / n if n else 0.0}
+
+
+@dataclasses.dataclass
+class EvalReport:
+    """Everything ``evaluate`` measured; ``data`` is what report.json holds."""
+
+    data: dict[str, Any]
+    records: list[GameRecord]
+
+    # -- access ---------------------------------------------------------------------------------
+    @property
+    def names(self) -> list[str]:
+        return self.data["agents"]
+
+    def agent(self, name: str) -> dict[str, Any]:
+        return self.data["per_agent"][name]
+
+    def pair(self, a: str, b: str) -> dict[str, Any]:
+        """Results of ``a`` against ``b`` (from a's side)."""
+        for p in self.data["pairs"]:
+            if (p["a"], p["b"]) == (a, b):
+                return p
+            if (p["a"], p["b"]) == (b, a):
+                flip = dict(p, a=a, b=b, wins=p["losses"], losses=p["wins"])
+                flip.update(_wdl(p["losses"], p["draws"], p["wins"]))
+                flip["mean_score_a"], flip["mean_score_b"] = p["mean_score_b"], p["mean_score_a"]
+                return flip
+        raise KeyError((a, b))
+
+    # -- output ---------------------------------------------------------------------------------
+    def table(self) -> str:
+        d = self.data
+        lines = [f"{'agent':28s} {'games':>6s} {'W':>6s} {'D':>5s} {'L':>6s} {'win%':>6s} "
+                 f"{'95% CI':>15s} {'Elo':>7s} {'Elo 95% CI':>17s} {'len':>6s}"]
+        for name in d["agents"]:
+            a = d["per_agent"][name]
+            r = d["ratings"][name]
+            lo, hi = a["win_rate_ci95"]
+            lines.append(f"{name[:28]:28s} {a['games']:6d} {a['wins']:6d} {a['draws']:5d} {a['losses']:6d} "
+                         f"{100 * a['win_rate']:6.1f} [{100 * lo:5.1f},{100 * hi:5.1f}] {r['elo']:7.0f} "
+                         f"[{r['elo_ci95'][0]:7.0f},{r['elo_ci95'][1]:7.0f}] {a['mean_length']:6.1f}")
+        if d["pairs"]:
+            lines.append("")
+            lines.append(f"{'pair':45s} {'W-D-L':>16s} {'win%':>6s} {'95% CI':>15s} {'p (sign)':>9s}")
+            for p in d["pairs"]:
+                lo, hi = p["win_rate_ci95"]
+                lines.append(f"{(p['a'] + ' vs ' + p['b'])[:45]:45s} "
+                             f"{p['wins']:>5d}-{p['draws']}-{p['losses']:<5d} {100 * p['win_rate']:6.1f} "
+                             f"[{100 * lo:5.1f},{100 * hi:5.1f}] {p['p_value']:9.2g}")
+        for w in d["warnings"]:
+            lines.append(f"WARNING: {w}")
+        return "\n".join(lines)
+
+    def markdown(self) -> str:
+        d = self.data
+        s = d["settings"]
+        out = [f"# Evaluation: {d['game']}", "",
+               f"Options: `{json.dumps(d['options'])}`  ", 
+               f"{d['total_games']} games ({s['games_per_group']} per group of {d['num_players']} agents, "
+               f"every seat arrangement equally often), seed {s['seed']}, {s['opening_moves']} random "
+               f"opening moves, move cap {s['max_steps']}, {s['workers']} worker(s).  ",
+               f"Distinct games: {d['distinct_games']} of {d['total_games']}; truncated: {d['truncated_games']}.",
+               "", "Win = finishing first alone (highest return); a shared first place is a draw; "
+               "95% intervals are Wilson score intervals.", "",
+               "## Per agent", "",
+               "| agent | games | W | D | L | win % | 95% CI | score % | mean score | mean length | truncations | Elo | Elo 95% CI |",
+               "|---|---:|---:|---:|---:|---:|---|---:|---:|---:|---:|---:|---|"]
+        for name in d["agents"]:
+            a = d["per_agent"][name]
+            r = d["ratings"][name]
+            ms = "" if a["mean_score"] is None else f"{a['mean_score']:.2f}"
+            out.append(f"| {name} | {a['games']} | {a['wins']} | {a['draws']} | {a['losses']} | "
+                       f"{100 * a['win_rate']:.1f} | {100 * a['win_rate_ci95'][0]:.1f}-{100 * a['win_rate_ci95'][1]:.1f} | "
+                       f"{100 * a['score_rate']:.1f} | {ms} | {a['mean_length']:.1f} | {a['truncations']} | "
+                       f"{r['elo']:.0f} | {r['elo_ci95'][0]:.0f} to {r['elo_ci95'][1]:.0f} |")
+        out += ["", "## Pairs", "",
+                "| a | b | games | a W | D | a L | a win % | 95% CI | sign test p | a mean score | b mean score |",
+                "|---|---|---:|---:|---:|---:|---:|---|---:|---:|---:|"]
+        for p in d["pairs"]:
+            sa = "" if p["mean_score_a"] is None else f"{p['mean_score_a']:.2f}"
+            sb = "" if p["mean_score_b"] is None else f"{p['mean_score_b']:.2f}"
+            out.append(f"| {p['a']} | {p['b']} | {p['games']} | {p['wins']} | {p['draws']} | {p['losses']} | "
+                       f"{100 * p['win_rate']:.1f} | {100 * p['win_rate_ci95'][0]:.1f}-{100 * p['win_rate_ci95'][1]:.1f} | "
+                       f"{p['p_value']:.3g} | {sa} | {sb} |")
+        names = d["agents"]
+        out += ["", "## Head to head (row's win % against column; W-D-L)", "",
+                "| | " + " | ".join(names) + " |", "|---|" + "---|" * len(names)]
+        for a in names:
+            cells = []
+            for b in names:
+                cell = d["head_to_head"][a].get(b)
+                cells.append("" if cell is None else f"{100 * cell['win_rate']:.1f} ({cell['wins']}-{cell['draws']}-{cell['losses']})")
+            out.append(f"| {a} | " + " | ".join(cells) + " |")
+        out += ["", "## By seat (agent index)", "", "| agent | seat | games | W | D | L | win % |",
+                "|---|---:|---:|---:|---:|---:|---:|"]
+        for name in names:
+            for seat, a in d["per_agent"][name]["by_seat"].items():
+                out.append(f"| {name} | {seat} | {a['games']} | {a['wins']} | {a['draws']} | {a['losses']} | "
+                           f"{100 * a['win_rate']:.1f} |")
+        if d["warnings"]:
+            out += ["", "## Warnings", ""] + [f"- {w}" for w in d["warnings"]]
+        return "\n".join(out) + "\n"
+
+    def plot(self, path: str | os.PathLike) -> Path:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+
+        d = self.data
+        labels, rates, los, his = [], [], [], []
+        for name in d["agents"]:
+            a = d["per_agent"][name]
+            labels.append(f"{name}\n(all)")
+            rates.append(a["win_rate"]), los.append(a["win_rate_ci95"][0]), his.append(a["win_rate_ci95"][1])
+        for p in d["pairs"]:
+            for a, b in ((p["a"], p["b"]), (p["b"], p["a"])):
+                q = self.pair(a, b)
+                labels.append(f"{a}\nvs {b}")
+                rates.append(q["win_rate"]), los.append(q["win_rate_ci95"][0]), his.append(q["win_rate_ci95"][1])
+        rates, los, his = map(np.asarray, (rates, los, his))
+        fig, ax = plt.subplots(figsize=(max(6, 1.1 * len(labels)), 4.5))
+        x = np.arange(len(labels))
+        ax.bar(x, rates, color=["tab:blue"] * len(d["agents"]) + ["tab:orange"] * (len(labels) - len(d["agents"])))
+        ax.errorbar(x, rates, yerr=[rates - los, his - rates], fmt="none", ecolor="black", capsize=4)
+        ax.axhline(0.5, color="gray", lw=0.8, ls="--")
+        ax.set_xticks(x)
+        ax.set_xticklabels([lbl if len(lbl) < 40 else lbl[:37] + "..." for lbl in labels], fontsize=7)
+        ax.set_ylim(0, 1)
+        ax.set_ylabel("win rate (95% Wilson CI)")
+        ax.set_title(f"{d['game']}: {d['total_games']} games")
+        fig.tight_layout()
+        path = Path(path)
+        fig.savefig(path, dpi=110)
+        plt.close(fig)
+        return path
+
+    def write(self, out_dir: str | os.PathLike) -> dict[str, Path]:
+        out = Path(out_dir)
+        out.mkdir(parents=True, exist_ok=True)
+        paths = {"json": out / "report.json", "md": out / "report.md", "png": out / "report.png"}
+        paths["json"].write_text(json.dumps(self.data, indent=2))
+        paths["md"].write_text(self.markdown())
+        self.plot(paths["png"])
+        return paths
+
+
+def build_report(records: list[GameRecord], names: list[str], game, game_id: str, settings: dict,
+                 bootstrap: int = 200, seed: int = 0) -> EvalReport:
+    n = len(names)
+    per = {i: Counter() for i in range(n)}
+    seat = {i: {} for i in range(n)}
+    lengths = {i: [] for i in range(n)}
+    trunc = Counter()
+    scores = {i: [] for i in range(n)}
+    pair = {}  # (i, j) with i < j -> Counter of i's results vs j
+    pair_scores = {}
+    rankings: Counter = Counter()
+    for rec in records:
+        res = _outcomes(rec.returns)
+        for slot, e in enumerate(rec.arrangement):
+            per[e][res[slot]] += 1
+            seat[e].setdefault(slot, Counter())[res[slot]] += 1
+            lengths[e].append(rec.length)
+            trunc[e] += rec.truncated
+            if rec.scores is not None:
+                scores[e].append(rec.scores[slot])
+        for s1, s2 in itertools.combinations(range(len(rec.arrangement)), 2):
+            e1, e2 = rec.arrangement[s1], rec.arrangement[s2]
+            if e1 == e2:
+                continue
+            r1, r2 = rec.returns[s1], rec.returns[s2]
+            if e1 > e2:
+                e1, e2, r1, r2, s1, s2 = e2, e1, r2, r1, s2, s1
+            c = pair.setdefault((e1, e2), Counter())
+            c["win" if r1 > r2 else "loss" if r1 < r2 else "draw"] += 1
+            c["length"] += rec.length
+            if rec.scores is not None:
+                ps = pair_scores.setdefault((e1, e2), [[], []])
+                ps[0].append(rec.scores[s1])
+                ps[1].append(rec.scores[s2])
+        # finishing order by return, ties grouped (best first)
+        by_ret: dict[float, list[int]] = {}
+        for slot, e in enumerate(rec.arrangement):
+            by_ret.setdefault(rec.returns[slot], []).append(e)
+        groups = tuple(tuple(sorted(by_ret[r])) for r in sorted(by_ret, reverse=True))
+        rankings[groups] += 1
+
+    per_agent = {}
+    for i, name in enumerate(names):
+        c = per[i]
+        entry = _wdl(c["win"], c["draw"], c["loss"])
+        entry["mean_score"] = float(np.mean(scores[i])) if scores[i] else None
+        entry["mean_length"] = float(np.mean(lengths[i])) if lengths[i] else 0.0
+        entry["truncations"] = int(trunc[i])
+        entry["by_seat"] = {str(s): _wdl(sc["win"], sc["draw"], sc["loss"]) for s, sc in sorted(seat[i].items())}
+        per_agent[name] = entry
+    pairs = []
+    h2h = {a: {} for a in names}
+    for (i, j), c in sorted(pair.items()):
+        entry = {"a": names[i], "b": names[j]}
+        entry.update(_wdl(c["win"], c["draw"], c["loss"]))
+        entry["p_value"] = sign_test(c["win"], c["loss"])
+        entry["mean_length"] = c["length"] / max(1, entry["games"])
+        ps = pair_scores.get((i, j))
+        entry["mean_score_a"] = float(np.mean(ps[0])) if ps else None
+        entry["mean_score_b"] = float(np.mean(ps[1])) if ps else None
+        pairs.append(entry)
+        h2h[names[i]][names[j]] = _wdl(c["win"], c["draw"], c["loss"])
+        h2h[names[j]][names[i]] = _wdl(c["loss"], c["draw"], c["win"])
+
+    # ratings: Plackett-Luce (Bradley-Terry for 2 players) + bootstrap over games
+    uniq = list(rankings)
+    expanded = [list(_orderings(g)) for g in uniq]
+    counts = np.array([rankings[g] for g in uniq], float)
+
+    def fit(weights):
+        rk, ws = [], []
+        for orders, w in zip(expanded, weights):
+            if w > 0:
+                for order, ow in orders:
+                    rk.append(order)
+                    ws.append(w * ow)
+        return fit_plackett_luce(rk, ws, n)
+
+    to_elo = 400 / math.log(10)
+    point = fit(counts) * to_elo
+    boot = []
+    if bootstrap and len(records) > 1:
+        rng = np.random.default_rng(seed)
+        for _ in range(bootstrap):
+            boot.append(fit(rng.multinomial(len(records), counts / counts.sum())) * to_elo)
+    boot = np.asarray(boot) if boot else np.asarray([point])
+    ratings = {name: {"elo": float(point[i]), "elo_ci95": [float(np.percentile(boot[:, i], 2.5)),
+                                                           float(np.percentile(boot[:, i], 97.5))]}
+               for i, name in enumerate(names)}
+
+    hashes = Counter(r.history_hash for r in records)
+    distinct = len(hashes)
+    warns = []
+    if distinct < len(records):
+        warns.append(f"{len(records) - distinct} of {len(records)} games repeat an earlier game move for move "
+                     f"(same seating, same action history); raise --opening-moves for more varied games")
+    total_trunc = sum(r.truncated for r in records)
+    if total_trunc:
+        warns.append(f"{total_trunc} games hit the move cap ({settings.get('max_steps')}) and were truncated")
+    data = {
+        "game": game_id, "options": json.loads(json.dumps(game.options(), default=str)),
+        "num_players": game.num_agents, "agents": list(names), "settings": settings,
+        "win_definition": "win = strictly highest return (finishing first alone); draw = shared first place; "
+                          "loss otherwise. Pairs compare the two agents' returns.",
+        "total_games": len(records), "distinct_games": distinct, "truncated_games": int(total_trunc),
+        "per_agent": per_agent, "pairs": pairs, "head_to_head": h2h, "ratings": ratings,
+        "rating_model": "Plackett-Luce (Bradley-Terry for 2 players), Elo scale, mean 0, "
+                        f"bootstrap {bootstrap} resamples of games",
+        "warnings": warns,
+    }
+    for w in warns:
+        warnings.warn(w, stacklevel=3)
+    return EvalReport(data, records)
+
+
+# =============================================================================================
+# entry point
+# =============================================================================================
+def _label(entry, used: Counter) -> str:
+    base = entry if isinstance(entry, str) else getattr(entry, "name", None) or getattr(entry, "__name__", "agent")
+    if isinstance(entry, str) and entry.startswith("ppo:"):
+        base = "ppo:" + Path(entry[4:]).name if len(entry) > 40 else entry
+    used[base] += 1
+    return base if used[base] == 1 else f"{base}#{used[base]}"
+
+
+def evaluate(game, agents: Sequence[str | Callable], *, options: dict | None = None, games: int = 100,
+             workers: int = 2, seed: int = 0, opening_moves: int = 2, max_steps: int = 1000,
+             names: Sequence[str] | None = None, progress: bool = True, bootstrap: int = 200,
+             out: str | os.PathLike | None = None, start_method: str = "spawn") -> EvalReport:
+    """Play seat-balanced matches between ``agents`` and return an ``EvalReport``.
+
+    ``game``: a registered id or bare name (built with ``options``), or an ``envs.core.game.Game``.
+    ``agents``: agent specs (``random``, ``heuristic``, ``mcts:N``, ``ppo:PATH``) or factories
+    ``f(game, seed) -> Agent`` (picklable when ``workers > 1``).
+    ``games``: games per group of agents that meet (rounded up to whole blocks of arrangements).
+    ``out``: if given, the report files are written there.
+    """
+    if isinstance(game, str):
+        import envs
+        game_id = envs.resolve(game)
+        game_obj = envs.make_game(game_id, **(options or {}))
+        source = ("registry", game_id, dict(options or {}))
+    else:
+        if options:
+            raise ValueError("options are for registered game names; pass a built Game otherwise")
+        game_obj, game_id, source = game, getattr(game, "name", "game"), game
+    agents = list(agents)
+    if not agents:
+        raise ValueError("evaluate needs at least one agent")
+    if games < 1 or workers < 1 or opening_moves < 0 or max_steps < 1:
+        raise ValueError("games, workers and max_steps must be >= 1 and opening_moves >= 0")
+    used: Counter = Counter()
+    labels = list(names) if names is not None else [_label(a, used) for a in agents]
+    if len(labels) != len(agents) or len(set(labels)) != len(labels):
+        raise ValueError(f"names must be unique, one per agent: {labels}")
+    if isinstance(source, tuple):  # fail fast on a bad spec (e.g. a missing checkpoint) before forking
+        from agents.registry import make_agent
+        for a in agents:
+            if isinstance(a, str) and not a.startswith("ppo:"):
+                make_agent(a, game_obj, seed=0)
+            elif isinstance(a, str):
+                from agents.ppo import check_compatible, read_metadata
+                check_compatible(read_metadata(a[4:]), game_obj, a[4:])
+    n_players = game_obj.num_agents
+    groups = make_groups(len(agents), n_players)
+    tasks = []
+    for g_idx, group in enumerate(groups):
+        per_block = len(arrangements(group))
+        blocks = max(1, math.ceil(games / per_block))
+        for b in range(blocks):
+            tasks.append((len(tasks), group, (seed, g_idx, b), opening_moves))
+    total_games = sum(len(arrangements(t[1])) for t in tasks)
+    ctx = _Context(source, agents, max_steps)
+    records: list[GameRecord] = []
+    bar = None
+    if progress:
+        from tqdm import tqdm
+        bar = tqdm(total=total_games, desc=f"eval {game_id}", unit="game", dynamic_ncols=True,
+                   mininterval=0.5 if sys.stderr.isatty() else 30.0)
+    try:
+        if workers == 1 or len(tasks) == 1:
+            _init_worker(ctx, subprocess=False)
+            for t in tasks:
+                recs = _run_block(t)
+                records.extend(recs)
+                if bar:
+                    bar.update(len(recs))
+        else:
+            mpctx = mp.get_context(start_method)
+            with mpctx.Pool(min(workers, len(tasks)), initializer=_init_worker, initargs=(ctx,)) as pool:
+                chunk = max(1, min(8, len(tasks) // (4 * workers)))
+                for recs in pool.imap_unordered(_run_block, tasks, chunksize=chunk):
+                    records.extend(recs)
+                    if bar:
+                        bar.update(len(recs))
+    finally:
+        if bar:
+            bar.close()
+    records.sort(key=lambda r: (r.block, r.arrangement))
+    settings = {"seed": seed, "games_per_group": games, "opening_moves": opening_moves,
+                "max_steps": max_steps, "workers": workers,
+                "agent_specs": [a if isinstance(a, str) else repr(a) for a in agents]}
+    report = build_report(records, labels, game_obj, game_id, settings, bootstrap=bootstrap, seed=seed)
+    if out is not None:
+        report.write(out)
+    return report

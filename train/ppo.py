@@ -1,0 +1,518 @@
+"""Self-play MaskablePPO for any registered game.
+
+    from train.ppo import train
+    path = train("peacekeepers", timesteps=200_000, seed=0, out="runs/pk")   # -> runs/pk/final.zip
+    train("peacekeepers", out="runs/pk", resume=True, timesteps=400_000)    # continue to 400k
+
+    arena train peacekeepers --timesteps 200000 --out runs/pk [--resume] [--set n_envs=4]
+
+Reads top to bottom:
+1. the config (``train/config.py``; ``configs/train/<game>.yaml`` or ``default.yaml``);
+2. parallel self-play envs (``train/selfplay.py``): the learner plays a random seat against a pool
+   of random / rule-based / frozen past snapshots of itself; ``n_envs`` envs in one process
+   (DummyVecEnv, the measured default on 2 cores, see train/throughput.py) or one process each
+   (SubprocVecEnv); optional dense shaping by the score margin (``score_reward``);
+3. the network: an MLP over the flat vector, or (``network: cnn``) a small CNN over the (C, H, W)
+   board piece of ``game.observation_layout`` plus an MLP over the rest (``agents.ppo.LayoutExtractor``),
+   optionally with a spatial action head for board-aligned action ranges (``spatial_actions``);
+4. an optional warm start (``bc_games``): behaviour cloning of the game's heuristic on its own games;
+5. ``MaskablePPO.learn`` with one callback that keeps the tqdm bar (live win rate against the
+   pool), TensorBoard scalars and ``progress.csv``, adds snapshots to the pool, writes checkpoints
+   and evaluates against the baselines (``train/evaluate.py``) every so often; ``time_limit_minutes``
+   stops a call cleanly (final files written; ``--resume`` continues).
+
+Run folder (``out``):
+
+| path                      | content                                                        |
+|---------------------------|----------------------------------------------------------------|
+| config.yaml               | the effective config                                           |
+| checkpoint.zip            | latest full model (resumable), replaced atomically             |
+| final.zip                 | full model at the end                                          |
+| policy.zip                | policy only (no optimizer state): small, for ``ppo:PATH``      |
+| snapshots/step_*.zip      | frozen policies used as opponents                              |
+| progress.csv, tb/         | training curves                                                |
+| eval/step_*/              | evaluation reports (report.json/.md/.png)                      |
+
+Every checkpoint carries ``arena_meta.json`` (game, options, layout, action count, timesteps,
+config); see ``agents/ppo.py``.
+"""
+from __future__ import annotations
+
+import csv
+import os
+import sys
+import time
+import warnings
+from collections import deque
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+from sb3_contrib import MaskablePPO
+from stable_baselines3.common.callbacks import BaseCallback
+from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv, VecMonitor
+
+import envs
+from agents.ppo import (ArenaPolicy, CheckpointError, LayoutExtractor, PPOAgent, board_piece,
+                        check_compatible, game_metadata, read_metadata, save_checkpoint,
+                        spatial_action_index)
+from agents.registry import has_heuristic
+from train.config import ConfigError, TrainConfig, load_config, from_dict, validate
+
+#: config keys that fix the network's shape (cannot change when resuming)
+NETWORK_KEYS = ("network", "net_arch", "cnn_channels", "cnn_hidden", "vector_hidden", "spatial_actions",
+                "env_options")
+#: PPO hyperparameters applied from the config when resuming
+PPO_KEYS = ("learning_rate", "n_steps", "batch_size", "n_epochs", "gamma", "gae_lambda", "clip_range",
+            "ent_coef", "vf_coef", "max_grad_norm")
+
+
+# ---------------------------------------------------------------------------------------------
+# building blocks
+# ---------------------------------------------------------------------------------------------
+def _selfplay_factory(game_id: str, cfg: TrainConfig, seed: int, snapshots: list[str]):
+    def make():
+        import torch as _torch
+        _torch.set_num_threads(1)  # snapshot opponents run their policy inside the env
+        from train.selfplay import SelfPlayEnv
+        return SelfPlayEnv(game_id, cfg.env_options, cfg.opponent_mix, seed=seed, max_steps=cfg.max_steps,
+                           max_snapshots=cfg.max_snapshots, score_reward=cfg.score_reward,
+                           snapshots=list(snapshots))
+    return make
+
+
+def make_vec_env(game_id: str, cfg: TrainConfig, seed: int, snapshots: list[str] = ()):
+    """``cfg.n_envs`` self-play envs, DummyVecEnv or SubprocVecEnv, with episode statistics."""
+    seeds = [int(s.generate_state(1, np.uint64)[0] % (2**63))
+             for s in np.random.SeedSequence(seed).spawn(cfg.n_envs)]
+    fns = [_selfplay_factory(game_id, cfg, s, list(snapshots)) for s in seeds]
+    if cfg.vec_env == "subproc":
+        venv = SubprocVecEnv(fns, start_method="forkserver" if os.name == "posix" else "spawn")
+    else:
+        venv = DummyVecEnv(fns)
+    return VecMonitor(venv)
+
+
+def resolve_network(game, cfg: TrainConfig) -> str:
+    if cfg.network == "auto":
+        return "cnn" if board_piece(game.observation_layout) is not None else "mlp"
+    if cfg.network == "cnn" and board_piece(game.observation_layout) is None:
+        raise ConfigError(f"network: cnn needs a (C, H, W) piece in {game.name}'s observation layout "
+                          f"{game.observation_layout}; use mlp or auto")
+    return cfg.network
+
+
+def policy_kwargs(game, cfg: TrainConfig) -> dict[str, Any]:
+    kwargs: dict[str, Any] = {"net_arch": {"pi": list(cfg.net_arch), "vf": list(cfg.net_arch)}}
+    network = resolve_network(game, cfg)
+    if cfg.spatial_actions:
+        if network != "cnn":
+            raise ConfigError(f"spatial_actions need a (C, H, W) board piece and the cnn network; "
+                              f"{game.name} resolves to {network}")
+        _, (_, h, w) = board_piece(game.observation_layout)
+        try:
+            spatial_action_index(cfg.spatial_actions, (h, w), game.num_actions)
+        except ValueError as exc:
+            raise ConfigError(f"spatial_actions: {exc}") from None
+        kwargs["spatial_actions"] = [list(x) for x in cfg.spatial_actions]
+    if network == "cnn":
+        kwargs["features_extractor_class"] = LayoutExtractor
+        kwargs["features_extractor_kwargs"] = {
+            "layout": [[name, [int(x) for x in shape]] for name, shape in game.observation_layout],
+            "cnn_channels": list(cfg.cnn_channels), "cnn_hidden": cfg.cnn_hidden,
+            "vector_hidden": cfg.vector_hidden}
+    return kwargs
+
+
+def available_opponents(game, specs) -> list[str]:
+    """Drop ``heuristic`` where the game has no rule-based baseline (with a warning)."""
+    out = []
+    for s in specs:
+        if s == "heuristic" and not has_heuristic(game):
+            warnings.warn(f"no heuristic baseline for {game.name}; not evaluated against it", stacklevel=2)
+            continue
+        out.append(s)
+    return out
+
+
+def default_out(game_id: str, seed: int) -> Path:
+    return Path("runs") / game_id / f"ppo_seed{seed}"
+
+
+def imitation_data(game, games: int, seed: int, max_steps: int, progress: bool = False):
+    """Observations, masks, actions and final results of the game's heuristic playing itself."""
+    from agents.registry import make_agent
+
+    rng = np.random.default_rng(seed)
+    owner = [game.seat_owner(s) for s in range(game.num_seats)]
+    counts = np.maximum(np.bincount(owner, minlength=game.num_agents), 1)
+    obs, masks, actions, targets = [], [], [], []
+    players = [make_agent("heuristic", game, seed=int(rng.integers(2**63))) for _ in range(game.num_agents)]
+    bar = None
+    if progress:
+        from tqdm import tqdm
+        bar = tqdm(total=games, desc="imitation games", unit="game", dynamic_ncols=True,
+                   mininterval=0.5 if sys.stderr.isatty() else 30.0)
+    for _ in range(games):
+        st = game.new_initial_state(np.random.default_rng(int(rng.integers(2**63))))
+        for p in players:
+            p.reset(int(rng.integers(2**63)))
+        movers = []
+        while not st.is_terminal() and len(st.history) < max_steps:
+            seat = st.current_player
+            mask = st.legal_actions_mask()
+            o = st.observation(seat)
+            agent = players[owner[seat]]
+            state = st.determinize(seat, rng) if getattr(agent, "needs_state", False) else None
+            a = int(agent.act({"observation": o, "action_mask": mask}, state=state))
+            obs.append(o.astype(np.float16))
+            masks.append(mask.astype(bool))
+            actions.append(a)
+            movers.append(owner[seat])
+            st.apply(a)
+        per_agent = np.zeros(game.num_agents)
+        np.add.at(per_agent, owner, np.asarray(st.returns(), float))
+        per_agent /= counts
+        targets.extend(per_agent[m] for m in movers)
+        if bar:
+            bar.update(1)
+    if bar:
+        bar.close()
+    return np.stack(obs), np.stack(masks), np.asarray(actions), np.asarray(targets, np.float32)
+
+
+def behaviour_cloning(model, game, cfg: TrainConfig, log=print) -> dict[str, float]:
+    """Warm start: fit the policy to the heuristic's moves and the value head to the results.
+
+    Cross-entropy of the masked policy on the heuristic's action + 0.5 x MSE of the value on the
+    final result of the player who moved; Adam with the PPO learning rate, minibatches of
+    ``cfg.batch_size``, ``cfg.bc_epochs`` passes.
+    """
+    obs, masks, actions, targets = imitation_data(game, cfg.bc_games, cfg.seed + 104729, cfg.max_steps,
+                                                  progress=cfg.progress)
+    policy = model.policy
+    policy.set_training_mode(True)
+    opt = torch.optim.Adam(policy.parameters(), lr=cfg.learning_rate)
+    rng = np.random.default_rng(cfg.seed)
+    n = len(actions)
+    stats = {}
+    for epoch in range(cfg.bc_epochs):
+        order = rng.permutation(n)
+        tot_ce = tot_v = tot_acc = 0.0
+        for start in range(0, n, cfg.batch_size):
+            idx = order[start:start + cfg.batch_size]
+            o = torch.as_tensor(obs[idx].astype(np.float32))
+            a = torch.as_tensor(actions[idx])
+            dist = policy.get_distribution(o, action_masks=masks[idx])
+            ce = -dist.log_prob(a).mean()
+            v = policy.predict_values(o).flatten()
+            vloss = torch.nn.functional.mse_loss(v, torch.as_tensor(targets[idx]))
+            loss = ce + 0.5 * vloss
+            opt.zero_grad()
+            loss.backward()
+            torch.nn.utils.clip_grad_norm_(policy.parameters(), cfg.max_grad_norm)
+            opt.step()
+            with torch.no_grad():
+                acc = (dist.distribution.probs.argmax(dim=1) == a).float().mean()
+            tot_ce += float(ce.detach()) * len(idx)
+            tot_v += float(vloss.detach()) * len(idx)
+            tot_acc += float(acc) * len(idx)
+        stats = {"samples": n, "cross_entropy": tot_ce / n, "value_mse": tot_v / n, "accuracy": tot_acc / n}
+        log(f"behaviour cloning epoch {epoch + 1}/{cfg.bc_epochs}: " +
+            ", ".join(f"{k} {v:.3f}" if isinstance(v, float) else f"{k} {v}" for k, v in stats.items()))
+    policy.set_training_mode(False)
+    return stats
+
+
+# ---------------------------------------------------------------------------------------------
+# the run
+# ---------------------------------------------------------------------------------------------
+class Run:
+    """The run folder, the game, the config; writes checkpoints, snapshots and evaluations."""
+
+    def __init__(self, game_id: str, cfg: TrainConfig, out: Path):
+        self.game_id, self.cfg, self.out = game_id, cfg, out
+        self.game = envs.make_game(game_id, **cfg.env_options)
+        self.model: MaskablePPO | None = None
+        self.snap_dir = out / "snapshots"
+        self.eval_opponents = available_opponents(self.game, cfg.eval_opponents)
+        self.last_eval: dict[str, tuple[float, float, float]] = {}
+
+    def meta(self) -> dict[str, Any]:
+        m = game_metadata(self.game, self.game_id)
+        m.update(timesteps=int(self.model.num_timesteps), config=self.cfg.to_dict(),
+                 network=resolve_network(self.game, self.cfg), saved_at=time.strftime("%Y-%m-%d %H:%M:%S"))
+        return m
+
+    def save(self, name: str, policy_only: bool = False) -> Path:
+        return save_checkpoint(self.model, self.out / name, self.meta(), policy_only=policy_only)
+
+    def snapshot(self) -> Path:
+        return save_checkpoint(self.model, self.snap_dir / f"step_{self.model.num_timesteps:010d}.zip",
+                               self.meta(), policy_only=True)
+
+    def existing_snapshots(self) -> list[str]:
+        if not self.snap_dir.is_dir():
+            return []
+        paths = sorted(str(p) for p in self.snap_dir.glob("step_*.zip"))
+        good = []
+        for p in paths:
+            try:
+                check_compatible(read_metadata(p), self.game, p)
+                good.append(p)
+            except CheckpointError as exc:
+                warnings.warn(f"skipping snapshot: {exc}", stacklevel=2)
+        return good[-self.cfg.max_snapshots:]
+
+    def evaluate(self, games: int | None = None, tag: str | None = None) -> dict[str, tuple[float, float, float]]:
+        """Win rate (with Wilson interval) of the current policy against each eval opponent."""
+        from train.evaluate import evaluate
+
+        policy = self.model.policy
+        was_training = policy.training
+        policy.set_training_mode(False)
+        results = {}
+        try:
+            for opp in self.eval_opponents:
+                report = evaluate(self.game, [_LearnerFactory(policy), opp], names=["learner", opp],
+                                  games=games or self.cfg.eval_games, workers=1, seed=self.cfg.seed + 7919,
+                                  opening_moves=2, max_steps=self.cfg.max_steps, progress=False, bootstrap=0)
+                a = report.agent("learner")
+                results[opp] = (a["win_rate"], *a["win_rate_ci95"])
+                if tag:
+                    report.write(self.out / "eval" / tag / opp.replace(":", "_").replace("/", "_"))
+        finally:
+            policy.set_training_mode(was_training)
+        self.last_eval = results
+        return results
+
+
+class _LearnerFactory:
+    """Evaluator entrant that plays the in-memory learner policy (argmax of masked logits)."""
+
+    name = "learner"
+
+    def __init__(self, policy):
+        self.policy = policy
+
+    def __call__(self, game, seed):
+        return PPOAgent.from_policy(self.policy, seed=seed)
+
+
+class ArenaCallback(BaseCallback):
+    """Progress bar, live win rates, TensorBoard, CSV, snapshots, checkpoints, evaluations."""
+
+    def __init__(self, run: Run):
+        super().__init__()
+        self.run = run
+        cfg = run.cfg
+        self.window: deque = deque(maxlen=cfg.win_rate_window)
+        self.kinds = [k for k in cfg.opponent_mix if cfg.opponent_mix[k] > 0]
+        self.per_kind = {k: deque(maxlen=max(50, cfg.win_rate_window // max(1, len(self.kinds))))
+                         for k in self.kinds}
+        self.episodes = 0
+        self.stopped_by_time = False
+        self.bar = None
+        self.csv_path = run.out / "progress.csv"
+        self.columns = (["timesteps", "episodes", "elapsed_s", "steps_per_s", "win_rate"]
+                        + [f"win_rate_{k}" for k in self.kinds]
+                        + [f"eval_{o}_{x}" for o in run.eval_opponents for x in ("win_rate", "ci_low", "ci_high")])
+
+    # -- helpers ----------------------------------------------------------------------------
+    @staticmethod
+    def _rate(d) -> float:
+        if not d:
+            return float("nan")
+        return sum(1.0 if x == "win" else 0.0 for x in d) / len(d)
+
+    def _due(self, interval: int, last: int) -> bool:
+        return interval > 0 and self.num_timesteps // interval > last // interval
+
+    # -- SB3 hooks --------------------------------------------------------------------------
+    def _on_training_start(self) -> None:
+        self.t0 = time.time()
+        self.start_steps = self.num_timesteps
+        self.last_steps = self.num_timesteps
+        if self.run.cfg.progress:
+            from tqdm import tqdm
+            self.bar = tqdm(total=self.run.cfg.total_timesteps, initial=self.num_timesteps,
+                            desc=f"train {self.run.game_id}", unit="step", dynamic_ncols=True, smoothing=0.05,
+                            mininterval=0.5 if sys.stderr.isatty() else 30.0)  # a log file stays short
+        new = not self.csv_path.exists()
+        self.csv = open(self.csv_path, "a", newline="")
+        self.writer = csv.DictWriter(self.csv, fieldnames=self.columns, extrasaction="ignore")
+        if new:
+            self.writer.writeheader()
+
+    def _on_step(self) -> bool:
+        for info in self.locals.get("infos", ()):
+            outcome = info.get("outcome")
+            if outcome is not None:
+                self.episodes += 1
+                self.window.append(outcome)
+                if info.get("opponent") in self.per_kind:
+                    self.per_kind[info["opponent"]].append(outcome)
+        last, now = self.last_steps, self.num_timesteps
+        cfg = self.run.cfg
+        if self._due(cfg.snapshot_interval, last) and "snapshot" in cfg.opponent_mix:
+            path = self.run.snapshot()
+            self.training_env.env_method("add_snapshot", str(path))
+        if self._due(cfg.checkpoint_interval, last):
+            self.run.save("checkpoint.zip")
+        if self._due(cfg.eval_interval, last):
+            self._evaluate()
+        if self.bar is not None:
+            self.bar.update(now - last)
+            if self.n_calls % 20 == 0:
+                self.bar.set_postfix_str(self._postfix(), refresh=False)
+        self.last_steps = now
+        limit = cfg.time_limit_minutes
+        if limit and time.time() - self.t0 > 60 * limit:
+            if self.bar is not None:
+                self.bar.write(f"time limit of {limit:g} min reached at {now} steps: stopping")
+            self.stopped_by_time = True
+            return False
+        return True
+
+    def _evaluate(self) -> None:
+        res = self.run.evaluate(tag=f"step_{self.num_timesteps:010d}")
+        for opp, (rate, lo, hi) in res.items():
+            self.logger.record(f"eval/win_rate_{opp}", rate)
+            self.logger.record(f"eval/win_rate_{opp}_ci_low", lo)
+        if self.bar is not None:
+            self.bar.write(f"[{self.num_timesteps}] eval: " + ", ".join(
+                f"vs {o} {100 * r:.1f}% [{100 * lo:.1f}, {100 * hi:.1f}]" for o, (r, lo, hi) in res.items()))
+
+    def _postfix(self) -> str:
+        parts = [f"win {self._rate(self.window):.2f}"]
+        parts += [f"{k[:5]} {self._rate(d):.2f}" for k, d in self.per_kind.items() if d]
+        if self.run.last_eval:
+            parts.append("eval " + " ".join(f"{o[:5]} {r:.2f}" for o, (r, _, _) in self.run.last_eval.items()))
+        return " ".join(parts)
+
+    def _on_rollout_end(self) -> None:
+        elapsed = time.time() - self.t0
+        sps = (self.num_timesteps - self.start_steps) / max(elapsed, 1e-9)
+        row = {"timesteps": self.num_timesteps, "episodes": self.episodes, "elapsed_s": round(elapsed, 1),
+               "steps_per_s": round(sps, 1), "win_rate": self._rate(self.window)}
+        self.logger.record("selfplay/win_rate", row["win_rate"])
+        self.logger.record("selfplay/episodes", self.episodes)
+        self.logger.record("selfplay/steps_per_s", sps)
+        for k, d in self.per_kind.items():
+            row[f"win_rate_{k}"] = self._rate(d)
+            if d:
+                self.logger.record(f"selfplay/win_rate_{k}", row[f"win_rate_{k}"])
+        for o, (r, lo, hi) in self.run.last_eval.items():
+            row.update({f"eval_{o}_win_rate": r, f"eval_{o}_ci_low": lo, f"eval_{o}_ci_high": hi})
+        self.writer.writerow(row)
+        self.csv.flush()
+
+    def _on_training_end(self) -> None:
+        if self.bar is not None:
+            self.bar.set_postfix_str(self._postfix())
+            self.bar.close()
+        self.csv.close()
+
+
+# ---------------------------------------------------------------------------------------------
+# entry point
+# ---------------------------------------------------------------------------------------------
+def _write_config(cfg: TrainConfig, path: Path) -> None:
+    import yaml
+    path.write_text(yaml.safe_dump(cfg.to_dict(), sort_keys=False))
+
+
+def train(game: str, config_path: str | os.PathLike | None = None, timesteps: int | None = None,
+          seed: int | None = None, out: str | os.PathLike | None = None, resume: bool = False,
+          **overrides) -> Path:
+    """Train (or, with ``resume``, continue training) a MaskablePPO policy; return final.zip's path.
+
+    ``timesteps`` is the run's total (a resumed run trains the difference). ``overrides`` are
+    config keys (see ``train/config.py``); ``None`` values are ignored.
+    """
+    game_id = envs.resolve(game)
+    overrides = {k: v for k, v in overrides.items() if v is not None}
+    if timesteps is not None:
+        overrides["total_timesteps"] = timesteps
+    if seed is not None:
+        overrides["seed"] = seed
+    if resume:
+        if out is None:
+            raise ConfigError("--resume needs --out (the run folder to continue)")
+        out = Path(out)
+        ckpt = out / "checkpoint.zip"
+        meta = read_metadata(ckpt)
+        if meta.get("game") != game_id:
+            raise CheckpointError(f"{ckpt} was trained on {meta.get('game')!r}, not {game_id!r}")
+        saved = meta.get("config")
+        if not isinstance(saved, dict):
+            raise CheckpointError(f"{ckpt} has no training config in its metadata")
+        if config_path is not None:
+            warnings.warn("--config is ignored when resuming: the run's own config is used "
+                          "(override single keys instead)", stacklevel=2)
+        for key in NETWORK_KEYS:
+            if key in overrides and overrides[key] != saved.get(key):
+                raise ConfigError(f"{key} cannot change when resuming (checkpoint: {saved.get(key)!r})")
+        cfg = from_dict({**saved, **overrides}, source=f"{ckpt} config + overrides")
+    else:
+        cfg = load_config(config_path, overrides, game=game_id)
+        out = Path(out) if out is not None else default_out(game_id, cfg.seed)
+        if (out / "checkpoint.zip").exists():
+            raise ConfigError(f"{out} already holds a run (checkpoint.zip); pass --resume to continue it "
+                              f"or choose another --out")
+    validate(cfg)
+    out.mkdir(parents=True, exist_ok=True)
+    _write_config(cfg, out / "config.yaml")
+    torch.set_num_threads(cfg.torch_threads)
+
+    run = Run(game_id, cfg, out)
+    resolve_network(run.game, cfg)  # raise early on a cnn request without a board piece
+    if resume:
+        check_compatible(meta, run.game, ckpt)
+        done = int(meta.get("timesteps", 0))
+        torch.manual_seed(cfg.seed * 1_000_003 + done)
+        venv = make_vec_env(game_id, cfg, seed=cfg.seed * 1_000_003 + done, snapshots=run.existing_snapshots())
+        try:
+            run.model = MaskablePPO.load(ckpt, env=venv, device="cpu",
+                                         custom_objects={k: getattr(cfg, k) for k in ("learning_rate", "clip_range")},
+                                         **{k: getattr(cfg, k) for k in PPO_KEYS if k not in ("learning_rate", "clip_range")})
+        except CheckpointError:
+            raise
+        except Exception as exc:
+            venv.close()
+            raise CheckpointError(f"cannot resume from {ckpt}: {type(exc).__name__}: {exc}") from None
+        run.model.tensorboard_log = str(out / "tb")
+    else:
+        torch.manual_seed(cfg.seed)
+        venv = make_vec_env(game_id, cfg, seed=cfg.seed)
+        run.model = MaskablePPO(
+            ArenaPolicy, venv, learning_rate=cfg.learning_rate, n_steps=cfg.n_steps,
+            batch_size=cfg.batch_size, n_epochs=cfg.n_epochs, gamma=cfg.gamma, gae_lambda=cfg.gae_lambda,
+            clip_range=cfg.clip_range, ent_coef=cfg.ent_coef, vf_coef=cfg.vf_coef,
+            max_grad_norm=cfg.max_grad_norm, policy_kwargs=policy_kwargs(run.game, cfg),
+            tensorboard_log=str(out / "tb"), device="cpu", verbose=0)
+        if cfg.bc_games:
+            if has_heuristic(run.game):
+                behaviour_cloning(run.model, run.game, cfg, log=lambda m: print(m, flush=True))
+            else:
+                warnings.warn(f"bc_games: {run.game.name} has no heuristic to imitate; skipped", stacklevel=2)
+        if "snapshot" in cfg.opponent_mix:  # the starting policy is the pool's first snapshot
+            venv.env_method("add_snapshot", str(run.snapshot()))
+    model = run.model
+    remaining = cfg.total_timesteps - model.num_timesteps
+    try:
+        if remaining > 0:
+            callback = ArenaCallback(run)
+            model.learn(total_timesteps=remaining, callback=callback, reset_num_timesteps=not resume,
+                        tb_log_name="ppo", progress_bar=False)
+        run.save("checkpoint.zip")
+        final = run.save("final.zip")
+        run.save("policy.zip", policy_only=True)
+        if run.eval_opponents and cfg.eval_games > 0:
+            res = run.evaluate(tag="final")
+            msg = ", ".join(f"vs {o} {100 * r:.1f}% [{100 * lo:.1f}, {100 * hi:.1f}]" for o, (r, lo, hi) in res.items())
+            print(f"final evaluation ({cfg.eval_games} games each): {msg}", flush=True)
+    finally:
+        venv.close()
+    return final

@@ -1,0 +1,254 @@
+"""The learner's view of any registered game: a single-agent ``gymnasium.Env`` for SB3.
+
+Each episode the learner takes a random agent index (player); the other players are agents from
+an opponent pool, stepped **inside** ``step()`` until it is the learner's turn again or the game is
+over. So every transition and every reward is the learner's own, its losses included, whichever seat
+it has. Sub-steps (the same player acting several times in a row), 3-4 players and players owning
+several seats (``game.seat_owner``) all come out of the AEC env's ``agent_selection``.
+
+- observation: the flat float32 vector (``Box(-1, 1, (observation_size,))``) of the seat that acts;
+- the legal-action mask: ``action_masks()`` (the name sb3-contrib's MaskablePPO looks up);
+- reward: the learner's AEC rewards summed since its previous action (zero-sum results at the end),
+  plus, optionally (``score_reward`` > 0), potential-based shaping: ``score_reward`` x the change of
+  (own score - best other score) since the learner's previous move, read from ``state.scores()``
+  where the engine has that hook, else paid at the end from ``final_info()["scores"]``;
+- ``info`` at the end of an episode: ``outcome`` (win / draw / loss: win = strictly highest
+  return, see train/evaluate.py), ``opponent`` (the pool kind that played the others),
+  ``learner_index``, ``truncated_by_cap``.
+
+The pool (``OpponentPool``): weights per kind, any agent spec (``random``, ``heuristic``,
+``mcts:N``, ``ppo:PATH``) plus ``snapshot`` (frozen past copies of the learner, added during
+training with ``add_snapshot(path)``). One kind is drawn per episode for all the opponents
+(snapshots are drawn per opponent), so win rates per kind stay clean.
+"""
+from __future__ import annotations
+
+import warnings
+from typing import Any
+
+import gymnasium
+import numpy as np
+
+import envs
+from agents.registry import has_heuristic, make_agent
+
+
+class OpponentPool:
+    """Weighted opponent kinds; ``snapshot`` draws among the newest frozen learner checkpoints."""
+
+    def __init__(self, game, mix: dict[str, float], seed: int | None = None, max_snapshots: int = 5,
+                 drop_unavailable: bool = True):
+        self.game = game
+        mix = {k: float(w) for k, w in mix.items() if float(w) > 0}
+        if drop_unavailable and "heuristic" in mix and not has_heuristic(game):
+            warnings.warn(f"no heuristic baseline for {game.name}: dropped from the opponent pool",
+                          stacklevel=2)
+            mix.pop("heuristic")
+        if not mix:
+            mix = {"random": 1.0}
+        self.mix = mix
+        self.max_snapshots = max_snapshots
+        self.snapshots: list[str] = []
+        self.rng = np.random.default_rng(seed)
+        self._agents: dict[tuple[str, int], Any] = {}
+
+    def add_snapshot(self, path: str) -> None:
+        path = str(path)
+        if path in self.snapshots:
+            return
+        self.snapshots.append(path)
+        while len(self.snapshots) > self.max_snapshots:
+            old = self.snapshots.pop(0)
+            for key in [k for k in self._agents if k[0] == "ppo:" + old]:
+                del self._agents[key]
+
+    def kinds(self) -> dict[str, float]:
+        """The kinds that can be drawn now (``snapshot`` only once a snapshot exists)."""
+        k = {kind: w for kind, w in self.mix.items() if kind != "snapshot" or self.snapshots}
+        return k or {"random": 1.0}
+
+    def _agent(self, spec: str, slot: int):
+        key = (spec, slot)
+        agent = self._agents.get(key)
+        if agent is None:
+            agent = make_agent(spec, self.game, seed=int(self.rng.integers(2**63)))
+            self._agents[key] = agent
+        return agent
+
+    def draw(self, slots: list[int]) -> tuple[str, dict[int, Any]]:
+        """(kind, {agent index: agent}) for the opponents' agent indices ``slots``."""
+        kinds = self.kinds()
+        names = list(kinds)
+        p = np.array([kinds[n] for n in names])
+        kind = names[int(self.rng.choice(len(names), p=p / p.sum()))]
+        out = {}
+        for slot in slots:
+            if kind == "snapshot":
+                spec = "ppo:" + self.snapshots[int(self.rng.integers(len(self.snapshots)))]
+            else:
+                spec = kind
+            agent = self._agent(spec, slot)
+            agent.reset(int(self.rng.integers(2**63)))
+            out[slot] = agent
+        return kind, out
+
+
+class SelfPlayEnv(gymnasium.Env):
+    """Learner-centric single-agent env over ``envs.make(game, **env_options)``."""
+
+    metadata = {"render_modes": ["ansi"]}
+
+    def __init__(self, game: str, env_options: dict | None = None, opponent_mix: dict | None = None,
+                 seed: int | None = None, max_steps: int = 1000, max_snapshots: int = 5,
+                 score_reward: float = 0.0, snapshots: list[str] | tuple = (), render_mode: str | None = None):
+        super().__init__()
+        self.game_id = envs.resolve(game)
+        self.env_options = dict(env_options or {})
+        self.aec = envs.make_raw(self.game_id, max_steps=max_steps, **self.env_options)
+        self.game = self.aec.game
+        self.render_mode = render_mode
+        n, k = self.game.num_actions, self.game.observation_size
+        self.observation_space = gymnasium.spaces.Box(-1.0, 1.0, (k,), np.float32)
+        self.action_space = gymnasium.spaces.Discrete(n)
+        self.rng = np.random.default_rng(seed)
+        self.pool = OpponentPool(self.game, opponent_mix or {"random": 1.0},
+                                 seed=int(self.rng.integers(2**63)), max_snapshots=max_snapshots)
+        for s in snapshots:
+            self.pool.add_snapshot(s)
+        self.score_reward = float(score_reward)
+        self._last_margin = 0.0
+        self._names = self.aec.possible_agents
+        self.learner = 0
+        self.opponents: dict[int, Any] = {}
+        self.kind = ""
+        self._totals = np.zeros(len(self._names))
+        self._done = True
+
+    # -- pool control (reachable through VecEnv.env_method) -----------------------------------
+    def add_snapshot(self, path: str) -> None:
+        self.pool.add_snapshot(path)
+
+    def snapshot_paths(self) -> list[str]:
+        return list(self.pool.snapshots)
+
+    # -- gymnasium API ----------------------------------------------------------------------
+    def reset(self, *, seed: int | None = None, options: dict | None = None):
+        super().reset(seed=seed)
+        if seed is not None:
+            self.rng = np.random.default_rng(seed)
+            self.pool.rng = np.random.default_rng(self.rng.integers(2**63))
+        for _ in range(1000):
+            self.aec.reset(seed=int(self.rng.integers(2**63)))
+            self.learner = int(self.rng.integers(len(self._names)))
+            slots = [i for i in range(len(self._names)) if i != self.learner]
+            self.kind, self.opponents = self.pool.draw(slots)
+            self._totals[:] = 0.0
+            self._steps = 0
+            self._done = False
+            self._advance()
+            if not self._done:  # a game decided before the learner's first move teaches nothing
+                self._last_margin = (self._margin() or 0.0) if self.score_reward else 0.0
+                return self._observe(), {"learner_index": self.learner, "opponent": self.kind}
+        raise RuntimeError(f"{self.game_id}: 1000 games in a row ended before the learner could move")
+
+    def step(self, action):
+        if self._done:
+            raise RuntimeError("step() after the episode ended; call reset()")
+        before = self._totals[self.learner]
+        self.aec.step(int(action))
+        self._steps += 1
+        self._collect()
+        self._advance()
+        reward = float(self._totals[self.learner] - before) + self._score_reward()
+        info: dict[str, Any] = {}
+        terminated = truncated = False
+        if self._done:
+            name = self._names[self.learner]
+            truncated = bool(self.aec.truncations[name]) and not bool(self.aec.terminations[name])
+            terminated = not truncated
+            info = {"outcome": self.outcome(), "opponent": self.kind, "learner_index": self.learner,
+                    "truncated_by_cap": truncated, "learner_steps": self._steps}
+        return self._observe(), reward, terminated, truncated, info
+
+    def action_masks(self) -> np.ndarray:
+        """Bool mask of the learner's legal actions (all False once the game is over)."""
+        return self.aec.action_masks()
+
+    def render(self):
+        return self.aec.state_.render_text(observer=None, color=False)
+
+    # -- internals --------------------------------------------------------------------------
+    def _observe(self) -> np.ndarray:
+        return self.aec.observe(self._names[self.learner])["observation"]
+
+    def _collect(self) -> None:
+        rewards = self.aec.rewards
+        for i, name in enumerate(self._names):
+            self._totals[i] += rewards.get(name, 0.0)
+
+    def _advance(self) -> None:
+        """Step the opponents until the learner is to move or the game is over."""
+        aec = self.aec
+        me = self._names[self.learner]
+        while True:
+            if aec.terminations[me] or aec.truncations[me]:
+                self._done = True
+                return
+            agent = aec.agent_selection
+            if agent == me:
+                return
+            idx = aec._agent_index[agent]
+            opponent = self.opponents[idx]
+            obs = aec.observe(agent)
+            st = aec.state_
+            state = (st.determinize(st.current_player, self.rng)
+                     if getattr(opponent, "needs_state", False) else None)
+            aec.step(int(opponent.act(obs, state=state)))
+            self._collect()
+
+    def outcome(self) -> str:
+        """win / draw / loss of the learner from the per-player totals (finishing first = win)."""
+        mine = self._totals[self.learner]
+        others = np.delete(self._totals, self.learner)
+        best = others.max() if len(others) else 0.0  # one player: the sign of the return
+        return "win" if mine > best else "draw" if mine == best else "loss"
+
+    def _margin(self) -> float | None:
+        """Own score minus the best other score, from ``state.scores()`` when the game has that
+        hook, else (at the end only) from ``final_info()["scores"]``; None where neither exists."""
+        st = self.aec.state_
+        scores = None
+        live = getattr(st, "scores", None)
+        if callable(live):
+            scores = live()
+        elif st.is_terminal():
+            final = getattr(st, "final_info", None)
+            scores = (final() or {}).get("scores") if final is not None else None
+        if scores is None:
+            return None
+        g = self.game
+        scores = np.asarray(scores, float)
+        if len(scores) == g.num_seats and g.num_seats != g.num_agents:
+            owner = [g.seat_owner(s) for s in range(g.num_seats)]
+            per = np.zeros(g.num_agents)
+            np.add.at(per, owner, scores)
+            scores = per / np.maximum(np.bincount(owner, minlength=g.num_agents), 1)
+        if len(scores) != g.num_agents or g.num_agents < 2:
+            return None
+        return float(scores[self.learner] - np.delete(scores, self.learner).max())
+
+    def _score_reward(self) -> float:
+        """``score_reward`` x the change of the score margin since the learner's previous move.
+
+        Potential-based: over an episode it sums to score_reward x (final margin - margin at the
+        learner's first move), so it adds a dense signal without changing what a win is worth
+        relative to another win.
+        """
+        if not self.score_reward:
+            return 0.0
+        margin = self._margin()
+        if margin is None:
+            return 0.0
+        delta = margin - self._last_margin
+        self._last_margin = margin
+        return self.score_reward * delta
