@@ -180,7 +180,7 @@ def build_parser() -> argparse.ArgumentParser:
                        "seat-balanced evaluation against the rule-based and random agents.")
     s.add_argument("game", nargs="?", default="peacekeepers")
     s.add_argument("--timesteps", type=int, default=30_000, help="learner steps (default 30000)")
-    s.add_argument("--games", type=int, default=200, help="evaluation games per pairing")
+    s.add_argument("--games", type=int, default=100, help="evaluation games per pairing")
     s.add_argument("--workers", type=int, default=2)
     s.add_argument("--seed", type=int, default=0)
     s.add_argument("--out", default="runs/quickstart", help="run folder")
