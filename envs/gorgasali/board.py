@@ -154,6 +154,60 @@ def bit_squares(bits: int):
         bits ^= low
 
 
+def _byte_bits(v: int) -> tuple:
+    return tuple(i for i in range(8) if v >> i & 1)
+
+
+_BYTES = (SQUARES + 7) // 8
+#: _BYTE_SQUARES[k][v]: the squares set in byte k of a bitboard whose value is v, ascending
+_BYTE_SQUARES = tuple(tuple(tuple(8 * k + i for i in _byte_bits(v)) for v in range(256))
+                      for k in range(_BYTES))
+
+
+def squares_of(bits: int) -> list:
+    """The squares of a bitboard, ascending (same order as ``bit_squares``, faster when dense)."""
+    out = []
+    for table, v in zip(_BYTE_SQUARES, bits.to_bytes(_BYTES, "little")):
+        if v:
+            out += table[v]
+    return out
+
+
+#: cost masks -> per points left, per arrival direction: squares where a move is stuck
+_STUCK_CACHE: dict = {}
+
+
+def _stuck_table(cmask: tuple, roll: int) -> list:
+    """stuck[left][d]: squares where an arrival moving in direction d with ``left`` points cannot
+    enter any next square (stepping straight back is not allowed), so the move must end there.
+    Depends only on the cost masks (terrain, crossing cards, barriers), which change rarely, so
+    it is cached across turns."""
+    table = _STUCK_CACHE.get(cmask)
+    if table is not None and len(table) > roll:
+        return table
+    table = [None]
+    for left in range(1, max(roll, 24) + 1):
+        el = 0
+        for c, bits in cmask:
+            if c <= left:
+                el |= bits
+        # sh[nd]: squares from which a step in direction nd enters an enterable square
+        sh = [shift(el, OPPOSITE[nd]) for nd in range(4)]
+        row = []
+        for d in range(4):
+            back = OPPOSITE[d]
+            can = 0
+            for nd in range(4):
+                if nd != back:
+                    can |= sh[nd]
+            row.append(~can)
+        table.append(row)
+    if len(_STUCK_CACHE) > 64:   # barriers come and go: keep the cache small
+        _STUCK_CACHE.clear()
+    _STUCK_CACHE[cmask] = table
+    return table
+
+
 def destinations(start: int, roll: int, cost_masks: dict, occupied: int, inactive: int,
                  penalty: int, chests: int) -> dict:
     """Squares where a move of exactly ``roll`` movement points may end, with the least zone
@@ -166,21 +220,17 @@ def destinations(start: int, roll: int, cost_masks: dict, occupied: int, inactiv
     ``occupied``: squares where a move cannot end; ``inactive``: squares in inactive zones
     (``penalty`` health per square entered).
     """
-    costs = sorted(cost_masks)
-    cmask = [(c, cost_masks[c]) for c in costs]
-    enter_le = [0] * (roll + 1)
-    for left in range(1, roll + 1):
-        m = 0
-        for c, bits in cmask:
-            if c <= left:
-                m |= bits
-        enter_le[left] = m
+    cmask = tuple(sorted(cost_masks.items()))
     # layers[u][d]: {squares entered in inactive zones: arrivals moving in direction d}
     layers = [[{}, {}, {}, {}] for _ in range(roll + 1)]
     found: dict[int, int] = {}   # penalty count -> endpoint squares
     start_bit = 1 << start
     not_end = ~(occupied | start_bit)
-    if not roll or not any(shift(start_bit, d) & enter_le[roll] for d in range(4)):
+    enter_roll = 0
+    for c, bits in cmask:
+        if c <= roll:
+            enter_roll |= bits
+    if not roll or not any(shift(start_bit, d) & enter_roll for d in range(4)):
         found[0] = start_bit     # the start square: stuck if nothing around can be entered
         layers = layers[:1]
     else:
@@ -189,25 +239,22 @@ def destinations(start: int, roll: int, cost_masks: dict, occupied: int, inactiv
             for c, bits in cmask:
                 if c <= roll and t & bits:
                     _add(layers[c][d], t & bits, inactive, 0)
+    stuck = _stuck_table(cmask, roll) if len(layers) > 1 else None
+    if len(layers) > 1 and not _within(start, roll) & inactive:
+        # no inactive square in reach: every path has zone damage 0, so a single level
+        return _destinations_safe(layers, roll, cmask, stuck, not_end, chests)
     for u in range(1, len(layers)):
         left = roll - u
         row = layers[u]
         levels = set()
+        stuck_row = stuck[left] if left else None
         for d in range(4):
             layer = row[d]
             if not layer:
                 continue
             seen = 0
-            if left:
-                el = enter_le[left]
-                can = 0
-                back = OPPOSITE[d]
-                for nd in range(4):
-                    if nd != back:
-                        can |= shift(el, OPPOSITE[nd])
-                stop = ~can | chests
-            else:
-                stop = -1
+            # a move ends where it is stuck, may end on a chest, must end with no points left
+            stop = stuck_row[d] | chests if left else -1
             for p in sorted(layer):
                 bits = layer[p] & ~seen
                 layer[p] = bits
@@ -220,29 +267,80 @@ def destinations(start: int, roll: int, cost_masks: dict, occupied: int, inactiv
                     found[p] = found.get(p, 0) | ends
         if not left:
             continue
+        moves = [(c, bits) for c, bits in cmask if c <= left]
         # a shift is linear: move the union of the arrivals allowed to go each way at once
+        r0, r1, r2, r3 = row
         for p in levels:
-            src = [row[d].get(p, 0) for d in range(4)]
-            for nd in range(4):
-                back = OPPOSITE[nd]
-                s = 0
-                for d in range(4):
-                    if d != back:
-                        s |= src[d]
+            s0 = r0.get(p, 0)
+            s1 = r1.get(p, 0)
+            s2 = r2.get(p, 0)
+            s3 = r3.get(p, 0)
+            # no step straight back: direction nd takes the arrivals of every d but OPPOSITE[nd]
+            for nd, s in ((0, s0 | s1 | s3), (1, s0 | s1 | s2), (2, s1 | s2 | s3),
+                          (3, s0 | s2 | s3)):
                 if not s:
                     continue
                 t = shift(s, nd)
-                for c, bits in cmask:
-                    if c <= left:
-                        hit = t & bits
-                        if hit:
-                            _add(layers[u + c][nd], hit, inactive, p)
+                for c, bits in moves:
+                    hit = t & bits
+                    if hit:   # inlined _add (hot loop)
+                        layer = layers[u + c][nd]
+                        hot = hit & inactive
+                        if not hot:   # the usual case (no inactive zone on the way)
+                            layer[p] = layer.get(p, 0) | hit
+                            continue
+                        cold = hit ^ hot
+                        if cold:
+                            layer[p] = layer.get(p, 0) | cold
+                        layer[p + 1] = layer.get(p + 1, 0) | hot
     out: dict[int, int] = {}
-    for p in sorted(found):
-        for sq in bit_squares(found[p]):
-            if sq not in out:
-                out[sq] = p * penalty
+    done = 0
+    for p in sorted(found):   # least damage first: a square keeps its first (lowest) level
+        bits = found[p] & ~done
+        done |= bits
+        out.update(dict.fromkeys(squares_of(bits), p * penalty))
     return out
+
+
+#: (square, n) -> squares within n orthogonal steps (Manhattan distance <= n), filled lazily
+_WITHIN: dict = {}
+
+
+def _within(sq: int, n: int) -> int:
+    got = _WITHIN.get((sq, n))
+    if got is None:
+        got = 1 << sq
+        for _ in range(n):
+            got |= shift(got, 0) | shift(got, 1) | shift(got, 2) | shift(got, 3)
+        _WITHIN[(sq, n)] = got
+    return got
+
+
+def _destinations_safe(layers: list, roll: int, cmask: tuple, stuck: list, not_end: int,
+                       chests: int) -> dict:
+    """``destinations`` when no inactive square is within reach: the same layer walk with one
+    bitboard per (points spent, direction) instead of a dict of damage levels (all at 0)."""
+    L = [[layer.get(0, 0) for layer in row] for row in layers]
+    found = 0
+    for u in range(1, roll + 1):
+        left = roll - u
+        s0, s1, s2, s3 = L[u]
+        if not left:
+            found |= (s0 | s1 | s2 | s3) & not_end
+            continue
+        st = stuck[left]
+        found |= ((s0 & st[0]) | (s1 & st[1]) | (s2 & st[2]) | (s3 & st[3])
+                  | ((s0 | s1 | s2 | s3) & chests)) & not_end
+        moves = [(c, bits) for c, bits in cmask if c <= left]
+        for nd, s in ((0, s0 | s1 | s3), (1, s0 | s1 | s2), (2, s1 | s2 | s3),
+                      (3, s0 | s2 | s3)):
+            if s:
+                t = shift(s, nd)
+                for c, bits in moves:
+                    hit = t & bits
+                    if hit:
+                        L[u + c][nd] |= hit
+    return dict.fromkeys(squares_of(found), 0)
 
 
 def _add(layer: dict, bits: int, inactive: int, p: int) -> None:

@@ -79,8 +79,18 @@ def _static_planes(board) -> np.ndarray:
         p[4, list(board.healing)] = 1.0
         p[6, list(board.gates)] = 1.0
         p[7] = np.array(board.zone, np.float32) / 4
-        _STATIC[key] = (board, p)   # keep the board alive so that id() stays unique
-    return _STATIC[key][1]
+        zone = np.array(board.zone)
+        # planes 8 and 9 depend only on how many zones are out (0..4): precompute all five
+        zplanes = []
+        for out in range(5):
+            z = np.zeros((2, A.SQUARES), np.float32)
+            if out:
+                z[0] = zone <= out
+            if out < 4:
+                z[1] = zone == out + 1
+            zplanes.append(z)
+        _STATIC[key] = (board, p, zplanes)   # keep the board alive so that id() stays unique
+    return _STATIC[key]
 
 
 def build_observation(state, seat: int) -> np.ndarray:
@@ -88,14 +98,11 @@ def build_observation(state, seat: int) -> np.ndarray:
     n = g.num_seats
     obs = np.zeros(BOARD_SIZE + VECTOR_SIZE, np.float32)
     planes = obs[:BOARD_SIZE].reshape(PLANES, A.SQUARES)
-    planes[:8] = _static_planes(g.board)
+    _, static, zplanes = _static_planes(g.board)
+    planes[:8] = static
     if state.chests:
         planes[5, list(state.chests)] = 1.0
-    zone = np.array(g.board.zone)
-    if state.zones_out:
-        planes[8] = zone <= state.zones_out
-    if state.zones_out < 4:
-        planes[9] = zone == state.zones_out + 1
+    planes[8:10] = zplanes[min(state.zones_out, 4)]
     my_team = g.team[seat]
     for kind, squares, owner, _ in state.banners:
         planes[BANNER_PLANE[kind], list(squares)] = 1.0 if g.team[owner] == my_team else -1.0
@@ -159,45 +166,52 @@ def _mat(v, base: int, mat) -> None:
 
 
 def _opponent(v, b: int, state, seat: int, t: int) -> None:
+    # filled as a Python list and written with one slice assignment (numpy scalar writes are slow)
     g = state.game
     cards = g.cards
-    v[b] = state.alive[t]
-    v[b + 1] = state.health[t] / 100
-    v[b + 2] = g.team[t] == g.team[seat]
-    if state.alive[t] and state.pos[seat] >= 0:
+    row = [0.0] * OPP
+    alive = state.alive[t]
+    row[0] = alive
+    row[1] = state.health[t] / 100
+    row[2] = g.team[t] == g.team[seat]
+    if alive and state.pos[seat] >= 0:
         dr = ROW[state.pos[t]] - ROW[state.pos[seat]]
         dc = COL[state.pos[t]] - COL[state.pos[seat]]
-        v[b + 3] = dr / 19
-        v[b + 4] = dc / 19
-        v[b + 5] = max(abs(dr), abs(dc)) / 19
+        row[3] = dr / 19
+        row[4] = dc / 19
+        row[5] = max(abs(dr), abs(dc)) / 19
     if state.char[t] >= 0:
-        v[b + 6 + state.char[t]] = 1.0
-    v[b + 16] = min(1.0, state.cooldown[t] / 5)
-    v[b + 17] = state.frozen[t]
-    v[b + 18] = state.frozen_by[t] == seat and state.frozen[t]
-    v[b + 19] = min(1, state.burned[t])
-    v[b + 20] = min(1.0, state.extra_chests[t] / 5)
+        row[6 + state.char[t]] = 1.0
+    row[16] = min(1.0, state.cooldown[t] / 5)
+    row[17] = state.frozen[t]
+    row[18] = state.frozen_by[t] == seat and state.frozen[t]
+    row[19] = min(1, state.burned[t])
+    row[20] = min(1.0, state.extra_chests[t] / 5)
     sees = state._sees_all(seat, t)
     mat = state.mat[t]
+    loaded = state.loaded[t]
     for i, p in enumerate(A.WEAPON_POS):
-        base = b + 21 + i * (CARD_SLOTS + 2)
+        base = 21 + i * (CARD_SLOTS + 2)
         cid = mat[p]
         if cid < 0:
-            v[base + CARD_SLOTS + 1] = 1.0
-        elif state.loaded[t][p] or sees:
-            v[base + cid] = 1.0
-            v[base + CARD_SLOTS] = not state.loaded[t][p]
+            row[base + CARD_SLOTS + 1] = 1.0
+        elif loaded[p] or sees:
+            row[base + cid] = 1.0
+            row[base + CARD_SLOTS] = not loaded[p]
         else:
-            v[base + CARD_SLOTS] = 1.0
-    o = b + 21 + 2 * (CARD_SLOTS + 2)   # b + 105
-    v[o] = min(1.0, sum(cards[mat[p]].value for p in A.ARMOUR_POS if mat[p] >= 0) / 40)
-    v[o + 1] = sum(mat[p] >= 0 for p in A.CONSUMABLE_POS) / 3
-    v[o + 2] = sum(mat[p] >= 0 for p in A.THROWABLE_POS) / 3
-    v[o + 3] = sum(mat[p] >= 0 for p in A.DEFENSIVE_POS) / 3
-    v[o + 4] = sum(mat[p] >= 0 and cards[mat[p]].category == "weapon" for p in A.BACKPACK_POS) / 3
-    v[o + 5] = sum(mat[p] >= 0 and cards[mat[p]].category != "weapon" for p in A.BACKPACK_POS) / 3
-    if state.alive[t]:
-        v[o + 6] = state.standing_on(t, "smoke")
-        v[o + 7] = state.standing_on(t, "tree")
-        v[o + 8] = state.standing_on(t, "field")
-    v[o + 9] = state.skipped_last[t]
+            row[base + CARD_SLOTS] = 1.0
+    o = 21 + 2 * (CARD_SLOTS + 2)   # 105
+    row[o] = min(1.0, sum(cards[mat[p]].value for p in A.ARMOUR_POS if mat[p] >= 0) / 40)
+    row[o + 1] = sum(mat[p] >= 0 for p in A.CONSUMABLE_POS) / 3
+    row[o + 2] = sum(mat[p] >= 0 for p in A.THROWABLE_POS) / 3
+    row[o + 3] = sum(mat[p] >= 0 for p in A.DEFENSIVE_POS) / 3
+    row[o + 4] = sum(mat[p] >= 0 and cards[mat[p]].category == "weapon"
+                     for p in A.BACKPACK_POS) / 3
+    row[o + 5] = sum(mat[p] >= 0 and cards[mat[p]].category != "weapon"
+                     for p in A.BACKPACK_POS) / 3
+    if alive:
+        row[o + 6] = state.standing_on(t, "smoke")
+        row[o + 7] = state.standing_on(t, "tree")
+        row[o + 8] = state.standing_on(t, "field")
+    row[o + 9] = state.skipped_last[t]
+    v[b:b + OPP] = row

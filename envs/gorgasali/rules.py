@@ -339,8 +339,8 @@ class GorgasaliState(CombatMixin, State):
             self._trade_mask(m)
             return m
         if ph == "move":
-            for q in self.dest:
-                m[A.SQUARE + q] = 1
+            if self.dest:   # one fancy-index write instead of one numpy write per square
+                m[[A.SQUARE + q for q in self.dest]] = 1
             if not self.skipped_last[s] and self.dice[0] != self.dice[1] or not self.dest:
                 m[A.SKIP] = 1
             if not self.used_consumable:

@@ -83,32 +83,61 @@ def build_observation(st, seat: int) -> np.ndarray:
         o = st.city_owner[s]
         if o >= 0:
             P[8 + (o - seat) % n, cell] = st.city_grade[s] / 3
+    # Per-seat aura and star bonuses once (M.dice / M.muscle would recount them per unit), then
+    # the unit features gathered into index lists and written with one numpy assignment each.
+    armor = [M.aura(st, s, "armor") for s in range(n)]
+    skull = [M.aura(st, s, "skull") for s in range(n)]
+    stars = [M.stars_held(st, s) for s in range(n)]
+    specs, status, effects, boost, held = g.specs, st.status, st.effects, st.boost, st.held
+    moved, attacks, ability_used, cell_of, rider = (st.moved, st.attacks, st.ability_used,
+                                                    st.cell, st.rider)
+
+    def own_dice(u):      # == M.own_dice
+        d = specs[u].dice + armor[u // U] + boost[u][0]
+        if specs[u].ability == "ninja" and not effects[u] & M.STUN:
+            d += len(held[u])
+        return d
+
+    def own_muscle(u):    # == M.own_muscle
+        m = specs[u].muscle + stars[u // U] + skull[u // U] + boost[u][1]
+        if specs[u].ability == "vampire" and not effects[u] & M.STUN:
+            m += sum(specs[h].muscle for h in held[u])
+        return m
+
+    on_rows, on_cells = [], []
+    cells, feats = [], []
     for u in range(n * U):
-        if not M.on_map(st, u):
+        su = status[u]
+        if su != M.BOARD and su != M.RIDING:      # == not M.on_map
             continue
-        cell = st.cell[u]
-        rel = (u // U - seat) % n
-        P[12 + rel, cell] = 1.0
-        if st.status[u] == M.RIDING:
+        cell = cell_of[u]
+        on_rows.append(12 + (u // U - seat) % n)
+        on_cells.append(cell)
+        if su == M.RIDING:
             continue            # the Dragon's cell shows the Dragon; its rider is in plane 26
-        spec = g.specs[u]
-        P[16, cell] = min(1.0, (M.dice(st, u) * 3 + M.muscle(st, u)) / 30)
-        P[17, cell] = spec.range / 4
-        P[18, cell] = min(1.0, M.steps(st, u) / 12)
-        P[19, cell] = spec.fly
-        P[20, cell] = spec.swim
-        P[21, cell] = spec.grade / 3
-        P[22, cell] = st.moved[u]
-        P[23, cell] = min(1.0, st.attacks[u] / 2)
-        P[24, cell] = st.ability_used[u]
-        P[25, cell] = len(st.held[u]) / 3
-        P[26, cell] = st.rider[u] >= 0
-        e = st.effects[u]
-        P[27, cell] = bool(e & M.LOVE)
-        P[28, cell] = bool(e & M.STUN)
-        P[29, cell] = bool(e & M.SHOCK)
-        P[30, cell] = bool(e & M.GLUE)
-        P[31 + u % U, cell] = 1.0
+        spec = specs[u]
+        d, m = own_dice(u), own_muscle(u)
+        r = rider[u]
+        if r >= 0:
+            d += own_dice(r)
+            m += own_muscle(r)
+        e = effects[u]
+        cells.append(cell)
+        # planes 16..30 in order
+        steps = spec.steps + boost[u][2]       # == M.steps
+        if spec.ability == "phantom" and not e & M.STUN:
+            steps += sum(specs[h].steps for h in held[u])
+        feats.append((min(1.0, (d * 3 + m) / 30), spec.range / 4,
+                      min(1.0, steps / 12), spec.fly, spec.swim, spec.grade / 3,
+                      moved[u], min(1.0, attacks[u] / 2), ability_used[u],
+                      min(1.0, len(held[u]) / 3), r >= 0, bool(e & M.LOVE), bool(e & M.STUN),
+                      bool(e & M.SHOCK), bool(e & M.GLUE)))
+        on_rows.append(31 + u % U)
+        on_cells.append(cell)
+    if on_rows:
+        P[on_rows, on_cells] = 1.0
+    if cells:
+        P[16:31, cells] = np.array(feats, np.float64).T
     if st.sel >= 0 and M.on_map(st, st.sel) and st.phase != "main":
         P[31 + U, st.cell[st.sel]] = 1.0
     if st.pending_unit >= 0 and M.on_map(st, st.pending_unit):
@@ -122,7 +151,7 @@ def build_observation(st, seat: int) -> np.ndarray:
         v[rel] = st.coins[s] / mc
         v[4 + rel] = st.alive[s]
         v[8 + rel * 4 + TRIBES.index(g.tribes[s])] = 1.0
-        v[24 + rel] = min(1.0, M.stars_held(st, s) / 4)
+        v[24 + rel] = min(1.0, stars[s] / 4)
     from envs.zaberias.rules import PHASES
     v[28 + PHASES.index(st.phase)] = 1.0
     for slot in range(U):

@@ -319,12 +319,11 @@ class ZaberiasState(State):
                     mask[L.CITYATK + s] = 1
         elif ph == "unit":
             opt = self.unit_options(self.sel)
-            for x in opt["move"]:
-                mask[L.MOVE + x] = 1
-            for x in opt["attack"]:
-                mask[L.ATTACK + x] = 1
-            for x in opt["ability"]:
-                mask[L.ABILITY + x] = 1
+            # one fancy-index write per kind instead of one numpy write per cell
+            for base, cells in ((L.MOVE, opt["move"]), (L.ATTACK, opt["attack"]),
+                                (L.ABILITY, opt["ability"])):
+                if cells:
+                    mask[[base + x for x in cells]] = 1
             if opt["rotate"]:
                 mask[L.ROTATE:L.ROTATE + 3] = 1
             if opt["plague"]:
