@@ -5,7 +5,7 @@
 Prints, measured in the same run on the same machine:
 1. the default training config of the game (``configs/train/<game>.yaml``), and
 2. MaskablePPO with sb3-contrib's default hyperparameters (MlpPolicy, n_steps 2048, batch 64,
-   10 epochs) on a single env, torch's default thread count;
+   10 epochs) on a single env, with torch's default thread count and with 1 thread;
 both against the same self-play env (same variant and opponent mix). ``--compare-vec`` also times
 DummyVecEnv vs SubprocVecEnv with 1 and 2 torch threads, which is how the default was chosen.
 Numbers are printed, never asserted.
@@ -91,9 +91,12 @@ def main(argv=None) -> int:
     rows.append(("default training config", sps))
     print(f"{rows[-1][0]:55s} {sps:8.1f} steps/s", flush=True)
     sps0 = measure_sb3_default(args.game, args.timesteps, threads=default_threads)
-    rows.append(("MaskablePPO sb3-contrib defaults, 1 env", sps0))
+    rows.append((f"MaskablePPO sb3-contrib defaults, 1 env, {default_threads} torch threads", sps0))
     print(f"{rows[-1][0]:55s} {sps0:8.1f} steps/s", flush=True)
-    print(f"speed-up of the default config: {sps / sps0:.2f}x")
+    sps1 = measure_sb3_default(args.game, args.timesteps, threads=1)
+    rows.append(("MaskablePPO sb3-contrib defaults, 1 env, 1 torch thread", sps1))
+    print(f"{rows[-1][0]:55s} {sps1:8.1f} steps/s", flush=True)
+    print(f"speed-up of the default config: {sps / sps0:.2f}x ({sps / sps1:.2f}x against 1 thread)")
     return 0
 
 
