@@ -9,6 +9,7 @@ draw, roll and shuffle comes from it, so the seed plus the action history replay
 """
 from __future__ import annotations
 
+import functools
 import json
 from typing import Any, Sequence
 
@@ -28,6 +29,23 @@ class IllegalActionError(ValueError):
 
 class ConfigError(ValueError):
     """A rules option or config table that is unknown or out of range."""
+
+
+@functools.lru_cache(maxsize=16)
+def read_yaml(path: str) -> dict:
+    """Load a rules table (cached per path); a missing or malformed file raises ConfigError."""
+    import yaml  # local import: only needed when a game is built
+
+    try:
+        with open(path) as fh:
+            data = yaml.safe_load(fh)
+    except FileNotFoundError:
+        raise ConfigError(f"config file not found: {path}") from None
+    except yaml.YAMLError as exc:
+        raise ConfigError(f"config file {path} is not valid YAML: {exc}") from None
+    if not isinstance(data, dict):
+        raise ConfigError(f"config file {path} must hold a mapping")
+    return data
 
 
 class Game:

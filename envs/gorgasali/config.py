@@ -1,14 +1,13 @@
 """Gorgasali variant options and rules data (configs/gorgasali.yaml), validated on load."""
 from __future__ import annotations
 
-import functools
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from envs.core.game import ConfigError, Game
+from envs.core.game import ConfigError, Game, read_yaml
 from envs.gorgasali import actions as A
 from envs.gorgasali.board import Board
 
@@ -60,20 +59,8 @@ class Character:
     above: int = 0
 
 
-@functools.lru_cache(maxsize=8)
 def _read_yaml(path: str) -> dict:
-    import yaml  # local import: only needed when a game is built
-
-    try:
-        with open(path) as fh:
-            data = yaml.safe_load(fh)
-    except FileNotFoundError:
-        raise ConfigError(f"config file not found: {path}") from None
-    except yaml.YAMLError as exc:
-        raise ConfigError(f"config file {path} is not valid YAML: {exc}") from None
-    if not isinstance(data, dict):
-        raise ConfigError(f"config file {path} must hold a mapping")
-    return data
+    return read_yaml(path)
 
 
 def _cards(data: dict) -> list[CardType]:

@@ -1,14 +1,13 @@
 """Peacekeepers variant options and rules data (configs/peacekeepers.yaml), validated on load."""
 from __future__ import annotations
 
-import functools
 from collections import Counter
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from envs.core.game import ConfigError, Game
+from envs.core.game import ConfigError, Game, read_yaml
 from envs.peacekeepers import actions as A
 from envs.peacekeepers.board import LETTERS
 
@@ -19,20 +18,8 @@ BOARD_PLANES = 18
 VECTOR_SIZE = 84
 
 
-@functools.lru_cache(maxsize=8)
 def _read_yaml(path: str) -> dict:
-    import yaml  # local import: only needed when a game is built
-
-    try:
-        with open(path) as fh:
-            data = yaml.safe_load(fh)
-    except FileNotFoundError:
-        raise ConfigError(f"config file not found: {path}") from None
-    except yaml.YAMLError as exc:
-        raise ConfigError(f"config file {path} is not valid YAML: {exc}") from None
-    if not isinstance(data, dict):
-        raise ConfigError(f"config file {path} must hold a mapping")
-    return data
+    return read_yaml(path)
 
 
 def load_tables(path: str | Path | None = None, rules: dict | None = None) -> dict:

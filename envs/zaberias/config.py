@@ -1,13 +1,12 @@
 """Zaberias variant options and rules data (configs/zaberias.yaml), validated on load."""
 from __future__ import annotations
 
-import functools
 from pathlib import Path
 from typing import Any, NamedTuple
 
 import numpy as np
 
-from envs.core.game import ConfigError, Game
+from envs.core.game import ConfigError, Game, read_yaml
 from envs.zaberias.board import MAX_RANGE, MapTables
 
 DEFAULT_CONFIG = Path(__file__).resolve().parents[2] / "configs" / "zaberias.yaml"
@@ -39,20 +38,8 @@ class UnitSpec(NamedTuple):
     group: str
 
 
-@functools.lru_cache(maxsize=8)
 def _read_yaml(path: str) -> dict:
-    import yaml  # local import: only needed when a game is built
-
-    try:
-        with open(path) as fh:
-            data = yaml.safe_load(fh)
-    except FileNotFoundError:
-        raise ConfigError(f"config file not found: {path}") from None
-    except yaml.YAMLError as exc:
-        raise ConfigError(f"config file {path} is not valid YAML: {exc}") from None
-    if not isinstance(data, dict):
-        raise ConfigError(f"config file {path} must hold a mapping")
-    return data
+    return read_yaml(path)
 
 
 def _parse_roster(tribe: str, rows) -> tuple[UnitSpec, ...]:

@@ -5,11 +5,10 @@ Cards are named by *design* index: monster designs ``0..Dm-1`` first, then weapo
 """
 from __future__ import annotations
 
-import functools
 from pathlib import Path
 from typing import Any
 
-from envs.core.game import ConfigError, Game
+from envs.core.game import ConfigError, Game, read_yaml
 from envs.zaka.actions import ActionLayout
 
 DEFAULT_CONFIG = Path(__file__).resolve().parents[2] / "configs" / "zaka.yaml"
@@ -39,20 +38,8 @@ _RULE_RANGES = {
 }
 
 
-@functools.lru_cache(maxsize=8)
 def _read_yaml(path: str) -> dict:
-    import yaml  # local import: only needed when a game is built
-
-    try:
-        with open(path) as fh:
-            data = yaml.safe_load(fh)
-    except FileNotFoundError:
-        raise ConfigError(f"config file not found: {path}") from None
-    except yaml.YAMLError as exc:
-        raise ConfigError(f"config file {path} is not valid YAML: {exc}") from None
-    if not isinstance(data, dict):
-        raise ConfigError(f"config file {path} must hold a mapping")
-    return data
+    return read_yaml(path)
 
 
 def _int(card: dict, key: str, lo: int, hi: int, where: str) -> int:
