@@ -4,5 +4,8 @@ search agents. ``agents.make(spec, game)`` builds one from a command-line name s
 from __future__ import annotations
 
 from agents.base import Agent, BaseAgent, RandomAgent
+from agents.registry import agent_names, make_agent
 
-__all__ = ["Agent", "BaseAgent", "RandomAgent"]
+make = make_agent
+
+__all__ = ["Agent", "BaseAgent", "RandomAgent", "make", "make_agent", "agent_names"]
