@@ -48,6 +48,20 @@ def read_yaml(path: str) -> dict:
     return data
 
 
+def merge_rules(defaults: dict | None, overrides: dict | None) -> dict:
+    """The ``rules:`` table of a config with ``overrides`` applied: unknown keys and values of
+    another type raise ConfigError (no silent substitution)."""
+    merged = dict(defaults or {})
+    for key, value in (overrides or {}).items():
+        if key not in merged:
+            raise ConfigError(f"unknown rules option {key!r}; known: {sorted(merged)}")
+        if type(value) is not type(merged[key]):
+            raise ConfigError(f"rules option {key!r} must be {type(merged[key]).__name__}, "
+                              f"got {value!r}")
+        merged[key] = value
+    return merged
+
+
 class Game:
     """Rules configuration of one game variant; a factory for states."""
 

@@ -7,7 +7,7 @@ from typing import Any
 
 import numpy as np
 
-from envs.core.game import ConfigError, Game, read_yaml
+from envs.core.game import ConfigError, Game, read_yaml, merge_rules
 from envs.gorgasali import actions as A
 from envs.gorgasali.board import Board
 
@@ -115,13 +115,7 @@ def _cards(data: dict) -> list[CardType]:
 def load_tables(path: str | Path | None = None, rules: dict | None = None) -> dict:
     """Read and check the YAML tables; ``rules`` overrides keys of its ``rules`` section."""
     data = dict(_read_yaml(str(path or DEFAULT_CONFIG)))
-    merged = dict(data.get("rules", {}))
-    for key, value in (rules or {}).items():
-        if key not in merged:
-            raise ConfigError(f"unknown rules option {key!r}; known: {sorted(merged)}")
-        if type(value) is not type(merged[key]):
-            raise ConfigError(f"rules option {key!r} must be {type(merged[key]).__name__}, got {value!r}")
-        merged[key] = value
+    merged = merge_rules(data.get("rules"), rules)
     if not 1 <= merged["max_rounds"] <= 200:
         raise ConfigError(f"max_rounds must be 1..200, got {merged['max_rounds']}")
     if len(merged["zone_penalty"]) != 4 or any(int(x) < 0 for x in merged["zone_penalty"]):

@@ -7,7 +7,7 @@ from typing import Any
 
 import numpy as np
 
-from envs.core.game import ConfigError, Game, read_yaml
+from envs.core.game import ConfigError, Game, read_yaml, merge_rules
 from envs.peacekeepers import actions as A
 from envs.peacekeepers.board import LETTERS
 
@@ -42,14 +42,7 @@ def load_tables(path: str | Path | None = None, rules: dict | None = None) -> di
         if most > ranges.get(length, 0):
             raise ConfigError(f"mountain tokens can ask for {most} ranges of length {length}, "
                               f"only {ranges.get(length, 0)} exist")
-    merged = dict(data.get("rules", {}))
-    for key, value in (rules or {}).items():
-        if key not in merged:
-            raise ConfigError(f"unknown rules option {key!r}; known: {sorted(merged)}")
-        if type(value) is not type(merged[key]):
-            raise ConfigError(f"rules option {key!r} must be {type(merged[key]).__name__}, "
-                              f"got {value!r}")
-        merged[key] = value
+    merged = merge_rules(data.get("rules"), rules)
     if not 2 <= merged["puzzle_size"] <= 10:
         raise ConfigError(f"puzzle_size must be 2..10, got {merged['puzzle_size']}")
     if not 3 <= merged["competitive_hand"] <= 20 or not 0 <= merged["refill_at"] < merged["competitive_hand"]:

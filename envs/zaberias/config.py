@@ -6,7 +6,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from envs.core.game import ConfigError, Game, read_yaml
+from envs.core.game import ConfigError, Game, read_yaml, merge_rules
 from envs.zaberias.board import MAX_RANGE, MapTables
 
 DEFAULT_CONFIG = Path(__file__).resolve().parents[2] / "configs" / "zaberias.yaml"
@@ -73,14 +73,7 @@ def load_tables(path=None, rules: dict | None = None) -> dict:
     faces = [int(f) for f in data["die_faces"]]
     if not faces or min(faces) < 0 or max(faces) > 9:
         raise ConfigError("die_faces must be digits 0..9 (0 = blank)")
-    merged = dict(data.get("rules", {}))
-    for key, value in (rules or {}).items():
-        if key not in merged:
-            raise ConfigError(f"unknown rules option {key!r}; known: {sorted(merged)}")
-        if type(value) is not type(merged[key]):
-            raise ConfigError(f"rules option {key!r} must be {type(merged[key]).__name__}, "
-                              f"got {value!r}")
-        merged[key] = value
+    merged = merge_rules(data.get("rules"), rules)
     if not 1 <= merged["max_coins"] <= 20 or not 0 <= merged["start_coins"] <= merged["max_coins"]:
         raise ConfigError("need 0 <= start_coins <= max_coins <= 20")
     if not 1 <= merged["siphon_capacity"] <= 3:

@@ -8,7 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from envs.core.game import ConfigError, Game, read_yaml
+from envs.core.game import ConfigError, Game, read_yaml, merge_rules
 from envs.zaka.actions import ActionLayout
 
 DEFAULT_CONFIG = Path(__file__).resolve().parents[2] / "configs" / "zaka.yaml"
@@ -99,13 +99,7 @@ def load_tables(path: str | Path | None = None, rules: dict | None = None) -> di
                 if not heart and card["swords"] == 0 and card["bonus"] == 0:
                     raise ConfigError(f"{where}: a weapon needs swords, a bonus or a heart")
             cards.append(card)
-    merged = dict(data.get("rules") or {})
-    for key, value in (rules or {}).items():
-        if key not in merged:
-            raise ConfigError(f"unknown rules option {key!r}; known: {sorted(merged)}")
-        if type(value) is not type(merged[key]):
-            raise ConfigError(f"rules option {key!r} must be {type(merged[key]).__name__}, got {value!r}")
-        merged[key] = value
+    merged = merge_rules(data.get("rules"), rules)
     for key, choices in _RULE_CHOICES.items():
         if merged.get(key) not in choices:
             raise ConfigError(f"rules option {key!r} must be one of {choices}, got {merged.get(key)!r}")
