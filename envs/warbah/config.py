@@ -26,7 +26,14 @@ CAPITOL0 = 16             # 16..23: capitol candidate k
 CAPITOL_AUTO = 24
 EXCHANGE0 = 25            # 25..30: hand the army to the friendly hero in direction d
 DROP_OFF = 31             # drop troops of the settlement's type into its garrison
-NUM_ACTIONS = 32
+BASE_END = 32
+# -- block A: spells, wizards, towers, magic items (extend by moving SPELLS_END) ------------
+SPELLS0 = BASE_END
+SPELLS_END = SPELLS0
+# -- block B: fleets/sea, espionage/agents, special units, alliances (extend by moving SEA_END)
+SEA0 = SPELLS_END
+SEA_END = SEA0
+NUM_ACTIONS = SEA_END
 
 
 @functools.lru_cache(maxsize=4)
