@@ -54,7 +54,7 @@ Version history: v0 (first release).
 """
 from __future__ import annotations
 
-from pettingzoo.utils import wrappers
+from envs.core.wrappers import OrderEnforcing
 
 from envs.core.aec import TabletopAEC
 from envs.gorgasali.config import GorgasaliGame
@@ -78,4 +78,4 @@ class raw_env(TabletopAEC):
 
 
 def env(**kwargs):
-    return wrappers.OrderEnforcingWrapper(raw_env(**kwargs))
+    return OrderEnforcing(raw_env(**kwargs))

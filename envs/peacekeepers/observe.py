@@ -42,14 +42,6 @@ from envs.peacekeepers.rules import PHASES
 
 _PHASE_INDEX = {p: i for i, p in enumerate(PHASES)}
 BOARD_SIZE = BOARD_PLANES * CELLS
-# board code -> plane (codes -1..10 shifted by one); empty handled separately
-_CODE_PLANE = np.array([11, 0, 1, 2, 3, 4, 5, 6, 7, 9, 8, 10])
-#: board code + 1 -> one-hot over the 18 planes (empty -> plane 11)
-_CODE_ONEHOT = np.zeros((12, BOARD_PLANES), np.float32)
-_CODE_ONEHOT[np.arange(12), _CODE_PLANE] = 1.0
-_CODE_ONEHOT_T = np.ascontiguousarray(_CODE_ONEHOT.T)
-
-
 @functools.lru_cache(maxsize=64)
 def _zone_planes(zone_bytes: bytes, seat: int, n: int) -> np.ndarray:
     zone = np.frombuffer(zone_bytes, np.int8)
@@ -61,7 +53,8 @@ def build_observation(state, seat: int) -> np.ndarray:
     n = g.num_seats
     obs = np.empty(BOARD_SIZE + VECTOR_SIZE, np.float32)
     planes = obs[:BOARD_SIZE].reshape(BOARD_PLANES, CELLS)
-    np.take(_CODE_ONEHOT_T, state.board + 1, axis=1, out=planes)
+    planes[:12] = state.code_planes()
+    planes[12:] = 0.0
     if g.puzzle:
         planes[11] *= state.active
         planes[17] = ~state.active

@@ -115,6 +115,8 @@ def setup_puzzle(state) -> None:
     else:
         raise RuntimeError("could not generate a solvable puzzle; try a smaller puzzle_size")
     state.board[:] = board
+    state._codes = None
+    state._cache = None
     state.board_cube[:] = cubes
     state.bag = bag
     state.puzzle_holes = len(holes)

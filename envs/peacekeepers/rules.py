@@ -38,6 +38,10 @@ def _active_bits(active: bytes) -> int:
 
 #: board code + 1 -> one-hot column (12 codes x 12) used to split the board into bitboards
 _ONEHOT_T = np.eye(12, dtype=bool)
+#: board code + 1 -> its observation plane (see observe.py); plane p shows code _PLANE_CODE[p]
+_CODE_PLANE = (11, 0, 1, 2, 3, 4, 5, 6, 7, 9, 8, 10)
+_PLANE_CODE = np.empty((12, 1), np.int8)
+_PLANE_CODE[list(_CODE_PLANE), 0] = np.arange(-1, 11)
 
 
 class PeacekeepersState(State):
@@ -83,6 +87,8 @@ class PeacekeepersState(State):
         self.placed_colour = -1
         self._returns: np.ndarray | None = None
         self._cache = None
+        self._codes = None          # bitboard per board code (see _set / _code_bits)
+        self._planes = None         # the matching observation planes
         self._mountain_cache = None
         self._setup()
 
@@ -230,9 +236,8 @@ class PeacekeepersState(State):
     def _remove(self, cell: int, by: int, cause: str) -> None:
         """Take the cube off ``cell``: captured, discarded or back to the bag (see RULES.md)."""
         cube = int(self.board_cube[cell])
-        self.board[cell] = EMPTY
+        self._set(cell, EMPTY)
         self.board_cube[cell] = -1
-        self._cache = None
         if cube < 0:
             return
         g = self.game
@@ -249,9 +254,37 @@ class PeacekeepersState(State):
             self.discard.append(cube)
 
     def _put(self, cell: int, colour: int, cube: int) -> None:
-        self.board[cell] = colour
+        self._set(cell, colour)
         self.board_cube[cell] = cube
+
+    def _set(self, cell: int, code: int) -> None:
+        """Write one board cell, keeping the per-code bitboards in step (every engine write goes
+        through here; code that writes ``board`` directly must reset ``_codes`` to None)."""
+        codes = self._codes
+        if codes is not None:
+            bit = 1 << cell
+            old = int(self.board[cell])
+            codes[old + 1] &= ~bit
+            codes[code + 1] |= bit
+            planes = self._planes
+            planes[_CODE_PLANE[old + 1], cell] = 0.0
+            planes[_CODE_PLANE[code + 1], cell] = 1.0
+        self.board[cell] = code
         self._cache = None
+
+    def _code_bits(self) -> list[int]:
+        """``codes[j]``: the cells holding board code ``j - 1`` (rebuilt only after bulk writes)."""
+        if self._codes is None:
+            packed = np.packbits(_ONEHOT_T[:, self.board + 1], axis=1, bitorder="little").tobytes()
+            k = (CELLS + 7) // 8
+            self._codes = [int.from_bytes(packed[j * k:(j + 1) * k], "little") for j in range(12)]
+            self._planes = np.equal(self.board, _PLANE_CODE).astype(np.float32)
+        return self._codes
+
+    def code_planes(self) -> np.ndarray:
+        """float32 (12, cells): observation planes 0..11, one per board code (kept up to date)."""
+        self._code_bits()
+        return self._planes
 
     # ------------------------------------------------------------------ analysis -----------
     def _analysis(self):
@@ -262,9 +295,7 @@ class PeacekeepersState(State):
         """
         if self._cache is not None:
             return self._cache
-        packed = np.packbits(_ONEHOT_T[:, self.board + 1], axis=1, bitorder="little").tobytes()
-        k = (CELLS + 7) // 8
-        code_bits = [int.from_bytes(packed[j * k:(j + 1) * k], "little") for j in range(12)]
+        code_bits = tuple(self._code_bits())   # a snapshot: the list changes with the board
         active = _active_bits(self.active.tobytes()) if self.game.puzzle else FULL
         cubes = (code_bits[1] | code_bits[2] | code_bits[3] | code_bits[4] | code_bits[5]
                  | code_bits[6] | code_bits[7] | code_bits[8] | code_bits[9] | code_bits[10])
@@ -540,7 +571,7 @@ class PeacekeepersState(State):
     def _place_mountain(self, idx: int, seat: int | None) -> None:
         length = self.ranges.pop(0)
         for cell in MOUNTAIN_CANDIDATES[length][idx]:
-            self.board[cell] = MOUNTAIN
+            self._set(cell, MOUNTAIN)
         if seat is not None:
             self.peaks[seat] += length
         self._cache = None
@@ -586,7 +617,7 @@ class PeacekeepersState(State):
             return self._finish_placement()
         if colour == GRAY:
             # Resolving a Volcanic Eruption: the gray cube sits on the erupting volcano
-            self.board[cell] = ERUPTED
+            self._set(cell, ERUPTED)
             self.on_volcanoes.append(cube)
             self._eruption(cell, seat)
             self._remove_solitary_giants()
@@ -685,7 +716,7 @@ class PeacekeepersState(State):
                 continue
             lonely.append(int(cell))
         for cell in lonely:
-            self.board[cell] = EMPTY
+            self._set(cell, EMPTY)
             self.discard.append(int(self.board_cube[cell]))
             self.board_cube[cell] = -1
         self._cache = None
@@ -847,9 +878,12 @@ class PeacekeepersState(State):
         if g.competitive:
             if self.zone[0] < 0:
                 return [0.0] * n
-            empty = np.bincount(self.zone[self.board == EMPTY], minlength=n)
-            return [float(len(self.captured[s]) - empty[s] - self.penalty[s] + (5 if empty[s] == 0 else 0))
-                    for s in range(n)]
+            code_bits, *_, zones = self._analysis()
+            out = []
+            for s in range(n):
+                empty = (code_bits[0] & zones[s]).bit_count()   # empty cells left in the zone
+                out.append(float(len(self.captured[s]) - empty - self.penalty[s] + (5 if empty == 0 else 0)))
+            return out
         if g.puzzle:
             holes_left = int(((self.board == EMPTY) & self.active).sum())
             filled = self.puzzle_holes - holes_left

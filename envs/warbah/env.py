@@ -41,7 +41,7 @@ Version history: v0 (first release, partial rules: see RULES.md).
 """
 from __future__ import annotations
 
-from pettingzoo.utils import wrappers
+from envs.core.wrappers import OrderEnforcing
 
 from envs.core.aec import TabletopAEC
 from envs.warbah.config import WarbahGame
@@ -63,4 +63,4 @@ class raw_env(TabletopAEC):
 
 
 def env(**kwargs):
-    return wrappers.OrderEnforcingWrapper(raw_env(**kwargs))
+    return OrderEnforcing(raw_env(**kwargs))

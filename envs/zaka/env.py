@@ -48,7 +48,7 @@ Version history: v0 (first release).
 """
 from __future__ import annotations
 
-from pettingzoo.utils import wrappers
+from envs.core.wrappers import OrderEnforcing
 
 from envs.core.aec import TabletopAEC
 from envs.zaka.config import ZakaGame
@@ -70,4 +70,4 @@ class raw_env(TabletopAEC):
 
 
 def env(**kwargs):
-    return wrappers.OrderEnforcingWrapper(raw_env(**kwargs))
+    return OrderEnforcing(raw_env(**kwargs))

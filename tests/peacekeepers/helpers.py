@@ -175,6 +175,7 @@ def make_state(board_ascii: str = "", hands: Sequence | None = None, mode: str =
     st.peaks = list(peaks) if peaks is not None else [0] * n
     st._returns = None
     st._cache = None
+    st._codes = None
     st._mountain_cache = None
     return st
 

@@ -120,3 +120,22 @@ def test_bitboard_mask_matches_direct_reading(vname):
 
     for seed in range(6):
         play(game, seed, check)
+
+
+@pytest.mark.parametrize("vname", list(VARIANTS))
+def test_incremental_bitboards_match_the_board(vname):
+    """The per-code bitboards and observation planes kept up to date by every board write equal a
+    fresh reading of the board."""
+    game = envs.make_game("peacekeepers_v0", **VARIANTS[vname])
+
+    def check(st):
+        if st._codes is None:
+            return
+        for j, bits in enumerate(st._codes):
+            cells = [c for c in range(100) if (bits >> c) & 1]
+            assert cells == np.flatnonzero(st.board == j - 1).tolist()
+        from envs.peacekeepers.rules import _PLANE_CODE
+        assert np.array_equal(st._planes, np.equal(st.board, _PLANE_CODE))
+
+    for seed in range(6):
+        play(game, seed, check)
