@@ -192,7 +192,10 @@ class TabletopAEC(AECEnv):
         return self.state_.render_text(observer=None, color=True)
 
     def render_rgb(self) -> np.ndarray:
-        raise NotImplementedError(f"{type(self).__name__} has no rgb_array renderer")
+        """Default rgb_array: a picture of the coloured text render (games with a drawn board
+        override this)."""
+        from envs.core.textimage import text_to_rgb
+        return text_to_rgb(self.state_.render_text(observer=None, color=True))
 
     def close(self):
         pass
