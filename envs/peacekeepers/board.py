@@ -217,6 +217,16 @@ def _ring_cycles(length: int) -> np.ndarray:
 
 
 _RING_CYCLE = {n: _ring_cycles(n) for n in MOUNTAIN_CANDIDATES}
+#: the previous entry of each ring position (cyclic), to find where obstacle runs start
+_RING_PREV = {n: np.roll(c, 1, axis=1) for n, c in _RING_CYCLE.items()}
+
+
+def _padded_bits(bits: int) -> int:
+    """Row-major cell bits (stride 10) -> the stride-11 layout used by the connectivity flood."""
+    out = 0
+    for r in range(SIZE):
+        out |= ((bits >> (r * SIZE)) & 0x3FF) << (r * 11)
+    return out
 
 
 def _still_connected(free: int, ring: int) -> bool:
@@ -238,27 +248,110 @@ def _still_connected(free: int, ring: int) -> bool:
         reach = nxt
 
 
-def mountain_placements(board: np.ndarray, length: int) -> np.ndarray:
+# Exact connectivity test without flooding: the Euler number of the free cells. For a binary
+# picture, (4-connected components of the free cells) = E4 + (holes), where the holes are the
+# 8-connected obstacle components that do not touch the outside of the board, and E4 is a sum of
+# local terms over the 2x2 windows (bit-quads, Gray 1971). Before a placement the free region is
+# one piece, so only the windows touching the new range and the obstacle components it touches
+# matter: the range is legal iff  dE4 - (interior components touched) + (0 if the merged obstacle
+# touches the outside else 1) == 0.  Checked against flooding on 17k positions (tests).
+_P = SIZE + 2  # padded side: index (r + 1) * _P + (c + 1); the padding is outside
+_PAD_INDEX = np.array([(c // SIZE + 1) * _P + c % SIZE + 1 for c in range(CELLS)])
+#: 8-neighbours of each cell; CELLS stands for "off the board"
+NEIGHBOURS8 = tuple(tuple((r + dr) * SIZE + c + dc if 0 <= r + dr < SIZE and 0 <= c + dc < SIZE
+                          else CELLS for dr in (-1, 0, 1) for dc in (-1, 0, 1) if dr or dc)
+                    for r in range(SIZE) for c in range(SIZE))
+
+
+def _quad_tables(length: int) -> tuple[np.ndarray, np.ndarray]:
+    """(200, 2 * length + 2, 4): padded cells (tl, tr, bl, br) of the 2x2 windows touching each
+    candidate range, and which of them belong to the range."""
+    q = 2 * length + 2
+    idx = np.zeros((2 * CELLS, q, 4), np.int64)
+    inside = np.zeros((2 * CELLS, q, 4), bool)
+    for i, cells in enumerate(MOUNTAIN_CANDIDATES[length]):
+        if cells is None:
+            continue
+        cs = {(c // SIZE + 1, c % SIZE + 1) for c in cells}
+        quads = sorted({(r + dr, c + dc) for r, c in cs for dr in (-1, 0) for dc in (-1, 0)})
+        for k, (r, c) in enumerate(quads):
+            pts = ((r, c), (r, c + 1), (r + 1, c), (r + 1, c + 1))
+            idx[i, k] = [rr * _P + cc for rr, cc in pts]
+            inside[i, k] = [p in cs for p in pts]
+    return idx, inside
+
+
+_QUADS = {n: _quad_tables(n) for n in MOUNTAIN_CANDIDATES}
+
+
+def _quad_terms(q: np.ndarray) -> np.ndarray:
+    """(..., 4) free-cell windows -> 4 x their E4 term: n1 - n3 + 2 * (diagonal pairs)."""
+    s = q.sum(-1)
+    diag = (q[..., 0] & q[..., 3] & ~q[..., 1] & ~q[..., 2]) \
+        | (q[..., 1] & q[..., 2] & ~q[..., 0] & ~q[..., 3])
+    return (s == 1).astype(np.int64) - (s == 3) + 2 * diag
+
+
+def obstacle_labels(board: np.ndarray) -> np.ndarray:
+    """int64[CELLS + 1]: -1 for a non-mountain cell, else its 8-connected mountain component;
+    index CELLS is the outside of the board, and components touching it are labelled CELLS."""
+    lab = np.full(CELLS + 1, -1, np.int64)
+    lab[CELLS] = CELLS
+    for cell in np.flatnonzero(board == MOUNTAIN).tolist():
+        add_mountains(lab, (cell,))
+    return lab
+
+
+def add_mountains(lab: np.ndarray, cells) -> None:
+    """Update ``lab`` (see obstacle_labels) in place for new mountain ``cells`` (8-connected)."""
+    touched = {int(lab[z]) for cell in cells for z in NEIGHBOURS8[cell]}
+    touched.discard(-1)
+    new = CELLS if CELLS in touched else min(touched | {min(cells)})
+    lab[list(cells)] = new
+    for t in touched:
+        if t != new:
+            lab[lab == t] = new
+
+
+def mountain_placements(board: np.ndarray, length: int, labels: np.ndarray | None = None) -> np.ndarray:
     """bool[200]: where a range of ``length`` peaks may go (orientation * 100 + anchor).
 
     Rulebook (Setup): mountains may not isolate part of the board, so every cell outside the
-    mountains must stay orthogonally connected. Most candidates are settled by the ring test
-    below; only ranges met by obstacles in two or more places are flooded.
+    mountains must stay orthogonally connected. The ring test settles most candidates; the rest
+    get the Euler-number test above. ``labels``: ``obstacle_labels(board)`` if already known.
     """
     blocked = (board != EMPTY).astype(np.float32)
     fits = ((_CAND_CELLS[length] @ blocked) == 0) & _CAND_VALID[length]
     # Obstacles (mountains, off-board) met walking once around the range: if they form at most
     # one unbroken run, the free cells around it stay joined along the ring, so nothing is cut off.
-    obstacle = np.append(board == MOUNTAIN, True)[_RING_CYCLE[length]]
-    runs = (obstacle & ~np.roll(obstacle, 1, axis=1)).sum(axis=1)
+    ext = np.append(board == MOUNTAIN, True)
+    runs = (ext[_RING_CYCLE[length]] & ~ext[_RING_PREV[length]]).sum(axis=1)
     out = fits.copy()
-    check = np.flatnonzero(fits & (runs >= 2))
-    if len(check):
-        free = sum(CELL_BITS[c] for c in np.flatnonzero(board == EMPTY).tolist())
-        rows = MOUNTAIN_BITS[length]
-        for i in check.tolist():
-            bits, _, _, ring4 = rows[i]
-            out[i] = _still_connected(free & ~bits, ring4)
+    rows = np.flatnonzero(fits & (runs >= 2))
+    if len(rows):
+        if labels is None:
+            labels = obstacle_labels(board)
+        free = np.zeros(_P * _P, bool)
+        free[_PAD_INDEX] = board == EMPTY
+        idx, inside = _QUADS[length]
+        before = free[idx[rows]]
+        d4 = (_quad_terms(before & ~inside[rows]) - _quad_terms(before)).sum(-1)   # 4 x dE4
+        labs = np.sort(labels[_RING_CYCLE[length][rows]], axis=1)   # -1: a free ring cell
+        distinct = ((labs[:, 1:] != labs[:, :-1]) & (labs[:, 1:] >= 0)).sum(1) + (labs[:, 0] >= 0)
+        outside = labs[:, -1] == CELLS
+        out[rows] = d4 + 4 * (outside.astype(np.int64) - distinct + ~outside) == 0
+    return out
+
+
+def mountain_placements_by_flooding(board: np.ndarray, length: int) -> np.ndarray:
+    """The same answer by flooding the free cells for each candidate (the reference for tests)."""
+    blocked = (board != EMPTY).astype(np.float32)
+    fits = ((_CAND_CELLS[length] @ blocked) == 0) & _CAND_VALID[length]
+    free = _padded_bits(bool_to_bits(board == EMPTY))
+    out = fits.copy()
+    for i in np.flatnonzero(fits).tolist():
+        bits, _, _, ring4 = MOUNTAIN_BITS[length][i]
+        out[i] = _still_connected(free & ~bits, ring4)
     return out
 
 

@@ -15,9 +15,9 @@ from envs.peacekeepers import actions as A
 from envs.peacekeepers.board import (BLACK, BLUE, BROWN, CELLS, COMPAT, EDGE_BITS, EMPTY, ERUPTED,
                                      FULL, GRAY, GREEN, HORDE_ZONE, INCOMPAT_CODES, MOUNTAIN,
                                      MOUNTAIN_CANDIDATES, NEIGHBOURS, ORANGE, PLACEABLE, PURPLE, RED,
-                                     SIZE, TROLL_REMOVABLE, WHITE, YELLOW, bits_to_bool,
-                                     bool_to_bits, dilate, mountain_placements,
-                                     neighbour_count_bits)
+                                     SIZE, TROLL_REMOVABLE, WHITE, YELLOW, add_mountains,
+                                     bits_to_bool, bool_to_bits, dilate, mountain_placements,
+                                     neighbour_count_bits, obstacle_labels)
 
 PHASES = ("mountain", "zone", "start_temple", "refill", "play", "giant2", "troll_chase", "elf", "over")
 #: cubes a Goblin Horde chases off (Faerie, Temples, Volcanoes and puzzle blocks stay)
@@ -89,6 +89,7 @@ class PeacekeepersState(State):
         self._cache = None
         self._codes = None          # bitboard per board code (see _set / _code_bits)
         self._planes = None         # the matching observation planes
+        self._mlab = None           # mountain components (board.obstacle_labels), kept up to date
         self._mountain_cache = None
         self._setup()
 
@@ -427,7 +428,9 @@ class PeacekeepersState(State):
 
     def _mountain_mask(self) -> np.ndarray:
         if self._mountain_cache is None:
-            self._mountain_cache = mountain_placements(self.board, self.ranges[0])
+            if self._mlab is None or self._codes is None:   # after a bulk write of the board
+                self._mlab = obstacle_labels(self.board)
+            self._mountain_cache = mountain_placements(self.board, self.ranges[0], self._mlab)
         return self._mountain_cache
 
     # ------------------------------------------------------------------ mask ----------------
@@ -570,8 +573,11 @@ class PeacekeepersState(State):
 
     def _place_mountain(self, idx: int, seat: int | None) -> None:
         length = self.ranges.pop(0)
-        for cell in MOUNTAIN_CANDIDATES[length][idx]:
+        cells = MOUNTAIN_CANDIDATES[length][idx]
+        for cell in cells:
             self._set(cell, MOUNTAIN)
+        if self._mlab is not None:
+            add_mountains(self._mlab, cells)
         if seat is not None:
             self.peaks[seat] += length
         self._cache = None

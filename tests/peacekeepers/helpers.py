@@ -176,6 +176,7 @@ def make_state(board_ascii: str = "", hands: Sequence | None = None, mode: str =
     st._returns = None
     st._cache = None
     st._codes = None
+    st._mlab = None
     st._mountain_cache = None
     return st
 

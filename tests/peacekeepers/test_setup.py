@@ -311,3 +311,30 @@ def test_beginner_rerolls():
             assert len(h) == 10
             for cube, face in h:
                 assert face not in (BROWN, GRAY) and face in g.faces[cube]
+
+
+def test_mountain_euler_test_matches_flooding_on_crowded_boards():
+    """Setup (isolation rule): the Euler-number shortcut agrees with flooding on crowded boards
+    (up to 14 ranges, far more than a game places), with incrementally kept mountain labels."""
+    from envs.peacekeepers.board import (MOUNTAIN_CANDIDATES, add_mountains,
+                                         mountain_placements, mountain_placements_by_flooding,
+                                         obstacle_labels)
+    rng = np.random.default_rng(3)
+    for _ in range(150):
+        board = np.full(CELLS, EMPTY, np.int8)
+        labels = obstacle_labels(board)
+        for length in (6, 5, 5, 4, 4, 3, 3, 2, 2, 2, 1, 1, 1, 1):
+            fast = mountain_placements(board, length, labels)
+            assert np.array_equal(fast, mountain_placements_by_flooding(board, length))
+            legal = np.flatnonzero(fast)
+            if not len(legal):
+                break
+            cells = MOUNTAIN_CANDIDATES[length][int(legal[rng.integers(len(legal))])]
+            board[list(cells)] = MOUNTAIN
+            add_mountains(labels, cells)
+            fresh = obstacle_labels(board)
+            # same partition of the mountains, and the same ones joined to the outside
+            for a in np.flatnonzero(board == MOUNTAIN):
+                same = labels[:CELLS] == labels[a]
+                assert np.array_equal(same, fresh[:CELLS] == fresh[a])
+                assert (labels[a] == CELLS) == (fresh[a] == CELLS)
