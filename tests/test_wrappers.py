@@ -1,0 +1,37 @@
+"""envs.core.wrappers.OrderEnforcing: PettingZoo's order checks with one-hop hot paths."""
+import numpy as np
+import pytest
+from pettingzoo.utils.wrappers import OrderEnforcingWrapper
+
+import envs
+
+
+def test_same_errors_before_reset_as_the_stock_wrapper():
+    env = envs.make("zaka_v0")
+    assert isinstance(env, OrderEnforcingWrapper)
+    for name in ("agents", "agent_selection"):
+        with pytest.raises(AttributeError):
+            getattr(env, name)
+    with pytest.raises(AttributeError):
+        env.last()
+    with pytest.raises(Exception):
+        env.step(0)
+
+
+def test_loop_matches_the_raw_env_and_warns_after_the_end(caplog):
+    env, raw = envs.make("zaka_v0"), envs.make_raw("zaka_v0")
+    env.reset(seed=3)
+    raw.reset(seed=3)
+    rng = np.random.default_rng(0)
+    for agent in env.agent_iter():
+        assert agent == raw.agent_selection == env.agent_selection
+        obs, rew, term, trunc, info = env.last()
+        robs, rrew, rterm, rtrunc, _ = raw.last()
+        assert np.array_equal(obs["observation"], robs["observation"]) and rew == rrew
+        assert (term, trunc) == (rterm, rtrunc)
+        a = None if term or trunc else int(rng.choice(np.flatnonzero(obs["action_mask"])))
+        env.step(a)
+        raw.step(a)
+    assert env.agents == [] == raw.agents
+    env.step(None)
+    assert "step() called after all agents are terminated" in caplog.text
