@@ -45,6 +45,11 @@ class TabletopAEC(AECEnv):
         self.max_steps = max_steps
         self.possible_agents = [f"player_{i}" for i in range(game.num_agents)]
         self._agent_index = {a: i for i, a in enumerate(self.possible_agents)}
+        #: seat -> its agent's name, and each agent's first seat (the observer when not acting)
+        self._seat_agent = [self.possible_agents[game.seat_owner(s)] for s in range(game.num_seats)]
+        self._first_seat = {}
+        for s in range(game.num_seats):
+            self._first_seat.setdefault(self._seat_agent[s], s)
         n, k = game.num_actions, game.observation_size
         obs_space = gymnasium.spaces.Dict({
             "observation": gymnasium.spaces.Box(-1.0, 1.0, (k,), np.float32),
@@ -84,7 +89,7 @@ class TabletopAEC(AECEnv):
     def _sync_selection(self):
         seat = self.state_.current_player
         if seat >= 0:
-            self.agent_selection = self.possible_agents[self.game.seat_owner(seat)]
+            self.agent_selection = self._seat_agent[seat]
         # at the end agent_selection cycles through agents for their dead steps
 
     def _current_mask(self) -> np.ndarray:
@@ -107,14 +112,10 @@ class TabletopAEC(AECEnv):
 
     def _seat_for_observation(self, agent) -> int:
         """The seat whose view ``agent`` gets: the acting seat if the agent owns it, else its first."""
-        idx = self._agent_index[agent]
         cur = self.state_.current_player
-        if cur >= 0 and self.game.seat_owner(cur) == idx:
+        if cur >= 0 and self._seat_agent[cur] == agent:
             return cur
-        for s in range(self.game.num_seats):
-            if self.game.seat_owner(s) == idx:
-                return s
-        raise KeyError(agent)
+        return self._first_seat[agent]
 
     def action_masks(self) -> np.ndarray:
         """Bool mask of the agent to move (the name sb3-contrib looks up)."""
