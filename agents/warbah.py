@@ -8,6 +8,9 @@ acting seat may see: map, chits, its own heroes and the troops on the battlefiel
 - battle: attack encounters with 12+ troops, enemy garrisons when twice as strong, enemy Heroes
   with 15+ troops; casualties from the lowest Kill rank first (catapults, archers, cavalry,
   warriors); call off a battle when the foe's visible troops outnumber ours.
+- magic (block A): recruit a tower's wizard when possible; keep realm cards (no discards); cast
+  the first castable realm spell at its first target; in battle cast the first castable spell
+  at the largest target group.
 """
 from __future__ import annotations
 
@@ -16,8 +19,9 @@ from collections import deque
 import numpy as np
 
 from agents.base import BaseAgent
-from envs.warbah.config import (CALL_OFF, CAPITOL_AUTO, CASUALTY0, CONTINUE, DONE, RECRUIT,
-                                RECRUIT_HERO, TAKE_GARRISON)
+from envs.warbah import spells as SP
+from envs.warbah.config import (CALL_OFF, CAPITOL_AUTO, CASUALTY0, CONTINUE, DONE, GROUP0,
+                                RECRUIT, RECRUIT_HERO, RECRUIT_WIZARD, TAKE_GARRISON)
 
 LOSS_ORDER = (3, 1, 2, 0)  # catapults (kill 2), archers (3), cavalry (4), warriors (5)
 
@@ -38,6 +42,10 @@ class HeuristicAgent(BaseAgent):
         ph = st.phase
         if ph == "capitol":
             return CAPITOL_AUTO
+        if ph in ("espionage", "spy_loss", "luck", "sea_loss", "diplomacy", "ally_answer"):
+            return self._block_b(st, ph, mask)
+        if ph in ("realm", "realm_target", "spell", "spell_target"):  # block A sub-steps
+            return self._magic(st, ph, mask)
         if ph == "casualty":
             for t in LOSS_ORDER:
                 if mask[CASUALTY0 + t]:
@@ -50,6 +58,8 @@ class HeuristicAgent(BaseAgent):
             theirs = int(foe["counts"].sum()) + (foe["monster"][2] if foe["monster"] else 0)
             return CONTINUE if mine >= theirs else CALL_OFF
         if ph == "recruit":
+            if mask[RECRUIT_WIZARD]:
+                return RECRUIT_WIZARD
             if mask[RECRUIT]:
                 return RECRUIT
             if mask[RECRUIT_HERO] and st.gold[st.current_player] >= 10:
@@ -62,6 +72,22 @@ class HeuristicAgent(BaseAgent):
         if ph == "battle":
             return self._battle(st, seat, h, mask)
         return self.random_legal(mask)
+
+    def _magic(self, st, ph, mask) -> int:
+        legal = [int(a) for a in np.flatnonzero(mask) if a != DONE]
+        if not legal or (ph == "realm" and st.mg["timing"] == "discard"):
+            return DONE
+        if ph == "spell_target":
+            b = st.battle
+            k = b["mg"]["caster"]
+            own = SP.tables(st.game).battle[b["mg"]["pending"]].get("own_group")
+            sd = b["sides"][k if own else 1 - k]
+
+            def size(a):
+                t = a - GROUP0
+                return int(sd["counts"][t]) if t < 5 else int(sd["monster"][2])
+            return max(legal, key=size)
+        return legal[0]
 
     def _goal(self, st, seat: int, c: int) -> bool:
         return (not st.explored[c]) or (st.settle[c] >= 0 and st.owner[c] != seat)
@@ -84,6 +110,30 @@ class HeuristicAgent(BaseAgent):
         if dist[int(st.nb[h["cell"], best])] < dist[h["cell"]]:
             return best
         return DONE
+
+    def _block_b(self, st, ph, mask) -> int:
+        """Espionage: hire agents while gold lasts beyond 5, take the first target; Luck:
+        reroll a sea encounter roll of 1, 2, 4 or 5; losses: lowest Kill rank first."""
+        from envs.warbah.config import HIRE_AGENT, KEEP_ROLL, REROLL, TARGET0
+        if ph in ("spy_loss", "sea_loss"):
+            for t in LOSS_ORDER:
+                if mask[CASUALTY0 + t]:
+                    return CASUALTY0 + t
+        if ph == "luck":
+            if st.sea.get("cont") == "esp":  # the espionage roll: reroll a low one
+                return REROLL if st.sea["roll"] <= 4 else KEEP_ROLL
+            return REROLL if st.sea["roll"] in (1, 2, 4, 5) else KEEP_ROLL
+        if ph == "ally_answer":  # block B alliances: accept offers, never offer
+            from envs.warbah.config import ALLY_ACCEPT
+            return ALLY_ACCEPT
+        if ph == "diplomacy":
+            return DONE
+        if mask[HIRE_AGENT] and st.gold[st.current_player] > 5:
+            return HIRE_AGENT
+        if mask[TARGET0]:
+            return TARGET0
+        legal = np.flatnonzero(mask)
+        return int(legal[0]) if mask[DONE] == 0 else DONE
 
     def _dist_to_goal(self, st, seat: int) -> np.ndarray:
         n = st.game.n_cells

@@ -19,8 +19,11 @@ def attacks(game, side: dict, seg: int, rng: np.random.Generator) -> int:
     """Kills scored by ``side`` in segment ``seg``."""
     kills = 0
     names = ("warriors", "archers", "cavalry", "catapults", "hero")
+    mg = side.get("mg")  # block A: spell effects (spells.py), None without magic
     for t, name in enumerate(names):
         n = int(side["counts"][t])
+        if mg is not None:  # neutralized units and blocked groups do not attack
+            n = 0 if mg["blocked"][t] else n - mg["neutral"][t]
         if n <= 0:
             continue
         init, kill, _ = game.troop[name]
@@ -28,15 +31,45 @@ def attacks(game, side: dict, seg: int, rng: np.random.Generator) -> int:
             continue
         k = kill + side["kill_mod"][t]
         n += side.get("extra", [0] * 5)[t]  # Prowess: +1 attack per round for the group
-        kills += int((rng.integers(1, 11, size=n) <= k).sum())
+        if mg is None:
+            kills += int((rng.integers(1, 11, size=n) <= k).sum())
+        else:
+            kills += magic_hits(mg, t, n, k, rng)
     mon = side.get("monster")
+    if mg is not None and (mg["blocked"][5] or mg["neutral"][5]):
+        mon = None
     if mon is not None and mon[2] > 0 and segment_of(mon[0]) == seg:
-        kills += int(rng.integers(1, 11) <= mon[1])
+        hit = int(rng.integers(1, 11) <= mon[1])
+        if side.get("hits_ships"):  # block B: a sea monster attacks ships (sea.naval)
+            side["ship_kills"] = side.get("ship_kills", 0) + hit
+        else:
+            kills += hit
     return kills
+
+
+def magic_hits(mg: dict, t: int, n: int, k: int, rng: np.random.Generator) -> int:
+    """Hits of n attacks at kill rank k under spells: Precision (all hit), Blessing (misses
+    rolled again once), Shield on the foe (kills by archers/catapults stopped)."""
+    if mg["auto"][t]:
+        hits = n
+    else:
+        hits = int((rng.integers(1, 11, size=n) <= k).sum())
+        if mg["bless"] and hits < n:
+            hits += int((rng.integers(1, 11, size=n - hits) <= k).sum())
+    if t in (1, 3) and mg["ranged_neg"] > 0:
+        x = min(hits, mg["ranged_neg"])
+        mg["ranged_neg"] -= x
+        hits -= x
+    return hits
 
 
 def negate(game, side: dict, kills: int, rng: np.random.Generator) -> int:
     """Defense ability (per segment) and wall ranks (per round) negate incoming kills."""
+    mg = side.get("mg")
+    if mg is not None and mg["armor"] > 0 and kills > 0:  # block A: Armor spell
+        x = min(kills, mg["armor"])
+        mg["armor"] -= x
+        kills -= x
     kills = max(0, kills - side["defense"])
     while kills > 0 and side["walls_left"] > 0:
         kills -= 1
@@ -47,7 +80,9 @@ def negate(game, side: dict, kills: int, rng: np.random.Generator) -> int:
 
 
 def troop_types_alive(side: dict) -> list[int]:
-    return [t for t in range(4) if side["counts"][t] > 0]
+    """Groups that can take a casualty: 0-3 basic, 5+ special units (block B); never the Hero."""
+    c = side["counts"]
+    return [t for t in range(len(c)) if t != 4 and c[t] > 0]
 
 
 def remove_one(side: dict, t: int | None = None) -> None:

@@ -45,8 +45,11 @@ def edge(a: int, b: int) -> tuple[int, int]:
     return (a, b) if a < b else (b, a)
 
 
-def generate_map(rng: np.random.Generator, h: int, w: int, n_candidates: int):
-    """Land mask (largest connected land mass kept), river edges, capitol candidate cells."""
+def generate_map(rng: np.random.Generator, h: int, w: int, n_candidates: int,
+                 island_min: int = 0):
+    """Land mask, river edges, capitol candidate cells (all on the largest land mass, so every
+    capitol is reachable on foot). With ``island_min`` > 0 (fleets, block B) other land masses
+    of at least that many hexes stay as islands; with 0 only the largest mass is kept."""
     nb = neighbour_table(h, w)
     n = h * w
     land = np.ones(n, bool)
@@ -56,6 +59,7 @@ def generate_map(rng: np.random.Generator, h: int, w: int, n_candidates: int):
         land[i] = rng.random() >= (0.45 if border else 0.12)
     # keep the largest connected land component (no fleets: every hero must be able to walk)
     comp = -np.ones(n, np.int64)
+    sizes: dict[int, int] = {}
     best, best_size = -1, 0
     for s in range(n):
         if not land[s] or comp[s] >= 0:
@@ -70,9 +74,14 @@ def generate_map(rng: np.random.Generator, h: int, w: int, n_candidates: int):
                 if m >= 0 and land[m] and comp[m] < 0:
                     comp[m] = s
                     stack.append(m)
+        sizes[s] = size
         if size > best_size:
             best, best_size = s, size
-    land &= comp == best
+    main = comp == best
+    if island_min > 0:
+        land &= np.array([c >= 0 and (c == best or sizes[c] >= island_min) for c in comp])
+    else:
+        land &= main
     # rivers: walks along hex edges
     rivers: set[tuple[int, int]] = set()
     cells = np.flatnonzero(land)
@@ -90,7 +99,8 @@ def generate_map(rng: np.random.Generator, h: int, w: int, n_candidates: int):
                 if nxt < 0 or not land[nxt]:
                     break
                 c, d = int(nxt), (d - 1) % 6
-    # capitol candidates: farthest-point sampling over the land mass
+    # capitol candidates: farthest-point sampling over the largest land mass
+    cells = np.flatnonzero(land & main)
     cand = [int(cells[rng.integers(len(cells))])]
     while len(cand) < min(n_candidates, len(cells)):
         dist = [min(hex_distance(h, w, int(c), k) for k in cand) for c in cells]

@@ -4,6 +4,9 @@ from __future__ import annotations
 import numpy as np
 
 from envs.warbah import battle as B
+from envs.warbah import sea as SEA
+from envs.warbah import units as UNITS
+from envs.warbah import spells as SP
 from envs.warbah.config import CALL_OFF, CASUALTY0, TERRAINS
 
 
@@ -62,6 +65,7 @@ def start_battle(st, hi: int, cell: int) -> None:
         defender = _neutral(np.append(st.garrison[cell], 0), None, walls, int(st.owner[cell]))
     st.battle = {"sides": [_side(st, hi), defender], "kind": kind, "cell": cell,
                  "treasure": treasure, "round": 0, "seg": 0, "kills": [0, 0], "chooser": -1}
+    SP.setup_battle(st)  # block A: wizards draw Battle spells
     _run(st)
 
 
@@ -74,6 +78,7 @@ def _run(st) -> None:
     """Resolve segments/rounds until a side must choose casualties or the attacker may call off."""
     b, g = st.battle, st.game
     cap = g.cfg["designed"]["battle_round_cap"]
+    UNITS.extend_sides(st, b)  # block B: special unit groups at counts[5:]
     while True:
         # pending kills: a player side with a real choice decides, others lose automatically
         for k in (0, 1):
@@ -94,6 +99,8 @@ def _run(st) -> None:
         if b["seg"] >= B.SEGMENTS:
             b["round"] += 1
             b["seg"] = 0
+            if b.get("mg") is not None:
+                SP.end_round(st)  # block A: round-long spell effects end
             for s in (a, d):
                 s["walls_left"] = max(0, s["walls_base"] - s["wall_damage"])
             if b["round"] >= cap:
@@ -101,6 +108,11 @@ def _run(st) -> None:
             st.phase, st._cp = "call_off", a["seat"]
             return
         seg = b["seg"]
+        extra = (0, 0)
+        if b.get("mg") is not None:  # block A: spell segment, delayed spell effects
+            if SP.spell_segment(st, seg):
+                return
+            extra = SP.segment_effects(st, seg)
         if seg == B.segment_of(1):  # Siegecraft: destroy one wall rank in the Initiative 1 segment
             for k in (0, 1):
                 other = b["sides"][1 - k]
@@ -108,7 +120,9 @@ def _run(st) -> None:
                 other["walls_left"] -= n
                 other["wall_damage"] += n
         ka, kd = B.attacks(g, a, seg, st.rng), B.attacks(g, d, seg, st.rng)
-        b["kills"] = [B.negate(g, a, kd, st.rng), B.negate(g, d, ka, st.rng)]
+        ka, kd = SEA.naval(st, a, d, seg, ka, kd)  # block B: ships and sea monsters
+        ka, kd = ka + UNITS.attacks(st, a, seg), kd + UNITS.attacks(st, d, seg)  # block B
+        b["kills"] = [B.negate(g, a, kd, st.rng) + extra[0], B.negate(g, d, ka, st.rng) + extra[1]]
         b["seg"] += 1
 
 
@@ -116,7 +130,8 @@ def battle_step(st, action: int) -> None:
     b = st.battle
     if st.phase == "casualty":
         k = b["chooser"]
-        B.remove_one(b["sides"][k], action - CASUALTY0)
+        t = action - CASUALTY0 if action < CASUALTY0 + 4 else UNITS.casualty_index(action)
+        B.remove_one(b["sides"][k], t)
         b["kills"][k] -= 1
     elif action == CALL_OFF:
         return _finish(st)
@@ -126,6 +141,8 @@ def battle_step(st, action: int) -> None:
 
 def _finish(st) -> None:
     b = st.battle
+    SEA.finish(st, b)  # block B: ships written back, drowned armies
+    UNITS.finish(st, b)  # block B: surviving special troops written back
     a, d = b["sides"]
     cell = b["cell"]
     ah = st.heroes[a["hero"]]
@@ -151,8 +168,10 @@ def _finish(st) -> None:
             ah["xp"] += 1
             if ah["alive"]:
                 st.pending_treasure.append((a["hero"], b["treasure"]))
-        if ah["alive"] and st.hero_at(cell) < 0:  # designed: the victor advances into the hex
+        if ah["alive"] and st.hero_at(cell) < 0 and st.land[cell]:  # designed: victor advances
             ah["cell"] = cell
+    SP.end_battle(st)  # block A: spells discarded, items of a slain hero taken
     st.battle = None
-    st.phase = "battle"
+    st.phase = b.get("return_phase", "battle")  # block B: sea battles return to the move phase
+    SEA.after_battle(st, b)
     st._mask = None

@@ -29,10 +29,35 @@ DROP_OFF = 31             # drop troops of the settlement's type into its garris
 BASE_END = 32
 # -- block A: spells, wizards, towers, magic items (extend by moving SPELLS_END) ------------
 SPELLS0 = BASE_END
-SPELLS_END = SPELLS0
+REALM0 = SPELLS0          # +k: cast (or, in the realm phase, discard) realm spell k (26)
+BSPELL0 = REALM0 + 26     # +k: cast battle spell k (42)
+GROUP0 = BSPELL0 + 42     # +t: target group warriors/archers/cavalry/catapults/hero/monster (6)
+TSEAT0 = GROUP0 + 6       # +r: target the opponent r seats after me (r = 1..3; slot r-1)
+CELL0 = TSEAT0 + 3        # +c: target map cell c (99 = largest map)
+RECRUIT_WIZARD = CELL0 + 99   # recruit the tower's wizard into the hero on the tower
+GIVE_ITEM0 = RECRUIT_WIZARD + 1   # +d: hand one magic item to the friendly hero in direction d
+SPELLS_END = GIVE_ITEM0 + 6
 # -- block B: fleets/sea, espionage/agents, special units, alliances (extend by moving SEA_END)
 SEA0 = SPELLS_END
-SEA_END = SEA0
+HIRE_AGENT = SEA0         # espionage: hire one more agent (1 gold, up to the espionage roll)
+TARGET0 = SEA0 + 1        # +0..11: pick target slot k (espionage results; see espionage.py)
+TARGET_SLOTS = 12
+GIVE0 = TARGET0 + TARGET_SLOTS   # +4*d+t: give one troop of type t to the friendly hero in dir d
+TAKE_ONE0 = GIVE0 + 24    # +t: take one garrison troop of type t into the acting hero's army
+DROP_ONE0 = TAKE_ONE0 + 4  # +t: drop one troop of type t into the settlement's garrison
+SHIP0 = DROP_ONE0 + 4     # +d: recruit one ship into the adjacent water hex in direction d
+REROLL, KEEP_ROLL = SHIP0 + 6, SHIP0 + 7   # Luck: reroll the die just rolled / keep it
+RECRUIT_SP = KEEP_ROLL + 1   # recruit one special unit at this variant hex into the Hero there
+LOSS_SP0 = RECRUIT_SP + 1    # +u: lose one special unit of kind u (units.SPECIALS, 13)
+ALLY_PROPOSE0 = LOSS_SP0 + 13   # +r-1: offer an alliance to the player r seats on (allies=True)
+ALLY_BREAK0 = ALLY_PROPOSE0 + 3  # +r-1: declare the alliance with that player over
+ALLY_GOLD0 = ALLY_BREAK0 + 3     # +r-1: give one gold to that ally
+ALLY_ACCEPT, ALLY_DECLINE = ALLY_GOLD0 + 3, ALLY_GOLD0 + 4
+FLEET0 = ALLY_DECLINE + 1   # +6*k+d: move own unmanned fleet k (k < 4, by cell) one hex in dir d
+FLEET_SLOTS = 4
+GIVE_SP0 = FLEET0 + 6 * FLEET_SLOTS   # +13*d+u: give one special unit u to the friendly hero in d
+PASS0 = GIVE_SP0 + 6 * 13   # +d: two hexes straight on through a friendly/allied hero
+SEA_END = PASS0 + 6
 NUM_ACTIONS = SEA_END
 
 
@@ -56,7 +81,8 @@ class WarbahGame(Game):
     num_actions = NUM_ACTIONS
     hidden_information = True
 
-    def __init__(self, num_players: int = 2, rules: dict | None = None, **extra: Any):
+    def __init__(self, num_players: int = 2, rules: dict | None = None, allies: bool = False,
+                 **extra: Any):
         if extra:
             raise ConfigError(f"unknown options {sorted(extra)}")
         if num_players not in (2, 3, 4):
@@ -64,6 +90,9 @@ class WarbahGame(Game):
         if rules is not None and not isinstance(rules, dict):
             raise ConfigError("rules must be a dict overriding configs/warbah.yaml")
         self.num_players = self.num_seats = num_players
+        if allies not in (False, True) or (allies and num_players < 3):
+            raise ConfigError("allies=True needs 3 or 4 players (block B: alliances)")
+        self.allies = bool(allies)
         self.rules_override = rules or {}
         self.cfg = _merge(_load(str(DEFAULT_CONFIG)), self.rules_override)
         d = self.cfg["designed"]
@@ -81,12 +110,18 @@ class WarbahGame(Game):
         self.variant_names = sorted({v for t in self.cfg["variants"].values() for v in t.values()})
         # board planes: see observe.py
         self.observation_layout = [("board", (17, self.h, self.w)), ("vector", (48,))]
+        # block B (fleets, espionage): appended last, see block_b.observe_b
+        self.observation_layout += [("board_b", (6, self.h, self.w)), ("vector_b", (66,))]
+        # block A (spells, wizards, items): appended after block B, see spells.observe
+        self.observation_layout += [("magic", (266,))]
         self.n_cells = n
 
     def options(self) -> dict[str, Any]:
         out: dict[str, Any] = {"num_players": self.num_players}
         if self.rules_override:
             out["rules"] = self.rules_override
+        if self.allies:
+            out["allies"] = True
         return out
 
     def new_initial_state(self, rng: np.random.Generator):

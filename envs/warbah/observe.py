@@ -9,6 +9,19 @@ Vector (48): 0-6 phase one-hot, 7 turn/cap, 8 my gold/50, 9-12 acting hero's tro
 13 its MP/8, 14 its XP/2, 15-31 its abilities (count/3), 32-35 alive (relative seats),
 36-39 settlements/20 (relative seats), 40-44 my battle side counts/40, 45-47 foe side: troops/40,
 hero present, monster hits/10 (troops fighting are seen on the battlefield).
+Block B section (after the base): planes (6, H, W) and vector (66) from block_b.observe_b: fleets,
+espionage targets, enemy index cards seen this turn, heroes at sea; espionage/sea sub-step state.
+Block A section (appended after block B): magic vector (266) from spells.observe: 0-3 magic
+phase one-hot (realm, realm_target, spell, spell_target), 4-10 realm window (discard, collect,
+recruit, espionage, move, disaster, recovery), 11 pending realm spell (id+1)/26, 12 pending battle
+spell (id+1)/42, 13-38 my realm hand (count/2), 39-64 my heroes' realm-spell items, 65-106 my
+battle hand (in battle), 107-148 my heroes' battle-spell items, 149 my wizards/4, 150 acting
+hero has a wizard, 151 its items/4, 152-154 opponents' realm hand sizes/4 (relative seats),
+155 foe battle hand size/6, 156 foe has a wizard, 157/158 me/foe spellbound, 159 enemy spell
+just cast this round (id+1)/42 (Dispell), 160/161 me/foe Resist Spells left/2, 162/163 realm /
+battle deck size, 164 my realm hand limit (towers + temples, set in the Realm phase)/5,
+165 my realm hand size/4, 166 Scry active, 167-265 (Scry only) next
+5 realm cards, next 5 battle cards, opponents' realm hands.
 """
 from __future__ import annotations
 
@@ -65,7 +78,8 @@ def observe(st, seat: int) -> np.ndarray:
         if st.variant[c]:
             bd[16, c] = (g.variant_names.index(st.variant[c]) + 1) / nv
     v = np.zeros(VECTOR, np.float32)
-    v[PHASES.index(st.phase)] = 1
+    if st.phase in PHASES:  # block phases have their own flags in their sections
+        v[PHASES.index(st.phase)] = 1
     v[7] = min(st.turn / g.cfg["designed"]["turn_cap"], 1)
     v[8] = min(st.gold[seat], 50) / 50.0
     if h is not None:
@@ -82,11 +96,18 @@ def observe(st, seat: int) -> np.ndarray:
         mine = [k for k in (0, 1) if sides[k]["seat"] == seat]
         if mine:
             me, foe = sides[mine[0]], sides[1 - mine[0]]
-            v[40:45] = np.minimum(me["counts"], 40) / 40.0
+            v[40:45] = np.minimum(me["counts"][:5], 40) / 40.0  # specials: block B section
             v[45] = min(int(foe["counts"][:4].sum()), 40) / 40.0
             v[46] = foe["counts"][4] > 0
             v[47] = min(foe["monster"][2], 10) / 10.0 if foe["monster"] is not None else 0
-    return np.concatenate([bd.reshape(-1), v])
+    parts = [bd.reshape(-1), v]
+    # -- block B section (fleets, espionage): planes (5, H, W) + vector (32), see block_b.py --
+    from envs.warbah.block_b import observe_b
+    parts.append(observe_b(st, seat))
+    # -- block A section (spells, wizards, items): vector (266), see below and spells.observe --
+    from envs.warbah.spells import observe as observe_magic
+    parts.append(observe_magic(st, seat))
+    return np.concatenate(parts)
 
 
 GLYPH = {"clear": ".", "forest": "f", "marsh": "m", "desert": "d", "hills": "h", "mountains": "M"}

@@ -7,10 +7,12 @@ import numpy as np
 
 from envs.core.game import State, rank_returns
 from envs.warbah import battle as B
+from envs.warbah import block_b as BB
+from envs.warbah import spells as SP
 from envs.warbah.board import DIR_NAMES, edge, generate_map
 from envs.warbah.config import (BASIC, CALL_OFF, CAPITOL0, CAPITOL_AUTO, CASUALTY0, CONTINUE,
-                                DONE, DROP_OFF, EXCHANGE0, RECRUIT, RECRUIT_HERO, SETTLEMENTS,
-                                TAKE_GARRISON,
+                                DONE, DROP_OFF, EXCHANGE0, RECRUIT, RECRUIT_HERO, SEA0, SETTLEMENTS,
+                                RECRUIT_WIZARD, TAKE_GARRISON,
                                 TERRAINS)
 
 PHASES = ("capitol", "recruit", "move", "battle", "casualty", "call_off", "over")
@@ -25,8 +27,8 @@ class WarbahState(State):
         self.game, self.rng, self.history, self.seed = game, rng, [], None
         g, n = game, game.n_cells
         d = g.cfg["designed"]
-        self.land, self.rivers, self.cand, self.nb = generate_map(rng, g.h, g.w,
-                                                                  d["capitol_candidates"])
+        self.land, self.rivers, self.cand, self.nb = generate_map(
+            rng, g.h, g.w, d["capitol_candidates"], g.cfg["sea"]["island_min_size"])  # islands
         self.explored = np.zeros(n, bool)
         self.terrain = -np.ones(n, np.int64)      # index into TERRAINS, -1 unknown / water
         self.settle = -np.ones(n, np.int64)       # index into SETTLEMENTS
@@ -50,6 +52,8 @@ class WarbahState(State):
         self.capped = False
         self._mask = None
         self._cp = 0
+        BB.init(self)  # block B: espionage, fleets, exchanges
+        SP.init_state(self)  # block A: spell decks, hands, magic state
 
     # -- helpers ----------------------------------------------------------------------------
     def clone(self):
@@ -63,6 +67,8 @@ class WarbahState(State):
         s.pending_treasure, s.order = list(self.pending_treasure), list(self.order)
         s.battle = copy.deepcopy(self.battle)
         s.rng = copy.deepcopy(self.rng)
+        BB.clone(self, s)
+        SP.clone_into(s, self)
         return s
 
     def hero_at(self, cell: int):
@@ -72,7 +78,10 @@ class WarbahState(State):
         return -1
 
     def abil(self, h: dict, name: str) -> int:
-        return sum(1 for a, _ in h["abil"] if a == name)
+        n = sum(1 for a, _ in h["abil"] if a == name)
+        if h.get("special") is not None:  # block B: special troops grant abilities
+            n += BB.UNITS.granted(h, name, self.game.cfg["special_units"])
+        return n
 
     def gain_ability(self, h: dict) -> None:
         cfg, r = self.game.cfg, d10(self.rng)
@@ -90,7 +99,7 @@ class WarbahState(State):
             w = max(w, cfg["river"]["cross_walls"])
         elif any(edge(cell, int(m)) in self.rivers for m in self.nb[cell] if m >= 0):
             w = max(w, cfg["river"]["same_side_walls"])
-        return max(0, w - int(self.wall_damage[cell]))
+        return max(0, w - int(self.wall_damage[cell])) + SP.bonus_walls(self, cell)
 
     def army_cap(self, h: dict) -> int:
         d = self.game.cfg["designed"]
@@ -128,9 +137,13 @@ class WarbahState(State):
         live = [s for s in range(self.game.num_seats) if self.alive[s]]
         rolls = {s: d10(self.rng) + self.rng.random() for s in live}  # fraction breaks ties
         self.order = sorted(live, key=lambda s: -rolls[s])
+        SP.begin_turn(self)  # block A: Realm phase, collect-phase spells, then _begin_recruit
+
+    def _begin_recruit(self) -> None:
         self._collect_gold()
         self.recruited[:] = 0
-        self.queue = [(s, c) for s in self.order for c in self.settlements_of(s)]
+        self.queue = [(s, c) for s in self.order
+                      for c in self.settlements_of(s) + BB.UNITS.recruit_hexes(self, s)]
         self.qi, self.phase = 0, "recruit"
 
     def _collect_gold(self) -> None:
@@ -138,6 +151,8 @@ class WarbahState(State):
         for s in self.order:
             total = 0
             for c in self.settlements_of(s):
+                if SP.blighted(self, c):  # razed / decimated: no income
+                    continue
                 name = SETTLEMENTS[self.settle[c]]
                 total += g.settle[name]["gold"]
                 bonus = g.cfg["adjacency_bonus"].get(name)
@@ -148,7 +163,7 @@ class WarbahState(State):
             total += sum(vg.get(self.variant[c], 0) for c in np.flatnonzero(self.owner == s))
             total += sum(self.abil(h, "wealth") for h in self.heroes
                          if h["alive"] and h["seat"] == s)
-            self.gold[s] += total
+            self.gold[s] += max(0, total - self.mg["curse"][s])  # Curse (block A)
 
     def _hero_queue(self) -> list[tuple[int, int]]:
         return [(s, i) for s in self.order for i, h in enumerate(self.heroes)
@@ -170,8 +185,12 @@ class WarbahState(State):
                     return
                 self._start_turn()
                 continue
-            if self.phase in ("casualty", "call_off"):
+            if self.phase in ("casualty", "call_off") + SP.BATTLE_PHASES:
                 return
+            if self.phase in BB.PHASES:  # block B sub-steps (espionage, sea)
+                if BB.advance(self):
+                    return
+                continue
             if self.qi < len(self.queue):
                 seat, x = self.queue[self.qi]
                 if self.alive[seat] and self._local_mask(seat, x).sum() > 1:
@@ -180,6 +199,8 @@ class WarbahState(State):
                 self.qi += 1
                 continue
             if self.phase == "recruit":
+                if BB.begin_espionage(self):
+                    continue
                 self.phase, self.qi = "move", 0
                 self.queue = self._hero_queue()
                 for h in self.heroes:
@@ -188,10 +209,16 @@ class WarbahState(State):
                     h["received"] = False
                     h["attacks"] = 1 + self.abil(h, "strategy")
                     h["lost"] = 0
+                SP.open_window(self, "move")  # block A: move-phase realm spells
             elif self.phase == "move":
                 self.phase, self.qi = "battle", 0
                 self.queue = self._hero_queue()
+                SP.open_window(self, "disaster")  # block A: Disaster magic phase
+            elif self.phase == "realm":
+                SP.end_window(self)
             elif self.phase == "battle":
+                if SP.open_window(self, "recovery"):  # block A: Heal, Cure Wounds
+                    continue
                 self._recovery()
                 if self.phase != "over":
                     self._start_turn()
@@ -210,7 +237,7 @@ class WarbahState(State):
         return cost
 
     def _target(self, seat: int, m: int) -> bool:
-        if m < 0 or not self.land[m] or not self.explored[m]:
+        if m < 0 or not self.land[m] or not self.explored[m] or m in self.mg["sanct"]:
             return False
         j = self.hero_at(m)
         if j >= 0:
@@ -220,8 +247,13 @@ class WarbahState(State):
         return self.owner[m] not in (-1, seat) and self.garrison[m].sum() > 0
 
     def _local_mask(self, seat: int, x: int) -> np.ndarray:
+        if self.phase in SP.REALM_PHASES:
+            return SP.realm_mask(self, seat, x)
         g, mask = self.game, np.zeros(self.game.num_actions, np.int8)
         mask[DONE] = 1
+        if self.phase == "recruit" and self.settle[x] < 0:  # block B: special-unit hex
+            BB.local_mask(self, seat, x, mask)
+            return mask
         if self.phase == "recruit":
             c = x
             name = SETTLEMENTS[self.settle[c]]
@@ -232,6 +264,7 @@ class WarbahState(State):
                 if (name == "capitol" and self.gold[seat] >= g.troop["hero"][2]
                         and self.hero_at(c) < 0):
                     mask[RECRUIT_HERO] = 1
+            SP.recruit_mask(self, seat, c, mask)  # block A: a wizard at a tower
         elif self.phase == "move":
             h = self.heroes[x]
             if not h["alive"]:
@@ -259,11 +292,13 @@ class WarbahState(State):
                     if (j >= 0 and self.heroes[j]["seat"] == seat
                             and self.heroes[j]["troops"].sum() < self.army_cap(self.heroes[j])):
                         mask[EXCHANGE0 + dd] = 1
+            SP.move_mask(self, seat, h, mask)  # block A: hand over magic items
         elif self.phase == "battle":
             h = self.heroes[x]
             if h["alive"] and h["attacks"] > 0:
                 for dd in range(6):
                     mask[dd] = self._target(seat, int(self.nb[h["cell"], dd]))
+        BB.local_mask(self, seat, x, mask)
         return mask
 
     def legal_actions_mask(self) -> np.ndarray:
@@ -278,9 +313,15 @@ class WarbahState(State):
         elif self.phase == "casualty":
             side = self.battle["sides"][self.battle["chooser"]]
             for t in B.troop_types_alive(side):
-                mask[CASUALTY0 + t] = 1
+                if t < 4:
+                    mask[CASUALTY0 + t] = 1
+            BB.UNITS.casualty_mask(side, mask)  # block B: special groups (index 5+)
         elif self.phase == "call_off":
             mask[CALL_OFF] = mask[CONTINUE] = 1
+        elif self.phase in BB.PHASES:
+            mask = BB.mask(self)
+        elif self.phase in SP.BATTLE_PHASES:
+            mask = SP.battle_mask(self)
         elif self.phase != "over":
             seat, x = self.queue[self.qi]
             mask = self._local_mask(seat, x)
@@ -314,10 +355,21 @@ class WarbahState(State):
             self.qi += 1
         elif self.phase in ("casualty", "call_off"):
             battle_step(self, a)
+        elif self.phase in BB.PHASES:
+            BB.apply(self, a)
+        elif self.phase in SP.MAGIC_PHASES:
+            SP.battle_apply(self, a) if self.phase in SP.BATTLE_PHASES else SP.realm_apply(self, a)
         else:
             seat, x = self.queue[self.qi]
             if a == DONE:
                 self.qi += 1
+            elif a == RECRUIT_WIZARD:
+                SP.recruit_wizard(self, seat, x)
+            elif SP.GIVE_ITEM0 <= a < SP.GIVE_ITEM0 + 6:
+                SP.give_item(self, seat, x, a - SP.GIVE_ITEM0)
+            elif a >= SEA0 or (self.phase == "move" and a < 6
+                                and BB.SEA.is_sea_step(self, self.heroes[x], a)):
+                BB.apply_local(self, seat, x, a)
             elif self.phase == "recruit":
                 name = SETTLEMENTS[self.settle[x]]
                 if a == RECRUIT_HERO:
@@ -375,6 +427,7 @@ class WarbahState(State):
             elif self.phase == "battle":
                 h = self.heroes[x]
                 h["attacks"] -= 1
+                BB.on_attack(self, x, int(self.nb[h["cell"], a]))  # block B: allies
                 start_battle(self, x, int(self.nb[h["cell"], a]))
         self._advance()
 
@@ -385,6 +438,7 @@ class WarbahState(State):
         self.terrain[m] = TERRAINS.index(t)
         if t == "settlement":
             self.settle[m] = SETTLEMENTS.index(g.settle_roll[d10(self.rng)])
+            BB.UNITS.castle_variant(self, m)  # block B: CASTLE VARIANT TYPES
         else:
             self.variant[m] = g.cfg["variants"].get(t, {}).get(d10(self.rng), "")
             if d10(self.rng) <= g.cfg["encounter_chance"]:
@@ -402,6 +456,8 @@ class WarbahState(State):
                     self.gold[h["seat"]] += d10(self.rng, row["gold_dice"])
                 elif "followers_dice" in row and h["alive"]:
                     h["troops"][0] += d10(self.rng, row["followers_dice"])
+                elif "followers_dice" not in row:
+                    SP.treasure_item(self, hi, row)  # block A: wizard / magic items
         self.pending_treasure = []
         for s in self.order:
             for h in self.heroes:
@@ -415,7 +471,8 @@ class WarbahState(State):
                     h["troops"][t] -= k
                     over -= k
                 c = h["cell"]
-                if self.variant[c] in g.cfg["variant_gold"]:
+                if (self.variant[c] in g.cfg["variant_gold"] or self.variant[c] == "temple"
+                        or (self.variant[c].startswith("recruit_") and self.settle[c] < 0)):
                     self.owner[c] = s  # designed: a Hero marks a Lumbermill / Gold Mine hex
                 for _ in range(self.abil(h, "diplomacy")):  # 1 adjacent neutral settlement
                     near = [int(m) for m in self.nb[c] if m >= 0 and self.settle[m] >= 0
@@ -433,6 +490,7 @@ class WarbahState(State):
                 while h["xp"] >= 2:
                     h["xp"] -= 2
                     self.gain_ability(h)
+        BB.recovery(self)  # block B: Undead regenerate, fleets of eliminated players sink
         self.wall_damage[:] = 0
         if self.alive.sum() <= 1:
             self.phase = "over"
@@ -466,7 +524,15 @@ class WarbahState(State):
                 "settlements": [len(self.settlements_of(s)) for s in range(self.game.num_seats)],
                 "alive": self.alive.tolist()}
 
+    def kill_wizard(self, hi: int) -> None:
+        """The hero's wizard is killed: he teleports home (or off the map if wandering)."""
+        SP.kill_wizard(self, hi)
+
     def action_to_str(self, a: int) -> str:
+        if a >= SEA0:
+            return BB.action_to_str(self, a)
+        if a >= SP.REALM0:
+            return SP.action_to_str(self, a)
         if EXCHANGE0 <= a < EXCHANGE0 + 6:
             return f"hand army to friendly hero {DIR_NAMES[a - EXCHANGE0]}"
         if a == DROP_OFF:
@@ -492,8 +558,11 @@ class WarbahState(State):
         if s.battle is not None:
             busy = {s.battle["sides"][k]["hero"] for k in (0, 1)}
         for i, h in enumerate(s.heroes):
-            if h["seat"] != observer and i not in busy:
+            if h["seat"] != observer and i not in busy and not BB.keep_visible(s, observer, i) \
+                    and not SP.scried(s, observer):
                 h["troops"] = h["troops"][rng.permutation(4)]
+        SP.determinize(s, observer, rng)  # block A: hidden hands, deck order, items
+        BB.determinize(s, observer, rng, busy)  # block B: enemy special troops
         return s
 
     def observation(self, seat: int) -> np.ndarray:

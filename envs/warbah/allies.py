@@ -1,0 +1,113 @@
+"""Warbah alliances (block B, option ``allies=True``, 3-4 players).
+
+A diplomacy step runs each turn after espionage (before moving), in initiative order. The
+player on turn may, one action at a time:
+
+- ``ALLY_PROPOSE0 + r - 1``: offer an alliance to the player r seats after it (r = 1..3); that
+  player answers at once (phase ``ally_answer``: ``ALLY_ACCEPT`` / ``ALLY_DECLINE``);
+- ``ALLY_BREAK0 + r - 1``: declare the alliance with that player over;
+- ``ALLY_GOLD0 + r - 1``: give one gold to that ally (allies may trade);
+- ``DONE``.
+
+Alliances end when one ally attacks the other (``on_attack``, from the battle hook). Allies
+exchange troops between adjacent Heroes like friends (block_b), are never targets of each
+other's agents, and are ranked separately at the end (designed).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from envs.warbah.config import (ALLY_ACCEPT, ALLY_BREAK0, ALLY_DECLINE, ALLY_GOLD0,
+                                ALLY_PROPOSE0, DONE)
+
+PHASES = ("diplomacy", "ally_answer")
+
+
+def enabled(st) -> bool:
+    return bool(getattr(st.game, "allies", False))
+
+
+def begin(st) -> bool:
+    if not enabled(st) or st.dip_turn == st.turn:
+        return False
+    st.dip_turn = st.turn
+    st.dip_queue = [s for s in st.order if st.alive[s]]
+    st.dip_proposed = []
+    st.dip = None
+    st.phase = "diplomacy"
+    return True
+
+
+def _other(st, seat: int, r: int) -> int:
+    return (seat + r) % st.game.num_seats
+
+
+def mask(st) -> np.ndarray:
+    out = np.zeros(st.game.num_actions, np.int8)
+    if st.phase == "ally_answer":
+        out[ALLY_ACCEPT] = out[ALLY_DECLINE] = 1
+        return out
+    seat = st.dip["seat"]
+    out[DONE] = 1
+    for r in range(1, st.game.num_seats):
+        o = _other(st, seat, r)
+        if not st.alive[o]:
+            continue
+        if st.allied[seat, o]:
+            out[ALLY_BREAK0 + r - 1] = 1
+            out[ALLY_GOLD0 + r - 1] = st.gold[seat] > 0
+        elif (seat, o) not in st.dip_proposed:  # one offer per pair and turn
+            out[ALLY_PROPOSE0 + r - 1] = 1
+    return out
+
+
+def advance(st) -> bool:
+    while True:
+        if st.dip is None:
+            if not st.dip_queue:
+                st.phase, st.queue, st.qi = "recruit", [], 0  # back to rules: the move phase
+                return False
+            st.dip = {"seat": st.dip_queue.pop(0), "to": -1}
+        if st.phase == "ally_answer":
+            st._cp = st.dip["to"]
+            return True
+        if mask(st).sum() <= 1:  # nothing to offer: skip this player
+            st.dip = None
+            continue
+        st._cp = st.dip["seat"]
+        return True
+
+
+def apply(st, a: int) -> None:
+    d = st.dip
+    seat = d["seat"]
+    if st.phase == "ally_answer":
+        if a == ALLY_ACCEPT:
+            st.allied[seat, d["to"]] = st.allied[d["to"], seat] = True
+        st.phase, d["to"] = "diplomacy", -1
+        return
+    if a == DONE:
+        st.dip = None
+        return
+    if ALLY_PROPOSE0 <= a < ALLY_PROPOSE0 + 3:
+        o = _other(st, seat, a - ALLY_PROPOSE0 + 1)
+        st.dip_proposed.append((seat, o))
+        d["to"] = o
+        st.phase = "ally_answer"
+    elif ALLY_BREAK0 <= a < ALLY_BREAK0 + 3:
+        o = _other(st, seat, a - ALLY_BREAK0 + 1)
+        st.allied[seat, o] = st.allied[o, seat] = False
+    else:
+        o = _other(st, seat, a - ALLY_GOLD0 + 1)
+        st.gold[seat] -= 1
+        st.gold[o] += 1
+
+
+def on_attack(st, attacker_seat: int, defender_seat: int) -> None:
+    """An attack on an ally ends the alliance."""
+    if attacker_seat >= 0 and defender_seat >= 0:
+        st.allied[attacker_seat, defender_seat] = st.allied[defender_seat, attacker_seat] = False
+
+
+def friendly(st, a: int, b: int) -> bool:
+    return a == b or bool(st.allied[a, b])

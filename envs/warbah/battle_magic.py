@@ -1,0 +1,437 @@
+"""Warbah Battle spells (block A): drawing at battle start, the spell segment (AEC sub-steps
+``spell`` / ``spell_target``), all 42 effects, Dispell, Resist Spells, battle-spell items, and
+the end of battle (discards, items of a slain hero). Hooks are re-exported by spells.py.
+
+Battle state: ``b["mg"]`` = {step (0 attacker, 1 defender, 2 attacker's Dispell answer), done,
+last (caster, snapshot, round, spell) for Dispell, limbo (cards spent this battle), caster,
+pending}; ``side["mg"]`` = {wizard, hand, items (indices of battle items), neutral[6], blocked[6],
+auto[6] (this round), bless, ranged_neg, armor, smite, bind (rounds), cast, undo (round mods),
+resist, sched (delayed effects: (segment, effect, group, n, kill))}.
+"""
+from __future__ import annotations
+
+import copy
+
+import numpy as np
+
+from envs.warbah import battle as B
+from envs.warbah.config import BSPELL0, DONE, GROUP0
+from envs.warbah.spells import GROUPS, d5, draw, drop_item, has_wizard, tables, take_items
+
+BATTLE_PHASES = ("spell", "spell_target")
+HOSTILE = ("kill", "neutralize", "neutralize_kill", "weaken", "control", "forget", "spellbind",
+           "illusions", "shatter", "slow", "block", "stone_to_mud")
+
+
+# -- battle spells ----------------------------------------------------------------------------
+def _new_side_mg(st, side: dict, wizard: bool, hand: list, items: list) -> dict:
+    return {"wizard": wizard, "hand": hand, "items": items, "neutral": [0] * 6,
+            "blocked": [False] * 6, "auto": [False] * 6, "bless": False, "ranged_neg": 0,
+            "armor": 0, "smite": 0, "bind": set(), "cast": False, "undo": [],
+            "resist": 0, "sched": []}
+
+
+def setup_battle(st) -> None:
+    """At battle start each force with a Wizard draws its Battle spells (4, Wizardry +1 each)."""
+    b = st.battle
+    T = tables(st.game)
+    any_magic = False
+    info = []
+    for sd in b["sides"]:
+        wiz, items, resist = False, [], 0
+        if sd["hero"] >= 0:
+            h = st.heroes[sd["hero"]]
+            wiz = has_wizard(h)
+            items = [i for i, it in enumerate(h.get("items") or ()) if it["kind"] == "battle"]
+            resist = st.abil(h, "resist_spells")
+            wizardry = st.abil(h, "wizardry")
+        elif b["kind"] == "encounter":
+            enc = st.game.cfg["encounters"].get(int(st.encounter[b["cell"]]), {})
+            wiz, wizardry = bool(enc.get("wizard")), 0
+        else:
+            wizardry = 0
+        info.append((wiz, items, resist, wizardry))
+        any_magic |= wiz or bool(items)
+    if not any_magic:
+        return
+    for sd, (wiz, items, resist, wizardry) in zip(b["sides"], info):
+        hand = []
+        if wiz:
+            for _ in range(st.game.cfg["spells"]["battle_draw"] + wizardry):
+                k = draw(st, "b")
+                if k is not None:
+                    hand.append(k)
+        sd["mg"] = _new_side_mg(st, sd, wiz, hand, items)
+        sd["mg"]["resist"] = resist
+        sd.setdefault("extra", [0] * 5)
+    b["mg"] = {"step": 0, "done": False, "last": None, "limbo": [], "caster": -1,
+               "pending": None}
+    del T
+
+
+def _battle_items(st, sd: dict) -> list:
+    """Battle-spell items of the side's hero usable now (once per turn)."""
+    if sd["hero"] < 0:
+        return []
+    its = st.heroes[sd["hero"]].get("items") or ()
+    return [i for i in sd["mg"]["items"] if i < len(its) and its[i]["kind"] == "battle"
+            and its[i]["used"] != st.turn]
+
+
+def _item_spell(st, sd: dict, i: int) -> int:
+    return st.heroes[sd["hero"]]["items"][i]["k"]
+
+
+def battle_options(st, k: int) -> list:
+    """Battle spell ids side k may cast now in the spell segment."""
+    b = st.battle
+    bm, sd = b["mg"], b["sides"][k]
+    sm = sd["mg"]
+    T = tables(st.game)
+    step = bm["step"]
+    ids = set()
+    if sm["wizard"] and not sm["cast"] and b["round"] not in sm["bind"]:
+        ids.update(sm["hand"])
+    for i in _battle_items(st, sd):
+        ids.add(_item_spell(st, sd, i))
+    last = bm["last"]
+    can_dispell = last is not None and last[0] == 1 - k and last[2] == b["round"]
+    out = []
+    for s in sorted(ids):
+        if s == T.dispell:
+            if can_dispell:
+                out.append(s)
+        elif step < 2 and spell_groups(st, k, s):
+            out.append(s)
+    return out
+
+
+def spell_groups(st, k: int, s: int) -> list:
+    """Target groups for battle spell s cast by side k ([None] = no target needed; [] = not
+    castable now)."""
+    T = tables(st.game)
+    sp = T.battle[s]
+    b = st.battle
+    me, foe = b["sides"][k], b["sides"][1 - k]
+    eff = sp["effect"]
+    if sp.get("group"):
+        sd = me if sp.get("own_group") else foe
+        lim = 4 if eff == "control" else 6
+        return [t for t in range(lim) if _group_alive(sd, t)]
+    if sp.get("own_group"):
+        return [t for t in range(6) if _group_alive(me, t)]
+    if eff == "forget":
+        return [None] if foe.get("mg") and foe["mg"]["hand"] else []
+    if eff == "spellbind":
+        return [None] if foe.get("mg") and (foe["mg"]["wizard"] or foe["mg"]["items"]) else []
+    if eff == "shatter":
+        return [None] if foe["hero"] >= 0 and st.heroes[foe["hero"]].get("items") else []
+    if eff == "ice_wall":
+        return [None] if k == 1 else []
+    if eff == "stone_to_mud":
+        return [None] if foe["walls_left"] > 0 else []
+    if eff == "summon":
+        return [None] if me.get("monster") is None or me["monster"][2] <= 0 else []
+    return [None]
+
+
+def _group_alive(sd: dict, t: int) -> bool:
+    if t < 5:
+        return sd["counts"][t] > 0
+    return sd.get("monster") is not None and sd["monster"][2] > 0
+
+
+def spell_segment(st, seg: int) -> bool:
+    """Spell segment (start of each round): attacker, then defender, then the attacker may
+    answer with Dispell. True when a player must decide (phase 'spell')."""
+    b = st.battle
+    bm = b["mg"]
+    if seg != 0 or bm["done"]:
+        return False
+    while bm["step"] < 3:
+        k = (0, 1, 0)[bm["step"]]
+        sd = b["sides"][k]
+        opts = battle_options(st, k)
+        if bm["step"] == 2 and (sd["mg"]["cast"] or not opts):
+            opts = []
+        if opts:
+            if sd["seat"] >= 0 and sd["hero"] >= 0:
+                bm["caster"] = k
+                st.phase, st._cp = "spell", sd["seat"]
+                return True
+            s = opts[0]  # neutral wizard (Irate Sorcerer): first card, largest enemy group
+            groups = spell_groups(st, k, s)
+            t = groups[0] if groups == [None] else max(groups, key=lambda x: _group_size(
+                b["sides"][k if T_own(st, s) else 1 - k], x))
+            cast_battle(st, k, s, t)
+            continue
+        bm["step"] += 1
+    bm["done"] = True
+    return False
+
+
+def T_own(st, s: int) -> bool:
+    return bool(tables(st.game).battle[s].get("own_group"))
+
+
+def _group_size(sd: dict, t) -> int:
+    if t is None:
+        return 0
+    return int(sd["counts"][t]) if t < 5 else int(sd["monster"][2])
+
+
+def battle_mask(st) -> np.ndarray:
+    b = st.battle
+    bm = b["mg"]
+    k = bm["caster"]
+    mask = np.zeros(st.game.num_actions, np.int8)
+    mask[DONE] = 1
+    if st.phase == "spell_target":
+        for t in spell_groups(st, k, bm["pending"]):
+            mask[GROUP0 + t] = 1
+    else:
+        for s in battle_options(st, k):
+            mask[BSPELL0 + s] = 1
+    return mask
+
+
+def battle_apply(st, a: int) -> None:
+    from envs.warbah.combat_flow import _run
+    b = st.battle
+    bm = b["mg"]
+    k = bm["caster"]
+    if st.phase == "spell_target":
+        s = bm["pending"]
+        bm["pending"] = None
+        if a != DONE:
+            cast_battle(st, k, s, a - GROUP0)
+    elif a == DONE:
+        bm["step"] += 1
+    else:
+        s = a - BSPELL0
+        g = spell_groups(st, k, s)
+        if g == [None] or s == tables(st.game).dispell:
+            cast_battle(st, k, s, None)
+        else:
+            bm["pending"] = s
+            st.phase = "spell_target"
+            st._mask = None
+            return
+    st.phase = "battle"
+    st._mask = None
+    _run(st)
+
+
+def _pay_battle(st, k: int, s: int) -> None:
+    b = st.battle
+    sd = b["sides"][k]
+    sm = sd["mg"]
+    if sm["wizard"] and not sm["cast"] and b["round"] not in sm["bind"] and s in sm["hand"]:
+        sm["cast"] = True
+        sm["hand"].remove(s)
+        b["mg"]["limbo"].append(s)
+        return
+    i = next(i for i in _battle_items(st, sd) if _item_spell(st, sd, i) == s)
+    st.heroes[sd["hero"]]["items"][i]["used"] = st.turn
+
+
+def _snapshot(st, k: int):
+    b = st.battle
+    heroes = {}
+    for sd in b["sides"]:
+        if sd["hero"] >= 0:
+            h = st.heroes[sd["hero"]]
+            heroes[sd["hero"]] = ([dict(i) for i in h.get("items") or ()], list(h["abil"]))
+    return (copy.deepcopy(b["sides"]), list(b["mg"]["limbo"]), heroes)
+
+
+def cast_battle(st, k: int, s: int, t) -> None:
+    """Pay for battle spell s cast by side k (target group t) and resolve or schedule it."""
+    T = tables(st.game)
+    b = st.battle
+    bm = b["mg"]
+    sp = T.battle[s]
+    eff = sp["effect"]
+    if eff == "dispell":
+        last = bm["last"]
+        sides, limbo, heroes = last[1]
+        for cur, old in zip(b["sides"], sides):  # in place: callers hold the side dicts
+            cur.clear()
+            cur.update(old)
+        bm["limbo"] = limbo
+        for hi, (items, abil) in heroes.items():
+            st.heroes[hi]["items"], st.heroes[hi]["abil"] = items, abil
+        _pay_battle(st, last[0], last[3])  # the dispelled card stays spent
+        _pay_battle(st, k, s)
+        bm["last"] = None
+        return
+    snap = _snapshot(st, k)
+    _pay_battle(st, k, s)
+    bm["last"] = (k, snap, b["round"], s)
+    me, foe = b["sides"][k], b["sides"][1 - k]
+    if eff in HOSTILE and foe["mg"]["resist"] > 0:  # Resist Spells: negate one spell per battle
+        foe["mg"]["resist"] -= 1
+        return
+    rng = st.rng
+    n = sp.get("n", 0) + (d5(rng, sp["d5"]) if sp.get("d5") else 0)
+    if "init" in sp and eff in ("kill", "neutralize", "neutralize_kill", "weaken", "control"):
+        me["mg"]["sched"].append((B.segment_of(sp["init"]), eff, t, n, sp.get("kill", 0)))
+        return
+    fm, mm = foe["mg"], me["mg"]
+    if eff == "blessing":
+        mm["bless"] = True
+    elif eff == "boost":
+        types = range(5) if sp["types"] == "all" else [GROUPS.index(x) for x in sp["types"]]
+        for x in types:
+            _round_mod(me, x, sp.get("init", 0), sp.get("kill", 0))
+    elif eff == "group_boost":
+        _round_mod(me, t, sp.get("init", 0), sp.get("kill", 0))
+    elif eff == "smite":
+        if mm["smite"] <= 0:
+            me["extra"][4] += 1
+        mm["smite"] = sp["rounds"]
+    elif eff == "stone_to_mud":
+        x = min(n, foe["walls_left"])
+        foe["walls_left"] -= x
+        foe["wall_damage"] += x
+    elif eff == "shield":
+        fm["ranged_neg"] += sp["n"]
+    elif eff == "forget":
+        for _ in range(min(sp["n"], len(fm["hand"]))):
+            bm["limbo"].append(fm["hand"].pop(int(rng.integers(len(fm["hand"])))))
+    elif eff == "spellbind":
+        fm["bind"].update(b["round"] + r for r in range(1, sp["rounds"] + 1))
+    elif eff == "armor":
+        mm["armor"] += sp["n"]
+    elif eff == "raise_dead":
+        me["counts"][0] += n
+    elif eff == "illusions":
+        fm["blocked"][t] = True
+    elif eff == "summon":
+        me["monster"] = [sp["init"], sp["kill"], sp["hits"]]
+    elif eff == "shatter":
+        h = st.heroes[foe["hero"]]
+        drop_item(h, h["items"][int(rng.integers(len(h["items"])))])
+        fm["items"] = [i for i, it in enumerate(h["items"]) if it["kind"] == "battle"]
+    elif eff == "slow":
+        _battle_mod(foe, t, sp["init"], 0)
+    elif eff == "ice_wall":
+        me["walls_base"] += sp["n"]
+        me["walls_left"] += sp["n"]
+    elif eff == "block":
+        for x in sp["types"]:
+            fm["blocked"][GROUPS.index(x)] = True
+    elif eff == "precision":
+        for x in sp["types"]:
+            mm["auto"][GROUPS.index(x)] = True
+    elif eff == "fog":
+        for sd in (me, foe):
+            for x in sp["types"]:
+                _battle_mod(sd, GROUPS.index(x), 0, sp["kill"])
+    else:
+        raise ValueError(f"battle effect {eff} has no resolution")
+
+
+def _round_mod(sd: dict, t: int, init: int, kill: int) -> None:
+    _battle_mod(sd, t, init, kill)
+    sd["mg"]["undo"].append((t, init, kill))
+
+
+def _battle_mod(sd: dict, t: int, init: int, kill: int) -> None:
+    if t < 5:
+        sd["init_mod"][t] += init
+        sd["kill_mod"][t] += kill
+    elif sd.get("monster") is not None:
+        sd["monster"][0] += init
+        sd["monster"][1] += kill
+
+
+def segment_effects(st, seg: int) -> list:
+    """Delayed spell effects landing in segment ``seg`` (before its attacks); returns extra
+    kills [on side 0, on side 1] that the victim assigns like ordinary kills."""
+    b = st.battle
+    extra = [0, 0]
+    for k in (0, 1):
+        mm = b["sides"][k]["mg"]
+        if not mm["sched"]:
+            continue
+        foe = b["sides"][1 - k]
+        keep = []
+        for item in mm["sched"]:
+            sg, eff, t, n, kill = item
+            if sg != seg:
+                keep.append(item)
+                continue
+            if eff in ("neutralize", "neutralize_kill"):
+                if t < 5:
+                    foe["mg"]["neutral"][t] = min(int(foe["counts"][t]),
+                                                  foe["mg"]["neutral"][t] + n)
+                else:
+                    foe["mg"]["neutral"][5] = 1
+            if eff in ("kill", "neutralize_kill"):
+                extra[1 - k] += _spell_kill(foe, t, n)
+            elif eff == "weaken":
+                _battle_mod(foe, t, 0, kill)
+            elif eff == "control":
+                x = min(n, int(foe["counts"][t]))
+                foe["counts"][t] -= x
+                b["sides"][k]["counts"][t] += x
+                foe["mg"]["neutral"][t] = min(foe["mg"]["neutral"][t], int(foe["counts"][t]))
+        mm["sched"] = keep
+    return extra
+
+
+def _spell_kill(sd: dict, t: int, n: int) -> int:
+    """Targeted kills: removed from group t; what the group cannot absorb (or a Hero who is not
+    yet the last unit) becomes ordinary kills for the victim to assign."""
+    if t == 5:
+        mon = sd.get("monster")
+        if mon is None:
+            return n
+        x = min(n, mon[2])
+        mon[2] -= x
+        return n - x
+    if t == 4:
+        return n
+    x = min(n, int(sd["counts"][t]))
+    sd["counts"][t] -= x
+    sd["mg"]["neutral"][t] = min(sd["mg"]["neutral"][t], int(sd["counts"][t]))
+    return n - x
+
+
+def end_round(st) -> None:
+    """Round-long effects end; Smite counts down; the next spell segment opens."""
+    b = st.battle
+    b["mg"]["step"], b["mg"]["done"] = 0, False
+    for sd in b["sides"]:
+        mm = sd["mg"]
+        for t, init, kill in mm["undo"]:
+            _battle_mod(sd, t, -init, -kill)
+        mm["undo"] = []
+        mm["blocked"] = [False] * 6
+        mm["auto"] = [False] * 6
+        mm["bless"], mm["ranged_neg"], mm["armor"], mm["cast"] = False, 0, 0, False
+        if mm["smite"] > 0:
+            mm["smite"] -= 1
+            if mm["smite"] == 0:
+                sd["extra"][4] -= 1
+
+
+def end_battle(st) -> None:
+    """Unused battle spells are discarded; items of a Hero killed go to the Hero who beat him;
+    a killed Hero's wizard teleports home (or off the map if wandering)."""
+    b = st.battle
+    a, d = b["sides"]
+    if b.get("mg") is not None:
+        disc = st.mg["bdisc"]
+        disc.extend(b["mg"]["limbo"])
+        for sd in (a, d):
+            disc.extend(sd["mg"]["hand"])
+            sd["mg"]["hand"] = []
+    ha = st.heroes[a["hero"]] if a["hero"] >= 0 else None
+    hd = st.heroes[d["hero"]] if d["hero"] >= 0 else None
+    for loser, winner in ((ha, hd), (hd, ha)):
+        if loser is not None and not loser["alive"]:
+            loser["wizard"] = 0
+            if winner is not None and winner["alive"] and loser.get("items"):
+                take_items(st, winner, loser)

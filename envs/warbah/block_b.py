@@ -1,0 +1,470 @@
+"""Block B hook surface for rules.py: espionage, fleets/sea, troop exchange choices, Luck.
+
+rules.py calls only the functions here (init / clone / mask / apply / advance dispatch), so the
+logic stays in espionage.py and sea.py. Actions (config.py, from SEA0 upward):
+
+| action           | meaning                                                             |
+|------------------|---------------------------------------------------------------------|
+| HIRE_AGENT       | espionage: hire one agent (1 gold; at most the espionage roll)      |
+| TARGET0 + k      | espionage: pick target slot k (k < 12)                               |
+| GIVE0 + 4*d + t  | move phase: give one troop of type t to the friendly Hero in dir d  |
+| TAKE_ONE0 + t    | move phase: take one garrison troop of type t into the army        |
+| DROP_ONE0 + t    | move phase: drop one troop of type t into the settlement's garrison |
+| SHIP0 + d        | recruit phase: one ship (2 gold) into the adjacent water hex d     |
+| REROLL/KEEP_ROLL | Luck: reroll the die just rolled, or keep it                       |
+| RECRUIT_SP       | recruit one special unit at this variant hex into the Hero there    |
+| LOSS_SP0 + u     | casualty / loss: one special unit of kind u (units.SPECIALS)        |
+| ALLY_*           | alliances (allies=True): offer / end / give 1 gold / accept / decline |
+| FLEET0 + 6*k + d | move phase: move own unmanned fleet k (by cell order, k < 4) one hex |
+| GIVE_SP0+13*d+u  | move phase: give one special unit u to the friendly Hero in dir d   |
+| PASS0 + d        | move phase: two hexes straight on through a friendly/allied Hero    |
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from envs.warbah import allies as ALLY
+from envs.warbah import espionage as ESP
+from envs.warbah import sea as SEA
+from envs.warbah import units as UNITS
+from envs.warbah.board import DIR_NAMES
+from envs.warbah.config import (ALLY_ACCEPT, ALLY_BREAK0, ALLY_DECLINE, ALLY_GOLD0,
+                                ALLY_PROPOSE0, BASIC, DROP_ONE0, FLEET0, FLEET_SLOTS, GIVE0,
+                                GIVE_SP0, HIRE_AGENT, KEEP_ROLL, LOSS_SP0, PASS0, RECRUIT_SP,
+                                REROLL, SEA0, SETTLEMENTS, SHIP0, TAKE_GARRISON, TAKE_ONE0,
+                                TARGET0, TARGET_SLOTS, EXCHANGE0)
+
+PHASES = ESP.PHASES + SEA.PHASES + ALLY.PHASES
+
+
+def init(st) -> None:
+    n = st.game.n_cells
+    N = st.game.num_seats
+    st.contact = np.zeros((N, N), bool)
+    st.revealed = {}
+    st.esp, st.esp_queue, st.esp_turn, st.esp_log = None, [], 0, []
+    st.ships = np.zeros(n, np.int64)          # ships in each water hex (a fleet = a stack)
+    st.fleet_owner = -np.ones(n, np.int64)
+    st.sea = None                             # pending sea sub-step (Luck, troop loss)
+    st.sea_log = []
+    st.nbl = st.nb.tolist()                   # neighbour table as lists (fast scalar access)
+    st.fleet_moves = {}                       # cell -> (turn, moves left) of unmanned fleets
+    st.allied = np.zeros((N, N), bool)        # alliances (option allies=True)
+    st.dip, st.dip_queue, st.dip_proposed, st.dip_turn = None, [], [], 0
+
+
+def clone(src, dst) -> None:
+    dst.contact = src.contact.copy()
+    dst.revealed = dict(src.revealed)
+    dst.esp = None if src.esp is None else dict(src.esp, targets=list(src.esp["targets"]))
+    if dst.esp is not None and dst.esp.get("item") is not None:
+        dst.esp["item"] = dict(dst.esp["item"])
+    dst.esp_queue, dst.esp_log = list(src.esp_queue), list(src.esp_log)
+    dst.ships, dst.fleet_owner = src.ships.copy(), src.fleet_owner.copy()
+    dst.sea = None if src.sea is None else dict(src.sea)
+    dst.sea_log = list(src.sea_log)
+    dst.fleet_moves = dict(src.fleet_moves)
+    dst.allied = src.allied.copy()
+    dst.dip = None if src.dip is None else dict(src.dip)
+    dst.dip_queue, dst.dip_proposed = list(src.dip_queue), list(src.dip_proposed)
+    for h in dst.heroes:  # special troops (units.py) are per-hero arrays
+        if h.get("special") is not None:
+            h["special"] = h["special"].copy()
+        if h.get("recv") is not None:
+            h["recv"] = h["recv"].copy()
+        if h.get("recv_sp") is not None:
+            h["recv_sp"] = h["recv_sp"].copy()
+
+
+def begin_espionage(st) -> bool:
+    """Block B phases between recruiting and moving: espionage, then diplomacy (allies)."""
+    return ESP.begin(st) or ALLY.begin(st)
+
+
+def on_attack(st, hi: int, cell: int) -> None:
+    """Battle hook: attacking an ally ends the alliance."""
+    j = st.hero_at(cell)
+    foe = (st.heroes[j]["seat"] if j >= 0 else int(st.owner[cell]) if st.land[cell]
+           else int(st.fleet_owner[cell]))
+    ALLY.on_attack(st, st.heroes[hi]["seat"], foe)
+
+
+def advance(st) -> bool:
+    """Own-phase automatic steps; True when a player must decide now."""
+    if st.phase in ESP.PHASES:
+        return ESP.advance(st)
+    if st.phase in ALLY.PHASES:
+        return ALLY.advance(st)
+    return SEA.advance(st)
+
+
+def mask(st) -> np.ndarray:
+    if st.phase in ESP.PHASES:
+        return ESP.mask(st)
+    if st.phase in ALLY.PHASES:
+        return ALLY.mask(st)
+    return SEA.mask(st)
+
+
+def apply(st, a: int) -> None:
+    if st.phase in ESP.PHASES:
+        ESP.apply(st, a)
+    elif st.phase in ALLY.PHASES:
+        ALLY.apply(st, a)
+    else:
+        SEA.apply(st, a)
+
+
+# -- move / recruit phase additions ---------------------------------------------------------------
+def _mp0(st, h) -> int:
+    return st.game.cfg["designed"]["hero_mp"] + st.abil(h, "logistics")
+
+
+def _recv(st, h) -> np.ndarray:
+    if h.get("recv_turn") != st.turn:
+        h["recv_turn"], h["recv"] = st.turn, np.zeros(4, np.int64)
+    return h["recv"]
+
+
+def local_mask(st, seat: int, x: int, mask: np.ndarray) -> None:
+    """Add block B actions to (and remove delayed moves from) the recruit / move / battle masks."""
+    if st.phase == "recruit":
+        if st.settle[x] >= 0:
+            SEA.recruit_mask(st, seat, x, mask)
+        UNITS.recruit_mask(st, seat, x, mask)
+        return
+    if st.phase not in ("move", "battle"):
+        return
+    h = st.heroes[x]
+    if not h["alive"]:
+        return
+    if ESP.hero_delayed(st, h):  # Agent Success 6: cannot move or attack this turn
+        mask[:6] = 0
+        mask[SEA0:] = 0
+        return
+    if st.phase == "battle":
+        SEA.battle_mask(st, seat, h, mask)
+        return
+    SEA.move_mask(st, seat, x, h, mask)
+    SEA.fleet_mask(st, seat, mask)
+    c = h["cell"]
+    if not st.land[c]:
+        return
+    _pass_mask(st, seat, h, mask)
+    room = st.army_cap(h) - UNITS.army_size(h)
+    if mask[TAKE_GARRISON] and (room <= 0 or UNITS.type_count(h) + int(
+            ((st.garrison[c] > 0) & (h["troops"] == 0)).sum()) > UNITS.type_limit(st, h)):
+        mask[TAKE_GARRISON] = 0  # the whole garrison would break the cap or the type limit
+    nbl = st.nbl[c]
+    for d in range(6):  # whole-army hand-over (25-30): the receiver's type limit
+        if mask[EXCHANGE0 + d]:
+            o = st.heroes[st.hero_at(nbl[d])]
+            if UNITS.type_count(o) + int(((h["troops"] > 0) & (o["troops"] == 0)).sum()) > \
+                    UNITS.type_limit(st, o):
+                mask[EXCHANGE0 + d] = 0
+    if st.owner[c] == seat:
+        g = st.garrison[c]
+        if room > 0 and g.any():
+            new_ok = UNITS.type_count(h) < UNITS.type_limit(st, h)  # 5 troop types (+Command)
+            for t in range(4):
+                mask[TAKE_ONE0 + t] = g[t] > 0 and (h["troops"][t] > 0 or new_ok)
+        if st.settle[c] >= 0:
+            rec = st.game.settle[SETTLEMENTS[st.settle[c]]]["recruit"]
+            if rec in BASIC and h["troops"][BASIC.index(rec)] > 0:
+                mask[DROP_ONE0 + BASIC.index(rec)] = 1
+    # exchange instead of moving: only a Hero that has not moved yet, with a friendly (or
+    # allied) Hero on adjacent land
+    near = []
+    for d, m in enumerate(nbl):
+        if m >= 0 and st.land[m]:
+            j = st.hero_at(m)
+            if j >= 0 and ALLY.friendly(st, seat, st.heroes[j]["seat"]):
+                o = st.heroes[j]
+                if UNITS.army_size(o) < st.army_cap(o):
+                    near.append((d, o))
+    if not near or not (h.get("xchg_turn") == st.turn or (
+            h["mp"] >= _mp0(st, h) and h.get("scout", 0) >= st.abil(h, "scouting"))):
+        return
+    sp = h.get("special")
+    give_sp = None
+    if sp is not None and sp.any():  # special units, one at a time (once per turn each)
+        recv = h.get("recv_sp") if h.get("recv_turn_sp") == st.turn else 0
+        give_sp = np.flatnonzero(sp - recv > 0)
+    give = h["troops"] - _recv(st, h)
+    for d, o in near:
+        new_ok = UNITS.type_count(o) < UNITS.type_limit(st, o)
+        for t in range(4):
+            mask[GIVE0 + 4 * d + t] = give[t] > 0 and (o["troops"][t] > 0 or new_ok)
+        if give_sp is not None:
+            osp = o.get("special")
+            for u in give_sp.tolist():
+                if new_ok or (osp is not None and osp[u] > 0):
+                    mask[GIVE_SP0 + 13 * d + u] = 1
+
+
+def _step_cost(st, a: int, b: int) -> int:
+    """MP to step from a into explored land hex b (terrain cost, 3 across a river)."""
+    from envs.warbah.board import edge
+    from envs.warbah.config import TERRAINS
+    cost = st.game.terrain[TERRAINS[st.terrain[b]]]["mp"]
+    if edge(a, b) in st.rivers:
+        cost = max(cost, st.game.cfg["river"]["cross_mp"])
+    return cost
+
+
+def _pass_target(st, seat: int, h: dict, d: int) -> int:
+    """MP for a pass-through move (two hexes straight on through a friendly or allied Hero),
+    or 0 when not possible."""
+    c = h["cell"]
+    m1 = st.nbl[c][d]
+    if m1 < 0 or not st.land[m1] or not st.explored[m1]:
+        return 0
+    j = st.hero_at(m1)
+    if j < 0 or not ALLY.friendly(st, seat, st.heroes[j]["seat"]):
+        return 0
+    m2 = st.nbl[m1][d]
+    if m2 < 0 or not st.land[m2] or not st.explored[m2] or st.encounter[m2] != 0:
+        return 0
+    if st.hero_at(m2) >= 0 or (st.owner[m2] not in (-1, seat) and st.garrison[m2].sum() > 0):
+        return 0
+    return _step_cost(st, c, m1) + _step_cost(st, m1, m2)
+
+
+def _pass_mask(st, seat: int, h: dict, mask: np.ndarray) -> None:
+    if h["mp"] < 2:
+        return
+    for d in range(6):
+        cost = _pass_target(st, seat, h, d)
+        mask[PASS0 + d] = 0 < cost <= h["mp"]
+
+
+def apply_local(st, seat: int, x: int, a: int) -> None:
+    if st.phase == "recruit":
+        if a == RECRUIT_SP:
+            UNITS.recruit_apply(st, seat, x)
+        else:
+            SEA.recruit_apply(st, seat, x, a)
+        return
+    h = st.heroes[x]
+    c = h["cell"]
+    if GIVE0 <= a < GIVE0 + 24:
+        d, t = divmod(a - GIVE0, 4)
+        o = st.heroes[st.hero_at(int(st.nb[c, d]))]
+        h["troops"][t] -= 1
+        o["troops"][t] += 1
+        _recv(st, o)[t] += 1   # a troop may be exchanged only once per turn
+        h["mp"], h["scout"] = 0, 0   # instead of moving
+        h["xchg_turn"] = st.turn
+    elif TAKE_ONE0 <= a < TAKE_ONE0 + 4:
+        t = a - TAKE_ONE0
+        st.garrison[c, t] -= 1
+        h["troops"][t] += 1
+    elif DROP_ONE0 <= a < DROP_ONE0 + 4:
+        t = a - DROP_ONE0
+        st.garrison[c, t] += 1
+        h["troops"][t] -= 1
+    elif GIVE_SP0 <= a < GIVE_SP0 + 78:
+        d, u = divmod(a - GIVE_SP0, 13)
+        o = st.heroes[st.hero_at(int(st.nb[c, d]))]
+        h["special"][u] -= 1
+        UNITS.special(o)[u] += 1
+        if o.get("recv_turn_sp") != st.turn:
+            o["recv_turn_sp"], o["recv_sp"] = st.turn, np.zeros(UNITS.NS, np.int64)
+        o["recv_sp"][u] += 1
+        h["mp"], h["scout"] = 0, 0   # instead of moving
+        h["xchg_turn"] = st.turn
+    elif PASS0 <= a < PASS0 + 6:  # pass-through movement (friendly or allied Hero)
+        d = a - PASS0
+        h["mp"] -= _pass_target(st, seat, h, d)
+        m = st.nbl[st.nbl[c][d]][d]
+        h["cell"] = m
+        if st.variant[m] == "merchant_caravan":  # once only, as a normal move
+            st.variant[m] = ""
+            dice = st.game.cfg["caravan_gold_dice"]
+            st.gold[seat] += int(st.rng.integers(1, 11, size=dice).sum())
+    elif FLEET0 <= a < FLEET0 + 6 * FLEET_SLOTS:
+        SEA.fleet_apply(st, seat, a)
+    else:
+        SEA.move_apply(st, seat, x, h, a)
+
+
+def recovery(st) -> None:
+    UNITS.recovery(st)
+    for seat in np.flatnonzero(~st.alive).tolist():  # fleets of eliminated players are removed
+        gone = st.fleet_owner == seat
+        st.ships[gone] = 0
+        st.fleet_owner[gone] = -1
+
+
+# -- hidden information / strings ---------------------------------------------------------------
+def keep_visible(st, observer: int, hi: int) -> bool:
+    """determinize: enemy index cards this observer has seen this turn stay as they are."""
+    return ESP.is_revealed(st, observer, hi)
+
+
+def determinize(st, observer: int, rng, busy) -> None:
+    """Enemy special troops (index cards) are hidden: their split over the 13 kinds is
+    shuffled, total kept (cards seen this turn and heroes in battle stay as they are)."""
+    from envs.warbah import spells as SP
+    if SP.scried(st, observer):
+        return
+    for i, h in enumerate(st.heroes):
+        sp = h.get("special")
+        if (sp is not None and sp.any() and h["seat"] != observer and i not in busy
+                and not keep_visible(st, observer, i)):
+            h["special"] = sp[rng.permutation(len(sp))]
+
+
+def action_to_str(st, a: int) -> str:
+    if a == HIRE_AGENT:
+        return "hire an agent"
+    if TARGET0 <= a < TARGET0 + TARGET_SLOTS:
+        return f"target slot {a - TARGET0}"
+    if GIVE0 <= a < GIVE0 + 24:
+        d, t = divmod(a - GIVE0, 4)
+        return f"give one {BASIC[t]} to the hero {DIR_NAMES[d]}"
+    if TAKE_ONE0 <= a < TAKE_ONE0 + 4:
+        return f"take one {BASIC[a - TAKE_ONE0]} from the garrison"
+    if DROP_ONE0 <= a < DROP_ONE0 + 4:
+        return f"drop one {BASIC[a - DROP_ONE0]} into the garrison"
+    if SHIP0 <= a < SHIP0 + 6:
+        return f"recruit a ship {DIR_NAMES[a - SHIP0]}"
+    if a == REROLL:
+        return "Luck: reroll"
+    if a == KEEP_ROLL:
+        return "Luck: keep the roll"
+    if a == RECRUIT_SP:
+        return "recruit one special unit here"
+    for base, what in ((ALLY_PROPOSE0, "offer an alliance to"),
+                       (ALLY_BREAK0, "end the alliance with"), (ALLY_GOLD0, "give one gold to")):
+        if base <= a < base + 3:
+            return f"{what} the player {a - base + 1} seat(s) on"
+    if GIVE_SP0 <= a < GIVE_SP0 + 78:
+        d, u = divmod(a - GIVE_SP0, 13)
+        return f"give one {UNITS.SPECIALS[u]} to the hero {DIR_NAMES[d]}"
+    if PASS0 <= a < PASS0 + 6:
+        return f"move through the friendly hero {DIR_NAMES[a - PASS0]} (two hexes)"
+    if FLEET0 <= a < FLEET0 + 6 * FLEET_SLOTS:
+        k, d = divmod(a - FLEET0, 6)
+        return f"move unmanned fleet {k} {DIR_NAMES[d]}"
+    if a == ALLY_ACCEPT:
+        return "accept the alliance"
+    if a == ALLY_DECLINE:
+        return "decline the alliance"
+    if LOSS_SP0 <= a < LOSS_SP0 + UNITS.NS:
+        return f"lose one of {UNITS.SPECIALS[a - LOSS_SP0]}"
+    return f"action {a}"
+
+
+# -- observation section (appended after the base pieces; see observe.py) -----------------------
+PLANES_B = 6
+VECTOR_B = 66
+
+
+def observe_b(st, seat: int) -> np.ndarray:
+    """Block B features: planes (6, H, W) then a vector (66), observer-relative.
+
+    Planes: 0 my fleets (ships/10), 1 other fleets (ships/10; chits are public), 2 espionage
+    target slot (k+1)/12 at the target's hex (the spy only), 3 enemy hero index cards seen this
+    turn (army/40), 4 my heroes at sea (sea moves left/6), 5 my fleets without a Hero (moves
+    left/4; their slot k for FLEET0 actions is their rank in cell order).
+    Vector: 0 espionage, 1 spy_loss, 2 luck, 3 sea_loss (phase flags); 4 my espionage roll/11,
+    5 agents hired/11, 6 agents left to resolve/11; 7-20 espionage stage one-hot (spy only);
+    21 troops left to lose/10 (the chooser only); 22 pending Luck roll/10; 23-25 contact with the
+    players 1..3 seats after me; 26 acting hero at sea; 27 its sea moves/6; 28 its ships/10;
+    29 its capacity room/40; 30 its Luck unused this turn; 31 espionage results logged/10;
+    32-44 acting hero's special troops/20 (units.SPECIALS order); 45-57 my battle side's special
+    groups/20; 58 the foe's special troops in battle (total/40, seen on the battlefield);
+    59-61 allied with the players 1..3 seats after me (public); 62 diplomacy, 63 ally_answer
+    phase flags; 64 the player offering me an alliance (relative seat/3).
+    """
+    g = st.game
+    N, n = g.num_seats, g.n_cells
+    bd = np.zeros((PLANES_B, n), np.float32)
+    own = st.fleet_owner == seat
+    sh = np.minimum(st.ships, 10) / 10.0
+    bd[0] = np.where(own, sh, 0)
+    bd[1] = np.where(~own & (st.ships > 0), sh, 0)
+    for c in SEA.unmanned_fleets(st, seat):
+        bd[5, c] = SEA.fleet_left(st, c) / 4.0
+    v = np.zeros(VECTOR_B, np.float32)
+    e = st.esp
+    if st.phase in PHASES:
+        v[PHASES.index(st.phase)] = 1
+    if e is not None and e["seat"] == seat:
+        v[4] = min(e["roll"], 11) / 11.0
+        v[5] = min(e["hired"], 11) / 11.0
+        v[6] = min(e["agents"], 11) / 11.0
+        if e["stage"] in ESP.STAGES:
+            v[7 + ESP.STAGES.index(e["stage"])] = 1
+        if st.phase == "espionage" and e["stage"] not in ("hire", "done", "move"):
+            for k, x in enumerate(e["targets"]):
+                if e["stage"] in ("steal_gold", "damage"):
+                    c = st.capitol[x]
+                elif e["stage"] == "garrison":
+                    c = x
+                else:
+                    c = st.heroes[x]["cell"]
+                if c >= 0:
+                    bd[2, c] = max(bd[2, c], (k + 1) / TARGET_SLOTS)
+        elif e["stage"] == "move":
+            bd[2, st.heroes[e["victim"]]["cell"]] = 1
+    if st.phase == "spy_loss" and st.heroes[e["victim"]]["seat"] == seat:
+        v[21] = min(e["left"], 10) / 10.0
+    s = st.sea
+    if s is not None and st.heroes[s["hero"]]["seat"] == seat:
+        if s["kind"] == "luck":
+            v[22] = s["roll"] / 10.0
+        else:
+            v[21] = min(s["left"], 10) / 10.0
+    for (obs, hi), turn in st.revealed.items():
+        if obs == seat and turn == st.turn and st.heroes[hi]["alive"]:
+            bd[3, st.heroes[hi]["cell"]] = min(int(st.heroes[hi]["troops"].sum()), 40) / 40.0
+    for k in range(1, N):
+        v[22 + k] = st.contact[seat, (seat + k) % N]
+    for h in st.heroes:
+        if h["alive"] and h["seat"] == seat and not st.land[h["cell"]]:
+            mp = h["sea_mp"] if h.get("sea_turn") == st.turn else SEA.scfg(st)["sea_moves"]
+            bd[4, h["cell"]] = min(mp, 6) / 6.0
+    if st.phase == "move" and st.qi < len(st.queue) and st.queue[st.qi][0] == seat:
+        h = st.heroes[st.queue[st.qi][1]]
+        if h["alive"] and not st.land[h["cell"]]:
+            v[26] = 1
+            v[27] = bd[4, h["cell"]]
+            ships = int(st.ships[h["cell"]])
+            v[28] = min(ships, 10) / 10.0
+            room = SEA.capacity(st, ships) - int(h["troops"].sum())
+            v[29] = min(max(room, 0), 40) / 40.0
+        v[30] = st.abil(h, "luck") > 0 and h.get("luck_turn") != st.turn
+    n_log = 0
+    for rec in reversed(st.esp_log):  # this turn's entries are at the end
+        if rec[0] != st.turn:
+            break
+        n_log += rec[1] == seat
+    v[31] = min(n_log, 10) / 10.0
+    for k in range(1, N):
+        v[58 + k] = st.allied[seat, (seat + k) % N]
+    if st.phase in ALLY.PHASES:
+        v[62 + ALLY.PHASES.index(st.phase)] = 1
+        if st.phase == "ally_answer" and st.dip["to"] == seat:
+            v[64] = ((st.dip["seat"] - seat) % N) / 3.0
+    if st.phase in ("move", "recruit", "battle") and st.qi < len(st.queue):
+        s_, x = st.queue[st.qi]
+        if s_ == seat:
+            hh = None
+            if st.phase == "recruit":
+                j = st.hero_at(x)
+                hh = st.heroes[j] if j >= 0 and st.heroes[j]["seat"] == seat else None
+            else:
+                hh = st.heroes[x]
+            if hh is not None and hh.get("special") is not None:
+                v[32:45] = np.minimum(hh["special"], 20) / 20.0
+    if st.battle is not None:
+        sides = st.battle["sides"]
+        for k in (0, 1):
+            if sides[k]["seat"] == seat and len(sides[k]["counts"]) > UNITS.BASE:
+                v[45:58] = np.minimum(sides[k]["counts"][UNITS.BASE:], 20) / 20.0
+                foe = sides[1 - k]["counts"]
+                v[58] = min(int(foe[UNITS.BASE:].sum()), 40) / 40.0
+                break
+    return np.concatenate([bd.reshape(-1), v])

@@ -1,0 +1,308 @@
+"""Warbah espionage phase (block B): contact, the espionage roll, hiring agents, the Espionage
+and Agent Success tables, Intrigue.
+
+Flow (masked AEC sub-steps, see RULES.md "ESPIONAGE PHASE"):
+
+1. ``begin`` (after recruiting) updates contacts and queues every live player that has made
+   contact with another empire, in initiative order.
+2. The player's espionage roll X = 1D10 + Intrigue (one per Intrigue ability among its heroes).
+   It may hire agents one at a time (``HIRE_AGENT``, designed cost 1 gold each) up to X, and
+   ends hiring with ``DONE``.
+3. Each agent rolls on the Espionage table; a "look" result or an Agent Success result asks the
+   spy to pick a target from a slot list (``TARGET0 + k``) or to forgo it (``DONE``).
+   The targets suit the result (interpretation: the target is named after the roll).
+4. "Opponent's choice" results hand the choice to the victim (phase ``spy_loss``, actions
+   ``CASUALTY0 + t``); False Orders lets the spy step the target Hero one hex (actions 0-5).
+
+State: ``st.esp`` (dict or None) for the player now spying; ``st.contact`` bool[N, N];
+``st.revealed`` {(seat, hero index): turn} (index cards seen this turn); hero ``delayed`` = turn.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from envs.warbah import sea as SEA
+from envs.warbah import units as UNITS
+from envs.warbah.config import DONE, HIRE_AGENT, TARGET0, TARGET_SLOTS
+
+PHASES = ("espionage", "spy_loss")
+STAGES = ("hire", "look", "kill_hero", "garrison", "item", "steal_gold", "damage", "delay",
+          "wizard", "disband", "false_orders", "sink", "give_item", "move")
+#: agent success d10 -> stage that picks its target
+SUCCESS_STAGE = {1: "kill_hero", 2: "garrison", 3: "item", 4: "steal_gold", 5: "damage",
+                 6: "delay", 7: "wizard", 8: "disband", 9: "false_orders", 10: "sink"}
+
+
+def d10(rng, n: int = 1) -> int:
+    return int(rng.integers(1, 11, size=n).sum())
+
+
+def ecfg(st) -> dict:
+    return st.game.cfg["espionage"]
+
+
+# -- contact --------------------------------------------------------------------------------
+def update_contact(st) -> None:
+    """Two empires are in contact once a hex of one (hero or controlled hex) is within
+    ``contact_distance`` (designed: 1, adjacent) of a hex of the other; contact is permanent."""
+    N = st.game.num_seats
+    pres = []
+    for s in range(N):
+        cells = set(int(c) for c in np.flatnonzero(st.owner == s))
+        cells |= {h["cell"] for h in st.heroes if h["alive"] and h["seat"] == s}
+        near = set(cells)
+        for c in cells:
+            near.update(int(m) for m in st.nb[c] if m >= 0)
+        pres.append((cells, near))
+    for s in range(N):
+        for o in range(s + 1, N):
+            if not st.contact[s, o] and (pres[s][1] & pres[o][0]):
+                st.contact[s, o] = st.contact[o, s] = True
+
+
+def begin(st) -> bool:
+    """Start the espionage phase; False when nobody may spy this turn (or it already ran)."""
+    if st.esp_turn == st.turn:
+        return False
+    st.esp_turn = st.turn
+    update_contact(st)
+    seats = [s for s in st.order if st.alive[s] and _foes(st, s)]
+    if not seats:
+        return False
+    st.phase, st.esp_queue, st.esp = "espionage", seats, None
+    return True
+
+
+def _intrigue(st, seat: int) -> int:
+    return sum(st.abil(h, "intrigue") for h in st.heroes if h["alive"] and h["seat"] == seat)
+
+
+# -- targets --------------------------------------------------------------------------------
+def _foes(st, seat: int) -> list[int]:
+    N = st.game.num_seats
+    return [(seat + k) % N for k in range(1, N)
+            if st.contact[seat, (seat + k) % N] and st.alive[(seat + k) % N]
+            and not st.allied[seat, (seat + k) % N]]  # no spying on allies (designed)
+
+
+def targets(st) -> list[int]:
+    """Target slot list for the current stage: hero indices, cells or seats (max TARGET_SLOTS)."""
+    e = st.esp
+    seat, stage = e["seat"], e["stage"]
+    foes = _foes(st, seat)
+    if stage in ("steal_gold", "damage"):
+        out = [s for s in foes if st.gold[s] > 0]
+    elif stage == "garrison":
+        out = [int(c) for c in np.flatnonzero((st.settle >= 0) & (st.garrison.sum(1) > 0))
+               if st.owner[c] in foes and st.capitol[st.owner[c]] != c]
+    elif stage == "give_item":
+        out = [i for i, h in enumerate(st.heroes) if h["alive"] and h["seat"] == seat]
+    else:
+        fs = set(foes)
+        out = []
+        for i, h in enumerate(st.heroes):
+            if not (h["alive"] and h["seat"] in fs):
+                continue
+            land = bool(st.land[h["cell"]])
+            if stage == "kill_hero" and not land:
+                continue
+            if stage == "disband" and UNITS.army_size(h) <= 0:
+                continue
+            if stage == "item" and not h.get("items"):
+                continue
+            if stage == "wizard" and not h.get("wizard"):
+                continue
+            if stage == "sink" and not SEA.ships_of(st, i):
+                continue
+            if stage == "false_orders" and (not land or not any(
+                    _false_order_ok(st, h, d) for d in range(6))):
+                continue
+            out.append(i)
+        out.sort(key=lambda i: ((st.heroes[i]["seat"] - seat) % st.game.num_seats,
+                                st.heroes[i]["id"]))
+    return out[:TARGET_SLOTS]
+
+
+def _false_order_ok(st, h: dict, d: int) -> bool:
+    m = int(st.nb[h["cell"], d])
+    return (m >= 0 and bool(st.land[m]) and bool(st.explored[m])
+            and st._enterable(h["seat"], h, m) > 0)
+
+
+# -- mask / advance / apply ---------------------------------------------------------------------
+def mask(st) -> np.ndarray:
+    out = np.zeros(st.game.num_actions, np.int8)
+    e = st.esp
+    if st.phase == "spy_loss":
+        out[UNITS.loss_actions(st.heroes[e["victim"]])] = 1
+        return out
+    out[DONE] = 1
+    stage = e["stage"]
+    if stage == "hire":
+        out[HIRE_AGENT] = e["hired"] < e["roll"] and st.gold[e["seat"]] >= ecfg(st)["agent_cost"]
+    elif stage == "move":
+        h = st.heroes[e["victim"]]
+        for d in range(6):
+            out[d] = _false_order_ok(st, h, d)
+    else:
+        out[TARGET0:TARGET0 + len(e["targets"])] = 1
+    return out
+
+
+def advance(st) -> bool:
+    """Run espionage until a player decides (True) or the phase is over (False)."""
+    while True:
+        e = st.esp
+        if e is None:
+            if not st.esp_queue:
+                st.phase = "recruit"  # hand back: rules._advance goes on to the move phase
+                st.queue, st.qi = [], 0
+                return False
+            seat = st.esp_queue.pop(0)
+            die = d10(st.rng)
+            roll = die + _intrigue(st, seat)
+            st.esp = e = {"seat": seat, "roll": roll, "hired": 0, "agents": 0,
+                          "stage": "hire", "targets": [], "victim": -1, "left": 0, "item": None}
+            st.esp_log.append((st.turn, seat, "roll", roll))
+            lucky = [i for i, h in enumerate(st.heroes) if h["alive"] and h["seat"] == seat
+                     and st.abil(h, "luck") and h.get("luck_turn") != st.turn]
+            if lucky:  # Luck: the espionage roll may be rerolled (sea.apply, cont "esp")
+                st.sea = {"kind": "luck", "hero": lucky[0], "roll": die, "ret": "espionage",
+                          "cont": "esp"}
+                st.phase = "luck"
+                st._cp = seat
+                return True
+        if st.phase == "spy_loss":
+            h = st.heroes[e["victim"]]
+            alive = UNITS.loss_actions(h)
+            if e["left"] <= 0 or not alive:
+                st.phase, e["stage"] = "espionage", "done"
+            elif len(alive) == 1:
+                UNITS.lose(h, alive[0])
+                e["left"] -= 1
+                continue
+            else:
+                st._cp = h["seat"]
+                return True
+        if e["stage"] == "hire":
+            if mask(st)[HIRE_AGENT]:
+                st._cp = e["seat"]
+                return True
+            e["agents"], e["stage"] = e["hired"], "done"
+        if e["stage"] != "done":
+            st._cp = e["seat"]
+            return True
+        # resolve the next agent
+        if e["agents"] <= 0:
+            st.esp = None
+            continue
+        e["agents"] -= 1
+        r = d10(st.rng)
+        t = ecfg(st)["table"]
+        if r <= t["failure_max"]:
+            st.esp_log.append((st.turn, e["seat"], "fail", r))
+            e["stage"] = "done"
+            continue
+        if r <= t["look_max"]:
+            e["stage"] = "look"
+        else:
+            e["stage"] = SUCCESS_STAGE[d10(st.rng)]
+        st.esp_log.append((st.turn, e["seat"], e["stage"], r))
+        e["targets"] = targets(st)
+        if not e["targets"]:
+            e["stage"] = "done"
+
+
+def apply(st, a: int) -> None:
+    e = st.esp
+    seat = e["seat"]
+    if st.phase == "spy_loss":
+        UNITS.lose(st.heroes[e["victim"]], a)
+        e["left"] -= 1
+        return
+    stage = e["stage"]
+    if stage == "hire":
+        if a == DONE:
+            e["agents"], e["stage"] = e["hired"], "done"
+        else:
+            e["hired"] += 1
+            st.gold[seat] -= ecfg(st)["agent_cost"]
+        return
+    if a == DONE:  # forgo this agent's result
+        e["stage"] = "done"
+        return
+    if stage == "move":
+        h = st.heroes[e["victim"]]
+        h["cell"] = int(st.nb[h["cell"], a])
+        e["stage"] = "done"
+        return
+    x = e["targets"][a - TARGET0]
+    e["stage"] = "done"
+    if stage != "give_item" and _fortold(st, stage, x):
+        st.esp_log.append((st.turn, seat, "fortell", stage))
+        return
+    if stage == "look":
+        st.revealed[(seat, x)] = st.turn
+    elif stage == "kill_hero":  # the army stays behind as a garrison of its owner
+        h = st.heroes[x]
+        h["alive"] = False
+        c = h["cell"]
+        if st.owner[c] < 0:
+            st.owner[c] = h["seat"]
+        if st.owner[c] == h["seat"]:
+            st.garrison[c, :4] += h["troops"]
+        h["troops"][:] = 0
+        hook = getattr(st, "on_hero_killed", None)
+        if hook is not None:
+            hook(x)
+    elif stage == "garrison":
+        st.owner[x] = seat
+    elif stage == "steal_gold":
+        k = min(d10(st.rng), int(st.gold[x]))
+        st.gold[x] -= k
+        st.gold[seat] += k
+    elif stage == "damage":
+        st.gold[x] -= min(d10(st.rng), int(st.gold[x]))
+    elif stage == "delay":
+        st.heroes[x]["delayed"] = st.turn
+    elif stage == "wizard":
+        hook = getattr(st, "kill_wizard", None)
+        if hook is not None:
+            hook(x)
+        else:
+            st.heroes[x]["wizard"] = 0
+    elif stage == "disband":
+        st.phase = "spy_loss"
+        e["victim"], e["left"] = x, int(st.rng.integers(1, 6))  # 1D5
+        e["stage"] = "disband"
+    elif stage == "false_orders":
+        e["victim"], e["stage"] = x, "move"
+    elif stage == "sink":
+        SEA.sink_ship(st, x)
+    elif stage == "item":
+        items = st.heroes[x]["items"]
+        e["item"] = items.pop(int(st.rng.integers(len(items))))  # designed: a random item
+        e["stage"] = "give_item"
+        e["targets"] = targets(st)
+        if not e["targets"]:
+            e["stage"] = "done"
+    elif stage == "give_item":
+        st.heroes[x].setdefault("items", []).append(e["item"])
+        e["item"] = None
+
+
+def _fortold(st, stage: str, x: int) -> bool:
+    """Fortell (a Realm spell, block A) held by the victim negates this espionage result."""
+    victim = (x if stage in ("steal_gold", "damage") else int(st.owner[x]) if stage == "garrison"
+              else st.heroes[x]["seat"])
+    from envs.warbah import spells as SP
+    hook = getattr(SP, "use_fortell", None)
+    return victim >= 0 and hook is not None and bool(hook(st, victim))
+
+
+def hero_delayed(st, h: dict) -> bool:
+    return h.get("delayed", -1) == st.turn
+
+
+def is_revealed(st, observer: int, hi: int) -> bool:
+    return st.revealed.get((observer, hi), -1) == st.turn

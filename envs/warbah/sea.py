@@ -1,0 +1,376 @@
+"""Warbah fleets and the sea (block B): ships, boarding, sea movement, the Sea Encounter table,
+sea battles (ships and sea monsters), Navigation and Luck (on the sea encounter roll).
+
+State (set up in block_b.init): ``st.ships[cell]`` ships stacked in a water hex (a fleet) and
+``st.fleet_owner[cell]``; a Hero at sea stands on his fleet's water hex (``st.land[cell]`` is
+False) and moves it with him. ``st.sea`` holds a pending sub-step:
+``{"kind": "luck", "hero", "roll"}`` (phase ``luck``: REROLL / KEEP_ROLL) or
+``{"kind": "loss", "hero", "left", "ret"}`` (phase ``sea_loss``: the owner picks which troops
+are lost, actions CASUALTY0 + t).
+
+Designed (RULES.md): a Hero spends 1 MP to board an adjacent own fleet; at sea he has
+``4 + Navigation`` sea moves per turn (Good Winds +1, Becalmed -1, Storm ends them); a sea move
+may enter an empty water hex or one with an own unmanned fleet (the fleets merge), explore an
+adjacent unknown land hex, or land on an adjacent explored land hex (landing ends the Hero's
+movement; the fleet stays as an unmanned fleet). Heroes at sea attack only adjacent Heroes at sea.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from envs.warbah import units as UNITS
+from envs.warbah.config import FLEET0, FLEET_SLOTS, KEEP_ROLL, REROLL, SETTLEMENTS, SHIP0
+
+PHASES = ("luck", "sea_loss")
+
+
+def d10(rng, n: int = 1) -> int:
+    return int(rng.integers(1, 11, size=n).sum())
+
+
+def scfg(st) -> dict:
+    return st.game.cfg["sea"]
+
+
+def at_sea(st, h: dict) -> bool:
+    return not st.land[h["cell"]]
+
+
+def capacity(st, ships: int) -> int:
+    return scfg(st)["ship_capacity"] * int(ships)
+
+
+def ships_of(st, hi: int) -> int:
+    h = st.heroes[hi]
+    return int(st.ships[h["cell"]]) if h["alive"] and at_sea(st, h) else 0
+
+
+def _sea_mp(st, h: dict) -> int:
+    if h.get("sea_turn") != st.turn:
+        h["sea_turn"] = st.turn
+        h["sea_mp"] = scfg(st)["sea_moves"] + st.abil(h, "navigation")
+    return h["sea_mp"]
+
+
+# -- recruiting ships ---------------------------------------------------------------------------
+def recruit_mask(st, seat: int, c: int, mask: np.ndarray) -> None:
+    name = SETTLEMENTS[st.settle[c]]
+    if name == "mine" or st.recruited[c] >= st.game.cfg["designed"]["max_recruit_per_settlement"]:
+        return
+    if st.gold[seat] < scfg(st)["ship_cost"]:
+        return
+    for d in range(6):
+        m = int(st.nb[c, d])
+        if m >= 0 and not st.land[m] and st.fleet_owner[m] in (-1, seat):
+            j = st.hero_at(m)
+            if j < 0 or st.heroes[j]["seat"] == seat:
+                mask[SHIP0 + d] = 1
+
+
+def recruit_apply(st, seat: int, c: int, a: int) -> None:
+    m = int(st.nb[c, a - SHIP0])
+    st.gold[seat] -= scfg(st)["ship_cost"]
+    st.ships[m] += 1
+    st.fleet_owner[m] = seat
+    st.recruited[c] += 1
+
+
+# -- movement -----------------------------------------------------------------------------------
+def _water_ok(st, seat: int, m: int) -> bool:
+    return (m >= 0 and not st.land[m] and st.hero_at(m) < 0
+            and (st.ships[m] == 0 or st.fleet_owner[m] == seat))
+
+
+def is_sea_step(st, h: dict, d: int) -> bool:
+    """Direction action d for this Hero is handled here (boarding, sailing, landing)."""
+    m = int(st.nb[h["cell"], d])
+    return at_sea(st, h) or (m >= 0 and not st.land[m])
+
+
+def move_mask(st, seat: int, x: int, h: dict, mask: np.ndarray) -> None:
+    from envs.warbah.config import EXCHANGE0
+    c = h["cell"]
+    if at_sea(st, h):
+        mask[:6] = 0
+        mask[EXCHANGE0:EXCHANGE0 + 6] = 0
+        if _sea_mp(st, h) < 1:
+            return
+        for d in range(6):
+            m = int(st.nb[c, d])
+            if m < 0:
+                continue
+            if not st.land[m]:
+                mask[d] = _water_ok(st, seat, m)
+            elif not st.explored[m]:
+                mask[d] = 1
+            else:
+                mask[d] = st._enterable(seat, h, m) > 0
+        return
+    land = st.land
+    for d, m in enumerate(st.nbl[c]):
+        if m < 0 or land[m]:
+            continue
+        mask[EXCHANGE0 + d] = 0  # no hand-over onto a ship
+        mask[d] = (h["mp"] >= 1 and st.ships[m] > 0 and st.fleet_owner[m] == seat
+                   and st.hero_at(m) < 0)
+
+
+def move_apply(st, seat: int, x: int, h: dict, a: int) -> None:
+    """A direction action that boards, sails, explores from the sea, or lands."""
+    c = h["cell"]
+    m = int(st.nb[c, a])
+    if not at_sea(st, h):  # boarding (1 MP); excess troops disband
+        h["mp"] -= 1
+        h["cell"] = m
+        _sea_mp(st, h)
+        _enforce_capacity(st, x, "move")
+        return
+    h["sea_mp"] -= 1
+    if st.land[m]:
+        if not st.explored[m]:
+            st._explore(m)
+            return
+        h["cell"] = m  # landing ends the move; the fleet waits as an unmanned fleet
+        h["mp"] = h["sea_mp"] = 0
+        h["scout"] = 0
+        return
+    st.ships[m] += st.ships[c]
+    st.fleet_owner[m] = seat
+    st.ships[c], st.fleet_owner[c] = 0, -1
+    h["cell"] = m
+    roll = d10(st.rng)
+    if st.abil(h, "luck") and h.get("luck_turn") != st.turn:
+        st.sea = {"kind": "luck", "hero": x, "roll": roll, "ret": st.phase}
+        st.phase = "luck"
+        return
+    sea_encounter(st, x, roll)
+
+
+def sea_encounter(st, hi: int, roll: int) -> None:
+    """SEA ENCOUNTER TABLE, rolled after each hex moved at sea."""
+    h = st.heroes[hi]
+    row = scfg(st)["encounters"].get(roll, {})
+    kind = row.get("kind", "none")
+    st.sea_log.append((st.turn, hi, roll, kind))
+    if kind == "winds":
+        h["sea_mp"] += row["moves"]
+    elif kind == "becalmed":
+        h["sea_mp"] = max(0, h["sea_mp"] + row["moves"])
+    elif kind == "storm":
+        h["sea_mp"] = 0
+        if d10(st.rng) <= row["sink_max"]:
+            sink_ship(st, hi)
+    elif kind in ("monster", "pirates"):
+        _sea_battle(st, hi, row)
+
+
+def _sea_battle(st, hi: int, row: dict) -> None:
+    from envs.warbah import combat_flow as CF
+    counts = np.zeros(5, np.int64)
+    for troop, dice in row.get("groups", []):
+        counts[("warriors", "archers", "cavalry", "catapults").index(troop)] += d10(st.rng, dice)
+    mon = row.get("monster")
+    foe = CF._neutral(counts, [mon["init"], mon["kill"], mon["hits"]] if mon else None, 0)
+    foe["ships"] = row.get("ships", 0)
+    foe["hits_ships"] = bool(mon and mon.get("hits_ships"))
+    me = CF._side(st, hi)
+    me["ships"] = int(st.ships[st.heroes[hi]["cell"]])
+    st.battle = {"sides": [me, foe], "kind": "sea", "cell": st.heroes[hi]["cell"],
+                 "treasure": row.get("treasure", 0), "round": 0, "seg": 0, "kills": [0, 0],
+                 "chooser": -1, "return_phase": st.phase}
+    from envs.warbah import spells as SP
+    SP.setup_battle(st)  # block A: a Hero's wizard draws Battle spells at sea too
+    CF._run(st)
+
+
+# -- ships in battle ------------------------------------------------------------------------------
+def naval(st, a: dict, d: dict, seg: int, ka: int, kd: int) -> tuple[int, int]:
+    """Ships (Init 2, Kill 3) attack enemy ships first, then troops; ship-hunting monsters sink
+    ships. Returns the troop kills (ka, kd) after ships took their share."""
+    from envs.warbah.battle import segment_of
+    for s in (a, d):
+        if "ships" not in s:
+            hi = s.get("hero", -1)
+            s["ships"] = ships_of(st, hi) if hi >= 0 and s.get("seat", -1) >= 0 else 0
+    if not (a["ships"] or d["ships"] or a.get("ship_kills") or d.get("ship_kills")):
+        return ka, kd
+    init, kill = scfg(st)["ship_init"], scfg(st)["ship_kill"]
+    out = [ka, kd]
+    for k, (s, o) in enumerate(((a, d), (d, a))):
+        hits = s.pop("ship_kills", 0)
+        if s["ships"] and segment_of(init) == seg:
+            n = int((st.rng.integers(1, 11, size=s["ships"]) <= kill).sum())
+            if o["ships"]:
+                hits += n
+            else:
+                out[k] += n
+        sunk = min(hits, o["ships"])
+        o["ships"] -= sunk
+    return out[0], out[1]
+
+
+def finish(st, b: dict) -> None:
+    """Battle end: write ships back; a Hero whose fleet sank is lost with his army at sea."""
+    a, d = b["sides"]
+    for s in (a, d):
+        hi = s.get("hero", -1)
+        if hi < 0 or s.get("seat", -1) < 0 or "ships" not in s:
+            continue
+        h = st.heroes[hi]
+        if at_sea(st, h):
+            st.ships[h["cell"]] = s["ships"]
+            if s["ships"] <= 0:
+                st.fleet_owner[h["cell"]] = -1
+                s["counts"][:] = 0  # drowned (designed)
+    if b["kind"] == "garrison" and not st.land[b["cell"]]:  # an unmanned fleet attacked
+        st.ships[b["cell"]], st.fleet_owner[b["cell"]] = 0, -1
+    if b["kind"] == "sea":
+        from envs.warbah import battle as B
+        if B.destroyed(d) and a["counts"][4] > 0:  # an overcome encounter: 1 XP, treasure
+            st.heroes[a["hero"]]["xp"] += 1
+            st.pending_treasure.append((a["hero"], b["treasure"]))
+
+
+def after_battle(st, b: dict) -> None:
+    """Enforce the carrying capacity of Heroes whose fleets lost ships."""
+    for s in b["sides"]:
+        hi = s.get("hero", -1)
+        if hi >= 0 and s.get("seat", -1) >= 0 and st.heroes[hi]["alive"] and "ships" in s:
+            if _enforce_capacity(st, hi, st.phase):
+                return
+
+
+def sink_ship(st, hi: int) -> None:
+    h = st.heroes[hi]
+    c = h["cell"]
+    if st.ships[c] <= 0:
+        return
+    st.ships[c] -= 1
+    if st.ships[c] == 0:  # the last ship sinks: the Hero and his army are lost (designed)
+        st.fleet_owner[c] = -1
+        h["alive"] = False
+        h["troops"][:] = 0
+        return
+    _enforce_capacity(st, hi, st.phase)
+
+
+def _enforce_capacity(st, hi: int, ret: str) -> bool:
+    """Excess troops over 10 per ship disband: the owner picks which (sub-step)."""
+    h = st.heroes[hi]
+    if not at_sea(st, h):
+        return False
+    over = UNITS.army_size(h) - capacity(st, st.ships[h["cell"]])
+    if over <= 0:
+        return False
+    st.sea = {"kind": "loss", "hero": hi, "left": over, "ret": ret}
+    st.phase = "sea_loss"
+    return True
+
+
+# -- own phases -----------------------------------------------------------------------------------
+def mask(st) -> np.ndarray:
+    out = np.zeros(st.game.num_actions, np.int8)
+    s = st.sea
+    if s["kind"] == "luck":
+        out[REROLL] = out[KEEP_ROLL] = 1
+    else:
+        out[UNITS.loss_actions(st.heroes[s["hero"]])] = 1
+    return out
+
+
+def advance(st) -> bool:
+    s = st.sea
+    h = st.heroes[s["hero"]]
+    if s["kind"] == "luck":
+        st._cp = h["seat"]
+        return True
+    alive = UNITS.loss_actions(h)
+    while s["left"] > 0 and len(alive) == 1:
+        UNITS.lose(h, alive[0])
+        s["left"] -= 1
+        alive = UNITS.loss_actions(h)
+    if s["left"] > 0 and alive:
+        st._cp = h["seat"]
+        return True
+    st.phase, st.sea = s["ret"], None
+    return False
+
+
+def apply(st, a: int) -> None:
+    s = st.sea
+    if s["kind"] == "luck":
+        h = st.heroes[s["hero"]]
+        roll = s["roll"]
+        if a == REROLL:
+            h["luck_turn"] = st.turn
+            roll = d10(st.rng)
+        st.phase, st.sea = s["ret"], None
+        if s.get("cont") == "esp":  # the espionage roll (espionage.advance)
+            st.esp["roll"] += roll - s["roll"]
+            return
+        sea_encounter(st, s["hero"], roll)
+    else:
+        UNITS.lose(st.heroes[s["hero"]], a)
+        s["left"] -= 1
+
+
+def battle_mask(st, seat: int, h: dict, mask: np.ndarray) -> None:
+    """At sea a Hero may attack only adjacent enemy Heroes at sea; land Heroes not ships."""
+    sea = at_sea(st, h)
+    for d in range(6):
+        m = int(st.nb[h["cell"], d])
+        if m < 0:
+            continue
+        if sea:
+            j = st.hero_at(m)
+            if j >= 0:
+                mask[d] = (h["attacks"] > 0 and not st.land[m] and st.heroes[j]["seat"] != seat)
+            else:  # an enemy fleet without a Hero cannot fight back: attacking sinks it
+                mask[d] = (h["attacks"] > 0 and not st.land[m] and st.ships[m] > 0
+                           and st.fleet_owner[m] != seat)
+        elif not st.land[m]:
+            mask[d] = 0
+
+
+
+# -- fleets without a Hero -----------------------------------------------------------------------
+def unmanned_fleets(st, seat: int) -> list[int]:
+    """Cells of this player's fleets with no Hero on board (slot order, at most FLEET_SLOTS)."""
+    out = []
+    own = st.fleet_owner
+    for c in np.flatnonzero(st.ships).tolist():
+        if own[c] == seat and st.hero_at(c) < 0:
+            out.append(c)
+            if len(out) == FLEET_SLOTS:
+                break
+    return out
+
+
+def fleet_left(st, c: int) -> int:
+    t, left = st.fleet_moves.get(c, (-1, 0))
+    return left if t == st.turn else scfg(st)["sea_moves"]
+
+
+def fleet_mask(st, seat: int, mask: np.ndarray) -> None:
+    """MOVE: fleets without a Hero on board may move (designed: up to 4 hexes a turn, during any
+    of the player's Heroes' moves; no sea encounters, no attacks)."""
+    for k, c in enumerate(unmanned_fleets(st, seat)):
+        if fleet_left(st, c) <= 0:
+            continue
+        for d, m in enumerate(st.nbl[c]):
+            if m >= 0 and not st.land[m] and st.hero_at(m) < 0 and st.fleet_owner[m] in (-1, seat):
+                mask[FLEET0 + 6 * k + d] = 1
+
+
+def fleet_apply(st, seat: int, a: int) -> None:
+    k, d = divmod(a - FLEET0, 6)
+    c = unmanned_fleets(st, seat)[k]
+    m = int(st.nb[c, d])
+    left = fleet_left(st, c) - 1
+    if st.ships[m] > 0:  # merging with an own unmanned fleet: the slower one sets the pace
+        left = min(left, fleet_left(st, m))
+    st.ships[m] += st.ships[c]
+    st.fleet_owner[m] = seat
+    st.ships[c], st.fleet_owner[c] = 0, -1
+    st.fleet_moves.pop(c, None)
+    st.fleet_moves[m] = (st.turn, left)

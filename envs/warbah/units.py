@@ -1,0 +1,177 @@
+"""Warbah special units (block B): the 13 "Recruit X" terrain variants, castle variants, the
+abilities special troops give their Hero, Undead regeneration and the 5-troop-types limit.
+
+Representation: a Hero carries ``h["special"]`` int[13] (order ``SPECIALS``) next to its four
+basic ``troops``; in battle a side's ``counts`` is extended to 18 entries: the five base entries
+(warriors, archers, cavalry, catapults, hero) then the 13 special groups (index 5 + u).
+
+Designed (RULES.md): special units are recruited in the recruit phase at a controlled variant hex
+(or a Knights castle) straight into a Hero of that player standing there (garrisons hold basic
+troops only), at most 5 per hex per turn, within the army cap and the type limit.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from envs.warbah.config import CASUALTY0, LOSS_SP0, RECRUIT_SP, SETTLEMENTS
+
+SPECIALS = ("woodsmen", "elves", "fey", "goblins", "dwarves", "orcs", "kobolds", "gnomes",
+            "djinn", "bandits", "knights", "undead", "hobgoblins")
+NS = len(SPECIALS)
+BASE = 5  # counts index of the first special group in a battle side
+
+
+def ucfg(st) -> dict:
+    return st.game.cfg["special_units"]
+
+
+def special(h: dict) -> np.ndarray:
+    sp = h.get("special")
+    if sp is None:
+        sp = h["special"] = np.zeros(NS, np.int64)
+    return sp
+
+
+def granted(h: dict, name: str, table: dict) -> int:
+    """Abilities given by special troops present in the army (one per kind present)."""
+    sp = h.get("special")
+    if sp is None or not sp.any():
+        return 0
+    return sum(1 for u in np.flatnonzero(sp) if name in table[SPECIALS[u]].get("grants", ()))
+
+
+def type_count(h: dict) -> int:
+    sp = h.get("special")
+    return int((h["troops"] > 0).sum()) + (int((sp > 0).sum()) if sp is not None else 0)
+
+
+def type_limit(st, h: dict) -> int:
+    """A Hero may have 5 troop types; each Command ability adds one."""
+    return st.game.cfg["designed"]["troop_types"] + st.abil(h, "command")
+
+
+def army_size(h: dict) -> int:
+    sp = h.get("special")
+    return int(h["troops"].sum()) + (int(sp.sum()) if sp is not None else 0)
+
+
+def recruit_unit(st, c: int) -> str | None:
+    """The special unit recruitable at hex c, or None."""
+    v = st.variant[c]
+    if v.startswith("recruit_"):
+        return v[len("recruit_"):]
+    return None
+
+
+def recruit_hexes(st, seat: int) -> list[int]:
+    """Controlled non-settlement hexes with a 'Recruit X' variant (castles are queued anyway)."""
+    return [int(c) for c in np.flatnonzero(st.owner == seat)
+            if st.settle[c] < 0 and st.variant[c].startswith("recruit_")]
+
+
+def recruit_mask(st, seat: int, c: int, mask: np.ndarray) -> None:
+    u = recruit_unit(st, c)
+    if u is None or st.recruited[c] >= st.game.cfg["designed"]["max_recruit_per_settlement"]:
+        return
+    j = st.hero_at(c)
+    if j < 0 or st.heroes[j]["seat"] != seat:
+        return
+    h = st.heroes[j]
+    k = SPECIALS.index(u)
+    if st.gold[seat] < ucfg(st)[u]["cost"] or army_size(h) >= st.army_cap(h):
+        return
+    sp = h.get("special")
+    if (sp is None or sp[k] == 0) and type_count(h) >= type_limit(st, h):
+        return
+    mask[RECRUIT_SP] = 1
+
+
+def recruit_apply(st, seat: int, c: int) -> None:
+    u = recruit_unit(st, c)
+    h = st.heroes[st.hero_at(c)]
+    st.gold[seat] -= ucfg(st)[u]["cost"]
+    special(h)[SPECIALS.index(u)] += 1
+    st.recruited[c] += 1
+
+
+def castle_variant(st, m: int) -> None:
+    """CASTLE VARIANT TYPES: rolled when a castle is discovered (Knights or Cavalry)."""
+    if SETTLEMENTS[st.settle[m]] == "castle":
+        st.variant[m] = st.game.cfg["variants"]["castle"].get(int(st.rng.integers(1, 11)), "")
+
+
+# -- battle ---------------------------------------------------------------------------------------
+def extend_sides(st, b: dict) -> None:
+    """Give each side its 13 special groups (index 5 + u), once per battle."""
+    for s in b["sides"]:
+        if len(s["counts"]) == BASE and not s.get("sp_ext"):
+            s["sp_ext"] = True
+            hi = s.get("hero", -1)
+            sp = special(st.heroes[hi]) if hi >= 0 and s.get("seat", -1) >= 0 else np.zeros(NS)
+            s["counts"] = np.concatenate([s["counts"], sp]).astype(np.int64)
+
+
+def attacks(st, side: dict, seg: int) -> int:
+    """Kills by the side's special groups in segment ``seg`` (1D10 <= Kill each)."""
+    from envs.warbah.battle import segment_of
+    cnt = side["counts"]
+    if len(cnt) <= BASE or not cnt[BASE:].any():
+        return 0
+    kills = 0
+    tab = ucfg(st)
+    for u in np.flatnonzero(cnt[BASE:]):
+        row = tab[SPECIALS[u]]
+        if segment_of(row["init"] + row.get("self_tactics", 0)) == seg:  # Goblins' Tactics
+            kills += int((st.rng.integers(1, 11, size=int(cnt[BASE + u])) <= row["kill"]).sum())
+    return kills
+
+
+def finish(st, b: dict) -> None:
+    """Write the surviving special troops back to the Heroes."""
+    for s in b["sides"]:
+        hi = s.get("hero", -1)
+        if hi >= 0 and s.get("seat", -1) >= 0 and len(s["counts"]) > BASE:
+            h = st.heroes[hi]
+            before = special(h).copy()
+            h["special"] = s["counts"][BASE:].copy()
+            h["lost_sp"] = h.get("lost_sp", 0) + int((before - h["special"]).clip(0).sum())
+
+
+def casualty_mask(side: dict, mask: np.ndarray) -> None:
+    cnt = side["counts"]
+    for u in range(len(cnt) - BASE):
+        mask[LOSS_SP0 + u] = cnt[BASE + u] > 0
+
+
+def casualty_index(action: int) -> int:
+    """Counts index for a LOSS_SP0 + u action."""
+    return BASE + action - LOSS_SP0
+
+
+# -- recovery -------------------------------------------------------------------------------------
+def recovery(st) -> None:
+    """Undead regenerate 1D10 in the recovery phase (designed: when at least one is present,
+    within the army cap)."""
+    k = SPECIALS.index("undead")
+    for h in st.heroes:
+        sp = h.get("special")
+        if h["alive"] and sp is not None and sp[k] > 0:
+            room = st.army_cap(h) - army_size(h)
+            sp[k] += max(0, min(room, int(st.rng.integers(1, 11))))
+
+
+# -- troop losses outside battle (sea capacity, agents) -------------------------------------------
+def loss_actions(h: dict) -> list[int]:
+    """Actions that remove one of this Hero's troops: CASUALTY0 + t (basic), LOSS_SP0 + u."""
+    out = [CASUALTY0 + t for t in range(4) if h["troops"][t] > 0]
+    sp = h.get("special")
+    if sp is not None:
+        out += [LOSS_SP0 + int(u) for u in np.flatnonzero(sp)]
+    return out
+
+
+def lose(h: dict, a: int) -> None:
+    if a >= LOSS_SP0:
+        h["special"][a - LOSS_SP0] -= 1
+    else:
+        h["troops"][a - CASUALTY0] -= 1

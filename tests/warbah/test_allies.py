@@ -1,0 +1,126 @@
+"""Scenario tests for Warbah alliances (block B, option ``allies=True``; rulebook ALLIES)."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import envs
+from envs.core.game import ConfigError, restore
+from envs.warbah import make_game
+from envs.warbah.config import (ALLY_ACCEPT, ALLY_BREAK0, ALLY_DECLINE, ALLY_GOLD0,
+                                ALLY_PROPOSE0, CAPITOL_AUTO, DONE, GIVE0, TARGET0, TERRAINS)
+
+
+def diplomacy_state(n=3, seed=0):
+    g = make_game(num_players=n, allies=True)
+    st = g.new_initial_state(np.random.default_rng(seed))
+    for _ in range(n):
+        st.apply(CAPITOL_AUTO)
+    guard = 0
+    while st.phase != "diplomacy" and guard < 500:
+        st.apply(DONE if st.legal_actions_mask()[DONE] else st.legal_actions()[0])
+        guard += 1
+    assert st.phase == "diplomacy"
+    return g, st
+
+
+def test_allies_option_needs_three_players():
+    """ALLIES: in a multiplayer game (designed: 3-4 players)."""
+    with pytest.raises(ConfigError):
+        make_game(num_players=2, allies=True)
+    assert make_game(num_players=3, allies=True).options()["allies"] is True
+    assert "allies" not in make_game(num_players=3).options()
+
+
+def test_form_alliance_by_offer_and_acceptance():
+    """ALLIES: two players may form an alliance (offer, then the other player accepts)."""
+    g, st = diplomacy_state()
+    me = st.current_player
+    other = (me + 1) % 3
+    st.apply(ALLY_PROPOSE0)
+    assert st.phase == "ally_answer" and st.current_player == other
+    assert st.observation(other)[-1] is not None
+    st.apply(ALLY_ACCEPT)
+    assert st.allied[me, other] and st.allied[other, me]
+    assert st.current_player == me and not st.legal_actions_mask()[ALLY_PROPOSE0]
+    gold = st.gold.copy()
+    st.gold[me] = 3
+    st._mask = None
+    st.apply(ALLY_GOLD0)  # allies may trade gold
+    assert st.gold[me] == 2 and st.gold[other] == gold[other] + 1
+    st.apply(ALLY_BREAK0)  # ... or declare the alliance over
+    assert not st.allied[me, other]
+
+
+def test_declined_offer_and_one_offer_per_turn():
+    """ALLIES (designed): a declined offer cannot be repeated in the same turn."""
+    g, st = diplomacy_state()
+    me = st.current_player
+    st.apply(ALLY_PROPOSE0)
+    st.apply(ALLY_DECLINE)
+    assert not st.allied.any() and st.current_player == me
+    assert not st.legal_actions_mask()[ALLY_PROPOSE0]
+
+
+def test_attacking_an_ally_ends_the_alliance():
+    """ALLIES: an alliance ends as soon as one ally attacks the other."""
+    g, st = diplomacy_state()
+    a, b = st.heroes[0], st.heroes[1]
+    st.allied[0, 1] = st.allied[1, 0] = True
+    cell = int(next(x for x in st.nb[a["cell"]] if x >= 0 and st.land[x]))
+    st.explored[cell], st.terrain[cell], st.settle[cell], st.encounter[cell] = True, 0, -1, 0
+    b["cell"] = cell
+    from envs.warbah import block_b as BB
+    BB.on_attack(st, 0, cell)
+    assert not st.allied[0, 1]
+
+
+def test_allied_heroes_exchange_troops_and_no_spying_on_allies():
+    """ALLIES: allies may trade troops (adjacent Heroes); allies are not espionage targets."""
+    g, st = diplomacy_state()
+    a, b = st.heroes[0], st.heroes[1]
+    st.allied[0, 1] = st.allied[1, 0] = True
+    cell = int(next(x for x in st.nb[a["cell"]] if x >= 0 and st.land[x]))
+    st.explored[cell], st.terrain[cell], st.settle[cell], st.encounter[cell] = (
+        True, TERRAINS.index("clear"), -1, 0)
+    b["cell"], a["mp"], a["scout"], a["abil"] = cell, 3, 0, []
+    st.phase, st.queue, st.qi, st._cp, st._mask = "move", [(0, 0)], 0, 0, None
+    d = [int(x) for x in st.nb[a["cell"]]].index(cell)
+    assert st.legal_actions_mask()[GIVE0 + 4 * d]
+    st.contact[0, 1] = st.contact[1, 0] = True
+    from envs.warbah import espionage as ESP
+    st.esp = {"seat": 0, "stage": "delay"}
+    assert ESP.targets(st) == []
+    _ = TARGET0
+
+
+@pytest.mark.parametrize("n", [3, 4])
+def test_allies_random_playouts_consistent(n):
+    """Conformance-style check for the allies option: masks match apply, clones and
+    serialisation round-trip, determinize keeps each seat's observation."""
+    g = envs.make_game("warbah_v0", num_players=n, allies=True)
+    drng = np.random.default_rng(5)
+    for seed in range(4):
+        st = g.new_initial_state(np.random.default_rng(seed))
+        st.seed = seed
+        rng = np.random.default_rng(seed)
+        while not st.is_terminal():
+            mask = st.legal_actions_mask()
+            legal = np.flatnonzero(mask)
+            assert len(legal)
+            if rng.random() < 0.05:
+                for a in legal[:10]:
+                    st.clone().apply(int(a))
+                r = restore(g, st.serialize())
+                assert np.array_equal(r.legal_actions_mask(), mask)
+                for seat in range(n):
+                    assert np.array_equal(st.determinize(seat, drng).observation(seat),
+                                          st.observation(seat))
+            st.apply(int(legal[rng.integers(len(legal))]))
+        assert st.returns().sum() == pytest.approx(0)
+
+
+def test_allies_pettingzoo_api():
+    """The allies option goes through envs.make and passes PettingZoo's api_test."""
+    from pettingzoo.test import api_test
+    api_test(envs.make("warbah_v0", num_players=3, allies=True), num_cycles=200)

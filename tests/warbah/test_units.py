@@ -1,0 +1,301 @@
+"""Scenario tests for Warbah troop exchanges, garrisons and special units (block B)."""
+from __future__ import annotations
+
+import numpy as np
+
+from envs.warbah import make_game
+from envs.warbah.config import (CAPITOL_AUTO, DROP_ONE0, GIVE0, SETTLEMENTS, TAKE_ONE0,
+                                TERRAINS)
+
+
+def two_heroes(seed=0):
+    """Seat 0 has two adjacent Heroes on explored clear land; hero 0 is to move."""
+    g = make_game(num_players=2)
+    st = g.new_initial_state(np.random.default_rng(seed))
+    for _ in range(2):
+        st.apply(CAPITOL_AUTO)
+    a = st.heroes[0]
+    cell = int(next(x for x in st.nb[a["cell"]] if x >= 0 and st.land[x]
+                    and st.hero_at(x) < 0))
+    st.explored[cell], st.terrain[cell], st.settle[cell] = True, TERRAINS.index("clear"), -1
+    st.encounter[cell] = 0
+    b = dict(a, troops=np.array([1, 1, 1, 1]), abil=[], cell=cell, id=2)
+    st.heroes.append(b)
+    a["abil"] = []
+    a["troops"][:] = [5, 5, 5, 5]
+    a["mp"], a["scout"] = 3, 0
+    b["mp"], b["scout"] = 3, 0
+    st.phase, st.queue, st.qi, st._cp, st._mask = "move", [(0, 0), (0, 2)], 0, 0, None
+    d = [int(x) for x in st.nb[a["cell"]]].index(cell)
+    return g, st, a, b, d
+
+
+def test_exchange_chosen_troops_instead_of_moving():
+    """MOVE & EXPLORE: adjacent friendly Heroes exchange troops (which and how many) instead of
+    moving; a troop may be exchanged only once per turn."""
+    g, st, a, b, d = two_heroes()
+    mask = st.legal_actions_mask()
+    assert all(mask[GIVE0 + 4 * d + t] for t in range(4))
+    st.apply(GIVE0 + 4 * d + 1)  # one archer
+    st.apply(GIVE0 + 4 * d + 1)  # and another
+    assert a["troops"].tolist() == [5, 3, 5, 5] and b["troops"].tolist() == [1, 3, 1, 1]
+    mask = st.legal_actions_mask()
+    assert not mask[:6].any()  # instead of moving: no more movement this turn
+    st.apply(6)  # done: now hero 2 (b) acts
+    assert st.queue[st.qi] == (0, 2)
+    back = [int(x) for x in st.nb[b["cell"]]].index(a["cell"])
+    mask = st.legal_actions_mask()
+    assert mask[GIVE0 + 4 * back + 0]  # its own warrior may go
+    b["troops"][:] = [0, 2, 0, 0]  # only the two archers it received
+    st._mask = None
+    assert not st.legal_actions_mask()[GIVE0 + 4 * back + 1]  # exchanged once already
+
+
+def test_no_exchange_after_moving():
+    """MOVE & EXPLORE: the exchange replaces the move, so a Hero that moved cannot exchange."""
+    g, st, a, b, d = two_heroes()
+    a["mp"] = 2
+    st._mask = None
+    assert not st.legal_actions_mask()[GIVE0:GIVE0 + 24].any()
+
+
+def test_pick_up_and_drop_garrison_troops_one_by_one():
+    """MOVE & EXPLORE: a Hero in a friendly settlement adds garrison troops to his army, and
+    drops troops of the settlement's type into it, choosing how many."""
+    g, st, a, b, d = two_heroes()
+    c = a["cell"]
+    st.garrison[c] = [2, 0, 0, 0]
+    st._mask = None
+    mask = st.legal_actions_mask()
+    assert mask[TAKE_ONE0] and not mask[TAKE_ONE0 + 1]
+    st.apply(TAKE_ONE0)
+    assert st.garrison[c, 0] == 1 and a["troops"][0] == 6
+    # the capitol recruits warriors: only warriors may be dropped there
+    assert SETTLEMENTS[st.settle[c]] == "capitol"
+    mask = st.legal_actions_mask()
+    assert mask[DROP_ONE0] and not mask[DROP_ONE0 + 1:DROP_ONE0 + 4].any()
+    st.apply(DROP_ONE0)
+    st.apply(DROP_ONE0)
+    assert st.garrison[c, 0] == 3 and a["troops"][0] == 4
+
+
+def test_garrison_pickup_respects_army_cap():
+    """RECRUIT TROOPS: a Hero has at most 40 troops (Command +10), garrison pick-ups included."""
+    g, st, a, b, d = two_heroes()
+    a["troops"][:] = [10, 10, 10, 10]
+    st.garrison[a["cell"]] = [3, 0, 0, 0]
+    st._mask = None
+    assert not st.legal_actions_mask()[TAKE_ONE0]
+    a["abil"] = [("command", 0)]
+    st._mask = None
+    assert st.legal_actions_mask()[TAKE_ONE0]
+
+
+# -- special units -------------------------------------------------------------------------------
+from envs.warbah import battle as B  # noqa: E402
+from envs.warbah import units as U  # noqa: E402
+from envs.warbah.combat_flow import start_battle  # noqa: E402
+from envs.warbah.config import CASUALTY0, CONTINUE, LOSS_SP0, RECRUIT_SP  # noqa: E402
+
+
+def variant_hex(variant="recruit_elves", terrain="forest"):
+    g, st, a, b, d = two_heroes()
+    c = b["cell"]
+    st.heroes.pop()  # hero b not needed
+    st.terrain[c], st.variant[c], st.owner[c] = TERRAINS.index(terrain), variant, 0
+    a["cell"] = c
+    return g, st, a, c
+
+
+def test_recruit_special_unit_at_variant_hex():
+    """FOREST VARIANT TYPES 1 / SPECIAL UNIT TYPES: a controlled 'Recruit Elves' hex recruits
+    Elves (2 gold) into the Hero standing there (designed), at most 5 a turn."""
+    g, st, a, c = variant_hex()
+    assert c in U.recruit_hexes(st, 0)
+    st.phase, st.queue, st.qi, st._mask = "recruit", [(0, c)], 0, None
+    st.gold[0] = 20
+    mask = st.legal_actions_mask()
+    assert mask[RECRUIT_SP] and not mask[7]  # no basic recruit on a non-settlement hex
+    for _ in range(5):
+        st.apply(RECRUIT_SP)
+        if st.phase != "recruit":
+            break
+    assert a["special"][U.SPECIALS.index("elves")] == 5 and st.gold[0] == 10
+
+
+def test_special_unit_costs_and_stats_from_the_table():
+    """SPECIAL UNIT TYPES: cost / init / kill per unit (Kobolds' blank cost designed as 1)."""
+    g, st, a, c = variant_hex()
+    tab = g.cfg["special_units"]
+    assert (tab["djinn"]["cost"], tab["djinn"]["init"], tab["djinn"]["kill"]) == (3, 2, 8)
+    assert (tab["knights"]["cost"], tab["knights"]["init"], tab["knights"]["kill"]) == (2, 2, 6)
+    assert tab["kobolds"]["cost"] == 1 and len(U.SPECIALS) == 13
+    side = {"counts": np.zeros(18, np.int64)}
+    side["counts"][5 + U.SPECIALS.index("djinn")] = 1000
+    st.rng = np.random.default_rng(0)
+    assert 700 < U.attacks(st, side, B.segment_of(2)) < 900  # kill 8 in 10
+    assert U.attacks(st, side, B.segment_of(1)) == 0
+
+
+def test_goblins_tactics_raise_their_initiative():
+    """SPECIAL UNIT TYPES, Goblins (Hero gets Tactics): designed, the Goblins strike at Init 3."""
+    g, st, a, c = variant_hex()
+    side = {"counts": np.zeros(18, np.int64)}
+    side["counts"][5 + U.SPECIALS.index("goblins")] = 100
+    assert U.attacks(st, side, B.segment_of(3)) > 0 and U.attacks(st, side, B.segment_of(2)) == 0
+
+
+def test_special_units_grant_abilities():
+    """SPECIAL UNIT NOTES: one or more of a kind present gives the Hero its ability."""
+    g, st, a, c = variant_hex()
+    assert st.abil(a, "defense") == 0
+    U.special(a)[U.SPECIALS.index("dwarves")] = 1
+    U.special(a)[U.SPECIALS.index("fey")] = 3
+    assert st.abil(a, "defense") == 1 and st.abil(a, "wizardry") == 1
+    assert st.abil(a, "scouting") == 1
+
+
+def test_five_troop_types_and_command():
+    """SPECIAL UNIT NOTES: at most 5 troop types per army; each Command level adds one."""
+    g, st, a, c = variant_hex()
+    a["troops"][:] = [1, 1, 1, 1]
+    U.special(a)[U.SPECIALS.index("orcs")] = 1  # 5 types already
+    st.phase, st.queue, st.qi, st._mask = "recruit", [(0, c)], 0, None
+    st.gold[0] = 20
+    assert not st.legal_actions_mask()[RECRUIT_SP]
+    a["abil"] = [("command", 0)]
+    st._mask = None
+    assert st.legal_actions_mask()[RECRUIT_SP]
+
+
+def test_special_casualties_are_chosen_and_hero_dies_last():
+    """BATTLE ROUND SEQUENCE: the owner picks casualties among special groups too; the Hero
+    is the last unit killed."""
+    g, st, a, c = variant_hex()
+    a["troops"][:] = [0, 0, 0, 3]
+    U.special(a)[U.SPECIALS.index("knights")] = 3
+    foe = st.heroes[1]
+    m = int(next(x for x in st.nb[c] if x >= 0 and st.land[x] and st.hero_at(x) < 0))
+    st.explored[m], st.terrain[m], st.settle[m], st.encounter[m] = True, 0, -1, 0
+    foe["cell"], foe["troops"][:], foe["abil"] = m, [30, 0, 0, 0], []
+    st.phase, st.queue, st.qi = "battle", [(0, 0)], 0
+    start_battle(st, 0, m)
+    seen = False
+    while st.battle is not None:
+        if st.phase == "casualty" and st.battle["chooser"] == 0:
+            mask = st.legal_actions_mask()
+            if mask[LOSS_SP0 + U.SPECIALS.index("knights")] and mask[CASUALTY0 + 3]:
+                seen = True
+                st.apply(LOSS_SP0 + U.SPECIALS.index("knights"))
+                continue
+        st.apply(CONTINUE if st.phase == "call_off" else st.legal_actions()[0])
+    assert seen
+    if not a["alive"]:
+        assert U.special(a).sum() == 0 and a["troops"].sum() == 0
+
+
+def test_undead_regenerate_in_recovery():
+    """SPECIAL UNIT TYPES, Undead: regenerate 1D10 undead in the recovery phase."""
+    g, st, a, c = variant_hex("recruit_undead", "marsh")
+    U.special(a)[U.SPECIALS.index("undead")] = 2
+    a["troops"][:] = [0, 0, 0, 0]
+    st.order = [0, 1]
+    st._recovery()
+    assert 3 <= U.special(a)[U.SPECIALS.index("undead")] <= 12
+
+
+def test_castle_variant_knights_or_cavalry():
+    """CASTLE VARIANT TYPES: 1-3 Recruit Knights, 4-10 Recruit Cavalry (the castle default)."""
+    g, st, a, c = variant_hex()
+    st.settle[c] = SETTLEMENTS.index("castle")
+    seen = set()
+    for seed in range(40):
+        st.rng = np.random.default_rng(seed)
+        U.castle_variant(st, c)
+        seen.add(st.variant[c])
+    assert seen == {"recruit_knights", ""}
+
+
+def test_recovery_marks_recruit_variant_hex():
+    """RECOVERY (designed): a Hero ending the turn on a 'Recruit X' hex puts a marker on it."""
+    g, st, a, c = variant_hex()
+    st.owner[c] = -1
+    st.order = [0, 1]
+    st._recovery()
+    assert st.owner[c] == 0
+
+
+
+def test_type_limit_on_pickups_and_exchanges():
+    """SPECIAL UNIT NOTES: the 5-type limit also holds for garrison pick-ups and exchanges."""
+    g, st, a, b, d = two_heroes()
+    a["troops"][:] = [1, 0, 1, 1]
+    sp = U.special(a)
+    sp[U.SPECIALS.index("orcs")] = 1
+    sp[U.SPECIALS.index("elves")] = 1  # 5 types
+    st.garrison[a["cell"]] = [1, 1, 0, 0]
+    st._mask = None
+    mask = st.legal_actions_mask()
+    assert mask[TAKE_ONE0] and not mask[TAKE_ONE0 + 1]  # archers would be a sixth type
+    b["troops"][:] = [0, 1, 0, 0]
+    U.special(b)[U.SPECIALS.index("orcs")] = 1
+    U.special(b)[U.SPECIALS.index("elves")] = 1
+    U.special(b)[U.SPECIALS.index("dwarves")] = 1
+    U.special(b)[U.SPECIALS.index("gnomes")] = 1  # b has 5 types
+    st._mask = None
+    mask = st.legal_actions_mask()
+    assert not mask[GIVE0 + 4 * d + 0] and not mask[GIVE0 + 4 * d + 2]
+
+
+def test_exchange_special_units():
+    """MOVE & EXPLORE / SPECIAL UNITS: special troops are exchanged one by one like the others."""
+    from envs.warbah.config import GIVE_SP0
+    g, st, a, b, d = two_heroes()
+    k = U.SPECIALS.index("elves")
+    U.special(a)[k] = 2
+    st._mask = None
+    assert st.legal_actions_mask()[GIVE_SP0 + 13 * d + k]
+    c = st.clone()
+    st.apply(GIVE_SP0 + 13 * d + k)
+    assert a["special"][k] == 1 and b["special"][k] == 1
+    assert c.heroes[0]["special"][k] == 2  # clones are independent
+    st.apply(6)
+    back = [int(x) for x in st.nb[b["cell"]]].index(a["cell"])
+    assert not st.legal_actions_mask()[GIVE_SP0 + 13 * back + k]  # received this turn
+
+
+def test_whole_army_actions_respect_type_limit():
+    """SPECIAL UNIT NOTES: taking a whole garrison (8) or handing over a whole army (25-30)
+    is not offered when it would give a Hero a sixth troop type."""
+    from envs.warbah.config import EXCHANGE0, TAKE_GARRISON
+    g, st, a, b, d = two_heroes()
+    a["troops"][:] = [1, 0, 1, 1]
+    U.special(a)[U.SPECIALS.index("orcs")] = 1
+    U.special(a)[U.SPECIALS.index("elves")] = 1
+    st.garrison[a["cell"]] = [0, 2, 0, 0]
+    st._mask = None
+    assert not st.legal_actions_mask()[TAKE_GARRISON]
+    b["troops"][:] = [0, 1, 0, 0]
+    for name in ("dwarves", "gnomes", "fey", "djinn"):
+        U.special(b)[U.SPECIALS.index(name)] = 1
+    st._mask = None
+    assert not st.legal_actions_mask()[EXCHANGE0 + d]
+
+
+def test_pass_through_friendly_hero():
+    """MOVE & EXPLORE: Heroes may move through a hex holding another friendly Hero (designed:
+    two hexes straight on, paying both hexes' MP; never ending on the friend's hex)."""
+    from envs.warbah.config import PASS0
+    for seed in range(30):
+        g, st, a, b, d = two_heroes(seed)
+        beyond = int(st.nb[b["cell"], d])
+        if beyond >= 0 and st.land[beyond] and st.hero_at(beyond) < 0:
+            break
+    st.explored[beyond], st.terrain[beyond] = True, TERRAINS.index("clear")
+    st.settle[beyond], st.encounter[beyond] = -1, 0
+    st.rivers.clear()
+    st._mask = None
+    assert st.legal_actions_mask()[PASS0 + d]
+    st.apply(PASS0 + d)
+    assert a["cell"] == beyond and a["mp"] == 1
+    assert not st.legal_actions_mask()[d] or st.hero_at(int(st.nb[beyond, d])) < 0
