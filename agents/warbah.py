@@ -122,6 +122,8 @@ class HeuristicAgent(BaseAgent):
         if ph == "luck":
             if st.sea.get("cont") == "esp":  # the espionage roll: reroll a low one
                 return REROLL if st.sea["roll"] <= 4 else KEEP_ROLL
+            if st.sea.get("cont") == "agent":  # an agent's roll: reroll a failure
+                return REROLL if st.sea["roll"] <= 5 else KEEP_ROLL
             return REROLL if st.sea["roll"] in (1, 2, 4, 5) else KEEP_ROLL
         if ph == "ally_answer":  # block B alliances: accept offers, never offer
             from envs.warbah.config import ALLY_ACCEPT

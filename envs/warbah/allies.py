@@ -18,7 +18,7 @@ from __future__ import annotations
 import numpy as np
 
 from envs.warbah.config import (ALLY_ACCEPT, ALLY_BREAK0, ALLY_DECLINE, ALLY_GOLD0,
-                                ALLY_PROPOSE0, DONE)
+                                ALLY_PROPOSE0, CEDE0, DONE, HERO_TO0)
 
 PHASES = ("diplomacy", "ally_answer")
 
@@ -111,3 +111,30 @@ def on_attack(st, attacker_seat: int, defender_seat: int) -> None:
 
 def friendly(st, a: int, b: int) -> bool:
     return a == b or bool(st.allied[a, b])
+
+
+# -- trading settlements and Heroes (move phase, the acting Hero) --------------------------------
+def trade_mask(st, seat: int, h: dict, mask: np.ndarray) -> None:
+    """Allies may trade settlements and Heroes: the acting Hero may cede the (non-capitol)
+    settlement he stands on, or join an ally's side with his army and items (designed)."""
+    if not enabled(st) or not st.allied[seat].any():
+        return
+    c = h["cell"]
+    cede = st.owner[c] == seat and st.settle[c] >= 0 and st.capitol[seat] != c
+    mine = sum(1 for x in st.heroes if x["alive"] and x["seat"] == seat)
+    for r in range(1, st.game.num_seats):
+        o = _other(st, seat, r)
+        if st.allied[seat, o] and st.alive[o]:
+            mask[CEDE0 + r - 1] = cede
+            mask[HERO_TO0 + r - 1] = mine > 1  # a player keeps at least one Hero
+
+
+def trade_apply(st, seat: int, x: int, a: int) -> None:
+    h = st.heroes[x]
+    if CEDE0 <= a < CEDE0 + 3:
+        st.owner[h["cell"]] = _other(st, seat, a - CEDE0 + 1)
+        return
+    o = _other(st, seat, a - HERO_TO0 + 1)
+    h["seat"] = o
+    h["id"] = 1 + max((y["id"] for y in st.heroes if y["seat"] == o), default=0)
+    h["mp"] = h["scout"] = 0  # his move is over for this turn

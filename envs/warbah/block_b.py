@@ -1,7 +1,9 @@
-"""Block B hook surface for rules.py: espionage, fleets/sea, troop exchange choices, Luck.
+"""Block B hook surface for rules.py: espionage, fleets/sea, special units, alliances, troop
+exchange choices, pass-through, Scouting's look, Luck.
 
-rules.py calls only the functions here (init / clone / mask / apply / advance dispatch), so the
-logic stays in espionage.py and sea.py. Actions (config.py, from SEA0 upward):
+rules.py / combat_flow.py call only short hooks (init / clone / mask / apply / advance dispatch,
+battle hooks in sea.py and units.py), so the logic stays in espionage.py, sea.py, units.py and
+allies.py. Actions (config.py, from SEA0 upward):
 
 | action           | meaning                                                             |
 |------------------|---------------------------------------------------------------------|
@@ -18,6 +20,8 @@ logic stays in espionage.py and sea.py. Actions (config.py, from SEA0 upward):
 | FLEET0 + 6*k + d | move phase: move own unmanned fleet k (by cell order, k < 4) one hex |
 | GIVE_SP0+13*d+u  | move phase: give one special unit u to the friendly Hero in dir d   |
 | PASS0 + d        | move phase: two hexes straight on through a friendly/allied Hero    |
+| LOOK0 + d        | move phase, Scouting: see the adjacent enemy Hero's index card      |
+| CEDE0 / HERO_TO0 | move phase, allies: cede this settlement / hand this Hero to ally r |
 """
 from __future__ import annotations
 
@@ -29,10 +33,11 @@ from envs.warbah import sea as SEA
 from envs.warbah import units as UNITS
 from envs.warbah.board import DIR_NAMES
 from envs.warbah.config import (ALLY_ACCEPT, ALLY_BREAK0, ALLY_DECLINE, ALLY_GOLD0,
-                                ALLY_PROPOSE0, BASIC, DROP_ONE0, FLEET0, FLEET_SLOTS, GIVE0,
-                                GIVE_SP0, HIRE_AGENT, KEEP_ROLL, LOSS_SP0, PASS0, RECRUIT_SP,
-                                REROLL, SEA0, SETTLEMENTS, SHIP0, TAKE_GARRISON, TAKE_ONE0,
-                                TARGET0, TARGET_SLOTS, EXCHANGE0)
+                                ALLY_PROPOSE0, BASIC, CASUALTY0, CEDE0, DROP_ONE0, EXCHANGE0,
+                                FLEET0, FLEET_SLOTS, GIVE0, GIVE_SP0, HERO_TO0, HIRE_AGENT,
+                                KEEP_ROLL, LOOK0, LOSS_SP0, PASS0, RECRUIT_SP, REROLL, SEA0,
+                                SETTLEMENTS, SHIP0, TAKE_GARRISON, TAKE_ONE0, TARGET0,
+                                TARGET_SLOTS)
 
 PHASES = ESP.PHASES + SEA.PHASES + ALLY.PHASES
 
@@ -151,6 +156,12 @@ def local_mask(st, seat: int, x: int, mask: np.ndarray) -> None:
     if not st.land[c]:
         return
     _pass_mask(st, seat, h, mask)
+    ALLY.trade_mask(st, seat, h, mask)
+    if h.get("scout", 0) > 0:  # Scouting: look at an adjacent Hero's card instead of exploring
+        for d, m in enumerate(st.nbl[c]):
+            j = st.hero_at(m) if m >= 0 else -1
+            if j >= 0 and st.heroes[j]["seat"] != seat and not ESP.is_revealed(st, seat, j):
+                mask[LOOK0 + d] = 1
     room = st.army_cap(h) - UNITS.army_size(h)
     if mask[TAKE_GARRISON] and (room <= 0 or UNITS.type_count(h) + int(
             ((st.garrison[c] > 0) & (h["troops"] == 0)).sum()) > UNITS.type_limit(st, h)):
@@ -273,6 +284,13 @@ def apply_local(st, seat: int, x: int, a: int) -> None:
         o["recv_sp"][u] += 1
         h["mp"], h["scout"] = 0, 0   # instead of moving
         h["xchg_turn"] = st.turn
+    elif CEDE0 <= a < HERO_TO0 + 3:  # allies trade settlements and Heroes
+        ALLY.trade_apply(st, seat, x, a)
+        if HERO_TO0 <= a:
+            st.qi += 1  # the Hero now belongs to the ally: this queue entry is done
+    elif LOOK0 <= a < LOOK0 + 6:
+        st.revealed[(seat, st.hero_at(st.nbl[c][a - LOOK0]))] = st.turn
+        h["scout"] -= 1
     elif PASS0 <= a < PASS0 + 6:  # pass-through movement (friendly or allied Hero)
         d = a - PASS0
         h["mp"] -= _pass_target(st, seat, h, d)
@@ -290,6 +308,15 @@ def apply_local(st, seat: int, x: int, a: int) -> None:
 
 def recovery(st) -> None:
     UNITS.recovery(st)
+    for h in st.heroes:  # troops gained at sea (treasure) beyond the ships' room disband
+        if h["alive"] and not st.land[h["cell"]]:
+            over = UNITS.army_size(h) - SEA.capacity(st, st.ships[h["cell"]])
+            while over > 0:  # designed: automatically, largest group first
+                opts = UNITS.loss_actions(h)
+                cnt = [h["troops"][a - CASUALTY0] if a < LOSS_SP0 else h["special"][a - LOSS_SP0]
+                       for a in opts]
+                UNITS.lose(h, opts[int(np.argmax(cnt))])
+                over -= 1
     for seat in np.flatnonzero(~st.alive).tolist():  # fleets of eliminated players are removed
         gone = st.fleet_owner == seat
         st.ships[gone] = 0
@@ -342,6 +369,12 @@ def action_to_str(st, a: int) -> str:
     if GIVE_SP0 <= a < GIVE_SP0 + 78:
         d, u = divmod(a - GIVE_SP0, 13)
         return f"give one {UNITS.SPECIALS[u]} to the hero {DIR_NAMES[d]}"
+    if CEDE0 <= a < CEDE0 + 3:
+        return f"cede this settlement to the ally {a - CEDE0 + 1} seat(s) on"
+    if HERO_TO0 <= a < HERO_TO0 + 3:
+        return f"hand this hero over to the ally {a - HERO_TO0 + 1} seat(s) on"
+    if LOOK0 <= a < LOOK0 + 6:
+        return f"Scouting: look at the card of the hero {DIR_NAMES[a - LOOK0]}"
     if PASS0 <= a < PASS0 + 6:
         return f"move through the friendly hero {DIR_NAMES[a - PASS0]} (two hexes)"
     if FLEET0 <= a < FLEET0 + 6 * FLEET_SLOTS:
@@ -381,12 +414,13 @@ def observe_b(st, seat: int) -> np.ndarray:
     g = st.game
     N, n = g.num_seats, g.n_cells
     bd = np.zeros((PLANES_B, n), np.float32)
-    own = st.fleet_owner == seat
-    sh = np.minimum(st.ships, 10) / 10.0
-    bd[0] = np.where(own, sh, 0)
-    bd[1] = np.where(~own & (st.ships > 0), sh, 0)
-    for c in SEA.unmanned_fleets(st, seat):
-        bd[5, c] = SEA.fleet_left(st, c) / 4.0
+    if st.ships.any():
+        own = st.fleet_owner == seat
+        sh = np.minimum(st.ships, 10) / 10.0
+        bd[0] = np.where(own, sh, 0)
+        bd[1] = np.where(~own & (st.ships > 0), sh, 0)
+        for c in SEA.unmanned_fleets(st, seat):
+            bd[5, c] = SEA.fleet_left(st, c) / 4.0
     v = np.zeros(VECTOR_B, np.float32)
     e = st.esp
     if st.phase in PHASES:

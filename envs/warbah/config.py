@@ -57,7 +57,10 @@ FLEET0 = ALLY_DECLINE + 1   # +6*k+d: move own unmanned fleet k (k < 4, by cell)
 FLEET_SLOTS = 4
 GIVE_SP0 = FLEET0 + 6 * FLEET_SLOTS   # +13*d+u: give one special unit u to the friendly hero in d
 PASS0 = GIVE_SP0 + 6 * 13   # +d: two hexes straight on through a friendly/allied hero
-SEA_END = PASS0 + 6
+LOOK0 = PASS0 + 6   # +d: Scouting: look at the index card of the adjacent Hero in direction d
+CEDE0 = LOOK0 + 6    # +r-1: cede the settlement the acting hero stands on to ally r (allies)
+HERO_TO0 = CEDE0 + 3  # +r-1: hand the acting hero (army, items) over to ally r (allies)
+SEA_END = HERO_TO0 + 3
 NUM_ACTIONS = SEA_END
 
 

@@ -164,13 +164,7 @@ def advance(st) -> bool:
             st.esp = e = {"seat": seat, "roll": roll, "hired": 0, "agents": 0,
                           "stage": "hire", "targets": [], "victim": -1, "left": 0, "item": None}
             st.esp_log.append((st.turn, seat, "roll", roll))
-            lucky = [i for i, h in enumerate(st.heroes) if h["alive"] and h["seat"] == seat
-                     and st.abil(h, "luck") and h.get("luck_turn") != st.turn]
-            if lucky:  # Luck: the espionage roll may be rerolled (sea.apply, cont "esp")
-                st.sea = {"kind": "luck", "hero": lucky[0], "roll": die, "ret": "espionage",
-                          "cont": "esp"}
-                st.phase = "luck"
-                st._cp = seat
+            if _offer_luck(st, seat, die, "esp"):  # Luck: the espionage roll may be rerolled
                 return True
         if st.phase == "spy_loss":
             h = st.heroes[e["victim"]]
@@ -198,19 +192,38 @@ def advance(st) -> bool:
             continue
         e["agents"] -= 1
         r = d10(st.rng)
-        t = ecfg(st)["table"]
-        if r <= t["failure_max"]:
-            st.esp_log.append((st.turn, e["seat"], "fail", r))
-            e["stage"] = "done"
-            continue
-        if r <= t["look_max"]:
-            e["stage"] = "look"
-        else:
-            e["stage"] = SUCCESS_STAGE[d10(st.rng)]
-        st.esp_log.append((st.turn, e["seat"], e["stage"], r))
-        e["targets"] = targets(st)
-        if not e["targets"]:
-            e["stage"] = "done"
+        if r <= ecfg(st)["table"]["look_max"] and _offer_luck(st, e["seat"], r, "agent"):
+            return True  # Luck: a failed / look result may be rerolled
+        resolve_agent(st, r)
+
+
+def _offer_luck(st, seat: int, roll: int, cont: str) -> bool:
+    """RARE ABILITY Luck: once per turn a Hero's player may reroll one of its own dice."""
+    for i, h in enumerate(st.heroes):
+        if (h["alive"] and h["seat"] == seat and h.get("luck_turn") != st.turn
+                and st.abil(h, "luck")):
+            st.sea = {"kind": "luck", "hero": i, "roll": roll, "ret": "espionage", "cont": cont}
+            st.phase, st._cp = "luck", seat
+            return True
+    return False
+
+
+def resolve_agent(st, r: int) -> None:
+    """ESPIONAGE TABLE for one agent's roll r (then the Agent Success table on 9-0)."""
+    e = st.esp
+    t = ecfg(st)["table"]
+    if r <= t["failure_max"]:
+        st.esp_log.append((st.turn, e["seat"], "fail", r))
+        e["stage"] = "done"
+        return
+    if r <= t["look_max"]:
+        e["stage"] = "look"
+    else:
+        e["stage"] = SUCCESS_STAGE[d10(st.rng)]
+    st.esp_log.append((st.turn, e["seat"], e["stage"], r))
+    e["targets"] = targets(st)
+    if not e["targets"]:
+        e["stage"] = "done"
 
 
 def apply(st, a: int) -> None:
@@ -252,9 +265,8 @@ def apply(st, a: int) -> None:
         if st.owner[c] == h["seat"]:
             st.garrison[c, :4] += h["troops"]
         h["troops"][:] = 0
-        hook = getattr(st, "on_hero_killed", None)
-        if hook is not None:
-            hook(x)
+        if h.get("wizard"):  # his wizard teleports home (block A)
+            st.kill_wizard(x)
     elif stage == "garrison":
         st.owner[x] = seat
     elif stage == "steal_gold":
@@ -280,14 +292,20 @@ def apply(st, a: int) -> None:
     elif stage == "sink":
         SEA.sink_ship(st, x)
     elif stage == "item":
+        from envs.warbah import spells as SP
         items = st.heroes[x]["items"]
-        e["item"] = items.pop(int(st.rng.integers(len(items))))  # designed: a random item
+        it = items[int(st.rng.integers(len(items)))]  # designed: a random item
+        SP.drop_item(st.heroes[x], it)  # an ability item takes its ability with it
+        e["item"] = it
         e["stage"] = "give_item"
         e["targets"] = targets(st)
         if not e["targets"]:
             e["stage"] = "done"
     elif stage == "give_item":
-        st.heroes[x].setdefault("items", []).append(e["item"])
+        it = e["item"]
+        if it["kind"] == "ability":  # as spells.take_items does
+            st.heroes[x]["abil"].append(tuple(it["k"]))
+        st.heroes[x].setdefault("items", []).append(it)
         e["item"] = None
 
 

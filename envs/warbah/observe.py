@@ -69,8 +69,7 @@ def observe(st, seat: int) -> np.ndarray:
             bd[12, st.cand[k]] = (k + 1) / 8.0
     for (a, b) in st.rivers:
         for c, m in ((a, b), (b, a)):
-            dirs = list(st.nb[c])
-            d = dirs.index(m)
+            d = st.nbl[c].index(m)  # neighbour lists (block_b.init)
             if d < 3:
                 bd[13 + d, c] = 1
     nv = len(g.variant_names)
@@ -125,7 +124,7 @@ def render_text(st, observer=None) -> str:
         for c in range(g.w):
             i = r * g.w + c
             if not st.land[i]:
-                ch = "~~"
+                ch = f"S{st.fleet_owner[i]}" if st.ships[i] > 0 else "~~"  # block B: fleets
             elif not st.explored[i]:
                 ch = "??"
             else:

@@ -97,7 +97,7 @@ class WarbahState(State):
                  if TERRAINS[t] == "settlement" else self.game.terrain[TERRAINS[t]]["walls"])
         if edge(cell, from_cell) in self.rivers:
             w = max(w, cfg["river"]["cross_walls"])
-        elif any(edge(cell, int(m)) in self.rivers for m in self.nb[cell] if m >= 0):
+        elif any(edge(cell, m) in self.rivers for m in self.nbl[cell] if m >= 0):  # nbl: lists
             w = max(w, cfg["river"]["same_side_walls"])
         return max(0, w - int(self.wall_damage[cell])) + SP.bonus_walls(self, cell)
 

@@ -250,6 +250,8 @@ def sink_ship(st, hi: int) -> None:
         st.fleet_owner[c] = -1
         h["alive"] = False
         h["troops"][:] = 0
+        if h.get("wizard"):  # his wizard teleports home (block A)
+            st.kill_wizard(hi)
         return
     _enforce_capacity(st, hi, st.phase)
 
@@ -307,6 +309,10 @@ def apply(st, a: int) -> None:
         st.phase, st.sea = s["ret"], None
         if s.get("cont") == "esp":  # the espionage roll (espionage.advance)
             st.esp["roll"] += roll - s["roll"]
+            return
+        if s.get("cont") == "agent":  # an agent's Espionage table roll
+            from envs.warbah.espionage import resolve_agent
+            resolve_agent(st, roll)
             return
         sea_encounter(st, s["hero"], roll)
     else:

@@ -124,3 +124,25 @@ def test_allies_pettingzoo_api():
     """The allies option goes through envs.make and passes PettingZoo's api_test."""
     from pettingzoo.test import api_test
     api_test(envs.make("warbah_v0", num_players=3, allies=True), num_cycles=200)
+
+
+def test_allies_trade_settlements_and_heroes():
+    """ALLIES: allies may trade settlements and Heroes (designed: the acting Hero cedes the
+    settlement he stands on, or goes over to the ally with his army and items)."""
+    from envs.warbah.config import CEDE0, HERO_TO0, SETTLEMENTS
+    g, st = diplomacy_state()
+    st.allied[0, 1] = st.allied[1, 0] = True
+    a = st.heroes[0]
+    c = int(next(x for x in st.nb[a["cell"]] if x >= 0 and st.land[x] and st.hero_at(x) < 0))
+    st.explored[c], st.terrain[c] = True, TERRAINS.index("settlement")
+    st.settle[c], st.owner[c], st.encounter[c] = SETTLEMENTS.index("town"), 0, 0
+    a["cell"], a["mp"], a["scout"] = c, 3, 0
+    extra = dict(a, troops=a["troops"].copy(), abil=[], cell=st.capitol[0], id=9)
+    st.heroes.append(extra)
+    st.phase, st.queue, st.qi, st._cp, st._mask = "move", [(0, 0), (0, 3)], 0, 0, None
+    mask = st.legal_actions_mask()
+    assert mask[CEDE0] and mask[HERO_TO0] and not mask[CEDE0 + 1]  # only toward the ally
+    st.apply(CEDE0)
+    assert st.owner[c] == 1
+    st.apply(HERO_TO0)
+    assert a["seat"] == 1 and st.queue[st.qi] == (0, 3)

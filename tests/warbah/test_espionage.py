@@ -140,12 +140,14 @@ def test_agent_success_2_take_garrison():
 def test_agent_success_3_steal_magic_item():
     """AGENT SUCCESS TABLE 3: steal a magic item and give it to one of your Heroes."""
     g, st, a, b = contact_state()
-    b["items"] = [{"kind": "ability", "k": "defense", "used": -1}]
+    b["abil"] = [("defense", 0)]
+    b["items"] = [{"kind": "ability", "k": ("defense", 0), "used": -1}]
     assert at_stage(st, "item") == [1]
     st.apply(TARGET0)
     assert st.esp["stage"] == "give_item" and st.esp["targets"] == [0]
     st.apply(TARGET0)
-    assert not b["items"] and a["items"][0]["k"] == "defense"
+    assert not b["items"] and a["items"][0]["k"] == ("defense", 0)
+    assert st.abil(b, "defense") == 0 and st.abil(a, "defense") == 1  # the item's ability moves
 
 
 def test_agent_success_4_and_5_gold():
@@ -265,3 +267,20 @@ def test_luck_rerolls_the_espionage_roll():
     st.apply(REROLL)
     assert st.esp is not None and st.esp["roll"] == 9 and st.phase == "espionage"
     assert a["luck_turn"] == st.turn
+
+
+def test_luck_rerolls_an_agent_roll():
+    """RARE ABILITY Luck: a failed agent's Espionage table roll may be rerolled (once a turn)."""
+    from envs.warbah.config import KEEP_ROLL, REROLL
+    g, st, a, b = contact_state()
+    a["abil"] = [("luck", 0)]
+    st.gold[0], st.order, st.esp_turn = 20, [0, 1], 0
+    st.rng = ScriptRng([1, 3, 7] + [1] * 20)  # roll X=1 (keep), agent rolls 3, reroll -> 7
+    ESP.begin(st)
+    ESP.advance(st)
+    st._mask = None
+    st.apply(KEEP_ROLL)  # keep the espionage roll: Luck still unused
+    st.apply(HIRE_AGENT)
+    assert st.phase == "luck" and st.sea["cont"] == "agent" and st.sea["roll"] == 3
+    st.apply(REROLL)
+    assert st.esp["stage"] == "look" and st.esp["targets"] == [1]

@@ -306,3 +306,12 @@ def test_attacking_an_unmanned_fleet_sinks_it():
     assert st.legal_actions_mask()[d]
     st.apply(d)
     assert st.ships[nxt] == 0 and st.fleet_owner[nxt] == -1 and h["cell"] != nxt
+
+
+def test_followers_at_sea_beyond_capacity_disband_in_recovery():
+    """TREASURE 6 at sea / MOVE: a ship holds ten units; followers that do not fit disband."""
+    g, st, h, nxt = _at_sea([10] * 5, troops=(2, 2, 2, 2), ships=1)
+    h["troops"][0] += 7  # 15 troops on one ship
+    st.order = [0, 1]
+    st._recovery()
+    assert h["troops"].sum() == 10 and h["troops"][0] == 4

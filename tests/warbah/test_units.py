@@ -299,3 +299,22 @@ def test_pass_through_friendly_hero():
     st.apply(PASS0 + d)
     assert a["cell"] == beyond and a["mp"] == 1
     assert not st.legal_actions_mask()[d] or st.hero_at(int(st.nb[beyond, d])) < 0
+
+
+def test_scouting_looks_at_an_adjacent_heros_card():
+    """ABILITY TABLE 7, Scouting: look at one adjacent Hero's index card (uses the scouting
+    point instead of exploring; the card stays visible this turn)."""
+    from envs.warbah.config import LOOK0
+    from envs.warbah import espionage as ESP
+    g, st, a, b, d = two_heroes()
+    st.heroes.pop()
+    foe = st.heroes[1]
+    foe["cell"] = b["cell"]
+    a["abil"], a["scout"] = [("scouting", 0)], 1
+    st.queue = [(0, 0)]
+    st._mask = None
+    assert st.legal_actions_mask()[LOOK0 + d]
+    st.apply(LOOK0 + d)
+    assert ESP.is_revealed(st, 0, 1) and a["scout"] == 0
+    dt = st.determinize(0, np.random.default_rng(3))
+    assert np.array_equal(dt.heroes[1]["troops"], foe["troops"])
