@@ -145,13 +145,14 @@ register(EnvSpec(
 
 register(EnvSpec(
     name="warbah_v0", module="envs.warbah",
-    description="Hex-map fantasy conquest: explore, recruit, battle in initiative segments, "
-                "capture capitols (partial rules: no spells, fleets or espionage yet)",
+    description="Hex-map fantasy conquest: explore, recruit, spells and wizards, fleets, "
+                "espionage, battles in initiative segments; capture capitols",
     players="2, 3, 4",
     variants={
         "2p": {"num_players": 2},
         "3p": {"num_players": 3},
         "4p": {"num_players": 4},
+        "4p_allies": {"num_players": 4, "allies": True},
     },
 ))
 
