@@ -12,6 +12,8 @@ from envs.zaberias import movement as M
 from envs.zaberias.board import WATER
 
 SORCERER_EFFECT = {"love": M.LOVE, "dazzle": M.STUN, "shock": M.SHOCK, "glue": M.GLUE}
+#: abilities used through ABILITY x (a target cell)
+TARGETED = frozenset(SORCERER_EFFECT) | {"necromancer", "teleport", "energize", "share"}
 
 
 def ability_ready(st, uid: int) -> bool:
@@ -60,13 +62,13 @@ def teleport_destinations(st, tele: int, uid: int) -> list[int]:
 
 def ability_targets(st, uid: int) -> list[int]:
     """Cells the selected unit's ABILITY may be used on."""
-    if not ability_ready(st, uid):
-        return []
     g = st.game
-    U = g.U
     spec = g.specs[uid]
-    seat = uid // U
     ab = spec.ability
+    if ab not in TARGETED or not ability_ready(st, uid):
+        return []
+    U = g.U
+    seat = uid // U
     src = st.cell[uid]
     occ = st.occ
     cells = st.geo.cells_in_range(src, spec.range)
@@ -178,5 +180,8 @@ def rotate(st, uid: int, quarter_turns: int) -> None:
     for u in range(len(st.game.specs)):
         if M.on_map(st, u) and st.cell[u] in cmap:
             st.cell[u] = cmap[st.cell[u]]
+        elif st.death[u] is not None and st.death[u][0] in cmap:
+            # the square where a unit fell turns with the board: the Necromancer finds it there
+            st.death[u] = (cmap[st.death[u][0]], st.death[u][1])
     st.rebuild_occ()
     st.phase = "main"

@@ -19,15 +19,16 @@ S = city sites (3 per board), N = cells of the global grid (H * W).
 | ROLL         | 1     | ambush: roll with the units gathered                                  |
 | REROLL       | 1     | tie: attack again                                                    |
 | STANDDOWN    | 1     | tie: stand down                                                      |
-| RELEASE k    | 4     | siphon over capacity: release the held unit in position k            |
+| RELEASE k    | K     | siphon over capacity: release the held unit in position k; K = the    |
+|              |       | enemy units in the game ((n-1) U), the most a Siphon can ever hold    |
 | STOP         | 1     | Rhino Rider: stop moving                                             |
 """
 from __future__ import annotations
 
 
 class ActionLayout:
-    def __init__(self, U: int, S: int, N: int):
-        self.U, self.S, self.N = U, S, N
+    def __init__(self, U: int, S: int, N: int, K: int = 4):
+        self.U, self.S, self.N, self.K = U, S, N, K
         self.END = 0
         self.SELECT = 1
         self.BUY = self.SELECT + U
@@ -43,7 +44,7 @@ class ActionLayout:
         self.REROLL = self.ROLL + 1
         self.STANDDOWN = self.REROLL + 1
         self.RELEASE = self.STANDDOWN + 1
-        self.STOP = self.RELEASE + 4
+        self.STOP = self.RELEASE + K
         self.size = self.STOP + 1
         self._blocks = [("end", self.END, 1), ("select", self.SELECT, U), ("buy", self.BUY, U),
                         ("upgrade", self.UPGRADE, S), ("cityatk", self.CITYATK, S),
@@ -51,7 +52,7 @@ class ActionLayout:
                         ("ability", self.ABILITY, N), ("rotate", self.ROTATE, 3),
                         ("plague", self.PLAGUE, 1), ("join", self.JOIN, U),
                         ("roll", self.ROLL, 1), ("reroll", self.REROLL, 1),
-                        ("standdown", self.STANDDOWN, 1), ("release", self.RELEASE, 4),
+                        ("standdown", self.STANDDOWN, 1), ("release", self.RELEASE, K),
                         ("stop", self.STOP, 1)]
 
     def decode(self, action: int) -> tuple[str, int]:

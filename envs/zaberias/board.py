@@ -91,6 +91,10 @@ class Geometry:
         self.step_nbrs = tuple(
             nbrs[c] + (tuple(p for p in self.portals if p != c) if self.terrain[c] == PORTAL else ())
             for c in range(N))
+        #: bitmask forms of the step links and of the terrain that steps care about
+        self.step_mask = [sum(1 << y for y in self.step_nbrs[c]) for c in range(N)]
+        self.water_mask = sum(1 << c for c in range(N) if self.terrain[c] == WATER)
+        self.portal_mask = sum(1 << c for c in self.portals)
         # within[r][cell]: bitmask of cells at range distance 1..r (never through portals)
         self.within = [[0] * N for _ in range(MAX_RANGE + 1)]
         for cell in range(N):

@@ -70,6 +70,31 @@ def attack_targets(st, uid: int) -> list[int]:
     return out
 
 
+def has_attack_target(st, uid: int) -> bool:
+    """``bool(attack_targets(st, uid))``, stopping at the first target."""
+    g = st.game
+    if st.status[uid] != M.BOARD or st.attacks[uid] <= 0:
+        return False
+    U = g.U
+    seat = uid // U
+    geo = st.geo
+    here = st.cell[uid]
+    site = geo.site_of[here]
+    if site >= 0 and st.city_owner[site] != seat:
+        return True
+    occ, site_of, city_owner = st.occ, geo.site_of, st.city_owner
+    for x in geo.cells_in_range(here, M.unit_range(st, uid)):
+        o = occ[x]
+        if o >= 0:
+            if o // U != seat and can_attack_unit(st, uid, o):
+                return True
+        else:
+            s = site_of[x]
+            if s >= 0 and city_owner[s] >= 0 and city_owner[s] != seat:
+                return True
+    return False
+
+
 def can_join(st, uid: int, target: int) -> bool:
     """An ambush partner: a friendly unit with an attack left and the target in its range."""
     if st.status[uid] != M.BOARD or st.attacks[uid] <= 0:

@@ -130,7 +130,9 @@ class ZaberiasGame(Game):
         for uid, spec in enumerate(self.specs):
             self.ability_uid.setdefault((uid // self.U, spec.ability), uid)
         from envs.zaberias import actions as A
-        self.layout = A.ActionLayout(self.U, self.S, self.N)
+        # a Siphon may briefly hold more than its capacity (an ambush, a Siphon-on-Siphon
+        # transfer) and then chooses whom to keep: one RELEASE per enemy unit in the game
+        self.layout = A.ActionLayout(self.U, self.S, self.N, (num_players - 1) * self.U)
         self.num_actions = self.layout.size
         from envs.zaberias.observe import observation_layout
         self.observation_layout = observation_layout(self)

@@ -28,8 +28,8 @@ Options (``envs.make("zaberias_v0", **options)``):
 | illegal_action | raise (error, state unchanged) or lose               | raise               |
 | max_steps      | env move cap; the game is truncated there            | 2000                |
 
-Actions: ``Discrete(1 + 2U + 2S + 3N + U + 12)`` (U = 9 roster slots, S = 3 city sites per board,
-N = grid cells; 2 players: 14x7 grid, 3-4 players: 14x14), table in ``envs/zaberias/actions.py``:
+Actions: ``Discrete(1 + 2U + 2S + 3N + U + 8 + (n - 1)U)`` (U = 9 roster slots, S = 3 city sites
+per board, N = grid cells, n players; 2 players: 14x7 grid, 3-4 players: 14x14), table in ``envs/zaberias/actions.py``:
 END, SELECT unit, BUY unit, UPGRADE city, CITYATK (city attacks the unit in it), MOVE cell,
 ATTACK cell, ABILITY cell, ROTATE (Earth Mover), PLAGUE (Mutant Corpse), JOIN (ambush), ROLL,
 REROLL / STANDDOWN (ties), RELEASE (Siphon over capacity), STOP (Rhino Rider).
@@ -43,7 +43,8 @@ ties share): the last tribe standing ranks first, eliminated tribes rank by when
 round cap (``rules.max_rounds``, default 30) or the engine action cap (``rules.max_actions``,
 default 950) survivors rank by material (unit costs + city worth + coins).
 
-Version history: v0 (first release).
+Version history: v0 (first release; the RELEASE block grew from 4 to (n - 1)U actions
+so that a Siphon holding more than 4 can choose whom to keep).
 """
 from __future__ import annotations
 

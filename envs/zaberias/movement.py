@@ -6,7 +6,7 @@ Skull Dragon, Giant Armor, Vampire, Ninja, Phantom, Spider Witch, Dragon and Rhi
 """
 from __future__ import annotations
 
-from envs.zaberias.board import PORTAL, WATER
+from envs.zaberias.board import WATER, bit_cells
 
 ARMORY, BOARD, HELD, RIDING = 0, 1, 2, 3
 LOVE, STUN, SHOCK, GLUE = 1, 2, 4, 8
@@ -94,54 +94,99 @@ def is_wood_rider(st, uid: int) -> bool:
     return st.game.specs[uid].grade == 1 and st.dragon_of(uid // st.game.U) >= 0
 
 
-def reach(st, uid: int) -> set[int]:
-    """Cells the unit may end a move on (rulebook 5: orthogonal steps, diagonals only on roads,
-    flyers pass over units and water, swimmers cross water, portals one step apart and blocked by
-    any occupant; never end on a unit, except a wood unit boarding its Dragon or the Dragon
-    picking up an unmoved wood unit)."""
+def occupied_mask(st) -> int:
+    """Bitmask of the cells standing units occupy (memoised per position)."""
+    got = st._memo.get("occm")
+    if got is None:
+        got = 0
+        for c in st.occ_cells():
+            got |= 1 << c
+        st._memo["occm"] = got
+    return got
+
+
+def _special_dests(st, uid: int, spec) -> int:
+    """Occupied cells the unit may still end on: a wood unit boarding its Dragon, or the Dragon
+    picking up an unmoved wood unit of its tribe."""
+    g = st.game
+    U = g.U
+    seat = uid // U
+    out = 0
+    if spec.ability == "carry" and st.rider[uid] < 0:
+        for o in range(seat * U, seat * U + U):
+            if o != uid and g.specs[o].grade == 1 and st.status[o] == BOARD and not st.moved[o]:
+                out |= 1 << st.cell[o]
+    elif spec.grade == 1 and st.status[uid] == BOARD:
+        d = st.dragon_of(seat)
+        if d >= 0 and st.status[d] == BOARD and st.rider[d] < 0:
+            out |= 1 << st.cell[d]
+    return out
+
+
+def reach_cells(st, uid: int) -> list[int]:
+    """Cells the unit may end a move on, ascending (rulebook 5: orthogonal steps, diagonals only
+    on roads, flyers pass over units and water, swimmers cross water, portals one step apart and
+    blocked by any occupant; never end on a unit, except a wood unit boarding its Dragon or the
+    Dragon picking up an unmoved wood unit). A breadth-first search over bitmasks, one layer per
+    step."""
     g = st.game
     spec = g.specs[uid]
     geo = st.geo
-    occ = st.occ
-    terrain = geo.terrain
+    occm = occupied_mask(st)
     start = st.cell[uid]
     n = steps(st, uid)
     fly, swim = spec.fly, spec.swim
-    seen = {start}
-    frontier = [start]
-    dests = set()
-    U = g.U
-    seat = uid // U
-    carry = spec.ability == "carry" and st.rider[uid] < 0
-    boarding = st.status[uid] == BOARD and spec.grade == 1
-    my_dragon = st.dragon_of(seat) if boarding else -1
-    if my_dragon >= 0 and (st.status[my_dragon] != BOARD or st.rider[my_dragon] >= 0):
-        my_dragon = -1
+    if fly:
+        blocked = geo.portal_mask & occm          # flyers pass over units, not occupied portals
+    else:
+        blocked = occm
+    wet = 0 if (fly or swim) else geo.water_mask
+    special = _special_dests(st, uid, spec)
+    step_mask = geo.step_mask
+    seen = 1 << start
+    frontier = (start,)
+    extra = 0
     for _ in range(n):
-        nxt = []
+        nb = 0
         for x in frontier:
-            for y in geo.step_nbrs[x]:
-                if y in seen:
-                    continue
-                t = terrain[y]
-                if t == WATER and not (fly or swim):
-                    continue
-                o = occ[y]
-                if o >= 0:
-                    if o == my_dragon:
-                        dests.add(y)                  # a wood unit gets on its Dragon
-                    elif carry and o // U == seat and g.specs[o].grade == 1 \
-                            and st.status[o] == BOARD and not st.moved[o] and o != uid:
-                        dests.add(y)                  # the Dragon picks up an unmoved wood unit
-                    if t == PORTAL or not fly:
-                        continue                      # units block walkers; portals block all
-                seen.add(y)
-                nxt.append(y)
-                if o < 0:
-                    dests.add(y)
-        frontier = nxt
-    dests.discard(start)
-    return dests
+            nb |= step_mask[x]
+        nb &= ~(seen | wet)
+        if special:
+            extra |= nb & special
+        nb &= ~blocked
+        if not nb:
+            break
+        seen |= nb
+        frontier = bit_cells(nb)
+    return list(bit_cells(((seen & ~occm) | extra) & ~(1 << start)))
+
+
+def reach(st, uid: int) -> set[int]:
+    """``reach_cells`` as a set."""
+    return set(reach_cells(st, uid))
+
+
+def can_step(st, uid: int) -> bool:
+    """Whether the unit has at least one move (cheap: one empty neighbour settles it)."""
+    if not can_move(st, uid):
+        return False
+    spec = st.game.specs[uid]
+    geo = st.geo
+    occ = st.occ
+    wet_ok = spec.fly or spec.swim
+    if spec.ability == "trample" and st.status[uid] == BOARD:
+        wet_ok = False                        # the Rhino Rider never steps into water
+    terrain = geo.terrain
+    for y in geo.step_nbrs[st.cell[uid]]:
+        if occ[y] < 0 and (wet_ok or terrain[y] != WATER):
+            return True
+    if spec.ability == "trample" and st.status[uid] == BOARD:
+        saved = st.rhino_left
+        st.rhino_left = steps(st, uid)
+        ok = bool(rhino_steps(st, uid))
+        st.rhino_left = saved
+        return ok
+    return bool(reach_cells(st, uid))
 
 
 def trample_victim(st, rhino: int, cell: int) -> bool:

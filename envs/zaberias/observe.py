@@ -40,6 +40,9 @@ from envs.zaberias.config import TRIBES
 
 _TERRAIN_PLANE = {WATER: 1, TREES: 2, PORTAL: 4, MINE: 5, STAR: 6, SITE: 7}
 _STATUS_VALUE = {M.ARMORY: 0.0, M.BOARD: 1 / 3, M.RIDING: 2 / 3, M.HELD: 1.0}
+#: phase -> index (the same order as ``rules.PHASES``, checked there at import)
+PHASE_INDEX = {p: i for i, p in enumerate(("main", "unit", "buy_city", "teleport", "rhino", "ambush",
+                                            "tie", "siphon", "over"))}
 
 
 def _static_planes(geo) -> np.ndarray:
@@ -71,73 +74,87 @@ def observation_layout(game) -> list:
     return [("board", (planes_count(game.U), game.H, game.W)), ("vector", (vector_size(game.U),))]
 
 
+class _Tables:
+    """Per-game constant arrays for the vectorised builder (built once per game, cached on it)."""
+
+    def __init__(self, g):
+        U, n = g.U, g.num_seats
+        NU = n * U
+        specs = g.specs
+        self.NU = NU
+        self.C = planes_count(U)
+        self.size = self.C * g.N + vector_size(U)
+        owner = np.arange(NU) // U
+        self.rel_row = [12 + (owner - seat) % n for seat in range(n)]
+        self.slot_row = 31 + np.arange(NU) % U
+        self.dice0 = np.array([s.dice for s in specs], np.int64)
+        self.muscle0 = np.array([s.muscle for s in specs], np.int64)
+        self.steps0 = np.array([s.steps for s in specs], np.int64)
+        # feature rows 16..30 of every unit; the static rows (range, flying, swimming, grade)
+        # filled once, the others overwritten per call
+        self.feats0 = np.zeros((15, NU), np.float64)
+        self.feats0[1] = [s.range / 4 for s in specs]
+        self.feats0[3] = [s.fly for s in specs]
+        self.feats0[4] = [s.swim for s in specs]
+        self.feats0[5] = [s.grade / 3 for s in specs]
+        self.siphons = [u for u in range(NU) if specs[u].ability in ("vampire", "ninja", "phantom")]
+        self.carriers = [u for u in range(NU) if specs[u].ability == "carry"]
+        self.tribe_col = [TRIBES.index(t) for t in g.tribes]
+        self.no_boost = [(0, 0, 0)] * NU
+        self.armor_uid = [g.ability_uid.get((seat, "armor"), -1) for seat in range(n)]
+        self.skull_uid = [g.ability_uid.get((seat, "skull"), -1) for seat in range(n)]
+        self.templates = {}
+
+    def template(self, geo) -> np.ndarray:
+        """A zero observation with the terrain planes of ``geo`` filled in."""
+        got = self.templates.get(id(geo))
+        if got is None:
+            got = np.zeros(self.size, np.float32)
+            got[:8 * geo.N] = _static_planes(geo).ravel()
+            self.templates[id(geo)] = (geo, got)     # keep geo alive: ids stay unique
+        else:
+            got = got[1]
+        return got
+
+
+def _tables(g) -> _Tables:
+    got = g.__dict__.get("_obs_tables")
+    if got is None:
+        got = g._obs_tables = _Tables(g)
+    return got
+
+
 def build_observation(st, seat: int) -> np.ndarray:
+    """The observation of ``seat`` (vectorised over all units; tables above)."""
     g = st.game
-    U, N, n = g.U, g.N, g.num_seats
-    C = planes_count(U)
-    obs = np.zeros(C * N + vector_size(U), np.float32)
-    P = obs[:C * N].reshape(C, N)
+    T = _tables(g)
+    U, N, n, C = g.U, g.N, g.num_seats, T.C
     geo = st.geo
-    P[:8] = _static_planes(geo)
+    obs = T.template(geo).copy()
+    P = obs[:C * N].reshape(C, N)
+    city_owner, city_grade = st.city_owner, st.city_grade
     for s, cell in enumerate(geo.site_cells):
-        o = st.city_owner[s]
+        o = city_owner[s]
         if o >= 0:
-            P[8 + (o - seat) % n, cell] = st.city_grade[s] / 3
-    # Per-seat aura and star bonuses once (M.dice / M.muscle would recount them per unit), then
-    # the unit features gathered into index lists and written with one numpy assignment each.
-    armor = [M.aura(st, s, "armor") for s in range(n)]
-    skull = [M.aura(st, s, "skull") for s in range(n)]
-    stars = [M.stars_held(st, s) for s in range(n)]
-    specs, status, effects, boost, held = g.specs, st.status, st.effects, st.boost, st.held
-    moved, attacks, ability_used, cell_of, rider = (st.moved, st.attacks, st.ability_used,
-                                                    st.cell, st.rider)
-
-    def own_dice(u):      # == M.own_dice
-        d = specs[u].dice + armor[u // U] + boost[u][0]
-        if specs[u].ability == "ninja" and not effects[u] & M.STUN:
-            d += len(held[u])
-        return d
-
-    def own_muscle(u):    # == M.own_muscle
-        m = specs[u].muscle + stars[u // U] + skull[u // U] + boost[u][1]
-        if specs[u].ability == "vampire" and not effects[u] & M.STUN:
-            m += sum(specs[h].muscle for h in held[u])
-        return m
-
-    on_rows, on_cells = [], []
-    cells, feats = [], []
-    for u in range(n * U):
-        su = status[u]
-        if su != M.BOARD and su != M.RIDING:      # == not M.on_map
-            continue
-        cell = cell_of[u]
-        on_rows.append(12 + (u // U - seat) % n)
-        on_cells.append(cell)
-        if su == M.RIDING:
-            continue            # the Dragon's cell shows the Dragon; its rider is in plane 26
-        spec = specs[u]
-        d, m = own_dice(u), own_muscle(u)
-        r = rider[u]
-        if r >= 0:
-            d += own_dice(r)
-            m += own_muscle(r)
-        e = effects[u]
-        cells.append(cell)
-        # planes 16..30 in order
-        steps = spec.steps + boost[u][2]       # == M.steps
-        if spec.ability == "phantom" and not e & M.STUN:
-            steps += sum(specs[h].steps for h in held[u])
-        feats.append((min(1.0, (d * 3 + m) / 30), spec.range / 4,
-                      min(1.0, steps / 12), spec.fly, spec.swim, spec.grade / 3,
-                      moved[u], min(1.0, attacks[u] / 2), ability_used[u],
-                      min(1.0, len(held[u]) / 3), r >= 0, bool(e & M.LOVE), bool(e & M.STUN),
-                      bool(e & M.SHOCK), bool(e & M.GLUE)))
-        on_rows.append(31 + u % U)
-        on_cells.append(cell)
-    if on_rows:
-        P[on_rows, on_cells] = 1.0
-    if cells:
-        P[16:31, cells] = np.array(feats, np.float64).T
+            P[8 + (o - seat) % n, cell] = city_grade[s] / 3
+    # per-seat aura and star bonuses once (M.own_dice / M.own_muscle recount them per unit)
+    occ = st.occ
+    stars = [0] * n
+    for c in geo.stars:
+        o = occ[c]
+        if o >= 0:
+            stars[o // U] += 1
+    status = st.status
+    # planes 12..30+U depend only on the units; they are memoised per position and kept
+    # across actions that change no unit (select, buy, upgrade: see rules._apply)
+    memo = st._memo
+    ukey = ("uobs", seat)
+    got = memo.get(ukey)
+    if got is not None:
+        P[12:31 + U] = got
+    else:
+        _unit_planes(st, seat, P, T, stars)
+        memo[ukey] = P[12:31 + U].copy()
     if st.sel >= 0 and M.on_map(st, st.sel) and st.phase != "main":
         P[31 + U, st.cell[st.sel]] = 1.0
     if st.pending_unit >= 0 and M.on_map(st, st.pending_unit):
@@ -146,16 +163,15 @@ def build_observation(st, seat: int) -> np.ndarray:
         P[33 + U, st.combat["target"]] = 1.0
     v = obs[C * N:]
     mc = g.rules["max_coins"]
+    coins, alive = st.coins, st.alive
     for rel in range(n):
         s = (seat + rel) % n
-        v[rel] = st.coins[s] / mc
-        v[4 + rel] = st.alive[s]
-        v[8 + rel * 4 + TRIBES.index(g.tribes[s])] = 1.0
+        v[rel] = coins[s] / mc
+        v[4 + rel] = alive[s]
+        v[8 + rel * 4 + T.tribe_col[s]] = 1.0
         v[24 + rel] = min(1.0, stars[s] / 4)
-    from envs.zaberias.rules import PHASES
-    v[28 + PHASES.index(st.phase)] = 1.0
-    for slot in range(U):
-        v[37 + slot] = _STATUS_VALUE[st.status[seat * U + slot]]
+    v[28 + PHASE_INDEX[st.phase]] = 1.0
+    v[37:37 + U] = [_STATUS_VALUE[x] for x in status[seat * U:seat * U + U]]
     k = 37 + U
     v[k] = min(1.0, sum(st.turns_taken) / (g.rules["max_rounds"] * n))
     v[k + 1] = float(st.current_player == seat)
@@ -163,3 +179,88 @@ def build_observation(st, seat: int) -> np.ndarray:
     v[k + 3] = min(1.0, st.last_battle[1] / 40)
     v[k + 4] = min(1.0, st.rhino_left / 8)
     return obs
+
+
+
+def _unit_planes(st, seat, P, T, stars) -> None:
+    """Unit planes 12..30 and the roster slot planes of ``seat``'s view into ``P``."""
+    g = st.game
+    U, n, NU = g.U, g.num_seats, T.NU
+    specs = g.specs
+    status, effects = st.status, st.effects
+    stand, riding = [], []
+    for u, x in enumerate(status):
+        if x == M.BOARD:
+            stand.append(u)
+        elif x == M.RIDING:
+            riding.append(u)
+    cells = st.cell
+    if riding:             # a rider shows in its tribe's plane on the Dragon's cell
+        P[T.rel_row[seat][riding], [cells[u] for u in riding]] = 1.0
+    if stand:
+        s_idx = np.array(stand)
+        cs = np.array([cells[u] for u in stand])
+        P[T.rel_row[seat][s_idx], cs] = 1.0
+        P[T.slot_row[s_idx], cs] = 1.0
+        d = T.dice0.copy()
+        m = T.muscle0.copy()
+        for s in range(n):
+            a = T.armor_uid[s]
+            if a >= 0 and (status[a] == M.BOARD or status[a] == M.RIDING) \
+                    and not effects[a] & M.STUN:
+                d[s * U:s * U + U] += 1
+            k = T.skull_uid[s]
+            bm = stars[s]
+            if k >= 0 and (status[k] == M.BOARD or status[k] == M.RIDING) \
+                    and not effects[k] & M.STUN:
+                bm += 1
+            if bm:
+                m[s * U:s * U + U] += bm
+        stp = T.steps0
+        F = T.feats0.copy()
+        any_effect = effects.count(0) != NU
+        if st.boost != T.no_boost:
+            b = np.array(st.boost, np.int64)
+            d = d + b[:, 0]
+            m = m + b[:, 1]
+            stp = stp + b[:, 2]
+        else:
+            stp = stp.copy()
+        held = st.held
+        for u in T.siphons:                       # only Siphons hold units
+            h = held[u]
+            if not h:
+                continue
+            F[9, u] = min(1.0, len(h) / 3)
+            if effects[u] & M.STUN:
+                continue
+            ab = specs[u].ability
+            if ab == "ninja":
+                d[u] += len(h)
+            elif ab == "vampire":
+                m[u] += sum(specs[x].muscle for x in h)
+            else:
+                stp[u] += sum(specs[x].steps for x in h)
+        rider = st.rider
+        for u in T.carriers:                      # a Dragon fights with its rider as one
+            r = rider[u]
+            if r >= 0:
+                d[u] += d[r]
+                m[u] += m[r]
+                F[10, u] = 1.0
+        d *= 3
+        d += m
+        np.minimum(d / 30, 1.0, out=F[0])
+        np.minimum(stp / 12, 1.0, out=F[2])
+        F[6] = st.moved
+        F[7] = st.attacks
+        F[7] *= 0.5                               # == attacks / 2 exactly
+        np.minimum(F[7], 1.0, out=F[7])
+        F[8] = st.ability_used
+        if any_effect:
+            e = np.array(effects)
+            F[11] = (e & M.LOVE) != 0
+            F[12] = (e & M.STUN) != 0
+            F[13] = (e & M.SHOCK) != 0
+            F[14] = (e & M.GLUE) != 0
+        P[16:31, cs] = F[:, s_idx]

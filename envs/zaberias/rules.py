@@ -15,8 +15,10 @@ from envs.zaberias import abilities as AB
 from envs.zaberias import combat as CB
 from envs.zaberias import movement as M
 from envs.zaberias.actions import cell_name
+from envs.zaberias.observe import PHASE_INDEX, build_observation
 
 PHASES = ("main", "unit", "buy_city", "teleport", "rhino", "ambush", "tie", "siphon", "over")
+assert tuple(PHASE_INDEX) == PHASES, "observe.PHASE_INDEX must list the phases in order"
 CITY_WORTH = (0, 1, 3, 6)   # material of a city for the ranking at the round cap (designed)
 
 
@@ -190,7 +192,7 @@ class ZaberiasState(State):
                     out["move"] = M.rhino_steps(self, uid)
                     self.rhino_left = 0
                 else:
-                    out["move"] = sorted(M.reach(self, uid))
+                    out["move"] = M.reach_cells(self, uid)
             out["attack"] = CB.attack_targets(self, uid)
             out["ability"] = AB.ability_targets(self, uid)
             out["rotate"] = AB.can_rotate(self, uid)
@@ -199,8 +201,29 @@ class ZaberiasState(State):
         return out
 
     def has_options(self, uid: int) -> bool:
-        o = self.unit_options(uid)
-        return bool(o["move"] or o["attack"] or o["ability"] or o["rotate"] or o["plague"])
+        """Whether selecting the unit offers anything (cheap checks, same answer as
+        ``unit_options``)."""
+        got = self._memo.get(("opt", uid))
+        if got is not None:
+            return bool(got["move"] or got["attack"] or got["ability"] or got["rotate"]
+                        or got["plague"])
+        if not M.on_map(self, uid):
+            return False
+        if M.can_step(self, uid) or CB.has_attack_target(self, uid):
+            return True
+        ab = self.game.specs[uid].ability
+        if ab in AB.TARGETED:
+            return bool(AB.ability_targets(self, uid))
+        if ab == "rotate":
+            return AB.can_rotate(self, uid)
+        if ab == "plague":
+            return AB.can_plague(self, uid)
+        return False
+
+    def occ_cells(self) -> list[int]:
+        """Cells of the standing units (riders share their Dragon's cell)."""
+        status, cell = self.status, self.cell
+        return [cell[u] for u in range(len(status)) if status[u] == M.BOARD]
 
     # ------------------------------------------------------------------ turn flow -----------
     def _start_turn(self, seat: int) -> None:
@@ -356,6 +379,10 @@ class ZaberiasState(State):
         U = g.U
         kind, arg = L.decode(action)
         seat = self.cur
+        kept = None
+        if self.phase == "main" and kind in ("select", "buy", "upgrade"):
+            kept = {k: v for k, v in self._memo.items()
+                    if k == "occm" or (isinstance(k, tuple) and k[0] == "uobs")}
         self._memo = {}
         ph = self.phase
         if ph == "main":
@@ -421,6 +448,8 @@ class ZaberiasState(State):
             self.capped = True
             self._game_over()
         self._memo = {}
+        if kept:      # no unit changed: the unit planes and the occupancy mask still hold
+            self._memo.update(kept)
 
     def _move(self, u: int, x: int) -> None:
         g = self.game
@@ -492,7 +521,6 @@ class ZaberiasState(State):
 
     # ------------------------------------------------------------------ views ---------------
     def observation(self, seat: int) -> np.ndarray:
-        from envs.zaberias.observe import build_observation
         return build_observation(self, seat)
 
     def action_to_str(self, action: int) -> str:

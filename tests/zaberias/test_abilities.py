@@ -517,3 +517,180 @@ def test_loved_unit_may_still_take_an_undead_city():
     st.effects[kn] |= M.LOVE
     st._memo = {}
     assert c in st.unit_options(kn)["attack"]
+
+
+def _hold(st, siphon, seat, names):
+    g = st.game
+    for name in names:
+        u = seat * g.U + g.slot_of(seat, name)
+        st.status[u], st.holder[u] = M.HELD, siphon
+        st.held[siphon].append(u)
+
+
+def test_siphon_holding_limit_after_siphon_on_siphon_transfer():
+    """Vampire / Ninja / Phantom Q&A ("you can only keep up to 3 units in total") and Unit Groups
+    (Siphons hold at most 3): a Vampire holding 3 that beats a Ninja holding 3 takes the Ninja;
+    the Undead it held go home; 4 remain and the owner releases one of them (the Ninja here)."""
+    st = blank(tribes=UH)
+    g = st.game
+    vamp = put(st, 0, "Vampire", 11, 4)
+    ninja = put(st, 1, "Ninja", 10, 4)
+    _hold(st, vamp, 1, ["Knight", "Archer", "Mermaid"])
+    _hold(st, ninja, 0, ["Skeleton", "Crow", "Bat"])       # Undead prisoners of the Ninja
+    attack(st, vamp, 10, 4, dice=[5, 0, 0, 0, 0])       # the Ninja rolls 1 + 3 dice
+    undead_back = [0 * g.U + g.slot_of(0, n) for n in ("Skeleton", "Crow", "Bat")]
+    assert all(st.status[u] == M.ARMORY for u in undead_back)   # own units released
+    assert len(st.held[vamp]) == 4 and st.phase == "siphon"
+    assert legal(st, "release") == [0, 1, 2, 3]
+    assert not legal(st, "stop")
+    act(st, "release", 3)                     # let the Ninja go, keep the three
+    assert len(st.held[vamp]) == 3 and st.status[ninja] == M.ARMORY and st.phase == "main"
+
+
+def test_siphon_holding_limit_choice_among_more_than_four():
+    """Vampire Q&A (ambush defence: every attacker in range is kept) with the 3-unit limit: a
+    Vampire holding 3 that beats a 2-unit ambush holds 5 for a moment; its owner (the defender,
+    on the attacker's turn) may release any of the 5, the last position included, until 3 remain.
+    The RELEASE block is large enough that position 4 is not confused with another action."""
+    st = blank(tribes=HU)
+    g = st.game
+    vamp = put(st, 1, "Vampire", 10, 4)
+    _hold(st, vamp, 0, ["Archer", "Mermaid", "Paladin"])
+    kn = put(st, 0, "Knight", 11, 4)
+    gi = put(st, 0, "Ninja", 10, 5)
+    st.rng = ScriptedDice([0, 0, 5])          # Knight 0+3, Ninja 0+2 vs Vampire 5 + 2 + 1+1+2
+    select(st, kn)
+    act(st, "attack", cell(st, 10, 4))
+    assert st.phase == "ambush"
+    act(st, "join", gi % g.U)
+    assert len(st.held[vamp]) == 5 and st.phase == "siphon" and st.current_player == 1
+    assert legal(st, "release") == [0, 1, 2, 3, 4]
+    assert not legal(st, "stop") and not legal(st, "end")
+    act(st, "release", 4)                     # the Ninja (taken last) goes home
+    assert st.status[gi] == M.ARMORY and st.phase == "siphon"
+    act(st, "release", 0)
+    assert len(st.held[vamp]) == 3 and st.phase == "main" and st.current_player == 0
+    assert st.held[vamp] == [g.slot_of(0, "Mermaid"), g.slot_of(0, "Paladin"), kn]
+
+
+def test_earth_mover_turns_the_square_where_a_unit_fell():
+    """Earth Mover Q&A ("the units never actually moved at all, it was just the board") with the
+    Necromancer ("revived on the square where it fell"): after a 180-degree turn of the board, the
+    fallen Skeleton comes back on the turned square, not on the old grid position."""
+    from envs.zaberias import abilities as AB
+    from envs.zaberias import combat as CB
+    st = blank(tribes=["undead", "guardians"])
+    skel = put(st, 0, "Skeleton", 12, 4)
+    nec = put(st, 0, "Necromancer", 12, 5)
+    em = put(st, 1, "Earth Mover", 13, 5)
+    CB.kill(st, skel, -1)
+    st._memo = {}
+    assert AB.revivable(st, nec) == {cell(st, 12, 4): skel}
+    AB.rotate(st, em, 2)                      # board 0 turns 180: local (r, c) -> (6 - r, 6 - c)
+    st._memo = {}
+    assert st.cell[nec] == cell(st, 8, 1) and st.cell[em] == cell(st, 7, 1)
+    assert AB.revivable(st, nec) == {cell(st, 8, 2): skel}
+    select(st, nec)
+    act(st, "ability", cell(st, 8, 2))
+    assert st.cell[skel] == cell(st, 8, 2) and on_map(st, skel)
+
+
+# ------------------------------------------------------------------ Q&A rulings (more) ----------
+def test_vampire_souls_get_no_power_star_bonus():
+    """Vampire Q&A: with a friend on a power star only the Vampire gets the extra point, not each
+    soul underneath (basic strength of the souls only)."""
+    st = blank(tribes=UH)
+    g = st.game
+    vamp = put(st, 0, "Vampire", 11, 4)
+    _hold(st, vamp, 1, ["Knight", "Paladin"])
+    put(st, 0, "Skeleton", 8, 5)                       # on the star
+    base = g.specs[vamp].muscle
+    assert M.muscle(st, vamp) == base + 3 + 2 + 1      # one star point, none per soul
+
+
+def test_vampire_in_an_ambush_gets_the_soul_even_when_a_friend_leads():
+    """Vampire Q&A: in an ambush of the Vampire and another Undead unit, the Vampire gets it all."""
+    st = blank(tribes=UH)
+    g = st.game
+    skel = put(st, 0, "Skeleton", 11, 4)
+    vamp = put(st, 0, "Vampire", 10, 5)
+    knight = put(st, 1, "Knight", 10, 4)
+    st.rng = ScriptedDice([5, 5, 0])
+    select(st, skel)                                   # the Skeleton declares the attack
+    act(st, "attack", cell(st, 10, 4))
+    act(st, "join", vamp % g.U)
+    assert st.status[knight] == M.HELD and st.held[vamp] == [knight]
+
+
+def test_head_hunter_defending_against_an_ambush_earns_two_coins_per_attacker():
+    """Head Hunter Q&A: attacked by 2 enemies at once and beating both (both in its range), it gets
+    4 coins, 2 from each attacker."""
+    st = blank(tribes=["humans", "orcs"])
+    g = st.game
+    hh = put(st, 1, "Head Hunter", 10, 4)
+    kn = put(st, 0, "Knight", 11, 4)
+    pal = put(st, 0, "Paladin", 10, 5)
+    st.coins[1] = 0
+    st.rng = ScriptedDice([0, 0, 0, 5])                # Knight 0+3, Paladin 0+0+2 vs 5+2
+    select(st, kn)
+    act(st, "attack", cell(st, 10, 4))
+    act(st, "join", pal % g.U)
+    assert not on_map(st, kn) and not on_map(st, pal) and on_map(st, hh)
+    assert st.coins[1] == 4
+
+
+def test_dragon_and_rider_each_get_the_power_star_point():
+    """Dragon Q&A: with a friend on the power star the Dragon and its wood rider each get 1 extra
+    strength, 2 together."""
+    st = blank(tribes=HU)
+    g = st.game
+    dragon = put(st, 0, "Dragon", 11, 4)
+    knight = put(st, 0, "Knight", 11, 4)               # created onto the Dragon
+    assert st.rider[dragon] == knight
+    before = M.muscle(st, dragon)
+    put(st, 0, "Archer", 8, 5)                         # on the star
+    assert M.muscle(st, dragon) == before + 2 == g.specs[dragon].muscle + 3 + 2
+
+
+def test_balloon_dragon_flies_over_units_but_lands_only_on_empty_squares():
+    """Balloon Dragon Q&A: it can pass over other units but cannot land on any unit, friend or
+    enemy."""
+    st = blank(tribes=OG)
+    bd = put(st, 0, "Balloon Dragon", 12, 4)
+    put(st, 0, "Goblin", 11, 4)
+    put(st, 1, "Sprite", 12, 5)
+    dests = st.unit_options(bd)["move"]
+    assert cell(st, 11, 4) not in dests and cell(st, 12, 5) not in dests
+    assert cell(st, 10, 4) in dests                    # over the Goblin
+
+
+def test_teleporter_only_friends_never_onto_units_and_into_an_empty_enemy_city():
+    """Teleporter Q&A: only friendly (Human) units; over units, but never landing on an occupied
+    square; into an unoccupied enemy city yes (and the unit may then attack that city if it has
+    not attacked), not into a city an enemy unit stands in."""
+    st = blank(tribes=HU)
+    g = st.game
+    tp = put(st, 0, "Teleporter", 9, 5)
+    kn = put(st, 0, "Knight", 10, 5)
+    skel = put(st, 1, "Skeleton", 9, 4)
+    site = st.geo.site_of[cell(st, 7, 5)]
+    st.city_owner[site], st.city_grade[site] = 1, 1
+    st._memo = {}
+    select(st, tp)
+    assert cell(st, 9, 4) not in legal(st, "ability")      # an enemy is not teleported
+    act(st, "ability", cell(st, 10, 5))
+    dests = legal(st, "move")
+    assert cell(st, 7, 5) in dests and cell(st, 9, 4) not in dests and cell(st, 9, 5) not in dests
+    act(st, "move", cell(st, 7, 5))
+    assert st.cell[kn] == cell(st, 7, 5)
+    assert cell(st, 7, 5) in st.unit_options(kn)["attack"]   # scenario 2 from inside the city
+    st2 = blank(tribes=HU)
+    put(st2, 0, "Teleporter", 9, 5)
+    put(st2, 0, "Knight", 10, 5)
+    put(st2, 1, "Skeleton", 7, 5)
+    site = st2.geo.site_of[cell(st2, 7, 5)]
+    st2.city_owner[site], st2.city_grade[site] = 1, 1
+    st2._memo = {}
+    select(st2, st2.occ[cell(st2, 9, 5)])
+    act(st2, "ability", cell(st2, 10, 5))
+    assert cell(st2, 7, 5) not in legal(st2, "move")
