@@ -34,6 +34,10 @@ Mat positions ``p``: 0-1 weapons, 2-3 armour, 4-6 consumables, 7-8 throwables, 9
 | 561..574 | 14    | TAKE p (duo trade): take the card at the teammate's position p            |
 | 575..584 | 10    | CHOOSE character k at set-up (``characters="choose"``), order of          |
 |          |       | ``CHARACTER_NAMES``                                                       |
+| 585      | 1     | RETURN (Kruber): undo this turn's swap, both figures back (no movement    |
+|          |       | since the swap)                                                           |
+
+SQUARE also answers the Teleport card's landing square (phase ``teleport``).
 """
 from __future__ import annotations
 
@@ -65,7 +69,8 @@ STEAL = 533
 GIVE = 547
 TAKE = 561
 CHOOSE = 575
-NUM_ACTIONS = 585
+RETURN = 585
+NUM_ACTIONS = 586
 
 #: (category, number of positions) in mat order; backpack last
 MAT_LAYOUT = (("weapon", 2), ("armour", 2), ("consumable", 3), ("throwable", 2), ("defensive", 2),
@@ -87,14 +92,13 @@ BACKPACK_POS = CATEGORY_POSITIONS["backpack"]
 DIRECTIONS = ("north", "east", "south", "west")
 CHARACTER_NAMES = ("Armazi", "Ebue", "Varas", "Medea", "Tsiva", "Octor", "Kruber", "Tharsis",
                    "D'rain", "E'moon")
-CHARACTER_NAMES = ("Armazi", "Ebue", "Varas", "Medea", "Tsiva", "Octor", "Kruber", "Tharsis",
-                   "D'rain", "E'moon")
 
 _SIMPLE = {SKIP: "skip the movement", ROLL: "roll the movement dice", END_TURN: "end the turn",
            RELOAD: "reload both weapons", EXTRA_CHEST: "open an extra chest",
            DISCARD_LOOT: "discard the new card", END_TRADE: "finish trading (ends the turn)",
            TRADE: "trade with the adjacent teammate", GIVE_CHEST: "give an extra chest",
-           TAKE_CHEST: "take an extra chest"}
+           TAKE_CHEST: "take an extra chest",
+           RETURN: "return to your square before the swap (Kruber)"}
 
 
 def square_name(s: int) -> str:
@@ -142,12 +146,13 @@ def decode(action: int) -> tuple:
 
 _SIMPLE_KIND = {SKIP: "skip", ROLL: "roll", END_TURN: "end_turn", RELOAD: "reload",
                 EXTRA_CHEST: "extra_chest", DISCARD_LOOT: "discard_loot", END_TRADE: "end_trade",
-                TRADE: "trade", GIVE_CHEST: "give_chest", TAKE_CHEST: "take_chest"}
+                TRADE: "trade", GIVE_CHEST: "give_chest", TAKE_CHEST: "take_chest",
+                RETURN: "return"}
 _RANGES = ((SHOOT, THROW, "shoot"), (THROW, ABILITY, "throw"), (ABILITY, COPY, "ability"),
            (COPY, CONSUME, "copy"), (CONSUME, REVIVE, "consume"), (REVIVE, DEFEND, "revive"),
            (DEFEND, BACKPACK, "defend"), (BACKPACK, LOOT, "backpack"), (LOOT, STEAL, "loot"),
            (STEAL, GIVE, "steal"), (GIVE, TAKE, "give"), (TAKE, CHOOSE, "take"),
-           (CHOOSE, NUM_ACTIONS, "choose"))
+           (CHOOSE, RETURN, "choose"))
 
 
 def action_to_str(action: int) -> str:

@@ -5,6 +5,8 @@ includes the diagonals). Movement is orthogonal.
 """
 from __future__ import annotations
 
+import numpy as np
+
 from envs.core.game import ConfigError
 from envs.gorgasali.actions import SIZE, SQUARES
 
@@ -208,100 +210,6 @@ def _stuck_table(cmask: tuple, roll: int) -> list:
     return table
 
 
-def destinations(start: int, roll: int, cost_masks: dict, occupied: int, inactive: int,
-                 penalty: int, chests: int) -> dict:
-    """Squares where a move of exactly ``roll`` movement points may end, with the least zone
-    damage over the paths reaching each (bitboards; one layer per points spent).
-
-    Rulebook (Movement): orthogonal steps; a covered square is not crossed again (here: no step
-    straight back, and the start square is never a destination; see RULES.md); a move may stop
-    early on a chest; it must stop where the points left cannot pay for any next square.
-    ``cost_masks[c]``: squares costing c points to enter (others cannot be entered);
-    ``occupied``: squares where a move cannot end; ``inactive``: squares in inactive zones
-    (``penalty`` health per square entered).
-    """
-    cmask = tuple(sorted(cost_masks.items()))
-    # layers[u][d]: {squares entered in inactive zones: arrivals moving in direction d}
-    layers = [[{}, {}, {}, {}] for _ in range(roll + 1)]
-    found: dict[int, int] = {}   # penalty count -> endpoint squares
-    start_bit = 1 << start
-    not_end = ~(occupied | start_bit)
-    enter_roll = 0
-    for c, bits in cmask:
-        if c <= roll:
-            enter_roll |= bits
-    if not roll or not any(shift(start_bit, d) & enter_roll for d in range(4)):
-        found[0] = start_bit     # the start square: stuck if nothing around can be entered
-        layers = layers[:1]
-    else:
-        for d in range(4):
-            t = shift(start_bit, d)
-            for c, bits in cmask:
-                if c <= roll and t & bits:
-                    _add(layers[c][d], t & bits, inactive, 0)
-    stuck = _stuck_table(cmask, roll) if len(layers) > 1 else None
-    if len(layers) > 1 and not _within(start, roll) & inactive:
-        # no inactive square in reach: every path has zone damage 0, so a single level
-        return _destinations_safe(layers, roll, cmask, stuck, not_end, chests)
-    for u in range(1, len(layers)):
-        left = roll - u
-        row = layers[u]
-        levels = set()
-        stuck_row = stuck[left] if left else None
-        for d in range(4):
-            layer = row[d]
-            if not layer:
-                continue
-            seen = 0
-            # a move ends where it is stuck, may end on a chest, must end with no points left
-            stop = stuck_row[d] | chests if left else -1
-            for p in sorted(layer):
-                bits = layer[p] & ~seen
-                layer[p] = bits
-                seen |= bits
-                if not bits:
-                    continue
-                levels.add(p)
-                ends = bits & stop & not_end
-                if ends:
-                    found[p] = found.get(p, 0) | ends
-        if not left:
-            continue
-        moves = [(c, bits) for c, bits in cmask if c <= left]
-        # a shift is linear: move the union of the arrivals allowed to go each way at once
-        r0, r1, r2, r3 = row
-        for p in levels:
-            s0 = r0.get(p, 0)
-            s1 = r1.get(p, 0)
-            s2 = r2.get(p, 0)
-            s3 = r3.get(p, 0)
-            # no step straight back: direction nd takes the arrivals of every d but OPPOSITE[nd]
-            for nd, s in ((0, s0 | s1 | s3), (1, s0 | s1 | s2), (2, s1 | s2 | s3),
-                          (3, s0 | s2 | s3)):
-                if not s:
-                    continue
-                t = shift(s, nd)
-                for c, bits in moves:
-                    hit = t & bits
-                    if hit:   # inlined _add (hot loop)
-                        layer = layers[u + c][nd]
-                        hot = hit & inactive
-                        if not hot:   # the usual case (no inactive zone on the way)
-                            layer[p] = layer.get(p, 0) | hit
-                            continue
-                        cold = hit ^ hot
-                        if cold:
-                            layer[p] = layer.get(p, 0) | cold
-                        layer[p + 1] = layer.get(p + 1, 0) | hot
-    out: dict[int, int] = {}
-    done = 0
-    for p in sorted(found):   # least damage first: a square keeps its first (lowest) level
-        bits = found[p] & ~done
-        done |= bits
-        out.update(dict.fromkeys(squares_of(bits), p * penalty))
-    return out
-
-
 #: (square, n) -> squares within n orthogonal steps (Manhattan distance <= n), filled lazily
 _WITHIN: dict = {}
 
@@ -316,11 +224,91 @@ def _within(sq: int, n: int) -> int:
     return got
 
 
-def _destinations_safe(layers: list, roll: int, cmask: tuple, stuck: list, not_end: int,
-                       chests: int) -> dict:
-    """``destinations`` when no inactive square is within reach: the same layer walk with one
-    bitboard per (points spent, direction) instead of a dict of damage levels (all at 0)."""
-    L = [[layer.get(0, 0) for layer in row] for row in layers]
+
+_B = SQUARES
+_ROW0 = (1 << SIZE) - 1
+_ROWLAST = _ROW0 << (SQUARES - SIZE)
+_PACK: dict = {}
+
+
+def _pack(levels: int) -> tuple:
+    """Masks for ``levels`` 400-bit blocks packed in one int: (ones, north, east, south, west)."""
+    got = _PACK.get(levels)
+    if got is None:
+        ones = sum(1 << (_B * p) for p in range(levels))
+        got = (ones, (FULL ^ _ROWLAST) * ones, (FULL ^ _COL0) * ones, (FULL ^ _ROW0) * ones,
+               (FULL ^ (_COL0 << (SIZE - 1))) * ones)
+        _PACK[levels] = got
+    return got
+
+
+_STUCK_REP: dict = {}
+
+
+def _stuck_rep(cmask: tuple, roll: int, levels: int) -> list:
+    key = (cmask, levels)
+    got = _STUCK_REP.get(key)
+    if got is None or len(got) <= roll:
+        ones = _pack(levels)[0]
+        table = _stuck_table(cmask, roll)
+        got = [None] + [[(x & FULL) * ones for x in row] for row in table[1:]]
+        if len(_STUCK_REP) > 256:
+            _STUCK_REP.clear()
+        _STUCK_REP[key] = got
+    return got
+
+
+def destinations(start: int, roll: int, cost_masks: dict, occupied: int, inactive: int,
+                 penalty: int, chests: int) -> dict:
+    """``destination_levels`` as a dict square -> zone damage (ascending damage, then square)."""
+    out = {}
+    for dmg, bits in destination_levels(start, roll, cost_masks, occupied, inactive, penalty,
+                                        chests):
+        out.update(dict.fromkeys(squares_of(bits), dmg))
+    return out
+
+
+def destination_levels(start: int, roll: int, cost_masks: dict, occupied: int, inactive: int,
+                       penalty: int, chests: int) -> list:
+    """[(zone damage, bitboard)] with disjoint bitboards by ascending damage: the squares where a move of exactly ``roll`` movement points may end, with the least zone
+    damage over the paths reaching each (bitboards; one layer per points spent).
+
+    Rulebook (Movement): orthogonal steps; a covered square is not crossed again (here: no step
+    straight back, and the start square is never a destination; see RULES.md); a move may stop
+    early on a chest; it must stop where the points left cannot pay for any next square.
+    ``cost_masks[c]``: squares costing c points to enter (others cannot be entered);
+    ``occupied``: squares where a move cannot end; ``inactive``: squares in inactive zones
+    (``penalty`` health per square entered).
+
+    The damage levels are packed into one int, 400 bits per level, so that each shift and mask
+    works on every level at once; a square keeps its lowest level at the end.
+    """
+    cmask = tuple(sorted(cost_masks.items()))
+    start_bit = 1 << start
+    enter_roll = 0
+    for c, bits in cmask:
+        if c <= roll:
+            enter_roll |= bits
+    if not roll or not any(shift(start_bit, d) & enter_roll for d in range(4)):
+        return [(0, start_bit)]
+    # zone damage levels: one 400-bit block per number of inactive squares entered (0..k)
+    near = _within(start, roll) & inactive
+    levels = min(roll, bin(near).count("1")) + 1 if near else 1
+    ones, mn, me, ms, mw = _pack(levels)
+    total = FULL * ones
+    if levels == 1:
+        inactive = 0
+    stuck = _stuck_rep(cmask, roll, levels)
+    not_end = ((FULL ^ (occupied | start_bit)) & FULL) * ones
+    chests_rep = (chests & FULL) * ones
+    inact = inactive * ones
+    costs = [(c, bits * ones) for c, bits in cmask]
+    L = [[0, 0, 0, 0] for _ in range(roll + 1)]
+    for d in range(4):
+        t = shift(start_bit, d)
+        for c, bits in cmask:
+            if c <= roll and t & bits:
+                L[c][d] |= (t << _B) if t & inactive else t
     found = 0
     for u in range(1, roll + 1):
         left = roll - u
@@ -330,23 +318,96 @@ def _destinations_safe(layers: list, roll: int, cmask: tuple, stuck: list, not_e
             continue
         st = stuck[left]
         found |= ((s0 & st[0]) | (s1 & st[1]) | (s2 & st[2]) | (s3 & st[3])
-                  | ((s0 | s1 | s2 | s3) & chests)) & not_end
-        moves = [(c, bits) for c, bits in cmask if c <= left]
-        for nd, s in ((0, s0 | s1 | s3), (1, s0 | s1 | s2), (2, s1 | s2 | s3),
-                      (3, s0 | s2 | s3)):
-            if s:
-                t = shift(s, nd)
-                for c, bits in moves:
-                    hit = t & bits
-                    if hit:
-                        L[u + c][nd] |= hit
-    return dict.fromkeys(squares_of(found), 0)
+                  | ((s0 | s1 | s2 | s3) & chests_rep)) & not_end
+        moves = [(c, bits) for c, bits in costs if c <= left]
+        for nd, s in ((0, s0 | s1 | s3), (1, s0 | s1 | s2), (2, s1 | s2 | s3), (3, s0 | s2 | s3)):
+            if not s:
+                continue
+            if nd == 0:
+                t = (s >> SIZE) & mn
+            elif nd == 1:
+                t = (s << 1) & me
+            elif nd == 2:
+                t = (s << SIZE) & ms
+            else:
+                t = (s >> 1) & mw
+            if inact:   # entering an inactive square: one damage level up (before the cost split)
+                hot = t & inact
+                if hot:
+                    t = (t ^ hot) | ((hot << _B) & total)
+            for c, bits in moves:
+                hit = t & bits
+                if hit:
+                    L[u + c][nd] |= hit
+    out = []
+    done = 0
+    for p in range(levels):
+        bits = (found >> (_B * p)) & FULL & ~done
+        if bits:
+            done |= bits
+            out.append((p * penalty, bits))
+    return out
 
 
-def _add(layer: dict, bits: int, inactive: int, p: int) -> None:
-    hot = bits & inactive
-    cold = bits ^ hot
-    if cold:
-        layer[p] = layer.get(p, 0) | cold
-    if hot:
-        layer[p + 1] = layer.get(p + 1, 0) | hot
+class Destinations:
+    """The squares a move may end on, with the zone damage of each: a read-only mapping built
+    from ``destination_levels`` that only lists its squares when asked (the mask and a chosen
+    square need just the bitboards)."""
+
+    __slots__ = ("levels", "bits", "_dict")
+
+    def __init__(self, levels: list = ()):
+        self.levels = list(levels)
+        self.bits = 0
+        for _, b in self.levels:
+            self.bits |= b
+        self._dict = None
+
+    def as_dict(self) -> dict:
+        if self._dict is None:
+            d = {}
+            for dmg, bits in self.levels:
+                d.update(dict.fromkeys(squares_of(bits), dmg))
+            self._dict = d
+        return self._dict
+
+    def __contains__(self, sq) -> bool:
+        return isinstance(sq, int) and 0 <= sq < SQUARES and bool(self.bits >> sq & 1)
+
+    def __getitem__(self, sq: int) -> int:
+        for dmg, bits in self.levels:
+            if bits >> sq & 1:
+                return dmg
+        raise KeyError(sq)
+
+    def __bool__(self) -> bool:
+        return bool(self.bits)
+
+    def __len__(self) -> int:
+        return bin(self.bits).count("1")
+
+    def __iter__(self):
+        return iter(self.as_dict())
+
+    def keys(self):
+        return self.as_dict().keys()
+
+    def items(self):
+        return self.as_dict().items()
+
+    def values(self):
+        return self.as_dict().values()
+
+    def get(self, sq, default=None):
+        return self[sq] if sq in self else default
+
+    def __eq__(self, other) -> bool:
+        return self.as_dict() == (other.as_dict() if isinstance(other, Destinations) else other)
+
+    def __repr__(self) -> str:
+        return f"Destinations({self.as_dict()!r})"
+
+    def mask_row(self) -> np.ndarray:
+        """uint8[400]: 1 on every destination square."""
+        raw = np.frombuffer(self.bits.to_bytes(_BYTES, "little"), np.uint8)
+        return np.unpackbits(raw, bitorder="little")[:SQUARES]

@@ -31,6 +31,8 @@ class CombatMixin:
         return None
 
     def standing_on(self, seat: int, kind: str) -> bool:
+        if not self.banners:
+            return False
         b = self.banner_at(self.pos[seat])
         return b is not None and b[0] == kind and (kind != "smoke" or b[2] == seat)
 
@@ -61,8 +63,9 @@ class CombatMixin:
         d = distance(self.pos[s], self.pos[t])
         if not lo <= d <= hi:
             return False
-        walls = self.game.board.blocking | self.barrier_squares()
-        return self.game.board.clear_line(self.pos[s], self.pos[t], walls)
+        board = self.game.board
+        walls = (board.blocking | self.barrier_squares()) if self.banners else board.blocking
+        return board.clear_line(self.pos[s], self.pos[t], walls)
 
     def ability_target_ok(self, s: int, t: int, hi: int, enemy_only: bool = True) -> bool:
         """Abilities ignore Barriers (rulebook) but not the blocking areas; E'moon is immune."""
@@ -214,8 +217,14 @@ class CombatMixin:
         self.loaded[t] = [False, False]
         chests, self.extra_chests[t] = self.extra_chests[t], 0
         if by is not None and by >= 0 and self.alive[by] and by != t:
-            for cid in spoils:
-                self._auto_receive(by, cid)
+            if by == self.cur and not self.resolving_end:
+                # in the eliminator's own action: the cards go through the loot choice
+                # (empty slot, else replace / backpack / discard, one sub-step per card)
+                for cid in spoils:
+                    self._receive(cid)
+            else:   # outside a choice (end-of-turn effects): placed automatically
+                for cid in spoils:
+                    self._auto_receive(by, cid)
             self.extra_chests[by] += chests
         else:
             for cid in spoils:
@@ -277,10 +286,11 @@ class CombatMixin:
                 dmg += card.skill_value
         hit = dmg > 0
         drain = 0
-        if hit and self.char[s] == DRAIN:  # D'rain: +5 per die above 4, healed by as much
+        if hit and self.has_passive(s, DRAIN):  # D'rain: +5 per die above 4, healed by as much
             ch = self.game.chars[DRAIN]
             drain = ch.bonus * sum(1 for x in dice if x > ch.above)
             dmg += drain
+            self._spend_copy(s)
         self.extension = None
         self._remove_smoke(s)
         if not (card.skill == "no_reload" and skill_roll >= card.skill_value):
@@ -391,10 +401,20 @@ class CombatMixin:
             return -1
         return c
 
+    def has_passive(self, s: int, ab: int) -> bool:
+        """``s`` has the passive ability ``ab`` now: its own, or Octor's unspent copy of it."""
+        c = self.char[s]
+        return c == ab or (c == OCTOR and self.held[s] == ab and self.held_cd[s] == 0)
+
+    def _spend_copy(self, s: int) -> None:
+        """Octor's copied passive ability is for one use: spent at its first trigger."""
+        if self.char[s] == OCTOR:
+            self.held[s] = -1
+
     def ability_targets(self, s: int) -> list[int]:
         """Legal ABILITY rel values for the current player ``s``."""
         ab = self.active_ability(s)
-        if ab < 0:
+        if ab < 0 or ab in (THARSIS, DRAIN, EMOON):   # passive: acts by itself
             return []
         n = self.game.num_seats
         ch = self.game.chars[ab]
@@ -471,6 +491,7 @@ class CombatMixin:
                     self.frozen_by[u] = s
             self.last_event = f"{self.name(s)} froze her surroundings"
         elif ab == KRUBER:
+            self.swap_back = (t, self.pos[s], self.pos[t])   # for the return (see can_return)
             self.pos[s], self.pos[t] = self.pos[t], self.pos[s]
             self._remove_smoke(s)
             self._remove_smoke(t)
@@ -491,8 +512,8 @@ class CombatMixin:
         self.last_event = f"{self.name(self.cur)} pulled {self.name(t)}"
 
     def copy_targets(self, s: int) -> list[int]:
-        """Octor: copy an active ability within range 1-3, any number of times a turn (once per
-        player a turn here, so that a turn always ends)."""
+        """Octor: copy any ability but E'moon's within range 1-3, any number of times a turn
+        (once per player a turn here, so that a turn always ends)."""
         if self.char[s] != OCTOR:
             return []
         n = self.game.num_seats

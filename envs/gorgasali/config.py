@@ -19,10 +19,11 @@ SKILLS = ("seven_is_twelve", "extra_move", "no_reload", "heal_on_hit", "bonus_on
           "armour_piercing")
 SUPPORT_KINDS = ("barrier", "ball", "tree", "field", "flame", "spear", "ntt", "smoke", "armour",
                  "heal", "cross_forest", "cross_water", "cross_mountain", "adrenaline",
-                 "extension", "ammo")
+                 "extension", "ammo", "teleport")
 CATEGORIES = ("weapon", "armour", "consumable", "throwable", "defensive")
-#: abilities Octor may copy (the active ones; passive ones are not copied, see RULES.md)
-COPYABLE = frozenset({"Armazi", "Ebue", "Varas", "Medea", "Tsiva", "Kruber"})
+#: abilities Octor may copy: every one but E'moon's (rulebook); the passive ones (Tharsis,
+#: D'rain) act once, at their first trigger (designed)
+COPYABLE = frozenset({"Armazi", "Ebue", "Varas", "Medea", "Tsiva", "Kruber", "Tharsis", "D'rain"})
 
 
 @dataclass(frozen=True)

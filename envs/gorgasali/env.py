@@ -24,7 +24,7 @@ Options (``envs.make("gorgasali_v0", **options)``):
 | rules          | dict overriding ``rules:`` of configs/gorgasali.yaml      | {}       |
 |                | (max_rounds, zone_penalty, movement_cost, skill_die, ...) |          |
 | config_path    | another YAML with the same tables                         | None     |
-| render_mode    | None, ansi, human                                         | None     |
+| render_mode    | None, ansi, rgb_array (an H x W x 3 uint8 map picture), human | None |
 | illegal_action | raise (error, state unchanged) or lose                    | raise    |
 | max_steps      | AEC move cap (every sub-step counts); truncates           | 5000     |
 
@@ -32,15 +32,16 @@ The engine itself ends every game at ``rules["max_rounds"]`` (designed 30 rounds
 ranked by health, ``infos[agent]["round_cap"]``), so the AEC cap is only a safety net: random
 10-player games take about 340 actions (< 500 measured over 20 seeds).
 
-Actions: ``Discrete(585)`` with a mask; full table in ``envs/gorgasali/actions.py``: 400 SQUARE
+Actions: ``Discrete(586)`` with a mask; full table in ``envs/gorgasali/actions.py``: 400 SQUARE
 actions (movement destination, Ebue's placement, bonus move), SKIP, ROLL, END_TURN, RELOAD,
 EXTRA_CHEST, loot choices, SHOOT weapon x target, THROW throwable x target, ABILITY / COPY target,
-CONSUME / REVIVE slot, DEFEND slot x placement, BACKPACK swaps, STEAL, duo GIVE / TAKE, CHOOSE.
+CONSUME / REVIVE slot, DEFEND slot x placement, BACKPACK swaps, STEAL, duo GIVE / TAKE, CHOOSE,
+Kruber's RETURN.
 Targets are seats relative to the actor. Sub-steps (same agent acts again): loot, pull, steal,
-bonus, trade; the select step only offers choices with a legal completion.
+bonus, trade, teleport; the select step only offers choices with a legal completion.
 
-Observation: ``{"observation": float32[10266], "action_mask": int8[585]}``: 20 map planes of
-20x20 (terrain, chests, zones, banners, players, choosable squares), then a 2266-entry vector
+Observation: ``{"observation": float32[10268], "action_mask": int8[586]}``: 20 map planes of
+20x20 (terrain, chests, zones, banners, players, choosable squares), then a 2268-entry vector
 (phase, round, dice, own health / cooldown / character / mat, the 9 other seats relative to the
 observer, the teammate's mat in duo); table in ``envs/gorgasali/observe.py``. Opponents'
 face-down weapons and backpack cards are hidden.
@@ -50,7 +51,8 @@ over teams; both teammates get the team's value): +1 for the winner, -1 for the 
 evenly spaced in between by elimination time (simultaneous eliminations tie); at the round cap
 survivors rank above the fallen, by health. 0 on every other step.
 
-Version history: v0 (first release).
+Version history: v0 (first release; Kruber's return, Octor copying passives, the Teleport card,
+loot choice of an elimination's spoils and the rgb_array renderer added before any release).
 """
 from __future__ import annotations
 
@@ -75,6 +77,10 @@ class raw_env(TabletopAEC):
                  max_steps: int = DEFAULT_MAX_STEPS, **options):
         super().__init__(GorgasaliGame(**options), render_mode=render_mode,
                          illegal_action=illegal_action, max_steps=max_steps)
+
+    def render_rgb(self):
+        from envs.gorgasali.render import render_rgb
+        return render_rgb(self.state_)
 
 
 def env(**kwargs):

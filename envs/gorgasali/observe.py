@@ -40,6 +40,7 @@ mats.
 |        |                | defensive counts / 3, backpack weapons / supports / 3, on smoke /  |
 |        |                | tree / field, skipped last turn                                    |
 | vector | 1706..2265     | teammate's mat (duo): 14 positions x 40 card designs               |
+| vector | 2266, 2267     | choosing the Teleport landing square; Kruber may return now        |
 """
 from __future__ import annotations
 
@@ -55,7 +56,9 @@ PHASE_LIST = ("choose", "start", "move", "act", "loot", "pull", "steal", "bonus"
 OPP = 115
 OPP_BASE = 671
 MATE_BASE = OPP_BASE + 9 * OPP
-VECTOR_SIZE = MATE_BASE + A.MAT_SIZE * CARD_SLOTS
+EXTRA_BASE = MATE_BASE + A.MAT_SIZE * CARD_SLOTS
+VECTOR_SIZE = EXTRA_BASE + 2
+_PHASE_INDEX = {ph: i for i, ph in enumerate(PHASE_LIST)}
 BANNER_PLANE = {"barrier": 10, "ball": 11, "tree": 12, "field": 13, "smoke": 14}
 GROUP_INDEX = {"six_shooter": 0, "striker": 1, "massive": 2, "scout": 3}
 
@@ -67,7 +70,9 @@ def observation_layout():
 _STATIC: dict = {}
 
 
-def _static_planes(board) -> np.ndarray:
+def _static_planes(board) -> tuple:
+    """(board, templates): ``templates[k]`` is a whole observation (board planes 0..9 filled,
+    the rest zero) for ``k`` zones out; an observation starts as a copy of one (one memcpy)."""
     key = id(board)
     if key not in _STATIC:
         p = np.zeros((8, A.SQUARES), np.float32)
@@ -81,28 +86,54 @@ def _static_planes(board) -> np.ndarray:
         p[7] = np.array(board.zone, np.float32) / 4
         zone = np.array(board.zone)
         # planes 8 and 9 depend only on how many zones are out (0..4): precompute all five
-        zplanes = []
+        templates = []
         for out in range(5):
-            z = np.zeros((2, A.SQUARES), np.float32)
+            obs = np.zeros(BOARD_SIZE + VECTOR_SIZE, np.float32)
+            planes = obs[:BOARD_SIZE].reshape(PLANES, A.SQUARES)
+            planes[:8] = p
             if out:
-                z[0] = zone <= out
+                planes[8] = zone <= out
             if out < 4:
-                z[1] = zone == out + 1
-            zplanes.append(z)
-        _STATIC[key] = (board, p, zplanes)   # keep the board alive so that id() stays unique
+                planes[9] = zone == out + 1
+            templates.append(obs)
+        _STATIC[key] = (board, templates)   # keep the board alive so that id() stays unique
     return _STATIC[key]
+
+
+def _card_tables(game) -> tuple:
+    """Per card id (index -1, i.e. the last entry, stands for an empty position): armour value,
+    is a weapon, is a support card, is present (plain lists: fast to index)."""
+    tab = getattr(game, "_obs_card_tables", None)
+    if tab is None:
+        cards = game.cards
+        armour = [c.value if c.category == "armour" else 0 for c in cards] + [0]
+        weapon = [1 if c.category == "weapon" else 0 for c in cards] + [0]
+        support = [0 if c.category == "weapon" else 1 for c in cards] + [0]
+        present = [1] * len(cards) + [0]
+        tab = game._obs_card_tables = (armour, weapon, support, present)
+    return tab
+
+
+def _chest_squares(state) -> np.ndarray:
+    """The unopened chests as a float32[400] plane, cached on the state while its chest set is the
+    same object with the same size (chests are only ever removed)."""
+    cache = state.__dict__.get("_chest_cache")
+    chests = state.chests
+    if cache is None or cache[0] is not chests or cache[1] != len(chests):
+        plane = np.zeros(A.SQUARES, np.float32)
+        plane[np.fromiter(chests, np.intp, len(chests))] = 1.0
+        cache = (chests, len(chests), plane)
+        state.__dict__["_chest_cache"] = cache
+    return cache[2]
 
 
 def build_observation(state, seat: int) -> np.ndarray:
     g = state.game
     n = g.num_seats
-    obs = np.zeros(BOARD_SIZE + VECTOR_SIZE, np.float32)
+    obs = _static_planes(g.board)[1][min(state.zones_out, 4)].copy()
     planes = obs[:BOARD_SIZE].reshape(PLANES, A.SQUARES)
-    _, static, zplanes = _static_planes(g.board)
-    planes[:8] = static
     if state.chests:
-        planes[5, list(state.chests)] = 1.0
-    planes[8:10] = zplanes[min(state.zones_out, 4)]
+        planes[5] = _chest_squares(state)
     my_team = g.team[seat]
     for kind, squares, owner, _ in state.banners:
         planes[BANNER_PLANE[kind], list(squares)] = 1.0 if g.team[owner] == my_team else -1.0
@@ -118,57 +149,77 @@ def build_observation(state, seat: int) -> np.ndarray:
         planes[19] = mask[:A.SQUARES]
     v = obs[BOARD_SIZE:]
     r = g.rules
-    v[PHASE_LIST.index(state.phase)] = 1.0
-    v[10] = min(1.0, state.round / r["max_rounds"])
-    v[11] = state.zones_out / 4
-    v[12] = min(1.0, state.zone_penalty() / 20)
-    v[13] = min(1.0, (r["zone_interval"] - (state.round - 1) % r["zone_interval"]) / 5)
+    # the vector head (entries 0..57) as a Python list written in one go, and the scattered
+    # one-hots collected as indices for one fancy-index write (numpy scalar writes are slow)
+    h = [0.0] * 58
+    # the Teleport landing is part of the movement: phase "move" plus its own flag
+    h[_PHASE_INDEX.get(state.phase, 2)] = 1.0
+    h[10] = min(1.0, state.round / r["max_rounds"])
+    h[11] = state.zones_out / 4
+    h[12] = min(1.0, state.zone_penalty() / 20)
+    h[13] = min(1.0, (r["zone_interval"] - (state.round - 1) % r["zone_interval"]) / 5)
+    ones = [58 + p * CARD_SLOTS + cid for p, cid in enumerate(state.mat[seat]) if cid >= 0]
     if mine:
-        v[14] = state.dice[0] / 6
-        v[15] = state.dice[1] / 6
-        v[16] = min(1.0, state.move_points / 24)
-        v[20:27] = (state.used_consumable, state.used_throwable, state.used_defensive,
+        h[14] = state.dice[0] / 6
+        h[15] = state.dice[1] / 6
+        h[16] = min(1.0, state.move_points / 24)
+        h[20:27] = (state.used_consumable, state.used_throwable, state.used_defensive,
                     state.used_extra_chest, state.main_done, state.revived, state.bonus_move)
         if state.extension is not None:
-            v[27 + GROUP_INDEX[state.extension.group]] = 1.0
-        for i, k in enumerate(("cross_forest", "cross_water", "cross_mountain")):
-            v[31 + i] = k in state.cross
+            h[27 + GROUP_INDEX[state.extension.group]] = 1.0
+        if state.cross:
+            for i, k in enumerate(("cross_forest", "cross_water", "cross_mountain")):
+                h[31 + i] = k in state.cross
         if state.loot:
-            v[620 + state.loot[0]] = 1.0
+            ones.append(620 + state.loot[0])
             v[660] = min(1.0, len(state.loot) / 5)
         if state.phase in ("pull", "steal"):
-            v[661 + (state.pending_target - seat) % n] = 1.0
-    v[17] = state.skipped_last[seat]
-    v[18] = state.frozen[seat]
-    v[19] = min(1, state.burned[seat])
-    v[34] = state.health[seat] / 100
-    v[35] = min(1.0, state.extra_chests[seat] / 5)
-    v[36] = min(1.0, state.cooldown[seat] / 5)
+            ones.append(661 + (state.pending_target - seat) % n)
+        if state.phase == "teleport":
+            ones.append(EXTRA_BASE)
+        if state.can_return(seat):
+            ones.append(EXTRA_BASE + 1)
+    h[17] = state.skipped_last[seat]
+    h[18] = state.frozen[seat]
+    h[19] = min(1, state.burned[seat])
+    h[34] = state.health[seat] / 100
+    h[35] = min(1.0, state.extra_chests[seat] / 5)
+    h[36] = min(1.0, state.cooldown[seat] / 5)
     if state.char[seat] >= 0:
-        v[37 + state.char[seat]] = 1.0
+        h[37 + state.char[seat]] = 1.0
     if state.held[seat] >= 0:
-        v[47 + state.held[seat]] = 1.0
-    v[57] = min(1.0, state.held_cd[seat] / 5)
-    _mat(v, 58, state.mat[seat])
-    v[618:620] = state.loaded[seat]
-    for rel in range(1, n):
-        t = (seat + rel) % n
-        _opponent(v, OPP_BASE + (rel - 1) * OPP, state, seat, t)
+        h[47 + state.held[seat]] = 1.0
+    h[57] = min(1.0, state.held_cd[seat] / 5)
+    v[:58] = h
+    loaded = state.loaded[seat]
+    if loaded[0]:
+        ones.append(618)
+    if loaded[1]:
+        ones.append(619)
     if g.team_size > 1:
-        _mat(v, MATE_BASE, state.mat[state.teammate(seat)])
+        ones += [MATE_BASE + p * CARD_SLOTS + cid
+                 for p, cid in enumerate(state.mat[state.teammate(seat)]) if cid >= 0]
+    if ones:
+        v[ones] = 1.0
+    tables = _card_tables(g)
+    banner_sq = {sq: b for b in reversed(state.banners) for sq in b[1]} if state.banners else None
+    rows = []
+    for rel in range(1, n):
+        rows += _opponent(state, seat, (seat + rel) % n, tables, banner_sq)
+    v[OPP_BASE:OPP_BASE + len(rows)] = rows   # one write for every opponent row
     return obs
 
 
 def _mat(v, base: int, mat) -> None:
-    for p, cid in enumerate(mat):
-        if cid >= 0:
-            v[base + p * CARD_SLOTS + cid] = 1.0
+    idx = [base + p * CARD_SLOTS + cid for p, cid in enumerate(mat) if cid >= 0]
+    if idx:
+        v[idx] = 1.0
 
 
-def _opponent(v, b: int, state, seat: int, t: int) -> None:
-    # filled as a Python list and written with one slice assignment (numpy scalar writes are slow)
+def _opponent(state, seat: int, t: int, tables, banner_sq) -> list:
+    # a Python list, written by the caller with one slice assignment (numpy scalar writes are slow)
     g = state.game
-    cards = g.cards
+    armour, weapon, support, present = tables
     row = [0.0] * OPP
     alive = state.alive[t]
     row[0] = alive
@@ -201,17 +252,19 @@ def _opponent(v, b: int, state, seat: int, t: int) -> None:
         else:
             row[base + CARD_SLOTS] = 1.0
     o = 21 + 2 * (CARD_SLOTS + 2)   # 105
-    row[o] = min(1.0, sum(cards[mat[p]].value for p in A.ARMOUR_POS if mat[p] >= 0) / 40)
-    row[o + 1] = sum(mat[p] >= 0 for p in A.CONSUMABLE_POS) / 3
-    row[o + 2] = sum(mat[p] >= 0 for p in A.THROWABLE_POS) / 3
-    row[o + 3] = sum(mat[p] >= 0 for p in A.DEFENSIVE_POS) / 3
-    row[o + 4] = sum(mat[p] >= 0 and cards[mat[p]].category == "weapon"
-                     for p in A.BACKPACK_POS) / 3
-    row[o + 5] = sum(mat[p] >= 0 and cards[mat[p]].category != "weapon"
-                     for p in A.BACKPACK_POS) / 3
-    if alive:
-        row[o + 6] = state.standing_on(t, "smoke")
-        row[o + 7] = state.standing_on(t, "tree")
-        row[o + 8] = state.standing_on(t, "field")
+    m2, m3, m4, m5, m6, m7, m8, m9, m10, m11, m12, m13 = mat[2:14]
+    row[o] = min(1.0, (armour[m2] + armour[m3]) / 40)
+    row[o + 1] = (present[m4] + present[m5] + present[m6]) / 3
+    row[o + 2] = (present[m7] + present[m8]) / 3
+    row[o + 3] = (present[m9] + present[m10]) / 3
+    row[o + 4] = (weapon[m11] + weapon[m12] + weapon[m13]) / 3
+    row[o + 5] = (support[m11] + support[m12] + support[m13]) / 3
+    if alive and banner_sq is not None:
+        bn = banner_sq.get(state.pos[t])
+        if bn is not None:
+            kind = bn[0]
+            row[o + 6] = kind == "smoke" and bn[2] == t
+            row[o + 7] = kind == "tree"
+            row[o + 8] = kind == "field"
     row[o + 9] = state.skipped_last[t]
-    v[b:b + OPP] = row
+    return row

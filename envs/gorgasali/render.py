@@ -1,5 +1,7 @@
-"""Text rendering for Gorgasali (ansi); no picture renderer."""
+"""Rendering for Gorgasali: ansi text and an rgb_array picture of the map."""
 from __future__ import annotations
+
+import numpy as np
 
 from envs.gorgasali import actions as A
 from envs.gorgasali.board import BLOCK, FOREST, MOUNTAIN, WATER
@@ -68,3 +70,67 @@ def render_text(state, observer: int | None = None, color: bool = True) -> str:
     if state.phase == "over":
         lines.append(f"game over: {state.final_info()} returns {state.returns().round(3).tolist()}")
     return "\n".join(lines)
+
+
+# ---------------------------------------------------------------------------- rgb_array ------
+_TERRAIN_RGB = {0: (196, 186, 140), WATER: (70, 130, 200), FOREST: (40, 110, 50),
+                MOUNTAIN: (130, 110, 90), BLOCK: (35, 35, 35)}
+_ZONE_TINT = {1: (200, 90, 90), 2: (210, 160, 80), 3: (120, 180, 110), 4: (110, 140, 210)}
+_BANNER_RGB = {"barrier": (90, 60, 30), "ball": (250, 240, 60), "tree": (20, 80, 20),
+               "field": (170, 90, 220), "smoke": (200, 200, 200)}
+#: figure colours by seat (duo: teammates share the hue of their team, see below)
+_SEAT_RGB = ((230, 40, 40), (40, 90, 230), (250, 200, 30), (30, 180, 90), (200, 60, 200),
+             (240, 130, 20), (40, 200, 210), (255, 255, 255), (120, 60, 20), (0, 0, 0))
+
+
+def render_rgb(state, cell_px: int = 24) -> np.ndarray:
+    """An (H, W, 3) uint8 picture of the map: terrain with a zone-coloured border (grey once the
+    zone is inactive), healing squares, chests, banners, fallen teammates and the figures (a
+    disc per player in its seat colour, with a health bar). H = W = 20 * cell_px."""
+    g = state.game
+    b = g.board
+    px = cell_px
+    img = np.zeros((A.SIZE * px, A.SIZE * px, 3), np.uint8)
+    e = max(1, px // 12)   # border width
+    for sq in range(A.SQUARES):
+        r, c = divmod(sq, A.SIZE)
+        y, x = r * px, c * px
+        inactive = b.zone[sq] <= state.zones_out
+        img[y:y + px, x:x + px] = (90, 90, 90) if inactive else _ZONE_TINT[b.zone[sq]]
+        colour = _TERRAIN_RGB[b.terrain[sq]]
+        if inactive:
+            colour = tuple(int(v * 0.55) for v in colour)
+        img[y + e:y + px - e, x + e:x + px - e] = colour
+        q = px // 4
+        if sq in b.healing:   # a white cross
+            img[y + q:y + px - q, x + px // 2 - e:x + px // 2 + e] = (250, 250, 250)
+            img[y + px // 2 - e:y + px // 2 + e, x + q:x + px - q] = (250, 250, 250)
+        if sq in state.chests:   # a small brown box with a gold lid
+            img[y + q:y + px - q, x + q:x + px - q] = (150, 90, 30)
+            img[y + q:y + q + max(1, px // 8), x + q:x + px - q] = (230, 190, 40)
+    for kind, squares, _owner, _ in state.banners:
+        for sq in squares:
+            r, c = divmod(sq, A.SIZE)
+            y, x = r * px, c * px
+            img[y + e:y + px - e, x + e:x + e + max(2, px // 6)] = _BANNER_RGB[kind]
+            img[y + e:y + e + max(2, px // 6), x + e:x + px - e] = _BANNER_RGB[kind]
+    yy, xx = np.mgrid[0:px, 0:px]
+    disc = (yy - px / 2 + 0.5) ** 2 + (xx - px / 2 + 0.5) ** 2 <= (px * 0.36) ** 2
+    ring = ((yy - px / 2 + 0.5) ** 2 + (xx - px / 2 + 0.5) ** 2 <= (px * 0.44) ** 2) & ~disc
+    for t in range(g.num_seats):
+        colour = _SEAT_RGB[t % len(_SEAT_RGB)]
+        if state.alive[t] and state.pos[t] >= 0:
+            r, c = divmod(state.pos[t], A.SIZE)
+            cell = img[r * px:(r + 1) * px, c * px:(c + 1) * px]
+            cell[ring] = _SEAT_RGB[g.team[t] % len(_SEAT_RGB)] if g.team_size > 1 else (20, 20, 20)
+            cell[disc] = colour
+            bar = max(1, px // 10)
+            width = int(round((px - 2 * e) * state.health[t] / g.rules["max_health"]))
+            cell[px - e - bar:px - e, e:px - e] = (60, 0, 0)
+            cell[px - e - bar:px - e, e:e + width] = (40, 220, 40)
+        elif state.fallen_at[t] >= 0:   # duo: the fallen teammate's banner, an X
+            r, c = divmod(state.fallen_at[t], A.SIZE)
+            cell = img[r * px:(r + 1) * px, c * px:(c + 1) * px]
+            diag = (np.abs(yy - xx) <= e) | (np.abs(yy + xx - px + 1) <= e)
+            cell[diag] = colour
+    return img

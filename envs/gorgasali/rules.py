@@ -1,6 +1,9 @@
 """Gorgasali battle royale: the pure rules engine (numpy + stdlib only).
 
-A mutable ``GorgasaliState`` with a cheap ``clone()``. Turn structure (designed order of the
+A mutable ``GorgasaliState`` with a cheap ``clone()``, built from mixins: ``movement.py`` (the
+dice move, bonus move, Teleport, Kruber's return), ``masks.py`` (legal actions), ``duo.py``
+(trade, revive) and ``combat.py`` (damage, cards, abilities); this module holds the state,
+set-up, turn flow, ``_apply`` and the results. Turn structure (designed order of the
 rulebook's turn actions, see RULES.md):
 
     start   heal (healing card), ammo bag, extra chest, ability  ->  ROLL (or frozen: no movement)
@@ -16,17 +19,21 @@ import numpy as np
 
 from envs.core.game import State, rank_returns
 from envs.gorgasali import actions as A
-from envs.gorgasali.board import (AROUND, FOREST, MOUNTAIN, STEP, WATER, destinations, distance,
-                                  to_bits)
+from envs.gorgasali.board import AROUND, Destinations, distance
 from envs.gorgasali.combat import OCTOR, THARSIS, CombatMixin
+from envs.gorgasali.duo import DuoMixin
+from envs.gorgasali.masks import MaskMixin
+from envs.gorgasali.movement import MovementMixin
 
-PHASES = ("choose", "start", "move", "act", "loot", "pull", "steal", "bonus", "trade", "over")
+PHASES = ("choose", "start", "move", "act", "loot", "pull", "steal", "bonus", "trade", "teleport",
+          "over")
 _TURN_FLAGS = dict(used_consumable=False, used_throwable=False, used_defensive=False,
                    used_extra_chest=False, main_done=False, revived=False, dice=(0, 0),
-                   move_points=0, extension=None, bonus_move=False, pending_target=-1)
+                   move_points=0, extension=None, bonus_move=False, pending_target=-1,
+                   swap_back=None, teleport_range=0, resolving_end=False)
 
 
-class GorgasaliState(CombatMixin, State):
+class GorgasaliState(MovementMixin, MaskMixin, DuoMixin, CombatMixin, State):
     """One position of a Gorgasali game."""
 
     def __init__(self, game, rng: np.random.Generator, _blank: bool = False):
@@ -68,7 +75,7 @@ class GorgasaliState(CombatMixin, State):
         self.loot: list[int] = []
         self.return_phase = "act"
         self.copied: set = set()
-        self.dest: dict = {}
+        self.dest = Destinations()
         self.cross: set = set()
         self.last_event = ""
         self.return_phase_after_target = "act"
@@ -173,7 +180,7 @@ class GorgasaliState(CombatMixin, State):
         self.__dict__.update(_TURN_FLAGS)
         self.copied = set()
         self.cross = set()
-        self.dest = {}
+        self.dest = Destinations()
         self.loot = []
         self.phase = "start"
         if self._only_roll():
@@ -188,42 +195,6 @@ class GorgasaliState(CombatMixin, State):
         self.phase = "move"
         self._compute_destinations()
 
-    def _compute_destinations(self) -> None:
-        g = self.game
-        b = g.board
-        free = {"cross_forest": FOREST, "cross_water": WATER, "cross_mountain": MOUNTAIN}
-        free = {free[k] for k in self.cross}
-        masks: dict[int, int] = {}
-        for terrain, bits in b.terrain_bits.items():
-            c = 1 if terrain in free else g.terrain_cost[terrain]
-            if c:
-                masks[c] = masks.get(c, 0) | bits
-        barrier = to_bits(self.barrier_squares())
-        if barrier:  # Barrier blocks movement
-            masks = {c: m & ~barrier for c, m in masks.items()}
-        self.dest = destinations(self.pos[self.cur], self.move_points, masks,
-                                 to_bits(self.occupied(exclude=self.cur)),
-                                 b.zone_bits[self.zones_out], self.zone_penalty(),
-                                 to_bits(self.chests))
-
-    def _move_to(self, sq: int) -> None:
-        s = self.cur
-        penalty = self.dest[sq]
-        if sq != self.pos[s]:
-            self._remove_smoke(s)
-        self.pos[s] = sq
-        self.skipped_last[s] = False
-        self.phase = "act"
-        if penalty:
-            self._damage(s, penalty, -1, "zone")
-            if not self.alive[s]:
-                return
-        if sq in self.game.board.healing:
-            self._heal(s, self.game.rules["heal_square"])
-        if sq in self.chests:
-            self.chests.discard(sq)
-            self._open_chest(extra=False)
-
     def _end_turn(self) -> None:
         s = self.cur
         n = self.game.num_seats
@@ -232,18 +203,26 @@ class GorgasaliState(CombatMixin, State):
             if self.burned[s] > 0:
                 self.burned[s] -= 1
             self.frozen[s] = False
+            # spoils of eliminations from here on are placed automatically (no sub-step left)
+            self.resolving_end = True
             # Tharsis: ending a turn next to enemies burns them; so does ending next to Tharsis
+            # (an Octor holding a copy of it burns once: the copy is spent at that trigger)
             chars = self.game.chars
+            burners = set()
             for t in range(n):
                 if not (self.alive[t] and self.alive[s] and self.enemies(s, t)
                         and distance(self.pos[s], self.pos[t]) <= 1):
                     continue
-                if self.char[s] == THARSIS and not self.immune(t):
+                if self.has_passive(s, THARSIS) and not self.immune(t):
+                    burners.add(s)
                     self.burned[t] = self.game.rules["burn_turns"]
                     self._damage(t, chars[THARSIS].damage, s, "ability")
-                if self.char[t] == THARSIS and not self.immune(s) and self.alive[s]:
+                if self.has_passive(t, THARSIS) and not self.immune(s) and self.alive[s]:
+                    burners.add(t)
                     self.burned[s] = self.game.rules["burn_turns"]
                     self._damage(s, chars[THARSIS].damage, t, "ability")
+            for u in burners:
+                self._spend_copy(u)
             # Ball Lightning: an enemy ending its turn within range 3 takes 35
             for b in list(self.banners):
                 if b[0] == "ball" and self.alive[s] and self.enemies(b[2], s) \
@@ -295,164 +274,10 @@ class GorgasaliState(CombatMixin, State):
 
     def _only_roll(self) -> bool:
         m = self._compute_mask()
-        return m.sum() == 1 and m[A.ROLL] == 1
-
-    # ------------------------------------------------------------------ masks ---------------
-    def legal_actions_mask(self) -> np.ndarray:
-        if self._mask is None:
-            self._mask = self._compute_mask()
-        return self._mask.copy()
-
-    def _compute_mask(self) -> np.ndarray:
-        m = np.zeros(A.NUM_ACTIONS, np.int8)
-        ph = self.phase
-        if ph == "over":
-            return m
-        s = self.cur
-        n = self.game.num_seats
-        cards = self.game.cards
-        if ph == "choose":
-            taken = {c for c in self.char if c >= 0}
-            for k in range(10):
-                if k not in taken:
-                    m[A.CHOOSE + k] = 1
-            return m
-        if ph == "loot":
-            cat = cards[self.loot[0]].category
-            for p in A.CATEGORY_POSITIONS[cat] + A.BACKPACK_POS:
-                m[A.LOOT + p] = 1
-            m[A.DISCARD_LOOT] = 1
-            return m
-        if ph == "pull":
-            for q in self.pull_squares(s, self.pending_target):
-                m[A.SQUARE + q] = 1
-            return m
-        if ph == "steal":
-            for p in self.steal_positions(self.pending_target):
-                m[A.STEAL + p] = 1
-            return m
-        if ph == "bonus":
-            for q in self.bonus_squares():
-                m[A.SQUARE + q] = 1
-            return m
-        if ph == "trade":
-            self._trade_mask(m)
-            return m
-        if ph == "move":
-            if self.dest:   # one fancy-index write instead of one numpy write per square
-                m[[A.SQUARE + q for q in self.dest]] = 1
-            if not self.skipped_last[s] and self.dice[0] != self.dice[1] or not self.dest:
-                m[A.SKIP] = 1
-            if not self.used_consumable:
-                for i, p in enumerate(A.CONSUMABLE_POS):
-                    c = self.card(s, p)
-                    if c is not None and (c.kind == "adrenaline" or (c.kind.startswith("cross_")
-                                                                     and c.kind not in self.cross)):
-                        m[A.CONSUME + i] = 1
-            return m
-        # start and act: extra chest, ability, copy, ammo bag
-        if self.extra_chests[s] > 0 and not self.used_extra_chest:
-            m[A.EXTRA_CHEST] = 1
-        for rel in self.ability_targets(s):
-            m[A.ABILITY + rel] = 1
-        for rel in self.copy_targets(s):
-            m[A.COPY + rel] = 1
-        if not self.used_consumable:
-            for i, p in enumerate(A.CONSUMABLE_POS):
-                c = self.card(s, p)
-                if c is None:
-                    continue
-                if c.kind == "ammo" and not all(self.loaded[s][w] or self.mat[s][w] < 0
-                                                for w in A.WEAPON_POS):
-                    m[A.CONSUME + i] = 1
-                elif ph == "start" and c.kind == "heal" and not self.burned[s] \
-                        and self.health[s] < self.game.rules["max_health"]:
-                    m[A.CONSUME + i] = 1
-                elif ph == "act" and c.kind == "extension" and self.extension is None \
-                        and not self.main_done and any(
-                            self.loaded[s][w] and cards[self.mat[s][w]].group == c.group
-                            for w in A.WEAPON_POS if self.mat[s][w] >= 0):
-                    m[A.CONSUME + i] = 1
-        if ph == "start":
-            m[A.ROLL] = 1
-            return m
-        # act
-        m[A.END_TURN] = 1
-        if not self.used_throwable:
-            for i, p in enumerate(A.THROWABLE_POS):
-                if self.mat[s][p] < 0:
-                    continue
-                for rel in range(n):
-                    if self.can_throw(s, p, (s + rel) % n):
-                        m[A.throw(i, rel)] = 1
-        if not self.used_defensive:
-            for i, p in enumerate(A.DEFENSIVE_POS):
-                if self.mat[s][p] < 0:
-                    continue
-                for v in range(5):
-                    if self.can_defend(s, p, v):
-                        m[A.defend(i, v)] = 1
-        if not self.main_done and not self.revived:
-            for w in A.WEAPON_POS:
-                if self.mat[s][w] >= 0 and self.loaded[s][w]:
-                    for rel in range(1, n):
-                        if self.can_shoot(s, w, (s + rel) % n):
-                            m[A.shoot(w, rel)] = 1
-            if any(self.mat[s][w] >= 0 and not self.loaded[s][w] for w in A.WEAPON_POS):
-                m[A.RELOAD] = 1
-            for b, bp in enumerate(A.BACKPACK_POS):
-                cid = self.mat[s][bp]
-                if cid >= 0:
-                    for p in A.CATEGORY_POSITIONS[cards[cid].category]:
-                        m[A.backpack(b, p)] = 1
-        if self.game.team_size > 1:
-            mate = self.teammate(s)
-            if not self.used_consumable and not self.burned[s] and self.fallen_at[mate] >= 0 \
-                    and distance(self.pos[s], self.fallen_at[mate]) <= 1:
-                for i, p in enumerate(A.CONSUMABLE_POS):
-                    c = self.card(s, p)
-                    if c is not None and c.kind == "heal":
-                        m[A.REVIVE + i] = 1
-            if self.alive[mate] and distance(self.pos[s], self.pos[mate]) <= 1:
-                m[A.TRADE] = 1
-        return m
-
-    def teammate(self, s: int) -> int:
-        return (s + self.game.num_teams) % self.game.num_seats
-
-    def bonus_squares(self) -> list[int]:
-        """Six shooter skill: up to 2 more squares anywhere, no obstacle cost, no zone damage;
-        staying put is allowed."""
-        s = self.cur
-        occ = self.occupied(exclude=s)
-        cost = self.game.cost
-        bar = self.barrier_squares()
-        seen = {self.pos[s]}
-        frontier = [self.pos[s]]
-        for _ in range(2):
-            nxt = []
-            for sq in frontier:
-                for q in STEP[sq]:
-                    if q >= 0 and q not in seen and cost[q] and q not in bar:
-                        seen.add(q)
-                        nxt.append(q)
-            frontier = nxt
-        return sorted(q for q in seen if q not in occ)
-
-    def _trade_mask(self, m: np.ndarray) -> None:
-        s = self.cur
-        mate = self.teammate(s)
-        cards = self.game.cards
-        for me, other, base in ((s, mate, A.GIVE), (mate, s, A.TAKE)):
-            for p in range(A.MAT_SIZE):
-                cid = self.mat[me][p]
-                if cid >= 0 and self._empty_slot(other, cards[cid].category, backpack=True) >= 0:
-                    m[base + p] = 1
-        if self.extra_chests[s] > 0:
-            m[A.GIVE_CHEST] = 1
-        if self.extra_chests[mate] > 0:
-            m[A.TAKE_CHEST] = 1
-        m[A.END_TRADE] = 1
+        if m[A.ROLL] == 1 and m.sum() == 1:
+            return True
+        self._mask = m   # nothing changes before the next action: keep it for legal_actions_mask
+        return False
 
     # ------------------------------------------------------------------ apply ---------------
     def illegal_reason(self, action: int) -> str:
@@ -492,9 +317,12 @@ class GorgasaliState(CombatMixin, State):
             self.phase = self.return_phase_after_target
             self._receive(cid)
             self.last_event = f"{self.name(s)} stole {self.game.cards[cid].name}"
+        elif ph == "teleport":
+            self._teleport(args[0])
         elif ph == "bonus":
             if args[0] != self.pos[s]:
                 self._remove_smoke(s)
+                self.swap_back = None
             self.pos[s] = args[0]
             self.bonus_move = False
             self.phase = "act"
@@ -546,6 +374,8 @@ class GorgasaliState(CombatMixin, State):
             self._revive(A.CONSUMABLE_POS[args[0]])
         elif kind == "trade":
             self.phase = "trade"
+        elif kind == "return":
+            self._kruber_return()
         elif kind == "end_turn":
             self._end_turn()
             return
@@ -565,52 +395,12 @@ class GorgasaliState(CombatMixin, State):
         elif card.kind == "adrenaline":
             self.move_points *= card.value
             self._compute_destinations()
+        elif card.kind == "teleport":
+            self.teleport_range = card.range_max
+            self.phase = "teleport"
         else:
             self.cross.add(card.kind)
             self._compute_destinations()
-
-    def _revive(self, p: int) -> None:
-        """Duo: a healing card next to the fallen teammate's banner revives it with that much
-        health, an empty mat and a fresh cooldown; no main action this turn."""
-        s = self.cur
-        mate = self.teammate(s)
-        card = self.card(s, p)
-        self.used_consumable = True
-        self.revived = True
-        self._put(s, p, -1)
-        sq = self.fallen_at[mate]
-        occ = self.occupied()
-        if sq in occ:
-            free = [q for q in range(A.SQUARES) if self.game.cost[q] and q not in occ]
-            sq = min(free, key=lambda q: (distance(q, self.fallen_at[mate]), q))
-        self.alive[mate] = True
-        self.pos[mate] = sq
-        self.health[mate] = min(self.game.rules["max_health"], card.value)
-        self.cooldown[mate] = 0 if self.game.rules["ability_ready_at_start"] else \
-            self.game.chars[self.char[mate]].cooldown
-        self.fallen_at[mate] = -1
-        self.out_time[mate] = -1
-        self.burned[mate] = 0
-        self.last_event = f"{self.name(s)} revived {self.name(mate)}"
-
-    def _trade(self, kind: str, args) -> None:
-        s = self.cur
-        mate = self.teammate(s)
-        if kind == "give_chest":
-            self.extra_chests[s] -= 1
-            self.extra_chests[mate] += 1
-        elif kind == "take_chest":
-            self.extra_chests[mate] -= 1
-            self.extra_chests[s] += 1
-        elif kind in ("give", "take"):
-            src, dst = (s, mate) if kind == "give" else (mate, s)
-            p = args[0]
-            cid = self.mat[src][p]
-            self.mat[src][p] = -1
-            if p in A.WEAPON_POS:
-                self.loaded[src][p] = False
-            q = self._empty_slot(dst, self.game.cards[cid].category, backpack=True)
-            self._put(dst, q, cid)
 
     # ------------------------------------------------------------------ results -------------
     @property

@@ -52,17 +52,18 @@ def test_extra_six_adds_a_die_and_seven_becomes_eighteen():
     assert st.health[1] == 100 - 18 * 3
 
 
-def test_dragon_extra_move_on_four_or_more():
+def test_dobergun_extra_move_on_four_or_more():
     """Six shooter skill: 'If you roll 4 or higher, you can move anywhere by 2 extra squares
-    without being penalized' (designed: the first die)."""
-    st = duel("Dragon", dice=(4, 1))
+    without being penalized' (designed: the first die). The rulings call this six shooter
+    'dobergun'."""
+    st = duel("Dobergun", dice=(4, 1))
     st.apply(A.shoot(0, 1))
     assert st.phase == "bonus" and st.cur == 0
     opts = {a - A.SQUARE for a in legal(st)}
     assert sq(18, 10) in opts and sq(18, 8) in opts and sq(18, 12) not in opts
     st.apply(A.SQUARE + sq(18, 8))
     assert st.pos[0] == sq(18, 8) and st.cur == 1
-    st2 = duel("Dragon", dice=(3, 6))
+    st2 = duel("Dobergun", dice=(3, 6))
     st2.apply(A.shoot(0, 1))
     assert st2.cur == 1
 

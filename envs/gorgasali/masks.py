@@ -1,0 +1,175 @@
+"""Gorgasali legal-action masks (a mixin of ``GorgasaliState``; numpy + stdlib only).
+
+The order of a turn (designed, see RULES.md) decides which actions each phase offers; every
+sub-step's select action is offered only with at least one legal completion.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from envs.gorgasali import actions as A
+from envs.gorgasali.board import distance
+
+
+class MaskMixin:
+    """``legal_actions_mask`` and its helpers."""
+
+    def legal_actions_mask(self) -> np.ndarray:
+        if self._mask is None:
+            self._mask = self._compute_mask()
+        return self._mask.copy()
+
+    def _compute_mask(self) -> np.ndarray:
+        m = np.zeros(A.NUM_ACTIONS, np.int8)
+        ph = self.phase
+        if ph == "over":
+            return m
+        s = self.cur
+        n = self.game.num_seats
+        cards = self.game.cards
+        if ph == "choose":
+            taken = {c for c in self.char if c >= 0}
+            for k in range(10):
+                if k not in taken:
+                    m[A.CHOOSE + k] = 1
+            return m
+        if ph == "loot":
+            cat = cards[self.loot[0]].category
+            for p in A.CATEGORY_POSITIONS[cat] + A.BACKPACK_POS:
+                m[A.LOOT + p] = 1
+            m[A.DISCARD_LOOT] = 1
+            return m
+        if ph == "pull":
+            for q in self.pull_squares(s, self.pending_target):
+                m[A.SQUARE + q] = 1
+            return m
+        if ph == "steal":
+            for p in self.steal_positions(self.pending_target):
+                m[A.STEAL + p] = 1
+            return m
+        if ph == "bonus":
+            for q in self.bonus_squares():
+                m[A.SQUARE + q] = 1
+            return m
+        if ph == "trade":
+            self._trade_mask(m)
+            return m
+        if ph == "move":
+            if self.dest:   # the destination bitboard unpacked in one go
+                m[:A.SQUARES] = self.dest.mask_row()
+            if not self.skipped_last[s] and self.dice[0] != self.dice[1] or not self.dest:
+                m[A.SKIP] = 1
+            if not self.used_consumable:
+                for i, p in enumerate(A.CONSUMABLE_POS):
+                    c = self.card(s, p)
+                    if c is not None and (c.kind == "adrenaline" or (c.kind.startswith("cross_")
+                                                                     and c.kind not in self.cross)):
+                        m[A.CONSUME + i] = 1
+                    elif c is not None and c.kind == "teleport" and self.teleport_squares(s, c.range_max):
+                        m[A.CONSUME + i] = 1
+            return m
+        if ph == "teleport":
+            for q in self.teleport_squares(s, self.teleport_range):
+                m[A.SQUARE + q] = 1
+            return m
+        # start and act: extra chest, ability, copy, ammo bag
+        if self.extra_chests[s] > 0 and not self.used_extra_chest:
+            m[A.EXTRA_CHEST] = 1
+        for rel in self.ability_targets(s):
+            m[A.ABILITY + rel] = 1
+        for rel in self.copy_targets(s):
+            m[A.COPY + rel] = 1
+        if not self.used_consumable:
+            for i, p in enumerate(A.CONSUMABLE_POS):
+                c = self.card(s, p)
+                if c is None:
+                    continue
+                if c.kind == "ammo" and not all(self.loaded[s][w] or self.mat[s][w] < 0
+                                                for w in A.WEAPON_POS):
+                    m[A.CONSUME + i] = 1
+                elif ph == "start" and c.kind == "heal" and not self.burned[s] \
+                        and self.health[s] < self.game.rules["max_health"]:
+                    m[A.CONSUME + i] = 1
+                elif ph == "act" and c.kind == "extension" and self.extension is None \
+                        and not self.main_done and any(
+                            self.loaded[s][w] and cards[self.mat[s][w]].group == c.group
+                            for w in A.WEAPON_POS if self.mat[s][w] >= 0):
+                    m[A.CONSUME + i] = 1
+        if ph == "start":
+            m[A.ROLL] = 1
+            return m
+        # act
+        m[A.END_TURN] = 1
+        if self.can_return(s):
+            m[A.RETURN] = 1
+        targets = self._card_targets(s)   # enemies a card may aim at: (rel, seat, range)
+        if not self.used_throwable:
+            for i, p in enumerate(A.THROWABLE_POS):
+                cid = self.mat[s][p]
+                if cid < 0:
+                    continue
+                card = cards[cid]
+                if card.kind == "smoke":
+                    if self.can_throw(s, p, s):
+                        m[A.throw(i, 0)] = 1
+                    continue
+                for rel, t, d in targets:
+                    if card.range_min <= d <= card.range_max and self._clear_to(s, t):
+                        m[A.throw(i, rel)] = 1
+        if not self.used_defensive:
+            for i, p in enumerate(A.DEFENSIVE_POS):
+                if self.mat[s][p] < 0:
+                    continue
+                for v in range(5):
+                    if self.can_defend(s, p, v):
+                        m[A.defend(i, v)] = 1
+        if not self.main_done and not self.revived:
+            for w in A.WEAPON_POS:
+                if self.mat[s][w] >= 0 and self.loaded[s][w] and targets:
+                    lo, hi = self.weapon_range(s, w)
+                    for rel, t, d in targets:
+                        if lo <= d <= hi and not self.standing_on(t, "smoke") \
+                                and self._clear_to(s, t):
+                            m[A.shoot(w, rel)] = 1
+            if any(self.mat[s][w] >= 0 and not self.loaded[s][w] for w in A.WEAPON_POS):
+                m[A.RELOAD] = 1
+            for b, bp in enumerate(A.BACKPACK_POS):
+                cid = self.mat[s][bp]
+                if cid >= 0:
+                    for p in A.CATEGORY_POSITIONS[cards[cid].category]:
+                        m[A.backpack(b, p)] = 1
+        if self.game.team_size > 1:
+            mate = self.teammate(s)
+            if not self.used_consumable and not self.burned[s] and self.fallen_at[mate] >= 0 \
+                    and distance(self.pos[s], self.fallen_at[mate]) <= 1:
+                for i, p in enumerate(A.CONSUMABLE_POS):
+                    c = self.card(s, p)
+                    if c is not None and c.kind == "heal":
+                        m[A.REVIVE + i] = 1
+            if self.alive[mate] and distance(self.pos[s], self.pos[mate]) <= 1:
+                m[A.TRADE] = 1
+        return m
+
+    def _card_targets(self, s: int) -> list:
+        """(rel, seat, range) of every living enemy ``s`` may aim a card at (the range and line
+        of sight are checked by the caller; see ``card_target_ok``)."""
+        n = self.game.num_seats
+        team = self.game.team
+        out = []
+        ps = self.pos[s]
+        self._clear_cache = {}
+        for rel in range(1, n):
+            t = (s + rel) % n
+            if not self.alive[t] or team[t] == team[s] or (self.frozen[s] and self.frozen_by[s] == t):
+                continue
+            out.append((rel, t, distance(ps, self.pos[t])))
+        return out
+
+    def _clear_to(self, s: int, t: int) -> bool:
+        """Line of sight for cards from ``s`` to ``t`` (memoized within one mask computation)."""
+        got = self._clear_cache.get(t)
+        if got is None:
+            board = self.game.board
+            walls = (board.blocking | self.barrier_squares()) if self.banners else board.blocking
+            got = self._clear_cache[t] = board.clear_line(self.pos[s], self.pos[t], walls)
+        return got

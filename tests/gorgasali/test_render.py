@@ -1,0 +1,49 @@
+"""Gorgasali rendering: the rgb_array picture of the map (and the ansi text still works)."""
+from __future__ import annotations
+
+import numpy as np
+
+import envs
+from envs.gorgasali import actions as A
+
+
+def test_rgb_array_shape_dtype_and_changes_when_a_player_moves():
+    """render_mode='rgb_array' gives an H x W x 3 uint8 picture of the map, zones, chests and
+    players, which changes when a figure moves."""
+    env = envs.make("gorgasali_v0", num_players=2, render_mode="rgb_array")
+    env.reset(seed=0)
+    img = env.render()
+    assert img.dtype == np.uint8 and img.ndim == 3 and img.shape[2] == 3
+    assert img.shape[0] == img.shape[1] == A.SIZE * 24
+    st = env.unwrapped.state_
+    seat = st.current_player
+    before = st.pos[seat]
+    target = next(q for q in range(A.SQUARES) if st.game.cost[q] and q not in st.occupied()
+                  and q != before)
+    st.pos[seat] = target
+    after = env.render()
+    assert after.shape == img.shape and not np.array_equal(img, after)
+    st.pos[seat] = before
+    assert np.array_equal(env.render(), img)
+
+
+def test_rgb_array_through_a_duo_game_and_ansi():
+    """The picture renders through a whole random duo game (zones going out, banners, fallen
+    teammates) and the ansi text is unchanged."""
+    env = envs.make("gorgasali_v0", num_players=4, mode="duo", render_mode="rgb_array")
+    env.reset(seed=5)
+    rng = np.random.default_rng(5)
+    for k, agent in enumerate(env.agent_iter()):
+        obs, _, term, trunc, _ = env.last()
+        if term or trunc:
+            env.step(None)
+            continue
+        if k % 25 == 0:
+            img = env.render()
+            assert img.dtype == np.uint8 and img.shape == (480, 480, 3)
+        legal = np.flatnonzero(obs["action_mask"])
+        env.step(int(legal[rng.integers(len(legal))]))
+    assert env.render().shape == (480, 480, 3)
+    text = envs.make("gorgasali_v0", num_players=2, render_mode="ansi")
+    text.reset(seed=0)
+    assert "Gorgasali" in text.render()
