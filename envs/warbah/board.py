@@ -102,7 +102,15 @@ def generate_map(rng: np.random.Generator, h: int, w: int, n_candidates: int,
     # capitol candidates: farthest-point sampling over the largest land mass
     cells = np.flatnonzero(land & main)
     cand = [int(cells[rng.integers(len(cells))])]
+    rows, cols = cells // w, cells % w
+    aq, ar = cols - (rows - (rows & 1)) // 2, rows  # axial coordinates (as to_axial)
+    dist = None
     while len(cand) < min(n_candidates, len(cells)):
-        dist = [min(hex_distance(h, w, int(c), k) for k in cand) for c in cells]
+        k = cand[-1]  # distance to the nearest candidate, updated with the newest one
+        kr, kc = divmod(k, w)
+        kq = kc - (kr - (kr & 1)) // 2
+        dq, dr = aq - kq, ar - kr
+        dk = (np.abs(dq) + np.abs(dr) + np.abs(dq + dr)) // 2
+        dist = dk if dist is None else np.minimum(dist, dk)
         cand.append(int(cells[int(np.argmax(dist))]))
     return land, rivers, cand, nb

@@ -1,43 +1,61 @@
 """Warbah as a PettingZoo AEC environment (``warbah_v0``).
 
-Rules in brief (full mapping in RULES.md): 2-4 players on a generated hex map (land/water, rivers
-on hex edges) each choose a capitol from spread-out candidate sites and start with one Hero
-(1D10 warriors, archers, cavalry and catapults, one Ability-table skill). Land outside the
-capitols is unexplored. Each turn: initiative roll sets the order; gold is collected; players
-recruit into their settlements' garrisons (max 5 per settlement, a Hero at the capitol for 10);
-Heroes spend Move Points to explore adjacent unknown hexes (Terrain, Settlement, variant, encounter
-tables) or to enter explored ones (terrain cost, 3 across a river) and may take garrisons into
-their army; then each Hero may attack an adjacent enemy Hero, enemy garrison or encounter: battles
-run in initiative segments 5+,4,3,2,1,0-, each unit rolling 1D10 <= its Kill rank, walls negating
-kills, the Hero dying last, each player choosing its own casualties and the attacker choosing to
-call off at the end of each round. Recovery: treasure, control markers, XP and abilities.
-A player whose capitol is taken is eliminated. NOT implemented: spells, wizards, espionage,
-fleets/sea, magic items, special units (variants give gold only), alliances (see RULES.md).
+The game (full section-by-section mapping, designed choices and the list of what is still
+missing in RULES.md): 2-4 players on a generated hex map (land, water, islands, rivers on hex
+edges) each pick a capitol and start with one Hero. Every turn runs the rulebook's phases in
+initiative order: realm magic, gold, recruiting (troops, Heroes, Wizards, ships, special
+units), espionage with agents, alliances (option), move & explore (terrain, settlement, variant
+and encounter tables, fleets and sea encounters, troop / item exchanges, garrisons), disaster
+magic, battles (kill-rank segments, walls, battle spells, casualty choice, calling off) and
+recovery (treasure, control, experience, abilities). Long choices are AEC sub-steps ending with
+an explicit "done"; the mask offers only legal actions.
 
 Options (``envs.make("warbah_v0", **options)``):
 
-| option         | values                                     | default |
-|----------------|--------------------------------------------|---------|
-| num_players    | 2, 3, 4 (map 9x7, 10x8, 11x9)              | 2       |
-| rules          | dict overriding configs/warbah.yaml        | {}      |
-| render_mode    | None, ansi, human                          | None    |
-| illegal_action | raise or lose                              | raise   |
-| max_steps      | AEC move cap (truncation)                  | 1000    |
+| option         | values                                             | default |
+|----------------|----------------------------------------------------|---------|
+| num_players    | 2, 3, 4 (map 9x7, 10x8, 11x9)                      | 2       |
+| allies         | True: alliances (3-4 players only)                 | False   |
+| rules          | dict overriding configs/warbah.yaml                | {}      |
+| render_mode    | None, ansi, human                                  | None    |
+| illegal_action | raise or lose                                      | raise   |
+| max_steps      | AEC move cap (truncation)                          | 1000    |
 
-Actions ``Discrete(32)``: 0-5 move/explore (move phase) or attack (battle phase) towards
-E, NE, NW, W, SW, SE; 6 done; 7 recruit one troop at the settlement in question; 8 take the
-garrison into the acting Hero's army; 9 recruit a Hero at the capitol; 10 call off the attack;
-11 continue the attack; 12-15 lose one warrior/archer/cavalry/catapult; 16-23 capitol at
-candidate site k; 24 capitol at the first free candidate (auto); 25-30 hand the army to
-the friendly Hero in direction d (instead of moving); 31 drop troops into the garrison.
+Actions: ``Discrete(config.NUM_ACTIONS)``, one table for every phase (constants in config.py):
 
-Observation: ``float32[17*H*W + 48]``: 17 board planes and 48 scalars, see observe.py.
+- base: 0-5 move/explore (move phase) or attack (battle phase) towards E, NE, NW, W, SW, SE;
+  ``DONE`` 6; ``RECRUIT`` 7 (one troop at the settlement in question); ``TAKE_GARRISON`` 8
+  (whole garrison into the acting Hero's army); ``RECRUIT_HERO`` 9; ``CALL_OFF`` 10 /
+  ``CONTINUE`` 11 (attacker, end of a battle round); ``CASUALTY0``+t 12-15 (lose one
+  warrior/archer/cavalry/catapult); ``CAPITOL0``+k 16-23 (capitol at candidate k),
+  ``CAPITOL_AUTO`` 24; ``EXCHANGE0``+d 25-30 (whole army to the friendly Hero in direction d);
+  ``DROP_OFF`` 31 (drop troops of the settlement's type into its garrison).
+- magic (block A, ``SPELLS0`` .. ``SPELLS_END``): ``REALM0``+k cast or discard realm spell k
+  (26); ``BSPELL0``+k cast battle spell k (42); ``GROUP0``+t target group (4 troop types,
+  hero, monster); ``TSEAT0``+r-1 target the opponent r seats on; ``CELL0``+c target map cell c
+  (99 slots); ``RECRUIT_WIZARD``; ``GIVE_ITEM0``+d hand a magic item to the own or allied Hero
+  in direction d.
+- block B (``SEA0`` .. ``SEA_END``): ``HIRE_AGENT``; ``TARGET0``+k espionage target slot k (12);
+  ``GIVE0``+4d+t give one troop of type t to the Hero in direction d; ``TAKE_ONE0``+t /
+  ``DROP_ONE0``+t one garrison troop in / out; ``SHIP0``+d recruit a ship; ``REROLL`` /
+  ``KEEP_ROLL`` (Luck); ``RECRUIT_SP`` (special unit); ``LOSS_SP0``+u lose one special unit
+  of kind u (13); ``ALLY_PROPOSE0`` / ``ALLY_BREAK0`` / ``ALLY_GOLD0`` (+r-1),
+  ``ALLY_ACCEPT``, ``ALLY_DECLINE``; ``FLEET0``+6k+d move unmanned fleet k; ``GIVE_SP0``+13d+u
+  give one special unit; ``PASS0``+d pass through a friendly Hero; ``LOOK0``+d Scouting look;
+  ``CEDE0``+r-1 cede a settlement / ``HERO_TO0``+r-1 hand a Hero to an ally.
 
-Rewards: rank based, zero-sum (envs.core.game.rank_returns): survivors over eliminated players
-(later elimination ranks higher), then settlements controlled, then gold. The game ends when one
-player is left, after ``designed.turn_cap`` (10) turns, or after ``designed.max_actions`` (950).
+Observation: ``float32`` vector, observer-relative, hidden information left out; its pieces
+are ``WarbahGame.observation_layout``: ``board`` (17, H, W) map planes and ``vector`` (48)
+(observe.py), ``board_b`` (6, H, W) and ``vector_b`` (66) for fleets, espionage, special units
+and alliances (block_b.observe_b), ``magic`` (266) for spells, wizards and items
+(spells.observe).
 
-Version history: v0 (first release, partial rules: see RULES.md).
+Rewards and end: a player whose capitol is taken is out; the game ends when one player is left,
+after ``designed.turn_cap`` (10) turns or ``designed.max_actions`` (950) engine actions.
+Rewards come at the end only, rank based and zero-sum (envs.core.game.rank_returns): survivors
+over eliminated players (later elimination ranks higher), then settlements held, then gold.
+
+Version history: v0 (blocks A and B merged; see RULES.md for what is still simplified).
 """
 from __future__ import annotations
 

@@ -41,15 +41,91 @@ def _acting_hero(st, seat: int):
     return None
 
 
+def _river_cache(st):
+    """(river planes (3, n) for the E/NE/NW edges, bool per cell: a river runs on one of its
+    edges), recomputed only when ``st.rivers`` differs from the set it was built from."""
+    c = getattr(st, "_obs_rivers", None)
+    if c is None or c[0] != st.rivers:
+        n = st.game.n_cells
+        planes = np.zeros((3, n), np.float32)
+        adj = np.zeros(n, bool)
+        for (a, b) in st.rivers:
+            for x, m in ((a, b), (b, a)):
+                adj[x] = True
+                d = st.nbl[x].index(m)  # neighbour lists (block_b.init)
+                if d < 3:
+                    planes[d, x] = 1
+        c = st._obs_rivers = (set(st.rivers), planes, adj)
+    return c[1], c[2]
+
+
+def _wall_tables(g):
+    """Base walls by terrain code and by settlement code (cached on the Game)."""
+    t = getattr(g, "_obs_wall_tables", None)
+    if t is None:
+        tw = np.array([0 if name == "settlement" else g.terrain[name]["walls"]
+                       for name in TERRAINS])
+        sw = np.array([g.settle[name]["walls"] for name in SETTLEMENTS])
+        t = g._obs_wall_tables = (tw, sw)
+    return t
+
+
+def _walls_here(st, cells: np.ndarray) -> np.ndarray:
+    """Vectorised ``st.walls(c, c)`` for the given cells (same result as the scalar method)."""
+    tw, sw = _wall_tables(st.game)
+    t = st.terrain[cells]
+    base = np.where(t >= 0, tw[np.maximum(t, 0)], 0)
+    is_set = t == TERRAINS.index("settlement")
+    base = np.where(is_set, sw[np.maximum(st.settle[cells], 0)], base)
+    _, adj = _river_cache(st)
+    base = np.where(adj[cells], np.maximum(base, st.game.cfg["river"]["same_side_walls"]), base)
+    w = np.maximum(0, base - st.wall_damage[cells].astype(np.int64))
+    bw = st.mg["bwalls"]
+    if bw:
+        w = w + np.array([bw.get(int(c), 0) for c in cells])
+    return w
+
+
+_MAP_ROWS = [0, 1, 2, 3, 11, 13, 14, 15, 16]
+
+
+def _map_planes(st, bd: np.ndarray) -> None:
+    """Fill the seat-independent map planes (land, explored, terrain, settlement, walls, rivers,
+    variants). They are rebuilt only when one of the arrays they come from differs from the
+    copy they were built from (compared byte for byte, so hand edits in tests are seen too)."""
+    key = (st.land.tobytes(), st.explored.tobytes(), st.terrain.tobytes(), st.settle.tobytes(),
+           st.wall_damage.tobytes(), tuple(st.variant),
+           tuple(sorted(st.mg["bwalls"].items())) if st.mg["bwalls"] else ())
+    c = getattr(st, "_obs_map", None)
+    if c is not None and c[0] == key and c[1] == st.rivers:
+        bd[_MAP_ROWS] = c[2]
+        return
+    g = st.game
+    m = np.zeros((len(_MAP_ROWS), g.n_cells), np.float32)
+    m[0] = st.land
+    m[1] = st.explored
+    m[2] = np.where(st.terrain >= 0, (st.terrain + 1) / 7.0, 0)
+    m[3] = np.where(st.settle >= 0, (st.settle + 1) / 7.0, 0)
+    ex = np.flatnonzero(st.explored)
+    if len(ex):
+        m[4, ex] = np.minimum(_walls_here(st, ex), 8) / 8.0
+    planes, _ = _river_cache(st)
+    m[5:8] = planes
+    nv = len(g.variant_names)
+    var = st.variant
+    for x in ex.tolist():
+        if var[x]:
+            m[8, x] = (g.variant_names.index(var[x]) + 1) / nv
+    st._obs_map = (key, set(st.rivers), m)
+    bd[_MAP_ROWS] = m
+
+
 def observe(st, seat: int) -> np.ndarray:
     g = st.game
     N, n = g.num_seats, g.n_cells
     rel = lambda s: (s - seat) % N  # noqa: E731
     bd = np.zeros((17, n), np.float32)
-    bd[0] = st.land
-    bd[1] = st.explored
-    bd[2] = np.where(st.terrain >= 0, (st.terrain + 1) / 7.0, 0)
-    bd[3] = np.where(st.settle >= 0, (st.settle + 1) / 7.0, 0)
+    _map_planes(st, bd)  # 0-3, 11, 13-16: cached while the map is unchanged
     bd[4] = st.owner == seat
     bd[5] = np.where((st.owner >= 0) & (st.owner != seat), ((st.owner - seat) % N) / N, 0)
     for h in st.heroes:
@@ -59,23 +135,12 @@ def observe(st, seat: int) -> np.ndarray:
     gs = np.minimum(st.garrison.sum(1), 20) / 20.0
     bd[9] = np.where(st.owner == seat, gs, 0)
     bd[10] = np.where(st.owner != seat, gs, 0)
-    for c in np.flatnonzero(st.explored):
-        bd[11, c] = min(st.walls(int(c), int(c)), 8) / 8.0
     h = _acting_hero(st, seat)
     if h is not None:
         bd[12, h["cell"]] = 1
     elif st.phase == "capitol":
         for k in st.free_candidates():
             bd[12, st.cand[k]] = (k + 1) / 8.0
-    for (a, b) in st.rivers:
-        for c, m in ((a, b), (b, a)):
-            d = st.nbl[c].index(m)  # neighbour lists (block_b.init)
-            if d < 3:
-                bd[13 + d, c] = 1
-    nv = len(g.variant_names)
-    for c in np.flatnonzero(st.explored):
-        if st.variant[c]:
-            bd[16, c] = (g.variant_names.index(st.variant[c]) + 1) / nv
     v = np.zeros(VECTOR, np.float32)
     if st.phase in PHASES:  # block phases have their own flags in their sections
         v[PHASES.index(st.phase)] = 1
@@ -87,9 +152,11 @@ def observe(st, seat: int) -> np.ndarray:
         v[14] = min(h["xp"], 2) / 2.0
         for name, _ in h["abil"]:
             v[15 + ABILITIES.index(name)] = min(v[15 + ABILITIES.index(name)] + 1 / 3, 1)
+    own = st.owner[(st.owner >= 0) & (st.settle >= 0)]
+    held = np.bincount(own, minlength=N) if len(own) else np.zeros(N, np.int64)
     for s in range(N):
         v[32 + rel(s)] = st.alive[s]
-        v[36 + rel(s)] = min(len(st.settlements_of(s)), 20) / 20.0
+        v[36 + rel(s)] = min(int(held[s]), 20) / 20.0
     if st.battle is not None:
         sides = st.battle["sides"]
         mine = [k for k in (0, 1) if sides[k]["seat"] == seat]

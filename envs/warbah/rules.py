@@ -169,6 +169,11 @@ class WarbahState(State):
         return [(s, i) for s in self.order for i, h in enumerate(self.heroes)
                 if h["alive"] and h["seat"] == s]
 
+    # Keep the mask computed while advancing (it is exactly the next legal_actions_mask as long
+    # as nothing changes the state in between). Scenario tests that edit a state by hand after
+    # an action turn this off (tests/warbah/conftest.py) or clear ``_mask`` themselves.
+    reuse_advance_mask = True
+
     def _advance(self) -> None:
         """Run automatic steps until a player must decide (or the game ends)."""
         self._mask = None
@@ -193,9 +198,13 @@ class WarbahState(State):
                 continue
             if self.qi < len(self.queue):
                 seat, x = self.queue[self.qi]
-                if self.alive[seat] and self._local_mask(seat, x).sum() > 1:
-                    self._cp = seat
-                    return
+                if self.alive[seat]:
+                    m = self._local_mask(seat, x)
+                    if m.sum() > 1:
+                        self._cp = seat
+                        if self.reuse_advance_mask:  # the mask legal_actions_mask would compute
+                            self._mask = m
+                        return
                 self.qi += 1
                 continue
             if self.phase == "recruit":
@@ -280,7 +289,7 @@ class WarbahState(State):
                     mask[dd] = 0 < cost <= h["mp"]
             c = h["cell"]
             if (self.owner[c] == seat and self.garrison[c].sum() > 0
-                    and h["troops"].sum() < self.army_cap(h)):
+                    and BB.UNITS.army_size(h) < self.army_cap(h)):  # specials count too
                 mask[TAKE_GARRISON] = 1
             if self.owner[c] == seat and self.settle[c] >= 0:
                 rec = g.settle[SETTLEMENTS[self.settle[c]]]["recruit"]
@@ -290,7 +299,7 @@ class WarbahState(State):
                 for dd in range(6):  # exchange instead of moving (ends this hero's movement)
                     j = self.hero_at(int(self.nb[c, dd])) if self.nb[c, dd] >= 0 else -1
                     if (j >= 0 and self.heroes[j]["seat"] == seat
-                            and self.heroes[j]["troops"].sum() < self.army_cap(self.heroes[j])):
+                            and BB.UNITS.army_size(self.heroes[j]) < self.army_cap(self.heroes[j])):
                         mask[EXCHANGE0 + dd] = 1
             SP.move_mask(self, seat, h, mask)  # block A: hand over magic items
         elif self.phase == "battle":
@@ -393,7 +402,7 @@ class WarbahState(State):
                     h["troops"][t] = 0
                 elif EXCHANGE0 <= a < EXCHANGE0 + 6:
                     o = self.heroes[self.hero_at(int(self.nb[h["cell"], a - EXCHANGE0]))]
-                    room = self.army_cap(o) - int(o["troops"].sum())
+                    room = self.army_cap(o) - BB.UNITS.army_size(o)  # specials count too
                     for t in range(4):
                         k = int(min(room, h["troops"][t]))
                         o["troops"][t] += k
@@ -404,7 +413,7 @@ class WarbahState(State):
                     self.qi += 1  # instead of moving: this hero's move is over
                 elif a == TAKE_GARRISON:
                     c = h["cell"]
-                    room = self.army_cap(h) - int(h["troops"].sum())
+                    room = self.army_cap(h) - BB.UNITS.army_size(h)  # specials count too
                     for t in range(4):
                         k = int(min(room, self.garrison[c, t]))
                         h["troops"][t] += k

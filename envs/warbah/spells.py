@@ -235,12 +235,15 @@ def _givable(st, h: dict):
 def _friend(st, seat: int, h: dict, d: int) -> int:
     m = int(st.nb[h["cell"], d])
     j = st.hero_at(m) if m >= 0 else -1
-    return j if j >= 0 and st.heroes[j]["seat"] == seat else -1
+    if j < 0:
+        return -1
+    from envs.warbah.allies import friendly  # allies may trade magic items too (ALLIES)
+    return j if friendly(st, seat, st.heroes[j]["seat"]) else -1
 
 
 def move_mask(st, seat: int, h: dict, mask) -> None:
     """Move phase: a hero with an item not yet exchanged this turn may hand it to an adjacent
-    friendly hero (instead of moving)."""
+    friendly (own or allied) hero (instead of moving)."""
     if h.get("items") and h["alive"] and _givable(st, h):
         for d in range(6):
             if _friend(st, seat, h, d) >= 0:

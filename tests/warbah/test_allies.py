@@ -146,3 +146,26 @@ def test_allies_trade_settlements_and_heroes():
     assert st.owner[c] == 1
     st.apply(HERO_TO0)
     assert a["seat"] == 1 and st.queue[st.qi] == (0, 3)
+
+
+def test_allies_trade_magic_items():
+    """ALLIES: allies may trade magic items: an acting Hero hands an item (and the ability it
+    grants) to an adjacent allied Hero; not to a Hero of a player he is not allied with."""
+    from envs.warbah.config import GIVE_ITEM0
+    g, st = diplomacy_state()
+    a, b = st.heroes[0], st.heroes[1]
+    cell = int(next(x for x in st.nb[a["cell"]] if x >= 0 and st.land[x]))
+    st.explored[cell], st.terrain[cell], st.settle[cell], st.encounter[cell] = (
+        True, TERRAINS.index("clear"), -1, 0)
+    b["cell"], a["mp"], a["scout"], a["abil"], b["abil"] = cell, 3, 0, [], []
+    a["items"] = [{"kind": "ability", "k": ("defense", 0), "used": -1}]
+    a["abil"].append(("defense", 0))
+    st.phase, st.queue, st.qi, st._cp, st._mask = "move", [(0, 0)], 0, 0, None
+    d = [int(x) for x in st.nb[a["cell"]]].index(cell)
+    assert not st.legal_actions_mask()[GIVE_ITEM0 + d]  # not allied yet
+    st.allied[0, 1] = st.allied[1, 0] = True
+    st._mask = None
+    assert st.legal_actions_mask()[GIVE_ITEM0 + d]
+    st.apply(GIVE_ITEM0 + d)
+    assert not a["items"] and b["items"][0]["k"] == ("defense", 0)
+    assert st.abil(a, "defense") == 0 and st.abil(b, "defense") == 1

@@ -318,3 +318,32 @@ def test_scouting_looks_at_an_adjacent_heros_card():
     assert ESP.is_revealed(st, 0, 1) and a["scout"] == 0
     dt = st.determinize(0, np.random.default_rng(3))
     assert np.array_equal(dt.heroes[1]["troops"], foe["troops"])
+
+
+def test_whole_army_actions_count_special_troops_against_the_cap():
+    """RECRUIT TROOPS / SPECIAL UNITS: the 40-troop cap counts special troops too, for taking a
+    whole garrison (8) and for handing a whole army to a friendly Hero (25-30)."""
+    from envs.warbah.config import EXCHANGE0, TAKE_GARRISON
+    g, st, a, b, d = two_heroes()
+    a["troops"][:] = [10, 10, 10, 0]
+    U.special(a)[U.SPECIALS.index("elves")] = 10  # 40 troops in all: no room
+    st.garrison[a["cell"]] = [10, 0, 0, 0]
+    st._mask = None
+    assert not st.legal_actions_mask()[TAKE_GARRISON]
+    U.special(a)[U.SPECIALS.index("elves")] = 5  # 35: room for 5 of the 10 warriors
+    st._mask = None
+    assert st.legal_actions_mask()[TAKE_GARRISON]
+    st.apply(TAKE_GARRISON)
+    assert a["troops"][0] == 15 and st.garrison[a["cell"], 0] == 5
+    assert U.army_size(a) == 40
+    # whole-army hand-over: the receiver's special troops count against its cap
+    g, st, a, b, d = two_heroes()
+    b["troops"] = np.array([10, 10, 10, 5])
+    U.special(b)[U.SPECIALS.index("orcs")] = 5  # 40 in all
+    st._mask = None
+    assert not st.legal_actions_mask()[EXCHANGE0 + d]
+    b["troops"] = np.array([10, 10, 10, 0])  # 35 in all: 5 more fit
+    st._mask = None
+    assert st.legal_actions_mask()[EXCHANGE0 + d]
+    st.apply(EXCHANGE0 + d)
+    assert U.army_size(b) == 40 and int(a["troops"].sum()) == 15
