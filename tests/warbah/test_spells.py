@@ -19,12 +19,7 @@ BS = {name: k for k, name in enumerate(T.battle_names)}
 TOWER = SETTLEMENTS.index("tower")
 
 
-def setup_state(n=2, seed=0):
-    g = make_game(num_players=n)
-    st = g.new_initial_state(np.random.default_rng(seed))
-    for _ in range(n):
-        st.apply(CAPITOL_AUTO)
-    return g, st
+from tests.warbah.test_rules import setup_state  # noqa: E402  (capitols placed, 2 players)
 
 
 def two_heroes(seed=0, terrain="clear"):
