@@ -44,6 +44,17 @@ class BaseAgent:
         raise NotImplementedError
 
 
+class RuleBasedAgent(BaseAgent):
+    """Base of the per-game rule-based baselines: they read the engine state (``needs_state``)."""
+
+    name = "heuristic"
+    needs_state = True
+
+    def __init__(self, game=None, seed: int | None = None):
+        super().__init__(seed)
+        self.game = game
+
+
 class RandomAgent(BaseAgent):
     """Uniformly random legal actions."""
 

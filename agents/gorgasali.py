@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from agents.base import BaseAgent
+from agents.base import RuleBasedAgent
 from envs.gorgasali import actions as A
 from envs.gorgasali.board import distance
 
@@ -51,14 +51,7 @@ def card_value(card) -> float:
     return v
 
 
-class HeuristicAgent(BaseAgent):
-    name = "heuristic"
-    needs_state = True
-
-    def __init__(self, game=None, seed: int | None = None):
-        super().__init__(seed)
-        self.game = game
-
+class HeuristicAgent(RuleBasedAgent):
     def act(self, obs, state=None) -> int:
         mask = obs["action_mask"]
         if state is None:

@@ -14,19 +14,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from agents.base import BaseAgent
+from agents.base import RuleBasedAgent
 from envs.peacekeepers import actions as A
 from envs.peacekeepers.board import BLUE, BROWN, CELLS, EMPTY, GRAY, GREEN, NEIGHBOURS, ORANGE
 
 
-class HeuristicAgent(BaseAgent):
-    name = "heuristic"
-    needs_state = True
-
-    def __init__(self, game=None, seed: int | None = None):
-        super().__init__(seed)
-        self.game = game
-
+class HeuristicAgent(RuleBasedAgent):
     def act(self, obs, state=None) -> int:
         mask = obs["action_mask"]
         if state is None:

@@ -18,7 +18,7 @@ from collections import deque
 
 import numpy as np
 
-from agents.base import BaseAgent
+from agents.base import RuleBasedAgent
 from envs.warbah import spells as SP
 from envs.warbah.config import (CALL_OFF, CAPITOL_AUTO, CASUALTY0, CONTINUE, DONE, GROUP0,
                                 RECRUIT, RECRUIT_HERO, RECRUIT_WIZARD, TAKE_GARRISON)
@@ -26,14 +26,7 @@ from envs.warbah.config import (CALL_OFF, CAPITOL_AUTO, CASUALTY0, CONTINUE, DON
 LOSS_ORDER = (3, 1, 2, 0)  # catapults (kill 2), archers (3), cavalry (4), warriors (5)
 
 
-class HeuristicAgent(BaseAgent):
-    name = "heuristic"
-    needs_state = True
-
-    def __init__(self, game=None, seed: int | None = None):
-        super().__init__(seed)
-        self.game = game
-
+class HeuristicAgent(RuleBasedAgent):
     def act(self, obs, state=None) -> int:
         mask = np.asarray(obs["action_mask"])
         if state is None:

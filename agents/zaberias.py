@@ -14,18 +14,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from agents.base import BaseAgent
+from agents.base import RuleBasedAgent
 from envs.zaberias import movement as M
 
 
-class HeuristicAgent(BaseAgent):
-    name = "heuristic"
-    needs_state = True
-
-    def __init__(self, game=None, seed: int | None = None):
-        super().__init__(seed)
-        self.game = game
-
+class HeuristicAgent(RuleBasedAgent):
     # ------------------------------------------------------------------ helpers -------------
     def _mean_face(self, st) -> float:
         return float(np.mean(st.game.die_faces))

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from agents.base import BaseAgent
+from agents.base import RuleBasedAgent
 from envs.zaka.config import DISARM, DRAIN, MEND, RAMPAGE, REAP, SNATCH
 
 _OUTPUT_EXTRA = {REAP: 1.0, DRAIN: 0.5, DISARM: 0.5, SNATCH: 0.5}
@@ -73,14 +73,7 @@ def evaluate(state, seat: int) -> float:
     return v
 
 
-class HeuristicAgent(BaseAgent):
-    name = "heuristic"
-    needs_state = True
-
-    def __init__(self, game=None, seed: int | None = None):
-        super().__init__(seed)
-        self.game = game
-
+class HeuristicAgent(RuleBasedAgent):
     def act(self, obs, state=None) -> int:
         if state is None:
             raise ValueError("the Zaka heuristic needs the engine state (needs_state=True); "
