@@ -2,14 +2,12 @@
 from __future__ import annotations
 
 import copy
-import functools
 from pathlib import Path
 from typing import Any
 
 import numpy as np
-import yaml
 
-from envs.core.game import ConfigError, Game
+from envs.core.game import ConfigError, Game, read_yaml
 from envs.warbah.board import MAP_SIZE
 
 DEFAULT_CONFIG = Path(__file__).resolve().parents[2] / "configs" / "warbah.yaml"
@@ -64,12 +62,6 @@ SEA_END = HERO_TO0 + 3
 NUM_ACTIONS = SEA_END
 
 
-@functools.lru_cache(maxsize=4)
-def _load(path: str) -> dict:
-    with open(path) as f:
-        return yaml.safe_load(f)
-
-
 def _merge(base: dict, over: dict) -> dict:
     out = copy.deepcopy(base)
     for k, v in over.items():
@@ -97,7 +89,7 @@ class WarbahGame(Game):
             raise ConfigError("allies=True needs 3 or 4 players (block B: alliances)")
         self.allies = bool(allies)
         self.rules_override = rules or {}
-        self.cfg = _merge(_load(str(DEFAULT_CONFIG)), self.rules_override)
+        self.cfg = _merge(read_yaml(str(DEFAULT_CONFIG)), self.rules_override)
         d = self.cfg["designed"]
         for k in ("turn_cap", "max_actions", "hero_mp", "army_cap", "battle_round_cap"):
             if not isinstance(d[k], int) or d[k] < 1:
