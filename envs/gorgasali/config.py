@@ -60,10 +60,6 @@ class Character:
     above: int = 0
 
 
-def _read_yaml(path: str) -> dict:
-    return read_yaml(path)
-
-
 def _cards(data: dict) -> list[CardType]:
     cards: list[CardType] = []
     for name, w in (data.get("weapons") or {}).items():
@@ -115,7 +111,7 @@ def _cards(data: dict) -> list[CardType]:
 
 def load_tables(path: str | Path | None = None, rules: dict | None = None) -> dict:
     """Read and check the YAML tables; ``rules`` overrides keys of its ``rules`` section."""
-    data = dict(_read_yaml(str(path or DEFAULT_CONFIG)))
+    data = dict(read_yaml(str(path or DEFAULT_CONFIG)))
     merged = merge_rules(data.get("rules"), rules)
     if not 1 <= merged["max_rounds"] <= 200:
         raise ConfigError(f"max_rounds must be 1..200, got {merged['max_rounds']}")

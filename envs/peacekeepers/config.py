@@ -18,13 +18,9 @@ BOARD_PLANES = 18
 VECTOR_SIZE = 84
 
 
-def _read_yaml(path: str) -> dict:
-    return read_yaml(path)
-
-
 def load_tables(path: str | Path | None = None, rules: dict | None = None) -> dict:
     """Read and check the YAML tables; ``rules`` overrides keys of its ``rules`` section."""
-    data = dict(_read_yaml(str(path or DEFAULT_CONFIG)))
+    data = dict(read_yaml(str(path or DEFAULT_CONFIG)))
     cubes = [c for row in data.get("cubes", []) for c in (row if isinstance(row, list) else [row])]
     if len(cubes) != 100 or any(not isinstance(c, str) or len(c) != 6 or set(c) - set(LETTERS)
                                 for c in cubes):

@@ -38,10 +38,6 @@ class UnitSpec(NamedTuple):
     group: str
 
 
-def _read_yaml(path: str) -> dict:
-    return read_yaml(path)
-
-
 def _parse_roster(tribe: str, rows) -> tuple[UnitSpec, ...]:
     out = []
     for row in rows:
@@ -62,7 +58,7 @@ def _parse_roster(tribe: str, rows) -> tuple[UnitSpec, ...]:
 
 
 def load_tables(path=None, rules: dict | None = None) -> dict:
-    data = _read_yaml(str(path or DEFAULT_CONFIG))
+    data = read_yaml(str(path or DEFAULT_CONFIG))
     try:
         rosters = {t: _parse_roster(t, data["tribes"][t]) for t in TRIBES}
     except KeyError as exc:

@@ -38,10 +38,6 @@ _RULE_RANGES = {
 }
 
 
-def _read_yaml(path: str) -> dict:
-    return read_yaml(path)
-
-
 def _int(card: dict, key: str, lo: int, hi: int, where: str) -> int:
     v = card.get(key)
     if not isinstance(v, int) or isinstance(v, bool) or not lo <= v <= hi:
@@ -51,7 +47,7 @@ def _int(card: dict, key: str, lo: int, hi: int, where: str) -> int:
 
 def load_tables(path: str | Path | None = None, rules: dict | None = None) -> dict:
     """Read and check the card list and rules; ``rules`` overrides keys of the ``rules`` section."""
-    data = _read_yaml(str(path or DEFAULT_CONFIG))
+    data = read_yaml(str(path or DEFAULT_CONFIG))
     types = data.get("weapon_types")
     if not isinstance(types, dict) or len(types) != 2:
         raise ConfigError("config 'weapon_types' must name exactly two weapon types")
