@@ -310,9 +310,11 @@ class PeacekeepersState(State):
         code_bits, active, *_, zones = self._analysis()
         if self.game.puzzle:
             return active, False
-        if not self.first_done[seat]:
+        cubes = self._analysis()[2]
+        if not self.first_done[seat] or (cubes == 0 and self.game.rules["restart_on_empty_board"]):
             # Multi-Player Competitive: the first cube goes on an outer edge of one's own zone
-            # (designed fallback: anywhere in the zone when mountains cover that whole edge)
+            # (designed fallback: anywhere in the zone when mountains cover that whole edge);
+            # with the field emptied (hordes, eruptions) a cube starts again the same way
             edge = EDGE_BITS & zones[seat]
             return (edge if edge & code_bits[0] else zones[seat]), False
         return active, True

@@ -180,3 +180,24 @@ def test_puzzle_placements_need_no_neighbour():
     assert m[A.place(BLUE, cell(0, 1))] == 0         # next to the Dwarf
     assert m[A.place(BLUE, cell(5, 5))] == 1
     assert m[A.place(RED, cell(0, 7))] == 0          # outside the 6 x 6 field
+
+
+def test_emptied_field_restarts_on_an_edge_of_ones_zone():
+    """Multi-Player Competitive, placing (RULES.md reading `restart_on_empty_board`): when hordes
+    or eruptions have removed every cube, "adjacent to a placed cube" cannot be met, so the next
+    cube is placed like a starting cube, on an outer edge of one's own zone. Strict reading:
+    nobody can place."""
+    from envs.peacekeepers.board import EDGE
+    st = make_state("""
+    ..........
+    ....^.....
+    """, hands=["R", "R"])
+    m = st.legal_actions_mask()
+    legal = {int(a) - A.place(RED, 0) for a in np.flatnonzero(m[:A.CELL])}
+    expected = {c for c in range(CELLS) if EDGE[c] and st.zone[c] == 0 and st.board[c] < 0}
+    assert legal == expected and len(expected) > 0
+    strict = make_state("""
+    ..........
+    ....^.....
+    """, hands=["R", "R"], rules={"restart_on_empty_board": False})
+    assert not strict.legal_actions_mask()[:A.CELL].any()
