@@ -36,60 +36,78 @@ import functools
 
 import numpy as np
 
-from envs.peacekeepers.board import CELLS, EMPTY
+from envs.peacekeepers.board import CELLS
 from envs.peacekeepers.config import BOARD_PLANES, VECTOR_SIZE
 from envs.peacekeepers.rules import PHASES
 
 _PHASE_INDEX = {p: i for i, p in enumerate(PHASES)}
 BOARD_SIZE = BOARD_PLANES * CELLS
-@functools.lru_cache(maxsize=64)
-def _zone_planes(zone_bytes: bytes, seat: int, n: int) -> np.ndarray:
-    zone = np.frombuffer(zone_bytes, np.int8)
-    return np.stack([zone == (seat + rel) % n for rel in range(n)]).astype(np.float32)
+_CODE_SIZE = 12 * CELLS          # planes 0..11, kept up to date by the engine (``code_planes``)
+_OFF_FIELD = 11 * CELLS           # plane 11 (empty cells) is masked by the field in puzzles
+
+
+@functools.lru_cache(maxsize=256)
+def _template(zone_bytes: bytes | None, active_bytes: bytes | None, seat: int, n: int,
+              phase: int) -> np.ndarray:
+    """The parts of an observation that change rarely: zone planes (relative seats), the
+    outside-the-field plane and the phase one-hot; everything else zero (read-only, copied)."""
+    t = np.zeros(BOARD_SIZE + VECTOR_SIZE, np.float32)
+    planes = t[:BOARD_SIZE].reshape(BOARD_PLANES, CELLS)
+    if zone_bytes is not None:
+        zone = np.frombuffer(zone_bytes, np.int8)
+        for rel in range(n):
+            planes[12 + rel] = zone == (seat + rel) % n
+    if active_bytes is not None:
+        planes[17] = ~np.frombuffer(active_bytes, bool)
+    t[BOARD_SIZE + 51 + phase] = 1.0
+    t.flags.writeable = False
+    return t
 
 
 def build_observation(state, seat: int) -> np.ndarray:
     g = state.game
     n = g.num_seats
-    obs = np.empty(BOARD_SIZE + VECTOR_SIZE, np.float32)
-    planes = obs[:BOARD_SIZE].reshape(BOARD_PLANES, CELLS)
-    planes[:12] = state.code_planes()
-    planes[12:] = 0.0
-    if g.puzzle:
-        planes[11] *= state.active
-        planes[17] = ~state.active
-    if g.competitive and state.zone[0] >= 0:
-        planes[12:12 + n] = _zone_planes(state.zone.tobytes(), seat, n)
+    zone_bytes = state.zone.tobytes() if g.competitive and state.zone[0] >= 0 else None
+    active_bytes = state.active.tobytes() if g.puzzle else None
+    phase = _PHASE_INDEX[state.phase]
+    obs = _template(zone_bytes, active_bytes, seat, n, phase).copy()
+    obs[:_CODE_SIZE] = state.code_planes().reshape(-1)
+    if active_bytes is not None:
+        obs[_OFF_FIELD:_CODE_SIZE] *= state.active
     if state.pending_cell >= 0:
-        planes[16, state.pending_cell] = 1.0
+        obs[16 * CELLS + state.pending_cell] = 1.0
     # the scalar part is assembled in a Python list and written once (cheaper than numpy scalars)
     v = [0.0] * VECTOR_SIZE
+    shown = 1 if g.hidden_information else n
+    scores = state.scores()
     for rel in range(n):
         s = (seat + rel) % n
         hand = state.hands[s]
         v[40 + rel] = min(1.0, len(hand) / 20)
-        if rel == 0 or not g.hidden_information:
+        if rel < shown:
             base = rel * 10
             for _, f in hand:
-                v[base + f] += 0.1
+                v[base + f] += 1.0
         v[47 + rel] = len(state.captured[s]) / 100
         v[61 + rel] = float(state.first_done[s])
         v[65 + rel] = float(state.out[s])
         v[69 + rel] = min(1.0, state.allot[s] / 10)
+        v[75 + rel] = max(-1.0, min(1.0, scores[s] / 100))
         v[80 + rel] = state.peaks[s] / 30   # at most 6+5+5+4+4+3+3 peaks
+    for i in range(10 * shown):             # colour counts /10, capped at 1
+        x = v[i]
+        if x:
+            v[i] = 1.0 if x >= 10.0 else x / 10
     v[44] = float(len(state.reserves[seat]))
     v[45] = len(state.bag) / 100
     v[46] = len(state.discard) / 100
-    v[51 + _PHASE_INDEX[state.phase]] = 1.0
+    v[51 + phase] = 1.0
     if state.ranges:
         v[60] = state.ranges[0] / 6
-    v[73] = float(state.end_phase == "zone")
-    v[74] = float(state.end_phase == "stuck")
-    scores = state.scores()
-    for rel in range(n):
-        v[75 + rel] = max(-1.0, min(1.0, scores[(seat + rel) % n] / 100))
+    if state.end_phase == "zone":
+        v[73] = 1.0
+    elif state.end_phase == "stuck":
+        v[74] = 1.0
     v[79] = float(state.pending_optional)
-    vec = obs[BOARD_SIZE:]
-    vec[:] = v
-    np.minimum(vec[:40], 1.0, out=vec[:40])
+    obs[BOARD_SIZE:] = v
     return obs

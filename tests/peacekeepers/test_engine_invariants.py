@@ -139,3 +139,57 @@ def test_incremental_bitboards_match_the_board(vname):
 
     for seed in range(6):
         play(game, seed, check)
+
+
+def _reference_observation(st, seat):
+    """The observation table of ``observe.py`` read straight from the state, one entry at a time."""
+    g = st.game
+    n = g.num_seats
+    planes = np.zeros((18, 100), np.float32)
+    plane_of = {-1: 11, 0: 0, 1: 1, 2: 2, 3: 3, 4: 4, 5: 5, 6: 6, 7: 7, 8: 9, 9: 8, 10: 10}
+    for cell in range(100):
+        planes[plane_of[int(st.board[cell])], cell] = 1.0
+        if g.puzzle and not st.active[cell]:
+            planes[11, cell] = 0.0
+            planes[17, cell] = 1.0
+        if g.competitive and st.zone[0] >= 0:
+            planes[12 + (int(st.zone[cell]) - seat) % n, cell] = 1.0
+    if st.pending_cell >= 0:
+        planes[16, st.pending_cell] = 1.0
+    v = np.zeros(84, np.float32)
+    scores = st.scores()
+    for rel in range(n):
+        s = (seat + rel) % n
+        if rel == 0 or not g.hidden_information:
+            for colour in range(10):
+                v[rel * 10 + colour] = min(1.0, sum(f == colour for _, f in st.hands[s]) / 10)
+        v[40 + rel] = min(1.0, len(st.hands[s]) / 20)
+        v[47 + rel] = len(st.captured[s]) / 100
+        v[61 + rel] = st.first_done[s]
+        v[65 + rel] = st.out[s]
+        v[69 + rel] = min(1.0, st.allot[s] / 10)
+        v[75 + rel] = np.clip(scores[s] / 100, -1, 1)
+        v[80 + rel] = st.peaks[s] / 30
+    v[44] = len(st.reserves[seat])
+    v[45], v[46] = len(st.bag) / 100, len(st.discard) / 100
+    from envs.peacekeepers.rules import PHASES
+    v[51 + PHASES.index(st.phase)] = 1.0
+    v[60] = st.ranges[0] / 6 if st.ranges else 0.0
+    v[73], v[74] = st.end_phase == "zone", st.end_phase == "stuck"
+    v[79] = st.pending_optional
+    return np.concatenate([planes.reshape(-1), v])
+
+
+@pytest.mark.parametrize("vname", list(VARIANTS))
+def test_fast_observation_matches_reference(vname):
+    """The template-based observation equals a direct reading of the state, for every seat."""
+    game = envs.make_game("peacekeepers_v0", **VARIANTS[vname])
+
+    def check(st):
+        for seat in range(game.num_seats):
+            ref = _reference_observation(st, seat)
+            got = st.observation(seat)
+            assert np.allclose(got, ref, atol=1e-6), np.flatnonzero(~np.isclose(got, ref))
+
+    for seed in range(3):
+        play(game, seed, check)
