@@ -1,0 +1,270 @@
+"""Peacekeepers legality (a mixin of ``PeacekeepersState``; numpy + stdlib only): the per-position
+bitboard analysis, the placement rules as whole-board integer operations, the sub-step targets
+(Giant partner, Troll chase, Elf re-roll), the mountain mask and the action mask.
+
+Rulebook sections: Placing cubes and the colour wheel, Trolls, Giants, Elves, Goblin Horde,
+Volcanic Eruption, Setup (mountains), Multi-Player Competitive (zones, first cube on an edge).
+"""
+from __future__ import annotations
+
+import functools
+
+import numpy as np
+
+from envs.peacekeepers import actions as A
+from envs.peacekeepers.board import (BLACK, BLUE, BROWN, CELLS, COMPAT, EDGE_BITS, EMPTY, FULL, GRAY,
+                                     GREEN, INCOMPAT_CODES, MOUNTAIN, NEIGHBOURS, ORANGE, PLACEABLE,
+                                     PURPLE, RED, TROLL_REMOVABLE, WHITE, YELLOW, bits_to_bool,
+                                     bool_to_bits, dilate, mountain_placements,
+                                     neighbour_count_bits, obstacle_labels)
+from envs.peacekeepers.hazards import HORDE_TARGETS
+
+
+@functools.lru_cache(maxsize=256)
+def _zone_bits(zone: bytes, n: int) -> tuple[int, ...]:
+    z = np.frombuffer(zone, np.int8)
+    return tuple(bool_to_bits(z == s) for s in range(n))
+
+
+@functools.lru_cache(maxsize=256)
+def _active_bits(active: bytes) -> int:
+    return bool_to_bits(np.frombuffer(active, bool))
+
+
+class MaskMixin:
+    """What the player to move may do, read from cached bitboards of the position."""
+
+    # ------------------------------------------------------------------ analysis -----------
+    def _analysis(self):
+        """Per-position bitboards shared by every mask of one position (cached).
+
+        ``code_bits[j]``: cells holding board code ``j - 1``; plus the field of play, the cubes,
+        the cells touching a cube, the zones, and a memo for masks.
+        """
+        if self._cache is not None:
+            return self._cache
+        code_bits = tuple(self._code_bits())   # a snapshot: the list changes with the board
+        active = _active_bits(self.active.tobytes()) if self.game.puzzle else FULL
+        cubes = (code_bits[1] | code_bits[2] | code_bits[3] | code_bits[4] | code_bits[5]
+                 | code_bits[6] | code_bits[7] | code_bits[8] | code_bits[9] | code_bits[10])
+        touch1, touch2 = neighbour_count_bits(cubes)
+        zones = _zone_bits(self.zone.tobytes(), self.game.num_seats) if self.game.competitive else None
+        self._cache = (code_bits, active, cubes, touch1, touch2, {}, zones)
+        return self._cache
+
+    def _area(self, seat: int) -> tuple[int, bool]:
+        """(cells where ``seat`` may put a cube now, whether a neighbouring cube is required)."""
+        code_bits, active, *_, zones = self._analysis()
+        if self.game.puzzle:
+            return active, False
+        cubes = self._analysis()[2]
+        if not self.first_done[seat] or (cubes == 0 and self.game.rules["restart_on_empty_board"]):
+            # Multi-Player Competitive: the first cube goes on an outer edge of one's own zone
+            # (designed fallback: anywhere in the zone when mountains cover that whole edge);
+            # with the field emptied (hordes, eruptions) a cube starts again the same way
+            edge = EDGE_BITS & zones[seat]
+            return (edge if edge & code_bits[0] else zones[seat]), False
+        return active, True
+
+    def _placement_bits(self, seat: int) -> int:
+        """PLACE legality as one integer: bit ``colour * 100 + cell`` (cached per hand)."""
+        g = self.game
+        counts = self.hand_counts(seat)
+        code_bits, active, cubes, touch1, touch2, memo, _ = self._analysis()
+        key = (seat, counts.tobytes())
+        found = memo.get(key)
+        if found is not None:
+            return found
+        total = 0
+        if counts.any():
+            area, need_touch = self._area(seat)
+            empty = code_bits[0] & area
+            if need_touch:
+                empty &= touch1
+            first = not self.first_done[seat]
+            for c in PLACEABLE:
+                if not counts[c]:
+                    continue
+                bad = 0
+                for j in INCOMPAT_CODES[c]:
+                    bad |= code_bits[j]
+                ok = empty & ~dilate(bad)
+                if c == YELLOW:
+                    ok &= self._giant_company_bits(counts[YELLOW], code_bits, active, bad)
+                elif c == ORANGE and not g.puzzle and not first:
+                    one_bad, two_bad = neighbour_count_bits(bad)
+                    if g.rules["troll_check_after_chase"]:
+                        # one incompatible neighbour the Troll itself chases off, still touching
+                        ok |= code_bits[0] & active & one_bad & ~two_bad & touch2
+                    # or the Troll replaces a cube on the board
+                    replaceable = code_bits[RED + 1] | code_bits[GREEN + 1] | code_bits[BLUE + 1] \
+                        | code_bits[PURPLE + 1]
+                    ok |= replaceable & active & ~one_bad & touch1
+                total |= ok << (c * CELLS)
+            if not first:
+                if counts[BROWN]:
+                    # Goblin Horde: an open cell next to a race not sheltered by a Temple
+                    exposed = 0
+                    for c in HORDE_TARGETS:
+                        exposed |= code_bits[c + 1]
+                    exposed &= ~dilate(code_bits[WHITE + 1])
+                    total |= (code_bits[0] & active & dilate(exposed)) << (BROWN * CELLS)
+                if counts[GRAY]:
+                    total |= (code_bits[BLACK + 1] & active) << (GRAY * CELLS)
+        memo[key] = total
+        return total
+
+    def placement_mask(self, seat: int) -> np.ndarray:
+        """bool[10, cells]: PLACE colour x cell legality for ``seat`` (the play phase)."""
+        return bits_to_bool(self._placement_bits(seat), A.CELL).reshape(10, CELLS).astype(bool)
+
+    def _giant_company_bits(self, yellows: int, code_bits, active: int, bad_for_giant: int) -> int:
+        """Cells where a Giant may stand: next to a Giant, or with a partner from hand."""
+        g = self.game
+        if g.rules["giant_pairs_only"]:
+            company = 0
+        else:
+            company = dilate(code_bits[YELLOW + 1])
+            if g.puzzle:  # Create Your Own Puzzle: a Temple keeps a Giant company
+                company |= dilate(code_bits[WHITE + 1])
+        if yellows >= 2:
+            partner_ok = code_bits[0] & active & ~dilate(bad_for_giant)
+            company |= dilate(partner_ok)
+        return company
+
+    def _fits(self, colour: int, cell: int) -> bool:
+        """No orthogonal neighbour of ``cell`` is incompatible with ``colour``."""
+        b = self.board
+        return all(COMPAT[colour, b[z] + 1] for z in NEIGHBOURS[cell])
+
+    def _giant_partner_cells(self, x: int) -> list[int]:
+        return [y for y in NEIGHBOURS[x]
+                if self.board[y] == EMPTY and self.active[y] and self._fits(YELLOW, y)]
+
+    def _troll_chase_targets(self, x: int) -> tuple[list[int], bool]:
+        """(cubes the Troll on ``x`` may chase off, whether it may also chase nobody)."""
+        g = self.game
+        nbs = NEIGHBOURS[x]
+        need_touch = not g.puzzle and not self.pending_first
+        bad = [z for z in nbs if not COMPAT[ORANGE, self.board[z] + 1]]
+        cubes = [z for z in nbs if 0 <= self.board[z] < MOUNTAIN]
+        removable = [z for z in nbs if self.board[z] in TROLL_REMOVABLE]
+        legal_now = not bad
+        targets = []
+        for z in removable:
+            if need_touch and len(cubes) < 2:
+                continue  # chasing the only neighbour would leave the Troll touching nothing
+            if legal_now or (g.rules["troll_check_after_chase"] and bad == [z]):
+                targets.append(z)
+        return targets, legal_now
+
+    def _reroll_targets(self) -> list[tuple[int, int]]:
+        n = self.game.num_seats
+        out = []
+        for rel in range(n):
+            s = (self.cur + rel) % n
+            if self.out[s]:
+                continue
+            if rel and self.game.hidden_information:
+                # hidden hands: another player's cube is chosen by position, not by colour
+                out.extend((rel, k) for k in range(min(10, len(self.hands[s]))))
+                continue
+            colours = {f for _, f in self.hands[s]}
+            if rel == 0 and self.reserves[s]:
+                colours.add(YELLOW)
+            out.extend((rel, c) for c in sorted(colours))
+        return out
+
+    def _mountain_mask(self) -> np.ndarray:
+        if self._mountain_cache is None:
+            if self._mlab is None or self._codes is None:   # after a bulk write of the board
+                self._mlab = obstacle_labels(self.board)
+            self._mountain_cache = mountain_placements(self.board, self.ranges[0], self._mlab)
+        return self._mountain_cache
+
+    # ------------------------------------------------------------------ mask ----------------
+    def legal_actions_mask(self) -> np.ndarray:
+        memo = self._analysis()[5]
+        key = ("mask", len(self.history), self.phase, self.cur)
+        mask = memo.get(key)
+        if mask is None:
+            mask = memo[key] = self._compute_mask()
+        return mask
+
+    def _compute_mask(self) -> np.ndarray:
+        mask = np.zeros(A.NUM_ACTIONS, np.int8)
+        ph = self.phase
+        if ph == "over":
+            return mask
+        if ph == "mountain":
+            mask[A.MOUNTAIN:A.MOUNTAIN + 200] = self._mountain_mask()
+        elif ph == "zone":
+            k = {"halves": 4, "quadrants2": 2, "quadrants4": 4}[self.game.zone_kind]
+            mask[A.ZONE:A.ZONE + k] = 1
+        elif ph == "start_temple":
+            mask[A.CELL:A.CELL + CELLS] = (self.board == EMPTY) & self.active
+        elif ph == "refill":
+            mask[A.DRAW] = mask[A.PASS] = 1
+        elif ph == "play":
+            mask[:A.CELL] = bits_to_bool(self._placement_bits(self.cur), A.CELL)
+            if self._reserve_allowed():
+                mask[A.RESERVE] = 1
+            if self.end_phase is not None:
+                mask[A.PASS] = 1
+            if self._forced_hazard() is not None:
+                hz = self._forced_hazard()
+                keep = mask[hz * CELLS:(hz + 1) * CELLS].copy()
+                mask[:] = 0
+                mask[hz * CELLS:(hz + 1) * CELLS] = keep
+        elif ph == "giant2":
+            mask[[A.CELL + y for y in self._giant_partner_cells(self.pending_cell)]] = 1
+            if self.pending_optional:
+                mask[A.PASS] = 1
+        elif ph == "troll_chase":
+            targets, legal_now = self._troll_chase_targets(self.pending_cell)
+            mask[[A.CELL + z for z in targets]] = 1
+            if legal_now:
+                mask[A.PASS] = 1
+        elif ph == "elf":
+            mask[[A.REROLL + rel * 10 + c for rel, c in self._reroll_targets()]] = 1
+            mask[A.PASS] = 1
+        return mask
+
+    def _reserve_allowed(self) -> bool:
+        # Solo Game Play, hand of one: a rolled Giant may wait in reserve; with two, play them
+        g = self.game
+        if g.competitive or g.hand_size != 1 or g.puzzle or self.reserves[self.cur]:
+            return False
+        hand = self.hands[self.cur]
+        return len(hand) == 1 and hand[0][1] == YELLOW and bool(self.bag)
+
+    def _forced_hazard(self) -> int | None:
+        """Puzzle challenge with hazards: a rolled horde/eruption is resolved at once."""
+        g = self.game
+        if not (g.puzzle and g.puzzle_level == "challenge"):
+            return None
+        for _, f in self.hands[self.cur]:
+            if f in (BROWN, GRAY):
+                return f
+        return None
+
+    def illegal_reason(self, action: int) -> str:
+        kind, *args = A.decode(action)
+        ph = self.phase
+        expected = {"mountain": "mountain", "zone": "zone", "start_temple": "cell", "refill": "draw/pass",
+                    "play": "place", "giant2": "cell", "troll_chase": "cell", "elf": "reroll/pass"}
+        if kind not in expected.get(ph, "") and not (kind == "pass" and ph in ("play",)):
+            return f"phase {ph!r} expects a {expected.get(ph)} action, not {kind}"
+        if kind == "place":
+            colour, cell = args
+            if not self.hand_counts(self.cur)[colour]:
+                return "no cube showing that colour in hand"
+            if ph == "play" and self.board[cell] != EMPTY and colour not in (ORANGE, GRAY):
+                return "the cell is not empty"
+            return "breaks a placement rule (neighbours, touching, zone edge or Giant company)"
+        if kind == "pass":
+            return "nothing may be declined here"
+        return "not a legal target here"
+
+    def phase_name(self) -> str:
+        return self.phase
