@@ -220,3 +220,21 @@ def test_move_cap_truncates():
             continue
         env.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
     assert env.unwrapped.num_steps == 5
+
+
+def test_game_decided_at_reset_hands_out_no_reward():
+    """A deal nobody can place (puzzle challenge 2p, seed 10: both hands hold a Wizard with no
+    open cell for it) ends the game at reset: every agent terminated, no reward (no action was
+    taken; PettingZoo's API test demands none at reset), the result in infos, dead steps only."""
+    env = envs.make("peacekeepers_v0", **envs.variants("peacekeepers_v0")["puzzle_challenge_2p"])
+    env.reset(seed=10)
+    assert env.unwrapped.state_.is_terminal()
+    seen = []
+    for agent in env.agent_iter():
+        obs, reward, term, trunc, info = env.last()
+        assert term and reward == 0.0 and info["decided_at_reset"] and "scores" in info
+        assert not obs["action_mask"].any()
+        seen.append(agent)
+        env.step(None)
+        assert all(r == 0.0 for r in env.rewards.values())
+    assert sorted(seen) == sorted(env.possible_agents)

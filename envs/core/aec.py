@@ -81,10 +81,14 @@ class TabletopAEC(AECEnv):
         self.num_steps = 0
         self._cache_key = -1
         self._sync_selection()
-        if self.state_.is_terminal():  # a set-up can already decide the game (e.g. nobody can move)
+        if self.state_.is_terminal():
+            # A set-up can already decide the game (a puzzle deal nobody can place). No action was
+            # taken, so no reward is handed out (PettingZoo's API test requires none at reset);
+            # every agent is terminated at once and infos carry the final result.
             self.agent_selection = self.possible_agents[0]
-            self._settle_terminal()
-            self._accumulate_rewards()
+            for x in self.agents:
+                self.terminations[x] = True
+                self.infos[x] = dict(self._final_info(), decided_at_reset=True)
 
     def _sync_selection(self):
         seat = self.state_.current_player
