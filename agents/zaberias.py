@@ -153,6 +153,12 @@ class HeuristicAgent(RuleBasedAgent):
                 if len(joins):
                     return L.JOIN + int(joins[0])
             return L.ROLL
+        if ph == "pickup":              # Dragon: take the wood unit along (strength adds up)
+            return L.MOVE + int(np.flatnonzero(mask[L.MOVE:L.MOVE + g.N])[0])
+        if ph == "tele_move":           # Teleporter holding a unit: stay unless it must walk
+            if mask[L.STOP]:
+                return L.STOP
+            return L.MOVE + int(np.flatnonzero(mask[L.MOVE:L.MOVE + g.N])[0])
         if ph == "buy_city":
             return L.MOVE + int(np.flatnonzero(mask[L.MOVE:L.MOVE + g.N])[0])
         objectives = self._objectives(st, seat)

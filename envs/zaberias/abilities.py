@@ -53,11 +53,28 @@ def revivable(st, necro: int) -> dict[int, int]:
     return out
 
 
-def teleport_destinations(st, tele: int, uid: int) -> list[int]:
-    """Empty, dry squares within the Teleporter's range (never the unit's own square)."""
+def teleport_destinations(st, tele: int, uid: int, at: int = -1) -> list[int]:
+    """Empty, dry squares within the Teleporter's range of ``at`` (default: where it stands),
+    never the unit's own square nor ``at``; the Teleporter's present square counts as empty when
+    ``at`` is elsewhere (it will have walked there)."""
     geo = st.geo
-    return [x for x in geo.cells_in_range(st.cell[tele], M.unit_range(st, tele))
-            if st.occ[x] < 0 and geo.terrain[x] != WATER and x != st.cell[uid]]
+    here = st.cell[tele]
+    if at < 0:
+        at = here
+    occ, terrain, own = st.occ, geo.terrain, st.cell[uid]
+    return [x for x in geo.cells_in_range(at, M.unit_range(st, tele))
+            if (occ[x] < 0 or (x == here and at != here)) and terrain[x] != WATER
+            and x != own and x != at]
+
+
+def tele_move_cells(st, tele: int, uid: int, occm: int | None = None) -> list[int]:
+    """Teleporter Q&A (while the unit is in the air it may walk its steps, then put the unit down
+    within range of its new square): the squares the Teleporter may walk to that leave at least
+    one landing square. ``occm``: occupied cells with the unit lifted (default: the position's,
+    where it is already lifted)."""
+    if not M.can_move(st, tele):
+        return []
+    return [y for y in M.reach_cells(st, tele, occm) if teleport_destinations(st, tele, uid, y)]
 
 
 def ability_targets(st, uid: int) -> list[int]:
@@ -89,7 +106,8 @@ def ability_targets(st, uid: int) -> list[int]:
             o = occ[x]
             if o < 0 or o // U != seat or o == uid:
                 continue
-            if ab == "teleport" and not teleport_destinations(st, uid, o):
+            if ab == "teleport" and not teleport_destinations(st, uid, o) and not \
+                    tele_move_cells(st, uid, o, M.occupied_mask(st) & ~(1 << x)):
                 continue
             if ab == "energize" and not (st.moved[o] or st.attacked[o]):
                 continue
@@ -124,8 +142,13 @@ def use_ability(st, uid: int, x: int) -> None:
         u = revivable(st, uid)[x]
         st.place_unit(u, x)                   # revived units move and attack again at once
     elif ab == "teleport":
+        # the unit goes up in the air (its square is free); the Teleporter may then walk its
+        # steps (phase tele_move) before putting it down (phase teleport)
         st.pending_unit = o
-        st.phase = "teleport"
+        st.lifted = o
+        st.occ[x] = -1
+        st._memo.pop("occm", None)
+        st.phase = "tele_move" if tele_move_cells(st, uid, o) else "teleport"
         return
     elif ab == "energize":
         st.moved[o] = False
@@ -143,9 +166,22 @@ def use_ability(st, uid: int, x: int) -> None:
     st.phase = "main"
 
 
+def tele_move(st, tele: int, y) -> None:
+    """The Teleporter, holding a unit in the air, walks to ``y`` (None: it stays)."""
+    if y is not None:
+        st.relocate(tele, y)
+        st.moved[tele] = True
+    st.phase = "teleport"
+
+
 def teleport(st, tele: int, uid: int, x: int) -> None:
-    """Move ``uid`` (and a Dragon's rider) to ``x``; its used moves and attacks stay used."""
-    st.relocate(uid, x)
+    """Put the lifted ``uid`` (and a Dragon's rider) down on ``x``; its used moves and attacks
+    stay used."""
+    st.cell[uid] = x
+    st.occ[x] = uid
+    if st.rider[uid] >= 0:
+        st.cell[st.rider[uid]] = x
+    st.lifted = -1
     st.pending_unit = -1
     st.phase = "main"
 

@@ -8,8 +8,9 @@ S = city sites (3 per board), N = cells of the global grid (H * W).
 | BUY u        | U     | buy the unit in slot u (then MOVE x: the city cell to create it in)   |
 | UPGRADE s    | S     | upgrade own city on site s (wood -> metal -> gold)                   |
 | CITYATK s    | S     | own city on site s attacks the enemy unit standing in it (city dice) |
-| MOVE x       | N     | destination cell: a move, a creation city, a teleport landing, a      |
-|              |       | Rhino Rider step                                                      |
+| MOVE x       | N     | destination cell: a move, a creation city, the Teleporter's own walk  |
+|              |       | while holding a unit, a teleport landing, a Rhino Rider step, the     |
+|              |       | cell of the wood unit a Dragon picks up on its way                    |
 | ATTACK x     | N     | attack the unit/city on x; x = own cell: take over / attack the city  |
 |              |       | the unit stands in                                                    |
 | ABILITY x    | N     | use the selected unit's ability on cell x (sorcerers, helpers)        |
@@ -21,7 +22,8 @@ S = city sites (3 per board), N = cells of the global grid (H * W).
 | STANDDOWN    | 1     | tie: stand down                                                      |
 | RELEASE k    | K     | siphon over capacity: release the held unit in position k; K = the    |
 |              |       | enemy units in the game ((n-1) U), the most a Siphon can ever hold    |
-| STOP         | 1     | Rhino Rider: stop moving                                             |
+| STOP         | 1     | Rhino Rider: stop moving; Dragon: pick nobody up on the way;          |
+|              |       | Teleporter holding a unit: stay where it is                           |
 """
 from __future__ import annotations
 

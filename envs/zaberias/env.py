@@ -32,9 +32,10 @@ Actions: ``Discrete(1 + 2U + 2S + 3N + U + 8 + (n - 1)U)`` (U = 9 roster slots, 
 per board, N = grid cells, n players; 2 players: 14x7 grid, 3-4 players: 14x14), table in ``envs/zaberias/actions.py``:
 END, SELECT unit, BUY unit, UPGRADE city, CITYATK (city attacks the unit in it), MOVE cell,
 ATTACK cell, ABILITY cell, ROTATE (Earth Mover), PLAGUE (Mutant Corpse), JOIN (ambush), ROLL,
-REROLL / STANDDOWN (ties), RELEASE (Siphon over capacity), STOP (Rhino Rider).
+REROLL / STANDDOWN (ties), RELEASE (Siphon over capacity), STOP (Rhino Rider stops; the Dragon
+picks nobody up on its way; the Teleporter holding a unit stays where it is).
 
-Observation: ``{"observation": float32[(34 + U) * N + 42 + U], "action_mask": int8[A]}``: board
+Observation: ``{"observation": float32[(34 + U) * N + 44 + U], "action_mask": int8[A]}``: board
 planes over the global grid from the observer's side, then a vector (coins, alive, tribes, stars,
 phase, own roster status, turn, last battle); table in ``envs/zaberias/observe.py``.
 
@@ -44,7 +45,9 @@ round cap (``rules.max_rounds``, default 30) or the engine action cap (``rules.m
 default 950) survivors rank by material (unit costs + city worth + coins).
 
 Version history: v0 (first release; the RELEASE block grew from 4 to (n - 1)U actions
-so that a Siphon holding more than 4 can choose whom to keep).
+so that a Siphon holding more than 4 can choose whom to keep; two phases were added, `pickup`
+(the Dragon picks up a wood unit on its way) and `tele_move` (the Teleporter walks while holding
+a unit), so the observation vector grew by 2).
 """
 from __future__ import annotations
 

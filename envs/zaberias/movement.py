@@ -6,7 +6,7 @@ Skull Dragon, Giant Armor, Vampire, Ninja, Phantom, Spider Witch, Dragon and Rhi
 """
 from __future__ import annotations
 
-from envs.zaberias.board import WATER, bit_cells
+from envs.zaberias.board import PORTAL, WATER, bit_cells
 
 ARMORY, BOARD, HELD, RIDING = 0, 1, 2, 3
 LOVE, STUN, SHOCK, GLUE = 1, 2, 4, 8
@@ -105,34 +105,45 @@ def occupied_mask(st) -> int:
     return got
 
 
-def _special_dests(st, uid: int, spec) -> int:
-    """Occupied cells the unit may still end on: a wood unit boarding its Dragon, or the Dragon
-    picking up an unmoved wood unit of its tribe."""
+def _special_dests(st, uid: int, spec) -> tuple[int, int]:
+    """(occupied cells the unit may still end on, occupied cells it may pass through): a wood unit
+    boarding its Dragon or climbing over it on the way (Dragon Q&A: a wood unit may go up one
+    side of its Dragon and down the other; not over a Dragon standing on a portal, which blocks
+    everyone), or the Dragon picking up an unmoved, unglued wood unit of its tribe by landing on
+    it."""
     g = st.game
     U = g.U
     seat = uid // U
     out = 0
+    passing = 0
     if spec.ability == "carry" and st.rider[uid] < 0:
         for o in range(seat * U, seat * U + U):
-            if o != uid and g.specs[o].grade == 1 and st.status[o] == BOARD and not st.moved[o]:
+            if o != uid and g.specs[o].grade == 1 and st.status[o] == BOARD and not st.moved[o] \
+                    and not st.effects[o] & GLUE:      # a glued unit stays in its place
                 out |= 1 << st.cell[o]
     elif spec.grade == 1 and st.status[uid] == BOARD:
         d = st.dragon_of(seat)
-        if d >= 0 and st.status[d] == BOARD and st.rider[d] < 0:
-            out |= 1 << st.cell[d]
-    return out
+        if d >= 0 and st.status[d] == BOARD:
+            x = st.cell[d]
+            if st.rider[d] < 0:
+                out |= 1 << x
+            if st.geo.terrain[x] != PORTAL:
+                passing = 1 << x
+    return out, passing
 
 
-def reach_cells(st, uid: int) -> list[int]:
+def reach_cells(st, uid: int, occm: int | None = None) -> list[int]:
     """Cells the unit may end a move on, ascending (rulebook 5: orthogonal steps, diagonals only
     on roads, flyers pass over units and water, swimmers cross water, portals one step apart and
     blocked by any occupant; never end on a unit, except a wood unit boarding its Dragon or the
-    Dragon picking up an unmoved wood unit). A breadth-first search over bitmasks, one layer per
-    step."""
+    Dragon picking up an unmoved wood unit; a wood unit may climb over its Dragon). A
+    breadth-first search over bitmasks, one layer per step. ``occm``: the occupied cells to use
+    (default: the position's)."""
     g = st.game
     spec = g.specs[uid]
     geo = st.geo
-    occm = occupied_mask(st)
+    if occm is None:
+        occm = occupied_mask(st)
     start = st.cell[uid]
     n = steps(st, uid)
     fly, swim = spec.fly, spec.swim
@@ -141,7 +152,8 @@ def reach_cells(st, uid: int) -> list[int]:
     else:
         blocked = occm
     wet = 0 if (fly or swim) else geo.water_mask
-    special = _special_dests(st, uid, spec)
+    special, passing = _special_dests(st, uid, spec)
+    blocked &= ~passing
     step_mask = geo.step_mask
     seen = 1 << start
     frontier = (start,)
@@ -159,6 +171,46 @@ def reach_cells(st, uid: int) -> list[int]:
         seen |= nb
         frontier = bit_cells(nb)
     return list(bit_cells(((seen & ~occm) | extra) & ~(1 << start)))
+
+
+def flight_dists(st, src: int, limit: int, occm: int) -> dict[int, int]:
+    """Flying distances from ``src`` up to ``limit`` steps: over water and units, an occupied
+    portal reached but not passed through (rulebook 5 and 9)."""
+    geo = st.geo
+    portal = geo.portal_mask
+    dist = {src: 0}
+    frontier = [src]
+    for d in range(1, limit + 1):
+        nxt = []
+        for x in frontier:
+            if x != src and portal >> x & 1 and occm >> x & 1:
+                continue
+            for y in geo.step_nbrs[x]:
+                if y not in dist:
+                    dist[y] = d
+                    nxt.append(y)
+        frontier = nxt
+    return dist
+
+
+def pickup_cells(st, dragon: int, start: int, dest: int) -> list[int]:
+    """Dragon Q&A (it may fly over an unmoved wood unit and pick it up on its way): cells of the
+    tribe's unmoved standing wood units on a legal flight from ``start`` to ``dest``, i.e. flight
+    distance start -> unit + unit -> destination within the Dragon's steps. Call it before the
+    Dragon leaves ``start``."""
+    g = st.game
+    U = g.U
+    seat = dragon // U
+    cands = [st.cell[o] for o in range(seat * U, seat * U + U)
+             if o != dragon and g.specs[o].grade == 1 and st.status[o] == BOARD
+             and not st.moved[o] and not st.effects[o] & GLUE and st.cell[o] != dest]
+    if not cands:
+        return []
+    n = steps(st, dragon)
+    occm = occupied_mask(st) & ~(1 << start)
+    a = flight_dists(st, start, n, occm)
+    b = flight_dists(st, dest, n, occm)
+    return sorted(c for c in cands if c in a and c in b and a[c] + b[c] <= n)
 
 
 def reach(st, uid: int) -> set[int]:

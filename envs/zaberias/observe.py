@@ -6,7 +6,8 @@ grid (C, H, W) followed by a vector. ``rel k`` = the k-th seat after the observe
 | board  | 0         | off the map (between boards)                                         |
 | board  | 1..7      | water, trees, diagonal road, portal, gold mine, power star, city site |
 | board  | 8..11     | city of rel seat 0..3 (value = grade / 3)                            |
-| board  | 12..15    | unit of rel seat 0..3 standing here (a Dragon's rider counts too)    |
+| board  | 12..15    | unit of rel seat 0..3 standing here (a Dragon's rider counts too; a   |
+|        |           | unit the Teleporter holds in the air is shown only in plane 32+U)     |
 | board  | 16        | expected battle strength (dice * 3 + muscle, with auras, stars) / 30  |
 | board  | 17, 18    | range / 4, steps / 12                                                 |
 | board  | 19, 20    | flying, swimming                                                     |
@@ -16,15 +17,17 @@ grid (C, H, W) followed by a vector. ``rel k`` = the k-th seat after the observe
 | board  | 27..30    | effects: loved, dazzled, shocked, glued                              |
 | board  | 31..31+U  | roster slot one-hot of the unit (tribes: vector 8..23)               |
 | board  | 31+U      | selected unit                                                        |
-| board  | 32+U      | pending unit (creation, teleport)                                    |
+| board  | 32+U      | pending unit (teleport: the square it was lifted from)                |
 | board  | 33+U      | battle target                                                        |
 | vector | 0..3      | coins of rel seats / max coins                                       |
 | vector | 4..7      | rel seat still in the game                                           |
 | vector | 8..23     | tribe one-hot of rel seats (undead humans orcs guardians)            |
 | vector | 24..27    | power stars held by rel seats / 4                                    |
-| vector | 28..36    | phase one-hot (main unit buy_city teleport rhino ambush tie siphon   |
-|        |           | over)                                                                |
-| vector | 37..37+U  | own roster: status (0 armory, 0.33 on the map, 0.67 riding, 1 held)  |
+| vector | 28..38    | phase one-hot (main unit buy_city teleport rhino ambush tie siphon   |
+|        |           | pickup tele_move over); pickup: the Dragon may pick up a wood unit on |
+|        |           | its way (MOVE its cell / STOP); tele_move: the Teleporter, holding a  |
+|        |           | unit, may walk first (MOVE / STOP)                                   |
+| vector | 39..39+U  | own roster: status (0 armory, 0.33 on the map, 0.67 riding, 1 held)  |
 | vector | +U        | turns played / cap                                                   |
 | vector | +1        | the observer is the seat to act                                      |
 | vector | +2, +3    | last battle totals (attacker, defender) / 40                         |
@@ -42,7 +45,8 @@ _TERRAIN_PLANE = {WATER: 1, TREES: 2, PORTAL: 4, MINE: 5, STAR: 6, SITE: 7}
 _STATUS_VALUE = {M.ARMORY: 0.0, M.BOARD: 1 / 3, M.RIDING: 2 / 3, M.HELD: 1.0}
 #: phase -> index (the same order as ``rules.PHASES``, checked there at import)
 PHASE_INDEX = {p: i for i, p in enumerate(("main", "unit", "buy_city", "teleport", "rhino", "ambush",
-                                            "tie", "siphon", "over"))}
+                                            "tie", "siphon", "pickup", "tele_move", "over"))}
+_PH = len(PHASE_INDEX)
 
 
 def _static_planes(geo) -> np.ndarray:
@@ -67,7 +71,7 @@ def planes_count(U: int) -> int:
 
 
 def vector_size(U: int) -> int:
-    return 37 + U + 5
+    return 28 + _PH + U + 5
 
 
 def observation_layout(game) -> list:
@@ -171,8 +175,9 @@ def build_observation(st, seat: int) -> np.ndarray:
         v[8 + rel * 4 + T.tribe_col[s]] = 1.0
         v[24 + rel] = min(1.0, stars[s] / 4)
     v[28 + PHASE_INDEX[st.phase]] = 1.0
-    v[37:37 + U] = [_STATUS_VALUE[x] for x in status[seat * U:seat * U + U]]
-    k = 37 + U
+    k = 28 + _PH
+    v[k:k + U] = [_STATUS_VALUE[x] for x in status[seat * U:seat * U + U]]
+    k += U
     v[k] = min(1.0, sum(st.turns_taken) / (g.rules["max_rounds"] * n))
     v[k + 1] = float(st.current_player == seat)
     v[k + 2] = min(1.0, st.last_battle[0] / 40)
@@ -189,10 +194,12 @@ def _unit_planes(st, seat, P, T, stars) -> None:
     specs = g.specs
     status, effects = st.status, st.effects
     stand, riding = [], []
+    lifted = st.lifted
     for u, x in enumerate(status):
         if x == M.BOARD:
-            stand.append(u)
-        elif x == M.RIDING:
+            if u != lifted:
+                stand.append(u)
+        elif x == M.RIDING and st.holder[u] != lifted:
             riding.append(u)
     cells = st.cell
     if riding:             # a rider shows in its tribe's plane on the Dragon's cell

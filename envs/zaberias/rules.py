@@ -2,7 +2,8 @@
 
 A mutable ``ZaberiasState`` with a cheap ``clone()``. The turn is a chain of masked sub-steps:
 main (buy, upgrade, select a unit or a city, end) -> unit (move, attack, ability) -> follow-ups
-(creation city, teleport landing, Rhino steps, ambush partners, tie decision, Siphon release).
+(creation city, the Teleporter's own move then the teleport landing, Rhino steps, the Dragon's
+pick-up on its way, ambush partners, tie decision, Siphon release).
 Section names in comments refer to the rulebook (../shared/rulebooks/zaberias.txt); RULES.md maps
 each one to code and tests.
 """
@@ -17,7 +18,8 @@ from envs.zaberias import movement as M
 from envs.zaberias.actions import cell_name
 from envs.zaberias.observe import PHASE_INDEX, build_observation
 
-PHASES = ("main", "unit", "buy_city", "teleport", "rhino", "ambush", "tie", "siphon", "over")
+PHASES = ("main", "unit", "buy_city", "teleport", "rhino", "ambush", "tie", "siphon", "pickup",
+          "tele_move", "over")
 assert tuple(PHASE_INDEX) == PHASES, "observe.PHASE_INDEX must list the phases in order"
 CITY_WORTH = (0, 1, 3, 6)   # material of a city for the ranking at the round cap (designed)
 
@@ -69,6 +71,8 @@ class ZaberiasState(State):
         self.turn_started = [0] * n
         self.turns_taken = [0] * n
         self.overfull: list[int] = []
+        self.pickup: list[int] = []     # Dragon: cells of wood units it may pick up on its way
+        self.lifted = -1                # Teleporter: the unit in the air (its square is free)
         self.combat = None
         self.sel = -1
         self.pending_unit = -1
@@ -120,7 +124,7 @@ class ZaberiasState(State):
     def rebuild_occ(self) -> None:
         self.occ = [-1] * self.game.N
         for u in range(len(self.game.specs)):
-            if self.status[u] == M.BOARD:
+            if self.status[u] == M.BOARD and u != self.lifted:
                 self.occ[self.cell[u]] = u
             elif self.status[u] == M.RIDING:
                 self.cell[u] = self.cell[self.holder[u]]
@@ -221,9 +225,10 @@ class ZaberiasState(State):
         return False
 
     def occ_cells(self) -> list[int]:
-        """Cells of the standing units (riders share their Dragon's cell)."""
-        status, cell = self.status, self.cell
-        return [cell[u] for u in range(len(status)) if status[u] == M.BOARD]
+        """Cells of the standing units (riders share their Dragon's cell; a unit the Teleporter
+        holds in the air has left its square)."""
+        status, cell, lifted = self.status, self.cell, self.lifted
+        return [cell[u] for u in range(len(status)) if status[u] == M.BOARD and u != lifted]
 
     # ------------------------------------------------------------------ turn flow -----------
     def _start_turn(self, seat: int) -> None:
@@ -357,6 +362,15 @@ class ZaberiasState(State):
         elif ph == "teleport":
             for x in AB.teleport_destinations(self, self.sel, self.pending_unit):
                 mask[L.MOVE + x] = 1
+        elif ph == "tele_move":
+            for x in AB.tele_move_cells(self, self.sel, self.pending_unit):
+                mask[L.MOVE + x] = 1
+            if AB.teleport_destinations(self, self.sel, self.pending_unit):
+                mask[L.STOP] = 1
+        elif ph == "pickup":
+            for x in self.pickup:
+                mask[L.MOVE + x] = 1
+            mask[L.STOP] = 1
         elif ph == "rhino":
             for x in M.rhino_steps(self, self.sel):
                 mask[L.MOVE + x] = 1
@@ -409,8 +423,8 @@ class ZaberiasState(State):
                     self.phase = "rhino"
                     self._rhino_step(u, arg)
                 else:
-                    self._move(u, arg)
                     self.phase = "main"
+                    self._move(u, arg)
             elif kind == "attack":
                 self.phase = "main"
                 CB.begin_attack(self, u, arg)
@@ -428,6 +442,13 @@ class ZaberiasState(State):
             self.phase = "main"
         elif ph == "teleport":
             AB.teleport(self, self.sel, self.pending_unit, arg)
+        elif ph == "tele_move":
+            AB.tele_move(self, self.sel, None if kind == "stop" else arg)
+        elif ph == "pickup":
+            if kind == "move":
+                self._pick_up(self.sel, self.occ[arg])
+            self.pickup = []
+            self.phase = "main"
         elif ph == "rhino":
             if kind == "stop":
                 self.rhino_left = 0
@@ -474,7 +495,23 @@ class ZaberiasState(State):
             self.status[o], self.holder[o] = M.RIDING, u
             self.rider[u] = o
             return
+        if g.specs[u].ability == "carry" and self.rider[u] < 0:
+            # Dragon Q&A: an unmoved wood unit on its way may be picked up (follow-up sub-step)
+            cells = M.pickup_cells(self, u, self.cell[u], x)
+            self.relocate(u, x)
+            if cells:
+                self.pickup = cells
+                self.phase = "pickup"
+            return
         self.relocate(u, x)
+
+    def _pick_up(self, dragon: int, o: int) -> None:
+        """The Dragon picked up the unmoved wood unit ``o`` on its way: ``o`` rides it, unmoved
+        (it may get off and move later this turn)."""
+        self.occ[self.cell[o]] = -1
+        self.cell[o] = self.cell[dragon]
+        self.status[o], self.holder[o] = M.RIDING, dragon
+        self.rider[dragon] = o
 
     def _rhino_step(self, u: int, x: int) -> None:
         """Rhino Rider: one step; wood/metal enemies in its way are trampled (not an attack)."""
@@ -536,6 +573,10 @@ class ZaberiasState(State):
         if kind in ("upgrade", "cityatk"):
             verb = "upgrade city" if kind == "upgrade" else "city attacks the unit in"
             return f"{verb} at {cell_name(self.geo.site_cells[arg], W)}"
+        if kind == "move" and self.phase == "pickup":
+            return f"pick up the unit on {cell_name(arg, W)}"
+        if kind == "stop" and self.phase in ("pickup", "tele_move"):
+            return "no pick-up" if self.phase == "pickup" else "the Teleporter stays"
         if kind in ("move", "attack", "ability"):
             return f"{kind} {cell_name(arg, W)}"
         if kind == "rotate":

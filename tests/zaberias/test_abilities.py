@@ -257,6 +257,8 @@ def test_teleporter_moves_friend_within_range_no_renewal_instead_of_attack():
     kn = put(st, 0, "Knight", 12, 4, fresh=False)
     select(st, tp)
     act(st, "ability", cell(st, 12, 4))
+    assert st.phase == "tele_move"             # it could walk first; it stays here
+    act(st, "stop")
     assert st.phase == "teleport"
     dests = legal(st, "move")
     assert cell(st, 8, 3) not in dests and all(st.geo.in_range(cell(st, 11, 4), x, 3) for x in dests)
@@ -679,6 +681,7 @@ def test_teleporter_only_friends_never_onto_units_and_into_an_empty_enemy_city()
     select(st, tp)
     assert cell(st, 9, 4) not in legal(st, "ability")      # an enemy is not teleported
     act(st, "ability", cell(st, 10, 5))
+    act(st, "stop")                                        # the Teleporter stays
     dests = legal(st, "move")
     assert cell(st, 7, 5) in dests and cell(st, 9, 4) not in dests and cell(st, 9, 5) not in dests
     act(st, "move", cell(st, 7, 5))
@@ -693,4 +696,164 @@ def test_teleporter_only_friends_never_onto_units_and_into_an_empty_enemy_city()
     st2._memo = {}
     select(st2, st2.occ[cell(st2, 9, 5)])
     act(st2, "ability", cell(st2, 10, 5))
+    act(st2, "stop")
     assert cell(st2, 7, 5) not in legal(st2, "move")
+
+
+# ------------------------------------------------------------------ Dragon / Teleporter sub-steps
+def _snapshot(st):
+    return {k: (repr(v) if k != "geo" else id(v)) for k, v in st.__dict__.items()
+            if k not in ("game", "rng", "_memo")}
+
+
+def _phase_bit(st, seat, phase):
+    from envs.zaberias.observe import PHASE_INDEX
+    g = st.game
+    C = 34 + g.U
+    return st.observation(seat)[C * g.N + 28 + PHASE_INDEX[phase]]
+
+
+def test_dragon_flies_over_an_unmoved_wood_unit_and_picks_it_up_on_its_way():
+    """Dragon Q&A ("fly over a wood unit that has not moved, then pick it up as it flies"; "as
+    long as the unit does not move itself, it can get off the Dragon when it stops"): after its
+    move the Dragon may pick up an unmoved wood unit lying on a legal flight (steps to the unit +
+    from the unit to the landing square within its 4 steps); the rider has not moved and may get
+    off and walk. Units too far off the flight, metal units and units that moved are not offered."""
+    import pytest
+    from envs.core.game import IllegalActionError
+    st = blank(tribes=HU)
+    dr = put(st, 0, "Dragon", 13, 4)
+    kn = put(st, 0, "Knight", 12, 4)             # 1 + 2 = 3 steps via the Knight: offered
+    put(st, 0, "Archer", 13, 6)                  # 2 + 5 = 7 steps: too far off the flight
+    put(st, 0, "Mermaid", 12, 5, fresh=False)    # already moved: not offered
+    put(st, 0, "Paladin", 11, 4)                 # metal: never rides
+    select(st, dr)
+    act(st, "move", cell(st, 10, 4))
+    assert st.phase == "pickup" and st.cell[dr] == cell(st, 10, 4)
+    assert legal(st, "move") == [cell(st, 12, 4)] and legal(st, "stop") == [0]
+    assert _phase_bit(st, 0, "pickup") == 1.0
+    before = _snapshot(st)
+    with pytest.raises(IllegalActionError):
+        act(st, "move", cell(st, 13, 6))         # the Archer is not on the way
+    assert _snapshot(st) == before
+    act(st, "move", cell(st, 12, 4))
+    assert st.phase == "main" and st.rider[dr] == kn and st.status[kn] == M.RIDING
+    assert st.cell[kn] == cell(st, 10, 4) and st.occ[cell(st, 12, 4)] == -1
+    assert not st.moved[kn] and st.moved[dr]
+    select(st, kn)                               # it gets off and walks when the Dragon stops
+    act(st, "move", cell(st, 9, 4))
+    assert st.status[kn] == M.BOARD and st.cell[kn] == cell(st, 9, 4) and st.rider[dr] == -1
+
+
+def test_dragon_may_decline_the_pick_up_and_carrying_dragon_is_not_asked():
+    """Dragon Q&A (pick-up on the way is a choice; one rider at a time): STOP leaves the wood
+    unit where it is; a Dragon that already carries a rider, or has no unmoved wood unit on its
+    way, ends its move at once."""
+    st = blank(tribes=HU)
+    dr = put(st, 0, "Dragon", 13, 4)
+    kn = put(st, 0, "Knight", 12, 4)
+    select(st, dr)
+    act(st, "move", cell(st, 11, 4))
+    act(st, "stop")
+    assert st.phase == "main" and st.rider[dr] == -1 and st.cell[kn] == cell(st, 12, 4)
+    st2 = blank(tribes=HU)
+    dr = put(st2, 0, "Dragon", 13, 4)
+    put(st2, 0, "Archer", 13, 4)                 # created onto the Dragon: it carries her
+    put(st2, 0, "Knight", 12, 4)
+    select(st2, dr)
+    act(st2, "move", cell(st2, 10, 4))
+    assert st2.phase == "main"
+    st3 = blank(tribes=HU)
+    dr = put(st3, 0, "Dragon", 13, 4)
+    put(st3, 0, "Knight", 9, 0)                  # 7 steps away: not on any 4-step flight
+    select(st3, dr)
+    act(st3, "move", cell(st3, 10, 4))
+    assert st3.phase == "main"
+
+
+def test_wood_unit_climbs_over_its_own_dragon_on_the_way():
+    """Dragon Q&A ("climb up one side and down the other ... the Dragon doesn't mind"): a walking
+    wood unit may pass through its Dragon's square (here the Dragon carries a rider, so the Knight
+    cannot stop on it); metal units and enemy Dragons still block; a Dragon on a portal blocks
+    (rulebook 9: an occupant blocks the portal)."""
+    st = blank(tribes=HU)
+    dr = put(st, 0, "Dragon", 10, 5)
+    put(st, 0, "Archer", 10, 5)                  # the rider
+    kn = put(st, 0, "Knight", 11, 5)
+    pal = put(st, 0, "Paladin", 11, 6)
+    select(st, kn)
+    dests = legal(st, "move")
+    assert cell(st, 9, 5) in dests and cell(st, 10, 5) not in dests   # the only way: over it
+    act(st, "move", cell(st, 9, 5))
+    assert st.cell[kn] == cell(st, 9, 5) and st.rider[dr] >= 0 and st.occ[cell(st, 10, 5)] == dr
+    select(st, pal)                              # metal: the Dragon blocks it
+    assert cell(st, 9, 6) in legal(st, "move")   # around, (10,6) is free
+    st.phase = "main"
+    st2 = blank(tribes=HU)
+    put(st2, 1, "Skull Dragon", 10, 5)           # an enemy Dragon: no climbing
+    kn = put(st2, 0, "Knight", 11, 5)
+    select(st2, kn)
+    assert cell(st2, 9, 5) not in legal(st2, "move")
+    st3 = blank(tribes=HU)
+    put(st3, 0, "Dragon", 10, 3)                 # on the portal
+    put(st3, 0, "Archer", 10, 3)
+    kn = put(st3, 0, "Knight", 10, 2)
+    select(st3, kn)
+    assert cell(st3, 10, 4) not in legal(st3, "move")
+
+
+def test_teleporter_walks_while_holding_the_unit_then_puts_it_down_in_range_of_its_new_square():
+    """Teleporter Q&A ("while it's in the air, move 2 steps then place the unit within its range";
+    "put the teleported unit down in a square that is within the Teleporter's range at its new
+    location"): after choosing the unit (it leaves its square), the Teleporter may walk its steps
+    (phase tele_move, even through the square the unit left), then the unit lands within range 3
+    of the new square; the unit's used move and attack stay used."""
+    import pytest
+    from envs.core.game import IllegalActionError
+    st = blank(tribes=HU)
+    tp = put(st, 0, "Teleporter", 13, 4)
+    kn = put(st, 0, "Knight", 12, 4, fresh=False)
+    select(st, tp)
+    act(st, "ability", cell(st, 12, 4))
+    assert st.phase == "tele_move" and st.occ[cell(st, 12, 4)] == -1
+    assert _phase_bit(st, 0, "tele_move") == 1.0
+    walks = legal(st, "move")
+    assert cell(st, 11, 4) in walks and cell(st, 12, 4) in walks and legal(st, "stop") == [0]
+    before = _snapshot(st)
+    with pytest.raises(IllegalActionError):
+        act(st, "move", cell(st, 9, 4))          # 4 steps: too far for the Teleporter
+    assert _snapshot(st) == before
+    act(st, "move", cell(st, 11, 4))             # through the square the Knight left
+    assert st.phase == "teleport" and st.moved[tp] and st.cell[tp] == cell(st, 11, 4)
+    dests = legal(st, "move")
+    assert cell(st, 8, 4) in dests               # range 3 of (11,4), 5 away from (13,4)
+    assert all(st.geo.in_range(cell(st, 11, 4), x, 3) for x in dests)
+    assert cell(st, 12, 4) not in dests and cell(st, 11, 4) not in dests
+    assert cell(st, 13, 4) in dests              # the square the Teleporter left is free
+    act(st, "move", cell(st, 8, 4))
+    assert st.cell[kn] == cell(st, 8, 4) and st.occ[cell(st, 8, 4)] == kn
+    assert st.occ[cell(st, 12, 4)] == -1 and st.occ[cell(st, 13, 4)] == -1
+    assert st.moved[kn] and st.attacks[kn] == 0 and st.attacks[tp] == 0 and st.lifted == -1
+    assert sorted(st.occ_cells()) == [c for c, o in enumerate(st.occ) if o >= 0]
+
+
+def test_teleporter_may_end_on_the_lifted_units_square_and_a_moved_teleporter_cannot_walk():
+    """Teleporter Q&A: the unit is in the air, so the Teleporter may stop on the square it left
+    (the unit then lands elsewhere); a Teleporter that already moved goes straight to the
+    landing."""
+    st = blank(tribes=HU)
+    tp = put(st, 0, "Teleporter", 13, 4)
+    kn = put(st, 0, "Knight", 12, 4)
+    select(st, tp)
+    act(st, "ability", cell(st, 12, 4))
+    act(st, "move", cell(st, 12, 4))
+    assert st.cell[tp] == cell(st, 12, 4) and st.occ[cell(st, 12, 4)] == tp
+    act(st, "move", cell(st, 10, 4))
+    assert st.cell[kn] == cell(st, 10, 4) and st.occ[cell(st, 12, 4)] == tp
+    st2 = blank(tribes=HU)
+    tp = put(st2, 0, "Teleporter", 13, 4)
+    st2.moved[tp] = True
+    put(st2, 0, "Knight", 12, 4)
+    select(st2, tp)
+    act(st2, "ability", cell(st2, 12, 4))
+    assert st2.phase == "teleport"

@@ -24,6 +24,7 @@ def reference_reach(st, uid):
     carry = spec.ability == "carry" and st.rider[uid] < 0
     boarding = st.status[uid] == M.BOARD and spec.grade == 1
     my_dragon = st.dragon_of(seat) if boarding else -1
+    climb = my_dragon if my_dragon >= 0 and st.status[my_dragon] == M.BOARD else -1
     if my_dragon >= 0 and (st.status[my_dragon] != M.BOARD or st.rider[my_dragon] >= 0):
         my_dragon = -1
     for _ in range(M.steps(st, uid)):
@@ -37,9 +38,11 @@ def reference_reach(st, uid):
                     if o == my_dragon:
                         dests.add(y)
                     elif carry and o // U == seat and g.specs[o].grade == 1 \
-                            and st.status[o] == M.BOARD and not st.moved[o] and o != uid:
+                            and st.status[o] == M.BOARD and not st.moved[o] and o != uid \
+                            and not st.effects[o] & M.GLUE:
                         dests.add(y)
-                    if terrain[y] == PORTAL or not fly:
+                    # fly over units, or climb over the own Dragon (Dragon Q&A), not portals
+                    if terrain[y] == PORTAL or not (fly or o == climb):
                         continue
                 seen.add(y)
                 nxt.append(y)
@@ -90,7 +93,7 @@ def test_vectorised_observation_matches_unit_statistics():
         obs = st.observation(seat)
         P = obs[:(34 + g.U) * g.N].reshape(34 + g.U, g.N)
         for u in range(len(g.specs)):
-            if st.status[u] != M.BOARD:
+            if st.status[u] != M.BOARD or u == st.lifted:
                 continue
             x = st.cell[u]
             assert P[12 + (u // g.U - seat) % g.num_seats, x] == 1.0
