@@ -7,7 +7,9 @@ acting seat may see: map, chits, its own heroes and the troops on the battlefiel
   land, otherwise walk towards the nearest unclaimed settlement or unexplored hex;
 - battle: attack encounters with 12+ troops, enemy garrisons when twice as strong, enemy Heroes
   with 15+ troops; casualties from the lowest Kill rank first (catapults, archers, cavalry,
-  warriors); call off a battle when the foe's visible troops outnumber ours.
+  warriors); call off a battle when the foe's visible troops outnumber ours; every own or
+  allied Hero that can join an attack joins it (their troops count towards the thresholds),
+  and calls from allies are accepted.
 - magic (block A): recruit a tower's wizard when possible; keep realm cards (no discards); cast
   the first castable realm spell at its first target; in battle cast the first castable spell
   at the largest target group.
@@ -39,6 +41,12 @@ class HeuristicAgent(RuleBasedAgent):
             return self._block_b(st, ph, mask)
         if ph in ("realm", "realm_target", "spell", "spell_target"):  # block A sub-steps
             return self._magic(st, ph, mask)
+        if ph in ("join", "join_answer"):  # combined attacks: every possible joiner joins
+            from envs.warbah.config import BATTLE_ACCEPT, BATTLE_JOIN0, BATTLE_START
+            if ph == "join_answer":
+                return BATTLE_ACCEPT
+            joins = [a for a in range(BATTLE_JOIN0, BATTLE_JOIN0 + 6) if mask[a]]
+            return joins[0] if joins else BATTLE_START
         if ph == "casualty":
             for t in LOSS_ORDER:
                 if mask[CASUALTY0 + t]:
@@ -47,6 +55,8 @@ class HeuristicAgent(RuleBasedAgent):
             b = st.battle
             me = 0 if b["sides"][0]["seat"] == st.current_player else 1
             mine = int(b["sides"][me]["counts"].sum())
+            if me == 0:  # a combined attack: the joining armies count too
+                mine += sum(int(m["counts"].sum()) for m in b.get("members", ()))
             foe = b["sides"][1 - me]
             theirs = int(foe["counts"].sum()) + (foe["monster"][2] if foe["monster"] else 0)
             return CONTINUE if mine >= theirs else CALL_OFF
@@ -147,17 +157,21 @@ class HeuristicAgent(RuleBasedAgent):
         return dist
 
     def _battle(self, st, seat, h, mask) -> int:
-        mine = int(h["troops"].sum())
+        own = int(h["troops"].sum())
         for d in range(6):
             if not mask[d]:
                 continue
             m = int(st.nb[h["cell"], d])
+            # a combined attack: own Heroes next to the target with an attack left join in
+            mine = own + sum(int(o["troops"].sum()) for o in st.heroes
+                             if o is not h and o["alive"] and o["seat"] == seat
+                             and o["attacks"] > 0 and m in st.nbl[o["cell"]])
             if st.hero_at(m) >= 0:
                 if mine >= 15:
                     return d
             elif st.encounter[m] != 0:
                 if mine >= 12:
                     return d
-            elif mine > 2 * int(st.garrison[m].sum()):
+            elif mine > 2 * int(st.garrison[m].sum() + st.gsp[m].sum()):
                 return d
         return DONE

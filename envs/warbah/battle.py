@@ -15,9 +15,26 @@ def segment_of(init: int) -> int:
     return 0 if init >= 5 else (5 if init <= 0 else 5 - init)
 
 
+def mass_kills(rng: np.random.Generator, n: int, k: int) -> int:
+    """GAME DESIGNERS NOTES shortcut for a group of n attacks at Kill rank k: one d10 roll,
+    (d10 / 5) * n * (k / 10) kills, rounded to the nearest whole number (a half rounds up;
+    exact integer arithmetic). A rank k <= 0 kills nothing."""
+    d = int(rng.integers(1, 11))
+    return max(0, (d * n * k + 25) // 50) if n > 0 and k > 0 else 0
+
+
+def hits(game, rng: np.random.Generator, n: int, k: int) -> int:
+    """Kills by n attacks at Kill rank k: one d10 each (1D10 <= k), or the designer's formula
+    when the option ``mass_formula`` is on."""
+    if game.cfg.get("mass_formula"):
+        return mass_kills(rng, n, k)
+    return int((rng.integers(1, 11, size=n) <= k).sum())
+
+
 def attacks(game, side: dict, seg: int, rng: np.random.Generator) -> int:
     """Kills scored by ``side`` in segment ``seg``."""
     kills = 0
+    mass = bool(game.cfg.get("mass_formula"))
     names = ("warriors", "archers", "cavalry", "catapults", "hero")
     mg = side.get("mg")  # block A: spell effects (spells.py), None without magic
     for t, name in enumerate(names):
@@ -31,7 +48,10 @@ def attacks(game, side: dict, seg: int, rng: np.random.Generator) -> int:
             continue
         k = kill + side["kill_mod"][t]
         n += side.get("extra", [0] * 5)[t]  # Prowess: +1 attack per round for the group
-        if mg is None:
+        if mass:
+            kills += magic_hits(mg, t, n, k, rng, True) if mg is not None else \
+                mass_kills(rng, n, k)
+        elif mg is None:
             kills += int((rng.integers(1, 11, size=n) <= k).sum())
         else:
             kills += magic_hits(mg, t, n, k, rng)
@@ -39,7 +59,7 @@ def attacks(game, side: dict, seg: int, rng: np.random.Generator) -> int:
     if mg is not None and (mg["blocked"][5] or mg["neutral"][5]):
         mon = None
     if mon is not None and mon[2] > 0 and segment_of(mon[0]) == seg:
-        hit = int(rng.integers(1, 11) <= mon[1])
+        hit = mass_kills(rng, 1, mon[1]) if mass else int(rng.integers(1, 11) <= mon[1])
         if side.get("hits_ships"):  # block B: a sea monster attacks ships (sea.naval)
             side["ship_kills"] = side.get("ship_kills", 0) + hit
         else:
@@ -47,11 +67,18 @@ def attacks(game, side: dict, seg: int, rng: np.random.Generator) -> int:
     return kills
 
 
-def magic_hits(mg: dict, t: int, n: int, k: int, rng: np.random.Generator) -> int:
+def magic_hits(mg: dict, t: int, n: int, k: int, rng: np.random.Generator,
+               mass: bool = False) -> int:
     """Hits of n attacks at kill rank k under spells: Precision (all hit), Blessing (misses
-    rolled again once), Shield on the foe (kills by archers/catapults stopped)."""
+    rolled again once), Shield on the foe (kills by archers/catapults stopped). With the
+    designer's formula (``mass``) the missed attacks are n minus the kills, rolled again as one
+    group for Blessing."""
     if mg["auto"][t]:
         hits = n
+    elif mass:
+        hits = mass_kills(rng, n, k)
+        if mg["bless"] and hits < n:
+            hits += mass_kills(rng, n - hits, k)
     else:
         hits = int((rng.integers(1, 11, size=n) <= k).sum())
         if mg["bless"] and hits < n:

@@ -4,9 +4,16 @@ the end of battle (discards, items of a slain hero). Hooks are re-exported by sp
 
 Battle state: ``b["mg"]`` = {step (0 attacker, 1 defender, 2 attacker's Dispell answer), done,
 last (caster, snapshot, round, spell) for Dispell, limbo (cards spent this battle), caster,
-pending}; ``side["mg"]`` = {wizard, hand, items (indices of battle items), neutral[6], blocked[6],
-auto[6] (this round), bless, ranged_neg, armor, smite, bind (rounds), cast, undo (round mods),
-resist, sched (delayed effects: (segment, effect, group, n, kill))}.
+pending}; ``side["mg"]`` = {wizard, hand, items (indices of battle items), neutral[19],
+blocked[19], auto[19] (this round; per target group, see below), sp_init[13] / sp_kill[13]
+(spell modifiers of the special groups), bless, ranged_neg, armor, smite, bind (rounds), cast,
+undo (round mods), resist, sched (delayed effects: (segment, effect, group, n, kill))}.
+A battle spell's dice (1D5) may be rolled again by Luck (luck.py): ``cast_battle`` then pauses
+and ``_bspell_roll`` resolves the spell and resumes the battle.
+
+Target groups t (``NG`` = 19): 0-3 warriors/archers/cavalry/catapults, 4 hero, 5 monster
+(``GROUP0 + t``), 6 + u the special-unit group u of units.SPECIALS (``MAGIC_SPGROUP0 + u``),
+which is the side's ``counts[5 + u]`` (units.BASE + u).
 """
 from __future__ import annotations
 
@@ -15,18 +22,23 @@ import copy
 import numpy as np
 
 from envs.warbah import battle as B
-from envs.warbah.config import BSPELL0, DONE, GROUP0
+from envs.warbah import luck as LUCK
+from envs.warbah import units as UNITS
+from envs.warbah.config import BSPELL0, DONE, GROUP0, MAGIC_SPGROUP0
 from envs.warbah.spells import GROUPS, d5, draw, drop_item, has_wizard, tables, take_items
 
 BATTLE_PHASES = ("spell", "spell_target")
+SP0 = 6  # target group of the first special unit
+NG = SP0 + UNITS.NS  # target groups: 6 basic (GROUP0 + t) and 13 special (MAGIC_SPGROUP0 + u)
 HOSTILE = ("kill", "neutralize", "neutralize_kill", "weaken", "control", "forget", "spellbind",
            "illusions", "shatter", "slow", "block", "stone_to_mud")
 
 
 # -- battle spells ----------------------------------------------------------------------------
 def _new_side_mg(st, side: dict, wizard: bool, hand: list, items: list) -> dict:
-    return {"wizard": wizard, "hand": hand, "items": items, "neutral": [0] * 6,
-            "blocked": [False] * 6, "auto": [False] * 6, "bless": False, "ranged_neg": 0,
+    return {"wizard": wizard, "hand": hand, "items": items, "neutral": [0] * NG,
+            "blocked": [False] * NG, "auto": [False] * NG, "sp_init": [0] * UNITS.NS,
+            "sp_kill": [0] * UNITS.NS, "bless": False, "ranged_neg": 0,
             "armor": 0, "smite": 0, "bind": set(), "cast": False, "undo": [],
             "resist": 0, "sched": []}
 
@@ -116,10 +128,12 @@ def spell_groups(st, k: int, s: int) -> list:
     eff = sp["effect"]
     if sp.get("group"):
         sd = me if sp.get("own_group") else foe
-        lim = 4 if eff == "control" else 6
-        return [t for t in range(lim) if _group_alive(sd, t)]
+        if eff == "control":  # troops only: the four basic types and the special units
+            return [t for t in list(range(4)) + list(range(SP0, NG))
+                    if _group_alive(sd, t) and _can_hold(st, me, t)]
+        return [t for t in range(NG) if _group_alive(sd, t)]
     if sp.get("own_group"):
-        return [t for t in range(6) if _group_alive(me, t)]
+        return [t for t in range(NG) if _group_alive(me, t)]
     if eff == "forget":
         return [None] if foe.get("mg") and foe["mg"]["hand"] else []
     if eff == "spellbind":
@@ -135,10 +149,26 @@ def spell_groups(st, k: int, s: int) -> list:
     return [None]
 
 
+def cidx(t: int) -> int:
+    """Index in a side's ``counts`` of target group t (not for the monster, t = 5)."""
+    return t - 1 if t >= SP0 else t
+
+
 def _group_alive(sd: dict, t: int) -> bool:
-    if t < 5:
-        return sd["counts"][t] > 0
-    return sd.get("monster") is not None and sd["monster"][2] > 0
+    if t == 5:
+        return sd.get("monster") is not None and sd["monster"][2] > 0
+    c = cidx(t)
+    return c < len(sd["counts"]) and sd["counts"][c] > 0
+
+
+def _can_hold(st, me: dict, t: int) -> bool:
+    """Control (Charm, Command) of a special group the caster's Hero lacks needs room under his
+    troop-type limit (SPECIAL UNIT TYPES notes; designed)."""
+    if t < SP0 or me["hero"] < 0 or me["seat"] < 0 or me["counts"][cidx(t)] > 0:
+        return True
+    c = me["counts"]
+    types = int((c[:4] > 0).sum()) + int((c[UNITS.BASE:] > 0).sum())
+    return types < UNITS.type_limit(st, st.heroes[me["hero"]])
 
 
 def spell_segment(st, seg: int) -> bool:
@@ -164,6 +194,8 @@ def spell_segment(st, seg: int) -> bool:
             t = groups[0] if groups == [None] else max(groups, key=lambda x: _group_size(
                 b["sides"][k if T_own(st, s) else 1 - k], x))
             cast_battle(st, k, s, t)
+            if st.phase == "luck":  # a player decides on Luck for the spell's dice
+                return True
             continue
         bm["step"] += 1
     bm["done"] = True
@@ -177,7 +209,7 @@ def T_own(st, s: int) -> bool:
 def _group_size(sd: dict, t) -> int:
     if t is None:
         return 0
-    return int(sd["counts"][t]) if t < 5 else int(sd["monster"][2])
+    return int(sd["monster"][2]) if t == 5 else int(sd["counts"][cidx(t)])
 
 
 def battle_mask(st) -> np.ndarray:
@@ -188,7 +220,7 @@ def battle_mask(st) -> np.ndarray:
     mask[DONE] = 1
     if st.phase == "spell_target":
         for t in spell_groups(st, k, bm["pending"]):
-            mask[GROUP0 + t] = 1
+            mask[GROUP0 + t if t < SP0 else MAGIC_SPGROUP0 + t - SP0] = 1
     else:
         for s in battle_options(st, k):
             mask[BSPELL0 + s] = 1
@@ -204,7 +236,9 @@ def battle_apply(st, a: int) -> None:
         s = bm["pending"]
         bm["pending"] = None
         if a != DONE:
-            cast_battle(st, k, s, a - GROUP0)
+            cast_battle(st, k, s, a - GROUP0 if a < GROUP0 + SP0 else SP0 + a - MAGIC_SPGROUP0)
+            if st.phase == "luck":  # Luck on the spell's dice first (luck.py)
+                return
     elif a == DONE:
         bm["step"] += 1
     else:
@@ -212,6 +246,8 @@ def battle_apply(st, a: int) -> None:
         g = spell_groups(st, k, s)
         if g == [None] or s == tables(st.game).dispell:
             cast_battle(st, k, s, None)
+            if st.phase == "luck":
+                return
         else:
             bm["pending"] = s
             st.phase = "spell_target"
@@ -273,7 +309,37 @@ def cast_battle(st, k: int, s: int, t) -> None:
         foe["mg"]["resist"] -= 1
         return
     rng = st.rng
-    n = sp.get("n", 0) + (d5(rng, sp["d5"]) if sp.get("d5") else 0)
+    if sp.get("d5"):  # RARE ABILITY Luck: both sides may have the spell's dice rolled again
+        value = d5(rng, sp["d5"])
+        if LUCK.offer(st, (me["seat"], foe["seat"]), value, (sp["d5"], 5), "bspell",
+                      (k, s, -1 if t is None else t)):
+            return
+        _resolve_battle(st, k, s, t, sp.get("n", 0), value)
+        return
+    _resolve_battle(st, k, s, t, sp.get("n", 0), 0)
+
+
+@LUCK.register("bspell")
+def _bspell_roll(st, value: int, ctx) -> None:
+    """After a Luck decision on a battle spell's dice: resolve it and go on with the battle."""
+    from envs.warbah.combat_flow import _run
+    k, s, t = ctx
+    _resolve_battle(st, k, s, None if t < 0 else t, tables(st.game).battle[s].get("n", 0), value)
+    st.phase = "battle"
+    st._mask = None
+    _run(st)
+
+
+def _resolve_battle(st, k: int, s: int, t, n: int, dice: int) -> None:
+    """Battle spell s of side k (target group t) with n units, once its dice are known."""
+    T = tables(st.game)
+    b = st.battle
+    sp = T.battle[s]
+    eff = sp["effect"]
+    bm = b["mg"]
+    me, foe = b["sides"][k], b["sides"][1 - k]
+    rng = st.rng
+    n += dice
     if "init" in sp and eff in ("kill", "neutralize", "neutralize_kill", "weaken", "control"):
         me["mg"]["sched"].append((B.segment_of(sp["init"]), eff, t, n, sp.get("kill", 0)))
         return
@@ -281,7 +347,8 @@ def cast_battle(st, k: int, s: int, t) -> None:
     if eff == "blessing":
         mm["bless"] = True
     elif eff == "boost":
-        types = range(5) if sp["types"] == "all" else [GROUPS.index(x) for x in sp["types"]]
+        types = (list(range(5)) + list(range(SP0, NG)) if sp["types"] == "all"
+                 else [GROUPS.index(x) for x in sp["types"]])
         for x in types:
             _round_mod(me, x, sp.get("init", 0), sp.get("kill", 0))
     elif eff == "group_boost":
@@ -338,7 +405,10 @@ def _round_mod(sd: dict, t: int, init: int, kill: int) -> None:
 
 
 def _battle_mod(sd: dict, t: int, init: int, kill: int) -> None:
-    if t < 5:
+    if t >= SP0:
+        sd["mg"]["sp_init"][t - SP0] += init
+        sd["mg"]["sp_kill"][t - SP0] += kill
+    elif t < 5:
         sd["init_mod"][t] += init
         sd["kill_mod"][t] += kill
     elif sd.get("monster") is not None:
@@ -363,8 +433,8 @@ def segment_effects(st, seg: int) -> list:
                 keep.append(item)
                 continue
             if eff in ("neutralize", "neutralize_kill"):
-                if t < 5:
-                    foe["mg"]["neutral"][t] = min(int(foe["counts"][t]),
+                if t != 5:
+                    foe["mg"]["neutral"][t] = min(int(foe["counts"][cidx(t)]),
                                                   foe["mg"]["neutral"][t] + n)
                 else:
                     foe["mg"]["neutral"][5] = 1
@@ -373,10 +443,11 @@ def segment_effects(st, seg: int) -> list:
             elif eff == "weaken":
                 _battle_mod(foe, t, 0, kill)
             elif eff == "control":
-                x = min(n, int(foe["counts"][t]))
-                foe["counts"][t] -= x
-                b["sides"][k]["counts"][t] += x
-                foe["mg"]["neutral"][t] = min(foe["mg"]["neutral"][t], int(foe["counts"][t]))
+                c = cidx(t)
+                x = min(n, int(foe["counts"][c]))
+                foe["counts"][c] -= x
+                b["sides"][k]["counts"][c] += x
+                foe["mg"]["neutral"][t] = min(foe["mg"]["neutral"][t], int(foe["counts"][c]))
         mm["sched"] = keep
     return extra
 
@@ -393,9 +464,10 @@ def _spell_kill(sd: dict, t: int, n: int) -> int:
         return n - x
     if t == 4:
         return n
-    x = min(n, int(sd["counts"][t]))
-    sd["counts"][t] -= x
-    sd["mg"]["neutral"][t] = min(sd["mg"]["neutral"][t], int(sd["counts"][t]))
+    c = cidx(t)
+    x = min(n, int(sd["counts"][c]))
+    sd["counts"][c] -= x
+    sd["mg"]["neutral"][t] = min(sd["mg"]["neutral"][t], int(sd["counts"][c]))
     return n - x
 
 
@@ -408,8 +480,8 @@ def end_round(st) -> None:
         for t, init, kill in mm["undo"]:
             _battle_mod(sd, t, -init, -kill)
         mm["undo"] = []
-        mm["blocked"] = [False] * 6
-        mm["auto"] = [False] * 6
+        mm["blocked"] = [False] * NG
+        mm["auto"] = [False] * NG
         mm["bless"], mm["ranged_neg"], mm["armor"], mm["cast"] = False, 0, 0, False
         if mm["smite"] > 0:
             mm["smite"] -= 1

@@ -33,7 +33,9 @@ from envs.warbah import sea as SEA
 from envs.warbah import units as UNITS
 from envs.warbah.board import DIR_NAMES
 from envs.warbah.config import (ALLY_ACCEPT, ALLY_BREAK0, ALLY_DECLINE, ALLY_GOLD0,
-                                ALLY_PROPOSE0, BASIC, CASUALTY0, CEDE0, DROP_ONE0, EXCHANGE0,
+                                ALLY_PROPOSE0, BASIC, BATTLE_ACCEPT, BATTLE_DECLINE,
+                                BATTLE_DROP_SP, BATTLE_JOIN0, BATTLE_START, BATTLE_TAKE_SP,
+                                CASUALTY0, CEDE0, DROP_ONE0, EXCHANGE0,
                                 FLEET0, FLEET_SLOTS, GIVE0, GIVE_SP0, HERO_TO0, HIRE_AGENT,
                                 KEEP_ROLL, LOOK0, LOSS_SP0, PASS0, RECRUIT_SP, REROLL, SEA0,
                                 SETTLEMENTS, SHIP0, TAKE_GARRISON, TAKE_ONE0, TARGET0,
@@ -54,6 +56,7 @@ def init(st) -> None:
     st.sea_log = []
     st.nbl = st.nb.tolist()                   # neighbour table as lists (fast scalar access)
     st.fleet_moves = {}                       # cell -> (turn, moves left) of unmanned fleets
+    st.captures = []                          # (turn, taker, old owner, cell, ships) taken
     st.allied = np.zeros((N, N), bool)        # alliances (option allies=True)
     st.dip, st.dip_queue, st.dip_proposed, st.dip_turn = None, [], [], 0
 
@@ -69,6 +72,7 @@ def clone(src, dst) -> None:
     dst.sea = None if src.sea is None else dict(src.sea)
     dst.sea_log = list(src.sea_log)
     dst.fleet_moves = dict(src.fleet_moves)
+    dst.captures = list(src.captures)
     dst.allied = src.allied.copy()
     dst.dip = None if src.dip is None else dict(src.dip)
     dst.dip_queue, dst.dip_proposed = list(src.dip_queue), list(src.dip_proposed)
@@ -137,6 +141,8 @@ def local_mask(st, seat: int, x: int, mask: np.ndarray) -> None:
         if st.settle[x] >= 0:
             SEA.recruit_mask(st, seat, x, mask)
         UNITS.recruit_mask(st, seat, x, mask)
+        if st.settle[x] >= 0 and st.garrison_kind(x) >= 0:
+            mask[RECRUIT_SP] = 0  # a Knights castle recruits its knights into the garrison
         return
     if st.phase not in ("move", "battle"):
         return
@@ -162,9 +168,13 @@ def local_mask(st, seat: int, x: int, mask: np.ndarray) -> None:
             j = st.hero_at(m) if m >= 0 else -1
             if j >= 0 and st.heroes[j]["seat"] != seat and not ESP.is_revealed(st, seat, j):
                 mask[LOOK0 + d] = 1
-    room = st.army_cap(h) - UNITS.army_size(h)
+    own_hex = st.owner[c] == seat
+    room = st.army_cap(h) - UNITS.army_size(h) if mask[TAKE_GARRISON] or own_hex else 0
+    sp = h.get("special")
     if mask[TAKE_GARRISON] and (room <= 0 or UNITS.type_count(h) + int(
-            ((st.garrison[c] > 0) & (h["troops"] == 0)).sum()) > UNITS.type_limit(st, h)):
+            ((st.garrison[c] > 0) & (h["troops"] == 0)).sum()) + int(
+            ((st.gsp[c] > 0) & ((sp if sp is not None else 0) == 0)).sum())
+            > UNITS.type_limit(st, h)):
         mask[TAKE_GARRISON] = 0  # the whole garrison would break the cap or the type limit
     nbl = st.nbl[c]
     for d in range(6):  # whole-army hand-over (25-30): the receiver's type limit
@@ -173,28 +183,39 @@ def local_mask(st, seat: int, x: int, mask: np.ndarray) -> None:
             if UNITS.type_count(o) + int(((h["troops"] > 0) & (o["troops"] == 0)).sum()) > \
                     UNITS.type_limit(st, o):
                 mask[EXCHANGE0 + d] = 0
-    if st.owner[c] == seat:
+    if own_hex:
         g = st.garrison[c]
         if room > 0 and g.any():
             new_ok = UNITS.type_count(h) < UNITS.type_limit(st, h)  # 5 troop types (+Command)
             for t in range(4):
                 mask[TAKE_ONE0 + t] = g[t] > 0 and (h["troops"][t] > 0 or new_ok)
+        gsp = st.gsp[c]
+        if room > 0 and gsp.any():  # special units in the garrison (Knights), one at a time
+            u = int(np.flatnonzero(gsp)[0])
+            mask[BATTLE_TAKE_SP] = (sp is not None and sp[u] > 0) or \
+                UNITS.type_count(h) < UNITS.type_limit(st, h)
         if st.settle[c] >= 0:
             rec = st.game.settle[SETTLEMENTS[st.settle[c]]]["recruit"]
-            if rec in BASIC and h["troops"][BASIC.index(rec)] > 0:
+            u = st.garrison_kind(c)
+            if u >= 0:  # the right type here is the settlement's special unit
+                mask[BATTLE_DROP_SP] = sp is not None and sp[u] > 0
+            elif rec in BASIC and h["troops"][BASIC.index(rec)] > 0:
                 mask[DROP_ONE0 + BASIC.index(rec)] = 1
     # exchange instead of moving: only a Hero that has not moved yet, with a friendly (or
     # allied) Hero on adjacent land
+    if not (h.get("xchg_turn") == st.turn or (
+            h["mp"] >= _mp0(st, h) and h.get("scout", 0) >= st.abil(h, "scouting"))):
+        return
     near = []
+    occ = hero_map(st)
     for d, m in enumerate(nbl):
         if m >= 0 and st.land[m]:
-            j = st.hero_at(m)
+            j = occ.get(m, -1)
             if j >= 0 and ALLY.friendly(st, seat, st.heroes[j]["seat"]):
                 o = st.heroes[j]
                 if UNITS.army_size(o) < st.army_cap(o):
                     near.append((d, o))
-    if not near or not (h.get("xchg_turn") == st.turn or (
-            h["mp"] >= _mp0(st, h) and h.get("scout", 0) >= st.abil(h, "scouting"))):
+    if not near:
         return
     sp = h.get("special")
     give_sp = None
@@ -213,6 +234,15 @@ def local_mask(st, seat: int, x: int, mask: np.ndarray) -> None:
                     mask[GIVE_SP0 + 13 * d + u] = 1
 
 
+def hero_map(st) -> dict:
+    """{hex: index of the first living Hero there}: st.hero_at for many hexes at once."""
+    out = {}
+    for i, h in enumerate(st.heroes):
+        if h["alive"] and h["cell"] not in out:
+            out[h["cell"]] = i
+    return out
+
+
 def _step_cost(st, a: int, b: int) -> int:
     """MP to step from a into explored land hex b (terrain cost, 3 across a river)."""
     from envs.warbah.board import edge
@@ -223,20 +253,21 @@ def _step_cost(st, a: int, b: int) -> int:
     return cost
 
 
-def _pass_target(st, seat: int, h: dict, d: int) -> int:
+def _pass_target(st, seat: int, h: dict, d: int, occ: dict | None = None) -> int:
     """MP for a pass-through move (two hexes straight on through a friendly or allied Hero),
-    or 0 when not possible."""
+    or 0 when not possible (``occ``: an optional hero_map of this state)."""
     c = h["cell"]
     m1 = st.nbl[c][d]
     if m1 < 0 or not st.land[m1] or not st.explored[m1]:
         return 0
-    j = st.hero_at(m1)
+    j = st.hero_at(m1) if occ is None else occ.get(m1, -1)
     if j < 0 or not ALLY.friendly(st, seat, st.heroes[j]["seat"]):
         return 0
     m2 = st.nbl[m1][d]
     if m2 < 0 or not st.land[m2] or not st.explored[m2] or st.encounter[m2] != 0:
         return 0
-    if st.hero_at(m2) >= 0 or (st.owner[m2] not in (-1, seat) and st.garrison[m2].sum() > 0):
+    if (st.hero_at(m2) if occ is None else occ.get(m2, -1)) >= 0 or (
+            st.owner[m2] not in (-1, seat) and st.garrisoned(m2)):
         return 0
     return _step_cost(st, c, m1) + _step_cost(st, m1, m2)
 
@@ -244,8 +275,9 @@ def _pass_target(st, seat: int, h: dict, d: int) -> int:
 def _pass_mask(st, seat: int, h: dict, mask: np.ndarray) -> None:
     if h["mp"] < 2:
         return
+    occ = hero_map(st)
     for d in range(6):
-        cost = _pass_target(st, seat, h, d)
+        cost = _pass_target(st, seat, h, d, occ)
         mask[PASS0 + d] = 0 < cost <= h["mp"]
 
 
@@ -274,6 +306,14 @@ def apply_local(st, seat: int, x: int, a: int) -> None:
         t = a - DROP_ONE0
         st.garrison[c, t] += 1
         h["troops"][t] -= 1
+    elif a == BATTLE_TAKE_SP:
+        u = int(np.flatnonzero(st.gsp[c])[0])
+        st.gsp[c, u] -= 1
+        UNITS.special(h)[u] += 1
+    elif a == BATTLE_DROP_SP:
+        u = st.garrison_kind(c)
+        st.gsp[c, u] += 1
+        h["special"][u] -= 1
     elif GIVE_SP0 <= a < GIVE_SP0 + 78:
         d, u = divmod(a - GIVE_SP0, 13)
         o = st.heroes[st.hero_at(int(st.nb[c, d]))]
@@ -386,21 +426,28 @@ def action_to_str(st, a: int) -> str:
         return "decline the alliance"
     if LOSS_SP0 <= a < LOSS_SP0 + UNITS.NS:
         return f"lose one of {UNITS.SPECIALS[a - LOSS_SP0]}"
-    return f"action {a}"
+    if BATTLE_JOIN0 <= a < BATTLE_JOIN0 + 6:
+        return f"combined attack: the hero {DIR_NAMES[a - BATTLE_JOIN0]} of the target joins"
+    names = {BATTLE_START: "start the (combined) attack",
+             BATTLE_TAKE_SP: "take one special unit from the garrison",
+             BATTLE_DROP_SP: "drop one special unit into the garrison",
+             BATTLE_ACCEPT: "join the ally's attack", BATTLE_DECLINE: "do not join the attack"}
+    return names.get(a, f"action {a}")
 
 
 # -- observation section (appended after the base pieces; see observe.py) -----------------------
-PLANES_B = 6
-VECTOR_B = 66
+PLANES_B = 7
+VECTOR_B = 76
 
 
 def observe_b(st, seat: int) -> np.ndarray:
-    """Block B features: planes (6, H, W) then a vector (66), observer-relative.
+    """Block B features: planes (7, H, W) then a vector (76), observer-relative.
 
     Planes: 0 my fleets (ships/10), 1 other fleets (ships/10; chits are public), 2 espionage
     target slot (k+1)/12 at the target's hex (the spy only), 3 enemy hero index cards seen this
     turn (army/40), 4 my heroes at sea (sea moves left/6), 5 my fleets without a Hero (moves
-    left/4; their slot k for FLEET0 actions is their rank in cell order).
+    left/4; their slot k for FLEET0 actions is their rank in cell order), 6 combined attack
+    (public): the target hex 1, the lead Hero 0.25, joined Heroes 0.5, the allied Hero asked 0.75.
     Vector: 0 espionage, 1 spy_loss, 2 luck, 3 sea_loss (phase flags); 4 my espionage roll/11,
     5 agents hired/11, 6 agents left to resolve/11; 7-20 espionage stage one-hot (spy only);
     21 troops left to lose/10 (the chooser only); 22 pending Luck roll/10; 23-25 contact with the
@@ -409,16 +456,20 @@ def observe_b(st, seat: int) -> np.ndarray:
     32-44 acting hero's special troops/20 (units.SPECIALS order); 45-57 my battle side's special
     groups/20; 58 the foe's special troops in battle (total/40, seen on the battlefield);
     59-61 allied with the players 1..3 seats after me (public); 62 diplomacy, 63 ally_answer
-    phase flags; 64 the player offering me an alliance (relative seat/3).
+    phase flags; 64 the player offering me an alliance (relative seat/3); 66 join,
+    67 join_answer phase flags; 68 Heroes joined to the declared attack or battle/4; 69 the
+    joining armies' troops in battle/40; 70-73 my joining armies' warriors, archers, cavalry,
+    catapults in battle/40, 74 my joining Heroes alive/4, 75 the casualty to pick now is for a
+    joining army (the chooser only).
     """
     g = st.game
     N, n = g.num_seats, g.n_cells
     bd = np.zeros((PLANES_B, n), np.float32)
-    if st.ships.any():
-        own = st.fleet_owner == seat
-        sh = np.minimum(st.ships, 10) / 10.0
-        bd[0] = np.where(own, sh, 0)
-        bd[1] = np.where(~own & (st.ships > 0), sh, 0)
+    fleets = np.flatnonzero(st.ships).tolist()
+    if fleets:  # few fleets: set their hexes one by one
+        ships, own = st.ships, st.fleet_owner
+        for c in fleets:
+            bd[0 if own[c] == seat else 1, c] = min(int(ships[c]), 10) / 10.0
         for c in SEA.unmanned_fleets(st, seat):
             bd[5, c] = SEA.fleet_left(st, c) / 4.0
     v = np.zeros(VECTOR_B, np.float32)
@@ -469,7 +520,7 @@ def observe_b(st, seat: int) -> np.ndarray:
             v[28] = min(ships, 10) / 10.0
             room = SEA.capacity(st, ships) - int(h["troops"].sum())
             v[29] = min(max(room, 0), 40) / 40.0
-        v[30] = st.abil(h, "luck") > 0 and h.get("luck_turn") != st.turn
+        v[30] = h.get("luck_turn") != st.turn and st.abil(h, "luck") > 0
     n_log = 0
     for rec in reversed(st.esp_log):  # this turn's entries are at the end
         if rec[0] != st.turn:
@@ -501,4 +552,27 @@ def observe_b(st, seat: int) -> np.ndarray:
                 foe = sides[1 - k]["counts"]
                 v[58] = min(int(foe[UNITS.BASE:].sum()), 40) / 40.0
                 break
+    jn, b = st.join, st.battle
+    if jn is not None:  # a declared combined attack
+        v[66 + (st.phase == "join_answer")] = 1
+        bd[6, jn["cell"]] = 1
+        bd[6, st.heroes[jn["lead"]]["cell"]] = 0.25
+        for j in jn["members"]:
+            bd[6, st.heroes[j]["cell"]] = 0.5
+        if jn["ask"] >= 0:
+            bd[6, st.heroes[jn["ask"]]["cell"]] = 0.75
+        v[68] = min(len(jn["members"]), 4) / 4.0
+    elif b is not None and b.get("members"):
+        bd[6, b["cell"]] = 1
+        bd[6, st.heroes[b["sides"][0]["hero"]]["cell"]] = 0.25
+        for m in b["members"]:
+            bd[6, st.heroes[m["hero"]]["cell"]] = 0.5
+        v[68] = min(len(b["members"]), 4) / 4.0
+        v[69] = min(sum(int(m["counts"].sum() - m["counts"][4]) for m in b["members"]), 40) / 40.0
+        mine = [m for m in b["members"] if m["seat"] == seat]
+        if mine:
+            v[70:74] = np.minimum(sum(m["counts"][:4] for m in mine), 40) / 40.0
+            v[74] = sum(int(m["counts"][4]) for m in mine) / 4.0
+        if st.phase == "casualty" and b.get("cm", -1) >= 0 and st.current_player == seat:
+            v[75] = 1
     return np.concatenate([bd.reshape(-1), v])

@@ -1,13 +1,30 @@
-"""Warbah battle flow as AEC sub-steps: sides' casualty choices and the attacker's call-off."""
+"""Warbah battle flow as AEC sub-steps: sides' casualty choices and the attacker's call-off, and
+combined attacks (several own or allied Heroes against one hex).
+
+Combined attacks (BATTLE: "Heroes may combine attacks against a single hex"; ALLIES: "Allies may
+combine attacks"): a Hero's attack is declared (direction action in the battle phase); when other
+own Heroes (or, with the allies option, allied Heroes) next to the target could join, the
+attacker's player adds them one at a time (phase ``join``: BATTLE_JOIN0 + d, d = the joining
+Hero's direction seen from the target; an allied Hero's player is asked first, phase
+``join_answer``: BATTLE_ACCEPT / BATTLE_DECLINE) and then starts the battle (BATTLE_START).
+The declaring Hero leads: ``b["sides"][0]`` is his army (spells, ships and the call-off belong
+to the lead); the joiners fight as ``b["members"]`` (own abilities, own special troops); the
+force's kills are summed and the target's walls negate them as one attack.
+"""
 from __future__ import annotations
 
 import numpy as np
 
+from envs.warbah import allies as ALLY
 from envs.warbah import battle as B
+from envs.warbah import espionage as ESP
 from envs.warbah import sea as SEA
 from envs.warbah import units as UNITS
 from envs.warbah import spells as SP
-from envs.warbah.config import CALL_OFF, CASUALTY0, TERRAINS
+from envs.warbah.config import (BATTLE_ACCEPT, BATTLE_DECLINE, BATTLE_JOIN0, BATTLE_START,
+                                CALL_OFF, CASUALTY0, TERRAINS)
+
+JOIN_PHASES = ("join", "join_answer")  # combined attacks: add joining Heroes / an ally answers
 
 
 def _side(st, hi: int, walls: int = 0) -> dict:
@@ -33,7 +50,78 @@ def _neutral(counts, monster=None, walls: int = 0, seat: int = -1) -> dict:
             "walls_left": walls, "wall_damage": 0}
 
 
-def start_battle(st, hi: int, cell: int) -> None:
+# -- combined attacks: declare, add joining Heroes, start -----------------------------------------
+def joiners(st, lead: int, cell: int) -> list[tuple[int, int]]:
+    """(direction from the target, hero) of the Heroes that may still join the attack of Hero
+    ``lead`` on ``cell``: own or allied Heroes on land next to it, with an attack left this turn,
+    not delayed by an agent, for whom the hex is a target too; not yet in or asked."""
+    jn = st.join
+    if not st.land[cell] or not st.land[st.heroes[lead]["cell"]]:
+        return []
+    seat = st.heroes[lead]["seat"]
+    out = []
+    for d, m in enumerate(st.nbl[cell]):
+        if m < 0 or not st.land[m]:
+            continue
+        j = st.hero_at(m)
+        if j < 0 or j == lead or j in jn["members"] or j in jn["declined"]:
+            continue
+        o = st.heroes[j]
+        if (ALLY.friendly(st, seat, o["seat"]) and o["attacks"] > 0
+                and not ESP.hero_delayed(st, o) and st._target(o["seat"], cell)):
+            out.append((d, j))
+    return out
+
+
+def declare(st, hi: int, cell: int) -> None:
+    """A declared attack: with possible joiners the attacker picks them first (phase ``join``),
+    otherwise the battle starts at once."""
+    st.join = {"lead": hi, "cell": cell, "members": [], "declined": [], "ask": -1}
+    if joiners(st, hi, cell):
+        st.phase, st._cp = "join", st.heroes[hi]["seat"]
+        return
+    st.join = None
+    start_battle(st, hi, cell)
+
+
+def join_mask(st) -> np.ndarray:
+    mask = np.zeros(st.game.num_actions, np.int8)
+    jn = st.join
+    if st.phase == "join_answer":
+        mask[BATTLE_ACCEPT] = mask[BATTLE_DECLINE] = 1
+        return mask
+    mask[BATTLE_START] = 1
+    for d, _ in joiners(st, jn["lead"], jn["cell"]):
+        mask[BATTLE_JOIN0 + d] = 1
+    return mask
+
+
+def join_apply(st, a: int) -> None:
+    from envs.warbah import block_b as BB
+    jn = st.join
+    lead = jn["lead"]
+    if st.phase == "join_answer":  # the ally's player answers the call
+        (jn["members"] if a == BATTLE_ACCEPT else jn["declined"]).append(jn["ask"])
+        jn["ask"] = -1
+        st.phase, st._cp = "join", st.heroes[lead]["seat"]
+        return
+    if a == BATTLE_START:
+        st.join = None
+        st.phase = "battle"
+        for j in jn["members"]:  # joining uses up one of the joiner's attacks this turn
+            st.heroes[j]["attacks"] -= 1
+            BB.on_attack(st, j, jn["cell"])  # attacking an ally ends that alliance
+        start_battle(st, lead, jn["cell"], jn["members"])
+        return
+    j = st.hero_at(st.nbl[jn["cell"]][a - BATTLE_JOIN0])
+    if st.heroes[j]["seat"] == st.heroes[lead]["seat"]:
+        jn["members"].append(j)
+    else:  # an allied Hero: his player decides
+        jn["ask"] = j
+        st.phase, st._cp = "join_answer", st.heroes[j]["seat"]
+
+
+def start_battle(st, hi: int, cell: int, members=()) -> None:
     h = st.heroes[hi]
     walls = st.walls(cell, h["cell"])
     j = st.hero_at(cell)
@@ -62,9 +150,16 @@ def start_battle(st, hi: int, cell: int) -> None:
         mon = enc.get("monster")
         defender = _neutral(counts, [mon["init"], mon["kill"], mon["hits"]] if mon else None, walls)
     else:
-        defender = _neutral(np.append(st.garrison[cell], 0), None, walls, int(st.owner[cell]))
+        counts = np.append(st.garrison[cell], 0)
+        if st.gsp[cell].any():  # special units in the garrison (Knights): groups 5 + u
+            counts = np.concatenate([counts, st.gsp[cell]])
+        defender = _neutral(counts, None, walls, int(st.owner[cell]))
     st.battle = {"sides": [_side(st, hi), defender], "kind": kind, "cell": cell,
                  "treasure": treasure, "round": 0, "seg": 0, "kills": [0, 0], "chooser": -1}
+    if members:  # a combined attack: the joining Heroes' armies
+        ms = [dict(_side(st, j), ships=0) for j in members]
+        UNITS.extend_sides(st, {"sides": ms})
+        st.battle.update(members=ms, mk=[0] * len(ms), cm=-1, rr=0)
     SP.setup_battle(st)  # block A: wizards draw Battle spells
     _run(st)
 
@@ -93,8 +188,20 @@ def _run(st) -> None:
                     return
                 B.remove_one(side)
                 b["kills"][k] -= 1
+        members = b.get("members", ())
+        for i, side in enumerate(members):  # combined attack: each joining army's casualties
+            while b["mk"][i] > 0:
+                if B.destroyed(side):
+                    b["mk"][i] = 0
+                    break
+                if len(B.troop_types_alive(side)) > 1:
+                    b["chooser"], b["cm"] = 0, i
+                    st.phase, st._cp = "casualty", side["seat"]
+                    return
+                B.remove_one(side)
+                b["mk"][i] -= 1
         a, d = b["sides"]
-        if B.destroyed(a) or B.destroyed(d):
+        if (B.destroyed(a) and all(B.destroyed(m) for m in members)) or B.destroyed(d):
             return _finish(st)
         if b["seg"] >= B.SEGMENTS:
             b["round"] += 1
@@ -116,14 +223,97 @@ def _run(st) -> None:
         if seg == B.segment_of(1):  # Siegecraft: destroy one wall rank in the Initiative 1 segment
             for k in (0, 1):
                 other = b["sides"][1 - k]
-                n = min(b["sides"][k].get("siege", 0), other["walls_left"])
+                siege = b["sides"][k].get("siege", 0)
+                if k == 0:  # a combined attack: every attacking Hero's Siegecraft
+                    siege += sum(m.get("siege", 0) for m in members)
+                n = min(siege, other["walls_left"])
                 other["walls_left"] -= n
                 other["wall_damage"] += n
         ka, kd = B.attacks(g, a, seg, st.rng), B.attacks(g, d, seg, st.rng)
         ka, kd = SEA.naval(st, a, d, seg, ka, kd)  # block B: ships and sea monsters
-        ka, kd = ka + UNITS.attacks(st, a, seg), kd + UNITS.attacks(st, d, seg)  # block B
-        b["kills"] = [B.negate(g, a, kd, st.rng) + extra[0], B.negate(g, d, ka, st.rng) + extra[1]]
+        ka, kd = ka + _special_attacks(st, a, seg), kd + _special_attacks(st, d, seg)  # block B
+        if members:  # a combined attack: the joiners attack too; the defender's kills are shared
+            for m in members:
+                ka += B.attacks(g, m, seg, st.rng) + _special_attacks(st, m, seg)
+            k0, b["mk"] = _share(st, b, kd, extra[0])
+            b["kills"] = [k0, B.negate(g, d, ka, st.rng) + extra[1]]
+        else:
+            b["kills"] = [B.negate(g, a, kd, st.rng) + extra[0],
+                          B.negate(g, d, ka, st.rng) + extra[1]]
         b["seg"] += 1
+
+
+def _special_attacks(st, side: dict, seg: int) -> int:
+    """Kills by the side's special groups: block B's units.attacks, or, with the designer's
+    formula (option ``mass_formula``), one d10 per group through battle.mass_kills (same
+    initiative / kill / spell handling as units.attacks)."""
+    if not st.game.cfg["mass_formula"]:
+        return UNITS.attacks(st, side, seg)
+    cnt = side["counts"]
+    if len(cnt) <= UNITS.BASE or not cnt[UNITS.BASE:].any():
+        return 0
+    kills, tab, mg = 0, UNITS.ucfg(st), side.get("mg")
+    for u in np.flatnonzero(cnt[UNITS.BASE:]).tolist():
+        row = tab[UNITS.SPECIALS[u]]
+        init, kill = row["init"] + row.get("self_tactics", 0), row["kill"]
+        n = int(cnt[UNITS.BASE + u])
+        if mg is not None:  # spells on special groups (block A: target group 6 + u)
+            init, kill = init + mg["sp_init"][u], kill + mg["sp_kill"][u]
+            n = 0 if mg["blocked"][6 + u] else n - mg["neutral"][6 + u]
+        if n <= 0 or B.segment_of(init) != seg:
+            continue
+        kills += (B.magic_hits(mg, 6 + u, n, kill, st.rng, True) if mg is not None
+                  else B.mass_kills(st.rng, n, kill))
+    return kills
+
+
+def _room(side: dict) -> int:
+    """Units that can die before the side's Hero: troops (basic and special) and monster hits."""
+    c = side["counts"]
+    mon = side.get("monster")
+    return int(c.sum() - c[4]) + (max(int(mon[2]), 0) if mon is not None else 0)
+
+
+def _share(st, b: dict, kills: int, extra: int) -> tuple[int, list[int]]:
+    """Kills on a combined attacking force (designed): dealt one at a time, in turn, to the
+    armies (lead first, then the joiners in joining order; the turn carries over between
+    segments) that still have units other than their Hero; each army's Defense (and the lead's
+    Armor spell) then negates its own share. Only when no army has such units left do the
+    Heroes fall: the joiners' (last joined first), the lead's last. Spell kills left for the
+    victim to assign (``extra``) are dealt the same way after the ordinary kills."""
+    armies = [b["sides"][0]] + b["members"]
+    n = len(armies)
+    room = [_room(s) for s in armies]
+    heroes = [0] + [int(m["counts"][4]) for m in b["members"]]
+    rr = b.get("rr", 0)
+
+    def deal(k: int) -> list[int]:
+        nonlocal rr
+        out = [0] * n
+        for _ in range(k):
+            live = [i for i in range(n) if room[i] > 0]
+            if live:
+                i = min(live, key=lambda x: (x - rr) % n)
+                rr = (i + 1) % n
+                room[i] -= 1
+            else:
+                i = next((x for x in range(n - 1, 0, -1) if heroes[x] > 0), 0)
+                heroes[i] -= i > 0
+            out[i] += 1
+        return out
+
+    raw = deal(kills)
+    got = [B.negate(st.game, s, raw[i], st.rng) for i, s in enumerate(armies)]
+    ex = deal(extra)
+    b["rr"] = rr
+    tot = [got[i] + ex[i] for i in range(n)]
+    return tot[0], tot[1:]
+
+
+def chooser_side(b: dict) -> dict:
+    """The battle side (or joining army) whose player now picks a casualty."""
+    cm = b.get("cm", -1)
+    return b["members"][cm] if cm >= 0 else b["sides"][b["chooser"]]
 
 
 def battle_step(st, action: int) -> None:
@@ -131,8 +321,12 @@ def battle_step(st, action: int) -> None:
     if st.phase == "casualty":
         k = b["chooser"]
         t = action - CASUALTY0 if action < CASUALTY0 + 4 else UNITS.casualty_index(action)
-        B.remove_one(b["sides"][k], t)
-        b["kills"][k] -= 1
+        B.remove_one(chooser_side(b), t)
+        if b.get("cm", -1) >= 0:  # a joining army of a combined attack
+            b["mk"][b["cm"]] -= 1
+            b["cm"] = -1
+        else:
+            b["kills"][k] -= 1
     elif action == CALL_OFF:
         return _finish(st)
     st.phase = "battle"
@@ -146,30 +340,49 @@ def _finish(st) -> None:
     a, d = b["sides"]
     cell = b["cell"]
     ah = st.heroes[a["hero"]]
-    lost = int(ah["troops"].sum() - a["counts"][:4].sum())
-    ah["lost"] += max(lost, 0)
-    ah["troops"] = a["counts"][:4].copy()
+    members = b.get("members", ())
+    if members:  # a combined attack: the joining armies are written back the same way
+        UNITS.finish(st, {"sides": members})
+    force = [(a, ah)] + [(m, st.heroes[m["hero"]]) for m in members]
+    for s, h in force:
+        lost = int(h["troops"].sum() - s["counts"][:4].sum())
+        h["lost"] += max(lost, 0)
+        h["troops"] = s["counts"][:4].copy()
     st.wall_damage[cell] += d["wall_damage"]
     if d["hero"] >= 0:
         dh = st.heroes[d["hero"]]
         dh["troops"] = d["counts"][:4].copy()
     elif b["kind"] == "garrison":
         st.garrison[cell] = d["counts"][:4]
-    if a["counts"][4] <= 0:
-        ah["alive"] = False
-        if d["hero"] >= 0:
-            st.heroes[d["hero"]]["xp"] += 1
+        if len(d["counts"]) > UNITS.BASE and st.land[cell]:
+            st.gsp[cell] = d["counts"][UNITS.BASE:]
+    for s, h in force:
+        if s["counts"][4] <= 0:
+            h["alive"] = False
+            if d["hero"] >= 0:
+                st.heroes[d["hero"]]["xp"] += 1
+    for m in members:  # a slain joiner: his wizard goes home, the defending Hero takes his items
+        h = st.heroes[m["hero"]]
+        if not h["alive"]:
+            if h.get("wizard"):
+                st.kill_wizard(m["hero"])
+            if d["hero"] >= 0 and st.heroes[d["hero"]]["alive"] and h.get("items"):
+                SP.take_items(st, st.heroes[d["hero"]], h)
     if B.destroyed(d):
         if d["hero"] >= 0:
             st.heroes[d["hero"]]["alive"] = False
-            ah["xp"] += 1
+            for _, h in force:  # designed: every Hero of a combined attack earns the XP
+                h["xp"] += 1
         if b["kind"] == "encounter":
             _clear_encounter(st, cell)
-            ah["xp"] += 1
-            if ah["alive"]:
-                st.pending_treasure.append((a["hero"], b["treasure"]))
-        if ah["alive"] and st.hero_at(cell) < 0 and st.land[cell]:  # designed: victor advances
-            ah["cell"] = cell
+            for _, h in force:
+                h["xp"] += 1
+            win = next((s["hero"] for s, h in force if h["alive"]), -1)
+            if win >= 0:  # the treasure: the lead, or the first joiner still alive
+                st.pending_treasure.append((win, b["treasure"]))
+        win = next((h for _, h in force if h["alive"]), None)
+        if win is not None and st.hero_at(cell) < 0 and st.land[cell]:  # designed: advance
+            win["cell"] = cell
     SP.end_battle(st)  # block A: spells discarded, items of a slain hero taken
     st.battle = None
     st.phase = b.get("return_phase", "battle")  # block B: sea battles return to the move phase

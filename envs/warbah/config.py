@@ -59,7 +59,19 @@ LOOK0 = PASS0 + 6   # +d: Scouting: look at the index card of the adjacent Hero 
 CEDE0 = LOOK0 + 6    # +r-1: cede the settlement the acting hero stands on to ally r (allies)
 HERO_TO0 = CEDE0 + 3  # +r-1: hand the acting hero (army, items) over to ally r (allies)
 SEA_END = HERO_TO0 + 3
-NUM_ACTIONS = SEA_END
+# -- magic additions (helper block): special-unit spell targets ----------------------------
+MAGIC0 = SEA_END
+MAGIC_SPGROUP0 = MAGIC0   # +u: battle-spell target = special-unit group u (units.SPECIALS, 13)
+MAGIC_END = MAGIC_SPGROUP0 + 13
+# -- battle helper block: combined attacks (declare, add joining Heroes, start) ------------
+BATTLE_X0 = MAGIC_END
+BATTLE_JOIN0 = BATTLE_X0  # +d: the own/allied Hero in direction d from the target joins in
+BATTLE_START = BATTLE_JOIN0 + 6   # start the declared (combined) attack
+BATTLE_ACCEPT, BATTLE_DECLINE = BATTLE_START + 1, BATTLE_START + 2  # an ally answers a call
+BATTLE_TAKE_SP = BATTLE_DECLINE + 1  # take one special unit (e.g. Knights) from the garrison
+BATTLE_DROP_SP = BATTLE_TAKE_SP + 1  # drop one special unit of the settlement's kind into it
+BATTLE_X_END = BATTLE_DROP_SP + 1
+NUM_ACTIONS = BATTLE_X_END
 
 
 def _merge(base: dict, over: dict) -> dict:
@@ -94,6 +106,8 @@ class WarbahGame(Game):
         for k in ("turn_cap", "max_actions", "hero_mp", "army_cap", "battle_round_cap"):
             if not isinstance(d[k], int) or d[k] < 1:
                 raise ConfigError(f"designed.{k} must be a positive int")
+        if self.cfg["mass_formula"] not in (False, True):
+            raise ConfigError("mass_formula must be true or false (the designer's shortcut)")
         self.h, self.w = MAP_SIZE[num_players]
         self.troop = {k: (v["init"], v["kill"], v["cost"]) for k, v in self.cfg["troops"].items()}
         self.terrain_roll = {r: t["type"] for t in self.cfg["terrain"] for r in t["rolls"]}
@@ -106,7 +120,7 @@ class WarbahGame(Game):
         # board planes: see observe.py
         self.observation_layout = [("board", (17, self.h, self.w)), ("vector", (48,))]
         # block B (fleets, espionage): appended last, see block_b.observe_b
-        self.observation_layout += [("board_b", (6, self.h, self.w)), ("vector_b", (66,))]
+        self.observation_layout += [("board_b", (7, self.h, self.w)), ("vector_b", (76,))]
         # block A (spells, wizards, items): appended after block B, see spells.observe
         self.observation_layout += [("magic", (266,))]
         self.n_cells = n

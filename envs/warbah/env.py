@@ -43,10 +43,13 @@ Actions: ``Discrete(config.NUM_ACTIONS)``, one table for every phase (constants 
   ``ALLY_ACCEPT``, ``ALLY_DECLINE``; ``FLEET0``+6k+d move unmanned fleet k; ``GIVE_SP0``+13d+u
   give one special unit; ``PASS0``+d pass through a friendly Hero; ``LOOK0``+d Scouting look;
   ``CEDE0``+r-1 cede a settlement / ``HERO_TO0``+r-1 hand a Hero to an ally.
+- combined attacks (``BATTLE_X0`` .. ``BATTLE_X_END``): ``BATTLE_JOIN0``+d the own or allied
+  Hero in direction d of the target joins the declared attack; ``BATTLE_START``;
+  ``BATTLE_ACCEPT`` / ``BATTLE_DECLINE`` (an ally answers the call).
 
 Observation: ``float32`` vector, observer-relative, hidden information left out; its pieces
 are ``WarbahGame.observation_layout``: ``board`` (17, H, W) map planes and ``vector`` (48)
-(observe.py), ``board_b`` (6, H, W) and ``vector_b`` (66) for fleets, espionage, special units
+(observe.py), ``board_b`` (7, H, W) and ``vector_b`` (76) for fleets, espionage, special units
 and alliances (block_b.observe_b), ``magic`` (266) for spells, wizards and items
 (spells.observe).
 

@@ -13,6 +13,9 @@ Flow (masked AEC sub-steps, see RULES.md "ESPIONAGE PHASE"):
    The targets suit the result (interpretation: the target is named after the roll).
 4. "Opponent's choice" results hand the choice to the victim (phase ``spy_loss``, actions
    ``CASUALTY0 + t``); False Orders lets the spy step the target Hero one hex (actions 0-5).
+5. Fortell: a victim able to cast it decides at stage ``fortell`` (``REALM0 + fortell`` casts
+   and negates the result, ``DONE`` lets it pass). Luck (luck.py) may reroll the Agent Success
+   roll (spy) and the gold / disband dice (spy, then victim).
 
 State: ``st.esp`` (dict or None) for the player now spying; ``st.contact`` bool[N, N];
 ``st.revealed`` {(seat, hero index): turn} (index cards seen this turn); hero ``delayed`` = turn.
@@ -21,9 +24,10 @@ from __future__ import annotations
 
 import numpy as np
 
+from envs.warbah import luck as LUCK
 from envs.warbah import sea as SEA
 from envs.warbah import units as UNITS
-from envs.warbah.config import DONE, HIRE_AGENT, TARGET0, TARGET_SLOTS
+from envs.warbah.config import DONE, HIRE_AGENT, REALM0, TARGET0, TARGET_SLOTS
 
 PHASES = ("espionage", "spy_loss")
 STAGES = ("hire", "look", "kill_hero", "garrison", "item", "steal_gold", "damage", "delay",
@@ -93,7 +97,8 @@ def targets(st) -> list[int]:
     if stage in ("steal_gold", "damage"):
         out = [s for s in foes if st.gold[s] > 0]
     elif stage == "garrison":
-        out = [int(c) for c in np.flatnonzero((st.settle >= 0) & (st.garrison.sum(1) > 0))
+        gar = st.garrison.sum(1) + (st.gsp.sum(1) if hasattr(st, "gsp") else 0)  # + Knights
+        out = [int(c) for c in np.flatnonzero((st.settle >= 0) & (gar > 0))
                if st.owner[c] in foes and st.capitol[st.owner[c]] != c]
     elif stage == "give_item":
         out = [i for i, h in enumerate(st.heroes) if h["alive"] and h["seat"] == seat]
@@ -144,6 +149,9 @@ def mask(st) -> np.ndarray:
         h = st.heroes[e["victim"]]
         for d in range(6):
             out[d] = _false_order_ok(st, h, d)
+    elif stage == "fortell":
+        from envs.warbah import spells as SP
+        out[REALM0 + SP.fortell_id(st)] = 1
     else:
         out[TARGET0:TARGET0 + len(e["targets"])] = 1
     return out
@@ -184,7 +192,7 @@ def advance(st) -> bool:
                 return True
             e["agents"], e["stage"] = e["hired"], "done"
         if e["stage"] != "done":
-            st._cp = e["seat"]
+            st._cp = e["fort_seat"] if e["stage"] == "fortell" else e["seat"]
             return True
         # resolve the next agent
         if e["agents"] <= 0:
@@ -195,6 +203,8 @@ def advance(st) -> bool:
         if r <= ecfg(st)["table"]["look_max"] and _offer_luck(st, e["seat"], r, "agent"):
             return True  # Luck: a failed / look result may be rerolled
         resolve_agent(st, r)
+        if st.phase == "luck":  # Luck on the Agent Success roll (luck.py)
+            return True
 
 
 def _offer_luck(st, seat: int, roll: int, cont: str) -> bool:
@@ -217,9 +227,21 @@ def resolve_agent(st, r: int) -> None:
         e["stage"] = "done"
         return
     if r <= t["look_max"]:
-        e["stage"] = "look"
-    else:
-        e["stage"] = SUCCESS_STAGE[d10(st.rng)]
+        _set_stage(st, "look", r)
+        return
+    s = d10(st.rng)  # AGENT SUCCESS TABLE; Luck: the spy may have it rolled again
+    if not LUCK.offer(st, (e["seat"],), s, (1, 10), "agent_success", (r,)):
+        _success_roll(st, s, (r,))
+
+
+@LUCK.register("agent_success")
+def _success_roll(st, s: int, ctx) -> None:
+    _set_stage(st, SUCCESS_STAGE[s], ctx[0])
+
+
+def _set_stage(st, stage: str, r: int) -> None:
+    e = st.esp
+    e["stage"] = stage
     st.esp_log.append((st.turn, e["seat"], e["stage"], r))
     e["targets"] = targets(st)
     if not e["targets"]:
@@ -241,7 +263,7 @@ def apply(st, a: int) -> None:
             e["hired"] += 1
             st.gold[seat] -= ecfg(st)["agent_cost"]
         return
-    if a == DONE:  # forgo this agent's result
+    if a == DONE and stage != "fortell":  # forgo this agent's result
         e["stage"] = "done"
         return
     if stage == "move":
@@ -249,11 +271,27 @@ def apply(st, a: int) -> None:
         h["cell"] = int(st.nb[h["cell"], a])
         e["stage"] = "done"
         return
+    if stage == "fortell":  # the victim casts Fortell (REALM0 + fortell) or lets it pass (DONE)
+        stage, x = e.pop("fort")
+        e["stage"], e["fort_seat"] = "done", -1
+        if a == DONE:
+            _result(st, stage, x)
+        else:
+            from envs.warbah import spells as SP
+            SP.use_fortell(st, _victim(st, stage, x))
+            st.esp_log.append((st.turn, seat, "fortell", stage))
+        return
     x = e["targets"][a - TARGET0]
     e["stage"] = "done"
-    if stage != "give_item" and _fortold(st, stage, x):
-        st.esp_log.append((st.turn, seat, "fortell", stage))
+    if stage != "give_item" and _fortell_offer(st, stage, x):
         return
+    _result(st, stage, x)
+
+
+def _result(st, stage: str, x) -> None:
+    """The agent's result ``stage`` against target x takes effect."""
+    e = st.esp
+    seat = e["seat"]
     if stage == "look":
         st.revealed[(seat, x)] = st.turn
     elif stage == "kill_hero":  # the army stays behind as a garrison of its owner
@@ -269,12 +307,8 @@ def apply(st, a: int) -> None:
             st.kill_wizard(x)
     elif stage == "garrison":
         st.owner[x] = seat
-    elif stage == "steal_gold":
-        k = min(d10(st.rng), int(st.gold[x]))
-        st.gold[x] -= k
-        st.gold[seat] += k
-    elif stage == "damage":
-        st.gold[x] -= min(d10(st.rng), int(st.gold[x]))
+    elif stage in ("steal_gold", "damage"):  # Luck: spy, then victim, may reroll the 1D10
+        _lucky_amount(st, stage, x, d10(st.rng), (1, 10), x)
     elif stage == "delay":
         st.heroes[x]["delayed"] = st.turn
     elif stage == "wizard":
@@ -283,10 +317,8 @@ def apply(st, a: int) -> None:
             hook(x)
         else:
             st.heroes[x]["wizard"] = 0
-    elif stage == "disband":
-        st.phase = "spy_loss"
-        e["victim"], e["left"] = x, int(st.rng.integers(1, 6))  # 1D5
-        e["stage"] = "disband"
+    elif stage == "disband":  # 1D5 troops; Luck: spy, then victim, may reroll it
+        _lucky_amount(st, stage, x, int(st.rng.integers(1, 6)), (1, 5), st.heroes[x]["seat"])
     elif stage == "false_orders":
         e["victim"], e["stage"] = x, "move"
     elif stage == "sink":
@@ -309,13 +341,43 @@ def apply(st, a: int) -> None:
         e["item"] = None
 
 
-def _fortold(st, stage: str, x: int) -> bool:
-    """Fortell (a Realm spell, block A) held by the victim negates this espionage result."""
-    victim = (x if stage in ("steal_gold", "damage") else int(st.owner[x]) if stage == "garrison"
-              else st.heroes[x]["seat"])
+def _lucky_amount(st, stage: str, x: int, value: int, dice, victim: int) -> None:
+    if not LUCK.offer(st, (st.esp["seat"], victim), value, dice, "agent_amount", (stage, x)):
+        _amount_roll(st, value, (stage, x))
+
+
+@LUCK.register("agent_amount")
+def _amount_roll(st, value: int, ctx) -> None:
+    """AGENT SUCCESS 4 / 5 / 8 once the amount die is known."""
+    e = st.esp
+    stage, x = ctx
+    if stage == "steal_gold":
+        k = min(value, int(st.gold[x]))
+        st.gold[x] -= k
+        st.gold[e["seat"]] += k
+    elif stage == "damage":
+        st.gold[x] -= min(value, int(st.gold[x]))
+    else:
+        st.phase = "spy_loss"
+        e["victim"], e["left"] = x, value
+        e["stage"] = "disband"
+
+
+def _victim(st, stage: str, x: int) -> int:
+    return (x if stage in ("steal_gold", "damage") else int(st.owner[x]) if stage == "garrison"
+            else st.heroes[x]["seat"])
+
+
+def _fortell_offer(st, stage: str, x: int) -> bool:
+    """REALM SPELLS Fortell ("negate espionage result. Cast in espionage phase"): a victim able
+    to cast it decides now (stage ``fortell``: REALM0 + fortell casts, DONE lets it pass)."""
     from envs.warbah import spells as SP
-    hook = getattr(SP, "use_fortell", None)
-    return victim >= 0 and hook is not None and bool(hook(st, victim))
+    v = _victim(st, stage, x)
+    if SP.fortell_caster(st, v) < 0:
+        return False
+    e = st.esp
+    e["stage"], e["fort"], e["fort_seat"], e["targets"] = "fortell", (stage, x), v, []
+    return True
 
 
 def hero_delayed(st, h: dict) -> bool:

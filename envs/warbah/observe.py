@@ -9,7 +9,7 @@ Vector (48): 0-6 phase one-hot, 7 turn/cap, 8 my gold/50, 9-12 acting hero's tro
 13 its MP/8, 14 its XP/2, 15-31 its abilities (count/3), 32-35 alive (relative seats),
 36-39 settlements/20 (relative seats), 40-44 my battle side counts/40, 45-47 foe side: troops/40,
 hero present, monster hits/10 (troops fighting are seen on the battlefield).
-Block B section (after the base): planes (6, H, W) and vector (66) from block_b.observe_b: fleets,
+Block B section (after the base): planes (7, H, W) and vector (76) from block_b.observe_b: fleets,
 espionage targets, enemy index cards seen this turn, heroes at sea; espionage/sea sub-step state.
 Block A section (appended after block B): magic vector (266) from spells.observe: 0-3 magic
 phase one-hot (realm, realm_target, spell, spell_target), 4-10 realm window (discard, collect,
@@ -20,8 +20,11 @@ hero has a wizard, 151 its items/4, 152-154 opponents' realm hand sizes/4 (relat
 155 foe battle hand size/6, 156 foe has a wizard, 157/158 me/foe spellbound, 159 enemy spell
 just cast this round (id+1)/42 (Dispell), 160/161 me/foe Resist Spells left/2, 162/163 realm /
 battle deck size, 164 my realm hand limit (towers + temples, set in the Realm phase)/5,
-165 my realm hand size/4, 166 Scry active, 167-265 (Scry only) next
-5 realm cards, next 5 battle cards, opponents' realm hands.
+165 my realm hand size/4, 166 Scry active, 167-260 (Scry only) next
+5 realm cards, next 5 battle cards, opponents' realm hands; 261-264 a Luck decision of mine on a
+spell / agent / initiative roll (luck.py): 261 flag, 262 kind (realm spell, battle spell,
+agent success, agent amount, initiative: (i+1)/5), 263 the roll is my own, 264 value / highest possible; 265 I decide
+whether to cast Fortell against an espionage result ((espionage.STAGES index + 1)/14).
 """
 from __future__ import annotations
 
@@ -132,7 +135,7 @@ def observe(st, seat: int) -> np.ndarray:
         if h["alive"]:
             bd[6 if h["seat"] == seat else 7, h["cell"]] = 1
     bd[8] = st.encounter != 0
-    gs = np.minimum(st.garrison.sum(1), 20) / 20.0
+    gs = np.minimum(st.garrison.sum(1) + st.gsp.sum(1), 20) / 20.0  # special units too
     bd[9] = np.where(st.owner == seat, gs, 0)
     bd[10] = np.where(st.owner != seat, gs, 0)
     h = _acting_hero(st, seat)

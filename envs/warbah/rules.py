@@ -16,6 +16,7 @@ from envs.warbah.config import (BASIC, CALL_OFF, CAPITOL0, CAPITOL_AUTO, CASUALT
                                 TERRAINS)
 
 PHASES = ("capitol", "recruit", "move", "battle", "casualty", "call_off", "over")
+JOIN_PHASES = ("join", "join_answer")  # combined attacks (combat_flow.JOIN_PHASES)
 
 
 def d10(rng, n: int = 1) -> int:
@@ -36,6 +37,7 @@ class WarbahState(State):
         self.owner = -np.ones(n, np.int64)
         self.variant = [""] * n                   # terrain variant name ("" none)
         self.garrison = np.zeros((n, 4), np.int64)
+        self.gsp = np.zeros((n, 13), np.int64)    # special units in garrisons (units.SPECIALS)
         self.wall_damage = np.zeros(n, np.int64)
         self.recruited = np.zeros(n, np.int64)
         self.heroes: list[dict] = []
@@ -50,6 +52,7 @@ class WarbahState(State):
         self.battle: dict | None = None
         self.pending_treasure: list[tuple[int, int]] = []
         self.capped = False
+        self.join = None  # a declared combined attack (combat_flow.declare)
         self._mask = None
         self._cp = 0
         BB.init(self)  # block B: espionage, fleets, exchanges
@@ -58,7 +61,7 @@ class WarbahState(State):
     # -- helpers ----------------------------------------------------------------------------
     def clone(self):
         s = copy.copy(self)
-        for k in ("explored", "terrain", "settle", "encounter", "owner", "garrison",
+        for k in ("explored", "terrain", "settle", "encounter", "owner", "garrison", "gsp",
                   "wall_damage", "recruited", "gold", "alive", "out_turn", "capitol"):
             setattr(s, k, getattr(self, k).copy())
         s.variant = list(self.variant)
@@ -66,6 +69,7 @@ class WarbahState(State):
         s.queue, s.history = list(self.queue), list(self.history)
         s.pending_treasure, s.order = list(self.pending_treasure), list(self.order)
         s.battle = copy.deepcopy(self.battle)
+        s.join = copy.deepcopy(self.join)
         s.rng = copy.deepcopy(self.rng)
         BB.clone(self, s)
         SP.clone_into(s, self)
@@ -73,9 +77,24 @@ class WarbahState(State):
 
     def hero_at(self, cell: int):
         for i, h in enumerate(self.heroes):
-            if h["alive"] and h["cell"] == cell:
+            if h["cell"] == cell and h["alive"]:
                 return i
         return -1
+
+    def garrisoned(self, m: int) -> bool:
+        """A garrison (basic troops or special units) stands in hex m."""
+        return bool(self.garrison[m].any() or self.gsp[m].any())
+
+    def garrison_kind(self, c: int) -> int:
+        """Special unit kind (units.SPECIALS index) a settlement recruits into its garrison
+        (a Knights castle: CASTLE VARIANT TYPES), or -1."""
+        v = self.variant[c]
+        if self.settle[c] < 0 or not v.startswith("recruit_"):
+            return -1
+        return BB.UNITS.SPECIALS.index(v[len("recruit_"):])
+
+    def sp_cost(self, u: int) -> int:
+        return self.game.cfg["special_units"][BB.UNITS.SPECIALS[u]]["cost"]
 
     def abil(self, h: dict, name: str) -> int:
         n = sum(1 for a, _ in h["abil"] if a == name)
@@ -136,6 +155,8 @@ class WarbahState(State):
             return
         live = [s for s in range(self.game.num_seats) if self.alive[s]]
         rolls = {s: d10(self.rng) + self.rng.random() for s in live}  # fraction breaks ties
+        if SP.luck_initiative(self, rolls):  # Luck: own initiative die rolled again (luck.py)
+            return
         self.order = sorted(live, key=lambda s: -rolls[s])
         SP.begin_turn(self)  # block A: Realm phase, collect-phase spells, then _begin_recruit
 
@@ -190,7 +211,7 @@ class WarbahState(State):
                     return
                 self._start_turn()
                 continue
-            if self.phase in ("casualty", "call_off") + SP.BATTLE_PHASES:
+            if self.phase in ("casualty", "call_off") + SP.BATTLE_PHASES + JOIN_PHASES:
                 return
             if self.phase in BB.PHASES:  # block B sub-steps (espionage, sea)
                 if BB.advance(self):
@@ -233,11 +254,12 @@ class WarbahState(State):
                     self._start_turn()
 
     # -- masks ------------------------------------------------------------------------------
-    def _enterable(self, seat: int, h: dict, m: int) -> int:
-        """MP cost to enter explored land hex m, or 0 if it cannot be entered."""
-        if self.encounter[m] != 0 or self.hero_at(m) >= 0:
+    def _enterable(self, seat: int, h: dict, m: int, occ: dict | None = None) -> int:
+        """MP cost to enter explored land hex m, or 0 if it cannot be entered (``occ``: an
+        optional block_b.hero_map of this state, to skip the hero scan)."""
+        if self.encounter[m] != 0 or (self.hero_at(m) if occ is None else occ.get(m, -1)) >= 0:
             return 0
-        if self.owner[m] not in (-1, seat) and self.garrison[m].sum() > 0:
+        if self.owner[m] not in (-1, seat) and self.garrisoned(m):
             return 0
         t = TERRAINS[self.terrain[m]]
         cost = self.game.terrain[t]["mp"]
@@ -253,7 +275,7 @@ class WarbahState(State):
             return self.heroes[j]["seat"] != seat
         if self.encounter[m] != 0:
             return True
-        return self.owner[m] not in (-1, seat) and self.garrison[m].sum() > 0
+        return self.owner[m] not in (-1, seat) and self.garrisoned(m)
 
     def _local_mask(self, seat: int, x: int) -> np.ndarray:
         if self.phase in SP.REALM_PHASES:
@@ -267,8 +289,11 @@ class WarbahState(State):
             c = x
             name = SETTLEMENTS[self.settle[c]]
             rec = g.settle[name]["recruit"]
+            u = self.garrison_kind(c)
             if self.recruited[c] < g.cfg["designed"]["max_recruit_per_settlement"]:
-                if rec != "none" and self.gold[seat] >= g.troop[rec][2]:
+                if u >= 0:  # a Knights castle recruits knights into its garrison
+                    mask[RECRUIT] = self.gold[seat] >= self.sp_cost(u)
+                elif rec != "none" and self.gold[seat] >= g.troop[rec][2]:
                     mask[RECRUIT] = 1
                 if (name == "capitol" and self.gold[seat] >= g.troop["hero"][2]
                         and self.hero_at(c) < 0):
@@ -278,26 +303,32 @@ class WarbahState(State):
             h = self.heroes[x]
             if not h["alive"]:
                 return mask
+            occ = BB.hero_map(self)
+            nbl = self.nbl[h["cell"]]
             for dd in range(6):
-                m = int(self.nb[h["cell"], dd])
+                m = nbl[dd]
                 if m < 0 or not self.land[m]:
                     continue
                 if not self.explored[m]:
                     mask[dd] = h["mp"] + h.get("scout", 0) >= 1
                 else:
-                    cost = self._enterable(seat, h, m)
+                    cost = self._enterable(seat, h, m, occ)
                     mask[dd] = 0 < cost <= h["mp"]
             c = h["cell"]
-            if (self.owner[c] == seat and self.garrison[c].sum() > 0
+            if (self.owner[c] == seat and self.garrisoned(c)
                     and BB.UNITS.army_size(h) < self.army_cap(h)):  # specials count too
                 mask[TAKE_GARRISON] = 1
             if self.owner[c] == seat and self.settle[c] >= 0:
                 rec = g.settle[SETTLEMENTS[self.settle[c]]]["recruit"]
-                if rec in BASIC and h["troops"][BASIC.index(rec)] > 0:
+                u = self.garrison_kind(c)
+                if u >= 0:  # the right type here is the settlement's special unit
+                    sp = h.get("special")
+                    mask[DROP_OFF] = sp is not None and sp[u] > 0
+                elif rec in BASIC and h["troops"][BASIC.index(rec)] > 0:
                     mask[DROP_OFF] = 1
             if not h.get("received") and h["troops"].sum() > 0:
                 for dd in range(6):  # exchange instead of moving (ends this hero's movement)
-                    j = self.hero_at(int(self.nb[c, dd])) if self.nb[c, dd] >= 0 else -1
+                    j = occ.get(nbl[dd], -1) if nbl[dd] >= 0 else -1
                     if (j >= 0 and self.heroes[j]["seat"] == seat
                             and BB.UNITS.army_size(self.heroes[j]) < self.army_cap(self.heroes[j])):
                         mask[EXCHANGE0 + dd] = 1
@@ -320,7 +351,8 @@ class WarbahState(State):
                 mask[CAPITOL0 + k] = 1
             mask[CAPITOL_AUTO] = 1
         elif self.phase == "casualty":
-            side = self.battle["sides"][self.battle["chooser"]]
+            from envs.warbah.combat_flow import chooser_side
+            side = chooser_side(self.battle)
             for t in B.troop_types_alive(side):
                 if t < 4:
                     mask[CASUALTY0 + t] = 1
@@ -329,6 +361,9 @@ class WarbahState(State):
             mask[CALL_OFF] = mask[CONTINUE] = 1
         elif self.phase in BB.PHASES:
             mask = BB.mask(self)
+        elif self.phase in JOIN_PHASES:
+            from envs.warbah.combat_flow import join_mask
+            mask = join_mask(self)
         elif self.phase in SP.BATTLE_PHASES:
             mask = SP.battle_mask(self)
         elif self.phase != "over":
@@ -349,7 +384,7 @@ class WarbahState(State):
 
     # -- apply ------------------------------------------------------------------------------
     def _apply(self, a: int) -> None:
-        from envs.warbah.combat_flow import battle_step, start_battle
+        from envs.warbah.combat_flow import battle_step, declare, join_apply
         if self.phase == "capitol":
             free = self.free_candidates()
             k = a - CAPITOL0 if a != CAPITOL_AUTO else free[0] if free else None
@@ -364,6 +399,8 @@ class WarbahState(State):
             self.qi += 1
         elif self.phase in ("casualty", "call_off"):
             battle_step(self, a)
+        elif self.phase in JOIN_PHASES:  # combined attacks: add joining Heroes, start
+            join_apply(self, a)
         elif self.phase in BB.PHASES:
             BB.apply(self, a)
         elif self.phase in SP.MAGIC_PHASES:
@@ -388,6 +425,10 @@ class WarbahState(State):
                          "id": sum(1 for q in self.heroes if q["seat"] == seat) + 1}
                     self.gain_ability(h)
                     self.heroes.append(h)
+                elif self.garrison_kind(x) >= 0:  # knights into the castle's garrison
+                    u = self.garrison_kind(x)
+                    self.gold[seat] -= self.sp_cost(u)
+                    self.gsp[x, u] += 1
                 else:
                     rec = self.game.settle[name]["recruit"]
                     self.gold[seat] -= self.game.troop[rec][2]
@@ -395,7 +436,11 @@ class WarbahState(State):
                 self.recruited[x] += 1
             elif self.phase == "move":
                 h = self.heroes[x]
-                if a == DROP_OFF:
+                if a == DROP_OFF and self.garrison_kind(h["cell"]) >= 0:
+                    u = self.garrison_kind(h["cell"])
+                    self.gsp[h["cell"], u] += h["special"][u]
+                    h["special"][u] = 0
+                elif a == DROP_OFF:
                     rec = self.game.settle[SETTLEMENTS[self.settle[h["cell"]]]]["recruit"]
                     t = BASIC.index(rec)
                     self.garrison[h["cell"], t] += h["troops"][t]
@@ -419,6 +464,11 @@ class WarbahState(State):
                         h["troops"][t] += k
                         self.garrison[c, t] -= k
                         room -= k
+                    for u in np.flatnonzero(self.gsp[c]).tolist():  # special units (Knights)
+                        k = int(min(room, self.gsp[c, u]))
+                        BB.UNITS.special(h)[u] += k
+                        self.gsp[c, u] -= k
+                        room -= k
                 else:
                     m = int(self.nb[h["cell"], a])
                     if not self.explored[m]:
@@ -437,7 +487,7 @@ class WarbahState(State):
                 h = self.heroes[x]
                 h["attacks"] -= 1
                 BB.on_attack(self, x, int(self.nb[h["cell"], a]))  # block B: allies
-                start_battle(self, x, int(self.nb[h["cell"], a]))
+                declare(self, x, int(self.nb[h["cell"], a]))  # joiners, then the battle
         self._advance()
 
     def _explore(self, m: int) -> None:
@@ -474,11 +524,7 @@ class WarbahState(State):
                     continue
                 if self.abil(h, "healing") and h["lost"] > 0:
                     h["troops"][0] += min(h["lost"], d10(self.rng))
-                over = int(h["troops"].sum()) - self.army_cap(h)
-                for t in range(4):
-                    k = min(max(over, 0), int(h["troops"][t]))
-                    h["troops"][t] -= k
-                    over -= k
+                BB.UNITS.trim_to_cap(self, h)  # over the cap: basic, then special troops
                 c = h["cell"]
                 if (self.variant[c] in g.cfg["variant_gold"] or self.variant[c] == "temple"
                         or (self.variant[c].startswith("recruit_") and self.settle[c] < 0)):
@@ -492,6 +538,7 @@ class WarbahState(State):
                     prev = int(self.owner[c])
                     self.owner[c] = s
                     self.garrison[c] = 0
+                    self.gsp[c] = 0
                     if prev >= 0:
                         h["xp"] += 1
                         if self.capitol[prev] == c:
@@ -513,6 +560,7 @@ class WarbahState(State):
         own = self.owner == seat
         self.owner[own] = -1
         self.garrison[own] = 0
+        self.gsp[own] = 0
 
     def scores(self) -> list[float]:
         out = []
@@ -538,6 +586,8 @@ class WarbahState(State):
         SP.kill_wizard(self, hi)
 
     def action_to_str(self, a: int) -> str:
+        if SP.MAGIC0 <= a < SP.MAGIC_END:  # magic helper block (spells.action_to_str)
+            return SP.action_to_str(self, a)
         if a >= SEA0:
             return BB.action_to_str(self, a)
         if a >= SP.REALM0:
@@ -566,6 +616,7 @@ class WarbahState(State):
         busy = set()
         if s.battle is not None:
             busy = {s.battle["sides"][k]["hero"] for k in (0, 1)}
+            busy |= {m["hero"] for m in s.battle.get("members", ())}  # a combined attack
         for i, h in enumerate(s.heroes):
             if h["seat"] != observer and i not in busy and not BB.keep_visible(s, observer, i) \
                     and not SP.scried(s, observer):

@@ -18,8 +18,10 @@ from __future__ import annotations
 
 import numpy as np
 
+from envs.warbah import luck as LUCK
 from envs.warbah import units as UNITS
-from envs.warbah.config import FLEET0, FLEET_SLOTS, KEEP_ROLL, REROLL, SETTLEMENTS, SHIP0
+from envs.warbah.config import (EXCHANGE0, FLEET0, FLEET_SLOTS, KEEP_ROLL, REROLL, SETTLEMENTS,
+                                SHIP0)
 
 PHASES = ("luck", "sea_loss")
 
@@ -78,7 +80,23 @@ def recruit_apply(st, seat: int, c: int, a: int) -> None:
 # -- movement -----------------------------------------------------------------------------------
 def _water_ok(st, seat: int, m: int) -> bool:
     return (m >= 0 and not st.land[m] and st.hero_at(m) < 0
-            and (st.ships[m] == 0 or st.fleet_owner[m] == seat))
+            and (st.ships[m] == 0 or st.fleet_owner[m] == seat or capturable(st, seat, m)))
+
+
+def capturable(st, seat: int, m: int) -> bool:
+    """An enemy fleet with no Hero on board (not an ally's): a Hero who boards it or sails into
+    its hex takes it (designed reading of the control tokens on ships and the Hero's control
+    marker in the hex he occupies; an unmanned fleet may not attack, so it cannot resist)."""
+    o = int(st.fleet_owner[m])
+    return (st.ships[m] > 0 and o >= 0 and o != seat and not st.allied[seat, o]
+            and st.hero_at(m) < 0)
+
+
+def _capture(st, seat: int, m: int) -> None:
+    if st.ships[m] > 0 and st.fleet_owner[m] != seat:
+        st.captures.append((st.turn, seat, int(st.fleet_owner[m]), m, int(st.ships[m])))
+        st.fleet_owner[m] = seat
+        st.fleet_moves.pop(m, None)
 
 
 def is_sea_step(st, h: dict, d: int) -> bool:
@@ -88,7 +106,6 @@ def is_sea_step(st, h: dict, d: int) -> bool:
 
 
 def move_mask(st, seat: int, x: int, h: dict, mask: np.ndarray) -> None:
-    from envs.warbah.config import EXCHANGE0
     c = h["cell"]
     if at_sea(st, h):
         mask[:6] = 0
@@ -111,8 +128,8 @@ def move_mask(st, seat: int, x: int, h: dict, mask: np.ndarray) -> None:
         if m < 0 or land[m]:
             continue
         mask[EXCHANGE0 + d] = 0  # no hand-over onto a ship
-        mask[d] = (h["mp"] >= 1 and st.ships[m] > 0 and st.fleet_owner[m] == seat
-                   and st.hero_at(m) < 0)
+        mask[d] = (h["mp"] >= 1 and st.ships[m] > 0 and st.hero_at(m) < 0
+                   and (st.fleet_owner[m] == seat or capturable(st, seat, m)))
 
 
 def move_apply(st, seat: int, x: int, h: dict, a: int) -> None:
@@ -120,6 +137,7 @@ def move_apply(st, seat: int, x: int, h: dict, a: int) -> None:
     c = h["cell"]
     m = int(st.nb[c, a])
     if not at_sea(st, h):  # boarding (1 MP); excess troops disband
+        _capture(st, seat, m)  # an undefended enemy fleet is taken
         h["mp"] -= 1
         h["cell"] = m
         _sea_mp(st, h)
@@ -134,6 +152,7 @@ def move_apply(st, seat: int, x: int, h: dict, a: int) -> None:
         h["mp"] = h["sea_mp"] = 0
         h["scout"] = 0
         return
+    _capture(st, seat, m)  # sailing into an undefended enemy fleet takes it (the fleets merge)
     st.ships[m] += st.ships[c]
     st.fleet_owner[m] = seat
     st.ships[c], st.fleet_owner[c] = 0, -1
@@ -187,6 +206,7 @@ def _sea_battle(st, hi: int, row: dict) -> None:
 def naval(st, a: dict, d: dict, seg: int, ka: int, kd: int) -> tuple[int, int]:
     """Ships (Init 2, Kill 3) attack enemy ships first, then troops; ship-hunting monsters sink
     ships. Returns the troop kills (ka, kd) after ships took their share."""
+    from envs.warbah import battle as B
     from envs.warbah.battle import segment_of
     for s in (a, d):
         if "ships" not in s:
@@ -199,7 +219,7 @@ def naval(st, a: dict, d: dict, seg: int, ka: int, kd: int) -> tuple[int, int]:
     for k, (s, o) in enumerate(((a, d), (d, a))):
         hits = s.pop("ship_kills", 0)
         if s["ships"] and segment_of(init) == seg:
-            n = int((st.rng.integers(1, 11, size=s["ships"]) <= kill).sum())
+            n = B.hits(st.game, st.rng, s["ships"], kill)  # (or the designer's formula)
             if o["ships"]:
                 hits += n
             else:
@@ -300,6 +320,8 @@ def advance(st) -> bool:
 
 def apply(st, a: int) -> None:
     s = st.sea
+    if s.get("resume"):  # magic helper: Luck on spell / agent dice (luck.py)
+        return LUCK.apply(st, a)
     if s["kind"] == "luck":
         h = st.heroes[s["hero"]]
         roll = s["roll"]
@@ -343,9 +365,13 @@ def battle_mask(st, seat: int, h: dict, mask: np.ndarray) -> None:
 def unmanned_fleets(st, seat: int) -> list[int]:
     """Cells of this player's fleets with no Hero on board (slot order, at most FLEET_SLOTS)."""
     out = []
+    cells = np.flatnonzero(st.ships).tolist()
+    if not cells:
+        return out
     own = st.fleet_owner
-    for c in np.flatnonzero(st.ships).tolist():
-        if own[c] == seat and st.hero_at(c) < 0:
+    occ = {h["cell"] for h in st.heroes if h["alive"]}  # hexes with a Hero (hero_at >= 0)
+    for c in cells:
+        if own[c] == seat and c not in occ:
             out.append(c)
             if len(out) == FLEET_SLOTS:
                 break
@@ -360,11 +386,16 @@ def fleet_left(st, c: int) -> int:
 def fleet_mask(st, seat: int, mask: np.ndarray) -> None:
     """MOVE: fleets without a Hero on board may move (designed: up to 4 hexes a turn, during any
     of the player's Heroes' moves; no sea encounters, no attacks)."""
-    for k, c in enumerate(unmanned_fleets(st, seat)):
+    fleets = unmanned_fleets(st, seat)
+    if not fleets:
+        return
+    occ = {h["cell"] for h in st.heroes if h["alive"]}  # hexes with a Hero (hero_at >= 0)
+    land, own = st.land, st.fleet_owner
+    for k, c in enumerate(fleets):
         if fleet_left(st, c) <= 0:
             continue
         for d, m in enumerate(st.nbl[c]):
-            if m >= 0 and not st.land[m] and st.hero_at(m) < 0 and st.fleet_owner[m] in (-1, seat):
+            if m >= 0 and not land[m] and m not in occ and own[m] in (-1, seat):
                 mask[FLEET0 + 6 * k + d] = 1
 
 

@@ -17,14 +17,20 @@ Flow (AEC sub-steps): phase ``realm`` = one queue entry per (seat, hero) able to
 open window (REALM0+k casts, DONE ends); ``realm_target`` picks the target (directions 0-5,
 CELL0+c, TSEAT0+r; DONE cancels). The discard step of the Realm phase uses entries (seat, -1)
 where REALM0+k discards. In battle, phase ``spell`` (BSPELL0+k or DONE = pass) and
-``spell_target`` (GROUP0+t; DONE cancels).
+``spell_target`` (GROUP0+t, or MAGIC_SPGROUP0+u for a special-unit group; DONE cancels).
+Fortell is cast only against an enemy espionage result, by the victim's choice (espionage.py,
+stage ``fortell``). Luck may reroll realm-spell dice (``_lucky_realm``, luck.py).
 """
 from __future__ import annotations
 
 import numpy as np
 
-from envs.warbah.config import (BSPELL0, CELL0, DONE, GIVE_ITEM0, GROUP0, REALM0,
-                                RECRUIT_WIZARD, SETTLEMENTS, TERRAINS, TSEAT0)
+from envs.warbah.config import (BSPELL0, CELL0, DONE, GIVE_ITEM0, GROUP0, MAGIC0, MAGIC_END,
+                                MAGIC_SPGROUP0, REALM0, RECRUIT_WIZARD, SETTLEMENTS, TERRAINS,
+                                TSEAT0)
+from envs.warbah import luck as LUCK
+from envs.warbah.luck import initiative as luck_initiative  # noqa: F401  (rules._start_turn)
+from envs.warbah.units import SPECIALS
 
 REALM_PHASES = ("realm", "realm_target")
 BATTLE_PHASES = ("spell", "spell_target")
@@ -385,7 +391,7 @@ def _enemy_force(st, seat: int, m: int, heroes_only: bool) -> bool:
     j = st.hero_at(m)
     if j >= 0:
         return st.heroes[j]["seat"] != seat
-    return (not heroes_only and st.owner[m] not in (-1, seat) and st.garrison[m].sum() > 0
+    return (not heroes_only and st.owner[m] not in (-1, seat) and _garrisoned(st, m)
             and st.land[m])
 
 
@@ -404,7 +410,7 @@ def realm_targets(st, seat: int, hi: int, k: int) -> list:
         if eff == "avatar":
             return [None] if _avatar_cell(st, seat) >= 0 else []
         if eff == "fortell":
-            return []  # used automatically by the espionage hook (use_fortell)
+            return []  # cast only against an espionage result (espionage.py, stage fortell)
         return [None]
     if tg == "adj_army":
         return [d for d, m in _adj(st, c) if _enemy_force(st, seat, m, eff == "blizzard")]
@@ -502,6 +508,27 @@ def _pay_realm(st, seat: int, h: dict, k: int) -> None:
     it["used"] = st.turn
 
 
+def _garrisoned(st, m: int) -> bool:
+    """A garrison (basic troops or, block B, special units such as Knights) stands in hex m."""
+    gsp = getattr(st, "gsp", None)
+    return bool(st.garrison[m].any() or (gsp is not None and gsp[m].any()))
+
+
+def _lose_mixed(troops, special, n: int) -> None:
+    """n troops lost from the largest groups, basic troops and special units alike (designed,
+    like Disease; ties: basic types first, then table order)."""
+    if special is None:
+        return _lose_troops(troops, n)
+    for _ in range(n):
+        t, u = int(np.argmax(troops)), int(np.argmax(special))
+        if max(troops[t], special[u]) <= 0:
+            return
+        if troops[t] >= special[u]:
+            troops[t] -= 1
+        else:
+            special[u] -= 1
+
+
 def _lose_troops(troops, n: int) -> None:
     """n troops lost from the largest groups (designed, like Disease)."""
     for _ in range(n):
@@ -513,9 +540,10 @@ def _lose_troops(troops, n: int) -> None:
 def _force_loses(st, m: int, n: int) -> None:
     j = st.hero_at(m)
     if j >= 0:
-        _lose_troops(st.heroes[j]["troops"], n)
+        _lose_mixed(st.heroes[j]["troops"], st.heroes[j].get("special"), n)
     elif st.land[m]:
-        _lose_troops(st.garrison[m], n)
+        gsp = getattr(st, "gsp", None)
+        _lose_mixed(st.garrison[m], None if gsp is None else gsp[m], n)
 
 
 def cast_realm(st, seat: int, hi: int, k: int, target) -> None:
@@ -549,13 +577,14 @@ def cast_realm(st, seat: int, hi: int, k: int, target) -> None:
         m["blight"][adj] = st.turn + 1
         if eff == "raze":
             st.wall_damage[adj] = 99  # walls destroyed until rebuilt in recovery
-        _force_loses(st, adj, d10(rng, st.game.cfg["spells"]["disaster_troop_dice"]))
-    elif eff == "death":
-        _force_loses(st, adj, d10(rng, sp["dice"]))
-    elif eff == "gain_warriors":
-        h["troops"][0] += d10(rng, sp["dice"])
+        n = st.game.cfg["spells"]["disaster_troop_dice"]
+        _lucky_realm(st, seat, hi, k, target, d10(rng, n), (n, 10), _force_seat(st, adj))
+    elif eff in ("death", "gain_warriors", "gold", "curse", "heal"):
+        victim = (_force_seat(st, adj) if eff == "death" else
+                  (seat + target - TSEAT0 + 1) % st.game.num_seats if eff == "curse" else -1)
+        _lucky_realm(st, seat, hi, k, target, d10(rng, sp["dice"]), (sp["dice"], 10), victim)
     elif eff == "research":
-        apply_treasure(st, hi, int(rng.integers(1, 6)) + 5)
+        _lucky_realm(st, seat, hi, k, target, int(rng.integers(1, 6)), (1, 5), -1)
     elif eff == "avatar":
         c = _avatar_cell(st, seat)
         st.heroes.append({"seat": seat, "cell": c, "troops": np.zeros(4, np.int64), "xp": 0,
@@ -574,19 +603,10 @@ def cast_realm(st, seat: int, hi: int, k: int, target) -> None:
             st.ships[adj] -= 1
             if st.ships[adj] <= 0:
                 st.fleet_owner[adj] = -1
-    elif eff == "gold":
-        st.gold[seat] += d10(rng, sp["dice"])
     elif eff == "sanctuary":
         m["sanct"].add(cell)
     elif eff == "stone_walls":
         m["bwalls"][h["cell"]] = m["bwalls"].get(h["cell"], 0) + sp["n"]
-    elif eff == "curse":
-        N = st.game.num_seats
-        m["curse"][(seat + target - TSEAT0 + 1) % N] += d10(rng, sp["dice"])
-    elif eff == "heal":
-        back = min(int(h["lost"]), d10(rng, sp["dice"]))
-        h["troops"][0] += back  # as warriors, like Healing (lost types are not tracked)
-        h["lost"] -= back
     elif eff == "view":
         cells = [cell] + [int(x) for x in st.nb[cell]
                           if x >= 0 and st.land[x] and not st.explored[x]][:sp["n"] - 1]
@@ -599,16 +619,70 @@ def cast_realm(st, seat: int, hi: int, k: int, target) -> None:
     st._mask = None
 
 
-def use_fortell(st, seat: int) -> bool:
-    """Espionage hook: a Fortell card held by ``seat`` with an idle wizard (or a Fortell item)
-    cancels one enemy espionage result against it (designed: used automatically)."""
-    T = tables(st.game)
-    k = T.realm_names.index("fortell")
+def _force_seat(st, m: int) -> int:
+    """The player whose army or garrison stands at cell m (-1: none)."""
+    j = st.hero_at(m)
+    if j >= 0:
+        return st.heroes[j]["seat"]
+    return int(st.owner[m]) if st.land[m] and _garrisoned(st, m) else -1
+
+
+def _lucky_realm(st, seat, hi, k, target, value, dice, victim) -> None:
+    """RARE ABILITY Luck on a realm spell's die roll: the caster's player, then the player it is
+    aimed at, may have it rolled again (luck.py); then the roll takes effect."""
+    if not LUCK.offer(st, (seat, victim), value, dice, "realm", (seat, hi, k, target)):
+        _realm_roll(st, value, (seat, hi, k, target))
+
+
+@LUCK.register("realm")
+def _realm_roll(st, value: int, ctx) -> None:
+    """The part of a realm spell that depends on its die roll ``value``."""
+    seat, hi, k, target = ctx
+    eff = tables(st.game).realm[k]["effect"]
+    h = st.heroes[hi]
+    adj = int(st.nb[h["cell"], target]) if target is not None and target < 6 else -1
+    if eff in ("raze", "decimate", "death"):
+        _force_loses(st, adj, value)
+    elif eff == "gain_warriors":
+        h["troops"][0] += value
+    elif eff == "research":
+        apply_treasure(st, hi, value + 5)
+    elif eff == "gold":
+        st.gold[seat] += value
+    elif eff == "curse":
+        st.mg["curse"][(seat + target - TSEAT0 + 1) % st.game.num_seats] += value
+    elif eff == "heal":
+        back = min(int(h["lost"]), value)
+        h["troops"][0] += back  # as warriors, like Healing (lost types are not tracked)
+        h["lost"] -= back
+    st._mask = None
+
+
+def fortell_id(st) -> int:
+    return tables(st.game).realm_names.index("fortell")
+
+
+def fortell_caster(st, seat: int) -> int:
+    """A living hero of ``seat`` able to cast Fortell now (a wizard who has not cast this turn
+    with the card in hand, or a Fortell item unused this turn), else -1."""
+    if seat < 0:
+        return -1
+    k = fortell_id(st)
     for i, h in enumerate(st.heroes):
         if h["alive"] and h["seat"] == seat and k in _sources(st, seat, i, "espionage"):
-            _pay_realm(st, seat, h, k)
-            return True
-    return False
+            return i
+    return -1
+
+
+def use_fortell(st, seat: int) -> bool:
+    """Espionage hook: ``seat`` casts Fortell (its first able hero pays: the wizard's card, else
+    an item) to cancel one enemy espionage result against it; False if it cannot. The choice
+    whether to cast is the victim's (espionage.py, stage ``fortell``)."""
+    i = fortell_caster(st, seat)
+    if i < 0:
+        return False
+    _pay_realm(st, seat, st.heroes[i], fortell_id(st))
+    return True
 
 
 def blighted(st, c: int) -> bool:
@@ -699,6 +773,16 @@ def observe(st, seat: int) -> np.ndarray:
         for r in range(1, N):
             for k in m["hand"][(seat + r) % N]:
                 v[sc + 1 + NR + NB + k] += 0.25
+    lk = LUCK.pending_for(st, seat)  # 261-264: a Luck decision on a spell / agent roll
+    if lk is not None:
+        s = st.sea
+        v[261], v[262], v[263] = 1, (lk[0] + 1) / len(LUCK.KINDS), lk[1]
+        v[264] = s["value"] / (s["dice"][0] * s["dice"][1])
+    e = getattr(st, "esp", None)  # 265: I decide on Fortell against this espionage result
+    if st.phase == "espionage" and e is not None and e["stage"] == "fortell" \
+            and e["fort_seat"] == seat:
+        from envs.warbah.espionage import STAGES
+        v[265] = (STAGES.index(e["fort"][0]) + 1) / len(STAGES)
     return v
 
 
@@ -711,6 +795,8 @@ def action_to_str(st, a: int) -> str:
         return f"cast battle spell {T.battle_names[a - BSPELL0]}"
     if GROUP0 <= a < GROUP0 + 6:
         return f"target group {GROUPS[a - GROUP0]}"
+    if MAGIC_SPGROUP0 <= a < MAGIC_SPGROUP0 + len(SPECIALS):
+        return f"target group {SPECIALS[a - MAGIC_SPGROUP0]}"
     if TSEAT0 <= a < TSEAT0 + 3:
         return f"target the player {a - TSEAT0 + 1} seat(s) after me"
     if CELL0 <= a < CELL0 + 99:

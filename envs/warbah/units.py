@@ -119,10 +119,20 @@ def attacks(st, side: dict, seg: int) -> int:
         return 0
     kills = 0
     tab = ucfg(st)
+    mg = side.get("mg")  # block A: spells on special groups (target group 6 + u)
     for u in np.flatnonzero(cnt[BASE:]):
         row = tab[SPECIALS[u]]
-        if segment_of(row["init"] + row.get("self_tactics", 0)) == seg:  # Goblins' Tactics
-            kills += int((st.rng.integers(1, 11, size=int(cnt[BASE + u])) <= row["kill"]).sum())
+        init, kill, n = row["init"] + row.get("self_tactics", 0), row["kill"], int(cnt[BASE + u])
+        if mg is not None:  # neutralized units and blocked groups do not attack
+            init, kill = init + mg["sp_init"][u], kill + mg["sp_kill"][u]
+            n = 0 if mg["blocked"][6 + u] else n - mg["neutral"][6 + u]
+        if n <= 0 or segment_of(init) != seg:  # Goblins' Tactics: self_tactics
+            continue
+        if mg is None:
+            kills += int((st.rng.integers(1, 11, size=n) <= kill).sum())
+        else:
+            from envs.warbah.battle import magic_hits
+            kills += magic_hits(mg, 6 + u, n, kill, st.rng)
     return kills
 
 
@@ -158,6 +168,27 @@ def recovery(st) -> None:
         if h["alive"] and sp is not None and sp[k] > 0:
             room = st.army_cap(h) - army_size(h)
             sp[k] += max(0, min(room, int(st.rng.integers(1, 11))))
+
+
+def trim_to_cap(st, h: dict) -> None:
+    """Recovery: troops over the army cap (40, Command +10; special troops count) disband.
+    The rulebook gives no choice here (designed): basic troops go first (warriors, archers,
+    cavalry, catapults), then special units, the cheapest kind first (table order on ties)."""
+    over = army_size(h) - st.army_cap(h)
+    for t in range(4):
+        if over <= 0:
+            return
+        k = min(over, int(h["troops"][t]))
+        h["troops"][t] -= k
+        over -= k
+    sp = h.get("special")
+    if over <= 0 or sp is None:
+        return
+    tab = ucfg(st)
+    for u in sorted(range(NS), key=lambda u: (tab[SPECIALS[u]]["cost"], u)):
+        k = min(over, int(sp[u]))
+        sp[u] -= k
+        over -= k
 
 
 # -- troop losses outside battle (sea capacity, agents) -------------------------------------------

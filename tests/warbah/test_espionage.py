@@ -241,15 +241,19 @@ def test_espionage_forgo_and_hidden_slots():
     assert not ESP.hero_delayed(st, b)
 
 
-def test_fortell_negates_an_agent(monkeypatch):
-    """REALM SPELLS Fortell: negates an espionage result against its holder (block A's hook)."""
+def test_fortell_negates_an_agent():
+    """REALM SPELLS Fortell: negates an espionage result against its holder when he casts it
+    (block A; the choice is the victim's, see tests/warbah/test_magic_fortell.py)."""
     from envs.warbah import spells as SP
-    calls = []
-    monkeypatch.setattr(SP, "use_fortell", lambda st, seat: calls.append(seat) or True)
+    from envs.warbah.config import REALM0
     g, st, a, b = contact_state()
+    b["wizard"] = -1
+    st.mg["hand"][1] = [SP.fortell_id(st)]
     at_stage(st, "delay")
     st.apply(TARGET0)
-    assert calls == [1] and not ESP.hero_delayed(st, b)
+    assert st.current_player == 1
+    st.apply(REALM0 + SP.fortell_id(st))
+    assert not ESP.hero_delayed(st, b) and st.mg["hand"][1] == []
     assert st.esp_log[-1][2] == "fortell"
 
 

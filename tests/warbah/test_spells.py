@@ -697,7 +697,8 @@ def test_heal_spells(name):
 
 
 def test_fortell():
-    """REALM SPELLS: Fortell negates an espionage result (used automatically, designed)."""
+    """REALM SPELLS: Fortell negates an espionage result (the hook pays for it; the victim's
+    choice is tested in test_magic_fortell.py)."""
     g, st, a, b, d, cell = realm_ready("fortell")
     assert SP.use_fortell(st, 0) and st.mg["hand"][0] == []
     assert not SP.use_fortell(st, 0)

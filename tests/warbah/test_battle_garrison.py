@@ -1,0 +1,129 @@
+"""Scenario tests for special units in garrisons. Rulebook: RECRUIT TROOPS (garrison units are of
+the type the settlement recruits), CASTLE VARIANT TYPES (1-3 Recruit Knights), MOVE & EXPLORE
+(drop-off of the right type, garrison troops into the army), BATTLE (garrisons defend)."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from envs.core.game import IllegalActionError
+from envs.warbah import units as U
+from envs.warbah.config import (BATTLE_DROP_SP, BATTLE_TAKE_SP, CALL_OFF, DROP_OFF,
+                                DROP_ONE0, RECRUIT, RECRUIT_SP, SETTLEMENTS, TAKE_GARRISON,
+                                TERRAINS)
+from tests.warbah.test_battle_combined import _hero, arena
+
+KNI = U.SPECIALS.index("knights")
+
+
+def _castle(st, c, owner, knights=True):
+    st.terrain[c], st.settle[c] = TERRAINS.index("settlement"), SETTLEMENTS.index("castle")
+    st.variant[c] = "recruit_knights" if knights else ""
+    st.owner[c] = owner
+
+
+def test_recruit_knights_castle_recruits_knights_into_garrison():
+    """RECRUIT TROOPS / CASTLE VARIANT TYPES: a Knights castle recruits knights (2 gold), and
+    what a settlement recruits goes into its garrison; a plain castle recruits cavalry."""
+    g, st, t, ring = arena()
+    _castle(st, t, 0)
+    st.heroes[0]["cell"] = t  # a Hero there gets no direct knights recruit (RECRUIT_SP)
+    st.phase, st.queue, st.qi, st._mask = "recruit", [(0, t)], 0, None
+    st.gold[0] = 5
+    mask = st.legal_actions_mask()
+    assert mask[RECRUIT] and not mask[RECRUIT_SP]
+    st.apply(RECRUIT)
+    st.apply(RECRUIT)
+    assert st.gsp[t, KNI] == 2 and st.gold[0] == 1 and st.garrison[t].sum() == 0
+    assert st.recruited[t] == 2
+    assert not st.legal_actions_mask()[RECRUIT]  # 1 gold left: a knight costs 2
+    g, st, t, ring = arena()
+    _castle(st, t, 0, knights=False)
+    st.phase, st.queue, st.qi, st._mask = "recruit", [(0, t)], 0, None
+    st.gold[0] = 5
+    st.apply(RECRUIT)
+    assert st.garrison[t, 2] == 1 and st.gsp[t].sum() == 0 and st.gold[0] == 4
+
+
+def _hero_on_castle(knights=True):
+    g, st, t, ring = arena()
+    _castle(st, t, 0, knights)
+    h = st.heroes[0]
+    h["cell"], h["mp"], h["scout"] = t, 3, 0
+    h["troops"][:] = [2, 0, 3, 0]
+    U.special(h)[KNI] = 3
+    st.phase, st.queue, st.qi, st._mask = "move", [(0, 0)], 0, None
+    return g, st, t, h
+
+
+def test_move_drop_off_and_pick_up_knights_one_at_a_time():
+    """MOVE & EXPLORE: a Hero drops off troops of the right type (at a Knights castle: knights,
+    not cavalry) and adds garrison troops to his army, here one at a time."""
+    g, st, t, h = _hero_on_castle()
+    mask = st.legal_actions_mask()
+    assert mask[BATTLE_DROP_SP] and not mask[DROP_ONE0 + 2] and not mask[BATTLE_TAKE_SP]
+    st.apply(BATTLE_DROP_SP)
+    assert st.gsp[t, KNI] == 1 and h["special"][KNI] == 2
+    assert st.legal_actions_mask()[BATTLE_TAKE_SP]
+    st.apply(BATTLE_TAKE_SP)
+    assert st.gsp[t, KNI] == 0 and h["special"][KNI] == 3
+
+
+def test_move_drop_off_all_and_take_whole_garrison_with_knights():
+    """MOVE & EXPLORE: the whole-garrison actions (DROP_OFF 31, TAKE_GARRISON 8) carry the
+    settlement's special units too."""
+    g, st, t, h = _hero_on_castle()
+    st.apply(DROP_OFF)
+    assert st.gsp[t, KNI] == 3 and h["special"][KNI] == 0 and h["troops"][2] == 3
+    st.garrison[t, 0] = 2
+    st._mask = None
+    st.apply(TAKE_GARRISON)
+    assert st.gsp[t].sum() == 0 and st.garrison[t].sum() == 0
+    assert h["special"][KNI] == 3 and h["troops"][0] == 4
+
+
+def test_move_knights_not_dropped_at_a_plain_castle():
+    """RECRUIT TROOPS: garrison units are of the settlement's type: knights cannot be dropped at
+    a castle that recruits cavalry (illegal, state unchanged)."""
+    g, st, t, h = _hero_on_castle(knights=False)
+    mask = st.legal_actions_mask()
+    assert not mask[BATTLE_DROP_SP] and mask[DROP_ONE0 + 2] and mask[DROP_OFF]
+    before = (st.gsp.copy(), h["special"].copy())
+    with pytest.raises(IllegalActionError):
+        st.apply(BATTLE_DROP_SP)
+    assert np.array_equal(st.gsp, before[0]) and np.array_equal(h["special"], before[1])
+    st.apply(DROP_OFF)
+    assert st.garrison[t, 2] == 3 and h["special"][KNI] == 3
+
+
+def test_battle_knights_garrison_blocks_and_defends():
+    """MOVE & EXPLORE / BATTLE: an enemy garrison of knights blocks entry and is a target; it
+    defends with the knights (Init 2, Kill 6) behind the castle walls; losses stay recorded."""
+    g, st, t, ring = arena()
+    _castle(st, t, 1)
+    st.gsp[t, KNI] = 50
+    h = st.heroes[0]
+    assert st._enterable(0, h, t) == 0 and st._target(0, t)
+    h["troops"][:] = [20, 0, 0, 0]
+    # warriors: Initiative 3 (before the knights), always hit; the Hero always hits
+    h["abil"] = [("tactics", 0)] * 2 + [("leadership", 0)] * 10 + [("leadership", 4)] * 10
+    st._mask = None
+    st.apply(st.nbl[h["cell"]].index(t))
+    assert st.phase == "call_off"
+    d = st.battle["sides"][1]
+    assert d["counts"][U.BASE + KNI] == 50 - (20 - 4) - 1  # 4 castle wall ranks
+    st.apply(CALL_OFF)
+    assert st.gsp[t, KNI] == 33 and st.owner[t] == 1
+    assert st.battle is None
+
+
+def test_recovery_taken_castle_loses_its_knights():
+    """RECOVERY: a Hero who takes an enemy settlement puts down his marker; its garrison (knights
+    included) is gone."""
+    g, st, t, ring = arena()
+    _castle(st, t, 1)
+    st.gsp[t, KNI] = 4
+    st.heroes[0]["cell"] = t
+    st.order = [0, 1]
+    st._recovery()
+    assert st.owner[t] == 0 and st.gsp[t].sum() == 0

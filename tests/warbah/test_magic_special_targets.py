@@ -1,0 +1,192 @@
+"""Scenario tests: group-targeted Battle spells reach the special-unit groups (BATTLE SPELLS CARD
+LIST and its NOTES: "a group of troops" is all troops of one type; SPECIAL UNIT TYPES)."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from envs.core.game import IllegalActionError
+from envs.warbah import battle as B
+from envs.warbah import battle_magic as BM
+from envs.warbah import spells as SP
+from envs.warbah import units as U
+from envs.warbah.combat_flow import start_battle
+from envs.warbah.config import BSPELL0, DONE, GROUP0, MAGIC_SPGROUP0
+from tests.warbah.test_spells import BS, T, two_heroes
+
+KOB, UND, KNI = (U.SPECIALS.index(x) for x in ("kobolds", "undead", "knights"))
+
+
+class FixedRng:
+    """Every die shows ``v`` (to see kill ranks and segments without chance)."""
+
+    def __init__(self, v):
+        self.v = v
+
+    def integers(self, lo, hi, size=None):
+        return self.v if size is None else np.full(size, self.v)
+
+
+def special_battle(att_spells, att_sp=None, def_sp=None, att=(3, 3, 3, 3), dfn=(3, 3, 3, 3)):
+    """Hero 0 (wizard, spells ``att_spells`` on top of the deck) attacks hero 1; ``att_sp`` /
+    ``def_sp`` = {special index: count}. Stops at the attacker's first spell decision."""
+    g, st, a, b, d, cell = two_heroes()
+    a["troops"][:], b["troops"][:] = att, dfn
+    for h, sp in ((a, att_sp), (b, def_sp)):
+        for u, n in (sp or {}).items():
+            U.special(h)[u] = n
+    a["wizard"], b["wizard"] = -1, 0
+    pad = list(att_spells) + [k for k in range(T.NB) if k not in att_spells][:4 - len(att_spells)]
+    st.mg["bdeck"] = [k for k in range(T.NB) if k not in pad] + list(reversed(pad))
+    st.phase, st.queue, st.qi = "battle", [(0, 0)], 0
+    start_battle(st, 0, cell)
+    assert st.phase == "spell" and st.current_player == 0
+    return g, st, a, b, cell
+
+
+def sides(st):
+    return st.battle["sides"]
+
+
+def test_kill_spell_targets_a_special_group():
+    """BATTLE SPELLS: Fireball kills 2 units of the chosen group - here the defender's Kobolds
+    (a special group, action MAGIC_SPGROUP0 + u); the basic groups are untouched."""
+    g, st, a, b, cell = special_battle([BS["fireball"]], def_sp={KOB: 5, UND: 1})
+    st.apply(BSPELL0 + BS["fireball"])
+    assert st.phase == "spell_target"
+    m = st.legal_actions_mask()
+    assert m[MAGIC_SPGROUP0 + KOB] and m[MAGIC_SPGROUP0 + UND]
+    assert not m[MAGIC_SPGROUP0 + KNI]  # no knights on the enemy side
+    assert "kobolds" in st.action_to_str(MAGIC_SPGROUP0 + KOB)
+    st.apply(MAGIC_SPGROUP0 + KOB)
+    sched = sides(st)[0]["mg"]["sched"]
+    assert sched == [(B.segment_of(3), "kill", BM.SP0 + KOB, 2, 0)]
+    SP.segment_effects(st, B.segment_of(3))
+    foe = sides(st)[1]
+    assert foe["counts"][U.BASE + KOB] == 3 and foe["counts"][U.BASE + UND] == 1
+    assert list(foe["counts"][:4]) == [3, 3, 3, 3]
+
+
+def test_kill_spell_on_a_small_special_group_overflows_to_the_victim():
+    """BATTLE SPELLS (designed overflow): kills the targeted special group cannot absorb become
+    ordinary kills that the victim assigns."""
+    g, st, a, b, cell = special_battle([BS["fireball"]], def_sp={UND: 1})
+    st.apply(BSPELL0 + BS["fireball"])
+    st.apply(MAGIC_SPGROUP0 + UND)
+    extra = SP.segment_effects(st, B.segment_of(3))
+    assert sides(st)[1]["counts"][U.BASE + UND] == 0 and extra == [0, 1]
+
+
+def test_neutralize_spell_stops_a_special_group():
+    """BATTLE SPELLS: Polymorph neutralizes 4 units of the chosen special group; NOTES:
+    neutralized troops cannot attack for the rest of the battle."""
+    g, st, a, b, cell = special_battle([BS["polymorph"]], def_sp={UND: 4})
+    st.apply(BSPELL0 + BS["polymorph"])
+    st.apply(MAGIC_SPGROUP0 + UND)
+    SP.segment_effects(st, B.segment_of(2))
+    foe = sides(st)[1]
+    assert foe["mg"]["neutral"][BM.SP0 + UND] == 4 and foe["counts"][U.BASE + UND] == 4
+    st.rng = FixedRng(1)  # every die would hit
+    assert U.attacks(st, foe, B.segment_of(1)) == 0
+    foe["mg"]["neutral"][BM.SP0 + UND] = 1
+    assert U.attacks(st, foe, B.segment_of(1)) == 3
+
+
+def test_weakness_lowers_a_special_groups_kill_rank():
+    """BATTLE SPELLS: Weakness - the target group (Kobolds, Kill 2) is Kill -1 for the battle."""
+    g, st, a, b, cell = special_battle([BS["weakness"]], def_sp={KOB: 2})
+    st.apply(BSPELL0 + BS["weakness"])
+    st.apply(MAGIC_SPGROUP0 + KOB)
+    foe = sides(st)[1]
+    st.rng = FixedRng(2)
+    assert U.attacks(st, foe, B.segment_of(1)) == 2  # not yet: lands at Initiative 2
+    SP.segment_effects(st, B.segment_of(2))
+    assert foe["mg"]["sp_kill"][KOB] == -1
+    assert U.attacks(st, foe, B.segment_of(1)) == 0
+    SP.end_round(st)
+    assert U.attacks(st, foe, B.segment_of(1)) == 0  # for the rest of the battle
+
+
+def test_slow_and_illusions_on_special_groups():
+    """BATTLE SPELLS: Slow (Initiative -2 for the battle) moves the Knights (Init 2) to the 0-
+    segment; Illusions stops one enemy group's attacks this round."""
+    g, st, a, b, cell = special_battle([BS["slow"], BS["illusions"]], def_sp={KNI: 2, UND: 2})
+    st.apply(BSPELL0 + BS["slow"])
+    st.apply(MAGIC_SPGROUP0 + KNI)
+    foe = sides(st)[1]
+    st.rng = FixedRng(1)
+    assert U.attacks(st, foe, B.segment_of(2)) == 0
+    assert U.attacks(st, foe, B.segment_of(0)) == 2
+    SP.end_round(st)
+    sides(st)[0]["mg"]["cast"] = False
+    assert U.attacks(st, foe, B.segment_of(0)) == 2  # still slow next round
+    SP.cast_battle(st, 0, BS["illusions"], BM.SP0 + UND)
+    assert U.attacks(st, foe, B.segment_of(1)) == 0
+    SP.end_round(st)
+    assert U.attacks(st, foe, B.segment_of(1)) == 2
+
+
+def test_own_group_spells_and_haste_reach_special_groups():
+    """BATTLE SPELLS: Phantasmal Terrain (one own group Initiative +4) may pick an own special
+    group; Haste (all own troops Initiative +1) includes the special units."""
+    g, st, a, b, cell = special_battle([BS["phantasmal_terrain"], BS["haste"]], att_sp={UND: 2})
+    st.apply(BSPELL0 + BS["phantasmal_terrain"])
+    assert st.legal_actions_mask()[MAGIC_SPGROUP0 + UND]
+    st.apply(MAGIC_SPGROUP0 + UND)
+    me = sides(st)[0]
+    st.rng = FixedRng(1)
+    assert U.attacks(st, me, B.segment_of(5)) == 2  # Init 1 + 4
+    SP.end_round(st)
+    assert U.attacks(st, me, B.segment_of(1)) == 2  # this round only
+    SP.cast_battle(st, 0, BS["haste"], None)
+    assert U.attacks(st, me, B.segment_of(2)) == 2 and U.attacks(st, me, B.segment_of(1)) == 0
+
+
+def test_control_takes_special_units_for_good():
+    """BATTLE SPELLS: Command takes control of 1 enemy troop, here a Knight; NOTES: take
+    permanent ownership of controlled troops (the Knight stays with the caster's Hero)."""
+    g, st, a, b, cell = special_battle([BS["command"]], def_sp={KNI: 2})
+    st.apply(BSPELL0 + BS["command"])
+    st.apply(MAGIC_SPGROUP0 + KNI)
+    SP.segment_effects(st, B.segment_of(2))
+    me, foe = sides(st)
+    assert me["counts"][U.BASE + KNI] == 1 and foe["counts"][U.BASE + KNI] == 1
+    U.finish(st, st.battle)
+    assert U.special(a)[KNI] == 1 and U.special(b)[KNI] == 1
+
+
+def test_control_of_a_new_special_kind_respects_the_type_limit():
+    """SPECIAL UNIT TYPES notes (designed for Charm / Command): a Hero with 5 troop types cannot
+    take control of a sixth kind; an own kind or a basic type stays legal."""
+    g, st, a, b, cell = special_battle([BS["charm"]], att_sp={UND: 1}, def_sp={KNI: 2, UND: 3})
+    st.apply(BSPELL0 + BS["charm"])
+    m = st.legal_actions_mask()
+    assert not m[MAGIC_SPGROUP0 + KNI] and m[MAGIC_SPGROUP0 + UND] and m[GROUP0 + 0]
+    before = st.clone()
+    with pytest.raises(IllegalActionError):
+        st.apply(MAGIC_SPGROUP0 + KNI)
+    assert st.phase == "spell_target"
+    assert st.battle["mg"]["pending"] == before.battle["mg"]["pending"]
+    assert sides(st)[0]["mg"]["sched"] == [] and len(st.history) == len(before.history)
+    st.apply(DONE)  # cancel: the card is kept
+    assert BS["charm"] in sides(st)[0]["mg"]["hand"]
+
+
+def test_neutral_wizard_targets_the_largest_group_including_specials(monkeypatch):
+    """Encounter 7 Irate Sorcerer (designed policy): the neutral wizard's targeted spell goes to
+    the largest enemy group, which may be a special group."""
+    casts, orig = [], BM.cast_battle
+
+    def spy(st, k, s, t):
+        casts.append((k, s, t))
+        orig(st, k, s, t)
+    monkeypatch.setattr(BM, "cast_battle", spy)
+    g, st, a, b, d, cell = two_heroes()
+    st.encounter[cell] = 7
+    b["alive"], b["cell"] = False, -1
+    a["troops"][:] = (1, 1, 1, 1)
+    U.special(a)[UND] = 9
+    st.mg["bdeck"] = [k for k in range(T.NB) if k != BS["fireball"]] + [BS["fireball"]]
+    st.phase, st.queue, st.qi = "battle", [(0, 0)], 0
+    start_battle(st, 0, cell)
+    assert casts[0] == (1, BS["fireball"], BM.SP0 + UND)
