@@ -10,7 +10,11 @@ mat, the visible cards of others, the destinations the engine offers) and acts b
   extension first, throws bulbs and spears when they can hit, reloads otherwise;
 - heals when low (healing cards before the roll, healing squares, Medea's ability), sets
   Magic Field / Tree Platform / smoke when enemies are close and health is low;
-- uses damaging and freezing abilities when they have a target; never starts a trade.
+- uses damaging and freezing abilities when they have a target, also in the reaction window
+  before another player's turn (Tsiva freezes the player about to move, Medea heals when hurt);
+  never starts a trade;
+- walks: at the first step it plans legal walks (``plan_walks``: every end it finds with the
+  exact zone damage of a concrete path), picks the best end and emits that path's steps.
 """
 from __future__ import annotations
 
@@ -18,7 +22,7 @@ import numpy as np
 
 from agents.base import RuleBasedAgent
 from envs.gorgasali import actions as A
-from envs.gorgasali.board import distance
+from envs.gorgasali.board import NB, distance, may_end
 
 _PREFERRED = ("Medea", "Armazi", "D'rain", "Tharsis", "Tsiva", "Varas", "Kruber", "Ebue", "Octor",
               "E'moon")
@@ -51,6 +55,44 @@ def card_value(card) -> float:
     return v
 
 
+def plan_walks(st) -> dict:
+    """end square -> (zone damage, path) for legal ends of the current walk (``st.path`` so
+    far). Depth first over the walk's legal steps (no square twice, exact points, the engine's
+    ``may_end``), pruned by dominance on (square, points left): a later path reaching the same
+    square with the same points left and no less zone damage is not followed. Every path
+    returned is legal; some legal ends may be missed (the pruning ignores which squares each
+    path covered)."""
+    cost, occ, chests, _ = st._walk_context()
+    zone = st.game.board.zone
+    out = st.zones_out
+    pen = st.zone_penalty()
+    ends: dict = {}
+    seen: dict = {}
+
+    def go(q, prev, vis, left, dmg, path):
+        e = may_end(q, prev, vis, left, cost, occ, chests)
+        if e and (q not in ends or ends[q][0] > dmg):
+            ends[q] = (dmg, path)
+        if e == 1:
+            return
+        for n in NB[q]:
+            c = cost[n]
+            if not c or c > left or vis >> n & 1:
+                continue
+            d2 = dmg + (pen if out and zone[n] <= out else 0)
+            key = (n, left - c)
+            if seen.get(key, 1 << 30) <= d2:
+                continue
+            seen[key] = d2
+            go(n, q, vis | 1 << n, left - c, d2, path + (n,))
+
+    p = st.path
+    go(p[-1], p[-2] if len(p) > 1 else -1, st.walk_bits, st.walk_left, 0, p)
+    if len(p) > 1:
+        ends.pop(p[0], None)
+    return ends
+
+
 class HeuristicAgent(RuleBasedAgent):
     def act(self, obs, state=None) -> int:
         mask = obs["action_mask"]
@@ -76,7 +118,7 @@ class HeuristicAgent(RuleBasedAgent):
     def _loot(self, st, mask):
         me = st.cur
         cards = st.game.cards
-        new = cards[st.loot[0]]
+        new = cards[st.loot[0][1]]
         options = [p for p in range(A.MAT_SIZE) if mask[A.LOOT + p]]
         empty = [p for p in options if st.mat[me][p] < 0]
         if empty:
@@ -120,16 +162,32 @@ class HeuristicAgent(RuleBasedAgent):
 
     def _move(self, st, mask):
         me = st.cur
-        best, best_v = None, -1e9
-        for sq, pen in st.dest.items():
+        key = (st.turn_count, me, st.move_points, st.path[0], frozenset(st.cross))
+        plan = self.__dict__.get("_plan")
+        if plan is not None and plan[0] == key and plan[1][:len(st.path)] == st.path:
+            step = self._next_step(st, plan[1])
+            if mask[step]:
+                return step
+        best, best_v, path = None, -1e9, None
+        for sq, (pen, p) in plan_walks(st).items():
             v = self._square_value(st, me, sq, pen, arriving=True)
             if v > best_v:
-                best, best_v = A.SQUARE + sq, v
+                best, best_v, path = sq, v, p
         if mask[A.SKIP]:
             v = self._square_value(st, me, st.pos[me], 0, arriving=False) + 2.0
             if best is None or v > best_v:
-                best = A.SKIP
-        return best
+                return A.SKIP
+        if path is None:
+            return None
+        self._plan = (key, path)
+        return self._next_step(st, path)
+
+    @staticmethod
+    def _next_step(st, path):
+        """The planned path's next square, or (the plan ends here) a stop on this square."""
+        if len(path) > len(st.path):
+            return A.SQUARE + path[len(st.path)]
+        return A.SQUARE + st.pos[st.cur]
 
     def _square_value(self, st, me: int, sq: int, pen: int, arriving: bool) -> float:
         g = st.game
@@ -234,6 +292,23 @@ class HeuristicAgent(RuleBasedAgent):
                     continue
                 return A.throw(i, rel)
         return None
+
+    def _react(self, st, mask):
+        """The reaction window before another player's turn."""
+        me = st.cur
+        ab = st.active_ability(me)
+        name = A.CHARACTER_NAMES[ab] if ab >= 0 else ""
+        n = st.game.num_seats
+        rels = [r for r in range(n) if mask[A.ABILITY + r]]
+        mover = st.turn_seat
+        if name == "Tsiva" and rels and st.enemies(me, mover) and not st.immune(mover) \
+                and distance(st.pos[me], st.pos[mover]) <= st.game.chars[ab].range:
+            return A.ABILITY          # the player about to move cannot move nor target her
+        if name in ("Medea", "Armazi", "Varas"):
+            got = self._ability(st, mask)
+            if got is not None:
+                return got
+        return A.END_TURN
 
     def _pull(self, st, mask):
         return None   # any square next to Ebue

@@ -6,11 +6,13 @@ Mat positions ``p``: 0-1 weapons, 2-3 armour, 4-6 consumables, 7-8 throwables, 9
 
 | range    | count | meaning                                                                   |
 |----------|-------|---------------------------------------------------------------------------|
-| 0..399   | 400   | SQUARE s (row * 20 + col): movement destination, Ebue's placement square,  |
-|          |       | the six-shooter bonus move                                                |
+| 0..399   | 400   | SQUARE s (row * 20 + col): the walk's next square (an orthogonal          |
+|          |       | neighbour), or its own square to stop on a chest it entered (or, boxed in |
+|          |       | by the terrain before the first step, to end the move in place); Ebue's   |
+|          |       | placement square, the six-shooter bonus move, the Teleport landing        |
 | 400      | 1     | SKIP the movement (not twice in a row, not on a double)                   |
 | 401      | 1     | ROLL the two movement dice (ends the before-the-roll part of the turn)    |
-| 402      | 1     | END_TURN (without a main action)                                          |
+| 402      | 1     | END_TURN (without a main action); in the reaction window: pass            |
 | 403      | 1     | RELOAD both weapons (main action, ends the turn)                          |
 | 404      | 1     | EXTRA_CHEST: open one extra chest (one per turn)                          |
 | 405      | 1     | DISCARD_LOOT: throw away the card waiting for a slot                      |
@@ -37,7 +39,7 @@ Mat positions ``p``: 0-1 weapons, 2-3 armour, 4-6 consumables, 7-8 throwables, 9
 | 585      | 1     | RETURN (Kruber): undo this turn's swap, both figures back (no movement    |
 |          |       | since the swap)                                                           |
 
-SQUARE also answers the Teleport card's landing square (phase ``teleport``).
+The walk reuses the SQUARE actions (no new action ids): one step names the neighbouring square.
 """
 from __future__ import annotations
 

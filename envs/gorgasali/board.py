@@ -5,7 +5,6 @@ includes the diagonals). Movement is orthogonal.
 """
 from __future__ import annotations
 
-import numpy as np
 
 from envs.core.game import ConfigError
 from envs.gorgasali.actions import SIZE, SQUARES
@@ -149,265 +148,81 @@ def to_bits(squares) -> int:
     return out
 
 
-def bit_squares(bits: int):
-    while bits:
-        low = bits & -bits
-        yield low.bit_length() - 1
-        bits ^= low
+#: NB[s]: the orthogonal neighbours of s on the map (north, east, south, west; none off the map)
+NB = tuple(tuple(q for q in STEP[s] if q >= 0) for s in range(SQUARES))
 
 
-def _byte_bits(v: int) -> tuple:
-    return tuple(i for i in range(8) if v >> i & 1)
+# ------------------------------------------------------------------ the walk -------------------
+# Rulebook (Movement): roll two dice and cover exactly that many points of orthogonal steps
+# (obstacles cost more); a covered square is never crossed again in the same move; the move may
+# stop on a chest it enters; it must stop where the points left cannot pay for the surrounding
+# obstacles. The engine walks square by square; these functions decide which steps keep a legal
+# end of the move reachable. Arguments shared by all of them:
+#   cost[q]   points to enter q (0: never: blocking area, Barrier)
+#   occ       bitboard of squares where a move may not end (other figures; passing is fine)
+#   chests    bitboard of unopened chests (a move may end on one it entered)
+#   visited   bitboard of the squares covered so far, the walker's square included
+#   prev      the square just left (-1 before the first step)
 
 
-_BYTES = (SQUARES + 7) // 8
-#: _BYTE_SQUARES[k][v]: the squares set in byte k of a bitboard whose value is v, ascending
-_BYTE_SQUARES = tuple(tuple(tuple(8 * k + i for i in _byte_bits(v)) for v in range(256))
-                      for k in range(_BYTES))
+def may_end(q: int, prev: int, visited: int, left: int, cost, occ: int, chests: int) -> int:
+    """How the walk standing on ``q`` may end here now: 0 it may not, 1 it must (no points left,
+    or the terrain stop), 2 it may stop by choice (a chest it entered). The terrain stop
+    ('not enough numbers left to cross the surrounding obstacles'): every neighbour but the
+    square just left costs more than the points left (or cannot be entered). A neighbour that
+    the walk itself covered earlier is not an obstacle: boxing oneself in is no way to stop."""
+    if occ >> q & 1:
+        return 0
+    if not left:
+        return 1
+    for n in NB[q]:
+        c = cost[n]
+        if c and c <= left and n != prev:
+            return 2 if prev >= 0 and chests >> q & 1 else 0
+    return 1
 
 
-def squares_of(bits: int) -> list:
-    """The squares of a bitboard, ascending (same order as ``bit_squares``, faster when dense)."""
-    out = []
-    for table, v in zip(_BYTE_SQUARES, bits.to_bytes(_BYTES, "little")):
-        if v:
-            out += table[v]
-    return out
-
-
-#: cost masks -> per points left, per arrival direction: squares where a move is stuck
-_STUCK_CACHE: dict = {}
-
-
-def _stuck_table(cmask: tuple, roll: int) -> list:
-    """stuck[left][d]: squares where an arrival moving in direction d with ``left`` points cannot
-    enter any next square (stepping straight back is not allowed), so the move must end there.
-    Depends only on the cost masks (terrain, crossing cards, barriers), which change rarely, so
-    it is cached across turns."""
-    table = _STUCK_CACHE.get(cmask)
-    if table is not None and len(table) > roll:
-        return table
-    table = [None]
-    for left in range(1, max(roll, 24) + 1):
-        el = 0
-        for c, bits in cmask:
-            if c <= left:
-                el |= bits
-        # sh[nd]: squares from which a step in direction nd enters an enterable square
-        sh = [shift(el, OPPOSITE[nd]) for nd in range(4)]
-        row = []
-        for d in range(4):
-            back = OPPOSITE[d]
-            can = 0
-            for nd in range(4):
-                if nd != back:
-                    can |= sh[nd]
-            row.append(~can)
-        table.append(row)
-    if len(_STUCK_CACHE) > 64:   # barriers come and go: keep the cache small
-        _STUCK_CACHE.clear()
-    _STUCK_CACHE[cmask] = table
-    return table
-
-
-#: (square, n) -> squares within n orthogonal steps (Manhattan distance <= n), filled lazily
-_WITHIN: dict = {}
-
-
-def _within(sq: int, n: int) -> int:
-    got = _WITHIN.get((sq, n))
-    if got is None:
-        got = 1 << sq
-        for _ in range(n):
-            got |= shift(got, 0) | shift(got, 1) | shift(got, 2) | shift(got, 3)
-        _WITHIN[(sq, n)] = got
-    return got
-
-
-
-_B = SQUARES
-_ROW0 = (1 << SIZE) - 1
-_ROWLAST = _ROW0 << (SQUARES - SIZE)
-_PACK: dict = {}
-
-
-def _pack(levels: int) -> tuple:
-    """Masks for ``levels`` 400-bit blocks packed in one int: (ones, north, east, south, west)."""
-    got = _PACK.get(levels)
-    if got is None:
-        ones = sum(1 << (_B * p) for p in range(levels))
-        got = (ones, (FULL ^ _ROWLAST) * ones, (FULL ^ _COL0) * ones, (FULL ^ _ROW0) * ones,
-               (FULL ^ (_COL0 << (SIZE - 1))) * ones)
-        _PACK[levels] = got
-    return got
-
-
-_STUCK_REP: dict = {}
-
-
-def _stuck_rep(cmask: tuple, roll: int, levels: int) -> list:
-    key = (cmask, levels)
-    got = _STUCK_REP.get(key)
-    if got is None or len(got) <= roll:
-        ones = _pack(levels)[0]
-        table = _stuck_table(cmask, roll)
-        got = [None] + [[(x & FULL) * ones for x in row] for row in table[1:]]
-        if len(_STUCK_REP) > 256:
-            _STUCK_REP.clear()
-        _STUCK_REP[key] = got
-    return got
-
-
-def destinations(start: int, roll: int, cost_masks: dict, occupied: int, inactive: int,
-                 penalty: int, chests: int) -> dict:
-    """``destination_levels`` as a dict square -> zone damage (ascending damage, then square)."""
-    out = {}
-    for dmg, bits in destination_levels(start, roll, cost_masks, occupied, inactive, penalty,
-                                        chests):
-        out.update(dict.fromkeys(squares_of(bits), dmg))
-    return out
-
-
-def destination_levels(start: int, roll: int, cost_masks: dict, occupied: int, inactive: int,
-                       penalty: int, chests: int) -> list:
-    """[(zone damage, bitboard)] with disjoint bitboards by ascending damage: the squares where a move of exactly ``roll`` movement points may end, with the least zone
-    damage over the paths reaching each (bitboards; one layer per points spent).
-
-    Rulebook (Movement): orthogonal steps; a covered square is not crossed again (here: no step
-    straight back, and the start square is never a destination; see RULES.md); a move may stop
-    early on a chest; it must stop where the points left cannot pay for any next square.
-    ``cost_masks[c]``: squares costing c points to enter (others cannot be entered);
-    ``occupied``: squares where a move cannot end; ``inactive``: squares in inactive zones
-    (``penalty`` health per square entered).
-
-    The damage levels are packed into one int, 400 bits per level, so that each shift and mask
-    works on every level at once; a square keeps its lowest level at the end.
-    """
-    cmask = tuple(sorted(cost_masks.items()))
-    start_bit = 1 << start
-    enter_roll = 0
-    for c, bits in cmask:
-        if c <= roll:
-            enter_roll |= bits
-    if not roll or not any(shift(start_bit, d) & enter_roll for d in range(4)):
-        return [(0, start_bit)]
-    # zone damage levels: one 400-bit block per number of inactive squares entered (0..k)
-    near = _within(start, roll) & inactive
-    levels = min(roll, bin(near).count("1")) + 1 if near else 1
-    ones, mn, me, ms, mw = _pack(levels)
-    total = FULL * ones
-    if levels == 1:
-        inactive = 0
-    stuck = _stuck_rep(cmask, roll, levels)
-    not_end = ((FULL ^ (occupied | start_bit)) & FULL) * ones
-    chests_rep = (chests & FULL) * ones
-    inact = inactive * ones
-    costs = [(c, bits * ones) for c, bits in cmask]
-    L = [[0, 0, 0, 0] for _ in range(roll + 1)]
-    for d in range(4):
-        t = shift(start_bit, d)
-        for c, bits in cmask:
-            if c <= roll and t & bits:
-                L[c][d] |= (t << _B) if t & inactive else t
-    found = 0
-    for u in range(1, roll + 1):
-        left = roll - u
-        s0, s1, s2, s3 = L[u]
-        if not left:
-            found |= (s0 | s1 | s2 | s3) & not_end
+def can_finish(q: int, prev: int, visited: int, left: int, cost, occ: int, chests: int,
+               ok: set | None = None) -> bool:
+    """Some legal end of the move is reachable from this walk state (depth first, stops at the
+    first one found). ``ok`` collects the walk states on the way to the end found, as
+    ``(square, prev, visited, left)``: the next step's check finds its continuation there."""
+    if not left:
+        return not occ >> q & 1
+    if prev >= 0 and chests >> q & 1 and not occ >> q & 1:
+        return True
+    other = False
+    for n in NB[q]:
+        c = cost[n]
+        if not c or c > left:
             continue
-        st = stuck[left]
-        found |= ((s0 & st[0]) | (s1 & st[1]) | (s2 & st[2]) | (s3 & st[3])
-                  | ((s0 | s1 | s2 | s3) & chests_rep)) & not_end
-        moves = [(c, bits) for c, bits in costs if c <= left]
-        for nd, s in ((0, s0 | s1 | s3), (1, s0 | s1 | s2), (2, s1 | s2 | s3), (3, s0 | s2 | s3)):
-            if not s:
-                continue
-            if nd == 0:
-                t = (s >> SIZE) & mn
-            elif nd == 1:
-                t = (s << 1) & me
-            elif nd == 2:
-                t = (s << SIZE) & ms
-            else:
-                t = (s >> 1) & mw
-            if inact:   # entering an inactive square: one damage level up (before the cost split)
-                hot = t & inact
-                if hot:
-                    t = (t ^ hot) | ((hot << _B) & total)
-            for c, bits in moves:
-                hit = t & bits
-                if hit:
-                    L[u + c][nd] |= hit
+        if n != prev:
+            other = True
+        if visited >> n & 1:
+            continue
+        v2 = visited | 1 << n
+        if can_finish(n, q, v2, left - c, cost, occ, chests, ok):
+            if ok is not None:
+                ok.add((n, q, v2, left - c))
+            return True
+    return not other and not occ >> q & 1
+
+
+def walk_steps(q: int, prev: int, visited: int, left: int, cost, occ: int, chests: int,
+               ok: set | None = None) -> list:
+    """The squares the walk may step to next: unvisited neighbours it can pay for from which a
+    legal end stays reachable (``ok``: see ``can_finish``; a memo of states known to finish,
+    valid for one walk: the same costs, figures and chests)."""
     out = []
-    done = 0
-    for p in range(levels):
-        bits = (found >> (_B * p)) & FULL & ~done
-        if bits:
-            done |= bits
-            out.append((p * penalty, bits))
+    for n in NB[q]:
+        c = cost[n]
+        if c and c <= left and not visited >> n & 1:
+            v2 = visited | 1 << n
+            if ok is not None:
+                key = (n, q, v2, left - c)
+                if key in ok or can_finish(n, q, v2, left - c, cost, occ, chests, ok):
+                    ok.add(key)
+                    out.append(n)
+            elif can_finish(n, q, v2, left - c, cost, occ, chests):
+                out.append(n)
     return out
-
-
-class Destinations:
-    """The squares a move may end on, with the zone damage of each: a read-only mapping built
-    from ``destination_levels`` that only lists its squares when asked (the mask and a chosen
-    square need just the bitboards)."""
-
-    __slots__ = ("levels", "bits", "_dict")
-
-    def __init__(self, levels: list = ()):
-        self.levels = list(levels)
-        self.bits = 0
-        for _, b in self.levels:
-            self.bits |= b
-        self._dict = None
-
-    def as_dict(self) -> dict:
-        if self._dict is None:
-            d = {}
-            for dmg, bits in self.levels:
-                d.update(dict.fromkeys(squares_of(bits), dmg))
-            self._dict = d
-        return self._dict
-
-    def __contains__(self, sq) -> bool:
-        return isinstance(sq, int) and 0 <= sq < SQUARES and bool(self.bits >> sq & 1)
-
-    def __getitem__(self, sq: int) -> int:
-        for dmg, bits in self.levels:
-            if bits >> sq & 1:
-                return dmg
-        raise KeyError(sq)
-
-    def __bool__(self) -> bool:
-        return bool(self.bits)
-
-    def __len__(self) -> int:
-        return bin(self.bits).count("1")
-
-    def __iter__(self):
-        return iter(self.as_dict())
-
-    def keys(self):
-        return self.as_dict().keys()
-
-    def items(self):
-        return self.as_dict().items()
-
-    def values(self):
-        return self.as_dict().values()
-
-    def get(self, sq, default=None):
-        return self[sq] if sq in self else default
-
-    def __eq__(self, other) -> bool:
-        return self.as_dict() == (other.as_dict() if isinstance(other, Destinations) else other)
-
-    def __repr__(self) -> str:
-        return f"Destinations({self.as_dict()!r})"
-
-    def mask_row(self) -> np.ndarray:
-        """uint8[400]: 1 on every destination square."""
-        raw = np.frombuffer(self.bits.to_bytes(_BYTES, "little"), np.uint8)
-        return np.unpackbits(raw, bitorder="little")[:SQUARES]

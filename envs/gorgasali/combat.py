@@ -115,34 +115,20 @@ class CombatMixin:
         if p in A.WEAPON_POS:
             self.loaded[seat][p] = cid >= 0
 
-    def _receive(self, cid: int) -> None:
-        """The current player collects a card (Character Mat): an empty slot of its category
-        takes it, otherwise the player chooses a slot to replace, the backpack, or discards."""
+    def _receive(self, cid: int, seat: int = -1) -> None:
+        """``seat`` (default: the player acting) collects a card (Character Mat): 'you must place
+        the collected cards on the relevant empty slots' -- an empty slot of its category takes
+        it; with none free the player chooses (LOOT sub-step) a card of the category to replace,
+        the backpack, or discards it."""
         if cid < 0:
             return
-        p = self._empty_slot(self.cur, self.game.cards[cid].category, backpack=False)
-        if p >= 0:
-            self._put(self.cur, p, cid)
-        else:
-            self.loot.append(cid)
-
-    def _auto_receive(self, seat: int, cid: int) -> None:
-        """Cards passed on outside a choice (an elimination's spoils): empty slot, then empty
-        backpack slot, then in place of the lowest-rarity card of the category if rarer; else
-        discarded (designed)."""
-        if cid < 0:
-            return
-        card = self.game.cards[cid]
-        p = self._empty_slot(seat, card.category, backpack=True)
-        if p < 0:
-            pos = A.CATEGORY_POSITIONS[card.category]
-            worst = min(pos, key=lambda q: self.game.cards[self.mat[seat][q]].rarity)
-            if self.game.cards[self.mat[seat][worst]].rarity < card.rarity:
-                p = worst
+        if seat < 0:
+            seat = self.cur
+        p = self._empty_slot(seat, self.game.cards[cid].category, backpack=False)
         if p >= 0:
             self._put(seat, p, cid)
         else:
-            self._discard(cid)
+            self.loot.append((seat, cid))
 
     def _open_chest(self, extra: bool) -> None:
         """Chests and extra chests: one weapon card and two support cards (rulebook)."""
@@ -216,15 +202,15 @@ class CombatMixin:
         self.mat[t] = [-1] * A.MAT_SIZE
         self.loaded[t] = [False, False]
         chests, self.extra_chests[t] = self.extra_chests[t], 0
+        if self.loot:   # cards the fallen player was still placing are part of the spoils
+            spoils += [cid for seat, cid in self.loot if seat == t]
+            self.loot = [e for e in self.loot if e[0] != t]
         if by is not None and by >= 0 and self.alive[by] and by != t:
-            if by == self.cur and not self.resolving_end:
-                # in the eliminator's own action: the cards go through the loot choice
-                # (empty slot, else replace / backpack / discard, one sub-step per card)
-                for cid in spoils:
-                    self._receive(cid)
-            else:   # outside a choice (end-of-turn effects): placed automatically
-                for cid in spoils:
-                    self._auto_receive(by, cid)
+            # the eliminator places them like any collected card (free slot, else its choice:
+            # replace / backpack / discard, one LOOT sub-step per card) -- also when the
+            # elimination happens outside its own action (end-of-turn effects, reactions)
+            for cid in spoils:
+                self._receive(cid, by)
             self.extra_chests[by] += chests
         else:
             for cid in spoils:

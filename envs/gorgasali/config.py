@@ -119,6 +119,8 @@ def load_tables(path: str | Path | None = None, rules: dict | None = None) -> di
         raise ConfigError("zone_penalty must list 4 non-negative numbers")
     if merged["skill_die"] not in ("first", "sum"):
         raise ConfigError("skill_die must be 'first' or 'sum'")
+    if not isinstance(merged["react_window"], bool):
+        raise ConfigError("react_window must be true or false")
     if merged["zone_interval"] < 1 or merged["banner_rounds"] < 1:
         raise ConfigError("zone_interval and banner_rounds must be >= 1")
     cost = merged["movement_cost"]

@@ -3,10 +3,11 @@
 Rules in brief (full text and every designed value in RULES.md): 2-10 warriors start on the gates
 of d20-drawn sectors of a 20x20 map (water, forest, mountain cost extra movement; blocking areas
 stop movement and targeting; 72 chests; healing squares). A turn: optional healing card / extra
-chest / ability, roll two dice and move exactly that far orthogonally (stop early on a chest,
-skip but not twice running nor on a double), then throwables, defensive banners, extensions and
-abilities, and one main action (shoot, reload both weapons, or manage the backpack) which ends
-the turn. Weapons: six shooters and strikers (damage per pip), massive weapons and scouts (fixed
+chest / ability, roll two dice and walk exactly that far orthogonally, one square a step, never
+crossing a square twice (stop early on a chest by choice; skip but not twice running nor on a
+double), then throwables, defensive banners, extensions and abilities, and one main action
+(shoot, reload both weapons, or manage the backpack) which ends the turn. Before each turn the
+other players may use a ready ability (the reaction window). Weapons: six shooters and strikers (damage per pip), massive weapons and scouts (fixed
 damage on a minimum roll), skills on epic/legendary cards. Ten characters with abilities and
 cooldowns. Zones go inactive one by one every five rounds; each inactive square entered costs
 5/10/15 (then 20) health. At zero health a player is out and the eliminator takes its mat.
@@ -26,22 +27,27 @@ Options (``envs.make("gorgasali_v0", **options)``):
 | config_path    | another YAML with the same tables                         | None     |
 | render_mode    | None, ansi, rgb_array (an H x W x 3 uint8 map picture), human | None |
 | illegal_action | raise (error, state unchanged) or lose                    | raise    |
-| max_steps      | AEC move cap (every sub-step counts); truncates           | 5000     |
+| max_steps      | AEC move cap (every sub-step counts); truncates           | 10000    |
 
 The engine itself ends every game at ``rules["max_rounds"]`` (designed 30 rounds; survivors are
-ranked by health, ``infos[agent]["round_cap"]``), so the AEC cap is only a safety net: random
-10-player games take about 340 actions (< 500 measured over 20 seeds).
+ranked by health, ``infos[agent]["round_cap"]``), so the AEC cap is only a safety net: with the
+walk one step a square, random 10-player games take about 730 actions and rule-based ones about
+1,000 (20 rounds).
 
 Actions: ``Discrete(586)`` with a mask; full table in ``envs/gorgasali/actions.py``: 400 SQUARE
-actions (movement destination, Ebue's placement, bonus move), SKIP, ROLL, END_TURN, RELOAD,
+actions (the walk's next square or stopping on a chest, Ebue's placement, bonus move, Teleport
+landing), SKIP, ROLL, END_TURN (also "pass" in the reaction window), RELOAD,
 EXTRA_CHEST, loot choices, SHOOT weapon x target, THROW throwable x target, ABILITY / COPY target,
 CONSUME / REVIVE slot, DEFEND slot x placement, BACKPACK swaps, STEAL, duo GIVE / TAKE, CHOOSE,
 Kruber's RETURN.
-Targets are seats relative to the actor. Sub-steps (same agent acts again): loot, pull, steal,
-bonus, trade, teleport; the select step only offers choices with a legal completion.
+Targets are seats relative to the actor. Sub-steps (same agent acts again): move (each walk step),
+loot, pull, steal, bonus, trade, teleport; the select step only offers choices with a legal
+completion. Out of turn: the reaction window (``react``: ABILITY or END_TURN to pass) and the
+LOOT choices for spoils of an elimination outside one's own action.
 
-Observation: ``{"observation": float32[10268], "action_mask": int8[586]}``: 20 map planes of
-20x20 (terrain, chests, zones, banners, players, choosable squares), then a 2268-entry vector
+Observation: ``{"observation": float32[10680], "action_mask": int8[586]}``: 21 map planes of
+20x20 (terrain, chests, zones, banners, players, choosable squares, the walk so far), then a
+2280-entry vector
 (phase, round, dice, own health / cooldown / character / mat, the 9 other seats relative to the
 observer, the teammate's mat in duo); table in ``envs/gorgasali/observe.py``. Opponents'
 face-down weapons and backpack cards are hidden.
@@ -52,7 +58,9 @@ evenly spaced in between by elimination time (simultaneous eliminations tie); at
 survivors rank above the fallen, by health. 0 on every other step.
 
 Version history: v0 (first release; Kruber's return, Octor copying passives, the Teleport card,
-loot choice of an elimination's spoils and the rgb_array renderer added before any release).
+loot choice of an elimination's spoils, the rgb_array renderer, the square-by-square walk, the
+reaction window and the eliminator's loot choice for end-of-turn spoils added before any
+release).
 """
 from __future__ import annotations
 
@@ -63,7 +71,7 @@ from envs.gorgasali.config import GorgasaliGame
 
 ENV_NAME = "gorgasali_v0"
 #: AEC move cap (every engine action counts); the engine's own round cap ends games earlier
-DEFAULT_MAX_STEPS = 5000
+DEFAULT_MAX_STEPS = 10000
 
 
 def make_game(**options) -> GorgasaliGame:

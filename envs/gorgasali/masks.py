@@ -33,8 +33,13 @@ class MaskMixin:
                 if k not in taken:
                     m[A.CHOOSE + k] = 1
             return m
+        if ph == "react":   # another player's turn starts: use the ability now, or pass
+            for rel in self.ability_targets(s):
+                m[A.ABILITY + rel] = 1
+            m[A.END_TURN] = 1
+            return m
         if ph == "loot":
-            cat = cards[self.loot[0]].category
+            cat = cards[self.loot[0][1]].category
             for p in A.CATEGORY_POSITIONS[cat] + A.BACKPACK_POS:
                 m[A.LOOT + p] = 1
             m[A.DISCARD_LOOT] = 1
@@ -54,12 +59,19 @@ class MaskMixin:
         if ph == "trade":
             self._trade_mask(m)
             return m
-        if ph == "move":
-            if self.dest:   # the destination bitboard unpacked in one go
-                m[:A.SQUARES] = self.dest.mask_row()
-            if not self.skipped_last[s] and self.dice[0] != self.dice[1] or not self.dest:
+        if ph == "move":   # the walk: one orthogonal square a step (movement.py)
+            steps, end = self.walk_options()
+            for q in steps:
+                m[A.SQUARE + q] = 1
+            if len(self.path) > 1:
+                if end:   # a chest it entered: SQUARE on its own square stops there
+                    m[A.SQUARE + self.pos[s]] = 1
+                return m
+            if end:       # boxed in by the terrain before the first step: the move ends in place
+                m[A.SQUARE + self.pos[s]] = 1
+            if not self.skipped_last[s] and self.dice[0] != self.dice[1] or not (steps or end):
                 m[A.SKIP] = 1
-            if not self.used_consumable:
+            if not self.used_consumable:   # movement cards: after the roll, before the first step
                 for i, p in enumerate(A.CONSUMABLE_POS):
                     c = self.card(s, p)
                     if c is not None and (c.kind == "adrenaline" or (c.kind.startswith("cross_")

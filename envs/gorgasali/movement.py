@@ -1,36 +1,45 @@
-"""Gorgasali movement (a mixin of ``GorgasaliState``; numpy + stdlib only): the dice move's
-destinations, ending a move (zone damage, healing squares, chests), the six-shooter bonus move,
-the Teleport card and Kruber's return.
+"""Gorgasali movement (a mixin of ``GorgasaliState``; numpy + stdlib only): the dice move walked
+square by square, ending a move (healing squares, chests), the six-shooter bonus move, the
+Teleport card and Kruber's return.
 
 Rulebook sections: Movement, Chests, Healing point, Zones, the rulings on teleport and dobergun.
+
+The walk (phase ``move``): after the roll the player steps one orthogonal square at a time
+(SQUARE actions naming a neighbouring square). The state keeps the walk: ``path`` (the squares
+covered, the start first), ``walk_bits`` (the same as a bitboard) and ``walk_left`` (points left).
+Each inactive square entered costs the zone penalty at once. Only steps from which a legal end
+stays reachable are offered (``board.walk_steps``); the walk ends by itself with no points left
+or at the terrain stop, and by choice on a chest it entered (SQUARE on its own square).
 """
 from __future__ import annotations
 
 from envs.gorgasali import actions as A
-from envs.gorgasali.board import (FOREST, MOUNTAIN, STEP, WATER, Destinations,
-                                  destination_levels, to_bits)
+from envs.gorgasali.board import (FOREST, MOUNTAIN, STEP, WATER, may_end, to_bits,
+                                  walk_steps)
+
+_CROSS_TERRAIN = {"cross_forest": FOREST, "cross_water": WATER, "cross_mountain": MOUNTAIN}
 
 
 class MovementMixin:
     """Movement and placement effects of the current player."""
 
-    def _compute_destinations(self) -> None:
+    def walk_cost(self) -> tuple:
+        """Points to enter each square for this walk: terrain costs, obstacles crossed at 1 with
+        the matching movement card, Barriers closed (cached per crossing cards and Barriers)."""
         g = self.game
-        b = g.board
-        free = {"cross_forest": FOREST, "cross_water": WATER, "cross_mountain": MOUNTAIN}
-        free = {free[k] for k in self.cross}
-        masks: dict[int, int] = {}
-        for terrain, bits in b.terrain_bits.items():
-            c = 1 if terrain in free else g.terrain_cost[terrain]
-            if c:
-                masks[c] = masks.get(c, 0) | bits
-        barrier = to_bits(self.barrier_squares()) if self.banners else 0
-        if barrier:  # Barrier blocks movement
-            masks = {c: m & ~barrier for c, m in masks.items()}
-        self.dest = Destinations(destination_levels(self.pos[self.cur], self.move_points, masks,
-                                 to_bits(self.occupied(exclude=self.cur)),
-                                 b.zone_bits[self.zones_out], self.zone_penalty(),
-                                 self._chest_bits()))
+        bar = frozenset(self.barrier_squares()) if self.banners else frozenset()
+        key = (frozenset(self.cross), bar)
+        cache = g.__dict__.setdefault("_walk_cost_cache", {})
+        got = cache.get(key)
+        if got is None:
+            terrain = g.board.terrain
+            free = {_CROSS_TERRAIN[k] for k in self.cross}
+            got = tuple(0 if q in bar else (1 if terrain[q] in free and g.cost[q] else g.cost[q])
+                        for q in range(len(terrain)))
+            if len(cache) > 256:
+                cache.clear()
+            cache[key] = got
+        return got
 
     def _chest_bits(self) -> int:
         """Bitboard of the unopened chests, cached while the chest set is the same object with
@@ -41,19 +50,74 @@ class MovementMixin:
             self.__dict__["_chest_bits_cache"] = cache
         return cache[2]
 
-    def _move_to(self, sq: int) -> None:
+    def _walk_context(self) -> tuple:
+        """(cost, occupied, chests, memo) of the current walk: none of them changes while it
+        lasts (a movement card before the first step starts a new context)."""
+        ctx = self._walk_ctx
+        if ctx is None:
+            occ = 0
+            cur = self.cur
+            for t, p in enumerate(self.pos):
+                if t != cur and self.alive[t]:
+                    occ |= 1 << p
+            # the memo (states known to reach a legal end) lives in the tuple, which clones
+            # share: its entries hold for any state of this walk
+            ctx = self._walk_ctx = (self.walk_cost(), occ, self._chest_bits(), set())
+        return ctx
+
+    def _start_walk(self) -> None:
         s = self.cur
-        penalty = self.dest[sq]
-        if sq != self.pos[s]:
+        self.path = (self.pos[s],)
+        self.walk_bits = 1 << self.pos[s]
+        self.walk_left = self.move_points
+        self._walk_cache = None
+        self._walk_ctx = None
+
+    def walk_options(self) -> tuple[list, int]:
+        """(steps, end): the squares the walk may step to now, and how it may end on its
+        square (``board.may_end``: 0 no, 1 it must, 2 by choice)."""
+        cache = self._walk_cache
+        if cache is not None and cache[0] is self.path and cache[1] == self.walk_left:
+            return cache[2], cache[3]
+        q = self.path[-1]
+        prev = self.path[-2] if len(self.path) > 1 else -1
+        cost, occ, chests, ok = self._walk_context()
+        end = may_end(q, prev, self.walk_bits, self.walk_left, cost, occ, chests)
+        if end == 1 and len(self.path) > 1:
+            return [], 1
+        return walk_steps(q, prev, self.walk_bits, self.walk_left, cost, occ, chests, ok), end
+
+    def _step(self, sq: int) -> None:
+        """One square of the walk (or SQUARE on its own square: stop on the chest)."""
+        s = self.cur
+        if sq == self.pos[s]:
+            self._end_walk()
+            return
+        if len(self.path) == 1:   # the figure leaves its square
             self._remove_smoke(s)
             self.swap_back = None
+            self.skipped_last[s] = False
+        self.path += (sq,)
+        self.walk_bits |= 1 << sq
+        self.walk_left -= self._walk_context()[0][sq]
         self.pos[s] = sq
-        self.skipped_last[s] = False
-        self.phase = "act"
-        if penalty:
-            self._damage(s, penalty, -1, "zone")
+        if self.zones_out and self.game.board.zone[sq] <= self.zones_out:
+            self._damage(s, self.zone_penalty(), -1, "zone")   # per inactive square entered
             if not self.alive[s]:
                 return
+        steps, end = self.walk_options()
+        if end == 1 or not steps:
+            self._end_walk()
+        else:
+            self._walk_cache = (self.path, self.walk_left, steps, end)
+
+    def _end_walk(self) -> None:
+        s = self.cur
+        sq = self.pos[s]
+        self.skipped_last[s] = False
+        self.phase = "act"
+        if len(self.path) == 1:   # no square covered (boxed in by the terrain at the start)
+            return
         if sq in self.game.board.healing:
             self._heal(s, self.game.rules["heal_square"])
         if sq in self.chests:

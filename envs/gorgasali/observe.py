@@ -18,12 +18,15 @@ mats.
 | board  | plane 16       | teammate (health / 100)                                            |
 | board  | plane 17       | enemies (health / 100)                                             |
 | board  | plane 18       | fallen teammate's banner (duo revive)                              |
-| board  | plane 19       | squares the observer may choose now (SQUARE actions in the mask)   |
+| board  | plane 19       | squares the observer may choose now (SQUARE actions in the mask:   |
+|        |                | next steps of the walk, its own square to stop on a chest)         |
+| board  | plane 20       | the observer's walk this turn: squares covered (none may be        |
+|        |                | crossed again)                                                     |
 | vector | 0..9           | phase one-hot (choose start move act loot pull steal bonus trade    |
-|        |                | over)                                                              |
+|        |                | over; none in the reaction window, see 2268)                       |
 | vector | 10..13         | round / cap, zones inactive / 4, zone penalty / 20, rounds to the  |
 |        |                | next shrink / 5                                                    |
-| vector | 14..33         | own turn: dice / 6 (2), move points / 24, skipped last turn, frozen,|
+| vector | 14..33         | own turn: dice / 6 (2), points left / 24, skipped last turn, frozen,|
 |        |                | burned, consumable / throwable / defensive / extra chest used, main |
 |        |                | action done, revived, bonus move pending, pending extension group  |
 |        |                | (4), crossing cards in use (forest, water, mountain)               |
@@ -41,6 +44,11 @@ mats.
 |        |                | tree / field, skipped last turn                                    |
 | vector | 1706..2265     | teammate's mat (duo): 14 positions x 40 card designs               |
 | vector | 2266, 2267     | choosing the Teleport landing square; Kruber may return now        |
+| vector | 2268           | reaction window: the observer may use its ability before the turn  |
+|        |                | of another player (ABILITY, or END_TURN to pass)                   |
+| vector | 2269..2278     | acting outside its own turn (reaction, spoils): the turn player    |
+|        |                | (rel one-hot)                                                      |
+| vector | 2279           | the walk has begun (no skip or movement card any more)             |
 """
 from __future__ import annotations
 
@@ -49,7 +57,7 @@ import numpy as np
 from envs.gorgasali import actions as A
 from envs.gorgasali.board import BLOCK, FOREST, MOUNTAIN, ROW, COL, WATER
 
-PLANES = 20
+PLANES = 21
 BOARD_SIZE = PLANES * A.SQUARES
 CARD_SLOTS = 40
 PHASE_LIST = ("choose", "start", "move", "act", "loot", "pull", "steal", "bonus", "trade", "over")
@@ -57,7 +65,7 @@ OPP = 115
 OPP_BASE = 671
 MATE_BASE = OPP_BASE + 9 * OPP
 EXTRA_BASE = MATE_BASE + A.MAT_SIZE * CARD_SLOTS
-VECTOR_SIZE = EXTRA_BASE + 2
+VECTOR_SIZE = EXTRA_BASE + 14
 _PHASE_INDEX = {ph: i for i, ph in enumerate(PHASE_LIST)}
 BANNER_PLANE = {"barrier": 10, "ball": 11, "tree": 12, "field": 13, "smoke": 14}
 GROUP_INDEX = {"six_shooter": 0, "striker": 1, "massive": 2, "scout": 3}
@@ -128,6 +136,55 @@ def _chest_squares(state) -> np.ndarray:
 
 
 def build_observation(state, seat: int) -> np.ndarray:
+    """The observation of ``seat``. During a walk (after its first step) only the walker's
+    square and health, its choices, its path, the points left and the other figures' relative
+    positions change from one step to the next: the walker's observation is then a copy of one
+    built earlier in the same walk with those entries rewritten (``_walk_base``)."""
+    if state.phase == "move" and seat == state.cur and len(state.path) > 1:
+        wc = state.__dict__.get("_walk_obs")
+        if wc is not None and wc[0] is state._walk_ctx and wc[1] == seat:
+            return _walk_patch(state, seat, wc[2])
+        obs = _build_full(state, seat)
+        state.__dict__["_walk_obs"] = (state._walk_ctx, seat, _walk_base(state, seat, obs))
+        return obs
+    return _build_full(state, seat)
+
+
+def _walk_base(state, seat: int, obs: np.ndarray) -> np.ndarray:
+    """``obs`` with the entries a walk step changes set to zero."""
+    base = obs.copy()
+    planes = base[:BOARD_SIZE].reshape(PLANES, A.SQUARES)
+    planes[15, state.pos[seat]] = 0.0
+    planes[19] = 0.0
+    planes[20] = 0.0
+    v = base[BOARD_SIZE:]
+    v[16] = v[34] = v[EXTRA_BASE + 13] = 0.0
+    n = state.game.num_seats
+    for rel in range(1, n):
+        o = OPP_BASE + (rel - 1) * OPP
+        v[o + 3:o + 6] = 0.0
+    return base
+
+
+def _walk_patch(state, seat: int, base: np.ndarray) -> np.ndarray:
+    """The walker's observation: ``base`` plus this step's entries (as ``_build_full`` writes
+    them)."""
+    obs = base.copy()
+    planes = obs[:BOARD_SIZE].reshape(PLANES, A.SQUARES)
+    pos = state.pos[seat]
+    hp = state.health[seat] / 100
+    planes[15, pos] = hp
+    planes[19] = state.legal_actions_mask()[:A.SQUARES]
+    planes[20, list(state.path)] = 1.0
+    v = obs[BOARD_SIZE:]
+    v[16] = min(1.0, state.walk_left / 24)
+    v[34] = hp
+    v[EXTRA_BASE + 13] = 1.0
+    _relative_positions(state, seat, v)
+    return obs
+
+
+def _build_full(state, seat: int) -> np.ndarray:
     g = state.game
     n = g.num_seats
     obs = _static_planes(g.board)[1][min(state.zones_out, 4)].copy()
@@ -153,16 +210,18 @@ def build_observation(state, seat: int) -> np.ndarray:
     # one-hots collected as indices for one fancy-index write (numpy scalar writes are slow)
     h = [0.0] * 58
     # the Teleport landing is part of the movement: phase "move" plus its own flag
-    h[_PHASE_INDEX.get(state.phase, 2)] = 1.0
+    if state.phase != "react":
+        h[_PHASE_INDEX.get(state.phase, 2)] = 1.0
     h[10] = min(1.0, state.round / r["max_rounds"])
     h[11] = state.zones_out / 4
     h[12] = min(1.0, state.zone_penalty() / 20)
     h[13] = min(1.0, (r["zone_interval"] - (state.round - 1) % r["zone_interval"]) / 5)
     ones = [58 + p * CARD_SLOTS + cid for p, cid in enumerate(state.mat[seat]) if cid >= 0]
-    if mine:
+    own = mine and state.turn_seat == seat
+    if own:
         h[14] = state.dice[0] / 6
         h[15] = state.dice[1] / 6
-        h[16] = min(1.0, state.move_points / 24)
+        h[16] = min(1.0, state.walk_left / 24)
         h[20:27] = (state.used_consumable, state.used_throwable, state.used_defensive,
                     state.used_extra_chest, state.main_done, state.revived, state.bonus_move)
         if state.extension is not None:
@@ -170,15 +229,23 @@ def build_observation(state, seat: int) -> np.ndarray:
         if state.cross:
             for i, k in enumerate(("cross_forest", "cross_water", "cross_mountain")):
                 h[31 + i] = k in state.cross
-        if state.loot:
-            ones.append(620 + state.loot[0])
-            v[660] = min(1.0, len(state.loot) / 5)
-        if state.phase in ("pull", "steal"):
-            ones.append(661 + (state.pending_target - seat) % n)
         if state.phase == "teleport":
             ones.append(EXTRA_BASE)
         if state.can_return(seat):
             ones.append(EXTRA_BASE + 1)
+        if state.phase == "move" and len(state.path) > 1:
+            planes[20, list(state.path)] = 1.0
+            ones.append(EXTRA_BASE + 13)
+    if mine:
+        if state.loot:
+            ones.append(620 + state.loot[0][1])
+            v[660] = min(1.0, len(state.loot) / 5)
+        if state.phase in ("pull", "steal"):
+            ones.append(661 + (state.pending_target - seat) % n)
+        if not own:
+            if state.phase == "react":
+                ones.append(EXTRA_BASE + 2)
+            ones.append(EXTRA_BASE + 3 + (state.turn_seat - seat) % n)
     h[17] = state.skipped_last[seat]
     h[18] = state.frozen[seat]
     h[19] = min(1, state.burned[seat])
@@ -203,11 +270,47 @@ def build_observation(state, seat: int) -> np.ndarray:
         v[ones] = 1.0
     tables = _card_tables(g)
     banner_sq = {sq: b for b in reversed(state.banners) for sq in b[1]} if state.banners else None
-    rows = []
+    # opponent rows, cached per game on everything they read but the positions; the relative
+    # positions (entries 3..5 of each row) are written afterwards in one go
+    cache = g.__dict__.get("_obs_opp_cache")
+    if cache is None or len(cache) > 2048:
+        cache = g.__dict__["_obs_opp_cache"] = {}
+    o = OPP_BASE
     for rel in range(1, n):
-        rows += _opponent(state, seat, (seat + rel) % n, tables, banner_sq)
-    v[OPP_BASE:OPP_BASE + len(rows)] = rows   # one write for every opponent row
+        t = (seat + rel) % n
+        alive = state.alive[t]
+        bn = banner_sq.get(state.pos[t]) if alive and banner_sq is not None else None
+        key = (seat, t, alive, state.health[t], state.char[t], state.cooldown[t],
+               state.frozen[t], state.frozen_by[t], state.burned[t], state.extra_chests[t],
+               tuple(state.mat[t]), state.loaded[t][0], state.loaded[t][1],
+               None if bn is None else (bn[0], bn[2]), state.skipped_last[t])
+        row = cache.get(key)
+        if row is None:
+            row = cache[key] = np.array(_opponent(state, seat, t, tables, banner_sq), np.float32)
+        v[o:o + OPP] = row
+        o += OPP
+    _relative_positions(state, seat, v)
     return obs
+
+
+def _relative_positions(state, seat: int, v: np.ndarray) -> None:
+    """Entries 3..5 of every living opponent's row: row and column offsets and range / 19."""
+    pos = state.pos[seat]
+    if pos < 0:
+        return
+    n = state.game.num_seats
+    r0, c0 = ROW[pos], COL[pos]
+    idx, vals = [], []
+    for rel in range(1, n):
+        t = (seat + rel) % n
+        if state.alive[t]:
+            dr = ROW[state.pos[t]] - r0
+            dc = COL[state.pos[t]] - c0
+            o = OPP_BASE + (rel - 1) * OPP + 3
+            idx += (o, o + 1, o + 2)
+            vals += (dr / 19, dc / 19, max(abs(dr), abs(dc)) / 19)
+    if idx:
+        v[idx] = vals
 
 
 def _mat(v, base: int, mat) -> None:
@@ -217,7 +320,8 @@ def _mat(v, base: int, mat) -> None:
 
 
 def _opponent(state, seat: int, t: int, tables, banner_sq) -> list:
-    # a Python list, written by the caller with one slice assignment (numpy scalar writes are slow)
+    """Seat ``t``'s row as seen by ``seat`` but the relative position, as a Python list (numpy
+    scalar writes are slow); the caller caches it as an array."""
     g = state.game
     armour, weapon, support, present = tables
     row = [0.0] * OPP
@@ -225,12 +329,7 @@ def _opponent(state, seat: int, t: int, tables, banner_sq) -> list:
     row[0] = alive
     row[1] = state.health[t] / 100
     row[2] = g.team[t] == g.team[seat]
-    if alive and state.pos[seat] >= 0:
-        dr = ROW[state.pos[t]] - ROW[state.pos[seat]]
-        dc = COL[state.pos[t]] - COL[state.pos[seat]]
-        row[3] = dr / 19
-        row[4] = dc / 19
-        row[5] = max(abs(dr), abs(dc)) / 19
+    # entries 3..5 (relative position): _relative_positions
     if state.char[t] >= 0:
         row[6 + state.char[t]] = 1.0
     row[16] = min(1.0, state.cooldown[t] / 5)

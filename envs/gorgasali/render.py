@@ -19,11 +19,12 @@ def render_text(state, observer: int | None = None, color: bool = True) -> str:
              f"{g.rules['max_rounds']} zones inactive {state.zones_out} phase={state.phase} "
              f"to move={'-' if cur < 0 else state.name(cur)}"]
     if state.phase == "move":
-        lines[0] += f" dice={state.dice} points={state.move_points}"
+        lines[0] += f" dice={state.dice} points={state.move_points} left={state.walk_left}"
     lines.append("    " + "".join(chr(ord("A") + c) for c in range(A.SIZE)))
     figures = {state.pos[t]: str(t % 10) for t in range(g.num_seats) if state.alive[t]}
     banners = {sq: _BANNER[bn[0]] for bn in state.banners for sq in bn[1]}
     fallen = {state.fallen_at[t]: "x" for t in range(g.num_seats) if state.fallen_at[t] >= 0}
+    covered = set(state.path[:-1]) if state.phase == "move" else set()
     for r in range(A.SIZE):
         row = []
         for c in range(A.SIZE):
@@ -35,6 +36,8 @@ def render_text(state, observer: int | None = None, color: bool = True) -> str:
                 ch = "c"
             ch = banners.get(sq, ch)
             ch = fallen.get(sq, ch)
+            if sq in covered:
+                ch = "o"
             ch = figures.get(sq, ch)
             if color:
                 inactive = b.zone[sq] <= state.zones_out
@@ -45,7 +48,7 @@ def render_text(state, observer: int | None = None, color: bool = True) -> str:
         lines.append(f"{r + 1:>3} " + "".join(row))
     lines.append("legend: digits players (seat % 10), c chest, + healing, ~ water, f forest, "
                  "^ mountain, # blocking, = barrier, * ball lightning, T tree platform, "
-                 "M magic field, s smoke, x fallen teammate")
+                 "M magic field, s smoke, x fallen teammate, o covered by this move's walk")
     for t in range(g.num_seats):
         status = f"hp {state.health[t]:>3}" if state.alive[t] else "out   "
         mat = state.mat[t]

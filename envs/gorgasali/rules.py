@@ -6,12 +6,19 @@ dice move, bonus move, Teleport, Kruber's return), ``masks.py`` (legal actions),
 set-up, turn flow, ``_apply`` and the results. Turn structure (designed order of the
 rulebook's turn actions, see RULES.md):
 
+    react   (the reaction window) before the turn starts, each other player whose ability
+            can be used now may use it or pass (END_TURN), clockwise from the next seat
     start   heal (healing card), ammo bag, extra chest, ability  ->  ROLL (or frozen: no movement)
-    move    movement card, SKIP, or a destination square (exact roll, early stop on a chest)
+    move    movement card or SKIP before the first step, then the walk: one orthogonal square
+            a step (SQUARE), exact points, no square twice, optional stop on a chest entered
     act     throwable, defensive card, extension, ammo bag, extra chest, ability, Octor's copy,
             revive / trade (duo); a main action (shoot, reload, manage the backpack) or END_TURN
-    sub-steps: loot (a card without a free slot), pull (Ebue's square), steal (Varas' card),
-            bonus (six-shooter extra move), trade (duo)
+    sub-steps: loot (a card without a free slot; the player placing it acts, also outside its
+            turn), pull (Ebue's square), steal (Varas' card), bonus (six-shooter extra move),
+            trade (duo), teleport (the Teleport card's square)
+
+``turn_seat`` is the player whose turn it is; ``cur`` is the player acting now (the same but in
+the reaction window and when someone else places spoils).
 """
 from __future__ import annotations
 
@@ -19,18 +26,19 @@ import numpy as np
 
 from envs.core.game import State, rank_returns
 from envs.gorgasali import actions as A
-from envs.gorgasali.board import AROUND, Destinations, distance
+from envs.gorgasali.board import AROUND, distance
 from envs.gorgasali.combat import OCTOR, THARSIS, CombatMixin
 from envs.gorgasali.duo import DuoMixin
 from envs.gorgasali.masks import MaskMixin
 from envs.gorgasali.movement import MovementMixin
 
-PHASES = ("choose", "start", "move", "act", "loot", "pull", "steal", "bonus", "trade", "teleport",
-          "over")
+PHASES = ("choose", "react", "start", "move", "act", "loot", "pull", "steal", "bonus", "trade",
+          "teleport", "over")
 _TURN_FLAGS = dict(used_consumable=False, used_throwable=False, used_defensive=False,
                    used_extra_chest=False, main_done=False, revived=False, dice=(0, 0),
                    move_points=0, extension=None, bonus_move=False, pending_target=-1,
-                   swap_back=None, teleport_range=0, resolving_end=False)
+                   swap_back=None, teleport_range=0, path=(), walk_bits=0, walk_left=0,
+                   _walk_cache=None, _walk_ctx=None)
 
 
 class GorgasaliState(MovementMixin, MaskMixin, DuoMixin, CombatMixin, State):
@@ -46,6 +54,8 @@ class GorgasaliState(MovementMixin, MaskMixin, DuoMixin, CombatMixin, State):
         self.seed = None
         self.phase = "choose"
         self.cur = 0
+        self.turn_seat = 0
+        self.react_queue: tuple = ()
         self.round = 1
         self.turn_count = 0
         self.zones_out = 0
@@ -72,10 +82,9 @@ class GorgasaliState(MovementMixin, MaskMixin, DuoMixin, CombatMixin, State):
         self.weapon_deck = [game.weapon_deck[i] for i in rng.permutation(len(game.weapon_deck))]
         self.support_deck = [game.support_deck[i] for i in rng.permutation(len(game.support_deck))]
         self.discard: list[int] = []
-        self.loot: list[int] = []
+        self.loot: list[tuple] = []     # (seat, card) waiting for a slot, in order
         self.return_phase = "act"
         self.copied: set = set()
-        self.dest = Destinations()
         self.cross: set = set()
         self.last_event = ""
         self.return_phase_after_target = "act"
@@ -113,6 +122,7 @@ class GorgasaliState(MovementMixin, MaskMixin, DuoMixin, CombatMixin, State):
         backpack cards of the others (the card backs show weapon or support deck)."""
         s = self.clone()
         s.rng = np.random.default_rng(rng.integers(2**63))
+        s.__dict__.pop("_walk_obs", None)   # built from the true mats: not for this sample
         cards = self.game.cards
         hidden = []   # (seat, position, is_weapon)
         for t in range(self.game.num_seats):
@@ -170,7 +180,7 @@ class GorgasaliState(MovementMixin, MaskMixin, DuoMixin, CombatMixin, State):
 
     # ------------------------------------------------------------------ turn flow -----------
     def _begin_turn(self, seat: int) -> None:
-        self.cur = seat
+        self.cur = self.turn_seat = seat
         self.turn_count += 1
         self.banners = [b for b in self.banners if not (b[2] == seat and b[3] <= self.round)]
         if self.cooldown[seat] > 0:
@@ -180,10 +190,34 @@ class GorgasaliState(MovementMixin, MaskMixin, DuoMixin, CombatMixin, State):
         self.__dict__.update(_TURN_FLAGS)
         self.copied = set()
         self.cross = set()
-        self.dest = Destinations()
         self.loot = []
         self.phase = "start"
-        if self._only_roll():
+        if self.game.rules["react_window"]:
+            n = self.game.num_seats
+            self.react_queue = tuple((seat + k) % n for k in range(1, n))
+            self._next_reactor()
+        elif self._only_roll():
+            self._roll()
+
+    def _next_reactor(self) -> None:
+        """The reaction window ('special abilities can be used anytime during the game'): before
+        a turn starts, each other living player whose ability has a use now decides in turn;
+        then the turn player starts (or, fallen in the window, the turn passes)."""
+        seat = self.turn_seat
+        while self.react_queue and self.alive[seat]:
+            r = self.react_queue[0]
+            self.react_queue = self.react_queue[1:]
+            if self.alive[r] and self.ability_targets(r):
+                self.cur = r
+                self.phase = "react"
+                return
+        self.react_queue = ()
+        self.cur = seat
+        self.phase = "start"
+        self.swap_back = None   # a reaction's swap is not Kruber's own (no return)
+        if not self.alive[seat]:
+            self._end_turn()
+        elif self._only_roll():
             self._roll()
 
     def _roll(self) -> None:
@@ -193,18 +227,16 @@ class GorgasaliState(MovementMixin, MaskMixin, DuoMixin, CombatMixin, State):
         self.dice = (int(self.rng.integers(1, 7)), int(self.rng.integers(1, 7)))
         self.move_points = self.dice[0] + self.dice[1]
         self.phase = "move"
-        self._compute_destinations()
+        self._start_walk()
 
     def _end_turn(self) -> None:
-        s = self.cur
+        s = self.cur = self.turn_seat
         n = self.game.num_seats
         if self.alive[s]:
             self._refill_from_backpack(s)
             if self.burned[s] > 0:
                 self.burned[s] -= 1
             self.frozen[s] = False
-            # spoils of eliminations from here on are placed automatically (no sub-step left)
-            self.resolving_end = True
             # Tharsis: ending a turn next to enemies burns them; so does ending next to Tharsis
             # (an Octor holding a copy of it burns once: the copy is spent at that trigger)
             chars = self.game.chars
@@ -230,6 +262,15 @@ class GorgasaliState(MovementMixin, MaskMixin, DuoMixin, CombatMixin, State):
                     self._damage(s, self.game.ball[0], b[2], "ball")
         if self.phase == "over":
             return
+        if self.loot:   # spoils of an end-of-turn elimination: placed before the turn passes
+            self.phase = "pass"
+            self._after_action()
+            return
+        self._pass_turn()
+
+    def _pass_turn(self) -> None:
+        s = self.turn_seat
+        n = self.game.num_seats
         # next living seat clockwise; a new round when play passes the first player again
         nxt = s
         for k in range(1, n + 1):
@@ -256,20 +297,33 @@ class GorgasaliState(MovementMixin, MaskMixin, DuoMixin, CombatMixin, State):
             self.cur = -1
 
     def _after_action(self) -> None:
-        """Leave the loot sub-step when every card found a place; end the turn when due."""
+        """Cards waiting for a slot first (their owner acts); then the continuation of the
+        phase: the next reactor, the passing turn, the end of the turn when due."""
         if self.phase == "over":
             return
+        if self.loot:
+            if self.phase != "loot":
+                self.return_phase = self.phase
+                self.phase = "loot"
+            self.cur = self.loot[0][0]
+            return
+        if self.phase == "loot":
+            self.phase = self.return_phase
+        ph = self.phase
+        if ph == "react_next":
+            self._next_reactor()
+            return
+        if ph == "pass":
+            self._pass_turn()
+            return
+        if ph in ("pull", "steal"):   # a reactor's target sub-step: the reactor acts
+            return
+        self.cur = self.turn_seat
         if not self.alive[self.cur]:
             self._end_turn()
-            return
-        if self.loot and self.phase != "loot":
-            self.return_phase = self.phase
-            self.phase = "loot"
-        elif not self.loot and self.phase == "loot":
-            self.phase = self.return_phase
-        if self.phase == "act" and self.main_done and not self.bonus_move and not self.loot:
+        elif ph == "act" and self.main_done and not self.bonus_move:
             self._end_turn()
-        elif self.phase == "start" and not self.loot and self._only_roll():
+        elif ph == "start" and self._only_roll():
             self._roll()
 
     def _only_roll(self) -> bool:
@@ -301,8 +355,15 @@ class GorgasaliState(MovementMixin, MaskMixin, DuoMixin, CombatMixin, State):
             else:
                 self.cur = nxt
             return
-        if ph == "loot":
-            cid = self.loot.pop(0)
+        if ph == "react":
+            if kind == "end_turn":   # pass
+                self._next_reactor()
+                return
+            self.return_phase_after_target = "react_next"
+            self.phase = "react_next"
+            self._use_ability(args[0])
+        elif ph == "loot":
+            s, cid = self.loot.pop(0)
             if kind == "loot":
                 self._put(s, args[0], cid)
             else:
@@ -337,7 +398,7 @@ class GorgasaliState(MovementMixin, MaskMixin, DuoMixin, CombatMixin, State):
             self.skipped_last[s] = True
             self.phase = "act"
         elif kind == "square":
-            self._move_to(args[0])
+            self._step(args[0])
         elif kind == "consume":
             self._consume(A.CONSUMABLE_POS[args[0]])
         elif kind == "extra_chest":
@@ -394,15 +455,24 @@ class GorgasaliState(MovementMixin, MaskMixin, DuoMixin, CombatMixin, State):
             self.extension = card
         elif card.kind == "adrenaline":
             self.move_points *= card.value
-            self._compute_destinations()
+            self._start_walk()
         elif card.kind == "teleport":
             self.teleport_range = card.range_max
             self.phase = "teleport"
         else:
             self.cross.add(card.kind)
-            self._compute_destinations()
+            self._walk_cache = self._walk_ctx = None
 
     # ------------------------------------------------------------------ results -------------
+    def action_to_str(self, action: int) -> str:
+        if self.phase == "react" and action == A.END_TURN:
+            return "pass (do not use the ability now)"
+        if self.phase == "move" and 0 <= action < A.SQUARES:
+            if action == self.pos[self.cur]:
+                return f"stop on {A.square_name(action)}"
+            return f"step to {A.square_name(action)}"
+        return A.action_to_str(action)
+
     @property
     def current_player(self) -> int:
         return -1 if self.phase == "over" else self.cur
@@ -441,9 +511,6 @@ class GorgasaliState(MovementMixin, MaskMixin, DuoMixin, CombatMixin, State):
     def observation(self, seat: int) -> np.ndarray:
         from envs.gorgasali.observe import build_observation
         return build_observation(self, seat)
-
-    def action_to_str(self, action: int) -> str:
-        return A.action_to_str(action)
 
     def render_text(self, observer: int | None = None, color: bool = True) -> str:
         from envs.gorgasali.render import render_text

@@ -44,11 +44,14 @@ def card_id(game, name: str) -> int:
     return next(c.id for c in game.cards if c.name == name)
 
 
-def make_state(chars, positions, mode="solo", phase="act", cur=0, rules=None, health=None):
+def make_state(chars, positions, mode="solo", phase="act", cur=0, rules=None, health=None,
+               react=False):
     """A game of the named characters at the given squares, every mat empty, no chests, no
-    banners, round 1, all zones active; seat ``cur`` to act in ``phase``."""
+    banners, round 1, all zones active; seat ``cur`` to act in ``phase``. The reaction window
+    is off unless ``react`` (scenarios of one rule at a time; ``test_react.py`` tests it)."""
     n = len(chars)
-    game = make_game(num_players=n, mode=mode, characters=list(chars), rules=rules or {})
+    game = make_game(num_players=n, mode=mode, characters=list(chars),
+                     rules={"react_window": react, **(rules or {})})
     st = game.new_initial_state(np.random.default_rng(0))
     st.pos = list(positions)
     st.first = 0
@@ -63,8 +66,8 @@ def make_state(chars, positions, mode="solo", phase="act", cur=0, rules=None, he
     st.cooldown = [0] * n
     st.skipped_last = [False] * n
     st.__dict__.update(_TURN_FLAGS)
-    st.copied, st.cross, st.loot, st.dest = set(), set(), [], {}
-    st.cur = cur
+    st.copied, st.cross, st.loot = set(), set(), []
+    st.cur = st.turn_seat = cur
     st.phase = phase
     st._mask = None
     return st
@@ -82,3 +85,40 @@ def give(st, seat: int, pos: int, name: str, loaded: bool = True) -> int:
 
 def legal(st) -> set:
     return {int(a) for a in np.flatnonzero(st.legal_actions_mask())}
+
+
+def walk(st, *squares) -> None:
+    """Step the current player's walk through the given squares (SQUARE actions)."""
+    for q in squares:
+        st.apply(A.SQUARE + q)
+
+
+def all_walks(st) -> dict:
+    """Every way the current move phase may end through the legal actions: end square ->
+    least health lost on the way (walk steps and stops only; no skip or movement card)."""
+    seat = st.current_player
+    out: dict = {}
+    st.rng = np.random.default_rng(0)   # a walk draws nothing; clone() needs a real generator
+
+    def go(s):
+        for a in np.flatnonzero(s.legal_actions_mask()):
+            if a >= A.SQUARES:
+                continue
+            t = s.clone()
+            t.apply(int(a))
+            if t.phase == "move" and t.current_player == seat:
+                go(t)
+            else:
+                lost = st.health[seat] - t.health[seat]
+                q = t.pos[seat] if t.alive[seat] else -1
+                out[q] = min(out.get(q, 10 ** 9), lost)
+
+    go(st)
+    return out
+
+
+def first_walk(st) -> None:
+    """Finish the walk by always taking the lowest legal square."""
+    seat = st.current_player
+    while st.phase == "move" and st.current_player == seat:
+        st.apply(min(a for a in legal(st) if a < A.SQUARES))

@@ -4,7 +4,7 @@ abilities, the loot choice of an elimination's spoils, the Teleport card and the
 from __future__ import annotations
 
 from envs.gorgasali import actions as A
-from tests.gorgasali import Dice, card_id, give, legal, make_state, sq
+from tests.gorgasali import Dice, card_id, first_walk, give, legal, make_state, sq
 
 W0, W1 = A.WEAPON_POS
 C0 = A.CONSUMABLE_POS[0]
@@ -27,7 +27,7 @@ def test_characters_kruber_may_return_to_his_square_if_he_does_not_move():
     st.rng = Dice(1, 2)
     st.apply(A.ABILITY + 1)                        # only the roll is left: rolled at once
     assert st.phase == "move" and A.RETURN not in legal(st)   # only after the movement part
-    st.apply(A.SQUARE + sorted(st.dest)[0])
+    first_walk(st)
     assert st.phase == "act" and A.RETURN not in legal(st)
     # swapped before the roll, then skipped the movement: the return is offered
     st = make_state(["Kruber", "Armazi", "Ebue"], [sq(18, 10), sq(18, 14), sq(5, 5)],
@@ -77,7 +77,7 @@ def test_elimination_spoils_go_through_the_loot_choice():
     st.apply(A.shoot(0, 1))
     assert not st.alive[1]
     assert potion in st.mat[0]                      # a free consumable slot: placed
-    assert st.phase == "loot" and st.cur == 0 and st.loot == [mantis]
+    assert st.phase == "loot" and st.cur == 0 and st.loot == [(0, mantis)]
     assert {A.LOOT + W0, A.LOOT + W1, A.DISCARD_LOOT} <= legal(st)
     st.apply(A.LOOT + W1)                           # keep the Mantis in place of the Colt
     assert st.mat[0][W1] == mantis and card_id(st.game, "Colt") in st.discard

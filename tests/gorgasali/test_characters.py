@@ -128,9 +128,11 @@ def test_emoon_is_immune_to_abilities():
                     [sq(18, 10), sq(18, 11), sq(18, 13), sq(18, 12)])
     assert A.ABILITY + 1 not in legal(st)
     st.cur, st._mask = 2, None
+    st.turn_seat = st.cur
     st.apply(A.ABILITY)
     assert not st.frozen[1] and st.frozen[3]
     st.cur, st.phase, st._mask = 3, "act", None
+    st.turn_seat = st.cur
     st.frozen[3] = False
     st.apply(A.END_TURN)
     assert st.health[1] == 100 and st.health[2] == 90

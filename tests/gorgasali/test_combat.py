@@ -3,7 +3,7 @@ the character mat and elimination."""
 from __future__ import annotations
 
 from envs.gorgasali import actions as A
-from tests.gorgasali import Dice, card_id, give, legal, make_state, sq
+from tests.gorgasali import Dice, all_walks, card_id, give, legal, make_state, sq
 
 W0 = A.WEAPON_POS[0]
 H0, H1 = A.ARMOUR_POS
@@ -29,6 +29,7 @@ def test_six_shooter_damage_per_bullet_and_reload():
     assert st.health[1] == 100 - 7 * 2
     assert st.loaded[0][W0] is False and st.cur == 1
     st.cur, st.phase, st._mask = 0, "act", None
+    st.turn_seat = st.cur
     st.main_done = False
     assert A.shoot(0, 1) not in legal(st) and A.RELOAD in legal(st)
     st.apply(A.RELOAD)
@@ -189,6 +190,7 @@ def test_smoke_bulb_blocks_weapons_until_owner_moves():
     give(st, 1, T0, "Smoke Bulb")
     st.apply(A.throw(0, 0))
     st.cur, st.phase, st._mask = 0, "act", None
+    st.turn_seat = st.cur
     give(st, 0, W0, "Colt")
     assert A.shoot(0, 1) not in legal(st)
     st._remove_smoke(1)
@@ -204,10 +206,13 @@ def test_barrier_blocks_cards_and_movement():
     st.apply(A.defend(0, 1))                       # a line across the square to the north
     assert st.barrier_squares() == {sq(17, c) for c in range(8, 13)}
     st.cur, st.phase, st._mask = 1, "act", None
+    st.turn_seat = st.cur
     assert A.shoot(0, 1) not in legal(st)
     st.phase, st.move_points, st._mask = "move", 2, None
-    st._compute_destinations()
-    assert not any(s in st.dest for s in (sq(18, 10), sq(17, 10)))
+    st._start_walk()
+    ends = all_walks(st)
+    assert ends and not any(s in ends for s in (sq(18, 10), sq(17, 10)))
+    assert A.SQUARE + sq(17, 10) not in legal(st)   # the Barrier square next to Ebue
 
 
 def test_ball_lightning_hits_enemies_ending_within_three():
@@ -299,6 +304,7 @@ def test_elimination_passes_the_mat_zone_death_does_not():
     st.apply(A.shoot(0, 1))                        # 40 - 20 armour = 20 < 30: survives
     assert st.alive[1] and st.health[1] == 10
     st.cur, st.phase, st.main_done, st._mask = 0, "act", False, None
+    st.turn_seat = st.cur
     st.loaded[0][W0] = True
     st.rng = Dice(6, 6)
     st.apply(A.shoot(0, 1))

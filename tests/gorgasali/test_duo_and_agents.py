@@ -6,7 +6,7 @@ import time
 import numpy as np
 
 from agents.base import RandomAgent
-from agents.gorgasali import HeuristicAgent
+from agents.gorgasali import HeuristicAgent, plan_walks
 from envs.gorgasali import actions as A
 from envs.gorgasali import make_game, raw_env
 from tests.gorgasali import card_id, give, legal, make_state, sq
@@ -90,12 +90,12 @@ def test_face_down_and_backpack_cards_are_hidden():
 
 
 def test_env_plays_with_observation_layout():
-    """The AEC env: observation = 20 map planes of 20x20 plus the vector, masks for the mover."""
+    """The AEC env: observation = 21 map planes of 20x20 plus the vector, masks for the mover."""
     env = raw_env(num_players=4)
     env.reset(seed=5)
     obs = env.observe(env.agent_selection)
     assert obs["observation"].shape == (env.game.observation_size,)
-    assert obs["observation"].shape[0] == 20 * 400 + dict(env.game.observation_layout)["vector"][0]
+    assert obs["observation"].shape[0] == 21 * 400 + dict(env.game.observation_layout)["vector"][0]
     assert obs["action_mask"].any()
 
 
@@ -119,3 +119,33 @@ def test_heuristic_beats_random():
             wins += r[h] == r.max()
         assert wins >= games - 1, (n, wins)
     assert time.time() - t0 < 20
+
+
+def test_heuristic_walk_plans_are_legal_walks():
+    """The baseline walks by planning: every path ``plan_walks`` returns can be stepped through
+    the engine's masks to its end, and costs exactly the zone damage it was planned with."""
+    g = make_game(num_players=2)
+    rng = np.random.default_rng(3)
+    checked = 0
+    for k in range(10):
+        st = g.new_initial_state(np.random.default_rng(k))
+        st.zones_out = 1 + k % 2
+        while not (st.phase == "move" and len(st.path) == 1) and not st.is_terminal():
+            acts = [a for a in legal(st) if a != A.SKIP]
+            st.apply(int(rng.choice(acts)))
+        if st.is_terminal():
+            continue
+        seat = st.current_player
+        hp = st.health[seat]
+        for end, (dmg, path) in sorted(plan_walks(st).items())[::7]:
+            if dmg >= hp:
+                continue
+            t = st.clone()
+            for q in path[1:]:
+                t.apply(A.SQUARE + q)
+            if t.phase == "move":
+                t.apply(A.SQUARE + end)              # a planned stop on a chest
+            heal = min(dmg, g.rules["heal_square"]) if end in g.board.healing else 0
+            assert t.pos[seat] == end and hp - t.health[seat] == dmg - heal
+            checked += 1
+    assert checked > 20
