@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from envs.zaberias import movement as M
 
-from .util import ScriptedDice, act, attack, blank, cell, legal, on_map, put, select
+from .util import ScriptedDice, act, attack, blank, cell, hold, legal, on_map, put, select
 
 UH = ["undead", "humans"]
 HU = ["humans", "undead"]
@@ -521,14 +521,6 @@ def test_loved_unit_may_still_take_an_undead_city():
     assert c in st.unit_options(kn)["attack"]
 
 
-def _hold(st, siphon, seat, names):
-    g = st.game
-    for name in names:
-        u = seat * g.U + g.slot_of(seat, name)
-        st.status[u], st.holder[u] = M.HELD, siphon
-        st.held[siphon].append(u)
-
-
 def test_siphon_holding_limit_after_siphon_on_siphon_transfer():
     """Vampire / Ninja / Phantom Q&A ("you can only keep up to 3 units in total") and Unit Groups
     (Siphons hold at most 3): a Vampire holding 3 that beats a Ninja holding 3 takes the Ninja;
@@ -537,8 +529,8 @@ def test_siphon_holding_limit_after_siphon_on_siphon_transfer():
     g = st.game
     vamp = put(st, 0, "Vampire", 11, 4)
     ninja = put(st, 1, "Ninja", 10, 4)
-    _hold(st, vamp, 1, ["Knight", "Archer", "Mermaid"])
-    _hold(st, ninja, 0, ["Skeleton", "Crow", "Bat"])       # Undead prisoners of the Ninja
+    hold(st, vamp, 1, ["Knight", "Archer", "Mermaid"])
+    hold(st, ninja, 0, ["Skeleton", "Crow", "Bat"])       # Undead prisoners of the Ninja
     attack(st, vamp, 10, 4, dice=[5, 0, 0, 0, 0])       # the Ninja rolls 1 + 3 dice
     undead_back = [0 * g.U + g.slot_of(0, n) for n in ("Skeleton", "Crow", "Bat")]
     assert all(st.status[u] == M.ARMORY for u in undead_back)   # own units released
@@ -557,7 +549,7 @@ def test_siphon_holding_limit_choice_among_more_than_four():
     st = blank(tribes=HU)
     g = st.game
     vamp = put(st, 1, "Vampire", 10, 4)
-    _hold(st, vamp, 0, ["Archer", "Mermaid", "Paladin"])
+    hold(st, vamp, 0, ["Archer", "Mermaid", "Paladin"])
     kn = put(st, 0, "Knight", 11, 4)
     gi = put(st, 0, "Ninja", 10, 5)
     st.rng = ScriptedDice([0, 0, 5])          # Knight 0+3, Ninja 0+2 vs Vampire 5 + 2 + 1+1+2
@@ -604,7 +596,7 @@ def test_vampire_souls_get_no_power_star_bonus():
     st = blank(tribes=UH)
     g = st.game
     vamp = put(st, 0, "Vampire", 11, 4)
-    _hold(st, vamp, 1, ["Knight", "Paladin"])
+    hold(st, vamp, 1, ["Knight", "Paladin"])
     put(st, 0, "Skeleton", 8, 5)                       # on the star
     base = g.specs[vamp].muscle
     assert M.muscle(st, vamp) == base + 3 + 2 + 1      # one star point, none per soul

@@ -8,7 +8,7 @@ from envs.zaberias import abilities as AB
 from envs.zaberias import combat as CB
 from envs.zaberias import movement as M
 
-from .util import ScriptedDice, act, attack, blank, cell, legal, on_map, put, select
+from .util import ScriptedDice, act, attack, blank, cell, hold, legal, on_map, put, select
 
 
 class FixedDice:
@@ -24,14 +24,6 @@ class FixedDice:
 def _next_turn(st):
     st._end_turn()
     st._memo = {}
-
-
-def _hold(st, siphon, seat, names):
-    g = st.game
-    for name in names:
-        u = seat * g.U + g.slot_of(seat, name)
-        st.status[u], st.holder[u] = M.HELD, siphon
-        st.held[siphon].append(u)
 
 
 # ------------------------------------------------------------------ rulebook Q&A --------------
@@ -108,7 +100,7 @@ def test_siphon_qa_souls_in_ambush_in_defence_and_the_choice_of_three(tribe, sip
     # (3) a fourth: the owner chooses whom to keep
     st3 = blank(tribes=[tribe, "orcs"])
     sp = put(st3, 0, siphon, 11, 4)
-    _hold(st3, sp, 1, ["Goblin", "Orc Warrior", "Spear Thrower"])
+    hold(st3, sp, 1, ["Goblin", "Orc Warrior", "Spear Thrower"])
     tb = put(st3, 1, "Troll Brute", 10, 4)
     st3.boost[sp] = (0, 20, 0)
     st3.rng = FixedDice(0)
@@ -359,7 +351,7 @@ def test_rhino_rider_qa_flyers_last_step_and_a_siphon_holding_units():
     rr = put(st, 0, "Rhino Rider", 13, 4)
     bat = put(st, 1, "Bat", 12, 4)
     vamp = put(st, 1, "Vampire", 11, 4)
-    _hold(st, vamp, 0, ["Goblin"])
+    hold(st, vamp, 0, ["Goblin"])
     skel = put(st, 1, "Skeleton", 9, 4)
     gob = g.slot_of(0, "Goblin")
     select(st, rr)

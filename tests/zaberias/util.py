@@ -93,3 +93,12 @@ def attack(st, uid: int, r: int, c: int, dice=None):
 
 def on_map(st, uid: int) -> bool:
     return M.on_map(st, uid)
+
+
+def hold(st, siphon, seat, names):
+    """Put the named units of ``seat`` into ``siphon``'s hold (Siphon rules), by hand."""
+    g = st.game
+    for name in names:
+        u = seat * g.U + g.slot_of(seat, name)
+        st.status[u], st.holder[u] = M.HELD, siphon
+        st.held[siphon].append(u)
