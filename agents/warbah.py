@@ -12,7 +12,9 @@ acting seat may see: map, chits, its own heroes and the troops on the battlefiel
   and calls from allies are accepted.
 - magic (block A): recruit a tower's wizard when possible; keep realm cards (no discards); cast
   the first castable realm spell at its first target; in battle cast the first castable spell
-  at the largest target group.
+  at the largest target group (in a combined attack: at the army with the most troops first).
+- Luck: reroll its own rolls that came out worse than average and the foe's that came out
+  better; in a battle segment reroll the die most likely to turn (see ``_luck``).
 """
 from __future__ import annotations
 
@@ -81,14 +83,24 @@ class HeuristicAgent(RuleBasedAgent):
         if not legal or (ph == "realm" and st.mg["timing"] == "discard"):
             return DONE
         if ph == "spell_target":
+            from envs.warbah import battle_magic as BM
+            from envs.warbah.config import BATTLE_JOIN0, MAGIC_SPGROUP0
             b = st.battle
-            k = b["mg"]["caster"]
-            own = SP.tables(st.game).battle[b["mg"]["pending"]].get("own_group")
-            sd = b["sides"][k if own else 1 - k]
+            bm = b["mg"]
+            k, s = bm["caster"], bm["pending"]
+            if bm.get("army") is None and any(BATTLE_JOIN0 <= a < BATTLE_JOIN0 + 6 for a in legal):
+                # a combined attack: the army with the most troops (friend or foe alike)
+                arms = {BATTLE_JOIN0 + BM.army_dir(st, x): x for x in BM.spell_armies(st, k, s)}
+                return max((a for a in legal if a in arms),
+                           key=lambda a: int(BM.army(b, arms[a])["counts"].sum()))
+            x = bm.get("army")
+            sd = BM.army(b, BM.natural(st, k, s) if x is None else x)
 
             def size(a):
-                t = a - GROUP0
-                return int(sd["counts"][t]) if t < 5 else int(sd["monster"][2])
+                t = a - GROUP0 if a < MAGIC_SPGROUP0 else BM.SP0 + a - MAGIC_SPGROUP0
+                if t == 5:
+                    return int(sd["monster"][2]) if sd.get("monster") is not None else 0
+                return int(sd["counts"][BM.cidx(t)])
             return max(legal, key=size)
         return legal[0]
 
@@ -123,6 +135,8 @@ class HeuristicAgent(RuleBasedAgent):
                 if mask[CASUALTY0 + t]:
                     return CASUALTY0 + t
         if ph == "luck":
+            if st.sea.get("resume"):  # spell, agent, exploration, battle ... dice (luck.py)
+                return self._luck(st, mask)
             if st.sea.get("cont") == "esp":  # the espionage roll: reroll a low one
                 return REROLL if st.sea["roll"] <= 4 else KEEP_ROLL
             if st.sea.get("cont") == "agent":  # an agent's roll: reroll a failure
@@ -139,6 +153,54 @@ class HeuristicAgent(RuleBasedAgent):
             return TARGET0
         legal = np.flatnonzero(mask)
         return int(legal[0]) if mask[DONE] == 0 else DONE
+
+    def _luck(self, st, mask) -> int:
+        """Luck (luck.py): in a battle segment reroll the die most likely to turn (one of our
+        misses or one of the foe's hits) when that chance is at least one half; always reroll
+        a wall-break die (only offered when it helps). Single rolls: reroll our own roll when
+        it is worse than average for us (low gold / healing / initiative; high losses, a
+        storm's sinking, Disease, an encounter's size, the Dragon), the foe's when better than
+        average for him; exploration: reroll a roll that gives no settlement, or an encounter
+        chit."""
+        from envs.warbah import combat_flow as CF
+        from envs.warbah.config import KEEP_ROLL, LUCK_FOE, LUCK_MINE, REROLL
+        s = st.sea
+        me = st.current_player
+        if s.get("window") == "wall_dice":
+            return REROLL
+        if s.get("window") == "battle_dice":
+            mine, foe = CF._team(st.battle, me)
+            best, act = 0.0, KEEP_ROLL
+            p = CF._pick(mine, True)
+            if mask[LUCK_MINE] and p is not None and min(p[2], 10) / 10 > best:
+                best, act = min(p[2], 10) / 10, LUCK_MINE
+            p = CF._pick(foe, False)
+            if mask[LUCK_FOE] and p is not None and 1 - max(p[2], 0) / 10 > best:
+                best, act = 1 - max(p[2], 0) / 10, LUCK_FOE
+            return act if best >= 0.5 else KEEP_ROLL
+        v, (n, faces) = s["value"], s["dice"]
+        avg = n * (faces + 1) / 2
+        what = s.get("what", s["resume"])
+        if what == "explore":
+            name, (m, _), vals = s["ctx"]
+            if not vals:  # the terrain roll: a settlement is worth most
+                return KEEP_ROLL if st.game.terrain_roll[v] == "settlement" else REROLL
+            t = st.game.terrain_roll[vals[0]]
+            if t != "settlement" and len(vals) == 2:  # the encounter chit
+                return REROLL if v <= st.game.cfg["encounter_chance"] else KEEP_ROLL
+            return KEEP_ROLL
+        if what == "storm":
+            return REROLL if v <= s["ctx"][1][1] else KEEP_ROLL  # (hero, sink_max)
+        if what == "encounter":
+            vals = s["ctx"][2]
+            if not vals and s["dice"] == (1, 10) and st.encounter[s["ctx"][1][1]] < 0:
+                return REROLL if v in (4, 8, 9) else KEEP_ROLL  # Disease, Warlord, Dragon
+            return REROLL if v > avg else KEEP_ROLL  # losses / the foe's size: high is bad
+        if what == "treasure" and not s["ctx"][2]:
+            return REROLL if v in (3, 4, 5) else KEEP_ROLL  # 1D10 gold: the poorest row
+        if s["roller"] == me:
+            return REROLL if v < avg else KEEP_ROLL
+        return REROLL if v > avg else KEEP_ROLL
 
     def _dist_to_goal(self, st, seat: int) -> np.ndarray:
         n = st.game.n_cells

@@ -52,19 +52,32 @@ def attacks(game, side: dict, seg: int, rng: np.random.Generator) -> int:
             kills += magic_hits(mg, t, n, k, rng, True) if mg is not None else \
                 mass_kills(rng, n, k)
         elif mg is None:
-            kills += int((rng.integers(1, 11, size=n) <= k).sum())
+            hit = int((rng.integers(1, 11, size=n) <= k).sum())
+            kills += record(side, k, n, hit)
         else:
-            kills += magic_hits(mg, t, n, k, rng)
+            hit = magic_hits(mg, t, n, k, rng)
+            kills += hit if mg["auto"][t] else record(side, k, n, hit)
     mon = side.get("monster")
     if mg is not None and (mg["blocked"][5] or mg["neutral"][5]):
         mon = None
     if mon is not None and mon[2] > 0 and segment_of(mon[0]) == seg:
         hit = mass_kills(rng, 1, mon[1]) if mass else int(rng.integers(1, 11) <= mon[1])
+        if not (mass or side.get("hits_ships")):
+            record(side, mon[1], 1, hit)
         if side.get("hits_ships"):  # block B: a sea monster attacks ships (sea.naval)
             side["ship_kills"] = side.get("ship_kills", 0) + hit
         else:
             kills += hit
     return kills
+
+
+def record(side: dict, k: int, n: int, hit: int) -> int:
+    """Note n attack dice at Kill rank k with ``hit`` hits in the side's segment record (kept
+    only while combat_flow runs a segment: RARE ABILITY Luck may reroll one die); returns hit."""
+    rec = side.get("dice")
+    if rec is not None:
+        rec.append([int(k), int(n), int(hit)])
+    return hit
 
 
 def magic_hits(mg: dict, t: int, n: int, k: int, rng: np.random.Generator,
@@ -101,8 +114,10 @@ def negate(game, side: dict, kills: int, rng: np.random.Generator) -> int:
     while kills > 0 and side["walls_left"] > 0:
         kills -= 1
         side["walls_left"] -= 1
-        if rng.integers(1, 11) <= game.cfg["designed"]["wall_break_chance"]:
-            side["wall_damage"] += 1
+        broke = bool(rng.integers(1, 11) <= game.cfg["designed"]["wall_break_chance"])
+        side["wall_damage"] += broke
+        if side.get("wrolls") is not None:  # Luck may reroll one wall-break die (combat_flow)
+            side["wrolls"].append(broke)
     return kills
 
 

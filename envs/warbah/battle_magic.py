@@ -2,14 +2,22 @@
 ``spell`` / ``spell_target``), all 42 effects, Dispell, Resist Spells, battle-spell items, and
 the end of battle (discards, items of a slain hero). Hooks are re-exported by spells.py.
 
-Battle state: ``b["mg"]`` = {step (0 attacker, 1 defender, 2 attacker's Dispell answer), done,
-last (caster, snapshot, round, spell) for Dispell, limbo (cards spent this battle), caster,
-pending}; ``side["mg"]`` = {wizard, hand, items (indices of battle items), neutral[19],
-blocked[19], auto[19] (this round; per target group, see below), sp_init[13] / sp_kill[13]
-(spell modifiers of the special groups), bless, ranged_neg, armor, smite, bind (rounds), cast,
-undo (round mods), resist, sched (delayed effects: (segment, effect, group, n, kill))}.
+Battle state: ``b["mg"]`` = {step (index into ``sequence``: the attacking armies, the defender,
+then the attacking armies' Dispell answers), done, last (caster, snapshot, round, spell) for
+Dispell, limbo (cards spent this battle), caster (army index), pending (spell awaiting its
+target), army (its target army, None while still to pick)}; ``side["mg"]`` = {wizard, hand,
+items (indices of battle items), neutral[19], blocked[19], auto[19] (this round; per target
+group, see below), sp_init[13] / sp_kill[13] (spell modifiers of the special groups), bless,
+ranged_neg, armor, smite, bind (rounds), cast, undo (round mods), resist, sched (delayed
+effects: (segment, effect, group, n, kill[, target army when not the natural one]))}.
 A battle spell's dice (1D5) may be rolled again by Luck (luck.py): ``cast_battle`` then pauses
 and ``_bspell_roll`` resolves the spell and resumes the battle.
+
+Armies (combined attacks, combat_flow): army index 0 = the lead's army (``b["sides"][0]``),
+1 = the defender, 2 + i = joining army i (``b["members"][i]``). Every army with a Wizard draws
+and casts (one spell per Wizard per round); a spell reaches any army of its side (friendly
+spells) or of the other side (hostile ones): with several candidate armies the caster first
+picks the army (``BATTLE_JOIN0 + d``, d = that army's Hero's direction from the target hex).
 
 Target groups t (``NG`` = 19): 0-3 warriors/archers/cavalry/catapults, 4 hero, 5 monster
 (``GROUP0 + t``), 6 + u the special-unit group u of units.SPECIALS (``MAGIC_SPGROUP0 + u``),
@@ -24,7 +32,7 @@ import numpy as np
 from envs.warbah import battle as B
 from envs.warbah import luck as LUCK
 from envs.warbah import units as UNITS
-from envs.warbah.config import BSPELL0, DONE, GROUP0, MAGIC_SPGROUP0
+from envs.warbah.config import BATTLE_JOIN0, BSPELL0, DONE, GROUP0, MAGIC_SPGROUP0
 from envs.warbah.spells import GROUPS, d5, draw, drop_item, has_wizard, tables, take_items
 
 BATTLE_PHASES = ("spell", "spell_target")
@@ -32,6 +40,70 @@ SP0 = 6  # target group of the first special unit
 NG = SP0 + UNITS.NS  # target groups: 6 basic (GROUP0 + t) and 13 special (MAGIC_SPGROUP0 + u)
 HOSTILE = ("kill", "neutralize", "neutralize_kill", "weaken", "control", "forget", "spellbind",
            "illusions", "shatter", "slow", "block", "stone_to_mud")
+
+
+OWN = ("blessing", "boost", "group_boost", "smite", "armor", "raise_dead", "summon", "ice_wall",
+       "precision")  # effects on a friendly army (the rest: on an enemy army; fog: on all)
+
+
+# -- armies (combined attacks) ----------------------------------------------------------------
+def armies(b: dict) -> list:
+    """Every army in the battle: lead (0), defender (1), joining armies (2 + i)."""
+    return list(b["sides"]) + list(b.get("members", ()))
+
+
+def army(b: dict, k: int) -> dict:
+    return b["sides"][k] if k < 2 else b["members"][k - 2]
+
+
+def team(k: int) -> int:
+    """Side of army k: 0 the attacking force, 1 the defender."""
+    return 1 if k == 1 else 0
+
+
+def team_armies(b: dict, tm: int) -> list:
+    return [1] if tm == 1 else [0] + [2 + i for i in range(len(b.get("members", ())))]
+
+
+def sequence(b: dict) -> list:
+    """Spell segment order: (army, Dispell answer?) - the attacking armies, the defender, then
+    the attacking armies' answers (one army: attacker, defender, attacker's answer)."""
+    att = team_armies(b, 0)
+    return [(k, False) for k in att] + [(1, False)] + [(k, True) for k in att]
+
+
+def _kind(st, s: int) -> str:
+    sp = tables(st.game).battle[s]
+    eff = sp["effect"]
+    if eff == "fog":
+        return "all"
+    if eff == "dispell":
+        return "none"
+    if sp.get("own_group") or eff in OWN:
+        return "own"
+    return "foe"
+
+
+def natural(st, k: int, s: int) -> int:
+    """The army a spell of army k reaches in a battle of two armies."""
+    return k if _kind(st, s) in ("own", "all", "none") else 1 - team(k)
+
+
+def spell_armies(st, k: int, s: int) -> list:
+    """Armies spell s of army k may reach now (friendly or enemy, as the spell says)."""
+    b = st.battle
+    kind = _kind(st, s)
+    if kind in ("all", "none"):
+        return [k] if spell_groups(st, k, s) else []
+    tm = team(k) if kind == "own" else 1 - team(k)
+    return [a for a in team_armies(b, tm)
+            if not B.destroyed(army(b, a)) and spell_groups(st, k, s, a)]
+
+
+def army_dir(st, a: int) -> int:
+    """Direction from the target hex to army a's Hero (the army-picking action)."""
+    b = st.battle
+    return list(st.nbl[b["cell"]]).index(st.heroes[army(b, a)["hero"]]["cell"])
 
 
 # -- battle spells ----------------------------------------------------------------------------
@@ -49,7 +121,7 @@ def setup_battle(st) -> None:
     T = tables(st.game)
     any_magic = False
     info = []
-    for sd in b["sides"]:
+    for sd in armies(b):
         wiz, items, resist = False, [], 0
         if sd["hero"] >= 0:
             h = st.heroes[sd["hero"]]
@@ -66,7 +138,7 @@ def setup_battle(st) -> None:
         any_magic |= wiz or bool(items)
     if not any_magic:
         return
-    for sd, (wiz, items, resist, wizardry) in zip(b["sides"], info):
+    for sd, (wiz, items, resist, wizardry) in zip(armies(b), info):
         hand = []
         if wiz:
             for _ in range(st.game.cfg["spells"]["battle_draw"] + wizardry):
@@ -77,7 +149,7 @@ def setup_battle(st) -> None:
         sd["mg"]["resist"] = resist
         sd.setdefault("extra", [0] * 5)
     b["mg"] = {"step": 0, "done": False, "last": None, "limbo": [], "caster": -1,
-               "pending": None}
+               "pending": None, "army": None}
     del T
 
 
@@ -97,40 +169,47 @@ def _item_spell(st, sd: dict, i: int) -> int:
 def battle_options(st, k: int) -> list:
     """Battle spell ids side k may cast now in the spell segment."""
     b = st.battle
-    bm, sd = b["mg"], b["sides"][k]
+    bm, sd = b["mg"], army(b, k)
     sm = sd["mg"]
     T = tables(st.game)
-    step = bm["step"]
+    seq = sequence(b)
+    answer = bm["step"] < len(seq) and seq[bm["step"]][1]
     ids = set()
     if sm["wizard"] and not sm["cast"] and b["round"] not in sm["bind"]:
         ids.update(sm["hand"])
     for i in _battle_items(st, sd):
         ids.add(_item_spell(st, sd, i))
     last = bm["last"]
-    can_dispell = last is not None and last[0] == 1 - k and last[2] == b["round"]
+    can_dispell = last is not None and team(last[0]) != team(k) and last[2] == b["round"]
     out = []
     for s in sorted(ids):
         if s == T.dispell:
             if can_dispell:
                 out.append(s)
-        elif step < 2 and spell_groups(st, k, s):
+        elif not answer and spell_armies(st, k, s):
             out.append(s)
     return out
 
 
-def spell_groups(st, k: int, s: int) -> list:
-    """Target groups for battle spell s cast by side k ([None] = no target needed; [] = not
-    castable now)."""
+def spell_groups(st, k: int, s: int, a: int | None = None) -> list:
+    """Target groups for battle spell s cast by army k at army a (default: the natural one,
+    ``natural``) ([None] = no target needed; [] = not castable now)."""
     T = tables(st.game)
     sp = T.battle[s]
     b = st.battle
-    me, foe = b["sides"][k], b["sides"][1 - k]
     eff = sp["effect"]
+    if a is None:
+        a = natural(st, k, s)
+    caster = army(b, k)
+    if _kind(st, s) == "own":
+        me = foe = army(b, a)  # the friendly army the spell reaches
+    else:
+        me, foe = caster, army(b, a)
     if sp.get("group"):
         sd = me if sp.get("own_group") else foe
         if eff == "control":  # troops only: the four basic types and the special units
             return [t for t in list(range(4)) + list(range(SP0, NG))
-                    if _group_alive(sd, t) and _can_hold(st, me, t)]
+                    if _group_alive(sd, t) and _can_hold(st, caster, t)]
         return [t for t in range(NG) if _group_alive(sd, t)]
     if sp.get("own_group"):
         return [t for t in range(NG) if _group_alive(me, t)]
@@ -141,7 +220,7 @@ def spell_groups(st, k: int, s: int) -> list:
     if eff == "shatter":
         return [None] if foe["hero"] >= 0 and st.heroes[foe["hero"]].get("items") else []
     if eff == "ice_wall":
-        return [None] if k == 1 else []
+        return [None] if k == 1 and a == 1 else []
     if eff == "stone_to_mud":
         return [None] if foe["walls_left"] > 0 else []
     if eff == "summon":
@@ -178,11 +257,12 @@ def spell_segment(st, seg: int) -> bool:
     bm = b["mg"]
     if seg != 0 or bm["done"]:
         return False
-    while bm["step"] < 3:
-        k = (0, 1, 0)[bm["step"]]
-        sd = b["sides"][k]
-        opts = battle_options(st, k)
-        if bm["step"] == 2 and (sd["mg"]["cast"] or not opts):
+    seq = sequence(b)
+    while bm["step"] < len(seq):
+        k, answer = seq[bm["step"]]
+        sd = army(b, k)
+        opts = [] if B.destroyed(sd) or sd.get("mg") is None else battle_options(st, k)
+        if answer and (sd["mg"]["cast"] or not opts):
             opts = []
         if opts:
             if sd["seat"] >= 0 and sd["hero"] >= 0:
@@ -190,10 +270,13 @@ def spell_segment(st, seg: int) -> bool:
                 st.phase, st._cp = "spell", sd["seat"]
                 return True
             s = opts[0]  # neutral wizard (Irate Sorcerer): first card, largest enemy group
-            groups = spell_groups(st, k, s)
-            t = groups[0] if groups == [None] else max(groups, key=lambda x: _group_size(
-                b["sides"][k if T_own(st, s) else 1 - k], x))
-            cast_battle(st, k, s, t)
+            cand = [(a, t) for a in (spell_armies(st, k, s) or [natural(st, k, s)])
+                    for t in spell_groups(st, k, s, a)]
+            a, t = max(cand, key=lambda x: _group_size(army(b, x[0]), x[1]))
+            if a == natural(st, k, s):
+                cast_battle(st, k, s, t)
+            else:  # a joining army of the force
+                cast_battle(st, k, s, t, a)
             if st.phase == "luck":  # a player decides on Luck for the spell's dice
                 return True
             continue
@@ -218,8 +301,11 @@ def battle_mask(st) -> np.ndarray:
     k = bm["caster"]
     mask = np.zeros(st.game.num_actions, np.int8)
     mask[DONE] = 1
-    if st.phase == "spell_target":
-        for t in spell_groups(st, k, bm["pending"]):
+    if st.phase == "spell_target" and bm.get("army") is None:  # pick the army first
+        for a in spell_armies(st, k, bm["pending"]):
+            mask[BATTLE_JOIN0 + army_dir(st, a)] = 1
+    elif st.phase == "spell_target":
+        for t in spell_groups(st, k, bm["pending"], bm["army"]):
             mask[GROUP0 + t if t < SP0 else MAGIC_SPGROUP0 + t - SP0] = 1
     else:
         for s in battle_options(st, k):
@@ -233,23 +319,43 @@ def battle_apply(st, a: int) -> None:
     bm = b["mg"]
     k = bm["caster"]
     if st.phase == "spell_target":
-        s = bm["pending"]
-        bm["pending"] = None
-        if a != DONE:
-            cast_battle(st, k, s, a - GROUP0 if a < GROUP0 + SP0 else SP0 + a - MAGIC_SPGROUP0)
+        s, tgt = bm["pending"], bm.get("army")
+        if a == DONE:  # cancelled: the card stays in hand
+            bm["pending"], bm["army"] = None, None
+        elif tgt is None:  # the army picked; then its group, if the spell needs one
+            tgt = next(x for x in spell_armies(st, k, s) if BATTLE_JOIN0 + army_dir(st, x) == a)
+            if spell_groups(st, k, s, tgt) != [None]:
+                bm["army"] = tgt
+                st._mask = None
+                return
+            bm["pending"] = None
+            cast_battle(st, k, s, None, tgt)
+            if st.phase == "luck":  # Luck on the spell's dice first (luck.py)
+                return
+        else:
+            bm["pending"], bm["army"] = None, None
+            cast_battle(st, k, s, a - GROUP0 if a < GROUP0 + SP0 else SP0 + a - MAGIC_SPGROUP0,
+                        tgt)
             if st.phase == "luck":  # Luck on the spell's dice first (luck.py)
                 return
     elif a == DONE:
         bm["step"] += 1
     else:
         s = a - BSPELL0
-        g = spell_groups(st, k, s)
+        arms = [] if s == tables(st.game).dispell else spell_armies(st, k, s)
+        if len(arms) > 1:  # several armies within reach: pick the army first
+            bm["pending"], bm["army"] = s, None
+            st.phase = "spell_target"
+            st._mask = None
+            return
+        tgt = arms[0] if arms else None
+        g = spell_groups(st, k, s, tgt)
         if g == [None] or s == tables(st.game).dispell:
-            cast_battle(st, k, s, None)
+            cast_battle(st, k, s, None, tgt)
             if st.phase == "luck":
                 return
         else:
-            bm["pending"] = s
+            bm["pending"], bm["army"] = s, tgt
             st.phase = "spell_target"
             st._mask = None
             return
@@ -260,7 +366,7 @@ def battle_apply(st, a: int) -> None:
 
 def _pay_battle(st, k: int, s: int) -> None:
     b = st.battle
-    sd = b["sides"][k]
+    sd = army(b, k)
     sm = sd["mg"]
     if sm["wizard"] and not sm["cast"] and b["round"] not in sm["bind"] and s in sm["hand"]:
         sm["cast"] = True
@@ -274,15 +380,16 @@ def _pay_battle(st, k: int, s: int) -> None:
 def _snapshot(st, k: int):
     b = st.battle
     heroes = {}
-    for sd in b["sides"]:
+    for sd in armies(b):
         if sd["hero"] >= 0:
             h = st.heroes[sd["hero"]]
             heroes[sd["hero"]] = ([dict(i) for i in h.get("items") or ()], list(h["abil"]))
-    return (copy.deepcopy(b["sides"]), list(b["mg"]["limbo"]), heroes)
+    return (copy.deepcopy(armies(b)), list(b["mg"]["limbo"]), heroes)
 
 
-def cast_battle(st, k: int, s: int, t) -> None:
-    """Pay for battle spell s cast by side k (target group t) and resolve or schedule it."""
+def cast_battle(st, k: int, s: int, t, a: int | None = None) -> None:
+    """Pay for battle spell s cast by army k (target group t of army a; default: the natural
+    army, ``natural``) and resolve or schedule it."""
     T = tables(st.game)
     b = st.battle
     bm = b["mg"]
@@ -291,7 +398,7 @@ def cast_battle(st, k: int, s: int, t) -> None:
     if eff == "dispell":
         last = bm["last"]
         sides, limbo, heroes = last[1]
-        for cur, old in zip(b["sides"], sides):  # in place: callers hold the side dicts
+        for cur, old in zip(armies(b), sides):  # in place: callers hold the side dicts
             cur.clear()
             cur.update(old)
         bm["limbo"] = limbo
@@ -304,7 +411,9 @@ def cast_battle(st, k: int, s: int, t) -> None:
     snap = _snapshot(st, k)
     _pay_battle(st, k, s)
     bm["last"] = (k, snap, b["round"], s)
-    me, foe = b["sides"][k], b["sides"][1 - k]
+    if a is None:
+        a = natural(st, k, s)
+    me, foe = army(b, k), army(b, a)
     if eff in HOSTILE and foe["mg"]["resist"] > 0:  # Resist Spells: negate one spell per battle
         foe["mg"]["resist"] -= 1
         return
@@ -312,36 +421,45 @@ def cast_battle(st, k: int, s: int, t) -> None:
     if sp.get("d5"):  # RARE ABILITY Luck: both sides may have the spell's dice rolled again
         value = d5(rng, sp["d5"])
         if LUCK.offer(st, (me["seat"], foe["seat"]), value, (sp["d5"], 5), "bspell",
-                      (k, s, -1 if t is None else t)):
+                      (k, s, -1 if t is None else t, a)):
             return
-        _resolve_battle(st, k, s, t, sp.get("n", 0), value)
+        _resolve_battle(st, k, s, t, sp.get("n", 0), value, a)
         return
-    _resolve_battle(st, k, s, t, sp.get("n", 0), 0)
+    _resolve_battle(st, k, s, t, sp.get("n", 0), 0, a)
 
 
 @LUCK.register("bspell")
 def _bspell_roll(st, value: int, ctx) -> None:
     """After a Luck decision on a battle spell's dice: resolve it and go on with the battle."""
     from envs.warbah.combat_flow import _run
-    k, s, t = ctx
-    _resolve_battle(st, k, s, None if t < 0 else t, tables(st.game).battle[s].get("n", 0), value)
+    k, s, t, a = ctx
+    _resolve_battle(st, k, s, None if t < 0 else t, tables(st.game).battle[s].get("n", 0), value,
+                    a)
     st.phase = "battle"
     st._mask = None
     _run(st)
 
 
-def _resolve_battle(st, k: int, s: int, t, n: int, dice: int) -> None:
-    """Battle spell s of side k (target group t) with n units, once its dice are known."""
+def _resolve_battle(st, k: int, s: int, t, n: int, dice: int, a: int | None = None) -> None:
+    """Battle spell s of army k (target group t of army a) with n units, once its dice are
+    known."""
     T = tables(st.game)
     b = st.battle
     sp = T.battle[s]
     eff = sp["effect"]
     bm = b["mg"]
-    me, foe = b["sides"][k], b["sides"][1 - k]
+    nat = natural(st, k, s)
+    a = nat if a is None else a
+    me, foe = army(b, k), army(b, 1 - team(k))
+    if _kind(st, s) == "own":
+        me = army(b, a)  # the friendly army the spell reaches
+    elif _kind(st, s) == "foe":
+        foe = army(b, a)
     rng = st.rng
     n += dice
     if "init" in sp and eff in ("kill", "neutralize", "neutralize_kill", "weaken", "control"):
-        me["mg"]["sched"].append((B.segment_of(sp["init"]), eff, t, n, sp.get("kill", 0)))
+        item = (B.segment_of(sp["init"]), eff, t, n, sp.get("kill", 0))
+        army(b, k)["mg"]["sched"].append(item if a == nat else item + (a,))  # + target army
         return
     fm, mm = foe["mg"], me["mg"]
     if eff == "blessing":
@@ -392,7 +510,7 @@ def _resolve_battle(st, k: int, s: int, t, n: int, dice: int) -> None:
         for x in sp["types"]:
             mm["auto"][GROUPS.index(x)] = True
     elif eff == "fog":
-        for sd in (me, foe):
+        for sd in armies(b):
             for x in sp["types"]:
                 _battle_mod(sd, GROUPS.index(x), 0, sp["kill"])
     else:
@@ -421,17 +539,18 @@ def segment_effects(st, seg: int) -> list:
     kills [on side 0, on side 1] that the victim assigns like ordinary kills."""
     b = st.battle
     extra = [0, 0]
-    for k in (0, 1):
-        mm = b["sides"][k]["mg"]
-        if not mm["sched"]:
+    for k in range(len(armies(b))):
+        mm = army(b, k).get("mg")
+        if mm is None or not mm["sched"]:
             continue
-        foe = b["sides"][1 - k]
         keep = []
         for item in mm["sched"]:
-            sg, eff, t, n, kill = item
+            sg, eff, t, n, kill = item[:5]
             if sg != seg:
                 keep.append(item)
                 continue
+            ta = item[5] if len(item) > 5 else 1 - team(k)  # the target army
+            foe = army(b, ta)
             if eff in ("neutralize", "neutralize_kill"):
                 if t != 5:
                     foe["mg"]["neutral"][t] = min(int(foe["counts"][cidx(t)]),
@@ -439,14 +558,14 @@ def segment_effects(st, seg: int) -> list:
                 else:
                     foe["mg"]["neutral"][5] = 1
             if eff in ("kill", "neutralize_kill"):
-                extra[1 - k] += _spell_kill(foe, t, n)
+                extra[team(ta)] += _spell_kill(foe, t, n)
             elif eff == "weaken":
                 _battle_mod(foe, t, 0, kill)
             elif eff == "control":
                 c = cidx(t)
                 x = min(n, int(foe["counts"][c]))
                 foe["counts"][c] -= x
-                b["sides"][k]["counts"][c] += x
+                army(b, k)["counts"][c] += x
                 foe["mg"]["neutral"][t] = min(foe["mg"]["neutral"][t], int(foe["counts"][c]))
         mm["sched"] = keep
     return extra
@@ -475,7 +594,7 @@ def end_round(st) -> None:
     """Round-long effects end; Smite counts down; the next spell segment opens."""
     b = st.battle
     b["mg"]["step"], b["mg"]["done"] = 0, False
-    for sd in b["sides"]:
+    for sd in armies(b):
         mm = sd["mg"]
         for t, init, kill in mm["undo"]:
             _battle_mod(sd, t, -init, -kill)
@@ -497,7 +616,7 @@ def end_battle(st) -> None:
     if b.get("mg") is not None:
         disc = st.mg["bdisc"]
         disc.extend(b["mg"]["limbo"])
-        for sd in (a, d):
+        for sd in armies(b):
             disc.extend(sd["mg"]["hand"])
             sd["mg"]["hand"] = []
     ha = st.heroes[a["hero"]] if a["hero"] >= 0 else None

@@ -135,8 +135,9 @@ def _recv(st, h) -> np.ndarray:
     return h["recv"]
 
 
-def local_mask(st, seat: int, x: int, mask: np.ndarray) -> None:
-    """Add block B actions to (and remove delayed moves from) the recruit / move / battle masks."""
+def local_mask(st, seat: int, x: int, mask: np.ndarray, occ: dict | None = None) -> None:
+    """Add block B actions to (and remove delayed moves from) the recruit / move / battle masks
+    (``occ``: an optional hero_map of this state, to skip the hero scans)."""
     if st.phase == "recruit":
         if st.settle[x] >= 0:
             SEA.recruit_mask(st, seat, x, mask)
@@ -161,36 +162,38 @@ def local_mask(st, seat: int, x: int, mask: np.ndarray) -> None:
     c = h["cell"]
     if not st.land[c]:
         return
-    _pass_mask(st, seat, h, mask)
+    if occ is None:
+        occ = hero_map(st)
+    _pass_mask(st, seat, h, mask, occ)
     ALLY.trade_mask(st, seat, h, mask)
     if h.get("scout", 0) > 0:  # Scouting: look at an adjacent Hero's card instead of exploring
         for d, m in enumerate(st.nbl[c]):
-            j = st.hero_at(m) if m >= 0 else -1
+            j = occ.get(m, -1) if m >= 0 else -1
             if j >= 0 and st.heroes[j]["seat"] != seat and not ESP.is_revealed(st, seat, j):
                 mask[LOOK0 + d] = 1
     own_hex = st.owner[c] == seat
     room = st.army_cap(h) - UNITS.army_size(h) if mask[TAKE_GARRISON] or own_hex else 0
     sp = h.get("special")
-    if mask[TAKE_GARRISON] and (room <= 0 or UNITS.type_count(h) + int(
-            ((st.garrison[c] > 0) & (h["troops"] == 0)).sum()) + int(
-            ((st.gsp[c] > 0) & ((sp if sp is not None else 0) == 0)).sum())
+    if mask[TAKE_GARRISON] and (room <= 0 or UNITS.type_count(h) + _new_types(
+            st.garrison[c], h["troops"]) + _new_types(st.gsp[c], sp)
             > UNITS.type_limit(st, h)):
         mask[TAKE_GARRISON] = 0  # the whole garrison would break the cap or the type limit
     nbl = st.nbl[c]
     for d in range(6):  # whole-army hand-over (25-30): the receiver's type limit
         if mask[EXCHANGE0 + d]:
-            o = st.heroes[st.hero_at(nbl[d])]
-            if UNITS.type_count(o) + int(((h["troops"] > 0) & (o["troops"] == 0)).sum()) > \
+            o = st.heroes[occ.get(nbl[d], -1)]
+            if UNITS.type_count(o) + _new_types(h["troops"], o["troops"]) > \
                     UNITS.type_limit(st, o):
                 mask[EXCHANGE0 + d] = 0
     if own_hex:
-        g = st.garrison[c]
-        if room > 0 and g.any():
+        g = st.garrison[c].tolist()
+        if room > 0 and any(g):
             new_ok = UNITS.type_count(h) < UNITS.type_limit(st, h)  # 5 troop types (+Command)
+            tr = h["troops"].tolist()
             for t in range(4):
-                mask[TAKE_ONE0 + t] = g[t] > 0 and (h["troops"][t] > 0 or new_ok)
+                mask[TAKE_ONE0 + t] = g[t] > 0 and (tr[t] > 0 or new_ok)
         gsp = st.gsp[c]
-        if room > 0 and gsp.any():  # special units in the garrison (Knights), one at a time
+        if room > 0 and any(gsp.tolist()):  # special units in the garrison (Knights), one at a time
             u = int(np.flatnonzero(gsp)[0])
             mask[BATTLE_TAKE_SP] = (sp is not None and sp[u] > 0) or \
                 UNITS.type_count(h) < UNITS.type_limit(st, h)
@@ -207,7 +210,6 @@ def local_mask(st, seat: int, x: int, mask: np.ndarray) -> None:
             h["mp"] >= _mp0(st, h) and h.get("scout", 0) >= st.abil(h, "scouting"))):
         return
     near = []
-    occ = hero_map(st)
     for d, m in enumerate(nbl):
         if m >= 0 and st.land[m]:
             j = occ.get(m, -1)
@@ -219,7 +221,7 @@ def local_mask(st, seat: int, x: int, mask: np.ndarray) -> None:
         return
     sp = h.get("special")
     give_sp = None
-    if sp is not None and sp.any():  # special units, one at a time (once per turn each)
+    if sp is not None and any(sp.tolist()):  # special units, one at a time (once per turn each)
         recv = h.get("recv_sp") if h.get("recv_turn_sp") == st.turn else 0
         give_sp = np.flatnonzero(sp - recv > 0)
     give = h["troops"] - _recv(st, h)
@@ -232,6 +234,13 @@ def local_mask(st, seat: int, x: int, mask: np.ndarray) -> None:
             for u in give_sp.tolist():
                 if new_ok or (osp is not None and osp[u] > 0):
                     mask[GIVE_SP0 + 13 * d + u] = 1
+
+
+def _new_types(give: np.ndarray, have) -> int:
+    """Troop types present in ``give`` but absent from ``have`` (None: all absent)."""
+    if have is None:
+        return sum(1 for k in give.tolist() if k > 0)
+    return sum(1 for k, o in zip(give.tolist(), have.tolist()) if k > 0 and o == 0)
 
 
 def hero_map(st) -> dict:
@@ -272,11 +281,17 @@ def _pass_target(st, seat: int, h: dict, d: int, occ: dict | None = None) -> int
     return _step_cost(st, c, m1) + _step_cost(st, m1, m2)
 
 
-def _pass_mask(st, seat: int, h: dict, mask: np.ndarray) -> None:
+def _pass_mask(st, seat: int, h: dict, mask: np.ndarray, occ: dict | None = None) -> None:
     if h["mp"] < 2:
         return
-    occ = hero_map(st)
+    if occ is None:
+        occ = hero_map(st)
+    nbl = st.nbl[h["cell"]]
     for d in range(6):
+        m1 = nbl[d]
+        if m1 < 0 or m1 not in occ:  # no Hero to pass through: _pass_target would give 0
+            mask[PASS0 + d] = 0
+            continue
         cost = _pass_target(st, seat, h, d, occ)
         mask[PASS0 + d] = 0 < cost <= h["mp"]
 
@@ -347,7 +362,7 @@ def apply_local(st, seat: int, x: int, a: int) -> None:
 
 
 def recovery(st) -> None:
-    UNITS.recovery(st)
+    # Undead regeneration (UNITS.recovery) runs as rules' recovery task (Luck may reroll it)
     for h in st.heroes:  # troops gained at sea (treasure) beyond the ships' room disband
         if h["alive"] and not st.land[h["cell"]]:
             over = UNITS.army_size(h) - SEA.capacity(st, st.ships[h["cell"]])
@@ -440,7 +455,16 @@ PLANES_B = 7
 VECTOR_B = 76
 
 
-def observe_b(st, seat: int) -> np.ndarray:
+def fleet_planes(st, seat: int, bd: np.ndarray) -> None:
+    """Planes 0-1 of observe_b (my / other fleets, ships/10) into ``bd`` (2, n), zero before."""
+    fleets = np.flatnonzero(st.ships).tolist()
+    ships, own = st.ships, st.fleet_owner
+    for c in fleets:
+        bd[0 if own[c] == seat else 1, c] = min(int(ships[c]), 10) / 10.0
+
+
+def observe_b(st, seat: int, out: np.ndarray | None = None,
+              my_fleets: list | None = None) -> np.ndarray:
     """Block B features: planes (7, H, W) then a vector (76), observer-relative.
 
     Planes: 0 my fleets (ships/10), 1 other fleets (ships/10; chits are public), 2 espionage
@@ -464,15 +488,22 @@ def observe_b(st, seat: int) -> np.ndarray:
     """
     g = st.game
     N, n = g.num_seats, g.n_cells
-    bd = np.zeros((PLANES_B, n), np.float32)
-    fleets = np.flatnonzero(st.ships).tolist()
-    if fleets:  # few fleets: set their hexes one by one
-        ships, own = st.ships, st.fleet_owner
-        for c in fleets:
-            bd[0 if own[c] == seat else 1, c] = min(int(ships[c]), 10) / 10.0
-        for c in SEA.unmanned_fleets(st, seat):
-            bd[5, c] = SEA.fleet_left(st, c) / 4.0
-    v = np.zeros(VECTOR_B, np.float32)
+    if out is None:  # standalone: a fresh array (observe.py passes its zeroed section with
+        out = np.zeros(PLANES_B * n + VECTOR_B, np.float32)  # planes 0-1 filled in, and the
+        fleet_planes(st, seat, out[:2 * n].reshape(2, n))  # cells of my fleets)
+        own = st.fleet_owner
+        my_fleets = [c for c in np.flatnonzero(st.ships).tolist() if own[c] == seat]
+    bd = out[:PLANES_B * n].reshape(PLANES_B, n)
+    if my_fleets:  # SEA.unmanned_fleets: my fleets with no Hero on board, in cell order
+        occ = {h["cell"] for h in st.heroes if h["alive"]}
+        k = 0
+        for c in my_fleets:
+            if c not in occ:
+                bd[5, c] = SEA.fleet_left(st, c) / 4.0
+                k += 1
+                if k == FLEET_SLOTS:
+                    break
+    v = out[PLANES_B * n:]
     e = st.esp
     if st.phase in PHASES:
         v[PHASES.index(st.phase)] = 1
@@ -505,8 +536,10 @@ def observe_b(st, seat: int) -> np.ndarray:
     for (obs, hi), turn in st.revealed.items():
         if obs == seat and turn == st.turn and st.heroes[hi]["alive"]:
             bd[3, st.heroes[hi]["cell"]] = min(int(st.heroes[hi]["troops"].sum()), 40) / 40.0
+    row = st.contact[seat].tolist()
     for k in range(1, N):
-        v[22 + k] = st.contact[seat, (seat + k) % N]
+        if row[(seat + k) % N]:
+            v[22 + k] = 1
     for h in st.heroes:
         if h["alive"] and h["seat"] == seat and not st.land[h["cell"]]:
             mp = h["sea_mp"] if h.get("sea_turn") == st.turn else SEA.scfg(st)["sea_moves"]
@@ -527,8 +560,10 @@ def observe_b(st, seat: int) -> np.ndarray:
             break
         n_log += rec[1] == seat
     v[31] = min(n_log, 10) / 10.0
+    row = st.allied[seat].tolist()
     for k in range(1, N):
-        v[58 + k] = st.allied[seat, (seat + k) % N]
+        if row[(seat + k) % N]:
+            v[58 + k] = 1
     if st.phase in ALLY.PHASES:
         v[62 + ALLY.PHASES.index(st.phase)] = 1
         if st.phase == "ally_answer" and st.dip["to"] == seat:
@@ -543,7 +578,9 @@ def observe_b(st, seat: int) -> np.ndarray:
             else:
                 hh = st.heroes[x]
             if hh is not None and hh.get("special") is not None:
-                v[32:45] = np.minimum(hh["special"], 20) / 20.0
+                for u, k in enumerate(hh["special"].tolist()):
+                    if k:
+                        v[32 + u] = min(k, 20) / 20.0
     if st.battle is not None:
         sides = st.battle["sides"]
         for k in (0, 1):
@@ -575,4 +612,4 @@ def observe_b(st, seat: int) -> np.ndarray:
             v[74] = sum(int(m["counts"][4]) for m in mine) / 4.0
         if st.phase == "casualty" and b.get("cm", -1) >= 0 and st.current_player == seat:
             v[75] = 1
-    return np.concatenate([bd.reshape(-1), v])
+    return out

@@ -18,11 +18,12 @@ import numpy as np
 from envs.warbah import allies as ALLY
 from envs.warbah import battle as B
 from envs.warbah import espionage as ESP
+from envs.warbah import luck as LUCK
 from envs.warbah import sea as SEA
 from envs.warbah import units as UNITS
 from envs.warbah import spells as SP
 from envs.warbah.config import (BATTLE_ACCEPT, BATTLE_DECLINE, BATTLE_JOIN0, BATTLE_START,
-                                CALL_OFF, CASUALTY0, TERRAINS)
+                                CALL_OFF, CASUALTY0, LUCK_FOE, LUCK_MINE, REROLL, TERRAINS)
 
 JOIN_PHASES = ("join", "join_answer")  # combined attacks: add joining Heroes / an ally answers
 
@@ -122,29 +123,61 @@ def join_apply(st, a: int) -> None:
 
 
 def start_battle(st, hi: int, cell: int, members=()) -> None:
+    if st.hero_at(cell) < 0 and st.encounter[cell] != 0:  # ENCOUNTER TABLE rolls, open to Luck
+        LUCK.chain(st, "encounter", (hi, cell, tuple(members)))
+        return
+    _start(st, hi, cell, members, None)
+
+
+def _force_seats(st, hi: int, members) -> tuple:
+    return tuple(dict.fromkeys([st.heroes[hi]["seat"]] + [st.heroes[j]["seat"] for j in members]))
+
+
+@LUCK.step("encounter")
+def _encounter_rolls(st, ctx, vals):
+    """ENCOUNTER TABLE: the type (1D10, when still unknown), then Disease's loss dice or the
+    size of each troop group; the attacking players may reroll (luck.py). Once all are known
+    the battle starts (or Disease strikes)."""
+    hi, cell, members = ctx
+    who = _force_seats(st, hi, members)
+    unknown = st.encounter[cell] < 0
+    if unknown and not vals:
+        return who, (1, 10)
+    typ = vals[0] if unknown else int(st.encounter[cell])
+    rolls = vals[1:] if unknown else vals
+    enc = st.game.cfg["encounters"][typ]
+    if "lose_dice" in enc:
+        if not rolls:
+            return who, (enc["lose_dice"], 10)
+        st.encounter[cell] = typ
+        h = st.heroes[hi]
+        for _ in range(rolls[0]):  # the largest troop group loses first; never the Hero
+            if h["troops"].sum() > 0:
+                h["troops"][int(np.argmax(h["troops"]))] -= 1
+        _clear_encounter(st, cell)
+        return None
+    groups = enc.get("groups", [])
+    if len(rolls) < len(groups):
+        return who, (groups[len(rolls)][1], 10)
+    st.encounter[cell] = typ
+    _start(st, hi, cell, members, rolls)
+    return None
+
+
+def _start(st, hi: int, cell: int, members, sizes) -> None:
     h = st.heroes[hi]
     walls = st.walls(cell, h["cell"])
     j = st.hero_at(cell)
     kind, treasure = "garrison", 0
     if j >= 0:
         kind, defender = "hero", _side(st, j, walls)
-    elif st.encounter[cell] != 0:
+    elif sizes is not None:
         kind = "encounter"
-        if st.encounter[cell] < 0:
-            st.encounter[cell] = int(st.rng.integers(1, 11))
         enc = st.game.cfg["encounters"][int(st.encounter[cell])]
         treasure = enc.get("treasure", 0)
-        if "lose_dice" in enc:  # disease: no battle, troops lost, the hex is cleared
-            loss = int(st.rng.integers(1, 11, size=enc["lose_dice"]).sum())
-            for _ in range(loss):  # the largest troop group loses first; never the Hero
-                if h["troops"].sum() > 0:
-                    h["troops"][int(np.argmax(h["troops"]))] -= 1
-            _clear_encounter(st, cell)
-            return
         counts = np.zeros(5, np.int64)
-        for troop, dice in enc.get("groups", []):
-            counts[("warriors", "archers", "cavalry", "catapults").index(troop)] += \
-                int(st.rng.integers(1, 11, size=dice).sum())
+        for (troop, _), n in zip(enc.get("groups", []), sizes):
+            counts[("warriors", "archers", "cavalry", "catapults").index(troop)] += n
         if enc.get("hero"):
             counts[4] = 1
         mon = enc.get("monster")
@@ -229,18 +262,155 @@ def _run(st) -> None:
                 n = min(siege, other["walls_left"])
                 other["walls_left"] -= n
                 other["wall_damage"] += n
+        # Luck's segment window (not with the designer's formula); dice are noted only while a
+        # player of the battle has Luck unused this turn
+        luck = not g.cfg["mass_formula"] and any(
+            LUCK.lucky_hero(st, q) >= 0 for q in _battle_seats(st, b))
+        for sd in (a, d) + tuple(members):
+            sd["dice"] = [] if luck else None
+            sd["wrolls"] = None
         ka, kd = B.attacks(g, a, seg, st.rng), B.attacks(g, d, seg, st.rng)
         ka, kd = SEA.naval(st, a, d, seg, ka, kd)  # block B: ships and sea monsters
         ka, kd = ka + _special_attacks(st, a, seg), kd + _special_attacks(st, d, seg)  # block B
-        if members:  # a combined attack: the joiners attack too; the defender's kills are shared
-            for m in members:
-                ka += B.attacks(g, m, seg, st.rng) + _special_attacks(st, m, seg)
-            k0, b["mk"] = _share(st, b, kd, extra[0])
-            b["kills"] = [k0, B.negate(g, d, ka, st.rng) + extra[1]]
-        else:
-            b["kills"] = [B.negate(g, a, kd, st.rng) + extra[0],
-                          B.negate(g, d, ka, st.rng) + extra[1]]
-        b["seg"] += 1
+        for m in members:  # a combined attack: the joiners attack too
+            ka += B.attacks(g, m, seg, st.rng) + _special_attacks(st, m, seg)
+        b["raw"] = [int(ka), int(kd), int(extra[0]), int(extra[1])]
+        if luck and LUCK.window(st, _battle_seats(st, b), "battle_dice", (), "battle_dice"):
+            return  # RARE ABILITY Luck: a player may reroll one die of this segment
+        if _resolve_segment(st):
+            return
+
+
+def _resolve_segment(st) -> bool:
+    """The segment's kills after walls and Defense (a combined attack shares the defender's
+    kills); then Luck's wall-break window. True: paused for a Luck decision."""
+    b, g = st.battle, st.game
+    a, d = b["sides"]
+    members = b.get("members", ())
+    ka, kd, e0, e1 = b.pop("raw")
+    luck = not g.cfg["mass_formula"] and any(
+        LUCK.lucky_hero(st, q) >= 0 for q in _battle_seats(st, b))
+    for sd in (a, d) + tuple(members):
+        sd["dice"] = None
+        sd["wrolls"] = [] if luck else None
+    if members:  # the defender's kills are shared over the force
+        k0, b["mk"] = _share(st, b, kd, e0)
+        b["kills"] = [k0, B.negate(g, d, ka, st.rng) + e1]
+    else:
+        b["kills"] = [B.negate(g, a, kd, st.rng) + e0, B.negate(g, d, ka, st.rng) + e1]
+    b["seg"] += 1
+    paused = luck and LUCK.window(st, _battle_seats(st, b), "wall_dice", (), "wall_dice")
+    if not paused:
+        for sd in (a, d) + tuple(members):
+            sd["wrolls"] = None
+    return paused
+
+
+# -- RARE ABILITY Luck in battle (designed window; see RULES.md) ----------------------------------
+def _battle_seats(st, b: dict) -> tuple:
+    """Players in the battle, the attacking force first (lead, joiners), then the defender."""
+    out = [b["sides"][0]["seat"]] + [m["seat"] for m in b.get("members", ())]
+    return tuple(dict.fromkeys(s for s in out + [b["sides"][1]["seat"]] if s >= 0))
+
+
+def _team(b: dict, seat: int) -> tuple:
+    """(the seat's side of the battle: its armies, the other side's armies)."""
+    force = [b["sides"][0]] + list(b.get("members", ()))
+    if any(sd["seat"] == seat for sd in force):
+        return force, [b["sides"][1]]
+    return [b["sides"][1]], force
+
+
+def _pick(armies, miss: bool):
+    """The recorded die a reroll aims at: a miss at the highest Kill rank (most likely to hit)
+    or a hit at the lowest (most likely to miss). (army index, record) or None."""
+    best = None
+    for i, sd in enumerate(armies):
+        for r in sd.get("dice") or ():
+            k, n, hit = r
+            if (miss and n - hit > 0 and k >= 1) or (not miss and hit > 0 and k <= 9):
+                if best is None or (k > best[2] if miss else k < best[2]):
+                    best = (i, r, k)
+    return best
+
+
+def _dice_can(st, seat: int, ctx) -> list:
+    mine, foe = _team(st.battle, seat)
+    out = []
+    if _pick(mine, True):
+        out.append(LUCK_MINE)
+    if _pick(foe, False):
+        out.append(LUCK_FOE)
+    return out
+
+
+def _dice_act(st, seat: int, a: int, ctx) -> None:
+    """LUCK_MINE: one of my side's missed dice is rolled again (a hit adds a kill); LUCK_FOE:
+    one of the foe's hits is rolled again (a miss takes the kill away)."""
+    b = st.battle
+    mine, foe = _team(b, seat)
+    armies = mine if a == LUCK_MINE else foe
+    _, rec, k = _pick(armies, a == LUCK_MINE)
+    hit = int(st.rng.integers(1, 11)) <= k
+    att = armies[0] is b["sides"][0]  # the dice are the attacking force's
+    if a == LUCK_MINE and hit:
+        rec[2] += 1
+        b["raw"][0 if att else 1] += 1
+    elif a == LUCK_FOE and not hit:
+        rec[2] -= 1
+        b["raw"][0 if att else 1] -= 1
+
+
+def _wall_can(st, seat: int, ctx) -> list:
+    mine, foe = _team(st.battle, seat)
+    own_broke = any(True in (sd.get("wrolls") or ()) for sd in mine)
+    foe_held = any(False in (sd.get("wrolls") or ()) for sd in foe)
+    return [REROLL] if own_broke or foe_held else []
+
+
+def _wall_act(st, seat: int, a: int, ctx) -> None:
+    """REROLL: a wall-break die is rolled again: one that broke an own wall rank (a miss undoes
+    the damage), else one of the foe's that did not (a hit breaks the rank)."""
+    mine, foe = _team(st.battle, seat)
+    chance = st.game.cfg["designed"]["wall_break_chance"]
+    broke = int(st.rng.integers(1, 11)) <= chance
+    for sd in mine:
+        if True in (sd.get("wrolls") or ()):
+            if not broke:
+                sd["wrolls"].remove(True)
+                sd["wrolls"].append(False)
+                sd["wall_damage"] -= 1
+            return
+    for sd in foe:
+        if False in (sd.get("wrolls") or ()):
+            if broke:
+                sd["wrolls"].remove(False)
+                sd["wrolls"].append(True)
+                sd["wall_damage"] += 1
+            return
+
+
+LUCK.WINDOWS["battle_dice"] = (_dice_can, _dice_act)
+LUCK.WINDOWS["wall_dice"] = (_wall_can, _wall_act)
+
+
+@LUCK.register("battle_dice")
+def _after_dice(st, value, ctx) -> None:
+    st.phase = "battle"
+    st._mask = None
+    if _resolve_segment(st):
+        return
+    _run(st)
+
+
+@LUCK.register("wall_dice")
+def _after_walls(st, value, ctx) -> None:
+    b = st.battle
+    for sd in tuple(b["sides"]) + tuple(b.get("members", ())):
+        sd["wrolls"] = None
+    st.phase = "battle"
+    st._mask = None
+    _run(st)
 
 
 def _special_attacks(st, side: dict, seg: int) -> int:

@@ -71,7 +71,12 @@ BATTLE_ACCEPT, BATTLE_DECLINE = BATTLE_START + 1, BATTLE_START + 2  # an ally an
 BATTLE_TAKE_SP = BATTLE_DECLINE + 1  # take one special unit (e.g. Knights) from the garrison
 BATTLE_DROP_SP = BATTLE_TAKE_SP + 1  # drop one special unit of the settlement's kind into it
 BATTLE_X_END = BATTLE_DROP_SP + 1
-NUM_ACTIONS = BATTLE_X_END
+# -- Luck helper block: reroll one die of a battle segment (luck.py windows, combat_flow) --
+LUCK0 = BATTLE_X_END
+LUCK_MINE = LUCK0         # reroll one of my side's missed attack dice of this segment
+LUCK_FOE = LUCK0 + 1      # reroll one of the foe's successful attack dice of this segment
+LUCK_END = LUCK0 + 2
+NUM_ACTIONS = LUCK_END
 
 
 def _merge(base: dict, over: dict) -> dict:

@@ -45,7 +45,11 @@ Actions: ``Discrete(config.NUM_ACTIONS)``, one table for every phase (constants 
   ``CEDE0``+r-1 cede a settlement / ``HERO_TO0``+r-1 hand a Hero to an ally.
 - combined attacks (``BATTLE_X0`` .. ``BATTLE_X_END``): ``BATTLE_JOIN0``+d the own or allied
   Hero in direction d of the target joins the declared attack; ``BATTLE_START``;
-  ``BATTLE_ACCEPT`` / ``BATTLE_DECLINE`` (an ally answers the call).
+  ``BATTLE_ACCEPT`` / ``BATTLE_DECLINE`` (an ally answers the call); in a combined attack's
+  spell step ``BATTLE_JOIN0``+d also picks the army (its Hero in direction d of the target) a
+  battle spell reaches.
+- Luck (``LUCK0`` .. ``LUCK_END``): ``LUCK_MINE`` reroll one of my side's missed attack dice of
+  this battle segment, ``LUCK_FOE`` one of the foe's hits (``KEEP_ROLL`` passes).
 
 Observation: ``float32`` vector, observer-relative, hidden information left out; its pieces
 are ``WarbahGame.observation_layout``: ``board`` (17, H, W) map planes and ``vector`` (48)

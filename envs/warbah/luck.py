@@ -1,7 +1,9 @@
 """Warbah Luck (RARE ABILITY: one target die roll per turn is rolled again) on the dice beyond
 block B's own sea-encounter, espionage and agent-table rolls (those stay in sea.py /
 espionage.py): realm-spell dice, battle-spell dice, the Agent Success roll and the agents'
-gold / disband dice.
+gold / disband dice, initiative (own and opponents'); through ``chain`` the exploration,
+encounter, treasure, Healing, Undead and storm rolls (rules.py, combat_flow.py, sea.py); through
+``window`` one attack die or wall-break die of a battle segment (combat_flow.py).
 
 A roll is offered, in order, to the players it concerns (the roller's player first, then the
 player it is aimed at); a player with a living Hero whose Luck is unused this turn chooses
@@ -16,13 +18,23 @@ ask)}``.
 """
 from __future__ import annotations
 
-from envs.warbah.config import REROLL
+from envs.warbah.config import KEEP_ROLL, REROLL
 
 #: continuation name -> function(st, value, ctx); registered by spells / battle_magic /
 #: espionage
 CONT: dict = {}
-#: context kinds shown in the magic observation (spells.observe)
-KINDS = ("realm", "bspell", "agent_success", "agent_amount", "initiative")
+#: context kinds shown in the magic observation (spells.observe: index + 1 over len(KINDS));
+#: new kinds are appended
+KINDS = ("realm", "bspell", "agent_success", "agent_amount", "initiative", "explore",
+         "encounter", "treasure", "heal", "undead", "storm", "battle_dice", "wall_dice")
+#: roll chains (``chain``): name -> step(st, ctx, vals) giving the next roll
+#: ((seats...), (n, faces)) or None once all rolls are known and applied; AFTER[name](st, ctx)
+#: runs when a chain finishes after a pause (to resume the interrupted procedure)
+STEPS: dict = {}
+AFTER: dict = {}
+#: windows (``window``): kind -> (can(st, seat, ctx) -> legal actions besides KEEP_ROLL,
+#: act(st, seat, a, ctx))
+WINDOWS: dict = {}
 
 
 def register(name: str):
@@ -48,7 +60,8 @@ def roll(rng, dice) -> int:
     return int(rng.integers(1, faces + 1, size=n).sum())
 
 
-def offer(st, seats, value: int, dice, resume: str, ctx: tuple, roller: int | None = None) -> bool:
+def offer(st, seats, value: int, dice, resume: str, ctx: tuple, roller: int | None = None,
+          what: str | None = None) -> bool:
     """Offer Luck on a roll just made. True: a player decides now (phase ``luck``) and
     ``CONT[resume](st, value, ctx)`` runs afterwards; False: nobody can, the caller resolves
     ``value`` itself."""
@@ -62,7 +75,7 @@ def offer(st, seats, value: int, dice, resume: str, ctx: tuple, roller: int | No
             st.sea = {"kind": "luck", "hero": hi, "value": int(value), "dice": tuple(dice),
                       "roll": max(1, min(10, -(-10 * int(value) // (n * faces)))),
                       "ret": st.phase, "resume": resume, "ctx": tuple(ctx),
-                      "seats": order[j + 1:], "roller": roller}
+                      "seats": order[j + 1:], "roller": roller, "what": what or resume}
             st.phase, st._cp = "luck", s
             st._mask = None
             return True
@@ -73,13 +86,15 @@ def apply(st, a: int) -> None:
     """REROLL (uses this Hero's Luck for the turn) or KEEP_ROLL, then the next player in line,
     then the continuation."""
     s = st.sea
+    if s.get("window"):
+        return _window_apply(st, a)
     value = s["value"]
     if a == REROLL:
         st.heroes[s["hero"]]["luck_turn"] = st.turn
         value = roll(st.rng, s["dice"])
     st.phase, st.sea = s["ret"], None
     st._mask = None
-    if offer(st, s["seats"], value, s["dice"], s["resume"], s["ctx"], s["roller"]):
+    if offer(st, s["seats"], value, s["dice"], s["resume"], s["ctx"], s["roller"], s["what"]):
         return
     CONT[s["resume"]](st, value, s["ctx"])
 
@@ -90,22 +105,97 @@ def pending_for(st, seat: int):
     if st.phase != "luck" or s is None or "resume" not in s \
             or st.heroes[s["hero"]]["seat"] != seat:
         return None
-    return KINDS.index(s["resume"]), s["roller"] == seat
+    return KINDS.index(s.get("what", s["resume"])), s["roller"] == seat
+
+
+def mask_actions(st) -> list:
+    """Legal actions of the pending Luck decision: REROLL / KEEP_ROLL for one roll; for a
+    battle window the reroll choices ``WINDOWS[kind]`` offers, and KEEP_ROLL."""
+    s = st.sea
+    if s.get("window"):
+        seat = st.heroes[s["hero"]]["seat"]
+        return list(WINDOWS[s["window"]][0](st, seat, s["ctx"])) + [KEEP_ROLL]
+    return [REROLL, KEEP_ROLL]
+
+
+# -- roll chains: several rolls made one after the other, each open to Luck ---------------------
+def step(name: str):
+    def deco(f):
+        STEPS[name] = f
+        return f
+    return deco
+
+
+def chain(st, name: str, ctx: tuple, vals: tuple = ()) -> bool:
+    """Make the rolls ``STEPS[name]`` asks for, one at a time, offering Luck on each (to the
+    seats it names, in order). True: paused for a Luck decision (``AFTER[name]`` runs once the
+    chain is done); False: every roll is made and applied."""
+    while True:
+        nxt = STEPS[name](st, ctx, vals)
+        if nxt is None:
+            return False
+        seats, dice = nxt
+        v = roll(st.rng, dice)
+        if offer(st, seats, v, dice, "chain", (name, ctx, vals), what=name):
+            return True
+        vals = vals + (v,)
+
+
+@register("chain")
+def _chain_roll(st, value: int, ctx) -> None:
+    name, c, vals = ctx
+    if chain(st, name, c, vals + (value,)):
+        return
+    if name in AFTER:
+        AFTER[name](st, c)
+
+
+# -- windows: after a battle segment's dice the players may reroll one die of their choice ----
+def window(st, seats, kind: str, ctx: tuple, resume: str) -> bool:
+    """Ask the players in ``seats`` (in order) whose Luck is unused this turn and for whom a
+    reroll can matter (``WINDOWS[kind][0]`` names at least one choice). True: a player decides
+    now (phase ``luck``; ``CONT[resume](st, None, ctx)`` runs once all are asked); False: nobody
+    can, the caller goes on."""
+    order = tuple(dict.fromkeys(int(s) for s in seats if s is not None and s >= 0))
+    for j, s in enumerate(order):
+        hi = lucky_hero(st, s)
+        if hi >= 0 and WINDOWS[kind][0](st, s, ctx):
+            st.sea = {"kind": "luck", "hero": hi, "value": 1, "dice": (1, 10), "roll": 1,
+                      "ret": st.phase, "resume": resume, "ctx": tuple(ctx), "window": kind,
+                      "seats": order[j + 1:], "roller": -1, "what": kind}
+            st.phase, st._cp = "luck", s
+            st._mask = None
+            return True
+    return False
+
+
+def _window_apply(st, a: int) -> None:
+    s = st.sea
+    seat = st.heroes[s["hero"]]["seat"]
+    if a != KEEP_ROLL:
+        st.heroes[s["hero"]]["luck_turn"] = st.turn
+        WINDOWS[s["window"]][1](st, seat, a, s["ctx"])
+    st.phase, st.sea = s["ret"], None
+    st._mask = None
+    if window(st, s["seats"], s["window"], s["ctx"], s["resume"]):
+        return
+    CONT[s["resume"]](st, None, s["ctx"])
 
 
 # -- Initiative phase ---------------------------------------------------------------------------
 def initiative(st, rolls: dict) -> bool:
-    """INITIATIVE PHASE: each player with Luck (asked in seat order) may have its own initiative
-    die rolled again (designed; the tie-break fraction is kept). True: a player decides now and
-    the continuation orders the players and starts the turn (spells.begin_turn); False: nobody
-    has Luck, the caller goes on."""
+    """INITIATIVE PHASE: each initiative die (in seat order) is offered to its own player, then
+    to the opponents with Luck (designed; the tie-break fraction is kept). True: a player
+    decides now and the continuation orders the players and starts the turn
+    (spells.begin_turn); False: nobody has Luck, the caller goes on."""
     return _initiative_from(st, tuple(sorted(rolls.items())), 0)
 
 
 def _initiative_from(st, rolls: tuple, i: int) -> bool:
     for j in range(i, len(rolls)):
         s, r = rolls[j]
-        if offer(st, (s,), int(r), (1, 10), "initiative", (rolls, j)):
+        others = tuple(o for o, _ in rolls if o != s)  # then the opponents, in seat order
+        if offer(st, (s,) + others, int(r), (1, 10), "initiative", (rolls, j)):
             return True
     return False
 

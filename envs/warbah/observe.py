@@ -31,7 +31,9 @@ from __future__ import annotations
 import numpy as np
 
 from envs.warbah.config import ABILITIES, SETTLEMENTS, TERRAINS
+from envs.warbah.block_b import PLANES_B, VECTOR_B, observe_b
 from envs.warbah.rules import PHASES
+from envs.warbah.spells import observe as observe_magic
 
 VECTOR = 48
 
@@ -90,19 +92,25 @@ def _walls_here(st, cells: np.ndarray) -> np.ndarray:
 
 
 _MAP_ROWS = [0, 1, 2, 3, 11, 13, 14, 15, 16]
+_PHASE_INDEX = {p: i for i, p in enumerate(PHASES)}
 
 
-def _map_planes(st, bd: np.ndarray) -> None:
-    """Fill the seat-independent map planes (land, explored, terrain, settlement, walls, rivers,
-    variants). They are rebuilt only when one of the arrays they come from differs from the
-    copy they were built from (compared byte for byte, so hand edits in tests are seen too)."""
-    key = (st.land.tobytes(), st.explored.tobytes(), st.terrain.tobytes(), st.settle.tobytes(),
-           st.wall_damage.tobytes(), tuple(st.variant),
-           tuple(sorted(st.mg["bwalls"].items())) if st.mg["bwalls"] else ())
+def _map_key(st) -> tuple:
+    return (st.land.tobytes(), st.explored.tobytes(), st.terrain.tobytes(), st.settle.tobytes(),
+            st.wall_damage.tobytes(), tuple(st.variant),
+            tuple(sorted(st.mg["bwalls"].items())) if st.mg["bwalls"] else ())
+
+
+def _map_base(st, key: tuple | None = None) -> np.ndarray:
+    """A read-only observation-sized array holding only the seat-independent map planes (land,
+    explored, terrain, settlement, walls, rivers, variants). Rebuilt only when one of the arrays
+    they come from differs from the copy they were built from (compared byte for byte, so hand
+    edits in tests are seen too)."""
+    if key is None:
+        key = _map_key(st)
     c = getattr(st, "_obs_map", None)
     if c is not None and c[0] == key and c[1] == st.rivers:
-        bd[_MAP_ROWS] = c[2]
-        return
+        return c[2]
     g = st.game
     m = np.zeros((len(_MAP_ROWS), g.n_cells), np.float32)
     m[0] = st.land
@@ -119,47 +127,150 @@ def _map_planes(st, bd: np.ndarray) -> None:
     for x in ex.tolist():
         if var[x]:
             m[8, x] = (g.variant_names.index(var[x]) + 1) / nv
-    st._obs_map = (key, set(st.rivers), m)
-    bd[_MAP_ROWS] = m
+    base = np.zeros(_obs_size(g), np.float32)
+    base[:17 * g.n_cells].reshape(17, g.n_cells)[_MAP_ROWS] = m
+    base.flags.writeable = False
+    st._obs_map = (key, set(st.rivers), base)
+    return base
+
+
+def _seat_layer(st, name: str, key: tuple, seat: int, build):
+    """build(st, seat) cached on the state under ``name`` while ``key`` (byte strings of the
+    arrays it reads) stays the same; one entry per seat."""
+    c = st.__dict__.get(name)
+    if c is None or c[0] != key:
+        c = (key, {})
+        setattr(st, name, c)
+    r = c[1].get(seat)
+    if r is None:
+        r = c[1][seat] = build(st, seat)
+    return r
+
+
+def _build_owned(st, seat: int):
+    """(indices, values) of the nonzero entries of the planes 4, 5, 8 and the vector entries
+    32-39 (alive, settlements held) for ``seat``: ownership and encounter chits (plain Python
+    over the cell lists: a few numpy calls cost more than the loop on ~100 cells)."""
+    g = st.game
+    N, n = g.num_seats, g.n_cells
+    idx, val = [], []
+    held = [0] * N
+    for c, (o, s) in enumerate(zip(st.owner.tolist(), st.settle.tolist())):
+        if o == seat:
+            idx.append(4 * n + c)
+            val.append(1.0)
+        elif o >= 0:
+            idx.append(5 * n + c)
+            val.append(((o - seat) % N) / N)
+        if o >= 0 and s >= 0:
+            held[o] += 1
+    for c, e in enumerate(st.encounter.tolist()):
+        if e != 0:
+            idx.append(8 * n + c)
+            val.append(1.0)
+    alive = st.alive.tolist()
+    for s in range(N):
+        if alive[s]:
+            idx.append(17 * n + 32 + (s - seat) % N)
+            val.append(1.0)
+        if held[s]:
+            idx.append(17 * n + 36 + (s - seat) % N)
+            val.append(min(held[s], 20) / 20.0)
+    return np.array(idx, np.intp), np.array(val, np.float32)
+
+
+def _garrisons(st, _seat=None) -> list:
+    """[(cell, garrison size/20)] for the hexes with a garrison (special units too)."""
+    tot = st.garrison.sum(1)
+    if st.gsp.any():
+        tot += st.gsp.sum(1)
+    return [(c, min(k, 20) / 20.0) for c, k in enumerate(tot.tolist()) if k]
+
+
+def _fleets(st, _seat=None) -> list:
+    """[(cell, owner, ships/10)] of the fleets, in cell order (block B planes 0-1)."""
+    ships, own = st.ships, st.fleet_owner
+    return [(c, int(own[c]), min(int(ships[c]), 10) / 10.0)
+            for c in np.flatnonzero(st.ships).tolist()]
+
+
+def _obs_size(g) -> int:
+    k = g.__dict__.get("_obs_size")
+    if k is None:
+        k = g._obs_size = g.observation_size
+    return k
+
+
+def _static(st, seat: int):
+    """(read-only array holding every slowly changing entry of ``seat``'s observation: map
+    planes, ownership, chits, garrisons, alive, settlements held, fleets; my fleet cells),
+    cached per seat while none of the arrays it comes from changes (byte keys)."""
+    mk = _map_key(st)
+    ok = (st.owner.tobytes(), st.settle.tobytes(), st.alive.tobytes(), st.encounter.tobytes())
+    gk = (st.garrison.tobytes(), st.gsp.tobytes())
+    fk = (st.ships.tobytes(), st.fleet_owner.tobytes())
+    full = (mk, ok, gk, fk)
+    c = st.__dict__.get("_obs_tpl")
+    if c is None or c[0] != full or c[1] != st.rivers:
+        c = st._obs_tpl = (full, set(st.rivers), {})
+    r = c[2].get(seat)
+    if r is not None:
+        return r
+    n = st.game.n_cells
+    out = _map_base(st, mk).copy()
+    idx, val = _seat_layer(st, "_obs_owned", ok, seat, _build_owned)
+    out[idx] = val
+    gar = _seat_layer(st, "_obs_gar", gk, -1, _garrisons)
+    if gar:
+        own = st.owner.tolist()
+        for x, y in gar:
+            out[(9 if own[x] == seat else 10) * n + x] = y
+    o = 17 * n + VECTOR
+    my_fleets = []
+    for x, s, y in _seat_layer(st, "_obs_fleets", fk, -1, _fleets):
+        if s == seat:
+            out[o + x] = y
+            my_fleets.append(x)
+        else:
+            out[o + n + x] = y
+    out.flags.writeable = False
+    r = c[2][seat] = (out, my_fleets)
+    return r
 
 
 def observe(st, seat: int) -> np.ndarray:
+    """One float32 array: the cached slowly changing entries (_static) copied, the rest written
+    in place (block B and magic sections by block_b.observe_b and spells.observe into their
+    slices). tests/warbah/test_speed_equal.py checks it equals the plain reference copy."""
     g = st.game
-    N, n = g.num_seats, g.n_cells
-    rel = lambda s: (s - seat) % N  # noqa: E731
-    bd = np.zeros((17, n), np.float32)
-    _map_planes(st, bd)  # 0-3, 11, 13-16: cached while the map is unchanged
-    bd[4] = st.owner == seat
-    bd[5] = np.where((st.owner >= 0) & (st.owner != seat), ((st.owner - seat) % N) / N, 0)
+    n = g.n_cells
+    tpl, my_fleets = _static(st, seat)
+    out = tpl.copy()
     for h in st.heroes:
         if h["alive"]:
-            bd[6 if h["seat"] == seat else 7, h["cell"]] = 1
-    bd[8] = st.encounter != 0
-    gs = np.minimum(st.garrison.sum(1) + st.gsp.sum(1), 20) / 20.0  # special units too
-    bd[9] = np.where(st.owner == seat, gs, 0)
-    bd[10] = np.where(st.owner != seat, gs, 0)
+            out[(6 if h["seat"] == seat else 7) * n + h["cell"]] = 1
     h = _acting_hero(st, seat)
     if h is not None:
-        bd[12, h["cell"]] = 1
+        out[12 * n + h["cell"]] = 1
     elif st.phase == "capitol":
         for k in st.free_candidates():
-            bd[12, st.cand[k]] = (k + 1) / 8.0
-    v = np.zeros(VECTOR, np.float32)
-    if st.phase in PHASES:  # block phases have their own flags in their sections
-        v[PHASES.index(st.phase)] = 1
+            out[12 * n + st.cand[k]] = (k + 1) / 8.0
+    vo = 17 * n
+    v = out[vo:vo + VECTOR]
+    k = _PHASE_INDEX.get(st.phase)
+    if k is not None:  # block phases have their own flags in their sections
+        v[k] = 1
     v[7] = min(st.turn / g.cfg["designed"]["turn_cap"], 1)
-    v[8] = min(st.gold[seat], 50) / 50.0
+    v[8] = min(int(st.gold[seat]), 50) / 50.0
     if h is not None:
-        v[9:13] = np.minimum(h["troops"], 40) / 40.0
+        tr = h["troops"].tolist()
+        for t in range(4):
+            if tr[t]:
+                v[9 + t] = min(tr[t], 40) / 40.0
         v[13] = min(h["mp"], 8) / 8.0
         v[14] = min(h["xp"], 2) / 2.0
         for name, _ in h["abil"]:
             v[15 + ABILITIES.index(name)] = min(v[15 + ABILITIES.index(name)] + 1 / 3, 1)
-    own = st.owner[(st.owner >= 0) & (st.settle >= 0)]
-    held = np.bincount(own, minlength=N) if len(own) else np.zeros(N, np.int64)
-    for s in range(N):
-        v[32 + rel(s)] = st.alive[s]
-        v[36 + rel(s)] = min(int(held[s]), 20) / 20.0
     if st.battle is not None:
         sides = st.battle["sides"]
         mine = [k for k in (0, 1) if sides[k]["seat"] == seat]
@@ -169,14 +280,13 @@ def observe(st, seat: int) -> np.ndarray:
             v[45] = min(int(foe["counts"][:4].sum()), 40) / 40.0
             v[46] = foe["counts"][4] > 0
             v[47] = min(foe["monster"][2], 10) / 10.0 if foe["monster"] is not None else 0
-    parts = [bd.reshape(-1), v]
-    # -- block B section (fleets, espionage): planes (5, H, W) + vector (32), see block_b.py --
-    from envs.warbah.block_b import observe_b
-    parts.append(observe_b(st, seat))
-    # -- block A section (spells, wizards, items): vector (266), see below and spells.observe --
-    from envs.warbah.spells import observe as observe_magic
-    parts.append(observe_magic(st, seat))
-    return np.concatenate(parts)
+    # -- block B section (fleets, espionage): planes (7, H, W) + vector (76), see block_b.py --
+    o = vo + VECTOR
+    ob = o + PLANES_B * n + VECTOR_B
+    observe_b(st, seat, out[o:ob], my_fleets)
+    # -- block A section (spells, wizards, items): vector (266), see spells.observe --
+    observe_magic(st, seat, out[ob:])
+    return out
 
 
 GLYPH = {"clear": ".", "forest": "f", "marsh": "m", "desert": "d", "hills": "h", "mountains": "M"}

@@ -8,6 +8,7 @@ import numpy as np
 from envs.core.game import State, rank_returns
 from envs.warbah import battle as B
 from envs.warbah import block_b as BB
+from envs.warbah import luck as LUCK
 from envs.warbah import spells as SP
 from envs.warbah.board import DIR_NAMES, edge, generate_map
 from envs.warbah.config import (BASIC, CALL_OFF, CAPITOL0, CAPITOL_AUTO, CASUALTY0, CONTINUE,
@@ -53,6 +54,7 @@ class WarbahState(State):
         self.pending_treasure: list[tuple[int, int]] = []
         self.capped = False
         self.join = None  # a declared combined attack (combat_flow.declare)
+        self.rec = ()  # recovery tasks still to do (a tuple; _recovery)
         self._mask = None
         self._cp = 0
         BB.init(self)  # block B: espionage, fleets, exchanges
@@ -83,7 +85,7 @@ class WarbahState(State):
 
     def garrisoned(self, m: int) -> bool:
         """A garrison (basic troops or special units) stands in hex m."""
-        return bool(self.garrison[m].any() or self.gsp[m].any())
+        return any(self.garrison[m].tolist()) or any(self.gsp[m].tolist())
 
     def garrison_kind(self, c: int) -> int:
         """Special unit kind (units.SPECIALS index) a settlement recruits into its garrison
@@ -97,7 +99,10 @@ class WarbahState(State):
         return self.game.cfg["special_units"][BB.UNITS.SPECIALS[u]]["cost"]
 
     def abil(self, h: dict, name: str) -> int:
-        n = sum(1 for a, _ in h["abil"] if a == name)
+        n = 0
+        for a, _ in h["abil"]:
+            if a == name:
+                n += 1
         if h.get("special") is not None:  # block B: special troops grant abilities
             n += BB.UNITS.granted(h, name, self.game.cfg["special_units"])
         return n
@@ -249,7 +254,8 @@ class WarbahState(State):
             elif self.phase == "battle":
                 if SP.open_window(self, "recovery"):  # block A: Heal, Cure Wounds
                     continue
-                self._recovery()
+                if self._recovery():  # paused for a Luck decision (it goes on by itself)
+                    continue
                 if self.phase != "over":
                     self._start_turn()
 
@@ -282,6 +288,7 @@ class WarbahState(State):
             return SP.realm_mask(self, seat, x)
         g, mask = self.game, np.zeros(self.game.num_actions, np.int8)
         mask[DONE] = 1
+        occ = None  # block_b.hero_map, built in the move phase and shared with BB.local_mask
         if self.phase == "recruit" and self.settle[x] < 0:  # block B: special-unit hex
             BB.local_mask(self, seat, x, mask)
             return mask
@@ -326,7 +333,7 @@ class WarbahState(State):
                     mask[DROP_OFF] = sp is not None and sp[u] > 0
                 elif rec in BASIC and h["troops"][BASIC.index(rec)] > 0:
                     mask[DROP_OFF] = 1
-            if not h.get("received") and h["troops"].sum() > 0:
+            if not h.get("received") and sum(h["troops"].tolist()) > 0:
                 for dd in range(6):  # exchange instead of moving (ends this hero's movement)
                     j = occ.get(nbl[dd], -1) if nbl[dd] >= 0 else -1
                     if (j >= 0 and self.heroes[j]["seat"] == seat
@@ -338,7 +345,7 @@ class WarbahState(State):
             if h["alive"] and h["attacks"] > 0:
                 for dd in range(6):
                     mask[dd] = self._target(seat, int(self.nb[h["cell"], dd]))
-        BB.local_mask(self, seat, x, mask)
+        BB.local_mask(self, seat, x, mask, occ)
         return mask
 
     def legal_actions_mask(self) -> np.ndarray:
@@ -472,7 +479,7 @@ class WarbahState(State):
                 else:
                     m = int(self.nb[h["cell"], a])
                     if not self.explored[m]:
-                        self._explore(m)
+                        self._explore(m, seat)
                         if h.get("scout", 0) > 0:
                             h["scout"] -= 1
                         else:
@@ -490,66 +497,71 @@ class WarbahState(State):
                 declare(self, x, int(self.nb[h["cell"], a]))  # joiners, then the battle
         self._advance()
 
-    def _explore(self, m: int) -> None:
-        g = self.game
-        self.explored[m] = True
-        t = g.terrain_roll[d10(self.rng)]
-        self.terrain[m] = TERRAINS.index(t)
-        if t == "settlement":
-            self.settle[m] = SETTLEMENTS.index(g.settle_roll[d10(self.rng)])
-            BB.UNITS.castle_variant(self, m)  # block B: CASTLE VARIANT TYPES
-        else:
-            self.variant[m] = g.cfg["variants"].get(t, {}).get(d10(self.rng), "")
-            if d10(self.rng) <= g.cfg["encounter_chance"]:
-                self.encounter[m] = -1
+    def _explore(self, m: int, seat: int = -1) -> None:
+        """Explore hex m: TERRAIN TABLE, then the SETTLEMENT TABLE (castles: CASTLE VARIANT
+        TYPES) or the terrain's variant table and the encounter chit (1D10 <= 3). With ``seat``
+        (a Hero of that player explores) each roll may be rerolled by Luck (luck.py); the hex is
+        written once all rolls are known."""
+        LUCK.chain(self, "explore", (m, seat))
 
     # -- recovery and the end ---------------------------------------------------------------
-    def _recovery(self) -> None:
-        g = self.game
-        for hi, n_tr in self.pending_treasure:
-            h = self.heroes[hi]
-            for _ in range(n_tr):
-                r = d10(self.rng)
-                row = next(t for t in g.cfg["treasure"] if r in t["rolls"])
-                if "gold_dice" in row:
-                    self.gold[h["seat"]] += d10(self.rng, row["gold_dice"])
-                elif "followers_dice" in row and h["alive"]:
-                    h["troops"][0] += d10(self.rng, row["followers_dice"])
-                elif "followers_dice" not in row:
-                    SP.treasure_item(self, hi, row)  # block A: wizard / magic items
+    def _recovery(self) -> bool:
+        """RECOVERY PHASE as a list of tasks (treasure rolls, each Hero in initiative order,
+        Undead regeneration, the end), so that a Luck decision on a roll (treasure, Healing,
+        Undead: luck.py) can pause it. True: paused (it resumes by itself and then starts the
+        next turn)."""
+        tasks = [("treasure", hi) for hi, n_tr in self.pending_treasure for _ in range(n_tr)]
         self.pending_treasure = []
-        for s in self.order:
-            for h in self.heroes:
-                if not (h["alive"] and h["seat"] == s):
-                    continue
-                if self.abil(h, "healing") and h["lost"] > 0:
-                    h["troops"][0] += min(h["lost"], d10(self.rng))
-                BB.UNITS.trim_to_cap(self, h)  # over the cap: basic, then special troops
-                c = h["cell"]
-                if (self.variant[c] in g.cfg["variant_gold"] or self.variant[c] == "temple"
-                        or (self.variant[c].startswith("recruit_") and self.settle[c] < 0)):
-                    self.owner[c] = s  # designed: a Hero marks a Lumbermill / Gold Mine hex
-                for _ in range(self.abil(h, "diplomacy")):  # 1 adjacent neutral settlement
-                    near = [int(m) for m in self.nb[c] if m >= 0 and self.settle[m] >= 0
-                            and self.owner[m] < 0]
-                    if near:
-                        self.owner[near[0]] = s
-                if self.settle[c] >= 0 and self.owner[c] != s:
-                    prev = int(self.owner[c])
-                    self.owner[c] = s
-                    self.garrison[c] = 0
-                    self.gsp[c] = 0
-                    if prev >= 0:
-                        h["xp"] += 1
-                        if self.capitol[prev] == c:
-                            self._eliminate(prev)
-                while h["xp"] >= 2:
-                    h["xp"] -= 2
-                    self.gain_ability(h)
-        BB.recovery(self)  # block B: Undead regenerate, fleets of eliminated players sink
-        self.wall_damage[:] = 0
-        if self.alive.sum() <= 1:
-            self.phase = "over"
+        tasks += [("heal", i) for s in self.order for i, h in enumerate(self.heroes)
+                  if h["alive"] and h["seat"] == s]
+        tasks += [("undead", i) for i in range(len(self.heroes))] + [("rec_end", -1)]
+        self.rec = tuple(tasks)
+        return self._recovery_run()
+
+    def _recovery_run(self) -> bool:
+        while self.rec:
+            task, self.rec = self.rec[0], self.rec[1:]
+            if task[0] == "rec_end":
+                BB.recovery(self)  # block B: sea capacity, fleets of eliminated players
+                self.wall_damage[:] = 0
+                if self.alive.sum() <= 1:
+                    self.phase = "over"
+            elif LUCK.chain(self, task[0], (task[1],)):
+                return True
+        return False
+
+    def _recovery_resume(self, ctx=None) -> None:
+        """After a Luck decision in recovery: the rest of the phase, then the next turn."""
+        if self._recovery_run():
+            return
+        if self.phase != "over":
+            self._start_turn()
+
+    def _recover_hero(self, h: dict, healed: int) -> None:
+        g, s = self.game, h["seat"]
+        h["troops"][0] += healed
+        BB.UNITS.trim_to_cap(self, h)  # over the cap: basic, then special troops
+        c = h["cell"]
+        if (self.variant[c] in g.cfg["variant_gold"] or self.variant[c] == "temple"
+                or (self.variant[c].startswith("recruit_") and self.settle[c] < 0)):
+            self.owner[c] = s  # designed: a Hero marks a Lumbermill / Gold Mine hex
+        for _ in range(self.abil(h, "diplomacy")):  # 1 adjacent neutral settlement
+            near = [int(m) for m in self.nb[c] if m >= 0 and self.settle[m] >= 0
+                    and self.owner[m] < 0]
+            if near:
+                self.owner[near[0]] = s
+        if self.settle[c] >= 0 and self.owner[c] != s:
+            prev = int(self.owner[c])
+            self.owner[c] = s
+            self.garrison[c] = 0
+            self.gsp[c] = 0
+            if prev >= 0:
+                h["xp"] += 1
+                if self.capitol[prev] == c:
+                    self._eliminate(prev)
+        while h["xp"] >= 2:
+            h["xp"] -= 2
+            self.gain_ability(h)
 
     def _eliminate(self, seat: int) -> None:
         self.alive[seat] = False
@@ -586,6 +598,10 @@ class WarbahState(State):
         SP.kill_wizard(self, hi)
 
     def action_to_str(self, a: int) -> str:
+        from envs.warbah.config import LUCK_FOE, LUCK_MINE
+        if a in (LUCK_MINE, LUCK_FOE):  # Luck helper block (combat_flow windows)
+            return ("Luck: reroll one of my missed attack dice" if a == LUCK_MINE
+                    else "Luck: reroll one of the foe's hits")
         if SP.MAGIC0 <= a < SP.MAGIC_END:  # magic helper block (spells.action_to_str)
             return SP.action_to_str(self, a)
         if a >= SEA0:
@@ -632,3 +648,97 @@ class WarbahState(State):
     def render_text(self, observer=None, color=True) -> str:
         from envs.warbah.observe import render_text
         return render_text(self, observer)
+
+
+# -- rolls open to Luck (luck.chain steps; RARE ABILITY Luck) -------------------------------------
+@LUCK.step("explore")
+def _explore_rolls(st, ctx, vals):
+    m, seat = ctx
+    g = st.game
+    who = (seat,) if seat >= 0 else ()
+    if not vals:
+        return who, (1, 10)  # TERRAIN TABLE
+    t = g.terrain_roll[vals[0]]
+    if t == "settlement":
+        if len(vals) == 1:
+            return who, (1, 10)  # SETTLEMENT TABLE
+        name = g.settle_roll[vals[1]]
+        if name == "castle" and len(vals) == 2:
+            return who, (1, 10)  # CASTLE VARIANT TYPES
+    else:
+        table = g.cfg["variants"].get(t, {})
+        if len(vals) == 1:
+            return (who if table else ()), (1, 10)  # the terrain's variant table
+        if len(vals) == 2:
+            return who, (1, 10)  # encounter chit
+    st.explored[m] = True
+    st.terrain[m] = TERRAINS.index(t)
+    if t == "settlement":
+        st.settle[m] = SETTLEMENTS.index(g.settle_roll[vals[1]])
+        if len(vals) > 2:
+            st.variant[m] = g.cfg["variants"]["castle"].get(vals[2], "")
+    else:
+        st.variant[m] = g.cfg["variants"].get(t, {}).get(vals[1], "")
+        if vals[2] <= g.cfg["encounter_chance"]:
+            st.encounter[m] = -1
+    return None
+
+
+@LUCK.step("treasure")
+def _treasure_rolls(st, ctx, vals):
+    """TREASURE TABLE (1D10), then its gold or followers dice; the finder's player may reroll."""
+    hi, = ctx
+    h = st.heroes[hi]
+    who = (h["seat"],)
+    if not vals:
+        return who, (1, 10)
+    row = next(t for t in st.game.cfg["treasure"] if vals[0] in t["rolls"])
+    if "gold_dice" in row:
+        if len(vals) == 1:
+            return who, (row["gold_dice"], 10)
+        st.gold[h["seat"]] += vals[1]
+    elif "followers_dice" in row:
+        if not h["alive"]:
+            return None
+        if len(vals) == 1:
+            return who, (row["followers_dice"], 10)
+        h["troops"][0] += vals[1]
+    else:
+        SP.treasure_item(st, hi, row)  # block A: wizard / magic items
+    return None
+
+
+@LUCK.step("heal")
+def _heal_roll(st, ctx, vals):
+    """Recovery for one Hero: Healing (1D10 troops back, at most those lost; Luck may reroll
+    it), then the cap, markers, Diplomacy, settlement capture and abilities from XP."""
+    hi, = ctx
+    h = st.heroes[hi]
+    if not h["alive"]:
+        return None
+    heal = st.abil(h, "healing") and h["lost"] > 0
+    if heal and not vals:
+        return (h["seat"],), (1, 10)
+    st._recover_hero(h, min(h["lost"], vals[0]) if heal else 0)
+    return None
+
+
+@LUCK.step("undead")
+def _undead_roll(st, ctx, vals):
+    """SPECIAL UNIT TYPES, Undead: 1D10 regenerate in recovery (designed: while one is
+    present, within the army cap); the owner may reroll it."""
+    hi, = ctx
+    h = st.heroes[hi]
+    sp = h.get("special")
+    k = BB.UNITS.SPECIALS.index("undead")
+    if not (h["alive"] and sp is not None and sp[k] > 0):
+        return None
+    if not vals:
+        return (h["seat"],), (1, 10)
+    room = st.army_cap(h) - BB.UNITS.army_size(h)
+    sp[k] += max(0, min(room, vals[0]))
+    return None
+
+
+for _name in ("treasure", "heal", "undead"):
+    LUCK.AFTER[_name] = lambda st, ctx: st._recovery_resume()

@@ -177,8 +177,7 @@ def sea_encounter(st, hi: int, roll: int) -> None:
         h["sea_mp"] = max(0, h["sea_mp"] + row["moves"])
     elif kind == "storm":
         h["sea_mp"] = 0
-        if d10(st.rng) <= row["sink_max"]:
-            sink_ship(st, hi)
+        LUCK.chain(st, "storm", (hi, row["sink_max"]))  # Luck: the sinking roll (luck.py)
     elif kind in ("monster", "pirates"):
         _sea_battle(st, hi, row)
 
@@ -200,6 +199,18 @@ def _sea_battle(st, hi: int, row: dict) -> None:
     from envs.warbah import spells as SP
     SP.setup_battle(st)  # block A: a Hero's wizard draws Battle spells at sea too
     CF._run(st)
+
+
+@LUCK.step("storm")
+def _storm_roll(st, ctx, vals):
+    """SEA ENCOUNTER TABLE, Storm: 1D10 <= sink_max sinks a ship; Luck may reroll it (the
+    sailing Hero's player)."""
+    hi, sink_max = ctx
+    if not vals:
+        return (st.heroes[hi]["seat"],), (1, 10)
+    if vals[0] <= sink_max:
+        sink_ship(st, hi)
+    return None
 
 
 # -- ships in battle ------------------------------------------------------------------------------
@@ -293,7 +304,9 @@ def _enforce_capacity(st, hi: int, ret: str) -> bool:
 def mask(st) -> np.ndarray:
     out = np.zeros(st.game.num_actions, np.int8)
     s = st.sea
-    if s["kind"] == "luck":
+    if s.get("window"):  # Luck windows on battle dice (luck.py)
+        out[LUCK.mask_actions(st)] = 1
+    elif s["kind"] == "luck":
         out[REROLL] = out[KEEP_ROLL] = 1
     else:
         out[UNITS.loss_actions(st.heroes[s["hero"]])] = 1

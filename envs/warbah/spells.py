@@ -116,8 +116,9 @@ def determinize(s, observer: int, rng) -> None:
     b = s.battle
     busy = set()
     if b is not None:
-        sides = [sd for sd in b["sides"] if sd.get("mg") is not None and sd["seat"] != observer]
-        busy = {sd["hero"] for sd in b["sides"]}
+        everyone = list(b["sides"]) + list(b.get("members", ()))  # combined attacks too
+        sides = [sd for sd in everyone if sd.get("mg") is not None and sd["seat"] != observer]
+        busy = {sd["hero"] for sd in everyone}
         pool = list(m["bdeck"]) + [k for sd in sides for k in sd["mg"]["hand"]]
         pool = [pool[i] for i in rng.permutation(len(pool))]
         for sd in sides:
@@ -698,11 +699,13 @@ def bonus_walls(st, c: int) -> int:
 MAGIC_VECTOR = 266
 
 
-def observe(st, seat: int) -> np.ndarray:
-    """Magic section of the observation (see observe.py's docstring for the layout)."""
+def observe(st, seat: int, v: np.ndarray | None = None) -> np.ndarray:
+    """Magic section of the observation (see observe.py's docstring for the layout), written
+    into ``v`` (zeros, MAGIC_VECTOR long: observe.py passes its section) or a new array."""
     T = tables(st.game)
     NR, NB = T.NR, T.NB
-    v = np.zeros(MAGIC_VECTOR, np.float32)
+    if v is None:
+        v = np.zeros(MAGIC_VECTOR, np.float32)
     m = st.mg
     if st.phase in MAGIC_PHASES:
         v[MAGIC_PHASES.index(st.phase)] = 1

@@ -35,14 +35,26 @@ def special(h: dict) -> np.ndarray:
 def granted(h: dict, name: str, table: dict) -> int:
     """Abilities given by special troops present in the army (one per kind present)."""
     sp = h.get("special")
-    if sp is None or not sp.any():
+    if sp is None:
         return 0
-    return sum(1 for u in np.flatnonzero(sp) if name in table[SPECIALS[u]].get("grants", ()))
+    n = 0
+    for u, k in enumerate(sp.tolist()):  # plain ints: faster than numpy on 13 entries
+        if k and name in table[SPECIALS[u]].get("grants", ()):
+            n += 1
+    return n
 
 
 def type_count(h: dict) -> int:
     sp = h.get("special")
-    return int((h["troops"] > 0).sum()) + (int((sp > 0).sum()) if sp is not None else 0)
+    n = 0
+    for k in h["troops"].tolist():
+        if k > 0:
+            n += 1
+    if sp is not None:
+        for k in sp.tolist():
+            if k > 0:
+                n += 1
+    return n
 
 
 def type_limit(st, h: dict) -> int:
@@ -52,7 +64,7 @@ def type_limit(st, h: dict) -> int:
 
 def army_size(h: dict) -> int:
     sp = h.get("special")
-    return int(h["troops"].sum()) + (int(sp.sum()) if sp is not None else 0)
+    return sum(h["troops"].tolist()) + (sum(sp.tolist()) if sp is not None else 0)
 
 
 def recruit_unit(st, c: int) -> str | None:
@@ -128,11 +140,12 @@ def attacks(st, side: dict, seg: int) -> int:
             n = 0 if mg["blocked"][6 + u] else n - mg["neutral"][6 + u]
         if n <= 0 or segment_of(init) != seg:  # Goblins' Tactics: self_tactics
             continue
+        from envs.warbah.battle import magic_hits, record  # record: Luck's segment window
         if mg is None:
-            kills += int((st.rng.integers(1, 11, size=n) <= kill).sum())
+            kills += record(side, kill, n, int((st.rng.integers(1, 11, size=n) <= kill).sum()))
         else:
-            from envs.warbah.battle import magic_hits
-            kills += magic_hits(mg, 6 + u, n, kill, st.rng)
+            hit = magic_hits(mg, 6 + u, n, kill, st.rng)
+            kills += hit if mg["auto"][6 + u] else record(side, kill, n, hit)
     return kills
 
 

@@ -140,9 +140,12 @@ def test_luck_on_the_initiative_roll(choice, order):
     st.heroes[1]["abil"] = LUCKY
     st.rng = ScriptRng([2, 3, 1])  # seat 0 rolls 2, seat 1 rolls 3; a reroll gives 1
     st._start_turn()
-    assert st.phase == "luck" and st.current_player == 1
+    assert st.phase == "luck" and st.current_player == 1 and st.sea["roller"] == 0
+    st.apply(KEEP_ROLL)  # first the opponent's die (see test_luck_initiative.py), kept
+    assert st.phase == "luck" and st.current_player == 1 and st.sea["roller"] == 1
     turn = st.turn
-    assert SP.observe(st, 1)[262] == pytest.approx(5 / 5) and SP.observe(st, 0)[261] == 0
+    assert SP.observe(st, 1)[262] == pytest.approx(5 / len(LUCK.KINDS))
+    assert SP.observe(st, 1)[263] == 1 and SP.observe(st, 0)[261] == 0
     st.apply(choice)
     assert st.order == order and st.phase != "luck"
     assert (st.heroes[1].get("luck_turn") == turn) == (choice == REROLL)
