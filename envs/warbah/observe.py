@@ -95,6 +95,19 @@ _MAP_ROWS = [0, 1, 2, 3, 11, 13, 14, 15, 16]
 _PHASE_INDEX = {p: i for i, p in enumerate(PHASES)}
 
 
+def _abil_steps() -> list:
+    """The float32 value of an ability entry after k repeats: x = min(x + 1/3, 1) from 0, done
+    in float32 exactly as the plain loop does it (constant once 1 is reached)."""
+    x, out = np.zeros(1, np.float32), [0.0]
+    for _ in range(8):
+        x[0] = min(x[0] + 1 / 3, 1)
+        out.append(x[0])
+    return out
+
+
+_ABIL_STEPS = _abil_steps()
+
+
 def _map_key(st) -> tuple:
     return (st.land.tobytes(), st.explored.tobytes(), st.terrain.tobytes(), st.settle.tobytes(),
             st.wall_damage.tobytes(), tuple(st.variant),
@@ -201,51 +214,22 @@ def _obs_size(g) -> int:
     return k
 
 
-def _static(st, seat: int):
-    """(read-only array holding every slowly changing entry of ``seat``'s observation: map
-    planes, ownership, chits, garrisons, alive, settlements held, fleets; my fleet cells),
-    cached per seat while none of the arrays it comes from changes (byte keys)."""
-    mk = _map_key(st)
-    ok = (st.owner.tobytes(), st.settle.tobytes(), st.alive.tobytes(), st.encounter.tobytes())
-    gk = (st.garrison.tobytes(), st.gsp.tobytes())
-    fk = (st.ships.tobytes(), st.fleet_owner.tobytes())
-    full = (mk, ok, gk, fk)
-    c = st.__dict__.get("_obs_tpl")
-    if c is None or c[0] != full or c[1] != st.rivers:
-        c = st._obs_tpl = (full, set(st.rivers), {})
-    r = c[2].get(seat)
-    if r is not None:
-        return r
-    n = st.game.n_cells
-    out = _map_base(st, mk).copy()
-    idx, val = _seat_layer(st, "_obs_owned", ok, seat, _build_owned)
-    out[idx] = val
-    gar = _seat_layer(st, "_obs_gar", gk, -1, _garrisons)
-    if gar:
-        own = st.owner.tolist()
-        for x, y in gar:
-            out[(9 if own[x] == seat else 10) * n + x] = y
-    o = 17 * n + VECTOR
-    my_fleets = []
-    for x, s, y in _seat_layer(st, "_obs_fleets", fk, -1, _fleets):
-        if s == seat:
-            out[o + x] = y
-            my_fleets.append(x)
-        else:
-            out[o + n + x] = y
-    out.flags.writeable = False
-    r = c[2][seat] = (out, my_fleets)
-    return r
-
-
 def observe(st, seat: int) -> np.ndarray:
-    """One float32 array: the cached slowly changing entries (_static) copied, the rest written
-    in place (block B and magic sections by block_b.observe_b and spells.observe into their
-    slices). tests/warbah/test_speed_equal.py checks it equals the plain reference copy."""
+    """One float32 array: the cached map planes copied, the cached sparse ownership / garrison /
+    fleet entries scattered in, the rest written in place (block B and magic sections by
+    block_b.observe_b and spells.observe into their slices). tests/warbah/test_speed_equal.py
+    checks it equals the plain reference copy."""
     g = st.game
     n = g.n_cells
-    tpl, my_fleets = _static(st, seat)
-    out = tpl.copy()
+    out = _map_base(st).copy()
+    idx, val = _seat_layer(st, "_obs_owned", (st.owner.tobytes(), st.settle.tobytes(),
+                           st.alive.tobytes(), st.encounter.tobytes()), seat, _build_owned)
+    out[idx] = val
+    gar = _seat_layer(st, "_obs_gar", (st.garrison.tobytes(), st.gsp.tobytes()), -1, _garrisons)
+    if gar:
+        own = st.owner
+        for c, x in gar:
+            out[(9 if own[c] == seat else 10) * n + c] = x
     for h in st.heroes:
         if h["alive"]:
             out[(6 if h["seat"] == seat else 7) * n + h["cell"]] = 1
@@ -269,8 +253,12 @@ def observe(st, seat: int) -> np.ndarray:
                 v[9 + t] = min(tr[t], 40) / 40.0
         v[13] = min(h["mp"], 8) / 8.0
         v[14] = min(h["xp"], 2) / 2.0
-        for name, _ in h["abil"]:
-            v[15 + ABILITIES.index(name)] = min(v[15 + ABILITIES.index(name)] + 1 / 3, 1)
+        if h["abil"]:
+            cnt: dict = {}
+            for name, _ in h["abil"]:
+                cnt[name] = cnt.get(name, 0) + 1
+            for name, k in cnt.items():  # k float32 steps of min(x + 1/3, 1), precomputed
+                v[15 + ABILITIES.index(name)] = _ABIL_STEPS[min(k, len(_ABIL_STEPS) - 1)]
     if st.battle is not None:
         sides = st.battle["sides"]
         mine = [k for k in (0, 1) if sides[k]["seat"] == seat]
@@ -283,7 +271,15 @@ def observe(st, seat: int) -> np.ndarray:
     # -- block B section (fleets, espionage): planes (7, H, W) + vector (76), see block_b.py --
     o = vo + VECTOR
     ob = o + PLANES_B * n + VECTOR_B
-    observe_b(st, seat, out[o:ob], my_fleets)
+    mine = []
+    for c, s, x in _seat_layer(st, "_obs_fleets", (st.ships.tobytes(), st.fleet_owner.tobytes()),
+                               -1, _fleets):
+        if s == seat:
+            out[o + c] = x
+            mine.append(c)
+        else:
+            out[o + n + c] = x
+    observe_b(st, seat, out[o:ob], mine)
     # -- block A section (spells, wizards, items): vector (266), see spells.observe --
     observe_magic(st, seat, out[ob:])
     return out
