@@ -35,7 +35,7 @@ from envs.warbah.board import DIR_NAMES
 from envs.warbah.config import (ALLY_ACCEPT, ALLY_BREAK0, ALLY_DECLINE, ALLY_GOLD0,
                                 ALLY_PROPOSE0, BASIC, BATTLE_ACCEPT, BATTLE_DECLINE,
                                 BATTLE_DROP_SP, BATTLE_JOIN0, BATTLE_START, BATTLE_TAKE_SP,
-                                CASUALTY0, CEDE0, DROP_ONE0, EXCHANGE0,
+                                CASUALTY0, CEDE0, DROP_OFF, DROP_ONE0, EXCHANGE0,
                                 FLEET0, FLEET_SLOTS, GIVE0, GIVE_SP0, HERO_TO0, HIRE_AGENT,
                                 KEEP_ROLL, LOOK0, LOSS_SP0, PASS0, RECRUIT_SP, REROLL, SEA0,
                                 SETTLEMENTS, SHIP0, TAKE_GARRISON, TAKE_ONE0, TARGET0,
@@ -241,6 +241,28 @@ def _new_types(give: np.ndarray, have) -> int:
     if have is None:
         return sum(1 for k in give.tolist() if k > 0)
     return sum(1 for k, o in zip(give.tolist(), have.tolist()) if k > 0 and o == 0)
+
+
+#: garrison transfers of the move phase, taking from / dropping into the garrison
+GARRISON_TAKES = (TAKE_GARRISON, BATTLE_TAKE_SP) + tuple(range(TAKE_ONE0, TAKE_ONE0 + 4))
+GARRISON_DROPS = (DROP_OFF, BATTLE_DROP_SP) + tuple(range(DROP_ONE0, DROP_ONE0 + 4))
+
+
+def garrison_lock(st, h: dict, mask) -> None:
+    """Designed (the rulebook lets a Hero pick up and drop off garrison troops but sets no
+    limit): in one turn, at one hex, a Hero moves troops between his army and the garrison in one
+    direction only. Without it a take / drop / take ... cycle never ends the move phase."""
+    lock = h.get("glock")
+    if lock is not None and lock[0] == st.turn and lock[1] == h["cell"]:
+        mask[list(GARRISON_DROPS if lock[2] else GARRISON_TAKES)] = 0
+
+
+def note_garrison(st, h: dict, a: int) -> None:
+    """Record the direction of a garrison transfer (see ``garrison_lock``)."""
+    if a in GARRISON_TAKES:
+        h["glock"] = (st.turn, h["cell"], True)
+    elif a in GARRISON_DROPS:
+        h["glock"] = (st.turn, h["cell"], False)
 
 
 def hero_map(st) -> dict:

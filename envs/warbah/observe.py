@@ -122,8 +122,13 @@ def _map_base(st, key: tuple | None = None) -> np.ndarray:
     if key is None:
         key = _map_key(st)
     c = getattr(st, "_obs_map", None)
-    if c is not None and c[0] == key and c[1] == st.rivers:
-        return c[2]
+    if c is not None and c[1] == st.rivers:
+        if c[0] == key:
+            return c[2]
+        base = _map_update(st, c, key)  # a few cells changed (explore, walls): patch a copy
+        if base is not None:
+            st._obs_map = (key, c[1], base, c[3])
+            return base
     g = st.game
     m = np.zeros((len(_MAP_ROWS), g.n_cells), np.float32)
     m[0] = st.land
@@ -143,7 +148,70 @@ def _map_base(st, key: tuple | None = None) -> np.ndarray:
     base = np.zeros(_obs_size(g), np.float32)
     base[:17 * g.n_cells].reshape(17, g.n_cells)[_MAP_ROWS] = m
     base.flags.writeable = False
-    st._obs_map = (key, set(st.rivers), base)
+    st._obs_map = (key, set(st.rivers), base,
+                   {name: getattr(st, name).dtype for name in _MAP_ARRAYS})
+    return base
+
+
+_MAP_ARRAYS = ("land", "explored", "terrain", "settle", "wall_damage")  # _map_key's order
+
+
+def _map_update(st, c: tuple, key: tuple):
+    """The cached map base ``c`` brought up to ``key``: a copy with the map planes of the cells
+    whose land / explored / terrain / settlement / wall damage / variant / bonus walls differ
+    recomputed one by one (same values as the full build: _walls_here cell by cell). None when
+    an array changed shape or type (then the caller builds it all)."""
+    old = c[0]
+    changed = set()
+    for i, name in enumerate(_MAP_ARRAYS):
+        if old[i] != key[i]:
+            a = getattr(st, name)
+            if a.ndim != 1 or len(old[i]) != a.nbytes or a.dtype != c[3].get(name):
+                return None
+            was = np.frombuffer(old[i], a.dtype)
+            changed.update(np.flatnonzero(was != a).tolist())
+    if old[5] != key[5]:
+        if len(old[5]) != len(key[5]):
+            return None
+        changed.update(x for x, (p, q) in enumerate(zip(old[5], key[5])) if p != q)
+    if old[6] != key[6]:
+        a, b = dict(old[6]), dict(key[6])
+        changed.update(x for x in set(a) | set(b) if a.get(x) != b.get(x))
+    g = st.game
+    n = g.n_cells
+    base = c[2].copy()  # writable
+    tw, sw = _wall_tables(g)
+    _, adj = _river_cache(st)
+    same_side = g.cfg["river"]["same_side_walls"]
+    set_code = TERRAINS.index("settlement")
+    bw = st.mg["bwalls"]
+    nv = len(g.variant_names)
+    land, explored, terrain, settle, wd = (st.land, st.explored, st.terrain, st.settle,
+                                           st.wall_damage)
+    for x in changed:
+        if not 0 <= x < n:
+            return None
+        t, s_ = int(terrain[x]), int(settle[x])
+        base[x] = land[x]
+        base[n + x] = explored[x]
+        base[2 * n + x] = (t + 1) / 7.0 if t >= 0 else 0
+        base[3 * n + x] = (s_ + 1) / 7.0 if s_ >= 0 else 0
+        walls = var = 0
+        if explored[x]:
+            w = int(tw[max(t, 0)]) if t >= 0 else 0
+            if t == set_code:
+                w = int(sw[max(s_, 0)])
+            if adj[x]:
+                w = max(w, same_side)
+            w = max(0, w - int(wd[x]))
+            if bw:
+                w += bw.get(x, 0)
+            walls = min(w, 8) / 8.0
+            if st.variant[x]:
+                var = (g.variant_names.index(st.variant[x]) + 1) / nv
+        base[11 * n + x] = walls
+        base[16 * n + x] = var
+    base.flags.writeable = False
     return base
 
 

@@ -24,6 +24,26 @@ def d10(rng, n: int = 1) -> int:
     return int(rng.integers(1, 11, size=n).sum())
 
 
+
+_CF = None  # envs.warbah.combat_flow, imported on first use (it imports this module)
+
+
+def _combat_flow():
+    global _CF
+    from envs.warbah import combat_flow
+    _CF = combat_flow
+    return combat_flow
+
+_OBSERVE = None  # envs.warbah.observe.observe, imported on first use (it imports this module)
+
+
+def _observe_fn():
+    global _OBSERVE
+    from envs.warbah.observe import observe
+    _OBSERVE = observe
+    return observe
+
+
 class WarbahState(State):
     def __init__(self, game, rng):
         self.game, self.rng, self.history, self.seed = game, rng, [], None
@@ -226,7 +246,8 @@ class WarbahState(State):
                 seat, x = self.queue[self.qi]
                 if self.alive[seat]:
                     m = self._local_mask(seat, x)
-                    if m.sum() > 1:
+                    c = np.count_nonzero(m)  # == (m.sum() > 1): entries are 0 / 1 (int8)
+                    if c > 1 or (c == 1 and m.max() > 1):
                         self._cp = seat
                         if self.reuse_advance_mask:  # the mask legal_actions_mask would compute
                             self._mask = m
@@ -265,7 +286,7 @@ class WarbahState(State):
         optional block_b.hero_map of this state, to skip the hero scan)."""
         if self.encounter[m] != 0 or (self.hero_at(m) if occ is None else occ.get(m, -1)) >= 0:
             return 0
-        if self.owner[m] not in (-1, seat) and self.garrisoned(m):
+        if int(self.owner[m]) not in (-1, seat) and self.garrisoned(m):
             return 0
         t = TERRAINS[self.terrain[m]]
         cost = self.game.terrain[t]["mp"]
@@ -346,6 +367,8 @@ class WarbahState(State):
                 for dd in range(6):
                     mask[dd] = self._target(seat, int(self.nb[h["cell"], dd]))
         BB.local_mask(self, seat, x, mask, occ)
+        if self.phase == "move":
+            BB.garrison_lock(self, self.heroes[x], mask)
         return mask
 
     def legal_actions_mask(self) -> np.ndarray:
@@ -391,7 +414,8 @@ class WarbahState(State):
 
     # -- apply ------------------------------------------------------------------------------
     def _apply(self, a: int) -> None:
-        from envs.warbah.combat_flow import battle_step, declare, join_apply
+        cf = _CF or _combat_flow()
+        battle_step, declare, join_apply = cf.battle_step, cf.declare, cf.join_apply
         if self.phase == "capitol":
             free = self.free_candidates()
             k = a - CAPITOL0 if a != CAPITOL_AUTO else free[0] if free else None
@@ -414,6 +438,8 @@ class WarbahState(State):
             SP.battle_apply(self, a) if self.phase in SP.BATTLE_PHASES else SP.realm_apply(self, a)
         else:
             seat, x = self.queue[self.qi]
+            if self.phase == "move":
+                BB.note_garrison(self, self.heroes[x], a)
             if a == DONE:
                 self.qi += 1
             elif a == RECRUIT_WIZARD:
@@ -642,8 +668,7 @@ class WarbahState(State):
         return s
 
     def observation(self, seat: int) -> np.ndarray:
-        from envs.warbah.observe import observe
-        return observe(self, seat)
+        return (_OBSERVE or _observe_fn())(self, seat)
 
     def render_text(self, observer=None, color=True) -> str:
         from envs.warbah.observe import render_text

@@ -61,9 +61,9 @@ def recruit_mask(st, seat: int, c: int, mask: np.ndarray) -> None:
         return
     if st.gold[seat] < scfg(st)["ship_cost"]:
         return
-    for d in range(6):
-        m = int(st.nb[c, d])
-        if m >= 0 and not st.land[m] and st.fleet_owner[m] in (-1, seat):
+    land, own = st.land, st.fleet_owner
+    for d, m in enumerate(st.nbl[c]):  # st.nb[c] as a list
+        if m >= 0 and not land[m] and int(own[m]) in (-1, seat):
             j = st.hero_at(m)
             if j < 0 or st.heroes[j]["seat"] == seat:
                 mask[SHIP0 + d] = 1
@@ -375,14 +375,26 @@ def battle_mask(st, seat: int, h: dict, mask: np.ndarray) -> None:
 
 
 # -- fleets without a Hero -----------------------------------------------------------------------
-def unmanned_fleets(st, seat: int) -> list[int]:
-    """Cells of this player's fleets with no Hero on board (slot order, at most FLEET_SLOTS)."""
+def fleet_cells(st) -> list[int]:
+    """Cells with ships, in cell order (np.flatnonzero(st.ships)); cached on the state while
+    ``st.ships`` keeps the same bytes. Read-only: callers must not change the list."""
+    key = st.ships.tobytes()
+    c = st.__dict__.get("_fleet_cells")
+    if c is None or c[0] != key:
+        c = st._fleet_cells = (key, np.flatnonzero(st.ships).tolist())
+    return c[1]
+
+
+def unmanned_fleets(st, seat: int, occ=None) -> list[int]:
+    """Cells of this player's fleets with no Hero on board (slot order, at most FLEET_SLOTS).
+    ``occ``: the cells with a living Hero, when the caller has them."""
     out = []
-    cells = np.flatnonzero(st.ships).tolist()
+    cells = fleet_cells(st)
     if not cells:
         return out
     own = st.fleet_owner
-    occ = {h["cell"] for h in st.heroes if h["alive"]}  # hexes with a Hero (hero_at >= 0)
+    if occ is None:
+        occ = {h["cell"] for h in st.heroes if h["alive"]}  # hexes with a Hero (hero_at >= 0)
     for c in cells:
         if own[c] == seat and c not in occ:
             out.append(c)
@@ -399,10 +411,12 @@ def fleet_left(st, c: int) -> int:
 def fleet_mask(st, seat: int, mask: np.ndarray) -> None:
     """MOVE: fleets without a Hero on board may move (designed: up to 4 hexes a turn, during any
     of the player's Heroes' moves; no sea encounters, no attacks)."""
-    fleets = unmanned_fleets(st, seat)
-    if not fleets:
+    if not fleet_cells(st):
         return
     occ = {h["cell"] for h in st.heroes if h["alive"]}  # hexes with a Hero (hero_at >= 0)
+    fleets = unmanned_fleets(st, seat, occ)
+    if not fleets:
+        return
     land, own = st.land, st.fleet_owner
     for k, c in enumerate(fleets):
         if fleet_left(st, c) <= 0:

@@ -740,10 +740,13 @@ def observe(st, seat: int, v: np.ndarray | None = None) -> np.ndarray:
         v[s0 + 2 + r] = min(len(m["hand"][(seat + r) % N]), 4) / 4  # 152-154
     b = st.battle
     if b is not None and b.get("mg") is not None:
-        mine = [k for k in (0, 1) if b["sides"][k]["seat"] == seat]
+        # my army: the casting one when it is mine, else my first (lead, defender, joiners)
+        arm = list(b["sides"]) + list(b.get("members", ()))
+        mine = [k for k in range(len(arm)) if arm[k]["seat"] == seat]
         if mine:
-            k = mine[0]
-            me, foe = b["sides"][k], b["sides"][1 - k]
+            c = b["mg"]["caster"]
+            k = c if c in mine and st.phase in ("spell", "spell_target") else mine[0]
+            me, foe = arm[k], b["sides"][0 if k == 1 else 1]
             if me["hero"] >= 0:
                 hero = st.heroes[me["hero"]]
             for s in me["mg"]["hand"]:
@@ -753,7 +756,7 @@ def observe(st, seat: int, v: np.ndarray | None = None) -> np.ndarray:
             v[s0 + 8] = (b["round"] + 1) in me["mg"]["bind"] or b["round"] in me["mg"]["bind"]
             v[s0 + 9] = (b["round"] + 1) in foe["mg"]["bind"] or b["round"] in foe["mg"]["bind"]
             last = b["mg"]["last"]
-            if last is not None and last[0] != k and last[2] == b["round"]:
+            if last is not None and (last[0] == 1) != (k == 1) and last[2] == b["round"]:
                 v[s0 + 10] = (last[3] + 1) / NB
             v[s0 + 11] = min(me["mg"]["resist"], 2) / 2
             v[s0 + 12] = min(foe["mg"]["resist"], 2) / 2

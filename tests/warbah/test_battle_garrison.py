@@ -64,6 +64,9 @@ def test_move_drop_off_and_pick_up_knights_one_at_a_time():
     assert mask[BATTLE_DROP_SP] and not mask[DROP_ONE0 + 2] and not mask[BATTLE_TAKE_SP]
     st.apply(BATTLE_DROP_SP)
     assert st.gsp[t, KNI] == 1 and h["special"][KNI] == 2
+    assert not st.legal_actions_mask()[BATTLE_TAKE_SP]   # one direction per turn and hex
+    st.turn += 1   # a later turn
+    st._mask = None
     assert st.legal_actions_mask()[BATTLE_TAKE_SP]
     st.apply(BATTLE_TAKE_SP)
     assert st.gsp[t, KNI] == 0 and h["special"][KNI] == 3
@@ -76,6 +79,7 @@ def test_move_drop_off_all_and_take_whole_garrison_with_knights():
     st.apply(DROP_OFF)
     assert st.gsp[t, KNI] == 3 and h["special"][KNI] == 0 and h["troops"][2] == 3
     st.garrison[t, 0] = 2
+    st.turn += 1   # a later turn (dropping off then taking back in one turn is not allowed)
     st._mask = None
     st.apply(TAKE_GARRISON)
     assert st.gsp[t].sum() == 0 and st.garrison[t].sum() == 0
@@ -127,3 +131,40 @@ def test_recovery_taken_castle_loses_its_knights():
     st.order = [0, 1]
     st._recovery()
     assert st.owner[t] == 0 and st.gsp[t].sum() == 0
+
+
+def test_move_garrison_transfers_go_one_way_per_turn():
+    """MOVE & EXPLORE, garrison pick-up and drop-off (designed limit, RULES.md): in one turn at one
+    hex a Hero either takes from the garrison or drops into it. Without the limit a policy could
+    drop and take the same warrior forever and the move phase would never end (found by a trained
+    PPO policy that stalled every game at turn 1)."""
+    from envs.warbah.config import TAKE_ONE0
+    g, st, t, h = _hero_on_castle()
+    st.garrison[t, 2] = 2
+    st._mask = None
+    assert st.legal_actions_mask()[TAKE_ONE0 + 2]
+    st.apply(TAKE_ONE0 + 2)                       # took a cavalry: no drop-off this turn here
+    mask = st.legal_actions_mask()
+    assert not mask[DROP_OFF] and not mask[BATTLE_DROP_SP] and not any(mask[DROP_ONE0:DROP_ONE0 + 4])
+    assert mask[TAKE_ONE0 + 2]                    # more of the same direction is fine
+    before = st.garrison.copy(), h["troops"].copy()
+    with pytest.raises(IllegalActionError):
+        st.apply(BATTLE_DROP_SP)
+    assert np.array_equal(st.garrison, before[0]) and np.array_equal(h["troops"], before[1])
+
+
+def test_move_garrison_cycling_policy_still_ends_the_turn():
+    """A policy that always picks a garrison transfer when it can (the stalling PPO policy) still
+    reaches the next turn: the lock bounds the transfers of a move phase."""
+    from envs.warbah import block_b as BB
+    from envs.warbah import make_game
+    st = make_game(num_players=2).new_initial_state(np.random.default_rng(3))
+    rng = np.random.default_rng(0)
+    transfers = set(BB.GARRISON_TAKES + BB.GARRISON_DROPS)
+    for _ in range(400):
+        if st.is_terminal() or st.turn >= 3:
+            break
+        legal = np.flatnonzero(st.legal_actions_mask()).tolist()
+        pick = [a for a in legal if a in transfers]
+        st.apply(pick[0] if pick else legal[rng.integers(len(legal))])
+    assert st.turn >= 3 or st.is_terminal()

@@ -146,3 +146,56 @@ def test_battle_spells_lone_attack_has_no_army_step():
     st.apply(BSPELL0 + BS["fireball"])
     assert st.phase == "spell_target" and BM.spell_armies(st, 0, BS["fireball"]) == [1]
     assert not any(BATTLE_JOIN0 + d in _legal(st) for d in range(6))
+
+
+def _hand_seen(st, seat) -> set:
+    """Battle-hand cards in the magic observation of ``seat`` (spells.observe, 65 + k)."""
+    from envs.warbah import spells as SP
+    v = SP.observe(st, seat)
+    bo = 13 + 2 * T.NR
+    return set(np.flatnonzero(v[bo:bo + T.NB]).tolist())
+
+
+def test_observation_shows_a_joining_ally_its_own_battle_hand_only():
+    """BATTLE SPELLS / ALLIES (combined attack): each player sees its own army's battle hand
+    (an allied joiner too, with its Wizard state), never another player's hand."""
+    from envs.warbah import spells as SP
+    g, st, t, ring = _force(n=3, allies=True, foe_wiz=True)
+    _stack(st, [BS["blessing"]], [BS["fireball"]], [BS["smite"]])
+    st.rng = ScriptRng([10] * 400)
+    _attack(st, t, allied=True)
+    b = st.battle
+    lead, foe, joiner = b["sides"][0], b["sides"][1], b["members"][0]
+    assert st.phase == "spell" and b["mg"]["caster"] == 0
+    hands = {0: set(lead["mg"]["hand"]), 1: set(foe["mg"]["hand"]), 2: set(joiner["mg"]["hand"])}
+    assert all(len(h) == 4 for h in hands.values()) and BS["smite"] in hands[2]
+    for seat in (0, 1, 2):
+        assert _hand_seen(st, seat) == hands[seat]
+    s0 = 13 + 2 * T.NR + 2 * T.NB
+    assert SP.observe(st, 2)[s0 + 1] == 1  # the joiner's own Hero's Wizard
+    st.apply(BSPELL0 + BS["blessing"])
+    st.apply(BATTLE_JOIN0)  # Blessing on the lead's own army
+    assert st.phase == "spell" and st.current_player == 2 and b["mg"]["caster"] == 2
+    for seat in (0, 1, 2):
+        assert _hand_seen(st, seat) == set(_army_of(b, seat)["mg"]["hand"])
+
+
+def _army_of(b, seat):
+    return {0: b["sides"][0], 1: b["sides"][1], 2: b["members"][0]}[seat]
+
+
+def test_observation_shows_the_casting_army_hand_when_one_player_has_two_armies():
+    """Combined attack of one player's two Heroes: while the joining army casts, its hand is
+    the one shown; otherwise the lead's."""
+    g, st, t, ring = _force()
+    _stack(st, [BS["blessing"]], [BS["smite"]])
+    st.rng = ScriptRng([10] * 400)
+    _attack(st, t)
+    b = st.battle
+    lead, joiner = b["sides"][0], b["members"][0]
+    assert _hand_seen(st, 0) == set(lead["mg"]["hand"])
+    st.apply(BSPELL0 + BS["blessing"])
+    st.apply(BATTLE_JOIN0)
+    assert b["mg"]["caster"] == 2 and st.phase == "spell"
+    assert _hand_seen(st, 0) == set(joiner["mg"]["hand"]) != set(lead["mg"]["hand"])
+    assert _hand_seen(st, 1) == set()

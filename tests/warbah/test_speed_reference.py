@@ -337,10 +337,12 @@ def ref_observe_magic(st, seat: int) -> np.ndarray:
         v[s0 + 2 + r] = min(len(m["hand"][(seat + r) % N]), 4) / 4  # 152-154
     b = st.battle
     if b is not None and b.get("mg") is not None:
-        mine = [k for k in (0, 1) if b["sides"][k]["seat"] == seat]
+        arm = list(b["sides"]) + list(b.get("members", ()))  # my army (joiners too)
+        mine = [k for k in range(len(arm)) if arm[k]["seat"] == seat]
         if mine:
-            k = mine[0]
-            me, foe = b["sides"][k], b["sides"][1 - k]
+            c = b["mg"]["caster"]
+            k = c if c in mine and st.phase in ("spell", "spell_target") else mine[0]
+            me, foe = arm[k], b["sides"][0 if k == 1 else 1]
             if me["hero"] >= 0:
                 hero = st.heroes[me["hero"]]
             for s in me["mg"]["hand"]:
@@ -350,7 +352,7 @@ def ref_observe_magic(st, seat: int) -> np.ndarray:
             v[s0 + 8] = (b["round"] + 1) in me["mg"]["bind"] or b["round"] in me["mg"]["bind"]
             v[s0 + 9] = (b["round"] + 1) in foe["mg"]["bind"] or b["round"] in foe["mg"]["bind"]
             last = b["mg"]["last"]
-            if last is not None and last[0] != k and last[2] == b["round"]:
+            if last is not None and (last[0] == 1) != (k == 1) and last[2] == b["round"]:
                 v[s0 + 10] = (last[3] + 1) / NB
             v[s0 + 11] = min(me["mg"]["resist"], 2) / 2
             v[s0 + 12] = min(foe["mg"]["resist"], 2) / 2
@@ -516,6 +518,8 @@ class _RefMethods:
                 for dd in range(6):
                     mask[dd] = self._target(seat, int(self.nb[h["cell"], dd]))
         ref_bb_local_mask(self, seat, x, mask)
+        if self.phase == "move":
+            BB.garrison_lock(self, self.heroes[x], mask)
         return mask
 
     def ref_mask(self) -> np.ndarray:
@@ -720,7 +724,53 @@ def ref_army_size(h: dict) -> int:
     return int(h["troops"].sum()) + (int(sp.sum()) if sp is not None else 0)
 
 
+# sea.py as it was before its fleet-cell cache (helper-warbah-speed2): no cache, one scan each
+def ref_unmanned_fleets(st, seat: int) -> list[int]:
+    out = []
+    cells = np.flatnonzero(st.ships).tolist()
+    if not cells:
+        return out
+    own = st.fleet_owner
+    occ = {h["cell"] for h in st.heroes if h["alive"]}
+    for c in cells:
+        if own[c] == seat and c not in occ:
+            out.append(c)
+            if len(out) == SEA.FLEET_SLOTS:
+                break
+    return out
+
+
+def ref_fleet_mask(st, seat: int, mask: np.ndarray) -> None:
+    fleets = SEA.unmanned_fleets(st, seat)
+    if not fleets:
+        return
+    occ = {h["cell"] for h in st.heroes if h["alive"]}
+    land, own = st.land, st.fleet_owner
+    for k, c in enumerate(fleets):
+        if SEA.fleet_left(st, c) <= 0:
+            continue
+        for d, m in enumerate(st.nbl[c]):
+            if m >= 0 and not land[m] and m not in occ and own[m] in (-1, seat):
+                mask[SEA.FLEET0 + 6 * k + d] = 1
+
+
+def ref_sea_recruit_mask(st, seat: int, c: int, mask: np.ndarray) -> None:
+    name = SETTLEMENTS[st.settle[c]]
+    if name == "mine" or st.recruited[c] >= st.game.cfg["designed"]["max_recruit_per_settlement"]:
+        return
+    if st.gold[seat] < SEA.scfg(st)["ship_cost"]:
+        return
+    for d in range(6):
+        m = int(st.nb[c, d])
+        if m >= 0 and not st.land[m] and st.fleet_owner[m] in (-1, seat):
+            j = st.hero_at(m)
+            if j < 0 or st.heroes[j]["seat"] == seat:
+                mask[SEA.SHIP0 + d] = 1
+
+
 _UNITS_PATCHED = {"granted": ref_granted, "type_count": ref_type_count, "army_size": ref_army_size}
+_SEA_PATCHED = {"unmanned_fleets": ref_unmanned_fleets, "fleet_mask": ref_fleet_mask,
+                "recruit_mask": ref_sea_recruit_mask}
 
 
 @contextlib.contextmanager
@@ -728,17 +778,22 @@ def reference_methods():
     """The reference hero_at / abil / ... methods and units helpers in place (restored after)."""
     saved = {k: R.WarbahState.__dict__[k] for k in _PATCHED}
     saved_u = {k: getattr(UNITS, k) for k in _UNITS_PATCHED}
+    saved_s = {k: getattr(SEA, k) for k in _SEA_PATCHED}
     try:
         for k in _PATCHED:
             setattr(R.WarbahState, k, _RefMethods.__dict__[k])
         for k, f in _UNITS_PATCHED.items():
             setattr(UNITS, k, f)
+        for k, f in _SEA_PATCHED.items():
+            setattr(SEA, k, f)
         yield
     finally:
         for k, f in saved.items():
             setattr(R.WarbahState, k, f)
         for k, f in saved_u.items():
             setattr(UNITS, k, f)
+        for k, f in saved_s.items():
+            setattr(SEA, k, f)
 
 
 def ref_mask(st) -> np.ndarray:

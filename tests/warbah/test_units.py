@@ -70,8 +70,12 @@ def test_pick_up_and_drop_garrison_troops_one_by_one():
     assert mask[TAKE_ONE0] and not mask[TAKE_ONE0 + 1]
     st.apply(TAKE_ONE0)
     assert st.garrison[c, 0] == 1 and a["troops"][0] == 6
-    # the capitol recruits warriors: only warriors may be dropped there
+    # the capitol recruits warriors: only warriors may be dropped there (in a later turn: one
+    # direction per turn and hex, see test_move_garrison_transfers_go_one_way_per_turn)
     assert SETTLEMENTS[st.settle[c]] == "capitol"
+    assert not st.legal_actions_mask()[DROP_ONE0]
+    st.turn += 1
+    st._mask = None
     mask = st.legal_actions_mask()
     assert mask[DROP_ONE0] and not mask[DROP_ONE0 + 1:DROP_ONE0 + 4].any()
     st.apply(DROP_ONE0)
