@@ -474,6 +474,8 @@ def action_to_str(st, a: int) -> str:
 
 # -- observation section (appended after the base pieces; see observe.py) -----------------------
 PLANES_B = 7
+_PHASE_B = {p: i for i, p in enumerate(PHASES)}
+_PHASE_ALLY = {p: i for i, p in enumerate(ALLY.PHASES)}
 VECTOR_B = 76
 
 
@@ -515,94 +517,117 @@ def observe_b(st, seat: int, out: np.ndarray | None = None,
         fleet_planes(st, seat, out[:2 * n].reshape(2, n))  # cells of my fleets)
         own = st.fleet_owner
         my_fleets = [c for c in np.flatnonzero(st.ships).tolist() if own[c] == seat]
-    bd = out[:PLANES_B * n].reshape(PLANES_B, n)
+    # planes written with flat indices: plane k, cell c at out[k * n + c]
+    heroes, turn, phase = st.heroes, st.turn, st.phase
     if my_fleets:  # SEA.unmanned_fleets: my fleets with no Hero on board, in cell order
-        occ = {h["cell"] for h in st.heroes if h["alive"]}
+        occ = {h["cell"] for h in heroes if h["alive"]}
         k = 0
+        fm, sea_moves = st.fleet_moves, SEA.scfg(st)["sea_moves"]
         for c in my_fleets:
             if c not in occ:
-                bd[5, c] = SEA.fleet_left(st, c) / 4.0
+                t, left = fm.get(c, (-1, 0))  # SEA.fleet_left
+                out[5 * n + c] = (left if t == turn else sea_moves) / 4.0
                 k += 1
                 if k == FLEET_SLOTS:
                     break
-    v = out[PLANES_B * n:]
+    vo = PLANES_B * n
+    v = out[vo:]
     e = st.esp
-    if st.phase in PHASES:
-        v[PHASES.index(st.phase)] = 1
+    k = _PHASE_B.get(phase)
+    if k is not None:
+        v[k] = 1
     if e is not None and e["seat"] == seat:
         v[4] = min(e["roll"], 11) / 11.0
         v[5] = min(e["hired"], 11) / 11.0
         v[6] = min(e["agents"], 11) / 11.0
         if e["stage"] in ESP.STAGES:
             v[7 + ESP.STAGES.index(e["stage"])] = 1
-        if st.phase == "espionage" and e["stage"] not in ("hire", "done", "move"):
+        if phase == "espionage" and e["stage"] not in ("hire", "done", "move"):
             for k, x in enumerate(e["targets"]):
                 if e["stage"] in ("steal_gold", "damage"):
                     c = st.capitol[x]
                 elif e["stage"] == "garrison":
                     c = x
                 else:
-                    c = st.heroes[x]["cell"]
+                    c = heroes[x]["cell"]
                 if c >= 0:
-                    bd[2, c] = max(bd[2, c], (k + 1) / TARGET_SLOTS)
+                    out[2 * n + c] = max(out[2 * n + c], (k + 1) / TARGET_SLOTS)
         elif e["stage"] == "move":
-            bd[2, st.heroes[e["victim"]]["cell"]] = 1
-    if st.phase == "spy_loss" and st.heroes[e["victim"]]["seat"] == seat:
+            out[2 * n + heroes[e["victim"]]["cell"]] = 1
+    if phase == "spy_loss" and heroes[e["victim"]]["seat"] == seat:
         v[21] = min(e["left"], 10) / 10.0
     s = st.sea
-    if s is not None and st.heroes[s["hero"]]["seat"] == seat:
+    if s is not None and heroes[s["hero"]]["seat"] == seat:
         if s["kind"] == "luck":
             v[22] = s["roll"] / 10.0
         else:
             v[21] = min(s["left"], 10) / 10.0
-    for (obs, hi), turn in st.revealed.items():
-        if obs == seat and turn == st.turn and st.heroes[hi]["alive"]:
-            bd[3, st.heroes[hi]["cell"]] = min(int(st.heroes[hi]["troops"].sum()), 40) / 40.0
-    row = st.contact[seat].tolist()
-    for k in range(1, N):
-        if row[(seat + k) % N]:
-            v[22 + k] = 1
-    for h in st.heroes:
-        if h["alive"] and h["seat"] == seat and not st.land[h["cell"]]:
-            mp = h["sea_mp"] if h.get("sea_turn") == st.turn else SEA.scfg(st)["sea_moves"]
-            bd[4, h["cell"]] = min(mp, 6) / 6.0
-    if st.phase == "move" and st.qi < len(st.queue) and st.queue[st.qi][0] == seat:
-        h = st.heroes[st.queue[st.qi][1]]
-        if h["alive"] and not st.land[h["cell"]]:
+    if st.revealed:
+        for (obs, hi), t in st.revealed.items():
+            if obs == seat and t == turn and heroes[hi]["alive"]:
+                out[3 * n + heroes[hi]["cell"]] = min(int(heroes[hi]["troops"].sum()), 40) / 40.0
+    if N == 2:
+        if st.contact[seat, 1 - seat]:
+            v[23] = 1
+    else:
+        row = st.contact[seat].tolist()
+        for k in range(1, N):
+            if row[(seat + k) % N]:
+                v[22 + k] = 1
+    land = st.land
+    sea_moves = None
+    for h in heroes:
+        if h["alive"] and h["seat"] == seat and not land[h["cell"]]:
+            if h.get("sea_turn") == turn:
+                mp = h["sea_mp"]
+            else:
+                if sea_moves is None:
+                    sea_moves = SEA.scfg(st)["sea_moves"]
+                mp = sea_moves
+            out[4 * n + h["cell"]] = min(mp, 6) / 6.0
+    q = st.queue[st.qi] if st.qi < len(st.queue) else None
+    if phase == "move" and q is not None and q[0] == seat:
+        h = heroes[q[1]]
+        if h["alive"] and not land[h["cell"]]:
             v[26] = 1
-            v[27] = bd[4, h["cell"]]
+            v[27] = out[4 * n + h["cell"]]
             ships = int(st.ships[h["cell"]])
             v[28] = min(ships, 10) / 10.0
             room = SEA.capacity(st, ships) - int(h["troops"].sum())
             v[29] = min(max(room, 0), 40) / 40.0
-        v[30] = h.get("luck_turn") != st.turn and st.abil(h, "luck") > 0
-    n_log = 0
-    for rec in reversed(st.esp_log):  # this turn's entries are at the end
-        if rec[0] != st.turn:
-            break
-        n_log += rec[1] == seat
-    v[31] = min(n_log, 10) / 10.0
-    row = st.allied[seat].tolist()
-    for k in range(1, N):
-        if row[(seat + k) % N]:
-            v[58 + k] = 1
-    if st.phase in ALLY.PHASES:
-        v[62 + ALLY.PHASES.index(st.phase)] = 1
-        if st.phase == "ally_answer" and st.dip["to"] == seat:
+        v[30] = h.get("luck_turn") != turn and st.abil(h, "luck") > 0
+    if st.esp_log:
+        n_log = 0
+        for rec in reversed(st.esp_log):  # this turn's entries are at the end
+            if rec[0] != turn:
+                break
+            n_log += rec[1] == seat
+        v[31] = min(n_log, 10) / 10.0
+    if N == 2:
+        if st.allied[seat, 1 - seat]:
+            v[59] = 1
+    else:
+        row = st.allied[seat].tolist()
+        for k in range(1, N):
+            if row[(seat + k) % N]:
+                v[58 + k] = 1
+    k = _PHASE_ALLY.get(phase)
+    if k is not None:
+        v[62 + k] = 1
+        if phase == "ally_answer" and st.dip["to"] == seat:
             v[64] = ((st.dip["seat"] - seat) % N) / 3.0
-    if st.phase in ("move", "recruit", "battle") and st.qi < len(st.queue):
-        s_, x = st.queue[st.qi]
-        if s_ == seat:
-            hh = None
-            if st.phase == "recruit":
-                j = st.hero_at(x)
-                hh = st.heroes[j] if j >= 0 and st.heroes[j]["seat"] == seat else None
-            else:
-                hh = st.heroes[x]
-            if hh is not None and hh.get("special") is not None:
-                for u, k in enumerate(hh["special"].tolist()):
-                    if k:
-                        v[32 + u] = min(k, 20) / 20.0
+    if q is not None and q[0] == seat and phase in ("move", "recruit", "battle"):
+        x = q[1]
+        hh = None
+        if phase == "recruit":
+            j = st.hero_at(x)
+            hh = heroes[j] if j >= 0 and heroes[j]["seat"] == seat else None
+        else:
+            hh = heroes[x]
+        if hh is not None and hh.get("special") is not None:
+            for u, k in enumerate(hh["special"].tolist()):
+                if k:
+                    v[32 + u] = min(k, 20) / 20.0
     if st.battle is not None:
         sides = st.battle["sides"]
         for k in (0, 1):
@@ -612,26 +637,27 @@ def observe_b(st, seat: int, out: np.ndarray | None = None,
                 v[58] = min(int(foe[UNITS.BASE:].sum()), 40) / 40.0
                 break
     jn, b = st.join, st.battle
+    p6 = 6 * n
     if jn is not None:  # a declared combined attack
-        v[66 + (st.phase == "join_answer")] = 1
-        bd[6, jn["cell"]] = 1
-        bd[6, st.heroes[jn["lead"]]["cell"]] = 0.25
+        v[66 + (phase == "join_answer")] = 1
+        out[p6 + jn["cell"]] = 1
+        out[p6 + heroes[jn["lead"]]["cell"]] = 0.25
         for j in jn["members"]:
-            bd[6, st.heroes[j]["cell"]] = 0.5
+            out[p6 + heroes[j]["cell"]] = 0.5
         if jn["ask"] >= 0:
-            bd[6, st.heroes[jn["ask"]]["cell"]] = 0.75
+            out[p6 + heroes[jn["ask"]]["cell"]] = 0.75
         v[68] = min(len(jn["members"]), 4) / 4.0
     elif b is not None and b.get("members"):
-        bd[6, b["cell"]] = 1
-        bd[6, st.heroes[b["sides"][0]["hero"]]["cell"]] = 0.25
+        out[p6 + b["cell"]] = 1
+        out[p6 + heroes[b["sides"][0]["hero"]]["cell"]] = 0.25
         for m in b["members"]:
-            bd[6, st.heroes[m["hero"]]["cell"]] = 0.5
+            out[p6 + heroes[m["hero"]]["cell"]] = 0.5
         v[68] = min(len(b["members"]), 4) / 4.0
         v[69] = min(sum(int(m["counts"].sum() - m["counts"][4]) for m in b["members"]), 40) / 40.0
         mine = [m for m in b["members"] if m["seat"] == seat]
         if mine:
             v[70:74] = np.minimum(sum(m["counts"][:4] for m in mine), 40) / 40.0
             v[74] = sum(int(m["counts"][4]) for m in mine) / 4.0
-        if st.phase == "casualty" and b.get("cm", -1) >= 0 and st.current_player == seat:
+        if phase == "casualty" and b.get("cm", -1) >= 0 and st.current_player == seat:
             v[75] = 1
     return out

@@ -35,6 +35,7 @@ from envs.warbah.units import SPECIALS
 REALM_PHASES = ("realm", "realm_target")
 BATTLE_PHASES = ("spell", "spell_target")
 MAGIC_PHASES = REALM_PHASES + BATTLE_PHASES
+_MAGIC_PHASE = {p: i for i, p in enumerate(MAGIC_PHASES)}
 TIMINGS = ("discard", "collect", "recruit", "espionage", "move", "disaster", "recovery")
 GROUPS = ("warriors", "archers", "cavalry", "catapults", "hero", "monster")
 TOWER = SETTLEMENTS.index("tower")
@@ -702,19 +703,22 @@ MAGIC_VECTOR = 266
 def observe(st, seat: int, v: np.ndarray | None = None) -> np.ndarray:
     """Magic section of the observation (see observe.py's docstring for the layout), written
     into ``v`` (zeros, MAGIC_VECTOR long: observe.py passes its section) or a new array."""
-    T = tables(st.game)
+    T = st.game.__dict__.get("_magic_tables") or tables(st.game)
     NR, NB = T.NR, T.NB
     if v is None:
         v = np.zeros(MAGIC_VECTOR, np.float32)
     m = st.mg
-    if st.phase in MAGIC_PHASES:
-        v[MAGIC_PHASES.index(st.phase)] = 1
-    if st.phase in REALM_PHASES and m["timing"]:
-        v[4 + TIMINGS.index(m["timing"])] = 1
-    if st.phase == "realm_target" and m["pending"] is not None:
-        v[11] = (m["pending"][0] + 1) / NR
+    phase = st.phase
+    k = _MAGIC_PHASE.get(phase)
+    if k is not None:
+        v[k] = 1
+        if k < 2 and m["timing"]:  # REALM_PHASES
+            v[4 + TIMINGS.index(m["timing"])] = 1
+        if phase == "realm_target" and m["pending"] is not None:
+            v[11] = (m["pending"][0] + 1) / NR
     o = 13
-    for k in m["hand"][seat]:
+    hands = m["hand"]
+    for k in hands[seat]:
         v[o + k] += 0.5
     o += NR  # 39: my heroes' realm-spell items
     bo = o + NR  # 65: my battle hand
@@ -722,22 +726,26 @@ def observe(st, seat: int, v: np.ndarray | None = None) -> np.ndarray:
     wiz = 0
     for h in st.heroes:
         if h["alive"] and h["seat"] == seat:
-            wiz += has_wizard(h)
+            if h.get("wizard", 0):  # has_wizard
+                wiz += 1
             for it in h.get("items") or ():
                 if it["kind"] == "realm":
                     v[o + it["k"]] += 0.5
                 elif it["kind"] == "battle":
                     v[io + it["k"]] += 0.5
     s0 = io + NB  # 149
-    v[s0] = min(wiz, 4) / 4
+    if wiz:
+        v[s0] = min(wiz, 4) / 4
     hero = None  # the hero now acting for me (realm window, move, battle declaration)
-    if st.phase in ("realm", "realm_target", "move", "battle") and st.qi < len(st.queue) \
+    if phase in ("realm", "realm_target", "move", "battle") and st.qi < len(st.queue) \
             and st.queue[st.qi][0] == seat:
         x = st.queue[st.qi][1]
         hero = st.heroes[x] if x >= 0 else None
     N = st.game.num_seats
     for r in range(1, N):
-        v[s0 + 2 + r] = min(len(m["hand"][(seat + r) % N]), 4) / 4  # 152-154
+        kk = len(hands[(seat + r) % N])
+        if kk:
+            v[s0 + 2 + r] = min(kk, 4) / 4  # 152-154
     b = st.battle
     if b is not None and b.get("mg") is not None:
         # my army: the casting one when it is mine, else my first (lead, defender, joiners)
@@ -763,14 +771,19 @@ def observe(st, seat: int, v: np.ndarray | None = None) -> np.ndarray:
             if st.phase == "spell_target" and b["mg"]["pending"] is not None:
                 v[12] = (b["mg"]["pending"] + 1) / NB
     if hero is not None:
-        v[s0 + 1] = has_wizard(hero)
-        v[s0 + 2] = min(len(hero.get("items") or ()), 4) / 4
+        if hero.get("wizard", 0):  # has_wizard
+            v[s0 + 1] = 1
+        its = hero.get("items")
+        if its:
+            v[s0 + 2] = min(len(its), 4) / 4
     v[s0 + 13] = len(m["rdeck"]) / NR
     v[s0 + 14] = len(m["bdeck"]) / NB
     v[s0 + 15] = min(m["limit"][seat], 5) / 5  # hand limit (towers + temples) at the Realm phase
-    v[s0 + 16] = min(len(m["hand"][seat]), 4) / 4
+    kk = len(hands[seat])
+    if kk:
+        v[s0 + 16] = min(kk, 4) / 4
     sc = s0 + 17  # 166
-    if scried(st, seat):
+    if m["scry"][seat] == st.turn:  # scried
         v[sc] = 1
         for k in m["rdeck"][-5:]:
             v[sc + 1 + k] += 0.5
@@ -779,13 +792,13 @@ def observe(st, seat: int, v: np.ndarray | None = None) -> np.ndarray:
         for r in range(1, N):
             for k in m["hand"][(seat + r) % N]:
                 v[sc + 1 + NR + NB + k] += 0.25
-    lk = LUCK.pending_for(st, seat)  # 261-264: a Luck decision on a spell / agent roll
-    if lk is not None:
+    lk = LUCK.pending_for(st, seat) if phase == "luck" else None  # 261-264: a Luck decision
+    if lk is not None:  # on a spell / agent roll
         s = st.sea
         v[261], v[262], v[263] = 1, (lk[0] + 1) / len(LUCK.KINDS), lk[1]
         v[264] = s["value"] / (s["dice"][0] * s["dice"][1])
-    e = getattr(st, "esp", None)  # 265: I decide on Fortell against this espionage result
-    if st.phase == "espionage" and e is not None and e["stage"] == "fortell" \
+    e = getattr(st, "esp", None) if phase == "espionage" else None  # 265: I decide on Fortell
+    if e is not None and e["stage"] == "fortell" \
             and e["fort_seat"] == seat:
         from envs.warbah.espionage import STAGES
         v[265] = (STAGES.index(e["fort"][0]) + 1) / len(STAGES)
