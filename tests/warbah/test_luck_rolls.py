@@ -62,9 +62,9 @@ def test_luck_move_explore_encounter_chit_after_keeping():
     assert TERRAINS[st.terrain[m]] == "clear" and st.encounter[m] == 0 and st.variant[m] == ""
 
 
-def test_luck_encounter_table_type_rerolled():
-    """ENCOUNTER TABLE: the attacker may have the encounter type roll made again (4 Disease
-    -> 5 Undead guardians); the battle then starts with the new type."""
+def _lucky_hero_next_to_an_encounter():
+    """A lucky Hero with 10 warriors in the battle phase, next to an explored encounter hex
+    whose type is not rolled yet."""
     g, st = setup_state(2)
     a = st.heroes[0]
     a["troops"][:] = [10, 0, 0, 0]
@@ -72,6 +72,13 @@ def test_luck_encounter_table_type_rerolled():
     cell = int(next(x for x in st.nb[a["cell"]] if x >= 0 and st.land[x] and st.hero_at(x) < 0))
     st.explored[cell], st.terrain[cell], st.encounter[cell] = True, 0, -1
     st.phase, st.queue, st.qi = "battle", [(0, 0)], 0
+    return st, cell
+
+
+def test_luck_encounter_table_type_rerolled():
+    """ENCOUNTER TABLE: the attacker may have the encounter type roll made again (4 Disease
+    -> 5 Undead guardians); the battle then starts with the new type."""
+    st, cell = _lucky_hero_next_to_an_encounter()
     st.rng = ScriptRng([4, 5, 10])  # Disease, rerolled: Undead guardians (1D10 = 10 warriors)
     start_battle(st, 0, cell)
     assert st.phase == "luck" and st.sea["what"] == "encounter" and st.battle is None
@@ -82,19 +89,13 @@ def test_luck_encounter_table_type_rerolled():
 
 def test_luck_encounter_disease_loss_rerolled():
     """ENCOUNTER TABLE 4 Disease (1D10 troops lost): the loss roll may be rerolled."""
-    g, st = setup_state(2)
-    a = st.heroes[0]
-    a["troops"][:] = [10, 0, 0, 0]
-    a["abil"] = list(LUCKY)
-    cell = int(next(x for x in st.nb[a["cell"]] if x >= 0 and st.land[x] and st.hero_at(x) < 0))
-    st.explored[cell], st.terrain[cell], st.encounter[cell] = True, 0, -1
-    st.phase, st.queue, st.qi = "battle", [(0, 0)], 0
+    st, cell = _lucky_hero_next_to_an_encounter()
     st.rng = ScriptRng([4, 9, 2])
     start_battle(st, 0, cell)
     st.apply(KEEP_ROLL)  # the type: Disease
     assert st.phase == "luck" and st.sea["value"] == 9
     st.apply(REROLL)
-    assert a["troops"][0] == 8 and st.encounter[cell] == 0 and st.battle is None
+    assert st.heroes[0]["troops"][0] == 8 and st.encounter[cell] == 0 and st.battle is None
 
 
 def _last_turn(st):
