@@ -28,7 +28,9 @@ def hits(game, rng: np.random.Generator, n: int, k: int) -> int:
     when the option ``mass_formula`` is on."""
     if game.cfg.get("mass_formula"):
         return mass_kills(rng, n, k)
-    return int((rng.integers(1, 11, size=n) <= k).sum())
+    if 0 < n <= 3:  # scalar draws: the same numbers as size=n (rules.d10), no array
+        return int(sum([int(rng.integers(1, 11)) <= k for _ in range(n)]))
+    return int(sum([r <= k for r in rng.integers(1, 11, size=n).tolist()]))
 
 
 def attacks(game, side: dict, seg: int, rng: np.random.Generator) -> int:
@@ -52,7 +54,8 @@ def attacks(game, side: dict, seg: int, rng: np.random.Generator) -> int:
             kills += magic_hits(mg, t, n, k, rng, True) if mg is not None else \
                 mass_kills(rng, n, k)
         elif mg is None:
-            hit = int((rng.integers(1, 11, size=n) <= k).sum())
+            hit = int(sum([int(rng.integers(1, 11)) <= k for _ in range(n)])) if 0 < n <= 3 else \
+                int(sum([r <= k for r in rng.integers(1, 11, size=n).tolist()]))
             kills += record(side, k, n, hit)
         else:
             hit = magic_hits(mg, t, n, k, rng)
@@ -142,4 +145,4 @@ def remove_one(side: dict, t: int | None = None) -> None:
 
 def destroyed(side: dict) -> bool:
     mon = side.get("monster")
-    return int(side["counts"].sum()) == 0 and (mon is None or mon[2] <= 0)
+    return sum(side["counts"].tolist()) == 0 and (mon is None or mon[2] <= 0)

@@ -38,7 +38,9 @@ SUCCESS_STAGE = {1: "kill_hero", 2: "garrison", 3: "item", 4: "steal_gold", 5: "
 
 
 def d10(rng, n: int = 1) -> int:
-    return int(rng.integers(1, 11, size=n).sum())
+    if 0 < n <= 3:  # scalar draws: the same numbers as size=n, without the array
+        return sum([int(rng.integers(1, 11)) for _ in range(n)])
+    return sum(rng.integers(1, 11, size=n).tolist())
 
 
 def ecfg(st) -> dict:
@@ -50,13 +52,17 @@ def update_contact(st) -> None:
     """Two empires are in contact once a hex of one (hero or controlled hex) is within
     ``contact_distance`` (designed: 1, adjacent) of a hex of the other; contact is permanent."""
     N = st.game.num_seats
+    con = st.contact
+    if N == 2 and con[0, 1] and con[1, 0]:
+        return  # every pair already in contact (permanent): nothing to add
+    nbl = st.nbl  # st.nb as lists (block_b.init)
     pres = []
     for s in range(N):
         cells = set(int(c) for c in np.flatnonzero(st.owner == s))
         cells |= {h["cell"] for h in st.heroes if h["alive"] and h["seat"] == s}
         near = set(cells)
         for c in cells:
-            near.update(int(m) for m in st.nb[c] if m >= 0)
+            near.update(m for m in nbl[c] if m >= 0)
         pres.append((cells, near))
     for s in range(N):
         for o in range(s + 1, N):

@@ -57,7 +57,9 @@ def lucky_hero(st, seat: int) -> int:
 
 def roll(rng, dice) -> int:
     n, faces = dice
-    return int(rng.integers(1, faces + 1, size=n).sum())
+    if 0 < n <= 3:  # scalar draws: the same numbers as size=n, without the array
+        return sum([int(rng.integers(1, faces + 1)) for _ in range(n)])
+    return sum(rng.integers(1, faces + 1, size=n).tolist())
 
 
 def offer(st, seats, value: int, dice, resume: str, ctx: tuple, roller: int | None = None,

@@ -21,7 +21,9 @@ JOIN_PHASES = ("join", "join_answer")  # combined attacks (combat_flow.JOIN_PHAS
 
 
 def d10(rng, n: int = 1) -> int:
-    return int(rng.integers(1, 11, size=n).sum())
+    if 0 < n <= 3:  # scalar draws: the same numbers as size=n, without the array
+        return sum([int(rng.integers(1, 11)) for _ in range(n)])
+    return sum(rng.integers(1, 11, size=n).tolist())
 
 
 
@@ -150,7 +152,7 @@ class WarbahState(State):
         return d["army_cap"] + d["command_bonus"] * self.abil(h, "command")
 
     def settlements_of(self, seat: int) -> list[int]:
-        return [int(c) for c in np.flatnonzero((self.owner == seat) & (self.settle >= 0))]
+        return np.flatnonzero((self.owner == seat) & (self.settle >= 0)).tolist()
 
     # -- set-up -----------------------------------------------------------------------------
     def _place_capitol(self, seat: int, cell: int) -> None:
@@ -203,10 +205,11 @@ class WarbahState(State):
                 total += g.settle[name]["gold"]
                 bonus = g.cfg["adjacency_bonus"].get(name)
                 if bonus:
-                    total += sum(1 for m in self.nb[c] if m >= 0 and self.terrain[m] >= 0
+                    total += sum(1 for m in self.nbl[c] if m >= 0 and self.terrain[m] >= 0
                                  and TERRAINS[self.terrain[m]] == bonus)
             vg = self.game.cfg["variant_gold"]
-            total += sum(vg.get(self.variant[c], 0) for c in np.flatnonzero(self.owner == s))
+            total += sum(vg.get(self.variant[c], 0)
+                         for c in np.flatnonzero(self.owner == s).tolist())
             total += sum(self.abil(h, "wealth") for h in self.heroes
                          if h["alive"] and h["seat"] == s)
             self.gold[s] += max(0, total - self.mg["curse"][s])  # Curse (block A)

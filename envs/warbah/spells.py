@@ -65,11 +65,15 @@ def tables(game) -> Tables:
 
 
 def d10(rng, n: int = 1) -> int:
-    return int(rng.integers(1, 11, size=n).sum())
+    if 0 < n <= 3:  # scalar draws: the same numbers as size=n, without the array
+        return sum([int(rng.integers(1, 11)) for _ in range(n)])
+    return sum(rng.integers(1, 11, size=n).tolist())
 
 
 def d5(rng, n: int = 1) -> int:
-    return int(rng.integers(1, 6, size=n).sum())
+    if 0 < n <= 3:  # scalar draws: the same numbers as size=n, without the array
+        return sum([int(rng.integers(1, 6)) for _ in range(n)])
+    return sum(rng.integers(1, 6, size=n).tolist())
 
 
 # -- state set-up, cloning, determinizing ---------------------------------------------------

@@ -77,7 +77,7 @@ def recruit_unit(st, c: int) -> str | None:
 
 def recruit_hexes(st, seat: int) -> list[int]:
     """Controlled non-settlement hexes with a 'Recruit X' variant (castles are queued anyway)."""
-    return [int(c) for c in np.flatnonzero(st.owner == seat)
+    return [c for c in np.flatnonzero(st.owner == seat).tolist()
             if st.settle[c] < 0 and st.variant[c].startswith("recruit_")]
 
 
