@@ -144,12 +144,17 @@ class HeuristicAgent(RuleBasedAgent):
             return ab
         return A.ROLL
 
-    def _ability(self, st, mask):
+    @staticmethod
+    def _ability_context(st, mask):
+        """(me, my character index, its name, seats, relative seats the ability may target now)."""
         me = st.cur
         ab = st.active_ability(me)
         name = A.CHARACTER_NAMES[ab] if ab >= 0 else ""
         n = st.game.num_seats
-        rels = [r for r in range(n) if mask[A.ABILITY + r]]
+        return me, ab, name, n, [r for r in range(n) if mask[A.ABILITY + r]]
+
+    def _ability(self, st, mask):
+        me, ab, name, n, rels = self._ability_context(st, mask)
         if not rels:
             return None
         if name == "Medea":
@@ -295,11 +300,7 @@ class HeuristicAgent(RuleBasedAgent):
 
     def _react(self, st, mask):
         """The reaction window before another player's turn."""
-        me = st.cur
-        ab = st.active_ability(me)
-        name = A.CHARACTER_NAMES[ab] if ab >= 0 else ""
-        n = st.game.num_seats
-        rels = [r for r in range(n) if mask[A.ABILITY + r]]
+        me, ab, name, n, rels = self._ability_context(st, mask)
         mover = st.turn_seat
         if name == "Tsiva" and rels and st.enemies(me, mover) and not st.immune(mover) \
                 and distance(st.pos[me], st.pos[mover]) <= st.game.chars[ab].range:
