@@ -144,7 +144,7 @@ class TabletopAEC(AECEnv):
                 st.apply(a)  # raises IllegalActionError with the engine's reason, changes nothing
             self._end_by_illegal(agent, a)
             return
-        st.apply(a)
+        st.apply_legal(a)   # the mask above is this position's: no second check
         self.num_steps += 1
         if st.is_terminal():
             self._settle_terminal()

@@ -168,6 +168,12 @@ class State:
         self._apply(a)
         self.history.append(a)
 
+    def apply_legal(self, action: int) -> None:
+        """``apply`` for an action the caller has just found set in ``legal_actions_mask()`` of
+        this very position (the AEC adapter checks its mask first): skips the second check."""
+        self._apply(action)
+        self.history.append(action)
+
     def determinize(self, observer: int, rng: np.random.Generator) -> "State":
         """A clone in which everything ``observer`` cannot see is resampled from ``rng``.
 

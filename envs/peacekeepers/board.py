@@ -217,8 +217,6 @@ def _ring_cycles(length: int) -> np.ndarray:
 
 
 _RING_CYCLE = {n: _ring_cycles(n) for n in MOUNTAIN_CANDIDATES}
-#: the previous entry of each ring position (cyclic), to find where obstacle runs start
-_RING_PREV = {n: np.roll(c, 1, axis=1) for n, c in _RING_CYCLE.items()}
 
 
 def _padded_bits(bits: int) -> int:
@@ -284,12 +282,13 @@ def _quad_tables(length: int) -> tuple[np.ndarray, np.ndarray]:
 _QUADS = {n: _quad_tables(n) for n in MOUNTAIN_CANDIDATES}
 
 
-def _quad_terms(q: np.ndarray) -> np.ndarray:
-    """(..., 4) free-cell windows -> 4 x their E4 term: n1 - n3 + 2 * (diagonal pairs)."""
-    s = q.sum(-1)
-    diag = (q[..., 0] & q[..., 3] & ~q[..., 1] & ~q[..., 2]) \
-        | (q[..., 1] & q[..., 2] & ~q[..., 0] & ~q[..., 3])
-    return (s == 1).astype(np.int64) - (s == 3) + 2 * diag
+#: E4 term x 4 of one 2x2 window by its free-cell code (bits tl=1, tr=2, bl=4, br=8): one free
+#: cell +1, three free cells -1, two diagonal free cells +2 (bit-quads, Gray 1971)
+_QUAD_TERM = np.array([(bin(q).count("1") == 1) - (bin(q).count("1") == 3) + 2 * (q in (6, 9))
+                       for q in range(16)], np.int64)
+_QUAD_WEIGHTS = np.array([1, 2, 4, 8], np.int64)
+#: per length: the windows' padded cells (200, q, 4) and the code of their range cells (200, q)
+_QUAD_CODES = {n: (idx, (inside.astype(np.int64) * _QUAD_WEIGHTS).sum(-1)) for n, (idx, inside) in _QUADS.items()}
 
 
 def obstacle_labels(board: np.ndarray) -> np.ndarray:
@@ -325,18 +324,20 @@ def mountain_placements(board: np.ndarray, length: int, labels: np.ndarray | Non
     # Obstacles (mountains, off-board) met walking once around the range: if they form at most
     # one unbroken run, the free cells around it stay joined along the ring, so nothing is cut off.
     ext = np.append(board == MOUNTAIN, True)
-    runs = (ext[_RING_CYCLE[length]] & ~ext[_RING_PREV[length]]).sum(axis=1)
+    ring = _RING_CYCLE[length]
+    on = ext[ring]
+    runs = (on[:, 1:] & ~on[:, :-1]).sum(axis=1) + (on[:, 0] & ~on[:, -1])
     out = fits.copy()
     rows = np.flatnonzero(fits & (runs >= 2))
     if len(rows):
         if labels is None:
             labels = obstacle_labels(board)
-        free = np.zeros(_P * _P, bool)
+        free = np.zeros(_P * _P, np.int64)
         free[_PAD_INDEX] = board == EMPTY
-        idx, inside = _QUADS[length]
-        before = free[idx[rows]]
-        d4 = (_quad_terms(before & ~inside[rows]) - _quad_terms(before)).sum(-1)   # 4 x dE4
-        labs = np.sort(labels[_RING_CYCLE[length][rows]], axis=1)   # -1: a free ring cell
+        idx, in_code = _QUAD_CODES[length]
+        before = free[idx[rows]] @ _QUAD_WEIGHTS                 # window codes before the range
+        d4 = (_QUAD_TERM[before & ~in_code[rows]] - _QUAD_TERM[before]).sum(-1)   # 4 x dE4
+        labs = np.sort(labels[ring[rows]], axis=1)   # -1: a free ring cell
         distinct = ((labs[:, 1:] != labs[:, :-1]) & (labs[:, 1:] >= 0)).sum(1) + (labs[:, 0] >= 0)
         outside = labs[:, -1] == CELLS
         out[rows] = d4 + 4 * (outside.astype(np.int64) - distinct + ~outside) == 0

@@ -31,6 +31,15 @@ def _active_bits(active: bytes) -> int:
     return bool_to_bits(np.frombuffer(active, bool))
 
 
+_MASK_BYTES = (A.NUM_ACTIONS + 7) // 8
+
+
+def _unpack_mask(bits: int) -> np.ndarray:
+    """Action bit ``i`` of a Python int -> int8[NUM_ACTIONS] 0/1 mask."""
+    raw = np.frombuffer(bits.to_bytes(_MASK_BYTES, "little"), np.uint8)
+    return np.unpackbits(raw, bitorder="little", count=A.NUM_ACTIONS).view(np.int8)
+
+
 class MaskMixin:
     """What the player to move may do, read from cached bitboards of the position."""
 
@@ -71,12 +80,12 @@ class MaskMixin:
         g = self.game
         counts = self.hand_counts(seat)
         code_bits, active, cubes, touch1, touch2, memo, _ = self._analysis()
-        key = (seat, counts.tobytes())
+        key = (seat, *counts)
         found = memo.get(key)
         if found is not None:
             return found
         total = 0
-        if counts.any():
+        if any(counts):
             area, need_touch = self._area(seat)
             empty = code_bits[0] & area
             if need_touch:
@@ -192,8 +201,19 @@ class MaskMixin:
         return mask
 
     def _compute_mask(self) -> np.ndarray:
-        mask = np.zeros(A.NUM_ACTIONS, np.int8)
         ph = self.phase
+        if ph == "play":   # one integer with every legal action's bit, unpacked once
+            bits = self._placement_bits(self.cur)
+            hz = self._forced_hazard()
+            if hz is not None:
+                bits &= FULL << (hz * CELLS)
+            else:
+                if self._reserve_allowed():
+                    bits |= 1 << A.RESERVE
+                if self.end_phase is not None:
+                    bits |= 1 << A.PASS
+            return _unpack_mask(bits)
+        mask = np.zeros(A.NUM_ACTIONS, np.int8)
         if ph == "over":
             return mask
         if ph == "mountain":
@@ -205,17 +225,6 @@ class MaskMixin:
             mask[A.CELL:A.CELL + CELLS] = (self.board == EMPTY) & self.active
         elif ph == "refill":
             mask[A.DRAW] = mask[A.PASS] = 1
-        elif ph == "play":
-            mask[:A.CELL] = bits_to_bool(self._placement_bits(self.cur), A.CELL)
-            if self._reserve_allowed():
-                mask[A.RESERVE] = 1
-            if self.end_phase is not None:
-                mask[A.PASS] = 1
-            if self._forced_hazard() is not None:
-                hz = self._forced_hazard()
-                keep = mask[hz * CELLS:(hz + 1) * CELLS].copy()
-                mask[:] = 0
-                mask[hz * CELLS:(hz + 1) * CELLS] = keep
         elif ph == "giant2":
             mask[[A.CELL + y for y in self._giant_partner_cells(self.pending_cell)]] = 1
             if self.pending_optional:

@@ -33,6 +33,7 @@ Seats are relative to the observer: ``rel 0`` is the observer, ``rel k`` the k-t
 from __future__ import annotations
 
 import functools
+import struct
 
 import numpy as np
 
@@ -64,6 +65,10 @@ def _template(zone_bytes: bytes | None, active_bytes: bytes | None, seat: int, n
     return t
 
 
+_VECTOR = struct.Struct(f"={VECTOR_SIZE}f")
+_VEC_OFFSET = BOARD_SIZE * 4          # byte offset of the scalar part in the float32 vector
+
+
 def build_observation(state, seat: int) -> np.ndarray:
     g = state.game
     n = g.num_seats
@@ -76,28 +81,38 @@ def build_observation(state, seat: int) -> np.ndarray:
         obs[_OFF_FIELD:_CODE_SIZE] *= state.active
     if state.pending_cell >= 0:
         obs[16 * CELLS + state.pending_cell] = 1.0
-    # the scalar part is assembled in a Python list and written once (cheaper than numpy scalars)
+    # the scalar part is assembled in a Python list and packed once (cheaper than numpy scalars)
     v = [0.0] * VECTOR_SIZE
     shown = 1 if g.hidden_information else n
     scores = state.scores()
+    hands, captured, first_done, out = state.hands, state.captured, state.first_done, state.out
+    allot, peaks = state.allot, state.peaks
     for rel in range(n):
-        s = (seat + rel) % n
-        hand = state.hands[s]
-        v[40 + rel] = min(1.0, len(hand) / 20)
-        if rel < shown:
+        s = seat + rel
+        if s >= n:
+            s -= n
+        hand = hands[s]
+        k = len(hand)
+        v[40 + rel] = 1.0 if k >= 20 else k / 20
+        if rel < shown and k:
             base = rel * 10
             for _, f in hand:
                 v[base + f] += 1.0
-        v[47 + rel] = len(state.captured[s]) / 100
-        v[61 + rel] = float(state.first_done[s])
-        v[65 + rel] = float(state.out[s])
-        v[69 + rel] = min(1.0, state.allot[s] / 10)
-        v[75 + rel] = max(-1.0, min(1.0, scores[s] / 100))
-        v[80 + rel] = state.peaks[s] / 30   # at most 6+5+5+4+4+3+3 peaks
-    for i in range(10 * shown):             # colour counts /10, capped at 1
-        x = v[i]
-        if x:
-            v[i] = 1.0 if x >= 10.0 else x / 10
+            for i in range(base, base + 10):   # colour counts /10, capped at 1
+                x = v[i]
+                if x:
+                    v[i] = 1.0 if x >= 10.0 else x / 10
+        v[47 + rel] = len(captured[s]) / 100
+        if first_done[s]:
+            v[61 + rel] = 1.0
+        if out[s]:
+            v[65 + rel] = 1.0
+        a = allot[s]
+        if a:
+            v[69 + rel] = 1.0 if a >= 10 else a / 10
+        x = scores[s] / 100
+        v[75 + rel] = -1.0 if x < -1.0 else (1.0 if x > 1.0 else x)
+        v[80 + rel] = peaks[s] / 30   # at most 6+5+5+4+4+3+3 peaks
     v[44] = float(len(state.reserves[seat]))
     v[45] = len(state.bag) / 100
     v[46] = len(state.discard) / 100
@@ -108,6 +123,7 @@ def build_observation(state, seat: int) -> np.ndarray:
         v[73] = 1.0
     elif state.end_phase == "stuck":
         v[74] = 1.0
-    v[79] = float(state.pending_optional)
-    obs[BOARD_SIZE:] = v
+    if state.pending_optional:
+        v[79] = 1.0
+    _VECTOR.pack_into(obs, _VEC_OFFSET, *v)
     return obs

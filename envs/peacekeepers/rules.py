@@ -202,14 +202,14 @@ class PeacekeepersState(MaskMixin, HazardMixin, State):
     def _easy_stock(self) -> bool:
         return self.game.puzzle and self.game.puzzle_level == "easy"
 
-    def hand_counts(self, seat: int) -> np.ndarray:
+    def hand_counts(self, seat: int) -> list[int]:
         """Number of cubes per face colour the seat may play (reserve and easy stock included)."""
         if self._easy_stock():
             counts = self.game.face_present[self.bag].sum(axis=0)
             if not self.game.rules["puzzle_hazards"]:
                 counts[[BLACK, WHITE, BROWN, GRAY]] = 0
-            return counts
-        counts = np.zeros(10, np.int32)
+            return counts.tolist()
+        counts = [0] * 10
         for _, f in self.hands[seat]:
             counts[f] += 1
         if self.reserves[seat]:
