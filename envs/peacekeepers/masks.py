@@ -32,6 +32,8 @@ def _active_bits(active: bytes) -> int:
 
 
 _MASK_BYTES = (A.NUM_ACTIONS + 7) // 8
+#: range length -> its mountain mask on an empty board (where every game's set-up starts)
+_EMPTY_BOARD_MOUNTAINS: dict = {}
 
 
 def _unpack_mask(bits: int) -> np.ndarray:
@@ -188,7 +190,15 @@ class MaskMixin:
         if self._mountain_cache is None:
             if self._mlab is None or self._codes is None:   # after a bulk write of the board
                 self._mlab = obstacle_labels(self.board)
-            self._mountain_cache = mountain_placements(self.board, self.ranges[0], self._mlab)
+            length = self.ranges[0]
+            fresh = self._code_bits()[EMPTY + 1] == FULL     # an empty board: the same every game
+            found = _EMPTY_BOARD_MOUNTAINS.get(length) if fresh else None
+            if found is None:
+                found = mountain_placements(self.board, length, self._mlab)
+                if fresh:
+                    found.flags.writeable = False
+                    _EMPTY_BOARD_MOUNTAINS[length] = found
+            self._mountain_cache = found
         return self._mountain_cache
 
     # ------------------------------------------------------------------ mask ----------------

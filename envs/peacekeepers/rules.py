@@ -7,6 +7,8 @@ tests and lists every designed value and interpretation.
 """
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 from envs.core.game import State, rank_returns
@@ -24,6 +26,27 @@ _ONEHOT_T = np.eye(12, dtype=bool)
 _CODE_PLANE = (11, 0, 1, 2, 3, 4, 5, 6, 7, 9, 8, 10)
 _PLANE_CODE = np.empty((12, 1), np.int8)
 _PLANE_CODE[list(_CODE_PLANE), 0] = np.arange(-1, 11)
+
+
+@functools.lru_cache(maxsize=64)
+def _zone_layout(zone_kind: str, k: int, chooser: int, n: int) -> np.ndarray:
+    """The seat owning each cell once ``chooser`` picks zone choice ``k`` (read-only)."""
+    r, c = np.divmod(np.arange(CELLS), SIZE)
+    half = SIZE // 2
+    quad = np.where(r < half, np.where(c < half, 0, 1), np.where(c < half, 3, 2))  # NW NE SE SW
+    other = (chooser + 1) % n
+    zone = np.full(CELLS, -1, np.int8)
+    if zone_kind == "halves":
+        side = [r < half, r >= half, c < half, c >= half][k]
+        zone[:] = np.where(side, chooser, other)
+    elif zone_kind == "quadrants2":
+        mine = (0, 2) if k == 0 else (1, 3)
+        zone[:] = np.where(np.isin(quad, mine), chooser, other)
+    else:
+        for step in range(n):
+            zone[quad == (k + step) % 4] = (chooser + step) % n
+    zone.flags.writeable = False
+    return zone
 
 
 class PeacekeepersState(MaskMixin, HazardMixin, State):
@@ -340,24 +363,9 @@ class PeacekeepersState(MaskMixin, HazardMixin, State):
 
     def _choose_zone(self, k: int) -> None:
         """Multi-Player Competitive: the player with the fewest peaks picks a side or quadrant."""
-        g = self.game
-        n = g.num_seats
-        r, c = np.divmod(np.arange(CELLS), SIZE)
-        half = SIZE // 2
-        quad = np.where(r < half, np.where(c < half, 0, 1), np.where(c < half, 3, 2))  # NW NE SE SW
-        chooser = self.cur
-        other = (chooser + 1) % n
-        if g.zone_kind == "halves":
-            side = [r < half, r >= half, c < half, c >= half][k]
-            self.zone[:] = np.where(side, chooser, other)
-        elif g.zone_kind == "quadrants2":
-            mine = (0, 2) if k == 0 else (1, 3)
-            self.zone[:] = np.where(np.isin(quad, mine), chooser, other)
-        else:
-            for step in range(n):
-                self.zone[quad == (k + step) % 4] = (chooser + step) % n
+        self.zone[:] = _zone_layout(self.game.zone_kind, k, self.cur, self.game.num_seats)
         self._cache = None
-        self._begin_turn(chooser)
+        self._begin_turn(self.cur)
 
     def _place(self, colour: int, cell: int) -> None:
         seat = self.cur
