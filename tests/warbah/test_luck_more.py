@@ -135,3 +135,81 @@ def test_luck_merchant_caravan_gold(choice, gold):
     assert h["cell"] == m and st.gold[0] == before and st.variant[m] == ""
     st.apply(choice)
     assert st.gold[0] == before + gold and st.phase == "move"
+
+
+# -- battle: ships' dice and the designer's mass formula --------------------------------------
+@pytest.mark.parametrize("choice,ships", [(LUCK_MINE, (1, 0)), (LUCK_FOE, (2, 1)),
+                                          (KEEP_ROLL, (1, 1))])
+def test_luck_battle_ships_dice(choice, ships):
+    """BATTLE at sea (ships Init 2, Kill 3, attack ships first) / Luck window: my two ships
+    miss (9, 9), the foe's ship hits (1) and sinks one of mine; LUCK_MINE rerolls one of my
+    misses (1: his ship sinks), LUCK_FOE his hit (9: my ship is back)."""
+    g, st, h, nxt = _at_sea([10], troops=(3, 0, 0, 0), ships=2)
+    h["abil"] = list(LUCKY)
+    o = st.heroes[1]
+    o["alive"], o["cell"], o["troops"][:], o["abil"] = True, nxt, [3, 0, 0, 0], []
+    st.ships[nxt], st.fleet_owner[nxt] = 1, 1
+    st.phase, st.queue, st.qi, h["attacks"], st._mask = "battle", [(0, 0)], 0, 1, None
+    x = 1 if choice == LUCK_MINE else 9
+    st.rng = ScriptRng([9, 9, 1] + ([x] if choice != KEEP_ROLL else []) + [9] * 8)
+    st.apply(dir_to(st, h["cell"], nxt))
+    assert st.phase == "luck" and st.sea["what"] == "battle_dice" and st.current_player == 0
+    assert _legal(st) == {LUCK_MINE, LUCK_FOE, KEEP_ROLL}
+    assert [s["ships"] for s in st.battle["sides"]] == [1, 1]
+    st.apply(choice)
+    if choice == KEEP_ROLL:  # Luck unused: the troops' segment opens a window again
+        assert st.phase == "luck"
+        st.apply(KEEP_ROLL)
+    assert st.phase == "call_off"
+    assert tuple(s["ships"] for s in st.battle["sides"]) == ships
+
+
+def test_luck_battle_sea_monster_die_on_ships():
+    """SEA ENCOUNTER TABLE 1 Sea Monster (Init 2, Kill 2, attacks ships) / Luck window: the
+    monster's die that sank a ship may be rolled again by the ship owner (8, a miss: the ship
+    is back)."""
+    g, st, h, nxt = _at_sea([10], troops=(3, 0, 0, 0), ships=2)
+    h["abil"] = list(LUCKY)
+    st.rng = ScriptRng([1, 1, 9, 9, 8])  # the monster; its die 1 (a hit); my ships 9 9; 8
+    st.apply(dir_to(st, h["cell"], nxt))
+    assert st.phase == "luck" and st.sea.get("cont") is None and st.sea["roll"] == 1
+    st.apply(KEEP_ROLL)  # the sea encounter roll (sea.py)
+    assert st.phase == "luck" and st.sea["what"] == "battle_dice"
+    assert _legal(st) == {LUCK_MINE, LUCK_FOE, KEEP_ROLL}
+    mine = st.battle["sides"][0]
+    assert mine["ships"] == 1
+    st.apply(LUCK_FOE)
+    assert mine["ships"] == 2 and h["luck_turn"] == st.turn
+
+
+@pytest.mark.parametrize("choice,left", [(LUCK_MINE, (0, 2)), (LUCK_FOE, (7, 9)),
+                                         (KEEP_ROLL, (0, 9))])
+def test_luck_battle_mass_formula_group_die(choice, left, monkeypatch):
+    """GAME DESIGNERS NOTES formula (option ``mass_formula``) / Luck window: one die per group;
+    LUCK_MINE rolls my group with the best expected gain again (the warriors' 1 -> 8: 8
+    kills), LUCK_FOE the foe's group with the most to lose (his warriors' 10 -> 3)."""
+    g, st, a, b, cell = _battle_state([10, 0, 0, 0], [10, 0, 0, 0])
+    monkeypatch.setitem(st.game.cfg, "mass_formula", True)
+    a["abil"] = list(LUCKY)
+    x = 8 if choice == LUCK_MINE else 3
+    st.rng = ScriptRng([1, 1, 10, 1] + ([x] if choice != KEEP_ROLL else []))
+    start_battle(st, 0, cell)
+    assert st.phase == "luck" and st.sea["what"] == "battle_dice"
+    assert _legal(st) == {LUCK_MINE, LUCK_FOE, KEEP_ROLL}
+    st.apply(choice)
+    assert st.phase == "call_off"
+    assert tuple(int(s["counts"][0]) for s in st.battle["sides"]) == left
+
+
+def test_luck_mass_formula_blessed_group_is_one_roll():
+    """GAME DESIGNERS NOTES formula with BATTLE SPELLS Blessing (the misses rolled again as one
+    group) / Luck: the group's two dice are noted as one roll and made again together."""
+    g = make_game(rules={"mass_formula": True})
+    mg = {"auto": [False] * 19, "bless": True, "ranged_neg": 0, "blocked": [False] * 19,
+          "neutral": [0] * 19}
+    side = {"counts": np.array([10, 0, 0, 0, 0]), "monster": None, "init_mod": [0] * 5,
+            "kill_mod": [0] * 5, "mg": mg, "dice": []}
+    assert B.attacks(g, side, B.segment_of(1), Dice([1, 1])) == 1 + 1  # 1, then 9 misses: 1
+    assert side["dice"] == [[5, 10, 2, B.MASS | B.BLESSED]]
+    assert B.mass_again(Dice([1, 10]), 10, 5, True) == 1 + 9  # both dice made again
+    assert B.mass_mean(10, 5, True) > B.mass_mean(10, 5) == 5.5
