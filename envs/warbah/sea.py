@@ -347,8 +347,9 @@ def apply(st, a: int) -> None:
             h["luck_turn"] = st.turn
             roll = d10(st.rng)
         st.phase, st.sea = s["ret"], None
-        if s.get("cont") == "esp":  # the espionage roll (espionage.advance)
-            st.esp["roll"] += roll - s["roll"]
+        if s.get("cont") == "esp":  # the espionage roll (espionage.advance), then the victims'
+            from envs.warbah.espionage import own_roll_kept
+            own_roll_kept(st, s["roll"], roll)
             return
         if s.get("cont") == "agent":  # an agent's Espionage table roll
             from envs.warbah.espionage import resolve_agent

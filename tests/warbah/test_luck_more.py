@@ -213,3 +213,47 @@ def test_luck_mass_formula_blessed_group_is_one_roll():
     assert side["dice"] == [[5, 10, 2, B.MASS | B.BLESSED]]
     assert B.mass_again(Dice([1, 10]), 10, 5, True) == 1 + 9  # both dice made again
     assert B.mass_mean(10, 5, True) > B.mass_mean(10, 5) == 5.5
+
+
+# -- espionage: the enemy's rolls, offered to the players they may hit --------------------------
+@pytest.mark.parametrize("spy_lucky", [False, True])
+def test_luck_enemy_espionage_roll_victims_luck(spy_lucky):
+    """ESPIONAGE PHASE (X = 1D10 + Intrigue agents at most) / Luck (designed reading: the roll
+    is aimed at every player the spy may spy on): after the spy's own choice, the player in
+    contact may have the spy's roll made again (8 -> 2)."""
+    g, st, a, b = contact_state()
+    a["abil"], b["abil"] = (list(LUCKY) if spy_lucky else []), list(LUCKY)
+    st.gold[0], st.order, st.esp_turn = 20, [0, 1], 0
+    st.rng = ScriptRng([8, 2] + [1] * 20)
+    assert ESP.begin(st) and ESP.advance(st)
+    if spy_lucky:  # the roller's player first
+        assert st.phase == "luck" and st.current_player == 0 and st.sea["cont"] == "esp"
+        st._mask = None
+        st.apply(KEEP_ROLL)
+    assert st.phase == "luck" and st.current_player == 1 and st.sea["what"] == "esp_roll"
+    assert st.sea["roller"] == 0 and st.esp["roll"] == 8
+    st._mask = None
+    assert _legal(st) == {REROLL, KEEP_ROLL}
+    st.apply(REROLL)
+    assert st.phase == "espionage" and st.esp["roll"] == 2 and b["luck_turn"] == st.turn
+    assert a.get("luck_turn") != st.turn
+
+
+def test_luck_enemy_espionage_table_roll_victims_luck():
+    """ESPIONAGE TABLE (9-10: Agent Success) / Luck: the player in contact may have an enemy
+    agent's roll made again (9 -> 2: a failure); a failure is not offered (it cannot hurt)."""
+    g, st, a, b = contact_state()
+    b["abil"] = list(LUCKY)
+    st.gold[0], st.order, st.esp_turn = 20, [0, 1], 0
+    st.rng = ScriptRng([2, 9, 2] + [1] * 20)  # X = 2; agent 1 rolls 9 (-> 2); agent 2 rolls 1
+    ESP.begin(st)
+    ESP.advance(st)
+    st._mask = None
+    st.apply(KEEP_ROLL)  # the espionage roll
+    st.apply(HIRE_AGENT)
+    st.apply(HIRE_AGENT)
+    assert st.phase == "luck" and st.sea["what"] == "esp_table" and st.current_player == 1
+    assert st.sea["value"] == 9
+    st.apply(REROLL)
+    assert [x[2] for x in st.esp_log if x[1] == 0] == ["roll", "fail", "fail"]
+    assert b["luck_turn"] == st.turn
