@@ -9,6 +9,9 @@ from __future__ import annotations
 import numpy as np
 
 SEGMENTS = 6  # 5+, 4, 3, 2, 1, 0-
+#: flags of a die record (``record``): the dice aimed at enemy ships; one die of the designer's
+#: mass formula for the group; with Blessing (the group's misses rolled again: two dice)
+AT_SHIPS, MASS, BLESSED = 1, 2, 4
 
 
 def segment_of(init: int) -> int:
@@ -51,8 +54,12 @@ def attacks(game, side: dict, seg: int, rng: np.random.Generator) -> int:
         k = kill + side["kill_mod"][t]
         n += side.get("extra", [0] * 5)[t]  # Prowess: +1 attack per round for the group
         if mass:
-            kills += magic_hits(mg, t, n, k, rng, True) if mg is not None else \
-                mass_kills(rng, n, k)
+            if mg is None:
+                kills += record(side, k, n, mass_kills(rng, n, k), MASS)
+            else:  # Precision rolls no die; Blessing's two dice count as one roll
+                hit = magic_hits(mg, t, n, k, rng, True)
+                kills += hit if mg["auto"][t] else \
+                    record(side, k, n, hit, MASS | (BLESSED if mg["bless"] else 0))
         elif mg is None:
             hit = int(sum([int(rng.integers(1, 11)) <= k for _ in range(n)])) if 0 < n <= 3 else \
                 int(sum([r <= k for r in rng.integers(1, 11, size=n).tolist()]))
@@ -65,8 +72,8 @@ def attacks(game, side: dict, seg: int, rng: np.random.Generator) -> int:
         mon = None
     if mon is not None and mon[2] > 0 and segment_of(mon[0]) == seg:
         hit = mass_kills(rng, 1, mon[1]) if mass else int(rng.integers(1, 11) <= mon[1])
-        if not (mass or side.get("hits_ships")):
-            record(side, mon[1], 1, hit)
+        record(side, mon[1], 1, hit, (MASS if mass else 0)
+               | (AT_SHIPS if side.get("hits_ships") else 0))
         if side.get("hits_ships"):  # block B: a sea monster attacks ships (sea.naval)
             side["ship_kills"] = side.get("ship_kills", 0) + hit
         else:
@@ -74,13 +81,35 @@ def attacks(game, side: dict, seg: int, rng: np.random.Generator) -> int:
     return kills
 
 
-def record(side: dict, k: int, n: int, hit: int) -> int:
+def record(side: dict, k: int, n: int, hit: int, flags: int = 0) -> int:
     """Note n attack dice at Kill rank k with ``hit`` hits in the side's segment record (kept
-    only while combat_flow runs a segment: RARE ABILITY Luck may reroll one die); returns hit."""
+    only while combat_flow runs a segment: RARE ABILITY Luck may reroll one die); returns hit.
+    ``flags``: AT_SHIPS (the hits sink enemy ships, sea.naval), MASS (one die of the designer's
+    formula for the group: ``hit`` is its kills)."""
     rec = side.get("dice")
     if rec is not None:
-        rec.append([int(k), int(n), int(hit)])
+        rec.append([int(k), int(n), int(hit)] + ([flags] if flags else []))
     return hit
+
+
+def mass_mean(n: int, k: int, blessed: bool = False) -> float:
+    """The mean kills of one die of the designer's formula for n attacks at Kill rank k (with
+    Blessing: the misses, n minus the kills, rolled again as one group)."""
+    if n <= 0 or k <= 0:
+        return 0.0
+    out = 0.0
+    for d in range(1, 11):
+        h = (d * n * k + 25) // 50
+        out += h + (mass_mean(n - h, k) if blessed and h < n else 0.0)
+    return out / 10
+
+
+def mass_again(rng, n: int, k: int, blessed: bool = False) -> int:
+    """A group's formula roll made again (with Blessing both of its dice, as one roll)."""
+    h = mass_kills(rng, n, k)
+    if blessed and h < n:
+        h += mass_kills(rng, n - h, k)
+    return h
 
 
 def magic_hits(mg: dict, t: int, n: int, k: int, rng: np.random.Generator,

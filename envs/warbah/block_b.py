@@ -375,8 +375,8 @@ def apply_local(st, seat: int, x: int, a: int) -> None:
         h["cell"] = m
         if st.variant[m] == "merchant_caravan":  # once only, as a normal move
             st.variant[m] = ""
-            dice = st.game.cfg["caravan_gold_dice"]
-            st.gold[seat] += int(st.rng.integers(1, 11, size=dice).sum())
+            from envs.warbah.luck import caravan
+            caravan(st, seat)  # its gold dice, open to Luck (luck.py)
     elif FLEET0 <= a < FLEET0 + 6 * FLEET_SLOTS:
         SEA.fleet_apply(st, seat, a)
     else:

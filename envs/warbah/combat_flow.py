@@ -262,9 +262,9 @@ def _run(st) -> None:
                 n = min(siege, other["walls_left"])
                 other["walls_left"] -= n
                 other["wall_damage"] += n
-        # Luck's segment window (not with the designer's formula); dice are noted only while a
-        # player of the battle has Luck unused this turn
-        luck = not g.cfg["mass_formula"] and any(
+        # Luck's segment window; dice are noted only while a player of the battle has Luck
+        # unused this turn
+        luck = any(
             LUCK.lucky_hero(st, q) >= 0 for q in _battle_seats(st, b))
         for sd in (a, d) + tuple(members):
             sd["dice"] = [] if luck else None
@@ -288,8 +288,7 @@ def _resolve_segment(st) -> bool:
     a, d = b["sides"]
     members = b.get("members", ())
     ka, kd, e0, e1 = b.pop("raw")
-    luck = not g.cfg["mass_formula"] and any(
-        LUCK.lucky_hero(st, q) >= 0 for q in _battle_seats(st, b))
+    luck = any(LUCK.lucky_hero(st, q) >= 0 for q in _battle_seats(st, b))
     for sd in (a, d) + tuple(members):
         sd["dice"] = None
         sd["wrolls"] = [] if luck else None
@@ -321,44 +320,82 @@ def _team(b: dict, seat: int) -> tuple:
     return [b["sides"][1]], force
 
 
-def _pick(armies, miss: bool):
+def _pick(armies, miss: bool, b: dict):
     """The recorded die a reroll aims at: a miss at the highest Kill rank (most likely to hit)
-    or a hit at the lowest (most likely to miss). (army index, record) or None."""
+    or a hit at the lowest (most likely to miss); a die of the designer's mass formula (one per
+    group) with the largest expected gain (mean kills of a new die above / below its kills).
+    Dice aimed at ships count only while a reroll can change the ships (a miss while the
+    target has ships left, a hit that sank one). (army index, record, score) or None."""
     best = None
     for i, sd in enumerate(armies):
         for r in sd.get("dice") or ():
-            k, n, hit = r
-            if (miss and n - hit > 0 and k >= 1) or (not miss and hit > 0 and k <= 9):
-                if best is None or (k > best[2] if miss else k < best[2]):
-                    best = (i, r, k)
+            k, n, hit = r[0], r[1], r[2]
+            flags = r[3] if len(r) > 3 else 0
+            if flags & B.AT_SHIPS and (_other(b, sd).get("ships", 0) <= 0 if miss
+                                       else sd.get("ship_spare", 0) > 0):
+                continue
+            if flags & B.MASS:
+                gain = B.mass_mean(n, k, bool(flags & B.BLESSED)) - hit
+                score = gain if miss else -gain
+                if score <= 0:
+                    continue
+            elif (miss and n - hit > 0 and k >= 1) or (not miss and hit > 0 and k <= 9):
+                score = k if miss else 10 - k
+            else:
+                continue
+            if best is None or score > best[2]:
+                best = (i, r, score)
     return best
 
 
+def _other(b: dict, sd: dict) -> dict:
+    """The lead side facing ``sd`` (ships fight only between the two lead sides)."""
+    return b["sides"][1] if sd is b["sides"][0] else b["sides"][0]
+
+
 def _dice_can(st, seat: int, ctx) -> list:
-    mine, foe = _team(st.battle, seat)
+    b = st.battle
+    mine, foe = _team(b, seat)
     out = []
-    if _pick(mine, True):
+    if _pick(mine, True, b):
         out.append(LUCK_MINE)
-    if _pick(foe, False):
+    if _pick(foe, False, b):
         out.append(LUCK_FOE)
     return out
 
 
 def _dice_act(st, seat: int, a: int, ctx) -> None:
     """LUCK_MINE: one of my side's missed dice is rolled again (a hit adds a kill); LUCK_FOE:
-    one of the foe's hits is rolled again (a miss takes the kill away)."""
+    one of the foe's hits is rolled again (a miss takes the kill away). A mass-formula die is
+    rolled again for its group (its kills replaced; a Blessed group's two dice as one roll);
+    dice aimed at ships sink one more ship or
+    give one back instead of a kill."""
     b = st.battle
     mine, foe = _team(b, seat)
     armies = mine if a == LUCK_MINE else foe
-    _, rec, k = _pick(armies, a == LUCK_MINE)
-    hit = int(st.rng.integers(1, 11)) <= k
-    att = armies[0] is b["sides"][0]  # the dice are the attacking force's
-    if a == LUCK_MINE and hit:
-        rec[2] += 1
-        b["raw"][0 if att else 1] += 1
-    elif a == LUCK_FOE and not hit:
-        rec[2] -= 1
-        b["raw"][0 if att else 1] -= 1
+    i, rec, _ = _pick(armies, a == LUCK_MINE, b)
+    k, n, flags = rec[0], rec[1], rec[3] if len(rec) > 3 else 0
+    if flags & B.MASS:
+        delta = B.mass_again(st.rng, n, k, bool(flags & B.BLESSED)) - rec[2]
+    else:
+        hit = int(st.rng.integers(1, 11)) <= k
+        delta = (1 if hit else 0) if a == LUCK_MINE else (0 if hit else -1)
+    rec[2] += delta
+    if flags & B.AT_SHIPS:  # ships sunk by these dice: more, or one given back
+        sd = armies[i]
+        tgt = _other(b, sd)
+        spare = sd.get("ship_spare", 0) + delta
+        if delta > 0:
+            x = min(delta, tgt["ships"])
+            tgt["ships"] -= x
+            spare -= x
+        elif spare < 0:
+            tgt["ships"] -= spare
+            spare = 0
+        sd["ship_spare"] = spare
+    else:
+        att = armies[0] is b["sides"][0]  # the dice are the attacking force's
+        b["raw"][0 if att else 1] += delta
 
 
 def _wall_can(st, seat: int, ctx) -> list:
@@ -432,8 +469,12 @@ def _special_attacks(st, side: dict, seg: int) -> int:
             n = 0 if mg["blocked"][6 + u] else n - mg["neutral"][6 + u]
         if n <= 0 or B.segment_of(init) != seg:
             continue
-        kills += (B.magic_hits(mg, 6 + u, n, kill, st.rng, True) if mg is not None
-                  else B.mass_kills(st.rng, n, kill))
+        if mg is None:
+            kills += B.record(side, kill, n, B.mass_kills(st.rng, n, kill), B.MASS)
+        else:  # Precision rolls no die; Blessing's two dice count as one roll
+            hit = B.magic_hits(mg, 6 + u, n, kill, st.rng, True)
+            kills += hit if mg["auto"][6 + u] else \
+                B.record(side, kill, n, hit, B.MASS | (B.BLESSED if mg["bless"] else 0))
     return kills
 
 

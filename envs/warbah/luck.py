@@ -1,9 +1,13 @@
 """Warbah Luck (RARE ABILITY: one target die roll per turn is rolled again) on the dice beyond
 block B's own sea-encounter, espionage and agent-table rolls (those stay in sea.py /
 espionage.py): realm-spell dice, battle-spell dice, the Agent Success roll and the agents'
-gold / disband dice, initiative (own and opponents'); through ``chain`` the exploration,
-encounter, treasure, Healing, Undead and storm rolls (rules.py, combat_flow.py, sea.py); through
-``window`` one attack die or wall-break die of a battle segment (combat_flow.py).
+gold / disband dice, initiative (own and opponents'), the merchant caravan's gold, an enemy's
+espionage roll and Espionage table roll (to its possible victims, espionage.py); through
+``chain`` the exploration, encounter, treasure (with a magic ability item's rolls), ability
+(new abilities and their troop type), Healing, Undead and storm rolls (rules.py,
+combat_flow.py, sea.py); through ``window`` one attack die (troops, ships, sea monsters, or a
+group's die under the designer's mass formula) or wall-break die of a battle segment
+(combat_flow.py).
 
 A roll is offered, in order, to the players it concerns (the roller's player first, then the
 player it is aimed at); a player with a living Hero whose Luck is unused this turn chooses
@@ -26,7 +30,8 @@ CONT: dict = {}
 #: context kinds shown in the magic observation (spells.observe: index + 1 over len(KINDS));
 #: new kinds are appended
 KINDS = ("realm", "bspell", "agent_success", "agent_amount", "initiative", "explore",
-         "encounter", "treasure", "heal", "undead", "storm", "battle_dice", "wall_dice")
+         "encounter", "treasure", "heal", "undead", "storm", "battle_dice", "wall_dice",
+         "ability", "caravan", "esp_roll", "esp_table")
 #: roll chains (``chain``): name -> step(st, ctx, vals) giving the next roll
 #: ((seats...), (n, faces)) or None once all rolls are known and applied; AFTER[name](st, ctx)
 #: runs when a chain finishes after a pause (to resume the interrupted procedure)
@@ -141,6 +146,20 @@ def chain(st, name: str, ctx: tuple, vals: tuple = ()) -> bool:
         if offer(st, seats, v, dice, "chain", (name, ctx, vals), what=name):
             return True
         vals = vals + (v,)
+
+
+def caravan(st, seat: int) -> None:
+    """MERCHANT CARAVAN (a Hero of ``seat`` enters it): its gold dice, open to Luck for the
+    Hero's player (designed: the roller's own roll)."""
+    dice = (st.game.cfg["caravan_gold_dice"], 10)
+    v = roll(st.rng, dice)
+    if not offer(st, (seat,), v, dice, "caravan", (seat,)):
+        st.gold[seat] += v
+
+
+@register("caravan")
+def _caravan_gold(st, value: int, ctx) -> None:
+    st.gold[ctx[0]] += value
 
 
 @register("chain")

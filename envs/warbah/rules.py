@@ -130,9 +130,16 @@ class WarbahState(State):
         return n
 
     def gain_ability(self, h: dict) -> None:
+        """One Ability roll (set-up: no Luck; ``gain_abilities`` offers Luck on the rolls)."""
         cfg, r = self.game.cfg, d10(self.rng)
         name = cfg["abilities"].get(r) or cfg["rare_abilities"][d10(self.rng)]
         h["abil"].append((name, int(self.rng.integers(0, 5))))  # random troop type (1D5 table)
+
+    def gain_abilities(self, hi: int, n: int = 1) -> bool:
+        """Hero hi gains n abilities (n = 0: one per 2 XP, in recovery); each roll (Ability /
+        Rare Ability table, troop type 1D5) is open to Luck for the Hero's player (luck.chain
+        ``ability``, same dice as ``gain_ability``). True: paused for a Luck decision."""
+        return LUCK.chain(self, "ability", (hi, n))
 
     def walls(self, cell: int, from_cell: int) -> int:
         cfg = self.game.cfg
@@ -459,8 +466,8 @@ class WarbahState(State):
                     h = {"seat": seat, "cell": x, "troops": np.zeros(4, np.int64), "xp": 0,
                          "abil": [], "alive": True, "mp": 0, "attacks": 0, "lost": 0,
                          "id": sum(1 for q in self.heroes if q["seat"] == seat) + 1}
-                    self.gain_ability(h)
                     self.heroes.append(h)
+                    self.gain_abilities(len(self.heroes) - 1)  # Luck may pause here
                 elif self.garrison_kind(x) >= 0:  # knights into the castle's garrison
                     u = self.garrison_kind(x)
                     self.gold[seat] -= self.sp_cost(u)
@@ -518,7 +525,7 @@ class WarbahState(State):
                         h["cell"] = m
                         if self.variant[m] == "merchant_caravan":  # once only
                             self.variant[m] = ""
-                            self.gold[seat] += d10(self.rng, self.game.cfg["caravan_gold_dice"])
+                            LUCK.caravan(self, seat)  # its gold dice (Luck may pause here)
             elif self.phase == "battle":
                 h = self.heroes[x]
                 h["attacks"] -= 1
@@ -541,8 +548,8 @@ class WarbahState(State):
         next turn)."""
         tasks = [("treasure", hi) for hi, n_tr in self.pending_treasure for _ in range(n_tr)]
         self.pending_treasure = []
-        tasks += [("heal", i) for s in self.order for i, h in enumerate(self.heroes)
-                  if h["alive"] and h["seat"] == s]
+        tasks += [t for s in self.order for i, h in enumerate(self.heroes)
+                  if h["alive"] and h["seat"] == s for t in (("heal", i), ("ability", i, 0))]
         tasks += [("undead", i) for i in range(len(self.heroes))] + [("rec_end", -1)]
         self.rec = tuple(tasks)
         return self._recovery_run()
@@ -555,7 +562,7 @@ class WarbahState(State):
                 self.wall_damage[:] = 0
                 if self.alive.sum() <= 1:
                     self.phase = "over"
-            elif LUCK.chain(self, task[0], (task[1],)):
+            elif LUCK.chain(self, task[0], task[1:]):
                 return True
         return False
 
@@ -588,9 +595,7 @@ class WarbahState(State):
                 h["xp"] += 1
                 if self.capitol[prev] == c:
                     self._eliminate(prev)
-        while h["xp"] >= 2:
-            h["xp"] -= 2
-            self.gain_ability(h)
+        # abilities from XP: the recovery task ("ability", hero, 0) after this one (Luck)
 
     def _eliminate(self, seat: int) -> None:
         self.alive[seat] = False
@@ -714,8 +719,9 @@ def _explore_rolls(st, ctx, vals):
 
 @LUCK.step("treasure")
 def _treasure_rolls(st, ctx, vals):
-    """TREASURE TABLE (1D10), then its gold or followers dice; the finder's player may reroll."""
-    hi, = ctx
+    """TREASURE TABLE (1D10), then its gold or followers dice or a magic ability item's Ability
+    rolls; the finder's player may reroll. ``vals`` may start with the table roll (Research)."""
+    hi = ctx[0]
     h = st.heroes[hi]
     who = (h["seat"],)
     if not vals:
@@ -731,8 +737,50 @@ def _treasure_rolls(st, ctx, vals):
         if len(vals) == 1:
             return who, (row["followers_dice"], 10)
         h["troops"][0] += vals[1]
+    elif row.get("magic_item") == "ability" and h["alive"]:  # its ability rolls (Luck)
+        nxt, ab, _ = ability_rolls(st.game.cfg, vals, 1)
+        if nxt is not None:
+            return who, nxt
+        SP.gain_item(st, h, "ability", ab)
     else:
         SP.treasure_item(st, hi, row)  # block A: wizard / magic items
+    return None
+
+
+def ability_rolls(cfg, vals: tuple, i: int):
+    """One Ability roll read from vals[i:] (ABILITY TABLE 1D10, the RARE ABILITY table on
+    9-10, then the troop type 1D5): (dice still needed, None, i) or (None, (name, type), next
+    index)."""
+    if len(vals) <= i:
+        return (1, 10), None, i
+    name, i = cfg["abilities"].get(vals[i]), i + 1
+    if not name:
+        if len(vals) <= i:
+            return (1, 10), None, i
+        name, i = cfg["rare_abilities"][vals[i]], i + 1
+    if len(vals) <= i:
+        return (1, 5), None, i
+    return None, (name, vals[i] - 1), i + 1
+
+
+@LUCK.step("ability")
+def _ability_rolls(st, ctx, vals):
+    """HEROES / ABILITY TABLE: new abilities (n; n = 0: one per 2 XP, the recovery task), each
+    roll open to Luck for the Hero's player; the abilities are written once all are rolled."""
+    hi, n = ctx
+    h = st.heroes[hi]
+    if not h["alive"]:
+        return None
+    k = n or h["xp"] // 2
+    got, i = [], 0
+    for _ in range(k):
+        nxt, ab, i = ability_rolls(st.game.cfg, vals, i)
+        if nxt is not None:
+            return (h["seat"],), nxt
+        got.append(ab)
+    h["abil"].extend(got)
+    if not n:
+        h["xp"] -= 2 * k
     return None
 
 
@@ -768,5 +816,9 @@ def _undead_roll(st, ctx, vals):
     return None
 
 
-for _name in ("treasure", "heal", "undead"):
+for _name in ("heal", "undead"):
     LUCK.AFTER[_name] = lambda st, ctx: st._recovery_resume()
+# a treasure from Research (ctx (hero, "research")) and abilities from recruiting / Avatar
+# (ctx (hero, n > 0)) are not part of recovery: nothing to resume
+LUCK.AFTER["treasure"] = lambda st, ctx: None if len(ctx) > 1 else st._recovery_resume()
+LUCK.AFTER["ability"] = lambda st, ctx: None if ctx[1] else st._recovery_resume()

@@ -233,12 +233,15 @@ def naval(st, a: dict, d: dict, seg: int, ka: int, kd: int) -> tuple[int, int]:
         hits = s.pop("ship_kills", 0)
         if s["ships"] and segment_of(init) == seg:
             n = B.hits(st.game, st.rng, s["ships"], kill)  # (or the designer's formula)
+            B.record(s, kill, s["ships"], n, (B.AT_SHIPS if o["ships"] else 0)
+                     | (B.MASS if st.game.cfg.get("mass_formula") else 0))  # Luck's window
             if o["ships"]:
                 hits += n
             else:
                 out[k] += n
         sunk = min(hits, o["ships"])
         o["ships"] -= sunk
+        s["ship_spare"] = hits - sunk  # hits that sank nothing (Luck: combat_flow._dice_act)
     return out[0], out[1]
 
 
@@ -344,8 +347,9 @@ def apply(st, a: int) -> None:
             h["luck_turn"] = st.turn
             roll = d10(st.rng)
         st.phase, st.sea = s["ret"], None
-        if s.get("cont") == "esp":  # the espionage roll (espionage.advance)
-            st.esp["roll"] += roll - s["roll"]
+        if s.get("cont") == "esp":  # the espionage roll (espionage.advance), then the victims'
+            from envs.warbah.espionage import own_roll_kept
+            own_roll_kept(st, s["roll"], roll)
             return
         if s.get("cont") == "agent":  # an agent's Espionage table roll
             from envs.warbah.espionage import resolve_agent

@@ -210,11 +210,14 @@ def kill_wizard(st, hi: int) -> None:
     st.heroes[hi]["wizard"] = 0
 
 
-def gain_item(st, h: dict, kind: str) -> None:
+def gain_item(st, h: dict, kind: str, ab: tuple | None = None) -> None:
+    """A magic item of ``kind``; an ability item rolls its ability unless ``ab`` is given
+    (rolled already, open to Luck: rules' treasure chain)."""
     if kind == "ability":
-        cfg, r = st.game.cfg, d10(st.rng)
-        name = cfg["abilities"].get(r) or cfg["rare_abilities"][d10(st.rng)]
-        ab = (name, int(st.rng.integers(0, 5)))
+        if ab is None:
+            cfg, r = st.game.cfg, d10(st.rng)
+            name = cfg["abilities"].get(r) or cfg["rare_abilities"][d10(st.rng)]
+            ab = (name, int(st.rng.integers(0, 5)))
         h["abil"].append(ab)
         h.setdefault("items", []).append({"kind": "ability", "k": ab, "used": -1})
         return
@@ -277,16 +280,9 @@ def give_item(st, seat: int, hi: int, d: int) -> None:
 
 
 def apply_treasure(st, hi: int, r: int) -> None:
-    """One Treasure table result r for hero hi (used by Research and the recovery hook)."""
-    h = st.heroes[hi]
-    row = next(t for t in st.game.cfg["treasure"] if r in t["rolls"])
-    if "gold_dice" in row:
-        st.gold[h["seat"]] += d10(st.rng, row["gold_dice"])
-    elif "followers_dice" in row:
-        if h["alive"]:
-            h["troops"][0] += d10(st.rng, row["followers_dice"])
-    else:
-        treasure_item(st, hi, row)
+    """One Treasure table result r for hero hi (Research): its dice (gold, followers, a magic
+    ability item's Ability rolls) through rules' treasure chain, open to Luck."""
+    LUCK.chain(st, "treasure", (hi, "research"), (r,))  # the step: rules._treasure_rolls
 
 
 def treasure_item(st, hi: int, row: dict) -> None:
@@ -596,7 +592,7 @@ def cast_realm(st, seat: int, hi: int, k: int, target) -> None:
         st.heroes.append({"seat": seat, "cell": c, "troops": np.zeros(4, np.int64), "xp": 0,
                           "abil": [], "alive": True, "mp": 0, "attacks": 0, "lost": 0,
                           "id": sum(1 for q in st.heroes if q["seat"] == seat) + 1})
-        st.gain_ability(st.heroes[-1])
+        st.gain_abilities(len(st.heroes) - 1)  # its Ability rolls are open to Luck
     elif eff == "banish":
         st.encounter[adj] = 0
         st.terrain[adj] = TERRAINS.index("clear")
