@@ -222,11 +222,22 @@ def test_move_cap_truncates():
     assert env.unwrapped.num_steps == 5
 
 
-def test_game_decided_at_reset_hands_out_no_reward():
-    """A deal nobody can place (puzzle challenge 2p, seed 10: both hands hold a Wizard with no
-    open cell for it) ends the game at reset: every agent terminated, no reward (no action was
-    taken; PettingZoo's API test demands none at reset), the result in infos, dead steps only."""
+def test_game_decided_at_reset_hands_out_no_reward(monkeypatch):
+    """The adapter's guard for a set-up that already ends the game (no registered variant does:
+    see the next test): every agent terminated, no reward (no action was taken; PettingZoo's
+    API test demands none at reset), the result in infos, dead steps only. The decided set-up is
+    forced here: the puzzle challenge deal of seed 10 after its one legal action."""
+    from envs.peacekeepers import actions as A
     env = envs.make("peacekeepers_v0", **envs.variants("peacekeepers_v0")["puzzle_challenge_2p"])
+    game = env.unwrapped.game
+    make_state = game.new_initial_state
+
+    def decided(rng):
+        st = make_state(np.random.default_rng(10))
+        st.apply(A.PASS)
+        return st
+
+    monkeypatch.setattr(game, "new_initial_state", decided)
     env.reset(seed=10)
     assert env.unwrapped.state_.is_terminal()
     seen = []
@@ -238,3 +249,13 @@ def test_game_decided_at_reset_hands_out_no_reward():
         env.step(None)
         assert all(r == 0.0 for r in env.rewards.values())
     assert sorted(seen) == sorted(env.possible_agents)
+
+
+@pytest.mark.parametrize("name", envs.names())
+def test_no_variant_is_decided_at_reset(name):
+    """PettingZoo's api_test resets without a seed and demands that nobody is terminated then:
+    no set-up of any registered variant may end the game (100 seeds each)."""
+    for vname, opts in envs.variants(name).items():
+        game = envs.make_game(name, **opts)
+        for seed in range(100):
+            assert not game.new_initial_state(np.random.default_rng(seed)).is_terminal(), (vname, seed)

@@ -220,7 +220,7 @@ class MaskMixin:
             else:
                 if self._reserve_allowed():
                     bits |= 1 << A.RESERVE
-                if self.end_phase is not None:
+                if self.end_phase is not None or self.stuck_pass:
                     bits |= 1 << A.PASS
             return _unpack_mask(bits)
         mask = np.zeros(A.NUM_ACTIONS, np.int8)

@@ -96,7 +96,12 @@ class PeacekeepersState(MaskMixin, HazardMixin, State):
         self._planes = None         # the matching observation planes
         self._mlab = None           # mountain components (board.obstacle_labels), kept up to date
         self._mountain_cache = None
+        #: a set-up that leaves the first player unable to place (non-competitive modes): that
+        #: player's pass is an explicit PASS action, so no game is decided before anyone acts
+        self.stuck_pass = False
+        self._setting_up = True
         self._setup()
+        self._setting_up = False
 
     @property
     def reserve(self) -> list[tuple[int, int]]:
@@ -322,6 +327,9 @@ class PeacekeepersState(MaskMixin, HazardMixin, State):
                 self.reserves[self.cur].append(self.hands[self.cur].pop())
                 self._draw(self.cur, 1)
                 self._start_play()
+            elif kind == "pass" and self.stuck_pass:
+                self.stuck_pass = False
+                self._stuck()
             elif kind == "pass":
                 self.phase_penalty[self.cur] += self.allot[self.cur]
                 self.allot[self.cur] = 0
@@ -522,6 +530,9 @@ class PeacekeepersState(MaskMixin, HazardMixin, State):
         seat = self.cur
         n = g.num_seats
         if not g.competitive:
+            if self._setting_up:
+                self.stuck_pass = True     # PASS is the only action; applying it resumes here
+                return
             if n == 1:
                 return self._game_over()
             self.stuck_streak += 1  # Collaborative / multi-player puzzle: pass; all stuck ends it

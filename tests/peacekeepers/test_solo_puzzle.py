@@ -307,3 +307,31 @@ def test_puzzle_completed_field_returns_plus_one():
     st.apply(A.place(GREEN, cell(5, 5)))
     assert st.is_terminal() and st.solved
     assert list(st.returns()) == [1.0]
+
+
+def test_puzzle_deal_nobody_can_place_first_player_passes():
+    """Multi-Player Puzzle Solver (RULES.md, "a deal nobody can place"): seed 10 deals both players
+    a Wizard with no hole that takes it. The game does not end at set-up: the first player's only
+    action is PASS; after it the other player cannot place either and the puzzle ends unsolved."""
+    g = envs.make_game("peacekeepers_v0", **envs.variants("peacekeepers_v0")["puzzle_challenge_2p"])
+    st = g.new_initial_state(np.random.default_rng(10))
+    assert not st.is_terminal() and st.phase == "play" and st.cur == 0
+    assert st.legal_actions() == [A.PASS]
+    st.apply(A.PASS)
+    assert st.is_terminal() and not st.solved
+
+
+def test_puzzle_first_player_stuck_at_setup_passes_then_play_goes_on():
+    """The explicit pass at set-up changes nothing else: a first player who cannot place passes
+    by PASS and the next player who can place plays on (the same as the automatic pass later)."""
+    g = envs.make_game("peacekeepers_v0", **envs.variants("peacekeepers_v0")["puzzle_challenge_2p"])
+    for seed in range(300):
+        st = g.new_initial_state(np.random.default_rng(seed))
+        if st.stuck_pass:
+            st.apply(A.PASS)
+            if not st.is_terminal():
+                break
+    else:
+        pytest.fail("no deal with only the first player stuck in 300 seeds")
+    assert st.cur == 1 and st.phase == "play" and not st.stuck_pass
+    assert any(a < A.CELL for a in st.legal_actions())
