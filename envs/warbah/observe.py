@@ -32,6 +32,7 @@ import numpy as np
 
 from envs.warbah.config import ABILITIES, SETTLEMENTS, TERRAINS
 from envs.warbah.block_b import PLANES_B, VECTOR_B, observe_b
+from envs.warbah.sea import fleet_cells
 from envs.warbah.rules import PHASES
 from envs.warbah.spells import observe as observe_magic
 
@@ -270,9 +271,22 @@ def _garrisons(st, _seat=None) -> list:
 
 def _fleets(st, _seat=None) -> list:
     """[(cell, owner, ships/10)] of the fleets, in cell order (block B planes 0-1)."""
-    ships, own = st.ships, st.fleet_owner
-    return [(c, int(own[c]), min(int(ships[c]), 10) / 10.0)
-            for c in np.flatnonzero(st.ships).tolist()]
+    ships, own = st.ships.tolist(), st.fleet_owner.tolist()
+    return [(c, own[c], min(ships[c], 10) / 10.0) for c in fleet_cells(st)]
+
+
+def _fleet_layer(fleets: list, seat: int, o: int, n: int) -> tuple:
+    """(flat indices, values, my fleet cells, any fleet) of block B planes 0-1 (my / other
+    fleets, ships/10) for ``seat`` from the ``_fleets`` list; ``o``: the block B offset."""
+    idx, val, mine = [], [], []
+    for c, s, x in fleets:
+        if s == seat:
+            idx.append(o + c)
+            mine.append(c)
+        else:
+            idx.append(o + n + c)
+        val.append(x)
+    return np.array(idx, np.intp), np.array(val, np.float32), mine, bool(idx)
 
 
 def _obs_size(g) -> int:
@@ -296,10 +310,20 @@ def observe(st, seat: int) -> np.ndarray:
         out = c[2].copy()
     else:
         out = _map_base(st, key).copy()
-    idx, val = _seat_layer(st, "_obs_owned", (st.owner.tobytes(), key[3],  # settle bytes
-                           st.alive.tobytes(), st.encounter.tobytes()), seat, _build_owned)
-    out[idx] = val
-    gar = _seat_layer(st, "_obs_gar", (st.garrison.tobytes(), st.gsp.tobytes()), -1, _garrisons)
+    # _seat_layer inlined: ownership / chits / alive / held (per seat), garrisons (all seats)
+    lk = (st.owner.tobytes(), key[3], st.alive.tobytes(), st.encounter.tobytes())  # key[3]: settle
+    c = d.get("_obs_owned")
+    if c is None or c[0] != lk:
+        c = st._obs_owned = (lk, {})
+    r = c[1].get(seat)
+    if r is None:
+        r = c[1][seat] = _build_owned(st, seat)
+    out[r[0]] = r[1]
+    lk = (st.garrison.tobytes(), st.gsp.tobytes())
+    c = d.get("_obs_gar")
+    if c is None or c[0] != lk:
+        c = st._obs_gar = (lk, {-1: _garrisons(st)})
+    gar = c[1][-1]
     if gar:
         own = st.owner
         for c, x in gar:
@@ -345,15 +369,16 @@ def observe(st, seat: int) -> np.ndarray:
     # -- block B section (fleets, espionage): planes (7, H, W) + vector (76), see block_b.py --
     o = vo + VECTOR
     ob = o + PLANES_B * n + VECTOR_B
-    mine = []
-    for c, s, x in _seat_layer(st, "_obs_fleets", (st.ships.tobytes(), st.fleet_owner.tobytes()),
-                               -1, _fleets):
-        if s == seat:
-            out[o + c] = x
-            mine.append(c)
-        else:
-            out[o + n + c] = x
-    observe_b(st, seat, out[o:ob], mine)
+    lk = (st.ships.tobytes(), st.fleet_owner.tobytes())
+    c = d.get("_obs_fleets")
+    if c is None or c[0] != lk:
+        c = st._obs_fleets = (lk, {-1: _fleets(st)})
+    r = c[1].get(seat)
+    if r is None:
+        r = c[1][seat] = _fleet_layer(c[1][-1], seat, o, n)
+    if r[3]:
+        out[r[0]] = r[1]
+    observe_b(st, seat, out[o:ob], r[2])
     # -- block A section (spells, wizards, items): vector (266), see spells.observe --
     observe_magic(st, seat, out[ob:])
     return out
