@@ -39,6 +39,16 @@ def _combat_flow():
 _OBSERVE = None  # envs.warbah.observe.observe, imported on first use (it imports this module)
 
 
+def _granted_names(g) -> frozenset:
+    """Ability names some special unit kind grants (units.granted is 0 for any other name),
+    from the Game's special_units table (built once per Game)."""
+    t = g.__dict__.get("_granted_names")
+    if t is None:
+        t = g._granted_names = frozenset(
+            a for u in g.cfg["special_units"].values() for a in u.get("grants", ()))
+    return t
+
+
 def _observe_fn():
     global _OBSERVE
     from envs.warbah.observe import observe
@@ -113,7 +123,7 @@ class WarbahState(State):
         """Special unit kind (units.SPECIALS index) a settlement recruits into its garrison
         (a Knights castle: CASTLE VARIANT TYPES), or -1."""
         v = self.variant[c]
-        if self.settle[c] < 0 or not v.startswith("recruit_"):
+        if not v.startswith("recruit_") or self.settle[c] < 0:  # the string test first
             return -1
         return BB.UNITS.SPECIALS.index(v[len("recruit_"):])
 
@@ -125,7 +135,8 @@ class WarbahState(State):
         for a, _ in h["abil"]:
             if a == name:
                 n += 1
-        if h.get("special") is not None:  # block B: special troops grant abilities
+        # block B: special troops grant abilities (only names some unit kind grants can count)
+        if h.get("special") is not None and name in _granted_names(self.game):
             n += BB.UNITS.granted(h, name, self.game.cfg["special_units"])
         return n
 
@@ -187,18 +198,36 @@ class WarbahState(State):
         self.order = sorted(live, key=lambda s: -rolls[s])
         SP.begin_turn(self)  # block A: Realm phase, collect-phase spells, then _begin_recruit
 
+    def _owned_cells(self) -> tuple[dict, dict]:
+        """({seat: settlements_of(seat)}, {seat: every hex it owns}), cell order, one pass."""
+        sets: dict = {}
+        owned: dict = {}
+        for c, (o, k) in enumerate(zip(self.owner.tolist(), self.settle.tolist())):
+            if o >= 0:
+                owned.setdefault(o, []).append(c)
+                if k >= 0:
+                    sets.setdefault(o, []).append(c)
+        return sets, owned
+
     def _begin_recruit(self) -> None:
-        self._collect_gold()
+        sets, owned = self._owned_cells()  # gold collection changes no owner / settlement
+        self._collect_gold(sets, owned)
         self.recruited[:] = 0
+        variant, settle = self.variant, self.settle
         self.queue = [(s, c) for s in self.order
-                      for c in self.settlements_of(s) + BB.UNITS.recruit_hexes(self, s)]
+                      for c in sets.get(s, []) + [  # + BB.UNITS.recruit_hexes(self, s)
+                          c for c in owned.get(s, ())
+                          if settle[c] < 0 and variant[c].startswith("recruit_")]]
         self.qi, self.phase = 0, "recruit"
 
-    def _collect_gold(self) -> None:
+    def _collect_gold(self, sets: dict | None = None, owned: dict | None = None) -> None:
+        """(``sets`` / ``owned``: _owned_cells() of this state, when the caller has them)"""
         g = self.game
+        if sets is None:
+            sets, owned = self._owned_cells()
         for s in self.order:
             total = 0
-            for c in self.settlements_of(s):
+            for c in sets.get(s, ()):
                 if SP.blighted(self, c):  # razed / decimated: no income
                     continue
                 name = SETTLEMENTS[self.settle[c]]
@@ -208,8 +237,7 @@ class WarbahState(State):
                     total += sum(1 for m in self.nbl[c] if m >= 0 and self.terrain[m] >= 0
                                  and TERRAINS[self.terrain[m]] == bonus)
             vg = self.game.cfg["variant_gold"]
-            total += sum(vg.get(self.variant[c], 0)
-                         for c in np.flatnonzero(self.owner == s).tolist())
+            total += sum(vg.get(self.variant[c], 0) for c in owned.get(s, ()))
             total += sum(self.abil(h, "wealth") for h in self.heroes
                          if h["alive"] and h["seat"] == s)
             self.gold[s] += max(0, total - self.mg["curse"][s])  # Curse (block A)
@@ -335,21 +363,27 @@ class WarbahState(State):
             if not h["alive"]:
                 return mask
             occ = BB.hero_map(self)
-            nbl = self.nbl[h["cell"]]
+            c = h["cell"]
+            nbl = self.nbl[c]
+            land, explored, mp = self.land, self.explored, h["mp"]
             for dd in range(6):
                 m = nbl[dd]
-                if m < 0 or not self.land[m]:
+                if m < 0 or not land[m]:
                     continue
-                if not self.explored[m]:
-                    mask[dd] = h["mp"] + h.get("scout", 0) >= 1
-                else:
-                    cost = self._enterable(seat, h, m, occ)
-                    mask[dd] = 0 < cost <= h["mp"]
-            c = h["cell"]
-            if (self.owner[c] == seat and self.garrisoned(c)
+                if not explored[m]:
+                    mask[dd] = mp + h.get("scout", 0) >= 1
+                # self._enterable(seat, h, m, occ) inlined: 0 (cannot enter) or the MP cost
+                elif self.encounter[m] == 0 and occ.get(m, -1) < 0 and not (
+                        int(self.owner[m]) not in (-1, seat) and self.garrisoned(m)):
+                    cost = g.terrain[TERRAINS[self.terrain[m]]]["mp"]
+                    if ((c, m) if c < m else (m, c)) in self.rivers:  # edge(c, m)
+                        cost = max(cost, g.cfg["river"]["cross_mp"])
+                    mask[dd] = 0 < cost <= mp
+            own_c = self.owner[c] == seat
+            if (own_c and self.garrisoned(c)
                     and BB.UNITS.army_size(h) < self.army_cap(h)):  # specials count too
                 mask[TAKE_GARRISON] = 1
-            if self.owner[c] == seat and self.settle[c] >= 0:
+            if own_c and self.settle[c] >= 0:
                 rec = g.settle[SETTLEMENTS[self.settle[c]]]["recruit"]
                 u = self.garrison_kind(c)
                 if u >= 0:  # the right type here is the settlement's special unit
