@@ -304,7 +304,9 @@ def observe(st, seat: int) -> np.ndarray:
     g = st.game
     n = g.n_cells
     d = st.__dict__
-    key = _map_key(st)
+    bw = st.mg["bwalls"]  # _map_key(st), inlined
+    key = (st.land.tobytes(), st.explored.tobytes(), st.terrain.tobytes(), st.settle.tobytes(),
+           st.wall_damage.tobytes(), tuple(st.variant), tuple(sorted(bw.items())) if bw else ())
     c = d.get("_obs_map")
     if c is not None and c[0] == key and c[1] == st.rivers:  # _map_base's hit, inlined
         out = c[2].copy()
@@ -331,15 +333,20 @@ def observe(st, seat: int) -> np.ndarray:
     for h in st.heroes:
         if h["alive"]:
             out[(6 if h["seat"] == seat else 7) * n + h["cell"]] = 1
-    h = _acting_hero(st, seat)
+    h = None  # _acting_hero(st, seat), inlined
+    phase = st.phase
+    if (phase == "move" or phase == "battle") and st.qi < len(st.queue):
+        q = st.queue[st.qi]
+        if q[0] == seat:
+            h = st.heroes[q[1]]
     if h is not None:
         out[12 * n + h["cell"]] = 1
-    elif st.phase == "capitol":
+    elif phase == "capitol":
         for k in st.free_candidates():
             out[12 * n + st.cand[k]] = (k + 1) / 8.0
     vo = 17 * n
     v = out[vo:vo + VECTOR]
-    k = _PHASE_INDEX.get(st.phase)
+    k = _PHASE_INDEX.get(phase)
     if k is not None:  # block phases have their own flags in their sections
         v[k] = 1
     v[7] = min(st.turn / g.cfg["designed"]["turn_cap"], 1)

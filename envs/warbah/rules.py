@@ -39,13 +39,20 @@ def _combat_flow():
 _OBSERVE = None  # envs.warbah.observe.observe, imported on first use (it imports this module)
 
 
-def _granted_names(g) -> frozenset:
-    """Ability names some special unit kind grants (units.granted is 0 for any other name),
-    from the Game's special_units table (built once per Game)."""
-    t = g.__dict__.get("_granted_names")
+_WAIT_PHASES = frozenset(("casualty", "call_off") + SP.BATTLE_PHASES + JOIN_PHASES)
+
+
+def _grant_units(g) -> dict:
+    """{ability name: units.SPECIALS indices of the kinds that grant it} from the Game's
+    special_units table (built once per Game; names no kind grants are absent)."""
+    t = g.__dict__.get("_grant_units")
     if t is None:
-        t = g._granted_names = frozenset(
-            a for u in g.cfg["special_units"].values() for a in u.get("grants", ()))
+        table, t = g.cfg["special_units"], {}
+        for u, kind in enumerate(BB.UNITS.SPECIALS):
+            for a in table[kind].get("grants", ()):
+                if u not in t.setdefault(a, []):
+                    t[a].append(u)
+        g._grant_units = t
     return t
 
 
@@ -135,9 +142,14 @@ class WarbahState(State):
         for a, _ in h["abil"]:
             if a == name:
                 n += 1
-        # block B: special troops grant abilities (only names some unit kind grants can count)
-        if h.get("special") is not None and name in _granted_names(self.game):
-            n += BB.UNITS.granted(h, name, self.game.cfg["special_units"])
+        sp = h.get("special")  # block B: special troops grant abilities (units.granted:
+        if sp is not None:  # one per kind present that grants it)
+            us = _grant_units(self.game).get(name)
+            if us:
+                sp = sp.tolist()
+                for u in us:
+                    if sp[u]:
+                        n += 1
         return n
 
     def gain_ability(self, h: dict) -> None:
@@ -267,7 +279,7 @@ class WarbahState(State):
                     return
                 self._start_turn()
                 continue
-            if self.phase in ("casualty", "call_off") + SP.BATTLE_PHASES + JOIN_PHASES:
+            if self.phase in _WAIT_PHASES:  # ("casualty", "call_off") + battle spells + join
                 return
             if self.phase in BB.PHASES:  # block B sub-steps (espionage, sea)
                 if BB.advance(self):
