@@ -266,7 +266,8 @@ def _garrisons(st, _seat=None) -> list:
     tot = st.garrison.sum(1)
     if st.gsp.any():
         tot += st.gsp.sum(1)
-    return [(c, min(k, 20) / 20.0) for c, k in enumerate(tot.tolist()) if k]
+    nz = np.flatnonzero(tot)
+    return [(c, min(k, 20) / 20.0) for c, k in zip(nz.tolist(), tot[nz].tolist())]
 
 
 def _fleets(st, _seat=None) -> list:
