@@ -624,10 +624,13 @@ def observe_b(st, seat: int, out: np.ndarray | None = None,
             hh = heroes[j] if j >= 0 and heroes[j]["seat"] == seat else None
         else:
             hh = heroes[x]
-        if hh is not None and hh.get("special") is not None:
-            for u, k in enumerate(hh["special"].tolist()):
-                if k:
-                    v[32 + u] = min(k, 20) / 20.0
+        sp = hh.get("special") if hh is not None else None
+        if sp is not None:
+            sp = sp.tolist()
+            if any(sp):
+                for u, k in enumerate(sp):
+                    if k:
+                        v[32 + u] = min(k, 20) / 20.0
     if st.battle is not None:
         sides = st.battle["sides"]
         for k in (0, 1):

@@ -21,8 +21,7 @@ def from_axial(q: int, r: int) -> tuple[int, int]:
     return r, q + (r - (r & 1)) // 2
 
 
-def neighbour_table(h: int, w: int) -> np.ndarray:
-    """int[h*w, 6]: neighbour cell per direction, -1 off the map."""
+def _neighbour_table(h: int, w: int) -> np.ndarray:
     nb = -np.ones((h * w, 6), np.int64)
     for row in range(h):
         for col in range(w):
@@ -32,6 +31,19 @@ def neighbour_table(h: int, w: int) -> np.ndarray:
                 if 0 <= rr < h and 0 <= cc < w:
                     nb[row * w + col, d] = rr * w + cc
     return nb
+
+
+_NB_TABLES: dict = {}  # (h, w) -> read-only neighbour table (built once per map size)
+
+
+def neighbour_table(h: int, w: int) -> np.ndarray:
+    """int[h*w, 6]: neighbour cell per direction, -1 off the map (a fresh copy of a table
+    built once per map size)."""
+    t = _NB_TABLES.get((h, w))
+    if t is None:
+        t = _NB_TABLES[(h, w)] = _neighbour_table(h, w)
+        t.flags.writeable = False
+    return t.copy()
 
 
 def hex_distance(h: int, w: int, a: int, b: int) -> int:
@@ -51,54 +63,54 @@ def generate_map(rng: np.random.Generator, h: int, w: int, n_candidates: int,
     capitol is reachable on foot). With ``island_min`` > 0 (fleets, block B) other land masses
     of at least that many hexes stay as islands; with 0 only the largest mass is kept."""
     nb = neighbour_table(h, w)
+    nbl = nb.tolist()  # plain lists for the scalar loops below (same values as nb)
     n = h * w
-    land = np.ones(n, bool)
-    for i in range(n):
-        row, col = divmod(i, w)
-        border = row in (0, h - 1) or col in (0, w - 1)
-        land[i] = rng.random() >= (0.45 if border else 0.12)
+    # one draw per cell in cell order (rng.random(n) gives the numbers of n scalar calls)
+    u = rng.random(n).tolist()
+    land_l = [u[i] >= (0.45 if (i // w in (0, h - 1) or i % w in (0, w - 1)) else 0.12)
+              for i in range(n)]
     # keep the largest connected land component (no fleets: every hero must be able to walk)
-    comp = -np.ones(n, np.int64)
+    comp = [-1] * n
     sizes: dict[int, int] = {}
     best, best_size = -1, 0
     for s in range(n):
-        if not land[s] or comp[s] >= 0:
+        if not land_l[s] or comp[s] >= 0:
             continue
         stack, size = [s], 0
         comp[s] = s
         while stack:
             c = stack.pop()
             size += 1
-            for d in range(6):
-                m = nb[c, d]
-                if m >= 0 and land[m] and comp[m] < 0:
+            for m in nbl[c]:
+                if m >= 0 and land_l[m] and comp[m] < 0:
                     comp[m] = s
                     stack.append(m)
         sizes[s] = size
         if size > best_size:
             best, best_size = s, size
-    main = comp == best
+    main = np.array([c == best for c in comp])
     if island_min > 0:
-        land &= np.array([c >= 0 and (c == best or sizes[c] >= island_min) for c in comp])
+        land = np.array([c >= 0 and (c == best or sizes[c] >= island_min) for c in comp])
     else:
-        land &= main
+        land = main.copy()
+    land_l = land.tolist()
     # rivers: walks along hex edges
     rivers: set[tuple[int, int]] = set()
     cells = np.flatnonzero(land)
     for _ in range(max(1, n // 30)):
         c, d = int(cells[rng.integers(len(cells))]), int(rng.integers(6))
         for _ in range(int(rng.integers(3, 7))):
-            m = nb[c, d]
-            if m < 0 or not land[m]:
+            m = nbl[c][d]
+            if m < 0 or not land_l[m]:
                 break
-            rivers.add(edge(c, int(m)))
+            rivers.add(edge(c, m))
             if rng.random() < 0.5:
                 d = (d + 1) % 6
             else:
-                nxt = nb[c, (d + 1) % 6]
-                if nxt < 0 or not land[nxt]:
+                nxt = nbl[c][(d + 1) % 6]
+                if nxt < 0 or not land_l[nxt]:
                     break
-                c, d = int(nxt), (d - 1) % 6
+                c, d = nxt, (d - 1) % 6
     # capitol candidates: farthest-point sampling over the largest land mass
     cells = np.flatnonzero(land & main)
     cand = [int(cells[rng.integers(len(cells))])]

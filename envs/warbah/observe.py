@@ -32,6 +32,7 @@ import numpy as np
 
 from envs.warbah.config import ABILITIES, SETTLEMENTS, TERRAINS
 from envs.warbah.block_b import PLANES_B, VECTOR_B, observe_b
+from envs.warbah.sea import fleet_cells
 from envs.warbah.rules import PHASES
 from envs.warbah.spells import observe as observe_magic
 
@@ -265,14 +266,28 @@ def _garrisons(st, _seat=None) -> list:
     tot = st.garrison.sum(1)
     if st.gsp.any():
         tot += st.gsp.sum(1)
-    return [(c, min(k, 20) / 20.0) for c, k in enumerate(tot.tolist()) if k]
+    nz = np.flatnonzero(tot)
+    return [(c, min(k, 20) / 20.0) for c, k in zip(nz.tolist(), tot[nz].tolist())]
 
 
 def _fleets(st, _seat=None) -> list:
     """[(cell, owner, ships/10)] of the fleets, in cell order (block B planes 0-1)."""
-    ships, own = st.ships, st.fleet_owner
-    return [(c, int(own[c]), min(int(ships[c]), 10) / 10.0)
-            for c in np.flatnonzero(st.ships).tolist()]
+    ships, own = st.ships.tolist(), st.fleet_owner.tolist()
+    return [(c, own[c], min(ships[c], 10) / 10.0) for c in fleet_cells(st)]
+
+
+def _fleet_layer(fleets: list, seat: int, o: int, n: int) -> tuple:
+    """(flat indices, values, my fleet cells, any fleet) of block B planes 0-1 (my / other
+    fleets, ships/10) for ``seat`` from the ``_fleets`` list; ``o``: the block B offset."""
+    idx, val, mine = [], [], []
+    for c, s, x in fleets:
+        if s == seat:
+            idx.append(o + c)
+            mine.append(c)
+        else:
+            idx.append(o + n + c)
+        val.append(x)
+    return np.array(idx, np.intp), np.array(val, np.float32), mine, bool(idx)
 
 
 def _obs_size(g) -> int:
@@ -290,16 +305,28 @@ def observe(st, seat: int) -> np.ndarray:
     g = st.game
     n = g.n_cells
     d = st.__dict__
-    key = _map_key(st)
+    bw = st.mg["bwalls"]  # _map_key(st), inlined
+    key = (st.land.tobytes(), st.explored.tobytes(), st.terrain.tobytes(), st.settle.tobytes(),
+           st.wall_damage.tobytes(), tuple(st.variant), tuple(sorted(bw.items())) if bw else ())
     c = d.get("_obs_map")
     if c is not None and c[0] == key and c[1] == st.rivers:  # _map_base's hit, inlined
         out = c[2].copy()
     else:
         out = _map_base(st, key).copy()
-    idx, val = _seat_layer(st, "_obs_owned", (st.owner.tobytes(), key[3],  # settle bytes
-                           st.alive.tobytes(), st.encounter.tobytes()), seat, _build_owned)
-    out[idx] = val
-    gar = _seat_layer(st, "_obs_gar", (st.garrison.tobytes(), st.gsp.tobytes()), -1, _garrisons)
+    # _seat_layer inlined: ownership / chits / alive / held (per seat), garrisons (all seats)
+    lk = (st.owner.tobytes(), key[3], st.alive.tobytes(), st.encounter.tobytes())  # key[3]: settle
+    c = d.get("_obs_owned")
+    if c is None or c[0] != lk:
+        c = st._obs_owned = (lk, {})
+    r = c[1].get(seat)
+    if r is None:
+        r = c[1][seat] = _build_owned(st, seat)
+    out[r[0]] = r[1]
+    lk = (st.garrison.tobytes(), st.gsp.tobytes())
+    c = d.get("_obs_gar")
+    if c is None or c[0] != lk:
+        c = st._obs_gar = (lk, {-1: _garrisons(st)})
+    gar = c[1][-1]
     if gar:
         own = st.owner
         for c, x in gar:
@@ -307,15 +334,20 @@ def observe(st, seat: int) -> np.ndarray:
     for h in st.heroes:
         if h["alive"]:
             out[(6 if h["seat"] == seat else 7) * n + h["cell"]] = 1
-    h = _acting_hero(st, seat)
+    h = None  # _acting_hero(st, seat), inlined
+    phase = st.phase
+    if (phase == "move" or phase == "battle") and st.qi < len(st.queue):
+        q = st.queue[st.qi]
+        if q[0] == seat:
+            h = st.heroes[q[1]]
     if h is not None:
         out[12 * n + h["cell"]] = 1
-    elif st.phase == "capitol":
+    elif phase == "capitol":
         for k in st.free_candidates():
             out[12 * n + st.cand[k]] = (k + 1) / 8.0
     vo = 17 * n
     v = out[vo:vo + VECTOR]
-    k = _PHASE_INDEX.get(st.phase)
+    k = _PHASE_INDEX.get(phase)
     if k is not None:  # block phases have their own flags in their sections
         v[k] = 1
     v[7] = min(st.turn / g.cfg["designed"]["turn_cap"], 1)
@@ -345,15 +377,16 @@ def observe(st, seat: int) -> np.ndarray:
     # -- block B section (fleets, espionage): planes (7, H, W) + vector (76), see block_b.py --
     o = vo + VECTOR
     ob = o + PLANES_B * n + VECTOR_B
-    mine = []
-    for c, s, x in _seat_layer(st, "_obs_fleets", (st.ships.tobytes(), st.fleet_owner.tobytes()),
-                               -1, _fleets):
-        if s == seat:
-            out[o + c] = x
-            mine.append(c)
-        else:
-            out[o + n + c] = x
-    observe_b(st, seat, out[o:ob], mine)
+    lk = (st.ships.tobytes(), st.fleet_owner.tobytes())
+    c = d.get("_obs_fleets")
+    if c is None or c[0] != lk:
+        c = st._obs_fleets = (lk, {-1: _fleets(st)})
+    r = c[1].get(seat)
+    if r is None:
+        r = c[1][seat] = _fleet_layer(c[1][-1], seat, o, n)
+    if r[3]:
+        out[r[0]] = r[1]
+    observe_b(st, seat, out[o:ob], r[2])
     # -- block A section (spells, wizards, items): vector (266), see spells.observe --
     observe_magic(st, seat, out[ob:])
     return out

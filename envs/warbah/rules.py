@@ -39,6 +39,23 @@ def _combat_flow():
 _OBSERVE = None  # envs.warbah.observe.observe, imported on first use (it imports this module)
 
 
+_WAIT_PHASES = frozenset(("casualty", "call_off") + SP.BATTLE_PHASES + JOIN_PHASES)
+
+
+def _grant_units(g) -> dict:
+    """{ability name: units.SPECIALS indices of the kinds that grant it} from the Game's
+    special_units table (built once per Game; names no kind grants are absent)."""
+    t = g.__dict__.get("_grant_units")
+    if t is None:
+        table, t = g.cfg["special_units"], {}
+        for u, kind in enumerate(BB.UNITS.SPECIALS):
+            for a in table[kind].get("grants", ()):
+                if u not in t.setdefault(a, []):
+                    t[a].append(u)
+        g._grant_units = t
+    return t
+
+
 def _observe_fn():
     global _OBSERVE
     from envs.warbah.observe import observe
@@ -113,7 +130,7 @@ class WarbahState(State):
         """Special unit kind (units.SPECIALS index) a settlement recruits into its garrison
         (a Knights castle: CASTLE VARIANT TYPES), or -1."""
         v = self.variant[c]
-        if self.settle[c] < 0 or not v.startswith("recruit_"):
+        if not v.startswith("recruit_") or self.settle[c] < 0:  # the string test first
             return -1
         return BB.UNITS.SPECIALS.index(v[len("recruit_"):])
 
@@ -125,8 +142,14 @@ class WarbahState(State):
         for a, _ in h["abil"]:
             if a == name:
                 n += 1
-        if h.get("special") is not None:  # block B: special troops grant abilities
-            n += BB.UNITS.granted(h, name, self.game.cfg["special_units"])
+        sp = h.get("special")  # block B: special troops grant abilities (units.granted:
+        if sp is not None:  # one per kind present that grants it)
+            us = _grant_units(self.game).get(name)
+            if us:
+                sp = sp.tolist()
+                for u in us:
+                    if sp[u]:
+                        n += 1
         return n
 
     def gain_ability(self, h: dict) -> None:
@@ -194,18 +217,36 @@ class WarbahState(State):
         self.order = sorted(live, key=lambda s: -rolls[s])
         SP.begin_turn(self)  # block A: Realm phase, collect-phase spells, then _begin_recruit
 
+    def _owned_cells(self) -> tuple[dict, dict]:
+        """({seat: settlements_of(seat)}, {seat: every hex it owns}), cell order, one pass."""
+        sets: dict = {}
+        owned: dict = {}
+        for c, (o, k) in enumerate(zip(self.owner.tolist(), self.settle.tolist())):
+            if o >= 0:
+                owned.setdefault(o, []).append(c)
+                if k >= 0:
+                    sets.setdefault(o, []).append(c)
+        return sets, owned
+
     def _begin_recruit(self) -> None:
-        self._collect_gold()
+        sets, owned = self._owned_cells()  # gold collection changes no owner / settlement
+        self._collect_gold(sets, owned)
         self.recruited[:] = 0
+        variant, settle = self.variant, self.settle
         self.queue = [(s, c) for s in self.order
-                      for c in self.settlements_of(s) + BB.UNITS.recruit_hexes(self, s)]
+                      for c in sets.get(s, []) + [  # + BB.UNITS.recruit_hexes(self, s)
+                          c for c in owned.get(s, ())
+                          if settle[c] < 0 and variant[c].startswith("recruit_")]]
         self.qi, self.phase = 0, "recruit"
 
-    def _collect_gold(self) -> None:
+    def _collect_gold(self, sets: dict | None = None, owned: dict | None = None) -> None:
+        """(``sets`` / ``owned``: _owned_cells() of this state, when the caller has them)"""
         g = self.game
+        if sets is None:
+            sets, owned = self._owned_cells()
         for s in self.order:
             total = 0
-            for c in self.settlements_of(s):
+            for c in sets.get(s, ()):
                 if SP.blighted(self, c):  # razed / decimated: no income
                     continue
                 name = SETTLEMENTS[self.settle[c]]
@@ -215,8 +256,7 @@ class WarbahState(State):
                     total += sum(1 for m in self.nbl[c] if m >= 0 and self.terrain[m] >= 0
                                  and TERRAINS[self.terrain[m]] == bonus)
             vg = self.game.cfg["variant_gold"]
-            total += sum(vg.get(self.variant[c], 0)
-                         for c in np.flatnonzero(self.owner == s).tolist())
+            total += sum(vg.get(self.variant[c], 0) for c in owned.get(s, ()))
             total += sum(self.abil(h, "wealth") for h in self.heroes
                          if h["alive"] and h["seat"] == s)
             self.gold[s] += max(0, total - self.mg["curse"][s])  # Curse (block A)
@@ -246,7 +286,7 @@ class WarbahState(State):
                     return
                 self._start_turn()
                 continue
-            if self.phase in ("casualty", "call_off") + SP.BATTLE_PHASES + JOIN_PHASES:
+            if self.phase in _WAIT_PHASES:  # ("casualty", "call_off") + battle spells + join
                 return
             if self.phase in BB.PHASES:  # block B sub-steps (espionage, sea)
                 if BB.advance(self):
@@ -342,21 +382,27 @@ class WarbahState(State):
             if not h["alive"]:
                 return mask
             occ = BB.hero_map(self)
-            nbl = self.nbl[h["cell"]]
+            c = h["cell"]
+            nbl = self.nbl[c]
+            land, explored, mp = self.land, self.explored, h["mp"]
             for dd in range(6):
                 m = nbl[dd]
-                if m < 0 or not self.land[m]:
+                if m < 0 or not land[m]:
                     continue
-                if not self.explored[m]:
-                    mask[dd] = h["mp"] + h.get("scout", 0) >= 1
-                else:
-                    cost = self._enterable(seat, h, m, occ)
-                    mask[dd] = 0 < cost <= h["mp"]
-            c = h["cell"]
-            if (self.owner[c] == seat and self.garrisoned(c)
+                if not explored[m]:
+                    mask[dd] = mp + h.get("scout", 0) >= 1
+                # self._enterable(seat, h, m, occ) inlined: 0 (cannot enter) or the MP cost
+                elif self.encounter[m] == 0 and occ.get(m, -1) < 0 and not (
+                        int(self.owner[m]) not in (-1, seat) and self.garrisoned(m)):
+                    cost = g.terrain[TERRAINS[self.terrain[m]]]["mp"]
+                    if ((c, m) if c < m else (m, c)) in self.rivers:  # edge(c, m)
+                        cost = max(cost, g.cfg["river"]["cross_mp"])
+                    mask[dd] = 0 < cost <= mp
+            own_c = self.owner[c] == seat
+            if (own_c and self.garrisoned(c)
                     and BB.UNITS.army_size(h) < self.army_cap(h)):  # specials count too
                 mask[TAKE_GARRISON] = 1
-            if self.owner[c] == seat and self.settle[c] >= 0:
+            if own_c and self.settle[c] >= 0:
                 rec = g.settle[SETTLEMENTS[self.settle[c]]]["recruit"]
                 u = self.garrison_kind(c)
                 if u >= 0:  # the right type here is the settlement's special unit
