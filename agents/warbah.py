@@ -171,10 +171,10 @@ class HeuristicAgent(RuleBasedAgent):
         if s.get("window") == "battle_dice":
             mine, foe = CF._team(st.battle, me)
             best, act = 0.0, KEEP_ROLL
-            p = CF._pick(mine, True)
+            p = CF._pick(mine, True, st.battle)
             if mask[LUCK_MINE] and p is not None and min(p[2], 10) / 10 > best:
                 best, act = min(p[2], 10) / 10, LUCK_MINE
-            p = CF._pick(foe, False)
+            p = CF._pick(foe, False, st.battle)
             if mask[LUCK_FOE] and p is not None and 1 - max(p[2], 0) / 10 > best:
                 best, act = 1 - max(p[2], 0) / 10, LUCK_FOE
             return act if best >= 0.5 else KEEP_ROLL
