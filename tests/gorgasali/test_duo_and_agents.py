@@ -1,8 +1,6 @@
 """Gorgasali: duo mode (teams, trading, revival), hidden information, the env and the baseline."""
 from __future__ import annotations
 
-import time
-
 import numpy as np
 
 from agents.base import RandomAgent
@@ -101,7 +99,6 @@ def test_env_plays_with_observation_layout():
 
 def test_heuristic_beats_random():
     """The rule-based baseline clearly beats random play (2 and 4 players)."""
-    t0 = time.time()
     for n, games in ((2, 8), (4, 4)):
         g = make_game(num_players=n)
         wins = 0
@@ -118,7 +115,6 @@ def test_heuristic_beats_random():
             r = st.returns()
             wins += r[h] == r.max()
         assert wins >= games - 1, (n, wins)
-    assert time.time() - t0 < 20
 
 
 def test_heuristic_walk_plans_are_legal_walks():
