@@ -186,14 +186,11 @@ def _candidate_tables():
 
 
 MOUNTAIN_BITS = _candidate_tables()
-# the same candidates as 0/1 matrices (200 x cells) for a vectorised first pass
-_CAND_CELLS = {}
-for _length in MOUNTAIN_BITS:
-    _cells = np.zeros((2 * CELLS, CELLS), np.float32)
-    for _i, _cands in enumerate(MOUNTAIN_CANDIDATES[_length]):
-        if _cands is not None:
-            _cells[_i, list(_cands)] = 1.0
-    _CAND_CELLS[_length] = _cells
+# the same candidates as small cell-index tables (200 x length, uint8; an invalid candidate
+# repeats cell 0 and is masked by _CAND_VALID) for a vectorised first pass. Small tables matter:
+# a 200 x 100 float matrix per length was read from beyond the L2 cache at every mountain step.
+_CAND_INDEX = {n: np.array([c if c is not None else (0,) * n for c in MOUNTAIN_CANDIDATES[n]],
+                           np.uint8) for n in MOUNTAIN_CANDIDATES}
 _CAND_VALID = {n: np.array([c is not None for c in MOUNTAIN_CANDIDATES[n]]) for n in MOUNTAIN_CANDIDATES}
 
 
@@ -216,7 +213,7 @@ def _ring_cycles(length: int) -> np.ndarray:
     return out
 
 
-_RING_CYCLE = {n: _ring_cycles(n) for n in MOUNTAIN_CANDIDATES}
+_RING_CYCLE = {n: _ring_cycles(n).astype(np.uint8) for n in MOUNTAIN_CANDIDATES}
 
 
 def _padded_bits(bits: int) -> int:
@@ -312,6 +309,11 @@ def add_mountains(lab: np.ndarray, cells) -> None:
             lab[lab == t] = new
 
 
+def _fits(board: np.ndarray, length: int) -> np.ndarray:
+    """bool[200]: the candidate ranges of ``length`` whose cells are all empty."""
+    return ~(board != EMPTY)[_CAND_INDEX[length]].any(axis=1) & _CAND_VALID[length]
+
+
 def mountain_placements(board: np.ndarray, length: int, labels: np.ndarray | None = None) -> np.ndarray:
     """bool[200]: where a range of ``length`` peaks may go (orientation * 100 + anchor).
 
@@ -319,8 +321,7 @@ def mountain_placements(board: np.ndarray, length: int, labels: np.ndarray | Non
     mountains must stay orthogonally connected. The ring test settles most candidates; the rest
     get the Euler-number test above. ``labels``: ``obstacle_labels(board)`` if already known.
     """
-    blocked = (board != EMPTY).astype(np.float32)
-    fits = ((_CAND_CELLS[length] @ blocked) == 0) & _CAND_VALID[length]
+    fits = _fits(board, length)
     # Obstacles (mountains, off-board) met walking once around the range: if they form at most
     # one unbroken run, the free cells around it stay joined along the ring, so nothing is cut off.
     ext = np.append(board == MOUNTAIN, True)
@@ -346,8 +347,7 @@ def mountain_placements(board: np.ndarray, length: int, labels: np.ndarray | Non
 
 def mountain_placements_by_flooding(board: np.ndarray, length: int) -> np.ndarray:
     """The same answer by flooding the free cells for each candidate (the reference for tests)."""
-    blocked = (board != EMPTY).astype(np.float32)
-    fits = ((_CAND_CELLS[length] @ blocked) == 0) & _CAND_VALID[length]
+    fits = _fits(board, length)
     free = _padded_bits(bool_to_bits(board == EMPTY))
     out = fits.copy()
     for i in np.flatnonzero(fits).tolist():
