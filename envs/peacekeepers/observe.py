@@ -48,19 +48,17 @@ _OFF_FIELD = 11 * CELLS           # plane 11 (empty cells) is masked by the fiel
 
 
 @functools.lru_cache(maxsize=256)
-def _template(zone_bytes: bytes | None, active_bytes: bytes | None, seat: int, n: int,
-              phase: int) -> np.ndarray:
-    """The parts of an observation that change rarely: zone planes (relative seats), the
-    outside-the-field plane and the phase one-hot; everything else zero (read-only, copied)."""
-    t = np.zeros(BOARD_SIZE + VECTOR_SIZE, np.float32)
-    planes = t[:BOARD_SIZE].reshape(BOARD_PLANES, CELLS)
+def _template(zone_bytes: bytes | None, active_bytes: bytes | None, seat: int, n: int) -> np.ndarray:
+    """The board planes after the code planes (12..17), which change rarely: zone planes
+    (relative seats), an empty pending plane and the outside-the-field plane (read-only)."""
+    t = np.zeros((BOARD_PLANES - 12, CELLS), np.float32)
     if zone_bytes is not None:
         zone = np.frombuffer(zone_bytes, np.int8)
         for rel in range(n):
-            planes[12 + rel] = zone == (seat + rel) % n
+            t[rel] = zone == (seat + rel) % n
     if active_bytes is not None:
-        planes[17] = ~np.frombuffer(active_bytes, bool)
-    t[BOARD_SIZE + 51 + phase] = 1.0
+        t[5] = ~np.frombuffer(active_bytes, bool)
+    t = t.reshape(-1)
     t.flags.writeable = False
     return t
 
@@ -75,8 +73,10 @@ def build_observation(state, seat: int) -> np.ndarray:
     zone_bytes = state.zone.tobytes() if g.competitive and state.zone[0] >= 0 else None
     active_bytes = state.active.tobytes() if g.puzzle else None
     phase = _PHASE_INDEX[state.phase]
-    obs = _template(zone_bytes, active_bytes, seat, n, phase).copy()
+    # written once each (no template copy over the code planes: fewer bytes moved per step)
+    obs = np.empty(BOARD_SIZE + VECTOR_SIZE, np.float32)
     obs[:_CODE_SIZE] = state.code_planes().reshape(-1)
+    obs[_CODE_SIZE:BOARD_SIZE] = _template(zone_bytes, active_bytes, seat, n)
     if active_bytes is not None:
         obs[_OFF_FIELD:_CODE_SIZE] *= state.active
     if state.pending_cell >= 0:
