@@ -38,6 +38,11 @@ from envs.warbah.spells import observe as observe_magic
 
 VECTOR = 48
 
+try:  # numpy's C function behind np.count_nonzero(a) (no Python-level wrapper per call)
+    from numpy._core.multiarray import count_nonzero as _count_nonzero
+except ImportError:  # pragma: no cover - other numpy layouts
+    _count_nonzero = np.count_nonzero
+
 
 def _acting_hero(st, seat: int):
     if st.phase in ("move", "battle") and st.qi < len(st.queue):
@@ -322,7 +327,8 @@ def observe(st, seat: int) -> np.ndarray:
     if r is None:
         r = c[1][seat] = _build_owned(st, seat)
     out[r[0]] = r[1]
-    lk = (st.garrison.tobytes(), st.gsp.tobytes())
+    gsp = st.gsp  # special units in garrisons: almost always none, so count instead of a copy
+    lk = (st.garrison.tobytes(), gsp.tobytes() if _count_nonzero(gsp) else gsp.shape)
     c = d.get("_obs_gar")
     if c is None or c[0] != lk:
         c = st._obs_gar = (lk, {-1: _garrisons(st)})
