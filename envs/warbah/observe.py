@@ -292,7 +292,7 @@ def _fleet_layer(fleets: list, seat: int, o: int, n: int) -> tuple:
         else:
             idx.append(o + n + c)
         val.append(x)
-    return np.array(idx, np.intp), np.array(val, np.float32), mine, bool(idx)
+    return idx, val, mine, bool(idx)  # plain lists: written one by one (a few fleets)
 
 
 def _obs_size(g) -> int:
@@ -390,8 +390,9 @@ def observe(st, seat: int) -> np.ndarray:
     r = c[1].get(seat)
     if r is None:
         r = c[1][seat] = _fleet_layer(c[1][-1], seat, o, n)
-    if r[3]:
-        out[r[0]] = r[1]
+    if r[3]:  # scalar writes: no index-array construction / fancy assignment for ~2-6 entries
+        for i, x in zip(r[0], r[1]):
+            out[i] = x
     observe_b(st, seat, out[o:ob], r[2])
     # -- block A section (spells, wizards, items): vector (266), see spells.observe --
     observe_magic(st, seat, out[ob:])
