@@ -116,7 +116,7 @@ _ABIL_STEPS = _abil_steps()
 
 def _map_key(st) -> tuple:
     return (st.land.tobytes(), st.explored.tobytes(), st.terrain.tobytes(), st.settle.tobytes(),
-            st.wall_damage.tobytes(), tuple(st.variant),
+            st.wall_damage.tobytes(), list(st.variant),
             tuple(sorted(st.mg["bwalls"].items())) if st.mg["bwalls"] else ())
 
 
@@ -312,11 +312,12 @@ def observe(st, seat: int) -> np.ndarray:
     d = st.__dict__
     bw = st.mg["bwalls"]  # _map_key(st), inlined
     key = (st.land.tobytes(), st.explored.tobytes(), st.terrain.tobytes(), st.settle.tobytes(),
-           st.wall_damage.tobytes(), tuple(st.variant), tuple(sorted(bw.items())) if bw else ())
-    c = d.get("_obs_map")
+           st.wall_damage.tobytes(), st.variant, tuple(sorted(bw.items())) if bw else ())
+    c = d.get("_obs_map")  # key[5] is the live variant list (compared with the cached copy)
     if c is not None and c[0] == key and c[1] == st.rivers:  # _map_base's hit, inlined
         out = c[2].copy()
-    else:
+    else:  # the cache keeps a copy of the variant list
+        key = key[:5] + (list(st.variant),) + key[6:]
         out = _map_base(st, key).copy()
     # _seat_layer inlined: ownership / chits / alive / held (per seat), garrisons (all seats)
     lk = (st.owner.tobytes(), key[3], st.alive.tobytes(), st.encounter.tobytes())  # key[3]: settle
