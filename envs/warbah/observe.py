@@ -38,6 +38,11 @@ from envs.warbah.spells import observe as observe_magic
 
 VECTOR = 48
 
+try:  # numpy's C function behind np.count_nonzero(a) (no Python-level wrapper per call)
+    from numpy._core.multiarray import count_nonzero as _count_nonzero
+except ImportError:  # pragma: no cover - other numpy layouts
+    _count_nonzero = np.count_nonzero
+
 
 def _acting_hero(st, seat: int):
     if st.phase in ("move", "battle") and st.qi < len(st.queue):
@@ -111,7 +116,7 @@ _ABIL_STEPS = _abil_steps()
 
 def _map_key(st) -> tuple:
     return (st.land.tobytes(), st.explored.tobytes(), st.terrain.tobytes(), st.settle.tobytes(),
-            st.wall_damage.tobytes(), tuple(st.variant),
+            st.wall_damage.tobytes(), list(st.variant),
             tuple(sorted(st.mg["bwalls"].items())) if st.mg["bwalls"] else ())
 
 
@@ -287,7 +292,7 @@ def _fleet_layer(fleets: list, seat: int, o: int, n: int) -> tuple:
         else:
             idx.append(o + n + c)
         val.append(x)
-    return np.array(idx, np.intp), np.array(val, np.float32), mine, bool(idx)
+    return idx, val, mine, bool(idx)  # plain lists: written one by one (a few fleets)
 
 
 def _obs_size(g) -> int:
@@ -307,11 +312,12 @@ def observe(st, seat: int) -> np.ndarray:
     d = st.__dict__
     bw = st.mg["bwalls"]  # _map_key(st), inlined
     key = (st.land.tobytes(), st.explored.tobytes(), st.terrain.tobytes(), st.settle.tobytes(),
-           st.wall_damage.tobytes(), tuple(st.variant), tuple(sorted(bw.items())) if bw else ())
-    c = d.get("_obs_map")
+           st.wall_damage.tobytes(), st.variant, tuple(sorted(bw.items())) if bw else ())
+    c = d.get("_obs_map")  # key[5] is the live variant list (compared with the cached copy)
     if c is not None and c[0] == key and c[1] == st.rivers:  # _map_base's hit, inlined
         out = c[2].copy()
-    else:
+    else:  # the cache keeps a copy of the variant list
+        key = key[:5] + (list(st.variant),) + key[6:]
         out = _map_base(st, key).copy()
     # _seat_layer inlined: ownership / chits / alive / held (per seat), garrisons (all seats)
     lk = (st.owner.tobytes(), key[3], st.alive.tobytes(), st.encounter.tobytes())  # key[3]: settle
@@ -322,7 +328,8 @@ def observe(st, seat: int) -> np.ndarray:
     if r is None:
         r = c[1][seat] = _build_owned(st, seat)
     out[r[0]] = r[1]
-    lk = (st.garrison.tobytes(), st.gsp.tobytes())
+    gsp = st.gsp  # special units in garrisons: almost always none, so count instead of a copy
+    lk = (st.garrison.tobytes(), gsp.tobytes() if _count_nonzero(gsp) else gsp.shape)
     c = d.get("_obs_gar")
     if c is None or c[0] != lk:
         c = st._obs_gar = (lk, {-1: _garrisons(st)})
@@ -384,8 +391,9 @@ def observe(st, seat: int) -> np.ndarray:
     r = c[1].get(seat)
     if r is None:
         r = c[1][seat] = _fleet_layer(c[1][-1], seat, o, n)
-    if r[3]:
-        out[r[0]] = r[1]
+    if r[3]:  # scalar writes: no index-array construction / fancy assignment for ~2-6 entries
+        for i, x in zip(r[0], r[1]):
+            out[i] = x
     observe_b(st, seat, out[o:ob], r[2])
     # -- block A section (spells, wizards, items): vector (266), see spells.observe --
     observe_magic(st, seat, out[ob:])

@@ -39,6 +39,19 @@ def _combat_flow():
 _OBSERVE = None  # envs.warbah.observe.observe, imported on first use (it imports this module)
 
 
+try:  # numpy's C function behind np.count_nonzero(a) (no Python-level wrapper per call)
+    from numpy._core.multiarray import count_nonzero as _count_nonzero
+except ImportError:  # pragma: no cover - other numpy layouts
+    _count_nonzero = np.count_nonzero
+_INT8 = np.dtype(np.int8)
+
+
+def _one_above_1(m: np.ndarray) -> bool:
+    """m.max() > 1 for an int8 mask with exactly one nonzero entry, without a numpy reduction:
+    stripping the zero bytes leaves that entry's byte; as int8 it is above 1 for 2..127."""
+    return 1 < m.tobytes().strip(b"\0")[0] < 128
+
+
 _WAIT_PHASES = frozenset(("casualty", "call_off") + SP.BATTLE_PHASES + JOIN_PHASES)
 
 
@@ -296,8 +309,8 @@ class WarbahState(State):
                 seat, x = self.queue[self.qi]
                 if self.alive[seat]:
                     m = self._local_mask(seat, x)
-                    c = np.count_nonzero(m)  # == (m.sum() > 1): entries are 0 / 1 (int8)
-                    if c > 1 or (c == 1 and m.max() > 1):
+                    c = _count_nonzero(m)  # == (m.sum() > 1): entries are 0 / 1 (int8)
+                    if c > 1 or (c == 1 and (_one_above_1(m) if m.dtype == _INT8 else m.max() > 1)):
                         self._cp = seat
                         if self.reuse_advance_mask:  # the mask legal_actions_mask would compute
                             self._mask = m

@@ -156,7 +156,10 @@ def draw(st, kind: str):
 
 
 def towers(st, seat: int) -> int:
-    return int(((st.owner == seat) & (st.settle == TOWER)).sum())
+    settle = st.settle.tolist()  # plain lists: usually no tower at all (no numpy calls)
+    if TOWER not in settle:
+        return 0
+    return sum(1 for o, x in zip(st.owner.tolist(), settle) if o == seat and x == TOWER)
 
 
 def temples(st, seat: int) -> int:

@@ -127,7 +127,7 @@ def attacks(st, side: dict, seg: int) -> int:
     """Kills by the side's special groups in segment ``seg`` (1D10 <= Kill each)."""
     from envs.warbah.battle import segment_of
     cnt = side["counts"]
-    if len(cnt) <= BASE or not cnt[BASE:].any():
+    if len(cnt) <= BASE or not any(cnt.tolist()[BASE:]):  # no numpy reduction
         return 0
     kills = 0
     tab = ucfg(st)
