@@ -165,8 +165,7 @@ class State:
         if not self.legal_actions_mask()[a]:
             raise IllegalActionError(a, self.phase_name(),
                                      f"{self.action_to_str(a)}: {self.illegal_reason(a)}")
-        self._apply(a)
-        self.history.append(a)
+        self.apply_legal(a)
 
     def apply_legal(self, action: int) -> None:
         """``apply`` for an action the caller has just found set in ``legal_actions_mask()`` of

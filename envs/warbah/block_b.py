@@ -487,6 +487,18 @@ def fleet_planes(st, seat: int, bd: np.ndarray) -> None:
         bd[0 if own[c] == seat else 1, c] = min(int(ships[c]), 10) / 10.0
 
 
+def _relative_flags(matrix, seat: int, N: int, v, base: int) -> None:
+    """v[base + k] = 1 where ``matrix[seat]`` is set for the seat k places after ``seat``."""
+    if N == 2:
+        if matrix[seat, 1 - seat]:
+            v[base + 1] = 1
+        return
+    row = matrix[seat].tolist()
+    for k in range(1, N):
+        if row[(seat + k) % N]:
+            v[base + k] = 1
+
+
 def observe_b(st, seat: int, out: np.ndarray | None = None,
               my_fleets: list | None = None) -> np.ndarray:
     """Block B features: planes (7, H, W) then a vector (76), observer-relative.
@@ -566,14 +578,7 @@ def observe_b(st, seat: int, out: np.ndarray | None = None,
         for (obs, hi), t in st.revealed.items():
             if obs == seat and t == turn and heroes[hi]["alive"]:
                 out[3 * n + heroes[hi]["cell"]] = min(int(heroes[hi]["troops"].sum()), 40) / 40.0
-    if N == 2:
-        if st.contact[seat, 1 - seat]:
-            v[23] = 1
-    else:
-        row = st.contact[seat].tolist()
-        for k in range(1, N):
-            if row[(seat + k) % N]:
-                v[22 + k] = 1
+    _relative_flags(st.contact, seat, N, v, 22)
     land = st.land
     sea_moves = None
     for h in heroes:
@@ -603,14 +608,7 @@ def observe_b(st, seat: int, out: np.ndarray | None = None,
                 break
             n_log += rec[1] == seat
         v[31] = min(n_log, 10) / 10.0
-    if N == 2:
-        if st.allied[seat, 1 - seat]:
-            v[59] = 1
-    else:
-        row = st.allied[seat].tolist()
-        for k in range(1, N):
-            if row[(seat + k) % N]:
-                v[58 + k] = 1
+    _relative_flags(st.allied, seat, N, v, 58)
     k = _PHASE_ALLY.get(phase)
     if k is not None:
         v[62 + k] = 1

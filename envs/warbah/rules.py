@@ -26,7 +26,6 @@ def d10(rng, n: int = 1) -> int:
     return sum(rng.integers(1, 11, size=n).tolist())
 
 
-
 _CF = None  # envs.warbah.combat_flow, imported on first use (it imports this module)
 
 
@@ -167,9 +166,13 @@ class WarbahState(State):
 
     def gain_ability(self, h: dict) -> None:
         """One Ability roll (set-up: no Luck; ``gain_abilities`` offers Luck on the rolls)."""
-        cfg, r = self.game.cfg, d10(self.rng)
-        name = cfg["abilities"].get(r) or cfg["rare_abilities"][d10(self.rng)]
-        h["abil"].append((name, int(self.rng.integers(0, 5))))  # random troop type (1D5 table)
+        vals: tuple = ()
+        while True:  # the same table reading and dice as the Luck chain (``ability_rolls``)
+            dice, ability, _ = ability_rolls(self.game.cfg, vals, 0)
+            if dice is None:
+                break
+            vals += (LUCK.roll(self.rng, dice),)
+        h["abil"].append(ability)
 
     def gain_abilities(self, hi: int, n: int = 1) -> bool:
         """Hero hi gains n abilities (n = 0: one per 2 XP, in recovery); each roll (Ability /
