@@ -137,6 +137,36 @@ def test_luck_merchant_caravan_gold(choice, gold):
     assert st.gold[0] == before + gold and st.phase == "move"
 
 
+@pytest.mark.parametrize("choice,gold", [(REROLL, 7), (KEEP_ROLL, 2)])
+def test_luck_merchant_caravan_gold_on_a_pass_through(choice, gold):
+    """TERRAIN VARIANTS Merchant caravan / MOVE & EXPLORE pass-through (designed: two hexes
+    straight on through a friendly Hero): a Hero who lands on the caravan's hex by passing
+    through gets its gold dice too, and his player's Luck may have them rolled again."""
+    from envs.warbah.config import PASS0, TERRAINS
+    from tests.warbah.test_units import two_heroes
+    for seed in range(30):
+        g, st, a, b, d = two_heroes(seed)
+        beyond = int(st.nb[b["cell"], d])
+        if beyond >= 0 and st.land[beyond] and st.hero_at(beyond) < 0:
+            break
+    st.explored[beyond], st.terrain[beyond] = True, TERRAINS.index("clear")
+    st.settle[beyond], st.encounter[beyond] = -1, 0
+    st.variant[beyond] = "merchant_caravan"
+    st.rivers.clear()
+    a["abil"] = list(LUCKY)
+    st.rng = ScriptRng([2, 7])
+    st._mask = None
+    before = int(st.gold[0])
+    assert st.legal_actions_mask()[PASS0 + d]
+    st.apply(PASS0 + d)
+    assert a["cell"] == beyond and st.variant[beyond] == ""
+    assert st.phase == "luck" and st.sea["what"] == "caravan" and st.sea["value"] == 2
+    assert st.current_player == 0 and _legal(st) == {REROLL, KEEP_ROLL}
+    assert st.gold[0] == before
+    st.apply(choice)
+    assert st.gold[0] == before + gold and st.phase == "move"
+
+
 # -- battle: ships' dice and the designer's mass formula --------------------------------------
 @pytest.mark.parametrize("choice,ships", [(LUCK_MINE, (1, 0)), (LUCK_FOE, (2, 1)),
                                           (KEEP_ROLL, (1, 1))])
