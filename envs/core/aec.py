@@ -74,6 +74,7 @@ class TabletopAEC(AECEnv):
         self.state_.seed = self.seed_used
         self.agents = list(self.possible_agents)
         self.rewards = {a: 0.0 for a in self.agents}
+        self._rewards_given = False  # rewards only come at the end (or an illegal-move loss)
         self._cumulative_rewards = {a: 0.0 for a in self.agents}
         self.terminations = {a: False for a in self.agents}
         self.truncations = {a: False for a in self.agents}
@@ -138,7 +139,9 @@ class TabletopAEC(AECEnv):
             raise IllegalActionError(a, st.phase_name(),
                                      f"out of range: actions are 0..{self.game.num_actions - 1}")
         self._cumulative_rewards[agent] = 0.0
-        self.rewards = {x: 0.0 for x in self.agents}
+        if self._rewards_given:  # the last step handed out rewards: back to zeros
+            self.rewards = {x: 0.0 for x in self.agents}
+            self._rewards_given = False
         if not self._current_mask()[a]:
             if self.illegal_action == "raise":
                 st.apply(a)  # raises IllegalActionError with the engine's reason, changes nothing
@@ -153,7 +156,8 @@ class TabletopAEC(AECEnv):
                 self.truncations[x] = True
                 self.infos[x] = dict(self._final_info(), truncated_by_cap=True)
         self._sync_selection()
-        self._accumulate_rewards()
+        if self._rewards_given:  # only the end hands out rewards (nothing to add otherwise)
+            self._accumulate_rewards()
         if self.render_mode == "human":
             print(self.render())
 
@@ -169,6 +173,7 @@ class TabletopAEC(AECEnv):
         per_agent /= np.maximum(seats, 1)
         for i, x in enumerate(self.possible_agents):
             self.rewards[x] = float(per_agent[i])
+            self._rewards_given = True
             self.terminations[x] = True
             self.infos[x] = self._final_info()
 
@@ -183,6 +188,7 @@ class TabletopAEC(AECEnv):
         for x in self.agents:
             self.terminations[x] = True
             self.rewards[x] = -1.0 if x == agent else 0.0
+            self._rewards_given = True
             self.infos[x] = {"illegal_move": True, "illegal_action": action, "steps": self.num_steps}
         self._accumulate_rewards()
 

@@ -84,7 +84,7 @@ def build_observation(state, seat: int) -> np.ndarray:
     # the scalar part is assembled in a Python list and packed once (cheaper than numpy scalars)
     v = [0.0] * VECTOR_SIZE
     shown = 1 if g.hidden_information else n
-    scores = state.scores()
+    scores = state._scores()   # once per position here: the memo would only add a miss
     hands, captured, first_done, out = state.hands, state.captured, state.first_done, state.out
     allot, peaks = state.allot, state.peaks
     for rel in range(n):
