@@ -7,7 +7,7 @@ legal action), so the ratio compares like with like. Numbers are printed, never 
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -21,6 +21,8 @@ class BenchResult:
     steps: int
     games: int
     seconds: float
+    #: steps/s of each round (the reference is measured right before the envs in every round)
+    round_rates: list = field(default_factory=list)
 
     @property
     def steps_per_s(self) -> float:
@@ -63,26 +65,44 @@ def run(names: list[str] | None = None, seconds: float = 3.0, all_variants: bool
         variants = envs.variants(name)
         chosen = variants.items() if all_variants else list(variants.items())[:1]
         targets.extend((name, vname, opts) for vname, opts in chosen)
-    totals: dict[tuple[str, str], list[float]] = {}
+    if not isinstance(rounds, int) or rounds < 1:
+        raise ValueError(f"rounds must be a positive int, got {rounds!r}")
+    if not seconds > 0:
+        raise ValueError(f"seconds must be positive, got {seconds!r}")
+    totals: dict[tuple[str, str], BenchResult] = {}
     ref = reference_env()
     made = {(n, v): envs.make(n, **o) for n, v, o in targets}
+    jobs = [("connect_four_v3", "default", ref)] + [(n, v, made[(n, v)]) for n, v, _ in targets]
     for r in range(rounds):
-        jobs = [("connect_four_v3", "default", ref)] + [(n, v, made[(n, v)]) for n, v, _ in targets]
         for name, vname, env in jobs:
             steps, games, dt = drive(env, seconds / rounds, seed=1000 * r)
-            acc = totals.setdefault((name, vname), [0, 0, 0.0])
-            acc[0] += steps
-            acc[1] += games
-            acc[2] += dt
-    return [BenchResult(n, v, int(s), int(g), t) for (n, v), (s, g, t) in totals.items()]
+            acc = totals.setdefault((name, vname), BenchResult(name, vname, 0, 0, 0.0))
+            acc.steps += steps
+            acc.games += games
+            acc.seconds += dt
+            acc.round_rates.append(steps / dt if dt else 0.0)
+    return list(totals.values())
+
+
+def round_ratios(result: BenchResult, ref: BenchResult) -> list[float]:
+    """The ratio to the reference in each round (both measured back to back in that round)."""
+    return [x / y for x, y in zip(result.round_rates, ref.round_rates) if y]
 
 
 def format_table(results: list[BenchResult]) -> str:
+    """Markdown table: steps/s over all rounds, the ratio to connect_four_v3, and (with two or
+    more rounds) the lowest and highest per-round ratio, which shows how noisy the machine was."""
     ref = next(r for r in results if r.name == "connect_four_v3")
-    lines = ["| env | variant | steps/s | steps/game | x connect_four_v3 |",
-             "|---|---|---:|---:|---:|"]
+    spread = len(ref.round_rates) > 1
+    lines = ["| env | variant | steps/s | steps/game | x connect_four_v3 |"
+             + (" per-round range |" if spread else ""),
+             "|---|---|---:|---:|---:|" + ("---:|" if spread else "")]
     for r in results:
         per_game = r.steps / max(1, r.games)
-        lines.append(f"| {r.name} | {r.variant} | {r.steps_per_s:,.0f} | {per_game:.0f} | "
-                     f"{r.steps_per_s / ref.steps_per_s:.2f} |")
+        row = (f"| {r.name} | {r.variant} | {r.steps_per_s:,.0f} | {per_game:.0f} | "
+               f"{r.steps_per_s / ref.steps_per_s:.2f} |")
+        if spread:
+            rr = round_ratios(r, ref)
+            row += f" {min(rr):.2f}-{max(rr):.2f} |" if rr else " - |"
+        lines.append(row)
     return "\n".join(lines)
