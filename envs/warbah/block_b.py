@@ -499,8 +499,8 @@ def _relative_flags(matrix, seat: int, N: int, v, base: int) -> None:
             v[base + k] = 1
 
 
-def observe_b(st, seat: int, out: np.ndarray | None = None,
-              my_fleets: list | None = None) -> np.ndarray:
+def observe_b(st, seat: int, out: np.ndarray | None = None, my_fleets: list | None = None,
+              occ: set | None = None, mine: list | None = None) -> np.ndarray:
     """Block B features: planes (7, H, W) then a vector (76), observer-relative.
 
     Planes: 0 my fleets (ships/10), 1 other fleets (ships/10; chits are public), 2 espionage
@@ -521,6 +521,9 @@ def observe_b(st, seat: int, out: np.ndarray | None = None,
     joining armies' troops in battle/40; 70-73 my joining armies' warriors, archers, cavalry,
     catapults in battle/40, 74 my joining Heroes alive/4, 75 the casualty to pick now is for a
     joining army (the chooser only).
+
+    ``occ`` / ``mine``: the cells of the living Heroes / my living Heroes in order, when the
+    caller (observe.py) has them.
     """
     g = st.game
     N, n = g.num_seats, g.n_cells
@@ -533,8 +536,11 @@ def observe_b(st, seat: int, out: np.ndarray | None = None,
     # with flat indices: plane k, cell c at w[k * n + c]; the vector at w[vo + k]
     w = out if type(out) is memoryview else memoryview(out)
     heroes, turn, phase = st.heroes, st.turn, st.phase
+    if mine is None:
+        mine = [h for h in heroes if h["alive"] and h["seat"] == seat]
     if my_fleets:  # SEA.unmanned_fleets: my fleets with no Hero on board, in cell order
-        occ = {h["cell"] for h in heroes if h["alive"]}
+        if occ is None:
+            occ = {h["cell"] for h in heroes if h["alive"]}
         k = 0
         fm, sea_moves = st.fleet_moves, SEA.scfg(st)["sea_moves"]
         for c in my_fleets:
@@ -582,8 +588,8 @@ def observe_b(st, seat: int, out: np.ndarray | None = None,
     _relative_flags(st.contact, seat, N, w, vo + 22)
     land = st.land
     sea_moves = None
-    for h in heroes:
-        if h["alive"] and h["seat"] == seat and not land[h["cell"]]:
+    for h in mine:
+        if not land[h["cell"]]:
             if h.get("sea_turn") == turn:
                 mp = h["sea_mp"]
             else:

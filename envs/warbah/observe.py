@@ -260,15 +260,16 @@ def _owned_common(st) -> tuple:
     indices of the encounter chits (plane 8), settlements held per seat, alive per seat)."""
     g = st.game
     N, n = g.num_seats, g.n_cells
-    owned = [(c, o) for c, o in enumerate(st.owner.tolist()) if o >= 0]
+    own = st.owner
+    cells = (own >= 0).nonzero()[0]
+    owned = list(zip(cells.tolist(), own[cells].tolist()))
     held = [0] * N
     if owned:
-        settle = st.settle.tolist()
-        for c, o in owned:
-            if settle[c] >= 0:
+        for (_, o), s in zip(owned, st.settle[cells].tolist()):
+            if s >= 0:
                 held[o] += 1
     o8 = 8 * n
-    chits = [o8 + c for c, e in enumerate(st.encounter.tolist()) if e != 0]
+    chits = [o8 + c for c in st.encounter.nonzero()[0].tolist()]
     return owned, chits, held, st.alive.tolist()
 
 
@@ -393,9 +394,17 @@ def observe(st, seat: int) -> np.ndarray:
         if r is None or r[0] != ob_:
             r = c[2][seat] = (ob_, _garrison_index(c[1][0], st.owner, seat, n))
         out[r[1]] = c[1][1]
+    occ, my_heroes = set(), []  # cells of the living Heroes, my living Heroes (block B, magic)
+    o6 = 6 * n
     for h in st.heroes:
         if h["alive"]:
-            w[(6 if h["seat"] == seat else 7) * n + h["cell"]] = 1
+            x = h["cell"]
+            occ.add(x)
+            if h["seat"] == seat:
+                w[o6 + x] = 1
+                my_heroes.append(h)
+            else:
+                w[o6 + n + x] = 1
     h = None  # _acting_hero(st, seat), inlined
     phase = st.phase
     if (phase == "move" or phase == "battle") and st.qi < len(st.queue):
@@ -447,9 +456,9 @@ def observe(st, seat: int) -> np.ndarray:
         r = c[1][seat] = _fleet_layer(c[1][-1], seat, o, n)
     for i, x in r[0]:  # a few fleets: scalar writes
         w[i] = x
-    observe_b(st, seat, w[o:ob], r[1])
+    observe_b(st, seat, w[o:ob], r[1], occ, my_heroes)
     # -- block A section (spells, wizards, items): vector (266), see spells.observe --
-    observe_magic(st, seat, w[ob:])
+    observe_magic(st, seat, w[ob:], my_heroes)
     return out
 
 

@@ -703,10 +703,10 @@ def bonus_walls(st, c: int) -> int:
 MAGIC_VECTOR = 266
 
 
-def observe(st, seat: int, v: np.ndarray | None = None) -> np.ndarray:
+def observe(st, seat: int, v: np.ndarray | None = None, mine: list | None = None) -> np.ndarray:
     """Magic section of the observation (see observe.py's docstring for the layout), written
     into ``v`` (zeros, MAGIC_VECTOR long: observe.py passes a memoryview of its section) or a new
-    array."""
+    array. ``mine``: my living Heroes in order, when the caller has them."""
     T = st.game.__dict__.get("_magic_tables") or tables(st.game)
     NR, NB = T.NR, T.NB
     if v is None:
@@ -729,15 +729,16 @@ def observe(st, seat: int, v: np.ndarray | None = None) -> np.ndarray:
     bo = o + NR  # 65: my battle hand
     io = bo + NB  # 107: my battle-spell items
     wiz = 0
-    for h in st.heroes:
-        if h["alive"] and h["seat"] == seat:
-            if h.get("wizard", 0):  # has_wizard
-                wiz += 1
-            for it in h.get("items") or ():
-                if it["kind"] == "realm":
-                    w[o + it["k"]] += 0.5
-                elif it["kind"] == "battle":
-                    w[io + it["k"]] += 0.5
+    if mine is None:
+        mine = [h for h in st.heroes if h["alive"] and h["seat"] == seat]
+    for h in mine:
+        if h.get("wizard", 0):  # has_wizard
+            wiz += 1
+        for it in h.get("items") or ():
+            if it["kind"] == "realm":
+                w[o + it["k"]] += 0.5
+            elif it["kind"] == "battle":
+                w[io + it["k"]] += 0.5
     s0 = io + NB  # 149
     if wiz:
         w[s0] = min(wiz, 4) / 4
