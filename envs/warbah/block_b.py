@@ -490,7 +490,7 @@ def fleet_planes(st, seat: int, bd: np.ndarray) -> None:
 def _relative_flags(matrix, seat: int, N: int, v, base: int) -> None:
     """v[base + k] = 1 where ``matrix[seat]`` is set for the seat k places after ``seat``."""
     if N == 2:
-        if matrix[seat, 1 - seat]:
+        if matrix.item(seat, 1 - seat):  # a Python bool: no numpy scalar
             v[base + 1] = 1
         return
     row = matrix[seat].tolist()
