@@ -162,13 +162,16 @@ def _map_base(st, key: tuple | None = None) -> np.ndarray:
 _MAP_ARRAYS = ("land", "explored", "terrain", "settle", "wall_damage")  # _map_key's order
 
 
-def _byte_cells(c: tuple, n: int) -> np.ndarray:
+_BYTE_CELLS: dict = {}
+
+
+def _byte_cells(c: tuple, n: int) -> list:
     """For the cached map key ``c[0]``: the cell of each byte of its five arrays joined (in
-    _MAP_ARRAYS order, with the dtypes they had when cached; kept in ``c[4]``)."""
-    t = c[4].get("cells")
+    _MAP_ARRAYS order, with the dtypes they had when cached, ``c[3]``)."""
+    sizes = (n,) + tuple(c[3][name].itemsize for name in _MAP_ARRAYS)
+    t = _BYTE_CELLS.get(sizes)
     if t is None:
-        t = c[4]["cells"] = np.concatenate([np.repeat(np.arange(n), c[3][name].itemsize)
-                                            for name in _MAP_ARRAYS])
+        t = _BYTE_CELLS[sizes] = [x for k in sizes[1:] for x in range(n) for _ in range(k)]
     return t
 
 
@@ -189,11 +192,14 @@ def _map_update(st, c: tuple, key: tuple):
             diff = True
     if diff:  # the differing bytes of the five arrays at once, mapped to their cells
         cells = _byte_cells(c, n)
-        was = np.frombuffer(b"".join(old[:5]), np.uint8)
+        prev = c[4].get("bytes")  # (key, its joined bytes as uint8) kept by the last update
+        was = prev[1] if prev is not None and prev[0] is old else \
+            np.frombuffer(b"".join(old[:5]), np.uint8)
         now = np.frombuffer(b"".join(key[:5]), np.uint8)
         if len(cells) != len(was) or len(was) != len(now):
             return None
-        changed = set(cells[(was != now).nonzero()[0]].tolist())
+        c[4]["bytes"] = (key, now)
+        changed = {cells[i] for i in (was != now).nonzero()[0].tolist()}
     else:
         changed = set()
     if old[5] != key[5]:
