@@ -490,7 +490,7 @@ def fleet_planes(st, seat: int, bd: np.ndarray) -> None:
 def _relative_flags(matrix, seat: int, N: int, v, base: int) -> None:
     """v[base + k] = 1 where ``matrix[seat]`` is set for the seat k places after ``seat``."""
     if N == 2:
-        if matrix[seat, 1 - seat]:
+        if matrix.item(seat, 1 - seat):  # a Python bool: no numpy scalar
             v[base + 1] = 1
         return
     row = matrix[seat].tolist()
@@ -499,8 +499,8 @@ def _relative_flags(matrix, seat: int, N: int, v, base: int) -> None:
             v[base + k] = 1
 
 
-def observe_b(st, seat: int, out: np.ndarray | None = None,
-              my_fleets: list | None = None) -> np.ndarray:
+def observe_b(st, seat: int, out: np.ndarray | None = None, my_fleets: list | None = None,
+              occ: set | None = None, mine: list | None = None) -> np.ndarray:
     """Block B features: planes (7, H, W) then a vector (76), observer-relative.
 
     Planes: 0 my fleets (ships/10), 1 other fleets (ships/10; chits are public), 2 espionage
@@ -521,39 +521,46 @@ def observe_b(st, seat: int, out: np.ndarray | None = None,
     joining armies' troops in battle/40; 70-73 my joining armies' warriors, archers, cavalry,
     catapults in battle/40, 74 my joining Heroes alive/4, 75 the casualty to pick now is for a
     joining army (the chooser only).
+
+    ``occ`` / ``mine``: the cells of the living Heroes / my living Heroes in order, when the
+    caller (observe.py) has them.
     """
     g = st.game
     N, n = g.num_seats, g.n_cells
-    if out is None:  # standalone: a fresh array (observe.py passes its zeroed section with
-        out = np.zeros(PLANES_B * n + VECTOR_B, np.float32)  # planes 0-1 filled in, and the
-        fleet_planes(st, seat, out[:2 * n].reshape(2, n))  # cells of my fleets)
+    if out is None:  # standalone: a fresh array (observe.py passes a memoryview of its zeroed
+        out = np.zeros(PLANES_B * n + VECTOR_B, np.float32)  # section with planes 0-1 filled
+        fleet_planes(st, seat, out[:2 * n].reshape(2, n))  # in, and the cells of my fleets)
         own = st.fleet_owner
         my_fleets = [c for c in np.flatnonzero(st.ships).tolist() if own[c] == seat]
-    # planes written with flat indices: plane k, cell c at out[k * n + c]
+    # written through a memoryview (float32 items: no numpy scalar per read / write); planes
+    # with flat indices: plane k, cell c at w[k * n + c]; the vector at w[vo + k]
+    w = out if type(out) is memoryview else memoryview(out)
     heroes, turn, phase = st.heroes, st.turn, st.phase
+    if mine is None:
+        mine = [h for h in heroes if h["alive"] and h["seat"] == seat]
     if my_fleets:  # SEA.unmanned_fleets: my fleets with no Hero on board, in cell order
-        occ = {h["cell"] for h in heroes if h["alive"]}
+        if occ is None:
+            occ = {h["cell"] for h in heroes if h["alive"]}
         k = 0
         fm, sea_moves = st.fleet_moves, SEA.scfg(st)["sea_moves"]
         for c in my_fleets:
             if c not in occ:
                 t, left = fm.get(c, (-1, 0))  # SEA.fleet_left
-                out[5 * n + c] = (left if t == turn else sea_moves) / 4.0
+                w[5 * n + c] = (left if t == turn else sea_moves) / 4.0
                 k += 1
                 if k == FLEET_SLOTS:
                     break
     vo = PLANES_B * n
-    v = out[vo:]
     e = st.esp
     k = _PHASE_B.get(phase)
     if k is not None:
-        v[k] = 1
+        w[vo + k] = 1
     if e is not None and e["seat"] == seat:
-        v[4] = min(e["roll"], 11) / 11.0
-        v[5] = min(e["hired"], 11) / 11.0
-        v[6] = min(e["agents"], 11) / 11.0
+        w[vo + 4] = min(e["roll"], 11) / 11.0
+        w[vo + 5] = min(e["hired"], 11) / 11.0
+        w[vo + 6] = min(e["agents"], 11) / 11.0
         if e["stage"] in ESP.STAGES:
-            v[7 + ESP.STAGES.index(e["stage"])] = 1
+            w[vo + 7 + ESP.STAGES.index(e["stage"])] = 1
         if phase == "espionage" and e["stage"] not in ("hire", "done", "move"):
             for k, x in enumerate(e["targets"]):
                 if e["stage"] in ("steal_gold", "damage"):
@@ -563,57 +570,57 @@ def observe_b(st, seat: int, out: np.ndarray | None = None,
                 else:
                     c = heroes[x]["cell"]
                 if c >= 0:
-                    out[2 * n + c] = max(out[2 * n + c], (k + 1) / TARGET_SLOTS)
+                    w[2 * n + c] = max(w[2 * n + c], (k + 1) / TARGET_SLOTS)
         elif e["stage"] == "move":
-            out[2 * n + heroes[e["victim"]]["cell"]] = 1
+            w[2 * n + heroes[e["victim"]]["cell"]] = 1
     if phase == "spy_loss" and heroes[e["victim"]]["seat"] == seat:
-        v[21] = min(e["left"], 10) / 10.0
+        w[vo + 21] = min(e["left"], 10) / 10.0
     s = st.sea
     if s is not None and heroes[s["hero"]]["seat"] == seat:
         if s["kind"] == "luck":
-            v[22] = s["roll"] / 10.0
+            w[vo + 22] = s["roll"] / 10.0
         else:
-            v[21] = min(s["left"], 10) / 10.0
+            w[vo + 21] = min(s["left"], 10) / 10.0
     if st.revealed:
         for (obs, hi), t in st.revealed.items():
             if obs == seat and t == turn and heroes[hi]["alive"]:
-                out[3 * n + heroes[hi]["cell"]] = min(int(heroes[hi]["troops"].sum()), 40) / 40.0
-    _relative_flags(st.contact, seat, N, v, 22)
+                w[3 * n + heroes[hi]["cell"]] = min(int(heroes[hi]["troops"].sum()), 40) / 40.0
+    _relative_flags(st.contact, seat, N, w, vo + 22)
     land = st.land
     sea_moves = None
-    for h in heroes:
-        if h["alive"] and h["seat"] == seat and not land[h["cell"]]:
+    for h in mine:
+        if not land[h["cell"]]:
             if h.get("sea_turn") == turn:
                 mp = h["sea_mp"]
             else:
                 if sea_moves is None:
                     sea_moves = SEA.scfg(st)["sea_moves"]
                 mp = sea_moves
-            out[4 * n + h["cell"]] = min(mp, 6) / 6.0
+            w[4 * n + h["cell"]] = min(mp, 6) / 6.0
     q = st.queue[st.qi] if st.qi < len(st.queue) else None
     if phase == "move" and q is not None and q[0] == seat:
         h = heroes[q[1]]
         if h["alive"] and not land[h["cell"]]:
-            v[26] = 1
-            v[27] = out[4 * n + h["cell"]]
+            w[vo + 26] = 1
+            w[vo + 27] = w[4 * n + h["cell"]]
             ships = int(st.ships[h["cell"]])
-            v[28] = min(ships, 10) / 10.0
+            w[vo + 28] = min(ships, 10) / 10.0
             room = SEA.capacity(st, ships) - int(h["troops"].sum())
-            v[29] = min(max(room, 0), 40) / 40.0
-        v[30] = h.get("luck_turn") != turn and st.abil(h, "luck") > 0
+            w[vo + 29] = min(max(room, 0), 40) / 40.0
+        w[vo + 30] = h.get("luck_turn") != turn and st.abil(h, "luck") > 0
     if st.esp_log:
         n_log = 0
         for rec in reversed(st.esp_log):  # this turn's entries are at the end
             if rec[0] != turn:
                 break
             n_log += rec[1] == seat
-        v[31] = min(n_log, 10) / 10.0
-    _relative_flags(st.allied, seat, N, v, 58)
+        w[vo + 31] = min(n_log, 10) / 10.0
+    _relative_flags(st.allied, seat, N, w, vo + 58)
     k = _PHASE_ALLY.get(phase)
     if k is not None:
-        v[62 + k] = 1
+        w[vo + 62 + k] = 1
         if phase == "ally_answer" and st.dip["to"] == seat:
-            v[64] = ((st.dip["seat"] - seat) % N) / 3.0
+            w[vo + 64] = ((st.dip["seat"] - seat) % N) / 3.0
     if q is not None and q[0] == seat and phase in ("move", "recruit", "battle"):
         x = q[1]
         hh = None
@@ -628,37 +635,40 @@ def observe_b(st, seat: int, out: np.ndarray | None = None,
             if any(sp):
                 for u, k in enumerate(sp):
                     if k:
-                        v[32 + u] = min(k, 20) / 20.0
+                        w[vo + 32 + u] = min(k, 20) / 20.0
     if st.battle is not None:
         sides = st.battle["sides"]
         for k in (0, 1):
             if sides[k]["seat"] == seat and len(sides[k]["counts"]) > UNITS.BASE:
+                v = np.frombuffer(w, np.float32)[vo:]  # a numpy view for the slice write
                 v[45:58] = np.minimum(sides[k]["counts"][UNITS.BASE:], 20) / 20.0
                 foe = sides[1 - k]["counts"]
-                v[58] = min(int(foe[UNITS.BASE:].sum()), 40) / 40.0
+                w[vo + 58] = min(int(foe[UNITS.BASE:].sum()), 40) / 40.0
                 break
     jn, b = st.join, st.battle
     p6 = 6 * n
     if jn is not None:  # a declared combined attack
-        v[66 + (phase == "join_answer")] = 1
-        out[p6 + jn["cell"]] = 1
-        out[p6 + heroes[jn["lead"]]["cell"]] = 0.25
+        w[vo + 66 + (phase == "join_answer")] = 1
+        w[p6 + jn["cell"]] = 1
+        w[p6 + heroes[jn["lead"]]["cell"]] = 0.25
         for j in jn["members"]:
-            out[p6 + heroes[j]["cell"]] = 0.5
+            w[p6 + heroes[j]["cell"]] = 0.5
         if jn["ask"] >= 0:
-            out[p6 + heroes[jn["ask"]]["cell"]] = 0.75
-        v[68] = min(len(jn["members"]), 4) / 4.0
+            w[p6 + heroes[jn["ask"]]["cell"]] = 0.75
+        w[vo + 68] = min(len(jn["members"]), 4) / 4.0
     elif b is not None and b.get("members"):
-        out[p6 + b["cell"]] = 1
-        out[p6 + heroes[b["sides"][0]["hero"]]["cell"]] = 0.25
+        w[p6 + b["cell"]] = 1
+        w[p6 + heroes[b["sides"][0]["hero"]]["cell"]] = 0.25
         for m in b["members"]:
-            out[p6 + heroes[m["hero"]]["cell"]] = 0.5
-        v[68] = min(len(b["members"]), 4) / 4.0
-        v[69] = min(sum(int(m["counts"].sum() - m["counts"][4]) for m in b["members"]), 40) / 40.0
+            w[p6 + heroes[m["hero"]]["cell"]] = 0.5
+        w[vo + 68] = min(len(b["members"]), 4) / 4.0
+        w[vo + 69] = min(sum(int(m["counts"].sum() - m["counts"][4]) for m in b["members"]),
+                         40) / 40.0
         mine = [m for m in b["members"] if m["seat"] == seat]
         if mine:
+            v = np.frombuffer(w, np.float32)[vo:]  # a numpy view for the slice write
             v[70:74] = np.minimum(sum(m["counts"][:4] for m in mine), 40) / 40.0
-            v[74] = sum(int(m["counts"][4]) for m in mine) / 4.0
+            w[vo + 74] = sum(int(m["counts"][4]) for m in mine) / 4.0
         if phase == "casualty" and b.get("cm", -1) >= 0 and st.current_player == seat:
-            v[75] = 1
+            w[vo + 75] = 1
     return out

@@ -133,7 +133,7 @@ def _map_base(st, key: tuple | None = None) -> np.ndarray:
             return c[2]
         base = _map_update(st, c, key)  # a few cells changed (explore, walls): patch a copy
         if base is not None:
-            st._obs_map = (key, c[1], base, c[3])
+            st._obs_map = (key, c[1], base, c[3], c[4])
             return base
     g = st.game
     m = np.zeros((len(_MAP_ROWS), g.n_cells), np.float32)
@@ -155,11 +155,24 @@ def _map_base(st, key: tuple | None = None) -> np.ndarray:
     base[:17 * g.n_cells].reshape(17, g.n_cells)[_MAP_ROWS] = m
     base.flags.writeable = False
     st._obs_map = (key, set(st.rivers), base,
-                   {name: getattr(st, name).dtype for name in _MAP_ARRAYS})
+                   {name: getattr(st, name).dtype for name in _MAP_ARRAYS}, {})
     return base
 
 
 _MAP_ARRAYS = ("land", "explored", "terrain", "settle", "wall_damage")  # _map_key's order
+
+
+_BYTE_CELLS: dict = {}
+
+
+def _byte_cells(c: tuple, n: int) -> list:
+    """For the cached map key ``c[0]``: the cell of each byte of its five arrays joined (in
+    _MAP_ARRAYS order, with the dtypes they had when cached, ``c[3]``)."""
+    sizes = (n,) + tuple(c[3][name].itemsize for name in _MAP_ARRAYS)
+    t = _BYTE_CELLS.get(sizes)
+    if t is None:
+        t = _BYTE_CELLS[sizes] = [x for k in sizes[1:] for x in range(n) for _ in range(k)]
+    return t
 
 
 def _map_update(st, c: tuple, key: tuple):
@@ -168,24 +181,36 @@ def _map_update(st, c: tuple, key: tuple):
     recomputed one by one (same values as the full build: _walls_here cell by cell). None when
     an array changed shape or type (then the caller builds it all)."""
     old = c[0]
-    changed = set()
+    g = st.game
+    n = g.n_cells
+    diff = False
     for i, name in enumerate(_MAP_ARRAYS):
         if old[i] != key[i]:
             a = getattr(st, name)
             if a.ndim != 1 or len(old[i]) != a.nbytes or a.dtype != c[3].get(name):
                 return None
-            was = np.frombuffer(old[i], a.dtype)
-            changed.update(np.flatnonzero(was != a).tolist())
+            diff = True
+    if diff:  # the differing bytes of the five arrays at once, mapped to their cells
+        cells = _byte_cells(c, n)
+        prev = c[4].get("bytes")  # (key, its joined bytes as uint8) kept by the last update
+        was = prev[1] if prev is not None and prev[0] is old else \
+            np.frombuffer(b"".join(old[:5]), np.uint8)
+        now = np.frombuffer(b"".join(key[:5]), np.uint8)
+        if len(cells) != len(was) or len(was) != len(now):
+            return None
+        c[4]["bytes"] = (key, now)
+        changed = {cells[i] for i in (was != now).nonzero()[0].tolist()}
+    else:
+        changed = set()
     if old[5] != key[5]:
         if len(old[5]) != len(key[5]):
             return None
-        changed.update(x for x, (p, q) in enumerate(zip(old[5], key[5])) if p != q)
+        changed.update([x for x, p, q in zip(range(len(old[5])), old[5], key[5]) if p != q])
     if old[6] != key[6]:
         a, b = dict(old[6]), dict(key[6])
         changed.update(x for x in set(a) | set(b) if a.get(x) != b.get(x))
-    g = st.game
-    n = g.n_cells
     base = c[2].copy()  # writable
+    wb = memoryview(base)  # float32 items: scalar writes without numpy scalars
     tw, sw = _wall_tables(g)
     _, adj = _river_cache(st)
     same_side = g.cfg["river"]["same_side_walls"]
@@ -194,29 +219,31 @@ def _map_update(st, c: tuple, key: tuple):
     nv = len(g.variant_names)
     land, explored, terrain, settle, wd = (st.land, st.explored, st.terrain, st.settle,
                                            st.wall_damage)
+    variant = st.variant
     for x in changed:
         if not 0 <= x < n:
             return None
-        t, s_ = int(terrain[x]), int(settle[x])
-        base[x] = land[x]
-        base[n + x] = explored[x]
-        base[2 * n + x] = (t + 1) / 7.0 if t >= 0 else 0
-        base[3 * n + x] = (s_ + 1) / 7.0 if s_ >= 0 else 0
+        t, s_ = int(terrain.item(x)), int(settle.item(x))
+        wb[x] = land.item(x)
+        ex = explored.item(x)
+        wb[n + x] = ex
+        wb[2 * n + x] = (t + 1) / 7.0 if t >= 0 else 0
+        wb[3 * n + x] = (s_ + 1) / 7.0 if s_ >= 0 else 0
         walls = var = 0
-        if explored[x]:
+        if ex:
             w = int(tw[max(t, 0)]) if t >= 0 else 0
             if t == set_code:
                 w = int(sw[max(s_, 0)])
-            if adj[x]:
+            if adj.item(x):
                 w = max(w, same_side)
-            w = max(0, w - int(wd[x]))
+            w = max(0, w - int(wd.item(x)))
             if bw:
                 w += bw.get(x, 0)
             walls = min(w, 8) / 8.0
-            if st.variant[x]:
-                var = (g.variant_names.index(st.variant[x]) + 1) / nv
-        base[11 * n + x] = walls
-        base[16 * n + x] = var
+            if variant[x]:
+                var = (g.variant_names.index(variant[x]) + 1) / nv
+        wb[11 * n + x] = walls
+        wb[16 * n + x] = var
     base.flags.writeable = False
     return base
 
@@ -234,65 +261,91 @@ def _seat_layer(st, name: str, key: tuple, seat: int, build):
     return r
 
 
-def _build_owned(st, seat: int):
-    """(indices, values) of the nonzero entries of the planes 4, 5, 8 and the vector entries
-    32-39 (alive, settlements held) for ``seat``: ownership and encounter chits (plain Python
-    over the cell lists: a few numpy calls cost more than the loop on ~100 cells)."""
+def _owned_common(st) -> tuple:
+    """The seat-independent part of _build_owned: ([(cell, owner)] of the owned cells, flat
+    indices of the encounter chits (plane 8), settlements held per seat, alive per seat)."""
     g = st.game
     N, n = g.num_seats, g.n_cells
-    idx, val = [], []
+    own = st.owner
+    cells = (own >= 0).nonzero()[0]
+    owned = list(zip(cells.tolist(), own[cells].tolist()))
     held = [0] * N
-    for c, (o, s) in enumerate(zip(st.owner.tolist(), st.settle.tolist())):
-        if o == seat:
-            idx.append(4 * n + c)
-            val.append(1.0)
-        elif o >= 0:
-            idx.append(5 * n + c)
-            val.append(((o - seat) % N) / N)
-        if o >= 0 and s >= 0:
-            held[o] += 1
-    for c, e in enumerate(st.encounter.tolist()):
-        if e != 0:
-            idx.append(8 * n + c)
-            val.append(1.0)
-    alive = st.alive.tolist()
+    if owned:
+        for (_, o), s in zip(owned, st.settle[cells].tolist()):
+            if s >= 0:
+                held[o] += 1
+    o8 = 8 * n
+    chits = [o8 + c for c in st.encounter.nonzero()[0].tolist()]
+    return owned, chits, held, st.alive.tolist()
+
+
+def _build_owned(st, seat: int, common: tuple | None = None):
+    """(indices, values) of the nonzero entries of the planes 4, 5, 8 and the vector entries
+    32-39 (alive, settlements held) for ``seat``: ownership and encounter chits (plain Python
+    over the cell lists of _owned_common, shared by the seats)."""
+    g = st.game
+    N, n = g.num_seats, g.n_cells
+    owned, chits, held, alive = common if common is not None else _owned_common(st)
+    o4, o5 = 4 * n, 5 * n
+    idx = [o4 + c if o == seat else o5 + c for c, o in owned]
+    val = [1.0 if o == seat else ((o - seat) % N) / N for _, o in owned]
+    idx += chits
+    val += [1.0] * len(chits)
+    vo = 17 * n
     for s in range(N):
         if alive[s]:
-            idx.append(17 * n + 32 + (s - seat) % N)
+            idx.append(vo + 32 + (s - seat) % N)
             val.append(1.0)
         if held[s]:
-            idx.append(17 * n + 36 + (s - seat) % N)
+            idx.append(vo + 36 + (s - seat) % N)
             val.append(min(held[s], 20) / 20.0)
     return np.array(idx, np.intp), np.array(val, np.float32)
 
 
-def _garrisons(st, _seat=None) -> list:
-    """[(cell, garrison size/20)] for the hexes with a garrison (special units too)."""
-    tot = st.garrison.sum(1)
-    if st.gsp.any():
+def _garrisons(st, _seat=None, specials: bool | None = None) -> tuple | None:
+    """(cells with a garrison (special units too), their garrison size/20 as float32), None
+    when there is none. ``specials``: whether ``st.gsp`` has any unit, when the caller knows."""
+    gar = st.garrison
+    if gar.dtype == np.int64 and gar.ndim == 2:  # row sums as one dot product (same integers)
+        ones = _ONES.get(gar.shape[1])
+        if ones is None:
+            ones = _ONES[gar.shape[1]] = np.ones(gar.shape[1], np.int64)
+        tot = gar.dot(ones)
+    else:
+        tot = gar.sum(1)
+    if st.gsp.any() if specials is None else specials:
         tot += st.gsp.sum(1)
-    nz = np.flatnonzero(tot)
-    return [(c, min(k, 20) / 20.0) for c, k in zip(nz.tolist(), tot[nz].tolist())]
+    nz = tot.nonzero()[0]
+    if not len(nz):
+        return None
+    return nz.tolist(), np.array([min(k, 20) / 20.0 for k in tot[nz].tolist()], np.float32)
+
+
+_ONES: dict = {}
+
+
+def _garrison_index(cells: list, owner: np.ndarray, seat: int, n: int) -> np.ndarray:
+    """Flat indices of the garrison cells in plane 9 (mine) or 10 (another's) for ``seat``."""
+    return np.array([(9 if owner.item(c) == seat else 10) * n + c for c in cells], np.intp)
 
 
 def _fleets(st, _seat=None) -> list:
     """[(cell, owner, ships/10)] of the fleets, in cell order (block B planes 0-1)."""
-    ships, own = st.ships.tolist(), st.fleet_owner.tolist()
-    return [(c, own[c], min(ships[c], 10) / 10.0) for c in fleet_cells(st)]
+    ships, own = st.ships, st.fleet_owner  # read cell by cell: a few fleets
+    return [(c, own.item(c), min(ships.item(c), 10) / 10.0) for c in fleet_cells(st)]
 
 
 def _fleet_layer(fleets: list, seat: int, o: int, n: int) -> tuple:
-    """(flat indices, values, my fleet cells, any fleet) of block B planes 0-1 (my / other
-    fleets, ships/10) for ``seat`` from the ``_fleets`` list; ``o``: the block B offset."""
-    idx, val, mine = [], [], []
+    """([(flat index, value)], my fleet cells) of block B planes 0-1 (my / other fleets,
+    ships/10) for ``seat`` from the ``_fleets`` list; ``o``: the block B offset."""
+    iv, mine = [], []
     for c, s, x in fleets:
         if s == seat:
-            idx.append(o + c)
+            iv.append((o + c, x))
             mine.append(c)
         else:
-            idx.append(o + n + c)
-        val.append(x)
-    return idx, val, mine, bool(idx)  # plain lists: written one by one (a few fleets)
+            iv.append((o + n + c, x))
+    return iv, mine  # plain lists: written one by one (a few fleets)
 
 
 def _obs_size(g) -> int:
@@ -319,28 +372,45 @@ def observe(st, seat: int) -> np.ndarray:
     else:  # the cache keeps a copy of the variant list
         key = key[:5] + (list(st.variant),) + key[6:]
         out = _map_base(st, key).copy()
-    # _seat_layer inlined: ownership / chits / alive / held (per seat), garrisons (all seats)
-    lk = (st.owner.tobytes(), key[3], st.alive.tobytes(), st.encounter.tobytes())  # key[3]: settle
+    w = memoryview(out)  # scalar writes through the buffer: no numpy scalar conversion
+    # _seat_layer inlined: ownership / chits / alive / held (per seat; the seat-independent
+    # lists shared under -1)
+    ob_ = st.owner.tobytes()
+    lk = (ob_, key[3], st.alive.tobytes(), st.encounter.tobytes())  # key[3]: settle
     c = d.get("_obs_owned")
     if c is None or c[0] != lk:
         c = st._obs_owned = (lk, {})
     r = c[1].get(seat)
     if r is None:
-        r = c[1][seat] = _build_owned(st, seat)
+        cm = c[1].get(-1)
+        if cm is None:
+            cm = c[1][-1] = _owned_common(st)
+        r = c[1][seat] = _build_owned(st, seat, cm)
     out[r[0]] = r[1]
+    # garrisons: cells and values while the garrison arrays are unchanged, the plane indices
+    # per seat while the owners are unchanged too
     gsp = st.gsp  # special units in garrisons: almost always none, so count instead of a copy
-    lk = (st.garrison.tobytes(), gsp.tobytes() if _count_nonzero(gsp) else gsp.shape)
+    k = _count_nonzero(gsp)
+    lk = (st.garrison.tobytes(), gsp.tobytes() if k else gsp.shape)
     c = d.get("_obs_gar")
     if c is None or c[0] != lk:
-        c = st._obs_gar = (lk, {-1: _garrisons(st)})
-    gar = c[1][-1]
-    if gar:
-        own = st.owner
-        for c, x in gar:
-            out[(9 if own[c] == seat else 10) * n + c] = x
+        c = st._obs_gar = (lk, _garrisons(st, None, k > 0), {})
+    if c[1] is not None:
+        r = c[2].get(seat)
+        if r is None or r[0] != ob_:
+            r = c[2][seat] = (ob_, _garrison_index(c[1][0], st.owner, seat, n))
+        out[r[1]] = c[1][1]
+    occ, my_heroes = set(), []  # cells of the living Heroes, my living Heroes (block B, magic)
+    o6 = 6 * n
     for h in st.heroes:
         if h["alive"]:
-            out[(6 if h["seat"] == seat else 7) * n + h["cell"]] = 1
+            x = h["cell"]
+            occ.add(x)
+            if h["seat"] == seat:
+                w[o6 + x] = 1
+                my_heroes.append(h)
+            else:
+                w[o6 + n + x] = 1
     h = None  # _acting_hero(st, seat), inlined
     phase = st.phase
     if (phase == "move" or phase == "battle") and st.qi < len(st.queue):
@@ -348,39 +418,38 @@ def observe(st, seat: int) -> np.ndarray:
         if q[0] == seat:
             h = st.heroes[q[1]]
     if h is not None:
-        out[12 * n + h["cell"]] = 1
+        w[12 * n + h["cell"]] = 1
     elif phase == "capitol":
         for k in st.free_candidates():
-            out[12 * n + st.cand[k]] = (k + 1) / 8.0
+            w[12 * n + st.cand[k]] = (k + 1) / 8.0
     vo = 17 * n
-    v = out[vo:vo + VECTOR]
     k = _PHASE_INDEX.get(phase)
     if k is not None:  # block phases have their own flags in their sections
-        v[k] = 1
-    v[7] = min(st.turn / g.cfg["designed"]["turn_cap"], 1)
-    v[8] = min(int(st.gold[seat]), 50) / 50.0
+        w[vo + k] = 1
+    w[vo + 7] = min(st.turn / g.cfg["designed"]["turn_cap"], 1)
+    w[vo + 8] = min(int(st.gold.item(seat)), 50) / 50.0
     if h is not None:
         tr = h["troops"].tolist()
         for t in range(4):
             if tr[t]:
-                v[9 + t] = min(tr[t], 40) / 40.0
-        v[13] = min(h["mp"], 8) / 8.0
-        v[14] = min(h["xp"], 2) / 2.0
+                w[vo + 9 + t] = min(tr[t], 40) / 40.0
+        w[vo + 13] = min(h["mp"], 8) / 8.0
+        w[vo + 14] = min(h["xp"], 2) / 2.0
         if h["abil"]:
             cnt: dict = {}
             for name, _ in h["abil"]:
                 cnt[name] = cnt.get(name, 0) + 1
             for name, k in cnt.items():  # k float32 steps of min(x + 1/3, 1), precomputed
-                v[15 + ABILITIES.index(name)] = _ABIL_STEPS[min(k, len(_ABIL_STEPS) - 1)]
+                w[vo + 15 + ABILITIES.index(name)] = _ABIL_STEPS[min(k, len(_ABIL_STEPS) - 1)]
     if st.battle is not None:
         sides = st.battle["sides"]
         mine = [k for k in (0, 1) if sides[k]["seat"] == seat]
         if mine:
             me, foe = sides[mine[0]], sides[1 - mine[0]]
-            v[40:45] = np.minimum(me["counts"][:5], 40) / 40.0  # specials: block B section
-            v[45] = min(int(foe["counts"][:4].sum()), 40) / 40.0
-            v[46] = foe["counts"][4] > 0
-            v[47] = min(foe["monster"][2], 10) / 10.0 if foe["monster"] is not None else 0
+            out[vo + 40:vo + 45] = np.minimum(me["counts"][:5], 40) / 40.0  # specials: block B
+            w[vo + 45] = min(int(foe["counts"][:4].sum()), 40) / 40.0
+            w[vo + 46] = foe["counts"][4] > 0
+            w[vo + 47] = min(foe["monster"][2], 10) / 10.0 if foe["monster"] is not None else 0
     # -- block B section (fleets, espionage): planes (7, H, W) + vector (76), see block_b.py --
     o = vo + VECTOR
     ob = o + PLANES_B * n + VECTOR_B
@@ -391,12 +460,11 @@ def observe(st, seat: int) -> np.ndarray:
     r = c[1].get(seat)
     if r is None:
         r = c[1][seat] = _fleet_layer(c[1][-1], seat, o, n)
-    if r[3]:  # scalar writes: no index-array construction / fancy assignment for ~2-6 entries
-        for i, x in zip(r[0], r[1]):
-            out[i] = x
-    observe_b(st, seat, out[o:ob], r[2])
+    for i, x in r[0]:  # a few fleets: scalar writes
+        w[i] = x
+    observe_b(st, seat, w[o:ob], r[1], occ, my_heroes)
     # -- block A section (spells, wizards, items): vector (266), see spells.observe --
-    observe_magic(st, seat, out[ob:])
+    observe_magic(st, seat, w[ob:], my_heroes)
     return out
 
 

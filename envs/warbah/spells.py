@@ -703,42 +703,45 @@ def bonus_walls(st, c: int) -> int:
 MAGIC_VECTOR = 266
 
 
-def observe(st, seat: int, v: np.ndarray | None = None) -> np.ndarray:
+def observe(st, seat: int, v: np.ndarray | None = None, mine: list | None = None) -> np.ndarray:
     """Magic section of the observation (see observe.py's docstring for the layout), written
-    into ``v`` (zeros, MAGIC_VECTOR long: observe.py passes its section) or a new array."""
+    into ``v`` (zeros, MAGIC_VECTOR long: observe.py passes a memoryview of its section) or a new
+    array. ``mine``: my living Heroes in order, when the caller has them."""
     T = st.game.__dict__.get("_magic_tables") or tables(st.game)
     NR, NB = T.NR, T.NB
     if v is None:
         v = np.zeros(MAGIC_VECTOR, np.float32)
+    w = v if type(v) is memoryview else memoryview(v)  # float32 items: no numpy scalars
     m = st.mg
     phase = st.phase
     k = _MAGIC_PHASE.get(phase)
     if k is not None:
-        v[k] = 1
+        w[k] = 1
         if k < 2 and m["timing"]:  # REALM_PHASES
-            v[4 + TIMINGS.index(m["timing"])] = 1
+            w[4 + TIMINGS.index(m["timing"])] = 1
         if phase == "realm_target" and m["pending"] is not None:
-            v[11] = (m["pending"][0] + 1) / NR
+            w[11] = (m["pending"][0] + 1) / NR
     o = 13
     hands = m["hand"]
     for k in hands[seat]:
-        v[o + k] += 0.5
+        w[o + k] += 0.5
     o += NR  # 39: my heroes' realm-spell items
     bo = o + NR  # 65: my battle hand
     io = bo + NB  # 107: my battle-spell items
     wiz = 0
-    for h in st.heroes:
-        if h["alive"] and h["seat"] == seat:
-            if h.get("wizard", 0):  # has_wizard
-                wiz += 1
-            for it in h.get("items") or ():
-                if it["kind"] == "realm":
-                    v[o + it["k"]] += 0.5
-                elif it["kind"] == "battle":
-                    v[io + it["k"]] += 0.5
+    if mine is None:
+        mine = [h for h in st.heroes if h["alive"] and h["seat"] == seat]
+    for h in mine:
+        if h.get("wizard", 0):  # has_wizard
+            wiz += 1
+        for it in h.get("items") or ():
+            if it["kind"] == "realm":
+                w[o + it["k"]] += 0.5
+            elif it["kind"] == "battle":
+                w[io + it["k"]] += 0.5
     s0 = io + NB  # 149
     if wiz:
-        v[s0] = min(wiz, 4) / 4
+        w[s0] = min(wiz, 4) / 4
     hero = None  # the hero now acting for me (realm window, move, battle declaration)
     if phase in ("realm", "realm_target", "move", "battle") and st.qi < len(st.queue) \
             and st.queue[st.qi][0] == seat:
@@ -748,7 +751,7 @@ def observe(st, seat: int, v: np.ndarray | None = None) -> np.ndarray:
     for r in range(1, N):
         kk = len(hands[(seat + r) % N])
         if kk:
-            v[s0 + 2 + r] = min(kk, 4) / 4  # 152-154
+            w[s0 + 2 + r] = min(kk, 4) / 4  # 152-154
     b = st.battle
     if b is not None and b.get("mg") is not None:
         # my army: the casting one when it is mine, else my first (lead, defender, joiners)
@@ -761,50 +764,50 @@ def observe(st, seat: int, v: np.ndarray | None = None) -> np.ndarray:
             if me["hero"] >= 0:
                 hero = st.heroes[me["hero"]]
             for s in me["mg"]["hand"]:
-                v[bo + s] += 0.5
-            v[s0 + 6] = min(len(foe["mg"]["hand"]), 6) / 6
-            v[s0 + 7] = foe["mg"]["wizard"]
-            v[s0 + 8] = (b["round"] + 1) in me["mg"]["bind"] or b["round"] in me["mg"]["bind"]
-            v[s0 + 9] = (b["round"] + 1) in foe["mg"]["bind"] or b["round"] in foe["mg"]["bind"]
+                w[bo + s] += 0.5
+            w[s0 + 6] = min(len(foe["mg"]["hand"]), 6) / 6
+            w[s0 + 7] = foe["mg"]["wizard"]
+            w[s0 + 8] = (b["round"] + 1) in me["mg"]["bind"] or b["round"] in me["mg"]["bind"]
+            w[s0 + 9] = (b["round"] + 1) in foe["mg"]["bind"] or b["round"] in foe["mg"]["bind"]
             last = b["mg"]["last"]
             if last is not None and (last[0] == 1) != (k == 1) and last[2] == b["round"]:
-                v[s0 + 10] = (last[3] + 1) / NB
-            v[s0 + 11] = min(me["mg"]["resist"], 2) / 2
-            v[s0 + 12] = min(foe["mg"]["resist"], 2) / 2
+                w[s0 + 10] = (last[3] + 1) / NB
+            w[s0 + 11] = min(me["mg"]["resist"], 2) / 2
+            w[s0 + 12] = min(foe["mg"]["resist"], 2) / 2
             if st.phase == "spell_target" and b["mg"]["pending"] is not None:
-                v[12] = (b["mg"]["pending"] + 1) / NB
+                w[12] = (b["mg"]["pending"] + 1) / NB
     if hero is not None:
         if hero.get("wizard", 0):  # has_wizard
-            v[s0 + 1] = 1
+            w[s0 + 1] = 1
         its = hero.get("items")
         if its:
-            v[s0 + 2] = min(len(its), 4) / 4
-    v[s0 + 13] = len(m["rdeck"]) / NR
-    v[s0 + 14] = len(m["bdeck"]) / NB
-    v[s0 + 15] = min(m["limit"][seat], 5) / 5  # hand limit (towers + temples) at the Realm phase
+            w[s0 + 2] = min(len(its), 4) / 4
+    w[s0 + 13] = len(m["rdeck"]) / NR
+    w[s0 + 14] = len(m["bdeck"]) / NB
+    w[s0 + 15] = min(m["limit"][seat], 5) / 5  # hand limit (towers + temples) at the Realm phase
     kk = len(hands[seat])
     if kk:
-        v[s0 + 16] = min(kk, 4) / 4
+        w[s0 + 16] = min(kk, 4) / 4
     sc = s0 + 17  # 166
     if m["scry"][seat] == st.turn:  # scried
-        v[sc] = 1
+        w[sc] = 1
         for k in m["rdeck"][-5:]:
-            v[sc + 1 + k] += 0.5
+            w[sc + 1 + k] += 0.5
         for k in m["bdeck"][-5:]:
-            v[sc + 1 + NR + k] += 0.5
+            w[sc + 1 + NR + k] += 0.5
         for r in range(1, N):
             for k in m["hand"][(seat + r) % N]:
-                v[sc + 1 + NR + NB + k] += 0.25
+                w[sc + 1 + NR + NB + k] += 0.25
     lk = LUCK.pending_for(st, seat) if phase == "luck" else None  # 261-264: a Luck decision
     if lk is not None:  # on a spell / agent roll
         s = st.sea
-        v[261], v[262], v[263] = 1, (lk[0] + 1) / len(LUCK.KINDS), lk[1]
-        v[264] = s["value"] / (s["dice"][0] * s["dice"][1])
+        w[261], w[262], w[263] = 1, (lk[0] + 1) / len(LUCK.KINDS), lk[1]
+        w[264] = s["value"] / (s["dice"][0] * s["dice"][1])
     e = getattr(st, "esp", None) if phase == "espionage" else None  # 265: I decide on Fortell
     if e is not None and e["stage"] == "fortell" \
             and e["fort_seat"] == seat:
         from envs.warbah.espionage import STAGES
-        v[265] = (STAGES.index(e["fort"][0]) + 1) / len(STAGES)
+        w[265] = (STAGES.index(e["fort"][0]) + 1) / len(STAGES)
     return v
 
 
