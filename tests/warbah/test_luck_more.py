@@ -142,20 +142,12 @@ def test_luck_merchant_caravan_gold_on_a_pass_through(choice, gold):
     """TERRAIN VARIANTS Merchant caravan / MOVE & EXPLORE pass-through (designed: two hexes
     straight on through a friendly Hero): a Hero who lands on the caravan's hex by passing
     through gets its gold dice too, and his player's Luck may have them rolled again."""
-    from envs.warbah.config import PASS0, TERRAINS
-    from tests.warbah.test_units import two_heroes
-    for seed in range(30):
-        g, st, a, b, d = two_heroes(seed)
-        beyond = int(st.nb[b["cell"], d])
-        if beyond >= 0 and st.land[beyond] and st.hero_at(beyond) < 0:
-            break
-    st.explored[beyond], st.terrain[beyond] = True, TERRAINS.index("clear")
-    st.settle[beyond], st.encounter[beyond] = -1, 0
+    from envs.warbah.config import PASS0
+    from tests.warbah.test_units import pass_through_setup
+    g, st, a, b, d, beyond = pass_through_setup()
     st.variant[beyond] = "merchant_caravan"
-    st.rivers.clear()
     a["abil"] = list(LUCKY)
     st.rng = ScriptRng([2, 7])
-    st._mask = None
     before = int(st.gold[0])
     assert st.legal_actions_mask()[PASS0 + d]
     st.apply(PASS0 + d)

@@ -286,10 +286,9 @@ def test_whole_army_actions_respect_type_limit():
     assert not st.legal_actions_mask()[EXCHANGE0 + d]
 
 
-def test_pass_through_friendly_hero():
-    """MOVE & EXPLORE: Heroes may move through a hex holding another friendly Hero (designed:
-    two hexes straight on, paying both hexes' MP; never ending on the friend's hex)."""
-    from envs.warbah.config import PASS0
+def pass_through_setup():
+    """two_heroes with free explored clear land beyond Hero b (seen from Hero a) and no rivers:
+    (g, st, a, b, d, beyond)."""
     for seed in range(30):
         g, st, a, b, d = two_heroes(seed)
         beyond = int(st.nb[b["cell"], d])
@@ -299,6 +298,14 @@ def test_pass_through_friendly_hero():
     st.settle[beyond], st.encounter[beyond] = -1, 0
     st.rivers.clear()
     st._mask = None
+    return g, st, a, b, d, beyond
+
+
+def test_pass_through_friendly_hero():
+    """MOVE & EXPLORE: Heroes may move through a hex holding another friendly Hero (designed:
+    two hexes straight on, paying both hexes' MP; never ending on the friend's hex)."""
+    from envs.warbah.config import PASS0
+    g, st, a, b, d, beyond = pass_through_setup()
     assert st.legal_actions_mask()[PASS0 + d]
     st.apply(PASS0 + d)
     assert a["cell"] == beyond and a["mp"] == 1
