@@ -637,7 +637,7 @@ class WarbahState(State):
 
     def _recover_hero(self, h: dict, healed: int) -> None:
         g, s = self.game, h["seat"]
-        h["troops"][0] += healed
+        BB.UNITS.gain_warriors(self, h, healed)  # as warriors, within the type limit
         BB.UNITS.trim_to_cap(self, h)  # over the cap: basic, then special troops
         c = h["cell"]
         if (self.variant[c] in g.cfg["variant_gold"] or self.variant[c] == "temple"
@@ -798,7 +798,7 @@ def _treasure_rolls(st, ctx, vals):
             return None
         if len(vals) == 1:
             return who, (row["followers_dice"], 10)
-        h["troops"][0] += vals[1]
+        BB.UNITS.gain_warriors(st, h, vals[1])
     elif row.get("magic_item") == "ability" and h["alive"]:  # its ability rolls (Luck)
         nxt, ab, _ = ability_rolls(st.game.cfg, vals, 1)
         if nxt is not None:

@@ -30,7 +30,7 @@ from envs.warbah.config import (BSPELL0, CELL0, DONE, GIVE_ITEM0, GROUP0, MAGIC0
                                 TSEAT0)
 from envs.warbah import luck as LUCK
 from envs.warbah.luck import initiative as luck_initiative  # noqa: F401  (rules._start_turn)
-from envs.warbah.units import SPECIALS
+from envs.warbah.units import SPECIALS, gain_warriors
 
 REALM_PHASES = ("realm", "realm_target")
 BATTLE_PHASES = ("spell", "spell_target")
@@ -649,7 +649,7 @@ def _realm_roll(st, value: int, ctx) -> None:
     if eff in ("raze", "decimate", "death"):
         _force_loses(st, adj, value)
     elif eff == "gain_warriors":
-        h["troops"][0] += value
+        gain_warriors(st, h, value)
     elif eff == "research":
         apply_treasure(st, hi, value + 5)
     elif eff == "gold":
@@ -657,8 +657,8 @@ def _realm_roll(st, value: int, ctx) -> None:
     elif eff == "curse":
         st.mg["curse"][(seat + target - TSEAT0 + 1) % st.game.num_seats] += value
     elif eff == "heal":
-        back = min(int(h["lost"]), value)
-        h["troops"][0] += back  # as warriors, like Healing (lost types are not tracked)
+        # as warriors, like Healing (lost types are not tracked), within the type limit
+        back = gain_warriors(st, h, min(int(h["lost"]), value))
         h["lost"] -= back
     st._mask = None
 

@@ -62,6 +62,17 @@ def type_limit(st, h: dict) -> int:
     return st.game.cfg["designed"]["troop_types"] + st.abil(h, "command")
 
 
+def gain_warriors(st, h: dict, n: int) -> int:
+    """Add ``n`` warriors to Hero ``h`` (Animate Dead, Heal, the Healing ability, a treasure's
+    followers) and return how many joined. SPECIAL UNIT NOTES allow 5 troop types (Command +1):
+    when warriors would be a new type over that limit, none join (designed, the same reading as
+    for special units taken over by Control spells)."""
+    if n <= 0 or (h["troops"][0] == 0 and type_count(h) >= type_limit(st, h)):
+        return 0
+    h["troops"][0] += n
+    return n
+
+
 def army_size(h: dict) -> int:
     sp = h.get("special")
     return sum(h["troops"].tolist()) + (sum(sp.tolist()) if sp is not None else 0)

@@ -1,0 +1,95 @@
+"""Whole-game invariants of Warbah under seeded random play (every state of every game): the
+things a reader of the render would call nonsense. Each check is also shown to fire on a state
+edited to break it, so the property test cannot pass vacuously."""
+from __future__ import annotations
+
+from collections import Counter
+
+import numpy as np
+import pytest
+
+from envs.warbah import make_game
+from envs.warbah import units as U
+
+VARIANTS = {"2p": dict(num_players=2), "3p": dict(num_players=3), "4p": dict(num_players=4),
+            "4p_allies": dict(num_players=4, allies=True),
+            "2p_mass": dict(num_players=2, rules={"mass_formula": True})}
+
+
+def violations(st) -> list[str]:
+    """What is wrong with this position (an empty list when nothing is)."""
+    out = []
+    live = [h for h in st.heroes if h["alive"]]
+    if any(k > 1 for k in Counter(h["cell"] for h in live).values()):
+        out.append("two living Heroes share a hex")  # MOVE & EXPLORE: never end on a Hero
+    land = st.land.astype(bool)
+    for h in live:
+        c = h["cell"]
+        if not land[c] and st.ships[c] <= 0:
+            out.append(f"Hero {h['id']} of seat {h['seat']} at sea without ships")
+        if land[c] and not st.explored[c]:
+            out.append(f"Hero {h['id']} of seat {h['seat']} on an unexplored hex")
+        if (h["troops"] < 0).any() or (h.get("special") is not None and (h["special"] < 0).any()):
+            out.append("negative troops")
+        if st.phase == "recruit" and U.army_size(h) > st.army_cap(h):  # trimmed in recovery
+            out.append(f"army over the cap ({U.army_size(h)} > {st.army_cap(h)})")
+        if U.type_count(h) > U.type_limit(st, h):
+            out.append("more troop types than the limit")
+    if (st.gold < 0).any():
+        out.append("negative gold")
+    if (st.garrison < 0).any() or (st.gsp < 0).any():
+        out.append("negative garrison")
+    if ((st.ships > 0) & land).any():
+        out.append("ships on land")
+    if ((st.ships > 0) & (st.fleet_owner < 0)).any():
+        out.append("a fleet without an owner")
+    if ((st.owner >= 0) & ~land).any():
+        out.append("an owned water hex")
+    return out
+
+
+@pytest.mark.parametrize("variant", list(VARIANTS))
+def test_random_games_never_break_the_invariants(variant):
+    for seed in range(3):
+        g = make_game(**VARIANTS[variant])
+        st = g.new_initial_state(np.random.default_rng(seed))
+        rng = np.random.default_rng(seed + 50)
+        step = 0
+        while True:
+            bad = violations(st)
+            assert not bad, f"{variant} seed {seed} step {step} phase {st.phase}: {bad}"
+            if st.is_terminal():
+                break
+            legal = np.flatnonzero(st.legal_actions_mask())
+            st.apply(int(legal[rng.integers(len(legal))]))
+            step += 1
+
+
+def _mid_game(seed=0):
+    g = make_game(num_players=2)
+    st = g.new_initial_state(np.random.default_rng(seed))
+    rng = np.random.default_rng(seed)
+    for _ in range(60):
+        legal = np.flatnonzero(st.legal_actions_mask())
+        st.apply(int(legal[rng.integers(len(legal))]))
+    assert not st.is_terminal() and not violations(st)
+    return st
+
+
+def test_each_invariant_fires_on_a_broken_state():
+    st = _mid_game()
+    a, b = [h for h in st.heroes if h["alive"]][:2]
+    water = int(np.flatnonzero(~st.land.astype(bool))[0])
+    edits = {
+        "two living Heroes share a hex": lambda s: s.heroes[1].update(cell=s.heroes[0]["cell"]),
+        "at sea without ships": lambda s: (s.heroes[0].update(cell=water), s.ships.__setitem__(water, 0)),
+        "negative gold": lambda s: s.gold.__setitem__(0, -1),
+        "negative garrison": lambda s: s.garrison.__setitem__((0, 0), -1),
+        "ships on land": lambda s: s.ships.__setitem__(s.heroes[0]["cell"], 1),
+        "an owned water hex": lambda s: s.owner.__setitem__(water, 0),
+    }
+    assert a is st.heroes[0] and b is st.heroes[1]
+    for what, edit in edits.items():
+        s = st.clone()
+        edit(s)
+        assert any(what in v for v in violations(s)), what
