@@ -1,0 +1,64 @@
+"""Whole-game invariants of Zaka under seeded random play (every state of every game): no card
+comes from nowhere or vanishes, and no monster has more hearts than its card or none at all.
+Each check is also shown to fire on a state edited to break it."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import envs
+
+
+def violations(st) -> list[str]:
+    g = st.game
+    out = []
+    cards = (len(st.deck) + len(st.discard) + sum(sum(h) for h in st.hands)
+             + sum(1 + (m[2] >= 0) for f in st.fields for m in f))  # a monster and its weapon
+    if cards != g.deck_size:
+        out.append(f"{cards} cards in the game, not {g.deck_size}")
+    for f in st.fields:
+        for design, hearts, weapon in f:
+            if not 0 < hearts <= g.hearts[design]:
+                out.append(f"a monster with {hearts} hearts (card: {g.hearts[design]})")
+    if any(c < 0 for h in st.hands for c in h):
+        out.append("a negative hand count")
+    return out
+
+
+@pytest.mark.parametrize("variant", list(envs.variants("zaka_v0")))
+def test_random_games_never_break_the_invariants(variant):
+    for seed in range(10):
+        env = envs.make("zaka_v0", **envs.variants("zaka_v0")[variant])
+        env.reset(seed=seed)
+        st = env.unwrapped.state_
+        rng = np.random.default_rng(seed)
+        step = 0
+        while True:
+            bad = violations(st)
+            assert not bad, f"{variant} seed {seed} step {step} phase {st.phase}: {bad}"
+            if st.is_terminal():
+                break
+            legal = np.flatnonzero(st.legal_actions_mask())
+            st.apply(int(legal[rng.integers(len(legal))]))
+            step += 1
+
+
+def test_each_invariant_fires_on_a_broken_state():
+    env = envs.make("zaka_v0")
+    env.reset(seed=1)
+    st = env.unwrapped.state_
+    rng = np.random.default_rng(1)
+    while not any(st.fields):
+        legal = np.flatnonzero(st.legal_actions_mask())
+        st.apply(int(legal[rng.integers(len(legal))]))
+    assert not violations(st)
+    s = st.clone()
+    s.deck.pop()
+    assert any("cards in the game" in v for v in violations(s))
+    s = st.clone()
+    f = next(f for f in s.fields if f)
+    f[0][1] = st.game.hearts[f[0][0]] + 1
+    assert any("hearts" in v for v in violations(s))
+    s = st.clone()
+    s.hands[0][0] = -1
+    assert any("negative hand" in v for v in violations(s))
