@@ -10,6 +10,7 @@ import pytest
 
 from envs.warbah import make_game
 from envs.warbah import units as U
+from tests.random_play import play_checking, random_step
 
 VARIANTS = {"2p": dict(num_players=2), "3p": dict(num_players=3), "4p": dict(num_players=4),
             "4p_allies": dict(num_players=4, allies=True),
@@ -51,18 +52,8 @@ def violations(st) -> list[str]:
 @pytest.mark.parametrize("variant", list(VARIANTS))
 def test_random_games_never_break_the_invariants(variant):
     for seed in range(3):
-        g = make_game(**VARIANTS[variant])
-        st = g.new_initial_state(np.random.default_rng(seed))
-        rng = np.random.default_rng(seed + 50)
-        step = 0
-        while True:
-            bad = violations(st)
-            assert not bad, f"{variant} seed {seed} step {step} phase {st.phase}: {bad}"
-            if st.is_terminal():
-                break
-            legal = np.flatnonzero(st.legal_actions_mask())
-            st.apply(int(legal[rng.integers(len(legal))]))
-            step += 1
+        st = make_game(**VARIANTS[variant]).new_initial_state(np.random.default_rng(seed))
+        play_checking(st, np.random.default_rng(seed + 50), violations, f"{variant} seed {seed}")
 
 
 def _mid_game(seed=0):
@@ -70,8 +61,7 @@ def _mid_game(seed=0):
     st = g.new_initial_state(np.random.default_rng(seed))
     rng = np.random.default_rng(seed)
     for _ in range(60):
-        legal = np.flatnonzero(st.legal_actions_mask())
-        st.apply(int(legal[rng.integers(len(legal))]))
+        random_step(st, rng)
     assert not st.is_terminal() and not violations(st)
     return st
 

@@ -8,6 +8,7 @@ import pytest
 
 import envs
 from envs.zaberias import movement as M
+from tests.random_play import check_variant_games, play_until, variant_state
 
 
 def violations(st) -> list[str]:
@@ -30,30 +31,12 @@ def violations(st) -> list[str]:
 
 @pytest.mark.parametrize("variant", list(envs.variants("zaberias_v0")))
 def test_random_games_never_break_the_invariants(variant):
-    for seed in range(4):
-        env = envs.make("zaberias_v0", **envs.variants("zaberias_v0")[variant])
-        env.reset(seed=seed)
-        st = env.unwrapped.state_
-        rng = np.random.default_rng(seed)
-        step = 0
-        while True:
-            bad = violations(st)
-            assert not bad, f"{variant} seed {seed} step {step} phase {st.phase}: {bad}"
-            if st.is_terminal():
-                break
-            legal = np.flatnonzero(st.legal_actions_mask())
-            st.apply(int(legal[rng.integers(len(legal))]))
-            step += 1
+    check_variant_games("zaberias_v0", variant, range(4), violations)
 
 
 def test_each_invariant_fires_on_a_broken_state():
-    env = envs.make("zaberias_v0")
-    env.reset(seed=2)
-    st = env.unwrapped.state_
-    rng = np.random.default_rng(2)
-    while sum(s == M.BOARD for s in st.status) < 2:
-        legal = np.flatnonzero(st.legal_actions_mask())
-        st.apply(int(legal[rng.integers(len(legal))]))
+    st = variant_state("zaberias_v0", "2p", 2)
+    play_until(st, np.random.default_rng(2), lambda s: sum(x == M.BOARD for x in s.status) >= 2)
     assert not violations(st)
     u = next(u for u, s in enumerate(st.status) if s == M.BOARD)
     s = st.clone()

@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 import envs
+from tests.random_play import check_variant_games, play_until, variant_state
 
 
 def violations(st) -> list[str]:
@@ -27,30 +28,12 @@ def violations(st) -> list[str]:
 
 @pytest.mark.parametrize("variant", list(envs.variants("zaka_v0")))
 def test_random_games_never_break_the_invariants(variant):
-    for seed in range(10):
-        env = envs.make("zaka_v0", **envs.variants("zaka_v0")[variant])
-        env.reset(seed=seed)
-        st = env.unwrapped.state_
-        rng = np.random.default_rng(seed)
-        step = 0
-        while True:
-            bad = violations(st)
-            assert not bad, f"{variant} seed {seed} step {step} phase {st.phase}: {bad}"
-            if st.is_terminal():
-                break
-            legal = np.flatnonzero(st.legal_actions_mask())
-            st.apply(int(legal[rng.integers(len(legal))]))
-            step += 1
+    check_variant_games("zaka_v0", variant, range(10), violations)
 
 
 def test_each_invariant_fires_on_a_broken_state():
-    env = envs.make("zaka_v0")
-    env.reset(seed=1)
-    st = env.unwrapped.state_
-    rng = np.random.default_rng(1)
-    while not any(st.fields):
-        legal = np.flatnonzero(st.legal_actions_mask())
-        st.apply(int(legal[rng.integers(len(legal))]))
+    st = variant_state("zaka_v0", "2p", 1)
+    play_until(st, np.random.default_rng(1), lambda s: any(s.fields))
     assert not violations(st)
     s = st.clone()
     s.deck.pop()

@@ -1,0 +1,45 @@
+"""Seeded random play for whole-game property tests (shared by the games' test_invariants.py)."""
+from __future__ import annotations
+
+import numpy as np
+
+import envs
+
+
+def variant_state(name: str, variant: str, seed: int):
+    """A fresh engine state of a registered variant, reset with ``seed``."""
+    env = envs.make(name, **envs.variants(name)[variant])
+    env.reset(seed=seed)
+    return env.unwrapped.state_
+
+
+def random_step(st, rng) -> None:
+    legal = np.flatnonzero(st.legal_actions_mask())
+    st.apply(int(legal[rng.integers(len(legal))]))
+
+
+def play_checking(st, rng, violations, where: str) -> int:
+    """Play ``st`` to its end with uniformly random legal actions; at every state (the first and
+    the last included) ``violations(st)`` must return an empty list. Returns the steps played."""
+    step = 0
+    while True:
+        bad = violations(st)
+        assert not bad, f"{where} step {step} phase {st.phase}: {bad}"
+        if st.is_terminal():
+            return step
+        random_step(st, rng)
+        step += 1
+
+
+def check_variant_games(name: str, variant: str, seeds, violations) -> None:
+    """play_checking over seeded games of one registered variant (actions seeded alike)."""
+    for seed in seeds:
+        play_checking(variant_state(name, variant, seed), np.random.default_rng(seed), violations,
+                      f"{variant} seed {seed}")
+
+
+def play_until(st, rng, done) -> None:
+    """Random legal steps until ``done(st)`` (used to reach a position worth breaking)."""
+    while not done(st):
+        assert not st.is_terminal(), "the game ended before the wanted position"
+        random_step(st, rng)
