@@ -43,3 +43,16 @@ def play_until(st, rng, done) -> None:
     while not done(st):
         assert not st.is_terminal(), "the game ended before the wanted position"
         random_step(st, rng)
+
+
+def invariant_test(name: str, seeds, violations):
+    """A test function, parametrized over the registered variants of ``name``, that plays the
+    seeded games of each with check_variant_games. Assign it to a ``test_*`` name in a module."""
+    import pytest
+
+    @pytest.mark.parametrize("variant", list(envs.variants(name)))
+    def test(variant):
+        check_variant_games(name, variant, seeds, violations)
+
+    return test
+
