@@ -1,5 +1,6 @@
 """Whole-game invariants of Warbah under seeded random play (every state of every game): the
-things a reader of the render would call nonsense. Each check is also shown to fire on a state
+things a reader of the render would call nonsense (Heroes, fleets, garrisons, settlements,
+eliminated players, capitols). Each check is also shown to fire on a state
 edited to break it, so the property test cannot pass vacuously."""
 from __future__ import annotations
 
@@ -46,6 +47,17 @@ def violations(st) -> list[str]:
         out.append("a fleet without an owner")
     if ((st.owner >= 0) & ~land).any():
         out.append("an owned water hex")
+    garrisoned = (st.garrison.sum(1) + st.gsp.sum(1)) > 0
+    if (garrisoned & ((st.owner < 0) | ~land)).any():
+        out.append("a garrison outside an owned land hex")
+    if ((st.settle >= 0) & ~st.explored.astype(bool)).any():
+        out.append("a settlement on an unexplored hex")
+    for s in range(st.game.num_seats):
+        if not st.alive[s] and (any(h["alive"] and h["seat"] == s for h in st.heroes)
+                                or (st.owner == s).any()):
+            out.append(f"eliminated player {s} still has Heroes or hexes")
+        if st.alive[s] and st.phase != "capitol" and st.owner[st.capitol[s]] != s:
+            out.append(f"player {s} does not own his capitol")
     return out
 
 
@@ -77,6 +89,11 @@ def test_each_invariant_fires_on_a_broken_state():
         "negative garrison": lambda s: s.garrison.__setitem__((0, 0), -1),
         "ships on land": lambda s: s.ships.__setitem__(s.heroes[0]["cell"], 1),
         "an owned water hex": lambda s: s.owner.__setitem__(water, 0),
+        "a garrison outside an owned land hex": lambda s: s.garrison.__setitem__((water, 0), 1),
+        "a settlement on an unexplored hex": lambda s: s.explored.__setitem__(
+            int(np.flatnonzero(s.settle >= 0)[0]), False),
+        "still has Heroes or hexes": lambda s: s.alive.__setitem__(0, False),
+        "does not own his capitol": lambda s: s.owner.__setitem__(s.capitol[1], -1),
     }
     assert a is st.heroes[0] and b is st.heroes[1]
     for what, edit in edits.items():
