@@ -153,24 +153,17 @@ def cmd_quickstart(args) -> int:
     return 0
 
 
-def _positive_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}")
-    return value
-
-
-def _positive_float(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a positive number, got {text!r}") from None
-    if not value > 0:
-        raise argparse.ArgumentTypeError(f"expected a positive number, got {text!r}")
-    return value
+def _positive(convert, what: str):
+    """An argparse type: ``convert(text)``, which must be above zero."""
+    def parse(text: str):
+        try:
+            value = convert(text)
+        except ValueError:
+            value = None
+        if value is None or not value > 0:
+            raise argparse.ArgumentTypeError(f"expected a positive {what}, got {text!r}")
+        return value
+    return parse
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -192,9 +185,10 @@ def build_parser() -> argparse.ArgumentParser:
     s.set_defaults(func=cmd_play)
     s = sub.add_parser("bench", help="steps/s of each env vs PettingZoo connect_four_v3")
     s.add_argument("games", nargs="*", help="games to measure (default: all)")
-    s.add_argument("--seconds", type=_positive_float, default=4.0, help="seconds of play per env")
+    s.add_argument("--seconds", type=_positive(float, "number"), default=4.0,
+                   help="seconds of play per env")
     s.add_argument("--all-variants", action="store_true", help="measure every registered variant")
-    s.add_argument("--rounds", type=_positive_int, default=2,
+    s.add_argument("--rounds", type=_positive(int, "integer"), default=2,
                    help="rounds, each measuring connect_four_v3 then every env for seconds/rounds "
                         "(the table shows the lowest and highest per-round ratio)")
     s.set_defaults(func=cmd_bench)

@@ -54,12 +54,7 @@ def attacks(game, side: dict, seg: int, rng: np.random.Generator) -> int:
         k = kill + side["kill_mod"][t]
         n += side.get("extra", [0] * 5)[t]  # Prowess: +1 attack per round for the group
         if mass:
-            if mg is None:
-                kills += record(side, k, n, mass_kills(rng, n, k), MASS)
-            else:  # Precision rolls no die; Blessing's two dice count as one roll
-                hit = magic_hits(mg, t, n, k, rng, True)
-                kills += hit if mg["auto"][t] else \
-                    record(side, k, n, hit, MASS | (BLESSED if mg["bless"] else 0))
+            kills += mass_group(side, mg, t, n, k, rng)
         elif mg is None:
             hit = int(sum([int(rng.integers(1, 11)) <= k for _ in range(n)])) if 0 < n <= 3 else \
                 int(sum([r <= k for r in rng.integers(1, 11, size=n).tolist()]))
@@ -90,6 +85,17 @@ def record(side: dict, k: int, n: int, hit: int, flags: int = 0) -> int:
     if rec is not None:
         rec.append([int(k), int(n), int(hit)] + ([flags] if flags else []))
     return hit
+
+
+def mass_group(side: dict, mg: dict | None, t: int, n: int, k: int,
+               rng: np.random.Generator) -> int:
+    """Kills of group ``t`` (n attacks at Kill rank k) under the designer's mass formula: one
+    die for the group, noted for Luck's window; with spells (``mg``) Precision rolls no die and
+    Blessing's two dice count as one roll."""
+    if mg is None:
+        return record(side, k, n, mass_kills(rng, n, k), MASS)
+    hit = magic_hits(mg, t, n, k, rng, True)
+    return hit if mg["auto"][t] else record(side, k, n, hit, MASS | (BLESSED if mg["bless"] else 0))
 
 
 def mass_mean(n: int, k: int, blessed: bool = False) -> float:

@@ -469,12 +469,7 @@ def _special_attacks(st, side: dict, seg: int) -> int:
             n = 0 if mg["blocked"][6 + u] else n - mg["neutral"][6 + u]
         if n <= 0 or B.segment_of(init) != seg:
             continue
-        if mg is None:
-            kills += B.record(side, kill, n, B.mass_kills(st.rng, n, kill), B.MASS)
-        else:  # Precision rolls no die; Blessing's two dice count as one roll
-            hit = B.magic_hits(mg, 6 + u, n, kill, st.rng, True)
-            kills += hit if mg["auto"][6 + u] else \
-                B.record(side, kill, n, hit, B.MASS | (B.BLESSED if mg["bless"] else 0))
+        kills += B.mass_group(side, mg, 6 + u, n, kill, st.rng)
     return kills
 
 

@@ -180,7 +180,7 @@ def advance(st) -> bool:
             st.esp_log.append((st.turn, seat, "roll", roll))
             if _offer_luck(st, seat, die, "esp"):  # Luck: the espionage roll may be rerolled
                 return True
-            if _victims_luck(st, die, die):  # then by the players it is aimed at (designed)
+            if victims_luck(st, die, die):  # then by the players it is aimed at (designed)
                 return True
         if st.phase == "spy_loss":
             h = st.heroes[e["victim"]]
@@ -226,8 +226,9 @@ def _offer_luck(st, seat: int, roll: int, cont: str) -> bool:
     return False
 
 
-def _victims_luck(st, die: int, value: int) -> bool:
-    """RARE ABILITY Luck on an enemy's espionage roll (designed reading): the roll is aimed at
+def victims_luck(st, die: int, value: int) -> bool:
+    """RARE ABILITY Luck on an enemy's espionage roll (designed reading; also called by sea.apply
+    after the spy's own Luck decision on the roll): the roll is aimed at
     every player the spy may spy on (``_foes``: in contact, not allied), known when it is made;
     after the spy's own chance those players, in turn order from the spy, may have it rolled
     again (``offer``: one after the other). ``die``: the 1D10 first rolled (the roll already
@@ -245,15 +246,10 @@ def _esp_roll(st, value: int, ctx) -> None:
     st.esp["roll"] += value - ctx[0]
 
 
-def own_roll_kept(st, die: int, value: int) -> None:
-    """After the spy's own Luck decision on its espionage roll (sea.apply): its victims'."""
-    _victims_luck(st, die, value)
-
-
 def resolve_agent(st, r: int, victims: bool = True) -> None:
     """ESPIONAGE TABLE for one agent's roll r (then the Agent Success table on 9-0). With
     ``victims``, a result other than failure is first offered to Luck of the players the agent
-    may act against (``_foes``, designed: see ``_victims_luck``)."""
+    may act against (``_foes``, designed: see ``victims_luck``)."""
     e = st.esp
     t = ecfg(st)["table"]
     if victims and r > t["failure_max"] and LUCK.offer(

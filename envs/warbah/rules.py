@@ -803,7 +803,7 @@ def _treasure_rolls(st, ctx, vals):
         nxt, ab, _ = ability_rolls(st.game.cfg, vals, 1)
         if nxt is not None:
             return who, nxt
-        SP.gain_item(st, h, "ability", ab)
+        SP.gain_ability_item(h, ab)
     else:
         SP.treasure_item(st, hi, row)  # block A: wizard / magic items
     return None

@@ -348,8 +348,8 @@ def apply(st, a: int) -> None:
             roll = d10(st.rng)
         st.phase, st.sea = s["ret"], None
         if s.get("cont") == "esp":  # the espionage roll (espionage.advance), then the victims'
-            from envs.warbah.espionage import own_roll_kept
-            own_roll_kept(st, s["roll"], roll)
+            from envs.warbah.espionage import victims_luck
+            victims_luck(st, s["roll"], roll)
             return
         if s.get("cont") == "agent":  # an agent's Espionage table roll
             from envs.warbah.espionage import resolve_agent

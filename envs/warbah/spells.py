@@ -213,17 +213,16 @@ def kill_wizard(st, hi: int) -> None:
     st.heroes[hi]["wizard"] = 0
 
 
-def gain_item(st, h: dict, kind: str, ab: tuple | None = None) -> None:
-    """A magic item of ``kind``; an ability item rolls its ability unless ``ab`` is given
-    (rolled already, open to Luck: rules' treasure chain)."""
-    if kind == "ability":
-        if ab is None:
-            cfg, r = st.game.cfg, d10(st.rng)
-            name = cfg["abilities"].get(r) or cfg["rare_abilities"][d10(st.rng)]
-            ab = (name, int(st.rng.integers(0, 5)))
-        h["abil"].append(ab)
-        h.setdefault("items", []).append({"kind": "ability", "k": ab, "used": -1})
-        return
+def gain_ability_item(h: dict, ab: tuple) -> None:
+    """A magic ability item holding ability ``ab`` (rolled by rules' treasure chain, open to
+    Luck): the Hero has the ability while he holds the item."""
+    h["abil"].append(ab)
+    h.setdefault("items", []).append({"kind": "ability", "k": ab, "used": -1})
+
+
+def gain_item(st, h: dict, kind: str) -> None:
+    """A realm- or battle-spell item: the card drawn defines it (ability items:
+    ``gain_ability_item``)."""
     k = draw(st, kind[0])
     if k is None:
         return
@@ -289,8 +288,8 @@ def apply_treasure(st, hi: int, r: int) -> None:
 
 
 def treasure_item(st, hi: int, row: dict) -> None:
-    """Treasure 7 (Wandering Mage: a wizard, else a realm-spell item), 8-9 (ability item),
-    10 (battle-spell item)."""
+    """Treasure 7 (Wandering Mage: a wizard, else a realm-spell item) and 10 (battle-spell
+    item); 8-9 (ability item) is rolled and given by rules' treasure chain."""
     h = st.heroes[hi]
     if not h["alive"]:
         return
@@ -299,7 +298,7 @@ def treasure_item(st, hi: int, row: dict) -> None:
             h["wizard"] = -1
         else:
             gain_item(st, h, "realm")
-    elif row.get("magic_item"):
+    elif row.get("magic_item") in ("realm", "battle"):
         gain_item(st, h, row["magic_item"])
 
 
