@@ -44,14 +44,6 @@ except ImportError:  # pragma: no cover - other numpy layouts
     _count_nonzero = np.count_nonzero
 
 
-def _acting_hero(st, seat: int):
-    if st.phase in ("move", "battle") and st.qi < len(st.queue):
-        s, x = st.queue[st.qi]
-        if s == seat:
-            return st.heroes[x]
-    return None
-
-
 def _river_cache(st):
     """(river planes (3, n) for the E/NE/NW edges, bool per cell: a river runs on one of its
     edges), recomputed only when ``st.rivers`` differs from the set it was built from."""
@@ -114,19 +106,12 @@ def _abil_steps() -> list:
 _ABIL_STEPS = _abil_steps()
 
 
-def _map_key(st) -> tuple:
-    return (st.land.tobytes(), st.explored.tobytes(), st.terrain.tobytes(), st.settle.tobytes(),
-            st.wall_damage.tobytes(), list(st.variant),
-            tuple(sorted(st.mg["bwalls"].items())) if st.mg["bwalls"] else ())
-
-
-def _map_base(st, key: tuple | None = None) -> np.ndarray:
+def _map_base(st, key: tuple) -> np.ndarray:
     """A read-only observation-sized array holding only the seat-independent map planes (land,
     explored, terrain, settlement, walls, rivers, variants). Rebuilt only when one of the arrays
     they come from differs from the copy they were built from (compared byte for byte, so hand
-    edits in tests are seen too)."""
-    if key is None:
-        key = _map_key(st)
+    edits in tests are seen too). ``key``: the bytes of land, explored, terrain, settle and
+    wall_damage, a copy of the variant list and the sorted bonus walls (built in ``observe``)."""
     c = getattr(st, "_obs_map", None)
     if c is not None and c[1] == st.rivers:
         if c[0] == key:
@@ -159,7 +144,7 @@ def _map_base(st, key: tuple | None = None) -> np.ndarray:
     return base
 
 
-_MAP_ARRAYS = ("land", "explored", "terrain", "settle", "wall_damage")  # _map_key's order
+_MAP_ARRAYS = ("land", "explored", "terrain", "settle", "wall_damage")  # the key's order
 
 
 _BYTE_CELLS: dict = {}
@@ -246,19 +231,6 @@ def _map_update(st, c: tuple, key: tuple):
         wb[16 * n + x] = var
     base.flags.writeable = False
     return base
-
-
-def _seat_layer(st, name: str, key: tuple, seat: int, build):
-    """build(st, seat) cached on the state under ``name`` while ``key`` (byte strings of the
-    arrays it reads) stays the same; one entry per seat."""
-    c = st.__dict__.get(name)
-    if c is None or c[0] != key:
-        c = (key, {})
-        setattr(st, name, c)
-    r = c[1].get(seat)
-    if r is None:
-        r = c[1][seat] = build(st, seat)
-    return r
 
 
 def _owned_common(st) -> tuple:
@@ -363,7 +335,7 @@ def observe(st, seat: int) -> np.ndarray:
     g = st.game
     n = g.n_cells
     d = st.__dict__
-    bw = st.mg["bwalls"]  # _map_key(st), inlined
+    bw = st.mg["bwalls"]  # the map key (see _map_base)
     key = (st.land.tobytes(), st.explored.tobytes(), st.terrain.tobytes(), st.settle.tobytes(),
            st.wall_damage.tobytes(), st.variant, tuple(sorted(bw.items())) if bw else ())
     c = d.get("_obs_map")  # key[5] is the live variant list (compared with the cached copy)
@@ -373,8 +345,8 @@ def observe(st, seat: int) -> np.ndarray:
         key = key[:5] + (list(st.variant),) + key[6:]
         out = _map_base(st, key).copy()
     w = memoryview(out)  # scalar writes through the buffer: no numpy scalar conversion
-    # _seat_layer inlined: ownership / chits / alive / held (per seat; the seat-independent
-    # lists shared under -1)
+    # ownership / chits / alive / held, cached per seat while their arrays keep their bytes
+    # (the seat-independent lists shared under -1)
     ob_ = st.owner.tobytes()
     lk = (ob_, key[3], st.alive.tobytes(), st.encounter.tobytes())  # key[3]: settle
     c = d.get("_obs_owned")
@@ -411,7 +383,7 @@ def observe(st, seat: int) -> np.ndarray:
                 my_heroes.append(h)
             else:
                 w[o6 + n + x] = 1
-    h = None  # _acting_hero(st, seat), inlined
+    h = None  # the Hero acting now for me (move, battle)
     phase = st.phase
     if (phase == "move" or phase == "battle") and st.qi < len(st.queue):
         q = st.queue[st.qi]
