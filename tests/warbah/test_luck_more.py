@@ -23,7 +23,7 @@ from tests.warbah.test_espionage import ScriptRng, contact_state
 from tests.warbah.test_luck_rolls import LUCKY, _last_turn, _legal
 from tests.warbah.test_rules import _battle_state, setup_state
 from tests.warbah.test_sea import _at_sea, dir_to, sea_world
-from tests.warbah.test_spells import R, realm_ready
+from tests.warbah.test_realm_spells import R, realm_ready
 
 
 # -- ability rolls -----------------------------------------------------------------------------

@@ -11,7 +11,7 @@ from envs.warbah import spells as SP
 from envs.warbah import units as U
 from envs.warbah.config import SETTLEMENTS
 from tests.warbah.test_espionage import ScriptRng, at_stage, contact_state
-from tests.warbah.test_spells import R, realm_ready
+from tests.warbah.test_realm_spells import R, realm_ready
 
 KNI, UND = U.SPECIALS.index("knights"), U.SPECIALS.index("undead")
 CASTLE = SETTLEMENTS.index("castle")

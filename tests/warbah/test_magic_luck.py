@@ -14,7 +14,8 @@ from envs.warbah import spells as SP
 from envs.warbah.config import (BSPELL0, GROUP0, KEEP_ROLL, REALM0, REROLL, TARGET0)
 from tests.warbah.test_espionage import ScriptRng, at_stage, contact_state
 from tests.warbah.test_rules import setup_state
-from tests.warbah.test_spells import BS, R, realm_ready, spell_battle
+from tests.warbah.test_realm_spells import R, realm_ready
+from tests.warbah.test_spells import BS, spell_battle
 
 LUCKY = [("luck", 0)]
 

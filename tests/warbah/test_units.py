@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 from envs.warbah import make_game
 from envs.warbah.config import (CAPITOL_AUTO, DROP_ONE0, GIVE0, SETTLEMENTS, TAKE_ONE0,
@@ -358,3 +359,58 @@ def test_whole_army_actions_count_special_troops_against_the_cap():
     assert st.legal_actions_mask()[EXCHANGE0 + d]
     st.apply(EXCHANGE0 + d)
     assert U.army_size(b) == 40 and int(a["troops"].sum()) == 15
+
+
+# -- the troop-type limit on warriors gained without a choice ---------------------------------
+from envs.warbah import spells as SP  # noqa: E402
+from tests.warbah.test_realm_spells import R, realm_ready  # noqa: E402
+
+
+def _five_types_without_warriors(st, h):
+    """Archers, cavalry, catapults and two special kinds: 5 troop types, no warriors."""
+    from envs.warbah import units as U
+    h["troops"][:] = [0, 3, 3, 3]
+    sp = U.special(h)
+    sp[:] = 0
+    sp[U.SPECIALS.index("orcs")] = 1
+    sp[U.SPECIALS.index("hobgoblins")] = 1
+    assert U.type_count(h) == U.type_limit(st, h) == 5
+
+
+@pytest.mark.parametrize("name", ["animate_dead", "heal"])
+@pytest.mark.parametrize("extra", [None, "warriors", "command"])
+def test_warriors_gained_respect_the_troop_type_limit(name, extra):
+    """SPECIAL UNIT NOTES (at most 5 troop types; Command +1) / REALM SPELLS Animate Dead, Heal:
+    a Hero who already has 5 types and no warriors gains no warriors (designed: they do not
+    join, Heal's troops stay lost); with warriors in the army, or with Command, they join."""
+    g, st, a, b, d, cell = realm_ready(name)
+    _five_types_without_warriors(st, a)
+    a["lost"] = 6
+    if extra == "warriors":
+        a["troops"][0] = 1
+    elif extra == "command":
+        a["abil"] = [("command", 0)]
+    w = int(a["troops"][0])
+    SP.cast_realm(st, 0, 0, R[name], None)
+    joined = int(a["troops"][0]) - w
+    if extra is None:
+        assert joined == 0 and a["lost"] == 6
+    else:
+        assert 1 <= joined <= (10 if name == "animate_dead" else 6)
+        assert name == "animate_dead" or a["lost"] == 6 - joined
+
+
+def test_healing_and_treasure_followers_respect_the_troop_type_limit():
+    """ABILITY TABLE Healing (lost troops back as warriors in recovery) and TREASURE TABLE 6
+    (1D10 followers): no warriors join a Hero at his 5-type limit without warriors (designed);
+    once he has warriors they join."""
+    from envs.warbah.rules import _treasure_rolls
+    g, st, a, b, d, cell = realm_ready("fly")
+    _five_types_without_warriors(st, a)
+    st._recover_hero(a, 5)
+    _treasure_rolls(st, (0,), (6, 7))
+    assert a["troops"][0] == 0
+    a["troops"][0] = 1
+    st._recover_hero(a, 5)
+    _treasure_rolls(st, (0,), (6, 7))
+    assert a["troops"][0] == 1 + 5 + 7
