@@ -259,3 +259,44 @@ def test_no_variant_is_decided_at_reset(name):
         game = envs.make_game(name, **opts)
         for seed in range(100):
             assert not game.new_initial_state(np.random.default_rng(seed)).is_terminal(), (vname, seed)
+
+
+def _decoded_cell(name: str, game, action: int):
+    """The board cell an action acts on, read with the game's own action decoder (None: the
+    action is not about a cell). Used to check each game's declared ``spatial_actions``."""
+    if name == "peacekeepers_v0":
+        from envs.peacekeepers.actions import decode
+        kind, *args = decode(action)
+        return args[-1] if kind in ("place", "cell", "mountain") else None
+    if name == "zaberias_v0":
+        kind, arg = game.layout.decode(action)
+        return arg if kind in ("move", "attack", "ability") else None
+    if name == "gorgasali_v0":
+        from envs.gorgasali.actions import decode
+        kind, *args = decode(action)
+        return args[0] if kind == "square" else None
+    return None
+
+
+@pytest.mark.parametrize("name,vname,opts", CASES, ids=IDS)
+def test_spatial_actions_decode_to_their_cells(name, vname, opts):
+    """Game.spatial_actions (what the training pipeline's spatial head reads): every action of a
+    declared range is inside the action space, no two ranges overlap, and the game's own decoder
+    reads action ``first + p * H * W + cell`` as acting on ``cell`` of the observation's board."""
+    from agents.ppo import board_piece
+    game = envs.make_game(name, **opts)
+    if not game.spatial_actions:
+        for a in range(game.num_actions):  # a game that declares none has no cell actions
+            assert _decoded_cell(name, game, a) is None
+        return
+    _, (_, h, w) = board_piece(game.observation_layout)
+    seen = set()
+    for first, planes in game.spatial_actions:
+        block = range(first, first + planes * h * w)
+        assert 0 <= first and block.stop <= game.num_actions
+        assert seen.isdisjoint(block)
+        seen.update(block)
+        for a in block:
+            assert _decoded_cell(name, game, a) == (a - first) % (h * w), (a, first)
+    for a in set(range(game.num_actions)) - seen:   # cell actions outside the ranges: none
+        assert _decoded_cell(name, game, a) is None, a

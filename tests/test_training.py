@@ -201,10 +201,39 @@ def test_config_validation(tmp_path):
         parse_overrides(["n_envs"])
 
 
-@pytest.mark.parametrize("path", ["default.yaml", "peacekeepers.yaml"])
-def test_shipped_configs_are_valid(path):
+def test_shipped_configs_are_valid():
     from train.config import CONFIG_DIR
-    assert isinstance(load_config(CONFIG_DIR / path), TrainConfig)
+    paths = sorted(CONFIG_DIR.glob("*.yaml"))
+    assert len(paths) >= 2
+    for path in paths:
+        assert isinstance(load_config(path), TrainConfig), path
+
+
+def test_spatial_actions_auto_follows_the_variant():
+    """``spatial_actions: auto`` takes the ranges the variant declares: Zaberias' MOVE block starts
+    at 31 with 2 players, 37 with 3 and 43 with 4 (more city sites before it), so one fixed list
+    could not fit them all; an explicit list is kept as given; mlp gets none."""
+    from train.ppo import policy_kwargs
+    cfg = load_config(None, None, game="zaberias_v0")
+    assert cfg.spatial_actions == "auto"
+    starts = {}
+    for players in (2, 3, 4):
+        game = envs.make_game("zaberias_v0", num_players=players)
+        kw = policy_kwargs(game, cfg)
+        assert kw["spatial_actions"] == [[game.layout.MOVE, 3]]
+        starts[players] = game.layout.MOVE
+    assert starts == {2: 31, 3: 37, 4: 43}
+    game = envs.make_game("zaberias_v0", num_players=4)
+    explicit = from_dict({"spatial_actions": [[43, 1]], "network": "cnn"})
+    assert policy_kwargs(game, explicit)["spatial_actions"] == [[43, 1]]
+    assert "spatial_actions" not in policy_kwargs(game, from_dict({"network": "mlp"}))
+    assert "spatial_actions" not in policy_kwargs(envs.make_game("warbah_v0"), from_dict({}))
+    assert parse_overrides(["spatial_actions=auto"]) == {"spatial_actions": "auto"}
+    assert load_config(None, {"spatial_actions": "auto"}, game="peacekeepers_v0").spatial_actions == "auto"
+    with pytest.raises(ConfigError, match="spatial_actions: expected a list"):
+        from_dict({"spatial_actions": "everywhere"})
+    with pytest.raises(ConfigError, match="need the cnn network"):
+        from_dict({"spatial_actions": [[0, 1]], "network": "mlp"})
 
 
 def test_cli_subcommands(trained, tmp_path, capsys):

@@ -40,9 +40,10 @@ class TrainConfig:
     cnn_channels: list = field(default_factory=lambda: [32, 16])  #: conv layers (3x3) over the board
     cnn_hidden: int = 256                 #: linear layer after the convolutions
     vector_hidden: int = 128              #: linear layer over the vector pieces (cnn network)
-    spatial_actions: list = field(default_factory=list)
+    spatial_actions: list = "auto"  # type: ignore[assignment]  (a list, or the string "auto")
     #: ^ board-aligned action ranges [[first action, planes], ...]: action first + p*H*W + cell is
-    #:   plane p at that board cell; they get logits from a 1x1 conv over the board features (cnn only)
+    #:   plane p at that board cell; they get logits from a 1x1 conv over the board features (cnn
+    #:   only). "auto": the ranges the game variant declares (Game.spatial_actions; none with mlp)
     # --- PPO ------------------------------------------------------------------------------------
     learning_rate: float = 3e-4           #: Adam step size
     n_steps: int = 256                    #: steps per env per rollout (buffer = n_steps * n_envs)
@@ -98,6 +99,8 @@ _DESCRIBE = {"int": "an integer", "float": "a number", "bool": "true or false", 
 def _coerce(key: str, value: Any) -> Any:
     """Check one value's type (ints are accepted for floats; numeric strings from the CLI parsed)."""
     kind = _type_name(FIELDS[key])
+    if key == "spatial_actions" and value == "auto":
+        return value
     if isinstance(value, str) and kind != "str":
         try:
             value = json.loads(value)
@@ -158,12 +161,12 @@ def validate(cfg: TrainConfig) -> TrainConfig:
         vals = getattr(cfg, key)
         if not all(isinstance(v, int) and not isinstance(v, bool) and v > 0 for v in vals):
             raise ConfigError(f"{key}: must be a list of positive integers, got {vals!r}")
-    for entry in cfg.spatial_actions:
+    for entry in ([] if cfg.spatial_actions == "auto" else cfg.spatial_actions):
         if (not isinstance(entry, (list, tuple)) or len(entry) != 2
                 or not all(isinstance(x, int) and not isinstance(x, bool) for x in entry)
                 or entry[0] < 0 or entry[1] < 1):
             raise ConfigError(f"spatial_actions: entries must be [first action >= 0, planes >= 1], got {entry!r}")
-    if cfg.spatial_actions and cfg.network == "mlp":
+    if cfg.spatial_actions not in ("auto", []) and cfg.network == "mlp":
         raise ConfigError("spatial_actions need the cnn network (network: cnn or auto)")
     if not cfg.cnn_channels:
         raise ConfigError("cnn_channels: needs at least one layer")

@@ -103,19 +103,29 @@ def resolve_network(game, cfg: TrainConfig) -> str:
     return cfg.network
 
 
+def resolve_spatial_actions(game, cfg: TrainConfig, network: str) -> list:
+    """The spatial head's action ranges: the config's list, or with ``auto`` the ranges the game
+    variant declares (``Game.spatial_actions``: a 4-player board has other ranges than a
+    2-player one), none for the mlp network."""
+    if cfg.spatial_actions == "auto":
+        return [list(x) for x in game.spatial_actions] if network == "cnn" else []
+    return [list(x) for x in cfg.spatial_actions]
+
+
 def policy_kwargs(game, cfg: TrainConfig) -> dict[str, Any]:
     kwargs: dict[str, Any] = {"net_arch": {"pi": list(cfg.net_arch), "vf": list(cfg.net_arch)}}
     network = resolve_network(game, cfg)
-    if cfg.spatial_actions:
+    spatial = resolve_spatial_actions(game, cfg, network)
+    if spatial:
         if network != "cnn":
             raise ConfigError(f"spatial_actions need a (C, H, W) board piece and the cnn network; "
                               f"{game.name} resolves to {network}")
         _, (_, h, w) = board_piece(game.observation_layout)
         try:
-            spatial_action_index(cfg.spatial_actions, (h, w), game.num_actions)
+            spatial_action_index(spatial, (h, w), game.num_actions)
         except ValueError as exc:
             raise ConfigError(f"spatial_actions: {exc}") from None
-        kwargs["spatial_actions"] = [list(x) for x in cfg.spatial_actions]
+        kwargs["spatial_actions"] = [list(x) for x in spatial]
     if network == "cnn":
         kwargs["features_extractor_class"] = LayoutExtractor
         kwargs["features_extractor_kwargs"] = {

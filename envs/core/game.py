@@ -72,6 +72,10 @@ class Game:
     observation_layout: list[tuple[str, tuple[int, ...]]] = []
     #: True where a player may hold information the others cannot see (hands, unexplored map)
     hidden_information: bool = False
+    #: board-aligned action ranges ``[[first, planes], ...]``: action ``first + p * H * W + cell``
+    #: acts on ``cell`` (row-major) of the observation's (C, H, W) board piece, for p < planes.
+    #: Read by the training pipeline's spatial policy head (``spatial_actions: auto``).
+    spatial_actions: list[list[int]] = []
 
     def new_initial_state(self, rng: np.random.Generator) -> "State":
         raise NotImplementedError

@@ -145,6 +145,7 @@ class GorgasaliGame(Game):
     name = "gorgasali_v0"
     num_actions = A.NUM_ACTIONS
     hidden_information = True
+    spatial_actions = [[A.SQUARE, 1]]   # SQUARE x over the 20x20 map
 
     def __init__(self, num_players: int = 4, mode: str = "solo", characters: Any = "random",
                  rules: dict | None = None, config_path: str | None = None):

@@ -54,6 +54,8 @@ class PeacekeepersGame(Game):
     name = "peacekeepers_v0"
     num_actions = A.NUM_ACTIONS
     observation_layout = [("board", (BOARD_PLANES, 10, 10)), ("vector", (VECTOR_SIZE,))]
+    #: PLACE (10 colours) + CELL over the 100 cells; MOUNTAIN's 2 orientations over their anchors
+    spatial_actions = [[A.PLACE, 11], [A.MOUNTAIN, 2]]
 
     def __init__(self, mode: str = "competitive", num_players: int | None = None,
                  hand_size: int | None = None, mountains: str | None = None, zones: str = "halves",

@@ -130,6 +130,8 @@ class ZaberiasGame(Game):
         # transfer) and then chooses whom to keep: one RELEASE per enemy unit in the game
         self.layout = A.ActionLayout(self.U, self.S, self.N, (num_players - 1) * self.U)
         self.num_actions = self.layout.size
+        # MOVE, ATTACK and ABILITY: three consecutive blocks over the N cells of the grid
+        self.spatial_actions = [[self.layout.MOVE, 3]]
         from envs.zaberias.observe import observation_layout
         self.observation_layout = observation_layout(self)
 
