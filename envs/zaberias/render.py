@@ -4,7 +4,10 @@ from __future__ import annotations
 import numpy as np
 
 from envs.zaberias import movement as M
+from envs.zaberias.actions import cell_name
 from envs.zaberias.board import TERRAIN_GLYPH, VOID, WATER
+
+_GRADE_NAME = {1: "wood", 2: "metal", 3: "gold"}
 
 _TRIBE_FG = {"undead": 196, "humans": 33, "orcs": 220, "guardians": 40}
 _TRIBE_RGB = {"undead": (200, 40, 40), "humans": (40, 90, 220), "orcs": (230, 200, 40),
@@ -29,8 +32,8 @@ def render_text(st, observer: int | None = None, color: bool = True) -> str:
             if o >= 0:
                 ch = f"{o // U}{g.specs[o].glyph}"
                 tribe = g.tribes[o // U]
-            elif site >= 0 and st.city_owner[site] >= 0:
-                ch = f"{st.city_owner[site]}{'WMG'[st.city_grade[site] - 1]}"
+            elif site >= 0 and st.city_owner[site] >= 0:  # digits: unit glyphs are letters
+                ch = f"{st.city_owner[site]}{st.city_grade[site]}"
                 tribe = g.tribes[st.city_owner[site]]
             else:
                 ch = TERRAIN_GLYPH[geo.terrain[cell]]
@@ -43,7 +46,13 @@ def render_text(st, observer: int | None = None, color: bool = True) -> str:
             row.append(ch)
         lines.append(f"{r + 1:>3} " + " ".join(row))
     lines.append("legend: . grass  t trees  ~ water  / road  O portal  $ gold mine  * power star  "
-                 "# vacant city site  sW/sM/sG wood/metal/gold city of seat s  sX unit X of seat s")
+                 "# vacant city site  s1/s2/s3 wood/metal/gold city of seat s  sX unit X of seat s "
+                 "(a unit in a city hides it: see the cities lists)")
+    cities = [[] for _ in range(g.num_seats)]
+    for site, cell in enumerate(geo.site_cells):
+        if st.city_owner[site] >= 0:
+            cities[st.city_owner[site]].append(
+                f"{cell_name(cell, g.W)} {_GRADE_NAME[st.city_grade[site]]}")
     for seat in range(g.num_seats):
         units = []
         for u in range(seat * U, seat * U + U):
@@ -58,7 +67,8 @@ def render_text(st, observer: int | None = None, color: bool = True) -> str:
                 units.append(f"{spec.glyph}={spec.name}{extra}")
         status = "" if st.alive[seat] else " OUT"
         lines.append(f"player_{seat} {g.tribes[seat]}: coins={st.coins[seat]} "
-                     f"stars={M.stars_held(st, seat)}{status} units: {', '.join(units) or '-'}")
+                     f"stars={M.stars_held(st, seat)}{status} units: {', '.join(units) or '-'}; "
+                     f"cities: {', '.join(cities[seat]) or '-'}")
     return "\n".join(lines)
 
 
