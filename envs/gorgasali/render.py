@@ -39,16 +39,19 @@ def render_text(state, observer: int | None = None, color: bool = True) -> str:
             if sq in covered:
                 ch = "o"
             ch = figures.get(sq, ch)
+            inactive = b.zone[sq] <= state.zones_out
             if color:
-                inactive = b.zone[sq] <= state.zones_out
                 bg = 236 if inactive else _ZONE_BG[b.zone[sq]]
                 fg = "\x1b[1;97m" if sq in figures else ""
                 ch = f"\x1b[48;5;{bg}m{fg}{ch}\x1b[0m"
+            elif inactive and ch == ".":   # without colours the closed zones show as ':'
+                ch = ":"
             row.append(ch)
         lines.append(f"{r + 1:>3} " + "".join(row))
     lines.append("legend: digits players (seat % 10), c chest, + healing, ~ water, f forest, "
                  "^ mountain, # blocking, = barrier, * ball lightning, T tree platform, "
-                 "M magic field, s smoke, x fallen teammate, o covered by this move's walk")
+                 "M magic field, s smoke, x fallen teammate, o covered by this move's walk, "
+                 + ("grey background" if color else ": ground") + " in an inactive zone")
     for t in range(g.num_seats):
         status = f"hp {state.health[t]:>3}" if state.alive[t] else "out   "
         mat = state.mat[t]

@@ -47,3 +47,27 @@ def test_rgb_array_through_a_duo_game_and_ansi():
     text = envs.make("gorgasali_v0", num_players=2, render_mode="ansi")
     text.reset(seed=0)
     assert "Gorgasali" in text.render()
+
+
+def test_ansi_text_without_colours_marks_the_inactive_zones():
+    """Without colours (no zone backgrounds) the ground of an inactive zone shows as ':'."""
+    env = envs.make("gorgasali_v0", num_players=2, render_mode="ansi")
+    env.reset(seed=0)
+    st = env.unwrapped.state_
+    zone = st.game.board.zone
+
+    def grid():
+        rows = st.render_text(color=False).splitlines()[2:2 + A.SIZE]
+        return [row[4:] for row in rows]
+
+    assert ":" not in "".join(grid())
+    st.zones_out = 1
+    g = grid()
+    for sq in range(A.SQUARES):
+        ch = g[sq // A.SIZE][sq % A.SIZE]
+        assert ch != ":" or zone[sq] <= 1
+        if zone[sq] == 1 and ch not in ":0123456789":
+            assert ch != "."    # terrain, chests and the like keep their glyphs
+    assert sum(row.count(":") for row in g) > 0
+    assert ":" not in "".join(row for r, row in enumerate(g) if all(zone[r * A.SIZE + c] > 1
+                                                                  for c in range(A.SIZE)))
