@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from envs.peacekeepers.board import CELLS, EMPTY, ERUPTED, LETTERS, MOUNTAIN, SIZE
+from envs.peacekeepers.board import CELLS, EMPTY, ERUPTED, LETTERS, MOUNTAIN, SIZE, cell_name
 
 # ANSI 256-colour codes per board code (cube colours, brown, erupted, mountain)
 _FG = {0: 196, 1: 208, 2: 226, 3: 40, 4: 33, 5: 129, 6: 240, 7: 255, 8: 94, 9: 245}
@@ -11,6 +11,8 @@ _ZONE_BG = [17, 52, 22, 53]
 _RGB = {0: (220, 40, 40), 1: (240, 140, 30), 2: (240, 220, 40), 3: (50, 170, 60), 4: (40, 90, 220),
         5: (140, 60, 190), 6: (25, 25, 25), 7: (245, 245, 245), 8: (120, 80, 40), 9: (150, 150, 150),
         10: (110, 100, 90), -1: (235, 225, 200)}
+#: the sub-step phases with a pending cube (plain text; the colour render underlines the cell)
+_SUB_STEP = {"giant2": "the second Giant", "troll_chase": "the Troll's chase", "elf": "the Elf's re-roll"}
 
 
 def _glyph(code: int) -> str:
@@ -46,7 +48,8 @@ def render_text(state, observer: int | None = None, color: bool = True) -> str:
         zone_row = ("    " + "".join(str(int(z)) for z in state.zone[r * SIZE:(r + 1) * SIZE])) if zones else ""
         lines.append(f"{r + 1:>3} " + " ".join(row) + zone_row)
     lines.append("legend: R dwarf O troll Y giant G elf B wizard P faerie K volcano W temple "
-                 "* erupted ^ mountain . empty")
+                 "N goblin horde (on the board: a puzzle's brown block) A volcanic eruption "
+                 "* erupted ^ mountain . empty" + ("  (blank: outside the field)" if g.puzzle else ""))
     scores = state.scores()
     for s in range(g.num_seats):
         hand = state.hands[s]
@@ -61,7 +64,9 @@ def render_text(state, observer: int | None = None, color: bool = True) -> str:
         lines.append(f"player_{s}: hand [{shown}]{extra}{cap} score={scores[s]:g}{status}{allot}")
     lines.append(f"bag={len(state.bag)} discard={len(state.discard)}"
                  + (f" ranges to place={state.ranges}" if state.ranges else "")
-                 + (f" end phase: {state.end_phase}" if state.end_phase else ""))
+                 + (f" end phase: {state.end_phase}" if state.end_phase else "")
+                 + (f" pending: {_SUB_STEP.get(state.phase, state.phase)} for the cube at "
+                    f"{cell_name(state.pending_cell)}" if state.pending_cell >= 0 else ""))
     return "\n".join(lines)
 
 
