@@ -125,7 +125,7 @@ def policy_kwargs(game, cfg: TrainConfig) -> dict[str, Any]:
             spatial_action_index(spatial, (h, w), game.num_actions)
         except ValueError as exc:
             raise ConfigError(f"spatial_actions: {exc}") from None
-        kwargs["spatial_actions"] = [list(x) for x in spatial]
+        kwargs["spatial_actions"] = spatial
     if network == "cnn":
         kwargs["features_extractor_class"] = LayoutExtractor
         kwargs["features_extractor_kwargs"] = {
