@@ -107,6 +107,8 @@ class PeacekeepersGame(Game):
         self.face_present = np.zeros((100, 10), np.int32)
         for cube in range(100):
             self.face_present[cube, self.faces[cube]] = 1
+        #: face_sets[cube]: its face colours as a frozenset (membership without numpy scalars)
+        self.face_sets = tuple(frozenset(int(f) for f in row) for row in self.faces)
         self.tokens = tables["tokens"]
         self.eruption_path = tables["eruption_path"]
         self.rules = tables["rules"]

@@ -25,8 +25,15 @@ def field_cells(size: int) -> list[int]:
     return [r * SIZE + c for r in range(size) for c in range(size)]
 
 
-def _fits(board: np.ndarray, cell: int, colour: int) -> bool:
-    return all(COMPAT[colour, board[z] + 1] for z in NEIGHBOURS[cell])
+#: COMPAT as plain Python: _ALLOWED[colour][code + 1] (the solver reads it thousands of times a
+#: set-up, where numpy scalar indexing cost ~25-50 ms per puzzle)
+_ALLOWED = tuple(tuple(bool(x) for x in row) for row in COMPAT)
+
+
+def _fits(board, cell: int, colour: int) -> bool:
+    """Whether ``colour`` breaks no neighbour rule at ``cell`` (``board``: a list of codes)."""
+    ok = _ALLOWED[colour]
+    return all(ok[board[z] + 1] for z in NEIGHBOURS[cell])
 
 
 def generate(state) -> tuple[np.ndarray, np.ndarray, list[int]]:
@@ -34,8 +41,8 @@ def generate(state) -> tuple[np.ndarray, np.ndarray, list[int]]:
     g = state.game
     rng = state.rng
     cells = field_cells(g.rules["puzzle_size"])
-    board = np.full(SIZE * SIZE, EMPTY, np.int8)
-    cubes = np.full(SIZE * SIZE, -1, np.int16)
+    board = [EMPTY] * (SIZE * SIZE)   # lists while generating: the fit test reads them cell by cell
+    cubes = [-1] * (SIZE * SIZE)
     bag = list(range(100))
     aside = []
     cursor = 0
@@ -57,28 +64,48 @@ def generate(state) -> tuple[np.ndarray, np.ndarray, list[int]]:
         else:
             aside.append(cube)  # fits nowhere further on: set aside, back in the bag afterwards
     bag.extend(aside)
-    return board, cubes, bag
+    return np.array(board, np.int8), np.array(cubes, np.int16), bag
 
 
 def solve(board: np.ndarray, holes: list[int], colours: list[int], budget: int = SOLVER_BUDGET):
     """Backtracking colouring of ``holes``; Giants need a Giant or Temple neighbour at the end."""
-    b = board.copy()
+    b = [int(x) for x in board]  # plain ints: numpy scalar reads would dominate the search
+    n = len(holes)
+    near = [NEIGHBOURS[c] for c in holes]
+    pairs = [(col, _ALLOWED[col]) for col in colours]
+    company = (YELLOW, WHITE)
+    # the Giant rule on the finished field (cells outside it stay empty and keep no Giant company):
+    # a set-up Giant with set-up company is always fine; the others need a filled hole next to them
+    hole_set = set(holes)
+    waiting = []   # set-up Giants without set-up company: their hole neighbours
+    for c, x in enumerate(b):
+        if x == YELLOW and not any(z not in hole_set and b[z] in company for z in NEIGHBOURS[c]):
+            waiting.append([z for z in NEIGHBOURS[c] if z in hole_set])
+    hole_giants = list(zip(holes, near))
     nodes = 0
 
-    def lonely_giant(cell: int) -> bool:
-        # checked on the finished field: cells outside it stay empty and keep no Giant company
-        return not any(b[z] in (YELLOW, WHITE) for z in NEIGHBOURS[cell])
+    def no_lonely_giant() -> bool:
+        for nbs in waiting:
+            if not any(b[z] in company for z in nbs):
+                return False
+        for h, nbs in hole_giants:
+            if b[h] == YELLOW and not any(b[z] in company for z in nbs):
+                return False
+        return True
 
     def rec(i: int) -> bool:
         nonlocal nodes
         nodes += 1
         if nodes > budget:
             return False
-        if i == len(holes):
-            return not any(lonely_giant(c) for c in np.flatnonzero(b == YELLOW))
-        cell = holes[i]
-        for col in colours:
-            if _fits(b, cell, col):
+        if i == n:
+            return no_lonely_giant()
+        cell, nbs = holes[i], near[i]
+        for col, ok in pairs:
+            for z in nbs:
+                if not ok[b[z] + 1]:
+                    break
+            else:
                 b[cell] = col
                 if rec(i + 1):
                     return True
@@ -86,7 +113,7 @@ def solve(board: np.ndarray, holes: list[int], colours: list[int], budget: int =
         return False
 
     if rec(0):
-        return [int(b[c]) for c in holes]
+        return [b[c] for c in holes]
     return None
 
 
@@ -137,9 +164,10 @@ def _match_cubes(g, bag: list[int], solution: list[int]):
     """Take one bag cube with the right face for each solution colour (rarest colours first)."""
     stock = []
     pool = list(bag)
-    for colour in sorted(solution, key=lambda c: sum(c in g.faces[x] for x in pool)):
+    have = {c: sum(c in g.face_sets[x] for x in pool) for c in set(solution)}
+    for colour in sorted(solution, key=have.__getitem__):
         for i, cube in enumerate(pool):
-            if colour in g.faces[cube]:
+            if colour in g.face_sets[cube]:
                 stock.append((cube, colour))
                 pool.pop(i)
                 break

@@ -223,7 +223,7 @@ class PeacekeepersState(MaskMixin, HazardMixin, State):
             return self.reserves[seat].pop()[0]
         if self._easy_stock():
             for i, cube in enumerate(self.bag):
-                if colour in self.game.faces[cube]:
+                if colour in self.game.face_sets[cube]:
                     return self.bag.pop(i)
         raise AssertionError("cube not in hand (mask and apply disagree)")
 
@@ -312,7 +312,7 @@ class PeacekeepersState(MaskMixin, HazardMixin, State):
             self._choose_zone(args[0])
         elif ph == "start_temple":
             # Setup (Solo and Collaborative): a cube with a white side starts the field
-            whites = [c for c in self.bag if WHITE in self.game.faces[c]]
+            whites = [c for c in self.bag if WHITE in self.game.face_sets[c]]
             cube = whites[int(self.rng.integers(len(whites)))]
             self.bag.remove(cube)
             self._put(args[0], WHITE, cube)
