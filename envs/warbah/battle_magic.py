@@ -241,9 +241,11 @@ def _group_alive(sd: dict, t: int) -> bool:
 
 
 def _can_hold(st, me: dict, t: int) -> bool:
-    """Control (Charm, Command) of a special group the caster's Hero lacks needs room under his
-    troop-type limit (SPECIAL UNIT TYPES notes; designed)."""
-    if t < SP0 or me["hero"] < 0 or me["seat"] < 0 or me["counts"][cidx(t)] > 0:
+    """Whether troops of group t (a basic type t < 4 or a special group) may join army ``me``:
+    a kind its Hero lacks needs room under his troop-type limit (SPECIAL UNIT NOTES: 5 types,
+    +1 per Command; designed for Control (Charm, Command) and Raise Dead). Armies without a Hero
+    (garrisons, monsters) have no limit."""
+    if me["hero"] < 0 or me["seat"] < 0 or me["counts"][cidx(t)] > 0:
         return True
     c = me["counts"]
     types = int((c[:4] > 0).sum()) + int((c[UNITS.BASE:] > 0).sum())
@@ -489,7 +491,8 @@ def _resolve_battle(st, k: int, s: int, t, n: int, dice: int, a: int | None = No
     elif eff == "armor":
         mm["armor"] += sp["n"]
     elif eff == "raise_dead":
-        me["counts"][0] += n
+        if _can_hold(st, me, 0):  # warriors as a new type only under the type limit
+            me["counts"][0] += n
     elif eff == "illusions":
         fm["blocked"][t] = True
     elif eff == "summon":
@@ -563,7 +566,8 @@ def segment_effects(st, seg: int) -> list:
                 _battle_mod(foe, t, 0, kill)
             elif eff == "control":
                 c = cidx(t)
-                x = min(n, int(foe["counts"][c]))
+                # checked again here: the caster's own group of that kind may have died since
+                x = min(n, int(foe["counts"][c])) if _can_hold(st, army(b, k), t) else 0
                 foe["counts"][c] -= x
                 army(b, k)["counts"][c] += x
                 foe["mg"]["neutral"][t] = min(foe["mg"]["neutral"][t], int(foe["counts"][c]))

@@ -172,6 +172,39 @@ def test_control_of_a_new_special_kind_respects_the_type_limit():
     assert BS["charm"] in sides(st)[0]["mg"]["hand"]
 
 
+def test_raise_dead_respects_the_troop_type_limit():
+    """SPECIAL UNIT NOTES (5 troop types; designed for Raise Dead like Animate Dead): a Hero with
+    five types and no warriors gets no risen warriors; one that has warriors gets them (found by
+    a fuzz game, 3p seed 7190: a sixth type after a defender's Raise Dead)."""
+    g, st, a, b, cell = special_battle([BS["raise_dead"]], att_sp={KOB: 1, UND: 1}, att=(0, 3, 3, 3))
+    me = sides(st)[0]
+    assert U.type_count(a) == 5 == U.type_limit(st, a)
+    st.apply(BSPELL0 + BS["raise_dead"])
+    assert me["counts"][0] == 0
+    g, st, a, b, cell = special_battle([BS["raise_dead"]], att_sp={KOB: 1}, att=(2, 3, 3, 3))
+    st.apply(BSPELL0 + BS["raise_dead"])
+    assert 3 <= sides(st)[0]["counts"][0] <= 7
+
+
+def test_control_of_a_basic_type_respects_the_type_limit():
+    """Charm / Command at the type limit: an enemy basic group of a type the caster's Hero lacks
+    cannot be targeted; one he has can, and if by the time the spell lands his own group of that
+    type is gone and another kind has taken its place (five types again), nothing changes sides."""
+    g, st, a, b, cell = special_battle([BS["charm"]], att_sp={KOB: 1, UND: 1}, att=(0, 3, 3, 3))
+    st.apply(BSPELL0 + BS["charm"])
+    m = st.legal_actions_mask()
+    assert not m[GROUP0 + 0] and m[GROUP0 + 1]
+    st.apply(GROUP0 + 1)
+    me, foe = sides(st)
+    me["counts"][1] = 0                      # the caster's archers fall before the spell lands
+    me["counts"][0] = 2                      # and warriors rose (Raise Dead): five types again
+    SP.segment_effects(st, B.segment_of(1))
+    SP.segment_effects(st, B.segment_of(2))
+    assert me["counts"][1] == 0 and foe["counts"][1] == 3
+    me["counts"][0] = 0                      # room for the archers: the charm would take them
+    assert BM._can_hold(st, me, 1)
+
+
 def test_neutral_wizard_targets_the_largest_group_including_specials(monkeypatch):
     """Encounter 7 Irate Sorcerer (designed policy): the neutral wizard's targeted spell goes to
     the largest enemy group, which may be a special group."""
