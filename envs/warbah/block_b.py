@@ -153,17 +153,20 @@ def local_mask(st, seat: int, x: int, mask: np.ndarray, occ: dict | None = None)
     if ESP.hero_delayed(st, h):  # Agent Success 6: cannot move or attack this turn
         mask[:6] = 0
         mask[SEA0:] = 0
+        if st.phase == "move":  # he may still take his garrison or hand his army over
+            _whole_army_limits(st, h, mask, hero_map(st) if occ is None else occ)
         return
     if st.phase == "battle":
         SEA.battle_mask(st, seat, h, mask)
         return
     SEA.move_mask(st, seat, x, h, mask)
     SEA.fleet_mask(st, seat, mask)
+    if occ is None:
+        occ = hero_map(st)
+    _whole_army_limits(st, h, mask, occ)
     c = h["cell"]
     if not st.land[c]:
         return
-    if occ is None:
-        occ = hero_map(st)
     _pass_mask(st, seat, h, mask, occ)
     ALLY.trade_mask(st, seat, h, mask)
     if h.get("scout", 0) > 0:  # Scouting: look at an adjacent Hero's card instead of exploring
@@ -172,19 +175,9 @@ def local_mask(st, seat: int, x: int, mask: np.ndarray, occ: dict | None = None)
             if j >= 0 and st.heroes[j]["seat"] != seat and not ESP.is_revealed(st, seat, j):
                 mask[LOOK0 + d] = 1
     own_hex = st.owner[c] == seat
-    room = st.army_cap(h) - UNITS.army_size(h) if mask[TAKE_GARRISON] or own_hex else 0
+    room = st.army_cap(h) - UNITS.army_size(h) if own_hex else 0
     sp = h.get("special")
-    if mask[TAKE_GARRISON] and (room <= 0 or UNITS.type_count(h) + _new_types(
-            st.garrison[c], h["troops"]) + _new_types(st.gsp[c], sp)
-            > UNITS.type_limit(st, h)):
-        mask[TAKE_GARRISON] = 0  # the whole garrison would break the cap or the type limit
     nbl = st.nbl[c]
-    for d in range(6):  # whole-army hand-over (25-30): the receiver's type limit
-        if mask[EXCHANGE0 + d]:
-            o = st.heroes[occ.get(nbl[d], -1)]
-            if UNITS.type_count(o) + _new_types(h["troops"], o["troops"]) > \
-                    UNITS.type_limit(st, o):
-                mask[EXCHANGE0 + d] = 0
     if own_hex:
         g = st.garrison[c].tolist()
         if room > 0 and any(g):
@@ -234,6 +227,23 @@ def local_mask(st, seat: int, x: int, mask: np.ndarray, occ: dict | None = None)
             for u in give_sp.tolist():
                 if new_ok or (osp is not None and osp[u] > 0):
                     mask[GIVE_SP0 + 13 * d + u] = 1
+
+
+def _whole_army_limits(st, h: dict, mask, occ: dict) -> None:
+    """Drop TAKE_GARRISON when the whole garrison would break Hero ``h``'s army cap or troop-type
+    limit, and each whole-army hand-over (EXCHANGE0 + d) that would break the receiver's type
+    limit (also for a Hero delayed by espionage, who may still do both)."""
+    c = h["cell"]
+    if mask[TAKE_GARRISON] and (st.army_cap(h) - UNITS.army_size(h) <= 0
+                                or UNITS.type_count(h) + _new_types(st.garrison[c], h["troops"])
+                                + _new_types(st.gsp[c], h.get("special")) > UNITS.type_limit(st, h)):
+        mask[TAKE_GARRISON] = 0
+    nbl = st.nbl[c]
+    for d in range(6):
+        if mask[EXCHANGE0 + d]:
+            o = st.heroes[occ.get(nbl[d], -1)]
+            if UNITS.type_count(o) + _new_types(h["troops"], o["troops"]) > UNITS.type_limit(st, o):
+                mask[EXCHANGE0 + d] = 0
 
 
 def _new_types(give: np.ndarray, have) -> int:

@@ -30,7 +30,7 @@ from envs.warbah.config import (BSPELL0, CELL0, DONE, GIVE_ITEM0, GROUP0, MAGIC0
                                 TSEAT0)
 from envs.warbah import luck as LUCK
 from envs.warbah.luck import initiative as luck_initiative  # noqa: F401  (rules._start_turn)
-from envs.warbah.units import SPECIALS, gain_warriors
+from envs.warbah.units import SPECIALS, gain_warriors, type_count, type_limit
 
 REALM_PHASES = ("realm", "realm_target")
 BATTLE_PHASES = ("spell", "spell_target")
@@ -260,8 +260,16 @@ def _friend(st, seat: int, h: dict, d: int) -> int:
 
 def move_mask(st, seat: int, h: dict, mask) -> None:
     """Move phase: a hero with an item not yet exchanged this turn may hand it to an adjacent
-    friendly (own or allied) hero (instead of moving)."""
+    friendly (own or allied) hero (instead of moving), unless it is a Command item whose loss
+    would leave him with more troop types than his limit (designed)."""
     if h.get("items") and h["alive"] and _givable(st, h):
+        it = _givable(st, h)[0]  # the item give_item hands over
+        if it["kind"] == "ability" and tuple(it["k"])[0] == "command":
+            rest = list(h["abil"])  # his abilities once the item is gone (as drop_item does)
+            if tuple(it["k"]) in [tuple(a) for a in rest]:
+                rest.remove(next(a for a in rest if tuple(a) == tuple(it["k"])))
+            if type_count(h) > type_limit(st, dict(h, abil=rest)):
+                return
         for d in range(6):
             if _friend(st, seat, h, d) >= 0:
                 mask[GIVE_ITEM0 + d] = 1

@@ -287,6 +287,46 @@ def test_whole_army_actions_respect_type_limit():
     assert not st.legal_actions_mask()[EXCHANGE0 + d]
 
 
+
+def test_delayed_hero_whole_army_actions_respect_type_limit():
+    """A Hero delayed by espionage (Agent Success 6: no moving or attacking this turn) may still
+    hand his army over or take his garrison, within the same limits (found by a fuzz game, 3p
+    mass formula seed 21302: a delayed Hero's hand-over gave the receiver a sixth type)."""
+    from envs.warbah.config import EXCHANGE0
+    g, st, a, b, d = two_heroes()
+    b["troops"][:] = [0, 1, 0, 0]
+    for name in ("dwarves", "gnomes", "fey", "djinn"):
+        U.special(b)[U.SPECIALS.index(name)] = 1
+    a["delayed"] = st.turn
+    st._mask = None
+    m = st.legal_actions_mask()
+    assert not m[:6].any() and not m[EXCHANGE0 + d]
+    U.special(b)[U.SPECIALS.index("djinn")] = 0   # room for one more type: warriors
+    a["troops"][:] = [5, 5, 0, 0]
+    st._mask = None
+    assert st.legal_actions_mask()[EXCHANGE0 + d]
+
+
+def test_command_item_not_handed_over_when_the_giver_would_break_his_limit():
+    """A Command item raises its holder's troop-type limit to 6 while he holds it (designed):
+    he cannot hand it over while he leads six types (fuzz game, 3p mass formula seed 21524);
+    with five he can."""
+    from envs.warbah.config import GIVE_ITEM0
+    g, st, a, b, d = two_heroes()
+    a["items"] = [{"kind": "ability", "k": ("command", 3), "used": -1}]
+    a["abil"] = [("command", 3)]
+    a["troops"][:] = [5, 5, 5, 5]
+    U.special(a)[U.SPECIALS.index("orcs")] = 1
+    U.special(a)[U.SPECIALS.index("elves")] = 1
+    assert U.type_count(a) == 6 == U.type_limit(st, a)
+    st._mask = None
+    assert not st.legal_actions_mask()[GIVE_ITEM0 + d]
+    U.special(a)[U.SPECIALS.index("elves")] = 0
+    st._mask = None
+    assert st.legal_actions_mask()[GIVE_ITEM0 + d]
+    st.apply(GIVE_ITEM0 + d)
+    assert U.type_limit(st, a) == 5 == U.type_count(a) and ("command", 3) in b["abil"]
+
 def pass_through_setup():
     """two_heroes with free explored clear land beyond Hero b (seen from Hero a) and no rivers:
     (g, st, a, b, d, beyond)."""
