@@ -257,7 +257,8 @@ def finish(st, b: dict) -> None:
             st.ships[h["cell"]] = s["ships"]
             if s["ships"] <= 0:
                 st.fleet_owner[h["cell"]] = -1
-                s["counts"][:] = 0  # drowned (designed)
+                s["counts"][:] = 0  # drowned (designed), a summoned monster with them
+                s["monster"] = None
     if b["kind"] == "garrison" and not st.land[b["cell"]]:  # an unmanned fleet attacked
         st.ships[b["cell"]], st.fleet_owner[b["cell"]] = 0, -1
     if b["kind"] == "sea":

@@ -315,3 +315,21 @@ def test_followers_at_sea_beyond_capacity_disband_in_recovery():
     st.order = [0, 1]
     st._recovery()
     assert h["troops"].sum() == 10 and h["troops"][0] == 4
+
+
+def test_a_drowned_army_is_destroyed_with_its_summoned_monster():
+    """BATTLE at sea: a Hero whose last ship sinks is lost with his army (designed), and a monster
+    his wizard summoned (Summon Monster) goes down with it, so the side counts as destroyed and
+    the Hero cannot stay alive at sea without ships (found by a fuzz game, 3p mass formula seed
+    32847: the attacker called off, the defender's fleet had sunk, his monster kept him alive)."""
+    from envs.warbah import battle as B
+    from envs.warbah import combat_flow as CF
+    g, st, h = sea_world()
+    h["cell"] = 3 * g.w + 4
+    st.ships[h["cell"]], st.fleet_owner[h["cell"]] = 1, 0
+    me = CF._side(st, 0)
+    me["ships"], me["monster"] = 0, [2, 4, 5]
+    foe = CF._neutral(np.zeros(5, np.int64), None, 0)
+    SEA.finish(st, {"sides": [foe, me], "kind": "hero", "cell": h["cell"]})
+    assert B.destroyed(me) and me["monster"] is None
+    assert st.ships[h["cell"]] == 0 and st.fleet_owner[h["cell"]] == -1
