@@ -66,7 +66,10 @@ def gain_warriors(st, h: dict, n: int) -> int:
     """Add ``n`` warriors to Hero ``h`` (Animate Dead, Heal, the Healing ability, a treasure's
     followers) and return how many joined. SPECIAL UNIT NOTES allow 5 troop types (Command +1):
     when warriors would be a new type over that limit, none join (designed, the same reading as
-    for special units taken over by Control spells)."""
+    for special units taken over by Control spells). Only as many join as the army cap leaves
+    room for (designed: the rest disband at once, as RECOVERY's trim would disband them, warriors
+    first; so a Research or Animate Dead in the Realm phase cannot take an army over the cap)."""
+    n = min(n, st.army_cap(h) - army_size(h))
     if n <= 0 or (h["troops"][0] == 0 and type_count(h) >= type_limit(st, h)):
         return 0
     h["troops"][0] += n

@@ -440,6 +440,22 @@ def test_warriors_gained_respect_the_troop_type_limit(name, extra):
         assert name == "animate_dead" or a["lost"] == 6 - joined
 
 
+def test_warriors_gained_without_a_choice_stop_at_the_army_cap():
+    """ARMY cap 40 (Command +10; RECOVERY disbands the excess, warriors first): warriors gained
+    without a choice join only up to the cap, the rest disband at once (designed). Found by a
+    fuzz game (4p allies, mass formula, seed 41885): Research's treasure followers in the Realm
+    phase took an army of 32 to 41 before the recruit phase."""
+    from envs.warbah.rules import _treasure_rolls
+    g, st, a, b, d, cell = realm_ready("fly")
+    a["troops"][:] = [17, 6, 6, 3]
+    assert U.army_size(a) == 32 and st.army_cap(a) == 40
+    _treasure_rolls(st, (0,), (6, 9))          # TREASURE 6: 9 followers
+    assert a["troops"].tolist() == [25, 6, 6, 3] and U.army_size(a) == 40
+    assert U.gain_warriors(st, a, 3) == 0      # a full army takes none
+    a["abil"].append(("command", 0))           # Command: room for 10 more
+    assert U.gain_warriors(st, a, 12) == 10 and U.army_size(a) == 50
+
+
 def test_healing_and_treasure_followers_respect_the_troop_type_limit():
     """ABILITY TABLE Healing (lost troops back as warriors in recovery) and TREASURE TABLE 6
     (1D10 followers): no warriors join a Hero at his 5-type limit without warriors (designed);
