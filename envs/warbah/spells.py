@@ -230,10 +230,17 @@ def gain_item(st, h: dict, kind: str) -> None:
     h.setdefault("items", []).append({"kind": kind, "k": k, "used": -1})
 
 
+def _abilities_without(h: dict, it: dict) -> list:
+    """Hero ``h``'s abilities once item ``it`` is gone (an ability item takes its ability)."""
+    rest = list(h["abil"])
+    if it["kind"] == "ability" and tuple(it["k"]) in [tuple(a) for a in rest]:
+        rest.remove(next(a for a in rest if tuple(a) == tuple(it["k"])))
+    return rest
+
+
 def drop_item(h: dict, it: dict) -> None:
     h["items"].remove(it)
-    if it["kind"] == "ability" and tuple(it["k"]) in [tuple(a) for a in h["abil"]]:
-        h["abil"].remove(next(a for a in h["abil"] if tuple(a) == tuple(it["k"])))
+    h["abil"][:] = _abilities_without(h, it)
 
 
 def take_items(st, winner: dict, loser: dict) -> None:
@@ -262,14 +269,12 @@ def move_mask(st, seat: int, h: dict, mask) -> None:
     """Move phase: a hero with an item not yet exchanged this turn may hand it to an adjacent
     friendly (own or allied) hero (instead of moving), unless it is a Command item whose loss
     would leave him with more troop types than his limit (designed)."""
-    if h.get("items") and h["alive"] and _givable(st, h):
-        it = _givable(st, h)[0]  # the item give_item hands over
-        if it["kind"] == "ability" and tuple(it["k"])[0] == "command":
-            rest = list(h["abil"])  # his abilities once the item is gone (as drop_item does)
-            if tuple(it["k"]) in [tuple(a) for a in rest]:
-                rest.remove(next(a for a in rest if tuple(a) == tuple(it["k"])))
-            if type_count(h) > type_limit(st, dict(h, abil=rest)):
-                return
+    givable = _givable(st, h) if h.get("items") and h["alive"] else None
+    if givable:
+        it = givable[0]  # the item give_item hands over
+        if (it["kind"] == "ability" and tuple(it["k"])[0] == "command"
+                and type_count(h) > type_limit(st, dict(h, abil=_abilities_without(h, it)))):
+            return
         for d in range(6):
             if _friend(st, seat, h, d) >= 0:
                 mask[GIVE_ITEM0 + d] = 1
