@@ -109,6 +109,8 @@ class PeacekeepersGame(Game):
             self.face_present[cube, self.faces[cube]] = 1
         #: face_sets[cube]: its face colours as a frozenset (membership without numpy scalars)
         self.face_sets = tuple(frozenset(int(f) for f in row) for row in self.faces)
+        #: face_tuples[cube]: its six faces as Python ints (a roll indexes it without numpy)
+        self.face_tuples = tuple(tuple(int(f) for f in row) for row in self.faces)
         self.tokens = tables["tokens"]
         self.eruption_path = tables["eruption_path"]
         self.rules = tables["rules"]
@@ -130,6 +132,10 @@ class PeacekeepersGame(Game):
             banned |= {BLACK, WHITE, BROWN, GRAY}  # played without hordes, volcanoes, temples
         #: faces re-rolled whenever a cube is rolled in this variant
         self.always_reroll = frozenset(banned)
+        #: the rule switches the placement kernel reads (envs/_accel.c, pk_placement_bits)
+        self._kernel_flags = (1 * self.puzzle + 2 * bool(self.rules["restart_on_empty_board"])
+                              + 4 * bool(self.rules["troll_check_after_chase"])
+                              + 8 * bool(self.rules["giant_pairs_only"]))
 
     def options(self) -> dict[str, Any]:
         return {"mode": self.mode, "num_players": self.num_seats, "hand_size": self.hand_size,

@@ -11,6 +11,7 @@ import functools
 
 import numpy as np
 
+from envs.core.accel import KERNELS
 from envs.peacekeepers import actions as A
 from envs.peacekeepers.board import (BLACK, BLUE, BROWN, CELLS, COMPAT, EDGE_BITS, EMPTY, FULL, GRAY,
                                      GREEN, INCOMPAT_CODES, MOUNTAIN, NEIGHBOURS, ORANGE, PLACEABLE,
@@ -32,12 +33,23 @@ def _active_bits(active: bytes) -> int:
 
 
 _MASK_BYTES = (A.NUM_ACTIONS + 7) // 8
+#: the tables the placement kernel reads: board.COMPAT, and which board codes (+1) hordes attack
+_COMPAT_BYTES = np.ascontiguousarray(COMPAT, np.uint8).tobytes()
+_HORDE_CODES = bytes(1 if j - 1 in HORDE_TARGETS else 0 for j in range(12))
 #: range length -> its mountain mask on an empty board (where every game's set-up starts)
 _EMPTY_BOARD_MOUNTAINS: dict = {}
 
 
 def _unpack_mask(bits: int) -> np.ndarray:
     """Action bit ``i`` of a Python int -> int8[NUM_ACTIONS] 0/1 mask."""
+    if KERNELS is not None:
+        mask = np.empty(A.NUM_ACTIONS, np.int8)
+        KERNELS.unpack_bits(bits.to_bytes(_MASK_BYTES, "little"), mask)
+        return mask
+    return _unpack_mask_py(bits)
+
+
+def _unpack_mask_py(bits: int) -> np.ndarray:
     raw = np.frombuffer(bits.to_bytes(_MASK_BYTES, "little"), np.uint8)
     return np.unpackbits(raw, bitorder="little", count=A.NUM_ACTIONS).view(np.int8)
 
@@ -52,15 +64,17 @@ class MaskMixin:
         ``code_bits[j]``: cells holding board code ``j - 1``; plus the field of play, the cubes,
         the cells touching a cube, the zones, and a memo for masks.
         """
-        if self._cache is not None:
-            return self._cache
+        c = self._cache
+        if c is not None and c[0] is not None:
+            return c
         code_bits = tuple(self._code_bits())   # a snapshot: the list changes with the board
         active = _active_bits(self.active.tobytes()) if self.game.puzzle else FULL
         cubes = (code_bits[1] | code_bits[2] | code_bits[3] | code_bits[4] | code_bits[5]
                  | code_bits[6] | code_bits[7] | code_bits[8] | code_bits[9] | code_bits[10])
         touch1, touch2 = neighbour_count_bits(cubes)
         zones = _zone_bits(self.zone.tobytes(), self.game.num_seats) if self.game.competitive else None
-        self._cache = (code_bits, active, cubes, touch1, touch2, {}, zones)
+        # keep a memo that _memo() opened for this position
+        self._cache = (code_bits, active, cubes, touch1, touch2, {} if c is None else c[5], zones)
         return self._cache
 
     def _area(self, seat: int) -> tuple[int, bool]:
@@ -79,6 +93,30 @@ class MaskMixin:
 
     def _placement_bits(self, seat: int) -> int:
         """PLACE legality as one integer: bit ``colour * 100 + cell`` (cached per hand)."""
+        if KERNELS is None:
+            return self._placement_bits_py(seat)
+        counts = self.hand_counts(seat)
+        memo = self._memo()
+        key = (seat, *counts)
+        found = memo.get(key)
+        if found is None:
+            g = self.game
+            raw = KERNELS.pk_placement_bits(
+                self.board, self.active if g.puzzle else None, self.zone if g.competitive else None,
+                _COMPAT_BYTES, _HORDE_CODES, seat, counts, not self.first_done[seat], g._kernel_flags)
+            found = memo[key] = int.from_bytes(raw, "little")
+        return found
+
+    def _memo(self) -> dict:
+        """The per-position memo of masks and scores. It lives in ``_cache`` with the analysis,
+        which is only computed when asked for (the kernels do not need it)."""
+        c = self._cache
+        if c is None:
+            c = self._cache = (None, None, None, None, None, {}, None)
+        return c[5]
+
+    def _placement_bits_py(self, seat: int) -> int:
+        """The pure-Python PLACE legality (the reference for the kernel)."""
         g = self.game
         counts = self.hand_counts(seat)
         code_bits, active, cubes, touch1, touch2, memo, _ = self._analysis()
@@ -187,6 +225,10 @@ class MaskMixin:
         return out
 
     def _mountain_mask(self) -> np.ndarray:
+        if self._mountain_cache is None and KERNELS is not None:
+            found = np.empty(2 * CELLS, bool)
+            KERNELS.pk_mountains(self.board, self.ranges[0], found)
+            self._mountain_cache = found
         if self._mountain_cache is None:
             if self._mlab is None or self._codes is None:   # after a bulk write of the board
                 self._mlab = obstacle_labels(self.board)
@@ -203,7 +245,7 @@ class MaskMixin:
 
     # ------------------------------------------------------------------ mask ----------------
     def legal_actions_mask(self) -> np.ndarray:
-        memo = self._analysis()[5]
+        memo = self._memo()
         key = ("mask", len(self.history), self.phase, self.cur)
         mask = memo.get(key)
         if mask is None:

@@ -37,6 +37,7 @@ import struct
 
 import numpy as np
 
+from envs.core.accel import KERNELS
 from envs.peacekeepers.board import CELLS
 from envs.peacekeepers.config import BOARD_PLANES, VECTOR_SIZE
 from envs.peacekeepers.rules import PHASES
@@ -67,7 +68,29 @@ _VECTOR = struct.Struct(f"={VECTOR_SIZE}f")
 _VEC_OFFSET = BOARD_SIZE * 4          # byte offset of the scalar part in the float32 vector
 
 
+_END_CODE = {None: 0, "zone": 1, "stuck": 2}
+
+
 def build_observation(state, seat: int) -> np.ndarray:
+    """The observation of ``seat`` (the compiled kernel when built, else the Python code)."""
+    if KERNELS is None:
+        return build_observation_py(state, seat)
+    g = state.game
+    n = g.num_seats
+    obs = np.empty(BOARD_SIZE + VECTOR_SIZE, np.float32)
+    active = state.active if g.puzzle else None
+    template = _template(state.zone.tobytes() if g.competitive and state.zone[0] >= 0 else None,
+                         None if active is None else active.tobytes(), seat, n)
+    KERNELS.pk_observe(obs, state.code_planes(), template, active, state.pending_cell, seat, n,
+                       1 if g.hidden_information else n, state.hands, state.captured,
+                       state.first_done, state.out, state.allot, state._scores(), state.peaks,
+                       state.reserves[seat], state.bag, state.discard, _PHASE_INDEX[state.phase],
+                       state.ranges, _END_CODE[state.end_phase], state.pending_optional)
+    return obs
+
+
+def build_observation_py(state, seat: int) -> np.ndarray:
+    """The pure-Python observation (the reference for the kernel)."""
     g = state.game
     n = g.num_seats
     zone_bytes = state.zone.tobytes() if g.competitive and state.zone[0] >= 0 else None

@@ -17,7 +17,7 @@ from envs.peacekeepers.board import (BLACK, BLUE, BROWN, CELLS, EMPTY, ERUPTED, 
                                      MOUNTAIN, MOUNTAIN_CANDIDATES, NEIGHBOURS, ORANGE, SIZE, WHITE,
                                      YELLOW, add_mountains)
 from envs.peacekeepers.hazards import HazardMixin
-from envs.peacekeepers.masks import MaskMixin
+from envs.peacekeepers.masks import MaskMixin, _zone_bits
 
 PHASES = ("mountain", "zone", "start_temple", "refill", "play", "giant2", "troll_chase", "elf", "over")
 #: board code + 1 -> one-hot column (12 codes x 12) used to split the board into bitboards
@@ -26,6 +26,16 @@ _ONEHOT_T = np.eye(12, dtype=bool)
 _CODE_PLANE = (11, 0, 1, 2, 3, 4, 5, 6, 7, 9, 8, 10)
 _PLANE_CODE = np.empty((12, 1), np.int8)
 _PLANE_CODE[list(_CODE_PLANE), 0] = np.arange(-1, 11)
+
+
+_BUILD_OBSERVATION = None  # observe.build_observation, imported on first use (it imports this module)
+
+
+def _observation_fn():
+    global _BUILD_OBSERVATION
+    from envs.peacekeepers.observe import build_observation
+    _BUILD_OBSERVATION = build_observation
+    return build_observation
 
 
 @functools.lru_cache(maxsize=64)
@@ -189,13 +199,13 @@ class PeacekeepersState(MaskMixin, HazardMixin, State):
 
     # ------------------------------------------------------------------ cubes ---------------
     def _roll(self, cube: int, reroll=()) -> int:
-        faces = self.game.faces[cube]
-        banned = self.game.always_reroll.union(reroll)
-        allowed = [f for f in faces if f not in banned]
-        if not allowed:
-            return -1
+        g = self.game
+        faces = g.face_tuples[cube]
+        banned = g.always_reroll.union(reroll) if reroll else g.always_reroll
+        if banned and g.face_sets[cube] <= banned:
+            return -1   # every side is re-rolled: the cube cannot be used
         while True:
-            f = int(faces[self.rng.integers(6)])
+            f = faces[self.rng.integers(6)]
             if f not in banned:
                 return f
 
@@ -469,8 +479,8 @@ class PeacekeepersState(MaskMixin, HazardMixin, State):
         self._next_turn()
 
     def _zone_full(self, seat: int) -> bool:
-        code_bits, *_, zones = self._analysis()
-        return not (zones[seat] & code_bits[0])
+        zones = _zone_bits(self.zone.tobytes(), self.game.num_seats)
+        return not (zones[seat] & self._code_bits()[EMPTY + 1])
 
     def _next_turn(self) -> None:
         g = self.game
@@ -599,10 +609,11 @@ class PeacekeepersState(MaskMixin, HazardMixin, State):
         if g.competitive:
             if self.zone[0] < 0:
                 return [0.0] * n
-            code_bits, *_, zones = self._analysis()
+            free = self._code_bits()[EMPTY + 1]
+            zones = _zone_bits(self.zone.tobytes(), n)
             out = []
             for s in range(n):
-                empty = (code_bits[0] & zones[s]).bit_count()   # empty cells left in the zone
+                empty = (free & zones[s]).bit_count()   # empty cells left in the zone
                 out.append(float(len(self.captured[s]) - empty - self.penalty[s] + (5 if empty == 0 else 0)))
             return out
         if g.puzzle:
@@ -641,8 +652,7 @@ class PeacekeepersState(MaskMixin, HazardMixin, State):
 
     # ------------------------------------------------------------------ views ---------------
     def observation(self, seat: int) -> np.ndarray:
-        from envs.peacekeepers.observe import build_observation
-        return build_observation(self, seat)
+        return (_BUILD_OBSERVATION or _observation_fn())(self, seat)
 
     def action_to_str(self, action: int) -> str:
         return A.action_to_str(action, self.game.zone_kind)
