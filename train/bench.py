@@ -48,6 +48,19 @@ def drive(env, seconds: float, seed: int = 0) -> tuple[int, int, float]:
     return steps, games, time.perf_counter() - start
 
 
+def warm_up(env, seed: int = 10**6) -> None:
+    """Play one random game untimed, so a round does not time modules imported on first use."""
+    rng = np.random.default_rng(seed)
+    env.reset(seed=seed)
+    for _ in env.agent_iter():
+        obs, _, term, trunc, _ = env.last()
+        if term or trunc:
+            env.step(None)
+            continue
+        legal = np.flatnonzero(obs["action_mask"])
+        env.step(int(legal[rng.integers(len(legal))]))
+
+
 def reference_env():
     try:
         from pettingzoo.classic import connect_four_v3
@@ -73,6 +86,8 @@ def run(names: list[str] | None = None, seconds: float = 3.0, all_variants: bool
     ref = reference_env()
     made = {(n, v): envs.make(n, **o) for n, v, o in targets}
     jobs = [("connect_four_v3", "default", ref)] + [(n, v, made[(n, v)]) for n, v, _ in targets]
+    for _, _, env in jobs:   # warm-up, untimed: first-use imports and caches (all envs alike)
+        warm_up(env)
     for r in range(rounds):
         for name, vname, env in jobs:
             steps, games, dt = drive(env, seconds / rounds, seed=1000 * r)

@@ -130,6 +130,8 @@ def cmd_bench(args) -> int:
     results = run(args.games or None, seconds=args.seconds, all_variants=args.all_variants,
                   rounds=args.rounds)
     print(format_table(results))
+    from envs.core.accel import backend
+    print(f"engine hot spots: {backend()}")
     return 0
 
 
