@@ -561,6 +561,209 @@ pk_observe(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
     Py_RETURN_NONE;
 }
 
+/* ------------------------------------------------------------------ Warbah ------------- */
+
+typedef struct {
+    Py_buffer v;
+    int held;
+} Buf;
+
+static void
+release_all(Buf *b, int k)
+{
+    for (int i = 0; i < k; i++)
+        if (b[i].held) {
+            PyBuffer_Release(&b[i].v);
+            b[i].held = 0;
+        }
+}
+
+/* A read-only buffer of ``count`` items of ``itemsize`` bytes (int64 arrays: 8, bool: 1). */
+static int
+get_typed(PyObject *obj, Buf *b, Py_ssize_t count, Py_ssize_t itemsize, const char *what)
+{
+    if (get_buffer(obj, &b->v, -1, 0, what) < 0)
+        return -1;
+    b->held = 1;
+    if (b->v.itemsize != itemsize || b->v.len != count * itemsize) {
+        PyErr_Format(PyExc_TypeError, "%s: expected %zd items of %zd bytes", what, count, itemsize);
+        return -1;
+    }
+    return 0;
+}
+
+#define WB_ARGS 23
+
+/* wb_observe_base(out, n, N, seat, land, explored, terrain, settle, wall_damage, terrain_walls,
+ *                 settle_walls, settle_code, same_side_walls, river_planes, river_adj, bonus_walls,
+ *                 variant, variant_value, owner, encounter, alive, garrison, gsp)
+ * writes the array-derived parts of a Warbah observation into ``out`` (float32, zeroed by the
+ * caller): board planes 0-5, 8-11, 13-16 and vector entries 32-39, with the values of
+ * envs/warbah/observe.py's Python path (_map_base, _build_owned, _garrisons). int64 arrays,
+ * bool land / explored / alive / river_adj, float32 river planes (3 x n); bonus_walls: dict
+ * cell -> walls; variant: list of names ('' none); variant_value: dict name -> plane value. */
+static PyObject *
+wb_observe_base(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    long n, N, seat, set_code, same_side;
+    if (check_nargs(nargs, WB_ARGS, "wb_observe_base") < 0 || as_long(args[1], &n, "n") < 0
+        || as_long(args[2], &N, "N") < 0 || as_long(args[3], &seat, "seat") < 0
+        || as_long(args[11], &set_code, "settle_code") < 0
+        || as_long(args[12], &same_side, "same_side_walls") < 0)
+        return NULL;
+    if (n < 1 || N < 1 || N > 4 || seat < 0 || seat >= N) {
+        PyErr_SetString(PyExc_ValueError, "wb_observe_base: n, N or seat out of range");
+        return NULL;
+    }
+    PyObject *bonus = args[15], *variant = args[16], *vvalue = args[17];
+    if (!PyDict_Check(bonus) || !PyList_Check(variant) || PyList_GET_SIZE(variant) != n
+        || !PyDict_Check(vvalue)) {
+        PyErr_SetString(PyExc_TypeError, "wb_observe_base: bonus walls and variant values must be "
+                        "dicts, the variant a list of n names");
+        return NULL;
+    }
+    enum { OUT, LAND, EXPL, TER, SET, WD, TW, SW, RIV, ADJ, OWN, ENC, ALIVE, GAR, GSP, NB };
+    Buf b[NB];
+    memset(b, 0, sizeof b);
+    if (get_buffer(args[0], &b[OUT].v, -1, 1, "out") < 0)
+        return NULL;
+    b[OUT].held = 1;
+    Py_ssize_t size = b[OUT].v.len / 4;
+    if (b[OUT].v.itemsize != 4 || size < 17 * n + 48) {
+        PyErr_SetString(PyExc_TypeError, "wb_observe_base: out must be float32 of the observation size");
+        goto fail;
+    }
+    if (get_typed(args[4], &b[LAND], n, 1, "land") < 0 || get_typed(args[5], &b[EXPL], n, 1, "explored") < 0
+        || get_typed(args[6], &b[TER], n, 8, "terrain") < 0 || get_typed(args[7], &b[SET], n, 8, "settle") < 0
+        || get_typed(args[8], &b[WD], n, 8, "wall_damage") < 0
+        || get_buffer(args[9], &b[TW].v, -1, 0, "terrain_walls") < 0 || !(b[TW].held = 1)
+        || get_buffer(args[10], &b[SW].v, -1, 0, "settle_walls") < 0 || !(b[SW].held = 1)
+        || get_typed(args[13], &b[RIV], 3 * n, 4, "river_planes") < 0
+        || get_typed(args[14], &b[ADJ], n, 1, "river_adj") < 0
+        || get_typed(args[18], &b[OWN], n, 8, "owner") < 0
+        || get_typed(args[19], &b[ENC], n, 8, "encounter") < 0
+        || get_typed(args[20], &b[ALIVE], N, 1, "alive") < 0)
+        goto fail;
+    if (b[TW].v.itemsize != 8 || b[SW].v.itemsize != 8) {
+        PyErr_SetString(PyExc_TypeError, "wb_observe_base: wall tables must be int64");
+        goto fail;
+    }
+    if (get_buffer(args[21], &b[GAR].v, -1, 0, "garrison") < 0)
+        goto fail;
+    b[GAR].held = 1;
+    if (get_buffer(args[22], &b[GSP].v, -1, 0, "gsp") < 0)
+        goto fail;
+    b[GSP].held = 1;
+    if (b[GAR].v.itemsize != 8 || b[GSP].v.itemsize != 8 || b[GAR].v.len % (8 * n)
+        || b[GSP].v.len % (8 * n)) {
+        PyErr_SetString(PyExc_TypeError, "wb_observe_base: garrison and gsp must be int64 (n, k)");
+        goto fail;
+    }
+    Py_ssize_t ntw = b[TW].v.len / 8, nsw = b[SW].v.len / 8;
+    Py_ssize_t kg = b[GAR].v.len / (8 * n), ks = b[GSP].v.len / (8 * n);
+    float *o = (float *)b[OUT].v.buf;
+    const unsigned char *land = b[LAND].v.buf, *expl = b[EXPL].v.buf, *adj = b[ADJ].v.buf;
+    const unsigned char *alive = b[ALIVE].v.buf;
+    const long long *ter = b[TER].v.buf, *set = b[SET].v.buf, *wd = b[WD].v.buf;
+    const long long *tw = b[TW].v.buf, *sw = b[SW].v.buf, *own = b[OWN].v.buf, *enc = b[ENC].v.buf;
+    const long long *gar = b[GAR].v.buf, *gsp = b[GSP].v.buf;
+    const float *riv = b[RIV].v.buf;
+    int has_bonus = PyDict_GET_SIZE(bonus) > 0;
+    long held[4] = {0, 0, 0, 0};
+    for (long x = 0; x < n; x++) {
+        long long t = ter[x], s = set[x];
+        o[x] = land[x] ? 1.0f : 0.0f;
+        o[n + x] = expl[x] ? 1.0f : 0.0f;
+        o[2 * n + x] = t >= 0 ? (float)((t + 1) / 7.0) : 0.0f;
+        o[3 * n + x] = s >= 0 ? (float)((s + 1) / 7.0) : 0.0f;
+        for (int d = 0; d < 3; d++)
+            o[(13 + d) * n + x] = riv[d * n + x];
+        if (expl[x]) {
+            long long w = 0;
+            if (t >= 0) {
+                if (t >= ntw) goto bad_index;
+                w = tw[t];
+            }
+            if (t == set_code) {
+                long long k = s > 0 ? s : 0;
+                if (k >= nsw) goto bad_index;
+                w = sw[k];
+            }
+            if (adj[x] && w < same_side)
+                w = same_side;
+            w -= wd[x];
+            if (w < 0)
+                w = 0;
+            if (has_bonus) {
+                PyObject *key = PyLong_FromLong(x);
+                if (key == NULL)
+                    goto fail;
+                PyObject *extra = PyDict_GetItemWithError(bonus, key);
+                Py_DECREF(key);
+                if (extra == NULL && PyErr_Occurred())
+                    goto fail;
+                if (extra != NULL) {
+                    long e = PyLong_AsLong(extra);
+                    if (e == -1 && PyErr_Occurred())
+                        goto fail;
+                    w += e;
+                }
+            }
+            o[11 * n + x] = (float)((w < 8 ? w : 8) / 8.0);
+            PyObject *name = PyList_GET_ITEM(variant, x);
+            int named = PyObject_IsTrue(name);
+            if (named < 0)
+                goto fail;
+            if (named) {
+                PyObject *val = PyDict_GetItemWithError(vvalue, name);
+                if (val == NULL) {
+                    if (!PyErr_Occurred())
+                        PyErr_Format(PyExc_KeyError, "unknown terrain variant %R", name);
+                    goto fail;
+                }
+                double vv = PyFloat_AsDouble(val);
+                if (vv == -1.0 && PyErr_Occurred())
+                    goto fail;
+                o[16 * n + x] = (float)vv;
+            }
+        }
+        long long ow = own[x];
+        if (ow >= 0) {
+            if (ow >= N) goto bad_index;
+            if (ow == seat)
+                o[4 * n + x] = 1.0f;
+            else
+                o[5 * n + x] = (float)((double)(((ow - seat) % N + N) % N) / N);
+            if (s >= 0)
+                held[ow]++;
+        }
+        if (enc[x] != 0)
+            o[8 * n + x] = 1.0f;
+        long long tot = 0;
+        for (Py_ssize_t k = 0; k < kg; k++)
+            tot += gar[x * kg + k];
+        for (Py_ssize_t k = 0; k < ks; k++)
+            tot += gsp[x * ks + k];
+        if (tot != 0)
+            o[(ow == seat ? 9 : 10) * n + x] = (float)((tot < 20 ? tot : 20) / 20.0);
+    }
+    long vo = 17 * n;
+    for (long s = 0; s < N; s++) {
+        long rel = ((s - seat) % N + N) % N;
+        if (alive[s])
+            o[vo + 32 + rel] = 1.0f;
+        if (held[s])
+            o[vo + 36 + rel] = (float)((held[s] < 20 ? held[s] : 20) / 20.0);
+    }
+    release_all(b, NB);
+    Py_RETURN_NONE;
+bad_index:
+    PyErr_SetString(PyExc_ValueError, "wb_observe_base: a terrain, settlement or owner code is out of range");
+fail:
+    release_all(b, NB);
+    return NULL;
+}
+
 /* ------------------------------------------------------------------ module ------------- */
 
 static PyMethodDef methods[] = {
@@ -570,6 +773,8 @@ static PyMethodDef methods[] = {
      "pk_mountains(board, length, out): Peacekeepers mountain-range legality (200 entries)."},
     {"pk_placement_bits", (PyCFunction)(void (*)(void))pk_placement_bits, METH_FASTCALL,
      "pk_placement_bits(...) -> bytes: Peacekeepers PLACE legality (see masks.py)."},
+    {"wb_observe_base", (PyCFunction)(void (*)(void))wb_observe_base, METH_FASTCALL,
+     "wb_observe_base(...): the array-derived planes of a Warbah observation (see observe.py)."},
     {"pk_observe", (PyCFunction)(void (*)(void))pk_observe, METH_FASTCALL,
      "pk_observe(...): fill a Peacekeepers observation (see envs/peacekeepers/observe.py)."},
     {NULL, NULL, 0, NULL},

@@ -142,3 +142,45 @@ def test_pure_python_switch_plays_the_same_games():
     assert outs[1][0].startswith("pure Python")
     assert outs[0][1] == outs[1][1]
     assert len(outs[0][1]) == len(hashlib.sha256().hexdigest())
+
+
+WB_VARIANTS = list(envs.variants("warbah_v0"))
+
+
+@needs_kernels
+@pytest.mark.parametrize("variant", WB_VARIANTS)
+def test_warbah_observation_kernel_matches_python(variant):
+    """The map / ownership / garrison part of the Warbah observation: kernel == Python cache
+    path for every seat at each state of two seeded random games (and the whole observation
+    through observe(), which the pure-Python switch test and test_speed_equal also cover)."""
+    from envs.warbah import observe as WO
+    for seed in range(2):
+        st = variant_state("warbah_v0", variant, seed)
+        rng = np.random.default_rng(seed)
+        while True:
+            for seat in range(st.game.num_seats):
+                fast = WO._observe_base_kernel(st, seat)
+                assert fast is not None
+                assert fast.tobytes() == WO._observe_base_py(st, seat).tobytes(), (seed, len(st.history))
+            if st.is_terminal():
+                break
+            random_step(st, rng)
+
+
+@needs_kernels
+def test_warbah_observation_kernel_sees_bonus_walls_and_variants():
+    """Bonus walls (a Realm spell's) and terrain variants reach the kernel's planes as in Python;
+    an unknown variant name is an error, not a silent zero."""
+    from envs.warbah import observe as WO
+    st = variant_state("warbah_v0", WB_VARIANTS[0], 4)
+    rng = np.random.default_rng(4)
+    while len(np.flatnonzero(st.explored & st.land)) < 3:
+        random_step(st, rng)
+    cells = np.flatnonzero(st.explored & st.land).tolist()[:3]
+    st.mg["bwalls"] = {cells[0]: 2, cells[1]: 5}
+    st.variant[cells[2]] = st.game.variant_names[3]
+    for seat in range(st.game.num_seats):
+        assert WO._observe_base_kernel(st, seat).tobytes() == WO._observe_base_py(st, seat).tobytes()
+    st.variant[cells[2]] = "no_such_variant"
+    with pytest.raises(KeyError, match="no_such_variant"):
+        WO._observe_base_kernel(st, 0)

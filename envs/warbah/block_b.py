@@ -160,9 +160,9 @@ def local_mask(st, seat: int, x: int, mask: np.ndarray, occ: dict | None = None)
         SEA.battle_mask(st, seat, h, mask)
         return
     SEA.move_mask(st, seat, x, h, mask)
-    SEA.fleet_mask(st, seat, mask)
     if occ is None:
         occ = hero_map(st)
+    SEA.fleet_mask(st, seat, mask, occ)
     _whole_army_limits(st, h, mask, occ)
     c = h["cell"]
     if not st.land[c]:

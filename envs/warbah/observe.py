@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from envs.core.accel import KERNELS
 from envs.warbah.config import ABILITIES, SETTLEMENTS, TERRAINS
 from envs.warbah.block_b import PLANES_B, VECTOR_B, observe_b
 from envs.warbah.sea import fleet_cells
@@ -90,6 +91,7 @@ def _walls_here(st, cells: np.ndarray) -> np.ndarray:
 
 
 _MAP_ROWS = [0, 1, 2, 3, 11, 13, 14, 15, 16]
+_SETTLEMENT_CODE = TERRAINS.index("settlement")
 _PHASE_INDEX = {p: i for i, p in enumerate(PHASES)}
 
 
@@ -327,11 +329,9 @@ def _obs_size(g) -> int:
     return k
 
 
-def observe(st, seat: int) -> np.ndarray:
-    """One float32 array: the cached map planes copied, the cached sparse ownership / garrison /
-    fleet entries scattered in, the rest written in place (block B and magic sections by
-    block_b.observe_b and spells.observe into their slices). tests/warbah/test_speed_equal.py
-    checks it equals the plain reference copy."""
+def _observe_base_py(st, seat: int) -> np.ndarray:
+    """The array-derived part of ``observe`` in Python (the reference for the kernel
+    wb_observe_base): map planes from the cache, ownership, chits, alive, held, garrisons."""
     g = st.game
     n = g.n_cells
     d = st.__dict__
@@ -344,7 +344,6 @@ def observe(st, seat: int) -> np.ndarray:
     else:  # the cache keeps a copy of the variant list
         key = key[:5] + (list(st.variant),) + key[6:]
         out = _map_base(st, key).copy()
-    w = memoryview(out)  # scalar writes through the buffer: no numpy scalar conversion
     # ownership / chits / alive / held, cached per seat while their arrays keep their bytes
     # (the seat-independent lists shared under -1)
     ob_ = st.owner.tobytes()
@@ -372,6 +371,49 @@ def observe(st, seat: int) -> np.ndarray:
         if r is None or r[0] != ob_:
             r = c[2][seat] = (ob_, _garrison_index(c[1][0], st.owner, seat, n))
         out[r[1]] = c[1][1]
+    return out
+
+
+def _observe_base_kernel(st, seat: int) -> np.ndarray | None:
+    """``_observe_base_py``'s array by the compiled kernel (from scratch: at 63 cells that is
+    cheaper than the Python caches); None where the arrays have other dtypes than the engine's
+    (hand-built test states), which the Python code handles."""
+    g = st.game
+    out = np.zeros(_obs_size(g), np.float32)
+    planes, adj = _river_cache(st)
+    tw, sw = _wall_tables(g)
+    try:
+        KERNELS.wb_observe_base(
+            out, g.n_cells, g.num_seats, seat, st.land, st.explored, st.terrain, st.settle,
+            st.wall_damage, tw, sw, _SETTLEMENT_CODE, g.cfg["river"]["same_side_walls"],
+            planes, adj, st.mg["bwalls"], st.variant, _variant_values(g), st.owner,
+            st.encounter, st.alive, st.garrison, st.gsp)
+    except TypeError:
+        return None
+    return out
+
+
+def _variant_values(g) -> dict:
+    """{terrain variant name: its plane-16 value} (cached on the Game)."""
+    t = g.__dict__.get("_obs_variant_values")
+    if t is None:
+        nv = len(g.variant_names)
+        t = g._obs_variant_values = {name: (i + 1) / nv for i, name in enumerate(g.variant_names)}
+    return t
+
+
+def observe(st, seat: int) -> np.ndarray:
+    """One float32 array: the map, ownership and garrison planes (the compiled kernel, else the
+    cached Python copies), the fleet entries scattered in, the rest written in place (block B and magic sections by
+    block_b.observe_b and spells.observe into their slices). tests/warbah/test_speed_equal.py
+    checks it equals the plain reference copy."""
+    g = st.game
+    n = g.n_cells
+    d = st.__dict__
+    out = None if KERNELS is None else _observe_base_kernel(st, seat)
+    if out is None:
+        out = _observe_base_py(st, seat)
+    w = memoryview(out)  # scalar writes through the buffer: no numpy scalar conversion
     occ, my_heroes = set(), []  # cells of the living Heroes, my living Heroes (block B, magic)
     o6 = 6 * n
     for h in st.heroes:

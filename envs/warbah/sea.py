@@ -403,7 +403,7 @@ def unmanned_fleets(st, seat: int, occ=None) -> list[int]:
     if occ is None:
         occ = {h["cell"] for h in st.heroes if h["alive"]}  # hexes with a Hero (hero_at >= 0)
     for c in cells:
-        if own[c] == seat and c not in occ:
+        if own.item(c) == seat and c not in occ:
             out.append(c)
             if len(out) == FLEET_SLOTS:
                 break
@@ -415,12 +415,14 @@ def fleet_left(st, c: int) -> int:
     return left if t == st.turn else scfg(st)["sea_moves"]
 
 
-def fleet_mask(st, seat: int, mask: np.ndarray) -> None:
+def fleet_mask(st, seat: int, mask: np.ndarray, occ=None) -> None:
     """MOVE: fleets without a Hero on board may move (designed: up to 4 hexes a turn, during any
-    of the player's Heroes' moves; no sea encounters, no attacks)."""
+    of the player's Heroes' moves; no sea encounters, no attacks). ``occ``: the hexes with a
+    living Hero (a set, or block_b.hero_map's dict), when the caller has them."""
     if not fleet_cells(st):
         return
-    occ = {h["cell"] for h in st.heroes if h["alive"]}  # hexes with a Hero (hero_at >= 0)
+    if occ is None:
+        occ = {h["cell"] for h in st.heroes if h["alive"]}  # hexes with a Hero (hero_at >= 0)
     fleets = unmanned_fleets(st, seat, occ)
     if not fleets:
         return
@@ -429,7 +431,7 @@ def fleet_mask(st, seat: int, mask: np.ndarray) -> None:
         if fleet_left(st, c) <= 0:
             continue
         for d, m in enumerate(st.nbl[c]):
-            if m >= 0 and not land[m] and m not in occ and own[m] in (-1, seat):
+            if m >= 0 and not land.item(m) and m not in occ and own.item(m) in (-1, seat):
                 mask[FLEET0 + 6 * k + d] = 1
 
 
