@@ -408,13 +408,14 @@ list_item_double(PyObject *list, long i, double *out)
 
 /* pk_observe(obs, planes, template, active, pending_cell, seat, n, shown, hands, captured,
  *            first_done, out, allot, scores, peaks, reserve, bag, discard, phase, ranges,
- *            end_code, pending_optional)
+ *            end_code, pending_optional, board, zone, penalty)
  * fills the float32 observation ``obs`` exactly as envs/peacekeepers/observe.py's Python path
- * (the layout table is there). Lists are the state's own (read only). */
+ * (the layout table is there). Lists are the state's own (read only). ``scores`` None: the
+ * Multi-Player Competitive scores from board, zone, captured and penalty (rules._scores). */
 static PyObject *
 pk_observe(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
-    if (check_nargs(nargs, 22, "pk_observe") < 0)
+    if (check_nargs(nargs, 25, "pk_observe") < 0)
         return NULL;
     long pending, seat, n, shown, phase, end_code;
     if (as_long(args[4], &pending, "pending_cell") < 0 || as_long(args[5], &seat, "seat") < 0
@@ -428,6 +429,11 @@ pk_observe(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
     }
     PyObject *hands = args[8], *captured = args[9], *first_done = args[10], *outl = args[11];
     PyObject *allot = args[12], *scores = args[13], *peaks = args[14];
+    PyObject *penalty = args[24];
+    double comp[4] = {0.0, 0.0, 0.0, 0.0};
+    int own_scores = scores == Py_None;
+    if (own_scores)
+        scores = penalty;   /* checked as a per-seat list below; the scores are computed here */
     PyObject *seq[] = {hands, captured, first_done, outl, allot, scores, peaks};
     for (int i = 0; i < 7; i++) {
         if (!PyList_Check(seq[i]) || PyList_GET_SIZE(seq[i]) < n) {
@@ -453,6 +459,35 @@ pk_observe(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
             return NULL;
     }
 
+    if (own_scores) {   /* captured - empty cells left in the zone - penalty (+5 when full) */
+        Py_buffer bb, zb;
+        if (get_buffer(args[22], &bb, PK_CELLS, 0, "board") < 0)
+            return NULL;
+        if (get_buffer(args[23], &zb, PK_CELLS, 0, "zone") < 0) {
+            PyBuffer_Release(&bb);
+            return NULL;
+        }
+        const signed char *b = bb.buf, *z = zb.buf;
+        if (z[0] >= 0) {
+            long empty[4] = {0, 0, 0, 0};
+            for (int c = 0; c < PK_CELLS; c++)
+                if (b[c] == PK_EMPTY && z[c] >= 0 && z[c] < n)
+                    empty[(int)z[c]]++;
+            for (long s = 0; s < n; s++) {
+                Py_ssize_t ncap;
+                double pen;
+                if (list_item_len(captured, s, &ncap, "captured") < 0
+                    || list_item_double(penalty, s, &pen) < 0) {
+                    PyBuffer_Release(&bb);
+                    PyBuffer_Release(&zb);
+                    return NULL;
+                }
+                comp[s] = (double)ncap - (double)empty[s] - pen + (empty[s] == 0 ? 5.0 : 0.0);
+            }
+        }
+        PyBuffer_Release(&bb);
+        PyBuffer_Release(&zb);
+    }
     double v[PK_VECTOR];
     memset(v, 0, sizeof v);
     for (long rel = 0; rel < n; rel++) {
@@ -501,8 +536,11 @@ pk_observe(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
         if (t)
             v[65 + rel] = 1.0;
         double a, x, p;
-        if (list_item_double(allot, s, &a) < 0 || list_item_double(scores, s, &x) < 0
-            || list_item_double(peaks, s, &p) < 0)
+        if (list_item_double(allot, s, &a) < 0 || list_item_double(peaks, s, &p) < 0)
+            return NULL;
+        if (own_scores)
+            x = comp[s];
+        else if (list_item_double(scores, s, &x) < 0)
             return NULL;
         if (a != 0.0)
             v[69 + rel] = a >= 10.0 ? 1.0 : a / 10.0;

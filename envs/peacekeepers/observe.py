@@ -83,9 +83,11 @@ def build_observation(state, seat: int) -> np.ndarray:
                          None if active is None else active.tobytes(), seat, n)
     KERNELS.pk_observe(obs, state.code_planes(), template, active, state.pending_cell, seat, n,
                        1 if g.hidden_information else n, state.hands, state.captured,
-                       state.first_done, state.out, state.allot, state._scores(), state.peaks,
-                       state.reserves[seat], state.bag, state.discard, _PHASE_INDEX[state.phase],
-                       state.ranges, _END_CODE[state.end_phase], state.pending_optional)
+                       state.first_done, state.out, state.allot,
+                       None if g.competitive else state._scores(),   # None: the kernel scores
+                       state.peaks, state.reserves[seat], state.bag, state.discard,
+                       _PHASE_INDEX[state.phase], state.ranges, _END_CODE[state.end_phase],
+                       state.pending_optional, state.board, state.zone, state.penalty)
     return obs
 
 

@@ -17,7 +17,7 @@ from envs.peacekeepers.board import (BLACK, BLUE, BROWN, CELLS, EMPTY, ERUPTED, 
                                      MOUNTAIN, MOUNTAIN_CANDIDATES, NEIGHBOURS, ORANGE, SIZE, WHITE,
                                      YELLOW, add_mountains)
 from envs.peacekeepers.hazards import HazardMixin
-from envs.peacekeepers.masks import MaskMixin, _zone_bits
+from envs.peacekeepers.masks import MaskMixin, _active_bits, _zone_bits
 
 PHASES = ("mountain", "zone", "start_temple", "refill", "play", "giant2", "troll_chase", "elf", "over")
 #: board code + 1 -> one-hot column (12 codes x 12) used to split the board into bitboards
@@ -464,8 +464,10 @@ class PeacekeepersState(MaskMixin, HazardMixin, State):
         if self.end_phase is not None:
             self.allot[seat] -= 1
         if g.points and self.end_phase is None:
+            zones = _zone_bits(self.zone.tobytes(), g.num_seats)
+            free = self._code_bits()[EMPTY + 1]
             for s in range(g.num_seats):
-                if not self.out[s] and self._zone_full(s):
+                if not self.out[s] and not (zones[s] & free):   # _zone_full(s)
                     # one player filled their zone: every other player places one more cube
                     # (this ends normal play at once, a Wizard's extra turn included)
                     self.end_phase, self.filler = "zone", s
@@ -616,12 +618,13 @@ class PeacekeepersState(MaskMixin, HazardMixin, State):
                 empty = (free & zones[s]).bit_count()   # empty cells left in the zone
                 out.append(float(len(self.captured[s]) - empty - self.penalty[s] + (5 if empty == 0 else 0)))
             return out
+        # empty cells of the field of play (bitboards: no numpy reduction per observation)
+        empty = (self._code_bits()[EMPTY + 1] & _active_bits(self.active.tobytes())).bit_count()
         if g.puzzle:
-            holes_left = int(((self.board == EMPTY) & self.active).sum())
+            holes_left = empty
             filled = self.puzzle_holes - holes_left
             return [float(filled - holes_left)] * n
         # Solo Game Play scoring: 100 minus empty spaces minus cubes left in hand
-        empty = int(((self.board == EMPTY) & self.active).sum())
         left = sum(len(h) for h in self.hands) + sum(len(r) for r in self.reserves)
         return [float(100 - empty - left)] * n
 
