@@ -802,6 +802,332 @@ fail:
     return NULL;
 }
 
+static PyObject *k_alive, *k_cell, *k_seat, *k_troops, *k_mp, *k_xp, *k_abil, *k_sides,
+    *k_counts, *k_monster;
+
+static int
+intern_keys(void)
+{
+    const char *names[] = {"alive", "cell", "seat", "troops", "mp", "xp", "abil", "sides",
+                           "counts", "monster"};
+    PyObject **slots[] = {&k_alive, &k_cell, &k_seat, &k_troops, &k_mp, &k_xp, &k_abil,
+                          &k_sides, &k_counts, &k_monster};
+    for (int i = 0; i < 10; i++) {
+        *slots[i] = PyUnicode_InternFromString(names[i]);
+        if (*slots[i] == NULL)
+            return -1;
+    }
+    return 0;
+}
+
+/* d[key] (borrowed); a KeyError naming the key when absent */
+static PyObject *
+dict_get(PyObject *d, PyObject *key)
+{
+    if (!PyDict_Check(d)) {
+        PyErr_SetString(PyExc_TypeError, "expected a dict");
+        return NULL;
+    }
+    PyObject *v = PyDict_GetItemWithError(d, key);
+    if (v == NULL && !PyErr_Occurred())
+        PyErr_SetObject(PyExc_KeyError, key);
+    return v;
+}
+
+static int
+dict_long(PyObject *d, PyObject *key, long *out)
+{
+    PyObject *v = dict_get(d, key);
+    if (v == NULL)
+        return -1;
+    *out = PyLong_AsLong(v);
+    return (*out == -1 && PyErr_Occurred()) ? -1 : 0;
+}
+
+static int
+dict_double(PyObject *d, PyObject *key, double *out)
+{
+    PyObject *v = dict_get(d, key);
+    if (v == NULL)
+        return -1;
+    *out = PyFloat_AsDouble(v);
+    return (*out == -1.0 && PyErr_Occurred()) ? -1 : 0;
+}
+
+/* the first ``k`` int64 entries of an array-like (a Hero's troops, a battle side's counts) */
+static int
+read_int64s(PyObject *obj, long long *dst, Py_ssize_t k, Py_ssize_t *len_out, const char *what)
+{
+    Py_buffer v;
+    if (get_buffer(obj, &v, -1, 0, what) < 0)
+        return -1;
+    Py_ssize_t len = v.len / 8;
+    if (v.itemsize != 8 || len < k) {
+        PyErr_Format(PyExc_TypeError, "%s: expected at least %zd int64 items", what, k);
+        PyBuffer_Release(&v);
+        return -1;
+    }
+    memcpy(dst, v.buf, (size_t)k * 8);
+    if (len_out)
+        *len_out = len;
+    PyBuffer_Release(&v);
+    return 0;
+}
+
+static inline double
+cap_div(double x, double cap)   /* min(x, cap) / cap, as the Python code writes it */
+{
+    return (x < cap ? x : cap) / cap;
+}
+
+/* wb_observe_main(out, n, seat, heroes, acting, candidates, phase_index, turn, turn_cap, gold,
+ *                 battle, ships, fleet_owner, fleet_offset, abil_index, abil_steps)
+ *   -> (occ, my_heroes, my_fleets)
+ * The rest of observe.py's own part of a Warbah observation after wb_observe_base: hero planes
+ * 6-7, the acting Hero (plane 12) or the capitol candidates, vector 0-31 and 40-47, and the
+ * fleet planes 0-1 of the block B section at ``fleet_offset``; returns the cells of the living
+ * Heroes (set), my living Heroes (list, in order) and my fleet cells (list, cell order) for
+ * block_b.observe_b and spells.observe. ``acting``: the Hero acting now for ``seat`` or None;
+ * ``candidates``: [(cell, value)] in the capitol phase, else None; ``phase_index``: -1 for the
+ * block phases. */
+static PyObject *
+wb_observe_main(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    long n, seat, phase_index, turn, turn_cap, gold, fo;
+    if (check_nargs(nargs, 16, "wb_observe_main") < 0 || as_long(args[1], &n, "n") < 0
+        || as_long(args[2], &seat, "seat") < 0 || as_long(args[6], &phase_index, "phase_index") < 0
+        || as_long(args[7], &turn, "turn") < 0 || as_long(args[8], &turn_cap, "turn_cap") < 0
+        || as_long(args[9], &gold, "gold") < 0 || as_long(args[13], &fo, "fleet_offset") < 0)
+        return NULL;
+    PyObject *heroes = args[3], *acting = args[4], *cands = args[5], *battle = args[10];
+    PyObject *abil_index = args[14], *abil_steps = args[15];
+    if (!PyList_Check(heroes) || !PyDict_Check(abil_index) || !PyList_Check(abil_steps)
+        || PyList_GET_SIZE(abil_steps) < 1 || turn_cap <= 0 || n < 1) {
+        PyErr_SetString(PyExc_TypeError, "wb_observe_main: bad heroes, ability tables or sizes");
+        return NULL;
+    }
+    Py_buffer ob, sb, fb;
+    if (get_buffer(args[0], &ob, -1, 1, "out") < 0)
+        return NULL;
+    Py_ssize_t size = ob.len / 4;
+    if (ob.itemsize != 4 || size < 17 * n + 48 || fo < 17 * n + 48 || fo + 2 * n > size) {
+        PyErr_SetString(PyExc_ValueError, "wb_observe_main: out too small for the layout");
+        PyBuffer_Release(&ob);
+        return NULL;
+    }
+    if (get_buffer(args[11], &sb, n * 8, 0, "ships") < 0) {
+        PyBuffer_Release(&ob);
+        return NULL;
+    }
+    if (get_buffer(args[12], &fb, n * 8, 0, "fleet_owner") < 0) {
+        PyBuffer_Release(&ob);
+        PyBuffer_Release(&sb);
+        return NULL;
+    }
+    float *o = (float *)ob.buf;
+    const long long *ships = sb.buf, *fown = fb.buf;
+    PyObject *occ = PySet_New(NULL), *mine = PyList_New(0), *fleets = PyList_New(0);
+    if (occ == NULL || mine == NULL || fleets == NULL)
+        goto fail;
+    long vo = 17 * n;
+    /* heroes: planes 6 (mine) and 7 (others) */
+    for (Py_ssize_t i = 0; i < PyList_GET_SIZE(heroes); i++) {
+        PyObject *h = PyList_GET_ITEM(heroes, i);
+        PyObject *alive = dict_get(h, k_alive);
+        if (alive == NULL)
+            goto fail;
+        int t = PyObject_IsTrue(alive);
+        if (t < 0)
+            goto fail;
+        if (!t)
+            continue;
+        long x, s;
+        if (dict_long(h, k_cell, &x) < 0 || dict_long(h, k_seat, &s) < 0)
+            goto fail;
+        if (x < 0 || x >= n) {
+            PyErr_SetString(PyExc_ValueError, "wb_observe_main: a Hero's cell is off the map");
+            goto fail;
+        }
+        PyObject *cell = PyLong_FromLong(x);
+        if (cell == NULL || PySet_Add(occ, cell) < 0) {
+            Py_XDECREF(cell);
+            goto fail;
+        }
+        Py_DECREF(cell);
+        if (s == seat) {
+            o[6 * n + x] = 1.0f;
+            if (PyList_Append(mine, h) < 0)
+                goto fail;
+        } else {
+            o[7 * n + x] = 1.0f;
+        }
+    }
+    if (acting != Py_None) {
+        long x;
+        if (dict_long(acting, k_cell, &x) < 0)
+            goto fail;
+        if (x < 0 || x >= n) {
+            PyErr_SetString(PyExc_ValueError, "wb_observe_main: the acting Hero's cell is off the map");
+            goto fail;
+        }
+        o[12 * n + x] = 1.0f;
+    } else if (cands != Py_None) {
+        if (!PyList_Check(cands)) {
+            PyErr_SetString(PyExc_TypeError, "wb_observe_main: candidates must be a list");
+            goto fail;
+        }
+        for (Py_ssize_t i = 0; i < PyList_GET_SIZE(cands); i++) {
+            long cell;
+            double val;
+            PyObject *pair = PyList_GET_ITEM(cands, i);
+            if (!PyArg_ParseTuple(pair, "ld", &cell, &val))
+                goto fail;
+            if (cell < 0 || cell >= n) {
+                PyErr_SetString(PyExc_ValueError, "wb_observe_main: a candidate is off the map");
+                goto fail;
+            }
+            o[12 * n + cell] = (float)val;
+        }
+    }
+    if (phase_index >= 0 && phase_index < 7)
+        o[vo + phase_index] = 1.0f;
+    {
+        double tf = (double)turn / (double)turn_cap;
+        o[vo + 7] = (float)(tf < 1.0 ? tf : 1.0);
+    }
+    o[vo + 8] = (float)cap_div((double)gold, 50.0);
+    if (acting != Py_None) {
+        long long tr[4];
+        PyObject *troops = dict_get(acting, k_troops);
+        if (troops == NULL || read_int64s(troops, tr, 4, NULL, "troops") < 0)
+            goto fail;
+        for (int t = 0; t < 4; t++)
+            if (tr[t])
+                o[vo + 9 + t] = (float)cap_div((double)tr[t], 40.0);
+        double mp, xp;
+        if (dict_double(acting, k_mp, &mp) < 0 || dict_double(acting, k_xp, &xp) < 0)
+            goto fail;
+        o[vo + 13] = (float)cap_div(mp, 8.0);
+        o[vo + 14] = (float)cap_div(xp, 2.0);
+        PyObject *abil = dict_get(acting, k_abil);
+        if (abil == NULL)
+            goto fail;
+        if (!PyList_Check(abil)) {
+            PyErr_SetString(PyExc_TypeError, "wb_observe_main: abilities must be a list");
+            goto fail;
+        }
+        long counts[64];
+        memset(counts, 0, sizeof counts);
+        Py_ssize_t nsteps = PyList_GET_SIZE(abil_steps);
+        for (Py_ssize_t i = 0; i < PyList_GET_SIZE(abil); i++) {
+            PyObject *entry = PyList_GET_ITEM(abil, i);
+            if (!PyTuple_Check(entry) || PyTuple_GET_SIZE(entry) < 1) {
+                PyErr_SetString(PyExc_TypeError, "wb_observe_main: an ability is a (name, ...) tuple");
+                goto fail;
+            }
+            PyObject *idx = PyDict_GetItemWithError(abil_index, PyTuple_GET_ITEM(entry, 0));
+            if (idx == NULL) {
+                if (!PyErr_Occurred())
+                    PyErr_Format(PyExc_ValueError, "unknown ability %R", PyTuple_GET_ITEM(entry, 0));
+                goto fail;
+            }
+            long k = PyLong_AsLong(idx);
+            if (k < 0 || k >= 64 || vo + 15 + k >= vo + 32) {
+                if (!PyErr_Occurred())
+                    PyErr_SetString(PyExc_ValueError, "wb_observe_main: ability index out of range");
+                goto fail;
+            }
+            counts[k]++;
+        }
+        for (long k = 0; k < 64; k++) {
+            if (!counts[k])
+                continue;
+            Py_ssize_t j = counts[k] < nsteps - 1 ? counts[k] : nsteps - 1;
+            double step = PyFloat_AsDouble(PyList_GET_ITEM(abil_steps, j));
+            if (step == -1.0 && PyErr_Occurred())
+                goto fail;
+            o[vo + 15 + k] = (float)step;
+        }
+    }
+    if (battle != Py_None) {
+        PyObject *sides = dict_get(battle, k_sides);
+        if (sides == NULL)
+            goto fail;
+        if (!PyList_Check(sides) || PyList_GET_SIZE(sides) < 2) {
+            PyErr_SetString(PyExc_TypeError, "wb_observe_main: a battle has two sides");
+            goto fail;
+        }
+        int me = -1;
+        for (int k = 0; k < 2 && me < 0; k++) {
+            long s;
+            if (dict_long(PyList_GET_ITEM(sides, k), k_seat, &s) < 0)
+                goto fail;
+            if (s == seat)
+                me = k;
+        }
+        if (me >= 0) {
+            PyObject *mside = PyList_GET_ITEM(sides, me), *fside = PyList_GET_ITEM(sides, 1 - me);
+            long long mc[5], fc[5];
+            PyObject *mco = dict_get(mside, k_counts), *fco;
+            if (mco == NULL || read_int64s(mco, mc, 5, NULL, "counts") < 0)
+                goto fail;
+            fco = dict_get(fside, k_counts);
+            if (fco == NULL || read_int64s(fco, fc, 5, NULL, "counts") < 0)
+                goto fail;
+            for (int t = 0; t < 5; t++)
+                o[vo + 40 + t] = (float)((double)(mc[t] < 40 ? mc[t] : 40) / 40.0);
+            o[vo + 45] = (float)cap_div((double)(fc[0] + fc[1] + fc[2] + fc[3]), 40.0);
+            o[vo + 46] = fc[4] > 0 ? 1.0f : 0.0f;
+            PyObject *mon = dict_get(fside, k_monster);
+            if (mon == NULL)
+                goto fail;
+            if (mon != Py_None) {
+                PyObject *hits = PySequence_GetItem(mon, 2);
+                if (hits == NULL)
+                    goto fail;
+                double hv = PyFloat_AsDouble(hits);
+                Py_DECREF(hits);
+                if (hv == -1.0 && PyErr_Occurred())
+                    goto fail;
+                o[vo + 47] = (float)cap_div(hv, 10.0);
+            }
+        }
+    }
+    /* fleets: block B planes 0 (mine) and 1 (others), ships/10 */
+    for (long c = 0; c < n; c++) {
+        if (ships[c] == 0)
+            continue;
+        float val = (float)cap_div((double)ships[c], 10.0);
+        if (fown[c] == seat) {
+            o[fo + c] = val;
+            PyObject *cell = PyLong_FromLong(c);
+            if (cell == NULL || PyList_Append(fleets, cell) < 0) {
+                Py_XDECREF(cell);
+                goto fail;
+            }
+            Py_DECREF(cell);
+        } else {
+            o[fo + n + c] = val;
+        }
+    }
+    PyBuffer_Release(&ob);
+    PyBuffer_Release(&sb);
+    PyBuffer_Release(&fb);
+    PyObject *res = PyTuple_Pack(3, occ, mine, fleets);
+    Py_DECREF(occ);
+    Py_DECREF(mine);
+    Py_DECREF(fleets);
+    return res;
+fail:
+    PyBuffer_Release(&ob);
+    PyBuffer_Release(&sb);
+    PyBuffer_Release(&fb);
+    Py_XDECREF(occ);
+    Py_XDECREF(mine);
+    Py_XDECREF(fleets);
+    return NULL;
+}
+
 /* ------------------------------------------------------------------ module ------------- */
 
 static PyMethodDef methods[] = {
@@ -813,6 +1139,8 @@ static PyMethodDef methods[] = {
      "pk_placement_bits(...) -> bytes: Peacekeepers PLACE legality (see masks.py)."},
     {"wb_observe_base", (PyCFunction)(void (*)(void))wb_observe_base, METH_FASTCALL,
      "wb_observe_base(...): the array-derived planes of a Warbah observation (see observe.py)."},
+    {"wb_observe_main", (PyCFunction)(void (*)(void))wb_observe_main, METH_FASTCALL,
+     "wb_observe_main(...) -> (occ, my_heroes, my_fleets): the rest of observe.py's part."},
     {"pk_observe", (PyCFunction)(void (*)(void))pk_observe, METH_FASTCALL,
      "pk_observe(...): fill a Peacekeepers observation (see envs/peacekeepers/observe.py)."},
     {NULL, NULL, 0, NULL},
@@ -828,5 +1156,7 @@ PyMODINIT_FUNC
 PyInit__accel(void)
 {
     pk_init_tables();
+    if (intern_keys() < 0)
+        return NULL;
     return PyModule_Create(&module);
 }

@@ -2,7 +2,9 @@
 
 The whole-game invariants of ``tests/<game>/test_invariants.py`` run in CI on a few fixed seeds.
 This plays new seeded random games of every registered variant (plus Warbah's mass-formula
-rules) until the budget is spent and prints each game that breaks one, with the seed to replay:
+rules) until the budget is spent and prints each game that breaks one, with the seed to replay
+(where the compiled kernels are built, Warbah's positions are also checked kernel == Python,
+tests/accel_checks.py):
 
     python -m tests.fuzz --minutes 10 [--seed 5000] [--games warbah zaka]
 
@@ -18,6 +20,8 @@ import time
 import numpy as np
 
 import envs
+from envs.core.accel import KERNELS
+from tests.accel_checks import MISMATCHES
 from tests.random_play import play_checking
 
 #: game -> the module whose ``violations(state)`` lists what is wrong with a position
@@ -31,10 +35,16 @@ EXTRA = {"warbah_v0": {"2p_mass": dict(num_players=2, rules={"mass_formula": Tru
                                               rules={"mass_formula": True})}}
 
 
+def _with_kernels(violations, mismatches):
+    return lambda st: violations(st) + [f"kernel != Python: {m}" for m in mismatches(st)]
+
+
 def cases(names: list[str]) -> list[tuple[str, str, dict, object]]:
     out = []
     for name in names:
         violations = importlib.import_module(CHECKS[name]).violations
+        if KERNELS is not None and name in MISMATCHES:   # and kernel == Python at each state
+            violations = _with_kernels(violations, MISMATCHES[name])
         for vname, opts in {**envs.variants(name), **EXTRA.get(name, {})}.items():
             out.append((name, vname, opts, violations))
     return out

@@ -18,8 +18,8 @@ import envs
 from envs.core import accel
 from envs.peacekeepers import board as B
 from envs.peacekeepers import masks as M
-from envs.peacekeepers import observe as O
-from tests.random_play import random_step, variant_state
+from tests.accel_checks import peacekeepers_mismatches, warbah_mismatches
+from tests.random_play import play_checking, random_step, variant_state
 
 K = accel.KERNELS
 needs_kernels = pytest.mark.skipif(K is None, reason="envs._accel not built (no C compiler)")
@@ -39,36 +39,10 @@ PK_VARIANTS = list(envs.variants("peacekeepers_v0"))
 @pytest.mark.parametrize("variant", PK_VARIANTS)
 def test_peacekeepers_kernels_match_python(variant):
     """Observation (every seat), PLACE legality (every seat), mountain ranges and the mask unpack:
-    kernel == Python at each state of three seeded random games."""
-    checked = 0
+    kernel == Python at each state of three seeded random games (tests/accel_checks.py)."""
     for seed in range(3):
-        st = variant_state("peacekeepers_v0", variant, seed)
-        rng = np.random.default_rng(seed)
-        while True:
-            n = st.game.num_seats
-            for seat in range(n):
-                fast, ref = O.build_observation(st, seat), O.build_observation_py(st, seat)
-                assert fast.tobytes() == ref.tobytes(), (seed, len(st.history), seat)
-            if st.phase == "mountain" and st.ranges:
-                fast = np.empty(2 * B.CELLS, bool)
-                K.pk_mountains(st.board, st.ranges[0], fast)
-                assert (fast == B.mountain_placements(st.board, st.ranges[0])).all()
-                assert (fast == B.mountain_placements_by_flooding(st.board, st.ranges[0])).all()
-            elif st.phase not in ("over", "zone"):
-                for seat in range(n):
-                    st._cache = None
-                    fast = st._placement_bits(seat)
-                    st._cache = None
-                    assert fast == st._placement_bits_py(seat), (seed, len(st.history), seat)
-                    checked += 1
-            if st.is_terminal():
-                break
-            mask = st.legal_actions_mask()
-            assert mask.dtype == np.int8
-            bits = int.from_bytes(np.packbits(mask, bitorder="little").tobytes(), "little")
-            assert M._unpack_mask(bits).tobytes() == M._unpack_mask_py(bits).tobytes()
-            random_step(st, rng)
-    assert checked > 0
+        play_checking(variant_state("peacekeepers_v0", variant, seed), np.random.default_rng(seed),
+                      peacekeepers_mismatches, f"{variant} seed {seed}")
 
 
 @needs_kernels
@@ -113,10 +87,9 @@ def _fingerprint_script() -> str:
         "import hashlib, numpy as np, envs\n"
         "from envs.core.accel import backend\n"
         "h = hashlib.sha256()\n"
-        "for variant in ('competitive_2p', 'solo_hand3', 'puzzle_standard'):\n"
-        "    opts = envs.variants('peacekeepers_v0').get(variant)\n"
-        "    if opts is None: continue\n"
-        "    env = envs.make('peacekeepers_v0', **opts); env.reset(seed=11)\n"
+        "for name, variant in (('peacekeepers_v0', 'competitive_2p'), ('peacekeepers_v0', 'solo_hand3'),\n"
+        "                      ('peacekeepers_v0', 'puzzle_standard'), ('warbah_v0', '3p')):\n"
+        "    env = envs.make(name, **envs.variants(name)[variant]); env.reset(seed=11)\n"
         "    rng = np.random.default_rng(3)\n"
         "    for agent in env.agent_iter():\n"
         "        obs, r, term, trunc, _ = env.last()\n"
@@ -149,22 +122,15 @@ WB_VARIANTS = list(envs.variants("warbah_v0"))
 
 @needs_kernels
 @pytest.mark.parametrize("variant", WB_VARIANTS)
-def test_warbah_observation_kernel_matches_python(variant):
-    """The map / ownership / garrison part of the Warbah observation: kernel == Python cache
-    path for every seat at each state of two seeded random games (and the whole observation
-    through observe(), which the pure-Python switch test and test_speed_equal also cover)."""
-    from envs.warbah import observe as WO
+def test_warbah_observation_kernels_match_python(variant):
+    """observe.py's own part of the Warbah observation (map / ownership / garrison planes, then
+    heroes, acting Hero or capitol candidates, vector, battle counts, fleets, and the Hero and
+    fleet lists handed to block B and magic): kernels == Python for every seat at each state of
+    two seeded random games (the whole observation through observe() is also checked against
+    the plain reference copies by tests/warbah/test_speed_equal.py)."""
     for seed in range(2):
-        st = variant_state("warbah_v0", variant, seed)
-        rng = np.random.default_rng(seed)
-        while True:
-            for seat in range(st.game.num_seats):
-                fast = WO._observe_base_kernel(st, seat)
-                assert fast is not None
-                assert fast.tobytes() == WO._observe_base_py(st, seat).tobytes(), (seed, len(st.history))
-            if st.is_terminal():
-                break
-            random_step(st, rng)
+        play_checking(variant_state("warbah_v0", variant, seed), np.random.default_rng(seed),
+                      warbah_mismatches, f"{variant} seed {seed}")
 
 
 @needs_kernels

@@ -595,8 +595,6 @@ class PeacekeepersState(MaskMixin, HazardMixin, State):
 
     def scores(self) -> list[float]:
         """The rulebook score of each seat (shared in solo/collaborative; puzzle: see RULES.md)."""
-        g = self.game
-        n = g.num_seats
         if self._cache is not None:   # memoised per position (the observation asks every step)
             key = ("scores", len(self.history), self.phase, self.cur)
             memo = self._cache[5]

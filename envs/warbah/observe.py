@@ -402,18 +402,14 @@ def _variant_values(g) -> dict:
     return t
 
 
-def observe(st, seat: int) -> np.ndarray:
-    """One float32 array: the map, ownership and garrison planes (the compiled kernel, else the
-    cached Python copies), the fleet entries scattered in, the rest written in place (block B and magic sections by
-    block_b.observe_b and spells.observe into their slices). tests/warbah/test_speed_equal.py
-    checks it equals the plain reference copy."""
+def _observe_main_py(st, seat: int, out: np.ndarray, w: memoryview, o: int) -> tuple:
+    """``observe``'s own writes after the base part, in Python (the reference for the kernel
+    wb_observe_main): hero planes 6-7, the acting Hero (plane 12) or the capitol candidates,
+    vector 0-31 and 40-47, and the fleet planes 0-1 of the block B section at ``o``. Returns
+    (cells of the living Heroes, my living Heroes, my fleet cells) for block B and magic."""
     g = st.game
     n = g.n_cells
     d = st.__dict__
-    out = None if KERNELS is None else _observe_base_kernel(st, seat)
-    if out is None:
-        out = _observe_base_py(st, seat)
-    w = memoryview(out)  # scalar writes through the buffer: no numpy scalar conversion
     occ, my_heroes = set(), []  # cells of the living Heroes, my living Heroes (block B, magic)
     o6 = 6 * n
     for h in st.heroes:
@@ -464,9 +460,7 @@ def observe(st, seat: int) -> np.ndarray:
             w[vo + 45] = min(int(foe["counts"][:4].sum()), 40) / 40.0
             w[vo + 46] = foe["counts"][4] > 0
             w[vo + 47] = min(foe["monster"][2], 10) / 10.0 if foe["monster"] is not None else 0
-    # -- block B section (fleets, espionage): planes (7, H, W) + vector (76), see block_b.py --
-    o = vo + VECTOR
-    ob = o + PLANES_B * n + VECTOR_B
+    # -- block B section (fleets, espionage): planes 0-1 at ``o``, see block_b.py --
     lk = (st.ships.tobytes(), st.fleet_owner.tobytes())
     c = d.get("_obs_fleets")
     if c is None or c[0] != lk:
@@ -476,7 +470,60 @@ def observe(st, seat: int) -> np.ndarray:
         r = c[1][seat] = _fleet_layer(c[1][-1], seat, o, n)
     for i, x in r[0]:  # a few fleets: scalar writes
         w[i] = x
-    observe_b(st, seat, w[o:ob], r[1], occ, my_heroes)
+    return occ, my_heroes, r[1]
+
+
+def _acting_hero(st, seat: int):
+    """The Hero acting now for ``seat`` (move, battle), else None."""
+    phase = st.phase
+    if (phase == "move" or phase == "battle") and st.qi < len(st.queue):
+        q = st.queue[st.qi]
+        if q[0] == seat:
+            return st.heroes[q[1]]
+    return None
+
+
+_ABIL_INDEX = {name: i for i, name in enumerate(ABILITIES)}
+
+
+def _observe_main_kernel(st, seat: int, out: np.ndarray, o: int):
+    """``_observe_main_py``'s writes and result by the compiled kernel; None where the state's
+    arrays have other dtypes than the engine's (the Python code handles those)."""
+    g = st.game
+    phase = st.phase
+    h = _acting_hero(st, seat)
+    cands = None
+    if h is None and phase == "capitol":
+        cands = [(int(st.cand[k]), (k + 1) / 8.0) for k in st.free_candidates()]
+    k = _PHASE_INDEX.get(phase)
+    try:
+        return KERNELS.wb_observe_main(
+            out, g.n_cells, seat, st.heroes, h, cands, -1 if k is None else k, st.turn,
+            g.cfg["designed"]["turn_cap"], int(st.gold.item(seat)), st.battle, st.ships,
+            st.fleet_owner, o, _ABIL_INDEX, _ABIL_STEPS)
+    except TypeError:
+        return None
+
+
+def observe(st, seat: int) -> np.ndarray:
+    """One float32 array: observe.py's own planes and vector (the compiled kernels
+    wb_observe_base / wb_observe_main, else the cached Python copies and plain writes), then the
+    block B and magic sections written in place by block_b.observe_b and spells.observe.
+    tests/warbah/test_speed_equal.py checks it equals the plain reference copy."""
+    g = st.game
+    n = g.n_cells
+    out = None if KERNELS is None else _observe_base_kernel(st, seat)
+    if out is None:
+        out = _observe_base_py(st, seat)
+    w = memoryview(out)  # scalar writes through the buffer: no numpy scalar conversion
+    vo = 17 * n
+    o = vo + VECTOR
+    ob = o + PLANES_B * n + VECTOR_B
+    main = None if KERNELS is None else _observe_main_kernel(st, seat, out, o)
+    if main is None:
+        main = _observe_main_py(st, seat, out, w, o)
+    occ, my_heroes, my_fleets = main
+    observe_b(st, seat, w[o:ob], my_fleets, occ, my_heroes)
     # -- block A section (spells, wizards, items): vector (266), see spells.observe --
     observe_magic(st, seat, w[ob:], my_heroes)
     return out
