@@ -29,29 +29,11 @@ class BenchResult:
         return self.steps / self.seconds if self.seconds else 0.0
 
 
-def drive(env, seconds: float, seed: int = 0) -> tuple[int, int, float]:
-    """Play random legal games on ``env`` for about ``seconds``; return (steps, games, elapsed)."""
-    rng = np.random.default_rng(seed)
-    steps = games = 0
-    start = time.perf_counter()
-    while time.perf_counter() - start < seconds:
-        env.reset(seed=seed + games)
-        for agent in env.agent_iter():
-            obs, _, term, trunc, _ = env.last()
-            if term or trunc:
-                env.step(None)
-                continue
-            legal = np.flatnonzero(obs["action_mask"])
-            env.step(int(legal[rng.integers(len(legal))]))
-            steps += 1
-        games += 1
-    return steps, games, time.perf_counter() - start
-
-
-def warm_up(env, seed: int = 10**6) -> None:
-    """Play one random game untimed, so a round does not time modules imported on first use."""
-    rng = np.random.default_rng(seed)
+def play_random_game(env, rng: np.random.Generator, seed: int) -> int:
+    """One game of uniformly random legal actions through ``agent_iter`` / ``last`` / ``step``;
+    returns the steps taken (dead steps not counted)."""
     env.reset(seed=seed)
+    steps = 0
     for _ in env.agent_iter():
         obs, _, term, trunc, _ = env.last()
         if term or trunc:
@@ -59,6 +41,24 @@ def warm_up(env, seed: int = 10**6) -> None:
             continue
         legal = np.flatnonzero(obs["action_mask"])
         env.step(int(legal[rng.integers(len(legal))]))
+        steps += 1
+    return steps
+
+
+def drive(env, seconds: float, seed: int = 0) -> tuple[int, int, float]:
+    """Play random legal games on ``env`` for about ``seconds``; return (steps, games, elapsed)."""
+    rng = np.random.default_rng(seed)
+    steps = games = 0
+    start = time.perf_counter()
+    while time.perf_counter() - start < seconds:
+        steps += play_random_game(env, rng, seed + games)
+        games += 1
+    return steps, games, time.perf_counter() - start
+
+
+def warm_up(env, seed: int = 10**6) -> None:
+    """Play one random game untimed, so a round does not time modules imported on first use."""
+    play_random_game(env, np.random.default_rng(seed), seed)
 
 
 def reference_env():
