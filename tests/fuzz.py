@@ -3,8 +3,8 @@
 The whole-game invariants of ``tests/<game>/test_invariants.py`` run in CI on a few fixed seeds.
 This plays new seeded random games of every registered variant (plus Warbah's mass-formula
 rules) until the budget is spent and prints each game that breaks one, with the seed to replay
-(where the compiled kernels are built, Warbah's positions are also checked kernel == Python,
-tests/accel_checks.py):
+(where the compiled kernels are built, Peacekeepers and Warbah positions are also checked
+kernel == Python, tests/accel_checks.py):
 
     python -m tests.fuzz --minutes 10 [--seed 5000] [--games warbah zaka]
 
@@ -25,7 +25,8 @@ from tests.accel_checks import MISMATCHES
 from tests.random_play import play_checking
 
 #: game -> the module whose ``violations(state)`` lists what is wrong with a position
-CHECKS = {"warbah_v0": "tests.warbah.test_invariants", "zaka_v0": "tests.zaka.test_invariants",
+CHECKS = {"peacekeepers_v0": "tests.peacekeepers.test_engine_invariants",
+          "warbah_v0": "tests.warbah.test_invariants", "zaka_v0": "tests.zaka.test_invariants",
           "zaberias_v0": "tests.zaberias.test_invariants",
           "gorgasali_v0": "tests.gorgasali.test_invariants"}
 #: extra option sets beyond the registered variants (rules that only tests exercise otherwise)

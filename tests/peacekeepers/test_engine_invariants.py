@@ -6,6 +6,8 @@
   no volcano touches a volcano; every Giant on the board has a Giant neighbour after hordes and
   eruptions resolve (or a Temple, in puzzles); mountains never disappear.
 - Masks: the bitboard placement mask agrees with a plain per-cell recomputation of the rules.
+
+``violations(st)`` bundles the checks that need no history, for ``python -m tests.fuzz``.
 """
 from __future__ import annotations
 
@@ -36,12 +38,43 @@ def play(game, seed, check):
     return st
 
 
+def cube_problems(st) -> list[str]:
+    return [] if sorted(all_cubes(st)) == list(range(100)) else ["the 100 cubes are not each once"]
+
+
+def neighbour_problems(st) -> list[str]:
+    """Outside puzzles and mid-placement sub-steps: the colour wheel holds on the whole board,
+    no volcano touches a volcano, every Giant has a Giant neighbour."""
+    if st.game.puzzle or st.phase in ("troll_chase", "giant2"):
+        return []  # mid-placement: the Troll's victim / the second Giant is still to come
+    out = []
+    b = st.board
+    for cell in range(100):
+        code = int(b[cell])
+        if code < 0 or code == MOUNTAIN:
+            continue
+        colour = BLACK if code == ERUPTED else code
+        for z in NEIGHBOURS[cell]:
+            if not COMPAT[colour, b[z] + 1]:
+                out.append(f"{cell}:{code} next to {z}:{b[z]}")
+        if code == YELLOW and not any(b[z] == YELLOW for z in NEIGHBOURS[cell]):
+            out.append(f"a lone Giant stayed on {cell}")
+    return out
+
+
+def violations(st) -> list[str]:
+    """What is wrong with this position (an empty list when nothing is): the checks of this
+    module that need no history (used by ``python -m tests.fuzz``)."""
+    return (cube_problems(st) + neighbour_problems(st) + mask_problems(st)
+            + bitboard_problems(st) + observation_problems(st))
+
+
 @pytest.mark.parametrize("vname", list(VARIANTS))
 def test_cubes_are_conserved(vname):
     game = envs.make_game("peacekeepers_v0", **VARIANTS[vname])
 
     def check(st):
-        assert sorted(all_cubes(st)) == list(range(100))
+        assert not cube_problems(st)
 
     for seed in range(15):
         play(game, seed, check)
@@ -55,18 +88,8 @@ def test_board_never_breaks_neighbour_rules(vname):
     state = {"mountains": 0}
 
     def check(st):
+        assert not neighbour_problems(st)
         b = st.board
-        if st.phase in ("troll_chase", "giant2"):
-            return  # mid-placement: the Troll's victim / the second Giant is still to come
-        for cell in range(100):
-            code = int(b[cell])
-            if code < 0 or code == MOUNTAIN:
-                continue
-            colour = BLACK if code == ERUPTED else code
-            for z in NEIGHBOURS[cell]:
-                assert COMPAT[colour, b[z] + 1], f"{cell}:{code} next to {z}:{b[z]}"
-            if code == YELLOW:
-                assert any(b[z] == YELLOW for z in NEIGHBOURS[cell]), "a lone Giant stayed"
         peaks = int((b == MOUNTAIN).sum())
         assert peaks >= state["mountains"], "a mountain disappeared"
         state["mountains"] = peaks
@@ -110,16 +133,22 @@ def _reference_place_mask(st, seat):
     return out
 
 
+def mask_problems(st) -> list[str]:
+    """In the play phase: the placement mask equals the direct per-cell reading."""
+    if st.phase != "play":
+        return []
+    mask = st.placement_mask(st.cur)
+    return [f"placement mask of colour {colour}"
+            for colour, cells in _reference_place_mask(st, st.cur).items()
+            if sorted(np.flatnonzero(mask[colour]).tolist()) != cells]
+
+
 @pytest.mark.parametrize("vname", ["competitive_2p", "competitive_4p", "solo_hand3", "puzzle_easy"])
 def test_bitboard_mask_matches_direct_reading(vname):
     game = envs.make_game("peacekeepers_v0", **VARIANTS[vname])
 
     def check(st):
-        if st.phase != "play":
-            return
-        mask = st.placement_mask(st.cur)
-        for colour, cells in _reference_place_mask(st, st.cur).items():
-            assert sorted(np.flatnonzero(mask[colour]).tolist()) == cells, colour
+        assert not mask_problems(st)
 
     # seed 3033 (competitive_2p): hordes empty the field at step 12, so a cube starts again
     for seed in list(range(6)) + [3033]:
@@ -133,16 +162,36 @@ def test_incremental_bitboards_match_the_board(vname):
     game = envs.make_game("peacekeepers_v0", **VARIANTS[vname])
 
     def check(st):
-        if st._codes is None:
-            return
-        for j, bits in enumerate(st._codes):
-            cells = [c for c in range(100) if (bits >> c) & 1]
-            assert cells == np.flatnonzero(st.board == j - 1).tolist()
-        from envs.peacekeepers.rules import _PLANE_CODE
-        assert np.array_equal(st._planes, np.equal(st.board, _PLANE_CODE))
+        assert not bitboard_problems(st)
 
     for seed in range(6):
         play(game, seed, check)
+
+
+def bitboard_problems(st) -> list[str]:
+    """The incrementally kept per-code bitboards and planes equal a fresh reading of the board."""
+    if st._codes is None:
+        return []
+    out = []
+    for j, bits in enumerate(st._codes):
+        cells = [c for c in range(100) if (bits >> c) & 1]
+        if cells != np.flatnonzero(st.board == j - 1).tolist():
+            out.append(f"bitboard of code {j - 1}")
+    from envs.peacekeepers.rules import _PLANE_CODE
+    if not np.array_equal(st._planes, np.equal(st.board, _PLANE_CODE)):
+        out.append("observation code planes")
+    return out
+
+
+def observation_problems(st) -> list[str]:
+    """Every seat's observation equals the direct reading of the observation table."""
+    out = []
+    for seat in range(st.game.num_seats):
+        ref = _reference_observation(st, seat)
+        got = st.observation(seat)
+        if not np.allclose(got, ref, atol=1e-6):
+            out.append(f"observation of seat {seat} at {np.flatnonzero(~np.isclose(got, ref))[:5].tolist()}")
+    return out
 
 
 def _reference_observation(st, seat):
@@ -190,10 +239,7 @@ def test_fast_observation_matches_reference(vname):
     game = envs.make_game("peacekeepers_v0", **VARIANTS[vname])
 
     def check(st):
-        for seat in range(game.num_seats):
-            ref = _reference_observation(st, seat)
-            got = st.observation(seat)
-            assert np.allclose(got, ref, atol=1e-6), np.flatnonzero(~np.isclose(got, ref))
+        assert not observation_problems(st)
 
     for seed in range(3):
         play(game, seed, check)
