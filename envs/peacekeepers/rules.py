@@ -243,10 +243,15 @@ class PeacekeepersState(MaskMixin, HazardMixin, State):
     def hand_counts(self, seat: int) -> list[int]:
         """Number of cubes per face colour the seat may play (reserve and easy stock included)."""
         if self._easy_stock():
-            counts = self.game.face_present[self.bag].sum(axis=0)
-            if not self.game.rules["puzzle_hazards"]:
-                counts[[BLACK, WHITE, BROWN, GRAY]] = 0
-            return counts.tolist()
+            # the whole bag is the stock: counted once per bag content (a step asks several times)
+            key = bytes(self.bag)
+            c = self.__dict__.get("_stock_counts")
+            if c is None or c[0] != key:
+                counts = self.game.face_present[self.bag].sum(axis=0)
+                if not self.game.rules["puzzle_hazards"]:
+                    counts[[BLACK, WHITE, BROWN, GRAY]] = 0
+                c = self._stock_counts = (key, tuple(counts.tolist()))
+            return list(c[1])
         counts = [0] * 10
         for _, f in self.hands[seat]:
             counts[f] += 1
