@@ -1158,5 +1158,12 @@ PyInit__accel(void)
     pk_init_tables();
     if (intern_keys() < 0)
         return NULL;
-    return PyModule_Create(&module);
+    PyObject *m = PyModule_Create(&module);
+    /* bump with any change of a kernel's arguments or results (envs/core/accel.py checks it, so
+     * an extension built from an older checkout is not used) */
+    if (m != NULL && PyModule_AddIntConstant(m, "ABI", 2) < 0) {
+        Py_DECREF(m);
+        return NULL;
+    }
+    return m;
 }

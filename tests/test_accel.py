@@ -30,6 +30,20 @@ def test_kernels_built_where_required():
     if os.environ.get("TABLETOP_ARENA_REQUIRE_KERNELS") == "1":
         assert K is not None, accel.backend()
     assert accel.backend().startswith("compiled" if K is not None else "pure Python")
+    if K is not None:
+        assert K.ABI == accel.ABI
+
+
+def test_a_stale_extension_is_not_used(monkeypatch):
+    """An extension whose interface version differs from the Python code's (built from an older
+    checkout) is refused with a reason, and the Python code runs."""
+    import types
+    monkeypatch.delenv(accel.PURE_ENV, raising=False)
+    stale = types.SimpleNamespace(ABI=accel.ABI - 1)
+    monkeypatch.setitem(sys.modules, "envs._accel", stale)
+    monkeypatch.setattr(envs, "_accel", stale, raising=False)
+    kernels, why = accel._load()
+    assert kernels is None and "out of date" in why and "pip install -e ." in why
 
 
 PK_VARIANTS = list(envs.variants("peacekeepers_v0"))

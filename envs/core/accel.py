@@ -10,25 +10,28 @@ from __future__ import annotations
 import os
 
 PURE_ENV = "TABLETOP_ARENA_PURE_PYTHON"
+#: the kernels' interface version this Python code expects (envs/_accel.c's ABI constant); an
+#: extension left from an older checkout (an editable install not rebuilt) is not used
+ABI = 2
 
 
 def _load():
     if os.environ.get(PURE_ENV, "").strip().lower() in ("1", "true", "yes"):
-        return None
+        return None, f"pure Python ({PURE_ENV} set)"
     try:
         from envs import _accel
     except ImportError:  # not built (no C compiler at install time): Python code
-        return None
-    return _accel
+        return None, "pure Python (envs._accel not built; reinstall with a C compiler for the kernels)"
+    found = getattr(_accel, "ABI", None)
+    if found != ABI:
+        return None, (f"pure Python (envs._accel is out of date: interface {found}, this code "
+                      f"needs {ABI}; run pip install -e . again)")
+    return _accel, "compiled kernels (envs._accel)"
 
 
-KERNELS = _load()
+KERNELS, _BACKEND = _load()
 
 
 def backend() -> str:
-    """A line for reports: which code the engines' hot spots run."""
-    if KERNELS is not None:
-        return "compiled kernels (envs._accel)"
-    if os.environ.get(PURE_ENV):
-        return f"pure Python ({PURE_ENV} set)"
-    return "pure Python (envs._accel not built; reinstall with a C compiler for the kernels)"
+    """A line for reports: which code the engines' hot spots run, and why."""
+    return _BACKEND
