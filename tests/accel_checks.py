@@ -27,14 +27,10 @@ def peacekeepers_mismatches(st) -> list[str]:
         if not (fast == B.mountain_placements_by_flooding(st.board, st.ranges[0])).all():
             bad.append("mountain ranges (flooding)")
     elif st.phase not in ("over", "zone"):
-        saved = st._cache
         for seat in range(n):
-            st._cache = None
-            fast = st._placement_bits(seat)
-            st._cache = None
-            if fast != st._placement_bits_py(seat):
+            counts = st.hand_counts(seat)
+            if st._placement_bits_kernel(seat, counts) != st._placement_bits_py(seat, counts):
                 bad.append(f"placement bits of seat {seat}")
-        st._cache = saved
     if st.phase != "over":
         mask = st.legal_actions_mask()
         bits = int.from_bytes(np.packbits(mask, bitorder="little").tobytes(), "little")

@@ -92,19 +92,15 @@ class MaskMixin:
         return active, True
 
     def _placement_bits(self, seat: int) -> int:
-        """PLACE legality as one integer: bit ``colour * 100 + cell`` (cached per hand)."""
-        if KERNELS is None:
-            return self._placement_bits_py(seat)
+        """PLACE legality as one integer: bit ``colour * 100 + cell`` (memoised per position and
+        hand; computed by the compiled kernel when built, else by the Python code)."""
         counts = self.hand_counts(seat)
         memo = self._memo()
         key = (seat, *counts)
         found = memo.get(key)
         if found is None:
-            g = self.game
-            raw = KERNELS.pk_placement_bits(
-                self.board, self.active if g.puzzle else None, self.zone if g.competitive else None,
-                _COMPAT_BYTES, _HORDE_CODES, seat, counts, not self.first_done[seat], g._kernel_flags)
-            found = memo[key] = int.from_bytes(raw, "little")
+            compute = self._placement_bits_py if KERNELS is None else self._placement_bits_kernel
+            found = memo[key] = compute(seat, counts)
         return found
 
     def _memo(self) -> dict:
@@ -115,15 +111,18 @@ class MaskMixin:
             c = self._cache = (None, None, None, None, None, {}, None)
         return c[5]
 
-    def _placement_bits_py(self, seat: int) -> int:
-        """The pure-Python PLACE legality (the reference for the kernel)."""
+    def _placement_bits_kernel(self, seat: int, counts: list[int]) -> int:
         g = self.game
-        counts = self.hand_counts(seat)
-        code_bits, active, cubes, touch1, touch2, memo, _ = self._analysis()
-        key = (seat, *counts)
-        found = memo.get(key)
-        if found is not None:
-            return found
+        raw = KERNELS.pk_placement_bits(
+            self.board, self.active if g.puzzle else None, self.zone if g.competitive else None,
+            _COMPAT_BYTES, _HORDE_CODES, seat, counts, not self.first_done[seat], g._kernel_flags)
+        return int.from_bytes(raw, "little")
+
+    def _placement_bits_py(self, seat: int, counts: list[int]) -> int:
+        """The pure-Python PLACE legality for ``seat`` holding ``counts`` (the reference for the
+        kernel; not memoised here)."""
+        g = self.game
+        code_bits, active, cubes, touch1, touch2, _, _ = self._analysis()
         total = 0
         if any(counts):
             area, need_touch = self._area(seat)
@@ -160,7 +159,6 @@ class MaskMixin:
                     total |= (code_bits[0] & active & dilate(exposed)) << (BROWN * CELLS)
                 if counts[GRAY]:
                     total |= (code_bits[BLACK + 1] & active) << (GRAY * CELLS)
-        memo[key] = total
         return total
 
     def placement_mask(self, seat: int) -> np.ndarray:

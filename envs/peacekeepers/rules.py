@@ -469,10 +469,8 @@ class PeacekeepersState(MaskMixin, HazardMixin, State):
         if self.end_phase is not None:
             self.allot[seat] -= 1
         if g.points and self.end_phase is None:
-            zones = _zone_bits(self.zone.tobytes(), g.num_seats)
-            free = self._code_bits()[EMPTY + 1]
             for s in range(g.num_seats):
-                if not self.out[s] and not (zones[s] & free):   # _zone_full(s)
+                if not self.out[s] and self._zone_full(s):
                     # one player filled their zone: every other player places one more cube
                     # (this ends normal play at once, a Wizard's extra turn included)
                     self.end_phase, self.filler = "zone", s

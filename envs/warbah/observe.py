@@ -421,12 +421,8 @@ def _observe_main_py(st, seat: int, out: np.ndarray, w: memoryview, o: int) -> t
                 my_heroes.append(h)
             else:
                 w[o6 + n + x] = 1
-    h = None  # the Hero acting now for me (move, battle)
+    h = _acting_hero(st, seat)
     phase = st.phase
-    if (phase == "move" or phase == "battle") and st.qi < len(st.queue):
-        q = st.queue[st.qi]
-        if q[0] == seat:
-            h = st.heroes[q[1]]
     if h is not None:
         w[12 * n + h["cell"]] = 1
     elif phase == "capitol":
