@@ -5,5 +5,5 @@ and the engines use their pure-Python code (same results, slower; see envs/core/
 """
 from setuptools import Extension, setup
 
-setup(ext_modules=[Extension("envs._accel", ["envs/_accel.c"], optional=True,
+setup(ext_modules=[Extension("tabletop_arena.envs._accel", ["envs/_accel.c"], optional=True,
                              extra_compile_args=["-O2"])])

@@ -3,8 +3,8 @@ search agents. ``agents.make(spec, game)`` builds one from a command-line name s
 ``heuristic``, ``mcts:200`` or ``ppo:runs/x/final.zip``."""
 from __future__ import annotations
 
-from agents.base import Agent, BaseAgent, RandomAgent
-from agents.registry import agent_names, make_agent
+from .base import Agent, BaseAgent, RandomAgent
+from .registry import agent_names, make_agent
 
 make = make_agent
 

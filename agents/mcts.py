@@ -25,7 +25,7 @@ import math
 
 import numpy as np
 
-from agents.base import BaseAgent
+from .base import BaseAgent
 
 
 class _Node:

@@ -25,9 +25,11 @@ This module imports torch; nothing else in ``agents`` does.
 """
 from __future__ import annotations
 
+import contextlib
 import io
 import json
 import os
+import sys
 import tempfile
 import zipfile
 from functools import partial
@@ -41,7 +43,7 @@ from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 from stable_baselines3.common.torch_layers import BaseFeaturesExtractor
 from torch import nn
 
-from agents.base import BaseAgent
+from .base import BaseAgent
 
 FORMAT = "tabletop-arena-ppo/1"
 META_NAME = "arena_meta.json"
@@ -276,14 +278,36 @@ def save_checkpoint(model, path: str | os.PathLike, meta: dict[str, Any], policy
     return path
 
 
+@contextlib.contextmanager
+def _legacy_module_names():
+    """Checkpoints written before the ``tabletop_arena`` namespace pickled their classes as
+    ``agents.ppo.ArenaPolicy``; while one loads, those names point at this package (only where
+    nothing else holds them), and are removed again afterwards."""
+    added = []
+    for old, new in (("agents", __package__), ("agents.ppo", __name__)):
+        if old not in sys.modules:
+            sys.modules[old] = sys.modules[new]
+            added.append(old)
+    try:
+        yield
+    finally:
+        for old in added:
+            sys.modules.pop(old, None)
+
+
 def load_policy(path: str | os.PathLike, device: str = "cpu"):
     """The MaskableActorCriticPolicy of a checkpoint (no optimizer state, no rollout buffer)."""
     from stable_baselines3.common.save_util import load_from_zip_file
 
+    custom = {"learning_rate": 0.0, "lr_schedule": None, "clip_range": None}
     try:
-        data, params, _ = load_from_zip_file(str(path), device=device,
-                                             custom_objects={"learning_rate": 0.0, "lr_schedule": None,
-                                                             "clip_range": None})
+        try:
+            data, params, _ = load_from_zip_file(str(path), device=device, custom_objects=custom)
+        except ModuleNotFoundError as exc:
+            if exc.name not in ("agents", "agents.ppo"):
+                raise
+            with _legacy_module_names():
+                data, params, _ = load_from_zip_file(str(path), device=device, custom_objects=custom)
         policy = data["policy_class"](data["observation_space"], data["action_space"],
                                       lambda _: 0.0, **data["policy_kwargs"])
         policy.load_state_dict(params["policy"])

@@ -6,9 +6,10 @@
 | ``heuristic`` | the game's rule-based baseline: ``agents.<game>.HeuristicAgent``         |
 |               | (``agents.peacekeepers`` for ``peacekeepers_v0``)                        |
 | ``mcts[:N]``  | UCT / determinized MCTS with N simulations per move (default 200)        |
+| ``ppo:NAME``  | a shipped agent by name, e.g. ``ppo:peacekeepers`` (``agents.shipped``)  |
 | ``ppo:PATH``  | a MaskablePPO checkpoint written by ``arena train`` (``agents.ppo``)     |
 
-    from agents.registry import make_agent
+    from tabletop_arena.agents.registry import make_agent
     agent = make_agent("mcts:100", envs.make_game("peacekeepers_v0"), seed=0)
 
 Game-specific modules are found by convention, so a new game gets its baseline by adding
@@ -20,9 +21,9 @@ from __future__ import annotations
 import importlib
 import importlib.util
 
-from agents.base import BaseAgent, RandomAgent
+from .base import BaseAgent, RandomAgent
 
-KINDS = ("random", "heuristic", "mcts[:N]", "ppo:PATH")
+KINDS = ("random", "heuristic", "mcts[:N]", "ppo:NAME", "ppo:PATH")
 DEFAULT_MCTS_SIMULATIONS = 200
 
 
@@ -37,7 +38,7 @@ def game_base_name(game_or_name) -> str:
 
 
 def heuristic_module_name(game_or_name) -> str:
-    return f"agents.{game_base_name(game_or_name)}"
+    return f"{__package__}.{game_base_name(game_or_name)}"
 
 
 def has_heuristic(game_or_name) -> bool:
@@ -98,13 +99,19 @@ def make_agent(spec: str, game, seed: int | None = None) -> BaseAgent:
                 raise AgentSpecError(f"mcts:N needs an integer number of simulations, got {spec!r}") from None
             if sims < 1:
                 raise AgentSpecError(f"mcts:N needs N >= 1, got {spec!r}")
-        from agents.mcts import MCTSAgent
+        from .mcts import MCTSAgent
         agent = MCTSAgent(game, simulations=sims, seed=seed)
     elif kind == "ppo":
         if not arg:
-            raise AgentSpecError("ppo needs a checkpoint path: ppo:PATH (e.g. ppo:runs/x/final.zip)")
-        from agents.ppo import PPOAgent  # imports torch: only when asked for
-        agent = PPOAgent(arg, game, seed=seed)
+            raise AgentSpecError("ppo needs a shipped agent's name or a checkpoint path: ppo:NAME "
+                                 "(e.g. ppo:peacekeepers) or ppo:PATH (e.g. ppo:runs/x/final.zip)")
+        from .shipped import ShippedAgentError, resolve_checkpoint
+        try:
+            path = resolve_checkpoint(arg)
+        except ShippedAgentError as exc:
+            raise AgentSpecError(str(exc)) from None
+        from .ppo import PPOAgent  # imports torch: only when asked for
+        agent = PPOAgent(path, game, seed=seed)
     else:
         raise AgentSpecError(f"unknown agent {spec!r}; known: {', '.join(KINDS)}")
     agent.name = spec

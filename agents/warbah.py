@@ -22,9 +22,9 @@ from collections import deque
 
 import numpy as np
 
-from agents.base import RuleBasedAgent
-from envs.warbah import spells as SP
-from envs.warbah.config import (CALL_OFF, CAPITOL_AUTO, CASUALTY0, CONTINUE, DONE, GROUP0,
+from .base import RuleBasedAgent
+from ..envs.warbah import spells as SP
+from ..envs.warbah.config import (CALL_OFF, CAPITOL_AUTO, CASUALTY0, CONTINUE, DONE, GROUP0,
                                 RECRUIT, RECRUIT_HERO, RECRUIT_WIZARD, TAKE_GARRISON)
 
 LOSS_ORDER = (3, 1, 2, 0)  # catapults (kill 2), archers (3), cavalry (4), warriors (5)
@@ -44,7 +44,7 @@ class HeuristicAgent(RuleBasedAgent):
         if ph in ("realm", "realm_target", "spell", "spell_target"):  # block A sub-steps
             return self._magic(st, ph, mask)
         if ph in ("join", "join_answer"):  # combined attacks: every possible joiner joins
-            from envs.warbah.config import BATTLE_ACCEPT, BATTLE_JOIN0, BATTLE_START
+            from ..envs.warbah.config import BATTLE_ACCEPT, BATTLE_JOIN0, BATTLE_START
             if ph == "join_answer":
                 return BATTLE_ACCEPT
             joins = [a for a in range(BATTLE_JOIN0, BATTLE_JOIN0 + 6) if mask[a]]
@@ -83,8 +83,8 @@ class HeuristicAgent(RuleBasedAgent):
         if not legal or (ph == "realm" and st.mg["timing"] == "discard"):
             return DONE
         if ph == "spell_target":
-            from envs.warbah import battle_magic as BM
-            from envs.warbah.config import BATTLE_JOIN0, MAGIC_SPGROUP0
+            from ..envs.warbah import battle_magic as BM
+            from ..envs.warbah.config import BATTLE_JOIN0, MAGIC_SPGROUP0
             b = st.battle
             bm = b["mg"]
             k, s = bm["caster"], bm["pending"]
@@ -129,7 +129,7 @@ class HeuristicAgent(RuleBasedAgent):
     def _block_b(self, st, ph, mask) -> int:
         """Espionage: hire agents while gold lasts beyond 5, take the first target; Luck:
         reroll a sea encounter roll of 1, 2, 4 or 5; losses: lowest Kill rank first."""
-        from envs.warbah.config import HIRE_AGENT, KEEP_ROLL, REROLL, TARGET0
+        from ..envs.warbah.config import HIRE_AGENT, KEEP_ROLL, REROLL, TARGET0
         if ph in ("spy_loss", "sea_loss"):
             for t in LOSS_ORDER:
                 if mask[CASUALTY0 + t]:
@@ -143,7 +143,7 @@ class HeuristicAgent(RuleBasedAgent):
                 return REROLL if st.sea["roll"] <= 5 else KEEP_ROLL
             return REROLL if st.sea["roll"] in (1, 2, 4, 5) else KEEP_ROLL
         if ph == "ally_answer":  # block B alliances: accept offers, never offer
-            from envs.warbah.config import ALLY_ACCEPT
+            from ..envs.warbah.config import ALLY_ACCEPT
             return ALLY_ACCEPT
         if ph == "diplomacy":
             return DONE
@@ -162,8 +162,8 @@ class HeuristicAgent(RuleBasedAgent):
         storm's sinking, Disease, an encounter's size, the Dragon), the foe's when better than
         average for him; exploration: reroll a roll that gives no settlement, or an encounter
         chit."""
-        from envs.warbah import combat_flow as CF
-        from envs.warbah.config import KEEP_ROLL, LUCK_FOE, LUCK_MINE, REROLL
+        from ..envs.warbah import combat_flow as CF
+        from ..envs.warbah.config import KEEP_ROLL, LUCK_FOE, LUCK_MINE, REROLL
         s = st.sea
         me = st.current_player
         if s.get("window") == "wall_dice":

@@ -14,8 +14,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from agents.base import RuleBasedAgent
-from envs.zaberias import movement as M
+from .base import RuleBasedAgent
+from ..envs.zaberias import movement as M
 
 
 class HeuristicAgent(RuleBasedAgent):

@@ -23,8 +23,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from agents.base import RuleBasedAgent
-from envs.zaka.config import DISARM, DRAIN, MEND, RAMPAGE, REAP, SNATCH
+from .base import RuleBasedAgent
+from ..envs.zaka.config import DISARM, DRAIN, MEND, RAMPAGE, REAP, SNATCH
 
 _OUTPUT_EXTRA = {REAP: 1.0, DRAIN: 0.5, DISARM: 0.5, SNATCH: 0.5}
 

@@ -1,6 +1,6 @@
 """Tabletop Arena environments: a registry of PettingZoo AEC games.
 
-    import envs
+    from tabletop_arena import envs
     env = envs.make("peacekeepers_v0", mode="competitive", num_players=2, render_mode="ansi")
     env.reset(seed=0)
 
@@ -13,7 +13,7 @@ import importlib
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from envs.core.game import ConfigError, Game, IllegalActionError, State
+from .core.game import ConfigError, Game, IllegalActionError, State
 
 
 @dataclass(frozen=True)
@@ -82,7 +82,7 @@ def variants(name: str) -> dict[str, dict[str, Any]]:
 
 
 register(EnvSpec(
-    name="peacekeepers_v0", module="envs.peacekeepers",
+    name="peacekeepers_v0", module=f"{__name__}.peacekeepers",
     description="Cube placement on a 10x10 grid: colour-wheel neighbours, trolls, giants, hordes, volcanoes",
     players="1, 2, 4 (collaborative/puzzle: any)",
     variants={
@@ -105,7 +105,7 @@ register(EnvSpec(
 ))
 
 register(EnvSpec(
-    name="zaka_v0", module="envs.zaka",
+    name="zaka_v0", module=f"{__name__}.zaka",
     description="Monster-and-weapon card battle with hidden hands: attack, rampage, last army standing",
     players="2-4 (2 players run two armies each)",
     variants={
@@ -118,7 +118,7 @@ register(EnvSpec(
 ))
 
 register(EnvSpec(
-    name="gorgasali_v0", module="envs.gorgasali",
+    name="gorgasali_v0", module=f"{__name__}.gorgasali",
     description="Battle royale on a 20x20 map: loot chests, shoot, ten characters, shrinking zones",
     players="2-10 (solo free-for-all or duo teams of two)",
     variants={
@@ -131,7 +131,7 @@ register(EnvSpec(
 ))
 
 register(EnvSpec(
-    name="zaberias_v0", module="envs.zaberias",
+    name="zaberias_v0", module=f"{__name__}.zaberias",
     description="Tribal tactics on square map boards: cities, coins, dice battles, ambushes, "
                 "four tribes with twenty special units",
     players="2, 3, 4",
@@ -144,7 +144,7 @@ register(EnvSpec(
 ))
 
 register(EnvSpec(
-    name="warbah_v0", module="envs.warbah",
+    name="warbah_v0", module=f"{__name__}.warbah",
     description="Hex-map fantasy conquest: explore, recruit, spells and wizards, fleets, "
                 "espionage, battles in initiative segments; capture capitols",
     players="2, 3, 4",

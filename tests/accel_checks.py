@@ -7,13 +7,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from envs.core.accel import KERNELS
+from tabletop_arena.envs.core.accel import KERNELS
 
 
 def peacekeepers_mismatches(st) -> list[str]:
-    from envs.peacekeepers import board as B
-    from envs.peacekeepers import masks as M
-    from envs.peacekeepers import observe as O
+    from tabletop_arena.envs.peacekeepers import board as B
+    from tabletop_arena.envs.peacekeepers import masks as M
+    from tabletop_arena.envs.peacekeepers import observe as O
     bad = []
     n = st.game.num_seats
     for seat in range(n):
@@ -40,7 +40,7 @@ def peacekeepers_mismatches(st) -> list[str]:
 
 
 def warbah_mismatches(st) -> list[str]:
-    from envs.warbah import observe as WO
+    from tabletop_arena.envs.warbah import observe as WO
     bad = []
     o = 17 * st.game.n_cells + WO.VECTOR
     for seat in range(st.game.num_seats):

@@ -19,8 +19,8 @@ import time
 
 import numpy as np
 
-import envs
-from envs.core.accel import KERNELS
+from tabletop_arena import envs
+from tabletop_arena.envs.core.accel import KERNELS
 from tests.accel_checks import MISMATCHES
 from tests.random_play import play_checking
 

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 
-import envs
+from tabletop_arena import envs
 
 
 def variant_state(name: str, variant: str, seed: int):

@@ -14,10 +14,10 @@ import sys
 import numpy as np
 import pytest
 
-import envs
-from envs.core import accel
-from envs.peacekeepers import board as B
-from envs.peacekeepers import masks as M
+from tabletop_arena import envs
+from tabletop_arena.envs.core import accel
+from tabletop_arena.envs.peacekeepers import board as B
+from tabletop_arena.envs.peacekeepers import masks as M
 from tests.accel_checks import peacekeepers_mismatches, warbah_mismatches
 from tests.random_play import play_checking, random_step, variant_state
 
@@ -40,7 +40,7 @@ def test_a_stale_extension_is_not_used(monkeypatch):
     import types
     monkeypatch.delenv(accel.PURE_ENV, raising=False)
     stale = types.SimpleNamespace(ABI=accel.ABI - 1)
-    monkeypatch.setitem(sys.modules, "envs._accel", stale)
+    monkeypatch.setitem(sys.modules, "tabletop_arena.envs._accel", stale)
     monkeypatch.setattr(envs, "_accel", stale, raising=False)
     kernels, why = accel._load()
     assert kernels is None and "out of date" in why and "pip install -e ." in why
@@ -98,8 +98,9 @@ def test_kernels_reject_bad_input_and_write_nothing():
 
 def _fingerprint_script() -> str:
     return (
-        "import hashlib, numpy as np, envs\n"
-        "from envs.core.accel import backend\n"
+        "import hashlib, numpy as np\n"
+        "from tabletop_arena import envs\n"
+        "from tabletop_arena.envs.core.accel import backend\n"
         "h = hashlib.sha256()\n"
         "for name, variant in (('peacekeepers_v0', 'competitive_2p'), ('peacekeepers_v0', 'solo_hand3'),\n"
         "                      ('peacekeepers_v0', 'puzzle_standard'), ('warbah_v0', '3p')):\n"
@@ -151,7 +152,7 @@ def test_warbah_observation_kernels_match_python(variant):
 def test_warbah_observation_kernel_sees_bonus_walls_and_variants():
     """Bonus walls (a Realm spell's) and terrain variants reach the kernel's planes as in Python;
     an unknown variant name is an error, not a silent zero."""
-    from envs.warbah import observe as WO
+    from tabletop_arena.envs.warbah import observe as WO
     st = variant_state("warbah_v0", WB_VARIANTS[0], 4)
     rng = np.random.default_rng(4)
     while len(np.flatnonzero(st.explored & st.land)) < 3:

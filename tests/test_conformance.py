@@ -14,8 +14,8 @@ import numpy as np
 import pytest
 from pettingzoo.test import api_test, seed_test
 
-import envs
-from envs.core.game import IllegalActionError, restore
+from tabletop_arena import envs
+from tabletop_arena.envs.core.game import IllegalActionError, restore
 
 CASES = [(name, vname, opts) for name in envs.names() for vname, opts in envs.variants(name).items()]
 IDS = [f"{name}-{vname}" for name, vname, _ in CASES]
@@ -227,7 +227,7 @@ def test_game_decided_at_reset_hands_out_no_reward(monkeypatch):
     see the next test): every agent terminated, no reward (no action was taken; PettingZoo's
     API test demands none at reset), the result in infos, dead steps only. The decided set-up is
     forced here: the puzzle challenge deal of seed 10 after its one legal action."""
-    from envs.peacekeepers import actions as A
+    from tabletop_arena.envs.peacekeepers import actions as A
     env = envs.make("peacekeepers_v0", **envs.variants("peacekeepers_v0")["puzzle_challenge_2p"])
     game = env.unwrapped.game
     make_state = game.new_initial_state
@@ -265,14 +265,14 @@ def _decoded_cell(name: str, game, action: int):
     """The board cell an action acts on, read with the game's own action decoder (None: the
     action is not about a cell). Used to check each game's declared ``spatial_actions``."""
     if name == "peacekeepers_v0":
-        from envs.peacekeepers.actions import decode
+        from tabletop_arena.envs.peacekeepers.actions import decode
         kind, *args = decode(action)
         return args[-1] if kind in ("place", "cell", "mountain") else None
     if name == "zaberias_v0":
         kind, arg = game.layout.decode(action)
         return arg if kind in ("move", "attack", "ability") else None
     if name == "gorgasali_v0":
-        from envs.gorgasali.actions import decode
+        from tabletop_arena.envs.gorgasali.actions import decode
         kind, *args = decode(action)
         return args[0] if kind == "square" else None
     return None
@@ -283,7 +283,7 @@ def test_spatial_actions_decode_to_their_cells(name, vname, opts):
     """Game.spatial_actions (what the training pipeline's spatial head reads): every action of a
     declared range is inside the action space, no two ranges overlap, and the game's own decoder
     reads action ``first + p * H * W + cell`` as acting on ``cell`` of the observation's board."""
-    from agents.ppo import board_piece
+    from tabletop_arena.agents.ppo import board_piece
     game = envs.make_game(name, **opts)
     if not game.spatial_actions:
         for a in range(game.num_actions):  # a game that declares none has no cell actions

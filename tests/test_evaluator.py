@@ -14,9 +14,9 @@ import math
 import numpy as np
 import pytest
 
-from agents.base import BaseAgent
-from envs.core.game import Game, State
-from train.evaluate import (evaluate, fit_plackett_luce, make_groups, sign_test, wilson_interval)
+from tabletop_arena.agents.base import BaseAgent
+from tabletop_arena.envs.core.game import Game, State
+from tabletop_arena.train.evaluate import (evaluate, fit_plackett_luce, make_groups, sign_test, wilson_interval)
 
 # scripted agents on a deterministic game replay the same game on purpose in most tests here
 pytestmark = pytest.mark.filterwarnings("ignore:.*repeat an earlier game:UserWarning")
@@ -258,7 +258,7 @@ def test_report_files(tmp_path):
 
 
 def test_parallel_equals_serial_on_registered_game():
-    import envs
+    from tabletop_arena import envs
     name = envs.names()[0]
     opts = next(iter(envs.variants(name).values()), {})
     kw = dict(options=opts, games=4, seed=3, opening_moves=1, progress=False, bootstrap=0)

@@ -11,11 +11,11 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-import envs
-from agents.base import RandomAgent
-from agents.mcts import MCTSAgent
-from agents.registry import make_agent
-from envs.core.game import Game, State
+from tabletop_arena import envs
+from tabletop_arena.agents.base import RandomAgent
+from tabletop_arena.agents.mcts import MCTSAgent
+from tabletop_arena.agents.registry import make_agent
+from tabletop_arena.envs.core.game import Game, State
 
 LINES = [(0, 1, 2), (3, 4, 5), (6, 7, 8), (0, 3, 6), (1, 4, 7), (2, 5, 8), (0, 4, 8), (2, 4, 6)]
 

@@ -1,7 +1,7 @@
 """The text-to-image fallback behind rgb_array renders (envs.core.textimage)."""
 import numpy as np
 
-from envs.core.textimage import DEFAULT_BG, parse, text_to_rgb
+from tabletop_arena.envs.core.textimage import DEFAULT_BG, parse, text_to_rgb
 
 
 def test_parse_tracks_ansi_colours_and_reset():

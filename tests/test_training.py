@@ -14,18 +14,19 @@ import zipfile
 
 import numpy as np
 import pytest
+from pathlib import Path
 
 pytest.importorskip("torch")
 pytest.importorskip("sb3_contrib")
 
-import envs  # noqa: E402
-from agents.ppo import CheckpointError, PPOAgent, read_metadata  # noqa: E402
-from agents.registry import make_agent  # noqa: E402
-from train import commands  # noqa: E402
-from train.config import ConfigError, TrainConfig, from_dict, load_config, parse_overrides  # noqa: E402
-from train.evaluate import evaluate  # noqa: E402
-from train.ppo import train  # noqa: E402
-from train.selfplay import SelfPlayEnv  # noqa: E402
+from tabletop_arena import envs  # noqa: E402
+from tabletop_arena.agents.ppo import CheckpointError, PPOAgent, read_metadata  # noqa: E402
+from tabletop_arena.agents.registry import make_agent  # noqa: E402
+from tabletop_arena.train import commands  # noqa: E402
+from tabletop_arena.train.config import ConfigError, TrainConfig, from_dict, load_config, parse_overrides  # noqa: E402
+from tabletop_arena.train.evaluate import evaluate  # noqa: E402
+from tabletop_arena.train.ppo import train  # noqa: E402
+from tabletop_arena.train.selfplay import SelfPlayEnv  # noqa: E402
 
 GAMES = envs.names()
 
@@ -202,7 +203,7 @@ def test_config_validation(tmp_path):
 
 
 def test_shipped_configs_are_valid():
-    from train.config import CONFIG_DIR
+    from tabletop_arena.train.config import CONFIG_DIR
     paths = sorted(CONFIG_DIR.glob("*.yaml"))
     assert len(paths) >= 2
     for path in paths:
@@ -213,7 +214,7 @@ def test_spatial_actions_auto_follows_the_variant():
     """``spatial_actions: auto`` takes the ranges the variant declares: Zaberias' MOVE block starts
     at 31 with 2 players, 37 with 3 and 43 with 4 (more city sites before it), so one fixed list
     could not fit them all; an explicit list is kept as given; mlp gets none."""
-    from train.ppo import policy_kwargs
+    from tabletop_arena.train.ppo import policy_kwargs
     cfg = load_config(None, None, game="zaberias_v0")
     assert cfg.spatial_actions == "auto"
     starts = {}
@@ -287,7 +288,7 @@ def test_score_reward_shaping_telescopes(name):
 
 
 def test_pool_drops_missing_heuristic_and_falls_back():
-    from train.selfplay import OpponentPool
+    from tabletop_arena.train.selfplay import OpponentPool
 
     class NoBaselineGame:
         name = "nobaseline_v0"
@@ -308,7 +309,7 @@ def test_spatial_action_head_maps_actions_to_cells():
     import torch
     from gymnasium import spaces
 
-    from agents.ppo import LayoutExtractor, SpatialActionHead
+    from tabletop_arena.agents.ppo import LayoutExtractor, SpatialActionHead
 
     layout = [("board", (1, 2, 3)), ("vector", (2,))]
     ext = LayoutExtractor(spaces.Box(-1, 1, (8,), np.float32), layout, cnn_channels=[1], cnn_hidden=4,
@@ -339,16 +340,65 @@ def test_spatial_action_head_maps_actions_to_cells():
 
 
 def test_shipped_checkpoints_load_and_play():
-    """checkpoints/<game>/*.zip still fit their game (a layout change needs retraining)."""
-    from pathlib import Path
+    """Every shipped agent (checkpoints/shipped.yaml, package data) loads by name and still fits
+    its game (a layout change needs retraining); no checkpoint file is left out of the index."""
+    from tabletop_arena.agents.registry import make_agent
+    from tabletop_arena.agents.shipped import shipped_agents
+    from tabletop_arena.envs.core.resources import checkpoints_dir
 
-    root = Path(__file__).resolve().parents[1] / "checkpoints"
-    paths = sorted(root.glob("*/*.zip")) if root.is_dir() else []
-    if not paths:
-        pytest.skip("no shipped checkpoints")
-    for path in paths:
+    shipped = shipped_agents()
+    assert shipped, "checkpoints/shipped.yaml lists no agent"
+    listed = {Path(e["file"]).resolve() for e in shipped.values()}
+    on_disk = {p.resolve() for p in checkpoints_dir().glob("*/*.zip")}
+    assert on_disk <= listed, f"checkpoints not in shipped.yaml: {sorted(map(str, on_disk - listed))}"
+    for name, entry in shipped.items():
+        agent = make_agent(f"ppo:{name}", envs.make_game(entry["game"], **read_metadata(entry["file"])["options"]))
+        assert Path(agent.path).resolve() == Path(entry["file"]).resolve()
+    for path in sorted(listed):
         meta = read_metadata(path)
         game = envs.make_game(meta["game"], **meta["options"])
         rep = evaluate(game, [lambda g, s, p=path: PPOAgent(p, g, seed=s), "random"], names=["ppo", "random"],
                        games=2, workers=1, progress=False, bootstrap=0)
         assert rep.data["total_games"] == 2
+
+
+def test_checkpoint_from_before_the_namespace_still_loads(trained, tmp_path, monkeypatch):
+    """A checkpoint written before the tabletop_arena namespace pickled its classes as
+    ``agents.ppo.*``: it loads (names mapped for the duration of the load only), and no top-level
+    ``agents`` module is left behind, where a research repo's or another package's would be."""
+    import io
+    import sys
+
+    from stable_baselines3.common.save_util import data_to_json, load_from_zip_file
+
+    from tabletop_arena.agents import ppo as ppo_module
+
+    # the repository root holds agents/ itself: keep it off the path, as it is for an installed copy
+    monkeypatch.setattr(sys, "path", [p for p in sys.path if not (Path(p or ".") / "agents").is_dir()])
+    name = GAMES[0]
+    _, path, game = trained[name]
+    data, _, _ = load_from_zip_file(str(path), custom_objects={"learning_rate": 0.0, "lr_schedule": None,
+                                                               "clip_range": None})
+    for cls in {ppo_module.ArenaPolicy, ppo_module.LayoutExtractor, ppo_module.SpatialActionHead}:
+        monkeypatch.setattr(cls, "__module__", "agents.ppo")
+    monkeypatch.setitem(sys.modules, "agents", sys.modules["tabletop_arena.agents"])
+    monkeypatch.setitem(sys.modules, "agents.ppo", ppo_module)
+    legacy = json.loads(data_to_json({"policy_class": data["policy_class"],
+                                      "policy_kwargs": data["policy_kwargs"]}))
+    for cls in {ppo_module.ArenaPolicy, ppo_module.LayoutExtractor, ppo_module.SpatialActionHead}:
+        monkeypatch.setattr(cls, "__module__", ppo_module.__name__)
+    del sys.modules["agents"], sys.modules["agents.ppo"]
+    old = tmp_path / "legacy.zip"
+    buf = io.BytesIO()
+    with zipfile.ZipFile(path) as src, zipfile.ZipFile(buf, "w") as dst:
+        for item in src.infolist():
+            raw = src.read(item.filename)
+            if item.filename == "data":
+                blob = json.loads(raw)
+                blob.update(policy_class=legacy["policy_class"], policy_kwargs=legacy["policy_kwargs"])
+                raw = json.dumps(blob).encode()
+            dst.writestr(item, raw)
+    old.write_bytes(buf.getvalue())
+    agent = make_agent(f"ppo:{old}", game, seed=0)
+    assert type(agent.policy) is ppo_module.ArenaPolicy
+    assert "agents" not in sys.modules and "agents.ppo" not in sys.modules

@@ -3,7 +3,7 @@ import numpy as np
 import pytest
 from pettingzoo.utils.wrappers import OrderEnforcingWrapper
 
-import envs
+from tabletop_arena import envs
 
 
 def test_same_errors_before_reset_as_the_stock_wrapper():

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-import envs
+from .. import envs
 
 
 @dataclass

@@ -14,7 +14,7 @@ import sys
 
 import numpy as np
 
-import envs
+from .. import envs
 
 
 def parse_options(pairs: list[str] | None) -> dict:
@@ -42,20 +42,8 @@ def cmd_list(args) -> int:
 
 
 def _make_agent(spec: str, game, seed: int):
-    try:
-        from agents.registry import make_agent
-    except ImportError:
-        make_agent = None
-    if make_agent is not None:
-        return make_agent(spec, game, seed=seed)
-    from agents.base import RandomAgent
-    if spec == "random":
-        return RandomAgent(seed)
-    if spec == "heuristic":
-        import importlib
-        mod = importlib.import_module(f"agents.{game.name.split('_v')[0]}")
-        return mod.HeuristicAgent(game, seed=seed)
-    raise SystemExit(f"unknown agent {spec!r}")
+    from ..agents.registry import make_agent
+    return make_agent(spec, game, seed=seed)
 
 
 def _choose(state, legal: list[int]) -> int:
@@ -126,11 +114,11 @@ def cmd_play(args) -> int:
 
 
 def cmd_bench(args) -> int:
-    from train.bench import format_table, run
+    from .bench import format_table, run
     results = run(args.games or None, seconds=args.seconds, all_variants=args.all_variants,
                   rounds=args.rounds)
     print(format_table(results))
-    from envs.core.accel import backend
+    from ..envs.core.accel import backend
     print(f"engine hot spots: {backend()}")
     return 0
 
@@ -139,8 +127,8 @@ def cmd_quickstart(args) -> int:
     """The main job on a small default: a short PPO run, then an evaluation against the baselines."""
     from pathlib import Path
 
-    from train.evaluate import evaluate
-    from train.ppo import train
+    from .evaluate import evaluate
+    from .ppo import train
 
     game = envs.resolve(args.game)
     out = Path(args.out)
@@ -205,12 +193,8 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--seed", type=int, default=0)
     s.add_argument("--out", default="runs/quickstart", help="run folder")
     s.set_defaults(func=cmd_quickstart)
-    try:
-        from train import commands
-    except ImportError:
-        commands = None
-    if commands is not None:
-        commands.register(sub)
+    from . import commands
+    commands.register(sub)
     return p
 
 

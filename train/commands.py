@@ -25,7 +25,7 @@ tb/ (tensorboard --logdir <out>/tb) and eval/.
 """
 
 EVAL_EPILOG = """\
-agents: random | heuristic | mcts[:N] | ppo:PATH   (see agents/registry.py)
+agents: random | heuristic | mcts[:N] | ppo:NAME (a shipped agent, e.g. ppo:peacekeepers) | ppo:PATH
 examples:
   arena eval peacekeepers --agents ppo:runs/pk/policy.zip heuristic --games 1000
   arena eval peacekeepers --agents mcts:100 random --games 20 --options num_players=4
@@ -66,10 +66,10 @@ def parse_env_options(items: list[str] | None) -> dict:
 
 
 def cmd_train(args) -> int:
-    import envs
-    from agents.ppo import CheckpointError
-    from train.config import ConfigError, parse_overrides
-    from train.ppo import train
+    from .. import envs
+    from ..agents.ppo import CheckpointError
+    from .config import ConfigError, parse_overrides
+    from .ppo import train
 
     try:
         game = envs.resolve(args.game)
@@ -89,8 +89,8 @@ def cmd_train(args) -> int:
 
 
 def cmd_eval(args) -> int:
-    import envs
-    from train.evaluate import evaluate
+    from .. import envs
+    from .evaluate import evaluate
 
     try:
         game = envs.resolve(args.game)
@@ -134,7 +134,7 @@ def register(subparsers) -> None:
         epilog=EVAL_EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("game", help="game id or name, e.g. peacekeepers")
     p.add_argument("--agents", nargs="+", required=True, metavar="AGENT",
-                   help="agent specs: random, heuristic, mcts[:N], ppo:PATH")
+                   help="agent specs: random, heuristic, mcts[:N], ppo:NAME (shipped), ppo:PATH")
     p.add_argument("--games", type=int, default=100, help="games per group of agents (default 100)")
     p.add_argument("--workers", type=int, default=2, help="parallel worker processes (default 2)")
     p.add_argument("--seed", type=int, default=0, help="seed of the whole evaluation (default 0)")

@@ -14,7 +14,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-CONFIG_DIR = Path(__file__).resolve().parents[1] / "configs" / "train"
+from ..envs.core.resources import config_path
+
+CONFIG_DIR = config_path("train")
 
 
 class ConfigError(ValueError):

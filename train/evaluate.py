@@ -1,6 +1,6 @@
 """The shared evaluator: seat-balanced matches between agents, with statistics and a report.
 
-    from train.evaluate import evaluate
+    from tabletop_arena.train.evaluate import evaluate
     report = evaluate("peacekeepers_v0", ["ppo:runs/x/final.zip", "heuristic", "random"],
                       options={"mode": "competitive", "num_players": 2}, games=200, workers=2)
     report.write("runs/x/eval")          # report.json, report.md, report.png
@@ -180,7 +180,7 @@ class _Context:
         if self.game is None:
             src = self.game_source
             if isinstance(src, tuple) and src and src[0] == "registry":
-                import envs
+                from .. import envs
                 self.game = envs.make_game(src[1], **src[2])
             else:
                 self.game = src
@@ -192,7 +192,7 @@ class _Context:
         if agent is None:
             entry = self.entrants[entrant]
             if isinstance(entry, str):
-                from agents.registry import make_agent
+                from ..agents.registry import make_agent
                 agent = make_agent(entry, self.game, seed=seed)
             else:
                 agent = entry(self.game, seed)
@@ -591,7 +591,7 @@ def evaluate(game, agents: Sequence[str | Callable], *, options: dict | None = N
     ``out``: if given, the report files are written there.
     """
     if isinstance(game, str):
-        import envs
+        from .. import envs
         game_id = envs.resolve(game)
         game_obj = envs.make_game(game_id, **(options or {}))
         source = ("registry", game_id, dict(options or {}))
@@ -609,12 +609,12 @@ def evaluate(game, agents: Sequence[str | Callable], *, options: dict | None = N
     if len(labels) != len(agents) or len(set(labels)) != len(labels):
         raise ValueError(f"names must be unique, one per agent: {labels}")
     if isinstance(source, tuple):  # fail fast on a bad spec (e.g. a missing checkpoint) before forking
-        from agents.registry import make_agent
+        from ..agents.registry import make_agent
         for a in agents:
             if isinstance(a, str) and not a.startswith("ppo:"):
                 make_agent(a, game_obj, seed=0)
             elif isinstance(a, str):
-                from agents.ppo import check_compatible, read_metadata
+                from ..agents.ppo import check_compatible, read_metadata
                 check_compatible(read_metadata(a[4:]), game_obj, a[4:])
     n_players = game_obj.num_agents
     groups = make_groups(len(agents), n_players)

@@ -1,6 +1,6 @@
 """Self-play MaskablePPO for any registered game.
 
-    from train.ppo import train
+    from tabletop_arena.train.ppo import train
     path = train("peacekeepers", timesteps=200_000, seed=0, out="runs/pk")   # -> runs/pk/final.zip
     train("peacekeepers", out="runs/pk", resume=True, timesteps=400_000)    # continue to 400k
 
@@ -53,12 +53,12 @@ from sb3_contrib import MaskablePPO
 from stable_baselines3.common.callbacks import BaseCallback
 from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv, VecMonitor
 
-import envs
-from agents.ppo import (ArenaPolicy, CheckpointError, LayoutExtractor, PPOAgent, board_piece,
+from .. import envs
+from ..agents.ppo import (ArenaPolicy, CheckpointError, LayoutExtractor, PPOAgent, board_piece,
                         check_compatible, game_metadata, read_metadata, save_checkpoint,
                         spatial_action_index)
-from agents.registry import has_heuristic
-from train.config import ConfigError, TrainConfig, load_config, from_dict, validate
+from ..agents.registry import has_heuristic
+from .config import ConfigError, TrainConfig, load_config, from_dict, validate
 
 #: config keys that fix the network's shape (cannot change when resuming)
 NETWORK_KEYS = ("network", "net_arch", "cnn_channels", "cnn_hidden", "vector_hidden", "spatial_actions",
@@ -75,7 +75,7 @@ def _selfplay_factory(game_id: str, cfg: TrainConfig, seed: int, snapshots: list
     def make():
         import torch as _torch
         _torch.set_num_threads(1)  # snapshot opponents run their policy inside the env
-        from train.selfplay import SelfPlayEnv
+        from .selfplay import SelfPlayEnv
         return SelfPlayEnv(game_id, cfg.env_options, cfg.opponent_mix, seed=seed, max_steps=cfg.max_steps,
                            max_snapshots=cfg.max_snapshots, score_reward=cfg.score_reward,
                            snapshots=list(snapshots))
@@ -152,7 +152,7 @@ def default_out(game_id: str, seed: int) -> Path:
 
 def imitation_data(game, games: int, seed: int, max_steps: int, progress: bool = False):
     """Observations, masks, actions and final results of the game's heuristic playing itself."""
-    from agents.registry import make_agent
+    from ..agents.registry import make_agent
 
     rng = np.random.default_rng(seed)
     owner = [game.seat_owner(s) for s in range(game.num_seats)]
@@ -277,7 +277,7 @@ class Run:
 
     def evaluate(self, games: int | None = None, tag: str | None = None) -> dict[str, tuple[float, float, float]]:
         """Win rate (with Wilson interval) of the current policy against each eval opponent."""
-        from train.evaluate import evaluate
+        from .evaluate import evaluate
 
         policy = self.model.policy
         was_training = policy.training

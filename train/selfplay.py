@@ -29,8 +29,8 @@ from typing import Any
 import gymnasium
 import numpy as np
 
-import envs
-from agents.registry import has_heuristic, make_agent
+from .. import envs
+from ..agents.registry import has_heuristic, make_agent
 
 
 class OpponentPool:

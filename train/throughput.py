@@ -1,6 +1,6 @@
 """Training throughput: learner env steps per second, rollouts *and* PPO updates included.
 
-    python -m train.throughput [game] [--timesteps 8192] [--compare-vec]
+    python -m tabletop_arena.train.throughput [game] [--timesteps 8192] [--compare-vec]
 
 Prints, measured in the same run on the same machine:
 1. the default training config of the game (``configs/train/<game>.yaml``), and
@@ -17,8 +17,8 @@ import time
 
 import torch
 
-import envs
-from train.config import load_config
+from .. import envs
+from .config import load_config
 
 
 def _timed_learn(model, timesteps: int) -> float:
@@ -32,8 +32,8 @@ def measure_config(game: str, overrides: dict | None = None, timesteps: int = 81
     """Steps/s of the training setup ``train.ppo.train`` would build (no callbacks, no eval)."""
     from sb3_contrib import MaskablePPO
 
-    from agents.ppo import ArenaPolicy
-    from train.ppo import make_vec_env, policy_kwargs
+    from ..agents.ppo import ArenaPolicy
+    from .ppo import make_vec_env, policy_kwargs
 
     game_id = envs.resolve(game)
     cfg = load_config(None, dict(overrides or {}, progress=False), game=game_id)
@@ -55,7 +55,7 @@ def measure_sb3_default(game: str, timesteps: int = 8192, threads: int | None = 
     from sb3_contrib import MaskablePPO
     from stable_baselines3.common.vec_env import DummyVecEnv
 
-    from train.selfplay import SelfPlayEnv
+    from .selfplay import SelfPlayEnv
 
     game_id = envs.resolve(game)
     cfg = load_config(None, {"progress": False}, game=game_id)
@@ -72,7 +72,7 @@ def measure_sb3_default(game: str, timesteps: int = 8192, threads: int | None = 
 
 
 def main(argv=None) -> int:
-    p = argparse.ArgumentParser(prog="python -m train.throughput", description=__doc__,
+    p = argparse.ArgumentParser(prog="python -m tabletop_arena.train.throughput", description=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("game", nargs="?", default="peacekeepers", help="game id or name (default peacekeepers)")
     p.add_argument("--timesteps", type=int, default=8192, help="learner steps timed per setup")

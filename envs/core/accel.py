@@ -19,13 +19,13 @@ def _load():
     if os.environ.get(PURE_ENV, "").strip().lower() in ("1", "true", "yes"):
         return None, f"pure Python ({PURE_ENV} set)"
     try:
-        from envs import _accel
+        from .. import _accel
     except ImportError:  # not built (no C compiler at install time): Python code
         return None, "pure Python (envs._accel not built; reinstall with a C compiler for the kernels)"
     found = getattr(_accel, "ABI", None)
     if found != ABI:
         return None, (f"pure Python (envs._accel is out of date: interface {found}, this code "
-                      f"needs {ABI}; run pip install -e . again)")
+                      f"needs {ABI}; run pip install -e . again to rebuild it)")
     return _accel, "compiled kernels (envs._accel)"
 
 

@@ -19,7 +19,7 @@ import gymnasium
 import numpy as np
 from pettingzoo import AECEnv
 
-from envs.core.game import ConfigError, Game, IllegalActionError, State, new_rng
+from .game import ConfigError, Game, IllegalActionError, State, new_rng
 
 RENDER_MODES = ("ansi", "rgb_array", "human")
 
@@ -205,7 +205,7 @@ class TabletopAEC(AECEnv):
     def render_rgb(self) -> np.ndarray:
         """Default rgb_array: a picture of the coloured text render (games with a drawn board
         override this)."""
-        from envs.core.textimage import text_to_rgb
+        from .textimage import text_to_rgb
         return text_to_rgb(self.state_.render_text(observer=None, color=True))
 
     def close(self):

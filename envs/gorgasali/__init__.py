@@ -1,4 +1,4 @@
 """Gorgasali battle royale (``gorgasali_v0``)."""
-from envs.gorgasali.env import ENV_NAME, env, make_game, raw_env
+from .env import ENV_NAME, env, make_game, raw_env
 
 __all__ = ["ENV_NAME", "env", "raw_env", "make_game"]

@@ -6,8 +6,8 @@ includes the diagonals). Movement is orthogonal.
 from __future__ import annotations
 
 
-from envs.core.game import ConfigError
-from envs.gorgasali.actions import SIZE, SQUARES
+from ..core.game import ConfigError
+from .actions import SIZE, SQUARES
 
 NEUTRAL, WATER, FOREST, MOUNTAIN, BLOCK = range(5)
 TERRAIN_NAMES = ("neutral", "water", "forest", "mountain", "block")

@@ -4,8 +4,8 @@ Section names in comments are the rulebook's (../shared/rulebooks/gorgasali.txt)
 """
 from __future__ import annotations
 
-from envs.gorgasali import actions as A
-from envs.gorgasali.board import AROUND, STEP, distance
+from . import actions as A
+from .board import AROUND, STEP, distance
 
 ARMAZI, EBUE, VARAS, MEDEA, TSIVA, OCTOR, KRUBER, THARSIS, DRAIN, EMOON = range(10)
 
@@ -521,4 +521,4 @@ class CombatMixin:
         self.last_event = f"{self.name(s)} copied the ability of {self.name(t)}"
 
 
-from envs.gorgasali.config import COPYABLE as _COPYABLE_NAMES  # noqa: E402
+from .config import COPYABLE as _COPYABLE_NAMES  # noqa: E402

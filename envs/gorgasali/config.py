@@ -7,11 +7,12 @@ from typing import Any
 
 import numpy as np
 
-from envs.core.game import ConfigError, Game, read_yaml, merge_rules
-from envs.gorgasali import actions as A
-from envs.gorgasali.board import Board
+from ..core.resources import config_path as data_file
+from ..core.game import ConfigError, Game, read_yaml, merge_rules
+from . import actions as A
+from .board import Board
 
-DEFAULT_CONFIG = Path(__file__).resolve().parents[2] / "configs" / "gorgasali.yaml"
+DEFAULT_CONFIG = data_file("gorgasali.yaml")
 CHARACTERS = A.CHARACTER_NAMES
 RARITIES = ("common", "rare", "epic", "legendary")
 GROUPS = ("six_shooter", "striker", "massive", "scout")
@@ -189,7 +190,7 @@ class GorgasaliGame(Game):
         self.num_teams = num_players // self.team_size
         # rulebook (Duo): teammates sit opposite each other
         self.team = [s % self.num_teams for s in range(num_players)]
-        from envs.gorgasali.observe import observation_layout
+        from .observe import observation_layout
         self.observation_layout = observation_layout()
 
     def options(self) -> dict[str, Any]:
@@ -197,5 +198,5 @@ class GorgasaliGame(Game):
                 "rules": self._rules_override, "config_path": self.config_path}
 
     def new_initial_state(self, rng: np.random.Generator):
-        from envs.gorgasali.rules import GorgasaliState
+        from .rules import GorgasaliState
         return GorgasaliState(self, rng)

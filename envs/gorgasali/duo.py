@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from envs.gorgasali import actions as A
-from envs.gorgasali.board import distance
+from . import actions as A
+from .board import distance
 
 
 class DuoMixin:

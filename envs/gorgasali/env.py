@@ -64,10 +64,10 @@ release).
 """
 from __future__ import annotations
 
-from envs.core.wrappers import OrderEnforcing
+from ..core.wrappers import OrderEnforcing
 
-from envs.core.aec import TabletopAEC
-from envs.gorgasali.config import GorgasaliGame
+from ..core.aec import TabletopAEC
+from .config import GorgasaliGame
 
 ENV_NAME = "gorgasali_v0"
 #: AEC move cap (every engine action counts); the engine's own round cap ends games earlier
@@ -87,7 +87,7 @@ class raw_env(TabletopAEC):
                          illegal_action=illegal_action, max_steps=max_steps)
 
     def render_rgb(self):
-        from envs.gorgasali.render import render_rgb
+        from .render import render_rgb
         return render_rgb(self.state_)
 
 

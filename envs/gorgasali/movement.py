@@ -13,8 +13,8 @@ or at the terrain stop, and by choice on a chest it entered (SQUARE on its own s
 """
 from __future__ import annotations
 
-from envs.gorgasali import actions as A
-from envs.gorgasali.board import (FOREST, MOUNTAIN, STEP, WATER, may_end, to_bits,
+from . import actions as A
+from .board import (FOREST, MOUNTAIN, STEP, WATER, may_end, to_bits,
                                   walk_steps)
 
 _CROSS_TERRAIN = {"cross_forest": FOREST, "cross_water": WATER, "cross_mountain": MOUNTAIN}

@@ -54,8 +54,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from envs.gorgasali import actions as A
-from envs.gorgasali.board import BLOCK, FOREST, MOUNTAIN, ROW, COL, WATER
+from . import actions as A
+from .board import BLOCK, FOREST, MOUNTAIN, ROW, COL, WATER
 
 PLANES = 21
 BOARD_SIZE = PLANES * A.SQUARES

@@ -3,8 +3,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from envs.gorgasali import actions as A
-from envs.gorgasali.board import BLOCK, FOREST, MOUNTAIN, WATER
+from . import actions as A
+from .board import BLOCK, FOREST, MOUNTAIN, WATER
 
 _TERRAIN = {WATER: "~", FOREST: "f", MOUNTAIN: "^", BLOCK: "#"}
 _BANNER = {"barrier": "=", "ball": "*", "tree": "T", "field": "M", "smoke": "s"}

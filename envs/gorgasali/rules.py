@@ -24,13 +24,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from envs.core.game import State, rank_returns
-from envs.gorgasali import actions as A
-from envs.gorgasali.board import AROUND, distance
-from envs.gorgasali.combat import OCTOR, THARSIS, CombatMixin
-from envs.gorgasali.duo import DuoMixin
-from envs.gorgasali.masks import MaskMixin
-from envs.gorgasali.movement import MovementMixin
+from ..core.game import State, rank_returns
+from . import actions as A
+from .board import AROUND, distance
+from .combat import OCTOR, THARSIS, CombatMixin
+from .duo import DuoMixin
+from .masks import MaskMixin
+from .movement import MovementMixin
 
 PHASES = ("choose", "react", "start", "move", "act", "loot", "pull", "steal", "bonus", "trade",
           "teleport", "over")
@@ -509,14 +509,14 @@ class GorgasaliState(MovementMixin, MaskMixin, DuoMixin, CombatMixin, State):
         return f"player_{seat}" + (f" ({A.CHARACTER_NAMES[c]})" if c >= 0 else "")
 
     def observation(self, seat: int) -> np.ndarray:
-        from envs.gorgasali.observe import build_observation
+        from .observe import build_observation
         return build_observation(self, seat)
 
     def render_text(self, observer: int | None = None, color: bool = True) -> str:
-        from envs.gorgasali.render import render_text
+        from .render import render_text
         return render_text(self, observer, color)
 
 
-from envs.gorgasali.config import COPYABLE as _COPYABLE  # noqa: E402
+from .config import COPYABLE as _COPYABLE  # noqa: E402
 
 __all__ = ["GorgasaliState", "PHASES", "AROUND"]

@@ -1,4 +1,4 @@
 """Peacekeepers of Jar-Zabonia (``peacekeepers_v0``)."""
-from envs.peacekeepers.env import ENV_NAME, env, make_game, raw_env
+from .env import ENV_NAME, env, make_game, raw_env
 
 __all__ = ["ENV_NAME", "env", "raw_env", "make_game"]

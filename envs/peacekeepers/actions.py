@@ -14,7 +14,7 @@
 """
 from __future__ import annotations
 
-from envs.peacekeepers.board import CELLS, LETTERS, NAMES, cell_name
+from .board import CELLS, LETTERS, NAMES, cell_name
 
 PLACE = 0
 CELL = 1000

@@ -7,11 +7,12 @@ from typing import Any
 
 import numpy as np
 
-from envs.core.game import ConfigError, Game, read_yaml, merge_rules
-from envs.peacekeepers import actions as A
-from envs.peacekeepers.board import LETTERS
+from ..core.resources import config_path as data_file
+from ..core.game import ConfigError, Game, read_yaml, merge_rules
+from . import actions as A
+from .board import LETTERS
 
-DEFAULT_CONFIG = Path(__file__).resolve().parents[2] / "configs" / "peacekeepers.yaml"
+DEFAULT_CONFIG = data_file("peacekeepers.yaml")
 MODES = ("solo", "collaborative", "competitive", "competitive_no_points", "puzzle")
 PUZZLE_LEVELS = ("standard", "easy", "challenge")
 BOARD_PLANES = 18
@@ -121,7 +122,7 @@ class PeacekeepersGame(Game):
             if self.competitive else "halves"
         self.hidden_information = bool(self.rules["hidden_hands"])
         self.hand_cap = self.rules["competitive_hand"] if self.competitive else hand_size
-        from envs.peacekeepers.board import BLACK, BROWN, GRAY, WHITE, eruption_tree
+        from .board import BLACK, BROWN, GRAY, WHITE, eruption_tree
         self.eruption = eruption_tree(self.eruption_path)
         banned = set()
         if self.rules["reroll_hordes"]:
@@ -143,5 +144,5 @@ class PeacekeepersGame(Game):
                 "reward": self.reward, "rules": self._rules_override, "config_path": self.config_path}
 
     def new_initial_state(self, rng: np.random.Generator):
-        from envs.peacekeepers.rules import PeacekeepersState
+        from .rules import PeacekeepersState
         return PeacekeepersState(self, rng)

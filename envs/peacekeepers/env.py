@@ -39,10 +39,10 @@ Version history: v0 (first release).
 """
 from __future__ import annotations
 
-from envs.core.wrappers import OrderEnforcing
+from ..core.wrappers import OrderEnforcing
 
-from envs.core.aec import TabletopAEC
-from envs.peacekeepers.config import PeacekeepersGame
+from ..core.aec import TabletopAEC
+from .config import PeacekeepersGame
 
 ENV_NAME = "peacekeepers_v0"
 
@@ -60,7 +60,7 @@ class raw_env(TabletopAEC):
                          illegal_action=illegal_action, max_steps=max_steps)
 
     def render_rgb(self):
-        from envs.peacekeepers.render import render_rgb
+        from .render import render_rgb
         return render_rgb(self.state_)
 
 

@@ -11,14 +11,14 @@ import functools
 
 import numpy as np
 
-from envs.core.accel import KERNELS
-from envs.peacekeepers import actions as A
-from envs.peacekeepers.board import (BLACK, BLUE, BROWN, CELLS, COMPAT, EDGE_BITS, EMPTY, FULL, GRAY,
+from ..core.accel import KERNELS
+from . import actions as A
+from .board import (BLACK, BLUE, BROWN, CELLS, COMPAT, EDGE_BITS, EMPTY, FULL, GRAY,
                                      GREEN, INCOMPAT_CODES, MOUNTAIN, NEIGHBOURS, ORANGE, PLACEABLE,
                                      PURPLE, RED, TROLL_REMOVABLE, WHITE, YELLOW, bits_to_bool,
                                      bool_to_bits, dilate, mountain_placements,
                                      neighbour_count_bits, obstacle_labels)
-from envs.peacekeepers.hazards import HORDE_TARGETS
+from .hazards import HORDE_TARGETS
 
 
 @functools.lru_cache(maxsize=256)

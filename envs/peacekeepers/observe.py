@@ -37,10 +37,10 @@ import struct
 
 import numpy as np
 
-from envs.core.accel import KERNELS
-from envs.peacekeepers.board import CELLS
-from envs.peacekeepers.config import BOARD_PLANES, VECTOR_SIZE
-from envs.peacekeepers.rules import PHASES
+from ..core.accel import KERNELS
+from .board import CELLS
+from .config import BOARD_PLANES, VECTOR_SIZE
+from .rules import PHASES
 
 _PHASE_INDEX = {p: i for i, p in enumerate(PHASES)}
 BOARD_SIZE = BOARD_PLANES * CELLS

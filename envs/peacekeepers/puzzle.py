@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from envs.peacekeepers.board import (BLACK, COMPAT, EMPTY, GRAY, NEIGHBOURS, RACES, SIZE,
+from .board import (BLACK, COMPAT, EMPTY, GRAY, NEIGHBOURS, RACES, SIZE,
                                      WHITE, YELLOW)
 
 MAX_TRIES = 50

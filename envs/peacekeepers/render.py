@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from envs.peacekeepers.board import CELLS, EMPTY, ERUPTED, LETTERS, MOUNTAIN, SIZE, cell_name
+from .board import CELLS, EMPTY, ERUPTED, LETTERS, MOUNTAIN, SIZE, cell_name
 
 # ANSI 256-colour codes per board code (cube colours, brown, erupted, mountain)
 _FG = {0: 196, 1: 208, 2: 226, 3: 40, 4: 33, 5: 129, 6: 240, 7: 255, 8: 94, 9: 245}

@@ -11,13 +11,13 @@ import functools
 
 import numpy as np
 
-from envs.core.game import State, rank_returns
-from envs.peacekeepers import actions as A
-from envs.peacekeepers.board import (BLACK, BLUE, BROWN, CELLS, EMPTY, ERUPTED, FULL, GRAY, GREEN,
+from ..core.game import State, rank_returns
+from . import actions as A
+from .board import (BLACK, BLUE, BROWN, CELLS, EMPTY, ERUPTED, FULL, GRAY, GREEN,
                                      MOUNTAIN, MOUNTAIN_CANDIDATES, NEIGHBOURS, ORANGE, SIZE, WHITE,
                                      YELLOW, add_mountains)
-from envs.peacekeepers.hazards import HazardMixin
-from envs.peacekeepers.masks import MaskMixin, _active_bits, _zone_bits
+from .hazards import HazardMixin
+from .masks import MaskMixin, _active_bits, _zone_bits
 
 PHASES = ("mountain", "zone", "start_temple", "refill", "play", "giant2", "troll_chase", "elf", "over")
 #: board code + 1 -> one-hot column (12 codes x 12) used to split the board into bitboards
@@ -33,7 +33,7 @@ _BUILD_OBSERVATION = None  # observe.build_observation, imported on first use (i
 
 def _observation_fn():
     global _BUILD_OBSERVATION
-    from envs.peacekeepers.observe import build_observation
+    from .observe import build_observation
     _BUILD_OBSERVATION = build_observation
     return build_observation
 
@@ -161,7 +161,7 @@ class PeacekeepersState(MaskMixin, HazardMixin, State):
     def _setup(self):
         g = self.game
         if g.puzzle:
-            from envs.peacekeepers.puzzle import setup_puzzle
+            from .puzzle import setup_puzzle
             setup_puzzle(self)
             return
         if g.mountains != "none":
@@ -662,5 +662,5 @@ class PeacekeepersState(MaskMixin, HazardMixin, State):
         return A.action_to_str(action, self.game.zone_kind)
 
     def render_text(self, observer: int | None = None, color: bool = True) -> str:
-        from envs.peacekeepers.render import render_text
+        from .render import render_text
         return render_text(self, observer, color)

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from envs.warbah.config import (ALLY_ACCEPT, ALLY_BREAK0, ALLY_DECLINE, ALLY_GOLD0,
+from .config import (ALLY_ACCEPT, ALLY_BREAK0, ALLY_DECLINE, ALLY_GOLD0,
                                 ALLY_PROPOSE0, CEDE0, DONE, HERO_TO0)
 
 PHASES = ("diplomacy", "ally_answer")

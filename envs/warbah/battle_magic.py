@@ -29,11 +29,11 @@ import copy
 
 import numpy as np
 
-from envs.warbah import battle as B
-from envs.warbah import luck as LUCK
-from envs.warbah import units as UNITS
-from envs.warbah.config import BATTLE_JOIN0, BSPELL0, DONE, GROUP0, MAGIC_SPGROUP0
-from envs.warbah.spells import GROUPS, d5, draw, drop_item, has_wizard, tables, take_items
+from . import battle as B
+from . import luck as LUCK
+from . import units as UNITS
+from .config import BATTLE_JOIN0, BSPELL0, DONE, GROUP0, MAGIC_SPGROUP0
+from .spells import GROUPS, d5, draw, drop_item, has_wizard, tables, take_items
 
 BATTLE_PHASES = ("spell", "spell_target")
 SP0 = 6  # target group of the first special unit
@@ -316,7 +316,7 @@ def battle_mask(st) -> np.ndarray:
 
 
 def battle_apply(st, a: int) -> None:
-    from envs.warbah.combat_flow import _run
+    from .combat_flow import _run
     b = st.battle
     bm = b["mg"]
     k = bm["caster"]
@@ -433,7 +433,7 @@ def cast_battle(st, k: int, s: int, t, a: int | None = None) -> None:
 @LUCK.register("bspell")
 def _bspell_roll(st, value: int, ctx) -> None:
     """After a Luck decision on a battle spell's dice: resolve it and go on with the battle."""
-    from envs.warbah.combat_flow import _run
+    from .combat_flow import _run
     k, s, t, a = ctx
     _resolve_battle(st, k, s, None if t < 0 else t, tables(st.game).battle[s].get("n", 0), value,
                     a)

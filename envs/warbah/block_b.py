@@ -27,12 +27,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from envs.warbah import allies as ALLY
-from envs.warbah import espionage as ESP
-from envs.warbah import sea as SEA
-from envs.warbah import units as UNITS
-from envs.warbah.board import DIR_NAMES
-from envs.warbah.config import (ALLY_ACCEPT, ALLY_BREAK0, ALLY_DECLINE, ALLY_GOLD0,
+from . import allies as ALLY
+from . import espionage as ESP
+from . import sea as SEA
+from . import units as UNITS
+from .board import DIR_NAMES
+from .config import (ALLY_ACCEPT, ALLY_BREAK0, ALLY_DECLINE, ALLY_GOLD0,
                                 ALLY_PROPOSE0, BASIC, BATTLE_ACCEPT, BATTLE_DECLINE,
                                 BATTLE_DROP_SP, BATTLE_JOIN0, BATTLE_START, BATTLE_TAKE_SP,
                                 CASUALTY0, CEDE0, DROP_OFF, DROP_ONE0, EXCHANGE0,
@@ -286,8 +286,8 @@ def hero_map(st) -> dict:
 
 def _step_cost(st, a: int, b: int) -> int:
     """MP to step from a into explored land hex b (terrain cost, 3 across a river)."""
-    from envs.warbah.board import edge
-    from envs.warbah.config import TERRAINS
+    from .board import edge
+    from .config import TERRAINS
     cost = st.game.terrain[TERRAINS[st.terrain[b]]]["mp"]
     if edge(a, b) in st.rivers:
         cost = max(cost, st.game.cfg["river"]["cross_mp"])
@@ -385,7 +385,7 @@ def apply_local(st, seat: int, x: int, a: int) -> None:
         h["cell"] = m
         if st.variant[m] == "merchant_caravan":  # once only, as a normal move
             st.variant[m] = ""
-            from envs.warbah.luck import caravan
+            from .luck import caravan
             caravan(st, seat)  # its gold dice, open to Luck (luck.py)
     elif FLEET0 <= a < FLEET0 + 6 * FLEET_SLOTS:
         SEA.fleet_apply(st, seat, a)
@@ -419,7 +419,7 @@ def keep_visible(st, observer: int, hi: int) -> bool:
 def determinize(st, observer: int, rng, busy) -> None:
     """Enemy special troops (index cards) are hidden: their split over the 13 kinds is
     shuffled, total kept (cards seen this turn and heroes in battle stay as they are)."""
-    from envs.warbah import spells as SP
+    from . import spells as SP
     if SP.scried(st, observer):
         return
     for i, h in enumerate(st.heroes):

@@ -15,14 +15,14 @@ from __future__ import annotations
 
 import numpy as np
 
-from envs.warbah import allies as ALLY
-from envs.warbah import battle as B
-from envs.warbah import espionage as ESP
-from envs.warbah import luck as LUCK
-from envs.warbah import sea as SEA
-from envs.warbah import units as UNITS
-from envs.warbah import spells as SP
-from envs.warbah.config import (BATTLE_ACCEPT, BATTLE_DECLINE, BATTLE_JOIN0, BATTLE_START,
+from . import allies as ALLY
+from . import battle as B
+from . import espionage as ESP
+from . import luck as LUCK
+from . import sea as SEA
+from . import units as UNITS
+from . import spells as SP
+from .config import (BATTLE_ACCEPT, BATTLE_DECLINE, BATTLE_JOIN0, BATTLE_START,
                                 CALL_OFF, CASUALTY0, LUCK_FOE, LUCK_MINE, REROLL, TERRAINS)
 
 JOIN_PHASES = ("join", "join_answer")  # combined attacks: add joining Heroes / an ally answers
@@ -98,7 +98,7 @@ def join_mask(st) -> np.ndarray:
 
 
 def join_apply(st, a: int) -> None:
-    from envs.warbah import block_b as BB
+    from . import block_b as BB
     jn = st.join
     lead = jn["lead"]
     if st.phase == "join_answer":  # the ally's player answers the call

@@ -7,10 +7,11 @@ from typing import Any
 
 import numpy as np
 
-from envs.core.game import ConfigError, Game, read_yaml
-from envs.warbah.board import MAP_SIZE
+from ..core.resources import config_path as data_file
+from ..core.game import ConfigError, Game, read_yaml
+from .board import MAP_SIZE
 
-DEFAULT_CONFIG = Path(__file__).resolve().parents[2] / "configs" / "warbah.yaml"
+DEFAULT_CONFIG = data_file("warbah.yaml")
 BASIC = ("warriors", "archers", "cavalry", "catapults")
 TERRAINS = ("clear", "settlement", "forest", "marsh", "desert", "hills", "mountains")
 SETTLEMENTS = ("village", "town", "city", "castle", "mine", "tower", "capitol")
@@ -139,5 +140,5 @@ class WarbahGame(Game):
         return out
 
     def new_initial_state(self, rng: np.random.Generator):
-        from envs.warbah.rules import WarbahState
+        from .rules import WarbahState
         return WarbahState(self, rng)

@@ -66,10 +66,10 @@ Version history: v0 (blocks A and B merged; see RULES.md for what is still simpl
 """
 from __future__ import annotations
 
-from envs.core.wrappers import OrderEnforcing
+from ..core.wrappers import OrderEnforcing
 
-from envs.core.aec import TabletopAEC
-from envs.warbah.config import WarbahGame
+from ..core.aec import TabletopAEC
+from .config import WarbahGame
 
 ENV_NAME = "warbah_v0"
 

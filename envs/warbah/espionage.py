@@ -24,10 +24,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from envs.warbah import luck as LUCK
-from envs.warbah import sea as SEA
-from envs.warbah import units as UNITS
-from envs.warbah.config import DONE, HIRE_AGENT, REALM0, TARGET0, TARGET_SLOTS
+from . import luck as LUCK
+from . import sea as SEA
+from . import units as UNITS
+from .config import DONE, HIRE_AGENT, REALM0, TARGET0, TARGET_SLOTS
 
 PHASES = ("espionage", "spy_loss")
 STAGES = ("hire", "look", "kill_hero", "garrison", "item", "steal_gold", "damage", "delay",
@@ -156,7 +156,7 @@ def mask(st) -> np.ndarray:
         for d in range(6):
             out[d] = _false_order_ok(st, h, d)
     elif stage == "fortell":
-        from envs.warbah import spells as SP
+        from . import spells as SP
         out[REALM0 + SP.fortell_id(st)] = 1
     else:
         out[TARGET0:TARGET0 + len(e["targets"])] = 1
@@ -315,7 +315,7 @@ def apply(st, a: int) -> None:
         if a == DONE:
             _result(st, stage, x)
         else:
-            from envs.warbah import spells as SP
+            from . import spells as SP
             SP.use_fortell(st, _victim(st, stage, x))
             st.esp_log.append((st.turn, seat, "fortell", stage))
         return
@@ -362,7 +362,7 @@ def _result(st, stage: str, x) -> None:
     elif stage == "sink":
         SEA.sink_ship(st, x)
     elif stage == "item":
-        from envs.warbah import spells as SP
+        from . import spells as SP
         items = st.heroes[x]["items"]
         it = items[int(st.rng.integers(len(items)))]  # designed: a random item
         SP.drop_item(st.heroes[x], it)  # an ability item takes its ability with it
@@ -409,7 +409,7 @@ def _victim(st, stage: str, x: int) -> int:
 def _fortell_offer(st, stage: str, x: int) -> bool:
     """REALM SPELLS Fortell ("negate espionage result. Cast in espionage phase"): a victim able
     to cast it decides now (stage ``fortell``: REALM0 + fortell casts, DONE lets it pass)."""
-    from envs.warbah import spells as SP
+    from . import spells as SP
     v = _victim(st, stage, x)
     if SP.fortell_caster(st, v) < 0:
         return False

@@ -22,7 +22,7 @@ ask)}``.
 """
 from __future__ import annotations
 
-from envs.warbah.config import KEEP_ROLL, REROLL
+from .config import KEEP_ROLL, REROLL
 
 #: continuation name -> function(st, value, ctx); registered by spells / battle_magic /
 #: espionage
@@ -230,5 +230,5 @@ def _initiative_roll(st, value: int, ctx) -> None:
         return
     order = dict(rolls)
     st.order = sorted(order, key=lambda q: -order[q])
-    from envs.warbah import spells as SP
+    from . import spells as SP
     SP.begin_turn(st)

@@ -30,12 +30,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from envs.core.accel import KERNELS
-from envs.warbah.config import ABILITIES, SETTLEMENTS, TERRAINS
-from envs.warbah.block_b import PLANES_B, VECTOR_B, observe_b
-from envs.warbah.sea import fleet_cells
-from envs.warbah.rules import PHASES
-from envs.warbah.spells import observe as observe_magic
+from ..core.accel import KERNELS
+from .config import ABILITIES, SETTLEMENTS, TERRAINS
+from .block_b import PLANES_B, VECTOR_B, observe_b
+from .sea import fleet_cells
+from .rules import PHASES
+from .spells import observe as observe_magic
 
 VECTOR = 48
 

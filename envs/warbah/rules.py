@@ -5,13 +5,13 @@ import copy
 
 import numpy as np
 
-from envs.core.game import State, rank_returns
-from envs.warbah import battle as B
-from envs.warbah import block_b as BB
-from envs.warbah import luck as LUCK
-from envs.warbah import spells as SP
-from envs.warbah.board import DIR_NAMES, edge, generate_map
-from envs.warbah.config import (BASIC, CALL_OFF, CAPITOL0, CAPITOL_AUTO, CASUALTY0, CONTINUE,
+from ..core.game import State, rank_returns
+from . import battle as B
+from . import block_b as BB
+from . import luck as LUCK
+from . import spells as SP
+from .board import DIR_NAMES, edge, generate_map
+from .config import (BASIC, CALL_OFF, CAPITOL0, CAPITOL_AUTO, CASUALTY0, CONTINUE,
                                 DONE, DROP_OFF, EXCHANGE0, RECRUIT, RECRUIT_HERO, SEA0, SETTLEMENTS,
                                 RECRUIT_WIZARD, TAKE_GARRISON,
                                 TERRAINS)
@@ -31,7 +31,7 @@ _CF = None  # envs.warbah.combat_flow, imported on first use (it imports this mo
 
 def _combat_flow():
     global _CF
-    from envs.warbah import combat_flow
+    from . import combat_flow
     _CF = combat_flow
     return combat_flow
 
@@ -70,7 +70,7 @@ def _grant_units(g) -> dict:
 
 def _observe_fn():
     global _OBSERVE
-    from envs.warbah.observe import observe
+    from .observe import observe
     _OBSERVE = observe
     return observe
 
@@ -453,7 +453,7 @@ class WarbahState(State):
                 mask[CAPITOL0 + k] = 1
             mask[CAPITOL_AUTO] = 1
         elif self.phase == "casualty":
-            from envs.warbah.combat_flow import chooser_side
+            from .combat_flow import chooser_side
             side = chooser_side(self.battle)
             for t in B.troop_types_alive(side):
                 if t < 4:
@@ -464,7 +464,7 @@ class WarbahState(State):
         elif self.phase in BB.PHASES:
             mask = BB.mask(self)
         elif self.phase in JOIN_PHASES:
-            from envs.warbah.combat_flow import join_mask
+            from .combat_flow import join_mask
             mask = join_mask(self)
         elif self.phase in SP.BATTLE_PHASES:
             mask = SP.battle_mask(self)
@@ -694,7 +694,7 @@ class WarbahState(State):
         SP.kill_wizard(self, hi)
 
     def action_to_str(self, a: int) -> str:
-        from envs.warbah.config import LUCK_FOE, LUCK_MINE
+        from .config import LUCK_FOE, LUCK_MINE
         if a in (LUCK_MINE, LUCK_FOE):  # Luck helper block (combat_flow windows)
             return ("Luck: reroll one of my missed attack dice" if a == LUCK_MINE
                     else "Luck: reroll one of the foe's hits")
@@ -741,7 +741,7 @@ class WarbahState(State):
         return (_OBSERVE or _observe_fn())(self, seat)
 
     def render_text(self, observer=None, color=True) -> str:
-        from envs.warbah.observe import render_text
+        from .observe import render_text
         return render_text(self, observer)
 
 

@@ -18,9 +18,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from envs.warbah import luck as LUCK
-from envs.warbah import units as UNITS
-from envs.warbah.config import (EXCHANGE0, FLEET0, FLEET_SLOTS, KEEP_ROLL, REROLL, SETTLEMENTS,
+from . import luck as LUCK
+from . import units as UNITS
+from .config import (EXCHANGE0, FLEET0, FLEET_SLOTS, KEEP_ROLL, REROLL, SETTLEMENTS,
                                 SHIP0)
 
 PHASES = ("luck", "sea_loss")
@@ -185,7 +185,7 @@ def sea_encounter(st, hi: int, roll: int) -> None:
 
 
 def _sea_battle(st, hi: int, row: dict) -> None:
-    from envs.warbah import combat_flow as CF
+    from . import combat_flow as CF
     counts = np.zeros(5, np.int64)
     for troop, dice in row.get("groups", []):
         counts[("warriors", "archers", "cavalry", "catapults").index(troop)] += d10(st.rng, dice)
@@ -198,7 +198,7 @@ def _sea_battle(st, hi: int, row: dict) -> None:
     st.battle = {"sides": [me, foe], "kind": "sea", "cell": st.heroes[hi]["cell"],
                  "treasure": row.get("treasure", 0), "round": 0, "seg": 0, "kills": [0, 0],
                  "chooser": -1, "return_phase": st.phase}
-    from envs.warbah import spells as SP
+    from . import spells as SP
     SP.setup_battle(st)  # block A: a Hero's wizard draws Battle spells at sea too
     CF._run(st)
 
@@ -219,8 +219,8 @@ def _storm_roll(st, ctx, vals):
 def naval(st, a: dict, d: dict, seg: int, ka: int, kd: int) -> tuple[int, int]:
     """Ships (Init 2, Kill 3) attack enemy ships first, then troops; ship-hunting monsters sink
     ships. Returns the troop kills (ka, kd) after ships took their share."""
-    from envs.warbah import battle as B
-    from envs.warbah.battle import segment_of
+    from . import battle as B
+    from .battle import segment_of
     for s in (a, d):
         if "ships" not in s:
             hi = s.get("hero", -1)
@@ -262,7 +262,7 @@ def finish(st, b: dict) -> None:
     if b["kind"] == "garrison" and not st.land[b["cell"]]:  # an unmanned fleet attacked
         st.ships[b["cell"]], st.fleet_owner[b["cell"]] = 0, -1
     if b["kind"] == "sea":
-        from envs.warbah import battle as B
+        from . import battle as B
         if B.destroyed(d) and a["counts"][4] > 0:  # an overcome encounter: 1 XP, treasure
             st.heroes[a["hero"]]["xp"] += 1
             st.pending_treasure.append((a["hero"], b["treasure"]))
@@ -349,11 +349,11 @@ def apply(st, a: int) -> None:
             roll = d10(st.rng)
         st.phase, st.sea = s["ret"], None
         if s.get("cont") == "esp":  # the espionage roll (espionage.advance), then the victims'
-            from envs.warbah.espionage import victims_luck
+            from .espionage import victims_luck
             victims_luck(st, s["roll"], roll)
             return
         if s.get("cont") == "agent":  # an agent's Espionage table roll
-            from envs.warbah.espionage import resolve_agent
+            from .espionage import resolve_agent
             resolve_agent(st, roll)
             return
         sea_encounter(st, s["hero"], roll)

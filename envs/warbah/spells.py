@@ -25,12 +25,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from envs.warbah.config import (BSPELL0, CELL0, DONE, GIVE_ITEM0, GROUP0, MAGIC0, MAGIC_END,
+from .config import (BSPELL0, CELL0, DONE, GIVE_ITEM0, GROUP0, MAGIC0, MAGIC_END,
                                 MAGIC_SPGROUP0, REALM0, RECRUIT_WIZARD, SETTLEMENTS, TERRAINS,
                                 TSEAT0)
-from envs.warbah import luck as LUCK
-from envs.warbah.luck import initiative as luck_initiative  # noqa: F401  (rules._start_turn)
-from envs.warbah.units import SPECIALS, gain_warriors, type_count, type_limit
+from . import luck as LUCK
+from .luck import initiative as luck_initiative  # noqa: F401  (rules._start_turn)
+from .units import SPECIALS, gain_warriors, type_count, type_limit
 
 REALM_PHASES = ("realm", "realm_target")
 BATTLE_PHASES = ("spell", "spell_target")
@@ -261,7 +261,7 @@ def _friend(st, seat: int, h: dict, d: int) -> int:
     j = st.hero_at(m) if m >= 0 else -1
     if j < 0:
         return -1
-    from envs.warbah.allies import friendly  # allies may trade magic items too (ALLIES)
+    from .allies import friendly  # allies may trade magic items too (ALLIES)
     return j if friendly(st, seat, st.heroes[j]["seat"]) else -1
 
 
@@ -575,7 +575,7 @@ def cast_realm(st, seat: int, hi: int, k: int, target) -> None:
     adj = int(st.nb[h["cell"], target]) if target is not None and target < 6 else -1
     rng = st.rng
     if eff == "sea_move":
-        from envs.warbah import sea as SEA
+        from . import sea as SEA
         SEA._sea_mp(st, h)
         h["sea_mp"] += sp["n"]
     elif eff == "teleport":
@@ -614,7 +614,7 @@ def cast_realm(st, seat: int, hi: int, k: int, target) -> None:
     elif eff == "whirlpool":
         j = st.hero_at(adj)
         if j >= 0:
-            from envs.warbah import sea as SEA
+            from . import sea as SEA
             SEA.sink_ship(st, j)
         else:
             st.ships[adj] -= 1
@@ -818,7 +818,7 @@ def observe(st, seat: int, v: np.ndarray | None = None, mine: list | None = None
     e = getattr(st, "esp", None) if phase == "espionage" else None  # 265: I decide on Fortell
     if e is not None and e["stage"] == "fortell" \
             and e["fort_seat"] == seat:
-        from envs.warbah.espionage import STAGES
+        from .espionage import STAGES
         w[265] = (STAGES.index(e["fort"][0]) + 1) / len(STAGES)
     return v
 
@@ -846,6 +846,6 @@ def action_to_str(st, a: int) -> str:
 
 
 # -- battle spells live in battle_magic.py; re-exported for the hooks in rules / combat_flow ----
-from envs.warbah.battle_magic import (battle_apply, battle_mask, battle_options,  # noqa: E402
+from .battle_magic import (battle_apply, battle_mask, battle_options,  # noqa: E402
                                       cast_battle, end_battle, end_round, segment_effects,
                                       setup_battle, spell_groups, spell_segment)

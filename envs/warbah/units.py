@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from envs.warbah.config import CASUALTY0, LOSS_SP0, RECRUIT_SP, SETTLEMENTS
+from .config import CASUALTY0, LOSS_SP0, RECRUIT_SP, SETTLEMENTS
 
 SPECIALS = ("woodsmen", "elves", "fey", "goblins", "dwarves", "orcs", "kobolds", "gnomes",
             "djinn", "bandits", "knights", "undead", "hobgoblins")
@@ -139,7 +139,7 @@ def extend_sides(st, b: dict) -> None:
 
 def attacks(st, side: dict, seg: int) -> int:
     """Kills by the side's special groups in segment ``seg`` (1D10 <= Kill each)."""
-    from envs.warbah.battle import segment_of
+    from .battle import segment_of
     cnt = side["counts"]
     if len(cnt) <= BASE or not any(cnt.tolist()[BASE:]):  # no numpy reduction
         return 0
@@ -154,7 +154,7 @@ def attacks(st, side: dict, seg: int) -> int:
             n = 0 if mg["blocked"][6 + u] else n - mg["neutral"][6 + u]
         if n <= 0 or segment_of(init) != seg:  # Goblins' Tactics: self_tactics
             continue
-        from envs.warbah.battle import magic_hits, record  # record: Luck's segment window
+        from .battle import magic_hits, record  # record: Luck's segment window
         if mg is None:
             kills += record(side, kill, n, int((st.rng.integers(1, 11, size=n) <= kill).sum()))
         else:

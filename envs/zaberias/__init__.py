@@ -1,4 +1,4 @@
 """Zaberias, tribal tactics for 2-4 players (``zaberias_v0``)."""
-from envs.zaberias.env import ENV_NAME, env, make_game, raw_env
+from .env import ENV_NAME, env, make_game, raw_env
 
 __all__ = ["ENV_NAME", "env", "raw_env", "make_game"]

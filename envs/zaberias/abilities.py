@@ -8,8 +8,8 @@ ability, Helpers use their ability instead of attacking).
 """
 from __future__ import annotations
 
-from envs.zaberias import movement as M
-from envs.zaberias.board import WATER
+from . import movement as M
+from .board import WATER
 
 SORCERER_EFFECT = {"love": M.LOVE, "dazzle": M.STUN, "shock": M.SHOCK, "glue": M.GLUE}
 #: abilities used through ABILITY x (a target cell)
@@ -200,7 +200,7 @@ def plague(st, uid: int) -> None:
             continue
         if faces[int(st.rng.integers(len(faces)))] == 0:
             victims.append(u)
-    from envs.zaberias.combat import finish_removals, kill
+    from .combat import finish_removals, kill
     for u in victims:
         kill(st, u, -1)                       # cities withstand the plague
     finish_removals(st)

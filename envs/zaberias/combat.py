@@ -7,8 +7,8 @@ Rulebook sections: "7: Strength" (dice + muscle, attacker rolls first, ties), "8
 """
 from __future__ import annotations
 
-from envs.zaberias import movement as M
-from envs.zaberias.config import HOLDING_SIPHONS
+from . import movement as M
+from .config import HOLDING_SIPHONS
 
 
 def roll(st, n: int, cluster: bool = False) -> int:

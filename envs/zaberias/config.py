@@ -6,10 +6,11 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from envs.core.game import ConfigError, Game, read_yaml, merge_rules
-from envs.zaberias.board import MAX_RANGE, MapTables
+from ..core.resources import config_path as data_file
+from ..core.game import ConfigError, Game, read_yaml, merge_rules
+from .board import MAX_RANGE, MapTables
 
-DEFAULT_CONFIG = Path(__file__).resolve().parents[2] / "configs" / "zaberias.yaml"
+DEFAULT_CONFIG = data_file("zaberias.yaml")
 TRIBES = ("undead", "humans", "orcs", "guardians")
 ABILITY_GROUP = {
     "none": "basic",
@@ -125,14 +126,14 @@ class ZaberiasGame(Game):
         self.ability_uid = {}
         for uid, spec in enumerate(self.specs):
             self.ability_uid.setdefault((uid // self.U, spec.ability), uid)
-        from envs.zaberias import actions as A
+        from . import actions as A
         # a Siphon may briefly hold more than its capacity (an ambush, a Siphon-on-Siphon
         # transfer) and then chooses whom to keep: one RELEASE per enemy unit in the game
         self.layout = A.ActionLayout(self.U, self.S, self.N, (num_players - 1) * self.U)
         self.num_actions = self.layout.size
         # MOVE, ATTACK and ABILITY: three consecutive blocks over the N cells of the grid
         self.spatial_actions = [[self.layout.MOVE, 3]]
-        from envs.zaberias.observe import observation_layout
+        from .observe import observation_layout
         self.observation_layout = observation_layout(self)
 
     def options(self) -> dict[str, Any]:
@@ -147,5 +148,5 @@ class ZaberiasGame(Game):
         raise KeyError(name)
 
     def new_initial_state(self, rng: np.random.Generator):
-        from envs.zaberias.rules import ZaberiasState
+        from .rules import ZaberiasState
         return ZaberiasState(self, rng)

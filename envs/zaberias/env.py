@@ -51,10 +51,10 @@ a unit), so the observation vector grew by 2).
 """
 from __future__ import annotations
 
-from envs.core.wrappers import OrderEnforcing
+from ..core.wrappers import OrderEnforcing
 
-from envs.core.aec import TabletopAEC
-from envs.zaberias.config import ZaberiasGame
+from ..core.aec import TabletopAEC
+from .config import ZaberiasGame
 
 ENV_NAME = "zaberias_v0"
 DEFAULT_MAX_STEPS = 2000
@@ -73,7 +73,7 @@ class raw_env(TabletopAEC):
                          illegal_action=illegal_action, max_steps=max_steps)
 
     def render_rgb(self):
-        from envs.zaberias.render import render_rgb
+        from .render import render_rgb
         return render_rgb(self.state_)
 
 

@@ -6,7 +6,7 @@ Skull Dragon, Giant Armor, Vampire, Ninja, Phantom, Spider Witch, Dragon and Rhi
 """
 from __future__ import annotations
 
-from envs.zaberias.board import PORTAL, WATER, bit_cells
+from .board import PORTAL, WATER, bit_cells
 
 ARMORY, BOARD, HELD, RIDING = 0, 1, 2, 3
 LOVE, STUN, SHOCK, GLUE = 1, 2, 4, 8

@@ -3,9 +3,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from envs.zaberias import movement as M
-from envs.zaberias.actions import cell_name
-from envs.zaberias.board import TERRAIN_GLYPH, VOID, WATER
+from . import movement as M
+from .actions import cell_name
+from .board import TERRAIN_GLYPH, VOID, WATER
 
 _GRADE_NAME = {1: "wood", 2: "metal", 3: "gold"}
 

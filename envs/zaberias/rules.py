@@ -11,12 +11,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from envs.core.game import State, rank_returns
-from envs.zaberias import abilities as AB
-from envs.zaberias import combat as CB
-from envs.zaberias import movement as M
-from envs.zaberias.actions import cell_name
-from envs.zaberias.observe import PHASE_INDEX, build_observation
+from ..core.game import State, rank_returns
+from . import abilities as AB
+from . import combat as CB
+from . import movement as M
+from .actions import cell_name
+from .observe import PHASE_INDEX, build_observation
 
 PHASES = ("main", "unit", "buy_city", "teleport", "rhino", "ambush", "tie", "siphon", "pickup",
           "tele_move", "over")
@@ -590,5 +590,5 @@ class ZaberiasState(State):
         return f"a {kind!r} action is not available in phase {self.phase!r} here"
 
     def render_text(self, observer: int | None = None, color: bool = True) -> str:
-        from envs.zaberias.render import render_text
+        from .render import render_text
         return render_text(self, observer, color)

@@ -1,4 +1,4 @@
 """Zaka, the monster-and-weapon card battle (``zaka_v0``)."""
-from envs.zaka.env import ENV_NAME, env, make_game, raw_env
+from .env import ENV_NAME, env, make_game, raw_env
 
 __all__ = ["ENV_NAME", "env", "raw_env", "make_game"]

@@ -8,10 +8,11 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from envs.core.game import ConfigError, Game, read_yaml, merge_rules
-from envs.zaka.actions import ActionLayout
+from ..core.resources import config_path as data_file
+from ..core.game import ConfigError, Game, read_yaml, merge_rules
+from .actions import ActionLayout
 
-DEFAULT_CONFIG = Path(__file__).resolve().parents[2] / "configs" / "zaka.yaml"
+DEFAULT_CONFIG = data_file("zaka.yaml")
 
 #: ability kinds; the index is what the engine and the observation use
 ABILITIES = ("attack", "rampage", "mend", "drain", "disarm", "snatch", "reap")
@@ -167,7 +168,7 @@ class ZakaGame(Game):
         self.field_cap = r["battlefield_cap"]
         self.layout = ActionLayout(dm, self.num_weapon_designs, self.field_cap, self.num_seats)
         self.num_actions = self.layout.num_actions
-        from envs.zaka.observe import observation_layout
+        from .observe import observation_layout
         self.observation_layout = observation_layout(self)
 
     def seat_owner(self, seat: int) -> int:
@@ -190,5 +191,5 @@ class ZakaGame(Game):
                 "config_path": self.config_path}
 
     def new_initial_state(self, rng):
-        from envs.zaka.rules import ZakaState
+        from .rules import ZakaState
         return ZakaState(self, rng)

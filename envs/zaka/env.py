@@ -48,10 +48,10 @@ Version history: v0 (first release).
 """
 from __future__ import annotations
 
-from envs.core.wrappers import OrderEnforcing
+from ..core.wrappers import OrderEnforcing
 
-from envs.core.aec import TabletopAEC
-from envs.zaka.config import ZakaGame
+from ..core.aec import TabletopAEC
+from .config import ZakaGame
 
 ENV_NAME = "zaka_v0"
 

@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from envs.zaka.config import ABILITIES, MAX_HEARTS
+from .config import ABILITIES, MAX_HEARTS
 
 ARMY_INFO = 8
 GLOBAL = 7

@@ -1,8 +1,8 @@
 """Text rendering for Zaka: battlefields with hearts and weapons, hands, deck and discard pile."""
 from __future__ import annotations
 
-from envs.zaka.actions import rel_name
-from envs.zaka.config import ABILITIES, MEND, RAMPAGE
+from .actions import rel_name
+from .config import ABILITIES, MEND, RAMPAGE
 
 _RED, _DIM, _BOLD, _GREEN, _YELLOW, _RESET = ("\x1b[31m", "\x1b[2m", "\x1b[1m", "\x1b[32m",
                                               "\x1b[33m", "\x1b[0m")

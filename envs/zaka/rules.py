@@ -16,8 +16,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from envs.core.game import State, rank_returns
-from envs.zaka.config import DISARM, DRAIN, MEND, RAMPAGE, REAP, SNATCH
+from ..core.game import State, rank_returns
+from .config import DISARM, DRAIN, MEND, RAMPAGE, REAP, SNATCH
 
 PHASES = ("deploy", "play", "ability", "over")
 _SURVIVOR = 1_000_000  # ranking score of an army still standing at the end
@@ -541,14 +541,14 @@ class ZakaState(State):
 
     # ------------------------------------------------------------------ views ---------------
     def observation(self, seat: int) -> np.ndarray:
-        from envs.zaka.observe import build_observation
+        from .observe import build_observation
         return build_observation(self, seat)
 
     def action_to_str(self, action: int) -> str:
-        from envs.zaka.render import action_to_str
+        from .render import action_to_str
         return action_to_str(self, action)
 
     def render_text(self, observer: int | None = None, color: bool = True) -> str:
-        from envs.zaka.render import render_text
+        from .render import render_text
         return render_text(self, observer, color)
 

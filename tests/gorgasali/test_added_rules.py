@@ -3,7 +3,7 @@ abilities, the loot choice of an elimination's spoils, the Teleport card and the
 (rulebook sections named in each docstring)."""
 from __future__ import annotations
 
-from envs.gorgasali import actions as A
+from tabletop_arena.envs.gorgasali import actions as A
 from tests.gorgasali import Dice, card_id, first_walk, give, legal, make_state, sq
 
 W0, W1 = A.WEAPON_POS

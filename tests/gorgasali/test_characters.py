@@ -1,7 +1,7 @@
 """Gorgasali: the ten characters' special abilities (Characters section of the rulebook)."""
 from __future__ import annotations
 
-from envs.gorgasali import actions as A
+from tabletop_arena.envs.gorgasali import actions as A
 from tests.gorgasali import Dice, card_id, give, legal, make_state, sq
 
 W0 = A.WEAPON_POS[0]

@@ -2,7 +2,7 @@
 the character mat and elimination."""
 from __future__ import annotations
 
-from envs.gorgasali import actions as A
+from tabletop_arena.envs.gorgasali import actions as A
 from tests.gorgasali import Dice, all_walks, card_id, give, legal, make_state, sq
 
 W0 = A.WEAPON_POS[0]

@@ -3,10 +3,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from agents.base import RandomAgent
-from agents.gorgasali import HeuristicAgent, plan_walks
-from envs.gorgasali import actions as A
-from envs.gorgasali import make_game, raw_env
+from tabletop_arena.agents.base import RandomAgent
+from tabletop_arena.agents.gorgasali import HeuristicAgent, plan_walks
+from tabletop_arena.envs.gorgasali import actions as A
+from tabletop_arena.envs.gorgasali import make_game, raw_env
 from tests.gorgasali import card_id, give, legal, make_state, sq
 
 W0 = A.WEAPON_POS[0]

@@ -5,10 +5,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from envs.core.game import ConfigError, IllegalActionError
-from envs.gorgasali import actions as A
-from envs.gorgasali import make_game
-from envs.gorgasali.board import (FOREST, MOUNTAIN, NB, WATER, can_finish, may_end, to_bits,
+from tabletop_arena.envs.core.game import ConfigError, IllegalActionError
+from tabletop_arena.envs.gorgasali import actions as A
+from tabletop_arena.envs.gorgasali import make_game
+from tabletop_arena.envs.gorgasali.board import (FOREST, MOUNTAIN, NB, WATER, can_finish, may_end, to_bits,
                                   walk_steps)
 from tests.gorgasali import Dice, all_walks, card_id, give, legal, make_state, sq, walk
 

@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from envs.gorgasali import actions as A
-from envs.gorgasali import make_game
-from envs.gorgasali.observe import EXTRA_BASE, BOARD_SIZE
+from tabletop_arena.envs.gorgasali import actions as A
+from tabletop_arena.envs.gorgasali import make_game
+from tabletop_arena.envs.gorgasali.observe import EXTRA_BASE, BOARD_SIZE
 from tests.gorgasali import give, legal, make_state, sq
 
 W0, W1 = A.WEAPON_POS

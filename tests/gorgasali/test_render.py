@@ -3,8 +3,8 @@ from __future__ import annotations
 
 import numpy as np
 
-import envs
-from envs.gorgasali import actions as A
+from tabletop_arena import envs
+from tabletop_arena.envs.gorgasali import actions as A
 
 
 def test_rgb_array_shape_dtype_and_changes_when_a_player_moves():

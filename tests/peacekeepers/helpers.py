@@ -20,8 +20,8 @@ from typing import Iterable, Sequence
 
 import numpy as np
 
-import envs
-from envs.peacekeepers.board import CELLS, EMPTY, ERUPTED, GRAY, LETTERS, MOUNTAIN, SIZE
+from tabletop_arena import envs
+from tabletop_arena.envs.peacekeepers.board import CELLS, EMPTY, ERUPTED, GRAY, LETTERS, MOUNTAIN, SIZE
 
 CODES = {".": EMPTY, "*": ERUPTED, "^": MOUNTAIN}
 CODES.update({ch: i for i, ch in enumerate(LETTERS[:9])})  # R O Y G B P K W N -> 0..8

@@ -8,8 +8,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from envs.peacekeepers import actions as A
-from envs.peacekeepers.board import (BLACK, BROWN, EMPTY, ERUPTED, GRAY, GREEN, MOUNTAIN, PURPLE,
+from tabletop_arena.envs.peacekeepers import actions as A
+from tabletop_arena.envs.peacekeepers.board import (BLACK, BROWN, EMPTY, ERUPTED, GRAY, GREEN, MOUNTAIN, PURPLE,
                                      RED, WHITE)
 from .helpers import all_cubes_accounted, cell, make_state
 

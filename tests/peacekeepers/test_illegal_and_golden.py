@@ -14,9 +14,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-import envs
-from envs.peacekeepers import actions as A
-from envs.peacekeepers.board import BROWN, GREEN, RED, YELLOW
+from tabletop_arena import envs
+from tabletop_arena.envs.peacekeepers import actions as A
+from tabletop_arena.envs.peacekeepers.board import BROWN, GREEN, RED, YELLOW
 from .helpers import board_str, cell, make_state
 
 GOLDEN = Path(__file__).with_name("golden_competitive_2p.txt")

@@ -4,8 +4,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from envs.peacekeepers import actions as A
-from envs.peacekeepers.board import BLACK, BLUE, BROWN, CELLS, GREEN, RED, SIZE, WHITE
+from tabletop_arena.envs.peacekeepers import actions as A
+from tabletop_arena.envs.peacekeepers.board import BLACK, BLUE, BROWN, CELLS, GREEN, RED, SIZE, WHITE
 from .helpers import cell, make_state
 
 # The rulebook's Cubes table, "Allowed Next To" columns Red Orange Yellow Green Blue Purple,
@@ -187,7 +187,7 @@ def test_emptied_field_restarts_on_an_edge_of_ones_zone():
     or eruptions have removed every cube, "adjacent to a placed cube" cannot be met, so the next
     cube is placed like a starting cube, on an outer edge of one's own zone. Strict reading:
     nobody can place."""
-    from envs.peacekeepers.board import EDGE
+    from tabletop_arena.envs.peacekeepers.board import EDGE
     st = make_state("""
     ..........
     ....^.....

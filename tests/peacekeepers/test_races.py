@@ -7,8 +7,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from envs.peacekeepers import actions as A
-from envs.peacekeepers.board import BLUE, EMPTY, GREEN, ORANGE, RED, YELLOW
+from tabletop_arena.envs.peacekeepers import actions as A
+from tabletop_arena.envs.peacekeepers.board import BLUE, EMPTY, GREEN, ORANGE, RED, YELLOW
 from .helpers import all_cubes_accounted, cell, faces_in_hand, make_state
 
 

@@ -5,8 +5,8 @@ import re
 
 import numpy as np
 
-import envs
-from envs.peacekeepers.board import LETTERS, cell_name
+from tabletop_arena import envs
+from tabletop_arena.envs.peacekeepers.board import LETTERS, cell_name
 
 
 def test_text_render_legend_and_pending_sub_step():

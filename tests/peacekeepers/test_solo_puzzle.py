@@ -6,11 +6,11 @@ from collections import Counter
 import numpy as np
 import pytest
 
-import envs
-from envs.peacekeepers import actions as A
-from envs.peacekeepers.board import (BLACK, BROWN, COMPAT, EMPTY, GRAY, GREEN, NEIGHBOURS, RED,
+from tabletop_arena import envs
+from tabletop_arena.envs.peacekeepers import actions as A
+from tabletop_arena.envs.peacekeepers.board import (BLACK, BROWN, COMPAT, EMPTY, GRAY, GREEN, NEIGHBOURS, RED,
                                      WHITE, YELLOW)
-from envs.peacekeepers.puzzle import field_cells, generate
+from tabletop_arena.envs.peacekeepers.puzzle import field_cells, generate
 from .helpers import cell, make_state
 
 # --------------------------------------------------------------------------------- solo -----

@@ -3,7 +3,7 @@ was computed before such an edit, so the advance-time mask reuse (a speed-up for
 off here. tests/warbah/test_speed.py checks that play is identical with it on and off."""
 import pytest
 
-from envs.warbah.rules import WarbahState
+from tabletop_arena.envs.warbah.rules import WarbahState
 
 
 @pytest.fixture(autouse=True)

@@ -4,10 +4,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-import envs
-from envs.core.game import ConfigError, restore
-from envs.warbah import make_game
-from envs.warbah.config import (ALLY_ACCEPT, ALLY_BREAK0, ALLY_DECLINE, ALLY_GOLD0,
+from tabletop_arena import envs
+from tabletop_arena.envs.core.game import ConfigError, restore
+from tabletop_arena.envs.warbah import make_game
+from tabletop_arena.envs.warbah.config import (ALLY_ACCEPT, ALLY_BREAK0, ALLY_DECLINE, ALLY_GOLD0,
                                 ALLY_PROPOSE0, CAPITOL_AUTO, DONE, GIVE0, TARGET0, TERRAINS)
 
 
@@ -70,7 +70,7 @@ def test_attacking_an_ally_ends_the_alliance():
     cell = int(next(x for x in st.nb[a["cell"]] if x >= 0 and st.land[x]))
     st.explored[cell], st.terrain[cell], st.settle[cell], st.encounter[cell] = True, 0, -1, 0
     b["cell"] = cell
-    from envs.warbah import block_b as BB
+    from tabletop_arena.envs.warbah import block_b as BB
     BB.on_attack(st, 0, cell)
     assert not st.allied[0, 1]
 
@@ -88,7 +88,7 @@ def test_allied_heroes_exchange_troops_and_no_spying_on_allies():
     d = [int(x) for x in st.nb[a["cell"]]].index(cell)
     assert st.legal_actions_mask()[GIVE0 + 4 * d]
     st.contact[0, 1] = st.contact[1, 0] = True
-    from envs.warbah import espionage as ESP
+    from tabletop_arena.envs.warbah import espionage as ESP
     st.esp = {"seat": 0, "stage": "delay"}
     assert ESP.targets(st) == []
     _ = TARGET0
@@ -129,7 +129,7 @@ def test_allies_pettingzoo_api():
 def test_allies_trade_settlements_and_heroes():
     """ALLIES: allies may trade settlements and Heroes (designed: the acting Hero cedes the
     settlement he stands on, or goes over to the ally with his army and items)."""
-    from envs.warbah.config import CEDE0, HERO_TO0, SETTLEMENTS
+    from tabletop_arena.envs.warbah.config import CEDE0, HERO_TO0, SETTLEMENTS
     g, st = diplomacy_state()
     st.allied[0, 1] = st.allied[1, 0] = True
     a = st.heroes[0]
@@ -151,7 +151,7 @@ def test_allies_trade_settlements_and_heroes():
 def test_allies_trade_magic_items():
     """ALLIES: allies may trade magic items: an acting Hero hands an item (and the ability it
     grants) to an adjacent allied Hero; not to a Hero of a player he is not allied with."""
-    from envs.warbah.config import GIVE_ITEM0
+    from tabletop_arena.envs.warbah.config import GIVE_ITEM0
     g, st = diplomacy_state()
     a, b = st.heroes[0], st.heroes[1]
     cell = int(next(x for x in st.nb[a["cell"]] if x >= 0 and st.land[x]))

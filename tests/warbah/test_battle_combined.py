@@ -5,10 +5,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from envs.core.game import IllegalActionError
-from envs.warbah import combat_flow as CF
-from envs.warbah import make_game
-from envs.warbah.config import (BATTLE_ACCEPT, BATTLE_DECLINE, BATTLE_JOIN0, BATTLE_START,
+from tabletop_arena.envs.core.game import IllegalActionError
+from tabletop_arena.envs.warbah import combat_flow as CF
+from tabletop_arena.envs.warbah import make_game
+from tabletop_arena.envs.warbah.config import (BATTLE_ACCEPT, BATTLE_DECLINE, BATTLE_JOIN0, BATTLE_START,
                                 CALL_OFF, CAPITOL_AUTO, CASUALTY0, LOSS_SP0, TERRAINS)
 
 

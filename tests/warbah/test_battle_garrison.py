@@ -6,9 +6,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from envs.core.game import IllegalActionError
-from envs.warbah import units as U
-from envs.warbah.config import (BATTLE_DROP_SP, BATTLE_TAKE_SP, CALL_OFF, DROP_OFF,
+from tabletop_arena.envs.core.game import IllegalActionError
+from tabletop_arena.envs.warbah import units as U
+from tabletop_arena.envs.warbah.config import (BATTLE_DROP_SP, BATTLE_TAKE_SP, CALL_OFF, DROP_OFF,
                                 DROP_ONE0, RECRUIT, RECRUIT_SP, SETTLEMENTS, TAKE_GARRISON,
                                 TERRAINS)
 from tests.warbah.test_battle_combined import _hero, arena
@@ -138,7 +138,7 @@ def test_move_garrison_transfers_go_one_way_per_turn():
     hex a Hero either takes from the garrison or drops into it. Without the limit a policy could
     drop and take the same warrior forever and the move phase would never end (found by a trained
     PPO policy that stalled every game at turn 1)."""
-    from envs.warbah.config import TAKE_ONE0
+    from tabletop_arena.envs.warbah.config import TAKE_ONE0
     g, st, t, h = _hero_on_castle()
     st.garrison[t, 2] = 2
     st._mask = None
@@ -156,8 +156,8 @@ def test_move_garrison_transfers_go_one_way_per_turn():
 def test_move_garrison_cycling_policy_still_ends_the_turn():
     """A policy that always picks a garrison transfer when it can (the stalling PPO policy) still
     reaches the next turn: the lock bounds the transfers of a move phase."""
-    from envs.warbah import block_b as BB
-    from envs.warbah import make_game
+    from tabletop_arena.envs.warbah import block_b as BB
+    from tabletop_arena.envs.warbah import make_game
     st = make_game(num_players=2).new_initial_state(np.random.default_rng(3))
     rng = np.random.default_rng(0)
     transfers = set(BB.GARRISON_TAKES + BB.GARRISON_DROPS)

@@ -6,11 +6,11 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from envs.core.game import ConfigError
-from envs.warbah import battle as B
-from envs.warbah import combat_flow as CF
-from envs.warbah import make_game
-from envs.warbah import units as U
+from tabletop_arena.envs.core.game import ConfigError
+from tabletop_arena.envs.warbah import battle as B
+from tabletop_arena.envs.warbah import combat_flow as CF
+from tabletop_arena.envs.warbah import make_game
+from tabletop_arena.envs.warbah import units as U
 
 
 class Dice:

@@ -7,9 +7,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from envs.core.game import IllegalActionError
-from envs.warbah import combat_flow as CF
-from envs.warbah import sea as SEA
+from tabletop_arena.envs.core.game import IllegalActionError
+from tabletop_arena.envs.warbah import combat_flow as CF
+from tabletop_arena.envs.warbah import sea as SEA
 from tests.warbah.test_sea import _at_sea, dir_to, sea_world
 
 

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from envs.warbah import block_b as BB
-from envs.warbah import make_game
-from envs.warbah import sea as SEA
+from tabletop_arena.envs.warbah import block_b as BB
+from tabletop_arena.envs.warbah import make_game
+from tabletop_arena.envs.warbah import sea as SEA
 
 
 def test_hero_map_agrees_with_hero_at_in_random_play():

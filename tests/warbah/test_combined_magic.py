@@ -8,9 +8,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from envs.core.game import IllegalActionError
-from envs.warbah import battle_magic as BM
-from envs.warbah.config import (BATTLE_ACCEPT, BATTLE_JOIN0, BATTLE_START, BSPELL0, DONE,
+from tabletop_arena.envs.core.game import IllegalActionError
+from tabletop_arena.envs.warbah import battle_magic as BM
+from tabletop_arena.envs.warbah.config import (BATTLE_ACCEPT, BATTLE_JOIN0, BATTLE_START, BSPELL0, DONE,
                                 GROUP0)
 from tests.warbah.test_battle_combined import _dir, _hero, arena
 from tests.warbah.test_espionage import ScriptRng
@@ -150,7 +150,7 @@ def test_battle_spells_lone_attack_has_no_army_step():
 
 def _hand_seen(st, seat) -> set:
     """Battle-hand cards in the magic observation of ``seat`` (spells.observe, 65 + k)."""
-    from envs.warbah import spells as SP
+    from tabletop_arena.envs.warbah import spells as SP
     v = SP.observe(st, seat)
     bo = 13 + 2 * T.NR
     return set(np.flatnonzero(v[bo:bo + T.NB]).tolist())
@@ -159,7 +159,7 @@ def _hand_seen(st, seat) -> set:
 def test_observation_shows_a_joining_ally_its_own_battle_hand_only():
     """BATTLE SPELLS / ALLIES (combined attack): each player sees its own army's battle hand
     (an allied joiner too, with its Wizard state), never another player's hand."""
-    from envs.warbah import spells as SP
+    from tabletop_arena.envs.warbah import spells as SP
     g, st, t, ring = _force(n=3, allies=True, foe_wiz=True)
     _stack(st, [BS["blessing"]], [BS["fireball"]], [BS["smite"]])
     st.rng = ScriptRng([10] * 400)

@@ -4,9 +4,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from envs.warbah import espionage as ESP
-from envs.warbah import make_game
-from envs.warbah.config import (CAPITOL_AUTO, CASUALTY0, DONE, HIRE_AGENT, SETTLEMENTS,
+from tabletop_arena.envs.warbah import espionage as ESP
+from tabletop_arena.envs.warbah import make_game
+from tabletop_arena.envs.warbah.config import (CAPITOL_AUTO, CASUALTY0, DONE, HIRE_AGENT, SETTLEMENTS,
                                 TARGET0, TERRAINS)
 
 
@@ -244,8 +244,8 @@ def test_espionage_forgo_and_hidden_slots():
 def test_fortell_negates_an_agent():
     """REALM SPELLS Fortell: negates an espionage result against its holder when he casts it
     (block A; the choice is the victim's, see tests/warbah/test_magic_fortell.py)."""
-    from envs.warbah import spells as SP
-    from envs.warbah.config import REALM0
+    from tabletop_arena.envs.warbah import spells as SP
+    from tabletop_arena.envs.warbah.config import REALM0
     g, st, a, b = contact_state()
     b["wizard"] = -1
     st.mg["hand"][1] = [SP.fortell_id(st)]
@@ -259,7 +259,7 @@ def test_fortell_negates_an_agent():
 
 def test_luck_rerolls_the_espionage_roll():
     """RARE ABILITY Luck: one die roll per turn may be rerolled (here the espionage roll)."""
-    from envs.warbah.config import KEEP_ROLL, REROLL
+    from tabletop_arena.envs.warbah.config import KEEP_ROLL, REROLL
     g, st, a, b = contact_state()
     a["abil"] = [("luck", 0)]
     st.gold[0], st.order, st.esp_turn = 20, [0, 1], 0
@@ -275,7 +275,7 @@ def test_luck_rerolls_the_espionage_roll():
 
 def test_luck_rerolls_an_agent_roll():
     """RARE ABILITY Luck: a failed agent's Espionage table roll may be rerolled (once a turn)."""
-    from envs.warbah.config import KEEP_ROLL, REROLL
+    from tabletop_arena.envs.warbah.config import KEEP_ROLL, REROLL
     g, st, a, b = contact_state()
     a["abil"] = [("luck", 0)]
     st.gold[0], st.order, st.esp_turn = 20, [0, 1], 0

@@ -3,9 +3,9 @@ every kind of decision it can meet."""
 import numpy as np
 import pytest
 
-from agents.base import RandomAgent
-from agents.warbah import HeuristicAgent
-from envs.warbah import make_game
+from tabletop_arena.agents.base import RandomAgent
+from tabletop_arena.agents.warbah import HeuristicAgent
+from tabletop_arena.envs.warbah import make_game
 
 
 def test_heuristic_beats_random():
@@ -28,7 +28,7 @@ def test_heuristic_beats_random():
 def test_heuristic_answers_a_battle_luck_window(rolls):
     """BATTLE / Luck window (LUCK_MINE / LUCK_FOE / KEEP_ROLL): the heuristic picks a legal answer
     (it once called combat_flow._pick with an outdated signature and crashed in training)."""
-    from envs.warbah.combat_flow import start_battle
+    from tabletop_arena.envs.warbah.combat_flow import start_battle
     from tests.warbah.test_luck_rolls import _duel
     g, st, a, b, cell = _duel(rolls)
     start_battle(st, 0, cell)

@@ -9,8 +9,8 @@ from collections import Counter
 import numpy as np
 import pytest
 
-from envs.warbah import make_game
-from envs.warbah import units as U
+from tabletop_arena.envs.warbah import make_game
+from tabletop_arena.envs.warbah import units as U
 from tests.random_play import play_checking, random_step
 
 VARIANTS = {"2p": dict(num_players=2), "3p": dict(num_players=3), "4p": dict(num_players=4),

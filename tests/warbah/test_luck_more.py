@@ -9,14 +9,14 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from envs.core.game import IllegalActionError
-from envs.warbah import battle as B
-from envs.warbah import espionage as ESP
-from envs.warbah import luck as LUCK
-from envs.warbah import make_game
-from envs.warbah import spells as SP
-from envs.warbah.combat_flow import start_battle
-from envs.warbah.config import (HIRE_AGENT, KEEP_ROLL, LUCK_FOE, LUCK_MINE, RECRUIT_HERO,
+from tabletop_arena.envs.core.game import IllegalActionError
+from tabletop_arena.envs.warbah import battle as B
+from tabletop_arena.envs.warbah import espionage as ESP
+from tabletop_arena.envs.warbah import luck as LUCK
+from tabletop_arena.envs.warbah import make_game
+from tabletop_arena.envs.warbah import spells as SP
+from tabletop_arena.envs.warbah.combat_flow import start_battle
+from tabletop_arena.envs.warbah.config import (HIRE_AGENT, KEEP_ROLL, LUCK_FOE, LUCK_MINE, RECRUIT_HERO,
                                 REROLL)
 from tests.warbah.test_battle_mass import Dice
 from tests.warbah.test_espionage import ScriptRng, contact_state
@@ -142,7 +142,7 @@ def test_luck_merchant_caravan_gold_on_a_pass_through(choice, gold):
     """TERRAIN VARIANTS Merchant caravan / MOVE & EXPLORE pass-through (designed: two hexes
     straight on through a friendly Hero): a Hero who lands on the caravan's hex by passing
     through gets its gold dice too, and his player's Luck may have them rolled again."""
-    from envs.warbah.config import PASS0
+    from tabletop_arena.envs.warbah.config import PASS0
     from tests.warbah.test_units import pass_through_setup
     g, st, a, b, d, beyond = pass_through_setup()
     st.variant[beyond] = "merchant_caravan"

@@ -7,10 +7,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from envs.core.game import IllegalActionError
-from envs.warbah import units as U
-from envs.warbah.combat_flow import start_battle
-from envs.warbah.config import (CALL_OFF, CONTINUE, KEEP_ROLL, LUCK_FOE, LUCK_MINE, REROLL,
+from tabletop_arena.envs.core.game import IllegalActionError
+from tabletop_arena.envs.warbah import units as U
+from tabletop_arena.envs.warbah.combat_flow import start_battle
+from tabletop_arena.envs.warbah.config import (CALL_OFF, CONTINUE, KEEP_ROLL, LUCK_FOE, LUCK_MINE, REROLL,
                                 SETTLEMENTS, TERRAINS)
 from tests.warbah.test_espionage import ScriptRng
 from tests.warbah.test_rules import _battle_state, setup_state

@@ -7,10 +7,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from envs.core.game import IllegalActionError
-from envs.warbah import espionage as ESP
-from envs.warbah import spells as SP
-from envs.warbah.config import DONE, REALM0, TARGET0
+from tabletop_arena.envs.core.game import IllegalActionError
+from tabletop_arena.envs.warbah import espionage as ESP
+from tabletop_arena.envs.warbah import spells as SP
+from tabletop_arena.envs.warbah.config import DONE, REALM0, TARGET0
 from tests.warbah.test_espionage import at_stage, contact_state
 
 

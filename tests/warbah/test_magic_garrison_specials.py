@@ -6,10 +6,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from envs.warbah import espionage as ESP
-from envs.warbah import spells as SP
-from envs.warbah import units as U
-from envs.warbah.config import SETTLEMENTS
+from tabletop_arena.envs.warbah import espionage as ESP
+from tabletop_arena.envs.warbah import spells as SP
+from tabletop_arena.envs.warbah import units as U
+from tabletop_arena.envs.warbah.config import SETTLEMENTS
 from tests.warbah.test_espionage import ScriptRng, at_stage, contact_state
 from tests.warbah.test_realm_spells import R, realm_ready
 

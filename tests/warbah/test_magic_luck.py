@@ -7,11 +7,11 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from envs.core.game import IllegalActionError
-from envs.warbah import espionage as ESP
-from envs.warbah import luck as LUCK
-from envs.warbah import spells as SP
-from envs.warbah.config import (BSPELL0, GROUP0, KEEP_ROLL, REALM0, REROLL, TARGET0)
+from tabletop_arena.envs.core.game import IllegalActionError
+from tabletop_arena.envs.warbah import espionage as ESP
+from tabletop_arena.envs.warbah import luck as LUCK
+from tabletop_arena.envs.warbah import spells as SP
+from tabletop_arena.envs.warbah.config import (BSPELL0, GROUP0, KEEP_ROLL, REALM0, REROLL, TARGET0)
 from tests.warbah.test_espionage import ScriptRng, at_stage, contact_state
 from tests.warbah.test_rules import setup_state
 from tests.warbah.test_realm_spells import R, realm_ready

@@ -2,7 +2,7 @@
 RECOVERY PHASE, special troops included (SPECIAL UNIT TYPES: they are troops of the army)."""
 from __future__ import annotations
 
-from envs.warbah import units as U
+from tabletop_arena.envs.warbah import units as U
 from tests.warbah.test_spells import two_heroes
 
 KNI, KOB, UND = (U.SPECIALS.index(x) for x in ("knights", "kobolds", "undead"))

@@ -5,13 +5,13 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from envs.core.game import IllegalActionError
-from envs.warbah import battle as B
-from envs.warbah import battle_magic as BM
-from envs.warbah import spells as SP
-from envs.warbah import units as U
-from envs.warbah.combat_flow import start_battle
-from envs.warbah.config import BSPELL0, DONE, GROUP0, MAGIC_SPGROUP0
+from tabletop_arena.envs.core.game import IllegalActionError
+from tabletop_arena.envs.warbah import battle as B
+from tabletop_arena.envs.warbah import battle_magic as BM
+from tabletop_arena.envs.warbah import spells as SP
+from tabletop_arena.envs.warbah import units as U
+from tabletop_arena.envs.warbah.combat_flow import start_battle
+from tabletop_arena.envs.warbah.config import BSPELL0, DONE, GROUP0, MAGIC_SPGROUP0
 from tests.warbah.test_spells import BS, T, two_heroes
 
 KOB, UND, KNI = (U.SPECIALS.index(x) for x in ("kobolds", "undead", "knights"))

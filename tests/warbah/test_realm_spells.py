@@ -6,8 +6,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from envs.warbah import spells as SP
-from envs.warbah.config import (CELL0, DONE, REALM0, RECRUIT_WIZARD, SETTLEMENTS, TERRAINS,
+from tabletop_arena.envs.warbah import spells as SP
+from tabletop_arena.envs.warbah.config import (CELL0, DONE, REALM0, RECRUIT_WIZARD, SETTLEMENTS, TERRAINS,
                                 TSEAT0)
 from tests.warbah.test_rules import setup_state
 from tests.warbah.test_spells import G2, R, two_heroes
@@ -106,7 +106,7 @@ def test_gust_of_wind_at_sea():
     st.ships[m], st.fleet_owner[m] = 1, 0
     assert SP.realm_targets(st, 0, 0, R["gust_of_wind"]) == [None]
     SP.cast_realm(st, 0, 0, R["gust_of_wind"], None)
-    from envs.warbah import sea as SEA
+    from tabletop_arena.envs.warbah import sea as SEA
     base = st.game.cfg["sea"]["sea_moves"] + st.abil(a, "navigation")
     assert SEA._sea_mp(st, a) == base + 2
 
@@ -398,7 +398,7 @@ def test_observation_shows_own_hand_only():
 
 def test_give_item_to_adjacent_friend_once_per_turn():
     """MOVE & EXPLORE: adjacent friendly heroes exchange magic items, each once per turn."""
-    from envs.warbah.config import GIVE_ITEM0
+    from tabletop_arena.envs.warbah.config import GIVE_ITEM0
     g, st, a, b, d, cell = two_heroes()
     b["seat"] = 0
     a["items"] = [{"kind": "ability", "k": ("defense", 0), "used": -1}]

@@ -4,11 +4,11 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from envs.core.game import ConfigError, IllegalActionError
-from envs.warbah import battle as B
-from envs.warbah import make_game
-from envs.warbah.combat_flow import start_battle
-from envs.warbah.config import (CALL_OFF, CAPITOL_AUTO, CASUALTY0, CONTINUE, DONE, RECRUIT,
+from tabletop_arena.envs.core.game import ConfigError, IllegalActionError
+from tabletop_arena.envs.warbah import battle as B
+from tabletop_arena.envs.warbah import make_game
+from tabletop_arena.envs.warbah.combat_flow import start_battle
+from tabletop_arena.envs.warbah.config import (CALL_OFF, CAPITOL_AUTO, CASUALTY0, CONTINUE, DONE, RECRUIT,
                                 SETTLEMENTS, TAKE_GARRISON, TERRAINS)
 
 
@@ -264,7 +264,7 @@ def test_scouting_explores_without_mp():
 def test_exchange_and_drop_off():
     """MOVE & EXPLORE: adjacent friendly heroes may exchange troops instead of moving (a troop
     only once per turn); a hero may drop troops of the right type into a settlement."""
-    from envs.warbah.config import DROP_OFF, EXCHANGE0
+    from tabletop_arena.envs.warbah.config import DROP_OFF, EXCHANGE0
     g, st = setup_state(2)
     while st.phase == "recruit":
         st.apply(DONE)

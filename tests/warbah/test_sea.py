@@ -3,10 +3,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from envs.warbah import make_game
-from envs.warbah import sea as SEA
-from envs.warbah.board import generate_map, neighbour_table
-from envs.warbah.config import (CALL_OFF, CAPITOL_AUTO, CASUALTY0, CONTINUE, DONE, FLEET0,
+from tabletop_arena.envs.warbah import make_game
+from tabletop_arena.envs.warbah import sea as SEA
+from tabletop_arena.envs.warbah.board import generate_map, neighbour_table
+from tabletop_arena.envs.warbah.config import (CALL_OFF, CAPITOL_AUTO, CASUALTY0, CONTINUE, DONE, FLEET0,
                                 KEEP_ROLL, REROLL, SETTLEMENTS, SHIP0, TERRAINS)
 
 
@@ -176,14 +176,14 @@ def test_sea_encounter_sea_monster_attacks_ships():
 
 def test_sea_monster_kills_go_to_ships():
     """SEA ENCOUNTER TABLE 1 / BATTLE: "attacks ships": the monster's kills sink ships."""
-    from envs.warbah import combat_flow as CF
+    from tabletop_arena.envs.warbah import combat_flow as CF
     g, st, h, nxt = _at_sea([10])
     st.apply(dir_to(st, h["cell"], nxt))
     me = CF._side(st, 0)
     me["ships"] = 2
     foe = CF._neutral(np.zeros(5, np.int64), [2, 10, 4], 0)
     foe["ships"], foe["hits_ships"] = 0, True
-    from envs.warbah import battle as B
+    from tabletop_arena.envs.warbah import battle as B
     kd = B.attacks(g, foe, B.segment_of(2), np.random.default_rng(0))
     assert kd == 0 and foe["ship_kills"] == 1
     ka, kd = SEA.naval(st, me, foe, B.segment_of(2), 0, kd)
@@ -322,8 +322,8 @@ def test_a_drowned_army_is_destroyed_with_its_summoned_monster():
     his wizard summoned (Summon Monster) goes down with it, so the side counts as destroyed and
     the Hero cannot stay alive at sea without ships (found by a fuzz game, 3p mass formula seed
     32847: the attacker called off, the defender's fleet had sunk, his monster kept him alive)."""
-    from envs.warbah import battle as B
-    from envs.warbah import combat_flow as CF
+    from tabletop_arena.envs.warbah import battle as B
+    from tabletop_arena.envs.warbah import combat_flow as CF
     g, st, h = sea_world()
     h["cell"] = 3 * g.w + 4
     st.ships[h["cell"]], st.fleet_owner[h["cell"]] = 1, 0

@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from envs.warbah import make_game
-from envs.warbah.rules import WarbahState
+from tabletop_arena.envs.warbah import make_game
+from tabletop_arena.envs.warbah.rules import WarbahState
 
 
 def _play(seed: int, n: int, reuse: bool, steps: int = 300):

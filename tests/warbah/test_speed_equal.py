@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from envs.warbah import make_game
+from tabletop_arena.envs.warbah import make_game
 from tests.warbah import test_speed_reference as REF
 
 VARIANTS = {"2p": dict(num_players=2), "3p": dict(num_players=3),
@@ -47,7 +47,7 @@ def test_fast_observation_and_mask_equal_reference(variant, seed):
 
 def test_ability_steps_match_the_float32_loop():
     """observe._ABIL_STEPS[k] is what k passes of the plain min(x + 1/3, 1) loop leave."""
-    from envs.warbah.observe import _ABIL_STEPS
+    from tabletop_arena.envs.warbah.observe import _ABIL_STEPS
     for k in range(12):
         v = np.zeros(1, np.float32)
         for _ in range(k):

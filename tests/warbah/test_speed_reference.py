@@ -8,15 +8,15 @@ import contextlib
 
 import numpy as np
 
-from envs.warbah import allies as ALLY
-from envs.warbah import espionage as ESP
-from envs.warbah import luck as LUCK
-from envs.warbah import sea as SEA
-from envs.warbah import units as UNITS
-from envs.warbah.config import ABILITIES, SETTLEMENTS, TARGET_SLOTS, TERRAINS
-from envs.warbah.rules import PHASES
-from envs.warbah.block_b import PHASES as B_PHASES, PLANES_B, VECTOR_B
-from envs.warbah.spells import (MAGIC_PHASES, MAGIC_VECTOR, REALM_PHASES, TIMINGS, has_wizard,
+from tabletop_arena.envs.warbah import allies as ALLY
+from tabletop_arena.envs.warbah import espionage as ESP
+from tabletop_arena.envs.warbah import luck as LUCK
+from tabletop_arena.envs.warbah import sea as SEA
+from tabletop_arena.envs.warbah import units as UNITS
+from tabletop_arena.envs.warbah.config import ABILITIES, SETTLEMENTS, TARGET_SLOTS, TERRAINS
+from tabletop_arena.envs.warbah.rules import PHASES
+from tabletop_arena.envs.warbah.block_b import PHASES as B_PHASES, PLANES_B, VECTOR_B
+from tabletop_arena.envs.warbah.spells import (MAGIC_PHASES, MAGIC_VECTOR, REALM_PHASES, TIMINGS, has_wizard,
                                 scried, tables)
 
 VECTOR = 48
@@ -383,7 +383,7 @@ def ref_observe_magic(st, seat: int) -> np.ndarray:
     e = getattr(st, "esp", None)  # 265: I decide on Fortell against this espionage result
     if st.phase == "espionage" and e is not None and e["stage"] == "fortell" \
             and e["fort_seat"] == seat:
-        from envs.warbah.espionage import STAGES
+        from tabletop_arena.envs.warbah.espionage import STAGES
         v[265] = (STAGES.index(e["fort"][0]) + 1) / len(STAGES)
     return v
 
@@ -391,16 +391,16 @@ def ref_observe_magic(st, seat: int) -> np.ndarray:
 # -- masks ----------------------------------------------------------------------------------------
 # Reference methods of WarbahState, patched onto the class while ref_mask runs so that the hooks
 # in other modules (sea.py, units.py, spells.py) see the plain versions too.
-from envs.warbah import block_b as BB  # noqa: E402
-from envs.warbah import rules as R  # noqa: E402
-from envs.warbah import spells as SP  # noqa: E402
-from envs.warbah.board import edge  # noqa: E402
-from envs.warbah.config import (BASIC, CALL_OFF, CAPITOL0, CAPITOL_AUTO, CASUALTY0,  # noqa: E402
+from tabletop_arena.envs.warbah import block_b as BB  # noqa: E402
+from tabletop_arena.envs.warbah import rules as R  # noqa: E402
+from tabletop_arena.envs.warbah import spells as SP  # noqa: E402
+from tabletop_arena.envs.warbah.board import edge  # noqa: E402
+from tabletop_arena.envs.warbah.config import (BASIC, CALL_OFF, CAPITOL0, CAPITOL_AUTO, CASUALTY0,  # noqa: E402
                                 CONTINUE, DONE, DROP_OFF, EXCHANGE0, RECRUIT, RECRUIT_HERO,
                                 SEA0, TAKE_GARRISON, BATTLE_DROP_SP, BATTLE_TAKE_SP, DROP_ONE0,
                                 GIVE0, GIVE_SP0, LOOK0, PASS0, RECRUIT_SP, TAKE_ONE0)
-from envs.warbah.rules import JOIN_PHASES  # noqa: E402
-from envs.warbah import battle as B  # noqa: E402
+from tabletop_arena.envs.warbah.rules import JOIN_PHASES  # noqa: E402
+from tabletop_arena.envs.warbah import battle as B  # noqa: E402
 
 
 class _RefMethods:
@@ -530,7 +530,7 @@ class _RefMethods:
                 mask[CAPITOL0 + k] = 1
             mask[CAPITOL_AUTO] = 1
         elif self.phase == "casualty":
-            from envs.warbah.combat_flow import chooser_side
+            from tabletop_arena.envs.warbah.combat_flow import chooser_side
             side = chooser_side(self.battle)
             for t in B.troop_types_alive(side):
                 if t < 4:
@@ -541,7 +541,7 @@ class _RefMethods:
         elif self.phase in BB.PHASES:
             mask = BB.mask(self)
         elif self.phase in JOIN_PHASES:
-            from envs.warbah.combat_flow import join_mask
+            from tabletop_arena.envs.warbah.combat_flow import join_mask
             mask = join_mask(self)
         elif self.phase in SP.BATTLE_PHASES:
             mask = SP.battle_mask(self)
@@ -661,8 +661,8 @@ def ref_hero_map(st) -> dict:
 
 def ref_step_cost(st, a: int, b: int) -> int:
     """MP to step from a into explored land hex b (terrain cost, 3 across a river)."""
-    from envs.warbah.board import edge
-    from envs.warbah.config import TERRAINS
+    from tabletop_arena.envs.warbah.board import edge
+    from tabletop_arena.envs.warbah.config import TERRAINS
     cost = st.game.terrain[TERRAINS[st.terrain[b]]]["mp"]
     if edge(a, b) in st.rivers:
         cost = max(cost, st.game.cfg["river"]["cross_mp"])

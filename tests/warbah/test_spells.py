@@ -6,11 +6,11 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from envs.warbah import battle as B
-from envs.warbah import make_game
-from envs.warbah import spells as SP
-from envs.warbah.combat_flow import start_battle
-from envs.warbah.config import BSPELL0, DONE, GROUP0, TERRAINS
+from tabletop_arena.envs.warbah import battle as B
+from tabletop_arena.envs.warbah import make_game
+from tabletop_arena.envs.warbah import spells as SP
+from tabletop_arena.envs.warbah.combat_flow import start_battle
+from tabletop_arena.envs.warbah.config import BSPELL0, DONE, GROUP0, TERRAINS
 
 G2 = make_game(num_players=2)
 T = SP.tables(G2)
@@ -401,7 +401,7 @@ def test_unused_spells_discarded_at_battle_end():
     """BATTLE ROUND SEQUENCE: unused Battle spells are discarded at the end of the battle."""
     g, st, a, b, cell = spell_battle([BS["haste"]], [BS["fog"]])
     disc = len(st.mg["bdisc"])
-    from envs.warbah.combat_flow import _finish
+    from tabletop_arena.envs.warbah.combat_flow import _finish
     _finish(st)
     assert len(st.mg["bdisc"]) == disc + 8
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from envs.warbah import make_game
-from envs.warbah.config import (CAPITOL_AUTO, DROP_ONE0, GIVE0, SETTLEMENTS, TAKE_ONE0,
+from tabletop_arena.envs.warbah import make_game
+from tabletop_arena.envs.warbah.config import (CAPITOL_AUTO, DROP_ONE0, GIVE0, SETTLEMENTS, TAKE_ONE0,
                                 TERRAINS)
 
 
@@ -97,10 +97,10 @@ def test_garrison_pickup_respects_army_cap():
 
 
 # -- special units -------------------------------------------------------------------------------
-from envs.warbah import battle as B  # noqa: E402
-from envs.warbah import units as U  # noqa: E402
-from envs.warbah.combat_flow import start_battle  # noqa: E402
-from envs.warbah.config import CASUALTY0, CONTINUE, LOSS_SP0, RECRUIT_SP  # noqa: E402
+from tabletop_arena.envs.warbah import battle as B  # noqa: E402
+from tabletop_arena.envs.warbah import units as U  # noqa: E402
+from tabletop_arena.envs.warbah.combat_flow import start_battle  # noqa: E402
+from tabletop_arena.envs.warbah.config import CASUALTY0, CONTINUE, LOSS_SP0, RECRUIT_SP  # noqa: E402
 
 
 def variant_hex(variant="recruit_elves", terrain="forest"):
@@ -254,7 +254,7 @@ def test_type_limit_on_pickups_and_exchanges():
 
 def test_exchange_special_units():
     """MOVE & EXPLORE / SPECIAL UNITS: special troops are exchanged one by one like the others."""
-    from envs.warbah.config import GIVE_SP0
+    from tabletop_arena.envs.warbah.config import GIVE_SP0
     g, st, a, b, d = two_heroes()
     k = U.SPECIALS.index("elves")
     U.special(a)[k] = 2
@@ -272,7 +272,7 @@ def test_exchange_special_units():
 def test_whole_army_actions_respect_type_limit():
     """SPECIAL UNIT NOTES: taking a whole garrison (8) or handing over a whole army (25-30)
     is not offered when it would give a Hero a sixth troop type."""
-    from envs.warbah.config import EXCHANGE0, TAKE_GARRISON
+    from tabletop_arena.envs.warbah.config import EXCHANGE0, TAKE_GARRISON
     g, st, a, b, d = two_heroes()
     a["troops"][:] = [1, 0, 1, 1]
     U.special(a)[U.SPECIALS.index("orcs")] = 1
@@ -292,7 +292,7 @@ def test_delayed_hero_whole_army_actions_respect_type_limit():
     """A Hero delayed by espionage (Agent Success 6: no moving or attacking this turn) may still
     hand his army over or take his garrison, within the same limits (found by a fuzz game, 3p
     mass formula seed 21302: a delayed Hero's hand-over gave the receiver a sixth type)."""
-    from envs.warbah.config import EXCHANGE0
+    from tabletop_arena.envs.warbah.config import EXCHANGE0
     g, st, a, b, d = two_heroes()
     b["troops"][:] = [0, 1, 0, 0]
     for name in ("dwarves", "gnomes", "fey", "djinn"):
@@ -311,7 +311,7 @@ def test_command_item_not_handed_over_when_the_giver_would_break_his_limit():
     """A Command item raises its holder's troop-type limit to 6 while he holds it (designed):
     he cannot hand it over while he leads six types (fuzz game, 3p mass formula seed 21524);
     with five he can."""
-    from envs.warbah.config import GIVE_ITEM0
+    from tabletop_arena.envs.warbah.config import GIVE_ITEM0
     g, st, a, b, d = two_heroes()
     a["items"] = [{"kind": "ability", "k": ("command", 3), "used": -1}]
     a["abil"] = [("command", 3)]
@@ -345,7 +345,7 @@ def pass_through_setup():
 def test_pass_through_friendly_hero():
     """MOVE & EXPLORE: Heroes may move through a hex holding another friendly Hero (designed:
     two hexes straight on, paying both hexes' MP; never ending on the friend's hex)."""
-    from envs.warbah.config import PASS0
+    from tabletop_arena.envs.warbah.config import PASS0
     g, st, a, b, d, beyond = pass_through_setup()
     assert st.legal_actions_mask()[PASS0 + d]
     st.apply(PASS0 + d)
@@ -356,8 +356,8 @@ def test_pass_through_friendly_hero():
 def test_scouting_looks_at_an_adjacent_heros_card():
     """ABILITY TABLE 7, Scouting: look at one adjacent Hero's index card (uses the scouting
     point instead of exploring; the card stays visible this turn)."""
-    from envs.warbah.config import LOOK0
-    from envs.warbah import espionage as ESP
+    from tabletop_arena.envs.warbah.config import LOOK0
+    from tabletop_arena.envs.warbah import espionage as ESP
     g, st, a, b, d = two_heroes()
     st.heroes.pop()
     foe = st.heroes[1]
@@ -375,7 +375,7 @@ def test_scouting_looks_at_an_adjacent_heros_card():
 def test_whole_army_actions_count_special_troops_against_the_cap():
     """RECRUIT TROOPS / SPECIAL UNITS: the 40-troop cap counts special troops too, for taking a
     whole garrison (8) and for handing a whole army to a friendly Hero (25-30)."""
-    from envs.warbah.config import EXCHANGE0, TAKE_GARRISON
+    from tabletop_arena.envs.warbah.config import EXCHANGE0, TAKE_GARRISON
     g, st, a, b, d = two_heroes()
     a["troops"][:] = [10, 10, 10, 0]
     U.special(a)[U.SPECIALS.index("elves")] = 10  # 40 troops in all: no room
@@ -402,13 +402,13 @@ def test_whole_army_actions_count_special_troops_against_the_cap():
 
 
 # -- the troop-type limit on warriors gained without a choice ---------------------------------
-from envs.warbah import spells as SP  # noqa: E402
+from tabletop_arena.envs.warbah import spells as SP  # noqa: E402
 from tests.warbah.test_realm_spells import R, realm_ready  # noqa: E402
 
 
 def _five_types_without_warriors(st, h):
     """Archers, cavalry, catapults and two special kinds: 5 troop types, no warriors."""
-    from envs.warbah import units as U
+    from tabletop_arena.envs.warbah import units as U
     h["troops"][:] = [0, 3, 3, 3]
     sp = U.special(h)
     sp[:] = 0
@@ -445,7 +445,7 @@ def test_warriors_gained_without_a_choice_stop_at_the_army_cap():
     without a choice join only up to the cap, the rest disband at once (designed). Found by a
     fuzz game (4p allies, mass formula, seed 41885): Research's treasure followers in the Realm
     phase took an army of 32 to 41 before the recruit phase."""
-    from envs.warbah.rules import _treasure_rolls
+    from tabletop_arena.envs.warbah.rules import _treasure_rolls
     g, st, a, b, d, cell = realm_ready("fly")
     a["troops"][:] = [17, 6, 6, 3]
     assert U.army_size(a) == 32 and st.army_cap(a) == 40
@@ -460,7 +460,7 @@ def test_healing_and_treasure_followers_respect_the_troop_type_limit():
     """ABILITY TABLE Healing (lost troops back as warriors in recovery) and TREASURE TABLE 6
     (1D10 followers): no warriors join a Hero at his 5-type limit without warriors (designed);
     once he has warriors they join."""
-    from envs.warbah.rules import _treasure_rolls
+    from tabletop_arena.envs.warbah.rules import _treasure_rolls
     g, st, a, b, d, cell = realm_ready("fly")
     _five_types_without_warriors(st, a)
     st._recover_hero(a, 5)

@@ -1,7 +1,7 @@
 """Zaberias special units: one scenario per ability and per Q&A ruling implemented."""
 from __future__ import annotations
 
-from envs.zaberias import movement as M
+from tabletop_arena.envs.zaberias import movement as M
 
 from .util import ScriptedDice, act, attack, blank, cell, hold, legal, on_map, put, select
 
@@ -28,7 +28,7 @@ def test_dark_angel_love_blocks_attacks_on_undead_only_and_outlives_caster():
     select(st, angel)
     act(st, "ability", cell(st, 10, 5))
     assert st.effects[knight] & M.LOVE
-    from envs.zaberias.combat import kill
+    from tabletop_arena.envs.zaberias.combat import kill
     kill(st, angel, -1)                        # the caster dies: the arrow stays
     _next_turn(st)                             # the Humans' turn
     assert st.cur == 1
@@ -58,7 +58,7 @@ def test_dazzle_renewed_by_revival():
     st = blank(tribes=UH)
     skel = put(st, 0, "Skeleton", 10, 4)
     st.effects[skel] |= M.STUN
-    from envs.zaberias.combat import kill
+    from tabletop_arena.envs.zaberias.combat import kill
     kill(st, skel, -1)
     nec = put(st, 0, "Necromancer", 11, 4)
     select(st, nec)
@@ -236,7 +236,7 @@ def test_necromancer_blocked_square_and_held_units():
     st = blank(tribes=UH)
     nec = put(st, 0, "Necromancer", 11, 4)
     skel = put(st, 0, "Skeleton", 10, 4)
-    from envs.zaberias.combat import kill
+    from tabletop_arena.envs.zaberias.combat import kill
     kill(st, skel, -1)
     put(st, 0, "Crow", 10, 4)
     st._memo = {}
@@ -245,7 +245,7 @@ def test_necromancer_blocked_square_and_held_units():
     crow = 0 * st.game.U + st.game.slot_of(0, "Crow")
     kill(st, crow, ninja)
     st._memo = {}
-    from envs.zaberias.abilities import revivable
+    from tabletop_arena.envs.zaberias.abilities import revivable
     assert st.status[crow] == M.HELD and revivable(st, nec) == {cell(st, 10, 4): skel}
 
 
@@ -464,7 +464,7 @@ def test_revived_vampire_comes_back_without_its_prisoners():
     kn = 1 * g.U + g.slot_of(1, "Knight")
     st.status[kn], st.holder[kn] = M.HELD, vamp
     st.held[vamp].append(kn)
-    from envs.zaberias.combat import kill
+    from tabletop_arena.envs.zaberias.combat import kill
     kill(st, vamp, -1)
     assert st.status[kn] == M.ARMORY
     nec = put(st, 0, "Necromancer", 11, 4)
@@ -477,7 +477,7 @@ def test_necromancer_cannot_revive_itself():
     """Necromancer Q&A: his magic works only on other friendly units."""
     st = blank(tribes=UH)
     nec = put(st, 0, "Necromancer", 11, 4)
-    from envs.zaberias.abilities import revivable
+    from tabletop_arena.envs.zaberias.abilities import revivable
     st.death[nec] = (cell(st, 10, 4), 1)
     assert revivable(st, nec) == {}
 
@@ -571,8 +571,8 @@ def test_earth_mover_turns_the_square_where_a_unit_fell():
     """Earth Mover Q&A ("the units never actually moved at all, it was just the board") with the
     Necromancer ("revived on the square where it fell"): after a 180-degree turn of the board, the
     fallen Skeleton comes back on the turned square, not on the old grid position."""
-    from envs.zaberias import abilities as AB
-    from envs.zaberias import combat as CB
+    from tabletop_arena.envs.zaberias import abilities as AB
+    from tabletop_arena.envs.zaberias import combat as CB
     st = blank(tribes=["undead", "guardians"])
     skel = put(st, 0, "Skeleton", 12, 4)
     nec = put(st, 0, "Necromancer", 12, 5)
@@ -699,7 +699,7 @@ def _snapshot(st):
 
 
 def _phase_bit(st, seat, phase):
-    from envs.zaberias.observe import PHASE_INDEX
+    from tabletop_arena.envs.zaberias.observe import PHASE_INDEX
     g = st.game
     C = 34 + g.U
     return st.observation(seat)[C * g.N + 28 + PHASE_INDEX[phase]]
@@ -712,7 +712,7 @@ def test_dragon_flies_over_an_unmoved_wood_unit_and_picks_it_up_on_its_way():
     from the unit to the landing square within its 4 steps); the rider has not moved and may get
     off and walk. Units too far off the flight, metal units and units that moved are not offered."""
     import pytest
-    from envs.core.game import IllegalActionError
+    from tabletop_arena.envs.core.game import IllegalActionError
     st = blank(tribes=HU)
     dr = put(st, 0, "Dragon", 13, 4)
     kn = put(st, 0, "Knight", 12, 4)             # 1 + 2 = 3 steps via the Knight: offered
@@ -801,7 +801,7 @@ def test_teleporter_walks_while_holding_the_unit_then_puts_it_down_in_range_of_i
     (phase tele_move, even through the square the unit left), then the unit lands within range 3
     of the new square; the unit's used move and attack stay used."""
     import pytest
-    from envs.core.game import IllegalActionError
+    from tabletop_arena.envs.core.game import IllegalActionError
     st = blank(tribes=HU)
     tp = put(st, 0, "Teleporter", 13, 4)
     kn = put(st, 0, "Knight", 12, 4, fresh=False)

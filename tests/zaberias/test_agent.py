@@ -3,9 +3,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from agents.base import RandomAgent
-from agents.zaberias import HeuristicAgent
-from envs.zaberias import make_game
+from tabletop_arena.agents.base import RandomAgent
+from tabletop_arena.agents.zaberias import HeuristicAgent
+from tabletop_arena.envs.zaberias import make_game
 
 
 def test_heuristic_beats_random_seat_swapped():

@@ -4,9 +4,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from envs.core.game import ConfigError, IllegalActionError
-from envs.zaberias import make_game
-from envs.zaberias import movement as M
+from tabletop_arena.envs.core.game import ConfigError, IllegalActionError
+from tabletop_arena.envs.zaberias import make_game
+from tabletop_arena.envs.zaberias import movement as M
 
 from .util import ScriptedDice, act, attack, blank, cell, legal, on_map, put, select
 
@@ -360,7 +360,7 @@ def test_every_tribe_combination_plays_to_the_end():
     """Every 2- and 3-tribe combination and the 4-tribe game: random playouts end, masks apply."""
     from itertools import combinations, permutations
 
-    from envs.zaberias.config import TRIBES
+    from tabletop_arena.envs.zaberias.config import TRIBES
     combos = [list(c) for c in permutations(TRIBES, 2)] + [list(c) for c in combinations(TRIBES, 3)]
     combos.append(list(TRIBES))
     for i, tribes in enumerate(combos):

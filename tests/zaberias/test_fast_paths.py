@@ -6,9 +6,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from envs.zaberias import make_game
-from envs.zaberias import movement as M
-from envs.zaberias.board import PORTAL, WATER
+from tabletop_arena.envs.zaberias import make_game
+from tabletop_arena.envs.zaberias import movement as M
+from tabletop_arena.envs.zaberias.board import PORTAL, WATER
 
 
 def reference_reach(st, uid):
@@ -107,7 +107,7 @@ def test_vectorised_observation_matches_unit_statistics():
 
 def test_memoised_unit_planes_equal_a_fresh_observation():
     """The unit planes kept across select / buy / upgrade equal a rebuild from scratch."""
-    import envs
+    from tabletop_arena import envs
     env = envs.make("zaberias_v0", num_players=3)
     for game in range(3):
         rng = np.random.default_rng(game)

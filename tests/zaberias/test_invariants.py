@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from envs.zaberias import movement as M
+from tabletop_arena.envs.zaberias import movement as M
 from tests.random_play import invariant_test, play_until, variant_state
 
 

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from envs.zaberias import abilities as AB
-from envs.zaberias import combat as CB
-from envs.zaberias import movement as M
+from tabletop_arena.envs.zaberias import abilities as AB
+from tabletop_arena.envs.zaberias import combat as CB
+from tabletop_arena.envs.zaberias import movement as M
 
 from .util import ScriptedDice, act, attack, blank, cell, hold, legal, on_map, put, select
 

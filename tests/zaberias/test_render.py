@@ -1,7 +1,7 @@
 """Zaberias text render: cities and units cannot be mistaken for each other."""
 from __future__ import annotations
 
-from envs.zaberias.actions import cell_name
+from tabletop_arena.envs.zaberias.actions import cell_name
 from tests.zaberias.util import blank, cell, put
 
 

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from envs.zaberias import make_game
-from envs.zaberias import movement as M
+from tabletop_arena.envs.zaberias import make_game
+from tabletop_arena.envs.zaberias import movement as M
 
 
 class ScriptedDice:

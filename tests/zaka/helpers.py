@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 
-import envs
+from tabletop_arena import envs
 
 
 def design_ids(game) -> dict[str, int]:

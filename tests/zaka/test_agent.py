@@ -3,9 +3,9 @@ from __future__ import annotations
 
 import numpy as np
 
-import envs
-from agents.base import RandomAgent
-from agents.zaka import HeuristicAgent
+from tabletop_arena import envs
+from tabletop_arena.agents.base import RandomAgent
+from tabletop_arena.agents.zaka import HeuristicAgent
 
 
 def play(game, agents, seed):

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-import envs
+from tabletop_arena import envs
 from tests.zaka.helpers import position
 
 

@@ -9,8 +9,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-import envs
-from envs.core.game import ConfigError, IllegalActionError
+from tabletop_arena import envs
+from tabletop_arena.envs.core.game import ConfigError, IllegalActionError
 from tests.zaka.helpers import card, hand_ids, names_in, position
 
 

@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# Wheel smoke test (issue 17): build a wheel, install it without -e into a fresh virtual
+# environment, and use it from a folder outside the repository that has its own envs/ package
+# and train.py (the names a research repo typically has), so nothing may resolve to them.
+set -euo pipefail
+repo="$(cd "$(dirname "$0")/.." && pwd)"
+work="$(mktemp -d)"
+trap 'rm -rf "$work"' EXIT
+python -m pip wheel --quiet --no-deps --wheel-dir "$work/dist" "$repo"
+wheel="$(ls "$work"/dist/tabletop_arena-*.whl)"
+echo "wheel: $(basename "$wheel") ($(du -k "$wheel" | cut -f1) KiB)"
+python -m venv "$work/venv"
+"$work/venv/bin/python" -m pip install --quiet --upgrade pip
+"$work/venv/bin/python" -m pip install --quiet torch==2.13.0
+"$work/venv/bin/python" -m pip install --quiet "${wheel}[train]"
+mkdir -p "$work/research/envs"
+echo 'raise ImportError("the research repo own envs package was imported")' > "$work/research/envs/__init__.py"
+echo 'raise ImportError("the research repo own train.py was imported")' > "$work/research/train.py"
+cd "$work/research"
+"$work/venv/bin/python" - <<'PY'
+import numpy as np
+import tabletop_arena
+from tabletop_arena import envs
+from tabletop_arena.agents import make_agent
+from tabletop_arena.envs.core.accel import backend
+
+assert "site-packages" in tabletop_arena.envs.__file__, tabletop_arena.envs.__file__
+for name in envs.names():
+    env = envs.make(name)
+    env.reset(seed=0)
+    rng = np.random.default_rng(0)
+    steps = 0
+    for agent in env.agent_iter():
+        obs, reward, term, trunc, info = env.last()
+        if term or trunc:
+            env.step(None)
+            continue
+        env.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+        steps += 1
+    print(f"played {name}: {steps} steps, returns {env.unwrapped.state_.returns().tolist()}")
+game = envs.make_game("peacekeepers_v0")
+agent = make_agent("ppo:peacekeepers", game, seed=0)
+print(f"shipped agent ppo:peacekeepers -> {agent.path}")
+print(f"tabletop_arena {tabletop_arena.__version__} from {tabletop_arena.__file__}; {backend()}")
+PY
+"$work/venv/bin/arena" list | head -3
+echo "wheel smoke test passed"

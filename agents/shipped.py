@@ -1,0 +1,46 @@
+"""Shipped agents: checkpoints that come with the package, addressable by name.
+
+``ppo:peacekeepers`` names the agent listed under ``peacekeepers`` in ``checkpoints/shipped.yaml``
+(package data, so it works from a wheel as from a checkout); ``ppo:PATH`` still takes any
+checkpoint file. No torch import here: listing and resolving names stays cheap.
+"""
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+from ..envs.core.resources import checkpoints_dir
+
+INDEX = "shipped.yaml"
+
+
+class ShippedAgentError(ValueError):
+    """A ``ppo:NAME`` that is neither a shipped agent nor an existing file."""
+
+
+def shipped_agents() -> dict[str, dict[str, Any]]:
+    """name -> entry (``game``, ``file`` as an absolute path, ``variant``) of each shipped agent."""
+    import yaml
+
+    root = checkpoints_dir()
+    with open(root / INDEX) as fh:
+        data = yaml.safe_load(fh) or {}
+    out = {}
+    for name, entry in data.items():
+        out[str(name)] = dict(entry, file=str(root / entry["file"]))
+    return out
+
+
+def resolve_checkpoint(ref: str | os.PathLike) -> str:
+    """A checkpoint path for ``ref``: a shipped agent's name, or a path to a file."""
+    ref = str(ref)
+    if os.path.sep not in ref and not ref.endswith(".zip"):
+        shipped = shipped_agents()
+        if ref in shipped:
+            return shipped[ref]["file"]
+        if not Path(ref).exists():
+            raise ShippedAgentError(
+                f"no shipped agent named {ref!r} and no such file; shipped: "
+                f"{', '.join(sorted(shipped)) or 'none'} (or give a path: ppo:runs/x/policy.zip)")
+    return ref

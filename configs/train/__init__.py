@@ -1,0 +1,1 @@
+"""Training configs per game (``<game>.yaml``; ``default.yaml`` for games without one)."""
