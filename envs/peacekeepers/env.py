@@ -33,7 +33,7 @@ are 18 board planes of 10x10, then 84 scalars; table in ``envs/peacekeepers/obse
 
 Rewards: competitive modes +1 / -1 / 0 by final score (4 players: 1, 1/3, -1/3, -1 by rank, ties
 share); ``reward="score"`` gives the rulebook score / 100 instead. Solo and collaborative: the
-rulebook score / 100 (shared). Puzzles: +1 solved, otherwise (filled - left) / holes.
+rulebook score / 100 (shared). Puzzles: +1 solved, otherwise (filled - left - lone Giants) / holes.
 
 Version history: v0 (first release).
 """

@@ -15,7 +15,7 @@ from ..core.game import State, rank_returns
 from . import actions as A
 from .board import (BLACK, BLUE, BROWN, CELLS, EMPTY, ERUPTED, FULL, GRAY, GREEN,
                                      MOUNTAIN, MOUNTAIN_CANDIDATES, NEIGHBOURS, ORANGE, SIZE, WHITE,
-                                     YELLOW, add_mountains)
+                                     YELLOW, add_mountains, dilate)
 from .hazards import HazardMixin
 from .masks import MaskMixin, _active_bits, _zone_bits
 
@@ -396,17 +396,19 @@ class PeacekeepersState(MaskMixin, HazardMixin, State):
         self.extra_turn = False
         self.pending_cell = cell
         self.placed_colour = colour
-        if colour == BROWN:
-            self._horde(cell, seat)
-            self.discard.append(cube)
-            self._remove_solitary_giants()
-            return self._finish_placement()
-        if colour == GRAY:
-            # Resolving a Volcanic Eruption: the gray cube sits on the erupting volcano
-            self._set(cell, ERUPTED)
-            self.on_volcanoes.append(cube)
-            self._eruption(cell, seat)
-            self._remove_solitary_giants()
+        if colour in (BROWN, GRAY):
+            # solitary Giants are removed after the hazard; Giants already alone before it
+            # (lone puzzle set-up Giants still waiting for company) are not its doing
+            alone_before = self._lonely_giants()
+            if colour == BROWN:
+                self._horde(cell, seat)
+                self.discard.append(cube)
+            else:
+                # Resolving a Volcanic Eruption: the gray cube sits on the erupting volcano
+                self._set(cell, ERUPTED)
+                self.on_volcanoes.append(cube)
+                self._eruption(cell, seat)
+            self._remove_solitary_giants(spared=alone_before)
             return self._finish_placement()
         replaced = self.board[cell] != EMPTY
         self.pending_first = not self.first_done[seat]
@@ -464,7 +466,8 @@ class PeacekeepersState(MaskMixin, HazardMixin, State):
             if not g.puzzle or g.puzzle_level == "challenge":
                 self._draw(seat, g.hand_size - len(self.hands[seat]))
             if g.puzzle and not (self.board[self.active] == EMPTY).any():
-                self.solved = True
+                # the field is full: solved unless a set-up Giant never got its company
+                self.solved = not self._lonely_giants()
                 return self._game_over()
         if self.end_phase is not None:
             self.allot[seat] -= 1
@@ -624,7 +627,11 @@ class PeacekeepersState(MaskMixin, HazardMixin, State):
         if g.puzzle:
             holes_left = empty
             filled = self.puzzle_holes - holes_left
-            return [float(filled - holes_left)] * n
+            # a set-up Giant still without a Giant or Temple beside it is unfinished work too
+            codes = self._code_bits()
+            giants = codes[YELLOW + 1]
+            lonely = (giants & ~dilate(giants | codes[WHITE + 1])).bit_count() if giants else 0
+            return [float(filled - holes_left - lonely)] * n
         # Solo Game Play scoring: 100 minus empty spaces minus cubes left in hand
         left = sum(len(h) for h in self.hands) + sum(len(r) for r in self.reserves)
         return [float(100 - empty - left)] * n
