@@ -260,7 +260,7 @@ class MaskMixin:
             else:
                 if self._reserve_allowed():
                     bits |= 1 << A.RESERVE
-                if self.end_phase is not None or self.stuck_pass:
+                if self.end_phase is not None or self.stuck_pass or self._may_decline_turn():
                     bits |= 1 << A.PASS
             return _unpack_mask(bits)
         mask = np.zeros(A.NUM_ACTIONS, np.int8)
@@ -288,6 +288,11 @@ class MaskMixin:
             mask[[A.REROLL + rel * 10 + c for rel, c in self._reroll_targets()]] = 1
             mask[A.PASS] = 1
         return mask
+
+    def _may_decline_turn(self) -> bool:
+        """Blue: a Wizard's extra turn may be declined (alone at the table the next turn is the
+        player's own again, so there is nothing to decline)."""
+        return self.bonus_turn and self.phase == "play" and self.game.num_seats > 1
 
     def _reserve_allowed(self) -> bool:
         # Solo Game Play, hand of one: a rolled Giant may wait in reserve; with two, play them

@@ -88,6 +88,9 @@ class PeacekeepersState(MaskMixin, HazardMixin, State):
         self.pending_cell = -1      # the cell of the cube whose sub-step is running
         self.pending_optional = False
         self.extra_turn = False
+        #: the turn running is a Wizard's extra turn: the player may decline it (PASS) and is not
+        #: out when it has nothing to place on it
+        self.bonus_turn = False
         self.end_phase: str | None = None  # None | "zone" (a zone filled) | "stuck"
         self.filler = -1
         self.allot = [0] * n
@@ -345,6 +348,11 @@ class PeacekeepersState(MaskMixin, HazardMixin, State):
             elif kind == "pass" and self.stuck_pass:
                 self.stuck_pass = False
                 self._stuck()
+            elif kind == "pass" and self.bonus_turn:
+                # Blue: the Wizard's extra turn is declined; play passes on (an end-phase
+                # allotment is kept for the player's next turn)
+                self.bonus_turn = False
+                self._next_turn()
             elif kind == "pass":
                 self.phase_penalty[self.cur] += self.allot[self.cur]
                 self.allot[self.cur] = 0
@@ -394,6 +402,7 @@ class PeacekeepersState(MaskMixin, HazardMixin, State):
         seat = self.cur
         cube = self._take_from_hand(seat, colour)
         self.extra_turn = False
+        self.bonus_turn = False
         self.pending_cell = cell
         self.placed_colour = colour
         if colour in (BROWN, GRAY):
@@ -481,8 +490,8 @@ class PeacekeepersState(MaskMixin, HazardMixin, State):
                     self.phase_penalty = [0] * g.num_seats
                     break
         if self.extra_turn and self.end_phase != "zone" and (self.end_phase is None or self.allot[seat] > 0):
-            self.extra_turn = False  # Blue Wizards: take another turn
-            return self._begin_turn(seat)
+            self.extra_turn = False  # Blue Wizards: the player may take another turn
+            return self._begin_turn(seat, bonus=True)
         self.extra_turn = False
         self._next_turn()
 
@@ -513,10 +522,11 @@ class PeacekeepersState(MaskMixin, HazardMixin, State):
                     return self._begin_turn(s)
         return self._game_over()
 
-    def _begin_turn(self, seat: int) -> None:
+    def _begin_turn(self, seat: int, bonus: bool = False) -> None:
         g = self.game
         self.cur = seat
         self.phase = "play"
+        self.bonus_turn = bonus
         if g.competitive and len(self.hands[seat]) <= g.rules["refill_at"] and self.bag:
             if g.rules["refill_choice"]:
                 self.phase = "refill"
@@ -541,6 +551,11 @@ class PeacekeepersState(MaskMixin, HazardMixin, State):
             if bits or self._reserve_allowed():
                 self.stuck_streak = 0
                 return
+            if self.bonus_turn and self.game.competitive:
+                # Blue: nothing to place on a Wizard's extra turn is no reason to be out; the
+                # turn is simply not taken (outside competitive play a stuck player only passes)
+                self.bonus_turn = False
+                return self._next_turn()
             return self._stuck()
 
     def _stuck(self) -> None:

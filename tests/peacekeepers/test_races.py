@@ -406,6 +406,38 @@ def test_wizard_another_turn():
     assert st.cur == 1 and faces_in_hand(st, 0) == "RRR"
 
 
+def test_blue_wizard_extra_turn_may_be_declined():
+    """Placing & Resolving Cubes, Blue: a Wizard 'lets the player take another turn' -- a
+    permission, so on the extra turn PASS is legal (and shown in the observation's "may be
+    declined" entry); declining hands the turn on. On a normal turn PASS stays illegal."""
+    st = make_state("BP", origin=(4, 4), hands=["BRRR", "RRR"])
+    assert st.legal_actions_mask()[A.PASS] == 0
+    st.apply(A.place(BLUE, cell(3, 4)))
+    assert st.cur == 0 and st.phase == "play"
+    assert st.legal_actions_mask()[A.PASS] == 1
+    assert st.observation(0)[18 * 100 + 79] == 1.0
+    st.apply(A.PASS)
+    assert st.cur == 1 and faces_in_hand(st, 0) == "RRR"
+    assert st.penalty == [0, 0] and not st.out[0]
+    assert st.legal_actions_mask()[A.PASS] == 0 and st.observation(1)[18 * 100 + 79] == 0.0
+
+
+def test_blue_wizard_extra_turn_without_a_placement_is_not_out():
+    """Placing & Resolving Cubes, Blue, with Multi-Player Competitive end of play: a player who has
+    nothing to place on a Wizard's extra turn is not 'stuck' (it only declines a turn it was
+    offered): it stays in with no unplaced cubes, and play passes to the next player."""
+    # after the Wizard at F5 seat 0 holds only Dwarves, and no cell next to a cube takes one
+    st = make_state("""
+    GGG
+    GB.
+    GGG
+    """, origin=(3, 3), hands=["BRRR", "OOO"])
+    st.apply(A.place(BLUE, cell(4, 5)))
+    assert not st.is_terminal()
+    assert st.cur == 1 and st.phase == "play"
+    assert st.out == [False, False] and st.end_phase is None and st.penalty == [0, 0]
+
+
 def test_wizard_no_extra_turn_in_zone_end_phase():
     """Blue + Multi-Player Competitive end: after a zone is filled every other player places exactly
     one more cube (RULES.md: no Wizard extra turn), so a Wizard there ends the game."""
