@@ -121,15 +121,16 @@ def begin_attack(st, uid: int, target: int) -> None:
     seat = uid // st.game.U
     site = geo.site_of[target]
     st.combat = {"seat": seat, "attackers": [uid], "target": target, "city_attacker": -1,
-                 "takeover": False}
-    st.attacks[uid] -= 1
-    st.attacked[uid] = True
+                 "takeover": False, "riders": ()}
     if target == st.cell[uid] and st.city_owner[site] < 0:
         # taking over a vacant site is the unit's attack; a wood city goes up, free
+        st.attacks[uid] -= 1
+        st.attacked[uid] = True
         st.combat = None
         st.city_owner[site], st.city_grade[site] = seat, 1
         st.phase = "main"
         return
+    _commit(st, st.combat, uid)
     if ambush_partners(st):
         st.phase = "ambush"
         return
@@ -141,14 +142,28 @@ def begin_city_attack(st, site: int) -> None:
     seat = st.city_owner[site]
     st.city_acted[site] = True
     st.combat = {"seat": seat, "attackers": [], "target": st.geo.site_cells[site],
-                 "city_attacker": site, "takeover": False}
+                 "city_attacker": site, "takeover": False, "riders": ()}
     resolve(st)
 
 
-def join(st, uid: int) -> None:
-    st.combat["attackers"].append(uid)
+def _commit(st, c, uid: int) -> None:
+    """``uid`` joins the attack ``c`` and spends its attack; a Dragon's rider with an attack left
+    fights with it as one (Dragon Q&A: its strength and dice are added) and spends its attack
+    too. Who fights with a rider is fixed here, once, so a tie re-roll (Dice rule 10: the
+    attacker goes on until one wins) rolls the same fighters again."""
+    if uid not in c["attackers"]:
+        c["attackers"].append(uid)
     st.attacks[uid] -= 1
     st.attacked[uid] = True
+    r = st.rider[uid]
+    if r >= 0 and st.attacks[r] > 0:
+        st.attacks[r] = 0
+        st.attacked[r] = True
+        c["riders"] = c["riders"] + (uid,)
+
+
+def join(st, uid: int) -> None:
+    _commit(st, st.combat, uid)
     if not ambush_partners(st):
         resolve(st)
 
@@ -181,18 +196,13 @@ def resolve(st) -> None:
     U = g.U
     geo = st.geo
     d_seat, d_unit, d_site, _ = _defence(st, c)
-    # attacker's total: every unit's dice + muscle (a Dragon's rider joins if it has not attacked)
+    # attacker's total: every unit's dice + muscle (a Dragon with its rider, as declared)
     if c["city_attacker"] >= 0:
         a_total = roll(st, g.city_dice[st.city_grade[c["city_attacker"]]])
     else:
         a_total = 0
         for u in c["attackers"]:
-            r = st.rider[u]
-            with_rider = r >= 0 and st.attacks[r] > 0
-            a_total += unit_strength_roll(st, u, with_rider)
-            if with_rider:
-                st.attacks[r] = 0
-                st.attacked[r] = True
+            a_total += unit_strength_roll(st, u, u in c["riders"] and st.rider[u] >= 0)
     d_total = 0
     if d_unit >= 0:
         d_total += unit_strength_roll(st, d_unit)

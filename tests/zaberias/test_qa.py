@@ -481,3 +481,21 @@ def test_teleporter_ability_teleported_unit_may_then_move_and_attack():
     act(st, "move", cell(st, 10, 4))
     opts = st.unit_options(kn)
     assert opts["move"] and cell(st, 9, 4) in opts["attack"]
+
+
+def test_dice_rule_10_tie_reroll_keeps_the_dragons_rider():
+    """Dice Rolling Rules 10 and the Dragon Q&A: the Dragon attacking with a wood unit on its back
+    rolls the rider's dice and adds its muscle ('they both fight as one'); on a tie the attacker
+    may go on 'until one wins' -- the re-roll is the same attack, so the rider still counts."""
+    st = blank(tribes=["humans", "undead"])
+    dr = put(st, 0, "Dragon", 11, 4)
+    kn = put(st, 0, "Knight", 11, 4)             # riding
+    sc = put(st, 1, "Soul Collector", 10, 4)
+    # Dragon 0 + 5, Knight 0 + 3 = 8 against 3 + 3 + 2 = 8: a tie
+    st.rng = ScriptedDice([0, 0, 3, 3, 1, 1, 2, 2])
+    select(st, dr)
+    act(st, "attack", cell(st, 10, 4))
+    assert st.phase == "tie" and st.last_battle == (8, 8)
+    act(st, "reroll")                            # 1 + 5 + 1 + 3 = 10 against 2 + 2 + 2 = 6
+    assert st.last_battle == (10, 6)
+    assert not on_map(st, sc) and st.rider[dr] == kn and st.attacks[kn] == 0
