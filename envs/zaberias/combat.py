@@ -299,7 +299,7 @@ def kill(st, uid: int, killer: int) -> None:
             st.held[killer].append(h)
             st.holder[h] = killer
         else:
-            st.status[h], st.holder[h] = M.ARMORY, -1
+            _release_body(st, h, cell)
     st.held[uid] = []
     st.effects[uid] = 0
     st.boost[uid] = (0, 0, 0)
@@ -332,9 +332,17 @@ def finish_removals(st) -> None:
     st.check_eliminations()
 
 
+def _release_body(st, h: int, cell: int) -> None:
+    """A held unit goes back to its armory, its body "released back into the world" on ``cell``
+    (the Siphon's square) now: the Necromancer may revive it there (Necromancer Q&A: a unit held
+    by a Ninja or Phantom is revivable once the Siphon is killed and lets its body go)."""
+    st.status[h], st.holder[h] = M.ARMORY, -1
+    st.death[h] = (cell, st.turn)
+
+
 def release(st, k: int) -> None:
     """The overfull Siphon's owner releases the held unit in position ``k``."""
     s = st.overfull[0]
     h = st.held[s].pop(k)
-    st.status[h], st.holder[h] = M.ARMORY, -1
+    _release_body(st, h, st.cell[s])
     finish_removals(st)

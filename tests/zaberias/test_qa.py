@@ -499,3 +499,33 @@ def test_dice_rule_10_tie_reroll_keeps_the_dragons_rider():
     act(st, "reroll")                            # 1 + 5 + 1 + 3 = 10 against 2 + 2 + 2 = 6
     assert st.last_battle == (10, 6)
     assert not on_map(st, sc) and st.rider[dr] == kn and st.attacks[kn] == 0
+
+
+def test_necromancer_qa_revives_a_unit_released_by_a_killed_siphon():
+    """Necromancer Q&A: a unit held by a Ninja or Phantom cannot be revived 'unless you kill the
+    Ninja or Phantom and release their body back into the world'. Once the Ninja falls, the
+    Skeleton it held lies on the Ninja's square and the Necromancer may revive it there (same
+    turn, in range). A Siphon that lets a unit go because it holds more than 3 releases that body
+    on its own square too (blocked while the Siphon stands on it)."""
+    st = blank(tribes=["undead", "humans"])
+    nec = put(st, 0, "Necromancer", 12, 5)
+    sc = put(st, 0, "Soul Collector", 11, 5)
+    ninja = put(st, 1, "Ninja", 10, 5)
+    hold(st, ninja, 0, ["Skeleton"])
+    skel = st.game.slot_of(0, "Skeleton")
+    assert st.unit_options(nec)["ability"] == []          # held: no body to revive
+    attack(st, sc, 10, 5, dice=[5, 5, 0, 0])               # 10 + 2 against 0 + 0 + 2
+    act(st, "roll")                                        # the Necromancer does not join
+    assert not on_map(st, ninja) and st.status[skel] == M.ARMORY
+    select(st, nec)
+    assert legal(st, "ability") == [cell(st, 10, 5)]
+    act(st, "ability", cell(st, 10, 5))
+    assert on_map(st, skel) and st.cell[skel] == cell(st, 10, 5)
+    # released by a full Siphon: on the Siphon's square, revivable once the square is free
+    st2 = blank(tribes=["undead", "humans"])
+    ninja = put(st2, 1, "Ninja", 10, 5)
+    hold(st2, ninja, 0, ["Skeleton", "Crow", "Bat", "Soul Collector"])
+    st2.overfull = [ninja]
+    st2.phase = "siphon"
+    act(st2, "release", 0)                                 # lets the Skeleton go
+    assert st2.death[skel] == (cell(st2, 10, 5), st2.turn)
