@@ -44,10 +44,21 @@ def can_attack_unit(st, attacker: int, target: int) -> bool:
     return True
 
 
+def may_attack(st, uid: int) -> bool:
+    """On the map with an attack left. A Dragon's rider attacks on its own from the Dragon's
+    back (Dragon Q&A: getting on or off does not stop it attacking; the carried unit can still
+    attack) unless ``rider_attacks_alone`` is off, when it only fights inside the Dragon's
+    attack."""
+    status = st.status[uid]
+    if st.attacks[uid] <= 0:
+        return False
+    return status == M.BOARD or (status == M.RIDING and st.game.rules["rider_attacks_alone"])
+
+
 def attack_targets(st, uid: int) -> list[int]:
     """Cells the unit may attack now (units, cities, a vacant site it stands on)."""
     g = st.game
-    if st.status[uid] != M.BOARD or st.attacks[uid] <= 0:
+    if not may_attack(st, uid):
         return []
     U = g.U
     seat = uid // U
@@ -55,7 +66,8 @@ def attack_targets(st, uid: int) -> list[int]:
     here = st.cell[uid]
     out = []
     site = geo.site_of[here]
-    if site >= 0 and st.city_owner[site] != seat:
+    if site >= 0 and st.city_owner[site] != seat and st.status[uid] == M.BOARD:
+        # (a rider never takes the square its Dragon stands on: the Dragon stands there)
         # take over a vacant site, or attack the enemy city the unit stands in (scenario 2)
         out.append(here)
     for x in geo.cells_in_range(here, M.unit_range(st, uid)):
@@ -73,14 +85,14 @@ def attack_targets(st, uid: int) -> list[int]:
 def has_attack_target(st, uid: int) -> bool:
     """``bool(attack_targets(st, uid))``, stopping at the first target."""
     g = st.game
-    if st.status[uid] != M.BOARD or st.attacks[uid] <= 0:
+    if not may_attack(st, uid):
         return False
     U = g.U
     seat = uid // U
     geo = st.geo
     here = st.cell[uid]
     site = geo.site_of[here]
-    if site >= 0 and st.city_owner[site] != seat:
+    if site >= 0 and st.city_owner[site] != seat and st.status[uid] == M.BOARD:
         return True
     occ, site_of, city_owner = st.occ, geo.site_of, st.city_owner
     for x in geo.cells_in_range(here, M.unit_range(st, uid)):
@@ -97,7 +109,7 @@ def has_attack_target(st, uid: int) -> bool:
 
 def can_join(st, uid: int, target: int) -> bool:
     """An ambush partner: a friendly unit with an attack left and the target in its range."""
-    if st.status[uid] != M.BOARD or st.attacks[uid] <= 0:
+    if not may_attack(st, uid):
         return False
     if not st.geo.in_range(st.cell[uid], target, M.unit_range(st, uid)):
         return False
@@ -156,7 +168,10 @@ def _commit(st, c, uid: int) -> None:
     st.attacks[uid] -= 1
     st.attacked[uid] = True
     r = st.rider[uid]
-    if r >= 0 and st.attacks[r] > 0:
+    o = st.occ[c["target"]]
+    # the rider fights with its Dragon only if it could attack the target itself (attack left,
+    # not loved by the Undead when the target is an Undead unit): joining is its attack
+    if r >= 0 and st.attacks[r] > 0 and (o < 0 or can_attack_unit(st, r, o)):
         st.attacks[r] = 0
         st.attacked[r] = True
         c["riders"] = c["riders"] + (uid,)

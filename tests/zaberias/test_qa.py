@@ -529,3 +529,47 @@ def test_necromancer_qa_revives_a_unit_released_by_a_killed_siphon():
     st2.phase = "siphon"
     act(st2, "release", 0)                                 # lets the Skeleton go
     assert st2.death[skel] == (cell(st2, 10, 5), st2.turn)
+
+
+def test_dragon_qa_carried_unit_can_still_attack():
+    """Dragon Q&A: getting on the Dragon does not stop the wood unit attacking that move -- 'the
+    carried unit can still attack'. A Knight that walked onto the Dragon attacks a Skeleton by
+    itself from the Dragon's square (its own dice, muscle and range); the Dragon keeps its own
+    attack and then attacks alone (the rider has attacked). Reading flag
+    ``rider_attacks_alone: false``: the rider only fights inside the Dragon's attack."""
+    st = blank(tribes=["humans", "undead"])
+    dr = put(st, 0, "Dragon", 11, 4)
+    kn = put(st, 0, "Knight", 12, 4)
+    skel = put(st, 1, "Skeleton", 10, 4)
+    bat = put(st, 1, "Bat", 9, 4)
+    select(st, kn)
+    act(st, "move", cell(st, 11, 4))             # gets on: its move is over
+    assert st.status[kn] == M.RIDING and st.moved[kn]
+    assert cell(st, 10, 4) in st.unit_options(kn)["attack"]
+    assert cell(st, 9, 4) not in st.unit_options(kn)["attack"]   # melee: its own range
+    attack(st, kn, 10, 4, dice=[5, 0])
+    assert st.phase == "ambush"                  # the Dragon could join; the Knight goes alone
+    act(st, "roll")
+    assert st.last_battle == (5 + 3, 0 + 1) and not on_map(st, skel)
+    assert st.attacks[kn] == 0 and st.attacks[dr] == 1
+    attack(st, dr, 9, 4, dice=[0, 0])            # the Dragon alone: 0 + 5 against 0 + 1
+    assert st.last_battle == (5, 1) and not on_map(st, bat)
+    old = blank(tribes=["humans", "undead"], rules={"rider_attacks_alone": False})
+    put(old, 0, "Dragon", 11, 4)
+    kn = put(old, 0, "Knight", 11, 4)
+    put(old, 1, "Skeleton", 10, 4)
+    assert old.unit_options(kn)["attack"] == []
+
+
+def test_dragon_qa_loved_rider_does_not_join_an_attack_on_the_undead():
+    """Dragon Q&A ('the wood-grade unit has already attacked' after a combined attack) with the
+    Dark Angel: fighting with the Dragon is the rider's attack, so a rider in love with the Undead
+    does not add its strength against an Undead unit; the Dragon attacks alone and the rider keeps
+    its attack for another tribe."""
+    st = blank(tribes=["humans", "undead"])
+    dr = put(st, 0, "Dragon", 11, 4)
+    kn = put(st, 0, "Knight", 11, 4)
+    st.effects[kn] |= M.LOVE
+    put(st, 1, "Skeleton", 10, 4)
+    attack(st, dr, 10, 4, dice=[0, 0])
+    assert st.last_battle == (5, 1) and st.attacks[kn] == 1
