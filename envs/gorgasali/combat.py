@@ -272,10 +272,11 @@ class CombatMixin:
                 dmg += card.skill_value
         hit = dmg > 0
         drain = 0
-        if hit and self.has_passive(s, DRAIN):  # D'rain: +5 per die above 4, healed by as much
+        if hit and self.has_passive(s, DRAIN) and not self.immune(t):
+            # D'rain: +5 per die above 4, healed by as much. It is his special ability: E'moon is
+            # immune to it, and armour and the Magic Field do not stop it (they stop card damage)
             ch = self.game.chars[DRAIN]
             drain = ch.bonus * sum(1 for x in dice if x > ch.above)
-            dmg += drain
             self._spend_copy(s)
         self.extension = None
         self._remove_smoke(s)
@@ -284,7 +285,9 @@ class CombatMixin:
         bonus = card.skill == "extra_move" and skill_roll >= card.skill_value
         dealt = self._damage(t, dmg, s, "weapon", piercing=card.skill == "armour_piercing")
         if hit and drain:
+            dealt += self._damage(t, drain, s, "ability")
             self._heal(s, drain)
+            dmg += drain
         if hit and card.skill == "heal_on_hit":
             self._heal(s, card.skill_value)
         self.last_event = (f"{self.name(s)} shot {self.name(t)} with {card.name}: dice {dice}, "
