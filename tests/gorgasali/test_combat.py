@@ -366,3 +366,23 @@ def test_rulebook_numbers_in_the_tables():
     assert r["max_health"] == 100 and r["heal_square"] == 20 and r["zone_interval"] == 5
     assert list(r["zone_penalty"][:3]) == [5, 10, 15] and r["banner_rounds"] == 2
     assert r["chest_weapons"] == 1 and r["chest_supports"] == 2 and r["start_extra_chests"] == 1
+
+
+def test_movement_dobergun_bonus_move_never_recrosses_the_walk():
+    """Movement ('The square that you have already covered cannot be crossed again during one
+    turn') with the six-shooter skill's 2 extra squares: the bonus move neither enters nor passes
+    through a square the walk covered this turn (the start square included)."""
+    st = make_state(["Armazi", "Ebue"], [sq(18, 8), sq(18, 12)], phase="start")
+    give(st, 0, W0, "Dobergun")
+    st.rng = Dice(1, 1)
+    st.apply(A.ROLL)
+    st.apply(A.SQUARE + sq(18, 9))
+    st.apply(A.SQUARE + sq(18, 10))                  # walked 18,8 -> 18,9 -> 18,10
+    assert st.phase == "act" and st.pos[0] == sq(18, 10)
+    st.rng = Dice(4, 1)
+    st.apply(A.shoot(0, 1))
+    assert st.phase == "bonus"
+    opts = {a - A.SQUARE for a in legal(st)}
+    assert sq(18, 10) in opts                        # staying put
+    assert sq(18, 9) not in opts and sq(18, 8) not in opts
+    assert {sq(17, 10), sq(16, 10), sq(17, 9), sq(19, 9), sq(18, 11)} <= opts
