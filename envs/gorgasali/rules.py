@@ -36,6 +36,7 @@ PHASES = ("choose", "react", "start", "move", "act", "loot", "pull", "steal", "b
           "teleport", "over")
 _TURN_FLAGS = dict(used_consumable=False, used_throwable=False, used_defensive=False,
                    used_extra_chest=False, main_done=False, revived=False, dice=(0, 0),
+                   copies=0,
                    move_points=0, extension=None, bonus_move=False, pending_target=-1,
                    swap_back=None, teleport_range=0, path=(), walk_bits=0, walk_left=0,
                    _walk_cache=None, _walk_ctx=None)
@@ -87,7 +88,6 @@ class GorgasaliState(MovementMixin, MaskMixin, DuoMixin, CombatMixin, State):
         self.discard: list[int] = []
         self.loot: list[tuple] = []     # (seat, card) waiting for a slot, in order
         self.return_phase = "act"
-        self.copied: set = set()
         self.cross: set = set()
         self.last_event = ""
         self.return_phase_after_target = "act"
@@ -191,7 +191,6 @@ class GorgasaliState(MovementMixin, MaskMixin, DuoMixin, CombatMixin, State):
         if self.held_cd[seat] > 0:
             self.held_cd[seat] -= 1
         self.__dict__.update(_TURN_FLAGS)
-        self.copied = set()
         self.cross = set()
         self.loot = []
         self.phase = "start"

@@ -165,3 +165,31 @@ def test_drain_bonus_is_ability_damage_armour_and_field_do_not_stop_it():
     st.rng = Dice(5, 6)
     st.apply(A.shoot(0, 1))
     assert st.health == [60, 100 - 11 - 10]
+
+
+def test_octor_copies_as_many_times_as_desired_per_turn():
+    """Octor: 'You can steal any special ability from any character as many times as you desire,
+    per one turn' -- he may copy Armazi, then Medea, then Armazi again in one turn; a copy that
+    changes nothing (the very copy he holds) is not offered; the designed safeguard
+    ``octor_copies_per_turn`` ends the copying (here 3)."""
+    st = make_state(["Octor", "Medea", "Armazi"], [sq(18, 10), sq(18, 12), sq(18, 11)])
+    st.apply(A.COPY + 2)                            # Armazi
+    assert st.held[0] == 0 and A.COPY + 2 not in legal(st) and A.COPY + 1 in legal(st)
+    st.apply(A.COPY + 1)                            # Medea
+    assert st.held[0] == 3 and st.held_cd[0] == 3
+    assert A.COPY + 2 in legal(st)                  # Armazi again, the same turn
+    st.apply(A.COPY + 2)
+    assert st.held[0] == 0 and st.held_cd[0] == 5
+    st = make_state(["Octor", "Medea", "Armazi"], [sq(18, 10), sq(18, 12), sq(18, 11)],
+                    rules={"octor_copies_per_turn": 3})
+    for rel in (2, 1, 2):
+        st.apply(A.COPY + rel)
+    assert not any(A.COPY <= a < A.CONSUME for a in legal(st))   # the safeguard: 3 a turn
+    st.apply(A.END_TURN)
+    while st.cur != 0:
+        st.__dict__.update(phase="act", main_done=False, _mask=None)
+        st.apply(A.END_TURN)
+        while st.phase == "react":
+            st.apply(A.END_TURN)
+    st.__dict__.update(phase="act", _mask=None)
+    assert A.COPY + 1 in legal(st)                  # a new turn, new copies
