@@ -165,7 +165,7 @@ def new_match(body: dict[str, Any]) -> Match:
         if not isinstance(seat, int) or isinstance(seat, bool):
             raise RequestError(f"seat must be an integer, got {seat!r}")
         if seed in ("", None):
-            seed = None
+            seed = secrets.randbelow(1_000_000)  # short enough to note down and replay
         elif not isinstance(seed, int) or isinstance(seed, bool) or seed < 0:
             raise RequestError(f"seed must be a non-negative integer, got {seed!r}")
         game_id = resolve_game(game)
