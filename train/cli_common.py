@@ -231,11 +231,18 @@ def resolve_game(name: str) -> str:
 
 
 def known_options(game_id: str) -> list[str]:
-    """The option names of ``game_id``'s default variant (``Game.options()`` keys)."""
+    """The option names ``game_id`` takes: its Game's keyword parameters and ``options()`` keys."""
+    import inspect
+
     try:
-        return list(envs.make_game(game_id).options())
+        game = envs.make_game(game_id)
     except Exception:  # noqa: BLE001 - only a hint; never hide the real error behind this one
         return []
+    names = list(game.options())
+    for p in inspect.signature(type(game).__init__).parameters.values():
+        if p.name != "self" and p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY) and p.name not in names:
+            names.append(p.name)
+    return names
 
 
 def make_game(game_id: str, options: dict[str, Any]):
@@ -249,9 +256,10 @@ def make_game(game_id: str, options: dict[str, Any]):
         raise _option_error(game_id, f"{game_id} has no option {match.group(1)!r}", match.group(1)) from None
     except ValueError as exc:  # envs.ConfigError and its kin
         text = str(exc)
-        match = re.search(r"unknown (?:rules )?options? \[?'([^']+)'", text)
-        raise _option_error(game_id, f"bad option for {game_id}: {text}",
-                            match.group(1) if match else None) from None
+        match = re.search(r"(?<!rules )unknown (?:env |game )?options? \[?'([^']+)'", text)
+        if match:  # the same words as a keyword the game's constructor does not take
+            raise _option_error(game_id, f"{game_id} has no option {match.group(1)!r}", match.group(1)) from None
+        raise _option_error(game_id, f"bad option for {game_id}: {text}", None) from None
 
 
 def _option_error(game_id: str, message: str, unknown: str | None) -> CLIError:

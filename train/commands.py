@@ -22,7 +22,8 @@ examples:
   arena train peacekeepers --set n_envs=4 --set opponent_mix='{random: 1}'
   arena train zaka --opt num_players=3
 
---opt sets the game's options (the env); --set sets a training-config key. Without --config the
+--opt sets the game's options (the env; they replace the config's env_options); --set sets a
+training-config key. Without --config the
 game's configs/train/<game>.yaml is used, else configs/train/default.yaml. Every config key is
 documented in train/config.py. The run folder gets config.yaml, checkpoint.zip (latest,
 resumable), final.zip, policy.zip (small, for ppo:PATH), snapshots/, progress.csv,
