@@ -101,7 +101,7 @@ def test_set_out_of_range_blames_set(tmp_path, capsys):
 
 
 @pytest.mark.parametrize("argv, needle", [
-    (["play", "zaka", "--seat", "x"], "argument --seat: invalid int value"),
+    (["play", "zaka", "--seat", "x"], "argument --seat: expected an integer >= 0"),
     (["play", "zaka", "--seat", "7"], "seat must be 0..1"),
     (["serve", "--port", "70000"], "expected a port"),
     (["train", "zaka", "--timesteps", "-5"], "expected an integer >= 1"),

@@ -19,8 +19,8 @@ import sys
 from pathlib import Path
 
 from .. import envs
-from .cli_common import (ArenaParser, CLIError, add_env_options, command, env_options, make_agent,
-                         make_game, parse_env_options, resolve_game)
+from .cli_common import (ArenaParser, CLIError, add_env_options, command, env_options, int_at_least,
+                         make_agent, make_game, parse_env_options, resolve_game)
 
 __all__ = ["main", "build_parser", "parse_env_options"]
 
@@ -237,6 +237,8 @@ def cmd_serve(args) -> int:
         options = env_options(args)
         game = make_game(game_id, options)
         defaults = {"game": game_id, "options": options}
+        if not 0 <= args.seat < game.num_agents:
+            raise CLIError(f"--seat must be 0..{game.num_agents - 1} for this variant, got {args.seat}")
         for spec in args.opponents or []:
             make_agent(spec, game, seed=0)
     elif args.opt:
@@ -291,11 +293,11 @@ def build_parser() -> ArenaParser:
                        "the number or a few words that pick one out (e.g. 'Giants E5'). The game ends "
                        "with the winner and every player's return and score.")
     s.add_argument("game", help="game id or name, e.g. peacekeepers")
-    s.add_argument("--seat", type=int, default=0, help="your player index")
+    s.add_argument("--seat", type=int_at_least(0), default=0, help="your player index")
     s.add_argument("--opponents", nargs="+", metavar="AGENT",
                    help=f"agents for the other players, in order, cycled ({AGENTS_HELP}); default heuristic")
     add_env_options(s)
-    s.add_argument("--seed", type=int, default=0, help="seed of the game")
+    s.add_argument("--seed", type=int_at_least(0), default=0, help="seed of the game")
     s.add_argument("--no-color", action="store_true", help="plain text board (colour is only used on a terminal)")
     s.set_defaults(func=cmd_play)
 
@@ -307,8 +309,8 @@ def build_parser() -> ArenaParser:
     s.add_argument("game", nargs="?", help="preset game id or name (the page can change it)")
     s.add_argument("--opponents", nargs="+", metavar="AGENT", help=f"preset agents ({AGENTS_HELP})")
     add_env_options(s)
-    s.add_argument("--seat", type=int, default=0, help="preset player index for you")
-    s.add_argument("--seed", type=int, help="preset seed (default: a new one each game)")
+    s.add_argument("--seat", type=int_at_least(0), default=0, help="preset player index for you")
+    s.add_argument("--seed", type=int_at_least(0), help="preset seed (default: a new one each game)")
     s.add_argument("--host", default="127.0.0.1", help="address to listen on (0.0.0.0: reachable from "
                    "other machines; there is no login)")
     s.add_argument("--port", type=_port, default=8000, help="port (0: any free one)")
@@ -339,7 +341,7 @@ def build_parser() -> ArenaParser:
     s.add_argument("--timesteps", type=_positive(int, "integer"), default=30_000, help="learner steps")
     s.add_argument("--games", type=_positive(int, "integer"), default=100, help="evaluation games per pairing")
     s.add_argument("--workers", type=_positive(int, "integer"), default=2, help="evaluation worker processes")
-    s.add_argument("--seed", type=int, default=0, help="seed of training and evaluation")
+    s.add_argument("--seed", type=int_at_least(0), default=0, help="seed of training and evaluation")
     s.add_argument("--out", help="run folder (default: runs/quickstart, or the next free runs/quickstart-N)")
     add_env_options(s)
     s.add_argument("--set", action="append", metavar="KEY=VALUE",

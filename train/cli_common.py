@@ -144,6 +144,20 @@ def env_options(args) -> dict[str, Any]:
     return parse_env_options(getattr(args, "opt", None))
 
 
+def int_at_least(low: int):
+    """An argparse type: an integer >= ``low``."""
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            value = low - 1
+        if value < low:
+            raise argparse.ArgumentTypeError(f"expected an integer >= {low}, got {text!r}")
+        return value
+    parse.__name__ = f"integer >= {low}"
+    return parse
+
+
 # ---------------------------------------------------------------------------- env options ----
 # a comma starts a new pair only when a KEY= follows (so '["orcs", "humans"]' stays one value)
 _PAIR_START = re.compile(r"\s*[A-Za-z_][A-Za-z0-9_.]*\s*=")

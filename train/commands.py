@@ -10,8 +10,8 @@ config key. Mistakes raise ``CLIError``: one line with a hint, exit code 2.
 """
 from __future__ import annotations
 
-from .cli_common import (CLIError, HelpFormatter, add_env_options, command, env_options, make_game,
-                         parse_env_options, resolve_game)
+from .cli_common import (CLIError, HelpFormatter, add_env_options, command, env_options, int_at_least,
+                         make_game, parse_env_options, resolve_game)
 
 __all__ = ["register", "parse_env_options", "check_set_overrides", "cmd_train", "cmd_eval"]
 
@@ -131,22 +131,7 @@ def _check_checkpoint(spec: str, game) -> None:
         raise CLIError(f"agent {spec!r}: {exc}", hint=agent_hint(game.name)) from None
 
 
-def _int_at_least(low: int):
-    """An argparse type: an integer >= ``low``."""
-    import argparse
-
-    def parse(text: str) -> int:
-        try:
-            value = int(text)
-        except ValueError:
-            value = low - 1
-        if value < low:
-            raise argparse.ArgumentTypeError(f"expected an integer >= {low}, got {text!r}")
-        return value
-    return parse
-
-
-_positive_int = _int_at_least(1)
+_positive_int = int_at_least(1)
 
 
 def register(subparsers) -> None:
@@ -159,7 +144,7 @@ def register(subparsers) -> None:
     p.add_argument("game", help="game id or name, e.g. peacekeepers or peacekeepers_v0")
     p.add_argument("--config", help="training config YAML (default: configs/train/<game>.yaml or default.yaml)")
     p.add_argument("--timesteps", type=_positive_int, help="total learner steps of the run (a resumed run trains up to it; default: the config's)")
-    p.add_argument("--seed", type=int, help="seed (default: the config's)")
+    p.add_argument("--seed", type=int_at_least(0), help="seed (default: the config's)")
     p.add_argument("--out", help="run folder (default runs/<game>/ppo_seed<seed>)")
     p.add_argument("--resume", action="store_true", help="continue the run in --out from its checkpoint.zip")
     p.add_argument("--set", action="append", metavar="KEY=VALUE",
@@ -178,9 +163,9 @@ def register(subparsers) -> None:
                    help="agent specs: random, heuristic, mcts[:N], ppo:NAME (shipped), ppo:PATH")
     p.add_argument("--games", type=_positive_int, default=100, help="games per group of agents")
     p.add_argument("--workers", type=_positive_int, default=2, help="parallel worker processes")
-    p.add_argument("--seed", type=int, default=0, help="seed of the whole evaluation")
+    p.add_argument("--seed", type=int_at_least(0), default=0, help="seed of the whole evaluation")
     p.add_argument("--out", help="report folder (default runs/eval/<game>)")
-    p.add_argument("--opening-moves", type=_int_at_least(0), default=2,
+    p.add_argument("--opening-moves", type=int_at_least(0), default=2,
                    help="random legal moves opening each game, shared by its seat arrangements")
     p.add_argument("--max-steps", type=_positive_int, default=1000, help="move cap; longer games are truncated")
     add_env_options(p, deprecated=("--options",))
