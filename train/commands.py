@@ -62,7 +62,8 @@ def _blame(exc, overrides: dict) -> CLIError:
     for key in overrides:
         if text.startswith(f"{key}:") or f"({key}" in text or text.startswith(f"{key} "):
             return CLIError(f"--set {text}", hint="see train/config.py for the allowed values")
-    return CLIError(text)
+    return CLIError(text, hint="training-config keys: train/config.py; the file in use: --config, "
+                              "else configs/train/<game>.yaml")
 
 
 @command
