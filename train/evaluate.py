@@ -51,6 +51,9 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
+from ..agents.base import RandomAgent
+from .play import play
+
 Z95 = 1.959963984540054
 
 
@@ -186,6 +189,11 @@ class _Context:
                 self.game = src
         return self
 
+    def label(self, entrant: int) -> str:
+        """The entrant as the user named it (an agent spec, or a factory's name)."""
+        entry = self.entrants[entrant]
+        return entry if isinstance(entry, str) else repr(entry)
+
     def agent(self, entrant: int, slot: int, seed: int):
         key = (entrant, slot)
         agent = self.cache.get(key)
@@ -214,64 +222,22 @@ def _init_worker(ctx: _Context, subprocess: bool = True):
 
 
 def _opening(game, engine_seed: int, opening_seed: int, k: int) -> list[int]:
-    st = game.new_initial_state(np.random.default_rng(engine_seed))
-    rng = np.random.default_rng(opening_seed)
-    moves = []
-    for _ in range(k):
-        if st.is_terminal():
-            break
-        legal = np.flatnonzero(st.legal_actions_mask())
-        a = int(legal[rng.integers(len(legal))])
-        st.apply(a)
-        moves.append(a)
-    return moves
+    """``k`` uniformly random legal moves from the block's start (fewer if the game ends)."""
+    mover = RandomAgent(opening_seed)
+    return play(game, [mover] * game.num_agents, engine_seed, max_steps=k).history
 
 
 def play_game(ctx: _Context, arrangement: tuple[int, ...], engine_seed: int, opening: list[int],
               agent_seeds: tuple[int, ...], block: int = 0) -> GameRecord:
     """Play one game: ``arrangement[i]`` is the entrant controlling agent index i."""
-    game = ctx.game
-    st = game.new_initial_state(np.random.default_rng(engine_seed))
-    st.seed = engine_seed
-    for a in opening:
-        st.apply(a)
     players = [ctx.agent(e, slot, agent_seeds[slot]) for slot, e in enumerate(arrangement)]
-    det_rng = np.random.default_rng(agent_seeds[0] ^ 0x5EED)
-    owner = [game.seat_owner(s) for s in range(game.num_seats)]
-    while not st.is_terminal() and len(st.history) < ctx.max_steps:
-        seat = st.current_player
-        agent = players[owner[seat]]
-        mask = st.legal_actions_mask()
-        obs = {"observation": st.observation(seat), "action_mask": mask}
-        # search agents get a determinization: hidden cards resampled, future chance re-seeded
-        state = st.determinize(seat, det_rng) if getattr(agent, "needs_state", False) else None
-        action = int(agent.act(obs, state=state))
-        if not (0 <= action < len(mask)) or not mask[action]:
-            raise RuntimeError(f"agent {ctx.entrants[arrangement[owner[seat]]]!r} chose illegal action "
-                               f"{action} in phase {st.phase_name()!r}")
-        st.apply(action)
-    truncated = not st.is_terminal()
-    seat_ret = np.asarray(st.returns(), float)
-    n_agents = game.num_agents
-    counts = np.bincount(owner, minlength=n_agents).astype(float)
-    ret = np.zeros(n_agents)
-    np.add.at(ret, owner, seat_ret)
-    ret /= np.maximum(counts, 1)
-    scores = None
-    final = getattr(st, "final_info", None)
-    if final is not None and not truncated:
-        sc = (final() or {}).get("scores")
-        if sc is not None and len(sc) in (game.num_seats, n_agents):
-            sc = np.asarray(sc, float)
-            if len(sc) == game.num_seats and game.num_seats != n_agents:
-                per = np.zeros(n_agents)
-                np.add.at(per, owner, sc)
-                sc = per / np.maximum(counts, 1)
-            scores = tuple(float(x) for x in sc)
-    digest = hashlib.sha1(json.dumps([list(arrangement), list(st.history)]).encode()).hexdigest()[:16]
+    labels = [ctx.label(e) for e in arrangement]
+    res = play(ctx.game, players, engine_seed, opening=opening, max_steps=ctx.max_steps,
+               det_rng=np.random.default_rng(agent_seeds[0] ^ 0x5EED), labels=labels)
+    digest = hashlib.sha1(json.dumps([list(arrangement), res.history]).encode()).hexdigest()[:16]
+    scores = None if res.scores is None else tuple(res.scores)
     return GameRecord(block, tuple(arrangement), int(engine_seed), tuple(int(s) for s in agent_seeds),
-                      tuple(float(x) for x in ret), scores, len(st.history), truncated, digest,
-                      tuple(int(a) for a in st.history))
+                      tuple(res.returns), scores, res.steps, res.truncated, digest, tuple(res.history))
 
 
 def _run_block(task) -> list[GameRecord]:
@@ -609,7 +575,7 @@ def evaluate(game, agents: Sequence[str | Callable], *, options: dict | None = N
     else:
         if options:
             raise ValueError("options are for registered game names; pass a built Game otherwise")
-        game_obj, game_id, source = game, getattr(game, "name", "game"), game
+        game_obj, game_id, source = game, game.name, game
     agents = list(agents)
     if not agents:
         raise ValueError("evaluate needs at least one agent")

@@ -59,6 +59,7 @@ from ..agents.ppo import (ArenaPolicy, CheckpointError, LayoutExtractor, PPOAgen
                         spatial_action_index)
 from ..agents.registry import has_heuristic
 from .config import ConfigError, TrainConfig, load_config, from_dict, validate
+from .play import play
 
 #: config keys that fix the network's shape (cannot change when resuming)
 NETWORK_KEYS = ("network", "net_arch", "cnn_channels", "cnn_hidden", "vector_hidden", "spatial_actions",
@@ -155,8 +156,6 @@ def imitation_data(game, games: int, seed: int, max_steps: int, progress: bool =
     from ..agents.registry import make_agent
 
     rng = np.random.default_rng(seed)
-    owner = [game.seat_owner(s) for s in range(game.num_seats)]
-    counts = np.maximum(np.bincount(owner, minlength=game.num_agents), 1)
     obs, masks, actions, targets = [], [], [], []
     players = [make_agent("heuristic", game, seed=int(rng.integers(2**63))) for _ in range(game.num_agents)]
     bar = None
@@ -164,27 +163,21 @@ def imitation_data(game, games: int, seed: int, max_steps: int, progress: bool =
         from tqdm import tqdm
         bar = tqdm(total=games, desc="imitation games", unit="game", dynamic_ncols=True,
                    mininterval=0.5 if sys.stderr.isatty() else 30.0)
+    movers: list[int] = []
+
+    def record(state, seat, o, action):
+        obs.append(o["observation"].astype(np.float16))
+        masks.append(o["action_mask"].astype(bool))
+        actions.append(action)
+        movers.append(game.seat_owner(seat))
+
     for _ in range(games):
-        st = game.new_initial_state(np.random.default_rng(int(rng.integers(2**63))))
+        game_seed = int(rng.integers(2**63))
         for p in players:
             p.reset(int(rng.integers(2**63)))
-        movers = []
-        while not st.is_terminal() and len(st.history) < max_steps:
-            seat = st.current_player
-            mask = st.legal_actions_mask()
-            o = st.observation(seat)
-            agent = players[owner[seat]]
-            state = st.determinize(seat, rng) if getattr(agent, "needs_state", False) else None
-            a = int(agent.act({"observation": o, "action_mask": mask}, state=state))
-            obs.append(o.astype(np.float16))
-            masks.append(mask.astype(bool))
-            actions.append(a)
-            movers.append(owner[seat])
-            st.apply(a)
-        per_agent = np.zeros(game.num_agents)
-        np.add.at(per_agent, owner, np.asarray(st.returns(), float))
-        per_agent /= counts
-        targets.extend(per_agent[m] for m in movers)
+        movers.clear()
+        result = play(game, players, game_seed, max_steps=max_steps, det_rng=rng, on_move=record)
+        targets.extend(result.returns[m] for m in movers)
         if bar:
             bar.update(1)
     if bar:

@@ -164,13 +164,7 @@ class TabletopAEC(AECEnv):
     def _settle_terminal(self):
         """Hand out the final returns (an agent running several seats gets their mean) and end
         every agent."""
-        ret = self.state_.returns()
-        per_agent = np.zeros(len(self.possible_agents))
-        seats = np.zeros(len(self.possible_agents))
-        for seat in range(self.game.num_seats):
-            per_agent[self.game.seat_owner(seat)] += ret[seat]
-            seats[self.game.seat_owner(seat)] += 1
-        per_agent /= np.maximum(seats, 1)
+        per_agent = self.game.agent_returns(self.state_.returns())
         for i, x in enumerate(self.possible_agents):
             self.rewards[x] = float(per_agent[i])
             self._rewards_given = True
@@ -178,11 +172,7 @@ class TabletopAEC(AECEnv):
             self.infos[x] = self._final_info()
 
     def _final_info(self) -> dict:
-        info = {"steps": self.num_steps}
-        extra = getattr(self.state_, "final_info", None)
-        if extra is not None:
-            info.update(extra())
-        return info
+        return {"steps": self.num_steps, **self.state_.final_info()}
 
     def _end_by_illegal(self, agent, action):
         for x in self.agents:

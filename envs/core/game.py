@@ -96,6 +96,20 @@ class Game:
         """The keyword arguments that rebuild this variant (for checkpoints and replays)."""
         return {}
 
+    def agent_returns(self, per_seat: Sequence[float]) -> np.ndarray:
+        """float[num_agents]: per-seat values (``State.returns()``, ``State.scores()``) per agent.
+
+        An agent running several seats (Zaka's two armies per player) gets the mean of its seats'
+        values; with one seat per agent this is the values themselves. The one place that maps
+        seats to agents for the AEC adapter, search, self-play, the evaluator and ``arena play``.
+        """
+        values = np.asarray(per_seat, dtype=float)
+        if len(values) != self.num_seats:
+            raise ValueError(f"{self.name}: expected {self.num_seats} per-seat values, got {len(values)}")
+        owners = [self.seat_owner(s) for s in range(self.num_seats)]
+        total = np.bincount(owners, weights=values, minlength=self.num_agents)
+        return total / np.maximum(np.bincount(owners, minlength=self.num_agents), 1)
+
     # -- replay -------------------------------------------------------------------------------
     def replay(self, seed: int | None, actions: Sequence[int]) -> "State":
         """Rebuild a state from its seed and action history."""
@@ -131,7 +145,8 @@ class State:
         raise NotImplementedError
 
     def returns(self) -> np.ndarray:
-        """float[num_seats]: final rewards (0 while the game runs)."""
+        """float[num_seats]: final rewards (0 while the game runs); ``Game.agent_returns`` maps
+        them to agents."""
         raise NotImplementedError
 
     def observation(self, seat: int) -> np.ndarray:
@@ -149,6 +164,20 @@ class State:
 
     def render_text(self, observer: int | None = None, color: bool = True) -> str:
         raise NotImplementedError
+
+    # -- optional hooks (documented defaults) --------------------------------------------------
+    def scores(self) -> list[float] | None:
+        """The running score of each seat (higher is better), where the game keeps one; None
+        (the default) where it has none. Read live by self-play's score-shaped reward
+        (``score_reward``); per agent through ``Game.agent_returns``."""
+        return None
+
+    def final_info(self) -> dict[str, Any]:
+        """Facts about how the game ended (turns, eliminations, ...) for the AEC adapter's
+        ``infos`` (at the end, and when its move cap truncates a game), the evaluator and
+        ``arena play``; empty by default.
+        A ``"scores"`` entry, where present, is the per-seat final score those reports show."""
+        return {}
 
     # -- shared -------------------------------------------------------------------------------
     def legal_actions(self) -> list[int]:

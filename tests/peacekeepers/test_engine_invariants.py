@@ -15,6 +15,8 @@ import numpy as np
 import pytest
 
 from tabletop_arena import envs
+from tabletop_arena.train.play import new_state
+from tests.random_play import play_checking
 from tabletop_arena.envs.peacekeepers.board import (BLACK, COMPAT, EMPTY, ERUPTED, MOUNTAIN, NEIGHBOURS, PLACEABLE,
                                      YELLOW)
 
@@ -28,13 +30,9 @@ def all_cubes(st) -> list[int]:
 
 
 def play(game, seed, check):
-    rng = np.random.default_rng(seed)
-    st = game.new_initial_state(np.random.default_rng(seed))
-    check(st)
-    while not st.is_terminal():
-        legal = st.legal_actions()
-        st.apply(legal[rng.integers(len(legal))])
-        check(st)
+    """A random game from ``seed`` (actions seeded alike), ``check(st)`` asserting at every state."""
+    st = new_state(game, seed)
+    play_checking(st, np.random.default_rng(seed), lambda s: check(s) or [], f"seed {seed}")
     return st
 
 
