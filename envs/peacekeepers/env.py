@@ -44,20 +44,14 @@ may be declined (PASS, observation entry 79).
 """
 from __future__ import annotations
 
-from ..core.wrappers import OrderEnforcing
-
 from ..core.aec import TabletopAEC
+from ..core.wrappers import OrderEnforcing
 from .config import PeacekeepersGame
 
-ENV_NAME = "peacekeepers_v0"
-
-
-def make_game(**options) -> PeacekeepersGame:
-    return PeacekeepersGame(**options)
 
 
 class raw_env(TabletopAEC):
-    metadata = dict(TabletopAEC.metadata, name=ENV_NAME)
+    metadata = dict(TabletopAEC.metadata, name=PeacekeepersGame.name)
 
     def __init__(self, render_mode: str | None = None, illegal_action: str = "raise",
                  max_steps: int = 1000, **options):

@@ -48,20 +48,13 @@ Version history: v0 (first release).
 """
 from __future__ import annotations
 
-from ..core.wrappers import OrderEnforcing
-
 from ..core.aec import TabletopAEC
+from ..core.wrappers import OrderEnforcing
 from .config import ZakaGame
-
-ENV_NAME = "zaka_v0"
-
-
-def make_game(**options) -> ZakaGame:
-    return ZakaGame(**options)
 
 
 class raw_env(TabletopAEC):
-    metadata = dict(TabletopAEC.metadata, name=ENV_NAME)
+    metadata = dict(TabletopAEC.metadata, name=ZakaGame.name)
 
     def __init__(self, render_mode: str | None = None, illegal_action: str = "raise",
                  max_steps: int = 1000, **options):
