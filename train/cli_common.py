@@ -307,7 +307,7 @@ def make_agent(spec: str, game, seed: int | None = None):
         raise CLIError(f"agent {spec!r} needs {exc.name or 'a package'} that is not installed",
                        hint="install the training extra: pip install -e '.[train]'") from None
     except user_error_types() as exc:
-        raise CLIError(f"agent {spec!r}: {exc}", hint=agent_hint(getattr(game, "name", None))) from None
+        raise CLIError(f"agent {spec!r}: {exc}", hint=agent_hint(game.name)) from None
 
 
 def check_checkpoint_exists(spec: str, game) -> None:
@@ -321,7 +321,7 @@ def check_checkpoint_exists(spec: str, game) -> None:
     try:
         path = resolve_checkpoint(spec.strip()[4:]) if spec.strip()[4:] else None
     except ShippedAgentError as exc:
-        raise CLIError(f"agent {spec!r}: {exc}", hint=agent_hint(getattr(game, "name", None))) from None
+        raise CLIError(f"agent {spec!r}: {exc}", hint=agent_hint(game.name)) from None
     if path is not None and not os.path.isfile(path):
         raise CLIError(f"agent {spec!r}: checkpoint not found: {path}",
                        hint="give a file written by arena train (e.g. runs/x/policy.zip) or a shipped "
