@@ -165,11 +165,25 @@ class ZakaGame(Game):
         if n_monsters < r["hand_size"] * (self.num_seats - 1) + r["min_monsters"]:
             raise ConfigError(f"the deck holds {n_monsters} monsters, too few to guarantee "
                               f"{self.num_seats} hands of at least {r['min_monsters']}")
+        #: per army: the armies it may damage (foes) and those it never damages (friends, itself
+        #: included), from ``friendly``
+        self.foes = tuple(tuple(t for t in range(self.num_seats) if not self.friendly(s, t))
+                          for s in range(self.num_seats))
+        self.friends = tuple(tuple(t for t in range(self.num_seats) if self.friendly(s, t))
+                             for s in range(self.num_seats))
         self.field_cap = r["battlefield_cap"]
         self.layout = ActionLayout(dm, self.num_weapon_designs, self.field_cap, self.num_seats)
         self.num_actions = self.layout.num_actions
-        from .observe import observation_layout
+        from .observe import ObservationTables, observation_layout
         self.observation_layout = observation_layout(self)
+        self.observation_tables = ObservationTables(self)
+
+    def strength(self, design: int, weapon: int) -> int:
+        """Swords of a monster's ability plus its weapon's (``weapon`` -1: none); a Mend monster's
+        strength is the hearts it restores (its weapon adds nothing to that)."""
+        if self.ability[design] == MEND:
+            return self.swords[design]
+        return self.swords[design] + (self.swords[weapon] if weapon >= 0 else 0)
 
     def seat_owner(self, seat: int) -> int:
         return seat % self.num_players
