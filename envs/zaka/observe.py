@@ -132,7 +132,7 @@ def _own_hand(t: "ObservationTables", hand: list[int]) -> bytes:
     return data
 
 
-def _discard(t: "ObservationTables", pile: list[int]) -> list[float]:
+def _discard(t: "ObservationTables", pile: list[int]) -> tuple[float, ...]:
     key = tuple(pile)
     values = t.discard_memo.get(key)
     if values is None:
@@ -140,7 +140,8 @@ def _discard(t: "ObservationTables", pile: list[int]) -> list[float]:
         for d in pile:
             counts[d] += 1
         inv = t.inv_copies
-        values = t.discard_memo.put(key, [min(1.0, k * inv[d]) if k else 0.0 for d, k in enumerate(counts)])
+        values = t.discard_memo.put(key, tuple(min(1.0, k * inv[d]) if k else 0.0
+                                               for d, k in enumerate(counts)))
     return values
 
 
@@ -167,7 +168,7 @@ def build_observation(state, seat: int) -> np.ndarray:
                  1.0 if a == mover else 0.0, min(1.0, sum(hand) / 20), len(field) / F,
                  min(1.0, hearts_total / t.hearts_cap))
         hands.append(_own_hand(t, hand) if own else t.hidden_hand)   # own hand(s) only
-    tail = _discard(t, state.discard) + [0.0, 0.0, 0.0]
+    tail = [*_discard(t, state.discard), 0.0, 0.0, 0.0]
     if state.phase in _PHASE:
         tail[-3 + _PHASE[state.phase]] = 1.0
     tail += (min(1.0, state.played / t.plays_per_turn), len(state.deck) / t.deck_size,
