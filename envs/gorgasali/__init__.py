@@ -4,7 +4,7 @@
 ``raw_env()``, the PettingZoo AEC adapter in ``env.py``, are imported on first use.
 """
 from ..core.lazy import adapter_attributes
-from .config import GorgasaliGame
+from .game import GorgasaliGame
 
 ENV_NAME = GorgasaliGame.name
 

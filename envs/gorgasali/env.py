@@ -68,7 +68,7 @@ from __future__ import annotations
 
 from ..core.aec import TabletopAEC
 from ..core.wrappers import OrderEnforcing
-from .config import GorgasaliGame
+from .game import GorgasaliGame
 
 #: AEC move cap (every engine action counts); the engine's own round cap ends games earlier
 DEFAULT_MAX_STEPS = 10000

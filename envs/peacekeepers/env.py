@@ -46,7 +46,7 @@ from __future__ import annotations
 
 from ..core.aec import TabletopAEC
 from ..core.wrappers import OrderEnforcing
-from .config import PeacekeepersGame
+from .game import PeacekeepersGame
 
 
 

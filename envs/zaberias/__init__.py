@@ -4,7 +4,7 @@
 ``raw_env()``, the PettingZoo AEC adapter in ``env.py``, are imported on first use.
 """
 from ..core.lazy import adapter_attributes
-from .config import ZaberiasGame
+from .game import ZaberiasGame
 
 ENV_NAME = ZaberiasGame.name
 

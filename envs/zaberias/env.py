@@ -55,7 +55,7 @@ from __future__ import annotations
 
 from ..core.aec import TabletopAEC
 from ..core.wrappers import OrderEnforcing
-from .config import ZaberiasGame
+from .game import ZaberiasGame
 
 DEFAULT_MAX_STEPS = 2000
 

@@ -39,13 +39,12 @@ import numpy as np
 
 from . import movement as M
 from .board import MINE, PORTAL, SITE, STAR, TREES, VOID, WATER
-from .config import TRIBES
+from .config import PHASES, TRIBES
 
 _TERRAIN_PLANE = {WATER: 1, TREES: 2, PORTAL: 4, MINE: 5, STAR: 6, SITE: 7}
 _STATUS_VALUE = {M.ARMORY: 0.0, M.BOARD: 1 / 3, M.RIDING: 2 / 3, M.HELD: 1.0}
-#: phase -> index (the same order as ``rules.PHASES``, checked there at import)
-PHASE_INDEX = {p: i for i, p in enumerate(("main", "unit", "buy_city", "teleport", "rhino", "ambush",
-                                            "tie", "siphon", "pickup", "tele_move", "over"))}
+#: phase -> index of the phase one-hot
+PHASE_INDEX = {p: i for i, p in enumerate(PHASES)}
 _PH = len(PHASE_INDEX)
 
 

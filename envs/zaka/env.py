@@ -50,7 +50,7 @@ from __future__ import annotations
 
 from ..core.aec import TabletopAEC
 from ..core.wrappers import OrderEnforcing
-from .config import ZakaGame
+from .game import ZakaGame
 
 
 class raw_env(TabletopAEC):

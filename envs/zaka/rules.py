@@ -19,6 +19,7 @@ import numpy as np
 from ..core.game import State, rank_returns
 from .config import DISARM, DRAIN, MEND, RAMPAGE, REAP, SNATCH
 from .observe import build_observation
+from .render import action_to_str, render_text
 
 PHASES = ("deploy", "play", "ability", "over")
 _SURVIVOR = 1_000_000  # ranking score of an army still standing at the end
@@ -543,10 +544,8 @@ class ZakaState(State):
         return build_observation(self, seat)
 
     def action_to_str(self, action: int) -> str:
-        from .render import action_to_str
         return action_to_str(self, action)
 
     def render_text(self, observer: int | None = None, color: bool = True) -> str:
-        from .render import render_text
         return render_text(self, observer, color)
 

@@ -223,7 +223,7 @@ def _reference_observation(st, seat):
         v[80 + rel] = st.peaks[s] / 30
     v[44] = len(st.reserves[seat])
     v[45], v[46] = len(st.bag) / 100, len(st.discard) / 100
-    from tabletop_arena.envs.peacekeepers.rules import PHASES
+    from tabletop_arena.envs.peacekeepers.config import PHASES
     v[51 + PHASES.index(st.phase)] = 1.0
     v[60] = st.ranges[0] / 6 if st.ranges else 0.0
     v[73], v[74] = st.end_phase == "zone", st.end_phase == "stuck"
