@@ -10,7 +10,7 @@ from ..core.game import ConfigError, Game
 from . import actions as A
 from .board import Board
 from .config import CHARACTERS, CardType, Character, load_tables
-from .observe import observation_layout
+from .observe import ObservationTables, observation_layout
 from .rules import GorgasaliState
 
 
@@ -65,6 +65,7 @@ class GorgasaliGame(Game):
         # rulebook (Duo): teammates sit opposite each other
         self.team = [s % self.num_teams for s in range(num_players)]
         self.observation_layout = observation_layout()
+        self.observation_tables = ObservationTables(self)
 
     def options(self) -> dict[str, Any]:
         return {"num_players": self.num_seats, "mode": self.mode, "characters": self.characters,

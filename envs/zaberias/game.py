@@ -10,7 +10,7 @@ from ..core.game import ConfigError, Game
 from . import actions as A
 from .board import MapTables
 from .config import TRIBES, load_tables
-from .observe import observation_layout
+from .observe import ObservationTables, observation_layout
 from .rules import ZaberiasState
 
 
@@ -67,6 +67,7 @@ class ZaberiasGame(Game):
         # MOVE, ATTACK and ABILITY: three consecutive blocks over the N cells of the grid
         self.spatial_actions = [[self.layout.MOVE, 3]]
         self.observation_layout = observation_layout(self)
+        self.observation_tables = ObservationTables(self)
 
     def options(self) -> dict[str, Any]:
         return {"num_players": self.num_seats, "tribes": list(self.tribes),
