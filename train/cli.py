@@ -90,6 +90,8 @@ def cmd_play(args) -> int:
             bots[f"player_{i}"] = _make_agent(opponents[k % len(opponents)], game, args.seed + i)
             k += 1
     me = f"player_{human}"
+    from ..envs.core.terminal import supports_color
+    color = not args.no_color and supports_color()   # never colour codes into a pipe or NO_COLOR
     print(f"You are {me}. Type a number, words to filter the moves, or q to quit.")
     for agent in env.agent_iter():
         obs, _, term, trunc, info = env.last()
@@ -98,7 +100,7 @@ def cmd_play(args) -> int:
             continue
         st = env.unwrapped.state_
         if agent == me:
-            print(st.render_text(observer=st.current_player, color=not args.no_color))
+            print(st.render_text(observer=st.current_player, color=color))
             action = _choose(st, np.flatnonzero(obs["action_mask"]).tolist())
         else:
             bot = bots[agent]
@@ -107,7 +109,7 @@ def cmd_play(args) -> int:
             print(f"{agent}: {st.action_to_str(action)}")
         env.step(action)
     st = env.unwrapped.state_
-    print(st.render_text(color=not args.no_color))
+    print(st.render_text(color=color))
     final = st.final_info() if hasattr(st, "final_info") else {}
     print("final:", {a: env.rewards.get(a, 0.0) for a in env.possible_agents}, final)
     return 0
@@ -171,7 +173,7 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--opt", action="append", metavar="KEY=VALUE",
                    help="env option, repeatable, e.g. --opt mode=solo --opt hand_size=3")
     s.add_argument("--seed", type=int, default=0)
-    s.add_argument("--no-color", action="store_true", help="plain text board")
+    s.add_argument("--no-color", action="store_true", help="plain text board (colours are on only on a terminal without NO_COLOR)")
     s.set_defaults(func=cmd_play)
     s = sub.add_parser("bench", help="steps/s of each env vs PettingZoo connect_four_v3")
     s.add_argument("games", nargs="*", help="games to measure (default: all)")

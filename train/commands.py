@@ -34,7 +34,8 @@ examples:
 Every group of agents that meets plays every seat arrangement equally often from the same seeded
 start and random opening; --games is the number of games per group (rounded up to whole sets of
 arrangements). With more than 2 players a win is finishing first alone; a shared first place is a
-draw. Writes report.json, report.md and report.png into --out and prints a table.
+draw. Writes report.json, report.md and report.png into --out and prints a table; --record N adds
+N games as animated GIFs (game_01_<agents>.gif ...), one frame per move with the move written under it.
 """
 
 
@@ -95,9 +96,15 @@ def cmd_eval(args) -> int:
     try:
         game = envs.resolve(args.game)
         out = args.out or f"runs/eval/{game}"
-        report = evaluate(game, args.agents, options=parse_env_options(args.options), games=args.games,
+        options = parse_env_options(args.options)
+        report = evaluate(game, args.agents, options=options, games=args.games,
                           workers=args.workers, seed=args.seed, opening_moves=args.opening_moves,
                           max_steps=args.max_steps, progress=not args.no_progress, out=out)
+        if args.record:
+            from .record import record_report
+            for path in record_report(report, envs.make_game(game, **options), out, args.record,
+                                      fmt=args.record_format):
+                print(f"recorded: {path}")
     except (ValueError, KeyError) as exc:  # bad agent spec, checkpoint, option or game name
         msg = exc.args[0] if isinstance(exc, KeyError) and exc.args else exc
         print(f"arena eval: error: {msg}", file=sys.stderr)
@@ -145,4 +152,8 @@ def register(subparsers) -> None:
     p.add_argument("--options", action="append", metavar="JSON|KEY=VALUE",
                    help="env options, e.g. '{\"mode\": \"competitive\"}' or num_players=4 (repeatable)")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    p.add_argument("--record", type=int, default=0, metavar="N",
+                   help="also write N of the games as animated pictures into --out (default 0)")
+    p.add_argument("--record-format", choices=("gif", "mp4"), default="gif",
+                   help="recording format (mp4 needs imageio-ffmpeg; default gif)")
     p.set_defaults(func=cmd_eval)

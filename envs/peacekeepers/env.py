@@ -55,13 +55,11 @@ class raw_env(TabletopAEC):
     metadata = dict(TabletopAEC.metadata, name=ENV_NAME)
 
     def __init__(self, render_mode: str | None = None, illegal_action: str = "raise",
-                 max_steps: int = 1000, **options):
+                 max_steps: int = 1000, ansi_color: bool | None = None,
+                 **options):
         super().__init__(PeacekeepersGame(**options), render_mode=render_mode,
-                         illegal_action=illegal_action, max_steps=max_steps)
-
-    def render_rgb(self):
-        from .render import render_rgb
-        return render_rgb(self.state_)
+                         illegal_action=illegal_action, max_steps=max_steps,
+                         ansi_color=ansi_color)
 
 
 def env(**kwargs):
