@@ -25,7 +25,8 @@ PANEL: RGB = (255, 253, 247)
 INK: RGB = (30, 30, 34)
 MUTED: RGB = (110, 110, 118)
 RULE: RGB = (200, 195, 182)
-HIGHLIGHT: RGB = (255, 196, 0)
+#: what acts now (the mover, the selected unit, the pending cell): a colour no seat uses
+HIGHLIGHT: RGB = (225, 0, 160)
 #: one colour per seat, easy to tell apart (Zaberias uses its tribe colours instead)
 SEAT_RGB: tuple[RGB, ...] = ((214, 48, 49), (40, 100, 220), (232, 170, 20), (30, 160, 80),
                              (150, 70, 200), (240, 120, 30), (20, 170, 190), (120, 120, 120),
@@ -161,11 +162,12 @@ def swatch_box(fill: RGB, outline: RGB = INK, label: str = "", label_fill: RGB |
 
 
 def legend(draw, x: int, y: int, width: int, items: Iterable[tuple[Swatch | RGB | None, str]],
-           title: str = "legend", size: int = 12, columns: int = 1) -> int:
+           title: str = "legend", size: int = 12, columns: int = 1, swatch: int = 0) -> int:
     """A legend box at (x, y), ``columns`` entries a row; each entry a swatch (a colour, a
-    ``Swatch`` drawing function or None for none) and its label; returns the y below it."""
+    ``Swatch`` drawing function or None for none) and its label; ``swatch``: the swatch size in
+    pixels (default: the text's); returns the y below it."""
     items = list(items)
-    sw = size + 4
+    sw = max(swatch, size + 4)
     row_h = max(sw, size + 2) + 4
     col_w = (width - 12) // columns
     text(draw, (x + 6, y + 4), title, size=size, fill=MUTED)

@@ -25,7 +25,10 @@ Options (``envs.make("gorgasali_v0", **options)``):
 | rules          | dict overriding ``rules:`` of configs/gorgasali.yaml      | {}       |
 |                | (max_rounds, zone_penalty, movement_cost, skill_die, ...) |          |
 | config_path    | another YAML with the same tables                         | None     |
-| render_mode    | None, ansi, rgb_array (an H x W x 3 uint8 map picture), human | None |
+| render_mode    | None, ansi, rgb_array (a drawn picture), human                | None |
+| ansi_color     | colour codes in text renders: None = auto (ansi mode plain;   | None |
+|                | human mode only on a terminal without NO_COLOR), True / False |      |
+|                | force them on / off                                           |      |
 | illegal_action | raise (error, state unchanged) or lose                    | raise    |
 | max_steps      | AEC move cap (every sub-step counts); truncates           | 10000    |
 

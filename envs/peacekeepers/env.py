@@ -21,7 +21,11 @@ Options (``envs.make("peacekeepers_v0", **options)``):
 | puzzle_level  | standard, easy, challenge                      | standard                    |
 | reward        | result (+1/-1, rank based) or score            | result                      |
 | rules         | dict overriding configs/peacekeepers.yaml      | {}                          |
-| render_mode   | None, ansi, rgb_array, human                   | None                        |
+| render_mode   | None, ansi, rgb_array (a drawn picture), human | None                        |
+| ansi_color    | colour codes in text renders: None = auto      | None                        |
+|               | (ansi mode plain; human mode only on a         |                             |
+|               | terminal without NO_COLOR), True / False force |                             |
+|               | them on / off                                  |                             |
 | illegal_action| raise (error, state unchanged) or lose         | raise                       |
 | max_steps     | move cap; the game is truncated there          | 1000                        |
 

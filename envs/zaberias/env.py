@@ -24,7 +24,10 @@ Options (``envs.make("zaberias_v0", **options)``):
 |                | (start_coins, max_coins, siphon_capacity,            |                     |
 |                | headhunter_coins, max_rounds, max_actions, ...)      |                     |
 | config_path    | another rules YAML (boards, rosters, die)            | configs/zaberias.yaml |
-| render_mode    | None, ansi, rgb_array, human                         | None                |
+| render_mode    | None, ansi, rgb_array (a drawn picture), human       | None                |
+| ansi_color     | colour codes in text renders: None = auto (ansi mode | None                |
+|                | plain; human mode only on a terminal without         |                     |
+|                | NO_COLOR), True / False force them on / off          |                     |
 | illegal_action | raise (error, state unchanged) or lose               | raise               |
 | max_steps      | env move cap; the game is truncated there            | 2000                |
 

@@ -112,8 +112,8 @@ def _terrain(draw, t, x, y, px, road=False):
             draw.arc([cx, yy - px * 0.08, cx + px * 0.32, yy + px * 0.08], 200, 340,
                      fill=(240, 250, 255), width=2)
     elif t == PORTAL:
-        D.disc(draw, cx, cy, px * 0.36, (120, 60, 180), (60, 20, 100), 2)
-        D.disc(draw, cx, cy, px * 0.2, (200, 170, 255))
+        for k, colour in enumerate(((20, 60, 70), (60, 200, 200), (20, 60, 70), (180, 250, 250))):
+            D.disc(draw, cx, cy, px * (0.38 - 0.08 * k), colour)   # a swirl of rings
     elif t == MINE:
         D.disc(draw, cx, cy, px * 0.3, (240, 200, 40), (140, 100, 0), 2)
         D.text(draw, (cx, cy + 1), "$", size=int(px * 0.4), fill=(110, 80, 0), anchor="mm")

@@ -297,17 +297,17 @@ def render_rgb(state, observer: int | None = None) -> np.ndarray:
     if not state.deck:
         draw.rounded_rectangle([16, y, 72, y + 78], radius=5, outline=D.RULE, width=2)
     D.text(draw, (50, y + 96), f"deck {len(state.deck)}", size=13, anchor="ma")
-    dx = 100
+    dx, dw = 96, 76
     if state.discard:
         top = state.discard[-1]
-        draw.rounded_rectangle([dx, y, dx + 56, y + 78], radius=5, fill=_CARD_BG,
+        draw.rounded_rectangle([dx, y, dx + dw, y + 78], radius=5, fill=_CARD_BG,
                                outline=_type_rgb(g, top), width=3)
-        for k, line in enumerate(D.wrap(g.names[top], 12, 52)[:3]):
-            D.text(draw, (dx + 28, y + 8 + 14 * k), line, size=12, anchor="ma")
+        for k, line in enumerate(D.wrap(g.names[top], 12, dw - 8)[:3]):
+            D.text(draw, (dx + dw / 2, y + 8 + 14 * k), line, size=12, anchor="ma")
     else:
-        draw.rounded_rectangle([dx, y, dx + 56, y + 78], radius=5, outline=D.RULE, width=2)
-    D.text(draw, (dx + 28, y + 96), f"discard {len(state.discard)}", size=13, anchor="ma")
-    tx, tw = 180, width - 180 - 16
+        draw.rounded_rectangle([dx, y, dx + dw, y + 78], radius=5, outline=D.RULE, width=2)
+    D.text(draw, (dx + dw / 2, y + 96), f"discard {len(state.discard)}", size=13, anchor="ma")
+    tx, tw = 190, width - 190 - 16
     disc: dict[int, int] = {}
     for d in state.discard:
         disc[d] = disc.get(d, 0) + 1
