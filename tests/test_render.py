@@ -50,7 +50,8 @@ def test_rgb_array_is_a_readable_picture_that_follows_the_game(name):
     assert isinstance(first, np.ndarray) and first.dtype == np.uint8
     assert first.ndim == 3 and first.shape[2] == 3
     assert 600 <= max(first.shape[:2]) <= 1400 and min(first.shape[:2]) >= 400, first.shape
-    assert len(np.unique(first.reshape(-1, 3), axis=0)) > 20
+    packed = first.astype(np.int32) @ np.array([1 << 16, 1 << 8, 1], np.int32)
+    assert len(np.unique(packed)) > 20   # drawn in colour, not a blank or two-tone page
     st = env.unwrapped.state_
     rng = np.random.default_rng(0)
     for _ in range(12):
@@ -61,6 +62,29 @@ def test_rgb_array_is_a_readable_picture_that_follows_the_game(name):
     later = env.render()
     assert later.dtype == np.uint8 and later.shape[2] == 3
     assert later.shape != first.shape or not np.array_equal(later, first)
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_renders_hold_through_a_whole_random_game(name):
+    """Text (spectator and seat 0) at every position and pictures every few moves, through a
+    random game to its end (battles, eliminations, the result): nothing in a game's life breaks
+    a render."""
+    seed = 6 if name == "warbah_v0" else 8   # Warbah seed 6: monster battles and fleets
+    game = envs.make_game(name, **CASES[name])
+    st = game.new_initial_state(np.random.default_rng(seed))
+    rng = np.random.default_rng(seed)
+    steps = 0
+    while True:
+        assert st.render_text() and st.render_text(observer=0)
+        if steps % 40 == 0 or st.is_terminal():
+            for observer in (None, 0):
+                img = st.render_rgb(observer=observer)
+                assert img.dtype == np.uint8 and img.ndim == 3 and img.shape[2] == 3
+        if st.is_terminal() or steps >= 1500:
+            break
+        legal = st.legal_actions()
+        st.apply(legal[rng.integers(len(legal))])
+        steps += 1
 
 
 @pytest.mark.parametrize("name", sorted(CASES))
@@ -172,3 +196,21 @@ def test_eval_record_option_writes_gifs_into_the_out_folder(tmp_path):
     assert len(gifs) == 1 and (out / "report.json").exists()
     with Image.open(gifs[0]) as im:
         assert im.n_frames > 1
+
+
+def test_mp4_needs_imageio_ffmpeg(tmp_path, monkeypatch):
+    """MP4 without imageio-ffmpeg is a clear error (GIF needs only Pillow); with it, a video."""
+    from tabletop_arena.train.record import RecordingError, record_game
+
+    game = envs.make_game("peacekeepers_v0")
+    st = game.new_initial_state(np.random.default_rng(0))
+    actions = [st.legal_actions()[0]]
+    with monkeypatch.context() as m:
+        m.setitem(sys.modules, "imageio_ffmpeg", None)   # as if not installed
+        with pytest.raises(RecordingError, match="imageio-ffmpeg"):
+            record_game(game, 0, actions, tmp_path / "g.mp4")
+    ffmpeg = pytest.importorskip("imageio_ffmpeg")
+    path = record_game(game, 0, actions, tmp_path / "g.mp4")
+    reader = ffmpeg.read_frames(str(path))
+    meta = next(reader)
+    assert meta["size"][0] >= 600 and sum(1 for _ in reader) > 1

@@ -53,7 +53,7 @@ def _player_label(game, seat: int, players: Sequence[str] | None) -> str:
 
 
 def record_frames(game, seed: int | None, actions: Sequence[int], *,
-                  players: Sequence[str] | None = None, max_frames: int = 200,
+                  players: Sequence[str] | None = None, max_frames: int = 150,
                   opening_moves: int = 0):
     """Yield ``(PIL image, seconds to show)`` for the replay of ``actions`` from ``seed``.
 
@@ -105,24 +105,35 @@ def _result(state, players) -> str:
     return f"game over: shared first place; returns {[round(float(x), 3) for x in per]}"
 
 
-def _same_size(frames):
-    """Pad every frame (bottom/right, in the caption colour) to the largest width and height."""
+def _frames(pairs):
+    """Quantize the frames as they come (one byte a pixel) to one palette, taken from the first
+    frame (it holds the legend, so nearly every colour the game draws): the same colour keeps
+    its index from frame to frame, so the GIF writer stores only what a move changed (and
+    255 colours leave it a free slot for transparency). Returns (frames padded to one even size,
+    seconds per frame)."""
     from PIL import Image
+    frames, seconds, palette = [], [], None
+    for img, s in pairs:
+        if palette is None:
+            palette = img.quantize(colors=255, method=Image.Quantize.MEDIANCUT)
+        frames.append(img.quantize(palette=palette, dither=Image.Dither.NONE))
+        seconds.append(s)
     w = max(f.width for f in frames)
     h = max(f.height for f in frames)
     w, h = w + w % 2, h + h % 2   # even sizes (MP4 encoders need them)
     out = []
     for f in frames:
-        if f.size != (w, h):
-            pad = Image.new("RGB", (w, h), CAPTION_BG)
+        if f.size != (w, h):   # pad right / bottom in the caption's colour
+            pad = Image.new("P", (w, h), f.getpixel((0, f.height - 1)))
+            pad.putpalette(f.getpalette())
             pad.paste(f, (0, 0))
             f = pad
         out.append(f)
-    return out
+    return out, seconds
 
 
 def record_game(game, seed: int | None, actions: Sequence[int], path: str | os.PathLike, *,
-                players: Sequence[str] | None = None, max_frames: int = 200,
+                players: Sequence[str] | None = None, max_frames: int = 150,
                 opening_moves: int = 0) -> Path:
     """Write the replay of ``actions`` from ``seed`` to ``path`` (.gif, or .mp4 with
     imageio-ffmpeg); returns the path."""
@@ -136,25 +147,19 @@ def record_game(game, seed: int | None, actions: Sequence[int], path: str | os.P
         except ImportError:
             raise RecordingError("MP4 recordings need imageio-ffmpeg (pip install imageio-ffmpeg); "
                                  "GIF needs only Pillow") from None
-    from PIL import Image
-    pairs = list(record_frames(game, seed, actions, players=players, max_frames=max_frames,
-                               opening_moves=opening_moves))
-    frames = _same_size([f for f, _ in pairs])
-    seconds = [s for _, s in pairs]
+    frames, seconds = _frames(record_frames(game, seed, actions, players=players,
+                                            max_frames=max_frames, opening_moves=opening_moves))
     path.parent.mkdir(parents=True, exist_ok=True)
     if fmt == "gif":
-        # 255 colours leave a palette slot free: Pillow then writes the pixels a move did not
-        # change as transparent, which keeps a recording small
-        gif = [f.quantize(colors=255, method=Image.Quantize.MEDIANCUT) for f in frames]
-        gif[0].save(path, save_all=True, append_images=gif[1:], loop=0, optimize=True,
-                    duration=[int(1000 * s) for s in seconds], disposal=1)
+        frames[0].save(path, save_all=True, append_images=frames[1:], loop=0, optimize=True,
+                       duration=[int(1000 * s) for s in seconds], disposal=1)
         return path
     fps = 5   # MP4: a fixed rate; each frame repeats for its time on screen
     writer = imageio_ffmpeg.write_frames(str(path), frames[0].size, fps=fps, macro_block_size=2,
                                          quality=7)
     writer.send(None)
     for frame, s in zip(frames, seconds):
-        data = np.asarray(frame, dtype=np.uint8).tobytes()
+        data = np.asarray(frame.convert("RGB"), dtype=np.uint8).tobytes()
         for _ in range(max(1, round(s * fps))):
             writer.send(data)
     writer.close()
@@ -178,7 +183,7 @@ def pick_records(records, n: int) -> list:
 
 
 def record_report(report, game, out_dir: str | os.PathLike, n: int, fmt: str = "gif",
-                  max_frames: int = 200) -> list[Path]:
+                  max_frames: int = 150) -> list[Path]:
     """Write ``n`` of an evaluation's games (``EvalReport.records``) as
     ``<out_dir>/game_<k>_<agents>.<fmt>``; ``game``: the evaluated ``Game``. Returns the paths."""
     if fmt not in FORMATS:

@@ -155,17 +155,18 @@ def _realm_spell_name(st, k: int) -> str:
 
 def _battle(st) -> dict | None:
     """The battle being fought: per side its seat, Hero (index or -1), counts of warriors,
-    archers, cavalry, catapults (and the Hero), monster hits and walls left; plus the cell."""
+    archers, cavalry, catapults (and the Hero), a monster's hits left and walls left; plus the
+    cell."""
     b = st.battle
     if b is None:
         return None
     sides = []
     for sd in b["sides"]:
         counts = [int(x) for x in np.asarray(sd["counts"]).tolist()]
-        monster = sd.get("monster")
+        monster = sd.get("monster")   # [initiative, kill rank, hits left] or None
         sides.append({"seat": int(sd.get("seat", -1)), "hero": int(sd.get("hero", -1)),
                       "counts": counts, "walls": int(sd.get("walls_left", 0)),
-                      "monster": None if monster is None else dict(monster)})
+                      "monster_hits": None if monster is None else int(monster[2])})
     return {"cell": int(b["cell"]), "kind": str(b.get("kind", "")), "round": int(b.get("round", 0)),
             "kills": list(b.get("kills", [0, 0])), "sides": sides,
             "joined": len(b.get("members", ()))}
@@ -300,8 +301,8 @@ def _side_words(side: dict) -> str:
     words = _troop_words(counts[:4])
     if len(counts) > 4 and counts[4]:
         words += ", Hero"
-    if side["monster"] is not None:
-        words += f", monster ({side['monster'].get('hits', '?')} hits)"
+    if side["monster_hits"] is not None:
+        words += f", monster ({side['monster_hits']} hits left)"
     if side["walls"]:
         words += f", walls {side['walls']}"
     return f"{who}: {words}"
