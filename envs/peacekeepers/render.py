@@ -216,7 +216,10 @@ def render_rgb(state, observer: int | None = None, cell_px: int = 52) -> np.ndar
             D.text(draw, (sx, sy), part, size=13)
             sy += 17
     sy += 6
-    items = [(_swatch(code), f"{LETTERS[code]} {_CUBE_NAME[code]}") for code in range(10)]
+    names = list(_CUBE_NAME)
+    if g.puzzle:
+        names[8] = "brown block"   # the puzzle's fixed brown cubes
+    items = [(_swatch(code), f"{LETTERS[code]} {names[code]}") for code in range(10)]
     items.append((lambda d, x, y, s: _mountain(d, x, y, s), "mountain"))
     items.append((lambda d, x, y, s: _erupted(d, x, y, s), "erupted cell"))
     if zones:
