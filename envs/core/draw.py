@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import functools
 import math
-from typing import Callable, Iterable, Sequence
+from typing import Callable, Iterable
 
 import numpy as np
 
@@ -150,17 +150,6 @@ def disc(draw, cx: float, cy: float, r: float, fill: RGB, outline: RGB | None = 
 Swatch = Callable[[object, int, int, int], None]   # draw(draw, x, y, size)
 
 
-def swatch_box(fill: RGB, outline: RGB = INK, label: str = "", label_fill: RGB | None = None,
-               size: int = 11) -> Swatch:
-    """A legend swatch: a filled square, optionally with a letter in it."""
-    def paint(draw, x, y, s):
-        draw.rectangle([x, y, x + s, y + s], fill=fill, outline=outline)
-        if label:
-            text(draw, (x + s / 2 + 0.5, y + s / 2 + 0.5), label, size=size,
-                 fill=label_fill or contrast(fill), anchor="mm")
-    return paint
-
-
 def legend(draw, x: int, y: int, width: int, items: Iterable[tuple[Swatch | RGB | None, str]],
            title: str = "legend", size: int = 12, columns: int = 1, swatch: int = 0) -> int:
     """A legend box at (x, y), ``columns`` entries a row; each entry a swatch (a colour, a
@@ -209,13 +198,3 @@ def title_bar(draw, width: int, left: str, right: str = "", height: int = 30,
         text(draw, (width - 10, height / 2), fit(right, 14, width - text_width(left, 16) - 40),
              size=14, fill=(230, 230, 230), anchor="rm")
     return height
-
-
-def footer(draw, width: int, y: int, lines: Sequence[str], size: int = 12,
-           fill: RGB = INK) -> int:
-    """Wrapped lines of text from y; returns the y below them."""
-    for s in lines:
-        for line in wrap(s, size, width - 20):
-            text(draw, (10, y), line, size=size, fill=fill)
-            y += size + 4
-    return y
