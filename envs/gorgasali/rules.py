@@ -33,7 +33,7 @@ from .duo import DuoMixin
 from .masks import MaskMixin
 from .movement import MovementMixin
 from .observe import build_observation
-from .render import render_text
+from .render import render_rgb, render_text
 
 PHASES = ("choose", "react", "start", "move", "act", "loot", "pull", "steal", "bonus", "trade",
           "teleport", "over")
@@ -534,8 +534,11 @@ class GorgasaliState(MovementMixin, MaskMixin, DuoMixin, CombatMixin, State):
     def observation(self, seat: int) -> np.ndarray:
         return build_observation(self, seat)
 
-    def render_text(self, observer: int | None = None, color: bool = True) -> str:
+    def render_text(self, observer: int | None = None, color: bool = False) -> str:
         return render_text(self, observer, color)
+
+    def render_rgb(self, observer: int | None = None):
+        return render_rgb(self, observer)
 
 
 __all__ = ["GorgasaliState", "PHASES", "AROUND"]

@@ -20,7 +20,7 @@ from .hazards import HazardMixin
 from .masks import MaskMixin, _active_bits, _zone_bits
 from .observe import build_observation
 from .puzzle import setup_puzzle
-from .render import render_text
+from .render import render_rgb, render_text
 
 #: board code + 1 -> one-hot column (12 codes x 12) used to split the board into bitboards
 _ONEHOT_T = np.eye(12, dtype=bool)
@@ -674,5 +674,8 @@ class PeacekeepersState(MaskMixin, HazardMixin, State):
     def action_to_str(self, action: int) -> str:
         return A.action_to_str(action, self.game.zone_kind)
 
-    def render_text(self, observer: int | None = None, color: bool = True) -> str:
+    def render_text(self, observer: int | None = None, color: bool = False) -> str:
         return render_text(self, observer, color)
+
+    def render_rgb(self, observer: int | None = None):
+        return render_rgb(self, observer)

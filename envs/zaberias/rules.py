@@ -17,7 +17,7 @@ from . import combat as CB
 from . import movement as M
 from .actions import cell_name
 from .observe import build_observation
-from .render import render_text
+from .render import render_rgb, render_text
 CITY_WORTH = (0, 1, 3, 6)   # material of a city for the ranking at the round cap (designed)
 
 
@@ -586,5 +586,8 @@ class ZaberiasState(State):
         kind, _ = self.game.layout.decode(action)
         return f"a {kind!r} action is not available in phase {self.phase!r} here"
 
-    def render_text(self, observer: int | None = None, color: bool = True) -> str:
+    def render_text(self, observer: int | None = None, color: bool = False) -> str:
         return render_text(self, observer, color)
+
+    def render_rgb(self, observer: int | None = None):
+        return render_rgb(self, observer)

@@ -19,7 +19,7 @@ import numpy as np
 from ..core.game import State, rank_returns
 from .config import DISARM, DRAIN, MEND, RAMPAGE, REAP, SNATCH
 from .observe import build_observation
-from .render import action_to_str, render_text
+from .render import action_to_str, render_rgb, render_text
 
 PHASES = ("deploy", "play", "ability", "over")
 _SURVIVOR = 1_000_000  # ranking score of an army still standing at the end
@@ -546,6 +546,9 @@ class ZakaState(State):
     def action_to_str(self, action: int) -> str:
         return action_to_str(self, action)
 
-    def render_text(self, observer: int | None = None, color: bool = True) -> str:
+    def render_text(self, observer: int | None = None, color: bool = False) -> str:
         return render_text(self, observer, color)
+
+    def render_rgb(self, observer: int | None = None):
+        return render_rgb(self, observer)
 
