@@ -29,6 +29,8 @@ class BaseAgent:
 
     name = "base"
     needs_state = False
+    #: the command-line spec that built it (``agents.make_agent``), None otherwise
+    spec: str | None = None
 
     def __init__(self, seed: int | None = None):
         self.rng = np.random.default_rng(seed)

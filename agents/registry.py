@@ -86,7 +86,7 @@ def make_agent(spec: str, game: Game, seed: int | None = None) -> BaseAgent:
     if kind == "random":
         if arg:
             raise AgentSpecError(f"'random' takes no argument, got {spec!r}")
-        agent = RandomAgent(seed)
+        agent: BaseAgent = RandomAgent(seed)
     elif kind == "heuristic":
         if arg:
             raise AgentSpecError(f"'heuristic' takes no argument, got {spec!r}")

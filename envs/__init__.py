@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import importlib
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
 from .core.game import ConfigError, Game, IllegalActionError, State
 

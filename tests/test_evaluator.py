@@ -16,7 +16,7 @@ import pytest
 
 from tabletop_arena.agents.base import BaseAgent
 from tabletop_arena.envs.core.game import Game, State
-from tabletop_arena.train.evaluate import (evaluate, fit_plackett_luce, make_groups, sign_test, wilson_interval)
+from tabletop_arena.train.evaluate import evaluate, fit_plackett_luce, make_groups, sign_test, wilson_interval
 
 # scripted agents on a deterministic game replay the same game on purpose in most tests here
 pytestmark = pytest.mark.filterwarnings("ignore:.*repeat an earlier game:UserWarning")

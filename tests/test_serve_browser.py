@@ -45,10 +45,10 @@ def browser():
         if REQUIRE:
             pytest.fail(reason + "; TABLETOP_ARENA_REQUIRE_BROWSER=1 makes this a failure")
         pytest.skip(reason)
+    import tempfile
+
     from selenium import webdriver
     from selenium.webdriver.chrome.service import Service
-
-    import tempfile
     profile = tempfile.mkdtemp(prefix="arena-chromium-")
     opts = webdriver.ChromeOptions()
     opts.binary_location = CHROMIUM

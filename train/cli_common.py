@@ -134,7 +134,7 @@ def add_env_options(parser: argparse.ArgumentParser, deprecated: tuple[str, ...]
     parser.add_argument("--opt", action="append", dest="opt", metavar="KEY=VALUE", help=OPT_HELP)
     for flag in deprecated:
         parser.add_argument(flag, action=_DeprecatedOption, dest="opt", metavar="KEY=VALUE",
-                            help=f"deprecated spelling of --opt")
+                            help="deprecated spelling of --opt")
 
 
 def env_options(args) -> dict[str, Any]:

@@ -10,8 +10,17 @@ config key. Mistakes raise ``CLIError``: one line with a hint, exit code 2.
 """
 from __future__ import annotations
 
-from .cli_common import (CLIError, HelpFormatter, add_env_options, command, env_options, int_at_least,
-                         make_game, parse_env_options, resolve_game)
+from .cli_common import (
+    CLIError,
+    HelpFormatter,
+    add_env_options,
+    command,
+    env_options,
+    int_at_least,
+    make_game,
+    parse_env_options,
+    resolve_game,
+)
 
 __all__ = ["register", "parse_env_options", "check_set_overrides", "cmd_train", "cmd_eval"]
 

@@ -32,6 +32,7 @@ import numpy as np
 
 from .. import envs
 from ..agents.base import Agent
+from ..agents.registry import make_agent
 from ..envs.core.game import Game, IllegalActionError, State, new_rng
 
 DEFAULT_MAX_STEPS = 1000
@@ -245,11 +246,11 @@ class Match:
         opponents = list(opponents or ["heuristic"])
         if not opponents:
             raise MatchError("at least one opponent agent is needed")
-        if agent_factory is None:
-            from ..agents.registry import make_agent as agent_factory
+        build = agent_factory or make_agent
         self.human = human
         self.max_steps = max_steps
         self.state = new_state(self.game, seed)
+        assert self.state.seed is not None   # new_state records the seed it used
         self.seed: int = self.state.seed
         self.agents: dict[int, Agent] = {}
         self.specs: dict[int, str] = {}
@@ -259,7 +260,7 @@ class Match:
                 continue
             spec = opponents[k % len(opponents)]
             k += 1
-            agent = agent_factory(spec, self.game, (self.seed + 1 + i) % 2**63)
+            agent = build(spec, self.game, (self.seed + 1 + i) % 2**63)
             agent.reset((self.seed + 1 + i) % 2**63)
             self.agents[i], self.specs[i] = agent, spec
         self.labels = [f"player_{i} (you)" if i == human else f"player_{i} ({self.specs[i]})"
@@ -329,7 +330,7 @@ class Match:
 
     def advance(self, limit: int | None = None) -> list[Move]:
         """Let the agents move until it is the person's turn or the game ends (at most ``limit``)."""
-        moves = []
+        moves: list[Move] = []
         while not self.over and not self.human_to_move and (limit is None or len(moves) < limit):
             moves.append(self.agent_move())
         return moves

@@ -52,7 +52,7 @@ class TabletopAEC(AECEnv):
         self._agent_index = {a: i for i, a in enumerate(self.possible_agents)}
         #: seat -> its agent's name, and each agent's first seat (the observer when not acting)
         self._seat_agent = [self.possible_agents[game.seat_owner(s)] for s in range(game.num_seats)]
-        self._first_seat = {}
+        self._first_seat: dict[str, int] = {}
         for s in range(game.num_seats):
             self._first_seat.setdefault(self._seat_agent[s], s)
         n, k = game.num_actions, game.observation_size
@@ -63,7 +63,8 @@ class TabletopAEC(AECEnv):
         self.observation_spaces = {a: obs_space for a in self.possible_agents}
         self.action_spaces = {a: gymnasium.spaces.Discrete(n) for a in self.possible_agents}
         self._zero_mask = np.zeros(n, np.int8)
-        self.state_: State | None = None
+        #: the engine state; None until reset() (PettingZoo: reset before anything else)
+        self.state_: State = None  # type: ignore[assignment]
         self.seed_used: int | None = None
 
     # -- PettingZoo API -----------------------------------------------------------------------
@@ -83,7 +84,7 @@ class TabletopAEC(AECEnv):
         self._cumulative_rewards = {a: 0.0 for a in self.agents}
         self.terminations = {a: False for a in self.agents}
         self.truncations = {a: False for a in self.agents}
-        self.infos = {a: {} for a in self.agents}
+        self.infos: dict[str, dict] = {a: {} for a in self.agents}
         self.num_steps = 0
         self._cache_key = -1
         self._sync_selection()

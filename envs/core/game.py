@@ -96,7 +96,7 @@ class Game:
         """The keyword arguments that rebuild this variant (for checkpoints and replays)."""
         return {}
 
-    def agent_returns(self, per_seat: Sequence[float]) -> np.ndarray:
+    def agent_returns(self, per_seat: Sequence[float] | np.ndarray) -> np.ndarray:
         """float[num_agents]: per-seat values (``State.returns()``, ``State.scores()``) per agent.
 
         An agent running several seats (Zaka's two armies per player) gets the mean of its seats'
@@ -126,6 +126,8 @@ class State:
     game: Game
     history: list[int]
     seed: int | None
+    #: the state's own generator: every draw, roll and shuffle of the game
+    rng: np.random.Generator
 
     # -- abstract -----------------------------------------------------------------------------
     @property
@@ -245,7 +247,9 @@ def restore(game: Game, blob: str) -> State:
 def new_rng(seed: int | None) -> tuple[np.random.Generator, int]:
     """A Generator and the concrete seed used (drawn from OS entropy when seed is None)."""
     if seed is None:
-        seed = int(np.random.SeedSequence().entropy % (2**63))
+        entropy = np.random.SeedSequence().entropy   # an int when drawn from the OS
+        assert isinstance(entropy, int)
+        seed = entropy % (2**63)
     return np.random.default_rng(seed), int(seed)
 
 

@@ -5,9 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-
-from ..core.resources import config_path as data_file
 from ..core.game import ConfigError, merge_rules, read_yaml
+from ..core.resources import config_path as data_file
 from . import actions as A
 from .board import Board
 

@@ -56,7 +56,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import actions as A
-from .board import BLOCK, FOREST, MOUNTAIN, ROW, COL, WATER
+from .board import BLOCK, COL, FOREST, MOUNTAIN, ROW, WATER
 
 PLANES = 21
 BOARD_SIZE = PLANES * A.SQUARES

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import numpy as np
 
-from ..core.resources import config_path as data_file
 from ..core.game import ConfigError, merge_rules, read_yaml
+from ..core.resources import config_path as data_file
 from .board import LETTERS
 
 DEFAULT_CONFIG = data_file("peacekeepers.yaml")

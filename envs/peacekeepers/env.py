@@ -53,7 +53,6 @@ from ..core.wrappers import OrderEnforcing
 from .game import PeacekeepersGame
 
 
-
 class raw_env(TabletopAEC):
     metadata = dict(TabletopAEC.metadata, name=PeacekeepersGame.name)
 

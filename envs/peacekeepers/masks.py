@@ -13,11 +13,33 @@ import numpy as np
 
 from ..core.accel import KERNELS
 from . import actions as A
-from .board import (BLACK, BLUE, BROWN, CELLS, COMPAT, EDGE_BITS, EMPTY, FULL, GRAY,
-                                     GREEN, INCOMPAT_CODES, MOUNTAIN, NEIGHBOURS, ORANGE, PLACEABLE,
-                                     PURPLE, RED, TROLL_REMOVABLE, WHITE, YELLOW, bits_to_bool,
-                                     bool_to_bits, dilate, mountain_placements,
-                                     neighbour_count_bits, obstacle_labels)
+from .board import (
+    BLACK,
+    BLUE,
+    BROWN,
+    CELLS,
+    COMPAT,
+    EDGE_BITS,
+    EMPTY,
+    FULL,
+    GRAY,
+    GREEN,
+    INCOMPAT_CODES,
+    NEIGHBOURS,
+    ORANGE,
+    PLACEABLE,
+    PURPLE,
+    RED,
+    TROLL_REMOVABLE,
+    WHITE,
+    YELLOW,
+    bits_to_bool,
+    bool_to_bits,
+    dilate,
+    mountain_placements,
+    neighbour_count_bits,
+    obstacle_labels,
+)
 from .hazards import HORDE_TARGETS
 
 

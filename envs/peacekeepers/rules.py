@@ -13,9 +13,26 @@ import numpy as np
 
 from ..core.game import State, rank_returns
 from . import actions as A
-from .board import (BLACK, BLUE, BROWN, CELLS, EMPTY, ERUPTED, FULL, GRAY, GREEN,
-                                     MOUNTAIN, MOUNTAIN_CANDIDATES, NEIGHBOURS, ORANGE, SIZE, WHITE,
-                                     YELLOW, add_mountains, dilate)
+from .board import (
+    BLACK,
+    BLUE,
+    BROWN,
+    CELLS,
+    EMPTY,
+    ERUPTED,
+    FULL,
+    GRAY,
+    GREEN,
+    MOUNTAIN,
+    MOUNTAIN_CANDIDATES,
+    NEIGHBOURS,
+    ORANGE,
+    SIZE,
+    WHITE,
+    YELLOW,
+    add_mountains,
+    dilate,
+)
 from .hazards import HazardMixin
 from .masks import MaskMixin, _active_bits, _zone_bits
 from .observe import build_observation
@@ -533,7 +550,7 @@ class PeacekeepersState(MaskMixin, HazardMixin, State):
             hz = self._forced_hazard()
             if hz is not None and not (bits >> (hz * CELLS)) & FULL:
                 # Puzzle challenge: a horde/eruption with no target is discarded, draw another
-                for i, (cube, f) in enumerate(self.hands[self.cur]):
+                for i, (_cube, f) in enumerate(self.hands[self.cur]):
                     if f == hz:
                         self.discard.append(self.hands[self.cur].pop(i)[0])
                         break

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-from ..core.resources import config_path as data_file
 from ..core.game import ConfigError, merge_rules, read_yaml
+from ..core.resources import config_path as data_file
 from .board import MAX_RANGE
 
 DEFAULT_CONFIG = data_file("zaberias.yaml")

@@ -18,6 +18,7 @@ from . import movement as M
 from .actions import cell_name
 from .observe import build_observation
 from .render import render_rgb, render_text
+
 CITY_WORTH = (0, 1, 3, 6)   # material of a city for the ranking at the round cap (designed)
 
 

@@ -7,8 +7,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ..core.resources import config_path as data_file
 from ..core.game import ConfigError, merge_rules, read_yaml
+from ..core.resources import config_path as data_file
 
 DEFAULT_CONFIG = data_file("zaka.yaml")
 

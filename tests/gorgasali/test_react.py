@@ -8,10 +8,10 @@ import numpy as np
 
 from tabletop_arena.envs.gorgasali import actions as A
 from tabletop_arena.envs.gorgasali import make_game
-from tabletop_arena.envs.gorgasali.observe import EXTRA_BASE, BOARD_SIZE
-from tests.random_play import play_checking
+from tabletop_arena.envs.gorgasali.observe import BOARD_SIZE, EXTRA_BASE
 from tabletop_arena.train.play import new_state
 from tests.gorgasali import give, legal, make_state, sq
+from tests.random_play import play_checking
 
 W0, W1 = A.WEAPON_POS
 D0 = A.DEFENSIVE_POS[0]

@@ -15,10 +15,18 @@ import numpy as np
 import pytest
 
 from tabletop_arena import envs
+from tabletop_arena.envs.peacekeepers.board import (
+    BLACK,
+    COMPAT,
+    EMPTY,
+    ERUPTED,
+    MOUNTAIN,
+    NEIGHBOURS,
+    PLACEABLE,
+    YELLOW,
+)
 from tabletop_arena.train.play import new_state
 from tests.random_play import play_checking
-from tabletop_arena.envs.peacekeepers.board import (BLACK, COMPAT, EMPTY, ERUPTED, MOUNTAIN, NEIGHBOURS, PLACEABLE,
-                                     YELLOW)
 
 VARIANTS = envs.variants("peacekeepers_v0")
 

@@ -7,7 +7,6 @@ import pytest
 from tabletop_arena.envs.core.game import ConfigError, IllegalActionError
 from tabletop_arena.envs.zaberias import make_game
 from tabletop_arena.envs.zaberias import movement as M
-
 from tabletop_arena.train.play import new_state
 from tests.random_play import play_checking
 
@@ -152,7 +151,7 @@ def test_range_crosses_water_not_portals():
     """Rulebook 6: range is counted like steps, crosses water, never through a portal."""
     st = blank(tribes=["humans", "undead"])
     archer = put(st, 0, "Archer", 8, 2)
-    skel = put(st, 1, "Skeleton", 8, 4)      # across the water square (8,3)
+    put(st, 1, "Skeleton", 8, 4)      # across the water square (8,3)
     select(st, archer)
     assert cell(st, 8, 4) in legal(st, "attack")
     geo = st.geo
@@ -236,7 +235,7 @@ def test_defence_assist_adds_muscle_only():
     """Rulebook 11: friendly units with the attacker in range add their muscle (not dice)."""
     st = blank(tribes=["undead", "humans"])
     skel = put(st, 0, "Skeleton", 11, 5)
-    mer = put(st, 1, "Mermaid", 10, 5)
+    put(st, 1, "Mermaid", 10, 5)
     put(st, 1, "Archer", 11, 3 + 0)          # (11,3) to (11,5): range 2 -> assists with 1
     put(st, 1, "Knight", 4, 4)               # far away: no help
     attack(st, skel, 10, 5, dice=[4, 3])     # 5 vs 3 + 1 + 1 = 5 -> tie
