@@ -148,7 +148,7 @@ class PeacekeepersState(MaskMixin, HazardMixin, State):
             elif isinstance(v, list):
                 v = [list(x) if isinstance(x, list) else x for x in v]
             s.__dict__[k] = v
-        s._cache = self._cache
+        s._cache = None if self._cache is None else self._cache.clone()
         return s
 
     def determinize(self, observer: int, rng: np.random.Generator) -> "PeacekeepersState":
@@ -626,7 +626,7 @@ class PeacekeepersState(MaskMixin, HazardMixin, State):
         """The rulebook score of each seat (shared in solo/collaborative; puzzle: see RULES.md)."""
         if self._cache is not None:   # memoised per position (the observation asks every step)
             key = ("scores", len(self.history), self.phase, self.cur)
-            memo = self._cache[5]
+            memo = self._cache.memo
             if key not in memo:
                 memo[key] = self._scores()
             return memo[key]
