@@ -26,7 +26,7 @@ Options (``envs.make("gorgasali_v0", **options)``):
 |                | (max_rounds, zone_penalty, movement_cost, skill_die, ...) |          |
 | config_path    | another YAML with the same tables                         | None     |
 | render_mode    | None, ansi, rgb_array (an H x W x 3 uint8 map picture), human | None |
-| illegal_action | raise (error, state unchanged) or lose                    | raise    |
+| illegal_action | lose (PettingZoo classic: game over, -1) or raise (error) | lose     |
 | max_steps      | AEC move cap (every sub-step counts); truncates           | 10000    |
 
 The engine itself ends every game at ``rules["max_rounds"]`` (designed 30 rounds; survivors are
@@ -81,7 +81,7 @@ def make_game(**options) -> GorgasaliGame:
 class raw_env(TabletopAEC):
     metadata = dict(TabletopAEC.metadata, name=ENV_NAME)
 
-    def __init__(self, render_mode: str | None = None, illegal_action: str = "raise",
+    def __init__(self, render_mode: str | None = None, illegal_action: str = "lose",
                  max_steps: int = DEFAULT_MAX_STEPS, **options):
         super().__init__(GorgasaliGame(**options), render_mode=render_mode,
                          illegal_action=illegal_action, max_steps=max_steps)

@@ -22,7 +22,7 @@ Options (``envs.make("peacekeepers_v0", **options)``):
 | reward        | result (+1/-1, rank based) or score            | result                      |
 | rules         | dict overriding configs/peacekeepers.yaml      | {}                          |
 | render_mode   | None, ansi, rgb_array, human                   | None                        |
-| illegal_action| raise (error, state unchanged) or lose         | raise                       |
+| illegal_action| lose (game over, offender -1) or raise (error) | lose                        |
 | max_steps     | move cap; the game is truncated there          | 1000                        |
 
 Actions: ``Discrete(1347)``, see ``envs/peacekeepers/actions.py`` for the table (place colour x cell,
@@ -54,7 +54,7 @@ def make_game(**options) -> PeacekeepersGame:
 class raw_env(TabletopAEC):
     metadata = dict(TabletopAEC.metadata, name=ENV_NAME)
 
-    def __init__(self, render_mode: str | None = None, illegal_action: str = "raise",
+    def __init__(self, render_mode: str | None = None, illegal_action: str = "lose",
                  max_steps: int = 1000, **options):
         super().__init__(PeacekeepersGame(**options), render_mode=render_mode,
                          illegal_action=illegal_action, max_steps=max_steps)

@@ -18,7 +18,7 @@ Options (``envs.make("warbah_v0", **options)``):
 | allies         | True: alliances (3-4 players only)                 | False   |
 | rules          | dict overriding configs/warbah.yaml                | {}      |
 | render_mode    | None, ansi, human                                  | None    |
-| illegal_action | raise or lose                                      | raise   |
+| illegal_action | lose (game over, offender -1) or raise (error)     | lose    |
 | max_steps      | AEC move cap (truncation)                          | 1000    |
 
 Actions: ``Discrete(config.NUM_ACTIONS)``, one table for every phase (constants in config.py):
@@ -81,7 +81,7 @@ def make_game(**options) -> WarbahGame:
 class raw_env(TabletopAEC):
     metadata = dict(TabletopAEC.metadata, name=ENV_NAME)
 
-    def __init__(self, render_mode: str | None = None, illegal_action: str = "raise",
+    def __init__(self, render_mode: str | None = None, illegal_action: str = "lose",
                  max_steps: int = 1000, **options):
         super().__init__(WarbahGame(**options), render_mode=render_mode,
                          illegal_action=illegal_action, max_steps=max_steps)

@@ -25,7 +25,7 @@ Options (``envs.make("zaberias_v0", **options)``):
 |                | headhunter_coins, max_rounds, max_actions, ...)      |                     |
 | config_path    | another rules YAML (boards, rosters, die)            | configs/zaberias.yaml |
 | render_mode    | None, ansi, rgb_array, human                         | None                |
-| illegal_action | raise (error, state unchanged) or lose               | raise               |
+| illegal_action | lose (game over, offender -1) or raise (error)       | lose                |
 | max_steps      | env move cap; the game is truncated there            | 2000                |
 
 Actions: ``Discrete(1 + 2U + 2S + 3N + U + 8 + (n - 1)U)`` (U = 9 roster slots, S = 3 city sites
@@ -67,7 +67,7 @@ def make_game(**options) -> ZaberiasGame:
 class raw_env(TabletopAEC):
     metadata = dict(TabletopAEC.metadata, name=ENV_NAME)
 
-    def __init__(self, render_mode: str | None = None, illegal_action: str = "raise",
+    def __init__(self, render_mode: str | None = None, illegal_action: str = "lose",
                  max_steps: int = DEFAULT_MAX_STEPS, **options):
         super().__init__(ZaberiasGame(**options), render_mode=render_mode,
                          illegal_action=illegal_action, max_steps=max_steps)

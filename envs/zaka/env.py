@@ -23,7 +23,7 @@ Options (``envs.make("zaka_v0", **options)``):
 |                | hand_size, min_monsters, plays_per_turn, ...       |         |
 | config_path    | another card list (same schema as configs/zaka.yaml)| None   |
 | render_mode    | None, ansi, human                                  | None    |
-| illegal_action | raise (error, state unchanged) or lose             | raise   |
+| illegal_action | lose (game over, offender -1) or raise (error)     | lose    |
 | max_steps      | AEC move cap; the game is truncated there          | 1000    |
 
 Actions: ``Discrete(370)`` with the default deck (298 with 3 players); table in
@@ -63,7 +63,7 @@ def make_game(**options) -> ZakaGame:
 class raw_env(TabletopAEC):
     metadata = dict(TabletopAEC.metadata, name=ENV_NAME)
 
-    def __init__(self, render_mode: str | None = None, illegal_action: str = "raise",
+    def __init__(self, render_mode: str | None = None, illegal_action: str = "lose",
                  max_steps: int = 1000, **options):
         super().__init__(ZakaGame(**options), render_mode=render_mode,
                          illegal_action=illegal_action, max_steps=max_steps)
