@@ -8,20 +8,29 @@ What it adds to the engine:
 - observation dict ``{"observation": float32[K], "action_mask": int8[N]}``; the mask is all zeros
   for an agent that is not to move;
 - ``action_masks()`` for sb3-contrib; seeding through ``reset(seed=...)``;
-- illegal actions: ``illegal_action="raise"`` (default) raises ``IllegalActionError`` and changes
-  nothing; ``illegal_action="lose"`` follows PettingZoo classic: the game ends, the mover gets -1.
+- illegal actions (an in-range action the mask forbids): ``illegal_action="lose"`` (default) follows
+  PettingZoo classic: the game ends, the offender gets -1 and the others 0, an ``IllegalMoveWarning``
+  names the action and why, and every agent's ``info`` carries ``illegal_move=True``,
+  ``illegal_action``, ``illegal_agent`` and ``illegal_reason``; ``illegal_action="raise"`` (the opt-in
+  for debugging) raises ``IllegalActionError`` and changes nothing. Out-of-range actions always raise.
+- render modes: ``ansi`` returns the text, ``rgb_array`` a picture, ``human`` prints the text (after
+  every step and on ``render()``) and returns None (Gymnasium / PettingZoo convention). Each env class
+  and each instance owns its ``metadata`` (so a wrapper that edits ``render_modes`` edits one env).
 """
 from __future__ import annotations
 
+import copy
+import warnings
 from typing import Any
 
 import gymnasium
 import numpy as np
 from pettingzoo import AECEnv
 
-from .game import ConfigError, Game, IllegalActionError, State, new_rng
+from .game import ConfigError, Game, IllegalActionError, IllegalMoveWarning, State, new_rng
 
 RENDER_MODES = ("ansi", "rgb_array", "human")
+ILLEGAL_ACTION_MODES = ("lose", "raise")
 
 
 class TabletopAEC(AECEnv):
@@ -30,15 +39,22 @@ class TabletopAEC(AECEnv):
     metadata = {"render_modes": list(RENDER_MODES), "name": "tabletop", "is_parallelizable": False,
                 "render_fps": 2}
 
-    def __init__(self, game: Game, render_mode: str | None = None, illegal_action: str = "raise",
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        # ``dict(TabletopAEC.metadata, name=...)`` in a subclass copies the dict but shares its
+        # render_modes list: give every class its own copy of everything inside.
+        cls.metadata = copy.deepcopy(cls.metadata)
+
+    def __init__(self, game: Game, render_mode: str | None = None, illegal_action: str = "lose",
                  max_steps: int = 1000, ansi_color: bool | None = None):
         super().__init__()
+        self.metadata = copy.deepcopy(type(self).metadata)  # wrappers may edit an instance's own
         if render_mode is not None and render_mode not in RENDER_MODES:
             raise ConfigError(f"render_mode must be one of {RENDER_MODES} or None, got {render_mode!r}")
         if ansi_color not in (None, True, False):
             raise ConfigError(f"ansi_color must be None (auto), True or False, got {ansi_color!r}")
-        if illegal_action not in ("raise", "lose"):
-            raise ConfigError(f"illegal_action must be 'raise' or 'lose', got {illegal_action!r}")
+        if illegal_action not in ILLEGAL_ACTION_MODES:
+            raise ConfigError(f"illegal_action must be 'lose' or 'raise', got {illegal_action!r}")
         if not isinstance(max_steps, int) or max_steps < 1:
             raise ConfigError(f"max_steps must be a positive int, got {max_steps!r}")
         self.game = game
@@ -165,7 +181,7 @@ class TabletopAEC(AECEnv):
         if self._rewards_given:  # only the end hands out rewards (nothing to add otherwise)
             self._accumulate_rewards()
         if self.render_mode == "human":
-            print(self.render())
+            self.render()
 
     def _settle_terminal(self):
         """Hand out the final returns (an agent running several seats gets their mean) and end
@@ -180,12 +196,31 @@ class TabletopAEC(AECEnv):
     def _final_info(self) -> dict:
         return {"steps": self.num_steps, **self.state_.final_info()}
 
+    def illegal_reason(self, action: int) -> str:
+        """Why the engine refuses ``action`` here (probed on a clone: the state is not touched)."""
+        try:
+            self.state_.clone().apply(int(action))
+        except IllegalActionError as exc:
+            return exc.reason
+        return "not in the action mask"  # mask and apply disagree: the conformance suite forbids it
+
     def _end_by_illegal(self, agent, action):
+        """PettingZoo classic: the game ends, the offender gets -1, the others 0; warn and say so."""
+        reason = self.illegal_reason(action)
+        try:
+            label = f"{action} ({self.state_.action_to_str(action)})"
+        except Exception:  # noqa: BLE001 - a label for the message only
+            label = str(action)
+        warnings.warn(f"{agent} played illegal action {label} "
+                      f"in phase {self.state_.phase_name()!r}: {reason}; the game ends and {agent} "
+                      f"gets -1 (pass illegal_action='raise' to get an exception instead)",
+                      IllegalMoveWarning, stacklevel=4)  # the caller of env.step()
         for x in self.agents:
             self.terminations[x] = True
             self.rewards[x] = -1.0 if x == agent else 0.0
             self._rewards_given = True
-            self.infos[x] = {"illegal_move": True, "illegal_action": action, "steps": self.num_steps}
+            self.infos[x] = {"illegal_move": True, "illegal_action": action, "illegal_agent": agent,
+                             "illegal_reason": reason, "steps": self.num_steps}
         self._accumulate_rewards()
 
     def render(self):
@@ -196,7 +231,11 @@ class TabletopAEC(AECEnv):
             return "(call reset() first)"
         if self.render_mode == "rgb_array":
             return self.render_rgb()
-        return self.state_.render_text(observer=None, color=self._text_color())
+        text = self.state_.render_text(observer=None, color=self._text_color())
+        if self.render_mode == "human":
+            print(text)
+            return None
+        return text
 
     def _text_color(self) -> bool:
         """Whether the text render carries ANSI colours (the convention of envs.core.terminal)."""

@@ -27,6 +27,11 @@ class IllegalActionError(ValueError):
         super().__init__(f"illegal action {action} in phase {phase!r}: {reason}")
 
 
+class IllegalMoveWarning(UserWarning):
+    """An agent played an action its mask forbids and, under ``illegal_action="lose"`` (the AEC
+    default, PettingZoo classic), lost the game by it."""
+
+
 class ConfigError(ValueError):
     """A rules option or config table that is unknown or out of range."""
 
