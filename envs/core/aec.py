@@ -19,7 +19,7 @@ import gymnasium
 import numpy as np
 from pettingzoo import AECEnv
 
-from .game import ConfigError, Game, IllegalActionError, State, new_rng
+from .game import ConfigError, Game, IllegalActionError, State, action_index, seed_of
 
 RENDER_MODES = ("ansi", "rgb_array", "human")
 
@@ -37,7 +37,7 @@ class TabletopAEC(AECEnv):
             raise ConfigError(f"render_mode must be one of {RENDER_MODES} or None, got {render_mode!r}")
         if illegal_action not in ("raise", "lose"):
             raise ConfigError(f"illegal_action must be 'raise' or 'lose', got {illegal_action!r}")
-        if not isinstance(max_steps, int) or max_steps < 1:
+        if not isinstance(max_steps, int) or isinstance(max_steps, bool) or max_steps < 1:
             raise ConfigError(f"max_steps must be a positive int, got {max_steps!r}")
         self.game = game
         self.render_mode = render_mode
@@ -69,9 +69,8 @@ class TabletopAEC(AECEnv):
         return self.action_spaces[agent]
 
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None):
-        rng, self.seed_used = new_rng(seed)
-        self.state_ = self.game.new_initial_state(rng)
-        self.state_.seed = self.seed_used
+        self.seed_used = seed_of(seed)
+        self.state_ = self.game.new_initial_state(self.seed_used)
         self.agents = list(self.possible_agents)
         self.rewards = {a: 0.0 for a in self.agents}
         self._rewards_given = False  # rewards only come at the end (or an illegal-move loss)
@@ -104,7 +103,14 @@ class TabletopAEC(AECEnv):
             self._cache_key = key
         return self._cached_mask
 
+    def _require_reset(self, what: str) -> None:
+        if self.state_ is None:
+            raise RuntimeError(f"call reset() before {what}")
+
     def observe(self, agent):
+        self._require_reset("observe()")
+        if agent not in self._agent_index:
+            raise ValueError(f"unknown agent {agent!r}; agents: {self.possible_agents}")
         st = self.state_
         seat = self._seat_for_observation(agent)
         obs = st.observation(seat)
@@ -124,17 +130,19 @@ class TabletopAEC(AECEnv):
 
     def action_masks(self) -> np.ndarray:
         """Bool mask of the agent to move (the name sb3-contrib looks up)."""
+        self._require_reset("action_masks()")
         if self.state_.is_terminal():
             return self._zero_mask.astype(bool)
         return self._current_mask().astype(bool)
 
     def step(self, action):
+        self._require_reset("step()")
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
             return
         st = self.state_
-        a = int(action)
+        a = action_index(action, st.phase_name())   # an integer, or ActionTypeError: nothing changes
         if not 0 <= a < self.game.num_actions:
             raise IllegalActionError(a, st.phase_name(),
                                      f"out of range: actions are 0..{self.game.num_actions - 1}")
@@ -218,4 +226,4 @@ class TabletopAEC(AECEnv):
         return self.state_
 
     def action_to_str(self, action: int) -> str:
-        return self.state_.action_to_str(int(action))
+        return self.state_.action_to_str(action_index(action))
