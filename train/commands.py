@@ -19,6 +19,8 @@ examples:
   arena train peacekeepers --set n_envs=4 --set opponent_mix='{random: 1}'
 
 Without --config the game's configs/train/<game>.yaml is used, else configs/train/default.yaml.
+Ctrl-C (SIGINT) or SIGTERM stops at the next step, saves checkpoint.zip and exits with 130 / 143
+(resume with --resume); a run folder in use by another run is refused (exit 2).
 Every config key is documented in train/config.py. The run folder gets config.yaml, checkpoint.zip
 (latest, resumable), final.zip, policy.zip (small, for ppo:PATH), snapshots/, progress.csv,
 tb/ (tensorboard --logdir <out>/tb) and eval/.
@@ -68,8 +70,10 @@ def parse_env_options(items: list[str] | None) -> dict:
 def cmd_train(args) -> int:
     from .. import envs
     from ..agents.ppo import CheckpointError
+    from ..envs.core.game import ConfigError as OptionError
     from .config import ConfigError, parse_overrides
     from .ppo import train
+    from .run_control import TrainingInterrupted
 
     try:
         game = envs.resolve(args.game)
@@ -80,10 +84,16 @@ def cmd_train(args) -> int:
             overrides["progress"] = False
         path = train(game, config_path=args.config, timesteps=args.timesteps, seed=args.seed,
                      out=args.out, resume=args.resume, **overrides)
-    except (ConfigError, CheckpointError, KeyError) as exc:
+    except (ConfigError, OptionError, CheckpointError, KeyError) as exc:
         msg = exc.args[0] if isinstance(exc, KeyError) and exc.args else exc
         print(f"arena train: error: {msg}", file=sys.stderr)
         return 2
+    except TrainingInterrupted as exc:   # checkpoint saved: exit 130 (SIGINT) / 143 (SIGTERM)
+        print(f"arena train: {exc}", file=sys.stderr)
+        return exc.exit_code
+    except KeyboardInterrupt:   # before training started (or a second Ctrl-C): nothing saved now
+        print("arena train: interrupted (no checkpoint written by this stop)", file=sys.stderr)
+        return 130
     print(f"final checkpoint: {path}")
     return 0
 
