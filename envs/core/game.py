@@ -328,6 +328,7 @@ def copy_generator(rng: Any) -> Any:
 
 
 _ATOMIC = frozenset({int, float, bool, str, bytes, complex, type(None), range})
+_FLAT = _ATOMIC | {tuple}
 
 
 def owned_copy(value: Any) -> Any:
@@ -340,8 +341,11 @@ def owned_copy(value: Any) -> Any:
     if t in _ATOMIC:
         return value
     if t is list:
-        if _ATOMIC.issuperset(map(type, value)):   # the common case: numbers, names
+        types = set(map(type, value))
+        if _ATOMIC.issuperset(types):   # the common case: numbers, names
             return value.copy()
+        if types <= _FLAT and all(_ATOMIC.issuperset(map(type, x)) for x in value if type(x) is tuple):
+            return value.copy()         # numbers and flat tuples of numbers
         return [x if type(x) in _ATOMIC else owned_copy(x) for x in value]
     if t is tuple:
         if _ATOMIC.issuperset(map(type, value)):
