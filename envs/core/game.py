@@ -316,6 +316,13 @@ def restore(game: Game, blob: str) -> State:
     return game.replay(data.get("seed"), data["actions"])
 
 
+def new_rng(seed: Any = None) -> tuple[np.random.Generator, int]:
+    """``(np.random.default_rng(s), s)`` for the seed ``s = seed_of(seed)`` (drawn from OS entropy
+    when ``seed`` is None)."""
+    s = seed_of(seed)
+    return np.random.default_rng(s), s
+
+
 def copy_generator(rng: Any) -> Any:
     """An independent generator in the same state as ``rng`` (what a clone draws from). A
     scripted stand-in (tests replace a state's generator to force dice) is deep-copied."""

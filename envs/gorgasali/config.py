@@ -124,6 +124,7 @@ RULE_LIMITS = (
     Option("chest_supports", int, low=0, high=10),
     Option("skill_die", str, choices=("first", "sum")),
     Option("burn_turns", int, low=0, high=10),
+    Option("octor_copies_per_turn", int, low=1, high=100),
 )
 
 

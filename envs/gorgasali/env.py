@@ -60,7 +60,9 @@ survivors rank above the fallen, by health. 0 on every other step.
 Version history: v0 (first release; Kruber's return, Octor copying passives, the Teleport card,
 loot choice of an elimination's spoils, the rgb_array renderer, the square-by-square walk, the
 reaction window and the eliminator's loot choice for end-of-turn spoils added before any
-release).
+release). Rules changes without a layout change (issue 20): Tochinator range 1; D'rain's bonus
+is ability damage (not on E'moon, through armour); extra chests also in the reaction window;
+Octor copies any number of times a turn (capped); the Dobergun bonus move avoids the walk.
 """
 from __future__ import annotations
 

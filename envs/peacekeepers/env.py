@@ -33,9 +33,14 @@ are 18 board planes of 10x10, then 84 scalars; table in ``envs/peacekeepers/obse
 
 Rewards: competitive modes +1 / -1 / 0 by final score (4 players: 1, 1/3, -1/3, -1 by rank, ties
 share); ``reward="score"`` gives the rulebook score / 100 instead. Solo and collaborative: the
-rulebook score / 100 (shared). Puzzles: +1 solved, otherwise (filled - left) / holes.
+rulebook score / 100 (shared). Puzzles: +1 solved, otherwise (filled - left - lone Giants) / holes.
 
-Version history: v0 (first release).
+Series: "Multiple Games for Points" (a series of competitive games won on the total score) is
+played game by game with ``envs/peacekeepers/series.py`` (``play_series``), one episode per game.
+
+Version history: v0 (first release). Rules changes since without a layout change (issue 20): a Troll
+may chase its only neighbour; lone puzzle set-up Giants survive far hazards; a Wizard's extra turn
+may be declined (PASS, observation entry 79).
 """
 from __future__ import annotations
 

@@ -47,7 +47,9 @@ default 950) survivors rank by material (unit costs + city worth + coins).
 Version history: v0 (first release; the RELEASE block grew from 4 to (n - 1)U actions
 so that a Siphon holding more than 4 can choose whom to keep; two phases were added, `pickup`
 (the Dragon picks up a wood unit on its way) and `tele_move` (the Teleporter walks while holding
-a unit), so the observation vector grew by 2).
+a unit), so the observation vector grew by 2). Rules changes without a layout change (issue
+20): a tie re-roll keeps a Dragon's rider; units released by a killed Siphon can be revived; a
+Dragon's rider may attack on its own (``rules.rider_attacks_alone``).
 """
 from __future__ import annotations
 
