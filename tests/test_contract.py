@@ -52,7 +52,7 @@ def _writable_objects(obj, where, out: dict, seen: set, skip: set) -> None:
     while stack:
         obj, where = stack.pop()
         t = type(obj)
-        if t in _ATOM_TYPES or isinstance(obj, (np.generic, Game, type)):
+        if t in _ATOM_TYPES or isinstance(obj, (np.generic, np.dtype, Game, type)):
             continue
         i = id(obj)
         if i in seen or i in skip:

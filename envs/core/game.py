@@ -370,7 +370,7 @@ def owned_copy(value: Any) -> Any:
                 out.flat[i] = owned_copy(x)
             return out
         return value.copy() if value.flags.writeable else value
-    if t is frozenset or isinstance(value, (type, np.generic, Game)):
+    if t is frozenset or isinstance(value, (type, np.generic, np.dtype, Game)):
         return value
     if isinstance(value, np.random.Generator):
         return copy_generator(value)
