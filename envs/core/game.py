@@ -348,10 +348,10 @@ def owned_copy(value: Any) -> Any:
     if t in _ATOMIC:
         return value
     if t is list:
-        types = set(map(type, value))
-        if _ATOMIC.issuperset(types):   # the common case: numbers, names
+        if _ATOMIC.issuperset(map(type, value)):   # the common case: numbers, names
             return value.copy()
-        if types <= _FLAT and all(_ATOMIC.issuperset(map(type, x)) for x in value if type(x) is tuple):
+        if _FLAT.issuperset(map(type, value)) and \
+                all(_ATOMIC.issuperset(map(type, x)) for x in value if type(x) is tuple):
             return value.copy()         # numbers and flat tuples of numbers
         return [x if type(x) in _ATOMIC else owned_copy(x) for x in value]
     if t is tuple:
