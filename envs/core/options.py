@@ -26,7 +26,7 @@ import numpy as np
 from .game import ConfigError, read_yaml
 
 #: options the AEC adapter takes besides the game's own (envs.make passes them through)
-ENV_OPTIONS = ("render_mode", "illegal_action", "max_steps")
+ENV_OPTIONS = ("render_mode", "illegal_action", "max_steps", "ansi_color")
 
 
 def _is_int(value) -> bool:

@@ -532,9 +532,13 @@ class GorgasaliState(MovementMixin, MaskMixin, DuoMixin, CombatMixin, State):
         from .observe import build_observation
         return build_observation(self, seat)
 
-    def render_text(self, observer: int | None = None, color: bool = True) -> str:
+    def render_text(self, observer: int | None = None, color: bool = False) -> str:
         from .render import render_text
         return render_text(self, observer, color)
+
+    def render_rgb(self, observer: int | None = None):
+        from .render import render_rgb
+        return render_rgb(self, observer)
 
 
 from .config import COPYABLE as _COPYABLE  # noqa: E402

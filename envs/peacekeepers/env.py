@@ -21,7 +21,11 @@ Options (``envs.make("peacekeepers_v0", **options)``):
 | puzzle_level  | standard, easy, challenge                      | standard                    |
 | reward        | result (+1/-1, rank based) or score            | result                      |
 | rules         | dict overriding configs/peacekeepers.yaml      | {}                          |
-| render_mode   | None, ansi, rgb_array, human                   | None                        |
+| render_mode   | None, ansi, rgb_array (a drawn picture), human | None                        |
+| ansi_color    | colour codes in text renders: None = auto      | None                        |
+|               | (ansi mode plain; human mode only on a         |                             |
+|               | terminal without NO_COLOR), True / False force |                             |
+|               | them on / off                                  |                             |
 | illegal_action| raise (error, state unchanged) or lose         | raise                       |
 | max_steps     | move cap; the game is truncated there          | 1000                        |
 
@@ -60,13 +64,11 @@ class raw_env(TabletopAEC):
     metadata = dict(TabletopAEC.metadata, name=ENV_NAME)
 
     def __init__(self, render_mode: str | None = None, illegal_action: str = "raise",
-                 max_steps: int = 1000, **options):
+                 max_steps: int = 1000, ansi_color: bool | None = None,
+                 **options):
         super().__init__(PeacekeepersGame(**options), render_mode=render_mode,
-                         illegal_action=illegal_action, max_steps=max_steps)
-
-    def render_rgb(self):
-        from .render import render_rgb
-        return render_rgb(self.state_)
+                         illegal_action=illegal_action, max_steps=max_steps,
+                         ansi_color=ansi_color)
 
 
 def env(**kwargs):

@@ -679,6 +679,10 @@ class PeacekeepersState(MaskMixin, HazardMixin, State):
     def action_to_str(self, action: int) -> str:
         return A.action_to_str(action, self.game.zone_kind)
 
-    def render_text(self, observer: int | None = None, color: bool = True) -> str:
+    def render_text(self, observer: int | None = None, color: bool = False) -> str:
         from .render import render_text
         return render_text(self, observer, color)
+
+    def render_rgb(self, observer: int | None = None):
+        from .render import render_rgb
+        return render_rgb(self, observer)

@@ -24,7 +24,10 @@ Options (``envs.make("zaberias_v0", **options)``):
 |                | (start_coins, max_coins, siphon_capacity,            |                     |
 |                | headhunter_coins, max_rounds, max_actions, ...)      |                     |
 | config_path    | another rules YAML (boards, rosters, die)            | configs/zaberias.yaml |
-| render_mode    | None, ansi, rgb_array, human                         | None                |
+| render_mode    | None, ansi, rgb_array (a drawn picture), human       | None                |
+| ansi_color     | colour codes in text renders: None = auto (ansi mode | None                |
+|                | plain; human mode only on a terminal without         |                     |
+|                | NO_COLOR), True / False force them on / off          |                     |
 | illegal_action | raise (error, state unchanged) or lose               | raise               |
 | max_steps      | env move cap; the game is truncated there            | 2000                |
 
@@ -70,13 +73,11 @@ class raw_env(TabletopAEC):
     metadata = dict(TabletopAEC.metadata, name=ENV_NAME)
 
     def __init__(self, render_mode: str | None = None, illegal_action: str = "raise",
-                 max_steps: int = DEFAULT_MAX_STEPS, **options):
+                 max_steps: int = DEFAULT_MAX_STEPS, ansi_color: bool | None = None,
+                 **options):
         super().__init__(ZaberiasGame(**options), render_mode=render_mode,
-                         illegal_action=illegal_action, max_steps=max_steps)
-
-    def render_rgb(self):
-        from .render import render_rgb
-        return render_rgb(self.state_)
+                         illegal_action=illegal_action, max_steps=max_steps,
+                         ansi_color=ansi_color)
 
 
 def env(**kwargs):
