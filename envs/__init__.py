@@ -76,7 +76,7 @@ def make_raw(name: str, **kwargs):
 
 
 def make_game(name: str, **kwargs) -> Game:
-    """The pure engine for a variant: ``game.new_initial_state(rng)``."""
+    """The pure engine for a variant: ``game.new_initial_state(seed)``."""
     return _module(name).make_game(**kwargs)
 
 

@@ -33,7 +33,7 @@ import numpy as np
 from .. import envs
 from ..agents.base import Agent
 from ..agents.registry import make_agent
-from ..envs.core.game import Game, IllegalActionError, State, new_rng
+from ..envs.core.game import Game, IllegalActionError, State
 
 DEFAULT_MAX_STEPS = 1000
 
@@ -189,20 +189,12 @@ def play_from(state: State, agents: Sequence[Agent], *, max_steps: int | None = 
     return game_result(state)
 
 
-def new_state(game: Game, seed: int | None) -> State:
-    """A new game from ``seed`` (the state records it, so it serializes)."""
-    rng, seed = new_rng(seed)
-    state = game.new_initial_state(rng)
-    state.seed = seed
-    return state
-
-
 def play(game: Game, agents: Sequence[Agent], seed: int | None = None, *, opening: Sequence[int] = (),
          max_steps: int | None = DEFAULT_MAX_STEPS, det_rng: np.random.Generator | None = None,
          labels: Sequence[str] | None = None, on_move: OnMove | None = None) -> Result:
     """One game of ``game`` from ``seed``: the ``opening`` actions first (checked), then
     ``agents[i]`` moves for player i (see ``play_from``)."""
-    state = new_state(game, seed)
+    state = game.new_initial_state(seed)
     for a in opening:
         state.apply(a)
     return play_from(state, agents, max_steps=max_steps, det_rng=det_rng, labels=labels,
@@ -249,8 +241,8 @@ class Match:
         build = agent_factory or make_agent
         self.human = human
         self.max_steps = max_steps
-        self.state = new_state(self.game, seed)
-        assert self.state.seed is not None   # new_state records the seed it used
+        self.state = self.game.new_initial_state(seed)
+        assert self.state.seed is not None   # an engine-built state records its seed
         self.seed: int = self.state.seed
         self.agents: dict[int, Agent] = {}
         self.specs: dict[int, str] = {}

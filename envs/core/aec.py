@@ -27,7 +27,7 @@ import gymnasium
 import numpy as np
 from pettingzoo import AECEnv
 
-from .game import ConfigError, Game, IllegalActionError, IllegalMoveWarning, State, new_rng
+from .game import ConfigError, Game, IllegalActionError, IllegalMoveWarning, State, action_index, seed_of
 
 RENDER_MODES = ("ansi", "rgb_array", "human")
 ILLEGAL_ACTION_MODES = ("lose", "raise")
@@ -51,11 +51,11 @@ class TabletopAEC(AECEnv):
         self.metadata = copy.deepcopy(type(self).metadata)  # wrappers may edit an instance's own
         if render_mode is not None and render_mode not in RENDER_MODES:
             raise ConfigError(f"render_mode must be one of {RENDER_MODES} or None, got {render_mode!r}")
-        if ansi_color not in (None, True, False):
+        if ansi_color is not None and not isinstance(ansi_color, bool):
             raise ConfigError(f"ansi_color must be None (auto), True or False, got {ansi_color!r}")
         if illegal_action not in ILLEGAL_ACTION_MODES:
             raise ConfigError(f"illegal_action must be 'lose' or 'raise', got {illegal_action!r}")
-        if not isinstance(max_steps, int) or max_steps < 1:
+        if not isinstance(max_steps, int) or isinstance(max_steps, bool) or max_steps < 1:
             raise ConfigError(f"max_steps must be a positive int, got {max_steps!r}")
         self.game = game
         self.render_mode = render_mode
@@ -91,9 +91,8 @@ class TabletopAEC(AECEnv):
         return self.action_spaces[agent]
 
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None):
-        rng, self.seed_used = new_rng(seed)
-        self.state_ = self.game.new_initial_state(rng)
-        self.state_.seed = self.seed_used
+        self.seed_used = seed_of(seed)
+        self.state_ = self.game.new_initial_state(self.seed_used)
         self.agents = list(self.possible_agents)
         self.rewards = {a: 0.0 for a in self.agents}
         self._rewards_given = False  # rewards only come at the end (or an illegal-move loss)
@@ -126,7 +125,14 @@ class TabletopAEC(AECEnv):
             self._cache_key = key
         return self._cached_mask
 
+    def _require_reset(self, what: str) -> None:
+        if self.state_ is None:
+            raise RuntimeError(f"call reset() before {what}")
+
     def observe(self, agent):
+        self._require_reset("observe()")
+        if agent not in self._agent_index:
+            raise ValueError(f"unknown agent {agent!r}; agents: {self.possible_agents}")
         st = self.state_
         seat = self._seat_for_observation(agent)
         obs = st.observation(seat)
@@ -146,17 +152,19 @@ class TabletopAEC(AECEnv):
 
     def action_masks(self) -> np.ndarray:
         """Bool mask of the agent to move (the name sb3-contrib looks up)."""
+        self._require_reset("action_masks()")
         if self.state_.is_terminal():
             return self._zero_mask.astype(bool)
         return self._current_mask().astype(bool)
 
     def step(self, action):
+        self._require_reset("step()")
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
             return
         st = self.state_
-        a = int(action)
+        a = action_index(action, st.phase_name())   # an integer, or ActionTypeError: nothing changes
         if not 0 <= a < self.game.num_actions:
             raise IllegalActionError(a, st.phase_name(),
                                      f"out of range: actions are 0..{self.game.num_actions - 1}")
@@ -260,4 +268,4 @@ class TabletopAEC(AECEnv):
         return self.state_
 
     def action_to_str(self, action: int) -> str:
-        return self.state_.action_to_str(int(action))
+        return self.state_.action_to_str(action_index(action))

@@ -5,7 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..core.game import ConfigError, merge_rules, read_yaml
+from ..core.game import ConfigError
+from ..core.options import Option, merge_rules, read_config
 from ..core.resources import config_path as data_file
 from . import actions as A
 from .board import Board
@@ -108,24 +109,30 @@ def _cards(data: dict) -> list[CardType]:
     return cards
 
 
+#: choices and ranges of the rules-table keys (their types come from configs/gorgasali.yaml)
+RULE_LIMITS = (
+    Option("max_health", int, low=1, high=1000),
+    Option("heal_square", int, low=0, high=1000),
+    Option("zone_interval", int, low=1, high=100),
+    Option("max_rounds", int, low=1, high=200),
+    Option("banner_rounds", int, low=1, high=100),
+    Option("start_extra_chests", int, low=0, high=10),
+    Option("chest_weapons", int, low=0, high=10),
+    Option("chest_supports", int, low=0, high=10),
+    Option("skill_die", str, choices=("first", "sum")),
+    Option("burn_turns", int, low=0, high=10),
+    Option("octor_copies_per_turn", int, low=1, high=100),
+)
+
+
 def load_tables(path: str | Path | None = None, rules: dict | None = None) -> dict:
     """Read and check the YAML tables; ``rules`` overrides keys of its ``rules`` section."""
-    data = dict(read_yaml(str(path or DEFAULT_CONFIG)))
-    merged = merge_rules(data.get("rules"), rules)
-    if not 1 <= merged["max_rounds"] <= 200:
-        raise ConfigError(f"max_rounds must be 1..200, got {merged['max_rounds']}")
-    if len(merged["zone_penalty"]) != 4 or any(int(x) < 0 for x in merged["zone_penalty"]):
-        raise ConfigError("zone_penalty must list 4 non-negative numbers")
-    if merged["skill_die"] not in ("first", "sum"):
-        raise ConfigError("skill_die must be 'first' or 'sum'")
-    if not isinstance(merged["react_window"], bool):
-        raise ConfigError("react_window must be true or false")
-    if not 1 <= merged["octor_copies_per_turn"] <= 100:
-        raise ConfigError(f"octor_copies_per_turn must be 1..100, got {merged['octor_copies_per_turn']}")
-    if merged["zone_interval"] < 1 or merged["banner_rounds"] < 1:
-        raise ConfigError("zone_interval and banner_rounds must be >= 1")
+    data = dict(read_config(path, DEFAULT_CONFIG, RULE_LIMITS))
+    merged = merge_rules(data.get("rules"), rules, limits=RULE_LIMITS)
+    if len(merged["zone_penalty"]) != 4 or any(x < 0 for x in merged["zone_penalty"]):
+        raise ConfigError("rules key 'zone_penalty' must list 4 non-negative ints")
     cost = merged["movement_cost"]
-    if set(cost) != {"water", "forest", "mountain"} or any(not 1 <= int(v) <= 6 for v in cost.values()):
+    if any(not 1 <= v <= 6 for v in cost.values()):
         raise ConfigError("movement_cost needs water, forest, mountain in 1..6")
     board = Board.from_config(data.get("map") or {})
     chars = []

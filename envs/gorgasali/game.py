@@ -2,11 +2,13 @@
 game states (``GorgasaliGame.new_initial_state``)."""
 from __future__ import annotations
 
+import os
 from typing import Any
 
 import numpy as np
 
 from ..core.game import ConfigError, Game
+from ..core.options import Option, OptionTable
 from . import actions as A
 from .board import Board
 from .config import CHARACTERS, CardType, Character, load_tables
@@ -21,14 +23,18 @@ class GorgasaliGame(Game):
     num_actions = A.NUM_ACTIONS
     hidden_information = True
     spatial_actions = [[A.SQUARE, 1]]   # SQUARE x over the 20x20 map
+    OPTIONS = OptionTable(
+        "gorgasali_v0",
+        Option("num_players", int, 4, "players", low=2, high=A.MAX_PLAYERS),
+        Option("mode", str, "solo", "free-for-all or teams of two", choices=("solo", "duo")),
+        Option("characters", (str, list), "random",
+               "'random', 'choose' or a list of one distinct character name per player"),
+        Option("rules", dict, None, "overrides of the rules table (configs/gorgasali.yaml)"),
+        Option("config_path", os.PathLike, None, "a rules file replacing configs/gorgasali.yaml"),
+    )
 
     def __init__(self, num_players: int = 4, mode: str = "solo", characters: Any = "random",
                  rules: dict | None = None, config_path: str | None = None):
-        if not isinstance(num_players, int) or isinstance(num_players, bool) \
-                or not 2 <= num_players <= A.MAX_PLAYERS:
-            raise ConfigError(f"num_players must be an int in 2..10, got {num_players!r}")
-        if mode not in ("solo", "duo"):
-            raise ConfigError(f"mode must be 'solo' or 'duo', got {mode!r}")
         if mode == "duo" and (num_players % 2 or num_players < 4):
             raise ConfigError("duo mode needs an even number of players, at least 4 (rulebook)")
         if isinstance(characters, (list, tuple)):
@@ -41,7 +47,7 @@ class GorgasaliGame(Game):
         self.num_seats = num_players
         self.mode = mode
         self.characters = characters
-        self.config_path = config_path
+        self.config_path = None if config_path is None else os.fspath(config_path)
         self._rules_override = dict(rules or {})
         tables = load_tables(config_path, rules)
         self.rules = tables["rules"]
@@ -71,5 +77,5 @@ class GorgasaliGame(Game):
         return {"num_players": self.num_seats, "mode": self.mode, "characters": self.characters,
                 "rules": self._rules_override, "config_path": self.config_path}
 
-    def new_initial_state(self, rng: np.random.Generator):
+    def _new_state(self, rng: np.random.Generator):
         return GorgasaliState(self, rng)

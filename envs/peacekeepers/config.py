@@ -7,7 +7,8 @@ from pathlib import Path
 
 import numpy as np
 
-from ..core.game import ConfigError, merge_rules, read_yaml
+from ..core.game import ConfigError
+from ..core.options import Option, merge_rules, read_config
 from ..core.resources import config_path as data_file
 from .board import LETTERS
 
@@ -20,9 +21,17 @@ VECTOR_SIZE = 84
 PHASES = ("mountain", "zone", "start_temple", "refill", "play", "giant2", "troll_chase", "elf", "over")
 
 
+#: ranges of the rules-table keys (their types come from configs/peacekeepers.yaml)
+RULE_LIMITS = (
+    Option("puzzle_size", int, low=2, high=10),
+    Option("competitive_hand", int, low=3, high=20),
+    Option("refill_at", int, low=0, high=19),
+)
+
+
 def load_tables(path: str | Path | None = None, rules: dict | None = None) -> dict:
     """Read and check the YAML tables; ``rules`` overrides keys of its ``rules`` section."""
-    data = dict(read_yaml(str(path or DEFAULT_CONFIG)))
+    data = dict(read_config(path, DEFAULT_CONFIG, RULE_LIMITS))
     cubes = [c for row in data.get("cubes", []) for c in (row if isinstance(row, list) else [row])]
     if len(cubes) != 100 or any(not isinstance(c, str) or len(c) != 6 or set(c) - set(LETTERS)
                                 for c in cubes):
@@ -40,11 +49,10 @@ def load_tables(path: str | Path | None = None, rules: dict | None = None) -> di
         if most > ranges.get(length, 0):
             raise ConfigError(f"mountain tokens can ask for {most} ranges of length {length}, "
                               f"only {ranges.get(length, 0)} exist")
-    merged = merge_rules(data.get("rules"), rules)
-    if not 2 <= merged["puzzle_size"] <= 10:
-        raise ConfigError(f"puzzle_size must be 2..10, got {merged['puzzle_size']}")
-    if not 3 <= merged["competitive_hand"] <= 20 or not 0 <= merged["refill_at"] < merged["competitive_hand"]:
-        raise ConfigError("competitive_hand must be 3..20 and refill_at below it")
+    merged = merge_rules(data.get("rules"), rules, limits=RULE_LIMITS)
+    if not merged["refill_at"] < merged["competitive_hand"]:
+        raise ConfigError(f"rules key 'refill_at' ({merged['refill_at']}) must be below "
+                          f"'competitive_hand' ({merged['competitive_hand']})")
     faces = np.array([[LETTERS.index(ch) for ch in c] for c in cubes], dtype=np.int8)
     return {"faces": faces, "tokens": [tuple(int(x) for x in t) for t in tokens],
             "eruption_path": data["eruption_path"], "rules": merged}

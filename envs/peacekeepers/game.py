@@ -3,11 +3,13 @@ reward), the cube and token tables, and the factory of game states
 (``PeacekeepersGame.new_initial_state``)."""
 from __future__ import annotations
 
+import os
 from typing import Any
 
 import numpy as np
 
 from ..core.game import ConfigError, Game
+from ..core.options import Option, OptionTable
 from . import actions as A
 from .board import BLACK, BROWN, GRAY, WHITE, eruption_tree
 from .config import BOARD_PLANES, MODES, PUZZLE_LEVELS, VECTOR_SIZE, load_tables
@@ -22,50 +24,48 @@ class PeacekeepersGame(Game):
     observation_layout = [("board", (BOARD_PLANES, 10, 10)), ("vector", (VECTOR_SIZE,))]
     #: PLACE (10 colours) + CELL over the 100 cells; MOUNTAIN's 2 orientations over their anchors
     spatial_actions = [[A.PLACE, 11], [A.MOUNTAIN, 2]]
+    OPTIONS = OptionTable(
+        "peacekeepers_v0",
+        Option("mode", str, "competitive", "game mode", choices=MODES),
+        Option("num_players", int, None, "players (default: by mode)", low=1, high=4),
+        Option("hand_size", int, None, "cubes in hand (solo/collaborative/puzzle challenge)",
+               low=1, high=4),
+        Option("mountains", str, None, "mountain ranges (default: by mode)",
+               choices=("choose", "random", "none")),
+        Option("zones", str, "halves", "competitive zones", choices=("halves", "quadrants")),
+        Option("puzzle_level", str, "standard", "puzzle mode level", choices=PUZZLE_LEVELS),
+        Option("reward", str, "result", "terminal reward", choices=("result", "score")),
+        Option("rules", dict, None, "overrides of the rules table (configs/peacekeepers.yaml)"),
+        Option("config_path", os.PathLike, None, "a rules file replacing configs/peacekeepers.yaml"),
+    )
 
     def __init__(self, mode: str = "competitive", num_players: int | None = None,
                  hand_size: int | None = None, mountains: str | None = None, zones: str = "halves",
                  puzzle_level: str = "standard", reward: str = "result",
                  rules: dict | None = None, config_path: str | None = None):
-        if mode not in MODES:
-            raise ConfigError(f"mode must be one of {MODES}, got {mode!r}")
+        # each option's type and range is checked by OPTIONS; here: what depends on several
         defaults_players = {"solo": 1, "collaborative": 2, "competitive": 2,
                             "competitive_no_points": 2, "puzzle": 1}
         n = defaults_players[mode] if num_players is None else num_players
-        if not isinstance(n, int) or isinstance(n, bool):
-            raise ConfigError(f"num_players must be an int, got {n!r}")
         if mode == "solo" and n != 1:
             raise ConfigError("solo mode is for exactly 1 player")
         if mode.startswith("competitive") and n not in (2, 4):
             raise ConfigError(f"competitive modes are for 2 or 4 players (rulebook), got {n}")
-        if mode in ("collaborative", "puzzle") and not 1 <= n <= 4:
-            raise ConfigError(f"{mode} mode supports 1..4 players here, got {n}")
         if mode == "collaborative" and n < 2:
             raise ConfigError("collaborative mode needs at least 2 players (use mode='solo')")
-        if zones not in ("halves", "quadrants"):
-            raise ConfigError(f"zones must be 'halves' or 'quadrants', got {zones!r}")
         if zones == "halves" and n == 4 and mode.startswith("competitive"):
             zones = "quadrants"  # 4 players always play quadrants (rulebook)
-        if puzzle_level not in PUZZLE_LEVELS:
-            raise ConfigError(f"puzzle_level must be one of {PUZZLE_LEVELS}, got {puzzle_level!r}")
-        if reward not in ("result", "score"):
-            raise ConfigError(f"reward must be 'result' or 'score', got {reward!r}")
         if mountains is None:
             mountains = "none" if mode == "puzzle" else "choose"
-        if mountains not in ("choose", "random", "none"):
-            raise ConfigError(f"mountains must be 'choose', 'random' or 'none', got {mountains!r}")
         if mode == "puzzle" and mountains != "none":
             raise ConfigError("puzzle modes are played without mountains")
         if hand_size is None:
             hand_size = {"solo": 3, "collaborative": 1}.get(mode, 1)
-        if not isinstance(hand_size, int) or not 1 <= hand_size <= 4:
-            raise ConfigError(f"hand_size must be 1..4 (solo/collaborative/puzzle challenge), "
-                              f"got {hand_size!r}")
         if mode == "puzzle" and puzzle_level == "challenge" and hand_size > 3:
             raise ConfigError("puzzle challenge keeps a hand of 1, 2 or 3 cubes")
         self.mode, self.num_seats, self.hand_size = mode, n, hand_size
         self.mountains, self.zones, self.puzzle_level, self.reward = mountains, zones, puzzle_level, reward
-        self.config_path = config_path
+        self.config_path = None if config_path is None else os.fspath(config_path)
         self._rules_override = dict(rules or {})
         tables = load_tables(config_path, rules)
         self.faces = tables["faces"]
@@ -107,5 +107,5 @@ class PeacekeepersGame(Game):
                 "mountains": self.mountains, "zones": self.zones, "puzzle_level": self.puzzle_level,
                 "reward": self.reward, "rules": self._rules_override, "config_path": self.config_path}
 
-    def new_initial_state(self, rng: np.random.Generator):
+    def _new_state(self, rng: np.random.Generator):
         return PeacekeepersState(self, rng)

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-from ..core.game import ConfigError, merge_rules, read_yaml
+from ..core.game import ConfigError
+from ..core.options import Option, merge_rules, read_config
 from ..core.resources import config_path as data_file
 from .board import MAX_RANGE
 
@@ -59,8 +60,19 @@ def _parse_roster(tribe: str, rows) -> tuple[UnitSpec, ...]:
     return tuple(out)
 
 
+#: ranges of the rules-table keys (their types come from configs/zaberias.yaml)
+RULE_LIMITS = (
+    Option("start_coins", int, low=0, high=20),
+    Option("max_coins", int, low=1, high=20),
+    Option("siphon_capacity", int, low=1, high=3),
+    Option("headhunter_coins", int, low=0, high=20),
+    Option("max_rounds", int, low=1, high=500),
+    Option("max_actions", int, low=10, high=100000),
+)
+
+
 def load_tables(path=None, rules: dict | None = None) -> dict:
-    data = read_yaml(str(path or DEFAULT_CONFIG))
+    data = read_config(path, DEFAULT_CONFIG, RULE_LIMITS)
     try:
         rosters = {t: _parse_roster(t, data["tribes"][t]) for t in TRIBES}
     except KeyError as exc:
@@ -71,11 +83,8 @@ def load_tables(path=None, rules: dict | None = None) -> dict:
     faces = [int(f) for f in data["die_faces"]]
     if not faces or min(faces) < 0 or max(faces) > 9:
         raise ConfigError("die_faces must be digits 0..9 (0 = blank)")
-    merged = merge_rules(data.get("rules"), rules)
-    if not 1 <= merged["max_coins"] <= 20 or not 0 <= merged["start_coins"] <= merged["max_coins"]:
-        raise ConfigError("need 0 <= start_coins <= max_coins <= 20")
-    if not 1 <= merged["siphon_capacity"] <= 3:
-        raise ConfigError("siphon_capacity must be 1..3")
-    if not 1 <= merged["max_rounds"] <= 500 or not 10 <= merged["max_actions"] <= 100000:
-        raise ConfigError("max_rounds must be 1..500 and max_actions 10..100000")
+    merged = merge_rules(data.get("rules"), rules, limits=RULE_LIMITS)
+    if merged["start_coins"] > merged["max_coins"]:
+        raise ConfigError(f"rules key 'start_coins' ({merged['start_coins']}) cannot exceed "
+                          f"'max_coins' ({merged['max_coins']})")
     return {"data": data, "rosters": rosters, "faces": tuple(faces), "rules": merged}

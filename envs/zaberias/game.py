@@ -2,11 +2,13 @@
 the factory of game states (``ZaberiasGame.new_initial_state``)."""
 from __future__ import annotations
 
+import os
 from typing import Any
 
 import numpy as np
 
 from ..core.game import ConfigError, Game
+from ..core.options import Option, OptionTable
 from . import actions as A
 from .board import MapTables
 from .config import TRIBES, load_tables
@@ -19,12 +21,17 @@ class ZaberiasGame(Game):
 
     name = "zaberias_v0"
     hidden_information = False
+    OPTIONS = OptionTable(
+        "zaberias_v0",
+        Option("num_players", int, 2, "players", low=2, high=4),
+        Option("tribes", list, None, "one distinct tribe per player (default: the first ones)",
+               choices=TRIBES),
+        Option("rules", dict, None, "overrides of the rules table (configs/zaberias.yaml)"),
+        Option("config_path", os.PathLike, None, "a rules file replacing configs/zaberias.yaml"),
+    )
 
     def __init__(self, num_players: int = 2, tribes: list | tuple | None = None,
                  rules: dict | None = None, config_path: str | None = None):
-        if not isinstance(num_players, int) or isinstance(num_players, bool) \
-                or not 2 <= num_players <= 4:
-            raise ConfigError(f"num_players must be 2, 3 or 4, got {num_players!r}")
         if tribes is None:
             tribes = TRIBES[:num_players]
         tribes = tuple(tribes)
@@ -34,7 +41,7 @@ class ZaberiasGame(Game):
                               f"got {tribes!r}")
         self.num_seats = num_players
         self.tribes = tribes
-        self.config_path = config_path
+        self.config_path = None if config_path is None else os.fspath(config_path)
         self._rules_override = dict(rules or {})
         tables = load_tables(config_path, rules)
         data = tables["data"]
@@ -80,5 +87,5 @@ class ZaberiasGame(Game):
                 return i
         raise KeyError(name)
 
-    def new_initial_state(self, rng: np.random.Generator):
+    def _new_state(self, rng: np.random.Generator):
         return ZaberiasState(self, rng)

@@ -7,7 +7,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ..core.game import ConfigError, merge_rules, read_yaml
+from ..core.game import ConfigError
+from ..core.options import Option, merge_rules, read_config
 from ..core.resources import config_path as data_file
 
 DEFAULT_CONFIG = data_file("zaka.yaml")
@@ -19,22 +20,21 @@ MAX_HEARTS = 10
 MAX_SWORDS = 5
 NUM_PLAYERS = (2, 3, 4)
 
-_RULE_CHOICES = {
-    "empty_deck": ("no_reward", "reshuffle_discard"),
-    "kill_reward": ("per_monster", "per_ability"),
-    "two_player_friendly": ("owner", "army"),
-}
-_RULE_RANGES = {
-    "hand_size": (3, 10),
-    "min_monsters": (1, 5),
-    "first_turn_monsters": (1, 5),
-    "plays_per_turn": (1, 5),
-    "battlefield_cap": (2, 12),
-    "reap_threshold": (0, MAX_HEARTS),
-    "drain_heal": (0, MAX_HEARTS),
-    "heart_weapon_heal": (0, MAX_HEARTS),
-    "max_turns": (10, 300),
-}
+#: choices and ranges of the rules-table keys (their types come from configs/zaka.yaml)
+RULE_LIMITS = (
+    Option("empty_deck", str, choices=("no_reward", "reshuffle_discard")),
+    Option("kill_reward", str, choices=("per_monster", "per_ability")),
+    Option("two_player_friendly", str, choices=("owner", "army")),
+    Option("hand_size", int, low=3, high=10),
+    Option("min_monsters", int, low=1, high=5),
+    Option("first_turn_monsters", int, low=1, high=5),
+    Option("plays_per_turn", int, low=1, high=5),
+    Option("battlefield_cap", int, low=2, high=12),
+    Option("reap_threshold", int, low=0, high=MAX_HEARTS),
+    Option("drain_heal", int, low=0, high=MAX_HEARTS),
+    Option("heart_weapon_heal", int, low=0, high=MAX_HEARTS),
+    Option("max_turns", int, low=10, high=300),
+)
 
 
 def _int(card: dict, key: str, lo: int, hi: int, where: str) -> int:
@@ -46,7 +46,7 @@ def _int(card: dict, key: str, lo: int, hi: int, where: str) -> int:
 
 def load_tables(path: str | Path | None = None, rules: dict | None = None) -> dict:
     """Read and check the card list and rules; ``rules`` overrides keys of the ``rules`` section."""
-    data = read_yaml(str(path or DEFAULT_CONFIG))
+    data = read_config(path, DEFAULT_CONFIG, RULE_LIMITS)
     types = data.get("weapon_types")
     if not isinstance(types, dict) or len(types) != 2:
         raise ConfigError("config 'weapon_types' must name exactly two weapon types")
@@ -94,16 +94,7 @@ def load_tables(path: str | Path | None = None, rules: dict | None = None) -> di
                 if not heart and card["swords"] == 0 and card["bonus"] == 0:
                     raise ConfigError(f"{where}: a weapon needs swords, a bonus or a heart")
             cards.append(card)
-    merged = merge_rules(data.get("rules"), rules)
-    for key, choices in _RULE_CHOICES.items():
-        if merged.get(key) not in choices:
-            raise ConfigError(f"rules option {key!r} must be one of {choices}, got {merged.get(key)!r}")
-    for key, (lo, hi) in _RULE_RANGES.items():
-        v = merged.get(key)
-        if not isinstance(v, int) or isinstance(v, bool) or not lo <= v <= hi:
-            raise ConfigError(f"rules option {key!r} must be an int in {lo}..{hi}, got {v!r}")
-    if not isinstance(merged.get("reshuffle_after_redraw"), bool):
-        raise ConfigError("rules option 'reshuffle_after_redraw' must be true or false")
+    merged = merge_rules(data.get("rules"), rules, limits=RULE_LIMITS)
     if merged["min_monsters"] > merged["hand_size"]:
         raise ConfigError("min_monsters cannot exceed hand_size")
     if merged["first_turn_monsters"] > merged["battlefield_cap"]:

@@ -2,9 +2,11 @@
 the factory of game states (``ZakaGame.new_initial_state``)."""
 from __future__ import annotations
 
+import os
 from typing import Any
 
 from ..core.game import ConfigError, Game
+from ..core.options import Option, OptionTable
 from .actions import ActionLayout
 from .config import MEND, NUM_PLAYERS, load_tables
 from .observe import ObservationTables, observation_layout
@@ -16,18 +18,20 @@ class ZakaGame(Game):
 
     name = "zaka_v0"
     hidden_information = True
+    OPTIONS = OptionTable(
+        "zaka_v0",
+        Option("num_players", int, 2, "players (2 players run two armies each)", choices=NUM_PLAYERS),
+        Option("rules", dict, None, "overrides of the rules table (configs/zaka.yaml)"),
+        Option("config_path", os.PathLike, None, "a rules file replacing configs/zaka.yaml"),
+    )
 
     def __init__(self, num_players: int = 2, rules: dict | None = None,
                  config_path: str | None = None):
-        if not isinstance(num_players, int) or isinstance(num_players, bool) or num_players not in NUM_PLAYERS:
-            raise ConfigError(f"num_players must be 2, 3 or 4, got {num_players!r}")
-        if rules is not None and not isinstance(rules, dict):
-            raise ConfigError(f"rules must be a dict, got {rules!r}")
         self.num_players = num_players
         #: 2 players run two armies each, seated as in a 4-player game (2 PLAYER GAME)
         self.two_player = num_players == 2
         self.num_seats = 4 if self.two_player else num_players
-        self.config_path = config_path
+        self.config_path = None if config_path is None else os.fspath(config_path)
         self._rules_override = dict(rules or {})
         tables = load_tables(config_path, rules)
         self.rules = tables["rules"]
@@ -100,5 +104,5 @@ class ZakaGame(Game):
         return {"num_players": self.num_players, "rules": self._rules_override,
                 "config_path": self.config_path}
 
-    def new_initial_state(self, rng):
+    def _new_state(self, rng):
         return ZakaState(self, rng)

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..core.game import State, rank_returns
+from ..core.game import State, owned_copy, rank_returns
 from .config import DISARM, DRAIN, MEND, RAMPAGE, REAP, SNATCH
 from .observe import build_observation
 from .render import action_to_str, render_rgb, render_text
@@ -77,8 +77,8 @@ class ZakaState(State):
         s = ZakaState(self.game, None, _blank=True)
         if self._rng is not None:
             s._rng_state = (type(self._rng.bit_generator), self._rng.bit_generator.state)
-        else:
-            s._rng_state = self._rng_state
+        else:   # a clone of a clone not drawn from yet: its own copy of the saved state
+            s._rng_state = owned_copy(self._rng_state)
         s.history = list(self.history)
         s.seed = self.seed
         s.deck = list(self.deck)
@@ -93,11 +93,11 @@ class ZakaState(State):
         s.cur, s.phase, s.played, s.turns_done = self.cur, self.phase, self.played, self.turns_done
         s.end_reason, s.rewards_lost, s.redraws = self.end_reason, self.rewards_lost, self.redraws
         s.log = list(self.log)
-        s._mask = self._mask
-        s._returns = self._returns
+        s._mask = None if self._mask is None else self._mask.copy()
+        s._returns = None if self._returns is None else self._returns.copy()
         return s
 
-    def determinize(self, observer: int, rng: np.random.Generator) -> "ZakaState":
+    def _determinize(self, observer: int, rng: np.random.Generator) -> "ZakaState":
         """A clone where the hands ``observer``'s player cannot see and the deck order are
         resampled: the unseen cards (deck + those hands) are shuffled and dealt back with the
         same hand sizes. The player's own hand(s) - both hands with 2 players - stay as they are."""
@@ -540,7 +540,7 @@ class ZakaState(State):
                 "eliminated": list(self.elim)}
 
     # ------------------------------------------------------------------ views ---------------
-    def observation(self, seat: int) -> np.ndarray:
+    def _observation(self, seat: int) -> np.ndarray:
         return build_observation(self, seat)
 
     def action_to_str(self, action: int) -> str:

@@ -9,7 +9,6 @@ import numpy as np
 from tabletop_arena.envs.gorgasali import actions as A
 from tabletop_arena.envs.gorgasali import make_game
 from tabletop_arena.envs.gorgasali.observe import BOARD_SIZE, EXTRA_BASE
-from tabletop_arena.train.play import new_state
 from tests.gorgasali import give, legal, make_state, sq
 from tests.random_play import play_checking
 
@@ -121,12 +120,12 @@ def test_react_window_rule_can_be_switched_off_and_games_stay_short():
     """The window is a rules key (react_window); with it on, random games still end well within
     the AEC step cap."""
     g = make_game(num_players=4, rules={"react_window": False})
-    play_checking(new_state(g, 0), np.random.default_rng(0),
+    play_checking(g.new_initial_state(0), np.random.default_rng(0),
                   lambda st: ["a react window"] if st.phase == "react" else [], "react_window off")
     g = make_game(num_players=4)
     phases = []
     for k in range(3):
-        n = play_checking(new_state(g, k), np.random.default_rng(k),
+        n = play_checking(g.new_initial_state(k), np.random.default_rng(k),
                           lambda st: phases.append(st.phase) or [], f"seed {k}")
         assert n < 2000
     assert "react" in phases

@@ -25,7 +25,6 @@ from tabletop_arena.envs.peacekeepers.board import (
     PLACEABLE,
     YELLOW,
 )
-from tabletop_arena.train.play import new_state
 from tests.random_play import play_checking
 
 VARIANTS = envs.variants("peacekeepers_v0")
@@ -39,7 +38,7 @@ def all_cubes(st) -> list[int]:
 
 def play(game, seed, check):
     """A random game from ``seed`` (actions seeded alike), ``check(st)`` asserting at every state."""
-    st = new_state(game, seed)
+    st = game.new_initial_state(seed)
     play_checking(st, np.random.default_rng(seed), lambda s: check(s) or [], f"seed {seed}")
     return st
 

@@ -7,7 +7,6 @@ import pytest
 from tabletop_arena.envs.core.game import ConfigError, IllegalActionError
 from tabletop_arena.envs.zaberias import make_game
 from tabletop_arena.envs.zaberias import movement as M
-from tabletop_arena.train.play import new_state
 from tests.random_play import play_checking
 
 from .util import ScriptedDice, act, attack, blank, cell, legal, on_map, put, select
@@ -367,7 +366,7 @@ def test_every_tribe_combination_plays_to_the_end():
     combos.append(list(TRIBES))
     for i, tribes in enumerate(combos):
         g = make_game(num_players=len(tribes), tribes=tribes, rules={"max_rounds": 8})
-        st = new_state(g, i)
+        st = g.new_initial_state(i)
         play_checking(st, np.random.default_rng(i), lambda s: [], f"tribes {tribes}")  # a position
         # without a legal action would stop the random mover with "no legal action in the mask"
         assert abs(st.returns().sum()) < 1e-9
