@@ -243,6 +243,32 @@ def test_mcts_never_changes_the_state_it_is_given(name, vname, opts, monkeypatch
 # replayable states
 # ------------------------------------------------------------------------------------------------
 @pytest.mark.parametrize("name,vname,opts", CASES, ids=IDS)
+def test_determinized_samples_are_positions_the_game_can_reach(name, vname, opts):
+    """A determinize() sample must respect what is public (e.g. Zaka's set-up rule: a hand that has
+    not played yet holds at least min_monsters monsters), so it is a position with a legal move
+    for whoever is to act, now and after a few random moves (search plays it). Zaka once dealt an
+    army five weapons before its first turn: no legal move, not over, and MCTS crashed."""
+    game = envs.make_game(name, **opts)
+    for seed in range(3):
+        state = game.new_initial_state(seed)
+        rng = np.random.default_rng(seed)
+        while not state.is_terminal() and len(state.history) < 60:
+            if len(state.history) % 3 == 0:
+                for k in range(4):
+                    sample = state.determinize(state.current_player, np.random.default_rng(k))
+                    probe = np.random.default_rng(k)
+                    for _ in range(6):
+                        if sample.is_terminal():
+                            break
+                        legal = sample.legal_actions()
+                        assert legal, (f"{name} {vname} seed {seed} after {state.history}: a "
+                                       f"determinized sample (rng {k}) has no legal move in phase "
+                                       f"{sample.phase_name()!r} and is not over")
+                        sample.apply(int(probe.choice(legal)))
+            state.apply(int(rng.choice(state.legal_actions())))
+
+
+@pytest.mark.parametrize("name,vname,opts", CASES, ids=IDS)
 def test_engine_built_states_serialize_and_restore(name, vname, opts):
     """A state from ``game.new_initial_state`` (a fresh generator, a used one, an int seed) is
     replayable: restore(serialize()) gives the same game."""

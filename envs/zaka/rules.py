@@ -113,8 +113,22 @@ class ZakaState(State):
             sizes.append(sum(hand))
             for design, k in enumerate(hand):
                 pool.extend([design] * k)
-        order = s.rng.permutation(len(pool))
-        pool = [pool[i] for i in order]
+        # Public knowledge the sample must respect (STARTING): a hand that has not played yet is
+        # its dealt hand, which the redraw rule left with at least min_monsters monsters. Without
+        # this an army could be dealt only weapons before its first turn and have no legal move.
+        fresh = [i for i, seat in enumerate(hidden) if not s.deployed[seat]]
+        need = g.rules["min_monsters"]
+        monster = [d < g.num_monster_designs for d in range(g.num_designs)]
+        for _ in range(10_000):   # rejection sampling: exact for the uniform deal given the rule
+            order = s.rng.permutation(len(pool))
+            dealt = [pool[i] for i in order]
+            starts = np.cumsum([0] + sizes)
+            if all(sum(monster[d] for d in dealt[starts[i]:starts[i + 1]]) >= min(need, sizes[i])
+                   for i in fresh):
+                break
+        else:  # the real deal satisfies the rule, so this is practically unreachable
+            raise RuntimeError("determinize: no deal of the unseen cards meets the set-up rule")
+        pool = dealt
         pos = 0
         for seat, k in zip(hidden, sizes):
             hand = [0] * g.num_designs
