@@ -33,7 +33,7 @@ class PickGame(Game):
     def options(self):
         return {"num_seats": self.num_seats, "rounds": self.rounds, "seat0_wins_ties": self.seat0_wins_ties}
 
-    def new_initial_state(self, rng):
+    def _new_state(self, rng):
         return PickState(self, rng)
 
 

@@ -27,7 +27,7 @@ class TicTacToe(Game):
     num_actions = 9
     observation_layout = [("board", (2, 3, 3))]
 
-    def new_initial_state(self, rng):
+    def _new_state(self, rng):
         return TTTState(self, rng)
 
 
@@ -92,7 +92,7 @@ class GuessGame(Game):
         self.hidden_information = hidden_card
         self.name = "guess_card_v0" if hidden_card else "guess_die_v0"
 
-    def new_initial_state(self, rng):
+    def _new_state(self, rng):
         return GuessState(self, rng)
 
 
@@ -155,7 +155,7 @@ class TeamGame(Game):
     def num_agents(self):
         return 2
 
-    def new_initial_state(self, rng):
+    def _new_state(self, rng):
         return TeamState(self, rng)
 
 

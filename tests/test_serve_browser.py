@@ -76,6 +76,7 @@ def server_url():
     finally:
         proc.terminate()
         proc.wait(timeout=20)
+        proc.stdout.close()   # the pipe is ours to close (an open one is a ResourceWarning)
 
 
 def _wait(driver, condition: str, timeout: float = 60.0, what: str = "") -> None:
