@@ -1,0 +1,71 @@
+"""The user documentation is the code's: docs/games.md is what its generator writes, its rules
+examples are real rules keys, and the README's Python blocks run.
+
+Regenerate docs/games.md after changing an option, a rules table, a variant or an env docstring:
+``python -m tabletop_arena.envs.docs``.
+"""
+from __future__ import annotations
+
+import re
+import warnings
+from pathlib import Path
+
+import pytest
+
+from tabletop_arena import envs
+from tabletop_arena.envs import docs
+
+ROOT = Path(__file__).resolve().parents[1]
+GAMES_MD = ROOT / "docs" / "games.md"
+README = ROOT / "README.md"
+
+
+def test_games_md_is_generated_from_the_code():
+    delta = docs.diff(GAMES_MD)
+    assert not delta, (f"docs/games.md differs from the code; regenerate it with `{docs.COMMAND}` "
+                       f"(in the repository root) and commit it. Diff:\n{delta[:3000]}")
+
+
+@pytest.mark.parametrize("name", envs.names())
+def test_games_md_rules_rows_are_rules_keys(name):
+    """Every row of a game's rules table is a key the ``rules`` option accepts, with its default."""
+    rows, larger, _ = docs._rule_rows(name)
+    assert rows, f"{name}: no rules table rows"
+    for row in rows:
+        key, value = row[0].strip("`"), docs.yaml.safe_load(row[1].strip("`"))
+        nested: dict = {}
+        *heads, last = key.split(".")
+        inner = nested
+        for head in heads:
+            inner = inner.setdefault(head, {})
+        inner[last] = value
+        envs.make_game(name, rules=nested)   # raises ConfigError for an unknown key
+    with pytest.raises(envs.ConfigError):
+        envs.make_game(name, rules={"no_such_rules_key": 1})
+
+
+def test_yaml_comments_reads_trailing_continued_and_leading_comments():
+    text = ("rules:\n"
+            "  a: 1      # first\n"
+            "            # continued\n"
+            "  b: 2\n"
+            "\n"
+            "# above c\n"
+            "c: true\n"
+            "d:\n"
+            "  e: 3  # nested\n")
+    assert docs.yaml_comments(text) == {"rules.a": "first continued", "c": "above c", "d.e": "nested"}
+
+
+def _readme_python_blocks() -> list[str]:
+    return re.findall(r"```python\n(.*?)```", README.read_text(encoding="utf-8"), re.S)
+
+
+def test_readme_python_blocks_run():
+    """Each ```python block of the README runs as written (they are small by design)."""
+    blocks = _readme_python_blocks()
+    assert blocks, "the README has no python block"
+    for i, code in enumerate(blocks):
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", envs.IllegalMoveWarning)
+            exec(compile(code, f"README.md python block {i + 1}", "exec"), {"__name__": "readme"})
