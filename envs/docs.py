@@ -114,10 +114,15 @@ def _rst_to_md(text: str) -> str:
     return text.replace("``", "`")
 
 
+def _raw_env(name: str):
+    """The game's AEC class, through its package (``import_module("<game>.env")`` would bind the
+    package's ``env`` attribute to the module where a package loads its adapter lazily)."""
+    return importlib.import_module(spec(name).module).raw_env
+
+
 def env_docstring(name: str) -> str:
     """The module docstring of the game's ``env.py``."""
-    module = importlib.import_module(f"{spec(name).module}.env")
-    return inspect.getdoc(module) or ""
+    return inspect.getdoc(sys.modules[_raw_env(name).__module__]) or ""
 
 
 def _title(name: str, doc: str) -> str:
@@ -245,7 +250,7 @@ def _rule_rows(name: str) -> tuple[list[list[str]], list[str], str]:
 # the page
 # ------------------------------------------------------------------------------------------------
 def _env_options_section() -> list[str]:
-    sample = importlib.import_module(f"{spec(names()[0]).module}.env").raw_env
+    sample = _raw_env(names()[0])
     params = inspect.signature(sample.__init__).parameters
     allowed = {
         "render_mode": ", ".join(_py(m) for m in RENDER_MODES) + "; `None`",
@@ -267,7 +272,7 @@ def _game_section(name: str) -> list[str]:
     title = _title(name, doc)
     game_cls = type(make_game(name))
     game = make_game(name)
-    raw_env = importlib.import_module(f"{sp.module}.env").raw_env
+    raw_env = _raw_env(name)
     max_steps = inspect.signature(raw_env.__init__).parameters["max_steps"].default
     package = sp.module.rsplit(".", 1)[1]
     layout = ", ".join(f"`{piece}` {tuple(shape)}" for piece, shape in game.observation_layout)
