@@ -5,7 +5,7 @@ layouts apart (PettingZoo's ``_vN`` convention). ``tests/layouts.json`` records,
 id and variant, the number of actions, the observation's named pieces, the observation space's
 shape and the board-aligned action ranges. The test fails when any of them changes under the same
 id. Then bump the version: a new id ``<game>_v<N+1>`` (``envs/__init__.py`` and the Game's
-``name``), a line in the version table of ``envs/<game>/env.py``'s docstring, and record it::
+``name``), a line in the version table of ``envs/<game>/aec_env.py``'s docstring, and record it::
 
     python -m tests.test_layouts --update
 
@@ -22,6 +22,7 @@ from pathlib import Path
 import pytest
 
 from tabletop_arena import envs
+from tabletop_arena.envs.docs import env_docstring
 
 RECORD = Path(__file__).with_name("layouts.json")
 UPDATE = "python -m tests.test_layouts --update"
@@ -55,19 +56,19 @@ def test_layout_matches_the_record_of_its_env_id(name, vname):
         f"{name} ({vname}): {', '.join(changed)} changed under the same env id "
         f"(recorded {[record.get(k) for k in changed]}, now {[now[k] for k in changed]}). "
         f"Bump the env id version ({name.split('_v')[0]}_v{int(name.split('_v')[1]) + 1}), add a line to "
-        f"envs/{name.split('_v')[0]}/env.py's version table, then regenerate with {UPDATE}")
+        f"envs/{name.split('_v')[0]}/aec_env.py's version table, then regenerate with {UPDATE}")
 
 
 @pytest.mark.parametrize("name", envs.names())
 def test_version_table_names_the_current_version(name):
     """The env docstring's version history has an entry for the registered version."""
     game = name.split("_v")[0]
-    doc = (Path(__file__).resolve().parents[1] / "envs" / game / "env.py").read_text()
+    doc = env_docstring(name)
     history = doc.split("Version history", 1)
-    assert len(history) == 2, f"envs/{game}/env.py's docstring has no 'Version history'"
+    assert len(history) == 2, f"the adapter docstring of envs/{game} has no 'Version history'"
     version = "v" + name.split("_v")[1]
-    assert re.search(rf"\b{version}\b", history[1].split('"""')[0]), \
-        f"envs/{game}/env.py's version history has no entry for {version}"
+    assert re.search(rf"\b{version}\b", history[1]), \
+        f"the adapter docstring of envs/{game} has no version history entry for {version}"
 
 
 def update(force: bool = False) -> int:

@@ -17,7 +17,7 @@ from .rules import GorgasaliState
 
 
 class GorgasaliGame(Game):
-    """One Gorgasali variant. See ``envs/gorgasali/env.py`` for the options."""
+    """One Gorgasali variant. See ``envs/gorgasali/aec_env.py`` for the options."""
 
     name = "gorgasali_v0"
     num_actions = A.NUM_ACTIONS

@@ -17,7 +17,7 @@ from .rules import PeacekeepersState
 
 
 class PeacekeepersGame(Game):
-    """One Peacekeepers variant. See ``envs/peacekeepers/env.py`` for the options."""
+    """One Peacekeepers variant. See ``envs/peacekeepers/aec_env.py`` for the options."""
 
     name = "peacekeepers_v0"
     num_actions = A.NUM_ACTIONS

@@ -17,7 +17,7 @@ from .rules import ZaberiasState
 
 
 class ZaberiasGame(Game):
-    """One Zaberias variant. See ``envs/zaberias/env.py`` for the options."""
+    """One Zaberias variant. See ``envs/zaberias/aec_env.py`` for the options."""
 
     name = "zaberias_v0"
     hidden_information = False

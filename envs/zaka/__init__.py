@@ -1,7 +1,7 @@
 """Zaka, the monster-and-weapon card battle (``zaka_v0``).
 
 ``make_game(**options)`` is the engine alone (numpy and the standard library); ``env()`` and
-``raw_env()``, the PettingZoo AEC adapter in ``env.py``, are imported on first use.
+``raw_env()``, the PettingZoo AEC adapter in ``aec_env.py``, are imported on first use.
 """
 from ..core.lazy import adapter_attributes
 from .game import ZakaGame

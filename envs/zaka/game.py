@@ -14,7 +14,7 @@ from .rules import ZakaState
 
 
 class ZakaGame(Game):
-    """One Zaka variant. See ``envs/zaka/env.py`` for the options."""
+    """One Zaka variant. See ``envs/zaka/aec_env.py`` for the options."""
 
     name = "zaka_v0"
     hidden_information = True

@@ -21,6 +21,7 @@ Options (``envs.make("peacekeepers_v0", **options)``):
 | puzzle_level  | standard, easy, challenge                      | standard                    |
 | reward        | result (+1/-1, rank based) or score            | result                      |
 | rules         | dict overriding configs/peacekeepers.yaml      | {}                          |
+| config_path   | rules file replacing configs/peacekeepers.yaml | None                        |
 | render_mode   | None, ansi, rgb_array (a drawn picture), human | None                        |
 | ansi_color    | colour codes in text renders: None = auto      | None                        |
 |               | (ansi mode plain; human mode only on a         |                             |
