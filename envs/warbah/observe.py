@@ -30,7 +30,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..core.accel import KERNELS
 from .config import ABILITIES, SETTLEMENTS, TERRAINS
 from .block_b import PLANES_B, VECTOR_B, observe_b
 from .sea import fleet_cells
@@ -91,7 +90,6 @@ def _walls_here(st, cells: np.ndarray) -> np.ndarray:
 
 
 _MAP_ROWS = [0, 1, 2, 3, 11, 13, 14, 15, 16]
-_SETTLEMENT_CODE = TERRAINS.index("settlement")
 _PHASE_INDEX = {p: i for i, p in enumerate(PHASES)}
 
 
@@ -374,34 +372,6 @@ def _observe_base_py(st, seat: int) -> np.ndarray:
     return out
 
 
-def _observe_base_kernel(st, seat: int) -> np.ndarray | None:
-    """``_observe_base_py``'s array by the compiled kernel (from scratch: at 63 cells that is
-    cheaper than the Python caches); None where the arrays have other dtypes than the engine's
-    (hand-built test states), which the Python code handles."""
-    g = st.game
-    out = np.zeros(_obs_size(g), np.float32)
-    planes, adj = _river_cache(st)
-    tw, sw = _wall_tables(g)
-    try:
-        KERNELS.wb_observe_base(
-            out, g.n_cells, g.num_seats, seat, st.land, st.explored, st.terrain, st.settle,
-            st.wall_damage, tw, sw, _SETTLEMENT_CODE, g.cfg["river"]["same_side_walls"],
-            planes, adj, st.mg["bwalls"], st.variant, _variant_values(g), st.owner,
-            st.encounter, st.alive, st.garrison, st.gsp)
-    except TypeError:
-        return None
-    return out
-
-
-def _variant_values(g) -> dict:
-    """{terrain variant name: its plane-16 value} (cached on the Game)."""
-    t = g.__dict__.get("_obs_variant_values")
-    if t is None:
-        nv = len(g.variant_names)
-        t = g._obs_variant_values = {name: (i + 1) / nv for i, name in enumerate(g.variant_names)}
-    return t
-
-
 def _observe_main_py(st, seat: int, out: np.ndarray, w: memoryview, o: int) -> tuple:
     """``observe``'s own writes after the base part, in Python (the reference for the kernel
     wb_observe_main): hero planes 6-7, the acting Hero (plane 12) or the capitol candidates,
@@ -479,46 +449,18 @@ def _acting_hero(st, seat: int):
     return None
 
 
-_ABIL_INDEX = {name: i for i, name in enumerate(ABILITIES)}
-
-
-def _observe_main_kernel(st, seat: int, out: np.ndarray, o: int):
-    """``_observe_main_py``'s writes and result by the compiled kernel; None where the state's
-    arrays have other dtypes than the engine's (the Python code handles those)."""
-    g = st.game
-    phase = st.phase
-    h = _acting_hero(st, seat)
-    cands = None
-    if h is None and phase == "capitol":
-        cands = [(int(st.cand[k]), (k + 1) / 8.0) for k in st.free_candidates()]
-    k = _PHASE_INDEX.get(phase)
-    try:
-        return KERNELS.wb_observe_main(
-            out, g.n_cells, seat, st.heroes, h, cands, -1 if k is None else k, st.turn,
-            g.cfg["designed"]["turn_cap"], int(st.gold.item(seat)), st.battle, st.ships,
-            st.fleet_owner, o, _ABIL_INDEX, _ABIL_STEPS)
-    except TypeError:
-        return None
-
-
 def observe(st, seat: int) -> np.ndarray:
-    """One float32 array: observe.py's own planes and vector (the compiled kernels
-    wb_observe_base / wb_observe_main, else the cached Python copies and plain writes), then the
-    block B and magic sections written in place by block_b.observe_b and spells.observe.
-    tests/warbah/test_speed_equal.py checks it equals the plain reference copy."""
+    """One float32 array: observe.py's own planes and vector (cached map planes and plain
+    writes), then the block B and magic sections written in place by block_b.observe_b and spells.observe.
+    tests/warbah/test_golden.py holds the hashes of seeded games' observations."""
     g = st.game
     n = g.n_cells
-    out = None if KERNELS is None else _observe_base_kernel(st, seat)
-    if out is None:
-        out = _observe_base_py(st, seat)
+    out = _observe_base_py(st, seat)
     w = memoryview(out)  # scalar writes through the buffer: no numpy scalar conversion
     vo = 17 * n
     o = vo + VECTOR
     ob = o + PLANES_B * n + VECTOR_B
-    main = None if KERNELS is None else _observe_main_kernel(st, seat, out, o)
-    if main is None:
-        main = _observe_main_py(st, seat, out, w, o)
-    occ, my_heroes, my_fleets = main
+    occ, my_heroes, my_fleets = _observe_main_py(st, seat, out, w, o)
     observe_b(st, seat, w[o:ob], my_fleets, occ, my_heroes)
     # -- block A section (spells, wizards, items): vector (266), see spells.observe --
     observe_magic(st, seat, w[ob:], my_heroes)

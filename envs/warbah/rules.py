@@ -107,6 +107,7 @@ class WarbahState(State):
         self.join = None  # a declared combined attack (combat_flow.declare)
         self.rec = ()  # recovery tasks still to do (a tuple; _recovery)
         self._mask = None
+        self._mask_at = None  # (phase, player, queue position) the cached mask belongs to
         self._cp = 0
         BB.init(self)  # block B: espionage, fleets, exchanges
         SP.init_state(self)  # block A: spell decks, hands, magic state
@@ -282,8 +283,10 @@ class WarbahState(State):
                 if h["alive"] and h["seat"] == s]
 
     # Keep the mask computed while advancing (it is exactly the next legal_actions_mask as long
-    # as nothing changes the state in between). Scenario tests that edit a state by hand after
-    # an action turn this off (tests/warbah/conftest.py) or clear ``_mask`` themselves.
+    # as nothing changes the state in between). The cached mask is tied to its decision point
+    # (phase, player, queue position): code that moves the game on outside apply() (scenario
+    # tests calling the engine's functions) gets a fresh one; a test that edits arrays by hand
+    # at the same decision point clears ``_mask`` itself. test_speed.py turns the reuse off.
     reuse_advance_mask = True
 
     def _advance(self) -> None:
@@ -316,7 +319,7 @@ class WarbahState(State):
                     if c > 1 or (c == 1 and (_one_above_1(m) if m.dtype == _INT8 else m.max() > 1)):
                         self._cp = seat
                         if self.reuse_advance_mask:  # the mask legal_actions_mask would compute
-                            self._mask = m
+                            self._mask, self._mask_at = m, (self.phase, seat, self.qi)
                         return
                 self.qi += 1
                 continue
@@ -444,7 +447,7 @@ class WarbahState(State):
         return mask
 
     def legal_actions_mask(self) -> np.ndarray:
-        if self._mask is not None:
+        if self._mask is not None and self._mask_at == (self.phase, self._cp, self.qi):
             return self._mask
         n = self.game.num_actions
         mask = np.zeros(n, np.int8)
@@ -471,7 +474,7 @@ class WarbahState(State):
         elif self.phase != "over":
             seat, x = self.queue[self.qi]
             mask = self._local_mask(seat, x)
-        self._mask = mask
+        self._mask, self._mask_at = mask, (self.phase, self._cp, self.qi)
         return mask
 
     @property

@@ -10,6 +10,11 @@ the same hashes play every one of these games identically.
     python -m tests.warbah.fingerprint                      # print the hashes
     python -m tests.warbah.fingerprint --save base.json     # keep per-step hashes
     python -m tests.warbah.fingerprint --compare base.json  # first differing step per game
+    python -m tests.warbah.fingerprint --write-golden       # rewrite golden_traces.json
+
+``golden_traces.json`` holds the hashes of a few random games per variant (``GOLDEN``); the test
+tests/warbah/test_golden.py replays them, so any change of behaviour fails it. After a deliberate
+rules change, regenerate the file with ``--write-golden`` and say why in the commit.
 """
 from __future__ import annotations
 
@@ -18,6 +23,7 @@ import hashlib
 import json
 import sys
 import time
+from pathlib import Path
 
 import numpy as np
 
@@ -89,6 +95,17 @@ def play(options: dict, seed: int, agent: str = "random", steps: bool = False):
 PLAN = (("random", range(16)), ("heuristic", range(6)))
 
 
+#: the games of the golden traces (tests/warbah/test_golden.py): random agents only, so that a
+#: change of the heuristic agent does not read as a change of the rules
+GOLDEN = (("random", range(3)),)
+GOLDEN_FILE = Path(__file__).with_name("golden_traces.json")
+
+
+def golden() -> dict:
+    """{"variant/agent/seed": [game hash, actions]} of the golden games."""
+    return {k: [v[0], v[1]] for k, v in fingerprint(plan=GOLDEN).items()}
+
+
 def fingerprint(steps: bool = False, plan=PLAN) -> dict:
     out = {}
     for vname, opts in variants().items():
@@ -102,7 +119,15 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--save", help="write the per-step hashes to this JSON file")
     ap.add_argument("--compare", help="compare with a file written by --save")
+    ap.add_argument("--write-golden", action="store_true",
+                    help=f"rewrite {GOLDEN_FILE.name} (after a deliberate rules change)")
     args = ap.parse_args(argv)
+    if args.write_golden:
+        with open(GOLDEN_FILE, "w") as fh:
+            json.dump(golden(), fh, indent=1, sort_keys=True)
+            fh.write("\n")
+        print(f"wrote {GOLDEN_FILE}")
+        return 0
     t0 = time.perf_counter()
     res = fingerprint(steps=bool(args.save or args.compare))
     total = hashlib.blake2b(digest_size=16)

@@ -36,3 +36,15 @@ def test_cached_and_recomputed_play_agree(n, monkeypatch):
         fast = _play(seed, n, True)
         slow = _play(seed, n, False)
         assert fast == slow
+
+
+def test_ability_steps_match_the_float32_loop():
+    """observe._ABIL_STEPS[k] is what k passes of the plain min(x + 1/3, 1) loop leave."""
+    from tabletop_arena.envs.warbah.observe import _ABIL_STEPS
+    for k in range(12):
+        v = np.zeros(1, np.float32)
+        for _ in range(k):
+            v[0] = min(v[0] + 1 / 3, 1)
+        out = np.zeros(1, np.float32)
+        out[0] = _ABIL_STEPS[min(k, len(_ABIL_STEPS) - 1)]
+        assert out[0] == v[0]
