@@ -114,15 +114,15 @@ class HeuristicAgent(RuleBasedAgent):
         if not dirs:
             return DONE
         for d in dirs:
-            m = int(st.nb[h["cell"], d])
+            m = int(st.nb[h.cell, d])
             if st.explored[m] and st.settle[m] >= 0 and st.owner[m] != seat:
                 return d
-        unexplored = [d for d in dirs if not st.explored[int(st.nb[h["cell"], d])]]
+        unexplored = [d for d in dirs if not st.explored[int(st.nb[h.cell, d])]]
         if unexplored:
             return unexplored[self.rng.integers(len(unexplored))]
         dist = self._dist_to_goal(st, seat)
-        best = min(dirs, key=lambda d: dist[int(st.nb[h["cell"], d])])
-        if dist[int(st.nb[h["cell"], best])] < dist[h["cell"]]:
+        best = min(dirs, key=lambda d: dist[int(st.nb[h.cell, d])])
+        if dist[int(st.nb[h.cell, best])] < dist[h.cell]:
             return best
         return DONE
 
@@ -219,15 +219,15 @@ class HeuristicAgent(RuleBasedAgent):
         return dist
 
     def _battle(self, st, seat, h, mask) -> int:
-        own = int(h["troops"].sum())
+        own = int(h.troops.sum())
         for d in range(6):
             if not mask[d]:
                 continue
-            m = int(st.nb[h["cell"], d])
+            m = int(st.nb[h.cell, d])
             # a combined attack: own Heroes next to the target with an attack left join in
-            mine = own + sum(int(o["troops"].sum()) for o in st.heroes
-                             if o is not h and o["alive"] and o["seat"] == seat
-                             and o["attacks"] > 0 and m in st.nbl[o["cell"]])
+            mine = own + sum(int(o.troops.sum()) for o in st.heroes
+                             if o is not h and o.alive and o.seat == seat
+                             and o.attacks_left > 0 and m in st.nbl[o.cell])
             if st.hero_at(m) >= 0:
                 if mine >= 15:
                     return d

@@ -119,9 +119,9 @@ def trade_mask(st, seat: int, h: dict, mask: np.ndarray) -> None:
     settlement he stands on, or join an ally's side with his army and items (designed)."""
     if not enabled(st) or not st.allied[seat].any():
         return
-    c = h["cell"]
+    c = h.cell
     cede = st.owner[c] == seat and st.settle[c] >= 0 and st.capitol[seat] != c
-    mine = sum(1 for x in st.heroes if x["alive"] and x["seat"] == seat)
+    mine = sum(1 for x in st.heroes if x.alive and x.seat == seat)
     for r in range(1, st.game.num_seats):
         o = _other(st, seat, r)
         if st.allied[seat, o] and st.alive[o]:
@@ -132,9 +132,9 @@ def trade_mask(st, seat: int, h: dict, mask: np.ndarray) -> None:
 def trade_apply(st, seat: int, x: int, a: int) -> None:
     h = st.heroes[x]
     if CEDE0 <= a < CEDE0 + 3:
-        st.owner[h["cell"]] = _other(st, seat, a - CEDE0 + 1)
+        st.owner[h.cell] = _other(st, seat, a - CEDE0 + 1)
         return
     o = _other(st, seat, a - HERO_TO0 + 1)
-    h["seat"] = o
-    h["id"] = 1 + max((y["id"] for y in st.heroes if y["seat"] == o), default=0)
-    h["mp"] = h["scout"] = 0  # his move is over for this turn
+    h.seat = o
+    h.id = 1 + max((y.id for y in st.heroes if y.seat == o), default=0)
+    h.mp = h.scout_moves = 0  # his move is over for this turn

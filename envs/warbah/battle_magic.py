@@ -103,7 +103,7 @@ def spell_armies(st, k: int, s: int) -> list:
 def army_dir(st, a: int) -> int:
     """Direction from the target hex to army a's Hero (the army-picking action)."""
     b = st.battle
-    return list(st.nbl[b["cell"]]).index(st.heroes[army(b, a)["hero"]]["cell"])
+    return list(st.nbl[b["cell"]]).index(st.heroes[army(b, a)["hero"]].cell)
 
 
 # -- battle spells ----------------------------------------------------------------------------
@@ -126,7 +126,7 @@ def setup_battle(st) -> None:
         if sd["hero"] >= 0:
             h = st.heroes[sd["hero"]]
             wiz = has_wizard(h)
-            items = [i for i, it in enumerate(h.get("items") or ()) if it["kind"] == "battle"]
+            items = [i for i, it in enumerate(h.items) if it.kind == "battle"]
             resist = st.abil(h, "resist_spells")
             wizardry = st.abil(h, "wizardry")
         elif b["kind"] == "encounter":
@@ -157,13 +157,13 @@ def _battle_items(st, sd: dict) -> list:
     """Battle-spell items of the side's hero usable now (once per turn)."""
     if sd["hero"] < 0:
         return []
-    its = st.heroes[sd["hero"]].get("items") or ()
-    return [i for i in sd["mg"]["items"] if i < len(its) and its[i]["kind"] == "battle"
-            and its[i]["used"] != st.turn]
+    its = st.heroes[sd["hero"]].items
+    return [i for i in sd["mg"]["items"] if i < len(its) and its[i].kind == "battle"
+            and its[i].used_turn != st.turn]
 
 
 def _item_spell(st, sd: dict, i: int) -> int:
-    return st.heroes[sd["hero"]]["items"][i]["k"]
+    return st.heroes[sd["hero"]].items[i].spell
 
 
 def battle_options(st, k: int) -> list:
@@ -218,7 +218,7 @@ def spell_groups(st, k: int, s: int, a: int | None = None) -> list:
     if eff == "spellbind":
         return [None] if foe.get("mg") and (foe["mg"]["wizard"] or foe["mg"]["items"]) else []
     if eff == "shatter":
-        return [None] if foe["hero"] >= 0 and st.heroes[foe["hero"]].get("items") else []
+        return [None] if foe["hero"] >= 0 and st.heroes[foe["hero"]].items else []
     if eff == "ice_wall":
         return [None] if k == 1 and a == 1 else []
     if eff == "stone_to_mud":
@@ -376,7 +376,7 @@ def _pay_battle(st, k: int, s: int) -> None:
         b["mg"]["limbo"].append(s)
         return
     i = next(i for i in _battle_items(st, sd) if _item_spell(st, sd, i) == s)
-    st.heroes[sd["hero"]]["items"][i]["used"] = st.turn
+    st.heroes[sd["hero"]].items[i].used_turn = st.turn
 
 
 def _snapshot(st, k: int):
@@ -385,7 +385,7 @@ def _snapshot(st, k: int):
     for sd in armies(b):
         if sd["hero"] >= 0:
             h = st.heroes[sd["hero"]]
-            heroes[sd["hero"]] = ([dict(i) for i in h.get("items") or ()], list(h["abil"]))
+            heroes[sd["hero"]] = ([i.clone() for i in h.items], list(h.abilities))
     return (copy.deepcopy(armies(b)), list(b["mg"]["limbo"]), heroes)
 
 
@@ -405,7 +405,7 @@ def cast_battle(st, k: int, s: int, t, a: int | None = None) -> None:
             cur.update(old)
         bm["limbo"] = limbo
         for hi, (items, abil) in heroes.items():
-            st.heroes[hi]["items"], st.heroes[hi]["abil"] = items, abil
+            st.heroes[hi].items, st.heroes[hi].abilities = items, abil
         _pay_battle(st, last[0], last[3])  # the dispelled card stays spent
         _pay_battle(st, k, s)
         bm["last"] = None
@@ -499,8 +499,8 @@ def _resolve_battle(st, k: int, s: int, t, n: int, dice: int, a: int | None = No
         me["monster"] = [sp["init"], sp["kill"], sp["hits"]]
     elif eff == "shatter":
         h = st.heroes[foe["hero"]]
-        drop_item(h, h["items"][int(rng.integers(len(h["items"])))])
-        fm["items"] = [i for i, it in enumerate(h["items"]) if it["kind"] == "battle"]
+        drop_item(h, h.items[int(rng.integers(len(h.items)))])
+        fm["items"] = [i for i, it in enumerate(h.items) if it.kind == "battle"]
     elif eff == "slow":
         _battle_mod(foe, t, sp["init"], 0)
     elif eff == "ice_wall":
@@ -626,7 +626,7 @@ def end_battle(st) -> None:
     ha = st.heroes[a["hero"]] if a["hero"] >= 0 else None
     hd = st.heroes[d["hero"]] if d["hero"] >= 0 else None
     for loser, winner in ((ha, hd), (hd, ha)):
-        if loser is not None and not loser["alive"]:
-            loser["wizard"] = 0
-            if winner is not None and winner["alive"] and loser.get("items"):
+        if loser is not None and not loser.alive:
+            loser.wizard = 0
+            if winner is not None and winner.alive and loser.items:
                 take_items(st, winner, loser)

@@ -76,13 +76,6 @@ def clone(src, dst) -> None:
     dst.allied = src.allied.copy()
     dst.dip = None if src.dip is None else dict(src.dip)
     dst.dip_queue, dst.dip_proposed = list(src.dip_queue), list(src.dip_proposed)
-    for h in dst.heroes:  # special troops (units.py) are per-hero arrays
-        if h.get("special") is not None:
-            h["special"] = h["special"].copy()
-        if h.get("recv") is not None:
-            h["recv"] = h["recv"].copy()
-        if h.get("recv_sp") is not None:
-            h["recv_sp"] = h["recv_sp"].copy()
 
 
 def begin_espionage(st) -> bool:
@@ -93,9 +86,9 @@ def begin_espionage(st) -> bool:
 def on_attack(st, hi: int, cell: int) -> None:
     """Battle hook: attacking an ally ends the alliance."""
     j = st.hero_at(cell)
-    foe = (st.heroes[j]["seat"] if j >= 0 else int(st.owner[cell]) if st.land[cell]
+    foe = (st.heroes[j].seat if j >= 0 else int(st.owner[cell]) if st.land[cell]
            else int(st.fleet_owner[cell]))
-    ALLY.on_attack(st, st.heroes[hi]["seat"], foe)
+    ALLY.on_attack(st, st.heroes[hi].seat, foe)
 
 
 def advance(st) -> bool:
@@ -130,9 +123,9 @@ def _mp0(st, h) -> int:
 
 
 def _recv(st, h) -> np.ndarray:
-    if h.get("recv_turn") != st.turn:
-        h["recv_turn"], h["recv"] = st.turn, np.zeros(4, np.int64)
-    return h["recv"]
+    if h.received_troops_turn != st.turn:
+        h.received_troops_turn, h.received_troops = st.turn, np.zeros(4, np.int64)
+    return h.received_troops
 
 
 def local_mask(st, seat: int, x: int, mask: np.ndarray, occ: dict | None = None) -> None:
@@ -148,7 +141,7 @@ def local_mask(st, seat: int, x: int, mask: np.ndarray, occ: dict | None = None)
     if st.phase not in ("move", "battle"):
         return
     h = st.heroes[x]
-    if not h["alive"]:
+    if not h.alive:
         return
     if ESP.hero_delayed(st, h):  # Agent Success 6: cannot move or attack this turn
         mask[:6] = 0
@@ -164,25 +157,25 @@ def local_mask(st, seat: int, x: int, mask: np.ndarray, occ: dict | None = None)
         occ = hero_map(st)
     SEA.fleet_mask(st, seat, mask, occ)
     _whole_army_limits(st, h, mask, occ)
-    c = h["cell"]
+    c = h.cell
     if not st.land[c]:
         return
     _pass_mask(st, seat, h, mask, occ)
     ALLY.trade_mask(st, seat, h, mask)
-    if h.get("scout", 0) > 0:  # Scouting: look at an adjacent Hero's card instead of exploring
+    if h.scout_moves > 0:  # Scouting: look at an adjacent Hero's card instead of exploring
         for d, m in enumerate(st.nbl[c]):
             j = occ.get(m, -1) if m >= 0 else -1
-            if j >= 0 and st.heroes[j]["seat"] != seat and not ESP.is_revealed(st, seat, j):
+            if j >= 0 and st.heroes[j].seat != seat and not ESP.is_revealed(st, seat, j):
                 mask[LOOK0 + d] = 1
     own_hex = st.owner[c] == seat
     room = st.army_cap(h) - UNITS.army_size(h) if own_hex else 0
-    sp = h.get("special")
+    sp = h.specials
     nbl = st.nbl[c]
     if own_hex:
         g = st.garrison[c].tolist()
         if room > 0 and any(g):
             new_ok = UNITS.type_count(h) < UNITS.type_limit(st, h)  # 5 troop types (+Command)
-            tr = h["troops"].tolist()
+            tr = h.troops.tolist()
             for t in range(4):
                 mask[TAKE_ONE0 + t] = g[t] > 0 and (tr[t] > 0 or new_ok)
         gsp = st.gsp[c]
@@ -195,35 +188,35 @@ def local_mask(st, seat: int, x: int, mask: np.ndarray, occ: dict | None = None)
             u = st.garrison_kind(c)
             if u >= 0:  # the right type here is the settlement's special unit
                 mask[BATTLE_DROP_SP] = sp is not None and sp[u] > 0
-            elif rec in BASIC and h["troops"][BASIC.index(rec)] > 0:
+            elif rec in BASIC and h.troops[BASIC.index(rec)] > 0:
                 mask[DROP_ONE0 + BASIC.index(rec)] = 1
     # exchange instead of moving: only a Hero that has not moved yet, with a friendly (or
     # allied) Hero on adjacent land
-    if not (h.get("xchg_turn") == st.turn or (
-            h["mp"] >= _mp0(st, h) and h.get("scout", 0) >= st.abil(h, "scouting"))):
+    if not (h.exchanged_turn == st.turn or (
+            h.mp >= _mp0(st, h) and h.scout_moves >= st.abil(h, "scouting"))):
         return
     near = []
     for d, m in enumerate(nbl):
         if m >= 0 and st.land[m]:
             j = occ.get(m, -1)
-            if j >= 0 and ALLY.friendly(st, seat, st.heroes[j]["seat"]):
+            if j >= 0 and ALLY.friendly(st, seat, st.heroes[j].seat):
                 o = st.heroes[j]
                 if UNITS.army_size(o) < st.army_cap(o):
                     near.append((d, o))
     if not near:
         return
-    sp = h.get("special")
+    sp = h.specials
     give_sp = None
     if sp is not None and any(sp.tolist()):  # special units, one at a time (once per turn each)
-        recv = h.get("recv_sp") if h.get("recv_turn_sp") == st.turn else 0
+        recv = h.received_specials if h.received_specials_turn == st.turn else 0
         give_sp = np.flatnonzero(sp - recv > 0)
-    give = h["troops"] - _recv(st, h)
+    give = h.troops - _recv(st, h)
     for d, o in near:
         new_ok = UNITS.type_count(o) < UNITS.type_limit(st, o)
         for t in range(4):
-            mask[GIVE0 + 4 * d + t] = give[t] > 0 and (o["troops"][t] > 0 or new_ok)
+            mask[GIVE0 + 4 * d + t] = give[t] > 0 and (o.troops[t] > 0 or new_ok)
         if give_sp is not None:
-            osp = o.get("special")
+            osp = o.specials
             for u in give_sp.tolist():
                 if new_ok or (osp is not None and osp[u] > 0):
                     mask[GIVE_SP0 + 13 * d + u] = 1
@@ -233,16 +226,16 @@ def _whole_army_limits(st, h: dict, mask, occ: dict) -> None:
     """Drop TAKE_GARRISON when the whole garrison would break Hero ``h``'s army cap or troop-type
     limit, and each whole-army hand-over (EXCHANGE0 + d) that would break the receiver's type
     limit (also for a Hero delayed by espionage, who may still do both)."""
-    c = h["cell"]
+    c = h.cell
     if mask[TAKE_GARRISON] and (st.army_cap(h) - UNITS.army_size(h) <= 0
-                                or UNITS.type_count(h) + _new_types(st.garrison[c], h["troops"])
-                                + _new_types(st.gsp[c], h.get("special")) > UNITS.type_limit(st, h)):
+                                or UNITS.type_count(h) + _new_types(st.garrison[c], h.troops)
+                                + _new_types(st.gsp[c], h.specials) > UNITS.type_limit(st, h)):
         mask[TAKE_GARRISON] = 0
     nbl = st.nbl[c]
     for d in range(6):
         if mask[EXCHANGE0 + d]:
             o = st.heroes[occ.get(nbl[d], -1)]
-            if UNITS.type_count(o) + _new_types(h["troops"], o["troops"]) > UNITS.type_limit(st, o):
+            if UNITS.type_count(o) + _new_types(h.troops, o.troops) > UNITS.type_limit(st, o):
                 mask[EXCHANGE0 + d] = 0
 
 
@@ -262,25 +255,25 @@ def garrison_lock(st, h: dict, mask) -> None:
     """Designed (the rulebook lets a Hero pick up and drop off garrison troops but sets no
     limit): in one turn, at one hex, a Hero moves troops between his army and the garrison in one
     direction only. Without it a take / drop / take ... cycle never ends the move phase."""
-    lock = h.get("glock")
-    if lock is not None and lock[0] == st.turn and lock[1] == h["cell"]:
+    lock = h.garrison_lock
+    if lock is not None and lock[0] == st.turn and lock[1] == h.cell:
         mask[list(GARRISON_DROPS if lock[2] else GARRISON_TAKES)] = 0
 
 
 def note_garrison(st, h: dict, a: int) -> None:
     """Record the direction of a garrison transfer (see ``garrison_lock``)."""
     if a in GARRISON_TAKES:
-        h["glock"] = (st.turn, h["cell"], True)
+        h.garrison_lock = (st.turn, h.cell, True)
     elif a in GARRISON_DROPS:
-        h["glock"] = (st.turn, h["cell"], False)
+        h.garrison_lock = (st.turn, h.cell, False)
 
 
 def hero_map(st) -> dict:
     """{hex: index of the first living Hero there}: st.hero_at for many hexes at once."""
     out = {}
     for i, h in enumerate(st.heroes):
-        if h["alive"] and h["cell"] not in out:
-            out[h["cell"]] = i
+        if h.alive and h.cell not in out:
+            out[h.cell] = i
     return out
 
 
@@ -297,12 +290,12 @@ def _step_cost(st, a: int, b: int) -> int:
 def _pass_target(st, seat: int, h: dict, d: int, occ: dict | None = None) -> int:
     """MP for a pass-through move (two hexes straight on through a friendly or allied Hero),
     or 0 when not possible (``occ``: an optional hero_map of this state)."""
-    c = h["cell"]
+    c = h.cell
     m1 = st.nbl[c][d]
     if m1 < 0 or not st.land[m1] or not st.explored[m1]:
         return 0
     j = st.hero_at(m1) if occ is None else occ.get(m1, -1)
-    if j < 0 or not ALLY.friendly(st, seat, st.heroes[j]["seat"]):
+    if j < 0 or not ALLY.friendly(st, seat, st.heroes[j].seat):
         return 0
     m2 = st.nbl[m1][d]
     if m2 < 0 or not st.land[m2] or not st.explored[m2] or st.encounter[m2] != 0:
@@ -314,18 +307,18 @@ def _pass_target(st, seat: int, h: dict, d: int, occ: dict | None = None) -> int
 
 
 def _pass_mask(st, seat: int, h: dict, mask: np.ndarray, occ: dict | None = None) -> None:
-    if h["mp"] < 2:
+    if h.mp < 2:
         return
     if occ is None:
         occ = hero_map(st)
-    nbl = st.nbl[h["cell"]]
+    nbl = st.nbl[h.cell]
     for d in range(6):
         m1 = nbl[d]
         if m1 < 0 or m1 not in occ:  # no Hero to pass through: _pass_target would give 0
             mask[PASS0 + d] = 0
             continue
         cost = _pass_target(st, seat, h, d, occ)
-        mask[PASS0 + d] = 0 < cost <= h["mp"]
+        mask[PASS0 + d] = 0 < cost <= h.mp
 
 
 def apply_local(st, seat: int, x: int, a: int) -> None:
@@ -336,23 +329,23 @@ def apply_local(st, seat: int, x: int, a: int) -> None:
             SEA.recruit_apply(st, seat, x, a)
         return
     h = st.heroes[x]
-    c = h["cell"]
+    c = h.cell
     if GIVE0 <= a < GIVE0 + 24:
         d, t = divmod(a - GIVE0, 4)
         o = st.heroes[st.hero_at(int(st.nb[c, d]))]
-        h["troops"][t] -= 1
-        o["troops"][t] += 1
+        h.troops[t] -= 1
+        o.troops[t] += 1
         _recv(st, o)[t] += 1   # a troop may be exchanged only once per turn
-        h["mp"], h["scout"] = 0, 0   # instead of moving
-        h["xchg_turn"] = st.turn
+        h.mp, h.scout_moves = 0, 0   # instead of moving
+        h.exchanged_turn = st.turn
     elif TAKE_ONE0 <= a < TAKE_ONE0 + 4:
         t = a - TAKE_ONE0
         st.garrison[c, t] -= 1
-        h["troops"][t] += 1
+        h.troops[t] += 1
     elif DROP_ONE0 <= a < DROP_ONE0 + 4:
         t = a - DROP_ONE0
         st.garrison[c, t] += 1
-        h["troops"][t] -= 1
+        h.troops[t] -= 1
     elif a == BATTLE_TAKE_SP:
         u = int(np.flatnonzero(st.gsp[c])[0])
         st.gsp[c, u] -= 1
@@ -360,29 +353,29 @@ def apply_local(st, seat: int, x: int, a: int) -> None:
     elif a == BATTLE_DROP_SP:
         u = st.garrison_kind(c)
         st.gsp[c, u] += 1
-        h["special"][u] -= 1
+        h.specials[u] -= 1
     elif GIVE_SP0 <= a < GIVE_SP0 + 78:
         d, u = divmod(a - GIVE_SP0, 13)
         o = st.heroes[st.hero_at(int(st.nb[c, d]))]
-        h["special"][u] -= 1
+        h.specials[u] -= 1
         UNITS.special(o)[u] += 1
-        if o.get("recv_turn_sp") != st.turn:
-            o["recv_turn_sp"], o["recv_sp"] = st.turn, np.zeros(UNITS.NS, np.int64)
-        o["recv_sp"][u] += 1
-        h["mp"], h["scout"] = 0, 0   # instead of moving
-        h["xchg_turn"] = st.turn
+        if o.received_specials_turn != st.turn:
+            o.received_specials_turn, o.received_specials = st.turn, np.zeros(UNITS.NS, np.int64)
+        o.received_specials[u] += 1
+        h.mp, h.scout_moves = 0, 0   # instead of moving
+        h.exchanged_turn = st.turn
     elif CEDE0 <= a < HERO_TO0 + 3:  # allies trade settlements and Heroes
         ALLY.trade_apply(st, seat, x, a)
         if HERO_TO0 <= a:
             st.qi += 1  # the Hero now belongs to the ally: this queue entry is done
     elif LOOK0 <= a < LOOK0 + 6:
         st.revealed[(seat, st.hero_at(st.nbl[c][a - LOOK0]))] = st.turn
-        h["scout"] -= 1
+        h.scout_moves -= 1
     elif PASS0 <= a < PASS0 + 6:  # pass-through movement (friendly or allied Hero)
         d = a - PASS0
-        h["mp"] -= _pass_target(st, seat, h, d)
+        h.mp -= _pass_target(st, seat, h, d)
         m = st.nbl[st.nbl[c][d]][d]
-        h["cell"] = m
+        h.cell = m
         if st.variant[m] == "merchant_caravan":  # once only, as a normal move
             st.variant[m] = ""
             from .luck import caravan
@@ -396,11 +389,11 @@ def apply_local(st, seat: int, x: int, a: int) -> None:
 def recovery(st) -> None:
     # Undead regeneration (UNITS.recovery) runs as rules' recovery task (Luck may reroll it)
     for h in st.heroes:  # troops gained at sea (treasure) beyond the ships' room disband
-        if h["alive"] and not st.land[h["cell"]]:
-            over = UNITS.army_size(h) - SEA.capacity(st, st.ships[h["cell"]])
+        if h.alive and not st.land[h.cell]:
+            over = UNITS.army_size(h) - SEA.capacity(st, st.ships[h.cell])
             while over > 0:  # designed: automatically, largest group first
                 opts = UNITS.loss_actions(h)
-                cnt = [h["troops"][a - CASUALTY0] if a < LOSS_SP0 else h["special"][a - LOSS_SP0]
+                cnt = [h.troops[a - CASUALTY0] if a < LOSS_SP0 else h.specials[a - LOSS_SP0]
                        for a in opts]
                 UNITS.lose(h, opts[int(np.argmax(cnt))])
                 over -= 1
@@ -423,10 +416,10 @@ def determinize(st, observer: int, rng, busy) -> None:
     if SP.scried(st, observer):
         return
     for i, h in enumerate(st.heroes):
-        sp = h.get("special")
-        if (sp is not None and sp.any() and h["seat"] != observer and i not in busy
+        sp = h.specials
+        if (sp is not None and sp.any() and h.seat != observer and i not in busy
                 and not keep_visible(st, observer, i)):
-            h["special"] = sp[rng.permutation(len(sp))]
+            h.specials = sp[rng.permutation(len(sp))]
 
 
 def action_to_str(st, a: int) -> str:
@@ -547,10 +540,10 @@ def observe_b(st, seat: int, out: np.ndarray | None = None, my_fleets: list | No
     w = out if type(out) is memoryview else memoryview(out)
     heroes, turn, phase = st.heroes, st.turn, st.phase
     if mine is None:
-        mine = [h for h in heroes if h["alive"] and h["seat"] == seat]
+        mine = [h for h in heroes if h.alive and h.seat == seat]
     if my_fleets:  # SEA.unmanned_fleets: my fleets with no Hero on board, in cell order
         if occ is None:
-            occ = {h["cell"] for h in heroes if h["alive"]}
+            occ = {h.cell for h in heroes if h.alive}
         k = 0
         fm, sea_moves = st.fleet_moves, SEA.scfg(st)["sea_moves"]
         for c in my_fleets:
@@ -578,46 +571,46 @@ def observe_b(st, seat: int, out: np.ndarray | None = None, my_fleets: list | No
                 elif e["stage"] == "garrison":
                     c = x
                 else:
-                    c = heroes[x]["cell"]
+                    c = heroes[x].cell
                 if c >= 0:
                     w[2 * n + c] = max(w[2 * n + c], (k + 1) / TARGET_SLOTS)
         elif e["stage"] == "move":
-            w[2 * n + heroes[e["victim"]]["cell"]] = 1
-    if phase == "spy_loss" and heroes[e["victim"]]["seat"] == seat:
+            w[2 * n + heroes[e["victim"]].cell] = 1
+    if phase == "spy_loss" and heroes[e["victim"]].seat == seat:
         w[vo + 21] = min(e["left"], 10) / 10.0
     s = st.sea
-    if s is not None and heroes[s["hero"]]["seat"] == seat:
+    if s is not None and heroes[s["hero"]].seat == seat:
         if s["kind"] == "luck":
             w[vo + 22] = s["roll"] / 10.0
         else:
             w[vo + 21] = min(s["left"], 10) / 10.0
     if st.revealed:
         for (obs, hi), t in st.revealed.items():
-            if obs == seat and t == turn and heroes[hi]["alive"]:
-                w[3 * n + heroes[hi]["cell"]] = min(int(heroes[hi]["troops"].sum()), 40) / 40.0
+            if obs == seat and t == turn and heroes[hi].alive:
+                w[3 * n + heroes[hi].cell] = min(int(heroes[hi].troops.sum()), 40) / 40.0
     _relative_flags(st.contact, seat, N, w, vo + 22)
     land = st.land
     sea_moves = None
     for h in mine:
-        if not land[h["cell"]]:
-            if h.get("sea_turn") == turn:
-                mp = h["sea_mp"]
+        if not land[h.cell]:
+            if h.sea_moves_turn == turn:
+                mp = h.sea_moves
             else:
                 if sea_moves is None:
                     sea_moves = SEA.scfg(st)["sea_moves"]
                 mp = sea_moves
-            w[4 * n + h["cell"]] = min(mp, 6) / 6.0
+            w[4 * n + h.cell] = min(mp, 6) / 6.0
     q = st.queue[st.qi] if st.qi < len(st.queue) else None
     if phase == "move" and q is not None and q[0] == seat:
         h = heroes[q[1]]
-        if h["alive"] and not land[h["cell"]]:
+        if h.alive and not land[h.cell]:
             w[vo + 26] = 1
-            w[vo + 27] = w[4 * n + h["cell"]]
-            ships = int(st.ships[h["cell"]])
+            w[vo + 27] = w[4 * n + h.cell]
+            ships = int(st.ships[h.cell])
             w[vo + 28] = min(ships, 10) / 10.0
-            room = SEA.capacity(st, ships) - int(h["troops"].sum())
+            room = SEA.capacity(st, ships) - int(h.troops.sum())
             w[vo + 29] = min(max(room, 0), 40) / 40.0
-        w[vo + 30] = h.get("luck_turn") != turn and st.abil(h, "luck") > 0
+        w[vo + 30] = h.luck_used_turn != turn and st.abil(h, "luck") > 0
     if st.esp_log:
         n_log = 0
         for rec in reversed(st.esp_log):  # this turn's entries are at the end
@@ -636,10 +629,10 @@ def observe_b(st, seat: int, out: np.ndarray | None = None, my_fleets: list | No
         hh = None
         if phase == "recruit":
             j = st.hero_at(x)
-            hh = heroes[j] if j >= 0 and heroes[j]["seat"] == seat else None
+            hh = heroes[j] if j >= 0 and heroes[j].seat == seat else None
         else:
             hh = heroes[x]
-        sp = hh.get("special") if hh is not None else None
+        sp = hh.specials if hh is not None else None
         if sp is not None:
             sp = sp.tolist()
             if any(sp):
@@ -660,17 +653,17 @@ def observe_b(st, seat: int, out: np.ndarray | None = None, my_fleets: list | No
     if jn is not None:  # a declared combined attack
         w[vo + 66 + (phase == "join_answer")] = 1
         w[p6 + jn["cell"]] = 1
-        w[p6 + heroes[jn["lead"]]["cell"]] = 0.25
+        w[p6 + heroes[jn["lead"]].cell] = 0.25
         for j in jn["members"]:
-            w[p6 + heroes[j]["cell"]] = 0.5
+            w[p6 + heroes[j].cell] = 0.5
         if jn["ask"] >= 0:
-            w[p6 + heroes[jn["ask"]]["cell"]] = 0.75
+            w[p6 + heroes[jn["ask"]].cell] = 0.75
         w[vo + 68] = min(len(jn["members"]), 4) / 4.0
     elif b is not None and b.get("members"):
         w[p6 + b["cell"]] = 1
-        w[p6 + heroes[b["sides"][0]["hero"]]["cell"]] = 0.25
+        w[p6 + heroes[b["sides"][0]["hero"]].cell] = 0.25
         for m in b["members"]:
-            w[p6 + heroes[m["hero"]]["cell"]] = 0.5
+            w[p6 + heroes[m["hero"]].cell] = 0.5
         w[vo + 68] = min(len(b["members"]), 4) / 4.0
         w[vo + 69] = min(sum(int(m["counts"].sum() - m["counts"][4]) for m in b["members"]),
                          40) / 40.0

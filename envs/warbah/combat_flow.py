@@ -31,15 +31,15 @@ JOIN_PHASES = ("join", "join_answer")  # combined attacks: add joining Heroes / 
 def _side(st, hi: int, walls: int = 0) -> dict:
     h = st.heroes[hi]
     init_mod, kill_mod, extra = [0] * 5, [0] * 5, [0] * 5
-    for name, t in h["abil"]:
+    for name, t in h.abilities:
         if name == "tactics":
             init_mod[t] += 1
         elif name == "leadership":
             kill_mod[t] += 1
         elif name == "prowess":
             extra[t] += 1
-    return {"counts": np.append(h["troops"], 1).astype(np.int64), "monster": None,
-            "seat": h["seat"], "hero": hi, "init_mod": init_mod, "kill_mod": kill_mod,
+    return {"counts": np.append(h.troops, 1).astype(np.int64), "monster": None,
+            "seat": h.seat, "hero": hi, "init_mod": init_mod, "kill_mod": kill_mod,
             "extra": extra, "defense": st.abil(h, "defense"), "siege": st.abil(h, "siegecraft"),
             "walls_base": walls, "walls_left": walls,
             "wall_damage": 0}
@@ -57,9 +57,9 @@ def joiners(st, lead: int, cell: int) -> list[tuple[int, int]]:
     ``lead`` on ``cell``: own or allied Heroes on land next to it, with an attack left this turn,
     not delayed by an agent, for whom the hex is a target too; not yet in or asked."""
     jn = st.join
-    if not st.land[cell] or not st.land[st.heroes[lead]["cell"]]:
+    if not st.land[cell] or not st.land[st.heroes[lead].cell]:
         return []
-    seat = st.heroes[lead]["seat"]
+    seat = st.heroes[lead].seat
     out = []
     for d, m in enumerate(st.nbl[cell]):
         if m < 0 or not st.land[m]:
@@ -68,8 +68,8 @@ def joiners(st, lead: int, cell: int) -> list[tuple[int, int]]:
         if j < 0 or j == lead or j in jn["members"] or j in jn["declined"]:
             continue
         o = st.heroes[j]
-        if (ALLY.friendly(st, seat, o["seat"]) and o["attacks"] > 0
-                and not ESP.hero_delayed(st, o) and st._target(o["seat"], cell)):
+        if (ALLY.friendly(st, seat, o.seat) and o.attacks_left > 0
+                and not ESP.hero_delayed(st, o) and st._target(o.seat, cell)):
             out.append((d, j))
     return out
 
@@ -79,7 +79,7 @@ def declare(st, hi: int, cell: int) -> None:
     otherwise the battle starts at once."""
     st.join = {"lead": hi, "cell": cell, "members": [], "declined": [], "ask": -1}
     if joiners(st, hi, cell):
-        st.phase, st._cp = "join", st.heroes[hi]["seat"]
+        st.phase, st._cp = "join", st.heroes[hi].seat
         return
     st.join = None
     start_battle(st, hi, cell)
@@ -104,22 +104,22 @@ def join_apply(st, a: int) -> None:
     if st.phase == "join_answer":  # the ally's player answers the call
         (jn["members"] if a == BATTLE_ACCEPT else jn["declined"]).append(jn["ask"])
         jn["ask"] = -1
-        st.phase, st._cp = "join", st.heroes[lead]["seat"]
+        st.phase, st._cp = "join", st.heroes[lead].seat
         return
     if a == BATTLE_START:
         st.join = None
         st.phase = "battle"
         for j in jn["members"]:  # joining uses up one of the joiner's attacks this turn
-            st.heroes[j]["attacks"] -= 1
+            st.heroes[j].attacks_left -= 1
             BB.on_attack(st, j, jn["cell"])  # attacking an ally ends that alliance
         start_battle(st, lead, jn["cell"], jn["members"])
         return
     j = st.hero_at(st.nbl[jn["cell"]][a - BATTLE_JOIN0])
-    if st.heroes[j]["seat"] == st.heroes[lead]["seat"]:
+    if st.heroes[j].seat == st.heroes[lead].seat:
         jn["members"].append(j)
     else:  # an allied Hero: his player decides
         jn["ask"] = j
-        st.phase, st._cp = "join_answer", st.heroes[j]["seat"]
+        st.phase, st._cp = "join_answer", st.heroes[j].seat
 
 
 def start_battle(st, hi: int, cell: int, members=()) -> None:
@@ -130,7 +130,7 @@ def start_battle(st, hi: int, cell: int, members=()) -> None:
 
 
 def _force_seats(st, hi: int, members) -> tuple:
-    return tuple(dict.fromkeys([st.heroes[hi]["seat"]] + [st.heroes[j]["seat"] for j in members]))
+    return tuple(dict.fromkeys([st.heroes[hi].seat] + [st.heroes[j].seat for j in members]))
 
 
 @LUCK.step("encounter")
@@ -152,8 +152,8 @@ def _encounter_rolls(st, ctx, vals):
         st.encounter[cell] = typ
         h = st.heroes[hi]
         for _ in range(rolls[0]):  # the largest troop group loses first; never the Hero
-            if h["troops"].sum() > 0:
-                h["troops"][int(np.argmax(h["troops"]))] -= 1
+            if h.troops.sum() > 0:
+                h.troops[int(np.argmax(h.troops))] -= 1
         _clear_encounter(st, cell)
         return None
     groups = enc.get("groups", [])
@@ -166,7 +166,7 @@ def _encounter_rolls(st, ctx, vals):
 
 def _start(st, hi: int, cell: int, members, sizes) -> None:
     h = st.heroes[hi]
-    walls = st.walls(cell, h["cell"])
+    walls = st.walls(cell, h.cell)
     j = st.hero_at(cell)
     kind, treasure = "garrison", 0
     if j >= 0:
@@ -551,44 +551,44 @@ def _finish(st) -> None:
         UNITS.finish(st, {"sides": members})
     force = [(a, ah)] + [(m, st.heroes[m["hero"]]) for m in members]
     for s, h in force:
-        lost = int(h["troops"].sum() - s["counts"][:4].sum())
-        h["lost"] += max(lost, 0)
-        h["troops"] = s["counts"][:4].copy()
+        lost = int(h.troops.sum() - s["counts"][:4].sum())
+        h.troops_lost += max(lost, 0)
+        h.troops = s["counts"][:4].copy()
     st.wall_damage[cell] += d["wall_damage"]
     if d["hero"] >= 0:
         dh = st.heroes[d["hero"]]
-        dh["troops"] = d["counts"][:4].copy()
+        dh.troops = d["counts"][:4].copy()
     elif b["kind"] == "garrison":
         st.garrison[cell] = d["counts"][:4]
         if len(d["counts"]) > UNITS.BASE and st.land[cell]:
             st.gsp[cell] = d["counts"][UNITS.BASE:]
     for s, h in force:
         if s["counts"][4] <= 0:
-            h["alive"] = False
+            h.alive = False
             if d["hero"] >= 0:
-                st.heroes[d["hero"]]["xp"] += 1
+                st.heroes[d["hero"]].xp += 1
     for m in members:  # a slain joiner: his wizard goes home, the defending Hero takes his items
         h = st.heroes[m["hero"]]
-        if not h["alive"]:
-            if h.get("wizard"):
+        if not h.alive:
+            if h.wizard:
                 st.kill_wizard(m["hero"])
-            if d["hero"] >= 0 and st.heroes[d["hero"]]["alive"] and h.get("items"):
+            if d["hero"] >= 0 and st.heroes[d["hero"]].alive and h.items:
                 SP.take_items(st, st.heroes[d["hero"]], h)
     if B.destroyed(d):
         if d["hero"] >= 0:
-            st.heroes[d["hero"]]["alive"] = False
+            st.heroes[d["hero"]].alive = False
             for _, h in force:  # designed: every Hero of a combined attack earns the XP
-                h["xp"] += 1
+                h.xp += 1
         if b["kind"] == "encounter":
             _clear_encounter(st, cell)
             for _, h in force:
-                h["xp"] += 1
-            win = next((s["hero"] for s, h in force if h["alive"]), -1)
+                h.xp += 1
+            win = next((s["hero"] for s, h in force if h.alive), -1)
             if win >= 0:  # the treasure: the lead, or the first joiner still alive
                 st.pending_treasure.append((win, b["treasure"]))
-        win = next((h for _, h in force if h["alive"]), None)
+        win = next((h for _, h in force if h.alive), None)
         if win is not None and st.hero_at(cell) < 0 and st.land[cell]:  # designed: advance
-            win["cell"] = cell
+            win.cell = cell
     SP.end_battle(st)  # block A: spells discarded, items of a slain hero taken
     st.battle = None
     st.phase = b.get("return_phase", "battle")  # block B: sea battles return to the move phase

@@ -15,6 +15,9 @@ DEFAULT_CONFIG = data_file("warbah.yaml")
 BASIC = ("warriors", "archers", "cavalry", "catapults")
 TERRAINS = ("clear", "settlement", "forest", "marsh", "desert", "hills", "mountains")
 SETTLEMENTS = ("village", "town", "city", "castle", "mine", "tower", "capitol")
+#: the 13 special unit kinds (SPECIAL UNIT TYPES), in the order of a Hero's ``specials``
+SPECIALS = ("woodsmen", "elves", "fey", "goblins", "dwarves", "orcs", "kobolds", "gnomes",
+            "djinn", "bandits", "knights", "undead", "hobgoblins")
 ABILITIES = ("wizardry", "command", "defense", "leadership", "tactics", "logistics", "scouting",
              "intrigue", "resist_spells", "navigation", "luck", "diplomacy", "prowess", "healing",
              "siegecraft", "strategy", "wealth")

@@ -59,7 +59,7 @@ def update_contact(st) -> None:
     pres = []
     for s in range(N):
         cells = set(int(c) for c in np.flatnonzero(st.owner == s))
-        cells |= {h["cell"] for h in st.heroes if h["alive"] and h["seat"] == s}
+        cells |= {h.cell for h in st.heroes if h.alive and h.seat == s}
         near = set(cells)
         for c in cells:
             near.update(m for m in nbl[c] if m >= 0)
@@ -84,7 +84,7 @@ def begin(st) -> bool:
 
 
 def _intrigue(st, seat: int) -> int:
-    return sum(st.abil(h, "intrigue") for h in st.heroes if h["alive"] and h["seat"] == seat)
+    return sum(st.abil(h, "intrigue") for h in st.heroes if h.alive and h.seat == seat)
 
 
 # -- targets --------------------------------------------------------------------------------
@@ -107,21 +107,21 @@ def targets(st) -> list[int]:
         out = [int(c) for c in np.flatnonzero((st.settle >= 0) & (gar > 0))
                if st.owner[c] in foes and st.capitol[st.owner[c]] != c]
     elif stage == "give_item":
-        out = [i for i, h in enumerate(st.heroes) if h["alive"] and h["seat"] == seat]
+        out = [i for i, h in enumerate(st.heroes) if h.alive and h.seat == seat]
     else:
         fs = set(foes)
         out = []
         for i, h in enumerate(st.heroes):
-            if not (h["alive"] and h["seat"] in fs):
+            if not (h.alive and h.seat in fs):
                 continue
-            land = bool(st.land[h["cell"]])
+            land = bool(st.land[h.cell])
             if stage == "kill_hero" and not land:
                 continue
             if stage == "disband" and UNITS.army_size(h) <= 0:
                 continue
-            if stage == "item" and not h.get("items"):
+            if stage == "item" and not h.items:
                 continue
-            if stage == "wizard" and not h.get("wizard"):
+            if stage == "wizard" and not h.wizard:
                 continue
             if stage == "sink" and not SEA.ships_of(st, i):
                 continue
@@ -129,15 +129,15 @@ def targets(st) -> list[int]:
                     _false_order_ok(st, h, d) for d in range(6))):
                 continue
             out.append(i)
-        out.sort(key=lambda i: ((st.heroes[i]["seat"] - seat) % st.game.num_seats,
-                                st.heroes[i]["id"]))
+        out.sort(key=lambda i: ((st.heroes[i].seat - seat) % st.game.num_seats,
+                                st.heroes[i].id))
     return out[:TARGET_SLOTS]
 
 
 def _false_order_ok(st, h: dict, d: int) -> bool:
-    m = int(st.nb[h["cell"], d])
+    m = int(st.nb[h.cell, d])
     return (m >= 0 and bool(st.land[m]) and bool(st.explored[m])
-            and st._enterable(h["seat"], h, m) > 0)
+            and st._enterable(h.seat, h, m) > 0)
 
 
 # -- mask / advance / apply ---------------------------------------------------------------------
@@ -192,7 +192,7 @@ def advance(st) -> bool:
                 e["left"] -= 1
                 continue
             else:
-                st._cp = h["seat"]
+                st._cp = h.seat
                 return True
         if e["stage"] == "hire":
             if mask(st)[HIRE_AGENT]:
@@ -218,7 +218,7 @@ def advance(st) -> bool:
 def _offer_luck(st, seat: int, roll: int, cont: str) -> bool:
     """RARE ABILITY Luck: once per turn a Hero's player may reroll one of its own dice."""
     for i, h in enumerate(st.heroes):
-        if (h["alive"] and h["seat"] == seat and h.get("luck_turn") != st.turn
+        if (h.alive and h.seat == seat and h.luck_used_turn != st.turn
                 and st.abil(h, "luck")):
             st.sea = {"kind": "luck", "hero": i, "roll": roll, "ret": "espionage", "cont": cont}
             st.phase, st._cp = "luck", seat
@@ -306,7 +306,7 @@ def apply(st, a: int) -> None:
         return
     if stage == "move":
         h = st.heroes[e["victim"]]
-        h["cell"] = int(st.nb[h["cell"], a])
+        h.cell = int(st.nb[h.cell, a])
         e["stage"] = "done"
         return
     if stage == "fortell":  # the victim casts Fortell (REALM0 + fortell) or lets it pass (DONE)
@@ -334,36 +334,36 @@ def _result(st, stage: str, x) -> None:
         st.revealed[(seat, x)] = st.turn
     elif stage == "kill_hero":  # the army stays behind as a garrison of its owner
         h = st.heroes[x]
-        h["alive"] = False
-        c = h["cell"]
+        h.alive = False
+        c = h.cell
         if st.owner[c] < 0:
-            st.owner[c] = h["seat"]
-        if st.owner[c] == h["seat"]:
-            st.garrison[c, :4] += h["troops"]
-        h["troops"][:] = 0
-        if h.get("wizard"):  # his wizard teleports home (block A)
+            st.owner[c] = h.seat
+        if st.owner[c] == h.seat:
+            st.garrison[c, :4] += h.troops
+        h.troops[:] = 0
+        if h.wizard:  # his wizard teleports home (block A)
             st.kill_wizard(x)
     elif stage == "garrison":
         st.owner[x] = seat
     elif stage in ("steal_gold", "damage"):  # Luck: spy, then victim, may reroll the 1D10
         _lucky_amount(st, stage, x, d10(st.rng), (1, 10), x)
     elif stage == "delay":
-        st.heroes[x]["delayed"] = st.turn
+        st.heroes[x].delayed_turn = st.turn
     elif stage == "wizard":
         hook = getattr(st, "kill_wizard", None)
         if hook is not None:
             hook(x)
         else:
-            st.heroes[x]["wizard"] = 0
+            st.heroes[x].wizard = 0
     elif stage == "disband":  # 1D5 troops; Luck: spy, then victim, may reroll it
-        _lucky_amount(st, stage, x, int(st.rng.integers(1, 6)), (1, 5), st.heroes[x]["seat"])
+        _lucky_amount(st, stage, x, int(st.rng.integers(1, 6)), (1, 5), st.heroes[x].seat)
     elif stage == "false_orders":
         e["victim"], e["stage"] = x, "move"
     elif stage == "sink":
         SEA.sink_ship(st, x)
     elif stage == "item":
         from . import spells as SP
-        items = st.heroes[x]["items"]
+        items = st.heroes[x].items
         it = items[int(st.rng.integers(len(items)))]  # designed: a random item
         SP.drop_item(st.heroes[x], it)  # an ability item takes its ability with it
         e["item"] = it
@@ -373,9 +373,9 @@ def _result(st, stage: str, x) -> None:
             e["stage"] = "done"
     elif stage == "give_item":
         it = e["item"]
-        if it["kind"] == "ability":  # as spells.take_items does
-            st.heroes[x]["abil"].append(tuple(it["k"]))
-        st.heroes[x].setdefault("items", []).append(it)
+        if it.kind == "ability":  # as spells.take_items does
+            st.heroes[x].abilities.append(tuple(it.ability))
+        st.heroes[x].items.append(it)
         e["item"] = None
 
 
@@ -403,7 +403,7 @@ def _amount_roll(st, value: int, ctx) -> None:
 
 def _victim(st, stage: str, x: int) -> int:
     return (x if stage in ("steal_gold", "damage") else int(st.owner[x]) if stage == "garrison"
-            else st.heroes[x]["seat"])
+            else st.heroes[x].seat)
 
 
 def _fortell_offer(st, stage: str, x: int) -> bool:
@@ -419,7 +419,7 @@ def _fortell_offer(st, stage: str, x: int) -> bool:
 
 
 def hero_delayed(st, h: dict) -> bool:
-    return h.get("delayed", -1) == st.turn
+    return h.delayed_turn == st.turn
 
 
 def is_revealed(st, observer: int, hi: int) -> bool:

@@ -54,7 +54,7 @@ def lucky_hero(st, seat: int) -> int:
     if seat < 0:
         return -1
     for i, h in enumerate(st.heroes):
-        if h["alive"] and h["seat"] == seat and h.get("luck_turn") != st.turn \
+        if h.alive and h.seat == seat and h.luck_used_turn != st.turn \
                 and st.abil(h, "luck"):
             return i
     return -1
@@ -97,7 +97,7 @@ def apply(st, a: int) -> None:
         return _window_apply(st, a)
     value = s["value"]
     if a == REROLL:
-        st.heroes[s["hero"]]["luck_turn"] = st.turn
+        st.heroes[s["hero"]].luck_used_turn = st.turn
         value = roll(st.rng, s["dice"])
     st.phase, st.sea = s["ret"], None
     st._mask = None
@@ -110,7 +110,7 @@ def pending_for(st, seat: int):
     """(kind index, own roll?) of a Luck decision ``seat`` must take now, else None."""
     s = getattr(st, "sea", None)
     if st.phase != "luck" or s is None or "resume" not in s \
-            or st.heroes[s["hero"]]["seat"] != seat:
+            or st.heroes[s["hero"]].seat != seat:
         return None
     return KINDS.index(s.get("what", s["resume"])), s["roller"] == seat
 
@@ -120,7 +120,7 @@ def mask_actions(st) -> list:
     battle window the reroll choices ``WINDOWS[kind]`` offers, and KEEP_ROLL."""
     s = st.sea
     if s.get("window"):
-        seat = st.heroes[s["hero"]]["seat"]
+        seat = st.heroes[s["hero"]].seat
         return list(WINDOWS[s["window"]][0](st, seat, s["ctx"])) + [KEEP_ROLL]
     return [REROLL, KEEP_ROLL]
 
@@ -192,9 +192,9 @@ def window(st, seats, kind: str, ctx: tuple, resume: str) -> bool:
 
 def _window_apply(st, a: int) -> None:
     s = st.sea
-    seat = st.heroes[s["hero"]]["seat"]
+    seat = st.heroes[s["hero"]].seat
     if a != KEEP_ROLL:
-        st.heroes[s["hero"]]["luck_turn"] = st.turn
+        st.heroes[s["hero"]].luck_used_turn = st.turn
         WINDOWS[s["window"]][1](st, seat, a, s["ctx"])
     st.phase, st.sea = s["ret"], None
     st._mask = None

@@ -383,10 +383,10 @@ def _observe_main_py(st, seat: int, out: np.ndarray, w: memoryview, o: int) -> t
     occ, my_heroes = set(), []  # cells of the living Heroes, my living Heroes (block B, magic)
     o6 = 6 * n
     for h in st.heroes:
-        if h["alive"]:
-            x = h["cell"]
+        if h.alive:
+            x = h.cell
             occ.add(x)
-            if h["seat"] == seat:
+            if h.seat == seat:
                 w[o6 + x] = 1
                 my_heroes.append(h)
             else:
@@ -394,7 +394,7 @@ def _observe_main_py(st, seat: int, out: np.ndarray, w: memoryview, o: int) -> t
     h = _acting_hero(st, seat)
     phase = st.phase
     if h is not None:
-        w[12 * n + h["cell"]] = 1
+        w[12 * n + h.cell] = 1
     elif phase == "capitol":
         for k in st.free_candidates():
             w[12 * n + st.cand[k]] = (k + 1) / 8.0
@@ -405,15 +405,15 @@ def _observe_main_py(st, seat: int, out: np.ndarray, w: memoryview, o: int) -> t
     w[vo + 7] = min(st.turn / g.cfg["designed"]["turn_cap"], 1)
     w[vo + 8] = min(int(st.gold.item(seat)), 50) / 50.0
     if h is not None:
-        tr = h["troops"].tolist()
+        tr = h.troops.tolist()
         for t in range(4):
             if tr[t]:
                 w[vo + 9 + t] = min(tr[t], 40) / 40.0
-        w[vo + 13] = min(h["mp"], 8) / 8.0
-        w[vo + 14] = min(h["xp"], 2) / 2.0
-        if h["abil"]:
+        w[vo + 13] = min(h.mp, 8) / 8.0
+        w[vo + 14] = min(h.xp, 2) / 2.0
+        if h.abilities:
             cnt: dict = {}
-            for name, _ in h["abil"]:
+            for name, _ in h.abilities:
                 cnt[name] = cnt.get(name, 0) + 1
             for name, k in cnt.items():  # k float32 steps of min(x + 1/3, 1), precomputed
                 w[vo + 15 + ABILITIES.index(name)] = _ABIL_STEPS[min(k, len(_ABIL_STEPS) - 1)]
@@ -491,11 +491,11 @@ def render_text(st, observer=None) -> str:
                 ch += "E" if st.encounter[i] else (str(st.owner[i]) if st.owner[i] >= 0 else " ")
             hi = st.hero_at(i)
             if hi >= 0:
-                ch = f"H{st.heroes[hi]['seat']}"
+                ch = f"H{st.heroes[hi].seat}"
             row.append(ch)
         lines.append(" ".join(row))
     for h in st.heroes:
-        if h["alive"] and (observer is None or observer == h["seat"]):
-            lines.append(f"p{h['seat']} hero {h['id']}: troops {h['troops'].tolist()} xp {h['xp']} "
-                         f"abilities {[a for a, _ in h['abil']]}")
+        if h.alive and (observer is None or observer == h.seat):
+            lines.append(f"p{h.seat} hero {h.id}: troops {h.troops.tolist()} xp {h.xp} "
+                         f"abilities {[a for a, _ in h.abilities]}")
     return "\n".join(lines)

@@ -11,6 +11,7 @@ from . import block_b as BB
 from . import luck as LUCK
 from . import spells as SP
 from .board import DIR_NAMES, edge, generate_map
+from .heroes import new_hero
 from .config import (BASIC, CALL_OFF, CAPITOL0, CAPITOL_AUTO, CASUALTY0, CONTINUE,
                                 DONE, DROP_OFF, EXCHANGE0, RECRUIT, RECRUIT_HERO, SEA0, SETTLEMENTS,
                                 RECRUIT_WIZARD, TAKE_GARRISON,
@@ -119,7 +120,7 @@ class WarbahState(State):
                   "wall_damage", "recruited", "gold", "alive", "out_turn", "capitol"):
             setattr(s, k, getattr(self, k).copy())
         s.variant = list(self.variant)
-        s.heroes = [dict(h, troops=h["troops"].copy(), abil=list(h["abil"])) for h in self.heroes]
+        s.heroes = [h.clone() for h in self.heroes]
         s.queue, s.history = list(self.queue), list(self.history)
         s.pending_treasure, s.order = list(self.pending_treasure), list(self.order)
         s.battle = copy.deepcopy(self.battle)
@@ -131,7 +132,7 @@ class WarbahState(State):
 
     def hero_at(self, cell: int):
         for i, h in enumerate(self.heroes):
-            if h["cell"] == cell and h["alive"]:
+            if h.cell == cell and h.alive:
                 return i
         return -1
 
@@ -152,10 +153,10 @@ class WarbahState(State):
 
     def abil(self, h: dict, name: str) -> int:
         n = 0
-        for a, _ in h["abil"]:
+        for a, _ in h.abilities:
             if a == name:
                 n += 1
-        sp = h.get("special")  # block B: special troops grant abilities (units.granted:
+        sp = h.specials  # block B: special troops grant abilities (units.granted:
         if sp is not None:  # one per kind present that grants it)
             us = _grant_units(self.game).get(name)
             if us:
@@ -173,7 +174,7 @@ class WarbahState(State):
             if dice is None:
                 break
             vals += (LUCK.roll(self.rng, dice),)
-        h["abil"].append(ability)
+        h.abilities.append(ability)
 
     def gain_abilities(self, hi: int, n: int = 1) -> bool:
         """Hero hi gains n abilities (n = 0: one per 2 XP, in recovery); each roll (Ability /
@@ -208,11 +209,8 @@ class WarbahState(State):
         self.settle[cell] = SETTLEMENTS.index("capitol")
         self.owner[cell], self.capitol[seat] = seat, cell
         troops = self.rng.integers(1, 11, size=4).astype(np.int64)
-        h = {"seat": seat, "cell": cell, "troops": troops,
-             "xp": 0, "abil": [], "alive": True, "mp": 0, "attacks": 0, "lost": 0,
-             "id": sum(1 for x in self.heroes if x["seat"] == seat) + 1}
+        h = new_hero(self.heroes, seat, cell, troops)
         self.gain_ability(h)
-        self.heroes.append(h)
 
     def free_candidates(self) -> list[int]:
         taken = [int(c) for c in self.capitol if c >= 0]
@@ -275,12 +273,12 @@ class WarbahState(State):
             vg = self.game.cfg["variant_gold"]
             total += sum(vg.get(self.variant[c], 0) for c in owned.get(s, ()))
             total += sum(self.abil(h, "wealth") for h in self.heroes
-                         if h["alive"] and h["seat"] == s)
+                         if h.alive and h.seat == s)
             self.gold[s] += max(0, total - self.mg["curse"][s])  # Curse (block A)
 
     def _hero_queue(self) -> list[tuple[int, int]]:
         return [(s, i) for s in self.order for i, h in enumerate(self.heroes)
-                if h["alive"] and h["seat"] == s]
+                if h.alive and h.seat == s]
 
     # Keep the mask computed while advancing (it is exactly the next legal_actions_mask as long
     # as nothing changes the state in between). The cached mask is tied to its decision point
@@ -329,11 +327,11 @@ class WarbahState(State):
                 self.phase, self.qi = "move", 0
                 self.queue = self._hero_queue()
                 for h in self.heroes:
-                    h["mp"] = d["hero_mp"] + self.abil(h, "logistics")
-                    h["scout"] = self.abil(h, "scouting")  # explore-only points
-                    h["received"] = False
-                    h["attacks"] = 1 + self.abil(h, "strategy")
-                    h["lost"] = 0
+                    h.mp = d["hero_mp"] + self.abil(h, "logistics")
+                    h.scout_moves = self.abil(h, "scouting")  # explore-only points
+                    h.received_army = False
+                    h.attacks_left = 1 + self.abil(h, "strategy")
+                    h.troops_lost = 0
                 SP.open_window(self, "move")  # block A: move-phase realm spells
             elif self.phase == "move":
                 self.phase, self.qi = "battle", 0
@@ -359,7 +357,7 @@ class WarbahState(State):
             return 0
         t = TERRAINS[self.terrain[m]]
         cost = self.game.terrain[t]["mp"]
-        if edge(h["cell"], m) in self.rivers:
+        if edge(h.cell, m) in self.rivers:
             cost = max(cost, self.game.cfg["river"]["cross_mp"])
         return cost
 
@@ -368,7 +366,7 @@ class WarbahState(State):
             return False
         j = self.hero_at(m)
         if j >= 0:
-            return self.heroes[j]["seat"] != seat
+            return self.heroes[j].seat != seat
         if self.encounter[m] != 0:
             return True
         return self.owner[m] not in (-1, seat) and self.garrisoned(m)
@@ -398,18 +396,18 @@ class WarbahState(State):
             SP.recruit_mask(self, seat, c, mask)  # block A: a wizard at a tower
         elif self.phase == "move":
             h = self.heroes[x]
-            if not h["alive"]:
+            if not h.alive:
                 return mask
             occ = BB.hero_map(self)
-            c = h["cell"]
+            c = h.cell
             nbl = self.nbl[c]
-            land, explored, mp = self.land, self.explored, h["mp"]
+            land, explored, mp = self.land, self.explored, h.mp
             for dd in range(6):
                 m = nbl[dd]
                 if m < 0 or not land[m]:
                     continue
                 if not explored[m]:
-                    mask[dd] = mp + h.get("scout", 0) >= 1
+                    mask[dd] = mp + h.scout_moves >= 1
                 # self._enterable(seat, h, m, occ) inlined: 0 (cannot enter) or the MP cost
                 elif self.encounter[m] == 0 and occ.get(m, -1) < 0 and not (
                         int(self.owner[m]) not in (-1, seat) and self.garrisoned(m)):
@@ -425,22 +423,22 @@ class WarbahState(State):
                 rec = g.settle[SETTLEMENTS[self.settle[c]]]["recruit"]
                 u = self.garrison_kind(c)
                 if u >= 0:  # the right type here is the settlement's special unit
-                    sp = h.get("special")
+                    sp = h.specials
                     mask[DROP_OFF] = sp is not None and sp[u] > 0
-                elif rec in BASIC and h["troops"][BASIC.index(rec)] > 0:
+                elif rec in BASIC and h.troops[BASIC.index(rec)] > 0:
                     mask[DROP_OFF] = 1
-            if not h.get("received") and sum(h["troops"].tolist()) > 0:
+            if not h.received_army and sum(h.troops.tolist()) > 0:
                 for dd in range(6):  # exchange instead of moving (ends this hero's movement)
                     j = occ.get(nbl[dd], -1) if nbl[dd] >= 0 else -1
-                    if (j >= 0 and self.heroes[j]["seat"] == seat
+                    if (j >= 0 and self.heroes[j].seat == seat
                             and BB.UNITS.army_size(self.heroes[j]) < self.army_cap(self.heroes[j])):
                         mask[EXCHANGE0 + dd] = 1
             SP.move_mask(self, seat, h, mask)  # block A: hand over magic items
         elif self.phase == "battle":
             h = self.heroes[x]
-            if h["alive"] and h["attacks"] > 0:
+            if h.alive and h.attacks_left > 0:
                 for dd in range(6):
-                    mask[dd] = self._target(seat, int(self.nb[h["cell"], dd]))
+                    mask[dd] = self._target(seat, int(self.nb[h.cell, dd]))
         BB.local_mask(self, seat, x, mask, occ)
         if self.phase == "move":
             BB.garrison_lock(self, self.heroes[x], mask)
@@ -528,10 +526,7 @@ class WarbahState(State):
                 name = SETTLEMENTS[self.settle[x]]
                 if a == RECRUIT_HERO:
                     self.gold[seat] -= self.game.troop["hero"][2]
-                    h = {"seat": seat, "cell": x, "troops": np.zeros(4, np.int64), "xp": 0,
-                         "abil": [], "alive": True, "mp": 0, "attacks": 0, "lost": 0,
-                         "id": sum(1 for q in self.heroes if q["seat"] == seat) + 1}
-                    self.heroes.append(h)
+                    new_hero(self.heroes, seat, x)
                     self.gain_abilities(len(self.heroes) - 1)  # Luck may pause here
                 elif self.garrison_kind(x) >= 0:  # knights into the castle's garrison
                     u = self.garrison_kind(x)
@@ -544,32 +539,32 @@ class WarbahState(State):
                 self.recruited[x] += 1
             elif self.phase == "move":
                 h = self.heroes[x]
-                if a == DROP_OFF and self.garrison_kind(h["cell"]) >= 0:
-                    u = self.garrison_kind(h["cell"])
-                    self.gsp[h["cell"], u] += h["special"][u]
-                    h["special"][u] = 0
+                if a == DROP_OFF and self.garrison_kind(h.cell) >= 0:
+                    u = self.garrison_kind(h.cell)
+                    self.gsp[h.cell, u] += h.specials[u]
+                    h.specials[u] = 0
                 elif a == DROP_OFF:
-                    rec = self.game.settle[SETTLEMENTS[self.settle[h["cell"]]]]["recruit"]
+                    rec = self.game.settle[SETTLEMENTS[self.settle[h.cell]]]["recruit"]
                     t = BASIC.index(rec)
-                    self.garrison[h["cell"], t] += h["troops"][t]
-                    h["troops"][t] = 0
+                    self.garrison[h.cell, t] += h.troops[t]
+                    h.troops[t] = 0
                 elif EXCHANGE0 <= a < EXCHANGE0 + 6:
-                    o = self.heroes[self.hero_at(int(self.nb[h["cell"], a - EXCHANGE0]))]
+                    o = self.heroes[self.hero_at(int(self.nb[h.cell, a - EXCHANGE0]))]
                     room = self.army_cap(o) - BB.UNITS.army_size(o)  # specials count too
                     for t in range(4):
-                        k = int(min(room, h["troops"][t]))
-                        o["troops"][t] += k
-                        h["troops"][t] -= k
+                        k = int(min(room, h.troops[t]))
+                        o.troops[t] += k
+                        h.troops[t] -= k
                         room -= k
-                    o["received"] = True  # a troop may be exchanged only once per turn
-                    h["mp"], h["scout"] = 0, 0
+                    o.received_army = True  # a troop may be exchanged only once per turn
+                    h.mp, h.scout_moves = 0, 0
                     self.qi += 1  # instead of moving: this hero's move is over
                 elif a == TAKE_GARRISON:
-                    c = h["cell"]
+                    c = h.cell
                     room = self.army_cap(h) - BB.UNITS.army_size(h)  # specials count too
                     for t in range(4):
                         k = int(min(room, self.garrison[c, t]))
-                        h["troops"][t] += k
+                        h.troops[t] += k
                         self.garrison[c, t] -= k
                         room -= k
                     for u in np.flatnonzero(self.gsp[c]).tolist():  # special units (Knights)
@@ -578,24 +573,24 @@ class WarbahState(State):
                         self.gsp[c, u] -= k
                         room -= k
                 else:
-                    m = int(self.nb[h["cell"], a])
+                    m = int(self.nb[h.cell, a])
                     if not self.explored[m]:
                         self._explore(m, seat)
-                        if h.get("scout", 0) > 0:
-                            h["scout"] -= 1
+                        if h.scout_moves > 0:
+                            h.scout_moves -= 1
                         else:
-                            h["mp"] -= 1
+                            h.mp -= 1
                     else:
-                        h["mp"] -= self._enterable(seat, h, m)
-                        h["cell"] = m
+                        h.mp -= self._enterable(seat, h, m)
+                        h.cell = m
                         if self.variant[m] == "merchant_caravan":  # once only
                             self.variant[m] = ""
                             LUCK.caravan(self, seat)  # its gold dice (Luck may pause here)
             elif self.phase == "battle":
                 h = self.heroes[x]
-                h["attacks"] -= 1
-                BB.on_attack(self, x, int(self.nb[h["cell"], a]))  # block B: allies
-                declare(self, x, int(self.nb[h["cell"], a]))  # joiners, then the battle
+                h.attacks_left -= 1
+                BB.on_attack(self, x, int(self.nb[h.cell, a]))  # block B: allies
+                declare(self, x, int(self.nb[h.cell, a]))  # joiners, then the battle
         self._advance()
 
     def _explore(self, m: int, seat: int = -1) -> None:
@@ -614,7 +609,7 @@ class WarbahState(State):
         tasks = [("treasure", hi) for hi, n_tr in self.pending_treasure for _ in range(n_tr)]
         self.pending_treasure = []
         tasks += [t for s in self.order for i, h in enumerate(self.heroes)
-                  if h["alive"] and h["seat"] == s for t in (("heal", i), ("ability", i, 0))]
+                  if h.alive and h.seat == s for t in (("heal", i), ("ability", i, 0))]
         tasks += [("undead", i) for i in range(len(self.heroes))] + [("rec_end", -1)]
         self.rec = tuple(tasks)
         return self._recovery_run()
@@ -639,10 +634,10 @@ class WarbahState(State):
             self._start_turn()
 
     def _recover_hero(self, h: dict, healed: int) -> None:
-        g, s = self.game, h["seat"]
+        g, s = self.game, h.seat
         BB.UNITS.gain_warriors(self, h, healed)  # as warriors, within the type limit
         BB.UNITS.trim_to_cap(self, h)  # over the cap: basic, then special troops
-        c = h["cell"]
+        c = h.cell
         if (self.variant[c] in g.cfg["variant_gold"] or self.variant[c] == "temple"
                 or (self.variant[c].startswith("recruit_") and self.settle[c] < 0)):
             self.owner[c] = s  # designed: a Hero marks a Lumbermill / Gold Mine hex
@@ -657,7 +652,7 @@ class WarbahState(State):
             self.garrison[c] = 0
             self.gsp[c] = 0
             if prev >= 0:
-                h["xp"] += 1
+                h.xp += 1
                 if self.capitol[prev] == c:
                     self._eliminate(prev)
         # abilities from XP: the recovery task ("ability", hero, 0) after this one (Luck)
@@ -666,8 +661,8 @@ class WarbahState(State):
         self.alive[seat] = False
         self.out_turn[seat] = self.turn
         for h in self.heroes:
-            if h["seat"] == seat:
-                h["alive"] = False
+            if h.seat == seat:
+                h.alive = False
         own = self.owner == seat
         self.owner[own] = -1
         self.garrison[own] = 0
@@ -733,9 +728,9 @@ class WarbahState(State):
             busy = {s.battle["sides"][k]["hero"] for k in (0, 1)}
             busy |= {m["hero"] for m in s.battle.get("members", ())}  # a combined attack
         for i, h in enumerate(s.heroes):
-            if h["seat"] != observer and i not in busy and not BB.keep_visible(s, observer, i) \
+            if h.seat != observer and i not in busy and not BB.keep_visible(s, observer, i) \
                     and not SP.scried(s, observer):
-                h["troops"] = h["troops"][rng.permutation(4)]
+                h.troops = h.troops[rng.permutation(4)]
         SP.determinize(s, observer, rng)  # block A: hidden hands, deck order, items
         BB.determinize(s, observer, rng, busy)  # block B: enemy special troops
         return s
@@ -788,21 +783,21 @@ def _treasure_rolls(st, ctx, vals):
     rolls; the finder's player may reroll. ``vals`` may start with the table roll (Research)."""
     hi = ctx[0]
     h = st.heroes[hi]
-    who = (h["seat"],)
+    who = (h.seat,)
     if not vals:
         return who, (1, 10)
     row = next(t for t in st.game.cfg["treasure"] if vals[0] in t["rolls"])
     if "gold_dice" in row:
         if len(vals) == 1:
             return who, (row["gold_dice"], 10)
-        st.gold[h["seat"]] += vals[1]
+        st.gold[h.seat] += vals[1]
     elif "followers_dice" in row:
-        if not h["alive"]:
+        if not h.alive:
             return None
         if len(vals) == 1:
             return who, (row["followers_dice"], 10)
         BB.UNITS.gain_warriors(st, h, vals[1])
-    elif row.get("magic_item") == "ability" and h["alive"]:  # its ability rolls (Luck)
+    elif row.get("magic_item") == "ability" and h.alive:  # its ability rolls (Luck)
         nxt, ab, _ = ability_rolls(st.game.cfg, vals, 1)
         if nxt is not None:
             return who, nxt
@@ -834,18 +829,18 @@ def _ability_rolls(st, ctx, vals):
     roll open to Luck for the Hero's player; the abilities are written once all are rolled."""
     hi, n = ctx
     h = st.heroes[hi]
-    if not h["alive"]:
+    if not h.alive:
         return None
-    k = n or h["xp"] // 2
+    k = n or h.xp // 2
     got, i = [], 0
     for _ in range(k):
         nxt, ab, i = ability_rolls(st.game.cfg, vals, i)
         if nxt is not None:
-            return (h["seat"],), nxt
+            return (h.seat,), nxt
         got.append(ab)
-    h["abil"].extend(got)
+    h.abilities.extend(got)
     if not n:
-        h["xp"] -= 2 * k
+        h.xp -= 2 * k
     return None
 
 
@@ -855,12 +850,12 @@ def _heal_roll(st, ctx, vals):
     it), then the cap, markers, Diplomacy, settlement capture and abilities from XP."""
     hi, = ctx
     h = st.heroes[hi]
-    if not h["alive"]:
+    if not h.alive:
         return None
-    heal = st.abil(h, "healing") and h["lost"] > 0
+    heal = st.abil(h, "healing") and h.troops_lost > 0
     if heal and not vals:
-        return (h["seat"],), (1, 10)
-    st._recover_hero(h, min(h["lost"], vals[0]) if heal else 0)
+        return (h.seat,), (1, 10)
+    st._recover_hero(h, min(h.troops_lost, vals[0]) if heal else 0)
     return None
 
 
@@ -870,12 +865,12 @@ def _undead_roll(st, ctx, vals):
     present, within the army cap); the owner may reroll it."""
     hi, = ctx
     h = st.heroes[hi]
-    sp = h.get("special")
+    sp = h.specials
     k = BB.UNITS.SPECIALS.index("undead")
-    if not (h["alive"] and sp is not None and sp[k] > 0):
+    if not (h.alive and sp is not None and sp[k] > 0):
         return None
     if not vals:
-        return (h["seat"],), (1, 10)
+        return (h.seat,), (1, 10)
     room = st.army_cap(h) - BB.UNITS.army_size(h)
     sp[k] += max(0, min(room, vals[0]))
     return None

@@ -37,7 +37,7 @@ def scfg(st) -> dict:
 
 
 def at_sea(st, h: dict) -> bool:
-    return not st.land[h["cell"]]
+    return not st.land[h.cell]
 
 
 def capacity(st, ships: int) -> int:
@@ -46,14 +46,14 @@ def capacity(st, ships: int) -> int:
 
 def ships_of(st, hi: int) -> int:
     h = st.heroes[hi]
-    return int(st.ships[h["cell"]]) if h["alive"] and at_sea(st, h) else 0
+    return int(st.ships[h.cell]) if h.alive and at_sea(st, h) else 0
 
 
 def _sea_mp(st, h: dict) -> int:
-    if h.get("sea_turn") != st.turn:
-        h["sea_turn"] = st.turn
-        h["sea_mp"] = scfg(st)["sea_moves"] + st.abil(h, "navigation")
-    return h["sea_mp"]
+    if h.sea_moves_turn != st.turn:
+        h.sea_moves_turn = st.turn
+        h.sea_moves = scfg(st)["sea_moves"] + st.abil(h, "navigation")
+    return h.sea_moves
 
 
 # -- recruiting ships ---------------------------------------------------------------------------
@@ -67,7 +67,7 @@ def recruit_mask(st, seat: int, c: int, mask: np.ndarray) -> None:
     for d, m in enumerate(st.nbl[c]):  # st.nb[c] as a list
         if m >= 0 and not land[m] and int(own[m]) in (-1, seat):
             j = st.hero_at(m)
-            if j < 0 or st.heroes[j]["seat"] == seat:
+            if j < 0 or st.heroes[j].seat == seat:
                 mask[SHIP0 + d] = 1
 
 
@@ -103,12 +103,12 @@ def _capture(st, seat: int, m: int) -> None:
 
 def is_sea_step(st, h: dict, d: int) -> bool:
     """Direction action d for this Hero is handled here (boarding, sailing, landing)."""
-    m = int(st.nb[h["cell"], d])
+    m = int(st.nb[h.cell, d])
     return at_sea(st, h) or (m >= 0 and not st.land[m])
 
 
 def move_mask(st, seat: int, x: int, h: dict, mask: np.ndarray) -> None:
-    c = h["cell"]
+    c = h.cell
     if at_sea(st, h):
         mask[:6] = 0
         mask[EXCHANGE0:EXCHANGE0 + 6] = 0
@@ -130,37 +130,37 @@ def move_mask(st, seat: int, x: int, h: dict, mask: np.ndarray) -> None:
         if m < 0 or land[m]:
             continue
         mask[EXCHANGE0 + d] = 0  # no hand-over onto a ship
-        mask[d] = (h["mp"] >= 1 and st.ships[m] > 0 and st.hero_at(m) < 0
+        mask[d] = (h.mp >= 1 and st.ships[m] > 0 and st.hero_at(m) < 0
                    and (st.fleet_owner[m] == seat or capturable(st, seat, m)))
 
 
 def move_apply(st, seat: int, x: int, h: dict, a: int) -> None:
     """A direction action that boards, sails, explores from the sea, or lands."""
-    c = h["cell"]
+    c = h.cell
     m = int(st.nb[c, a])
     if not at_sea(st, h):  # boarding (1 MP); excess troops disband
         _capture(st, seat, m)  # an undefended enemy fleet is taken
-        h["mp"] -= 1
-        h["cell"] = m
+        h.mp -= 1
+        h.cell = m
         _sea_mp(st, h)
         _enforce_capacity(st, x, "move")
         return
-    h["sea_mp"] -= 1
+    h.sea_moves -= 1
     if st.land[m]:
         if not st.explored[m]:
             st._explore(m)
             return
-        h["cell"] = m  # landing ends the move; the fleet waits as an unmanned fleet
-        h["mp"] = h["sea_mp"] = 0
-        h["scout"] = 0
+        h.cell = m  # landing ends the move; the fleet waits as an unmanned fleet
+        h.mp = h.sea_moves = 0
+        h.scout_moves = 0
         return
     _capture(st, seat, m)  # sailing into an undefended enemy fleet takes it (the fleets merge)
     st.ships[m] += st.ships[c]
     st.fleet_owner[m] = seat
     st.ships[c], st.fleet_owner[c] = 0, -1
-    h["cell"] = m
+    h.cell = m
     roll = d10(st.rng)
-    if st.abil(h, "luck") and h.get("luck_turn") != st.turn:
+    if st.abil(h, "luck") and h.luck_used_turn != st.turn:
         st.sea = {"kind": "luck", "hero": x, "roll": roll, "ret": st.phase}
         st.phase = "luck"
         return
@@ -174,11 +174,11 @@ def sea_encounter(st, hi: int, roll: int) -> None:
     kind = row.get("kind", "none")
     st.sea_log.append((st.turn, hi, roll, kind))
     if kind == "winds":
-        h["sea_mp"] += row["moves"]
+        h.sea_moves += row["moves"]
     elif kind == "becalmed":
-        h["sea_mp"] = max(0, h["sea_mp"] + row["moves"])
+        h.sea_moves = max(0, h.sea_moves + row["moves"])
     elif kind == "storm":
-        h["sea_mp"] = 0
+        h.sea_moves = 0
         LUCK.chain(st, "storm", (hi, row["sink_max"]))  # Luck: the sinking roll (luck.py)
     elif kind in ("monster", "pirates"):
         _sea_battle(st, hi, row)
@@ -194,8 +194,8 @@ def _sea_battle(st, hi: int, row: dict) -> None:
     foe["ships"] = row.get("ships", 0)
     foe["hits_ships"] = bool(mon and mon.get("hits_ships"))
     me = CF._side(st, hi)
-    me["ships"] = int(st.ships[st.heroes[hi]["cell"]])
-    st.battle = {"sides": [me, foe], "kind": "sea", "cell": st.heroes[hi]["cell"],
+    me["ships"] = int(st.ships[st.heroes[hi].cell])
+    st.battle = {"sides": [me, foe], "kind": "sea", "cell": st.heroes[hi].cell,
                  "treasure": row.get("treasure", 0), "round": 0, "seg": 0, "kills": [0, 0],
                  "chooser": -1, "return_phase": st.phase}
     from . import spells as SP
@@ -209,7 +209,7 @@ def _storm_roll(st, ctx, vals):
     sailing Hero's player)."""
     hi, sink_max = ctx
     if not vals:
-        return (st.heroes[hi]["seat"],), (1, 10)
+        return (st.heroes[hi].seat,), (1, 10)
     if vals[0] <= sink_max:
         sink_ship(st, hi)
     return None
@@ -254,9 +254,9 @@ def finish(st, b: dict) -> None:
             continue
         h = st.heroes[hi]
         if at_sea(st, h):
-            st.ships[h["cell"]] = s["ships"]
+            st.ships[h.cell] = s["ships"]
             if s["ships"] <= 0:
-                st.fleet_owner[h["cell"]] = -1
+                st.fleet_owner[h.cell] = -1
                 s["counts"][:] = 0  # drowned (designed), a summoned monster with them
                 s["monster"] = None
     if b["kind"] == "garrison" and not st.land[b["cell"]]:  # an unmanned fleet attacked
@@ -264,7 +264,7 @@ def finish(st, b: dict) -> None:
     if b["kind"] == "sea":
         from . import battle as B
         if B.destroyed(d) and a["counts"][4] > 0:  # an overcome encounter: 1 XP, treasure
-            st.heroes[a["hero"]]["xp"] += 1
+            st.heroes[a["hero"]].xp += 1
             st.pending_treasure.append((a["hero"], b["treasure"]))
 
 
@@ -272,22 +272,22 @@ def after_battle(st, b: dict) -> None:
     """Enforce the carrying capacity of Heroes whose fleets lost ships."""
     for s in b["sides"]:
         hi = s.get("hero", -1)
-        if hi >= 0 and s.get("seat", -1) >= 0 and st.heroes[hi]["alive"] and "ships" in s:
+        if hi >= 0 and s.get("seat", -1) >= 0 and st.heroes[hi].alive and "ships" in s:
             if _enforce_capacity(st, hi, st.phase):
                 return
 
 
 def sink_ship(st, hi: int) -> None:
     h = st.heroes[hi]
-    c = h["cell"]
+    c = h.cell
     if st.ships[c] <= 0:
         return
     st.ships[c] -= 1
     if st.ships[c] == 0:  # the last ship sinks: the Hero and his army are lost (designed)
         st.fleet_owner[c] = -1
-        h["alive"] = False
-        h["troops"][:] = 0
-        if h.get("wizard"):  # his wizard teleports home (block A)
+        h.alive = False
+        h.troops[:] = 0
+        if h.wizard:  # his wizard teleports home (block A)
             st.kill_wizard(hi)
         return
     _enforce_capacity(st, hi, st.phase)
@@ -298,7 +298,7 @@ def _enforce_capacity(st, hi: int, ret: str) -> bool:
     h = st.heroes[hi]
     if not at_sea(st, h):
         return False
-    over = UNITS.army_size(h) - capacity(st, st.ships[h["cell"]])
+    over = UNITS.army_size(h) - capacity(st, st.ships[h.cell])
     if over <= 0:
         return False
     st.sea = {"kind": "loss", "hero": hi, "left": over, "ret": ret}
@@ -323,7 +323,7 @@ def advance(st) -> bool:
     s = st.sea
     h = st.heroes[s["hero"]]
     if s["kind"] == "luck":
-        st._cp = h["seat"]
+        st._cp = h.seat
         return True
     alive = UNITS.loss_actions(h)
     while s["left"] > 0 and len(alive) == 1:
@@ -331,7 +331,7 @@ def advance(st) -> bool:
         s["left"] -= 1
         alive = UNITS.loss_actions(h)
     if s["left"] > 0 and alive:
-        st._cp = h["seat"]
+        st._cp = h.seat
         return True
     st.phase, st.sea = s["ret"], None
     return False
@@ -345,7 +345,7 @@ def apply(st, a: int) -> None:
         h = st.heroes[s["hero"]]
         roll = s["roll"]
         if a == REROLL:
-            h["luck_turn"] = st.turn
+            h.luck_used_turn = st.turn
             roll = d10(st.rng)
         st.phase, st.sea = s["ret"], None
         if s.get("cont") == "esp":  # the espionage roll (espionage.advance), then the victims'
@@ -366,15 +366,15 @@ def battle_mask(st, seat: int, h: dict, mask: np.ndarray) -> None:
     """At sea a Hero may attack only adjacent enemy Heroes at sea; land Heroes not ships."""
     sea = at_sea(st, h)
     for d in range(6):
-        m = int(st.nb[h["cell"], d])
+        m = int(st.nb[h.cell, d])
         if m < 0:
             continue
         if sea:
             j = st.hero_at(m)
             if j >= 0:
-                mask[d] = (h["attacks"] > 0 and not st.land[m] and st.heroes[j]["seat"] != seat)
+                mask[d] = (h.attacks_left > 0 and not st.land[m] and st.heroes[j].seat != seat)
             else:  # an enemy fleet without a Hero cannot fight back: attacking sinks it
-                mask[d] = (h["attacks"] > 0 and not st.land[m] and st.ships[m] > 0
+                mask[d] = (h.attacks_left > 0 and not st.land[m] and st.ships[m] > 0
                            and st.fleet_owner[m] != seat)
         elif not st.land[m]:
             mask[d] = 0
@@ -401,7 +401,7 @@ def unmanned_fleets(st, seat: int, occ=None) -> list[int]:
         return out
     own = st.fleet_owner
     if occ is None:
-        occ = {h["cell"] for h in st.heroes if h["alive"]}  # hexes with a Hero (hero_at >= 0)
+        occ = {h.cell for h in st.heroes if h.alive}  # hexes with a Hero (hero_at >= 0)
     for c in cells:
         if own.item(c) == seat and c not in occ:
             out.append(c)
@@ -422,7 +422,7 @@ def fleet_mask(st, seat: int, mask: np.ndarray, occ=None) -> None:
     if not fleet_cells(st):
         return
     if occ is None:
-        occ = {h["cell"] for h in st.heroes if h["alive"]}  # hexes with a Hero (hero_at >= 0)
+        occ = {h.cell for h in st.heroes if h.alive}  # hexes with a Hero (hero_at >= 0)
     fleets = unmanned_fleets(st, seat, occ)
     if not fleets:
         return

@@ -8,7 +8,7 @@ discard piles, ``hand[seat]`` realm spell ids held, ``timing`` of the open realm
 ``blight`` int[n] (turn whose income the settlement loses), ``curse[seat]`` gold lost this turn,
 ``scry[seat]`` turn of the last Scry.
 Hero fields: ``wizard`` (0 none, tower cell + 1, -1 wandering), ``wcast`` (turn the wizard cast a
-realm spell), ``items`` [{"kind": realm|battle|ability, "k": id or (ability, type), "used": turn}].
+realm spell), ``items`` (heroes.Item records).
 Battle: ``b["mg"]`` (spell segment step, last spell cast for Dispell, limbo cards) and
 ``side["mg"]`` (hand, wizard, neutralized units, per-round blocks/boosts, armor, ...): the
 Battle spells are in battle_magic.py (re-exported at the end of this module).
@@ -29,6 +29,7 @@ from .config import (BSPELL0, CELL0, DONE, GIVE_ITEM0, GROUP0, MAGIC0, MAGIC_END
                                 MAGIC_SPGROUP0, REALM0, RECRUIT_WIZARD, SETTLEMENTS, TERRAINS,
                                 TSEAT0)
 from . import luck as LUCK
+from .heroes import Item, new_hero
 from .luck import initiative as luck_initiative  # noqa: F401  (rules._start_turn)
 from .units import SPECIALS, gain_warriors, type_count, type_limit
 
@@ -95,9 +96,6 @@ def clone_into(dst, src) -> None:
                   opened=set(m["opened"]), sanct=set(m["sanct"]), bwalls=dict(m["bwalls"]),
                   blight=m["blight"].copy(), curse=list(m["curse"]), scry=list(m["scry"]),
                   limit=list(m["limit"]))
-    for h in dst.heroes:
-        if h.get("items"):
-            h["items"] = [dict(i) for i in h["items"]]
 
 
 def scried(st, observer: int) -> bool:
@@ -133,12 +131,12 @@ def determinize(s, observer: int, rng) -> None:
     else:
         m["bdeck"] = [m["bdeck"][i] for i in rng.permutation(len(m["bdeck"]))]
     for i, h in enumerate(s.heroes):
-        if h["seat"] != observer and i not in busy and h.get("items"):
-            for it in h["items"]:
-                if it["kind"] == "realm":
-                    it["k"] = int(rng.integers(T.NR))
-                elif it["kind"] == "battle":
-                    it["k"] = int(rng.integers(T.NB))
+        if h.seat != observer and i not in busy and h.items:
+            for it in h.items:
+                if it.kind == "realm":
+                    it.spell = int(rng.integers(T.NR))
+                elif it.kind == "battle":
+                    it.spell = int(rng.integers(T.NB))
 
 
 # -- decks ------------------------------------------------------------------------------------
@@ -185,39 +183,39 @@ def refill(st, seat: int) -> None:
 
 # -- wizards and items ------------------------------------------------------------------------
 def has_wizard(h: dict) -> bool:
-    return bool(h.get("wizard", 0))
+    return bool(h.wizard)
 
 
 def tower_wizard_home(st, c: int) -> bool:
     """The tower's wizard is home unless a living hero has him (killed wizards teleport home)."""
-    return not any(h["alive"] and h.get("wizard", 0) == c + 1 for h in st.heroes)
+    return not any(h.alive and h.wizard == c + 1 for h in st.heroes)
 
 
 def recruit_mask(st, seat: int, c: int, mask) -> None:
     if st.settle[c] != TOWER or st.gold[seat] < st.game.cfg["spells"]["wizard_cost"]:
         return
     j = st.hero_at(c)
-    if j >= 0 and st.heroes[j]["seat"] == seat and not has_wizard(st.heroes[j]) \
+    if j >= 0 and st.heroes[j].seat == seat and not has_wizard(st.heroes[j]) \
             and tower_wizard_home(st, c):
         mask[RECRUIT_WIZARD] = 1
 
 
 def recruit_wizard(st, seat: int, c: int) -> None:
     st.gold[seat] -= st.game.cfg["spells"]["wizard_cost"]
-    st.heroes[st.hero_at(c)]["wizard"] = c + 1
+    st.heroes[st.hero_at(c)].wizard = c + 1
 
 
 def kill_wizard(st, hi: int) -> None:
     """The wizard leaves the army: a tower wizard goes home (recruitable again), a wandering
     one leaves the map."""
-    st.heroes[hi]["wizard"] = 0
+    st.heroes[hi].wizard = 0
 
 
 def gain_ability_item(h: dict, ab: tuple) -> None:
     """A magic ability item holding ability ``ab`` (rolled by rules' treasure chain, open to
     Luck): the Hero has the ability while he holds the item."""
-    h["abil"].append(ab)
-    h.setdefault("items", []).append({"kind": "ability", "k": ab, "used": -1})
+    h.abilities.append(ab)
+    h.items.append(Item("ability", ability=ab))
 
 
 def gain_item(st, h: dict, kind: str) -> None:
@@ -227,53 +225,54 @@ def gain_item(st, h: dict, kind: str) -> None:
     if k is None:
         return
     st.mg[kind[0] + "disc"].append(k)  # the card only defines the item (designed)
-    h.setdefault("items", []).append({"kind": kind, "k": k, "used": -1})
+    h.items.append(Item(kind, spell=k))
 
 
 def _abilities_without(h: dict, it: dict) -> list:
     """Hero ``h``'s abilities once item ``it`` is gone (an ability item takes its ability)."""
-    rest = list(h["abil"])
-    if it["kind"] == "ability" and tuple(it["k"]) in [tuple(a) for a in rest]:
-        rest.remove(next(a for a in rest if tuple(a) == tuple(it["k"])))
+    rest = list(h.abilities)
+    if it.kind == "ability" and tuple(it.ability) in [tuple(a) for a in rest]:
+        rest.remove(next(a for a in rest if tuple(a) == tuple(it.ability)))
     return rest
 
 
 def drop_item(h: dict, it: dict) -> None:
-    h["items"].remove(it)
-    h["abil"][:] = _abilities_without(h, it)
+    h.items.remove(it)
+    h.abilities[:] = _abilities_without(h, it)
 
 
 def take_items(st, winner: dict, loser: dict) -> None:
     """A Hero who defeats an enemy Hero takes all his magic items."""
-    for it in list(loser.get("items") or ()):
+    for it in list(loser.items):
         drop_item(loser, it)
-        if it["kind"] == "ability":
-            winner["abil"].append(tuple(it["k"]))
-        winner.setdefault("items", []).append(it)
+        if it.kind == "ability":
+            winner.abilities.append(tuple(it.ability))
+        winner.items.append(it)
 
 
 def _givable(st, h: dict):
-    return [it for it in h.get("items") or () if it.get("moved", -1) != st.turn]
+    return [it for it in h.items if it.moved_turn != st.turn]
 
 
 def _friend(st, seat: int, h: dict, d: int) -> int:
-    m = int(st.nb[h["cell"], d])
+    m = int(st.nb[h.cell, d])
     j = st.hero_at(m) if m >= 0 else -1
     if j < 0:
         return -1
     from .allies import friendly  # allies may trade magic items too (ALLIES)
-    return j if friendly(st, seat, st.heroes[j]["seat"]) else -1
+    return j if friendly(st, seat, st.heroes[j].seat) else -1
 
 
 def move_mask(st, seat: int, h: dict, mask) -> None:
     """Move phase: a hero with an item not yet exchanged this turn may hand it to an adjacent
     friendly (own or allied) hero (instead of moving), unless it is a Command item whose loss
     would leave him with more troop types than his limit (designed)."""
-    givable = _givable(st, h) if h.get("items") and h["alive"] else None
+    givable = _givable(st, h) if h.items and h.alive else None
     if givable:
         it = givable[0]  # the item give_item hands over
-        if (it["kind"] == "ability" and tuple(it["k"])[0] == "command"
-                and type_count(h) > type_limit(st, dict(h, abil=_abilities_without(h, it)))):
+        if (it.kind == "ability" and tuple(it.ability)[0] == "command"
+                and type_count(h) > type_limit(st, h) - (
+                    len(h.abilities) - len(_abilities_without(h, it)))):
             return
         for d in range(6):
             if _friend(st, seat, h, d) >= 0:
@@ -287,11 +286,11 @@ def give_item(st, seat: int, hi: int, d: int) -> None:
     o = st.heroes[_friend(st, seat, h, d)]
     it = _givable(st, h)[0]
     drop_item(h, it)
-    if it["kind"] == "ability":
-        o["abil"].append(tuple(it["k"]))
-    it["moved"] = st.turn
-    o.setdefault("items", []).append(it)
-    h["mp"], h["scout"] = 0, 0
+    if it.kind == "ability":
+        o.abilities.append(tuple(it.ability))
+    it.moved_turn = st.turn
+    o.items.append(it)
+    h.mp, h.scout_moves = 0, 0
 
 
 def apply_treasure(st, hi: int, r: int) -> None:
@@ -304,11 +303,11 @@ def treasure_item(st, hi: int, row: dict) -> None:
     """Treasure 7 (Wandering Mage: a wizard, else a realm-spell item) and 10 (battle-spell
     item); 8-9 (ability item) is rolled and given by rules' treasure chain."""
     h = st.heroes[hi]
-    if not h["alive"]:
+    if not h.alive:
         return
     if row.get("wandering_mage"):
         if not has_wizard(h):
-            h["wizard"] = -1
+            h.wizard = -1
         else:
             gain_item(st, h, "realm")
     elif row.get("magic_item") in ("realm", "battle"):
@@ -356,7 +355,7 @@ def open_window(st, timing: str) -> bool:
         return False
     m["opened"].add(timing)
     q = [(s, i) for s in st.order for i, h in enumerate(st.heroes)
-         if h["alive"] and h["seat"] == s and castable(st, s, i, timing)]
+         if h.alive and h.seat == s and castable(st, s, i, timing)]
     if not q:
         return False
     m["saved"] = (st.phase, st.queue, st.qi)
@@ -386,16 +385,16 @@ def _sources(st, seat: int, hi: int, timing: str):
     h = st.heroes[hi]
     T = tables(st.game)
     out = set()
-    if has_wizard(h) and h.get("wcast", -1) != st.turn:
+    if has_wizard(h) and h.wizard_cast_turn != st.turn:
         out.update(k for k in st.mg["hand"][seat] if T.realm[k]["timing"] == timing)
-    for it in h.get("items") or ():
-        if it["kind"] == "realm" and it["used"] != st.turn and T.realm[it["k"]]["timing"] == timing:
-            out.add(it["k"])
+    for it in h.items:
+        if it.kind == "realm" and it.used_turn != st.turn and T.realm[it.spell]["timing"] == timing:
+            out.add(it.spell)
     return sorted(out)
 
 
 def castable(st, seat: int, hi: int, timing: str):
-    if not st.heroes[hi]["alive"]:
+    if not st.heroes[hi].alive:
         return []
     return [k for k in _sources(st, seat, hi, timing) if realm_targets(st, seat, hi, k)]
 
@@ -407,7 +406,7 @@ def _adj(st, c: int):
 def _enemy_force(st, seat: int, m: int, heroes_only: bool) -> bool:
     j = st.hero_at(m)
     if j >= 0:
-        return st.heroes[j]["seat"] != seat
+        return st.heroes[j].seat != seat
     return (not heroes_only and st.owner[m] not in (-1, seat) and _garrisoned(st, m)
             and st.land[m])
 
@@ -418,12 +417,12 @@ def realm_targets(st, seat: int, hi: int, k: int) -> list:
     sp = T.realm[k]
     tg, eff = sp["target"], sp["effect"]
     h = st.heroes[hi]
-    c = h["cell"]
+    c = h.cell
     if tg == "none":
         if eff == "sea_move":
             return [None] if getattr(st, "ships", None) is not None and not st.land[c] else []
         if eff == "heal":
-            return [None] if h.get("lost", 0) > 0 else []
+            return [None] if h.troops_lost > 0 else []
         if eff == "avatar":
             return [None] if _avatar_cell(st, seat) >= 0 else []
         if eff == "fortell":
@@ -446,8 +445,8 @@ def realm_targets(st, seat: int, hi: int, k: int) -> list:
     if tg == "hero_no_wizard":
         if not has_wizard(h):  # an item-cast Teleport needs a wizard to move
             return []
-        return [CELL0 + o["cell"] for j, o in enumerate(st.heroes)
-                if j != hi and o["alive"] and o["seat"] == seat and not has_wizard(o)]
+        return [CELL0 + o.cell for j, o in enumerate(st.heroes)
+                if j != hi and o.alive and o.seat == seat and not has_wizard(o)]
     if tg == "own_cell":
         return [CELL0 + int(x) for x in np.flatnonzero(st.owner == seat)
                 if st.land[x] and st.hero_at(int(x)) < 0 and st.encounter[x] == 0]
@@ -516,13 +515,13 @@ def realm_apply(st, a: int) -> None:
 def _pay_realm(st, seat: int, h: dict, k: int) -> None:
     """A wizard casts from the hand (one realm spell per wizard per turn), else an item is used."""
     m = st.mg
-    if has_wizard(h) and h.get("wcast", -1) != st.turn and k in m["hand"][seat]:
-        h["wcast"] = st.turn
+    if has_wizard(h) and h.wizard_cast_turn != st.turn and k in m["hand"][seat]:
+        h.wizard_cast_turn = st.turn
         m["hand"][seat].remove(k)
         m["rdisc"].append(k)
         return
-    it = next(i for i in h["items"] if i["kind"] == "realm" and i["k"] == k and i["used"] != st.turn)
-    it["used"] = st.turn
+    it = next(i for i in h.items if i.kind == "realm" and i.spell == k and i.used_turn != st.turn)
+    it.used_turn = st.turn
 
 
 def _garrisoned(st, m: int) -> bool:
@@ -557,7 +556,7 @@ def _lose_troops(troops, n: int) -> None:
 def _force_loses(st, m: int, n: int) -> None:
     j = st.hero_at(m)
     if j >= 0:
-        _lose_mixed(st.heroes[j]["troops"], st.heroes[j].get("special"), n)
+        _lose_mixed(st.heroes[j].troops, st.heroes[j].specials, n)
     elif st.land[m]:
         gsp = getattr(st, "gsp", None)
         _lose_mixed(st.garrison[m], None if gsp is None else gsp[m], n)
@@ -572,24 +571,23 @@ def cast_realm(st, seat: int, hi: int, k: int, target) -> None:
     _pay_realm(st, seat, h, k)
     m = st.mg
     cell = target - CELL0 if target is not None and target >= CELL0 else -1
-    adj = int(st.nb[h["cell"], target]) if target is not None and target < 6 else -1
+    adj = int(st.nb[h.cell, target]) if target is not None and target < 6 else -1
     rng = st.rng
     if eff == "sea_move":
         from . import sea as SEA
         SEA._sea_mp(st, h)
-        h["sea_mp"] += sp["n"]
+        h.sea_moves += sp["n"]
     elif eff == "teleport":
         o = st.heroes[st.hero_at(cell)]
-        o["wizard"], h["wizard"] = h["wizard"], 0
-        o["wcast"] = st.turn
+        o.wizard, h.wizard = h.wizard, 0
+        o.wizard_cast_turn = st.turn
     elif eff == "dimension_door":
-        h["cell"] = cell
+        h.cell = cell
     elif eff == "fly":
-        h["mp"] += sp["n"]
+        h.mp += sp["n"]
     elif eff == "blizzard":
         o = st.heroes[st.hero_at(adj)]
-        o["mp"], o["scout"], o["attacks"] = 0, 0, 0
-        o["blizzard"] = st.turn
+        o.mp, o.scout_moves, o.attacks_left = 0, 0, 0
     elif eff in ("raze", "decimate"):
         m["blight"][adj] = st.turn + 1
         if eff == "raze":
@@ -604,9 +602,7 @@ def cast_realm(st, seat: int, hi: int, k: int, target) -> None:
         _lucky_realm(st, seat, hi, k, target, int(rng.integers(1, 6)), (1, 5), -1)
     elif eff == "avatar":
         c = _avatar_cell(st, seat)
-        st.heroes.append({"seat": seat, "cell": c, "troops": np.zeros(4, np.int64), "xp": 0,
-                          "abil": [], "alive": True, "mp": 0, "attacks": 0, "lost": 0,
-                          "id": sum(1 for q in st.heroes if q["seat"] == seat) + 1})
+        new_hero(st.heroes, seat, c)
         st.gain_abilities(len(st.heroes) - 1)  # its Ability rolls are open to Luck
     elif eff == "banish":
         st.encounter[adj] = 0
@@ -623,7 +619,7 @@ def cast_realm(st, seat: int, hi: int, k: int, target) -> None:
     elif eff == "sanctuary":
         m["sanct"].add(cell)
     elif eff == "stone_walls":
-        m["bwalls"][h["cell"]] = m["bwalls"].get(h["cell"], 0) + sp["n"]
+        m["bwalls"][h.cell] = m["bwalls"].get(h.cell, 0) + sp["n"]
     elif eff == "view":
         cells = [cell] + [int(x) for x in st.nb[cell]
                           if x >= 0 and st.land[x] and not st.explored[x]][:sp["n"] - 1]
@@ -640,7 +636,7 @@ def _force_seat(st, m: int) -> int:
     """The player whose army or garrison stands at cell m (-1: none)."""
     j = st.hero_at(m)
     if j >= 0:
-        return st.heroes[j]["seat"]
+        return st.heroes[j].seat
     return int(st.owner[m]) if st.land[m] and _garrisoned(st, m) else -1
 
 
@@ -657,7 +653,7 @@ def _realm_roll(st, value: int, ctx) -> None:
     seat, hi, k, target = ctx
     eff = tables(st.game).realm[k]["effect"]
     h = st.heroes[hi]
-    adj = int(st.nb[h["cell"], target]) if target is not None and target < 6 else -1
+    adj = int(st.nb[h.cell, target]) if target is not None and target < 6 else -1
     if eff in ("raze", "decimate", "death"):
         _force_loses(st, adj, value)
     elif eff == "gain_warriors":
@@ -670,8 +666,8 @@ def _realm_roll(st, value: int, ctx) -> None:
         st.mg["curse"][(seat + target - TSEAT0 + 1) % st.game.num_seats] += value
     elif eff == "heal":
         # as warriors, like Healing (lost types are not tracked), within the type limit
-        back = gain_warriors(st, h, min(int(h["lost"]), value))
-        h["lost"] -= back
+        back = gain_warriors(st, h, min(int(h.troops_lost), value))
+        h.troops_lost -= back
     st._mask = None
 
 
@@ -686,7 +682,7 @@ def fortell_caster(st, seat: int) -> int:
         return -1
     k = fortell_id(st)
     for i, h in enumerate(st.heroes):
-        if h["alive"] and h["seat"] == seat and k in _sources(st, seat, i, "espionage"):
+        if h.alive and h.seat == seat and k in _sources(st, seat, i, "espionage"):
             return i
     return -1
 
@@ -742,15 +738,15 @@ def observe(st, seat: int, v: np.ndarray | None = None, mine: list | None = None
     io = bo + NB  # 107: my battle-spell items
     wiz = 0
     if mine is None:
-        mine = [h for h in st.heroes if h["alive"] and h["seat"] == seat]
+        mine = [h for h in st.heroes if h.alive and h.seat == seat]
     for h in mine:
-        if h.get("wizard", 0):  # has_wizard
+        if h.wizard:  # has_wizard
             wiz += 1
-        for it in h.get("items") or ():
-            if it["kind"] == "realm":
-                w[o + it["k"]] += 0.5
-            elif it["kind"] == "battle":
-                w[io + it["k"]] += 0.5
+        for it in h.items:
+            if it.kind == "realm":
+                w[o + it.spell] += 0.5
+            elif it.kind == "battle":
+                w[io + it.spell] += 0.5
     s0 = io + NB  # 149
     if wiz:
         w[s0] = min(wiz, 4) / 4
@@ -789,9 +785,9 @@ def observe(st, seat: int, v: np.ndarray | None = None, mine: list | None = None
             if st.phase == "spell_target" and b["mg"]["pending"] is not None:
                 w[12] = (b["mg"]["pending"] + 1) / NB
     if hero is not None:
-        if hero.get("wizard", 0):  # has_wizard
+        if hero.wizard:  # has_wizard
             w[s0 + 1] = 1
-        its = hero.get("items")
+        its = hero.items
         if its:
             w[s0 + 2] = min(len(its), 4) / 4
     w[s0 + 13] = len(m["rdeck"]) / NR

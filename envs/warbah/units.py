@@ -1,7 +1,7 @@
 """Warbah special units (block B): the 13 "Recruit X" terrain variants, castle variants, the
 abilities special troops give their Hero, Undead regeneration and the 5-troop-types limit.
 
-Representation: a Hero carries ``h["special"]`` int[13] (order ``SPECIALS``) next to its four
+Representation: a Hero carries ``h.specials`` int[13] (order ``SPECIALS``) next to its four
 basic ``troops``; in battle a side's ``counts`` is extended to 18 entries: the five base entries
 (warriors, archers, cavalry, catapults, hero) then the 13 special groups (index 5 + u).
 
@@ -13,10 +13,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .config import CASUALTY0, LOSS_SP0, RECRUIT_SP, SETTLEMENTS
+from .config import CASUALTY0, LOSS_SP0, RECRUIT_SP, SETTLEMENTS, SPECIALS
 
-SPECIALS = ("woodsmen", "elves", "fey", "goblins", "dwarves", "orcs", "kobolds", "gnomes",
-            "djinn", "bandits", "knights", "undead", "hobgoblins")
 NS = len(SPECIALS)
 BASE = 5  # counts index of the first special group in a battle side
 
@@ -25,16 +23,13 @@ def ucfg(st) -> dict:
     return st.game.cfg["special_units"]
 
 
-def special(h: dict) -> np.ndarray:
-    sp = h.get("special")
-    if sp is None:
-        sp = h["special"] = np.zeros(NS, np.int64)
-    return sp
+def special(h) -> np.ndarray:
+    return h.specials
 
 
 def granted(h: dict, name: str, table: dict) -> int:
     """Abilities given by special troops present in the army (one per kind present)."""
-    sp = h.get("special")
+    sp = h.specials
     if sp is None:
         return 0
     n = 0
@@ -45,9 +40,9 @@ def granted(h: dict, name: str, table: dict) -> int:
 
 
 def type_count(h: dict) -> int:
-    sp = h.get("special")
+    sp = h.specials
     n = 0
-    for k in h["troops"].tolist():
+    for k in h.troops.tolist():
         if k > 0:
             n += 1
     if sp is not None:
@@ -70,15 +65,15 @@ def gain_warriors(st, h: dict, n: int) -> int:
     room for (designed: the rest disband at once, as RECOVERY's trim would disband them, warriors
     first; so a Research or Animate Dead in the Realm phase cannot take an army over the cap)."""
     n = min(n, st.army_cap(h) - army_size(h))
-    if n <= 0 or (h["troops"][0] == 0 and type_count(h) >= type_limit(st, h)):
+    if n <= 0 or (h.troops[0] == 0 and type_count(h) >= type_limit(st, h)):
         return 0
-    h["troops"][0] += n
+    h.troops[0] += n
     return n
 
 
 def army_size(h: dict) -> int:
-    sp = h.get("special")
-    return sum(h["troops"].tolist()) + (sum(sp.tolist()) if sp is not None else 0)
+    sp = h.specials
+    return sum(h.troops.tolist()) + (sum(sp.tolist()) if sp is not None else 0)
 
 
 def recruit_unit(st, c: int) -> str | None:
@@ -100,13 +95,13 @@ def recruit_mask(st, seat: int, c: int, mask: np.ndarray) -> None:
     if u is None or st.recruited[c] >= st.game.cfg["designed"]["max_recruit_per_settlement"]:
         return
     j = st.hero_at(c)
-    if j < 0 or st.heroes[j]["seat"] != seat:
+    if j < 0 or st.heroes[j].seat != seat:
         return
     h = st.heroes[j]
     k = SPECIALS.index(u)
     if st.gold[seat] < ucfg(st)[u]["cost"] or army_size(h) >= st.army_cap(h):
         return
-    sp = h.get("special")
+    sp = h.specials
     if (sp is None or sp[k] == 0) and type_count(h) >= type_limit(st, h):
         return
     mask[RECRUIT_SP] = 1
@@ -168,10 +163,7 @@ def finish(st, b: dict) -> None:
     for s in b["sides"]:
         hi = s.get("hero", -1)
         if hi >= 0 and s.get("seat", -1) >= 0 and len(s["counts"]) > BASE:
-            h = st.heroes[hi]
-            before = special(h).copy()
-            h["special"] = s["counts"][BASE:].copy()
-            h["lost_sp"] = h.get("lost_sp", 0) + int((before - h["special"]).clip(0).sum())
+            st.heroes[hi].specials = s["counts"][BASE:].copy()
 
 
 def casualty_mask(side: dict, mask: np.ndarray) -> None:
@@ -191,8 +183,8 @@ def recovery(st) -> None:
     within the army cap)."""
     k = SPECIALS.index("undead")
     for h in st.heroes:
-        sp = h.get("special")
-        if h["alive"] and sp is not None and sp[k] > 0:
+        sp = h.specials
+        if h.alive and sp is not None and sp[k] > 0:
             room = st.army_cap(h) - army_size(h)
             sp[k] += max(0, min(room, int(st.rng.integers(1, 11))))
 
@@ -205,10 +197,10 @@ def trim_to_cap(st, h: dict) -> None:
     for t in range(4):
         if over <= 0:
             return
-        k = min(over, int(h["troops"][t]))
-        h["troops"][t] -= k
+        k = min(over, int(h.troops[t]))
+        h.troops[t] -= k
         over -= k
-    sp = h.get("special")
+    sp = h.specials
     if over <= 0 or sp is None:
         return
     tab = ucfg(st)
@@ -221,8 +213,8 @@ def trim_to_cap(st, h: dict) -> None:
 # -- troop losses outside battle (sea capacity, agents) -------------------------------------------
 def loss_actions(h: dict) -> list[int]:
     """Actions that remove one of this Hero's troops: CASUALTY0 + t (basic), LOSS_SP0 + u."""
-    out = [CASUALTY0 + t for t in range(4) if h["troops"][t] > 0]
-    sp = h.get("special")
+    out = [CASUALTY0 + t for t in range(4) if h.troops[t] > 0]
+    sp = h.specials
     if sp is not None:
         out += [LOSS_SP0 + int(u) for u in np.flatnonzero(sp)]
     return out
@@ -230,6 +222,6 @@ def loss_actions(h: dict) -> list[int]:
 
 def lose(h: dict, a: int) -> None:
     if a >= LOSS_SP0:
-        h["special"][a - LOSS_SP0] -= 1
+        h.specials[a - LOSS_SP0] -= 1
     else:
-        h["troops"][a - CASUALTY0] -= 1
+        h.troops[a - CASUALTY0] -= 1

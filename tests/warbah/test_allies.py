@@ -1,7 +1,11 @@
 """Scenario tests for Warbah alliances (block B, option ``allies=True``; rulebook ALLIES)."""
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
+
+from tabletop_arena.envs.warbah.heroes import Item
 import pytest
 
 from tabletop_arena import envs
@@ -67,9 +71,9 @@ def test_attacking_an_ally_ends_the_alliance():
     g, st = diplomacy_state()
     a, b = st.heroes[0], st.heroes[1]
     st.allied[0, 1] = st.allied[1, 0] = True
-    cell = int(next(x for x in st.nb[a["cell"]] if x >= 0 and st.land[x]))
+    cell = int(next(x for x in st.nb[a.cell] if x >= 0 and st.land[x]))
     st.explored[cell], st.terrain[cell], st.settle[cell], st.encounter[cell] = True, 0, -1, 0
-    b["cell"] = cell
+    b.cell = cell
     from tabletop_arena.envs.warbah import block_b as BB
     BB.on_attack(st, 0, cell)
     assert not st.allied[0, 1]
@@ -80,12 +84,12 @@ def test_allied_heroes_exchange_troops_and_no_spying_on_allies():
     g, st = diplomacy_state()
     a, b = st.heroes[0], st.heroes[1]
     st.allied[0, 1] = st.allied[1, 0] = True
-    cell = int(next(x for x in st.nb[a["cell"]] if x >= 0 and st.land[x]))
+    cell = int(next(x for x in st.nb[a.cell] if x >= 0 and st.land[x]))
     st.explored[cell], st.terrain[cell], st.settle[cell], st.encounter[cell] = (
         True, TERRAINS.index("clear"), -1, 0)
-    b["cell"], a["mp"], a["scout"], a["abil"] = cell, 3, 0, []
+    b.cell, a.mp, a.scout_moves, a.abilities = cell, 3, 0, []
     st.phase, st.queue, st.qi, st._cp, st._mask = "move", [(0, 0)], 0, 0, None
-    d = [int(x) for x in st.nb[a["cell"]]].index(cell)
+    d = [int(x) for x in st.nb[a.cell]].index(cell)
     assert st.legal_actions_mask()[GIVE0 + 4 * d]
     st.contact[0, 1] = st.contact[1, 0] = True
     from tabletop_arena.envs.warbah import espionage as ESP
@@ -133,11 +137,11 @@ def test_allies_trade_settlements_and_heroes():
     g, st = diplomacy_state()
     st.allied[0, 1] = st.allied[1, 0] = True
     a = st.heroes[0]
-    c = int(next(x for x in st.nb[a["cell"]] if x >= 0 and st.land[x] and st.hero_at(x) < 0))
+    c = int(next(x for x in st.nb[a.cell] if x >= 0 and st.land[x] and st.hero_at(x) < 0))
     st.explored[c], st.terrain[c] = True, TERRAINS.index("settlement")
     st.settle[c], st.owner[c], st.encounter[c] = SETTLEMENTS.index("town"), 0, 0
-    a["cell"], a["mp"], a["scout"] = c, 3, 0
-    extra = dict(a, troops=a["troops"].copy(), abil=[], cell=st.capitol[0], id=9)
+    a.cell, a.mp, a.scout_moves = c, 3, 0
+    extra = replace(a.clone(), troops=a.troops.copy(), abilities=[], cell=st.capitol[0], id=9)
     st.heroes.append(extra)
     st.phase, st.queue, st.qi, st._cp, st._mask = "move", [(0, 0), (0, 3)], 0, 0, None
     mask = st.legal_actions_mask()
@@ -145,7 +149,7 @@ def test_allies_trade_settlements_and_heroes():
     st.apply(CEDE0)
     assert st.owner[c] == 1
     st.apply(HERO_TO0)
-    assert a["seat"] == 1 and st.queue[st.qi] == (0, 3)
+    assert a.seat == 1 and st.queue[st.qi] == (0, 3)
 
 
 def test_allies_trade_magic_items():
@@ -154,18 +158,18 @@ def test_allies_trade_magic_items():
     from tabletop_arena.envs.warbah.config import GIVE_ITEM0
     g, st = diplomacy_state()
     a, b = st.heroes[0], st.heroes[1]
-    cell = int(next(x for x in st.nb[a["cell"]] if x >= 0 and st.land[x]))
+    cell = int(next(x for x in st.nb[a.cell] if x >= 0 and st.land[x]))
     st.explored[cell], st.terrain[cell], st.settle[cell], st.encounter[cell] = (
         True, TERRAINS.index("clear"), -1, 0)
-    b["cell"], a["mp"], a["scout"], a["abil"], b["abil"] = cell, 3, 0, [], []
-    a["items"] = [{"kind": "ability", "k": ("defense", 0), "used": -1}]
-    a["abil"].append(("defense", 0))
+    b.cell, a.mp, a.scout_moves, a.abilities, b.abilities = cell, 3, 0, [], []
+    a.items = [Item("ability", ability=("defense", 0))]
+    a.abilities.append(("defense", 0))
     st.phase, st.queue, st.qi, st._cp, st._mask = "move", [(0, 0)], 0, 0, None
-    d = [int(x) for x in st.nb[a["cell"]]].index(cell)
+    d = [int(x) for x in st.nb[a.cell]].index(cell)
     assert not st.legal_actions_mask()[GIVE_ITEM0 + d]  # not allied yet
     st.allied[0, 1] = st.allied[1, 0] = True
     st._mask = None
     assert st.legal_actions_mask()[GIVE_ITEM0 + d]
     st.apply(GIVE_ITEM0 + d)
-    assert not a["items"] and b["items"][0]["k"] == ("defense", 0)
+    assert not a.items and b.items[0].ability == ("defense", 0)
     assert st.abil(a, "defense") == 0 and st.abil(b, "defense") == 1

@@ -3,6 +3,8 @@ a single hex"; ALLIES: "Allies may combine attacks"). Small hand-set positions."
 from __future__ import annotations
 
 import numpy as np
+
+from tabletop_arena.envs.warbah.heroes import Hero
 import pytest
 
 from tabletop_arena.envs.core.game import IllegalActionError
@@ -13,8 +15,7 @@ from tabletop_arena.envs.warbah.config import (BATTLE_ACCEPT, BATTLE_DECLINE, BA
 
 
 def _hero(seat, cell, troops, abil=()):
-    return {"seat": seat, "cell": cell, "troops": np.array(troops, np.int64), "xp": 0,
-            "abil": list(abil), "alive": True, "mp": 0, "attacks": 1, "lost": 0, "id": 9}
+    return Hero(seat, cell, np.array(troops, np.int64), 9, list(abil), attacks_left=1)
 
 
 def arena(n=2, allies=False, rules=None, seed=0):
@@ -62,7 +63,7 @@ def test_battle_phase_combined_attack_declare_join_start():
     st.heroes.append(_hero(0, ring[2], [4, 0, 0, 0]))       # a friend next to the target
     st.heroes.append(_hero(0, ring[4], [2, 0, 0, 0]))       # another friend
     lead = st.heroes[0]
-    d = _dir(st, lead["cell"], t)
+    d = _dir(st, lead.cell, t)
     assert st.legal_actions_mask()[d]
     st.apply(d)
     assert st.phase == "join" and st.current_player == 0 and st.battle is None
@@ -78,7 +79,7 @@ def test_battle_phase_combined_attack_declare_join_start():
     assert not st.legal_actions_mask()[BATTLE_JOIN0 + 2]  # already in
     st.apply(BATTLE_START)
     assert st.join is None
-    assert st.heroes[2]["attacks"] == 0 and st.heroes[3]["attacks"] == 1
+    assert st.heroes[2].attacks_left == 0 and st.heroes[3].attacks_left == 1
     b = st.battle
     if b is not None:  # still running (casualty choice or call-off)
         assert [m["hero"] for m in b["members"]] == [2]
@@ -91,13 +92,13 @@ def test_battle_phase_lone_attack_starts_at_once():
     g, st, t, ring = arena()
     st.heroes.append(_hero(1, t, [5, 0, 0, 0]))
     tired = _hero(0, ring[2], [4, 0, 0, 0])
-    tired["attacks"] = 0
+    tired.attacks_left = 0
     delayed = _hero(0, ring[3], [4, 0, 0, 0])
-    delayed["delayed"] = st.turn
+    delayed.delayed_turn = st.turn
     far = next(m for m in st.nbl[ring[4]] if m >= 0 and m != t and m not in ring)
     st.land[far], st.explored[far] = True, True
     st.heroes += [tired, delayed, _hero(0, far, [4, 0, 0, 0])]
-    st.apply(_dir(st, st.heroes[0]["cell"], t))
+    st.apply(_dir(st, st.heroes[0].cell, t))
     assert st.phase != "join" and st.join is None
 
 
@@ -110,20 +111,20 @@ def test_battle_combined_force_attacks_together_walls_negate_once_per_round():
     st.terrain[t] = TERRAINS.index("hills")  # 2 wall ranks
     st.encounter[t] = 6  # a monster that never kills
     lead = st.heroes[0]
-    lead["troops"][:] = 0
-    lead["abil"] = [("leadership", 4)] * 10  # the lead Hero always hits (1 kill per round)
+    lead.troops[:] = 0
+    lead.abilities = [("leadership", 4)] * 10  # the lead Hero always hits (1 kill per round)
     friend = _hero(0, ring[3], [0, 5, 0, 0], [("leadership", 1)] * 10 + [("leadership", 4)] * 10)
     # the friend: 5 sure archer kills and 1 sure kill by his Hero
     st.heroes.append(friend)
-    st.apply(_dir(st, lead["cell"], t))
+    st.apply(_dir(st, lead.cell, t))
     st.apply(BATTLE_JOIN0 + 3)
     st.apply(BATTLE_START)
     assert st.phase == "call_off" and st.current_player == 0  # the lead's player decides
     b = st.battle
     assert b["sides"][1]["monster"][2] == 100 - (7 - 2)  # 7 kills, 2 negated by the walls
     st.apply(CALL_OFF)
-    assert st.battle is None and lead["alive"] and friend["alive"]
-    assert friend["troops"].tolist() == [0, 5, 0, 0] and friend["attacks"] == 0
+    assert st.battle is None and lead.alive and friend.alive
+    assert friend.troops.tolist() == [0, 5, 0, 0] and friend.attacks_left == 0
     assert st.encounter[t] == 6  # not defeated: it remains
 
 
@@ -134,7 +135,7 @@ def test_battle_combined_kills_shared_in_turn_heroes_fall_last():
     st.heroes.append(_hero(1, t, [5, 0, 0, 0]))
     st.heroes.append(_hero(0, ring[2], [5, 0, 0, 0]))
     st.heroes.append(_hero(0, ring[4], [1, 0, 0, 0]))
-    st.heroes[0]["troops"][:] = [2, 0, 0, 0]
+    st.heroes[0].troops[:] = [2, 0, 0, 0]
     st.battle = None
     st.join = None
     b = {"sides": [CF._side(st, 0), CF._neutral([9, 0, 0, 0, 0])],
@@ -157,8 +158,8 @@ def test_battle_combined_joiner_chooses_own_casualties():
     g, st, t, ring = arena()
     st.heroes.append(_hero(1, t, [40, 0, 0, 0], [("leadership", 0)] * 10))  # all hits
     st.heroes.append(_hero(0, ring[2], [3, 3, 0, 0]))
-    st.heroes[0]["troops"][:] = [0, 0, 0, 0]
-    st.apply(_dir(st, st.heroes[0]["cell"], t))
+    st.heroes[0].troops[:] = [0, 0, 0, 0]
+    st.apply(_dir(st, st.heroes[0].cell, t))
     st.apply(BATTLE_JOIN0 + 2)
     st.apply(BATTLE_START)
     seen = False
@@ -178,9 +179,9 @@ def test_battle_combined_joiner_chooses_own_casualties():
         else:
             st.apply(int(np.flatnonzero(st.legal_actions_mask())[0]))
     assert seen
-    assert not st.heroes[2]["alive"] and not st.heroes[0]["alive"]  # 40 sure kills
+    assert not st.heroes[2].alive and not st.heroes[0].alive  # 40 sure kills
     foe = st.heroes[1]  # one XP per enemy Hero killed (2 XP become an ability in recovery)
-    assert foe["xp"] + 2 * (len(foe["abil"]) - 10) == 2
+    assert foe.xp + 2 * (len(foe.abilities) - 10) == 2
 
 
 def test_battle_combined_victory_advance_and_xp():
@@ -194,9 +195,9 @@ def test_battle_combined_victory_advance_and_xp():
                  "members": [dict(CF._side(st, 2), ships=0)], "mk": [0], "cm": -1, "rr": 0}
     st.battle["sides"][1]["counts"][4] = 0  # the enemy Hero has fallen
     CF._finish(st)
-    assert not st.heroes[1]["alive"]
-    assert st.heroes[0]["cell"] == t and st.heroes[2]["cell"] == ring[2]
-    assert st.heroes[0]["xp"] == 1 and st.heroes[2]["xp"] == 1
+    assert not st.heroes[1].alive
+    assert st.heroes[0].cell == t and st.heroes[2].cell == ring[2]
+    assert st.heroes[0].xp == 1 and st.heroes[2].xp == 1
 
 
 def test_allies_combine_attacks_ally_answers():
@@ -207,7 +208,7 @@ def test_allies_combine_attacks_ally_answers():
     st.heroes.append(_hero(2, t, [5, 0, 0, 0]))
     st.heroes.append(_hero(1, ring[2], [4, 0, 0, 0]))       # allied Hero
     st.heroes.append(_hero(1, ring[3], [4, 0, 0, 0]))       # another allied Hero
-    st.apply(_dir(st, st.heroes[0]["cell"], t))
+    st.apply(_dir(st, st.heroes[0].cell, t))
     assert st.phase == "join"
     st.apply(BATTLE_JOIN0 + 2)
     assert st.phase == "join_answer" and st.current_player == 1
@@ -226,7 +227,7 @@ def test_allies_combine_attacks_ally_answers():
     assert plane[t] == 1 and plane[ring[3]] == 0.5 and plane[ring[0]] == 0.25
     assert vb[66] == 1 and vb[68] == 0.25
     st.apply(BATTLE_START)
-    assert st.heroes[3]["attacks"] == 0 and st.heroes[2]["attacks"] == 1
+    assert st.heroes[3].attacks_left == 0 and st.heroes[2].attacks_left == 1
 
 
 def test_allies_not_allied_heroes_cannot_join():
@@ -235,7 +236,7 @@ def test_allies_not_allied_heroes_cannot_join():
     g, st, t, ring = arena(n=3, allies=True)
     st.heroes.append(_hero(2, t, [5, 0, 0, 0]))
     st.heroes.append(_hero(1, ring[2], [4, 0, 0, 0]))
-    st.apply(_dir(st, st.heroes[0]["cell"], t))
+    st.apply(_dir(st, st.heroes[0].cell, t))
     assert st.phase != "join"
 
 
@@ -249,7 +250,7 @@ def test_battle_combined_random_playouts_with_joins():
         st.heroes.append(_hero(0, ring[1], [3, 2, 1, 0]))
         st.heroes.append(_hero(0, ring[5], [2, 0, 4, 0]))
         rng = np.random.default_rng(seed)
-        st.apply(_dir(st, st.heroes[0]["cell"], t))
+        st.apply(_dir(st, st.heroes[0].cell, t))
         while st.phase not in ("battle", "over") or st.battle is not None:
             mask = st.legal_actions_mask()
             legal = np.flatnonzero(mask)
@@ -260,5 +261,5 @@ def test_battle_combined_random_playouts_with_joins():
             if st.phase == "casualty":
                 assert a in range(CASUALTY0, CASUALTY0 + 4) or a >= LOSS_SP0
             st.apply(a)
-        assert all(h["troops"].min() >= 0 for h in st.heroes)
+        assert all(h.troops.min() >= 0 for h in st.heroes)
     assert seen

@@ -21,14 +21,14 @@ def test_move_board_captures_undefended_enemy_fleet():
     """MOVE & EXPLORE: a Hero may spend 1 MP to board an adjacent Fleet; an enemy fleet with no
     Hero on board cannot resist: boarding it takes it (its control token becomes his)."""
     g, st, h = sea_world()
-    m = _water_next_to(st, h["cell"])[0]
+    m = _water_next_to(st, h.cell)[0]
     st.ships[m], st.fleet_owner[m] = 1, 1
     st.fleet_moves[m] = (st.turn, 1)
-    d = dir_to(st, h["cell"], m)
+    d = dir_to(st, h.cell, m)
     assert st.legal_actions_mask()[d]
     st.apply(d)
-    assert h["cell"] == m and st.fleet_owner[m] == 0 and st.ships[m] == 1
-    assert h["mp"] == 2 and m not in st.fleet_moves
+    assert h.cell == m and st.fleet_owner[m] == 0 and st.ships[m] == 1
+    assert h.mp == 2 and m not in st.fleet_moves
     assert st.captures == [(st.turn, 0, 1, m, 1)]
     assert st.phase == "sea_loss"  # 20 troops on 1 ship: the owner picks what disbands
 
@@ -37,28 +37,28 @@ def test_move_cannot_board_a_manned_enemy_fleet():
     """MOVE & EXPLORE: no entry into a hex with another Hero: a fleet with an enemy Hero on
     board is not boarded (it must be fought at sea)."""
     g, st, h = sea_world()
-    m = _water_next_to(st, h["cell"])[0]
+    m = _water_next_to(st, h.cell)[0]
     st.ships[m], st.fleet_owner[m] = 2, 1
     o = st.heroes[1]
-    o["alive"], o["cell"] = True, m
+    o.alive, o.cell = True, m
     st._mask = None
-    d = dir_to(st, h["cell"], m)
+    d = dir_to(st, h.cell, m)
     assert not st.legal_actions_mask()[d]
     before = st.clone()
     with pytest.raises(IllegalActionError):
         st.apply(d)
-    assert st.fleet_owner[m] == 1 and h["cell"] == before.heroes[0]["cell"]
+    assert st.fleet_owner[m] == 1 and h.cell == before.heroes[0].cell
 
 
 def test_allies_fleets_are_not_captured():
     """ALLIES: an ally's unmanned fleet is not taken (it is not an enemy)."""
     g, st, h = sea_world(n=3)
-    m = _water_next_to(st, h["cell"])[0]
+    m = _water_next_to(st, h.cell)[0]
     st.ships[m], st.fleet_owner[m] = 2, 1
     st.allied[0, 1] = st.allied[1, 0] = True
     st._mask = None
     assert not SEA.capturable(st, 0, m)
-    assert not st.legal_actions_mask()[dir_to(st, h["cell"], m)]
+    assert not st.legal_actions_mask()[dir_to(st, h.cell, m)]
     st.allied[:] = False
     assert SEA.capturable(st, 0, m)
 
@@ -69,10 +69,10 @@ def test_sea_move_into_unmanned_enemy_fleet_captures_it():
     g, st, h, nxt = _at_sea([10] * 5, troops=(2, 2, 2, 2), ships=1)
     st.ships[nxt], st.fleet_owner[nxt] = 3, 1
     st._mask = None
-    d = dir_to(st, h["cell"], nxt)
+    d = dir_to(st, h.cell, nxt)
     assert st.legal_actions_mask()[d]
     st.apply(d)
-    assert h["cell"] == nxt and st.ships[nxt] == 4 and st.fleet_owner[nxt] == 0
+    assert h.cell == nxt and st.ships[nxt] == 4 and st.fleet_owner[nxt] == 0
     assert st.captures and st.captures[-1][1:] == (0, 1, nxt, 3)
 
 
@@ -81,19 +81,19 @@ def test_battle_fleet_of_a_slain_hero_left_unmanned_then_taken():
     without a Hero; the victor (or any enemy Hero) may then take it by sailing in."""
     g, st, h, nxt = _at_sea([10] * 5, troops=(9, 0, 0, 0), ships=2)
     o = st.heroes[1]
-    o["alive"], o["cell"], o["troops"][:], o["abil"] = True, nxt, [0, 0, 0, 0], []
+    o.alive, o.cell, o.troops[:], o.abilities = True, nxt, [0, 0, 0, 0], []
     st.ships[nxt], st.fleet_owner[nxt] = 2, 1
     sides = [CF._side(st, 0), CF._side(st, 1)]
     sides[1]["counts"][4] = 0  # the enemy Hero has fallen; his ships were not sunk
     st.battle = {"sides": sides, "kind": "hero", "cell": nxt, "treasure": 0, "round": 1,
                  "seg": 0, "kills": [0, 0], "chooser": -1}
     CF._finish(st)
-    assert not o["alive"] and st.ships[nxt] == 2 and st.fleet_owner[nxt] == 1
-    assert h["cell"] != nxt  # the victor of a sea battle does not advance
+    assert not o.alive and st.ships[nxt] == 2 and st.fleet_owner[nxt] == 1
+    assert h.cell != nxt  # the victor of a sea battle does not advance
     assert SEA.capturable(st, 0, nxt)
     st.phase, st.queue, st.qi, st._mask = "move", [(0, 0)], 0, None
-    h["sea_mp"], h["sea_turn"] = 3, st.turn
-    st.apply(dir_to(st, h["cell"], nxt))
+    h.sea_moves, h.sea_moves_turn = 3, st.turn
+    st.apply(dir_to(st, h.cell, nxt))
     assert st.fleet_owner[nxt] == 0 and st.ships[nxt] == 4
 
 

@@ -25,7 +25,7 @@ def test_hero_map_agrees_with_hero_at_in_random_play():
                         assert occ.get(c, -1) == st.hero_at(c)
                         if st.land[c] and st.explored[c]:
                             assert st._enterable(seat, h, c, occ) == st._enterable(seat, h, c)
-                    if h["alive"] and st.land[h["cell"]]:
+                    if h.alive and st.land[h.cell]:
                         for d in range(6):
                             assert BB._pass_target(st, seat, h, d, occ) == \
                                 BB._pass_target(st, seat, h, d)

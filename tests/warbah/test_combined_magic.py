@@ -37,16 +37,16 @@ def _force(n=2, allies=False, lead_wiz=True, joiner_wiz=True, foe_wiz=False):
     jseat = 2 if allies else 0
     if allies:
         st.allied[0, 2] = st.allied[2, 0] = True
-    st.heroes[0]["troops"][:] = [5, 0, 0, 0]
+    st.heroes[0].troops[:] = [5, 0, 0, 0]
     st.heroes.append(_hero(1, t, [5, 0, 0, 0]))
     st.heroes.append(_hero(jseat, ring[2], [5, 0, 0, 0]))
     for i, wiz in ((0, lead_wiz), (1, foe_wiz), (2, joiner_wiz)):
-        st.heroes[i]["wizard"] = -1 if wiz else 0
+        st.heroes[i].wizard = -1 if wiz else 0
     return g, st, t, ring
 
 
 def _attack(st, t, allied=False):
-    st.apply(_dir(st, st.heroes[0]["cell"], t))
+    st.apply(_dir(st, st.heroes[0].cell, t))
     st.apply(BATTLE_JOIN0 + 2)
     if allied:
         st.apply(BATTLE_ACCEPT)
@@ -110,10 +110,10 @@ def test_battle_spells_neutral_wizard_reaches_the_largest_group_of_the_force():
     g, st, t, ring = _force(lead_wiz=False, joiner_wiz=False)
     st.heroes.pop(1)  # no enemy Hero: an encounter instead
     st.encounter[t] = 7
-    st.heroes[1]["troops"][:] = [9, 0, 0, 0]  # the joiner (now hero 1) has the larger group
+    st.heroes[1].troops[:] = [9, 0, 0, 0]  # the joiner (now hero 1) has the larger group
     _stack(st, [BS["petrification"]])  # only the sorcerer draws; his first card: 1 unit
     st.rng = ScriptRng([1] + [10] * 400)  # 1D10 = 1 warrior for the sorcerer; dice miss
-    st.apply(_dir(st, st.heroes[0]["cell"], t))
+    st.apply(_dir(st, st.heroes[0].cell, t))
     st.apply(BATTLE_JOIN0 + 2)
     st.apply(BATTLE_START)
     b = st.battle
@@ -139,9 +139,9 @@ def test_battle_spells_lone_attack_has_no_army_step():
     """BATTLE SPELLS: with one army a side, a spell goes straight to its group (no army
     choice), as before."""
     g, st, t, ring = _force(joiner_wiz=False)
-    st.heroes[2]["attacks"] = 0  # the friend cannot join
+    st.heroes[2].attacks_left = 0  # the friend cannot join
     _stack(st, [BS["fireball"]])
-    st.apply(_dir(st, st.heroes[0]["cell"], t))
+    st.apply(_dir(st, st.heroes[0].cell, t))
     assert st.phase == "spell" and "members" not in st.battle
     st.apply(BSPELL0 + BS["fireball"])
     assert st.phase == "spell_target" and BM.spell_armies(st, 0, BS["fireball"]) == [1]

@@ -2,6 +2,8 @@
 from __future__ import annotations
 
 import numpy as np
+
+from tabletop_arena.envs.warbah.heroes import Item
 import pytest
 
 from tabletop_arena.envs.warbah import espionage as ESP
@@ -38,11 +40,11 @@ def contact_state(seed=0):
     for _ in range(2):
         st.apply(CAPITOL_AUTO)
     a, b = st.heroes[0], st.heroes[1]
-    cell = int(next(x for x in st.nb[a["cell"]] if x >= 0 and st.land[x]))
+    cell = int(next(x for x in st.nb[a.cell] if x >= 0 and st.land[x]))
     st.explored[cell], st.terrain[cell], st.settle[cell] = True, TERRAINS.index("clear"), -1
     st.encounter[cell] = 0
-    b["cell"] = cell
-    a["abil"], b["abil"] = [], []
+    b.cell = cell
+    a.abilities, b.abilities = [], []
     st.contact[0, 1] = st.contact[1, 0] = True
     return g, st, a, b
 
@@ -76,7 +78,7 @@ def test_espionage_roll_hires_up_to_x_agents_and_intrigue():
     """ESPIONAGE PHASE / RARE ABILITY Intrigue: roll 1D10 (+1 per Intrigue) = X; hire up to X
     agents, one gold each (designed)."""
     g, st, a, b = contact_state()
-    a["abil"] = [("intrigue", 0)]
+    a.abilities = [("intrigue", 0)]
     st.gold[0], st.gold[1] = 20, 0
     st.order, st.esp_turn = [0, 1], 0
     st.rng = ScriptRng([3] + [1] * 10)  # roll 3 (+1 Intrigue = 4); every agent then fails
@@ -111,24 +113,24 @@ def test_espionage_table_failure_and_look():
     assert ESP.is_revealed(st, 0, 1)
     obs = st.observation(0)
     d = st.determinize(0, np.random.default_rng(1))
-    assert np.array_equal(d.heroes[1]["troops"], b["troops"])  # the card stays known
+    assert np.array_equal(d.heroes[1].troops, b.troops)  # the card stays known
     assert np.array_equal(d.observation(0), obs)
 
 
 def test_agent_success_1_kill_hero_on_land():
     """AGENT SUCCESS TABLE 1: the target Hero on land dies; his army becomes a garrison."""
     g, st, a, b = contact_state()
-    troops = b["troops"].copy()
+    troops = b.troops.copy()
     assert at_stage(st, "kill_hero") == [1]
     st.apply(TARGET0)
-    assert not b["alive"] and np.array_equal(st.garrison[b["cell"]], troops)
-    assert st.owner[b["cell"]] == 1
+    assert not b.alive and np.array_equal(st.garrison[b.cell], troops)
+    assert st.owner[b.cell] == 1
 
 
 def test_agent_success_2_take_garrison():
     """AGENT SUCCESS TABLE 2: gain control of a garrison in a non-capitol settlement."""
     g, st, a, b = contact_state()
-    c = b["cell"]
+    c = b.cell
     st.settle[c], st.terrain[c], st.owner[c] = SETTLEMENTS.index("town"), 1, 1
     st.garrison[c] = [0, 3, 0, 0]
     st.garrison[st.capitol[1]] = [4, 0, 0, 0]  # the capitol's garrison is not a target
@@ -140,13 +142,13 @@ def test_agent_success_2_take_garrison():
 def test_agent_success_3_steal_magic_item():
     """AGENT SUCCESS TABLE 3: steal a magic item and give it to one of your Heroes."""
     g, st, a, b = contact_state()
-    b["abil"] = [("defense", 0)]
-    b["items"] = [{"kind": "ability", "k": ("defense", 0), "used": -1}]
+    b.abilities = [("defense", 0)]
+    b.items = [Item("ability", ability=("defense", 0))]
     assert at_stage(st, "item") == [1]
     st.apply(TARGET0)
     assert st.esp["stage"] == "give_item" and st.esp["targets"] == [0]
     st.apply(TARGET0)
-    assert not b["items"] and a["items"][0]["k"] == ("defense", 0)
+    assert not b.items and a.items[0].ability == ("defense", 0)
     assert st.abil(b, "defense") == 0 and st.abil(a, "defense") == 1  # the item's ability moves
 
 
@@ -171,27 +173,27 @@ def test_agent_success_6_delay_army():
     st.apply(TARGET0)
     assert ESP.hero_delayed(st, b)
     st.phase, st.queue, st.qi, st._mask = "move", [(1, 1)], 0, None
-    b["mp"] = 3
+    b.mp = 3
     mask = st._local_mask(1, 1)
     assert not mask[:6].any() and mask[DONE]
     st.phase = "battle"
-    b["attacks"] = 1
+    b.attacks_left = 1
     assert not st._local_mask(1, 1)[:6].any()
 
 
 def test_agent_success_7_kill_wizard():
     """AGENT SUCCESS TABLE 7: kill the target Wizard."""
     g, st, a, b = contact_state()
-    b["wizard"] = -1  # a wandering wizard
+    b.wizard = -1  # a wandering wizard
     assert at_stage(st, "wizard") == [1]
     st.apply(TARGET0)
-    assert not b.get("wizard")
+    assert not b.wizard
 
 
 def test_agent_success_8_disband_opponents_choice():
     """AGENT SUCCESS TABLE 8: 1D5 troops of the target army disband; the opponent picks."""
     g, st, a, b = contact_state()
-    b["troops"][:] = [5, 5, 0, 0]
+    b.troops[:] = [5, 5, 0, 0]
     at_stage(st, "disband")
     st.rng = ScriptRng([3])
     st.apply(TARGET0)
@@ -200,23 +202,23 @@ def test_agent_success_8_disband_opponents_choice():
     assert mask[CASUALTY0] and mask[CASUALTY0 + 1] and not mask[DONE]
     for _ in range(3):
         st.apply(CASUALTY0 + 1)
-    assert b["troops"].tolist() == [5, 2, 0, 0] and st.phase != "spy_loss"
+    assert b.troops.tolist() == [5, 2, 0, 0] and st.phase != "spy_loss"
 
 
 def test_agent_success_9_false_orders():
     """AGENT SUCCESS TABLE 9: False Orders: the spy moves the target Hero (one hex)."""
     g, st, a, b = contact_state()
-    for m in st.nb[b["cell"]]:
+    for m in st.nb[b.cell]:
         if m >= 0 and st.land[m] and st.hero_at(m) < 0:
             st.explored[m], st.terrain[m], st.settle[m], st.encounter[m] = True, 0, -1, 0
     if not at_stage(st, "false_orders"):
         pytest.skip("no free hex next to the target")
-    start = b["cell"]
+    start = b.cell
     st.apply(TARGET0)
     assert st.esp["stage"] == "move" and st.current_player == 0
     d = int(np.flatnonzero(st.legal_actions_mask()[:6])[0])
     st.apply(d)
-    assert b["cell"] == int(st.nb[start, d])
+    assert b.cell == int(st.nb[start, d])
 
 
 def test_agent_success_10_sink_ship():
@@ -225,12 +227,12 @@ def test_agent_success_10_sink_ship():
     w = int(next((x for x in range(g.n_cells) if not st.land[x]), -1))
     if w < 0:
         pytest.skip("no water")
-    b["cell"] = w
+    b.cell = w
     st.ships[w], st.fleet_owner[w] = 2, 1
-    b["troops"][:] = [4, 4, 0, 0]
+    b.troops[:] = [4, 4, 0, 0]
     assert at_stage(st, "sink") == [1]
     st.apply(TARGET0)
-    assert st.ships[w] == 1 and b["alive"]
+    assert st.ships[w] == 1 and b.alive
 
 
 def test_espionage_forgo_and_hidden_slots():
@@ -247,7 +249,7 @@ def test_fortell_negates_an_agent():
     from tabletop_arena.envs.warbah import spells as SP
     from tabletop_arena.envs.warbah.config import REALM0
     g, st, a, b = contact_state()
-    b["wizard"] = -1
+    b.wizard = -1
     st.mg["hand"][1] = [SP.fortell_id(st)]
     at_stage(st, "delay")
     st.apply(TARGET0)
@@ -261,7 +263,7 @@ def test_luck_rerolls_the_espionage_roll():
     """RARE ABILITY Luck: one die roll per turn may be rerolled (here the espionage roll)."""
     from tabletop_arena.envs.warbah.config import KEEP_ROLL, REROLL
     g, st, a, b = contact_state()
-    a["abil"] = [("luck", 0)]
+    a.abilities = [("luck", 0)]
     st.gold[0], st.order, st.esp_turn = 20, [0, 1], 0
     st.rng = ScriptRng([2, 9] + [1] * 20)
     assert ESP.begin(st)
@@ -270,14 +272,14 @@ def test_luck_rerolls_the_espionage_roll():
     assert st.legal_actions() == [REROLL, KEEP_ROLL]
     st.apply(REROLL)
     assert st.esp is not None and st.esp["roll"] == 9 and st.phase == "espionage"
-    assert a["luck_turn"] == st.turn
+    assert a.luck_used_turn == st.turn
 
 
 def test_luck_rerolls_an_agent_roll():
     """RARE ABILITY Luck: a failed agent's Espionage table roll may be rerolled (once a turn)."""
     from tabletop_arena.envs.warbah.config import KEEP_ROLL, REROLL
     g, st, a, b = contact_state()
-    a["abil"] = [("luck", 0)]
+    a.abilities = [("luck", 0)]
     st.gold[0], st.order, st.esp_turn = 20, [0, 1], 0
     st.rng = ScriptRng([1, 3, 7] + [1] * 20)  # roll X=1 (keep), agent rolls 3, reroll -> 7
     ESP.begin(st)

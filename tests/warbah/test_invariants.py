@@ -21,17 +21,17 @@ VARIANTS = {"2p": dict(num_players=2), "3p": dict(num_players=3), "4p": dict(num
 def violations(st) -> list[str]:
     """What is wrong with this position (an empty list when nothing is)."""
     out = []
-    live = [h for h in st.heroes if h["alive"]]
-    if any(k > 1 for k in Counter(h["cell"] for h in live).values()):
+    live = [h for h in st.heroes if h.alive]
+    if any(k > 1 for k in Counter(h.cell for h in live).values()):
         out.append("two living Heroes share a hex")  # MOVE & EXPLORE: never end on a Hero
     land = st.land.astype(bool)
     for h in live:
-        c = h["cell"]
+        c = h.cell
         if not land[c] and st.ships[c] <= 0:
-            out.append(f"Hero {h['id']} of seat {h['seat']} at sea without ships")
+            out.append(f"Hero {h.id} of seat {h.seat} at sea without ships")
         if land[c] and not st.explored[c]:
-            out.append(f"Hero {h['id']} of seat {h['seat']} on an unexplored hex")
-        if (h["troops"] < 0).any() or (h.get("special") is not None and (h["special"] < 0).any()):
+            out.append(f"Hero {h.id} of seat {h.seat} on an unexplored hex")
+        if (h.troops < 0).any() or (h.specials is not None and (h.specials < 0).any()):
             out.append("negative troops")
         if st.phase == "recruit" and U.army_size(h) > st.army_cap(h):  # trimmed in recovery
             out.append(f"army over the cap ({U.army_size(h)} > {st.army_cap(h)})")
@@ -53,7 +53,7 @@ def violations(st) -> list[str]:
     if ((st.settle >= 0) & ~st.explored.astype(bool)).any():
         out.append("a settlement on an unexplored hex")
     for s in range(st.game.num_seats):
-        if not st.alive[s] and (any(h["alive"] and h["seat"] == s for h in st.heroes)
+        if not st.alive[s] and (any(h.alive and h.seat == s for h in st.heroes)
                                 or (st.owner == s).any()):
             out.append(f"eliminated player {s} still has Heroes or hexes")
         if st.alive[s] and st.phase != "capitol" and st.owner[st.capitol[s]] != s:
@@ -80,14 +80,14 @@ def _mid_game(seed=0):
 
 def test_each_invariant_fires_on_a_broken_state():
     st = _mid_game()
-    a, b = [h for h in st.heroes if h["alive"]][:2]
+    a, b = [h for h in st.heroes if h.alive][:2]
     water = int(np.flatnonzero(~st.land.astype(bool))[0])
     edits = {
-        "two living Heroes share a hex": lambda s: s.heroes[1].update(cell=s.heroes[0]["cell"]),
-        "at sea without ships": lambda s: (s.heroes[0].update(cell=water), s.ships.__setitem__(water, 0)),
+        "two living Heroes share a hex": lambda s: setattr(s.heroes[1], "cell", s.heroes[0].cell),
+        "at sea without ships": lambda s: (setattr(s.heroes[0], "cell", water), s.ships.__setitem__(water, 0)),
         "negative gold": lambda s: s.gold.__setitem__(0, -1),
         "negative garrison": lambda s: s.garrison.__setitem__((0, 0), -1),
-        "ships on land": lambda s: s.ships.__setitem__(s.heroes[0]["cell"], 1),
+        "ships on land": lambda s: s.ships.__setitem__(s.heroes[0].cell, 1),
         "an owned water hex": lambda s: s.owner.__setitem__(water, 0),
         "a garrison outside an owned land hex": lambda s: s.garrison.__setitem__((water, 0), 1),
         "a settlement on an unexplored hex": lambda s: s.explored.__setitem__(

@@ -5,6 +5,8 @@ wizard with the card who has not cast this turn, or a Fortell item), that player
 from __future__ import annotations
 
 import numpy as np
+
+from tabletop_arena.envs.warbah.heroes import Item
 import pytest
 
 from tabletop_arena.envs.core.game import IllegalActionError
@@ -16,7 +18,7 @@ from tests.warbah.test_espionage import at_stage, contact_state
 
 def fortell_ready():
     g, st, a, b = contact_state()
-    b["wizard"] = -1
+    b.wizard = -1
     st.mg["hand"][1] = [SP.fortell_id(st)]
     return g, st, a, b
 
@@ -49,19 +51,19 @@ def test_victim_casts_fortell_against_stolen_gold():
     turn = st.turn
     st.apply(REALM0 + SP.fortell_id(st))
     assert st.turn == turn and st.gold.tolist() == [0, 10] and st.esp_log[-1][2] == "fortell"
-    assert st.mg["hand"][1] == [] and b["wcast"] == turn
+    assert st.mg["hand"][1] == [] and b.wizard_cast_turn == turn
 
 
 def test_no_offer_without_a_caster():
     """No wizard with the card (or a wizard who already cast a realm spell this turn): the
     result takes effect at once."""
     g, st, a, b = fortell_ready()
-    b["wcast"] = st.turn
+    b.wizard_cast_turn = st.turn
     at_stage(st, "delay")
     st.apply(TARGET0)
     assert ESP.hero_delayed(st, b)
     g, st, a, b = fortell_ready()
-    b["wizard"] = 0
+    b.wizard = 0
     at_stage(st, "delay")
     st.apply(TARGET0)
     assert ESP.hero_delayed(st, b)
@@ -70,9 +72,9 @@ def test_no_offer_without_a_caster():
 def test_fortell_item_can_be_cast_by_choice():
     """A Fortell realm-spell item (Treasure 7) gives the same choice, once per turn."""
     g, st, a, b = contact_state()
-    b["items"] = [{"kind": "realm", "k": SP.fortell_id(st), "used": -1}]
+    b.items = [Item("realm", spell=SP.fortell_id(st))]
     at_stage(st, "look")
     st.apply(TARGET0)
     assert st.esp["stage"] == "fortell" and st.current_player == 1
     st.apply(REALM0 + SP.fortell_id(st))
-    assert (0, 1) not in st.revealed and b["items"][0]["used"] == st.turn
+    assert (0, 1) not in st.revealed and b.items[0].used_turn == st.turn

@@ -20,16 +20,16 @@ CASTLE = SETTLEMENTS.index("castle")
 def test_death_spell_kills_special_troops_of_an_army():
     """Death Spell: the losses come off the largest groups, special groups included."""
     g, st, a, b, d, cell = realm_ready("death_spell")
-    b["troops"][:] = (2, 0, 0, 0)
+    b.troops[:] = (2, 0, 0, 0)
     U.special(b)[UND] = 12
     st.rng = ScriptRng([4, 4])
     SP.cast_realm(st, 0, 0, R["death_spell"], d)
-    assert U.special(b)[UND] == 4 and b["troops"][0] == 2  # 8 lost, all from the undead
+    assert U.special(b)[UND] == 4 and b.troops[0] == 2  # 8 lost, all from the undead
 
 
 def _knights_garrison(spell):
     g, st, a, b, d, cell = realm_ready(spell)
-    b["alive"] = False
+    b.alive = False
     st.settle[cell], st.owner[cell] = CASTLE, 1
     st.garrison[cell] = 0
     st.gsp[cell, KNI] = 4

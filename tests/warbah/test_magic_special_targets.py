@@ -31,11 +31,11 @@ def special_battle(att_spells, att_sp=None, def_sp=None, att=(3, 3, 3, 3), dfn=(
     """Hero 0 (wizard, spells ``att_spells`` on top of the deck) attacks hero 1; ``att_sp`` /
     ``def_sp`` = {special index: count}. Stops at the attacker's first spell decision."""
     g, st, a, b, d, cell = two_heroes()
-    a["troops"][:], b["troops"][:] = att, dfn
+    a.troops[:], b.troops[:] = att, dfn
     for h, sp in ((a, att_sp), (b, def_sp)):
         for u, n in (sp or {}).items():
             U.special(h)[u] = n
-    a["wizard"], b["wizard"] = -1, 0
+    a.wizard, b.wizard = -1, 0
     pad = list(att_spells) + [k for k in range(T.NB) if k not in att_spells][:4 - len(att_spells)]
     st.mg["bdeck"] = [k for k in range(T.NB) if k not in pad] + list(reversed(pad))
     st.phase, st.queue, st.qi = "battle", [(0, 0)], 0
@@ -216,8 +216,8 @@ def test_neutral_wizard_targets_the_largest_group_including_specials(monkeypatch
     monkeypatch.setattr(BM, "cast_battle", spy)
     g, st, a, b, d, cell = two_heroes()
     st.encounter[cell] = 7
-    b["alive"], b["cell"] = False, -1
-    a["troops"][:] = (1, 1, 1, 1)
+    b.alive, b.cell = False, -1
+    a.troops[:] = (1, 1, 1, 1)
     U.special(a)[UND] = 9
     st.mg["bdeck"] = [k for k in range(T.NB) if k != BS["fireball"]] + [BS["fireball"]]
     st.phase, st.queue, st.qi = "battle", [(0, 0)], 0

@@ -4,6 +4,8 @@ test_spells.py. Each test names the rulebook section it checks."""
 from __future__ import annotations
 
 import numpy as np
+
+from tabletop_arena.envs.warbah.heroes import Item
 import pytest
 
 from tabletop_arena.envs.warbah import spells as SP
@@ -22,13 +24,13 @@ def test_recruit_wizard_at_tower():
     """RECRUIT TROOPS: a Tower's one Wizard joins a hero there for 5 gold; killed, he returns."""
     g, st = setup_state()
     h = st.heroes[0]
-    c = h["cell"]
+    c = h.cell
     st.settle[c] = TOWER
     st.gold[0] = 7
     st.phase, st.queue, st.qi, st._mask = "recruit", [(0, c)], 0, None
     assert st.legal_actions_mask()[RECRUIT_WIZARD]
     st.apply(RECRUIT_WIZARD)
-    assert h["wizard"] == c + 1 and st.gold[0] == 2
+    assert h.wizard == c + 1 and st.gold[0] == 2
     assert not SP.tower_wizard_home(st, c)
     st.kill_wizard(0)
     assert SP.tower_wizard_home(st, c) and not SP.has_wizard(h)
@@ -66,7 +68,7 @@ def test_decks_seeded_from_env_rng():
 
 def realm_ready(spell, seed=0):
     g, st, a, b, d, cell = two_heroes(seed)
-    a["wizard"] = -1
+    a.wizard = -1
     st.mg["hand"][0] = [R[spell]]
     return g, st, a, b, d, cell
 
@@ -83,7 +85,7 @@ def test_one_realm_spell_per_wizard_per_turn():
 def test_move_window_flow_fly():
     """REALM SPELLS: Fly (Move phase), cast through the move-phase window: MP +5."""
     g, st = setup_state()
-    st.heroes[0]["wizard"] = -1
+    st.heroes[0].wizard = -1
     st.mg["hand"][0] = [R["fly"]]
     while st.phase == "recruit":
         st.apply(DONE)
@@ -92,9 +94,9 @@ def test_move_window_flow_fly():
     assert st.phase == "realm" and st.mg["timing"] == "move"
     seat = st.current_player
     h = st.heroes[st.queue[st.qi][1]]
-    mp = h["mp"]
+    mp = h.mp
     st.apply(REALM0 + R["fly"])
-    assert h["mp"] == mp + 5 and st.mg["hand"][seat] == []
+    assert h.mp == mp + 5 and st.mg["hand"][seat] == []
 
 
 def test_gust_of_wind_at_sea():
@@ -102,7 +104,7 @@ def test_gust_of_wind_at_sea():
     g, st, a, b, d, cell = realm_ready("gust_of_wind")
     assert SP.realm_targets(st, 0, 0, R["gust_of_wind"]) == []
     m = next(int(x) for x in range(g.n_cells) if not st.land[x])
-    a["cell"] = m
+    a.cell = m
     st.ships[m], st.fleet_owner[m] = 1, 0
     assert SP.realm_targets(st, 0, 0, R["gust_of_wind"]) == [None]
     SP.cast_realm(st, 0, 0, R["gust_of_wind"], None)
@@ -115,7 +117,7 @@ def test_teleport():
     """REALM SPELLS: Teleport moves the wizard to another friendly hero without one."""
     g, st, a, b, d, cell = realm_ready("teleport")
     assert SP.realm_targets(st, 0, 0, R["teleport"]) == []
-    b["seat"] = 0
+    b.seat = 0
     tg = SP.realm_targets(st, 0, 0, R["teleport"])
     assert tg == [CELL0 + cell]
     SP.cast_realm(st, 0, 0, R["teleport"], tg[0])
@@ -129,18 +131,18 @@ def test_dimension_door():
              and st.encounter[x] == 0)
     st.owner[c] = 0
     tg = SP.realm_targets(st, 0, 0, R["dimension_door"])
-    assert CELL0 + c in tg and CELL0 + a["cell"] not in tg
+    assert CELL0 + c in tg and CELL0 + a.cell not in tg
     SP.cast_realm(st, 0, 0, R["dimension_door"], CELL0 + c)
-    assert a["cell"] == c
+    assert a.cell == c
 
 
 def test_blizzard():
     """REALM SPELLS: Blizzard, an adjacent army can neither move nor attack."""
     g, st, a, b, d, cell = realm_ready("blizzard")
-    b["mp"], b["attacks"] = 3, 1
+    b.mp, b.attacks_left = 3, 1
     assert SP.realm_targets(st, 0, 0, R["blizzard"]) == [d]
     SP.cast_realm(st, 0, 0, R["blizzard"], d)
-    assert b["mp"] == 0 and b["attacks"] == 0
+    assert b.mp == 0 and b.attacks_left == 0
 
 
 @pytest.mark.parametrize("name,razed", [("firestorm", True), ("stone_rain", True),
@@ -150,7 +152,7 @@ def test_settlement_disasters(name, razed):
     """REALM SPELLS + NOTES: razing / decimating disasters: no income next turn, the army or
     garrison there loses 1D10 troops, a razed settlement loses its walls."""
     g, st, a, b, d, cell = realm_ready(name)
-    b["alive"] = False
+    b.alive = False
     st.terrain[cell], st.settle[cell] = TERRAINS.index("settlement"), SETTLEMENTS.index("city")
     st.owner[cell] = 1
     st.garrison[cell] = [20, 0, 0, 0]
@@ -168,25 +170,25 @@ def test_settlement_disasters(name, razed):
 def test_animate_dead():
     """REALM SPELLS: Animate Dead, 1D10 warriors join."""
     g, st, a, b, d, cell = realm_ready("animate_dead")
-    w = int(a["troops"][0])
+    w = int(a.troops[0])
     SP.cast_realm(st, 0, 0, R["animate_dead"], None)
-    assert w + 1 <= a["troops"][0] <= w + 10
+    assert w + 1 <= a.troops[0] <= w + 10
 
 
 def test_death_spell():
     """REALM SPELLS: Death Spell, an adjacent army loses 2D10 troops."""
     g, st, a, b, d, cell = realm_ready("death_spell")
-    b["troops"][:] = [10, 10, 10, 10]
+    b.troops[:] = [10, 10, 10, 10]
     SP.cast_realm(st, 0, 0, R["death_spell"], d)
-    assert 20 <= b["troops"].sum() <= 38
+    assert 20 <= b.troops.sum() <= 38
 
 
 def test_research():
     """REALM SPELLS: Research, one roll of 1D5+5 on the Treasure table (6-10)."""
     g, st, a, b, d, cell = realm_ready("research")
-    before = (int(a["troops"][0]), SP.has_wizard(a), len(a.get("items") or []), len(a["abil"]))
+    before = (int(a.troops[0]), SP.has_wizard(a), len(a.items or []), len(a.abilities))
     SP.cast_realm(st, 0, 0, R["research"], None)
-    after = (int(a["troops"][0]), SP.has_wizard(a), len(a.get("items") or []), len(a["abil"]))
+    after = (int(a.troops[0]), SP.has_wizard(a), len(a.items or []), len(a.abilities))
     assert after != before  # followers, or a magic item (the hero already has a wizard)
 
 
@@ -194,16 +196,16 @@ def test_summon_avatar():
     """REALM SPELLS: Summon Avatar, one more hero (on the capitol if it is free)."""
     g, st, a, b, d, cell = realm_ready("summon_avatar")
     n = len(st.heroes)
-    b["alive"] = False
-    a["cell"] = cell  # the caster steps off the capitol: it is free now
+    b.alive = False
+    a.cell = cell  # the caster steps off the capitol: it is free now
     SP.cast_realm(st, 0, 0, R["summon_avatar"], None)
-    assert len(st.heroes) == n + 1 and st.heroes[-1]["cell"] == st.capitol[0]
+    assert len(st.heroes) == n + 1 and st.heroes[-1].cell == st.capitol[0]
 
 
 def test_banish():
     """REALM SPELLS: Banish destroys an adjacent encounter and its treasure."""
     g, st, a, b, d, cell = realm_ready("banish")
-    b["alive"] = False
+    b.alive = False
     st.encounter[cell] = -1
     assert SP.realm_targets(st, 0, 0, R["banish"]) == [d]
     SP.cast_realm(st, 0, 0, R["banish"], d)
@@ -213,7 +215,7 @@ def test_banish():
 def test_whirlpool():
     """REALM SPELLS: Whirlpool sinks one ship on an adjacent water hex."""
     g, st, a, b, d, cell = realm_ready("whirlpool")
-    b["alive"] = False
+    b.alive = False
     st.land[cell] = False
     st.ships[cell], st.fleet_owner[cell] = 2, 1
     assert SP.realm_targets(st, 0, 0, R["whirlpool"]) == [d]
@@ -240,9 +242,9 @@ def test_sanctuary():
 def test_stone_walls():
     """REALM SPELLS: Stone Walls, the wizard's hex has Walls +3 for the rest of the turn."""
     g, st, a, b, d, cell = realm_ready("stone_walls")
-    w = st.walls(a["cell"], a["cell"])
+    w = st.walls(a.cell, a.cell)
     SP.cast_realm(st, 0, 0, R["stone_walls"], None)
-    assert st.walls(a["cell"], a["cell"]) == w + 3
+    assert st.walls(a.cell, a.cell) == w + 3
 
 
 def test_curse():
@@ -261,12 +263,12 @@ def test_curse():
 def test_heal_spells(name):
     """REALM SPELLS: Heal / Cure Wounds recover 1D10 troops killed in battle this turn."""
     g, st, a, b, d, cell = realm_ready(name)
-    a["lost"] = 0
+    a.troops_lost = 0
     assert SP.realm_targets(st, 0, 0, R[name]) == []
-    a["lost"] = 4
-    w = int(a["troops"][0])
+    a.troops_lost = 4
+    w = int(a.troops[0])
     SP.cast_realm(st, 0, 0, R[name], None)
-    assert 1 <= a["troops"][0] - w <= 4 and a["lost"] == 4 - (a["troops"][0] - w)
+    assert 1 <= a.troops[0] - w <= 4 and a.troops_lost == 4 - (a.troops[0] - w)
 
 
 def test_fortell():
@@ -305,20 +307,20 @@ def test_disaster_window_target_substep():
     """DISASTER MAGIC PHASE: wizards cast Disaster spells after moving; the target is a sub-step."""
     g, st = setup_state()
     a = st.heroes[0]
-    a["wizard"] = -1
+    a.wizard = -1
     st.mg["hand"][0] = [R["death_spell"]]
     b = st.heroes[1]
-    d = next(d for d in range(6) if st.nb[a["cell"], d] >= 0 and st.land[st.nb[a["cell"], d]])
-    b["cell"] = int(st.nb[a["cell"], d])
+    d = next(d for d in range(6) if st.nb[a.cell, d] >= 0 and st.land[st.nb[a.cell, d]])
+    b.cell = int(st.nb[a.cell, d])
     st.phase, st.queue, st.qi = "move", [], 0
     st.mg["opened"] = {"move"}
     st._advance()
     assert st.phase == "realm" and st.mg["timing"] == "disaster" and st.current_player == 0
     st.apply(REALM0 + R["death_spell"])
     assert st.phase == "realm_target" and st.legal_actions_mask()[d]
-    total = int(b["troops"].sum())
+    total = int(b.troops.sum())
     st.apply(d)
-    assert b["troops"].sum() < total or total == 0
+    assert b.troops.sum() < total or total == 0
     assert st.mg["hand"][0] == []
 
 
@@ -326,7 +328,7 @@ def test_realm_target_cancel_keeps_card():
     """AEC sub-steps: DONE at the target step cancels the spell and keeps the card."""
     g, st = setup_state()
     a = st.heroes[0]
-    a["wizard"] = -1
+    a.wizard = -1
     st.mg["hand"][0] = [R["sanctuary"]]
     st.phase, st.queue, st.qi = "recruit", [], 0
     st.mg["opened"] = set()
@@ -348,21 +350,21 @@ def test_treasure_wandering_mage_and_items():
     g, st = setup_state()
     h = st.heroes[0]
     SP.apply_treasure(st, 0, 7)
-    assert h["wizard"] == -1
+    assert h.wizard == -1
     SP.apply_treasure(st, 0, 7)
-    assert h["items"][-1]["kind"] == "realm"
-    n = len(h["abil"])
+    assert h.items[-1].kind == "realm"
+    n = len(h.abilities)
     SP.apply_treasure(st, 0, 8)
-    assert h["items"][-1]["kind"] == "ability" and len(h["abil"]) == n + 1
+    assert h.items[-1].kind == "ability" and len(h.abilities) == n + 1
     SP.apply_treasure(st, 0, 10)
-    assert h["items"][-1]["kind"] == "battle"
+    assert h.items[-1].kind == "battle"
 
 
 def test_realm_item_cast_without_wizard_once_per_turn():
     """TREASURE 7: a realm-spell item is usable once per turn."""
     g, st = setup_state()
     h = st.heroes[0]
-    h["items"] = [{"kind": "realm", "k": R["prosperity"], "used": -1}]
+    h.items = [Item("realm", spell=R["prosperity"])]
     assert SP.castable(st, 0, 0, "collect") == [R["prosperity"]]
     SP.cast_realm(st, 0, 0, R["prosperity"], None)
     assert SP.castable(st, 0, 0, "collect") == []
@@ -373,14 +375,14 @@ def test_realm_item_cast_without_wizard_once_per_turn():
 def test_victor_takes_enemy_items():
     """RECOVERY PHASE: a hero who defeats an enemy hero takes all his magic items."""
     g, st, a, b, d, cell = two_heroes()
-    b["items"] = [{"kind": "battle", "k": 1, "used": -1},
-                  {"kind": "ability", "k": ("command", 0), "used": -1}]
-    b["abil"] = [("command", 0)]
-    b["wizard"] = -1
-    b["alive"] = False
+    b.items = [Item("battle", spell=1),
+                  Item("ability", ability=("command", 0))]
+    b.abilities = [("command", 0)]
+    b.wizard = -1
+    b.alive = False
     st.battle = {"sides": [{"hero": 0}, {"hero": 1}]}
     SP.end_battle(st)
-    assert len(a["items"]) == 2 and ("command", 0) in a["abil"] and not SP.has_wizard(b)
+    assert len(a.items) == 2 and ("command", 0) in a.abilities and not SP.has_wizard(b)
 
 
 def test_observation_shows_own_hand_only():
@@ -400,15 +402,15 @@ def test_give_item_to_adjacent_friend_once_per_turn():
     """MOVE & EXPLORE: adjacent friendly heroes exchange magic items, each once per turn."""
     from tabletop_arena.envs.warbah.config import GIVE_ITEM0
     g, st, a, b, d, cell = two_heroes()
-    b["seat"] = 0
-    a["items"] = [{"kind": "ability", "k": ("defense", 0), "used": -1}]
-    a["abil"] = [("defense", 0)]
-    a["mp"] = 3
+    b.seat = 0
+    a.items = [Item("ability", ability=("defense", 0))]
+    a.abilities = [("defense", 0)]
+    a.mp = 3
     st.phase, st.queue, st.qi, st._mask = "move", [(0, 0), (0, 1)], 0, None
     assert st.legal_actions_mask()[GIVE_ITEM0 + d]
     st.apply(GIVE_ITEM0 + d)
-    assert a["items"] == [] and a["abil"] == [] and ("defense", 0) in b["abil"]
-    assert len(b["items"]) == 1 and a["mp"] == 0
+    assert a.items == [] and a.abilities == [] and ("defense", 0) in b.abilities
+    assert len(b.items) == 1 and a.mp == 0
     while st.queue[st.qi] != (0, 1):
         st.apply(DONE)
     mask = st.legal_actions_mask()
@@ -418,6 +420,6 @@ def test_give_item_to_adjacent_friend_once_per_turn():
 def test_teleport_item_without_wizard_not_castable():
     """REALM SPELLS: Teleport moves a wizard, so a hero without one cannot use a Teleport item."""
     g, st, a, b, d, cell = two_heroes()
-    b["seat"] = 0
-    a["items"] = [{"kind": "realm", "k": R["teleport"], "used": -1}]
+    b.seat = 0
+    a.items = [Item("realm", spell=R["teleport"])]
     assert SP.castable(st, 0, 0, "move") == []

@@ -1,6 +1,8 @@
 """Scenario tests for Warbah (each names the rulebook section it checks)."""
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 import pytest
 
@@ -38,7 +40,7 @@ def test_setup_capitol_hero_and_hidden_land():
         assert SETTLEMENTS[st.settle[c]] == "capitol" and st.owner[c] == s and st.explored[c]
     assert st.explored.sum() == 2  # everything else starts unknown
     for h in st.heroes:
-        assert all(1 <= x <= 10 for x in h["troops"]) and len(h["abil"]) >= 1
+        assert all(1 <= x <= 10 for x in h.troops) and len(h.abilities) >= 1
     assert st.turn == 1 and st.phase in ("recruit", "move")
 
 
@@ -67,11 +69,11 @@ def test_move_costs_and_river():
     """MOVE & EXPLORE / TERRAIN TABLE: entering costs the terrain MP, crossing a river 3."""
     g, st = setup_state(2)
     h = st.heroes[0]
-    m = int(next(x for x in st.nb[h["cell"]] if x >= 0 and st.land[x]))
+    m = int(next(x for x in st.nb[h.cell] if x >= 0 and st.land[x]))
     st.explored[m], st.terrain[m] = True, TERRAINS.index("forest")
-    st.rivers.discard((min(h["cell"], m), max(h["cell"], m)))
+    st.rivers.discard((min(h.cell, m), max(h.cell, m)))
     assert st._enterable(0, h, m) == 2
-    st.rivers.add((min(h["cell"], m), max(h["cell"], m)))
+    st.rivers.add((min(h.cell, m), max(h.cell, m)))
     assert st._enterable(0, h, m) == 3
     st.encounter[m] = -1
     assert st._enterable(0, h, m) == 0  # encounter chits block movement
@@ -85,24 +87,24 @@ def test_explore_reveals_terrain():
     seat, hi = st.queue[st.qi]
     h = st.heroes[hi]
     d = next((d for d in range(6) if st.legal_actions_mask()[d]
-              and not st.explored[st.nb[h["cell"], d]]), None)
+              and not st.explored[st.nb[h.cell, d]]), None)
     if d is None:
         pytest.skip("no unexplored neighbour on this seed")
-    m = int(st.nb[h["cell"], d])
-    mp = h["mp"]
+    m = int(st.nb[h.cell, d])
+    mp = h.mp
     st.apply(d)
-    assert st.explored[m] and st.terrain[m] >= 0 and h["mp"] == mp - 1 and h["cell"] != m
+    assert st.explored[m] and st.terrain[m] >= 0 and h.mp == mp - 1 and h.cell != m
 
 
 def _battle_state(attacker_troops, defender_troops, walls=0):
     g, st = setup_state(2)
     a, b = st.heroes[0], st.heroes[1]
-    a["troops"][:] = attacker_troops
-    b["troops"][:] = defender_troops
-    a["abil"], b["abil"] = [], []
-    cell = int(next(x for x in st.nb[a["cell"]] if x >= 0 and st.land[x]))
+    a.troops[:] = attacker_troops
+    b.troops[:] = defender_troops
+    a.abilities, b.abilities = [], []
+    cell = int(next(x for x in st.nb[a.cell] if x >= 0 and st.land[x]))
     st.explored[cell], st.terrain[cell], st.settle[cell] = True, 0, -1
-    b["cell"] = cell
+    b.cell = cell
     st.rivers.clear()
     st.phase, st.queue, st.qi = "battle", [(0, 0)], 0
     return g, st, a, b, cell
@@ -153,15 +155,15 @@ def test_attacker_calls_off():
         st.apply(st.legal_actions()[0])
     if st.phase == "call_off":
         st.apply(CALL_OFF)
-        assert st.battle is None and a["alive"] and b["alive"]
+        assert st.battle is None and a.alive and b.alive
 
 
 def test_capitol_capture_eliminates_and_ends():
     """Designed win condition: a player whose capitol is taken is eliminated; last one wins."""
     g, st = setup_state(2)
     h = st.heroes[0]
-    st.heroes[1]["alive"] = False
-    h["cell"] = int(st.capitol[1])
+    st.heroes[1].alive = False
+    h.cell = int(st.capitol[1])
     st.order = [0, 1]
     st._recovery()
     assert not st.alive[1] and st.is_terminal()
@@ -172,17 +174,17 @@ def test_encounter_battle_clears_hex():
     """ENCOUNTER TABLE / RECOVERY: a defeated encounter becomes Clear, earns XP and treasure."""
     g, st = setup_state(2)
     a = st.heroes[0]
-    a["troops"][:] = [40, 0, 0, 0]
-    a["abil"] = []
-    cell = int(next(x for x in st.nb[a["cell"]] if x >= 0 and st.land[x] and st.hero_at(x) < 0))
+    a.troops[:] = [40, 0, 0, 0]
+    a.abilities = []
+    cell = int(next(x for x in st.nb[a.cell] if x >= 0 and st.land[x] and st.hero_at(x) < 0))
     st.explored[cell], st.terrain[cell], st.encounter[cell] = True, 2, 5  # undead guardians
     st.phase, st.queue, st.qi = "battle", [(0, 0)], 0
     start_battle(st, 0, cell)
     while st.battle is not None:
         st.apply(CONTINUE if st.phase == "call_off" else st.legal_actions()[0])
-    if a["alive"]:
+    if a.alive:
         assert st.encounter[cell] == 0 and TERRAINS[st.terrain[cell]] == "clear"
-        assert a["cell"] == cell and st.pending_treasure
+        assert a.cell == cell and st.pending_treasure
 
 
 def test_illegal_action_leaves_state():
@@ -210,7 +212,7 @@ def test_determinize_hides_enemy_cards():
     g, st = setup_state(2)
     d = st.determinize(0, np.random.default_rng(3))
     assert np.array_equal(d.observation(0), st.observation(0))
-    assert d.heroes[1]["troops"].sum() == st.heroes[1]["troops"].sum()
+    assert d.heroes[1].troops.sum() == st.heroes[1].troops.sum()
 
 
 def test_variant_gold_and_diplomacy():
@@ -218,7 +220,7 @@ def test_variant_gold_and_diplomacy():
     Diplomacy marks one adjacent neutral settlement in recovery."""
     g, st = setup_state(2)
     h = st.heroes[0]
-    cells = [int(x) for x in st.nb[h["cell"]] if x >= 0 and st.land[x] and st.hero_at(x) < 0]
+    cells = [int(x) for x in st.nb[h.cell] if x >= 0 and st.land[x] and st.hero_at(x) < 0]
     a = cells[0]
     st.explored[a], st.terrain[a], st.variant[a] = True, TERRAINS.index("mountains"), "gold_mine"
     st.owner[a] = 0
@@ -230,7 +232,7 @@ def test_variant_gold_and_diplomacy():
         b = cells[1]
         st.explored[b], st.terrain[b] = True, TERRAINS.index("settlement")
         st.settle[b] = SETTLEMENTS.index("village")
-        h["abil"] = [("diplomacy", 0)]
+        h.abilities = [("diplomacy", 0)]
         st._recovery()
         assert st.owner[b] == 0
 
@@ -250,15 +252,15 @@ def test_scouting_explores_without_mp():
         st.apply(DONE)
     seat, hi = st.queue[st.qi]
     h = st.heroes[hi]
-    h["scout"], h["mp"] = 1, 0
+    h.scout_moves, h.mp = 1, 0
     st._mask = None
-    d = next((d for d in range(6) if st.nb[h["cell"], d] >= 0 and st.land[st.nb[h["cell"], d]]
-              and not st.explored[st.nb[h["cell"], d]]), None)
+    d = next((d for d in range(6) if st.nb[h.cell, d] >= 0 and st.land[st.nb[h.cell, d]]
+              and not st.explored[st.nb[h.cell, d]]), None)
     if d is None:
         pytest.skip("no unexplored neighbour")
     assert st.legal_actions_mask()[d]
     st.apply(d)
-    assert h["scout"] == 0 and h["mp"] == 0
+    assert h.scout_moves == 0 and h.mp == 0
 
 
 def test_exchange_and_drop_off():
@@ -271,22 +273,22 @@ def test_exchange_and_drop_off():
     seat, hi = st.queue[st.qi]
     h = st.heroes[hi]
     # drop off warriors at the capitol (it recruits warriors)
-    if h["cell"] == st.capitol[seat]:
-        w = int(h["troops"][0])
-        g0 = int(st.garrison[h["cell"], 0])
+    if h.cell == st.capitol[seat]:
+        w = int(h.troops[0])
+        g0 = int(st.garrison[h.cell, 0])
         st._mask = None
         assert st.legal_actions_mask()[DROP_OFF]
         st.apply(DROP_OFF)
-        assert h["troops"][0] == 0 and st.garrison[h["cell"], 0] == g0 + w
+        assert h.troops[0] == 0 and st.garrison[h.cell, 0] == g0 + w
     # a second friendly hero next door receives the army
-    d = next(d for d in range(6) if st.nb[h["cell"], d] >= 0 and st.land[st.nb[h["cell"], d]]
-             and st.hero_at(int(st.nb[h["cell"], d])) < 0)
-    other = dict(h, cell=int(st.nb[h["cell"], d]), troops=np.zeros(4, np.int64), abil=[],
-                 received=False)
+    d = next(d for d in range(6) if st.nb[h.cell, d] >= 0 and st.land[st.nb[h.cell, d]]
+             and st.hero_at(int(st.nb[h.cell, d])) < 0)
+    other = replace(h.clone(), cell=int(st.nb[h.cell, d]), troops=np.zeros(4, np.int64), abilities=[],
+                 received_army=False)
     st.heroes.append(other)
-    h["troops"][:] = [0, 3, 2, 1]
+    h.troops[:] = [0, 3, 2, 1]
     st._mask = None
     assert st.legal_actions_mask()[EXCHANGE0 + d]
     st.apply(EXCHANGE0 + d)
-    assert other["troops"].tolist() == [0, 3, 2, 1] and h["troops"].sum() == 0
-    assert other["received"]
+    assert other.troops.tolist() == [0, 3, 2, 1] and h.troops.sum() == 0
+    assert other.received_army

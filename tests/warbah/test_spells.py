@@ -4,6 +4,8 @@ test_realm_spells.py. Each test names the rulebook section it checks."""
 from __future__ import annotations
 
 import numpy as np
+
+from tabletop_arena.envs.warbah.heroes import Item
 import pytest
 
 from tabletop_arena.envs.warbah import battle as B
@@ -25,12 +27,12 @@ def two_heroes(seed=0, terrain="clear"):
     """Hero 0 (seat 0) and hero 1 (seat 1) on adjacent explored hexes; no abilities, no rivers."""
     g, st = setup_state(2, seed)
     a, b = st.heroes[0], st.heroes[1]
-    a["abil"], b["abil"] = [], []
-    d = next(d for d in range(6) if st.nb[a["cell"], d] >= 0 and st.land[st.nb[a["cell"], d]])
-    cell = int(st.nb[a["cell"], d])
+    a.abilities, b.abilities = [], []
+    d = next(d for d in range(6) if st.nb[a.cell, d] >= 0 and st.land[st.nb[a.cell, d]])
+    cell = int(st.nb[a.cell, d])
     st.explored[cell], st.terrain[cell], st.settle[cell] = True, TERRAINS.index(terrain), -1
     st.encounter[cell], st.owner[cell] = 0, -1
-    b["cell"] = cell
+    b.cell = cell
     st.rivers.clear()
     return g, st, a, b, d, cell
 
@@ -44,10 +46,10 @@ def spell_battle(att_spells, def_spells=(), att=(10, 10, 10, 10), dfn=(10, 10, 1
     draws ``att_spells`` (padded) and the defender ``def_spells``. Stops at the attacker's first
     spell decision (phase 'spell')."""
     g, st, a, b, d, cell = two_heroes(seed, terrain)
-    a["troops"][:] = att
-    b["troops"][:] = dfn
-    a["wizard"] = -1
-    b["wizard"] = -1 if def_spells is not None else 0
+    a.troops[:] = att
+    b.troops[:] = dfn
+    a.wizard = -1
+    b.wizard = -1 if def_spells is not None else 0
     top = list(att_spells) + list(def_spells or ())
     rest = [k for k in range(T.NB) if k not in top]
     # draw order: attacker's 4 first, then the defender's 4 (top of the deck = end of list)
@@ -72,7 +74,7 @@ def test_battle_start_draws_four_and_wizardry():
     assert st.phase == "spell" and st.current_player == 0
     assert len(sides(st)[0]["mg"]["hand"]) == 4 and sides(st)[1]["mg"]["hand"] == []
     g, st, a, b, d, cell = two_heroes()
-    a["wizard"], a["abil"] = -1, [("wizardry", 0)]
+    a.wizard, a.abilities = -1, [("wizardry", 0)]
     start_battle(st, 0, cell)
     assert len(st.battle["sides"][0]["mg"]["hand"]) == 5
 
@@ -326,13 +328,13 @@ def test_summons(name, mon):
 def test_shatter_destroys_an_item():
     """BATTLE SPELLS: Shatter destroys a magic item of the enemy hero."""
     g, st, a, b, d, cell = two_heroes()
-    b["items"] = [{"kind": "realm", "k": 0, "used": -1}]
-    a["wizard"] = -1
+    b.items = [Item("realm", spell=0)]
+    a.wizard = -1
     st.mg["bdeck"].remove(BS["shatter"])
     st.mg["bdeck"].append(BS["shatter"])
     start_battle(st, 0, cell)
     cast(st, "shatter")
-    assert b["items"] == []
+    assert b.items == []
 
 
 def test_slow():
@@ -409,20 +411,20 @@ def test_unused_spells_discarded_at_battle_end():
 def test_battle_item_usable_once_per_turn():
     """TREASURE 10: a battle-spell item is cast once per turn, without a wizard."""
     g, st, a, b, d, cell = two_heroes()
-    a["items"] = [{"kind": "battle", "k": BS["armor"], "used": -1}]
+    a.items = [Item("battle", spell=BS["armor"])]
     start_battle(st, 0, cell)
     assert st.phase == "spell"
     cast(st, "armor")
-    assert a["items"][0]["used"] == st.turn
+    assert a.items[0].used_turn == st.turn
     assert SP.battle_options(st, 0) == [] if st.battle else True
 
 
 def test_neutral_wizard_casts_automatically():
     """ENCOUNTER 7 (Irate Sorcerer): the sorcerer's wizard draws and casts by itself."""
     g, st, a, b, d, cell = two_heroes()
-    b["alive"] = False
+    b.alive = False
     st.encounter[cell] = 7
-    a["troops"][:] = [1, 0, 0, 0]
+    a.troops[:] = [1, 0, 0, 0]
     start_battle(st, 0, cell)
     casts = st.mg["bdisc"] + (st.battle["mg"]["limbo"] if st.battle else [])
     assert len(casts) >= 1  # at least one spell was cast or discarded by the sorcerer
