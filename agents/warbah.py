@@ -55,12 +55,12 @@ class HeuristicAgent(RuleBasedAgent):
                     return CASUALTY0 + t
         if ph == "call_off":
             b = st.battle
-            me = 0 if b["sides"][0]["seat"] == st.current_player else 1
-            mine = int(b["sides"][me]["counts"].sum())
+            me = 0 if b.sides[0].seat == st.current_player else 1
+            mine = int(b.sides[me].counts.sum())
             if me == 0:  # a combined attack: the joining armies count too
-                mine += sum(int(m["counts"].sum()) for m in b.get("members", ()))
-            foe = b["sides"][1 - me]
-            theirs = int(foe["counts"].sum()) + (foe["monster"][2] if foe["monster"] else 0)
+                mine += sum(int(m.counts.sum()) for m in b.members)
+            foe = b.sides[1 - me]
+            theirs = int(foe.counts.sum()) + (foe.monster[2] if foe.monster else 0)
             return CONTINUE if mine >= theirs else CALL_OFF
         if ph == "recruit":
             if mask[RECRUIT_WIZARD]:
@@ -86,21 +86,21 @@ class HeuristicAgent(RuleBasedAgent):
             from ..envs.warbah import battle_magic as BM
             from ..envs.warbah.config import BATTLE_JOIN0, MAGIC_SPGROUP0
             b = st.battle
-            bm = b["mg"]
-            k, s = bm["caster"], bm["pending"]
-            if bm.get("army") is None and any(BATTLE_JOIN0 <= a < BATTLE_JOIN0 + 6 for a in legal):
+            bm = b.magic
+            k, s = bm.caster, bm.pending
+            if bm.target_army is None and any(BATTLE_JOIN0 <= a < BATTLE_JOIN0 + 6 for a in legal):
                 # a combined attack: the army with the most troops (friend or foe alike)
                 arms = {BATTLE_JOIN0 + BM.army_dir(st, x): x for x in BM.spell_armies(st, k, s)}
                 return max((a for a in legal if a in arms),
-                           key=lambda a: int(BM.army(b, arms[a])["counts"].sum()))
-            x = bm.get("army")
+                           key=lambda a: int(BM.army(b, arms[a]).counts.sum()))
+            x = bm.target_army
             sd = BM.army(b, BM.natural(st, k, s) if x is None else x)
 
             def size(a):
                 t = a - GROUP0 if a < MAGIC_SPGROUP0 else BM.SP0 + a - MAGIC_SPGROUP0
                 if t == 5:
-                    return int(sd["monster"][2]) if sd.get("monster") is not None else 0
-                return int(sd["counts"][BM.cidx(t)])
+                    return int(sd.monster[2]) if sd.monster is not None else 0
+                return int(sd.counts[BM.cidx(t)])
             return max(legal, key=size)
         return legal[0]
 

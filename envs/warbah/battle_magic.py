@@ -2,10 +2,10 @@
 ``spell`` / ``spell_target``), all 42 effects, Dispell, Resist Spells, battle-spell items, and
 the end of battle (discards, items of a slain hero). Hooks are re-exported by spells.py.
 
-Battle state: ``b["mg"]`` = {step (index into ``sequence``: the attacking armies, the defender,
+Battle state: ``b.magic`` = {step (index into ``sequence``: the attacking armies, the defender,
 then the attacking armies' Dispell answers), done, last (caster, snapshot, round, spell) for
 Dispell, limbo (cards spent this battle), caster (army index), pending (spell awaiting its
-target), army (its target army, None while still to pick)}; ``side["mg"]`` = {wizard, hand,
+target), army (its target army, None while still to pick)}; ``side.magic`` = {wizard, hand,
 items (indices of battle items), neutral[19], blocked[19], auto[19] (this round; per target
 group, see below), sp_init[13] / sp_kill[13] (spell modifiers of the special groups), bless,
 ranged_neg, armor, smite, bind (rounds), cast, undo (round mods), resist, sched (delayed
@@ -13,8 +13,8 @@ effects: (segment, effect, group, n, kill[, target army when not the natural one
 A battle spell's dice (1D5) may be rolled again by Luck (luck.py): ``cast_battle`` then pauses
 and ``_bspell_roll`` resolves the spell and resumes the battle.
 
-Armies (combined attacks, combat_flow): army index 0 = the lead's army (``b["sides"][0]``),
-1 = the defender, 2 + i = joining army i (``b["members"][i]``). Every army with a Wizard draws
+Armies (combined attacks, combat_flow): army index 0 = the lead's army (``b.sides[0]``),
+1 = the defender, 2 + i = joining army i (``b.members[i]``). Every army with a Wizard draws
 and casts (one spell per Wizard per round); a spell reaches any army of its side (friendly
 spells) or of the other side (hostile ones): with several candidate armies the caster first
 picks the army (``BATTLE_JOIN0 + d``, d = that army's Hero's direction from the target hex).
@@ -25,11 +25,10 @@ which is the side's ``counts[5 + u]`` (units.BASE + u).
 """
 from __future__ import annotations
 
-import copy
-
 import numpy as np
 
 from . import battle as B
+from .battle import ArmyMagic, BattleMagic
 from . import luck as LUCK
 from . import units as UNITS
 from .config import BATTLE_JOIN0, BSPELL0, DONE, GROUP0, MAGIC_SPGROUP0
@@ -49,11 +48,11 @@ OWN = ("blessing", "boost", "group_boost", "smite", "armor", "raise_dead", "summ
 # -- armies (combined attacks) ----------------------------------------------------------------
 def armies(b: dict) -> list:
     """Every army in the battle: lead (0), defender (1), joining armies (2 + i)."""
-    return list(b["sides"]) + list(b.get("members", ()))
+    return list(b.sides) + list(b.members)
 
 
 def army(b: dict, k: int) -> dict:
-    return b["sides"][k] if k < 2 else b["members"][k - 2]
+    return b.sides[k] if k < 2 else b.members[k - 2]
 
 
 def team(k: int) -> int:
@@ -62,7 +61,7 @@ def team(k: int) -> int:
 
 
 def team_armies(b: dict, tm: int) -> list:
-    return [1] if tm == 1 else [0] + [2 + i for i in range(len(b.get("members", ())))]
+    return [1] if tm == 1 else [0] + [2 + i for i in range(len(b.members))]
 
 
 def sequence(b: dict) -> list:
@@ -103,34 +102,25 @@ def spell_armies(st, k: int, s: int) -> list:
 def army_dir(st, a: int) -> int:
     """Direction from the target hex to army a's Hero (the army-picking action)."""
     b = st.battle
-    return list(st.nbl[b["cell"]]).index(st.heroes[army(b, a)["hero"]].cell)
+    return list(st.nbl[b.cell]).index(st.heroes[army(b, a).hero].cell)
 
 
 # -- battle spells ----------------------------------------------------------------------------
-def _new_side_mg(st, side: dict, wizard: bool, hand: list, items: list) -> dict:
-    return {"wizard": wizard, "hand": hand, "items": items, "neutral": [0] * NG,
-            "blocked": [False] * NG, "auto": [False] * NG, "sp_init": [0] * UNITS.NS,
-            "sp_kill": [0] * UNITS.NS, "bless": False, "ranged_neg": 0,
-            "armor": 0, "smite": 0, "bind": set(), "cast": False, "undo": [],
-            "resist": 0, "sched": []}
-
-
 def setup_battle(st) -> None:
     """At battle start each force with a Wizard draws its Battle spells (4, Wizardry +1 each)."""
     b = st.battle
-    T = tables(st.game)
     any_magic = False
     info = []
     for sd in armies(b):
         wiz, items, resist = False, [], 0
-        if sd["hero"] >= 0:
-            h = st.heroes[sd["hero"]]
+        if sd.hero >= 0:
+            h = st.heroes[sd.hero]
             wiz = has_wizard(h)
             items = [i for i, it in enumerate(h.items) if it.kind == "battle"]
             resist = st.abil(h, "resist_spells")
             wizardry = st.abil(h, "wizardry")
-        elif b["kind"] == "encounter":
-            enc = st.game.cfg["encounters"].get(int(st.encounter[b["cell"]]), {})
+        elif b.kind == "encounter":
+            enc = st.game.cfg["encounters"].get(int(st.encounter[b.cell]), {})
             wiz, wizardry = bool(enc.get("wizard")), 0
         else:
             wizardry = 0
@@ -145,42 +135,38 @@ def setup_battle(st) -> None:
                 k = draw(st, "b")
                 if k is not None:
                     hand.append(k)
-        sd["mg"] = _new_side_mg(st, sd, wiz, hand, items)
-        sd["mg"]["resist"] = resist
-        sd.setdefault("extra", [0] * 5)
-    b["mg"] = {"step": 0, "done": False, "last": None, "limbo": [], "caster": -1,
-               "pending": None, "army": None}
-    del T
+        sd.magic = ArmyMagic(wiz, hand, items, resist)
+    b.magic = BattleMagic()
 
 
 def _battle_items(st, sd: dict) -> list:
     """Battle-spell items of the side's hero usable now (once per turn)."""
-    if sd["hero"] < 0:
+    if sd.hero < 0:
         return []
-    its = st.heroes[sd["hero"]].items
-    return [i for i in sd["mg"]["items"] if i < len(its) and its[i].kind == "battle"
+    its = st.heroes[sd.hero].items
+    return [i for i in sd.magic.items if i < len(its) and its[i].kind == "battle"
             and its[i].used_turn != st.turn]
 
 
 def _item_spell(st, sd: dict, i: int) -> int:
-    return st.heroes[sd["hero"]].items[i].spell
+    return st.heroes[sd.hero].items[i].spell
 
 
 def battle_options(st, k: int) -> list:
     """Battle spell ids side k may cast now in the spell segment."""
     b = st.battle
-    bm, sd = b["mg"], army(b, k)
-    sm = sd["mg"]
+    bm, sd = b.magic, army(b, k)
+    sm = sd.magic
     T = tables(st.game)
     seq = sequence(b)
-    answer = bm["step"] < len(seq) and seq[bm["step"]][1]
+    answer = bm.step < len(seq) and seq[bm.step][1]
     ids = set()
-    if sm["wizard"] and not sm["cast"] and b["round"] not in sm["bind"]:
-        ids.update(sm["hand"])
+    if sm.wizard and not sm.cast and b.round not in sm.spellbound:
+        ids.update(sm.hand)
     for i in _battle_items(st, sd):
         ids.add(_item_spell(st, sd, i))
-    last = bm["last"]
-    can_dispell = last is not None and team(last[0]) != team(k) and last[2] == b["round"]
+    last = bm.last_cast
+    can_dispell = last is not None and team(last[0]) != team(k) and last[2] == b.round
     out = []
     for s in sorted(ids):
         if s == T.dispell:
@@ -214,17 +200,17 @@ def spell_groups(st, k: int, s: int, a: int | None = None) -> list:
     if sp.get("own_group"):
         return [t for t in range(NG) if _group_alive(me, t)]
     if eff == "forget":
-        return [None] if foe.get("mg") and foe["mg"]["hand"] else []
+        return [None] if foe.magic and foe.magic.hand else []
     if eff == "spellbind":
-        return [None] if foe.get("mg") and (foe["mg"]["wizard"] or foe["mg"]["items"]) else []
+        return [None] if foe.magic and (foe.magic.wizard or foe.magic.items) else []
     if eff == "shatter":
-        return [None] if foe["hero"] >= 0 and st.heroes[foe["hero"]].items else []
+        return [None] if foe.hero >= 0 and st.heroes[foe.hero].items else []
     if eff == "ice_wall":
         return [None] if k == 1 and a == 1 else []
     if eff == "stone_to_mud":
-        return [None] if foe["walls_left"] > 0 else []
+        return [None] if foe.walls_left > 0 else []
     if eff == "summon":
-        return [None] if me.get("monster") is None or me["monster"][2] <= 0 else []
+        return [None] if me.monster is None or me.monster[2] <= 0 else []
     return [None]
 
 
@@ -235,9 +221,9 @@ def cidx(t: int) -> int:
 
 def _group_alive(sd: dict, t: int) -> bool:
     if t == 5:
-        return sd.get("monster") is not None and sd["monster"][2] > 0
+        return sd.monster is not None and sd.monster[2] > 0
     c = cidx(t)
-    return c < len(sd["counts"]) and sd["counts"][c] > 0
+    return c < len(sd.counts) and sd.counts[c] > 0
 
 
 def _can_hold(st, me: dict, t: int) -> bool:
@@ -245,31 +231,31 @@ def _can_hold(st, me: dict, t: int) -> bool:
     a kind its Hero lacks needs room under his troop-type limit (SPECIAL UNIT NOTES: 5 types,
     +1 per Command; designed for Control (Charm, Command) and Raise Dead). Armies without a Hero
     (garrisons, monsters) have no limit."""
-    if me["hero"] < 0 or me["seat"] < 0 or me["counts"][cidx(t)] > 0:
+    if me.hero < 0 or me.seat < 0 or me.counts[cidx(t)] > 0:
         return True
-    c = me["counts"]
+    c = me.counts
     types = int((c[:4] > 0).sum()) + int((c[UNITS.BASE:] > 0).sum())
-    return types < UNITS.type_limit(st, st.heroes[me["hero"]])
+    return types < UNITS.type_limit(st, st.heroes[me.hero])
 
 
 def spell_segment(st, seg: int) -> bool:
     """Spell segment (start of each round): attacker, then defender, then the attacker may
     answer with Dispell. True when a player must decide (phase 'spell')."""
     b = st.battle
-    bm = b["mg"]
-    if seg != 0 or bm["done"]:
+    bm = b.magic
+    if seg != 0 or bm.done:
         return False
     seq = sequence(b)
-    while bm["step"] < len(seq):
-        k, answer = seq[bm["step"]]
+    while bm.step < len(seq):
+        k, answer = seq[bm.step]
         sd = army(b, k)
-        opts = [] if B.destroyed(sd) or sd.get("mg") is None else battle_options(st, k)
-        if answer and (sd["mg"]["cast"] or not opts):
+        opts = [] if B.destroyed(sd) or sd.magic is None else battle_options(st, k)
+        if answer and (sd.magic.cast or not opts):
             opts = []
         if opts:
-            if sd["seat"] >= 0 and sd["hero"] >= 0:
-                bm["caster"] = k
-                st.phase, st._cp = "spell", sd["seat"]
+            if sd.seat >= 0 and sd.hero >= 0:
+                bm.caster = k
+                st.phase, st._cp = "spell", sd.seat
                 return True
             s = opts[0]  # neutral wizard (Irate Sorcerer): first card, largest enemy group
             cand = [(a, t) for a in (spell_armies(st, k, s) or [natural(st, k, s)])
@@ -282,8 +268,8 @@ def spell_segment(st, seg: int) -> bool:
             if st.phase == "luck":  # a player decides on Luck for the spell's dice
                 return True
             continue
-        bm["step"] += 1
-    bm["done"] = True
+        bm.step += 1
+    bm.done = True
     return False
 
 
@@ -294,20 +280,20 @@ def T_own(st, s: int) -> bool:
 def _group_size(sd: dict, t) -> int:
     if t is None:
         return 0
-    return int(sd["monster"][2]) if t == 5 else int(sd["counts"][cidx(t)])
+    return int(sd.monster[2]) if t == 5 else int(sd.counts[cidx(t)])
 
 
 def battle_mask(st) -> np.ndarray:
     b = st.battle
-    bm = b["mg"]
-    k = bm["caster"]
+    bm = b.magic
+    k = bm.caster
     mask = np.zeros(st.game.num_actions, np.int8)
     mask[DONE] = 1
-    if st.phase == "spell_target" and bm.get("army") is None:  # pick the army first
-        for a in spell_armies(st, k, bm["pending"]):
+    if st.phase == "spell_target" and bm.target_army is None:  # pick the army first
+        for a in spell_armies(st, k, bm.pending):
             mask[BATTLE_JOIN0 + army_dir(st, a)] = 1
     elif st.phase == "spell_target":
-        for t in spell_groups(st, k, bm["pending"], bm["army"]):
+        for t in spell_groups(st, k, bm.pending, bm.target_army):
             mask[GROUP0 + t if t < SP0 else MAGIC_SPGROUP0 + t - SP0] = 1
     else:
         for s in battle_options(st, k):
@@ -318,35 +304,35 @@ def battle_mask(st) -> np.ndarray:
 def battle_apply(st, a: int) -> None:
     from .combat_flow import _run
     b = st.battle
-    bm = b["mg"]
-    k = bm["caster"]
+    bm = b.magic
+    k = bm.caster
     if st.phase == "spell_target":
-        s, tgt = bm["pending"], bm.get("army")
+        s, tgt = bm.pending, bm.target_army
         if a == DONE:  # cancelled: the card stays in hand
-            bm["pending"], bm["army"] = None, None
+            bm.pending, bm.target_army = None, None
         elif tgt is None:  # the army picked; then its group, if the spell needs one
             tgt = next(x for x in spell_armies(st, k, s) if BATTLE_JOIN0 + army_dir(st, x) == a)
             if spell_groups(st, k, s, tgt) != [None]:
-                bm["army"] = tgt
+                bm.target_army = tgt
                 st._mask = None
                 return
-            bm["pending"] = None
+            bm.pending = None
             cast_battle(st, k, s, None, tgt)
             if st.phase == "luck":  # Luck on the spell's dice first (luck.py)
                 return
         else:
-            bm["pending"], bm["army"] = None, None
+            bm.pending, bm.target_army = None, None
             cast_battle(st, k, s, a - GROUP0 if a < GROUP0 + SP0 else SP0 + a - MAGIC_SPGROUP0,
                         tgt)
             if st.phase == "luck":  # Luck on the spell's dice first (luck.py)
                 return
     elif a == DONE:
-        bm["step"] += 1
+        bm.step += 1
     else:
         s = a - BSPELL0
         arms = [] if s == tables(st.game).dispell else spell_armies(st, k, s)
         if len(arms) > 1:  # several armies within reach: pick the army first
-            bm["pending"], bm["army"] = s, None
+            bm.pending, bm.target_army = s, None
             st.phase = "spell_target"
             st._mask = None
             return
@@ -357,7 +343,7 @@ def battle_apply(st, a: int) -> None:
             if st.phase == "luck":
                 return
         else:
-            bm["pending"], bm["army"] = s, tgt
+            bm.pending, bm.target_army = s, tgt
             st.phase = "spell_target"
             st._mask = None
             return
@@ -369,24 +355,24 @@ def battle_apply(st, a: int) -> None:
 def _pay_battle(st, k: int, s: int) -> None:
     b = st.battle
     sd = army(b, k)
-    sm = sd["mg"]
-    if sm["wizard"] and not sm["cast"] and b["round"] not in sm["bind"] and s in sm["hand"]:
-        sm["cast"] = True
-        sm["hand"].remove(s)
-        b["mg"]["limbo"].append(s)
+    sm = sd.magic
+    if sm.wizard and not sm.cast and b.round not in sm.spellbound and s in sm.hand:
+        sm.cast = True
+        sm.hand.remove(s)
+        b.magic.limbo.append(s)
         return
     i = next(i for i in _battle_items(st, sd) if _item_spell(st, sd, i) == s)
-    st.heroes[sd["hero"]].items[i].used_turn = st.turn
+    st.heroes[sd.hero].items[i].used_turn = st.turn
 
 
 def _snapshot(st, k: int):
     b = st.battle
     heroes = {}
     for sd in armies(b):
-        if sd["hero"] >= 0:
-            h = st.heroes[sd["hero"]]
-            heroes[sd["hero"]] = ([i.clone() for i in h.items], list(h.abilities))
-    return (copy.deepcopy(armies(b)), list(b["mg"]["limbo"]), heroes)
+        if sd.hero >= 0:
+            h = st.heroes[sd.hero]
+            heroes[sd.hero] = ([i.clone() for i in h.items], list(h.abilities))
+    return ([sd.clone() for sd in armies(b)], list(b.magic.limbo), heroes)
 
 
 def cast_battle(st, k: int, s: int, t, a: int | None = None) -> None:
@@ -394,35 +380,34 @@ def cast_battle(st, k: int, s: int, t, a: int | None = None) -> None:
     army, ``natural``) and resolve or schedule it."""
     T = tables(st.game)
     b = st.battle
-    bm = b["mg"]
+    bm = b.magic
     sp = T.battle[s]
     eff = sp["effect"]
     if eff == "dispell":
-        last = bm["last"]
+        last = bm.last_cast
         sides, limbo, heroes = last[1]
         for cur, old in zip(armies(b), sides):  # in place: callers hold the side dicts
-            cur.clear()
-            cur.update(old)
-        bm["limbo"] = limbo
+            cur.restore(old)
+        bm.limbo = limbo
         for hi, (items, abil) in heroes.items():
             st.heroes[hi].items, st.heroes[hi].abilities = items, abil
         _pay_battle(st, last[0], last[3])  # the dispelled card stays spent
         _pay_battle(st, k, s)
-        bm["last"] = None
+        bm.last_cast = None
         return
     snap = _snapshot(st, k)
     _pay_battle(st, k, s)
-    bm["last"] = (k, snap, b["round"], s)
+    bm.last_cast = (k, snap, b.round, s)
     if a is None:
         a = natural(st, k, s)
     me, foe = army(b, k), army(b, a)
-    if eff in HOSTILE and foe["mg"]["resist"] > 0:  # Resist Spells: negate one spell per battle
-        foe["mg"]["resist"] -= 1
+    if eff in HOSTILE and foe.magic.resist > 0:  # Resist Spells: negate one spell per battle
+        foe.magic.resist -= 1
         return
     rng = st.rng
     if sp.get("d5"):  # RARE ABILITY Luck: both sides may have the spell's dice rolled again
         value = d5(rng, sp["d5"])
-        if LUCK.offer(st, (me["seat"], foe["seat"]), value, (sp["d5"], 5), "bspell",
+        if LUCK.offer(st, (me.seat, foe.seat), value, (sp["d5"], 5), "bspell",
                       (k, s, -1 if t is None else t, a)):
             return
         _resolve_battle(st, k, s, t, sp.get("n", 0), value, a)
@@ -449,7 +434,7 @@ def _resolve_battle(st, k: int, s: int, t, n: int, dice: int, a: int | None = No
     b = st.battle
     sp = T.battle[s]
     eff = sp["effect"]
-    bm = b["mg"]
+    bm = b.magic
     nat = natural(st, k, s)
     a = nat if a is None else a
     me, foe = army(b, k), army(b, 1 - team(k))
@@ -461,11 +446,11 @@ def _resolve_battle(st, k: int, s: int, t, n: int, dice: int, a: int | None = No
     n += dice
     if "init" in sp and eff in ("kill", "neutralize", "neutralize_kill", "weaken", "control"):
         item = (B.segment_of(sp["init"]), eff, t, n, sp.get("kill", 0))
-        army(b, k)["mg"]["sched"].append(item if a == nat else item + (a,))  # + target army
+        army(b, k).magic.scheduled.append(item if a == nat else item + (a,))  # + target army
         return
-    fm, mm = foe["mg"], me["mg"]
+    fm, mm = foe.magic, me.magic
     if eff == "blessing":
-        mm["bless"] = True
+        mm.blessed = True
     elif eff == "boost":
         types = (list(range(5)) + list(range(SP0, NG)) if sp["types"] == "all"
                  else [GROUPS.index(x) for x in sp["types"]])
@@ -474,44 +459,44 @@ def _resolve_battle(st, k: int, s: int, t, n: int, dice: int, a: int | None = No
     elif eff == "group_boost":
         _round_mod(me, t, sp.get("init", 0), sp.get("kill", 0))
     elif eff == "smite":
-        if mm["smite"] <= 0:
-            me["extra"][4] += 1
-        mm["smite"] = sp["rounds"]
+        if mm.smite_rounds <= 0:
+            me.extra_attacks[4] += 1
+        mm.smite_rounds = sp["rounds"]
     elif eff == "stone_to_mud":
-        x = min(n, foe["walls_left"])
-        foe["walls_left"] -= x
-        foe["wall_damage"] += x
+        x = min(n, foe.walls_left)
+        foe.walls_left -= x
+        foe.wall_damage += x
     elif eff == "shield":
-        fm["ranged_neg"] += sp["n"]
+        fm.ranged_shield += sp["n"]
     elif eff == "forget":
-        for _ in range(min(sp["n"], len(fm["hand"]))):
-            bm["limbo"].append(fm["hand"].pop(int(rng.integers(len(fm["hand"])))))
+        for _ in range(min(sp["n"], len(fm.hand))):
+            bm.limbo.append(fm.hand.pop(int(rng.integers(len(fm.hand)))))
     elif eff == "spellbind":
-        fm["bind"].update(b["round"] + r for r in range(1, sp["rounds"] + 1))
+        fm.spellbound.update(b.round + r for r in range(1, sp["rounds"] + 1))
     elif eff == "armor":
-        mm["armor"] += sp["n"]
+        mm.armor += sp["n"]
     elif eff == "raise_dead":
         if _can_hold(st, me, 0):  # warriors as a new type only under the type limit
-            me["counts"][0] += n
+            me.counts[0] += n
     elif eff == "illusions":
-        fm["blocked"][t] = True
+        fm.blocked[t] = True
     elif eff == "summon":
-        me["monster"] = [sp["init"], sp["kill"], sp["hits"]]
+        me.monster = [sp["init"], sp["kill"], sp["hits"]]
     elif eff == "shatter":
-        h = st.heroes[foe["hero"]]
+        h = st.heroes[foe.hero]
         drop_item(h, h.items[int(rng.integers(len(h.items)))])
-        fm["items"] = [i for i, it in enumerate(h.items) if it.kind == "battle"]
+        fm.items = [i for i, it in enumerate(h.items) if it.kind == "battle"]
     elif eff == "slow":
         _battle_mod(foe, t, sp["init"], 0)
     elif eff == "ice_wall":
-        me["walls_base"] += sp["n"]
-        me["walls_left"] += sp["n"]
+        me.walls_base += sp["n"]
+        me.walls_left += sp["n"]
     elif eff == "block":
         for x in sp["types"]:
-            fm["blocked"][GROUPS.index(x)] = True
+            fm.blocked[GROUPS.index(x)] = True
     elif eff == "precision":
         for x in sp["types"]:
-            mm["auto"][GROUPS.index(x)] = True
+            mm.auto_hit[GROUPS.index(x)] = True
     elif eff == "fog":
         for sd in armies(b):
             for x in sp["types"]:
@@ -522,19 +507,19 @@ def _resolve_battle(st, k: int, s: int, t, n: int, dice: int, a: int | None = No
 
 def _round_mod(sd: dict, t: int, init: int, kill: int) -> None:
     _battle_mod(sd, t, init, kill)
-    sd["mg"]["undo"].append((t, init, kill))
+    sd.magic.round_mods.append((t, init, kill))
 
 
 def _battle_mod(sd: dict, t: int, init: int, kill: int) -> None:
     if t >= SP0:
-        sd["mg"]["sp_init"][t - SP0] += init
-        sd["mg"]["sp_kill"][t - SP0] += kill
+        sd.magic.special_init[t - SP0] += init
+        sd.magic.special_kill[t - SP0] += kill
     elif t < 5:
-        sd["init_mod"][t] += init
-        sd["kill_mod"][t] += kill
-    elif sd.get("monster") is not None:
-        sd["monster"][0] += init
-        sd["monster"][1] += kill
+        sd.init_mod[t] += init
+        sd.kill_mod[t] += kill
+    elif sd.monster is not None:
+        sd.monster[0] += init
+        sd.monster[1] += kill
 
 
 def segment_effects(st, seg: int) -> list:
@@ -543,11 +528,11 @@ def segment_effects(st, seg: int) -> list:
     b = st.battle
     extra = [0, 0]
     for k in range(len(armies(b))):
-        mm = army(b, k).get("mg")
-        if mm is None or not mm["sched"]:
+        mm = army(b, k).magic
+        if mm is None or not mm.scheduled:
             continue
         keep = []
-        for item in mm["sched"]:
+        for item in mm.scheduled:
             sg, eff, t, n, kill = item[:5]
             if sg != seg:
                 keep.append(item)
@@ -556,10 +541,10 @@ def segment_effects(st, seg: int) -> list:
             foe = army(b, ta)
             if eff in ("neutralize", "neutralize_kill"):
                 if t != 5:
-                    foe["mg"]["neutral"][t] = min(int(foe["counts"][cidx(t)]),
-                                                  foe["mg"]["neutral"][t] + n)
+                    foe.magic.neutral[t] = min(int(foe.counts[cidx(t)]),
+                                                  foe.magic.neutral[t] + n)
                 else:
-                    foe["mg"]["neutral"][5] = 1
+                    foe.magic.neutral[5] = 1
             if eff in ("kill", "neutralize_kill"):
                 extra[team(ta)] += _spell_kill(foe, t, n)
             elif eff == "weaken":
@@ -567,11 +552,11 @@ def segment_effects(st, seg: int) -> list:
             elif eff == "control":
                 c = cidx(t)
                 # checked again here: the caster's own group of that kind may have died since
-                x = min(n, int(foe["counts"][c])) if _can_hold(st, army(b, k), t) else 0
-                foe["counts"][c] -= x
-                army(b, k)["counts"][c] += x
-                foe["mg"]["neutral"][t] = min(foe["mg"]["neutral"][t], int(foe["counts"][c]))
-        mm["sched"] = keep
+                x = min(n, int(foe.counts[c])) if _can_hold(st, army(b, k), t) else 0
+                foe.counts[c] -= x
+                army(b, k).counts[c] += x
+                foe.magic.neutral[t] = min(foe.magic.neutral[t], int(foe.counts[c]))
+        mm.scheduled = keep
     return extra
 
 
@@ -579,7 +564,7 @@ def _spell_kill(sd: dict, t: int, n: int) -> int:
     """Targeted kills: removed from group t; what the group cannot absorb (or a Hero who is not
     yet the last unit) becomes ordinary kills for the victim to assign."""
     if t == 5:
-        mon = sd.get("monster")
+        mon = sd.monster
         if mon is None:
             return n
         x = min(n, mon[2])
@@ -588,43 +573,43 @@ def _spell_kill(sd: dict, t: int, n: int) -> int:
     if t == 4:
         return n
     c = cidx(t)
-    x = min(n, int(sd["counts"][c]))
-    sd["counts"][c] -= x
-    sd["mg"]["neutral"][t] = min(sd["mg"]["neutral"][t], int(sd["counts"][c]))
+    x = min(n, int(sd.counts[c]))
+    sd.counts[c] -= x
+    sd.magic.neutral[t] = min(sd.magic.neutral[t], int(sd.counts[c]))
     return n - x
 
 
 def end_round(st) -> None:
     """Round-long effects end; Smite counts down; the next spell segment opens."""
     b = st.battle
-    b["mg"]["step"], b["mg"]["done"] = 0, False
+    b.magic.step, b.magic.done = 0, False
     for sd in armies(b):
-        mm = sd["mg"]
-        for t, init, kill in mm["undo"]:
+        mm = sd.magic
+        for t, init, kill in mm.round_mods:
             _battle_mod(sd, t, -init, -kill)
-        mm["undo"] = []
-        mm["blocked"] = [False] * NG
-        mm["auto"] = [False] * NG
-        mm["bless"], mm["ranged_neg"], mm["armor"], mm["cast"] = False, 0, 0, False
-        if mm["smite"] > 0:
-            mm["smite"] -= 1
-            if mm["smite"] == 0:
-                sd["extra"][4] -= 1
+        mm.round_mods = []
+        mm.blocked = [False] * NG
+        mm.auto_hit = [False] * NG
+        mm.blessed, mm.ranged_shield, mm.armor, mm.cast = False, 0, 0, False
+        if mm.smite_rounds > 0:
+            mm.smite_rounds -= 1
+            if mm.smite_rounds == 0:
+                sd.extra_attacks[4] -= 1
 
 
 def end_battle(st) -> None:
     """Unused battle spells are discarded; items of a Hero killed go to the Hero who beat him;
     a killed Hero's wizard teleports home (or off the map if wandering)."""
     b = st.battle
-    a, d = b["sides"]
-    if b.get("mg") is not None:
+    a, d = b.sides
+    if b.magic is not None:
         disc = st.mg["bdisc"]
-        disc.extend(b["mg"]["limbo"])
+        disc.extend(b.magic.limbo)
         for sd in armies(b):
-            disc.extend(sd["mg"]["hand"])
-            sd["mg"]["hand"] = []
-    ha = st.heroes[a["hero"]] if a["hero"] >= 0 else None
-    hd = st.heroes[d["hero"]] if d["hero"] >= 0 else None
+            disc.extend(sd.magic.hand)
+            sd.magic.hand = []
+    ha = st.heroes[a.hero] if a.hero >= 0 else None
+    hd = st.heroes[d.hero] if d.hero >= 0 else None
     for loser, winner in ((ha, hd), (hd, ha)):
         if loser is not None and not loser.alive:
             loser.wizard = 0

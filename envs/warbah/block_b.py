@@ -640,12 +640,12 @@ def observe_b(st, seat: int, out: np.ndarray | None = None, my_fleets: list | No
                     if k:
                         w[vo + 32 + u] = min(k, 20) / 20.0
     if st.battle is not None:
-        sides = st.battle["sides"]
+        sides = st.battle.sides
         for k in (0, 1):
-            if sides[k]["seat"] == seat and len(sides[k]["counts"]) > UNITS.BASE:
+            if sides[k].seat == seat and len(sides[k].counts) > UNITS.BASE:
                 v = np.frombuffer(w, np.float32)[vo:]  # a numpy view for the slice write
-                v[45:58] = np.minimum(sides[k]["counts"][UNITS.BASE:], 20) / 20.0
-                foe = sides[1 - k]["counts"]
+                v[45:58] = np.minimum(sides[k].counts[UNITS.BASE:], 20) / 20.0
+                foe = sides[1 - k].counts
                 w[vo + 58] = min(int(foe[UNITS.BASE:].sum()), 40) / 40.0
                 break
     jn, b = st.join, st.battle
@@ -659,19 +659,19 @@ def observe_b(st, seat: int, out: np.ndarray | None = None, my_fleets: list | No
         if jn["ask"] >= 0:
             w[p6 + heroes[jn["ask"]].cell] = 0.75
         w[vo + 68] = min(len(jn["members"]), 4) / 4.0
-    elif b is not None and b.get("members"):
-        w[p6 + b["cell"]] = 1
-        w[p6 + heroes[b["sides"][0]["hero"]].cell] = 0.25
-        for m in b["members"]:
-            w[p6 + heroes[m["hero"]].cell] = 0.5
-        w[vo + 68] = min(len(b["members"]), 4) / 4.0
-        w[vo + 69] = min(sum(int(m["counts"].sum() - m["counts"][4]) for m in b["members"]),
+    elif b is not None and b.members:
+        w[p6 + b.cell] = 1
+        w[p6 + heroes[b.sides[0].hero].cell] = 0.25
+        for m in b.members:
+            w[p6 + heroes[m.hero].cell] = 0.5
+        w[vo + 68] = min(len(b.members), 4) / 4.0
+        w[vo + 69] = min(sum(int(m.counts.sum() - m.counts[4]) for m in b.members),
                          40) / 40.0
-        mine = [m for m in b["members"] if m["seat"] == seat]
+        mine = [m for m in b.members if m.seat == seat]
         if mine:
             v = np.frombuffer(w, np.float32)[vo:]  # a numpy view for the slice write
-            v[70:74] = np.minimum(sum(m["counts"][:4] for m in mine), 40) / 40.0
-            w[vo + 74] = sum(int(m["counts"][4]) for m in mine) / 4.0
-        if phase == "casualty" and b.get("cm", -1) >= 0 and st.current_player == seat:
+            v[70:74] = np.minimum(sum(m.counts[:4] for m in mine), 40) / 40.0
+            w[vo + 74] = sum(int(m.counts[4]) for m in mine) / 4.0
+        if phase == "casualty" and b.member_choosing >= 0 and st.current_player == seat:
             w[vo + 75] = 1
     return out

@@ -7,8 +7,8 @@ own Heroes (or, with the allies option, allied Heroes) next to the target could 
 attacker's player adds them one at a time (phase ``join``: BATTLE_JOIN0 + d, d = the joining
 Hero's direction seen from the target; an allied Hero's player is asked first, phase
 ``join_answer``: BATTLE_ACCEPT / BATTLE_DECLINE) and then starts the battle (BATTLE_START).
-The declaring Hero leads: ``b["sides"][0]`` is his army (spells, ships and the call-off belong
-to the lead); the joiners fight as ``b["members"]`` (own abilities, own special troops); the
+The declaring Hero leads: ``b.sides[0]`` is his army (spells, ships and the call-off belong
+to the lead); the joiners fight as ``b.members`` (own abilities, own special troops); the
 force's kills are summed and the target's walls negate them as one attack.
 """
 from __future__ import annotations
@@ -22,13 +22,14 @@ from . import luck as LUCK
 from . import sea as SEA
 from . import units as UNITS
 from . import spells as SP
+from .battle import Army, Battle
 from .config import (BATTLE_ACCEPT, BATTLE_DECLINE, BATTLE_JOIN0, BATTLE_START,
                                 CALL_OFF, CASUALTY0, LUCK_FOE, LUCK_MINE, REROLL, TERRAINS)
 
 JOIN_PHASES = ("join", "join_answer")  # combined attacks: add joining Heroes / an ally answers
 
 
-def _side(st, hi: int, walls: int = 0) -> dict:
+def _side(st, hi: int, walls: int = 0) -> Army:
     h = st.heroes[hi]
     init_mod, kill_mod, extra = [0] * 5, [0] * 5, [0] * 5
     for name, t in h.abilities:
@@ -38,17 +39,13 @@ def _side(st, hi: int, walls: int = 0) -> dict:
             kill_mod[t] += 1
         elif name == "prowess":
             extra[t] += 1
-    return {"counts": np.append(h.troops, 1).astype(np.int64), "monster": None,
-            "seat": h.seat, "hero": hi, "init_mod": init_mod, "kill_mod": kill_mod,
-            "extra": extra, "defense": st.abil(h, "defense"), "siege": st.abil(h, "siegecraft"),
-            "walls_base": walls, "walls_left": walls,
-            "wall_damage": 0}
+    return Army(np.append(h.troops, 1).astype(np.int64), h.seat, hi, None, init_mod, kill_mod,
+                extra, st.abil(h, "defense"), st.abil(h, "siegecraft"), walls, walls)
 
 
-def _neutral(counts, monster=None, walls: int = 0, seat: int = -1) -> dict:
-    return {"counts": np.asarray(counts, np.int64), "monster": monster, "seat": seat, "hero": -1,
-            "init_mod": [0] * 5, "kill_mod": [0] * 5, "defense": 0, "walls_base": walls,
-            "walls_left": walls, "wall_damage": 0}
+def _neutral(counts, monster=None, walls: int = 0, seat: int = -1) -> Army:
+    return Army(np.asarray(counts, np.int64), seat, -1, monster, walls_base=walls,
+                walls_left=walls)
 
 
 # -- combined attacks: declare, add joining Heroes, start -----------------------------------------
@@ -187,12 +184,13 @@ def _start(st, hi: int, cell: int, members, sizes) -> None:
         if st.gsp[cell].any():  # special units in the garrison (Knights): groups 5 + u
             counts = np.concatenate([counts, st.gsp[cell]])
         defender = _neutral(counts, None, walls, int(st.owner[cell]))
-    st.battle = {"sides": [_side(st, hi), defender], "kind": kind, "cell": cell,
-                 "treasure": treasure, "round": 0, "seg": 0, "kills": [0, 0], "chooser": -1}
+    st.battle = Battle([_side(st, hi), defender], kind, cell, treasure)
     if members:  # a combined attack: the joining Heroes' armies
-        ms = [dict(_side(st, j), ships=0) for j in members]
-        UNITS.extend_sides(st, {"sides": ms})
-        st.battle.update(members=ms, mk=[0] * len(ms), cm=-1, rr=0)
+        ms = [_side(st, j) for j in members]
+        for m in ms:
+            m.ships = 0
+        UNITS.extend_sides(st, ms)
+        st.battle.members, st.battle.member_kills = ms, [0] * len(ms)
     SP.setup_battle(st)  # block A: wizards draw Battle spells
     _run(st)
 
@@ -206,75 +204,75 @@ def _run(st) -> None:
     """Resolve segments/rounds until a side must choose casualties or the attacker may call off."""
     b, g = st.battle, st.game
     cap = g.cfg["designed"]["battle_round_cap"]
-    UNITS.extend_sides(st, b)  # block B: special unit groups at counts[5:]
+    UNITS.extend_sides(st, b.sides)  # block B: special unit groups at counts[5:]
     while True:
         # pending kills: a player side with a real choice decides, others lose automatically
         for k in (0, 1):
-            side = b["sides"][k]
-            while b["kills"][k] > 0:
+            side = b.sides[k]
+            while b.kills[k] > 0:
                 if B.destroyed(side):
-                    b["kills"][k] = 0
+                    b.kills[k] = 0
                     break
-                if side["seat"] >= 0 and side["hero"] >= 0 and len(B.troop_types_alive(side)) > 1:
-                    b["chooser"] = k
-                    st.phase, st._cp = "casualty", side["seat"]
+                if side.seat >= 0 and side.hero >= 0 and len(B.troop_types_alive(side)) > 1:
+                    b.chooser = k
+                    st.phase, st._cp = "casualty", side.seat
                     return
                 B.remove_one(side)
-                b["kills"][k] -= 1
-        members = b.get("members", ())
+                b.kills[k] -= 1
+        members = b.members
         for i, side in enumerate(members):  # combined attack: each joining army's casualties
-            while b["mk"][i] > 0:
+            while b.member_kills[i] > 0:
                 if B.destroyed(side):
-                    b["mk"][i] = 0
+                    b.member_kills[i] = 0
                     break
                 if len(B.troop_types_alive(side)) > 1:
-                    b["chooser"], b["cm"] = 0, i
-                    st.phase, st._cp = "casualty", side["seat"]
+                    b.chooser, b.member_choosing = 0, i
+                    st.phase, st._cp = "casualty", side.seat
                     return
                 B.remove_one(side)
-                b["mk"][i] -= 1
-        a, d = b["sides"]
+                b.member_kills[i] -= 1
+        a, d = b.sides
         if (B.destroyed(a) and all(B.destroyed(m) for m in members)) or B.destroyed(d):
             return _finish(st)
-        if b["seg"] >= B.SEGMENTS:
-            b["round"] += 1
-            b["seg"] = 0
-            if b.get("mg") is not None:
+        if b.segment >= B.SEGMENTS:
+            b.round += 1
+            b.segment = 0
+            if b.magic is not None:
                 SP.end_round(st)  # block A: round-long spell effects end
             for s in (a, d):
-                s["walls_left"] = max(0, s["walls_base"] - s["wall_damage"])
-            if b["round"] >= cap:
+                s.walls_left = max(0, s.walls_base - s.wall_damage)
+            if b.round >= cap:
                 return _finish(st)
-            st.phase, st._cp = "call_off", a["seat"]
+            st.phase, st._cp = "call_off", a.seat
             return
-        seg = b["seg"]
+        seg = b.segment
         extra = (0, 0)
-        if b.get("mg") is not None:  # block A: spell segment, delayed spell effects
+        if b.magic is not None:  # block A: spell segment, delayed spell effects
             if SP.spell_segment(st, seg):
                 return
             extra = SP.segment_effects(st, seg)
         if seg == B.segment_of(1):  # Siegecraft: destroy one wall rank in the Initiative 1 segment
             for k in (0, 1):
-                other = b["sides"][1 - k]
-                siege = b["sides"][k].get("siege", 0)
+                other = b.sides[1 - k]
+                siege = b.sides[k].siege
                 if k == 0:  # a combined attack: every attacking Hero's Siegecraft
-                    siege += sum(m.get("siege", 0) for m in members)
-                n = min(siege, other["walls_left"])
-                other["walls_left"] -= n
-                other["wall_damage"] += n
+                    siege += sum(m.siege for m in members)
+                n = min(siege, other.walls_left)
+                other.walls_left -= n
+                other.wall_damage += n
         # Luck's segment window; dice are noted only while a player of the battle has Luck
         # unused this turn
         luck = any(
             LUCK.lucky_hero(st, q) >= 0 for q in _battle_seats(st, b))
         for sd in (a, d) + tuple(members):
-            sd["dice"] = [] if luck else None
-            sd["wrolls"] = None
+            sd.dice = [] if luck else None
+            sd.wall_rolls = None
         ka, kd = B.attacks(g, a, seg, st.rng), B.attacks(g, d, seg, st.rng)
         ka, kd = SEA.naval(st, a, d, seg, ka, kd)  # block B: ships and sea monsters
         ka, kd = ka + _special_attacks(st, a, seg), kd + _special_attacks(st, d, seg)  # block B
         for m in members:  # a combined attack: the joiners attack too
             ka += B.attacks(g, m, seg, st.rng) + _special_attacks(st, m, seg)
-        b["raw"] = [int(ka), int(kd), int(extra[0]), int(extra[1])]
+        b.raw_kills = [int(ka), int(kd), int(extra[0]), int(extra[1])]
         if luck and LUCK.window(st, _battle_seats(st, b), "battle_dice", (), "battle_dice"):
             return  # RARE ABILITY Luck: a player may reroll one die of this segment
         if _resolve_segment(st):
@@ -285,39 +283,40 @@ def _resolve_segment(st) -> bool:
     """The segment's kills after walls and Defense (a combined attack shares the defender's
     kills); then Luck's wall-break window. True: paused for a Luck decision."""
     b, g = st.battle, st.game
-    a, d = b["sides"]
-    members = b.get("members", ())
-    ka, kd, e0, e1 = b.pop("raw")
+    a, d = b.sides
+    members = b.members
+    ka, kd, e0, e1 = b.raw_kills
+    b.raw_kills = None
     luck = any(LUCK.lucky_hero(st, q) >= 0 for q in _battle_seats(st, b))
     for sd in (a, d) + tuple(members):
-        sd["dice"] = None
-        sd["wrolls"] = [] if luck else None
+        sd.dice = None
+        sd.wall_rolls = [] if luck else None
     if members:  # the defender's kills are shared over the force
-        k0, b["mk"] = _share(st, b, kd, e0)
-        b["kills"] = [k0, B.negate(g, d, ka, st.rng) + e1]
+        k0, b.member_kills = _share(st, b, kd, e0)
+        b.kills = [k0, B.negate(g, d, ka, st.rng) + e1]
     else:
-        b["kills"] = [B.negate(g, a, kd, st.rng) + e0, B.negate(g, d, ka, st.rng) + e1]
-    b["seg"] += 1
+        b.kills = [B.negate(g, a, kd, st.rng) + e0, B.negate(g, d, ka, st.rng) + e1]
+    b.segment += 1
     paused = luck and LUCK.window(st, _battle_seats(st, b), "wall_dice", (), "wall_dice")
     if not paused:
         for sd in (a, d) + tuple(members):
-            sd["wrolls"] = None
+            sd.wall_rolls = None
     return paused
 
 
 # -- RARE ABILITY Luck in battle (designed window; see RULES.md) ----------------------------------
 def _battle_seats(st, b: dict) -> tuple:
     """Players in the battle, the attacking force first (lead, joiners), then the defender."""
-    out = [b["sides"][0]["seat"]] + [m["seat"] for m in b.get("members", ())]
-    return tuple(dict.fromkeys(s for s in out + [b["sides"][1]["seat"]] if s >= 0))
+    out = [b.sides[0].seat] + [m.seat for m in b.members]
+    return tuple(dict.fromkeys(s for s in out + [b.sides[1].seat] if s >= 0))
 
 
 def _team(b: dict, seat: int) -> tuple:
     """(the seat's side of the battle: its armies, the other side's armies)."""
-    force = [b["sides"][0]] + list(b.get("members", ()))
-    if any(sd["seat"] == seat for sd in force):
-        return force, [b["sides"][1]]
-    return [b["sides"][1]], force
+    force = [b.sides[0]] + list(b.members)
+    if any(sd.seat == seat for sd in force):
+        return force, [b.sides[1]]
+    return [b.sides[1]], force
 
 
 def _pick(armies, miss: bool, b: dict):
@@ -328,11 +327,11 @@ def _pick(armies, miss: bool, b: dict):
     target has ships left, a hit that sank one). (army index, record, score) or None."""
     best = None
     for i, sd in enumerate(armies):
-        for r in sd.get("dice") or ():
+        for r in sd.dice or ():
             k, n, hit = r[0], r[1], r[2]
             flags = r[3] if len(r) > 3 else 0
-            if flags & B.AT_SHIPS and (_other(b, sd).get("ships", 0) <= 0 if miss
-                                       else sd.get("ship_spare", 0) > 0):
+            if flags & B.AT_SHIPS and ((_other(b, sd).ships or 0) <= 0 if miss
+                                       else sd.ship_spare > 0):
                 continue
             if flags & B.MASS:
                 gain = B.mass_mean(n, k, bool(flags & B.BLESSED)) - hit
@@ -350,7 +349,7 @@ def _pick(armies, miss: bool, b: dict):
 
 def _other(b: dict, sd: dict) -> dict:
     """The lead side facing ``sd`` (ships fight only between the two lead sides)."""
-    return b["sides"][1] if sd is b["sides"][0] else b["sides"][0]
+    return b.sides[1] if sd is b.sides[0] else b.sides[0]
 
 
 def _dice_can(st, seat: int, ctx) -> list:
@@ -384,24 +383,24 @@ def _dice_act(st, seat: int, a: int, ctx) -> None:
     if flags & B.AT_SHIPS:  # ships sunk by these dice: more, or one given back
         sd = armies[i]
         tgt = _other(b, sd)
-        spare = sd.get("ship_spare", 0) + delta
+        spare = sd.ship_spare + delta
         if delta > 0:
-            x = min(delta, tgt["ships"])
-            tgt["ships"] -= x
+            x = min(delta, tgt.ships)
+            tgt.ships -= x
             spare -= x
         elif spare < 0:
-            tgt["ships"] -= spare
+            tgt.ships -= spare
             spare = 0
-        sd["ship_spare"] = spare
+        sd.ship_spare = spare
     else:
-        att = armies[0] is b["sides"][0]  # the dice are the attacking force's
-        b["raw"][0 if att else 1] += delta
+        att = armies[0] is b.sides[0]  # the dice are the attacking force's
+        b.raw_kills[0 if att else 1] += delta
 
 
 def _wall_can(st, seat: int, ctx) -> list:
     mine, foe = _team(st.battle, seat)
-    own_broke = any(True in (sd.get("wrolls") or ()) for sd in mine)
-    foe_held = any(False in (sd.get("wrolls") or ()) for sd in foe)
+    own_broke = any(True in (sd.wall_rolls or ()) for sd in mine)
+    foe_held = any(False in (sd.wall_rolls or ()) for sd in foe)
     return [REROLL] if own_broke or foe_held else []
 
 
@@ -412,18 +411,18 @@ def _wall_act(st, seat: int, a: int, ctx) -> None:
     chance = st.game.cfg["designed"]["wall_break_chance"]
     broke = int(st.rng.integers(1, 11)) <= chance
     for sd in mine:
-        if True in (sd.get("wrolls") or ()):
+        if True in (sd.wall_rolls or ()):
             if not broke:
-                sd["wrolls"].remove(True)
-                sd["wrolls"].append(False)
-                sd["wall_damage"] -= 1
+                sd.wall_rolls.remove(True)
+                sd.wall_rolls.append(False)
+                sd.wall_damage -= 1
             return
     for sd in foe:
-        if False in (sd.get("wrolls") or ()):
+        if False in (sd.wall_rolls or ()):
             if broke:
-                sd["wrolls"].remove(False)
-                sd["wrolls"].append(True)
-                sd["wall_damage"] += 1
+                sd.wall_rolls.remove(False)
+                sd.wall_rolls.append(True)
+                sd.wall_damage += 1
             return
 
 
@@ -443,8 +442,8 @@ def _after_dice(st, value, ctx) -> None:
 @LUCK.register("wall_dice")
 def _after_walls(st, value, ctx) -> None:
     b = st.battle
-    for sd in tuple(b["sides"]) + tuple(b.get("members", ())):
-        sd["wrolls"] = None
+    for sd in tuple(b.sides) + tuple(b.members):
+        sd.wall_rolls = None
     st.phase = "battle"
     st._mask = None
     _run(st)
@@ -456,17 +455,17 @@ def _special_attacks(st, side: dict, seg: int) -> int:
     initiative / kill / spell handling as units.attacks)."""
     if not st.game.cfg["mass_formula"]:
         return UNITS.attacks(st, side, seg)
-    cnt = side["counts"]
+    cnt = side.counts
     if len(cnt) <= UNITS.BASE or not cnt[UNITS.BASE:].any():
         return 0
-    kills, tab, mg = 0, UNITS.ucfg(st), side.get("mg")
+    kills, tab, mg = 0, UNITS.ucfg(st), side.magic
     for u in np.flatnonzero(cnt[UNITS.BASE:]).tolist():
         row = tab[UNITS.SPECIALS[u]]
         init, kill = row["init"] + row.get("self_tactics", 0), row["kill"]
         n = int(cnt[UNITS.BASE + u])
         if mg is not None:  # spells on special groups (block A: target group 6 + u)
-            init, kill = init + mg["sp_init"][u], kill + mg["sp_kill"][u]
-            n = 0 if mg["blocked"][6 + u] else n - mg["neutral"][6 + u]
+            init, kill = init + mg.special_init[u], kill + mg.special_kill[u]
+            n = 0 if mg.blocked[6 + u] else n - mg.neutral[6 + u]
         if n <= 0 or B.segment_of(init) != seg:
             continue
         kills += B.mass_group(side, mg, 6 + u, n, kill, st.rng)
@@ -475,8 +474,8 @@ def _special_attacks(st, side: dict, seg: int) -> int:
 
 def _room(side: dict) -> int:
     """Units that can die before the side's Hero: troops (basic and special) and monster hits."""
-    c = side["counts"]
-    mon = side.get("monster")
+    c = side.counts
+    mon = side.monster
     return int(c.sum() - c[4]) + (max(int(mon[2]), 0) if mon is not None else 0)
 
 
@@ -487,11 +486,11 @@ def _share(st, b: dict, kills: int, extra: int) -> tuple[int, list[int]]:
     Armor spell) then negates its own share. Only when no army has such units left do the
     Heroes fall: the joiners' (last joined first), the lead's last. Spell kills left for the
     victim to assign (``extra``) are dealt the same way after the ordinary kills."""
-    armies = [b["sides"][0]] + b["members"]
+    armies = [b.sides[0]] + b.members
     n = len(armies)
     room = [_room(s) for s in armies]
-    heroes = [0] + [int(m["counts"][4]) for m in b["members"]]
-    rr = b.get("rr", 0)
+    heroes = [0] + [int(m.counts[4]) for m in b.members]
+    rr = b.next_share
 
     def deal(k: int) -> list[int]:
         nonlocal rr
@@ -511,28 +510,28 @@ def _share(st, b: dict, kills: int, extra: int) -> tuple[int, list[int]]:
     raw = deal(kills)
     got = [B.negate(st.game, s, raw[i], st.rng) for i, s in enumerate(armies)]
     ex = deal(extra)
-    b["rr"] = rr
+    b.next_share = rr
     tot = [got[i] + ex[i] for i in range(n)]
     return tot[0], tot[1:]
 
 
 def chooser_side(b: dict) -> dict:
     """The battle side (or joining army) whose player now picks a casualty."""
-    cm = b.get("cm", -1)
-    return b["members"][cm] if cm >= 0 else b["sides"][b["chooser"]]
+    cm = b.member_choosing
+    return b.members[cm] if cm >= 0 else b.sides[b.chooser]
 
 
 def battle_step(st, action: int) -> None:
     b = st.battle
     if st.phase == "casualty":
-        k = b["chooser"]
+        k = b.chooser
         t = action - CASUALTY0 if action < CASUALTY0 + 4 else UNITS.casualty_index(action)
         B.remove_one(chooser_side(b), t)
-        if b.get("cm", -1) >= 0:  # a joining army of a combined attack
-            b["mk"][b["cm"]] -= 1
-            b["cm"] = -1
+        if b.member_choosing >= 0:  # a joining army of a combined attack
+            b.member_kills[b.member_choosing] -= 1
+            b.member_choosing = -1
         else:
-            b["kills"][k] -= 1
+            b.kills[k] -= 1
     elif action == CALL_OFF:
         return _finish(st)
     st.phase = "battle"
@@ -542,55 +541,55 @@ def battle_step(st, action: int) -> None:
 def _finish(st) -> None:
     b = st.battle
     SEA.finish(st, b)  # block B: ships written back, drowned armies
-    UNITS.finish(st, b)  # block B: surviving special troops written back
-    a, d = b["sides"]
-    cell = b["cell"]
-    ah = st.heroes[a["hero"]]
-    members = b.get("members", ())
+    UNITS.finish(st, b.sides)  # block B: surviving special troops written back
+    a, d = b.sides
+    cell = b.cell
+    ah = st.heroes[a.hero]
+    members = b.members
     if members:  # a combined attack: the joining armies are written back the same way
-        UNITS.finish(st, {"sides": members})
-    force = [(a, ah)] + [(m, st.heroes[m["hero"]]) for m in members]
+        UNITS.finish(st, members)
+    force = [(a, ah)] + [(m, st.heroes[m.hero]) for m in members]
     for s, h in force:
-        lost = int(h.troops.sum() - s["counts"][:4].sum())
+        lost = int(h.troops.sum() - s.counts[:4].sum())
         h.troops_lost += max(lost, 0)
-        h.troops = s["counts"][:4].copy()
-    st.wall_damage[cell] += d["wall_damage"]
-    if d["hero"] >= 0:
-        dh = st.heroes[d["hero"]]
-        dh.troops = d["counts"][:4].copy()
-    elif b["kind"] == "garrison":
-        st.garrison[cell] = d["counts"][:4]
-        if len(d["counts"]) > UNITS.BASE and st.land[cell]:
-            st.gsp[cell] = d["counts"][UNITS.BASE:]
+        h.troops = s.counts[:4].copy()
+    st.wall_damage[cell] += d.wall_damage
+    if d.hero >= 0:
+        dh = st.heroes[d.hero]
+        dh.troops = d.counts[:4].copy()
+    elif b.kind == "garrison":
+        st.garrison[cell] = d.counts[:4]
+        if len(d.counts) > UNITS.BASE and st.land[cell]:
+            st.gsp[cell] = d.counts[UNITS.BASE:]
     for s, h in force:
-        if s["counts"][4] <= 0:
+        if s.counts[4] <= 0:
             h.alive = False
-            if d["hero"] >= 0:
-                st.heroes[d["hero"]].xp += 1
+            if d.hero >= 0:
+                st.heroes[d.hero].xp += 1
     for m in members:  # a slain joiner: his wizard goes home, the defending Hero takes his items
-        h = st.heroes[m["hero"]]
+        h = st.heroes[m.hero]
         if not h.alive:
             if h.wizard:
-                st.kill_wizard(m["hero"])
-            if d["hero"] >= 0 and st.heroes[d["hero"]].alive and h.items:
-                SP.take_items(st, st.heroes[d["hero"]], h)
+                st.kill_wizard(m.hero)
+            if d.hero >= 0 and st.heroes[d.hero].alive and h.items:
+                SP.take_items(st, st.heroes[d.hero], h)
     if B.destroyed(d):
-        if d["hero"] >= 0:
-            st.heroes[d["hero"]].alive = False
+        if d.hero >= 0:
+            st.heroes[d.hero].alive = False
             for _, h in force:  # designed: every Hero of a combined attack earns the XP
                 h.xp += 1
-        if b["kind"] == "encounter":
+        if b.kind == "encounter":
             _clear_encounter(st, cell)
             for _, h in force:
                 h.xp += 1
-            win = next((s["hero"] for s, h in force if h.alive), -1)
+            win = next((s.hero for s, h in force if h.alive), -1)
             if win >= 0:  # the treasure: the lead, or the first joiner still alive
-                st.pending_treasure.append((win, b["treasure"]))
+                st.pending_treasure.append((win, b.treasure))
         win = next((h for _, h in force if h.alive), None)
         if win is not None and st.hero_at(cell) < 0 and st.land[cell]:  # designed: advance
             win.cell = cell
     SP.end_battle(st)  # block A: spells discarded, items of a slain hero taken
     st.battle = None
-    st.phase = b.get("return_phase", "battle")  # block B: sea battles return to the move phase
+    st.phase = b.return_phase  # block B: sea battles return to the move phase
     SEA.after_battle(st, b)
     st._mask = None

@@ -418,14 +418,14 @@ def _observe_main_py(st, seat: int, out: np.ndarray, w: memoryview, o: int) -> t
             for name, k in cnt.items():  # k float32 steps of min(x + 1/3, 1), precomputed
                 w[vo + 15 + ABILITIES.index(name)] = _ABIL_STEPS[min(k, len(_ABIL_STEPS) - 1)]
     if st.battle is not None:
-        sides = st.battle["sides"]
-        mine = [k for k in (0, 1) if sides[k]["seat"] == seat]
+        sides = st.battle.sides
+        mine = [k for k in (0, 1) if sides[k].seat == seat]
         if mine:
             me, foe = sides[mine[0]], sides[1 - mine[0]]
-            out[vo + 40:vo + 45] = np.minimum(me["counts"][:5], 40) / 40.0  # specials: block B
-            w[vo + 45] = min(int(foe["counts"][:4].sum()), 40) / 40.0
-            w[vo + 46] = foe["counts"][4] > 0
-            w[vo + 47] = min(foe["monster"][2], 10) / 10.0 if foe["monster"] is not None else 0
+            out[vo + 40:vo + 45] = np.minimum(me.counts[:5], 40) / 40.0  # specials: block B
+            w[vo + 45] = min(int(foe.counts[:4].sum()), 40) / 40.0
+            w[vo + 46] = foe.counts[4] > 0
+            w[vo + 47] = min(foe.monster[2], 10) / 10.0 if foe.monster is not None else 0
     # -- block B section (fleets, espionage): planes 0-1 at ``o``, see block_b.py --
     lk = (st.ships.tobytes(), st.fleet_owner.tobytes())
     c = d.get("_obs_fleets")

@@ -123,7 +123,7 @@ class WarbahState(State):
         s.heroes = [h.clone() for h in self.heroes]
         s.queue, s.history = list(self.queue), list(self.history)
         s.pending_treasure, s.order = list(self.pending_treasure), list(self.order)
-        s.battle = copy.deepcopy(self.battle)
+        s.battle = None if self.battle is None else self.battle.clone()
         s.join = copy.deepcopy(self.join)
         s.rng = copy.deepcopy(self.rng)
         BB.clone(self, s)
@@ -725,8 +725,8 @@ class WarbahState(State):
         s.rng = np.random.default_rng(rng.integers(2**63))
         busy = set()
         if s.battle is not None:
-            busy = {s.battle["sides"][k]["hero"] for k in (0, 1)}
-            busy |= {m["hero"] for m in s.battle.get("members", ())}  # a combined attack
+            busy = {s.battle.sides[k].hero for k in (0, 1)}
+            busy |= {m.hero for m in s.battle.members}  # a combined attack
         for i, h in enumerate(s.heroes):
             if h.seat != observer and i not in busy and not BB.keep_visible(s, observer, i) \
                     and not SP.scried(s, observer):

@@ -19,6 +19,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import luck as LUCK
+from .battle import Battle
 from . import units as UNITS
 from .config import (EXCHANGE0, FLEET0, FLEET_SLOTS, KEEP_ROLL, REROLL, SETTLEMENTS,
                                 SHIP0)
@@ -191,13 +192,12 @@ def _sea_battle(st, hi: int, row: dict) -> None:
         counts[("warriors", "archers", "cavalry", "catapults").index(troop)] += d10(st.rng, dice)
     mon = row.get("monster")
     foe = CF._neutral(counts, [mon["init"], mon["kill"], mon["hits"]] if mon else None, 0)
-    foe["ships"] = row.get("ships", 0)
-    foe["hits_ships"] = bool(mon and mon.get("hits_ships"))
+    foe.ships = row.get("ships", 0)
+    foe.hits_ships = bool(mon and mon.get("hits_ships"))
     me = CF._side(st, hi)
-    me["ships"] = int(st.ships[st.heroes[hi].cell])
-    st.battle = {"sides": [me, foe], "kind": "sea", "cell": st.heroes[hi].cell,
-                 "treasure": row.get("treasure", 0), "round": 0, "seg": 0, "kills": [0, 0],
-                 "chooser": -1, "return_phase": st.phase}
+    me.ships = int(st.ships[st.heroes[hi].cell])
+    st.battle = Battle([me, foe], "sea", st.heroes[hi].cell, row.get("treasure", 0),
+                       return_phase=st.phase)
     from . import spells as SP
     SP.setup_battle(st)  # block A: a Hero's wizard draws Battle spells at sea too
     CF._run(st)
@@ -222,57 +222,57 @@ def naval(st, a: dict, d: dict, seg: int, ka: int, kd: int) -> tuple[int, int]:
     from . import battle as B
     from .battle import segment_of
     for s in (a, d):
-        if "ships" not in s:
-            hi = s.get("hero", -1)
-            s["ships"] = ships_of(st, hi) if hi >= 0 and s.get("seat", -1) >= 0 else 0
-    if not (a["ships"] or d["ships"] or a.get("ship_kills") or d.get("ship_kills")):
+        if s.ships is None:
+            hi = s.hero
+            s.ships = ships_of(st, hi) if hi >= 0 and s.seat >= 0 else 0
+    if not (a.ships or d.ships or a.ship_kills or d.ship_kills):
         return ka, kd
     init, kill = scfg(st)["ship_init"], scfg(st)["ship_kill"]
     out = [ka, kd]
     for k, (s, o) in enumerate(((a, d), (d, a))):
-        hits = s.pop("ship_kills", 0)
-        if s["ships"] and segment_of(init) == seg:
-            n = B.hits(st.game, st.rng, s["ships"], kill)  # (or the designer's formula)
-            B.record(s, kill, s["ships"], n, (B.AT_SHIPS if o["ships"] else 0)
+        hits, s.ship_kills = s.ship_kills, 0
+        if s.ships and segment_of(init) == seg:
+            n = B.hits(st.game, st.rng, s.ships, kill)  # (or the designer's formula)
+            B.record(s, kill, s.ships, n, (B.AT_SHIPS if o.ships else 0)
                      | (B.MASS if st.game.cfg.get("mass_formula") else 0))  # Luck's window
-            if o["ships"]:
+            if o.ships:
                 hits += n
             else:
                 out[k] += n
-        sunk = min(hits, o["ships"])
-        o["ships"] -= sunk
-        s["ship_spare"] = hits - sunk  # hits that sank nothing (Luck: combat_flow._dice_act)
+        sunk = min(hits, o.ships)
+        o.ships -= sunk
+        s.ship_spare = hits - sunk  # hits that sank nothing (Luck: combat_flow._dice_act)
     return out[0], out[1]
 
 
 def finish(st, b: dict) -> None:
     """Battle end: write ships back; a Hero whose fleet sank is lost with his army at sea."""
-    a, d = b["sides"]
+    a, d = b.sides
     for s in (a, d):
-        hi = s.get("hero", -1)
-        if hi < 0 or s.get("seat", -1) < 0 or "ships" not in s:
+        hi = s.hero
+        if hi < 0 or s.seat < 0 or s.ships is None:
             continue
         h = st.heroes[hi]
         if at_sea(st, h):
-            st.ships[h.cell] = s["ships"]
-            if s["ships"] <= 0:
+            st.ships[h.cell] = s.ships
+            if s.ships <= 0:
                 st.fleet_owner[h.cell] = -1
-                s["counts"][:] = 0  # drowned (designed), a summoned monster with them
-                s["monster"] = None
-    if b["kind"] == "garrison" and not st.land[b["cell"]]:  # an unmanned fleet attacked
-        st.ships[b["cell"]], st.fleet_owner[b["cell"]] = 0, -1
-    if b["kind"] == "sea":
+                s.counts[:] = 0  # drowned (designed), a summoned monster with them
+                s.monster = None
+    if b.kind == "garrison" and not st.land[b.cell]:  # an unmanned fleet attacked
+        st.ships[b.cell], st.fleet_owner[b.cell] = 0, -1
+    if b.kind == "sea":
         from . import battle as B
-        if B.destroyed(d) and a["counts"][4] > 0:  # an overcome encounter: 1 XP, treasure
-            st.heroes[a["hero"]].xp += 1
-            st.pending_treasure.append((a["hero"], b["treasure"]))
+        if B.destroyed(d) and a.counts[4] > 0:  # an overcome encounter: 1 XP, treasure
+            st.heroes[a.hero].xp += 1
+            st.pending_treasure.append((a.hero, b.treasure))
 
 
 def after_battle(st, b: dict) -> None:
     """Enforce the carrying capacity of Heroes whose fleets lost ships."""
-    for s in b["sides"]:
-        hi = s.get("hero", -1)
-        if hi >= 0 and s.get("seat", -1) >= 0 and st.heroes[hi].alive and "ships" in s:
+    for s in b.sides:
+        hi = s.hero
+        if hi >= 0 and s.seat >= 0 and st.heroes[hi].alive and s.ships is not None:
             if _enforce_capacity(st, hi, st.phase):
                 return
 

@@ -119,14 +119,14 @@ def determinize(s, observer: int, rng) -> None:
     b = s.battle
     busy = set()
     if b is not None:
-        everyone = list(b["sides"]) + list(b.get("members", ()))  # combined attacks too
-        sides = [sd for sd in everyone if sd.get("mg") is not None and sd["seat"] != observer]
-        busy = {sd["hero"] for sd in everyone}
-        pool = list(m["bdeck"]) + [k for sd in sides for k in sd["mg"]["hand"]]
+        everyone = list(b.sides) + list(b.members)  # combined attacks too
+        sides = [sd for sd in everyone if sd.magic is not None and sd.seat != observer]
+        busy = {sd.hero for sd in everyone}
+        pool = list(m["bdeck"]) + [k for sd in sides for k in sd.magic.hand]
         pool = [pool[i] for i in rng.permutation(len(pool))]
         for sd in sides:
-            n = len(sd["mg"]["hand"])
-            sd["mg"]["hand"], pool = pool[:n], pool[n:]
+            n = len(sd.magic.hand)
+            sd.magic.hand, pool = pool[:n], pool[n:]
         m["bdeck"] = pool
     else:
         m["bdeck"] = [m["bdeck"][i] for i in rng.permutation(len(m["bdeck"]))]
@@ -761,29 +761,29 @@ def observe(st, seat: int, v: np.ndarray | None = None, mine: list | None = None
         if kk:
             w[s0 + 2 + r] = min(kk, 4) / 4  # 152-154
     b = st.battle
-    if b is not None and b.get("mg") is not None:
+    if b is not None and b.magic is not None:
         # my army: the casting one when it is mine, else my first (lead, defender, joiners)
-        arm = list(b["sides"]) + list(b.get("members", ()))
-        mine = [k for k in range(len(arm)) if arm[k]["seat"] == seat]
+        arm = list(b.sides) + list(b.members)
+        mine = [k for k in range(len(arm)) if arm[k].seat == seat]
         if mine:
-            c = b["mg"]["caster"]
+            c = b.magic.caster
             k = c if c in mine and st.phase in ("spell", "spell_target") else mine[0]
-            me, foe = arm[k], b["sides"][0 if k == 1 else 1]
-            if me["hero"] >= 0:
-                hero = st.heroes[me["hero"]]
-            for s in me["mg"]["hand"]:
+            me, foe = arm[k], b.sides[0 if k == 1 else 1]
+            if me.hero >= 0:
+                hero = st.heroes[me.hero]
+            for s in me.magic.hand:
                 w[bo + s] += 0.5
-            w[s0 + 6] = min(len(foe["mg"]["hand"]), 6) / 6
-            w[s0 + 7] = foe["mg"]["wizard"]
-            w[s0 + 8] = (b["round"] + 1) in me["mg"]["bind"] or b["round"] in me["mg"]["bind"]
-            w[s0 + 9] = (b["round"] + 1) in foe["mg"]["bind"] or b["round"] in foe["mg"]["bind"]
-            last = b["mg"]["last"]
-            if last is not None and (last[0] == 1) != (k == 1) and last[2] == b["round"]:
+            w[s0 + 6] = min(len(foe.magic.hand), 6) / 6
+            w[s0 + 7] = foe.magic.wizard
+            w[s0 + 8] = (b.round + 1) in me.magic.spellbound or b.round in me.magic.spellbound
+            w[s0 + 9] = (b.round + 1) in foe.magic.spellbound or b.round in foe.magic.spellbound
+            last = b.magic.last_cast
+            if last is not None and (last[0] == 1) != (k == 1) and last[2] == b.round:
                 w[s0 + 10] = (last[3] + 1) / NB
-            w[s0 + 11] = min(me["mg"]["resist"], 2) / 2
-            w[s0 + 12] = min(foe["mg"]["resist"], 2) / 2
-            if st.phase == "spell_target" and b["mg"]["pending"] is not None:
-                w[12] = (b["mg"]["pending"] + 1) / NB
+            w[s0 + 11] = min(me.magic.resist, 2) / 2
+            w[s0 + 12] = min(foe.magic.resist, 2) / 2
+            if st.phase == "spell_target" and b.magic.pending is not None:
+                w[12] = (b.magic.pending + 1) / NB
     if hero is not None:
         if hero.wizard:  # has_wizard
             w[s0 + 1] = 1

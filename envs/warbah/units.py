@@ -122,31 +122,31 @@ def castle_variant(st, m: int) -> None:
 
 
 # -- battle ---------------------------------------------------------------------------------------
-def extend_sides(st, b: dict) -> None:
-    """Give each side its 13 special groups (index 5 + u), once per battle."""
-    for s in b["sides"]:
-        if len(s["counts"]) == BASE and not s.get("sp_ext"):
-            s["sp_ext"] = True
-            hi = s.get("hero", -1)
-            sp = special(st.heroes[hi]) if hi >= 0 and s.get("seat", -1) >= 0 else np.zeros(NS)
-            s["counts"] = np.concatenate([s["counts"], sp]).astype(np.int64)
+def extend_sides(st, armies) -> None:
+    """Give each army its 13 special groups (index 5 + u), once per battle."""
+    for s in armies:
+        if len(s.counts) == BASE and not s.specials_added:
+            s.specials_added = True
+            hi = s.hero
+            sp = special(st.heroes[hi]) if hi >= 0 and s.seat >= 0 else np.zeros(NS)
+            s.counts = np.concatenate([s.counts, sp]).astype(np.int64)
 
 
 def attacks(st, side: dict, seg: int) -> int:
     """Kills by the side's special groups in segment ``seg`` (1D10 <= Kill each)."""
     from .battle import segment_of
-    cnt = side["counts"]
+    cnt = side.counts
     if len(cnt) <= BASE or not any(cnt.tolist()[BASE:]):  # no numpy reduction
         return 0
     kills = 0
     tab = ucfg(st)
-    mg = side.get("mg")  # block A: spells on special groups (target group 6 + u)
+    mg = side.magic  # block A: spells on special groups (target group 6 + u)
     for u in np.flatnonzero(cnt[BASE:]):
         row = tab[SPECIALS[u]]
         init, kill, n = row["init"] + row.get("self_tactics", 0), row["kill"], int(cnt[BASE + u])
         if mg is not None:  # neutralized units and blocked groups do not attack
-            init, kill = init + mg["sp_init"][u], kill + mg["sp_kill"][u]
-            n = 0 if mg["blocked"][6 + u] else n - mg["neutral"][6 + u]
+            init, kill = init + mg.special_init[u], kill + mg.special_kill[u]
+            n = 0 if mg.blocked[6 + u] else n - mg.neutral[6 + u]
         if n <= 0 or segment_of(init) != seg:  # Goblins' Tactics: self_tactics
             continue
         from .battle import magic_hits, record  # record: Luck's segment window
@@ -154,20 +154,20 @@ def attacks(st, side: dict, seg: int) -> int:
             kills += record(side, kill, n, int((st.rng.integers(1, 11, size=n) <= kill).sum()))
         else:
             hit = magic_hits(mg, 6 + u, n, kill, st.rng)
-            kills += hit if mg["auto"][6 + u] else record(side, kill, n, hit)
+            kills += hit if mg.auto_hit[6 + u] else record(side, kill, n, hit)
     return kills
 
 
-def finish(st, b: dict) -> None:
+def finish(st, armies) -> None:
     """Write the surviving special troops back to the Heroes."""
-    for s in b["sides"]:
-        hi = s.get("hero", -1)
-        if hi >= 0 and s.get("seat", -1) >= 0 and len(s["counts"]) > BASE:
-            st.heroes[hi].specials = s["counts"][BASE:].copy()
+    for s in armies:
+        hi = s.hero
+        if hi >= 0 and s.seat >= 0 and len(s.counts) > BASE:
+            st.heroes[hi].specials = s.counts[BASE:].copy()
 
 
 def casualty_mask(side: dict, mask: np.ndarray) -> None:
-    cnt = side["counts"]
+    cnt = side.counts
     for u in range(len(cnt) - BASE):
         mask[LOSS_SP0 + u] = cnt[BASE + u] > 0
 

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from tabletop_arena.envs.warbah.battle import Battle
+
 from tabletop_arena.envs.warbah.heroes import Hero
 import pytest
 
@@ -82,7 +84,7 @@ def test_battle_phase_combined_attack_declare_join_start():
     assert st.heroes[2].attacks_left == 0 and st.heroes[3].attacks_left == 1
     b = st.battle
     if b is not None:  # still running (casualty choice or call-off)
-        assert [m["hero"] for m in b["members"]] == [2]
+        assert [m.hero for m in b.members] == [2]
 
 
 def test_battle_phase_lone_attack_starts_at_once():
@@ -121,7 +123,7 @@ def test_battle_combined_force_attacks_together_walls_negate_once_per_round():
     st.apply(BATTLE_START)
     assert st.phase == "call_off" and st.current_player == 0  # the lead's player decides
     b = st.battle
-    assert b["sides"][1]["monster"][2] == 100 - (7 - 2)  # 7 kills, 2 negated by the walls
+    assert b.sides[1].monster[2] == 100 - (7 - 2)  # 7 kills, 2 negated by the walls
     st.apply(CALL_OFF)
     assert st.battle is None and lead.alive and friend.alive
     assert friend.troops.tolist() == [0, 5, 0, 0] and friend.attacks_left == 0
@@ -138,14 +140,14 @@ def test_battle_combined_kills_shared_in_turn_heroes_fall_last():
     st.heroes[0].troops[:] = [2, 0, 0, 0]
     st.battle = None
     st.join = None
-    b = {"sides": [CF._side(st, 0), CF._neutral([9, 0, 0, 0, 0])],
-         "members": [CF._side(st, 2), CF._side(st, 3)], "mk": [0, 0], "cm": -1, "rr": 0}
+    b = Battle([CF._side(st, 0), CF._neutral([9, 0, 0, 0, 0])], "hero", t,
+               members=[CF._side(st, 2), CF._side(st, 3)], member_kills=[0, 0])
     k0, mk = CF._share(st, b, 7, 0)
     assert (k0, mk) == (2, [4, 1])  # lead, friend, other, lead, friend, friend, friend
-    b["sides"][0]["counts"][0] = 0
-    b["members"][0]["counts"][0] = 0
-    b["members"][1]["counts"][0] = 0
-    b["rr"] = 0
+    b.sides[0].counts[0] = 0
+    b.members[0].counts[0] = 0
+    b.members[1].counts[0] = 0
+    b.next_share = 0
     k0, mk = CF._share(st, b, 2, 0)
     assert (k0, mk) == (0, [1, 1])  # only Heroes left: the joiners' first
     k0, mk = CF._share(st, b, 3, 0)
@@ -165,15 +167,15 @@ def test_battle_combined_joiner_chooses_own_casualties():
     seen = False
     while st.battle is not None and st.phase == "casualty":
         b = st.battle
-        if b["cm"] >= 0:
+        if b.member_choosing >= 0:
             seen = True
             mask = st.legal_actions_mask()
-            side = b["members"][b["cm"]]
+            side = b.members[b.member_choosing]
             for x in range(4):
-                assert mask[CASUALTY0 + x] == (side["counts"][x] > 0)
+                assert mask[CASUALTY0 + x] == (side.counts[x] > 0)
             vb = _piece(g, st.observation(0), "vector_b")
             assert vb[75] == 1 and vb[66] == vb[67] == 0
-            assert np.allclose(vb[70:74] * 40, side["counts"][:4]) and vb[74] == 0.25
+            assert np.allclose(vb[70:74] * 40, side.counts[:4]) and vb[74] == 0.25
             assert _piece(g, st.observation(1), "vector_b")[75] == 0
             st.apply(CASUALTY0 + 1)  # archers first
         else:
@@ -190,10 +192,11 @@ def test_battle_combined_victory_advance_and_xp():
     g, st, t, ring = arena()
     st.heroes.append(_hero(1, t, [0, 0, 0, 0]))
     st.heroes.append(_hero(0, ring[2], [5, 0, 0, 0]))
-    st.battle = {"sides": [CF._side(st, 0), CF._side(st, 1)], "kind": "hero", "cell": t,
-                 "treasure": 0, "round": 1, "seg": 0, "kills": [0, 0], "chooser": -1,
-                 "members": [dict(CF._side(st, 2), ships=0)], "mk": [0], "cm": -1, "rr": 0}
-    st.battle["sides"][1]["counts"][4] = 0  # the enemy Hero has fallen
+    joiner = CF._side(st, 2)
+    joiner.ships = 0
+    st.battle = Battle([CF._side(st, 0), CF._side(st, 1)], "hero", t, round=1,
+                       members=[joiner], member_kills=[0])
+    st.battle.sides[1].counts[4] = 0  # the enemy Hero has fallen
     CF._finish(st)
     assert not st.heroes[1].alive
     assert st.heroes[0].cell == t and st.heroes[2].cell == ring[2]

@@ -114,8 +114,8 @@ def test_battle_knights_garrison_blocks_and_defends():
     st._mask = None
     st.apply(st.nbl[h.cell].index(t))
     assert st.phase == "call_off"
-    d = st.battle["sides"][1]
-    assert d["counts"][U.BASE + KNI] == 50 - (20 - 4) - 1  # 4 castle wall ranks
+    d = st.battle.sides[1]
+    assert d.counts[U.BASE + KNI] == 50 - (20 - 4) - 1  # 4 castle wall ranks
     st.apply(CALL_OFF)
     assert st.gsp[t, KNI] == 33 and st.owner[t] == 1
     assert st.battle is None

@@ -5,6 +5,8 @@ boards an enemy fleet with no Hero on board, or sails into its hex, takes it."""
 from __future__ import annotations
 
 import numpy as np
+
+from tabletop_arena.envs.warbah.battle import Battle
 import pytest
 
 from tabletop_arena.envs.core.game import IllegalActionError
@@ -84,9 +86,8 @@ def test_battle_fleet_of_a_slain_hero_left_unmanned_then_taken():
     o.alive, o.cell, o.troops[:], o.abilities = True, nxt, [0, 0, 0, 0], []
     st.ships[nxt], st.fleet_owner[nxt] = 2, 1
     sides = [CF._side(st, 0), CF._side(st, 1)]
-    sides[1]["counts"][4] = 0  # the enemy Hero has fallen; his ships were not sunk
-    st.battle = {"sides": sides, "kind": "hero", "cell": nxt, "treasure": 0, "round": 1,
-                 "seg": 0, "kills": [0, 0], "chooser": -1}
+    sides[1].counts[4] = 0  # the enemy Hero has fallen; his ships were not sunk
+    st.battle = Battle(sides, "hero", nxt, round=1)
     CF._finish(st)
     assert not o.alive and st.ships[nxt] == 2 and st.fleet_owner[nxt] == 1
     assert h.cell != nxt  # the victor of a sea battle does not advance

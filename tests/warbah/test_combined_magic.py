@@ -65,24 +65,24 @@ def test_battle_spells_every_wizard_of_the_force_casts_once_per_round():
     st.rng = ScriptRng([10] * 400)  # every attack die misses
     _attack(st, t)
     b = st.battle
-    lead, joiner = b["sides"][0], b["members"][0]
-    assert len(lead["mg"]["hand"]) == 4 and len(joiner["mg"]["hand"]) == 4
-    assert st.phase == "spell" and st.current_player == 0 and b["mg"]["caster"] == 0
+    lead, joiner = b.sides[0], b.members[0]
+    assert len(lead.magic.hand) == 4 and len(joiner.magic.hand) == 4
+    assert st.phase == "spell" and st.current_player == 0 and b.magic.caster == 0
     st.apply(BSPELL0 + BS["blessing"])
     assert st.phase == "spell_target" and _legal(st) == {BATTLE_JOIN0, BATTLE_JOIN0 + 2, DONE}
     before = st.clone()
     with pytest.raises(IllegalActionError):
         st.apply(BATTLE_JOIN0 + 1)  # no army there
-    assert st.phase == "spell_target" and st.battle["mg"] == before.battle["mg"]
+    assert st.phase == "spell_target" and st.battle.magic == before.battle.magic
     st.apply(BATTLE_JOIN0 + 2)  # Blessing on the joining army
-    assert joiner["mg"]["bless"] and not lead["mg"]["bless"]
-    assert st.phase == "spell" and st.current_player == 0 and b["mg"]["caster"] == 2
+    assert joiner.magic.blessed and not lead.magic.blessed
+    assert st.phase == "spell" and st.current_player == 0 and b.magic.caster == 2
     assert BSPELL0 + BS["smite"] in _legal(st)
     st.apply(BSPELL0 + BS["smite"])
     st.apply(BATTLE_JOIN0)  # Smite on the lead's Hero
     assert st.phase == "call_off"  # one spell per Wizard this round: no more casting
-    assert len(lead["mg"]["hand"]) == 3 and len(joiner["mg"]["hand"]) == 3
-    assert lead["extra"][4] == 1 and joiner["extra"][4] == 0 and lead["mg"]["smite"] == 2
+    assert len(lead.magic.hand) == 3 and len(joiner.magic.hand) == 3
+    assert lead.extra_attacks[4] == 1 and joiner.extra_attacks[4] == 0 and lead.magic.smite_rounds == 2
 
 
 def test_battle_spells_defender_targets_a_joining_army():
@@ -92,7 +92,7 @@ def test_battle_spells_defender_targets_a_joining_army():
     _stack(st, [BS["fireball"]])
     st.rng = ScriptRng([10] * 400)  # every attack die misses
     _attack(st, t)
-    assert st.phase == "spell" and st.current_player == 1 and st.battle["mg"]["caster"] == 1
+    assert st.phase == "spell" and st.current_player == 1 and st.battle.magic.caster == 1
     st.apply(BSPELL0 + BS["fireball"])
     assert _legal(st) == {BATTLE_JOIN0, BATTLE_JOIN0 + 2, DONE}
     st.apply(BATTLE_JOIN0 + 2)
@@ -101,7 +101,7 @@ def test_battle_spells_defender_targets_a_joining_army():
     st.apply(GROUP0 + 0)
     assert st.phase == "call_off"
     b = st.battle
-    assert b["members"][0]["counts"][0] == 3 and b["sides"][0]["counts"][0] == 5
+    assert b.members[0].counts[0] == 3 and b.sides[0].counts[0] == 5
 
 
 def test_battle_spells_neutral_wizard_reaches_the_largest_group_of_the_force():
@@ -117,7 +117,7 @@ def test_battle_spells_neutral_wizard_reaches_the_largest_group_of_the_force():
     st.apply(BATTLE_JOIN0 + 2)
     st.apply(BATTLE_START)
     b = st.battle
-    assert b["members"][0]["counts"][0] == 8 and b["sides"][0]["counts"][0] == 5
+    assert b.members[0].counts[0] == 8 and b.sides[0].counts[0] == 5
 
 
 def test_allies_combine_attacks_allied_wizard_casts_for_the_force():
@@ -128,11 +128,11 @@ def test_allies_combine_attacks_allied_wizard_casts_for_the_force():
     st.rng = ScriptRng([10] * 400)  # every attack die misses
     _attack(st, t, allied=True)
     b = st.battle
-    assert st.phase == "spell" and st.current_player == 2 and b["mg"]["caster"] == 2
+    assert st.phase == "spell" and st.current_player == 2 and b.magic.caster == 2
     st.apply(BSPELL0 + BS["smite"])
     st.apply(BATTLE_JOIN0)
     assert st.phase == "call_off"
-    assert b["sides"][0]["extra"][4] == 1 and b["members"][0]["extra"][4] == 0
+    assert b.sides[0].extra_attacks[4] == 1 and b.members[0].extra_attacks[4] == 0
 
 
 def test_battle_spells_lone_attack_has_no_army_step():
@@ -142,7 +142,7 @@ def test_battle_spells_lone_attack_has_no_army_step():
     st.heroes[2].attacks_left = 0  # the friend cannot join
     _stack(st, [BS["fireball"]])
     st.apply(_dir(st, st.heroes[0].cell, t))
-    assert st.phase == "spell" and "members" not in st.battle
+    assert st.phase == "spell" and not st.battle.members
     st.apply(BSPELL0 + BS["fireball"])
     assert st.phase == "spell_target" and BM.spell_armies(st, 0, BS["fireball"]) == [1]
     assert not any(BATTLE_JOIN0 + d in _legal(st) for d in range(6))
@@ -165,9 +165,9 @@ def test_observation_shows_a_joining_ally_its_own_battle_hand_only():
     st.rng = ScriptRng([10] * 400)
     _attack(st, t, allied=True)
     b = st.battle
-    lead, foe, joiner = b["sides"][0], b["sides"][1], b["members"][0]
-    assert st.phase == "spell" and b["mg"]["caster"] == 0
-    hands = {0: set(lead["mg"]["hand"]), 1: set(foe["mg"]["hand"]), 2: set(joiner["mg"]["hand"])}
+    lead, foe, joiner = b.sides[0], b.sides[1], b.members[0]
+    assert st.phase == "spell" and b.magic.caster == 0
+    hands = {0: set(lead.magic.hand), 1: set(foe.magic.hand), 2: set(joiner.magic.hand)}
     assert all(len(h) == 4 for h in hands.values()) and BS["smite"] in hands[2]
     for seat in (0, 1, 2):
         assert _hand_seen(st, seat) == hands[seat]
@@ -175,13 +175,13 @@ def test_observation_shows_a_joining_ally_its_own_battle_hand_only():
     assert SP.observe(st, 2)[s0 + 1] == 1  # the joiner's own Hero's Wizard
     st.apply(BSPELL0 + BS["blessing"])
     st.apply(BATTLE_JOIN0)  # Blessing on the lead's own army
-    assert st.phase == "spell" and st.current_player == 2 and b["mg"]["caster"] == 2
+    assert st.phase == "spell" and st.current_player == 2 and b.magic.caster == 2
     for seat in (0, 1, 2):
-        assert _hand_seen(st, seat) == set(_army_of(b, seat)["mg"]["hand"])
+        assert _hand_seen(st, seat) == set(_army_of(b, seat).magic.hand)
 
 
 def _army_of(b, seat):
-    return {0: b["sides"][0], 1: b["sides"][1], 2: b["members"][0]}[seat]
+    return {0: b.sides[0], 1: b.sides[1], 2: b.members[0]}[seat]
 
 
 def test_observation_shows_the_casting_army_hand_when_one_player_has_two_armies():
@@ -192,10 +192,10 @@ def test_observation_shows_the_casting_army_hand_when_one_player_has_two_armies(
     st.rng = ScriptRng([10] * 400)
     _attack(st, t)
     b = st.battle
-    lead, joiner = b["sides"][0], b["members"][0]
-    assert _hand_seen(st, 0) == set(lead["mg"]["hand"])
+    lead, joiner = b.sides[0], b.members[0]
+    assert _hand_seen(st, 0) == set(lead.magic.hand)
     st.apply(BSPELL0 + BS["blessing"])
     st.apply(BATTLE_JOIN0)
-    assert b["mg"]["caster"] == 2 and st.phase == "spell"
-    assert _hand_seen(st, 0) == set(joiner["mg"]["hand"]) != set(lead["mg"]["hand"])
+    assert b.magic.caster == 2 and st.phase == "spell"
+    assert _hand_seen(st, 0) == set(joiner.magic.hand) != set(lead.magic.hand)
     assert _hand_seen(st, 1) == set()

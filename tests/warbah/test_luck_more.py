@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from tabletop_arena.envs.warbah.battle import Army, ArmyMagic
+
 from tabletop_arena.envs.warbah.heroes import Item
 import pytest
 
@@ -179,13 +181,13 @@ def test_luck_battle_ships_dice(choice, ships):
     st.apply(dir_to(st, h.cell, nxt))
     assert st.phase == "luck" and st.sea["what"] == "battle_dice" and st.current_player == 0
     assert _legal(st) == {LUCK_MINE, LUCK_FOE, KEEP_ROLL}
-    assert [s["ships"] for s in st.battle["sides"]] == [1, 1]
+    assert [s.ships for s in st.battle.sides] == [1, 1]
     st.apply(choice)
     if choice == KEEP_ROLL:  # Luck unused: the troops' segment opens a window again
         assert st.phase == "luck"
         st.apply(KEEP_ROLL)
     assert st.phase == "call_off"
-    assert tuple(s["ships"] for s in st.battle["sides"]) == ships
+    assert tuple(s.ships for s in st.battle.sides) == ships
 
 
 def test_luck_battle_sea_monster_die_on_ships():
@@ -200,10 +202,10 @@ def test_luck_battle_sea_monster_die_on_ships():
     st.apply(KEEP_ROLL)  # the sea encounter roll (sea.py)
     assert st.phase == "luck" and st.sea["what"] == "battle_dice"
     assert _legal(st) == {LUCK_MINE, LUCK_FOE, KEEP_ROLL}
-    mine = st.battle["sides"][0]
-    assert mine["ships"] == 1
+    mine = st.battle.sides[0]
+    assert mine.ships == 1
     st.apply(LUCK_FOE)
-    assert mine["ships"] == 2 and h.luck_used_turn == st.turn
+    assert mine.ships == 2 and h.luck_used_turn == st.turn
 
 
 @pytest.mark.parametrize("choice,left", [(LUCK_MINE, (0, 2)), (LUCK_FOE, (7, 9)),
@@ -222,19 +224,17 @@ def test_luck_battle_mass_formula_group_die(choice, left, monkeypatch):
     assert _legal(st) == {LUCK_MINE, LUCK_FOE, KEEP_ROLL}
     st.apply(choice)
     assert st.phase == "call_off"
-    assert tuple(int(s["counts"][0]) for s in st.battle["sides"]) == left
+    assert tuple(int(s.counts[0]) for s in st.battle.sides) == left
 
 
 def test_luck_mass_formula_blessed_group_is_one_roll():
     """GAME DESIGNERS NOTES formula with BATTLE SPELLS Blessing (the misses rolled again as one
     group) / Luck: the group's two dice are noted as one roll and made again together."""
     g = make_game(rules={"mass_formula": True})
-    mg = {"auto": [False] * 19, "bless": True, "ranged_neg": 0, "blocked": [False] * 19,
-          "neutral": [0] * 19}
-    side = {"counts": np.array([10, 0, 0, 0, 0]), "monster": None, "init_mod": [0] * 5,
-            "kill_mod": [0] * 5, "mg": mg, "dice": []}
+    mg = ArmyMagic(False, [], [], auto_hit=[False] * 19, blessed=True, ranged_shield=0, blocked=[False] * 19, neutral=[0] * 19)
+    side = Army(counts=np.array([10, 0, 0, 0, 0]), monster=None, init_mod=[0] * 5, kill_mod=[0] * 5, magic=mg, dice=[])
     assert B.attacks(g, side, B.segment_of(1), Dice([1, 1])) == 1 + 1  # 1, then 9 misses: 1
-    assert side["dice"] == [[5, 10, 2, B.MASS | B.BLESSED]]
+    assert side.dice == [[5, 10, 2, B.MASS | B.BLESSED]]
     assert B.mass_again(Dice([1, 10]), 10, 5, True) == 1 + 9  # both dice made again
     assert B.mass_mean(10, 5, True) > B.mass_mean(10, 5) == 5.5
 

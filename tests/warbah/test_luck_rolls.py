@@ -84,7 +84,7 @@ def test_luck_encounter_table_type_rerolled():
     assert st.phase == "luck" and st.sea["what"] == "encounter" and st.battle is None
     st.apply(REROLL)
     assert st.phase == "call_off" and st.encounter[cell] == 5
-    assert st.battle["kind"] == "encounter" and st.battle["sides"][1]["counts"][0] > 0
+    assert st.battle.kind == "encounter" and st.battle.sides[1].counts[0] > 0
 
 
 def test_luck_encounter_disease_loss_rerolled():
@@ -197,8 +197,8 @@ def test_luck_battle_round_sequence_segment_window(choice, left):
         st.apply(REROLL)
     st.apply(choice)
     assert st.phase == "call_off"
-    assert (int(a.troops[0] if st.battle is None else st.battle["sides"][0]["counts"][0]),
-            int(st.battle["sides"][1]["counts"][0])) == left
+    assert (int(a.troops[0] if st.battle is None else st.battle.sides[0].counts[0]),
+            int(st.battle.sides[1].counts[0])) == left
     assert (a.luck_used_turn == st.turn) == (choice != KEEP_ROLL)
     for _ in range(3):  # later segments / rounds: offered again only while Luck is unused
         st.apply(CONTINUE)
@@ -233,8 +233,8 @@ def test_luck_battle_walls_break_roll(choice, damage):
     st.apply(KEEP_ROLL)
     assert st.phase == "luck" and st.sea["what"] == "wall_dice" and _legal(st) == {REROLL,
                                                                                    KEEP_ROLL}
-    assert st.battle["sides"][1]["wall_damage"] == 1
+    assert st.battle.sides[1].wall_damage == 1
     st.apply(choice)
-    assert st.phase == "call_off" and st.battle["sides"][1]["counts"][:5].tolist() == [0] * 4 + [1]
-    assert st.battle["sides"][1]["wall_damage"] == damage
-    assert st.battle["sides"][1]["walls_left"] == 1 - damage  # the next round's wall ranks
+    assert st.phase == "call_off" and st.battle.sides[1].counts[:5].tolist() == [0] * 4 + [1]
+    assert st.battle.sides[1].wall_damage == damage
+    assert st.battle.sides[1].walls_left == 1 - damage  # the next round's wall ranks

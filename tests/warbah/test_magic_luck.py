@@ -85,7 +85,7 @@ def test_both_sides_luck_on_battle_spell_dice():
     assert st.phase == "luck" and st.current_player == 1 and st.sea["value"] == 5
     st.apply(REROLL)
     assert st.phase == "spell" and st.current_player == 1  # the defender's spell turn
-    assert st.battle["sides"][0]["mg"]["sched"][0][3] == 1
+    assert st.battle.sides[0].magic.scheduled[0][3] == 1
     assert b.luck_used_turn == st.turn and a.luck_used_turn != st.turn
 
 

@@ -14,7 +14,7 @@ def test_sea_encounters_have_no_wizard(roll, kind):
     h.wizard = -1
     st.apply(dir_to(st, h.cell, nxt))
     assert st.sea_log[-1][3] == kind and st.battle is not None
-    me, foe = st.battle["sides"]
-    assert me["mg"]["wizard"] and len(me["mg"]["hand"]) == 4
-    assert not foe["mg"]["wizard"] and foe["mg"]["hand"] == [] and foe["mg"]["items"] == []
+    me, foe = st.battle.sides
+    assert me.magic.wizard and len(me.magic.hand) == 4
+    assert not foe.magic.wizard and foe.magic.hand == [] and foe.magic.items == []
     assert st.phase == "spell" and st.current_player == 0  # only the Hero's wizard decides

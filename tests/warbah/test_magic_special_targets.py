@@ -45,7 +45,7 @@ def special_battle(att_spells, att_sp=None, def_sp=None, att=(3, 3, 3, 3), dfn=(
 
 
 def sides(st):
-    return st.battle["sides"]
+    return st.battle.sides
 
 
 def test_kill_spell_targets_a_special_group():
@@ -59,12 +59,12 @@ def test_kill_spell_targets_a_special_group():
     assert not m[MAGIC_SPGROUP0 + KNI]  # no knights on the enemy side
     assert "kobolds" in st.action_to_str(MAGIC_SPGROUP0 + KOB)
     st.apply(MAGIC_SPGROUP0 + KOB)
-    sched = sides(st)[0]["mg"]["sched"]
+    sched = sides(st)[0].magic.scheduled
     assert sched == [(B.segment_of(3), "kill", BM.SP0 + KOB, 2, 0)]
     SP.segment_effects(st, B.segment_of(3))
     foe = sides(st)[1]
-    assert foe["counts"][U.BASE + KOB] == 3 and foe["counts"][U.BASE + UND] == 1
-    assert list(foe["counts"][:4]) == [3, 3, 3, 3]
+    assert foe.counts[U.BASE + KOB] == 3 and foe.counts[U.BASE + UND] == 1
+    assert list(foe.counts[:4]) == [3, 3, 3, 3]
 
 
 def test_kill_spell_on_a_small_special_group_overflows_to_the_victim():
@@ -74,7 +74,7 @@ def test_kill_spell_on_a_small_special_group_overflows_to_the_victim():
     st.apply(BSPELL0 + BS["fireball"])
     st.apply(MAGIC_SPGROUP0 + UND)
     extra = SP.segment_effects(st, B.segment_of(3))
-    assert sides(st)[1]["counts"][U.BASE + UND] == 0 and extra == [0, 1]
+    assert sides(st)[1].counts[U.BASE + UND] == 0 and extra == [0, 1]
 
 
 def test_neutralize_spell_stops_a_special_group():
@@ -85,10 +85,10 @@ def test_neutralize_spell_stops_a_special_group():
     st.apply(MAGIC_SPGROUP0 + UND)
     SP.segment_effects(st, B.segment_of(2))
     foe = sides(st)[1]
-    assert foe["mg"]["neutral"][BM.SP0 + UND] == 4 and foe["counts"][U.BASE + UND] == 4
+    assert foe.magic.neutral[BM.SP0 + UND] == 4 and foe.counts[U.BASE + UND] == 4
     st.rng = FixedRng(1)  # every die would hit
     assert U.attacks(st, foe, B.segment_of(1)) == 0
-    foe["mg"]["neutral"][BM.SP0 + UND] = 1
+    foe.magic.neutral[BM.SP0 + UND] = 1
     assert U.attacks(st, foe, B.segment_of(1)) == 3
 
 
@@ -101,7 +101,7 @@ def test_weakness_lowers_a_special_groups_kill_rank():
     st.rng = FixedRng(2)
     assert U.attacks(st, foe, B.segment_of(1)) == 2  # not yet: lands at Initiative 2
     SP.segment_effects(st, B.segment_of(2))
-    assert foe["mg"]["sp_kill"][KOB] == -1
+    assert foe.magic.special_kill[KOB] == -1
     assert U.attacks(st, foe, B.segment_of(1)) == 0
     SP.end_round(st)
     assert U.attacks(st, foe, B.segment_of(1)) == 0  # for the rest of the battle
@@ -118,7 +118,7 @@ def test_slow_and_illusions_on_special_groups():
     assert U.attacks(st, foe, B.segment_of(2)) == 0
     assert U.attacks(st, foe, B.segment_of(0)) == 2
     SP.end_round(st)
-    sides(st)[0]["mg"]["cast"] = False
+    sides(st)[0].magic.cast = False
     assert U.attacks(st, foe, B.segment_of(0)) == 2  # still slow next round
     SP.cast_battle(st, 0, BS["illusions"], BM.SP0 + UND)
     assert U.attacks(st, foe, B.segment_of(1)) == 0
@@ -150,8 +150,8 @@ def test_control_takes_special_units_for_good():
     st.apply(MAGIC_SPGROUP0 + KNI)
     SP.segment_effects(st, B.segment_of(2))
     me, foe = sides(st)
-    assert me["counts"][U.BASE + KNI] == 1 and foe["counts"][U.BASE + KNI] == 1
-    U.finish(st, st.battle)
+    assert me.counts[U.BASE + KNI] == 1 and foe.counts[U.BASE + KNI] == 1
+    U.finish(st, st.battle.sides)
     assert U.special(a)[KNI] == 1 and U.special(b)[KNI] == 1
 
 
@@ -166,10 +166,10 @@ def test_control_of_a_new_special_kind_respects_the_type_limit():
     with pytest.raises(IllegalActionError):
         st.apply(MAGIC_SPGROUP0 + KNI)
     assert st.phase == "spell_target"
-    assert st.battle["mg"]["pending"] == before.battle["mg"]["pending"]
-    assert sides(st)[0]["mg"]["sched"] == [] and len(st.history) == len(before.history)
+    assert st.battle.magic.pending == before.battle.magic.pending
+    assert sides(st)[0].magic.scheduled == [] and len(st.history) == len(before.history)
     st.apply(DONE)  # cancel: the card is kept
-    assert BS["charm"] in sides(st)[0]["mg"]["hand"]
+    assert BS["charm"] in sides(st)[0].magic.hand
 
 
 def test_raise_dead_respects_the_troop_type_limit():
@@ -180,10 +180,10 @@ def test_raise_dead_respects_the_troop_type_limit():
     me = sides(st)[0]
     assert U.type_count(a) == 5 == U.type_limit(st, a)
     st.apply(BSPELL0 + BS["raise_dead"])
-    assert me["counts"][0] == 0
+    assert me.counts[0] == 0
     g, st, a, b, cell = special_battle([BS["raise_dead"]], att_sp={KOB: 1}, att=(2, 3, 3, 3))
     st.apply(BSPELL0 + BS["raise_dead"])
-    assert 3 <= sides(st)[0]["counts"][0] <= 7
+    assert 3 <= sides(st)[0].counts[0] <= 7
 
 
 def test_control_of_a_basic_type_respects_the_type_limit():
@@ -196,12 +196,12 @@ def test_control_of_a_basic_type_respects_the_type_limit():
     assert not m[GROUP0 + 0] and m[GROUP0 + 1]
     st.apply(GROUP0 + 1)
     me, foe = sides(st)
-    me["counts"][1] = 0                      # the caster's archers fall before the spell lands
-    me["counts"][0] = 2                      # and warriors rose (Raise Dead): five types again
+    me.counts[1] = 0                      # the caster's archers fall before the spell lands
+    me.counts[0] = 2                      # and warriors rose (Raise Dead): five types again
     SP.segment_effects(st, B.segment_of(1))
     SP.segment_effects(st, B.segment_of(2))
-    assert me["counts"][1] == 0 and foe["counts"][1] == 3
-    me["counts"][0] = 0                      # room for the archers: the charm would take them
+    assert me.counts[1] == 0 and foe.counts[1] == 3
+    me.counts[0] = 0                      # room for the archers: the charm would take them
     assert BM._can_hold(st, me, 1)
 
 

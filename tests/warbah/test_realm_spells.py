@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from tabletop_arena.envs.warbah.battle import Army, Battle
+
 from tabletop_arena.envs.warbah.heroes import Item
 import pytest
 
@@ -380,7 +382,7 @@ def test_victor_takes_enemy_items():
     b.abilities = [("command", 0)]
     b.wizard = -1
     b.alive = False
-    st.battle = {"sides": [{"hero": 0}, {"hero": 1}]}
+    st.battle = Battle([Army(np.zeros(5, np.int64), hero=0), Army(np.zeros(5, np.int64), hero=1)], "hero", 0)
     SP.end_battle(st)
     assert len(a.items) == 2 and ("command", 0) in a.abilities and not SP.has_wizard(b)
 

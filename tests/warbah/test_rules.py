@@ -4,6 +4,8 @@ from __future__ import annotations
 from dataclasses import replace
 
 import numpy as np
+
+from tabletop_arena.envs.warbah.battle import Army
 import pytest
 
 from tabletop_arena.envs.core.game import ConfigError, IllegalActionError
@@ -113,8 +115,7 @@ def _battle_state(attacker_troops, defender_troops, walls=0):
 def test_kill_rank_segments():
     """BATTLE ROUND SEQUENCE: a unit kills when 1D10 <= its Kill rank, in its initiative segment."""
     g, st = setup_state(2)
-    side = {"counts": np.array([1000, 0, 0, 0, 0]), "monster": None, "init_mod": [0] * 5,
-            "kill_mod": [0] * 5}
+    side = Army(counts=np.array([1000, 0, 0, 0, 0]), monster=None, init_mod=[0] * 5, kill_mod=[0] * 5)
     rng = np.random.default_rng(0)
     assert B.attacks(g, side, B.segment_of(1), rng) in range(400, 600)  # warriors kill 5 in 10
     assert B.attacks(g, side, B.segment_of(3), rng) == 0  # archers' segment: warriors idle
@@ -124,19 +125,19 @@ def test_kill_rank_segments():
 def test_walls_negate_and_break():
     """BATTLE: each wall rank negates one kill per round; a 1-3 on 1D10 destroys it."""
     g, st = setup_state(2)
-    side = {"defense": 1, "walls_left": 2, "wall_damage": 0}
+    side = Army(np.zeros(5, np.int64), defense=1, walls_left=2, wall_damage=0)
     left = B.negate(g, side, 5, np.random.default_rng(0))
-    assert left == 2 and side["walls_left"] == 0  # 1 by Defense, 2 by walls
+    assert left == 2 and side.walls_left == 0  # 1 by Defense, 2 by walls
 
 
 def test_hero_dies_last_and_casualty_choice():
     """BATTLE: the Hero is the last unit killed; the owning player chooses casualties."""
-    side = {"counts": np.array([1, 1, 0, 0, 1]), "monster": None}
+    side = Army(counts=np.array([1, 1, 0, 0, 1]), monster=None)
     B.remove_one(side, 1)
-    assert side["counts"].tolist() == [1, 0, 0, 0, 1]
+    assert side.counts.tolist() == [1, 0, 0, 0, 1]
     B.remove_one(side)
     B.remove_one(side)
-    assert side["counts"].tolist() == [0, 0, 0, 0, 0]
+    assert side.counts.tolist() == [0, 0, 0, 0, 0]
     g, st, a, b, cell = _battle_state([10, 10, 10, 10], [10, 10, 10, 10])
     start_battle(st, 0, cell)
     assert st.phase in ("casualty", "call_off")
@@ -240,8 +241,7 @@ def test_variant_gold_and_diplomacy():
 def test_prowess_extra_attack():
     """RARE ABILITY Prowess: one troop type gets +1 attack per round."""
     g, st = setup_state(2)
-    side = {"counts": np.array([1, 0, 0, 0, 0]), "monster": None, "init_mod": [0] * 5,
-            "kill_mod": [10] + [0] * 4, "extra": [1, 0, 0, 0, 0]}
+    side = Army(counts=np.array([1, 0, 0, 0, 0]), monster=None, init_mod=[0] * 5, kill_mod=[10] + [0] * 4, extra_attacks=[1, 0, 0, 0, 0])
     assert B.attacks(g, side, B.segment_of(1), np.random.default_rng(0)) == 2
 
 

@@ -3,6 +3,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from tabletop_arena.envs.warbah.battle import Battle
+
 from tabletop_arena.envs.warbah import make_game
 from tabletop_arena.envs.warbah import sea as SEA
 from tabletop_arena.envs.warbah.board import generate_map, neighbour_table
@@ -180,14 +182,14 @@ def test_sea_monster_kills_go_to_ships():
     g, st, h, nxt = _at_sea([10])
     st.apply(dir_to(st, h.cell, nxt))
     me = CF._side(st, 0)
-    me["ships"] = 2
+    me.ships = 2
     foe = CF._neutral(np.zeros(5, np.int64), [2, 10, 4], 0)
-    foe["ships"], foe["hits_ships"] = 0, True
+    foe.ships, foe.hits_ships = 0, True
     from tabletop_arena.envs.warbah import battle as B
     kd = B.attacks(g, foe, B.segment_of(2), np.random.default_rng(0))
-    assert kd == 0 and foe["ship_kills"] == 1
+    assert kd == 0 and foe.ship_kills == 1
     ka, kd = SEA.naval(st, me, foe, B.segment_of(2), 0, kd)
-    assert me["ships"] == 1 and kd == 0
+    assert me.ships == 1 and kd == 0
 
 
 def test_sea_encounter_pirates_battle_and_treasure():
@@ -328,8 +330,8 @@ def test_a_drowned_army_is_destroyed_with_its_summoned_monster():
     h.cell = 3 * g.w + 4
     st.ships[h.cell], st.fleet_owner[h.cell] = 1, 0
     me = CF._side(st, 0)
-    me["ships"], me["monster"] = 0, [2, 4, 5]
+    me.ships, me.monster = 0, [2, 4, 5]
     foe = CF._neutral(np.zeros(5, np.int64), None, 0)
-    SEA.finish(st, {"sides": [foe, me], "kind": "hero", "cell": h.cell})
-    assert B.destroyed(me) and me["monster"] is None
+    SEA.finish(st, Battle([foe, me], "hero", h.cell))
+    assert B.destroyed(me) and me.monster is None
     assert st.ships[h.cell] == 0 and st.fleet_owner[h.cell] == -1

@@ -65,18 +65,18 @@ def spell_battle(att_spells, def_spells=(), att=(10, 10, 10, 10), dfn=(10, 10, 1
 
 
 def sides(st):
-    return st.battle["sides"]
+    return st.battle.sides
 
 
 def test_battle_start_draws_four_and_wizardry():
     """BATTLE PHASE: a force with a Wizard draws 4 Battle spells; Wizardry draws one more."""
     g, st, a, b, cell = spell_battle([BS["haste"]], def_spells=None)
     assert st.phase == "spell" and st.current_player == 0
-    assert len(sides(st)[0]["mg"]["hand"]) == 4 and sides(st)[1]["mg"]["hand"] == []
+    assert len(sides(st)[0].magic.hand) == 4 and sides(st)[1].magic.hand == []
     g, st, a, b, d, cell = two_heroes()
     a.wizard, a.abilities = -1, [("wizardry", 0)]
     start_battle(st, 0, cell)
-    assert len(st.battle["sides"][0]["mg"]["hand"]) == 5
+    assert len(st.battle.sides[0].magic.hand) == 5
 
 
 def test_no_wizard_no_magic():
@@ -85,7 +85,7 @@ def test_no_wizard_no_magic():
     n = len(st.mg["bdeck"])
     start_battle(st, 0, cell)
     assert len(st.mg["bdeck"]) == n
-    assert st.battle is None or st.battle.get("mg") is None
+    assert st.battle is None or st.battle.magic is None
 
 
 def cast(st, name, group=None):
@@ -106,12 +106,12 @@ def test_kill_spells(name, n, init):
     g, st, a, b, cell = spell_battle([BS[name]], [BS["haste"]])
     cast(st, name, group=0)
     assert st.phase == "spell" and st.current_player == 1  # defender's turn to cast
-    sched = sides(st)[0]["mg"]["sched"]
+    sched = sides(st)[0].magic.scheduled
     assert len(sched) == 1 and sched[0][0] == B.segment_of(init) and sched[0][1] == "kill"
     k = sched[0][3]
     assert (k == n) if n else 1 <= k <= 5
     SP.segment_effects(st, B.segment_of(init))
-    assert sides(st)[1]["counts"][0] == 10 - k
+    assert sides(st)[1].counts[0] == 10 - k
 
 
 NEUT = [("web", 2, 2), ("hold", 1, 2), ("paralyzation", 1, 3), ("mesmerize", None, 2),
@@ -124,14 +124,14 @@ def test_neutralize_spells(name, n, init):
     """BATTLE SPELLS + NOTES: neutralized troops cannot attack for the rest of the battle."""
     g, st, a, b, cell = spell_battle([BS[name]], [BS["haste"]])
     cast(st, name, group=1)
-    sched = sides(st)[0]["mg"]["sched"]
+    sched = sides(st)[0].magic.scheduled
     k = sched[0][3]
     assert sched[0][0] == B.segment_of(init) and ((k == n) if n else 1 <= k <= 5)
     SP.segment_effects(st, B.segment_of(init))
     foe = sides(st)[1]
-    assert foe["mg"]["neutral"][1] == k and foe["counts"][1] == 10
+    assert foe.magic.neutral[1] == k and foe.counts[1] == 10
     # neutralized archers do not attack: with all 10 neutralized nothing is rolled
-    foe["mg"]["neutral"][1] = 10
+    foe.magic.neutral[1] = 10
     assert B.attacks(g, foe, B.segment_of(3), np.random.default_rng(0)) == 0
 
 
@@ -141,7 +141,7 @@ def test_cone_of_cold():
     cast(st, "cone_of_cold", group=0)
     SP.segment_effects(st, B.segment_of(2))
     foe = sides(st)[1]
-    assert foe["counts"][0] == 9 and foe["mg"]["neutral"][0] == 1
+    assert foe.counts[0] == 9 and foe.magic.neutral[0] == 1
 
 
 def test_weakness():
@@ -149,9 +149,9 @@ def test_weakness():
     g, st, a, b, cell = spell_battle([BS["weakness"]], [BS["haste"]])
     cast(st, "weakness", group=2)
     SP.segment_effects(st, B.segment_of(2))
-    assert sides(st)[1]["kill_mod"][2] == -1
+    assert sides(st)[1].kill_mod[2] == -1
     SP.end_round(st)
-    assert sides(st)[1]["kill_mod"][2] == -1
+    assert sides(st)[1].kill_mod[2] == -1
 
 
 @pytest.mark.parametrize("name,n,init", [("charm", 2, 1), ("command", 1, 2)])
@@ -160,7 +160,7 @@ def test_control_spells(name, n, init):
     g, st, a, b, cell = spell_battle([BS[name]], [BS["haste"]])
     cast(st, name, group=2)
     SP.segment_effects(st, B.segment_of(init))
-    assert sides(st)[1]["counts"][2] == 10 - n and sides(st)[0]["counts"][2] == 10 + n
+    assert sides(st)[1].counts[2] == 10 - n and sides(st)[0].counts[2] == 10 + n
     # the hero and monsters cannot be controlled: only groups 0-3 are offered
     assert SP.spell_groups(st, 0, BS[name]) == [0, 1, 2, 3]
 
@@ -170,18 +170,18 @@ def test_round_kill_boosts(name, t):
     """BATTLE SPELLS: Bloodlust / Charge / Flaming Arrows, Kill +1 for one troop type this round."""
     g, st, a, b, cell = spell_battle([BS[name]], [BS["haste"]])
     cast(st, name)
-    assert sides(st)[0]["kill_mod"][t] == 1
+    assert sides(st)[0].kill_mod[t] == 1
     SP.end_round(st)
-    assert sides(st)[0]["kill_mod"][t] == 0
+    assert sides(st)[0].kill_mod[t] == 0
 
 
 def test_haste():
     """BATTLE SPELLS: Haste, all own troops Initiative +1 (this round)."""
     g, st, a, b, cell = spell_battle([BS["haste"]], [BS["armor"]])
     cast(st, "haste")
-    assert sides(st)[0]["init_mod"] == [1] * 5
+    assert sides(st)[0].init_mod == [1] * 5
     SP.end_round(st)
-    assert sides(st)[0]["init_mod"] == [0] * 5
+    assert sides(st)[0].init_mod == [0] * 5
 
 
 @pytest.mark.parametrize("name,dk,di", [("invisibility", 1, 1), ("phantasmal_terrain", 0, 4)])
@@ -191,20 +191,20 @@ def test_own_group_boosts(name, dk, di):
     g, st, a, b, cell = spell_battle([BS[name]], [BS["haste"]])
     cast(st, name, group=3)
     me = sides(st)[0]
-    assert me["kill_mod"][3] == dk and me["init_mod"][3] == di
+    assert me.kill_mod[3] == dk and me.init_mod[3] == di
     SP.end_round(st)
-    assert me["kill_mod"][3] == 0 and me["init_mod"][3] == 0
+    assert me.kill_mod[3] == 0 and me.init_mod[3] == 0
 
 
 def test_blessing_rerolls_misses():
     """BATTLE SPELLS: Blessing, missed attacks are rolled once more this round."""
     g, st, a, b, cell = spell_battle([BS["blessing"]], [BS["haste"]])
     cast(st, "blessing")
-    mg = sides(st)[0]["mg"]
-    assert mg["bless"]
+    mg = sides(st)[0].magic
+    assert mg.blessed
     rng = np.random.default_rng(1)
     with_b = sum(B.magic_hits(mg, 0, 100, 5, rng) for _ in range(20))
-    mg["bless"] = False
+    mg.blessed = False
     without = sum(B.magic_hits(mg, 0, 100, 5, rng) for _ in range(20))
     assert with_b > 1.3 * without
 
@@ -222,21 +222,21 @@ def test_smite_three_rounds():
     g, st, a, b, cell = spell_battle([BS["smite"]], [BS["haste"]])
     cast(st, "smite")
     me = sides(st)[0]
-    assert me["extra"][4] == 1
+    assert me.extra_attacks[4] == 1
     for _ in range(2):
         SP.end_round(st)
-        assert me["extra"][4] == 1
+        assert me.extra_attacks[4] == 1
     SP.end_round(st)
-    assert me["extra"][4] == 0
+    assert me.extra_attacks[4] == 0
 
 
 def test_stone_to_mud():
     """BATTLE SPELLS: Stone to Mud destroys 1D5 ranks of the enemy's walls."""
     g, st, a, b, cell = spell_battle([BS["stone_to_mud"]], [BS["haste"]], terrain="hills")
     foe = sides(st)[1]
-    assert foe["walls_left"] == 2
+    assert foe.walls_left == 2
     cast(st, "stone_to_mud")
-    assert foe["walls_left"] == 0 and foe["wall_damage"] == 2
+    assert foe.walls_left == 0 and foe.wall_damage == 2
 
 
 def test_shield_stops_ranged_kills():
@@ -244,7 +244,7 @@ def test_shield_stops_ranged_kills():
     g, st, a, b, cell = spell_battle([BS["shield"]], [BS["precision"]])
     cast(st, "shield")
     foe = sides(st)[1]
-    foe["mg"]["auto"][1] = True  # as if under Precision: the defender's archers all hit
+    foe.magic.auto_hit[1] = True  # as if under Precision: the defender's archers all hit
     assert B.attacks(g, foe, B.segment_of(3), np.random.default_rng(0)) == 10 - 4
 
 
@@ -261,18 +261,18 @@ def test_forget():
     """BATTLE SPELLS: Forget, the enemy wizard discards 2 cards."""
     g, st, a, b, cell = spell_battle([BS["forget"]], [BS["haste"]])
     cast(st, "forget")
-    assert len(sides(st)[1]["mg"]["hand"]) == 2
+    assert len(sides(st)[1].magic.hand) == 2
 
 
 def test_spellbind():
     """BATTLE SPELLS: Spellbind, the enemy wizard cannot cast for the next 2 rounds."""
     g, st, a, b, cell = spell_battle([BS["spellbind"]], [BS["haste"]])
     cast(st, "spellbind")
-    assert sides(st)[1]["mg"]["bind"] == {1, 2}
-    st.battle["round"] = 1
-    sides(st)[1]["mg"]["cast"] = False
+    assert sides(st)[1].magic.spellbound == {1, 2}
+    st.battle.round = 1
+    sides(st)[1].magic.cast = False
     assert SP.battle_options(st, 1) == []
-    st.battle["round"] = 3
+    st.battle.round = 3
     assert SP.battle_options(st, 1)
 
 
@@ -280,12 +280,12 @@ def test_dispell_undoes_the_spell_just_cast():
     """BATTLE SPELLS: Dispell negates the effects of one spell just cast."""
     g, st, a, b, cell = spell_battle([BS["haste"]], [BS["dispell"]])
     cast(st, "haste")
-    assert sides(st)[0]["init_mod"] == [1] * 5
+    assert sides(st)[0].init_mod == [1] * 5
     assert st.legal_actions_mask()[BSPELL0 + BS["dispell"]]
     cast(st, "dispell")
-    me = st.battle["sides"][0] if st.battle else None
-    assert me is None or me["init_mod"] == [0] * 5
-    assert me is None or BS["haste"] not in me["mg"]["hand"]  # the card is still spent
+    me = st.battle.sides[0] if st.battle else None
+    assert me is None or me.init_mod == [0] * 5
+    assert me is None or BS["haste"] not in me.magic.hand  # the card is still spent
 
 
 def test_dispell_needs_an_enemy_spell():
@@ -298,7 +298,7 @@ def test_raise_dead():
     """BATTLE SPELLS: Raise Dead creates 1D5 warriors."""
     g, st, a, b, cell = spell_battle([BS["raise_dead"]], [BS["haste"]])
     cast(st, "raise_dead")
-    assert 11 <= sides(st)[0]["counts"][0] <= 15
+    assert 11 <= sides(st)[0].counts[0] <= 15
 
 
 def test_illusions():
@@ -308,7 +308,7 @@ def test_illusions():
     foe = sides(st)[1]
     assert B.attacks(g, foe, B.segment_of(1), np.random.default_rng(0)) <= 1  # hero only
     SP.end_round(st)
-    assert not foe["mg"]["blocked"][0]
+    assert not foe.magic.blocked[0]
 
 
 @pytest.mark.parametrize("name,mon", [("summon_dragon", [2, 4, 5]),
@@ -317,12 +317,12 @@ def test_summons(name, mon):
     """BATTLE SPELLS: Summon Dragon / Monster fight for the caster and go at the battle's end."""
     g, st, a, b, cell = spell_battle([BS[name]], [BS["haste"]])
     cast(st, name)
-    assert sides(st)[0]["monster"] == mon
+    assert sides(st)[0].monster == mon
     # a summoned creature is killed before the Hero
     me = sides(st)[0]
-    me["counts"][:4] = 0
+    me.counts[:4] = 0
     B.remove_one(me)
-    assert me["monster"][2] == mon[2] - 1 and me["counts"][4] == 1
+    assert me.monster[2] == mon[2] - 1 and me.counts[4] == 1
 
 
 def test_shatter_destroys_an_item():
@@ -342,7 +342,7 @@ def test_slow():
     g, st, a, b, cell = spell_battle([BS["slow"]], [BS["haste"]])
     cast(st, "slow", group=1)
     SP.end_round(st)
-    assert sides(st)[1]["init_mod"][1] == -2
+    assert sides(st)[1].init_mod[1] == -2
 
 
 def test_ice_wall_defender_only():
@@ -352,8 +352,8 @@ def test_ice_wall_defender_only():
     st.apply(DONE)
     assert st.current_player == 1
     cast(st, "ice_wall")
-    d = st.battle["sides"][1] if st.battle else None
-    assert d is None or d["walls_base"] == 3
+    d = st.battle.sides[1] if st.battle else None
+    assert d is None or d.walls_base == 3
 
 
 @pytest.mark.parametrize("name,blocked", [("force_field", [1, 3]),
@@ -364,13 +364,13 @@ def test_blocking_spells(name, blocked):
     g, st, a, b, cell = spell_battle([BS[name]], [BS["haste"]])
     cast(st, name)
     foe = sides(st)[1]
-    assert [t for t in range(5) if foe["mg"]["blocked"][t]] == blocked
+    assert [t for t in range(5) if foe.magic.blocked[t]] == blocked
     for t in blocked:
         seg = B.segment_of(g.troop[("warriors", "archers", "cavalry", "catapults", "hero")[t]][0])
-        foe["counts"][:5] = 0
-        foe["counts"][t] = 10
+        foe.counts[:5] = 0
+        foe.counts[t] = 10
         assert B.attacks(g, foe, seg, np.random.default_rng(0)) == 0
-        foe["counts"][:5] = [10, 10, 10, 10, 1]
+        foe.counts[:5] = [10, 10, 10, 10, 1]
 
 
 def test_fog_both_sides():
@@ -378,17 +378,17 @@ def test_fog_both_sides():
     g, st, a, b, cell = spell_battle([BS["fog"]], [BS["haste"]])
     cast(st, "fog")
     for sd in sides(st):
-        assert sd["kill_mod"][1] == -1 and sd["kill_mod"][3] == -1
+        assert sd.kill_mod[1] == -1 and sd.kill_mod[3] == -1
     SP.end_round(st)
-    assert sides(st)[0]["kill_mod"][1] == -1
+    assert sides(st)[0].kill_mod[1] == -1
 
 
 def test_resist_spells_negates_one():
     """RARE ABILITY: Resist Spells negates one enemy spell per battle."""
     g, st, a, b, cell = spell_battle([BS["weakness"], BS["illusions"]], [BS["haste"]])
-    sides(st)[1]["mg"]["resist"] = 1
+    sides(st)[1].magic.resist = 1
     cast(st, "weakness", group=0)
-    assert sides(st)[0]["mg"]["sched"] == [] and sides(st)[1]["mg"]["resist"] == 0
+    assert sides(st)[0].magic.scheduled == [] and sides(st)[1].magic.resist == 0
 
 
 def test_one_spell_per_wizard_per_round():
@@ -426,7 +426,7 @@ def test_neutral_wizard_casts_automatically():
     st.encounter[cell] = 7
     a.troops[:] = [1, 0, 0, 0]
     start_battle(st, 0, cell)
-    casts = st.mg["bdisc"] + (st.battle["mg"]["limbo"] if st.battle else [])
+    casts = st.mg["bdisc"] + (st.battle.magic.limbo if st.battle else [])
     assert len(casts) >= 1  # at least one spell was cast or discarded by the sorcerer
 
 
@@ -438,6 +438,6 @@ def test_determinize_hides_enemy_battle_hand():
     for _ in range(5):
         d = st.determinize(0, rng)
         assert np.array_equal(d.observation(0), st.observation(0))
-        hands.add(tuple(d.battle["sides"][1]["mg"]["hand"]))
-        assert d.battle["sides"][0]["mg"]["hand"] == st.battle["sides"][0]["mg"]["hand"]
+        hands.add(tuple(d.battle.sides[1].magic.hand))
+        assert d.battle.sides[0].magic.hand == st.battle.sides[0].magic.hand
     assert len(hands) > 1

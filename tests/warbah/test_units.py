@@ -5,6 +5,8 @@ from dataclasses import replace
 
 import numpy as np
 
+from tabletop_arena.envs.warbah.battle import Army
+
 from tabletop_arena.envs.warbah.heroes import Item
 import pytest
 
@@ -139,8 +141,8 @@ def test_special_unit_costs_and_stats_from_the_table():
     assert (tab["djinn"]["cost"], tab["djinn"]["init"], tab["djinn"]["kill"]) == (3, 2, 8)
     assert (tab["knights"]["cost"], tab["knights"]["init"], tab["knights"]["kill"]) == (2, 2, 6)
     assert tab["kobolds"]["cost"] == 1 and len(U.SPECIALS) == 13
-    side = {"counts": np.zeros(18, np.int64)}
-    side["counts"][5 + U.SPECIALS.index("djinn")] = 1000
+    side = Army(counts=np.zeros(18, np.int64))
+    side.counts[5 + U.SPECIALS.index("djinn")] = 1000
     st.rng = np.random.default_rng(0)
     assert 700 < U.attacks(st, side, B.segment_of(2)) < 900  # kill 8 in 10
     assert U.attacks(st, side, B.segment_of(1)) == 0
@@ -149,8 +151,8 @@ def test_special_unit_costs_and_stats_from_the_table():
 def test_goblins_tactics_raise_their_initiative():
     """SPECIAL UNIT TYPES, Goblins (Hero gets Tactics): designed, the Goblins strike at Init 3."""
     g, st, a, c = variant_hex()
-    side = {"counts": np.zeros(18, np.int64)}
-    side["counts"][5 + U.SPECIALS.index("goblins")] = 100
+    side = Army(counts=np.zeros(18, np.int64))
+    side.counts[5 + U.SPECIALS.index("goblins")] = 100
     assert U.attacks(st, side, B.segment_of(3)) > 0 and U.attacks(st, side, B.segment_of(2)) == 0
 
 
@@ -191,7 +193,7 @@ def test_special_casualties_are_chosen_and_hero_dies_last():
     start_battle(st, 0, m)
     seen = False
     while st.battle is not None:
-        if st.phase == "casualty" and st.battle["chooser"] == 0:
+        if st.phase == "casualty" and st.battle.chooser == 0:
             mask = st.legal_actions_mask()
             if mask[LOSS_SP0 + U.SPECIALS.index("knights")] and mask[CASUALTY0 + 3]:
                 seen = True
