@@ -70,7 +70,7 @@ class HeuristicAgent(RuleBasedAgent):
             if mask[RECRUIT_HERO] and st.gold[st.current_player] >= 10:
                 return RECRUIT_HERO
             return DONE
-        seat, hi = st.queue[st.qi]
+        seat, hi = st.queue[st.queue_pos]
         h = st.heroes[hi]
         if ph == "move":
             return self._move(st, seat, h, mask)
@@ -80,7 +80,7 @@ class HeuristicAgent(RuleBasedAgent):
 
     def _magic(self, st, ph, mask) -> int:
         legal = [int(a) for a in np.flatnonzero(mask) if a != DONE]
-        if not legal or (ph == "realm" and st.mg["timing"] == "discard"):
+        if not legal or (ph == "realm" and st.magic.window == "discard"):
             return DONE
         if ph == "spell_target":
             from ..envs.warbah import battle_magic as BM
@@ -114,15 +114,15 @@ class HeuristicAgent(RuleBasedAgent):
         if not dirs:
             return DONE
         for d in dirs:
-            m = int(st.nb[h.cell, d])
+            m = int(st.neighbours[h.cell][d])
             if st.explored[m] and st.settle[m] >= 0 and st.owner[m] != seat:
                 return d
-        unexplored = [d for d in dirs if not st.explored[int(st.nb[h.cell, d])]]
+        unexplored = [d for d in dirs if not st.explored[int(st.neighbours[h.cell][d])]]
         if unexplored:
             return unexplored[self.rng.integers(len(unexplored))]
         dist = self._dist_to_goal(st, seat)
-        best = min(dirs, key=lambda d: dist[int(st.nb[h.cell, d])])
-        if dist[int(st.nb[h.cell, best])] < dist[h.cell]:
+        best = min(dirs, key=lambda d: dist[int(st.neighbours[h.cell][d])])
+        if dist[int(st.neighbours[h.cell][best])] < dist[h.cell]:
             return best
         return DONE
 
@@ -135,13 +135,13 @@ class HeuristicAgent(RuleBasedAgent):
                 if mask[CASUALTY0 + t]:
                     return CASUALTY0 + t
         if ph == "luck":
-            if st.sea.get("resume"):  # spell, agent, exploration, battle ... dice (luck.py)
+            if st.luck.resume:  # spell, agent, exploration, battle ... dice (luck.py)
                 return self._luck(st, mask)
-            if st.sea.get("cont") == "esp":  # the espionage roll: reroll a low one
-                return REROLL if st.sea["roll"] <= 4 else KEEP_ROLL
-            if st.sea.get("cont") == "agent":  # an agent's roll: reroll a failure
-                return REROLL if st.sea["roll"] <= 5 else KEEP_ROLL
-            return REROLL if st.sea["roll"] in (1, 2, 4, 5) else KEEP_ROLL
+            if st.luck.cont == "esp":  # the espionage roll: reroll a low one
+                return REROLL if st.luck.roll <= 4 else KEEP_ROLL
+            if st.luck.cont == "agent":  # an agent's roll: reroll a failure
+                return REROLL if st.luck.roll <= 5 else KEEP_ROLL
+            return REROLL if st.luck.roll in (1, 2, 4, 5) else KEEP_ROLL
         if ph == "ally_answer":  # block B alliances: accept offers, never offer
             from ..envs.warbah.config import ALLY_ACCEPT
             return ALLY_ACCEPT
@@ -164,11 +164,11 @@ class HeuristicAgent(RuleBasedAgent):
         chit."""
         from ..envs.warbah import combat_flow as CF
         from ..envs.warbah.config import KEEP_ROLL, LUCK_FOE, LUCK_MINE, REROLL
-        s = st.sea
+        s = st.luck
         me = st.current_player
-        if s.get("window") == "wall_dice":
+        if s.window == "wall_dice":
             return REROLL
-        if s.get("window") == "battle_dice":
+        if s.window == "battle_dice":
             mine, foe = CF._team(st.battle, me)
             best, act = 0.0, KEEP_ROLL
             p = CF._pick(mine, True, st.battle)
@@ -178,11 +178,11 @@ class HeuristicAgent(RuleBasedAgent):
             if mask[LUCK_FOE] and p is not None and 1 - max(p[2], 0) / 10 > best:
                 best, act = 1 - max(p[2], 0) / 10, LUCK_FOE
             return act if best >= 0.5 else KEEP_ROLL
-        v, (n, faces) = s["value"], s["dice"]
+        v, (n, faces) = s.value, s.dice
         avg = n * (faces + 1) / 2
-        what = s.get("what", s["resume"])
+        what = s.what
         if what == "explore":
-            name, (m, _), vals = s["ctx"]
+            name, (m, _), vals = s.ctx
             if not vals:  # the terrain roll: a settlement is worth most
                 return KEEP_ROLL if st.game.terrain_roll[v] == "settlement" else REROLL
             t = st.game.terrain_roll[vals[0]]
@@ -190,15 +190,15 @@ class HeuristicAgent(RuleBasedAgent):
                 return REROLL if v <= st.game.cfg["encounter_chance"] else KEEP_ROLL
             return KEEP_ROLL
         if what == "storm":
-            return REROLL if v <= s["ctx"][1][1] else KEEP_ROLL  # (hero, sink_max)
+            return REROLL if v <= s.ctx[1][1] else KEEP_ROLL  # (hero, sink_max)
         if what == "encounter":
-            vals = s["ctx"][2]
-            if not vals and s["dice"] == (1, 10) and st.encounter[s["ctx"][1][1]] < 0:
+            vals = s.ctx[2]
+            if not vals and s.dice == (1, 10) and st.encounter[s.ctx[1][1]] < 0:
                 return REROLL if v in (4, 8, 9) else KEEP_ROLL  # Disease, Warlord, Dragon
             return REROLL if v > avg else KEEP_ROLL  # losses / the foe's size: high is bad
-        if what == "treasure" and not s["ctx"][2]:
+        if what == "treasure" and not s.ctx[2]:
             return REROLL if v in (3, 4, 5) else KEEP_ROLL  # 1D10 gold: the poorest row
-        if s["roller"] == me:
+        if s.roller == me:
             return REROLL if v < avg else KEEP_ROLL
         return REROLL if v > avg else KEEP_ROLL
 
@@ -212,7 +212,7 @@ class HeuristicAgent(RuleBasedAgent):
                 q.append(c)
         while q:
             c = q.popleft()
-            for m in st.nb[c]:
+            for m in st.neighbours[c]:
                 if m >= 0 and st.land[m] and dist[m] > dist[c] + 1:
                     dist[m] = dist[c] + 1
                     q.append(int(m))
@@ -223,17 +223,17 @@ class HeuristicAgent(RuleBasedAgent):
         for d in range(6):
             if not mask[d]:
                 continue
-            m = int(st.nb[h.cell, d])
+            m = int(st.neighbours[h.cell][d])
             # a combined attack: own Heroes next to the target with an attack left join in
             mine = own + sum(int(o.troops.sum()) for o in st.heroes
                              if o is not h and o.alive and o.seat == seat
-                             and o.attacks_left > 0 and m in st.nbl[o.cell])
+                             and o.attacks_left > 0 and m in st.neighbours[o.cell])
             if st.hero_at(m) >= 0:
                 if mine >= 15:
                     return d
             elif st.encounter[m] != 0:
                 if mine >= 12:
                     return d
-            elif mine > 2 * int(st.garrison[m].sum() + st.gsp[m].sum()):
+            elif mine > 2 * int(st.garrison[m].sum() + st.garrison_specials[m].sum()):
                 return d
         return DONE

@@ -15,6 +15,8 @@ other's agents, and are ranked separately at the end (designed).
 """
 from __future__ import annotations
 
+from dataclasses import dataclass, field
+
 import numpy as np
 
 from .config import (ALLY_ACCEPT, ALLY_BREAK0, ALLY_DECLINE, ALLY_GOLD0,
@@ -23,17 +25,46 @@ from .config import (ALLY_ACCEPT, ALLY_BREAK0, ALLY_DECLINE, ALLY_GOLD0,
 PHASES = ("diplomacy", "ally_answer")
 
 
+@dataclass(slots=True)
+class AllianceTurn:
+    """The player now conducting diplomacy and the player its offer waits on."""
+    seat: int
+    offered_to: int = -1
+
+    def clone(self) -> "AllianceTurn":
+        return AllianceTurn(self.seat, self.offered_to)
+
+
+@dataclass(slots=True)
+class Diplomacy:
+    """Alliances (option allies=True) and the diplomacy step in progress."""
+    allied: np.ndarray              # bool[N, N], symmetric
+    current: AllianceTurn | None = None
+    queue: list = field(default_factory=list)       # players still to act this turn
+    proposed: list = field(default_factory=list)    # (seat, other) offers made this turn
+    turn: int = 0                   # the turn the step last ran
+
+    @staticmethod
+    def new(num_seats: int) -> "Diplomacy":
+        return Diplomacy(np.zeros((num_seats, num_seats), bool))
+
+    def clone(self) -> "Diplomacy":
+        return Diplomacy(self.allied.copy(),
+                         None if self.current is None else self.current.clone(),
+                         list(self.queue), list(self.proposed), self.turn)
+
+
 def enabled(st) -> bool:
-    return bool(getattr(st.game, "allies", False))
+    return st.game.allies
 
 
 def begin(st) -> bool:
-    if not enabled(st) or st.dip_turn == st.turn:
+    if not enabled(st) or st.diplomacy.turn == st.turn:
         return False
-    st.dip_turn = st.turn
-    st.dip_queue = [s for s in st.order if st.alive[s]]
-    st.dip_proposed = []
-    st.dip = None
+    st.diplomacy.turn = st.turn
+    st.diplomacy.queue = [s for s in st.order if st.alive[s]]
+    st.diplomacy.proposed = []
+    st.diplomacy.current = None
     st.phase = "diplomacy"
     return True
 
@@ -47,56 +78,56 @@ def mask(st) -> np.ndarray:
     if st.phase == "ally_answer":
         out[ALLY_ACCEPT] = out[ALLY_DECLINE] = 1
         return out
-    seat = st.dip["seat"]
+    seat = st.diplomacy.current.seat
     out[DONE] = 1
     for r in range(1, st.game.num_seats):
         o = _other(st, seat, r)
         if not st.alive[o]:
             continue
-        if st.allied[seat, o]:
+        if st.diplomacy.allied[seat, o]:
             out[ALLY_BREAK0 + r - 1] = 1
             out[ALLY_GOLD0 + r - 1] = st.gold[seat] > 0
-        elif (seat, o) not in st.dip_proposed:  # one offer per pair and turn
+        elif (seat, o) not in st.diplomacy.proposed:  # one offer per pair and turn
             out[ALLY_PROPOSE0 + r - 1] = 1
     return out
 
 
 def advance(st) -> bool:
     while True:
-        if st.dip is None:
-            if not st.dip_queue:
-                st.phase, st.queue, st.qi = "recruit", [], 0  # back to rules: the move phase
+        if st.diplomacy.current is None:
+            if not st.diplomacy.queue:
+                st.phase, st.queue, st.queue_pos = "recruit", [], 0  # back to rules: the move phase
                 return False
-            st.dip = {"seat": st.dip_queue.pop(0), "to": -1}
+            st.diplomacy.current = AllianceTurn(st.diplomacy.queue.pop(0))
         if st.phase == "ally_answer":
-            st._cp = st.dip["to"]
+            st.to_act = st.diplomacy.current.offered_to
             return True
         if mask(st).sum() <= 1:  # nothing to offer: skip this player
-            st.dip = None
+            st.diplomacy.current = None
             continue
-        st._cp = st.dip["seat"]
+        st.to_act = st.diplomacy.current.seat
         return True
 
 
 def apply(st, a: int) -> None:
-    d = st.dip
-    seat = d["seat"]
+    d = st.diplomacy.current
+    seat = d.seat
     if st.phase == "ally_answer":
         if a == ALLY_ACCEPT:
-            st.allied[seat, d["to"]] = st.allied[d["to"], seat] = True
-        st.phase, d["to"] = "diplomacy", -1
+            st.diplomacy.allied[seat, d.offered_to] = st.diplomacy.allied[d.offered_to, seat] = True
+        st.phase, d.offered_to = "diplomacy", -1
         return
     if a == DONE:
-        st.dip = None
+        st.diplomacy.current = None
         return
     if ALLY_PROPOSE0 <= a < ALLY_PROPOSE0 + 3:
         o = _other(st, seat, a - ALLY_PROPOSE0 + 1)
-        st.dip_proposed.append((seat, o))
-        d["to"] = o
+        st.diplomacy.proposed.append((seat, o))
+        d.offered_to = o
         st.phase = "ally_answer"
     elif ALLY_BREAK0 <= a < ALLY_BREAK0 + 3:
         o = _other(st, seat, a - ALLY_BREAK0 + 1)
-        st.allied[seat, o] = st.allied[o, seat] = False
+        st.diplomacy.allied[seat, o] = st.diplomacy.allied[o, seat] = False
     else:
         o = _other(st, seat, a - ALLY_GOLD0 + 1)
         st.gold[seat] -= 1
@@ -106,25 +137,25 @@ def apply(st, a: int) -> None:
 def on_attack(st, attacker_seat: int, defender_seat: int) -> None:
     """An attack on an ally ends the alliance."""
     if attacker_seat >= 0 and defender_seat >= 0:
-        st.allied[attacker_seat, defender_seat] = st.allied[defender_seat, attacker_seat] = False
+        st.diplomacy.allied[attacker_seat, defender_seat] = st.diplomacy.allied[defender_seat, attacker_seat] = False
 
 
 def friendly(st, a: int, b: int) -> bool:
-    return a == b or bool(st.allied[a, b])
+    return a == b or bool(st.diplomacy.allied[a, b])
 
 
 # -- trading settlements and Heroes (move phase, the acting Hero) --------------------------------
 def trade_mask(st, seat: int, h: dict, mask: np.ndarray) -> None:
     """Allies may trade settlements and Heroes: the acting Hero may cede the (non-capitol)
     settlement he stands on, or join an ally's side with his army and items (designed)."""
-    if not enabled(st) or not st.allied[seat].any():
+    if not enabled(st) or not st.diplomacy.allied[seat].any():
         return
     c = h.cell
     cede = st.owner[c] == seat and st.settle[c] >= 0 and st.capitol[seat] != c
     mine = sum(1 for x in st.heroes if x.alive and x.seat == seat)
     for r in range(1, st.game.num_seats):
         o = _other(st, seat, r)
-        if st.allied[seat, o] and st.alive[o]:
+        if st.diplomacy.allied[seat, o] and st.alive[o]:
             mask[CEDE0 + r - 1] = cede
             mask[HERO_TO0 + r - 1] = mine > 1  # a player keeps at least one Hero
 

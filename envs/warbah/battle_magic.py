@@ -102,7 +102,7 @@ def spell_armies(st, k: int, s: int) -> list:
 def army_dir(st, a: int) -> int:
     """Direction from the target hex to army a's Hero (the army-picking action)."""
     b = st.battle
-    return list(st.nbl[b.cell]).index(st.heroes[army(b, a).hero].cell)
+    return list(st.neighbours[b.cell]).index(st.heroes[army(b, a).hero].cell)
 
 
 # -- battle spells ----------------------------------------------------------------------------
@@ -255,7 +255,7 @@ def spell_segment(st, seg: int) -> bool:
         if opts:
             if sd.seat >= 0 and sd.hero >= 0:
                 bm.caster = k
-                st.phase, st._cp = "spell", sd.seat
+                st.phase, st.to_act = "spell", sd.seat
                 return True
             s = opts[0]  # neutral wizard (Irate Sorcerer): first card, largest enemy group
             cand = [(a, t) for a in (spell_armies(st, k, s) or [natural(st, k, s)])
@@ -603,7 +603,7 @@ def end_battle(st) -> None:
     b = st.battle
     a, d = b.sides
     if b.magic is not None:
-        disc = st.mg["bdisc"]
+        disc = st.magic.battle_discard
         disc.extend(b.magic.limbo)
         for sd in armies(b):
             disc.extend(sd.magic.hand)

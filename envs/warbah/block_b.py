@@ -44,40 +44,6 @@ from .config import (ALLY_ACCEPT, ALLY_BREAK0, ALLY_DECLINE, ALLY_GOLD0,
 PHASES = ESP.PHASES + SEA.PHASES + ALLY.PHASES
 
 
-def init(st) -> None:
-    n = st.game.n_cells
-    N = st.game.num_seats
-    st.contact = np.zeros((N, N), bool)
-    st.revealed = {}
-    st.esp, st.esp_queue, st.esp_turn, st.esp_log = None, [], 0, []
-    st.ships = np.zeros(n, np.int64)          # ships in each water hex (a fleet = a stack)
-    st.fleet_owner = -np.ones(n, np.int64)
-    st.sea = None                             # pending sea sub-step (Luck, troop loss)
-    st.sea_log = []
-    st.nbl = st.nb.tolist()                   # neighbour table as lists (fast scalar access)
-    st.fleet_moves = {}                       # cell -> (turn, moves left) of unmanned fleets
-    st.captures = []                          # (turn, taker, old owner, cell, ships) taken
-    st.allied = np.zeros((N, N), bool)        # alliances (option allies=True)
-    st.dip, st.dip_queue, st.dip_proposed, st.dip_turn = None, [], [], 0
-
-
-def clone(src, dst) -> None:
-    dst.contact = src.contact.copy()
-    dst.revealed = dict(src.revealed)
-    dst.esp = None if src.esp is None else dict(src.esp, targets=list(src.esp["targets"]))
-    if dst.esp is not None and dst.esp.get("item") is not None:
-        dst.esp["item"] = dict(dst.esp["item"])
-    dst.esp_queue, dst.esp_log = list(src.esp_queue), list(src.esp_log)
-    dst.ships, dst.fleet_owner = src.ships.copy(), src.fleet_owner.copy()
-    dst.sea = None if src.sea is None else dict(src.sea)
-    dst.sea_log = list(src.sea_log)
-    dst.fleet_moves = dict(src.fleet_moves)
-    dst.captures = list(src.captures)
-    dst.allied = src.allied.copy()
-    dst.dip = None if src.dip is None else dict(src.dip)
-    dst.dip_queue, dst.dip_proposed = list(src.dip_queue), list(src.dip_proposed)
-
-
 def begin_espionage(st) -> bool:
     """Block B phases between recruiting and moving: espionage, then diplomacy (allies)."""
     return ESP.begin(st) or ALLY.begin(st)
@@ -87,7 +53,7 @@ def on_attack(st, hi: int, cell: int) -> None:
     """Battle hook: attacking an ally ends the alliance."""
     j = st.hero_at(cell)
     foe = (st.heroes[j].seat if j >= 0 else int(st.owner[cell]) if st.land[cell]
-           else int(st.fleet_owner[cell]))
+           else int(st.fleets.owner[cell]))
     ALLY.on_attack(st, st.heroes[hi].seat, foe)
 
 
@@ -163,14 +129,14 @@ def local_mask(st, seat: int, x: int, mask: np.ndarray, occ: dict | None = None)
     _pass_mask(st, seat, h, mask, occ)
     ALLY.trade_mask(st, seat, h, mask)
     if h.scout_moves > 0:  # Scouting: look at an adjacent Hero's card instead of exploring
-        for d, m in enumerate(st.nbl[c]):
+        for d, m in enumerate(st.neighbours[c]):
             j = occ.get(m, -1) if m >= 0 else -1
             if j >= 0 and st.heroes[j].seat != seat and not ESP.is_revealed(st, seat, j):
                 mask[LOOK0 + d] = 1
     own_hex = st.owner[c] == seat
     room = st.army_cap(h) - UNITS.army_size(h) if own_hex else 0
     sp = h.specials
-    nbl = st.nbl[c]
+    nbl = st.neighbours[c]
     if own_hex:
         g = st.garrison[c].tolist()
         if room > 0 and any(g):
@@ -178,7 +144,7 @@ def local_mask(st, seat: int, x: int, mask: np.ndarray, occ: dict | None = None)
             tr = h.troops.tolist()
             for t in range(4):
                 mask[TAKE_ONE0 + t] = g[t] > 0 and (tr[t] > 0 or new_ok)
-        gsp = st.gsp[c]
+        gsp = st.garrison_specials[c]
         if room > 0 and any(gsp.tolist()):  # special units in the garrison (Knights), one at a time
             u = int(np.flatnonzero(gsp)[0])
             mask[BATTLE_TAKE_SP] = (sp is not None and sp[u] > 0) or \
@@ -229,9 +195,9 @@ def _whole_army_limits(st, h: dict, mask, occ: dict) -> None:
     c = h.cell
     if mask[TAKE_GARRISON] and (st.army_cap(h) - UNITS.army_size(h) <= 0
                                 or UNITS.type_count(h) + _new_types(st.garrison[c], h.troops)
-                                + _new_types(st.gsp[c], h.specials) > UNITS.type_limit(st, h)):
+                                + _new_types(st.garrison_specials[c], h.specials) > UNITS.type_limit(st, h)):
         mask[TAKE_GARRISON] = 0
-    nbl = st.nbl[c]
+    nbl = st.neighbours[c]
     for d in range(6):
         if mask[EXCHANGE0 + d]:
             o = st.heroes[occ.get(nbl[d], -1)]
@@ -291,13 +257,13 @@ def _pass_target(st, seat: int, h: dict, d: int, occ: dict | None = None) -> int
     """MP for a pass-through move (two hexes straight on through a friendly or allied Hero),
     or 0 when not possible (``occ``: an optional hero_map of this state)."""
     c = h.cell
-    m1 = st.nbl[c][d]
+    m1 = st.neighbours[c][d]
     if m1 < 0 or not st.land[m1] or not st.explored[m1]:
         return 0
     j = st.hero_at(m1) if occ is None else occ.get(m1, -1)
     if j < 0 or not ALLY.friendly(st, seat, st.heroes[j].seat):
         return 0
-    m2 = st.nbl[m1][d]
+    m2 = st.neighbours[m1][d]
     if m2 < 0 or not st.land[m2] or not st.explored[m2] or st.encounter[m2] != 0:
         return 0
     if (st.hero_at(m2) if occ is None else occ.get(m2, -1)) >= 0 or (
@@ -311,7 +277,7 @@ def _pass_mask(st, seat: int, h: dict, mask: np.ndarray, occ: dict | None = None
         return
     if occ is None:
         occ = hero_map(st)
-    nbl = st.nbl[h.cell]
+    nbl = st.neighbours[h.cell]
     for d in range(6):
         m1 = nbl[d]
         if m1 < 0 or m1 not in occ:  # no Hero to pass through: _pass_target would give 0
@@ -332,7 +298,7 @@ def apply_local(st, seat: int, x: int, a: int) -> None:
     c = h.cell
     if GIVE0 <= a < GIVE0 + 24:
         d, t = divmod(a - GIVE0, 4)
-        o = st.heroes[st.hero_at(int(st.nb[c, d]))]
+        o = st.heroes[st.hero_at(int(st.neighbours[c][d]))]
         h.troops[t] -= 1
         o.troops[t] += 1
         _recv(st, o)[t] += 1   # a troop may be exchanged only once per turn
@@ -347,16 +313,16 @@ def apply_local(st, seat: int, x: int, a: int) -> None:
         st.garrison[c, t] += 1
         h.troops[t] -= 1
     elif a == BATTLE_TAKE_SP:
-        u = int(np.flatnonzero(st.gsp[c])[0])
-        st.gsp[c, u] -= 1
+        u = int(np.flatnonzero(st.garrison_specials[c])[0])
+        st.garrison_specials[c, u] -= 1
         UNITS.special(h)[u] += 1
     elif a == BATTLE_DROP_SP:
         u = st.garrison_kind(c)
-        st.gsp[c, u] += 1
+        st.garrison_specials[c, u] += 1
         h.specials[u] -= 1
     elif GIVE_SP0 <= a < GIVE_SP0 + 78:
         d, u = divmod(a - GIVE_SP0, 13)
-        o = st.heroes[st.hero_at(int(st.nb[c, d]))]
+        o = st.heroes[st.hero_at(int(st.neighbours[c][d]))]
         h.specials[u] -= 1
         UNITS.special(o)[u] += 1
         if o.received_specials_turn != st.turn:
@@ -367,14 +333,14 @@ def apply_local(st, seat: int, x: int, a: int) -> None:
     elif CEDE0 <= a < HERO_TO0 + 3:  # allies trade settlements and Heroes
         ALLY.trade_apply(st, seat, x, a)
         if HERO_TO0 <= a:
-            st.qi += 1  # the Hero now belongs to the ally: this queue entry is done
+            st.queue_pos += 1  # the Hero now belongs to the ally: this queue entry is done
     elif LOOK0 <= a < LOOK0 + 6:
-        st.revealed[(seat, st.hero_at(st.nbl[c][a - LOOK0]))] = st.turn
+        st.espionage.revealed[(seat, st.hero_at(st.neighbours[c][a - LOOK0]))] = st.turn
         h.scout_moves -= 1
     elif PASS0 <= a < PASS0 + 6:  # pass-through movement (friendly or allied Hero)
         d = a - PASS0
         h.mp -= _pass_target(st, seat, h, d)
-        m = st.nbl[st.nbl[c][d]][d]
+        m = st.neighbours[st.neighbours[c][d]][d]
         h.cell = m
         if st.variant[m] == "merchant_caravan":  # once only, as a normal move
             st.variant[m] = ""
@@ -390,7 +356,7 @@ def recovery(st) -> None:
     # Undead regeneration (UNITS.recovery) runs as rules' recovery task (Luck may reroll it)
     for h in st.heroes:  # troops gained at sea (treasure) beyond the ships' room disband
         if h.alive and not st.land[h.cell]:
-            over = UNITS.army_size(h) - SEA.capacity(st, st.ships[h.cell])
+            over = UNITS.army_size(h) - SEA.capacity(st, st.fleets.ships[h.cell])
             while over > 0:  # designed: automatically, largest group first
                 opts = UNITS.loss_actions(h)
                 cnt = [h.troops[a - CASUALTY0] if a < LOSS_SP0 else h.specials[a - LOSS_SP0]
@@ -398,9 +364,9 @@ def recovery(st) -> None:
                 UNITS.lose(h, opts[int(np.argmax(cnt))])
                 over -= 1
     for seat in np.flatnonzero(~st.alive).tolist():  # fleets of eliminated players are removed
-        gone = st.fleet_owner == seat
-        st.ships[gone] = 0
-        st.fleet_owner[gone] = -1
+        gone = st.fleets.owner == seat
+        st.fleets.ships[gone] = 0
+        st.fleets.owner[gone] = -1
 
 
 # -- hidden information / strings ---------------------------------------------------------------
@@ -484,8 +450,8 @@ VECTOR_B = 76
 
 def fleet_planes(st, seat: int, bd: np.ndarray) -> None:
     """Planes 0-1 of observe_b (my / other fleets, ships/10) into ``bd`` (2, n), zero before."""
-    fleets = np.flatnonzero(st.ships).tolist()
-    ships, own = st.ships, st.fleet_owner
+    fleets = np.flatnonzero(st.fleets.ships).tolist()
+    ships, own = st.fleets.ships, st.fleets.owner
     for c in fleets:
         bd[0 if own[c] == seat else 1, c] = min(int(ships[c]), 10) / 10.0
 
@@ -533,8 +499,8 @@ def observe_b(st, seat: int, out: np.ndarray | None = None, my_fleets: list | No
     if out is None:  # standalone: a fresh array (observe.py passes a memoryview of its zeroed
         out = np.zeros(PLANES_B * n + VECTOR_B, np.float32)  # section with planes 0-1 filled
         fleet_planes(st, seat, out[:2 * n].reshape(2, n))  # in, and the cells of my fleets)
-        own = st.fleet_owner
-        my_fleets = [c for c in np.flatnonzero(st.ships).tolist() if own[c] == seat]
+        own = st.fleets.owner
+        my_fleets = [c for c in np.flatnonzero(st.fleets.ships).tolist() if own[c] == seat]
     # written through a memoryview (float32 items: no numpy scalar per read / write); planes
     # with flat indices: plane k, cell c at w[k * n + c]; the vector at w[vo + k]
     w = out if type(out) is memoryview else memoryview(out)
@@ -545,7 +511,7 @@ def observe_b(st, seat: int, out: np.ndarray | None = None, my_fleets: list | No
         if occ is None:
             occ = {h.cell for h in heroes if h.alive}
         k = 0
-        fm, sea_moves = st.fleet_moves, SEA.scfg(st)["sea_moves"]
+        fm, sea_moves = st.fleets.moves, SEA.scfg(st)["sea_moves"]
         for c in my_fleets:
             if c not in occ:
                 t, left = fm.get(c, (-1, 0))  # SEA.fleet_left
@@ -554,41 +520,40 @@ def observe_b(st, seat: int, out: np.ndarray | None = None, my_fleets: list | No
                 if k == FLEET_SLOTS:
                     break
     vo = PLANES_B * n
-    e = st.esp
+    e = st.espionage.mission
     k = _PHASE_B.get(phase)
     if k is not None:
         w[vo + k] = 1
-    if e is not None and e["seat"] == seat:
-        w[vo + 4] = min(e["roll"], 11) / 11.0
-        w[vo + 5] = min(e["hired"], 11) / 11.0
-        w[vo + 6] = min(e["agents"], 11) / 11.0
-        if e["stage"] in ESP.STAGES:
-            w[vo + 7 + ESP.STAGES.index(e["stage"])] = 1
-        if phase == "espionage" and e["stage"] not in ("hire", "done", "move"):
-            for k, x in enumerate(e["targets"]):
-                if e["stage"] in ("steal_gold", "damage"):
+    if e is not None and e.seat == seat:
+        w[vo + 4] = min(e.roll, 11) / 11.0
+        w[vo + 5] = min(e.hired, 11) / 11.0
+        w[vo + 6] = min(e.agents, 11) / 11.0
+        if e.stage in ESP.STAGES:
+            w[vo + 7 + ESP.STAGES.index(e.stage)] = 1
+        if phase == "espionage" and e.stage not in ("hire", "done", "move"):
+            for k, x in enumerate(e.targets):
+                if e.stage in ("steal_gold", "damage"):
                     c = st.capitol[x]
-                elif e["stage"] == "garrison":
+                elif e.stage == "garrison":
                     c = x
                 else:
                     c = heroes[x].cell
                 if c >= 0:
                     w[2 * n + c] = max(w[2 * n + c], (k + 1) / TARGET_SLOTS)
-        elif e["stage"] == "move":
-            w[2 * n + heroes[e["victim"]].cell] = 1
-    if phase == "spy_loss" and heroes[e["victim"]].seat == seat:
-        w[vo + 21] = min(e["left"], 10) / 10.0
-    s = st.sea
-    if s is not None and heroes[s["hero"]].seat == seat:
-        if s["kind"] == "luck":
-            w[vo + 22] = s["roll"] / 10.0
-        else:
-            w[vo + 21] = min(s["left"], 10) / 10.0
-    if st.revealed:
-        for (obs, hi), t in st.revealed.items():
+        elif e.stage == "move":
+            w[2 * n + heroes[e.victim].cell] = 1
+    if phase == "spy_loss" and heroes[e.victim].seat == seat:
+        w[vo + 21] = min(e.left, 10) / 10.0
+    lk, loss = st.luck, st.troop_loss
+    if lk is not None and heroes[lk.hero].seat == seat:
+        w[vo + 22] = lk.roll / 10.0
+    elif loss is not None and heroes[loss.hero].seat == seat:
+        w[vo + 21] = min(loss.left, 10) / 10.0
+    if st.espionage.revealed:
+        for (obs, hi), t in st.espionage.revealed.items():
             if obs == seat and t == turn and heroes[hi].alive:
                 w[3 * n + heroes[hi].cell] = min(int(heroes[hi].troops.sum()), 40) / 40.0
-    _relative_flags(st.contact, seat, N, w, vo + 22)
+    _relative_flags(st.espionage.contact, seat, N, w, vo + 22)
     land = st.land
     sea_moves = None
     for h in mine:
@@ -600,30 +565,30 @@ def observe_b(st, seat: int, out: np.ndarray | None = None, my_fleets: list | No
                     sea_moves = SEA.scfg(st)["sea_moves"]
                 mp = sea_moves
             w[4 * n + h.cell] = min(mp, 6) / 6.0
-    q = st.queue[st.qi] if st.qi < len(st.queue) else None
+    q = st.queue[st.queue_pos] if st.queue_pos < len(st.queue) else None
     if phase == "move" and q is not None and q[0] == seat:
         h = heroes[q[1]]
         if h.alive and not land[h.cell]:
             w[vo + 26] = 1
             w[vo + 27] = w[4 * n + h.cell]
-            ships = int(st.ships[h.cell])
+            ships = int(st.fleets.ships[h.cell])
             w[vo + 28] = min(ships, 10) / 10.0
             room = SEA.capacity(st, ships) - int(h.troops.sum())
             w[vo + 29] = min(max(room, 0), 40) / 40.0
         w[vo + 30] = h.luck_used_turn != turn and st.abil(h, "luck") > 0
-    if st.esp_log:
+    if st.espionage.log:
         n_log = 0
-        for rec in reversed(st.esp_log):  # this turn's entries are at the end
+        for rec in reversed(st.espionage.log):  # this turn's entries are at the end
             if rec[0] != turn:
                 break
             n_log += rec[1] == seat
         w[vo + 31] = min(n_log, 10) / 10.0
-    _relative_flags(st.allied, seat, N, w, vo + 58)
+    _relative_flags(st.diplomacy.allied, seat, N, w, vo + 58)
     k = _PHASE_ALLY.get(phase)
     if k is not None:
         w[vo + 62 + k] = 1
-        if phase == "ally_answer" and st.dip["to"] == seat:
-            w[vo + 64] = ((st.dip["seat"] - seat) % N) / 3.0
+        if phase == "ally_answer" and st.diplomacy.current.offered_to == seat:
+            w[vo + 64] = ((st.diplomacy.current.seat - seat) % N) / 3.0
     if q is not None and q[0] == seat and phase in ("move", "recruit", "battle"):
         x = q[1]
         hh = None
@@ -648,17 +613,17 @@ def observe_b(st, seat: int, out: np.ndarray | None = None, my_fleets: list | No
                 foe = sides[1 - k].counts
                 w[vo + 58] = min(int(foe[UNITS.BASE:].sum()), 40) / 40.0
                 break
-    jn, b = st.join, st.battle
+    jn, b = st.declared_attack, st.battle
     p6 = 6 * n
     if jn is not None:  # a declared combined attack
         w[vo + 66 + (phase == "join_answer")] = 1
-        w[p6 + jn["cell"]] = 1
-        w[p6 + heroes[jn["lead"]].cell] = 0.25
-        for j in jn["members"]:
+        w[p6 + jn.cell] = 1
+        w[p6 + heroes[jn.lead].cell] = 0.25
+        for j in jn.members:
             w[p6 + heroes[j].cell] = 0.5
-        if jn["ask"] >= 0:
-            w[p6 + heroes[jn["ask"]].cell] = 0.75
-        w[vo + 68] = min(len(jn["members"]), 4) / 4.0
+        if jn.asking >= 0:
+            w[p6 + heroes[jn.asking].cell] = 0.75
+        w[vo + 68] = min(len(jn.members), 4) / 4.0
     elif b is not None and b.members:
         w[p6 + b.cell] = 1
         w[p6 + heroes[b.sides[0].hero].cell] = 0.25

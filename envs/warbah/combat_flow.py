@@ -13,6 +13,8 @@ force's kills are summed and the target's walls negate them as one attack.
 """
 from __future__ import annotations
 
+from dataclasses import dataclass, field
+
 import numpy as np
 
 from . import allies as ALLY
@@ -27,6 +29,20 @@ from .config import (BATTLE_ACCEPT, BATTLE_DECLINE, BATTLE_JOIN0, BATTLE_START,
                                 CALL_OFF, CASUALTY0, LUCK_FOE, LUCK_MINE, REROLL, TERRAINS)
 
 JOIN_PHASES = ("join", "join_answer")  # combined attacks: add joining Heroes / an ally answers
+
+
+@dataclass(slots=True)
+class DeclaredAttack:
+    """An attack declared by Hero ``lead`` on ``cell`` while other Heroes may still join."""
+    lead: int
+    cell: int
+    members: list = field(default_factory=list)     # Heroes that joined
+    declined: list = field(default_factory=list)    # allied Heroes whose players declined
+    asking: int = -1                # the allied Hero whose player answers now
+
+    def clone(self) -> "DeclaredAttack":
+        return DeclaredAttack(self.lead, self.cell, list(self.members), list(self.declined),
+                              self.asking)
 
 
 def _side(st, hi: int, walls: int = 0) -> Army:
@@ -53,16 +69,16 @@ def joiners(st, lead: int, cell: int) -> list[tuple[int, int]]:
     """(direction from the target, hero) of the Heroes that may still join the attack of Hero
     ``lead`` on ``cell``: own or allied Heroes on land next to it, with an attack left this turn,
     not delayed by an agent, for whom the hex is a target too; not yet in or asked."""
-    jn = st.join
+    jn = st.declared_attack
     if not st.land[cell] or not st.land[st.heroes[lead].cell]:
         return []
     seat = st.heroes[lead].seat
     out = []
-    for d, m in enumerate(st.nbl[cell]):
+    for d, m in enumerate(st.neighbours[cell]):
         if m < 0 or not st.land[m]:
             continue
         j = st.hero_at(m)
-        if j < 0 or j == lead or j in jn["members"] or j in jn["declined"]:
+        if j < 0 or j == lead or j in jn.members or j in jn.declined:
             continue
         o = st.heroes[j]
         if (ALLY.friendly(st, seat, o.seat) and o.attacks_left > 0
@@ -74,49 +90,49 @@ def joiners(st, lead: int, cell: int) -> list[tuple[int, int]]:
 def declare(st, hi: int, cell: int) -> None:
     """A declared attack: with possible joiners the attacker picks them first (phase ``join``),
     otherwise the battle starts at once."""
-    st.join = {"lead": hi, "cell": cell, "members": [], "declined": [], "ask": -1}
+    st.declared_attack = DeclaredAttack(hi, cell)
     if joiners(st, hi, cell):
-        st.phase, st._cp = "join", st.heroes[hi].seat
+        st.phase, st.to_act = "join", st.heroes[hi].seat
         return
-    st.join = None
+    st.declared_attack = None
     start_battle(st, hi, cell)
 
 
 def join_mask(st) -> np.ndarray:
     mask = np.zeros(st.game.num_actions, np.int8)
-    jn = st.join
+    jn = st.declared_attack
     if st.phase == "join_answer":
         mask[BATTLE_ACCEPT] = mask[BATTLE_DECLINE] = 1
         return mask
     mask[BATTLE_START] = 1
-    for d, _ in joiners(st, jn["lead"], jn["cell"]):
+    for d, _ in joiners(st, jn.lead, jn.cell):
         mask[BATTLE_JOIN0 + d] = 1
     return mask
 
 
 def join_apply(st, a: int) -> None:
     from . import block_b as BB
-    jn = st.join
-    lead = jn["lead"]
+    jn = st.declared_attack
+    lead = jn.lead
     if st.phase == "join_answer":  # the ally's player answers the call
-        (jn["members"] if a == BATTLE_ACCEPT else jn["declined"]).append(jn["ask"])
-        jn["ask"] = -1
-        st.phase, st._cp = "join", st.heroes[lead].seat
+        (jn.members if a == BATTLE_ACCEPT else jn.declined).append(jn.asking)
+        jn.asking = -1
+        st.phase, st.to_act = "join", st.heroes[lead].seat
         return
     if a == BATTLE_START:
-        st.join = None
+        st.declared_attack = None
         st.phase = "battle"
-        for j in jn["members"]:  # joining uses up one of the joiner's attacks this turn
+        for j in jn.members:  # joining uses up one of the joiner's attacks this turn
             st.heroes[j].attacks_left -= 1
-            BB.on_attack(st, j, jn["cell"])  # attacking an ally ends that alliance
-        start_battle(st, lead, jn["cell"], jn["members"])
+            BB.on_attack(st, j, jn.cell)  # attacking an ally ends that alliance
+        start_battle(st, lead, jn.cell, jn.members)
         return
-    j = st.hero_at(st.nbl[jn["cell"]][a - BATTLE_JOIN0])
+    j = st.hero_at(st.neighbours[jn.cell][a - BATTLE_JOIN0])
     if st.heroes[j].seat == st.heroes[lead].seat:
-        jn["members"].append(j)
+        jn.members.append(j)
     else:  # an allied Hero: his player decides
-        jn["ask"] = j
-        st.phase, st._cp = "join_answer", st.heroes[j].seat
+        jn.asking = j
+        st.phase, st.to_act = "join_answer", st.heroes[j].seat
 
 
 def start_battle(st, hi: int, cell: int, members=()) -> None:
@@ -181,8 +197,8 @@ def _start(st, hi: int, cell: int, members, sizes) -> None:
         defender = _neutral(counts, [mon["init"], mon["kill"], mon["hits"]] if mon else None, walls)
     else:
         counts = np.append(st.garrison[cell], 0)
-        if st.gsp[cell].any():  # special units in the garrison (Knights): groups 5 + u
-            counts = np.concatenate([counts, st.gsp[cell]])
+        if st.garrison_specials[cell].any():  # special units in the garrison (Knights): groups 5 + u
+            counts = np.concatenate([counts, st.garrison_specials[cell]])
         defender = _neutral(counts, None, walls, int(st.owner[cell]))
     st.battle = Battle([_side(st, hi), defender], kind, cell, treasure)
     if members:  # a combined attack: the joining Heroes' armies
@@ -215,7 +231,7 @@ def _run(st) -> None:
                     break
                 if side.seat >= 0 and side.hero >= 0 and len(B.troop_types_alive(side)) > 1:
                     b.chooser = k
-                    st.phase, st._cp = "casualty", side.seat
+                    st.phase, st.to_act = "casualty", side.seat
                     return
                 B.remove_one(side)
                 b.kills[k] -= 1
@@ -227,7 +243,7 @@ def _run(st) -> None:
                     break
                 if len(B.troop_types_alive(side)) > 1:
                     b.chooser, b.member_choosing = 0, i
-                    st.phase, st._cp = "casualty", side.seat
+                    st.phase, st.to_act = "casualty", side.seat
                     return
                 B.remove_one(side)
                 b.member_kills[i] -= 1
@@ -243,7 +259,7 @@ def _run(st) -> None:
                 s.walls_left = max(0, s.walls_base - s.wall_damage)
             if b.round >= cap:
                 return _finish(st)
-            st.phase, st._cp = "call_off", a.seat
+            st.phase, st.to_act = "call_off", a.seat
             return
         seg = b.segment
         extra = (0, 0)
@@ -560,7 +576,7 @@ def _finish(st) -> None:
     elif b.kind == "garrison":
         st.garrison[cell] = d.counts[:4]
         if len(d.counts) > UNITS.BASE and st.land[cell]:
-            st.gsp[cell] = d.counts[UNITS.BASE:]
+            st.garrison_specials[cell] = d.counts[UNITS.BASE:]
     for s, h in force:
         if s.counts[4] <= 0:
             h.alive = False

@@ -22,7 +22,37 @@ ask)}``.
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from .config import KEEP_ROLL, REROLL
+
+
+@dataclass(slots=True)
+class LuckDecision:
+    """A pending Luck decision (phase ``luck``) of the player owning Hero ``hero``.
+
+    ``roll``: the value scaled to 1-10 (shown in the observation). A roll offered through
+    ``offer`` / ``chain`` / ``window`` names its continuation (``resume``, with ``ctx``), the
+    real ``value`` and ``dice`` (n, faces), the players still to ask (``seats``), the roller and
+    the kind of roll (``what``; ``window``: a battle segment's dice). The sea encounter roll
+    (sea.py) and the espionage rolls (``cont``: "esp" / "agent") have no continuation name."""
+    hero: int
+    roll: int
+    return_phase: str
+    cont: str = ""
+    value: int = 0
+    dice: tuple = (1, 10)
+    resume: str = ""
+    ctx: tuple = ()
+    seats: tuple = ()
+    roller: int = -1
+    what: str = ""
+    window: str = ""
+
+    def clone(self) -> "LuckDecision":
+        return LuckDecision(self.hero, self.roll, self.return_phase, self.cont, self.value,
+                            self.dice, self.resume, self.ctx, self.seats, self.roller, self.what,
+                            self.window)
 
 #: continuation name -> function(st, value, ctx); registered by spells / battle_magic /
 #: espionage
@@ -79,11 +109,11 @@ def offer(st, seats, value: int, dice, resume: str, ctx: tuple, roller: int | No
         hi = lucky_hero(st, s)
         if hi >= 0:
             n, faces = dice
-            st.sea = {"kind": "luck", "hero": hi, "value": int(value), "dice": tuple(dice),
-                      "roll": max(1, min(10, -(-10 * int(value) // (n * faces)))),
-                      "ret": st.phase, "resume": resume, "ctx": tuple(ctx),
-                      "seats": order[j + 1:], "roller": roller, "what": what or resume}
-            st.phase, st._cp = "luck", s
+            st.luck = LuckDecision(hi, max(1, min(10, -(-10 * int(value) // (n * faces)))),
+                                   st.phase, value=int(value), dice=tuple(dice), resume=resume,
+                                   ctx=tuple(ctx), seats=order[j + 1:], roller=roller,
+                                   what=what or resume)
+            st.phase, st.to_act = "luck", s
             st._mask = None
             return True
     return False
@@ -92,36 +122,35 @@ def offer(st, seats, value: int, dice, resume: str, ctx: tuple, roller: int | No
 def apply(st, a: int) -> None:
     """REROLL (uses this Hero's Luck for the turn) or KEEP_ROLL, then the next player in line,
     then the continuation."""
-    s = st.sea
-    if s.get("window"):
+    s = st.luck
+    if s.window:
         return _window_apply(st, a)
-    value = s["value"]
+    value = s.value
     if a == REROLL:
-        st.heroes[s["hero"]].luck_used_turn = st.turn
-        value = roll(st.rng, s["dice"])
-    st.phase, st.sea = s["ret"], None
+        st.heroes[s.hero].luck_used_turn = st.turn
+        value = roll(st.rng, s.dice)
+    st.phase, st.luck = s.return_phase, None
     st._mask = None
-    if offer(st, s["seats"], value, s["dice"], s["resume"], s["ctx"], s["roller"], s["what"]):
+    if offer(st, s.seats, value, s.dice, s.resume, s.ctx, s.roller, s.what):
         return
-    CONT[s["resume"]](st, value, s["ctx"])
+    CONT[s.resume](st, value, s.ctx)
 
 
 def pending_for(st, seat: int):
     """(kind index, own roll?) of a Luck decision ``seat`` must take now, else None."""
-    s = getattr(st, "sea", None)
-    if st.phase != "luck" or s is None or "resume" not in s \
-            or st.heroes[s["hero"]].seat != seat:
+    s = st.luck
+    if st.phase != "luck" or s is None or not s.resume or st.heroes[s.hero].seat != seat:
         return None
-    return KINDS.index(s.get("what", s["resume"])), s["roller"] == seat
+    return KINDS.index(s.what), s.roller == seat
 
 
 def mask_actions(st) -> list:
     """Legal actions of the pending Luck decision: REROLL / KEEP_ROLL for one roll; for a
     battle window the reroll choices ``WINDOWS[kind]`` offers, and KEEP_ROLL."""
-    s = st.sea
-    if s.get("window"):
-        seat = st.heroes[s["hero"]].seat
-        return list(WINDOWS[s["window"]][0](st, seat, s["ctx"])) + [KEEP_ROLL]
+    s = st.luck
+    if s.window:
+        seat = st.heroes[s.hero].seat
+        return list(WINDOWS[s.window][0](st, seat, s.ctx)) + [KEEP_ROLL]
     return [REROLL, KEEP_ROLL]
 
 
@@ -181,26 +210,25 @@ def window(st, seats, kind: str, ctx: tuple, resume: str) -> bool:
     for j, s in enumerate(order):
         hi = lucky_hero(st, s)
         if hi >= 0 and WINDOWS[kind][0](st, s, ctx):
-            st.sea = {"kind": "luck", "hero": hi, "value": 1, "dice": (1, 10), "roll": 1,
-                      "ret": st.phase, "resume": resume, "ctx": tuple(ctx), "window": kind,
-                      "seats": order[j + 1:], "roller": -1, "what": kind}
-            st.phase, st._cp = "luck", s
+            st.luck = LuckDecision(hi, 1, st.phase, value=1, resume=resume, ctx=tuple(ctx),
+                                   seats=order[j + 1:], what=kind, window=kind)
+            st.phase, st.to_act = "luck", s
             st._mask = None
             return True
     return False
 
 
 def _window_apply(st, a: int) -> None:
-    s = st.sea
-    seat = st.heroes[s["hero"]].seat
+    s = st.luck
+    seat = st.heroes[s.hero].seat
     if a != KEEP_ROLL:
-        st.heroes[s["hero"]].luck_used_turn = st.turn
-        WINDOWS[s["window"]][1](st, seat, a, s["ctx"])
-    st.phase, st.sea = s["ret"], None
+        st.heroes[s.hero].luck_used_turn = st.turn
+        WINDOWS[s.window][1](st, seat, a, s.ctx)
+    st.phase, st.luck = s.return_phase, None
     st._mask = None
-    if window(st, s["seats"], s["window"], s["ctx"], s["resume"]):
+    if window(st, s.seats, s.window, s.ctx, s.resume):
         return
-    CONT[s["resume"]](st, None, s["ctx"])
+    CONT[s.resume](st, None, s.ctx)
 
 
 # -- Initiative phase ---------------------------------------------------------------------------

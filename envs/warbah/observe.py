@@ -55,7 +55,7 @@ def _river_cache(st):
         for (a, b) in st.rivers:
             for x, m in ((a, b), (b, a)):
                 adj[x] = True
-                d = st.nbl[x].index(m)  # neighbour lists (block_b.init)
+                d = st.neighbours[x].index(m)  # neighbour lists (block_b.init)
                 if d < 3:
                     planes[d, x] = 1
         c = st._obs_rivers = (set(st.rivers), planes, adj)
@@ -83,7 +83,7 @@ def _walls_here(st, cells: np.ndarray) -> np.ndarray:
     _, adj = _river_cache(st)
     base = np.where(adj[cells], np.maximum(base, st.game.cfg["river"]["same_side_walls"]), base)
     w = np.maximum(0, base - st.wall_damage[cells].astype(np.int64))
-    bw = st.mg["bwalls"]
+    bw = st.magic.bonus_walls
     if bw:
         w = w + np.array([bw.get(int(c), 0) for c in cells])
     return w
@@ -200,7 +200,7 @@ def _map_update(st, c: tuple, key: tuple):
     _, adj = _river_cache(st)
     same_side = g.cfg["river"]["same_side_walls"]
     set_code = TERRAINS.index("settlement")
-    bw = st.mg["bwalls"]
+    bw = st.magic.bonus_walls
     nv = len(g.variant_names)
     land, explored, terrain, settle, wd = (st.land, st.explored, st.terrain, st.settle,
                                            st.wall_damage)
@@ -276,7 +276,7 @@ def _build_owned(st, seat: int, common: tuple | None = None):
 
 def _garrisons(st, _seat=None, specials: bool | None = None) -> tuple | None:
     """(cells with a garrison (special units too), their garrison size/20 as float32), None
-    when there is none. ``specials``: whether ``st.gsp`` has any unit, when the caller knows."""
+    when there is none. ``specials``: whether ``st.garrison_specials`` has any unit, when the caller knows."""
     gar = st.garrison
     if gar.dtype == np.int64 and gar.ndim == 2:  # row sums as one dot product (same integers)
         ones = _ONES.get(gar.shape[1])
@@ -285,8 +285,8 @@ def _garrisons(st, _seat=None, specials: bool | None = None) -> tuple | None:
         tot = gar.dot(ones)
     else:
         tot = gar.sum(1)
-    if st.gsp.any() if specials is None else specials:
-        tot += st.gsp.sum(1)
+    if st.garrison_specials.any() if specials is None else specials:
+        tot += st.garrison_specials.sum(1)
     nz = tot.nonzero()[0]
     if not len(nz):
         return None
@@ -303,7 +303,7 @@ def _garrison_index(cells: list, owner: np.ndarray, seat: int, n: int) -> np.nda
 
 def _fleets(st, _seat=None) -> list:
     """[(cell, owner, ships/10)] of the fleets, in cell order (block B planes 0-1)."""
-    ships, own = st.ships, st.fleet_owner  # read cell by cell: a few fleets
+    ships, own = st.fleets.ships, st.fleets.owner  # read cell by cell: a few fleets
     return [(c, own.item(c), min(ships.item(c), 10) / 10.0) for c in fleet_cells(st)]
 
 
@@ -333,7 +333,7 @@ def _observe_base_py(st, seat: int) -> np.ndarray:
     g = st.game
     n = g.n_cells
     d = st.__dict__
-    bw = st.mg["bwalls"]  # the map key (see _map_base)
+    bw = st.magic.bonus_walls  # the map key (see _map_base)
     key = (st.land.tobytes(), st.explored.tobytes(), st.terrain.tobytes(), st.settle.tobytes(),
            st.wall_damage.tobytes(), st.variant, tuple(sorted(bw.items())) if bw else ())
     c = d.get("_obs_map")  # key[5] is the live variant list (compared with the cached copy)
@@ -358,7 +358,7 @@ def _observe_base_py(st, seat: int) -> np.ndarray:
     out[r[0]] = r[1]
     # garrisons: cells and values while the garrison arrays are unchanged, the plane indices
     # per seat while the owners are unchanged too
-    gsp = st.gsp  # special units in garrisons: almost always none, so count instead of a copy
+    gsp = st.garrison_specials  # special units in garrisons: almost always none, so count instead of a copy
     k = _count_nonzero(gsp)
     lk = (st.garrison.tobytes(), gsp.tobytes() if k else gsp.shape)
     c = d.get("_obs_gar")
@@ -397,7 +397,7 @@ def _observe_main_py(st, seat: int, out: np.ndarray, w: memoryview, o: int) -> t
         w[12 * n + h.cell] = 1
     elif phase == "capitol":
         for k in st.free_candidates():
-            w[12 * n + st.cand[k]] = (k + 1) / 8.0
+            w[12 * n + st.capitol_candidates[k]] = (k + 1) / 8.0
     vo = 17 * n
     k = _PHASE_INDEX.get(phase)
     if k is not None:  # block phases have their own flags in their sections
@@ -427,7 +427,7 @@ def _observe_main_py(st, seat: int, out: np.ndarray, w: memoryview, o: int) -> t
             w[vo + 46] = foe.counts[4] > 0
             w[vo + 47] = min(foe.monster[2], 10) / 10.0 if foe.monster is not None else 0
     # -- block B section (fleets, espionage): planes 0-1 at ``o``, see block_b.py --
-    lk = (st.ships.tobytes(), st.fleet_owner.tobytes())
+    lk = (st.fleets.ships.tobytes(), st.fleets.owner.tobytes())
     c = d.get("_obs_fleets")
     if c is None or c[0] != lk:
         c = st._obs_fleets = (lk, {-1: _fleets(st)})
@@ -442,8 +442,8 @@ def _observe_main_py(st, seat: int, out: np.ndarray, w: memoryview, o: int) -> t
 def _acting_hero(st, seat: int):
     """The Hero acting now for ``seat`` (move, battle), else None."""
     phase = st.phase
-    if (phase == "move" or phase == "battle") and st.qi < len(st.queue):
-        q = st.queue[st.qi]
+    if (phase == "move" or phase == "battle") and st.queue_pos < len(st.queue):
+        q = st.queue[st.queue_pos]
         if q[0] == seat:
             return st.heroes[q[1]]
     return None
@@ -482,7 +482,7 @@ def render_text(st, observer=None) -> str:
         for c in range(g.w):
             i = r * g.w + c
             if not st.land[i]:
-                ch = f"S{st.fleet_owner[i]}" if st.ships[i] > 0 else "~~"  # block B: fleets
+                ch = f"S{st.fleets.owner[i]}" if st.fleets.ships[i] > 0 else "~~"  # block B: fleets
             elif not st.explored[i]:
                 ch = "??"
             else:

@@ -11,10 +11,15 @@ from . import block_b as BB
 from . import luck as LUCK
 from . import spells as SP
 from .board import DIR_NAMES, edge, generate_map
-from .heroes import new_hero
+from .allies import Diplomacy
+from .battle import Battle
+from .espionage import Espionage
+from .heroes import Hero, new_hero
+from .sea import Fleets
+from .spells import MagicState
 from .config import (BASIC, CALL_OFF, CAPITOL0, CAPITOL_AUTO, CASUALTY0, CONTINUE,
                                 DONE, DROP_OFF, EXCHANGE0, RECRUIT, RECRUIT_HERO, SEA0, SETTLEMENTS,
-                                RECRUIT_WIZARD, TAKE_GARRISON,
+                                RECRUIT_WIZARD, SPECIALS, TAKE_GARRISON,
                                 TERRAINS)
 
 PHASES = ("capitol", "recruit", "move", "battle", "casualty", "call_off", "over")
@@ -81,8 +86,9 @@ class WarbahState(State):
         self.game, self.rng, self.history, self.seed = game, rng, [], None
         g, n = game, game.n_cells
         d = g.cfg["designed"]
-        self.land, self.rivers, self.cand, self.nb = generate_map(
+        self.land, self.rivers, self.capitol_candidates, nb = generate_map(
             rng, g.h, g.w, d["capitol_candidates"], g.cfg["sea"]["island_min_size"])  # islands
+        self.neighbours = nb.tolist()  # [cell][direction]: neighbour cell, -1 off the map
         self.explored = np.zeros(n, bool)
         self.terrain = -np.ones(n, np.int64)      # index into TERRAINS, -1 unknown / water
         self.settle = -np.ones(n, np.int64)       # index into SETTLEMENTS
@@ -90,10 +96,10 @@ class WarbahState(State):
         self.owner = -np.ones(n, np.int64)
         self.variant = [""] * n                   # terrain variant name ("" none)
         self.garrison = np.zeros((n, 4), np.int64)
-        self.gsp = np.zeros((n, 13), np.int64)    # special units in garrisons (units.SPECIALS)
+        self.garrison_specials = np.zeros((n, len(SPECIALS)), np.int64)  # (Knights castles)
         self.wall_damage = np.zeros(n, np.int64)
         self.recruited = np.zeros(n, np.int64)
-        self.heroes: list[dict] = []
+        self.heroes: list[Hero] = []
         N = g.num_seats
         self.gold = np.full(N, d["start_gold"], np.int64)
         self.alive = np.ones(N, bool)
@@ -101,33 +107,50 @@ class WarbahState(State):
         self.capitol = -np.ones(N, np.int64)
         self.turn, self.phase, self.order = 0, "capitol", list(range(N))
         self.queue: list[tuple[int, int]] = []
-        self.qi = 0
-        self.battle: dict | None = None
+        self.queue_pos = 0
+        self.battle: Battle | None = None
         self.pending_treasure: list[tuple[int, int]] = []
         self.capped = False
-        self.join = None  # a declared combined attack (combat_flow.declare)
-        self.rec = ()  # recovery tasks still to do (a tuple; _recovery)
+        self.declared_attack = None  # a declared combined attack (combat_flow.declare)
+        self.recovery_tasks = ()  # recovery tasks still to do (a tuple; _recovery)
+        self.luck = None  # a pending Luck decision (luck.LuckDecision)
+        self.troop_loss = None  # troops over a fleet's capacity to pick (sea.TroopLoss)
         self._mask = None
         self._mask_at = None  # (phase, player, queue position) the cached mask belongs to
-        self._cp = 0
-        BB.init(self)  # block B: espionage, fleets, exchanges
-        SP.init_state(self)  # block A: spell decks, hands, magic state
+        self.to_act = 0
+        self.espionage = Espionage.new(N)
+        self.fleets = Fleets.new(n)
+        self.diplomacy = Diplomacy.new(N)
+        self.magic = MagicState.new(g, rng)  # draws the deck order from rng
 
     # -- helpers ----------------------------------------------------------------------------
     def clone(self):
-        s = copy.copy(self)
-        for k in ("explored", "terrain", "settle", "encounter", "owner", "garrison", "gsp",
-                  "wall_damage", "recruited", "gold", "alive", "out_turn", "capitol"):
+        """A copy sharing no container that either side changes (the map's land, rivers,
+        neighbours and capitol candidates never change and are shared); observation caches
+        are not carried over."""
+        s = object.__new__(type(self))
+        s.game, s.seed, s.history = self.game, self.seed, list(self.history)
+        s.rng = copy.deepcopy(self.rng)
+        s.land, s.rivers = self.land, self.rivers
+        s.capitol_candidates, s.neighbours = self.capitol_candidates, self.neighbours
+        for k in ("explored", "terrain", "settle", "encounter", "owner", "garrison",
+                  "garrison_specials", "wall_damage", "recruited", "gold", "alive", "out_turn",
+                  "capitol"):
             setattr(s, k, getattr(self, k).copy())
         s.variant = list(self.variant)
         s.heroes = [h.clone() for h in self.heroes]
-        s.queue, s.history = list(self.queue), list(self.history)
-        s.pending_treasure, s.order = list(self.pending_treasure), list(self.order)
+        s.turn, s.phase, s.order = self.turn, self.phase, list(self.order)
+        s.queue, s.queue_pos = list(self.queue), self.queue_pos
         s.battle = None if self.battle is None else self.battle.clone()
-        s.join = copy.deepcopy(self.join)
-        s.rng = copy.deepcopy(self.rng)
-        BB.clone(self, s)
-        SP.clone_into(s, self)
+        s.pending_treasure, s.capped = list(self.pending_treasure), self.capped
+        s.declared_attack = None if self.declared_attack is None else self.declared_attack.clone()
+        s.recovery_tasks = self.recovery_tasks  # a tuple
+        s.luck = None if self.luck is None else self.luck.clone()
+        s.troop_loss = None if self.troop_loss is None else self.troop_loss.clone()
+        s._mask = None if self._mask is None else self._mask.copy()
+        s._mask_at, s.to_act = self._mask_at, self.to_act
+        s.espionage, s.fleets = self.espionage.clone(), self.fleets.clone()
+        s.diplomacy, s.magic = self.diplomacy.clone(), self.magic.clone()
         return s
 
     def hero_at(self, cell: int):
@@ -138,7 +161,7 @@ class WarbahState(State):
 
     def garrisoned(self, m: int) -> bool:
         """A garrison (basic troops or special units) stands in hex m."""
-        return any(self.garrison[m].tolist()) or any(self.gsp[m].tolist())
+        return any(self.garrison[m].tolist()) or any(self.garrison_specials[m].tolist())
 
     def garrison_kind(self, c: int) -> int:
         """Special unit kind (units.SPECIALS index) a settlement recruits into its garrison
@@ -191,7 +214,7 @@ class WarbahState(State):
                  if TERRAINS[t] == "settlement" else self.game.terrain[TERRAINS[t]]["walls"])
         if edge(cell, from_cell) in self.rivers:
             w = max(w, cfg["river"]["cross_walls"])
-        elif any(edge(cell, m) in self.rivers for m in self.nbl[cell] if m >= 0):  # nbl: lists
+        elif any(edge(cell, m) in self.rivers for m in self.neighbours[cell] if m >= 0):  # nbl: lists
             w = max(w, cfg["river"]["same_side_walls"])
         return max(0, w - int(self.wall_damage[cell])) + SP.bonus_walls(self, cell)
 
@@ -214,8 +237,8 @@ class WarbahState(State):
 
     def free_candidates(self) -> list[int]:
         taken = [int(c) for c in self.capitol if c >= 0]
-        return [k for k, c in enumerate(self.cand)
-                if c not in taken and all(int(m) not in taken for m in self.nb[c] if m >= 0)]
+        return [k for k, c in enumerate(self.capitol_candidates)
+                if c not in taken and all(int(m) not in taken for m in self.neighbours[c] if m >= 0)]
 
     # -- turn structure ---------------------------------------------------------------------
     def _start_turn(self) -> None:
@@ -252,7 +275,7 @@ class WarbahState(State):
                       for c in sets.get(s, []) + [  # + BB.UNITS.recruit_hexes(self, s)
                           c for c in owned.get(s, ())
                           if settle[c] < 0 and variant[c].startswith("recruit_")]]
-        self.qi, self.phase = 0, "recruit"
+        self.queue_pos, self.phase = 0, "recruit"
 
     def _collect_gold(self, sets: dict | None = None, owned: dict | None = None) -> None:
         """(``sets`` / ``owned``: _owned_cells() of this state, when the caller has them)"""
@@ -268,13 +291,13 @@ class WarbahState(State):
                 total += g.settle[name]["gold"]
                 bonus = g.cfg["adjacency_bonus"].get(name)
                 if bonus:
-                    total += sum(1 for m in self.nbl[c] if m >= 0 and self.terrain[m] >= 0
+                    total += sum(1 for m in self.neighbours[c] if m >= 0 and self.terrain[m] >= 0
                                  and TERRAINS[self.terrain[m]] == bonus)
             vg = self.game.cfg["variant_gold"]
             total += sum(vg.get(self.variant[c], 0) for c in owned.get(s, ()))
             total += sum(self.abil(h, "wealth") for h in self.heroes
                          if h.alive and h.seat == s)
-            self.gold[s] += max(0, total - self.mg["curse"][s])  # Curse (block A)
+            self.gold[s] += max(0, total - self.magic.curse[s])  # Curse (block A)
 
     def _hero_queue(self) -> list[tuple[int, int]]:
         return [(s, i) for s in self.order for i, h in enumerate(self.heroes)
@@ -295,11 +318,11 @@ class WarbahState(State):
             if self.phase != "over" and len(self.history) >= d["max_actions"]:
                 self.capped, self.phase = True, "over"
             if self.phase == "over":
-                self._cp = -1
+                self.to_act = -1
                 return
             if self.phase == "capitol":
-                if self.qi < self.game.num_seats:
-                    self._cp = self.qi
+                if self.queue_pos < self.game.num_seats:
+                    self.to_act = self.queue_pos
                     return
                 self._start_turn()
                 continue
@@ -309,22 +332,22 @@ class WarbahState(State):
                 if BB.advance(self):
                     return
                 continue
-            if self.qi < len(self.queue):
-                seat, x = self.queue[self.qi]
+            if self.queue_pos < len(self.queue):
+                seat, x = self.queue[self.queue_pos]
                 if self.alive[seat]:
                     m = self._local_mask(seat, x)
                     c = _count_nonzero(m)  # == (m.sum() > 1): entries are 0 / 1 (int8)
                     if c > 1 or (c == 1 and (_one_above_1(m) if m.dtype == _INT8 else m.max() > 1)):
-                        self._cp = seat
+                        self.to_act = seat
                         if self.reuse_advance_mask:  # the mask legal_actions_mask would compute
-                            self._mask, self._mask_at = m, (self.phase, seat, self.qi)
+                            self._mask, self._mask_at = m, (self.phase, seat, self.queue_pos)
                         return
-                self.qi += 1
+                self.queue_pos += 1
                 continue
             if self.phase == "recruit":
                 if BB.begin_espionage(self):
                     continue
-                self.phase, self.qi = "move", 0
+                self.phase, self.queue_pos = "move", 0
                 self.queue = self._hero_queue()
                 for h in self.heroes:
                     h.mp = d["hero_mp"] + self.abil(h, "logistics")
@@ -334,7 +357,7 @@ class WarbahState(State):
                     h.troops_lost = 0
                 SP.open_window(self, "move")  # block A: move-phase realm spells
             elif self.phase == "move":
-                self.phase, self.qi = "battle", 0
+                self.phase, self.queue_pos = "battle", 0
                 self.queue = self._hero_queue()
                 SP.open_window(self, "disaster")  # block A: Disaster magic phase
             elif self.phase == "realm":
@@ -362,7 +385,7 @@ class WarbahState(State):
         return cost
 
     def _target(self, seat: int, m: int) -> bool:
-        if m < 0 or not self.land[m] or not self.explored[m] or m in self.mg["sanct"]:
+        if m < 0 or not self.land[m] or not self.explored[m] or m in self.magic.sanctuary:
             return False
         j = self.hero_at(m)
         if j >= 0:
@@ -400,7 +423,7 @@ class WarbahState(State):
                 return mask
             occ = BB.hero_map(self)
             c = h.cell
-            nbl = self.nbl[c]
+            nbl = self.neighbours[c]
             land, explored, mp = self.land, self.explored, h.mp
             for dd in range(6):
                 m = nbl[dd]
@@ -438,14 +461,14 @@ class WarbahState(State):
             h = self.heroes[x]
             if h.alive and h.attacks_left > 0:
                 for dd in range(6):
-                    mask[dd] = self._target(seat, int(self.nb[h.cell, dd]))
+                    mask[dd] = self._target(seat, int(self.neighbours[h.cell][dd]))
         BB.local_mask(self, seat, x, mask, occ)
         if self.phase == "move":
             BB.garrison_lock(self, self.heroes[x], mask)
         return mask
 
     def legal_actions_mask(self) -> np.ndarray:
-        if self._mask is not None and self._mask_at == (self.phase, self._cp, self.qi):
+        if self._mask is not None and self._mask_at == (self.phase, self.to_act, self.queue_pos):
             return self._mask
         n = self.game.num_actions
         mask = np.zeros(n, np.int8)
@@ -470,14 +493,14 @@ class WarbahState(State):
         elif self.phase in SP.BATTLE_PHASES:
             mask = SP.battle_mask(self)
         elif self.phase != "over":
-            seat, x = self.queue[self.qi]
+            seat, x = self.queue[self.queue_pos]
             mask = self._local_mask(seat, x)
-        self._mask, self._mask_at = mask, (self.phase, self._cp, self.qi)
+        self._mask, self._mask_at = mask, (self.phase, self.to_act, self.queue_pos)
         return mask
 
     @property
     def current_player(self) -> int:
-        return self._cp
+        return self.to_act
 
     def is_terminal(self) -> bool:
         return self.phase == "over"
@@ -495,12 +518,12 @@ class WarbahState(State):
             if k is None:  # every candidate taken: any free land hex far from others
                 taken = [c for c in self.capitol if c >= 0]
                 cells = [int(c) for c in np.flatnonzero(self.land) if c not in taken
-                         and all(int(m) not in taken for m in self.nb[c] if m >= 0)]
+                         and all(int(m) not in taken for m in self.neighbours[c] if m >= 0)]
                 cell = cells[0]
             else:
-                cell = self.cand[k]
-            self._place_capitol(self.qi, cell)
-            self.qi += 1
+                cell = self.capitol_candidates[k]
+            self._place_capitol(self.queue_pos, cell)
+            self.queue_pos += 1
         elif self.phase in ("casualty", "call_off"):
             battle_step(self, a)
         elif self.phase in JOIN_PHASES:  # combined attacks: add joining Heroes, start
@@ -510,11 +533,11 @@ class WarbahState(State):
         elif self.phase in SP.MAGIC_PHASES:
             SP.battle_apply(self, a) if self.phase in SP.BATTLE_PHASES else SP.realm_apply(self, a)
         else:
-            seat, x = self.queue[self.qi]
+            seat, x = self.queue[self.queue_pos]
             if self.phase == "move":
                 BB.note_garrison(self, self.heroes[x], a)
             if a == DONE:
-                self.qi += 1
+                self.queue_pos += 1
             elif a == RECRUIT_WIZARD:
                 SP.recruit_wizard(self, seat, x)
             elif SP.GIVE_ITEM0 <= a < SP.GIVE_ITEM0 + 6:
@@ -531,7 +554,7 @@ class WarbahState(State):
                 elif self.garrison_kind(x) >= 0:  # knights into the castle's garrison
                     u = self.garrison_kind(x)
                     self.gold[seat] -= self.sp_cost(u)
-                    self.gsp[x, u] += 1
+                    self.garrison_specials[x, u] += 1
                 else:
                     rec = self.game.settle[name]["recruit"]
                     self.gold[seat] -= self.game.troop[rec][2]
@@ -541,7 +564,7 @@ class WarbahState(State):
                 h = self.heroes[x]
                 if a == DROP_OFF and self.garrison_kind(h.cell) >= 0:
                     u = self.garrison_kind(h.cell)
-                    self.gsp[h.cell, u] += h.specials[u]
+                    self.garrison_specials[h.cell, u] += h.specials[u]
                     h.specials[u] = 0
                 elif a == DROP_OFF:
                     rec = self.game.settle[SETTLEMENTS[self.settle[h.cell]]]["recruit"]
@@ -549,7 +572,7 @@ class WarbahState(State):
                     self.garrison[h.cell, t] += h.troops[t]
                     h.troops[t] = 0
                 elif EXCHANGE0 <= a < EXCHANGE0 + 6:
-                    o = self.heroes[self.hero_at(int(self.nb[h.cell, a - EXCHANGE0]))]
+                    o = self.heroes[self.hero_at(int(self.neighbours[h.cell][a - EXCHANGE0]))]
                     room = self.army_cap(o) - BB.UNITS.army_size(o)  # specials count too
                     for t in range(4):
                         k = int(min(room, h.troops[t]))
@@ -558,7 +581,7 @@ class WarbahState(State):
                         room -= k
                     o.received_army = True  # a troop may be exchanged only once per turn
                     h.mp, h.scout_moves = 0, 0
-                    self.qi += 1  # instead of moving: this hero's move is over
+                    self.queue_pos += 1  # instead of moving: this hero's move is over
                 elif a == TAKE_GARRISON:
                     c = h.cell
                     room = self.army_cap(h) - BB.UNITS.army_size(h)  # specials count too
@@ -567,13 +590,13 @@ class WarbahState(State):
                         h.troops[t] += k
                         self.garrison[c, t] -= k
                         room -= k
-                    for u in np.flatnonzero(self.gsp[c]).tolist():  # special units (Knights)
-                        k = int(min(room, self.gsp[c, u]))
+                    for u in np.flatnonzero(self.garrison_specials[c]).tolist():  # special units (Knights)
+                        k = int(min(room, self.garrison_specials[c, u]))
                         BB.UNITS.special(h)[u] += k
-                        self.gsp[c, u] -= k
+                        self.garrison_specials[c, u] -= k
                         room -= k
                 else:
-                    m = int(self.nb[h.cell, a])
+                    m = int(self.neighbours[h.cell][a])
                     if not self.explored[m]:
                         self._explore(m, seat)
                         if h.scout_moves > 0:
@@ -589,8 +612,8 @@ class WarbahState(State):
             elif self.phase == "battle":
                 h = self.heroes[x]
                 h.attacks_left -= 1
-                BB.on_attack(self, x, int(self.nb[h.cell, a]))  # block B: allies
-                declare(self, x, int(self.nb[h.cell, a]))  # joiners, then the battle
+                BB.on_attack(self, x, int(self.neighbours[h.cell][a]))  # block B: allies
+                declare(self, x, int(self.neighbours[h.cell][a]))  # joiners, then the battle
         self._advance()
 
     def _explore(self, m: int, seat: int = -1) -> None:
@@ -611,12 +634,12 @@ class WarbahState(State):
         tasks += [t for s in self.order for i, h in enumerate(self.heroes)
                   if h.alive and h.seat == s for t in (("heal", i), ("ability", i, 0))]
         tasks += [("undead", i) for i in range(len(self.heroes))] + [("rec_end", -1)]
-        self.rec = tuple(tasks)
+        self.recovery_tasks = tuple(tasks)
         return self._recovery_run()
 
     def _recovery_run(self) -> bool:
-        while self.rec:
-            task, self.rec = self.rec[0], self.rec[1:]
+        while self.recovery_tasks:
+            task, self.recovery_tasks = self.recovery_tasks[0], self.recovery_tasks[1:]
             if task[0] == "rec_end":
                 BB.recovery(self)  # block B: sea capacity, fleets of eliminated players
                 self.wall_damage[:] = 0
@@ -642,7 +665,7 @@ class WarbahState(State):
                 or (self.variant[c].startswith("recruit_") and self.settle[c] < 0)):
             self.owner[c] = s  # designed: a Hero marks a Lumbermill / Gold Mine hex
         for _ in range(self.abil(h, "diplomacy")):  # 1 adjacent neutral settlement
-            near = [int(m) for m in self.nb[c] if m >= 0 and self.settle[m] >= 0
+            near = [int(m) for m in self.neighbours[c] if m >= 0 and self.settle[m] >= 0
                     and self.owner[m] < 0]
             if near:
                 self.owner[near[0]] = s
@@ -650,7 +673,7 @@ class WarbahState(State):
             prev = int(self.owner[c])
             self.owner[c] = s
             self.garrison[c] = 0
-            self.gsp[c] = 0
+            self.garrison_specials[c] = 0
             if prev >= 0:
                 h.xp += 1
                 if self.capitol[prev] == c:
@@ -666,7 +689,7 @@ class WarbahState(State):
         own = self.owner == seat
         self.owner[own] = -1
         self.garrison[own] = 0
-        self.gsp[own] = 0
+        self.garrison_specials[own] = 0
 
     def scores(self) -> list[float]:
         out = []

@@ -1,8 +1,8 @@
 """Warbah fleets and the sea (block B): ships, boarding, sea movement, the Sea Encounter table,
 sea battles (ships and sea monsters), Navigation and Luck (on the sea encounter roll).
 
-State (set up in block_b.init): ``st.ships[cell]`` ships stacked in a water hex (a fleet) and
-``st.fleet_owner[cell]``; a Hero at sea stands on his fleet's water hex (``st.land[cell]`` is
+State (set up in block_b.init): ``st.fleets.ships[cell]`` ships stacked in a water hex (a fleet) and
+``st.fleets.owner[cell]``; a Hero at sea stands on his fleet's water hex (``st.land[cell]`` is
 False) and moves it with him. ``st.sea`` holds a pending sub-step:
 ``{"kind": "luck", "hero", "roll"}`` (phase ``luck``: REROLL / KEEP_ROLL) or
 ``{"kind": "loss", "hero", "left", "ret"}`` (phase ``sea_loss``: the owner picks which troops
@@ -16,6 +16,8 @@ movement; the fleet stays as an unmanned fleet). Heroes at sea attack only adjac
 """
 from __future__ import annotations
 
+from dataclasses import dataclass, field
+
 import numpy as np
 
 from . import luck as LUCK
@@ -25,6 +27,35 @@ from .config import (EXCHANGE0, FLEET0, FLEET_SLOTS, KEEP_ROLL, REROLL, SETTLEME
                                 SHIP0)
 
 PHASES = ("luck", "sea_loss")
+
+
+@dataclass(slots=True)
+class Fleets:
+    """Ships on the water hexes: a fleet is the stack of ships in one hex."""
+    ships: np.ndarray               # int[cells]
+    owner: np.ndarray               # int[cells], -1 none
+    moves: dict = field(default_factory=dict)       # cell -> (turn, moves left) unmanned
+    captures: list = field(default_factory=list)    # (turn, taker, old owner, cell, ships)
+    encounter_log: list = field(default_factory=list)  # (turn, hero, roll, kind) at sea
+
+    @staticmethod
+    def new(n_cells: int) -> "Fleets":
+        return Fleets(np.zeros(n_cells, np.int64), -np.ones(n_cells, np.int64))
+
+    def clone(self) -> "Fleets":
+        return Fleets(self.ships.copy(), self.owner.copy(), dict(self.moves),
+                      list(self.captures), list(self.encounter_log))
+
+
+@dataclass(slots=True)
+class TroopLoss:
+    """Troops over the ships' capacity (phase ``sea_loss``): the owner picks ``left`` more."""
+    hero: int
+    left: int
+    return_phase: str
+
+    def clone(self) -> "TroopLoss":
+        return TroopLoss(self.hero, self.left, self.return_phase)
 
 
 def d10(rng, n: int = 1) -> int:
@@ -47,7 +78,7 @@ def capacity(st, ships: int) -> int:
 
 def ships_of(st, hi: int) -> int:
     h = st.heroes[hi]
-    return int(st.ships[h.cell]) if h.alive and at_sea(st, h) else 0
+    return int(st.fleets.ships[h.cell]) if h.alive and at_sea(st, h) else 0
 
 
 def _sea_mp(st, h: dict) -> int:
@@ -64,8 +95,8 @@ def recruit_mask(st, seat: int, c: int, mask: np.ndarray) -> None:
         return
     if st.gold[seat] < scfg(st)["ship_cost"]:
         return
-    land, own = st.land, st.fleet_owner
-    for d, m in enumerate(st.nbl[c]):  # st.nb[c] as a list
+    land, own = st.land, st.fleets.owner
+    for d, m in enumerate(st.neighbours[c]):  # st.neighbours[c] as a list
         if m >= 0 and not land[m] and int(own[m]) in (-1, seat):
             j = st.hero_at(m)
             if j < 0 or st.heroes[j].seat == seat:
@@ -73,38 +104,38 @@ def recruit_mask(st, seat: int, c: int, mask: np.ndarray) -> None:
 
 
 def recruit_apply(st, seat: int, c: int, a: int) -> None:
-    m = int(st.nb[c, a - SHIP0])
+    m = int(st.neighbours[c][a - SHIP0])
     st.gold[seat] -= scfg(st)["ship_cost"]
-    st.ships[m] += 1
-    st.fleet_owner[m] = seat
+    st.fleets.ships[m] += 1
+    st.fleets.owner[m] = seat
     st.recruited[c] += 1
 
 
 # -- movement -----------------------------------------------------------------------------------
 def _water_ok(st, seat: int, m: int) -> bool:
     return (m >= 0 and not st.land[m] and st.hero_at(m) < 0
-            and (st.ships[m] == 0 or st.fleet_owner[m] == seat or capturable(st, seat, m)))
+            and (st.fleets.ships[m] == 0 or st.fleets.owner[m] == seat or capturable(st, seat, m)))
 
 
 def capturable(st, seat: int, m: int) -> bool:
     """An enemy fleet with no Hero on board (not an ally's): a Hero who boards it or sails into
     its hex takes it (designed reading of the control tokens on ships and the Hero's control
     marker in the hex he occupies; an unmanned fleet may not attack, so it cannot resist)."""
-    o = int(st.fleet_owner[m])
-    return (st.ships[m] > 0 and o >= 0 and o != seat and not st.allied[seat, o]
+    o = int(st.fleets.owner[m])
+    return (st.fleets.ships[m] > 0 and o >= 0 and o != seat and not st.diplomacy.allied[seat, o]
             and st.hero_at(m) < 0)
 
 
 def _capture(st, seat: int, m: int) -> None:
-    if st.ships[m] > 0 and st.fleet_owner[m] != seat:
-        st.captures.append((st.turn, seat, int(st.fleet_owner[m]), m, int(st.ships[m])))
-        st.fleet_owner[m] = seat
-        st.fleet_moves.pop(m, None)
+    if st.fleets.ships[m] > 0 and st.fleets.owner[m] != seat:
+        st.fleets.captures.append((st.turn, seat, int(st.fleets.owner[m]), m, int(st.fleets.ships[m])))
+        st.fleets.owner[m] = seat
+        st.fleets.moves.pop(m, None)
 
 
 def is_sea_step(st, h: dict, d: int) -> bool:
     """Direction action d for this Hero is handled here (boarding, sailing, landing)."""
-    m = int(st.nb[h.cell, d])
+    m = int(st.neighbours[h.cell][d])
     return at_sea(st, h) or (m >= 0 and not st.land[m])
 
 
@@ -116,7 +147,7 @@ def move_mask(st, seat: int, x: int, h: dict, mask: np.ndarray) -> None:
         if _sea_mp(st, h) < 1:
             return
         for d in range(6):
-            m = int(st.nb[c, d])
+            m = int(st.neighbours[c][d])
             if m < 0:
                 continue
             if not st.land[m]:
@@ -127,18 +158,18 @@ def move_mask(st, seat: int, x: int, h: dict, mask: np.ndarray) -> None:
                 mask[d] = st._enterable(seat, h, m) > 0
         return
     land = st.land
-    for d, m in enumerate(st.nbl[c]):
+    for d, m in enumerate(st.neighbours[c]):
         if m < 0 or land[m]:
             continue
         mask[EXCHANGE0 + d] = 0  # no hand-over onto a ship
-        mask[d] = (h.mp >= 1 and st.ships[m] > 0 and st.hero_at(m) < 0
-                   and (st.fleet_owner[m] == seat or capturable(st, seat, m)))
+        mask[d] = (h.mp >= 1 and st.fleets.ships[m] > 0 and st.hero_at(m) < 0
+                   and (st.fleets.owner[m] == seat or capturable(st, seat, m)))
 
 
 def move_apply(st, seat: int, x: int, h: dict, a: int) -> None:
     """A direction action that boards, sails, explores from the sea, or lands."""
     c = h.cell
-    m = int(st.nb[c, a])
+    m = int(st.neighbours[c][a])
     if not at_sea(st, h):  # boarding (1 MP); excess troops disband
         _capture(st, seat, m)  # an undefended enemy fleet is taken
         h.mp -= 1
@@ -156,13 +187,13 @@ def move_apply(st, seat: int, x: int, h: dict, a: int) -> None:
         h.scout_moves = 0
         return
     _capture(st, seat, m)  # sailing into an undefended enemy fleet takes it (the fleets merge)
-    st.ships[m] += st.ships[c]
-    st.fleet_owner[m] = seat
-    st.ships[c], st.fleet_owner[c] = 0, -1
+    st.fleets.ships[m] += st.fleets.ships[c]
+    st.fleets.owner[m] = seat
+    st.fleets.ships[c], st.fleets.owner[c] = 0, -1
     h.cell = m
     roll = d10(st.rng)
     if st.abil(h, "luck") and h.luck_used_turn != st.turn:
-        st.sea = {"kind": "luck", "hero": x, "roll": roll, "ret": st.phase}
+        st.luck = LUCK.LuckDecision(x, roll, st.phase)
         st.phase = "luck"
         return
     sea_encounter(st, x, roll)
@@ -173,7 +204,7 @@ def sea_encounter(st, hi: int, roll: int) -> None:
     h = st.heroes[hi]
     row = scfg(st)["encounters"].get(roll, {})
     kind = row.get("kind", "none")
-    st.sea_log.append((st.turn, hi, roll, kind))
+    st.fleets.encounter_log.append((st.turn, hi, roll, kind))
     if kind == "winds":
         h.sea_moves += row["moves"]
     elif kind == "becalmed":
@@ -195,7 +226,7 @@ def _sea_battle(st, hi: int, row: dict) -> None:
     foe.ships = row.get("ships", 0)
     foe.hits_ships = bool(mon and mon.get("hits_ships"))
     me = CF._side(st, hi)
-    me.ships = int(st.ships[st.heroes[hi].cell])
+    me.ships = int(st.fleets.ships[st.heroes[hi].cell])
     st.battle = Battle([me, foe], "sea", st.heroes[hi].cell, row.get("treasure", 0),
                        return_phase=st.phase)
     from . import spells as SP
@@ -254,13 +285,13 @@ def finish(st, b: dict) -> None:
             continue
         h = st.heroes[hi]
         if at_sea(st, h):
-            st.ships[h.cell] = s.ships
+            st.fleets.ships[h.cell] = s.ships
             if s.ships <= 0:
-                st.fleet_owner[h.cell] = -1
+                st.fleets.owner[h.cell] = -1
                 s.counts[:] = 0  # drowned (designed), a summoned monster with them
                 s.monster = None
     if b.kind == "garrison" and not st.land[b.cell]:  # an unmanned fleet attacked
-        st.ships[b.cell], st.fleet_owner[b.cell] = 0, -1
+        st.fleets.ships[b.cell], st.fleets.owner[b.cell] = 0, -1
     if b.kind == "sea":
         from . import battle as B
         if B.destroyed(d) and a.counts[4] > 0:  # an overcome encounter: 1 XP, treasure
@@ -280,11 +311,11 @@ def after_battle(st, b: dict) -> None:
 def sink_ship(st, hi: int) -> None:
     h = st.heroes[hi]
     c = h.cell
-    if st.ships[c] <= 0:
+    if st.fleets.ships[c] <= 0:
         return
-    st.ships[c] -= 1
-    if st.ships[c] == 0:  # the last ship sinks: the Hero and his army are lost (designed)
-        st.fleet_owner[c] = -1
+    st.fleets.ships[c] -= 1
+    if st.fleets.ships[c] == 0:  # the last ship sinks: the Hero and his army are lost (designed)
+        st.fleets.owner[c] = -1
         h.alive = False
         h.troops[:] = 0
         if h.wizard:  # his wizard teleports home (block A)
@@ -298,10 +329,10 @@ def _enforce_capacity(st, hi: int, ret: str) -> bool:
     h = st.heroes[hi]
     if not at_sea(st, h):
         return False
-    over = UNITS.army_size(h) - capacity(st, st.ships[h.cell])
+    over = UNITS.army_size(h) - capacity(st, st.fleets.ships[h.cell])
     if over <= 0:
         return False
-    st.sea = {"kind": "loss", "hero": hi, "left": over, "ret": ret}
+    st.troop_loss = TroopLoss(hi, over, ret)
     st.phase = "sea_loss"
     return True
 
@@ -309,64 +340,63 @@ def _enforce_capacity(st, hi: int, ret: str) -> bool:
 # -- own phases -----------------------------------------------------------------------------------
 def mask(st) -> np.ndarray:
     out = np.zeros(st.game.num_actions, np.int8)
-    s = st.sea
-    if s.get("window"):  # Luck windows on battle dice (luck.py)
+    if st.phase == "sea_loss":
+        out[UNITS.loss_actions(st.heroes[st.troop_loss.hero])] = 1
+    elif st.luck.window:  # Luck windows on battle dice (luck.py)
         out[LUCK.mask_actions(st)] = 1
-    elif s["kind"] == "luck":
-        out[REROLL] = out[KEEP_ROLL] = 1
     else:
-        out[UNITS.loss_actions(st.heroes[s["hero"]])] = 1
+        out[REROLL] = out[KEEP_ROLL] = 1
     return out
 
 
 def advance(st) -> bool:
-    s = st.sea
-    h = st.heroes[s["hero"]]
-    if s["kind"] == "luck":
-        st._cp = h.seat
+    if st.phase == "luck":
+        st.to_act = st.heroes[st.luck.hero].seat
         return True
+    s = st.troop_loss
+    h = st.heroes[s.hero]
     alive = UNITS.loss_actions(h)
-    while s["left"] > 0 and len(alive) == 1:
+    while s.left > 0 and len(alive) == 1:
         UNITS.lose(h, alive[0])
-        s["left"] -= 1
+        s.left -= 1
         alive = UNITS.loss_actions(h)
-    if s["left"] > 0 and alive:
-        st._cp = h.seat
+    if s.left > 0 and alive:
+        st.to_act = h.seat
         return True
-    st.phase, st.sea = s["ret"], None
+    st.phase, st.troop_loss = s.return_phase, None
     return False
 
 
 def apply(st, a: int) -> None:
-    s = st.sea
-    if s.get("resume"):  # magic helper: Luck on spell / agent dice (luck.py)
+    if st.phase == "sea_loss":
+        UNITS.lose(st.heroes[st.troop_loss.hero], a)
+        st.troop_loss.left -= 1
+        return
+    s = st.luck
+    if s.resume:  # magic helper: Luck on spell / agent dice (luck.py)
         return LUCK.apply(st, a)
-    if s["kind"] == "luck":
-        h = st.heroes[s["hero"]]
-        roll = s["roll"]
-        if a == REROLL:
-            h.luck_used_turn = st.turn
-            roll = d10(st.rng)
-        st.phase, st.sea = s["ret"], None
-        if s.get("cont") == "esp":  # the espionage roll (espionage.advance), then the victims'
-            from .espionage import victims_luck
-            victims_luck(st, s["roll"], roll)
-            return
-        if s.get("cont") == "agent":  # an agent's Espionage table roll
-            from .espionage import resolve_agent
-            resolve_agent(st, roll)
-            return
-        sea_encounter(st, s["hero"], roll)
-    else:
-        UNITS.lose(st.heroes[s["hero"]], a)
-        s["left"] -= 1
+    h = st.heroes[s.hero]
+    roll = s.roll
+    if a == REROLL:
+        h.luck_used_turn = st.turn
+        roll = d10(st.rng)
+    st.phase, st.luck = s.return_phase, None
+    if s.cont == "esp":  # the espionage roll (espionage.advance), then the victims'
+        from .espionage import victims_luck
+        victims_luck(st, s.roll, roll)
+        return
+    if s.cont == "agent":  # an agent's Espionage table roll
+        from .espionage import resolve_agent
+        resolve_agent(st, roll)
+        return
+    sea_encounter(st, s.hero, roll)
 
 
 def battle_mask(st, seat: int, h: dict, mask: np.ndarray) -> None:
     """At sea a Hero may attack only adjacent enemy Heroes at sea; land Heroes not ships."""
     sea = at_sea(st, h)
     for d in range(6):
-        m = int(st.nb[h.cell, d])
+        m = int(st.neighbours[h.cell][d])
         if m < 0:
             continue
         if sea:
@@ -374,8 +404,8 @@ def battle_mask(st, seat: int, h: dict, mask: np.ndarray) -> None:
             if j >= 0:
                 mask[d] = (h.attacks_left > 0 and not st.land[m] and st.heroes[j].seat != seat)
             else:  # an enemy fleet without a Hero cannot fight back: attacking sinks it
-                mask[d] = (h.attacks_left > 0 and not st.land[m] and st.ships[m] > 0
-                           and st.fleet_owner[m] != seat)
+                mask[d] = (h.attacks_left > 0 and not st.land[m] and st.fleets.ships[m] > 0
+                           and st.fleets.owner[m] != seat)
         elif not st.land[m]:
             mask[d] = 0
 
@@ -383,12 +413,12 @@ def battle_mask(st, seat: int, h: dict, mask: np.ndarray) -> None:
 
 # -- fleets without a Hero -----------------------------------------------------------------------
 def fleet_cells(st) -> list[int]:
-    """Cells with ships, in cell order (np.flatnonzero(st.ships)); cached on the state while
-    ``st.ships`` keeps the same bytes. Read-only: callers must not change the list."""
-    key = st.ships.tobytes()
+    """Cells with ships, in cell order (np.flatnonzero(st.fleets.ships)); cached on the state while
+    ``st.fleets.ships`` keeps the same bytes. Read-only: callers must not change the list."""
+    key = st.fleets.ships.tobytes()
     c = st.__dict__.get("_fleet_cells")
     if c is None or c[0] != key:
-        c = st._fleet_cells = (key, np.flatnonzero(st.ships).tolist())
+        c = st._fleet_cells = (key, np.flatnonzero(st.fleets.ships).tolist())
     return c[1]
 
 
@@ -399,7 +429,7 @@ def unmanned_fleets(st, seat: int, occ=None) -> list[int]:
     cells = fleet_cells(st)
     if not cells:
         return out
-    own = st.fleet_owner
+    own = st.fleets.owner
     if occ is None:
         occ = {h.cell for h in st.heroes if h.alive}  # hexes with a Hero (hero_at >= 0)
     for c in cells:
@@ -411,7 +441,7 @@ def unmanned_fleets(st, seat: int, occ=None) -> list[int]:
 
 
 def fleet_left(st, c: int) -> int:
-    t, left = st.fleet_moves.get(c, (-1, 0))
+    t, left = st.fleets.moves.get(c, (-1, 0))
     return left if t == st.turn else scfg(st)["sea_moves"]
 
 
@@ -426,11 +456,11 @@ def fleet_mask(st, seat: int, mask: np.ndarray, occ=None) -> None:
     fleets = unmanned_fleets(st, seat, occ)
     if not fleets:
         return
-    land, own = st.land, st.fleet_owner
+    land, own = st.land, st.fleets.owner
     for k, c in enumerate(fleets):
         if fleet_left(st, c) <= 0:
             continue
-        for d, m in enumerate(st.nbl[c]):
+        for d, m in enumerate(st.neighbours[c]):
             if m >= 0 and not land.item(m) and m not in occ and own.item(m) in (-1, seat):
                 mask[FLEET0 + 6 * k + d] = 1
 
@@ -438,12 +468,12 @@ def fleet_mask(st, seat: int, mask: np.ndarray, occ=None) -> None:
 def fleet_apply(st, seat: int, a: int) -> None:
     k, d = divmod(a - FLEET0, 6)
     c = unmanned_fleets(st, seat)[k]
-    m = int(st.nb[c, d])
+    m = int(st.neighbours[c][d])
     left = fleet_left(st, c) - 1
-    if st.ships[m] > 0:  # merging with an own unmanned fleet: the slower one sets the pace
+    if st.fleets.ships[m] > 0:  # merging with an own unmanned fleet: the slower one sets the pace
         left = min(left, fleet_left(st, m))
-    st.ships[m] += st.ships[c]
-    st.fleet_owner[m] = seat
-    st.ships[c], st.fleet_owner[c] = 0, -1
-    st.fleet_moves.pop(c, None)
-    st.fleet_moves[m] = (st.turn, left)
+    st.fleets.ships[m] += st.fleets.ships[c]
+    st.fleets.owner[m] = seat
+    st.fleets.ships[c], st.fleets.owner[c] = 0, -1
+    st.fleets.moves.pop(c, None)
+    st.fleets.moves[m] = (st.turn, left)

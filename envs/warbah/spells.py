@@ -1,7 +1,7 @@
 """Warbah magic (block A): spell decks, the Realm phase, realm-spell windows, Wizards, Battle
 spells, Resist Spells, magic items. rules.py / combat_flow.py / battle.py call the hooks here.
 
-State ``st.mg`` (dict): ``rdeck``/``bdeck`` draw piles (top = end of the list), ``rdisc``/``bdisc``
+State ``st.magic`` (dict): ``rdeck``/``bdeck`` draw piles (top = end of the list), ``rdisc``/``bdisc``
 discard piles, ``hand[seat]`` realm spell ids held, ``timing`` of the open realm window,
 ``saved`` (phase, queue, qi) the window interrupted, ``opened`` windows used this turn,
 ``pending`` spell awaiting a target, ``sanct`` sanctuary cells, ``bwalls`` {cell: extra walls},
@@ -22,6 +22,8 @@ Fortell is cast only against an enemy espionage result, by the victim's choice (
 stage ``fortell``). Luck may reroll realm-spell dice (``_lucky_realm``, luck.py).
 """
 from __future__ import annotations
+
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -78,29 +80,49 @@ def d5(rng, n: int = 1) -> int:
 
 
 # -- state set-up, cloning, determinizing ---------------------------------------------------
-def init_state(st) -> None:
-    T, N = tables(st.game), st.game.num_seats
-    st.mg = {"rdeck": [int(x) for x in st.rng.permutation(T.NR)], "rdisc": [],
-             "bdeck": [int(x) for x in st.rng.permutation(T.NB)], "bdisc": [],
-             "hand": [[] for _ in range(N)], "timing": "", "saved": None, "opened": set(),
-             "pending": None, "sanct": set(), "bwalls": {},
-             "blight": np.zeros(st.game.n_cells, np.int64), "curse": [0] * N, "scry": [-1] * N, "limit": [0] * N}
+@dataclass(slots=True)
+class MagicState:
+    """Spell decks and hands, the open realm-spell window and the realm spells' lasting
+    effects. Decks: the top card is the end of the list."""
+    realm_deck: list
+    battle_deck: list
+    hands: list                     # realm spell ids held, per seat
+    realm_discard: list = field(default_factory=list)
+    battle_discard: list = field(default_factory=list)
+    window: str = ""                # the open realm-spell window (TIMINGS), "" none
+    saved: tuple | None = None      # (phase, queue, queue position) the window interrupted
+    opened: set = field(default_factory=set)        # windows opened this turn
+    pending: tuple | None = None    # (spell, hero) awaiting its target
+    sanctuary: set = field(default_factory=set)     # cells no one may attack this turn
+    bonus_walls: dict = field(default_factory=dict)  # {cell: extra wall ranks} this turn
+    blight: np.ndarray | None = None  # int[cells]: the turn whose income a hex loses
+    curse: list = field(default_factory=list)        # gold each seat loses this turn
+    scry_turn: list = field(default_factory=list)    # the turn each seat last cast Scry
+    hand_limit: list = field(default_factory=list)   # each seat's limit at the Realm phase
 
+    @staticmethod
+    def new(game, rng) -> "MagicState":
+        """Shuffled decks (two draws from ``rng``: realm, then battle), empty hands."""
+        T, N = tables(game), game.num_seats
+        return MagicState([int(x) for x in rng.permutation(T.NR)],
+                          [int(x) for x in rng.permutation(T.NB)], [[] for _ in range(N)],
+                          blight=np.zeros(game.n_cells, np.int64), curse=[0] * N,
+                          scry_turn=[-1] * N, hand_limit=[0] * N)
 
-def clone_into(dst, src) -> None:
-    m = src.mg
-    saved = m["saved"]
-    dst.mg = dict(m, saved=None if saved is None else (saved[0], list(saved[1]), saved[2]),
-                  rdeck=list(m["rdeck"]), rdisc=list(m["rdisc"]), bdeck=list(m["bdeck"]),
-                  bdisc=list(m["bdisc"]), hand=[list(x) for x in m["hand"]],
-                  opened=set(m["opened"]), sanct=set(m["sanct"]), bwalls=dict(m["bwalls"]),
-                  blight=m["blight"].copy(), curse=list(m["curse"]), scry=list(m["scry"]),
-                  limit=list(m["limit"]))
+    def clone(self) -> "MagicState":
+        saved = self.saved
+        return MagicState(list(self.realm_deck), list(self.battle_deck),
+                          [list(x) for x in self.hands], list(self.realm_discard),
+                          list(self.battle_discard), self.window,
+                          None if saved is None else (saved[0], list(saved[1]), saved[2]),
+                          set(self.opened), self.pending, set(self.sanctuary),
+                          dict(self.bonus_walls), self.blight.copy(), list(self.curse),
+                          list(self.scry_turn), list(self.hand_limit))
 
 
 def scried(st, observer: int) -> bool:
     """Scry shows the observer every hero card and realm hand and the decks' tops this turn."""
-    return st.mg["scry"][observer] == st.turn
+    return st.magic.scry_turn[observer] == st.turn
 
 
 def determinize(s, observer: int, rng) -> None:
@@ -108,28 +130,28 @@ def determinize(s, observer: int, rng) -> None:
     behind enemy heroes' items (unless the observer scried this turn)."""
     if scried(s, observer):
         return
-    m, T = s.mg, tables(s.game)
+    m, T = s.magic, tables(s.game)
     opp = [q for q in range(s.game.num_seats) if q != observer]
-    pool = list(m["rdeck"]) + [k for q in opp for k in m["hand"][q]]
+    pool = list(m.realm_deck) + [k for q in opp for k in m.hands[q]]
     pool = [pool[i] for i in rng.permutation(len(pool))]
     for q in opp:
-        n = len(m["hand"][q])
-        m["hand"][q], pool = pool[:n], pool[n:]
-    m["rdeck"] = pool
+        n = len(m.hands[q])
+        m.hands[q], pool = pool[:n], pool[n:]
+    m.realm_deck = pool
     b = s.battle
     busy = set()
     if b is not None:
         everyone = list(b.sides) + list(b.members)  # combined attacks too
         sides = [sd for sd in everyone if sd.magic is not None and sd.seat != observer]
         busy = {sd.hero for sd in everyone}
-        pool = list(m["bdeck"]) + [k for sd in sides for k in sd.magic.hand]
+        pool = list(m.battle_deck) + [k for sd in sides for k in sd.magic.hand]
         pool = [pool[i] for i in rng.permutation(len(pool))]
         for sd in sides:
             n = len(sd.magic.hand)
             sd.magic.hand, pool = pool[:n], pool[n:]
-        m["bdeck"] = pool
+        m.battle_deck = pool
     else:
-        m["bdeck"] = [m["bdeck"][i] for i in rng.permutation(len(m["bdeck"]))]
+        m.battle_deck = [m.battle_deck[i] for i in rng.permutation(len(m.battle_deck))]
     for i, h in enumerate(s.heroes):
         if h.seat != observer and i not in busy and h.items:
             for it in h.items:
@@ -142,10 +164,10 @@ def determinize(s, observer: int, rng) -> None:
 # -- decks ------------------------------------------------------------------------------------
 def draw(st, kind: str):
     """Top card of the realm ('r') or battle ('b') deck; the discards are reshuffled when empty."""
-    m = st.mg
-    deck = m[kind + "deck"]
+    m = st.magic
+    deck, disc = (m.realm_deck, m.realm_discard) if kind == "r" else (m.battle_deck,
+                                                                     m.battle_discard)
     if not deck:
-        disc = m[kind + "disc"]
         if not disc:
             return None
         deck.extend(disc[i] for i in st.rng.permutation(len(disc)))
@@ -172,8 +194,8 @@ def hand_limit(st, seat: int) -> int:
 
 
 def refill(st, seat: int) -> None:
-    hand = st.mg["hand"][seat]
-    lim = st.mg["limit"][seat] = hand_limit(st, seat)
+    hand = st.magic.hands[seat]
+    lim = st.magic.hand_limit[seat] = hand_limit(st, seat)
     while len(hand) < lim:
         k = draw(st, "r")
         if k is None:
@@ -224,7 +246,7 @@ def gain_item(st, h: dict, kind: str) -> None:
     k = draw(st, kind[0])
     if k is None:
         return
-    st.mg[kind[0] + "disc"].append(k)  # the card only defines the item (designed)
+    (st.magic.realm_discard if kind == "realm" else st.magic.battle_discard).append(k)  # the card only defines the item (designed)
     h.items.append(Item(kind, spell=k))
 
 
@@ -255,7 +277,7 @@ def _givable(st, h: dict):
 
 
 def _friend(st, seat: int, h: dict, d: int) -> int:
-    m = int(st.nb[h.cell, d])
+    m = int(st.neighbours[h.cell][d])
     j = st.hero_at(m) if m >= 0 else -1
     if j < 0:
         return -1
@@ -318,27 +340,27 @@ def treasure_item(st, hi: int, row: dict) -> None:
 def begin_turn(st) -> None:
     """Realm phase: seats holding cards may discard (sub-steps), then all draw up to their
     limit; then the collect-phase window, gold, and the recruit phase."""
-    m = st.mg
-    m["sanct"].clear()
-    m["bwalls"].clear()
-    m["opened"] = set()
-    m["curse"] = [0] * st.game.num_seats
+    m = st.magic
+    m.sanctuary.clear()
+    m.bonus_walls.clear()
+    m.opened = set()
+    m.curse = [0] * st.game.num_seats
     q = []
     for s in st.order:
-        if m["hand"][s] and hand_limit(st, s) > 0:
+        if m.hands[s] and hand_limit(st, s) > 0:
             q.append((s, -1))
         else:
             refill(st, s)
     if q:
-        m["saved"] = None
+        m.saved = None
         _open(st, "discard", q)
         return
     _after_discard(st)
 
 
 def _open(st, timing: str, queue) -> None:
-    st.mg["timing"] = timing
-    st.phase, st.queue, st.qi = "realm", queue, 0
+    st.magic.window = timing
+    st.phase, st.queue, st.queue_pos = "realm", queue, 0
 
 
 def _after_discard(st) -> None:
@@ -350,24 +372,24 @@ def _after_discard(st) -> None:
 
 def open_window(st, timing: str) -> bool:
     """Open the realm-spell window ``timing`` (once per turn) if anyone can cast in it."""
-    m = st.mg
-    if timing in m["opened"]:
+    m = st.magic
+    if timing in m.opened:
         return False
-    m["opened"].add(timing)
+    m.opened.add(timing)
     q = [(s, i) for s in st.order for i, h in enumerate(st.heroes)
          if h.alive and h.seat == s and castable(st, s, i, timing)]
     if not q:
         return False
-    m["saved"] = (st.phase, st.queue, st.qi)
+    m.saved = (st.phase, st.queue, st.queue_pos)
     _open(st, timing, q)
     return True
 
 
 def end_window(st) -> None:
     """Called by rules._advance when the window's queue is exhausted."""
-    m = st.mg
-    t = m["timing"]
-    m["timing"] = ""
+    m = st.magic
+    t = m.window
+    m.window = ""
     if t == "discard":
         for s in st.order:  # everyone draws up to the limit (also seats skipped in the queue)
             refill(st, s)
@@ -376,8 +398,8 @@ def end_window(st) -> None:
         st._begin_recruit()
         open_window(st, "recruit")
     else:
-        st.phase, st.queue, st.qi = m["saved"]
-        m["saved"] = None
+        st.phase, st.queue, st.queue_pos = m.saved
+        m.saved = None
 
 
 def _sources(st, seat: int, hi: int, timing: str):
@@ -386,7 +408,7 @@ def _sources(st, seat: int, hi: int, timing: str):
     T = tables(st.game)
     out = set()
     if has_wizard(h) and h.wizard_cast_turn != st.turn:
-        out.update(k for k in st.mg["hand"][seat] if T.realm[k]["timing"] == timing)
+        out.update(k for k in st.magic.hands[seat] if T.realm[k]["timing"] == timing)
     for it in h.items:
         if it.kind == "realm" and it.used_turn != st.turn and T.realm[it.spell]["timing"] == timing:
             out.add(it.spell)
@@ -400,7 +422,7 @@ def castable(st, seat: int, hi: int, timing: str):
 
 
 def _adj(st, c: int):
-    return [(d, int(m)) for d, m in enumerate(st.nb[c]) if m >= 0]
+    return [(d, int(m)) for d, m in enumerate(st.neighbours[c]) if m >= 0]
 
 
 def _enemy_force(st, seat: int, m: int, heroes_only: bool) -> bool:
@@ -420,7 +442,7 @@ def realm_targets(st, seat: int, hi: int, k: int) -> list:
     c = h.cell
     if tg == "none":
         if eff == "sea_move":
-            return [None] if getattr(st, "ships", None) is not None and not st.land[c] else []
+            return [None] if not st.land[c] else []
         if eff == "heal":
             return [None] if h.troops_lost > 0 else []
         if eff == "avatar":
@@ -435,10 +457,8 @@ def realm_targets(st, seat: int, hi: int, k: int) -> list:
     if tg == "adj_encounter":
         return [d for d, m in _adj(st, c) if st.encounter[m] != 0]
     if tg == "adj_ship":
-        ships = getattr(st, "ships", None)
-        if ships is None:
-            return []
-        return [d for d, m in _adj(st, c) if ships[m] > 0 and st.fleet_owner[m] != seat]
+        ships = st.fleets.ships
+        return [d for d, m in _adj(st, c) if ships[m] > 0 and st.fleets.owner[m] != seat]
     if tg == "opponent":
         N = st.game.num_seats
         return [TSEAT0 + r - 1 for r in range(1, N) if st.alive[(seat + r) % N]]
@@ -470,71 +490,68 @@ def _avatar_cell(st, seat: int) -> int:
 def realm_mask(st, seat: int, x: int) -> np.ndarray:
     mask = np.zeros(st.game.num_actions, np.int8)
     mask[DONE] = 1
-    m = st.mg
+    m = st.magic
     if st.phase == "realm_target":
-        k, hi = m["pending"]
+        k, hi = m.pending
         for a in realm_targets(st, seat, hi, k):
             mask[a] = 1
-    elif m["timing"] == "discard":
-        for k in m["hand"][seat]:
+    elif m.window == "discard":
+        for k in m.hands[seat]:
             mask[REALM0 + k] = 1
     else:
-        for k in castable(st, seat, x, m["timing"]):
+        for k in castable(st, seat, x, m.window):
             mask[REALM0 + k] = 1
     return mask
 
 
 def realm_apply(st, a: int) -> None:
-    m = st.mg
-    seat, x = st.queue[st.qi]
+    m = st.magic
+    seat, x = st.queue[st.queue_pos]
     if st.phase == "realm_target":
-        k, hi = m["pending"]
-        m["pending"] = None
+        k, hi = m.pending
+        m.pending = None
         st.phase = "realm"
         if a != DONE:  # DONE cancels the spell (the card is kept)
             cast_realm(st, seat, hi, k, a)
         return
     if a == DONE:
-        if m["timing"] == "discard":
+        if m.window == "discard":
             refill(st, seat)
-        st.qi += 1
+        st.queue_pos += 1
         return
     k = a - REALM0
-    if m["timing"] == "discard":
-        m["hand"][seat].remove(k)
-        m["rdisc"].append(k)
+    if m.window == "discard":
+        m.hands[seat].remove(k)
+        m.realm_discard.append(k)
         return
     tg = realm_targets(st, seat, x, k)
     if tg == [None]:
         cast_realm(st, seat, x, k, None)
     else:
-        m["pending"] = (k, x)
+        m.pending = (k, x)
         st.phase = "realm_target"
 
 
 def _pay_realm(st, seat: int, h: dict, k: int) -> None:
     """A wizard casts from the hand (one realm spell per wizard per turn), else an item is used."""
-    m = st.mg
-    if has_wizard(h) and h.wizard_cast_turn != st.turn and k in m["hand"][seat]:
+    m = st.magic
+    if has_wizard(h) and h.wizard_cast_turn != st.turn and k in m.hands[seat]:
         h.wizard_cast_turn = st.turn
-        m["hand"][seat].remove(k)
-        m["rdisc"].append(k)
+        m.hands[seat].remove(k)
+        m.realm_discard.append(k)
         return
     it = next(i for i in h.items if i.kind == "realm" and i.spell == k and i.used_turn != st.turn)
     it.used_turn = st.turn
 
 
 def _garrisoned(st, m: int) -> bool:
-    """A garrison (basic troops or, block B, special units such as Knights) stands in hex m."""
-    gsp = getattr(st, "gsp", None)
-    return bool(st.garrison[m].any() or (gsp is not None and gsp[m].any()))
+    """A garrison (basic troops or special units such as Knights) stands in hex m."""
+    return bool(st.garrison[m].any() or st.garrison_specials[m].any())
 
 
 def _lose_mixed(troops, special, n: int) -> None:
     """n troops lost from the largest groups, basic troops and special units alike (designed,
     like Disease; ties: basic types first, then table order)."""
-    if special is None:
-        return _lose_troops(troops, n)
     for _ in range(n):
         t, u = int(np.argmax(troops)), int(np.argmax(special))
         if max(troops[t], special[u]) <= 0:
@@ -545,21 +562,12 @@ def _lose_mixed(troops, special, n: int) -> None:
             special[u] -= 1
 
 
-def _lose_troops(troops, n: int) -> None:
-    """n troops lost from the largest groups (designed, like Disease)."""
-    for _ in range(n):
-        if troops.sum() <= 0:
-            return
-        troops[int(np.argmax(troops))] -= 1
-
-
 def _force_loses(st, m: int, n: int) -> None:
     j = st.hero_at(m)
     if j >= 0:
         _lose_mixed(st.heroes[j].troops, st.heroes[j].specials, n)
     elif st.land[m]:
-        gsp = getattr(st, "gsp", None)
-        _lose_mixed(st.garrison[m], None if gsp is None else gsp[m], n)
+        _lose_mixed(st.garrison[m], st.garrison_specials[m], n)
 
 
 def cast_realm(st, seat: int, hi: int, k: int, target) -> None:
@@ -569,9 +577,9 @@ def cast_realm(st, seat: int, hi: int, k: int, target) -> None:
     eff = sp["effect"]
     h = st.heroes[hi]
     _pay_realm(st, seat, h, k)
-    m = st.mg
+    m = st.magic
     cell = target - CELL0 if target is not None and target >= CELL0 else -1
-    adj = int(st.nb[h.cell, target]) if target is not None and target < 6 else -1
+    adj = int(st.neighbours[h.cell][target]) if target is not None and target < 6 else -1
     rng = st.rng
     if eff == "sea_move":
         from . import sea as SEA
@@ -589,7 +597,7 @@ def cast_realm(st, seat: int, hi: int, k: int, target) -> None:
         o = st.heroes[st.hero_at(adj)]
         o.mp, o.scout_moves, o.attacks_left = 0, 0, 0
     elif eff in ("raze", "decimate"):
-        m["blight"][adj] = st.turn + 1
+        m.blight[adj] = st.turn + 1
         if eff == "raze":
             st.wall_damage[adj] = 99  # walls destroyed until rebuilt in recovery
         n = st.game.cfg["spells"]["disaster_troop_dice"]
@@ -613,20 +621,20 @@ def cast_realm(st, seat: int, hi: int, k: int, target) -> None:
             from . import sea as SEA
             SEA.sink_ship(st, j)
         else:
-            st.ships[adj] -= 1
-            if st.ships[adj] <= 0:
-                st.fleet_owner[adj] = -1
+            st.fleets.ships[adj] -= 1
+            if st.fleets.ships[adj] <= 0:
+                st.fleets.owner[adj] = -1
     elif eff == "sanctuary":
-        m["sanct"].add(cell)
+        m.sanctuary.add(cell)
     elif eff == "stone_walls":
-        m["bwalls"][h.cell] = m["bwalls"].get(h.cell, 0) + sp["n"]
+        m.bonus_walls[h.cell] = m.bonus_walls.get(h.cell, 0) + sp["n"]
     elif eff == "view":
-        cells = [cell] + [int(x) for x in st.nb[cell]
+        cells = [cell] + [int(x) for x in st.neighbours[cell]
                           if x >= 0 and st.land[x] and not st.explored[x]][:sp["n"] - 1]
         for x in cells:
             st._explore(x)
     elif eff == "scry":
-        m["scry"][seat] = st.turn
+        m.scry_turn[seat] = st.turn
     else:
         raise ValueError(f"realm effect {eff} has no resolution")
     st._mask = None
@@ -653,7 +661,7 @@ def _realm_roll(st, value: int, ctx) -> None:
     seat, hi, k, target = ctx
     eff = tables(st.game).realm[k]["effect"]
     h = st.heroes[hi]
-    adj = int(st.nb[h.cell, target]) if target is not None and target < 6 else -1
+    adj = int(st.neighbours[h.cell][target]) if target is not None and target < 6 else -1
     if eff in ("raze", "decimate", "death"):
         _force_loses(st, adj, value)
     elif eff == "gain_warriors":
@@ -663,7 +671,7 @@ def _realm_roll(st, value: int, ctx) -> None:
     elif eff == "gold":
         st.gold[seat] += value
     elif eff == "curse":
-        st.mg["curse"][(seat + target - TSEAT0 + 1) % st.game.num_seats] += value
+        st.magic.curse[(seat + target - TSEAT0 + 1) % st.game.num_seats] += value
     elif eff == "heal":
         # as warriors, like Healing (lost types are not tracked), within the type limit
         back = gain_warriors(st, h, min(int(h.troops_lost), value))
@@ -700,11 +708,11 @@ def use_fortell(st, seat: int) -> bool:
 
 def blighted(st, c: int) -> bool:
     """Razed or decimated last turn: no income this turn."""
-    return st.mg["blight"][c] == st.turn
+    return st.magic.blight[c] == st.turn
 
 
 def bonus_walls(st, c: int) -> int:
-    return st.mg["bwalls"].get(c, 0) if st.mg["bwalls"] else 0
+    return st.magic.bonus_walls.get(c, 0) if st.magic.bonus_walls else 0
 
 
 # -- observation ------------------------------------------------------------------------------
@@ -720,17 +728,17 @@ def observe(st, seat: int, v: np.ndarray | None = None, mine: list | None = None
     if v is None:
         v = np.zeros(MAGIC_VECTOR, np.float32)
     w = v if type(v) is memoryview else memoryview(v)  # float32 items: no numpy scalars
-    m = st.mg
+    m = st.magic
     phase = st.phase
     k = _MAGIC_PHASE.get(phase)
     if k is not None:
         w[k] = 1
-        if k < 2 and m["timing"]:  # REALM_PHASES
-            w[4 + TIMINGS.index(m["timing"])] = 1
-        if phase == "realm_target" and m["pending"] is not None:
-            w[11] = (m["pending"][0] + 1) / NR
+        if k < 2 and m.window:  # REALM_PHASES
+            w[4 + TIMINGS.index(m.window)] = 1
+        if phase == "realm_target" and m.pending is not None:
+            w[11] = (m.pending[0] + 1) / NR
     o = 13
-    hands = m["hand"]
+    hands = m.hands
     for k in hands[seat]:
         w[o + k] += 0.5
     o += NR  # 39: my heroes' realm-spell items
@@ -751,9 +759,9 @@ def observe(st, seat: int, v: np.ndarray | None = None, mine: list | None = None
     if wiz:
         w[s0] = min(wiz, 4) / 4
     hero = None  # the hero now acting for me (realm window, move, battle declaration)
-    if phase in ("realm", "realm_target", "move", "battle") and st.qi < len(st.queue) \
-            and st.queue[st.qi][0] == seat:
-        x = st.queue[st.qi][1]
+    if phase in ("realm", "realm_target", "move", "battle") and st.queue_pos < len(st.queue) \
+            and st.queue[st.queue_pos][0] == seat:
+        x = st.queue[st.queue_pos][1]
         hero = st.heroes[x] if x >= 0 else None
     N = st.game.num_seats
     for r in range(1, N):
@@ -790,39 +798,39 @@ def observe(st, seat: int, v: np.ndarray | None = None, mine: list | None = None
         its = hero.items
         if its:
             w[s0 + 2] = min(len(its), 4) / 4
-    w[s0 + 13] = len(m["rdeck"]) / NR
-    w[s0 + 14] = len(m["bdeck"]) / NB
-    w[s0 + 15] = min(m["limit"][seat], 5) / 5  # hand limit (towers + temples) at the Realm phase
+    w[s0 + 13] = len(m.realm_deck) / NR
+    w[s0 + 14] = len(m.battle_deck) / NB
+    w[s0 + 15] = min(m.hand_limit[seat], 5) / 5  # hand limit (towers + temples) at the Realm phase
     kk = len(hands[seat])
     if kk:
         w[s0 + 16] = min(kk, 4) / 4
     sc = s0 + 17  # 166
-    if m["scry"][seat] == st.turn:  # scried
+    if m.scry_turn[seat] == st.turn:  # scried
         w[sc] = 1
-        for k in m["rdeck"][-5:]:
+        for k in m.realm_deck[-5:]:
             w[sc + 1 + k] += 0.5
-        for k in m["bdeck"][-5:]:
+        for k in m.battle_deck[-5:]:
             w[sc + 1 + NR + k] += 0.5
         for r in range(1, N):
-            for k in m["hand"][(seat + r) % N]:
+            for k in m.hands[(seat + r) % N]:
                 w[sc + 1 + NR + NB + k] += 0.25
     lk = LUCK.pending_for(st, seat) if phase == "luck" else None  # 261-264: a Luck decision
     if lk is not None:  # on a spell / agent roll
-        s = st.sea
+        s = st.luck
         w[261], w[262], w[263] = 1, (lk[0] + 1) / len(LUCK.KINDS), lk[1]
-        w[264] = s["value"] / (s["dice"][0] * s["dice"][1])
-    e = getattr(st, "esp", None) if phase == "espionage" else None  # 265: I decide on Fortell
-    if e is not None and e["stage"] == "fortell" \
-            and e["fort_seat"] == seat:
+        w[264] = s.value / (s.dice[0] * s.dice[1])
+    e = st.espionage.mission if phase == "espionage" else None  # 265: I decide on Fortell
+    if e is not None and e.stage == "fortell" \
+            and e.fortell_seat == seat:
         from .espionage import STAGES
-        w[265] = (STAGES.index(e["fort"][0]) + 1) / len(STAGES)
+        w[265] = (STAGES.index(e.fortell[0]) + 1) / len(STAGES)
     return v
 
 
 def action_to_str(st, a: int) -> str:
     T = tables(st.game)
     if REALM0 <= a < REALM0 + T.NR:
-        verb = "discard" if st.phase == "realm" and st.mg["timing"] == "discard" else "cast"
+        verb = "discard" if st.phase == "realm" and st.magic.window == "discard" else "cast"
         return f"{verb} realm spell {T.realm_names[a - REALM0]}"
     if BSPELL0 <= a < BSPELL0 + T.NB:
         return f"cast battle spell {T.battle_names[a - BSPELL0]}"

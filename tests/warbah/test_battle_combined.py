@@ -27,23 +27,23 @@ def arena(n=2, allies=False, rules=None, seed=0):
     st = g.new_initial_state(np.random.default_rng(seed))
     for _ in range(n):
         st.apply(CAPITOL_AUTO)
-    t = next(c for c in range(g.n_cells) if all(m >= 0 for m in st.nbl[c]))
-    ring = list(st.nbl[t])
+    t = next(c for c in range(g.n_cells) if all(m >= 0 for m in st.neighbours[c]))
+    ring = list(st.neighbours[t])
     for c in [t] + ring:
         st.land[c], st.explored[c] = True, True
         st.terrain[c], st.settle[c] = TERRAINS.index("clear"), -1
         st.encounter[c], st.owner[c], st.garrison[c] = 0, -1, 0
-        st.ships[c], st.fleet_owner[c] = 0, -1
+        st.fleets.ships[c], st.fleets.owner[c] = 0, -1
     st.rivers.clear()
     st.capitol[:] = -1  # no elimination side effects in these positions
     st.heroes = [_hero(0, ring[0], [3, 0, 0, 0])]
-    st.phase, st.queue, st.qi = "battle", [(0, 0)], 0
+    st.phase, st.queue, st.queue_pos = "battle", [(0, 0)], 0
     st._mask = None
     return g, st, t, ring
 
 
 def _dir(st, cell, to):
-    return st.nbl[cell].index(to)
+    return st.neighbours[cell].index(to)
 
 
 def _piece(g, obs, name):
@@ -75,12 +75,12 @@ def test_battle_phase_combined_attack_declare_join_start():
     before = st.clone()
     with pytest.raises(IllegalActionError):
         st.apply(BATTLE_JOIN0 + 1)  # nobody there
-    assert st.join == before.join and st.phase == "join"
+    assert st.declared_attack == before.declared_attack and st.phase == "join"
     st.apply(BATTLE_JOIN0 + 2)
-    assert st.join["members"] == [2]
+    assert st.declared_attack.members == [2]
     assert not st.legal_actions_mask()[BATTLE_JOIN0 + 2]  # already in
     st.apply(BATTLE_START)
-    assert st.join is None
+    assert st.declared_attack is None
     assert st.heroes[2].attacks_left == 0 and st.heroes[3].attacks_left == 1
     b = st.battle
     if b is not None:  # still running (casualty choice or call-off)
@@ -97,11 +97,11 @@ def test_battle_phase_lone_attack_starts_at_once():
     tired.attacks_left = 0
     delayed = _hero(0, ring[3], [4, 0, 0, 0])
     delayed.delayed_turn = st.turn
-    far = next(m for m in st.nbl[ring[4]] if m >= 0 and m != t and m not in ring)
+    far = next(m for m in st.neighbours[ring[4]] if m >= 0 and m != t and m not in ring)
     st.land[far], st.explored[far] = True, True
     st.heroes += [tired, delayed, _hero(0, far, [4, 0, 0, 0])]
     st.apply(_dir(st, st.heroes[0].cell, t))
-    assert st.phase != "join" and st.join is None
+    assert st.phase != "join" and st.declared_attack is None
 
 
 def test_battle_combined_force_attacks_together_walls_negate_once_per_round():
@@ -139,7 +139,7 @@ def test_battle_combined_kills_shared_in_turn_heroes_fall_last():
     st.heroes.append(_hero(0, ring[4], [1, 0, 0, 0]))
     st.heroes[0].troops[:] = [2, 0, 0, 0]
     st.battle = None
-    st.join = None
+    st.declared_attack = None
     b = Battle([CF._side(st, 0), CF._neutral([9, 0, 0, 0, 0])], "hero", t,
                members=[CF._side(st, 2), CF._side(st, 3)], member_kills=[0, 0])
     k0, mk = CF._share(st, b, 7, 0)
@@ -207,7 +207,7 @@ def test_allies_combine_attacks_ally_answers():
     """ALLIES: allies may combine attacks: an allied Hero next to the target is called, its
     player accepts or declines; a declined Hero is not asked again."""
     g, st, t, ring = arena(n=3, allies=True)
-    st.allied[0, 1] = st.allied[1, 0] = True
+    st.diplomacy.allied[0, 1] = st.diplomacy.allied[1, 0] = True
     st.heroes.append(_hero(2, t, [5, 0, 0, 0]))
     st.heroes.append(_hero(1, ring[2], [4, 0, 0, 0]))       # allied Hero
     st.heroes.append(_hero(1, ring[3], [4, 0, 0, 0]))       # another allied Hero
@@ -222,7 +222,7 @@ def test_allies_combine_attacks_ally_answers():
     assert not st.legal_actions_mask()[BATTLE_JOIN0 + 2]
     st.apply(BATTLE_JOIN0 + 3)
     st.apply(BATTLE_ACCEPT)
-    assert st.join["members"] == [3] and st.join["declined"] == [2]
+    assert st.declared_attack.members == [3] and st.declared_attack.declined == [2]
     obs = st.observation(0)
     assert obs.shape == (sum(int(np.prod(s)) for _, s in g.observation_layout),)
     plane = _piece(g, obs, "board_b")[6].reshape(-1)

@@ -28,21 +28,21 @@ def test_recruit_knights_castle_recruits_knights_into_garrison():
     g, st, t, ring = arena()
     _castle(st, t, 0)
     st.heroes[0].cell = t  # a Hero there gets no direct knights recruit (RECRUIT_SP)
-    st.phase, st.queue, st.qi, st._mask = "recruit", [(0, t)], 0, None
+    st.phase, st.queue, st.queue_pos, st._mask = "recruit", [(0, t)], 0, None
     st.gold[0] = 5
     mask = st.legal_actions_mask()
     assert mask[RECRUIT] and not mask[RECRUIT_SP]
     st.apply(RECRUIT)
     st.apply(RECRUIT)
-    assert st.gsp[t, KNI] == 2 and st.gold[0] == 1 and st.garrison[t].sum() == 0
+    assert st.garrison_specials[t, KNI] == 2 and st.gold[0] == 1 and st.garrison[t].sum() == 0
     assert st.recruited[t] == 2
     assert not st.legal_actions_mask()[RECRUIT]  # 1 gold left: a knight costs 2
     g, st, t, ring = arena()
     _castle(st, t, 0, knights=False)
-    st.phase, st.queue, st.qi, st._mask = "recruit", [(0, t)], 0, None
+    st.phase, st.queue, st.queue_pos, st._mask = "recruit", [(0, t)], 0, None
     st.gold[0] = 5
     st.apply(RECRUIT)
-    assert st.garrison[t, 2] == 1 and st.gsp[t].sum() == 0 and st.gold[0] == 4
+    assert st.garrison[t, 2] == 1 and st.garrison_specials[t].sum() == 0 and st.gold[0] == 4
 
 
 def _hero_on_castle(knights=True):
@@ -52,7 +52,7 @@ def _hero_on_castle(knights=True):
     h.cell, h.mp, h.scout_moves = t, 3, 0
     h.troops[:] = [2, 0, 3, 0]
     U.special(h)[KNI] = 3
-    st.phase, st.queue, st.qi, st._mask = "move", [(0, 0)], 0, None
+    st.phase, st.queue, st.queue_pos, st._mask = "move", [(0, 0)], 0, None
     return g, st, t, h
 
 
@@ -63,13 +63,13 @@ def test_move_drop_off_and_pick_up_knights_one_at_a_time():
     mask = st.legal_actions_mask()
     assert mask[BATTLE_DROP_SP] and not mask[DROP_ONE0 + 2] and not mask[BATTLE_TAKE_SP]
     st.apply(BATTLE_DROP_SP)
-    assert st.gsp[t, KNI] == 1 and h.specials[KNI] == 2
+    assert st.garrison_specials[t, KNI] == 1 and h.specials[KNI] == 2
     assert not st.legal_actions_mask()[BATTLE_TAKE_SP]   # one direction per turn and hex
     st.turn += 1   # a later turn
     st._mask = None
     assert st.legal_actions_mask()[BATTLE_TAKE_SP]
     st.apply(BATTLE_TAKE_SP)
-    assert st.gsp[t, KNI] == 0 and h.specials[KNI] == 3
+    assert st.garrison_specials[t, KNI] == 0 and h.specials[KNI] == 3
 
 
 def test_move_drop_off_all_and_take_whole_garrison_with_knights():
@@ -77,12 +77,12 @@ def test_move_drop_off_all_and_take_whole_garrison_with_knights():
     settlement's special units too."""
     g, st, t, h = _hero_on_castle()
     st.apply(DROP_OFF)
-    assert st.gsp[t, KNI] == 3 and h.specials[KNI] == 0 and h.troops[2] == 3
+    assert st.garrison_specials[t, KNI] == 3 and h.specials[KNI] == 0 and h.troops[2] == 3
     st.garrison[t, 0] = 2
     st.turn += 1   # a later turn (dropping off then taking back in one turn is not allowed)
     st._mask = None
     st.apply(TAKE_GARRISON)
-    assert st.gsp[t].sum() == 0 and st.garrison[t].sum() == 0
+    assert st.garrison_specials[t].sum() == 0 and st.garrison[t].sum() == 0
     assert h.specials[KNI] == 3 and h.troops[0] == 4
 
 
@@ -92,10 +92,10 @@ def test_move_knights_not_dropped_at_a_plain_castle():
     g, st, t, h = _hero_on_castle(knights=False)
     mask = st.legal_actions_mask()
     assert not mask[BATTLE_DROP_SP] and mask[DROP_ONE0 + 2] and mask[DROP_OFF]
-    before = (st.gsp.copy(), h.specials.copy())
+    before = (st.garrison_specials.copy(), h.specials.copy())
     with pytest.raises(IllegalActionError):
         st.apply(BATTLE_DROP_SP)
-    assert np.array_equal(st.gsp, before[0]) and np.array_equal(h.specials, before[1])
+    assert np.array_equal(st.garrison_specials, before[0]) and np.array_equal(h.specials, before[1])
     st.apply(DROP_OFF)
     assert st.garrison[t, 2] == 3 and h.specials[KNI] == 3
 
@@ -105,19 +105,19 @@ def test_battle_knights_garrison_blocks_and_defends():
     defends with the knights (Init 2, Kill 6) behind the castle walls; losses stay recorded."""
     g, st, t, ring = arena()
     _castle(st, t, 1)
-    st.gsp[t, KNI] = 50
+    st.garrison_specials[t, KNI] = 50
     h = st.heroes[0]
     assert st._enterable(0, h, t) == 0 and st._target(0, t)
     h.troops[:] = [20, 0, 0, 0]
     # warriors: Initiative 3 (before the knights), always hit; the Hero always hits
     h.abilities = [("tactics", 0)] * 2 + [("leadership", 0)] * 10 + [("leadership", 4)] * 10
     st._mask = None
-    st.apply(st.nbl[h.cell].index(t))
+    st.apply(st.neighbours[h.cell].index(t))
     assert st.phase == "call_off"
     d = st.battle.sides[1]
     assert d.counts[U.BASE + KNI] == 50 - (20 - 4) - 1  # 4 castle wall ranks
     st.apply(CALL_OFF)
-    assert st.gsp[t, KNI] == 33 and st.owner[t] == 1
+    assert st.garrison_specials[t, KNI] == 33 and st.owner[t] == 1
     assert st.battle is None
 
 
@@ -126,11 +126,11 @@ def test_recovery_taken_castle_loses_its_knights():
     included) is gone."""
     g, st, t, ring = arena()
     _castle(st, t, 1)
-    st.gsp[t, KNI] = 4
+    st.garrison_specials[t, KNI] = 4
     st.heroes[0].cell = t
     st.order = [0, 1]
     st._recovery()
-    assert st.owner[t] == 0 and st.gsp[t].sum() == 0
+    assert st.owner[t] == 0 and st.garrison_specials[t].sum() == 0
 
 
 def test_move_garrison_transfers_go_one_way_per_turn():

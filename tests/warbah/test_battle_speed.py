@@ -17,8 +17,8 @@ def test_hero_map_agrees_with_hero_at_in_random_play():
             st = g.new_initial_state(np.random.default_rng(seed))
             rng = np.random.default_rng(seed)
             while not st.is_terminal():
-                if st.phase == "move" and st.qi < len(st.queue):
-                    seat, x = st.queue[st.qi]
+                if st.phase == "move" and st.queue_pos < len(st.queue):
+                    seat, x = st.queue[st.queue_pos]
                     h = st.heroes[x]
                     occ = BB.hero_map(st)
                     for c in range(g.n_cells):
@@ -29,8 +29,8 @@ def test_hero_map_agrees_with_hero_at_in_random_play():
                         for d in range(6):
                             assert BB._pass_target(st, seat, h, d, occ) == \
                                 BB._pass_target(st, seat, h, d)
-                    cells = [c for c in np.flatnonzero(st.ships).tolist()
-                             if st.fleet_owner[c] == seat and st.hero_at(c) < 0]
+                    cells = [c for c in np.flatnonzero(st.fleets.ships).tolist()
+                             if st.fleets.owner[c] == seat and st.hero_at(c) < 0]
                     assert SEA.unmanned_fleets(st, seat) == cells[:4]
                     checked += 1
                 legal = np.flatnonzero(st.legal_actions_mask())

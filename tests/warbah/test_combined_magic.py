@@ -27,7 +27,7 @@ def _stack(st, *hands):
         pad = list(h) + rest[:4 - len(h)]
         rest = rest[4 - len(h):]
         seq += pad
-    st.mg["bdeck"] = rest + list(reversed(seq))
+    st.magic.battle_deck = rest + list(reversed(seq))
 
 
 def _force(n=2, allies=False, lead_wiz=True, joiner_wiz=True, foe_wiz=False):
@@ -36,7 +36,7 @@ def _force(n=2, allies=False, lead_wiz=True, joiner_wiz=True, foe_wiz=False):
     g, st, t, ring = arena(n=n, allies=allies)
     jseat = 2 if allies else 0
     if allies:
-        st.allied[0, 2] = st.allied[2, 0] = True
+        st.diplomacy.allied[0, 2] = st.diplomacy.allied[2, 0] = True
     st.heroes[0].troops[:] = [5, 0, 0, 0]
     st.heroes.append(_hero(1, t, [5, 0, 0, 0]))
     st.heroes.append(_hero(jseat, ring[2], [5, 0, 0, 0]))

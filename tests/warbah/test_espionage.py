@@ -40,23 +40,22 @@ def contact_state(seed=0):
     for _ in range(2):
         st.apply(CAPITOL_AUTO)
     a, b = st.heroes[0], st.heroes[1]
-    cell = int(next(x for x in st.nb[a.cell] if x >= 0 and st.land[x]))
+    cell = int(next(x for x in st.neighbours[a.cell] if x >= 0 and st.land[x]))
     st.explored[cell], st.terrain[cell], st.settle[cell] = True, TERRAINS.index("clear"), -1
     st.encounter[cell] = 0
     b.cell = cell
     a.abilities, b.abilities = [], []
-    st.contact[0, 1] = st.contact[1, 0] = True
+    st.espionage.contact[0, 1] = st.espionage.contact[1, 0] = True
     return g, st, a, b
 
 
 def at_stage(st, stage, seat=0):
     """Put ``seat``'s pending agent at ``stage`` (its target list computed)."""
-    st.phase, st.esp_queue, st.esp_turn = "espionage", [], st.turn
-    st.esp = {"seat": seat, "roll": 5, "hired": 1, "agents": 0, "stage": stage, "targets": [],
-              "victim": -1, "left": 0, "item": None}
-    st.esp["targets"] = ESP.targets(st)
-    st._cp, st._mask = seat, None
-    return st.esp["targets"]
+    st.phase, st.espionage.queue, st.espionage.turn = "espionage", [], st.turn
+    st.espionage.mission = ESP.SpyMission(seat, 5, hired=1, stage=stage)
+    st.espionage.mission.targets = ESP.targets(st)
+    st.to_act, st._mask = seat, None
+    return st.espionage.mission.targets
 
 
 def test_no_espionage_before_contact():
@@ -65,13 +64,13 @@ def test_no_espionage_before_contact():
     st = g.new_initial_state(np.random.default_rng(0))
     for _ in range(2):
         st.apply(CAPITOL_AUTO)
-    assert not st.contact.any()
-    st.esp_turn = 0
-    assert not ESP.begin(st) or st.contact.any()
+    assert not st.espionage.contact.any()
+    st.espionage.turn = 0
+    assert not ESP.begin(st) or st.espionage.contact.any()
     g, st, a, b = contact_state()
-    st.contact[:] = False
+    st.espionage.contact[:] = False
     ESP.update_contact(st)  # adjacent heroes: contact is made and is permanent
-    assert st.contact[0, 1] and st.contact[1, 0]
+    assert st.espionage.contact[0, 1] and st.espionage.contact[1, 0]
 
 
 def test_espionage_roll_hires_up_to_x_agents_and_intrigue():
@@ -80,11 +79,11 @@ def test_espionage_roll_hires_up_to_x_agents_and_intrigue():
     g, st, a, b = contact_state()
     a.abilities = [("intrigue", 0)]
     st.gold[0], st.gold[1] = 20, 0
-    st.order, st.esp_turn = [0, 1], 0
+    st.order, st.espionage.turn = [0, 1], 0
     st.rng = ScriptRng([3] + [1] * 10)  # roll 3 (+1 Intrigue = 4); every agent then fails
     assert ESP.begin(st)
     assert ESP.advance(st) and st.current_player == 0
-    assert st.esp["roll"] == 4
+    assert st.espionage.mission.roll == 4
     st._mask = None
     for _ in range(4):
         assert st.legal_actions_mask()[HIRE_AGENT]
@@ -93,20 +92,20 @@ def test_espionage_roll_hires_up_to_x_agents_and_intrigue():
             break
     assert st.gold[0] == 16
     assert st.phase == "move"  # X reached: hiring ends, the four agents failed, phase over
-    assert [r for r in st.esp_log if r[2] == "fail"].__len__() == 4
+    assert [r for r in st.espionage.log if r[2] == "fail"].__len__() == 4
 
 
 def test_espionage_table_failure_and_look():
     """ESPIONAGE TABLE 1-5 failure, 6-8 look at the target Hero's index card."""
     g, st, a, b = contact_state()
     st.gold[0] = 5
-    st.order, st.esp_turn = [0, 1], 0
+    st.order, st.espionage.turn = [0, 1], 0
     st.rng = ScriptRng([1, 5])  # roll X = 1; the one agent rolls 5
     ESP.begin(st)
     ESP.advance(st)
     st._mask = None
     st.apply(HIRE_AGENT)  # X reached: the agent rolls 5, a failure
-    assert [r[2] for r in st.esp_log if r[1] == 0] == ["roll", "fail"]
+    assert [r[2] for r in st.espionage.log if r[1] == 0] == ["roll", "fail"]
     targets = at_stage(st, "look")
     assert targets == [1]
     st.apply(TARGET0)
@@ -146,7 +145,7 @@ def test_agent_success_3_steal_magic_item():
     b.items = [Item("ability", ability=("defense", 0))]
     assert at_stage(st, "item") == [1]
     st.apply(TARGET0)
-    assert st.esp["stage"] == "give_item" and st.esp["targets"] == [0]
+    assert st.espionage.mission.stage == "give_item" and st.espionage.mission.targets == [0]
     st.apply(TARGET0)
     assert not b.items and a.items[0].ability == ("defense", 0)
     assert st.abil(b, "defense") == 0 and st.abil(a, "defense") == 1  # the item's ability moves
@@ -172,7 +171,7 @@ def test_agent_success_6_delay_army():
     at_stage(st, "delay")
     st.apply(TARGET0)
     assert ESP.hero_delayed(st, b)
-    st.phase, st.queue, st.qi, st._mask = "move", [(1, 1)], 0, None
+    st.phase, st.queue, st.queue_pos, st._mask = "move", [(1, 1)], 0, None
     b.mp = 3
     mask = st._local_mask(1, 1)
     assert not mask[:6].any() and mask[DONE]
@@ -208,17 +207,17 @@ def test_agent_success_8_disband_opponents_choice():
 def test_agent_success_9_false_orders():
     """AGENT SUCCESS TABLE 9: False Orders: the spy moves the target Hero (one hex)."""
     g, st, a, b = contact_state()
-    for m in st.nb[b.cell]:
+    for m in st.neighbours[b.cell]:
         if m >= 0 and st.land[m] and st.hero_at(m) < 0:
             st.explored[m], st.terrain[m], st.settle[m], st.encounter[m] = True, 0, -1, 0
     if not at_stage(st, "false_orders"):
         pytest.skip("no free hex next to the target")
     start = b.cell
     st.apply(TARGET0)
-    assert st.esp["stage"] == "move" and st.current_player == 0
+    assert st.espionage.mission.stage == "move" and st.current_player == 0
     d = int(np.flatnonzero(st.legal_actions_mask()[:6])[0])
     st.apply(d)
-    assert b.cell == int(st.nb[start, d])
+    assert b.cell == int(st.neighbours[start][d])
 
 
 def test_agent_success_10_sink_ship():
@@ -228,11 +227,11 @@ def test_agent_success_10_sink_ship():
     if w < 0:
         pytest.skip("no water")
     b.cell = w
-    st.ships[w], st.fleet_owner[w] = 2, 1
+    st.fleets.ships[w], st.fleets.owner[w] = 2, 1
     b.troops[:] = [4, 4, 0, 0]
     assert at_stage(st, "sink") == [1]
     st.apply(TARGET0)
-    assert st.ships[w] == 1 and b.alive
+    assert st.fleets.ships[w] == 1 and b.alive
 
 
 def test_espionage_forgo_and_hidden_slots():
@@ -250,13 +249,13 @@ def test_fortell_negates_an_agent():
     from tabletop_arena.envs.warbah.config import REALM0
     g, st, a, b = contact_state()
     b.wizard = -1
-    st.mg["hand"][1] = [SP.fortell_id(st)]
+    st.magic.hands[1] = [SP.fortell_id(st)]
     at_stage(st, "delay")
     st.apply(TARGET0)
     assert st.current_player == 1
     st.apply(REALM0 + SP.fortell_id(st))
-    assert not ESP.hero_delayed(st, b) and st.mg["hand"][1] == []
-    assert st.esp_log[-1][2] == "fortell"
+    assert not ESP.hero_delayed(st, b) and st.magic.hands[1] == []
+    assert st.espionage.log[-1][2] == "fortell"
 
 
 def test_luck_rerolls_the_espionage_roll():
@@ -264,14 +263,14 @@ def test_luck_rerolls_the_espionage_roll():
     from tabletop_arena.envs.warbah.config import KEEP_ROLL, REROLL
     g, st, a, b = contact_state()
     a.abilities = [("luck", 0)]
-    st.gold[0], st.order, st.esp_turn = 20, [0, 1], 0
+    st.gold[0], st.order, st.espionage.turn = 20, [0, 1], 0
     st.rng = ScriptRng([2, 9] + [1] * 20)
     assert ESP.begin(st)
     assert ESP.advance(st) and st.phase == "luck" and st.current_player == 0
     st._mask = None
     assert st.legal_actions() == [REROLL, KEEP_ROLL]
     st.apply(REROLL)
-    assert st.esp is not None and st.esp["roll"] == 9 and st.phase == "espionage"
+    assert st.espionage.mission is not None and st.espionage.mission.roll == 9 and st.phase == "espionage"
     assert a.luck_used_turn == st.turn
 
 
@@ -280,13 +279,13 @@ def test_luck_rerolls_an_agent_roll():
     from tabletop_arena.envs.warbah.config import KEEP_ROLL, REROLL
     g, st, a, b = contact_state()
     a.abilities = [("luck", 0)]
-    st.gold[0], st.order, st.esp_turn = 20, [0, 1], 0
+    st.gold[0], st.order, st.espionage.turn = 20, [0, 1], 0
     st.rng = ScriptRng([1, 3, 7] + [1] * 20)  # roll X=1 (keep), agent rolls 3, reroll -> 7
     ESP.begin(st)
     ESP.advance(st)
     st._mask = None
     st.apply(KEEP_ROLL)  # keep the espionage roll: Luck still unused
     st.apply(HIRE_AGENT)
-    assert st.phase == "luck" and st.sea["cont"] == "agent" and st.sea["roll"] == 3
+    assert st.phase == "luck" and st.luck.cont == "agent" and st.luck.roll == 3
     st.apply(REROLL)
-    assert st.esp["stage"] == "look" and st.esp["targets"] == [1]
+    assert st.espionage.mission.stage == "look" and st.espionage.mission.targets == [1]

@@ -32,7 +32,7 @@ def test_heuristic_answers_a_battle_luck_window(rolls):
     from tests.warbah.test_luck_rolls import _duel
     g, st, a, b, cell = _duel(rolls)
     start_battle(st, 0, cell)
-    assert st.phase == "luck" and st.sea["what"] == "battle_dice"
+    assert st.phase == "luck" and st.luck.what == "battle_dice"
     mask = st.legal_actions_mask()
     act = HeuristicAgent(g, 0).act({"observation": st.observation(0), "action_mask": mask}, st)
     assert mask[act]

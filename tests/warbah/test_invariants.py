@@ -27,7 +27,7 @@ def violations(st) -> list[str]:
     land = st.land.astype(bool)
     for h in live:
         c = h.cell
-        if not land[c] and st.ships[c] <= 0:
+        if not land[c] and st.fleets.ships[c] <= 0:
             out.append(f"Hero {h.id} of seat {h.seat} at sea without ships")
         if land[c] and not st.explored[c]:
             out.append(f"Hero {h.id} of seat {h.seat} on an unexplored hex")
@@ -39,15 +39,15 @@ def violations(st) -> list[str]:
             out.append("more troop types than the limit")
     if (st.gold < 0).any():
         out.append("negative gold")
-    if (st.garrison < 0).any() or (st.gsp < 0).any():
+    if (st.garrison < 0).any() or (st.garrison_specials < 0).any():
         out.append("negative garrison")
-    if ((st.ships > 0) & land).any():
+    if ((st.fleets.ships > 0) & land).any():
         out.append("ships on land")
-    if ((st.ships > 0) & (st.fleet_owner < 0)).any():
+    if ((st.fleets.ships > 0) & (st.fleets.owner < 0)).any():
         out.append("a fleet without an owner")
     if ((st.owner >= 0) & ~land).any():
         out.append("an owned water hex")
-    garrisoned = (st.garrison.sum(1) + st.gsp.sum(1)) > 0
+    garrisoned = (st.garrison.sum(1) + st.garrison_specials.sum(1)) > 0
     if (garrisoned & ((st.owner < 0) | ~land)).any():
         out.append("a garrison outside an owned land hex")
     if ((st.settle >= 0) & ~st.explored.astype(bool)).any():
@@ -84,10 +84,10 @@ def test_each_invariant_fires_on_a_broken_state():
     water = int(np.flatnonzero(~st.land.astype(bool))[0])
     edits = {
         "two living Heroes share a hex": lambda s: setattr(s.heroes[1], "cell", s.heroes[0].cell),
-        "at sea without ships": lambda s: (setattr(s.heroes[0], "cell", water), s.ships.__setitem__(water, 0)),
+        "at sea without ships": lambda s: (setattr(s.heroes[0], "cell", water), s.fleets.ships.__setitem__(water, 0)),
         "negative gold": lambda s: s.gold.__setitem__(0, -1),
         "negative garrison": lambda s: s.garrison.__setitem__((0, 0), -1),
-        "ships on land": lambda s: s.ships.__setitem__(s.heroes[0].cell, 1),
+        "ships on land": lambda s: s.fleets.ships.__setitem__(s.heroes[0].cell, 1),
         "an owned water hex": lambda s: s.owner.__setitem__(water, 0),
         "a garrison outside an owned land hex": lambda s: s.garrison.__setitem__((water, 0), 1),
         "a settlement on an unexplored hex": lambda s: s.explored.__setitem__(

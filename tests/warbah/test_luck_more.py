@@ -39,18 +39,18 @@ def test_luck_ability_roll_of_a_recruited_hero():
     a = st.heroes[0]
     a.abilities = list(LUCKY)
     c = int(st.capitol[0])
-    a.cell = int(next(x for x in st.nb[c] if x >= 0 and st.land[x] and st.hero_at(x) < 0))
+    a.cell = int(next(x for x in st.neighbours[c] if x >= 0 and st.land[x] and st.hero_at(x) < 0))
     st.gold[0] = 20
-    st.phase, st.queue, st.qi, st._mask = "recruit", [(0, c)], 0, None
+    st.phase, st.queue, st.queue_pos, st._mask = "recruit", [(0, c)], 0, None
     st.rng = ScriptRng([1, 8, 4, 3])
     st.apply(RECRUIT_HERO)
     new = st.heroes[-1]
-    assert st.phase == "luck" and st.sea["what"] == "ability" and st.current_player == 0
+    assert st.phase == "luck" and st.luck.what == "ability" and st.current_player == 0
     assert new.seat == 0 and new.abilities == [] and _legal(st) == {REROLL, KEEP_ROLL}
     before = st.clone()
     with pytest.raises(IllegalActionError):
         st.apply(LUCK_MINE)
-    assert st.phase == "luck" and st.sea == before.sea and new.abilities == []
+    assert st.phase == "luck" and st.luck == before.luck and new.abilities == []
     st.apply(REROLL)
     assert new.abilities == [("luck", 2)] and a.luck_used_turn == st.turn
     assert st.phase == "recruit" and st.gold[0] == 10
@@ -66,11 +66,11 @@ def test_luck_ability_rolls_from_xp_in_recovery():
     a.xp = 4
     _last_turn(st)
     st.rng = ScriptRng([2, 1, 9, 3, 5])
-    assert st._recovery() and st.sea["what"] == "ability" and st.sea["value"] == 2
+    assert st._recovery() and st.luck.what == "ability" and st.luck.value == 2
     st.apply(KEEP_ROLL)  # the first table roll: command
-    assert st.sea["what"] == "ability" and st.sea["dice"] == (1, 5)
+    assert st.luck.what == "ability" and st.luck.dice == (1, 5)
     st.apply(KEEP_ROLL)  # its troop type 1
-    assert st.sea["value"] == 9 and a.abilities == LUCKY and a.xp == 4
+    assert st.luck.value == 9 and a.abilities == LUCKY and a.xp == 4
     st.apply(REROLL)
     assert a.abilities == LUCKY + [("command", 0), ("defense", 4)] and a.xp == 0
     assert st.phase == "over"  # recovery went on to its end (the last turn)
@@ -83,7 +83,7 @@ def test_luck_summon_avatar_ability_roll():
     a.abilities, b.alive, a.cell = list(LUCKY), False, cell
     st.rng = ScriptRng([5, 8, 4, 2])
     SP.cast_realm(st, 0, 0, R["summon_avatar"], None)
-    assert st.phase == "luck" and st.sea["what"] == "ability" and st.heroes[-1].abilities == []
+    assert st.phase == "luck" and st.luck.what == "ability" and st.heroes[-1].abilities == []
     LUCK.apply(st, REROLL)
     assert st.heroes[-1].abilities == [("luck", 1)] and st.phase != "luck"
 
@@ -99,9 +99,9 @@ def test_luck_treasure_magic_ability_item_rolls():
     _last_turn(st)
     st.pending_treasure = [(0, 1)]
     st.rng = ScriptRng([8, 3, 9, 7, 2])
-    assert st._recovery() and st.sea["what"] == "treasure" and st.sea["value"] == 8
+    assert st._recovery() and st.luck.what == "treasure" and st.luck.value == 8
     st.apply(KEEP_ROLL)
-    assert st.phase == "luck" and st.sea["value"] == 3 and not a.items
+    assert st.phase == "luck" and st.luck.value == 3 and not a.items
     st.apply(REROLL)
     assert a.abilities == LUCKY + [("healing", 1)]
     assert a.items == [Item("ability", ability=("healing", 1))]
@@ -115,9 +115,9 @@ def test_luck_research_treasure_item_rolls():
     a.abilities = list(LUCKY)
     st.rng = ScriptRng([3, 2, 9, 7, 4])
     SP.cast_realm(st, 0, 0, R["research"], None)
-    assert st.phase == "luck" and st.sea["what"] == "realm"
+    assert st.phase == "luck" and st.luck.what == "realm"
     LUCK.apply(st, KEEP_ROLL)
-    assert st.phase == "luck" and st.sea["what"] == "treasure" and st.sea["value"] == 2
+    assert st.phase == "luck" and st.luck.what == "treasure" and st.luck.value == 2
     LUCK.apply(st, REROLL)
     assert a.abilities[-1] == ("healing", 3) and a.items[-1].ability == ("healing", 3)
     assert st.phase != "luck"
@@ -130,12 +130,12 @@ def test_luck_merchant_caravan_gold(choice, gold):
     entering Hero's player may have the gold roll made again."""
     g, st, h = sea_world()
     h.abilities = list(LUCKY)
-    m = int(next(x for x in st.nb[h.cell] if x >= 0 and st.land[x]))
+    m = int(next(x for x in st.neighbours[h.cell] if x >= 0 and st.land[x]))
     st.variant[m] = "merchant_caravan"
     st.rng = ScriptRng([2, 7])
     before = int(st.gold[0])
     st.apply(dir_to(st, h.cell, m))
-    assert st.phase == "luck" and st.sea["what"] == "caravan" and st.sea["value"] == 2
+    assert st.phase == "luck" and st.luck.what == "caravan" and st.luck.value == 2
     assert h.cell == m and st.gold[0] == before and st.variant[m] == ""
     st.apply(choice)
     assert st.gold[0] == before + gold and st.phase == "move"
@@ -156,7 +156,7 @@ def test_luck_merchant_caravan_gold_on_a_pass_through(choice, gold):
     assert st.legal_actions_mask()[PASS0 + d]
     st.apply(PASS0 + d)
     assert a.cell == beyond and st.variant[beyond] == ""
-    assert st.phase == "luck" and st.sea["what"] == "caravan" and st.sea["value"] == 2
+    assert st.phase == "luck" and st.luck.what == "caravan" and st.luck.value == 2
     assert st.current_player == 0 and _legal(st) == {REROLL, KEEP_ROLL}
     assert st.gold[0] == before
     st.apply(choice)
@@ -174,12 +174,12 @@ def test_luck_battle_ships_dice(choice, ships):
     h.abilities = list(LUCKY)
     o = st.heroes[1]
     o.alive, o.cell, o.troops[:], o.abilities = True, nxt, [3, 0, 0, 0], []
-    st.ships[nxt], st.fleet_owner[nxt] = 1, 1
-    st.phase, st.queue, st.qi, h.attacks_left, st._mask = "battle", [(0, 0)], 0, 1, None
+    st.fleets.ships[nxt], st.fleets.owner[nxt] = 1, 1
+    st.phase, st.queue, st.queue_pos, h.attacks_left, st._mask = "battle", [(0, 0)], 0, 1, None
     x = 1 if choice == LUCK_MINE else 9
     st.rng = ScriptRng([9, 9, 1] + ([x] if choice != KEEP_ROLL else []) + [9] * 8)
     st.apply(dir_to(st, h.cell, nxt))
-    assert st.phase == "luck" and st.sea["what"] == "battle_dice" and st.current_player == 0
+    assert st.phase == "luck" and st.luck.what == "battle_dice" and st.current_player == 0
     assert _legal(st) == {LUCK_MINE, LUCK_FOE, KEEP_ROLL}
     assert [s.ships for s in st.battle.sides] == [1, 1]
     st.apply(choice)
@@ -198,9 +198,9 @@ def test_luck_battle_sea_monster_die_on_ships():
     h.abilities = list(LUCKY)
     st.rng = ScriptRng([1, 1, 9, 9, 8])  # the monster; its die 1 (a hit); my ships 9 9; 8
     st.apply(dir_to(st, h.cell, nxt))
-    assert st.phase == "luck" and st.sea.get("cont") is None and st.sea["roll"] == 1
+    assert st.phase == "luck" and st.luck.cont == "" and st.luck.roll == 1
     st.apply(KEEP_ROLL)  # the sea encounter roll (sea.py)
-    assert st.phase == "luck" and st.sea["what"] == "battle_dice"
+    assert st.phase == "luck" and st.luck.what == "battle_dice"
     assert _legal(st) == {LUCK_MINE, LUCK_FOE, KEEP_ROLL}
     mine = st.battle.sides[0]
     assert mine.ships == 1
@@ -220,7 +220,7 @@ def test_luck_battle_mass_formula_group_die(choice, left, monkeypatch):
     x = 8 if choice == LUCK_MINE else 3
     st.rng = ScriptRng([1, 1, 10, 1] + ([x] if choice != KEEP_ROLL else []))
     start_battle(st, 0, cell)
-    assert st.phase == "luck" and st.sea["what"] == "battle_dice"
+    assert st.phase == "luck" and st.luck.what == "battle_dice"
     assert _legal(st) == {LUCK_MINE, LUCK_FOE, KEEP_ROLL}
     st.apply(choice)
     assert st.phase == "call_off"
@@ -247,19 +247,19 @@ def test_luck_enemy_espionage_roll_victims_luck(spy_lucky):
     contact may have the spy's roll made again (8 -> 2)."""
     g, st, a, b = contact_state()
     a.abilities, b.abilities = (list(LUCKY) if spy_lucky else []), list(LUCKY)
-    st.gold[0], st.order, st.esp_turn = 20, [0, 1], 0
+    st.gold[0], st.order, st.espionage.turn = 20, [0, 1], 0
     st.rng = ScriptRng([8, 2] + [1] * 20)
     assert ESP.begin(st) and ESP.advance(st)
     if spy_lucky:  # the roller's player first
-        assert st.phase == "luck" and st.current_player == 0 and st.sea["cont"] == "esp"
+        assert st.phase == "luck" and st.current_player == 0 and st.luck.cont == "esp"
         st._mask = None
         st.apply(KEEP_ROLL)
-    assert st.phase == "luck" and st.current_player == 1 and st.sea["what"] == "esp_roll"
-    assert st.sea["roller"] == 0 and st.esp["roll"] == 8
+    assert st.phase == "luck" and st.current_player == 1 and st.luck.what == "esp_roll"
+    assert st.luck.roller == 0 and st.espionage.mission.roll == 8
     st._mask = None
     assert _legal(st) == {REROLL, KEEP_ROLL}
     st.apply(REROLL)
-    assert st.phase == "espionage" and st.esp["roll"] == 2 and b.luck_used_turn == st.turn
+    assert st.phase == "espionage" and st.espionage.mission.roll == 2 and b.luck_used_turn == st.turn
     assert a.luck_used_turn != st.turn
 
 
@@ -268,7 +268,7 @@ def test_luck_enemy_espionage_table_roll_victims_luck():
     agent's roll made again (9 -> 2: a failure); a failure is not offered (it cannot hurt)."""
     g, st, a, b = contact_state()
     b.abilities = list(LUCKY)
-    st.gold[0], st.order, st.esp_turn = 20, [0, 1], 0
+    st.gold[0], st.order, st.espionage.turn = 20, [0, 1], 0
     st.rng = ScriptRng([2, 9, 2] + [1] * 20)  # X = 2; agent 1 rolls 9 (-> 2); agent 2 rolls 1
     ESP.begin(st)
     ESP.advance(st)
@@ -276,8 +276,8 @@ def test_luck_enemy_espionage_table_roll_victims_luck():
     st.apply(KEEP_ROLL)  # the espionage roll
     st.apply(HIRE_AGENT)
     st.apply(HIRE_AGENT)
-    assert st.phase == "luck" and st.sea["what"] == "esp_table" and st.current_player == 1
-    assert st.sea["value"] == 9
+    assert st.phase == "luck" and st.luck.what == "esp_table" and st.current_player == 1
+    assert st.luck.value == 9
     st.apply(REROLL)
-    assert [x[2] for x in st.esp_log if x[1] == 0] == ["roll", "fail", "fail"]
+    assert [x[2] for x in st.espionage.log if x[1] == 0] == ["roll", "fail", "fail"]
     assert b.luck_used_turn == st.turn

@@ -26,7 +26,7 @@ def _legal(st) -> set:
 def _explore_world(rolls):
     g, st, h = sea_world()
     h.abilities = list(LUCKY)
-    m = int(next(x for x in st.nb[h.cell] if x >= 0 and st.land[x]))
+    m = int(next(x for x in st.neighbours[h.cell] if x >= 0 and st.land[x]))
     st.explored[m], st.terrain[m] = False, -1
     st.rng = ScriptRng(rolls)
     return g, st, h, m
@@ -42,7 +42,7 @@ def test_luck_move_explore_terrain_roll_rerolled():
     before = st.clone()
     with pytest.raises(IllegalActionError):
         st.apply(LUCK_MINE)
-    assert st.phase == "luck" and st.sea == before.sea and not st.explored[m]
+    assert st.phase == "luck" and st.luck == before.luck and not st.explored[m]
     st.apply(REROLL)
     assert st.explored[m] and TERRAINS[st.terrain[m]] == "settlement"
     assert SETTLEMENTS[st.settle[m]] == "village" and h.luck_used_turn == st.turn
@@ -55,7 +55,7 @@ def test_luck_move_explore_encounter_chit_after_keeping():
     g, st, h, m = _explore_world([1, 7, 2, 9])  # clear, variant 7 (none), chit 2 -> 9
     st.apply(dir_to(st, h.cell, m))
     st.apply(KEEP_ROLL)  # terrain
-    assert st.phase == "luck" and st.sea["what"] == "explore"
+    assert st.phase == "luck" and st.luck.what == "explore"
     st.apply(KEEP_ROLL)  # variant
     assert st.phase == "luck" and h.luck_used_turn != st.turn
     st.apply(REROLL)  # encounter chit: 2 would place one
@@ -69,9 +69,9 @@ def _lucky_hero_next_to_an_encounter():
     a = st.heroes[0]
     a.troops[:] = [10, 0, 0, 0]
     a.abilities = list(LUCKY)
-    cell = int(next(x for x in st.nb[a.cell] if x >= 0 and st.land[x] and st.hero_at(x) < 0))
+    cell = int(next(x for x in st.neighbours[a.cell] if x >= 0 and st.land[x] and st.hero_at(x) < 0))
     st.explored[cell], st.terrain[cell], st.encounter[cell] = True, 0, -1
-    st.phase, st.queue, st.qi = "battle", [(0, 0)], 0
+    st.phase, st.queue, st.queue_pos = "battle", [(0, 0)], 0
     return st, cell
 
 
@@ -81,7 +81,7 @@ def test_luck_encounter_table_type_rerolled():
     st, cell = _lucky_hero_next_to_an_encounter()
     st.rng = ScriptRng([4, 5, 10])  # Disease, rerolled: Undead guardians (1D10 = 10 warriors)
     start_battle(st, 0, cell)
-    assert st.phase == "luck" and st.sea["what"] == "encounter" and st.battle is None
+    assert st.phase == "luck" and st.luck.what == "encounter" and st.battle is None
     st.apply(REROLL)
     assert st.phase == "call_off" and st.encounter[cell] == 5
     assert st.battle.kind == "encounter" and st.battle.sides[1].counts[0] > 0
@@ -93,14 +93,14 @@ def test_luck_encounter_disease_loss_rerolled():
     st.rng = ScriptRng([4, 9, 2])
     start_battle(st, 0, cell)
     st.apply(KEEP_ROLL)  # the type: Disease
-    assert st.phase == "luck" and st.sea["value"] == 9
+    assert st.phase == "luck" and st.luck.value == 9
     st.apply(REROLL)
     assert st.heroes[0].troops[0] == 8 and st.encounter[cell] == 0 and st.battle is None
 
 
 def _last_turn(st):
     st.turn = st.game.cfg["designed"]["turn_cap"]  # recovery then ends the game (no new turn)
-    st.phase, st.queue, st.qi = "battle", [], 0
+    st.phase, st.queue, st.queue_pos = "battle", [], 0
 
 
 def test_luck_recovery_treasure_roll_rerolled():
@@ -113,7 +113,7 @@ def test_luck_recovery_treasure_roll_rerolled():
     st.pending_treasure = [(0, 1)]
     st.rng = ScriptRng([7, 1, 5, 5])
     gold = int(st.gold[0])
-    assert st._recovery() is True and st.phase == "luck" and st.sea["what"] == "treasure"
+    assert st._recovery() is True and st.phase == "luck" and st.luck.what == "treasure"
     st.apply(REROLL)
     assert st.gold[0] == gold + 10 and not a.wizard and st.phase == "over"
 
@@ -129,7 +129,7 @@ def test_luck_recovery_healing_and_undead_rerolled():
     U.special(a)[U.SPECIALS.index("undead")] = 2
     _last_turn(st)
     st.rng = ScriptRng([1, 5, 2])  # Healing 1 -> 5; Undead 2 (not offered: Luck used)
-    assert st._recovery() and st.sea["what"] == "heal"
+    assert st._recovery() and st.luck.what == "heal"
     st.apply(REROLL)
     assert a.troops[0] == 6 and U.special(a)[U.SPECIALS.index("undead")] == 4
     g, st = setup_state(2)
@@ -138,7 +138,7 @@ def test_luck_recovery_healing_and_undead_rerolled():
     U.special(a)[U.SPECIALS.index("undead")] = 2
     _last_turn(st)
     st.rng = ScriptRng([1, 7])
-    assert st._recovery() and st.sea["what"] == "undead"
+    assert st._recovery() and st.luck.what == "undead"
     st.apply(REROLL)
     assert U.special(a)[U.SPECIALS.index("undead")] == 9
 
@@ -150,9 +150,9 @@ def test_luck_sea_encounter_storm_sinking_roll(choice, ships):
     g, st, h, nxt = _at_sea([2, 3, 8], troops=(2, 2, 0, 0), ships=2, abil=LUCKY)
     st.apply(dir_to(st, h.cell, nxt))
     st.apply(KEEP_ROLL)  # the encounter roll (sea.py): a storm
-    assert st.phase == "luck" and st.sea["what"] == "storm" and st.sea["value"] == 3
+    assert st.phase == "luck" and st.luck.what == "storm" and st.luck.value == 3
     st.apply(choice)
-    assert st.ships[nxt] == ships
+    assert st.fleets.ships[nxt] == ships
 
 
 @pytest.mark.parametrize("choice,order", [(REROLL, [0, 1]), (KEEP_ROLL, [1, 0])])
@@ -165,9 +165,9 @@ def test_luck_initiative_opponents_roll(choice, order):
     st.heroes[0].abilities = list(LUCKY)
     st.rng = ScriptRng([2, 9, 1])  # seat 0 rolls 2, seat 1 rolls 9; a reroll gives 1
     st._start_turn()
-    assert st.phase == "luck" and st.current_player == 0 and st.sea["roller"] == 0
+    assert st.phase == "luck" and st.current_player == 0 and st.luck.roller == 0
     st.apply(KEEP_ROLL)
-    assert st.phase == "luck" and st.current_player == 0 and st.sea["roller"] == 1
+    assert st.phase == "luck" and st.current_player == 0 and st.luck.roller == 1
     st.apply(choice)
     assert st.order == order
 
@@ -191,7 +191,7 @@ def test_luck_battle_round_sequence_segment_window(choice, left):
     # initiative 1 segment: my warriors 9 9, my Hero 9 (all miss); foe warriors 1 9, Hero 9
     g, st, a, b, cell = _duel([9, 9, 9, 1, 9, 9, 2 if choice == LUCK_MINE else 8])
     start_battle(st, 0, cell)
-    assert st.phase == "luck" and st.sea["what"] == "battle_dice" and st.current_player == 0
+    assert st.phase == "luck" and st.luck.what == "battle_dice" and st.current_player == 0
     assert _legal(st) == {LUCK_MINE, LUCK_FOE, KEEP_ROLL}
     with pytest.raises(IllegalActionError):
         st.apply(REROLL)
@@ -229,9 +229,9 @@ def test_luck_battle_walls_break_roll(choice, damage):
     g, st, a, b, cell = _duel([1, 1, 9, 9, 9, 2, 9], a_luck=False, b_luck=True, walls=True)
     b.troops[:] = [1, 0, 0, 0]
     start_battle(st, 0, cell)
-    assert st.phase == "luck" and st.sea["what"] == "battle_dice" and st.current_player == 1
+    assert st.phase == "luck" and st.luck.what == "battle_dice" and st.current_player == 1
     st.apply(KEEP_ROLL)
-    assert st.phase == "luck" and st.sea["what"] == "wall_dice" and _legal(st) == {REROLL,
+    assert st.phase == "luck" and st.luck.what == "wall_dice" and _legal(st) == {REROLL,
                                                                                    KEEP_ROLL}
     assert st.battle.sides[1].wall_damage == 1
     st.apply(choice)

@@ -19,7 +19,7 @@ from tests.warbah.test_espionage import at_stage, contact_state
 def fortell_ready():
     g, st, a, b = contact_state()
     b.wizard = -1
-    st.mg["hand"][1] = [SP.fortell_id(st)]
+    st.magic.hands[1] = [SP.fortell_id(st)]
     return g, st, a, b
 
 
@@ -28,13 +28,13 @@ def test_victim_may_let_the_result_pass_and_keep_fortell():
     g, st, a, b = fortell_ready()
     at_stage(st, "delay")
     st.apply(TARGET0)
-    assert st.phase == "espionage" and st.current_player == 1 and st.esp["stage"] == "fortell"
+    assert st.phase == "espionage" and st.current_player == 1 and st.espionage.mission.stage == "fortell"
     fid = SP.fortell_id(st)
     assert set(np.flatnonzero(st.legal_actions_mask())) == {DONE, REALM0 + fid}
     assert SP.observe(st, 1)[265] > 0 and SP.observe(st, 0)[265] == 0
     assert not ESP.hero_delayed(st, b)  # nothing happened yet
     st.apply(DONE)
-    assert ESP.hero_delayed(st, b) and st.mg["hand"][1] == [fid]
+    assert ESP.hero_delayed(st, b) and st.magic.hands[1] == [fid]
 
 
 def test_victim_casts_fortell_against_stolen_gold():
@@ -47,11 +47,11 @@ def test_victim_casts_fortell_against_stolen_gold():
     before = st.clone()
     with pytest.raises(IllegalActionError):
         st.apply(TARGET0)
-    assert st.esp["stage"] == "fortell" and st.esp["fort"] == before.esp["fort"]
+    assert st.espionage.mission.stage == "fortell" and st.espionage.mission.fortell == before.espionage.mission.fortell
     turn = st.turn
     st.apply(REALM0 + SP.fortell_id(st))
-    assert st.turn == turn and st.gold.tolist() == [0, 10] and st.esp_log[-1][2] == "fortell"
-    assert st.mg["hand"][1] == [] and b.wizard_cast_turn == turn
+    assert st.turn == turn and st.gold.tolist() == [0, 10] and st.espionage.log[-1][2] == "fortell"
+    assert st.magic.hands[1] == [] and b.wizard_cast_turn == turn
 
 
 def test_no_offer_without_a_caster():
@@ -75,6 +75,6 @@ def test_fortell_item_can_be_cast_by_choice():
     b.items = [Item("realm", spell=SP.fortell_id(st))]
     at_stage(st, "look")
     st.apply(TARGET0)
-    assert st.esp["stage"] == "fortell" and st.current_player == 1
+    assert st.espionage.mission.stage == "fortell" and st.current_player == 1
     st.apply(REALM0 + SP.fortell_id(st))
-    assert (0, 1) not in st.revealed and b.items[0].used_turn == st.turn
+    assert (0, 1) not in st.espionage.revealed and b.items[0].used_turn == st.turn

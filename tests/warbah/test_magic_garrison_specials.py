@@ -1,5 +1,5 @@
 """Scenario tests: magic and agents reach special units, in armies and in garrisons (Knights of
-a Knights castle, block B's ``st.gsp``). REALM SPELLS NOTES ("an army or garrison hit by a
+a Knights castle, block B's ``st.garrison_specials``). REALM SPELLS NOTES ("an army or garrison hit by a
 razing or decimating disaster will lose 1D10 troop units"), Death Spell ("target adjacent army
 loses 2D10 troops"), AGENT SUCCESS TABLE 2 ("gain control of target garrison")."""
 from __future__ import annotations
@@ -32,7 +32,7 @@ def _knights_garrison(spell):
     b.alive = False
     st.settle[cell], st.owner[cell] = CASTLE, 1
     st.garrison[cell] = 0
-    st.gsp[cell, KNI] = 4
+    st.garrison_specials[cell, KNI] = 4
     return g, st, a, b, d, cell
 
 
@@ -42,7 +42,7 @@ def test_death_spell_targets_a_knights_only_garrison():
     assert SP.realm_targets(st, 0, 0, R["death_spell"]) == [d]
     st.rng = ScriptRng([1, 2])
     SP.cast_realm(st, 0, 0, R["death_spell"], d)
-    assert st.gsp[cell, KNI] == 1
+    assert st.garrison_specials[cell, KNI] == 1
 
 
 def test_decimating_disaster_hits_garrison_knights():
@@ -51,8 +51,8 @@ def test_decimating_disaster_hits_garrison_knights():
     st.garrison[cell, 2] = 2
     st.rng = ScriptRng([3])
     SP.cast_realm(st, 0, 0, R["flood"], d)
-    assert st.gsp[cell, KNI] + st.garrison[cell].sum() == 3 and st.gsp[cell, KNI] == 2
-    assert SP.blighted(st, cell) or st.mg["blight"][cell] == st.turn + 1
+    assert st.garrison_specials[cell, KNI] + st.garrison[cell].sum() == 3 and st.garrison_specials[cell, KNI] == 2
+    assert SP.blighted(st, cell) or st.magic.blight[cell] == st.turn + 1
 
 
 def test_agent_can_take_a_knights_only_garrison():
@@ -62,7 +62,7 @@ def test_agent_can_take_a_knights_only_garrison():
                  and st.hero_at(x) < 0))
     st.settle[c], st.owner[c] = CASTLE, 1
     st.garrison[c] = 0
-    st.gsp[c, KNI] = 3
+    st.garrison_specials[c, KNI] = 3
     assert c in at_stage(st, "garrison")
-    st.gsp[c, KNI] = 0
+    st.garrison_specials[c, KNI] = 0
     assert c not in at_stage(st, "garrison")

@@ -27,12 +27,12 @@ def test_victims_luck_rerolls_a_death_spell():
     a, b = st.heroes[0], st.heroes[1]
     a.abilities, b.abilities = [], LUCKY
     a.wizard = -1
-    st.mg["hand"][0] = [R["death_spell"]]
-    d = next(d for d in range(6) if st.nb[a.cell, d] >= 0 and st.land[st.nb[a.cell, d]])
-    b.cell = int(st.nb[a.cell, d])
+    st.magic.hands[0] = [R["death_spell"]]
+    d = next(d for d in range(6) if st.neighbours[a.cell][d] >= 0 and st.land[st.neighbours[a.cell][d]])
+    b.cell = int(st.neighbours[a.cell][d])
     b.troops[:] = (10, 10, 10, 10)
-    st.phase, st.queue, st.qi = "move", [], 0
-    st.mg["opened"] = {"move"}
+    st.phase, st.queue, st.queue_pos = "move", [], 0
+    st.magic.opened = {"move"}
     st._advance()
     st.apply(REALM0 + R["death_spell"])
     st.rng = ScriptRng([9, 8, 1, 2])  # 2D10 = 17; rerolled: 3
@@ -45,7 +45,7 @@ def test_victims_luck_rerolls_a_death_spell():
     before = st.clone()
     with pytest.raises(IllegalActionError):
         st.apply(GROUP0)
-    assert st.phase == "luck" and st.sea == before.sea and b.troops.sum() == 40
+    assert st.phase == "luck" and st.luck == before.luck and b.troops.sum() == 40
     turn = st.turn
     st.apply(REROLL)
     assert b.troops.sum() == 37 and b.luck_used_turn == turn
@@ -62,12 +62,12 @@ def test_casters_luck_on_prosperity_and_keep_does_not_use_it():
     assert st.phase == "luck" and st.current_player == 0 and st.gold[0] == gold
     LUCK.apply(st, KEEP_ROLL)
     assert st.gold[0] == gold + 2 and a.luck_used_turn != st.turn
-    st.mg["hand"][0], a.wizard_cast_turn = [R["prosperity"]], -1
+    st.magic.hands[0], a.wizard_cast_turn = [R["prosperity"]], -1
     SP.cast_realm(st, 0, 0, R["prosperity"], None)
     assert st.phase == "luck"
     LUCK.apply(st, REROLL)
     assert st.gold[0] == gold + 2 + 5 and a.luck_used_turn == st.turn
-    st.mg["hand"][0], a.wizard_cast_turn = [R["prosperity"]], -1
+    st.magic.hands[0], a.wizard_cast_turn = [R["prosperity"]], -1
     SP.cast_realm(st, 0, 0, R["prosperity"], None)  # Luck used: no offer, 6 gold at once
     assert st.phase != "luck" and st.gold[0] == gold + 13
 
@@ -82,7 +82,7 @@ def test_both_sides_luck_on_battle_spell_dice():
     st.apply(GROUP0 + 0)
     assert st.phase == "luck" and st.current_player == 0
     st.apply(KEEP_ROLL)
-    assert st.phase == "luck" and st.current_player == 1 and st.sea["value"] == 5
+    assert st.phase == "luck" and st.current_player == 1 and st.luck.value == 5
     st.apply(REROLL)
     assert st.phase == "spell" and st.current_player == 1  # the defender's spell turn
     assert st.battle.sides[0].magic.scheduled[0][3] == 1
@@ -98,10 +98,10 @@ def test_luck_rerolls_the_agent_success_roll():
     at_stage(st, "done")
     st.rng = ScriptRng([6, 4])  # 6 Delay Army, rerolled: 4 Steal gold
     ESP.resolve_agent(st, 10)
-    assert st.phase == "luck" and st.sea["resume"] == "agent_success"
+    assert st.phase == "luck" and st.luck.resume == "agent_success"
     st._advance()
     st.apply(REROLL)
-    assert st.phase == "espionage" and st.esp["stage"] == "steal_gold"
+    assert st.phase == "espionage" and st.espionage.mission.stage == "steal_gold"
 
 
 def test_victims_luck_on_stolen_gold():
@@ -128,7 +128,7 @@ def test_victims_luck_on_disband_dice():
     st.apply(TARGET0)
     assert st.phase == "luck" and st.current_player == 1
     st.apply(REROLL)
-    assert st.phase == "spy_loss" and st.esp["left"] == 1
+    assert st.phase == "spy_loss" and st.espionage.mission.left == 1
 
 
 @pytest.mark.parametrize("choice,order", [(REROLL, [0, 1]), (KEEP_ROLL, [1, 0])])
@@ -141,9 +141,9 @@ def test_luck_on_the_initiative_roll(choice, order):
     st.heroes[1].abilities = LUCKY
     st.rng = ScriptRng([2, 3, 1])  # seat 0 rolls 2, seat 1 rolls 3; a reroll gives 1
     st._start_turn()
-    assert st.phase == "luck" and st.current_player == 1 and st.sea["roller"] == 0
+    assert st.phase == "luck" and st.current_player == 1 and st.luck.roller == 0
     st.apply(KEEP_ROLL)  # first the opponent's die (see test_luck_initiative.py), kept
-    assert st.phase == "luck" and st.current_player == 1 and st.sea["roller"] == 1
+    assert st.phase == "luck" and st.current_player == 1 and st.luck.roller == 1
     turn = st.turn
     assert SP.observe(st, 1)[262] == pytest.approx(5 / len(LUCK.KINDS))
     assert SP.observe(st, 1)[263] == 1 and SP.observe(st, 0)[261] == 0

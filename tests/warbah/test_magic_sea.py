@@ -13,7 +13,7 @@ def test_sea_encounters_have_no_wizard(roll, kind):
     g, st, h, nxt = _at_sea([roll, 1], troops=(10, 0, 0, 0), ships=3)
     h.wizard = -1
     st.apply(dir_to(st, h.cell, nxt))
-    assert st.sea_log[-1][3] == kind and st.battle is not None
+    assert st.fleets.encounter_log[-1][3] == kind and st.battle is not None
     me, foe = st.battle.sides
     assert me.magic.wizard and len(me.magic.hand) == 4
     assert not foe.magic.wizard and foe.magic.hand == [] and foe.magic.items == []

@@ -37,8 +37,8 @@ def special_battle(att_spells, att_sp=None, def_sp=None, att=(3, 3, 3, 3), dfn=(
             U.special(h)[u] = n
     a.wizard, b.wizard = -1, 0
     pad = list(att_spells) + [k for k in range(T.NB) if k not in att_spells][:4 - len(att_spells)]
-    st.mg["bdeck"] = [k for k in range(T.NB) if k not in pad] + list(reversed(pad))
-    st.phase, st.queue, st.qi = "battle", [(0, 0)], 0
+    st.magic.battle_deck = [k for k in range(T.NB) if k not in pad] + list(reversed(pad))
+    st.phase, st.queue, st.queue_pos = "battle", [(0, 0)], 0
     start_battle(st, 0, cell)
     assert st.phase == "spell" and st.current_player == 0
     return g, st, a, b, cell
@@ -219,7 +219,7 @@ def test_neutral_wizard_targets_the_largest_group_including_specials(monkeypatch
     b.alive, b.cell = False, -1
     a.troops[:] = (1, 1, 1, 1)
     U.special(a)[UND] = 9
-    st.mg["bdeck"] = [k for k in range(T.NB) if k != BS["fireball"]] + [BS["fireball"]]
-    st.phase, st.queue, st.qi = "battle", [(0, 0)], 0
+    st.magic.battle_deck = [k for k in range(T.NB) if k != BS["fireball"]] + [BS["fireball"]]
+    st.phase, st.queue, st.queue_pos = "battle", [(0, 0)], 0
     start_battle(st, 0, cell)
     assert casts[0] == (1, BS["fireball"], BM.SP0 + UND)

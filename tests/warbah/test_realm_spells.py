@@ -29,7 +29,7 @@ def test_recruit_wizard_at_tower():
     c = h.cell
     st.settle[c] = TOWER
     st.gold[0] = 7
-    st.phase, st.queue, st.qi, st._mask = "recruit", [(0, c)], 0, None
+    st.phase, st.queue, st.queue_pos, st._mask = "recruit", [(0, c)], 0, None
     assert st.legal_actions_mask()[RECRUIT_WIZARD]
     st.apply(RECRUIT_WIZARD)
     assert h.wizard == c + 1 and st.gold[0] == 2
@@ -46,17 +46,17 @@ def test_realm_phase_discard_and_draw_up_to_towers():
     st.owner[own[0]] = st.owner[own[1]] = 0
     st.variant[own[2]], st.owner[own[2]] = "temple", 0
     assert SP.hand_limit(st, 0) == 3 and SP.hand_limit(st, 1) == 0
-    st.mg["hand"][0] = [R["fly"], R["view"]]
-    st.mg["rdeck"] = [k for k in st.mg["rdeck"] if k not in (R["fly"], R["view"])]
+    st.magic.hands[0] = [R["fly"], R["view"]]
+    st.magic.realm_deck = [k for k in st.magic.realm_deck if k not in (R["fly"], R["view"])]
     st.order = [0, 1]
     SP.begin_turn(st)
     st._advance()
-    assert st.phase == "realm" and st.mg["timing"] == "discard" and st.current_player == 0
+    assert st.phase == "realm" and st.magic.window == "discard" and st.current_player == 0
     st.apply(REALM0 + R["fly"])
-    assert st.mg["hand"][0] == [R["view"]] and st.mg["rdisc"] == [R["fly"]]
+    assert st.magic.hands[0] == [R["view"]] and st.magic.realm_discard == [R["fly"]]
     st.apply(DONE)
-    assert len(st.mg["hand"][0]) == 3 and R["view"] in st.mg["hand"][0]
-    assert st.mg["hand"][1] == []
+    assert len(st.magic.hands[0]) == 3 and R["view"] in st.magic.hands[0]
+    assert st.magic.hands[1] == []
 
 
 def test_decks_seeded_from_env_rng():
@@ -64,21 +64,21 @@ def test_decks_seeded_from_env_rng():
     a = G2.new_initial_state(np.random.default_rng(4))
     b = G2.new_initial_state(np.random.default_rng(4))
     c = G2.new_initial_state(np.random.default_rng(5))
-    assert a.mg["rdeck"] == b.mg["rdeck"] and a.mg["bdeck"] == b.mg["bdeck"]
-    assert a.mg["rdeck"] != c.mg["rdeck"] or a.mg["bdeck"] != c.mg["bdeck"]
+    assert a.magic.realm_deck == b.magic.realm_deck and a.magic.battle_deck == b.magic.battle_deck
+    assert a.magic.realm_deck != c.magic.realm_deck or a.magic.battle_deck != c.magic.battle_deck
 
 
 def realm_ready(spell, seed=0):
     g, st, a, b, d, cell = two_heroes(seed)
     a.wizard = -1
-    st.mg["hand"][0] = [R[spell]]
+    st.magic.hands[0] = [R[spell]]
     return g, st, a, b, d, cell
 
 
 def test_one_realm_spell_per_wizard_per_turn():
     """REALM SPELLS NOTES: a wizard can only cast one realm spell per turn."""
     g, st, a, b, d, cell = realm_ready("fly")
-    st.mg["hand"][0].append(R["animate_dead"])
+    st.magic.hands[0].append(R["animate_dead"])
     assert SP.castable(st, 0, 0, "move") == [R["fly"], R["animate_dead"]]
     SP.cast_realm(st, 0, 0, R["fly"], None)
     assert SP.castable(st, 0, 0, "move") == []
@@ -88,17 +88,17 @@ def test_move_window_flow_fly():
     """REALM SPELLS: Fly (Move phase), cast through the move-phase window: MP +5."""
     g, st = setup_state()
     st.heroes[0].wizard = -1
-    st.mg["hand"][0] = [R["fly"]]
+    st.magic.hands[0] = [R["fly"]]
     while st.phase == "recruit":
         st.apply(DONE)
     while st.phase not in ("realm", "move"):
         st.apply(st.legal_actions()[0])
-    assert st.phase == "realm" and st.mg["timing"] == "move"
+    assert st.phase == "realm" and st.magic.window == "move"
     seat = st.current_player
-    h = st.heroes[st.queue[st.qi][1]]
+    h = st.heroes[st.queue[st.queue_pos][1]]
     mp = h.mp
     st.apply(REALM0 + R["fly"])
-    assert h.mp == mp + 5 and st.mg["hand"][seat] == []
+    assert h.mp == mp + 5 and st.magic.hands[seat] == []
 
 
 def test_gust_of_wind_at_sea():
@@ -107,7 +107,7 @@ def test_gust_of_wind_at_sea():
     assert SP.realm_targets(st, 0, 0, R["gust_of_wind"]) == []
     m = next(int(x) for x in range(g.n_cells) if not st.land[x])
     a.cell = m
-    st.ships[m], st.fleet_owner[m] = 1, 0
+    st.fleets.ships[m], st.fleets.owner[m] = 1, 0
     assert SP.realm_targets(st, 0, 0, R["gust_of_wind"]) == [None]
     SP.cast_realm(st, 0, 0, R["gust_of_wind"], None)
     from tabletop_arena.envs.warbah import sea as SEA
@@ -219,10 +219,10 @@ def test_whirlpool():
     g, st, a, b, d, cell = realm_ready("whirlpool")
     b.alive = False
     st.land[cell] = False
-    st.ships[cell], st.fleet_owner[cell] = 2, 1
+    st.fleets.ships[cell], st.fleets.owner[cell] = 2, 1
     assert SP.realm_targets(st, 0, 0, R["whirlpool"]) == [d]
     SP.cast_realm(st, 0, 0, R["whirlpool"], d)
-    assert st.ships[cell] == 1
+    assert st.fleets.ships[cell] == 1
 
 
 def test_prosperity():
@@ -254,7 +254,7 @@ def test_curse():
     g, st, a, b, d, cell = realm_ready("curse")
     assert SP.realm_targets(st, 0, 0, R["curse"]) == [TSEAT0]
     SP.cast_realm(st, 0, 0, R["curse"], TSEAT0)
-    cur = st.mg["curse"][1]
+    cur = st.magic.curse[1]
     assert 1 <= cur <= 10
     gold = int(st.gold[1])
     st._collect_gold()
@@ -277,7 +277,7 @@ def test_fortell():
     """REALM SPELLS: Fortell negates an espionage result (the hook pays for it; the victim's
     choice is tested in test_magic_fortell.py)."""
     g, st, a, b, d, cell = realm_ready("fortell")
-    assert SP.use_fortell(st, 0) and st.mg["hand"][0] == []
+    assert SP.use_fortell(st, 0) and st.magic.hands[0] == []
     assert not SP.use_fortell(st, 0)
 
 
@@ -295,13 +295,13 @@ def test_view():
 def test_scry_shows_and_freezes_hidden_info():
     """REALM SPELLS: Scry shows enemy realm hands and the next 5 cards; determinize keeps them."""
     g, st, a, b, d, cell = realm_ready("scry")
-    st.mg["hand"][1] = [R["plague"]]
+    st.magic.hands[1] = [R["plague"]]
     o0 = st.observation(0)
     SP.cast_realm(st, 0, 0, R["scry"], None)
     o1 = st.observation(0)
     assert not np.array_equal(o0, o1)
     dd = st.determinize(0, np.random.default_rng(0))
-    assert dd.mg["hand"][1] == [R["plague"]] and dd.mg["rdeck"][-5:] == st.mg["rdeck"][-5:]
+    assert dd.magic.hands[1] == [R["plague"]] and dd.magic.realm_deck[-5:] == st.magic.realm_deck[-5:]
     assert np.array_equal(dd.observation(0), o1)
 
 
@@ -310,20 +310,20 @@ def test_disaster_window_target_substep():
     g, st = setup_state()
     a = st.heroes[0]
     a.wizard = -1
-    st.mg["hand"][0] = [R["death_spell"]]
+    st.magic.hands[0] = [R["death_spell"]]
     b = st.heroes[1]
-    d = next(d for d in range(6) if st.nb[a.cell, d] >= 0 and st.land[st.nb[a.cell, d]])
-    b.cell = int(st.nb[a.cell, d])
-    st.phase, st.queue, st.qi = "move", [], 0
-    st.mg["opened"] = {"move"}
+    d = next(d for d in range(6) if st.neighbours[a.cell][d] >= 0 and st.land[st.neighbours[a.cell][d]])
+    b.cell = int(st.neighbours[a.cell][d])
+    st.phase, st.queue, st.queue_pos = "move", [], 0
+    st.magic.opened = {"move"}
     st._advance()
-    assert st.phase == "realm" and st.mg["timing"] == "disaster" and st.current_player == 0
+    assert st.phase == "realm" and st.magic.window == "disaster" and st.current_player == 0
     st.apply(REALM0 + R["death_spell"])
     assert st.phase == "realm_target" and st.legal_actions_mask()[d]
     total = int(b.troops.sum())
     st.apply(d)
     assert b.troops.sum() < total or total == 0
-    assert st.mg["hand"][0] == []
+    assert st.magic.hands[0] == []
 
 
 def test_realm_target_cancel_keeps_card():
@@ -331,17 +331,17 @@ def test_realm_target_cancel_keeps_card():
     g, st = setup_state()
     a = st.heroes[0]
     a.wizard = -1
-    st.mg["hand"][0] = [R["sanctuary"]]
-    st.phase, st.queue, st.qi = "recruit", [], 0
-    st.mg["opened"] = set()
+    st.magic.hands[0] = [R["sanctuary"]]
+    st.phase, st.queue, st.queue_pos = "recruit", [], 0
+    st.magic.opened = set()
     st._advance()
     while st.phase != "realm":
         st.apply(st.legal_actions()[0])
-    assert st.mg["timing"] == "move"
+    assert st.magic.window == "move"
     st.apply(REALM0 + R["sanctuary"])
     assert st.phase == "realm_target"
     st.apply(DONE)
-    assert st.phase == "realm" and st.mg["hand"][0] == [R["sanctuary"]]
+    assert st.phase == "realm" and st.magic.hands[0] == [R["sanctuary"]]
 
 
 # ------------------------------------------------------------------------------------------
@@ -390,14 +390,14 @@ def test_victor_takes_enemy_items():
 def test_observation_shows_own_hand_only():
     """Hidden information: my realm hand is in my observation, the enemy's only as a count."""
     g, st = setup_state()
-    st.mg["hand"][0] = [R["fly"]]
-    st.mg["hand"][1] = [R["plague"]]
+    st.magic.hands[0] = [R["fly"]]
+    st.magic.hands[1] = [R["plague"]]
     o = st.observation(0)
     mag = o[-SP.MAGIC_VECTOR:]
     assert mag[13 + R["fly"]] > 0 and mag[13 + R["plague"]] == 0
     assert mag[152] > 0
     d = st.determinize(0, np.random.default_rng(1))
-    assert d.mg["hand"][0] == [R["fly"]]
+    assert d.magic.hands[0] == [R["fly"]]
 
 
 def test_give_item_to_adjacent_friend_once_per_turn():
@@ -408,12 +408,12 @@ def test_give_item_to_adjacent_friend_once_per_turn():
     a.items = [Item("ability", ability=("defense", 0))]
     a.abilities = [("defense", 0)]
     a.mp = 3
-    st.phase, st.queue, st.qi, st._mask = "move", [(0, 0), (0, 1)], 0, None
+    st.phase, st.queue, st.queue_pos, st._mask = "move", [(0, 0), (0, 1)], 0, None
     assert st.legal_actions_mask()[GIVE_ITEM0 + d]
     st.apply(GIVE_ITEM0 + d)
     assert a.items == [] and a.abilities == [] and ("defense", 0) in b.abilities
     assert len(b.items) == 1 and a.mp == 0
-    while st.queue[st.qi] != (0, 1):
+    while st.queue[st.queue_pos] != (0, 1):
         st.apply(DONE)
     mask = st.legal_actions_mask()
     assert not mask[GIVE_ITEM0:GIVE_ITEM0 + 6].any()  # it already changed hands this turn

@@ -29,7 +29,7 @@ def test_map_reproducible_and_sized():
     g = make_game(num_players=3)
     a = g.new_initial_state(np.random.default_rng(5))
     b = g.new_initial_state(np.random.default_rng(5))
-    assert np.array_equal(a.land, b.land) and a.rivers == b.rivers and a.cand == b.cand
+    assert np.array_equal(a.land, b.land) and a.rivers == b.rivers and a.capitol_candidates == b.capitol_candidates
     assert (g.h, g.w) == (8, 10) and make_game(num_players=4).n_cells == 99
     assert a.rivers and all(a.land[x] and a.land[y] for x, y in a.rivers)
 
@@ -57,13 +57,13 @@ def test_recruit_limit_and_gold():
     """RECRUIT TROOPS: settlement type fixes the troop, max 5 per settlement per turn, gold paid."""
     g, st = setup_state(2)
     assert st.phase == "recruit"
-    seat, c = st.queue[st.qi]
+    seat, c = st.queue[st.queue_pos]
     st.gold[seat] = 50
     st._mask = None
     for _ in range(5):
         st.apply(RECRUIT)
     assert st.garrison[c, 0] == 5 and st.gold[seat] == 45
-    if st.phase == "recruit" and st.queue[st.qi] == (seat, c):
+    if st.phase == "recruit" and st.queue[st.queue_pos] == (seat, c):
         assert not st.legal_actions_mask()[RECRUIT]
 
 
@@ -71,7 +71,7 @@ def test_move_costs_and_river():
     """MOVE & EXPLORE / TERRAIN TABLE: entering costs the terrain MP, crossing a river 3."""
     g, st = setup_state(2)
     h = st.heroes[0]
-    m = int(next(x for x in st.nb[h.cell] if x >= 0 and st.land[x]))
+    m = int(next(x for x in st.neighbours[h.cell] if x >= 0 and st.land[x]))
     st.explored[m], st.terrain[m] = True, TERRAINS.index("forest")
     st.rivers.discard((min(h.cell, m), max(h.cell, m)))
     assert st._enterable(0, h, m) == 2
@@ -86,13 +86,13 @@ def test_explore_reveals_terrain():
     g, st = setup_state(2)
     while st.phase == "recruit":
         st.apply(DONE)
-    seat, hi = st.queue[st.qi]
+    seat, hi = st.queue[st.queue_pos]
     h = st.heroes[hi]
     d = next((d for d in range(6) if st.legal_actions_mask()[d]
-              and not st.explored[st.nb[h.cell, d]]), None)
+              and not st.explored[st.neighbours[h.cell][d]]), None)
     if d is None:
         pytest.skip("no unexplored neighbour on this seed")
-    m = int(st.nb[h.cell, d])
+    m = int(st.neighbours[h.cell][d])
     mp = h.mp
     st.apply(d)
     assert st.explored[m] and st.terrain[m] >= 0 and h.mp == mp - 1 and h.cell != m
@@ -104,11 +104,11 @@ def _battle_state(attacker_troops, defender_troops, walls=0):
     a.troops[:] = attacker_troops
     b.troops[:] = defender_troops
     a.abilities, b.abilities = [], []
-    cell = int(next(x for x in st.nb[a.cell] if x >= 0 and st.land[x]))
+    cell = int(next(x for x in st.neighbours[a.cell] if x >= 0 and st.land[x]))
     st.explored[cell], st.terrain[cell], st.settle[cell] = True, 0, -1
     b.cell = cell
     st.rivers.clear()
-    st.phase, st.queue, st.qi = "battle", [(0, 0)], 0
+    st.phase, st.queue, st.queue_pos = "battle", [(0, 0)], 0
     return g, st, a, b, cell
 
 
@@ -177,9 +177,9 @@ def test_encounter_battle_clears_hex():
     a = st.heroes[0]
     a.troops[:] = [40, 0, 0, 0]
     a.abilities = []
-    cell = int(next(x for x in st.nb[a.cell] if x >= 0 and st.land[x] and st.hero_at(x) < 0))
+    cell = int(next(x for x in st.neighbours[a.cell] if x >= 0 and st.land[x] and st.hero_at(x) < 0))
     st.explored[cell], st.terrain[cell], st.encounter[cell] = True, 2, 5  # undead guardians
-    st.phase, st.queue, st.qi = "battle", [(0, 0)], 0
+    st.phase, st.queue, st.queue_pos = "battle", [(0, 0)], 0
     start_battle(st, 0, cell)
     while st.battle is not None:
         st.apply(CONTINUE if st.phase == "call_off" else st.legal_actions()[0])
@@ -221,7 +221,7 @@ def test_variant_gold_and_diplomacy():
     Diplomacy marks one adjacent neutral settlement in recovery."""
     g, st = setup_state(2)
     h = st.heroes[0]
-    cells = [int(x) for x in st.nb[h.cell] if x >= 0 and st.land[x] and st.hero_at(x) < 0]
+    cells = [int(x) for x in st.neighbours[h.cell] if x >= 0 and st.land[x] and st.hero_at(x) < 0]
     a = cells[0]
     st.explored[a], st.terrain[a], st.variant[a] = True, TERRAINS.index("mountains"), "gold_mine"
     st.owner[a] = 0
@@ -250,12 +250,12 @@ def test_scouting_explores_without_mp():
     g, st = setup_state(2)
     while st.phase == "recruit":
         st.apply(DONE)
-    seat, hi = st.queue[st.qi]
+    seat, hi = st.queue[st.queue_pos]
     h = st.heroes[hi]
     h.scout_moves, h.mp = 1, 0
     st._mask = None
-    d = next((d for d in range(6) if st.nb[h.cell, d] >= 0 and st.land[st.nb[h.cell, d]]
-              and not st.explored[st.nb[h.cell, d]]), None)
+    d = next((d for d in range(6) if st.neighbours[h.cell][d] >= 0 and st.land[st.neighbours[h.cell][d]]
+              and not st.explored[st.neighbours[h.cell][d]]), None)
     if d is None:
         pytest.skip("no unexplored neighbour")
     assert st.legal_actions_mask()[d]
@@ -270,7 +270,7 @@ def test_exchange_and_drop_off():
     g, st = setup_state(2)
     while st.phase == "recruit":
         st.apply(DONE)
-    seat, hi = st.queue[st.qi]
+    seat, hi = st.queue[st.queue_pos]
     h = st.heroes[hi]
     # drop off warriors at the capitol (it recruits warriors)
     if h.cell == st.capitol[seat]:
@@ -281,9 +281,9 @@ def test_exchange_and_drop_off():
         st.apply(DROP_OFF)
         assert h.troops[0] == 0 and st.garrison[h.cell, 0] == g0 + w
     # a second friendly hero next door receives the army
-    d = next(d for d in range(6) if st.nb[h.cell, d] >= 0 and st.land[st.nb[h.cell, d]]
-             and st.hero_at(int(st.nb[h.cell, d])) < 0)
-    other = replace(h.clone(), cell=int(st.nb[h.cell, d]), troops=np.zeros(4, np.int64), abilities=[],
+    d = next(d for d in range(6) if st.neighbours[h.cell][d] >= 0 and st.land[st.neighbours[h.cell][d]]
+             and st.hero_at(int(st.neighbours[h.cell][d])) < 0)
+    other = replace(h.clone(), cell=int(st.neighbours[h.cell][d]), troops=np.zeros(4, np.int64), abilities=[],
                  received_army=False)
     st.heroes.append(other)
     h.troops[:] = [0, 3, 2, 1]

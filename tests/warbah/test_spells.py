@@ -28,8 +28,8 @@ def two_heroes(seed=0, terrain="clear"):
     g, st = setup_state(2, seed)
     a, b = st.heroes[0], st.heroes[1]
     a.abilities, b.abilities = [], []
-    d = next(d for d in range(6) if st.nb[a.cell, d] >= 0 and st.land[st.nb[a.cell, d]])
-    cell = int(st.nb[a.cell, d])
+    d = next(d for d in range(6) if st.neighbours[a.cell][d] >= 0 and st.land[st.neighbours[a.cell][d]])
+    cell = int(st.neighbours[a.cell][d])
     st.explored[cell], st.terrain[cell], st.settle[cell] = True, TERRAINS.index(terrain), -1
     st.encounter[cell], st.owner[cell] = 0, -1
     b.cell = cell
@@ -58,8 +58,8 @@ def spell_battle(att_spells, def_spells=(), att=(10, 10, 10, 10), dfn=(10, 10, 1
     rest2 = [k for k in rest if k not in apad]
     dpad = list(def_spells or ()) + rest2[:max(0, nd - len(def_spells or ()))]
     rest3 = [k for k in rest2 if k not in dpad]
-    st.mg["bdeck"] = rest3 + list(reversed(apad + dpad))
-    st.phase, st.queue, st.qi = "battle", [(0, 0)], 0
+    st.magic.battle_deck = rest3 + list(reversed(apad + dpad))
+    st.phase, st.queue, st.queue_pos = "battle", [(0, 0)], 0
     start_battle(st, 0, cell)
     return g, st, a, b, cell
 
@@ -82,9 +82,9 @@ def test_battle_start_draws_four_and_wizardry():
 def test_no_wizard_no_magic():
     """BATTLE PHASE: without a Wizard (or battle item) no spells are drawn."""
     g, st, a, b, d, cell = two_heroes()
-    n = len(st.mg["bdeck"])
+    n = len(st.magic.battle_deck)
     start_battle(st, 0, cell)
-    assert len(st.mg["bdeck"]) == n
+    assert len(st.magic.battle_deck) == n
     assert st.battle is None or st.battle.magic is None
 
 
@@ -330,8 +330,8 @@ def test_shatter_destroys_an_item():
     g, st, a, b, d, cell = two_heroes()
     b.items = [Item("realm", spell=0)]
     a.wizard = -1
-    st.mg["bdeck"].remove(BS["shatter"])
-    st.mg["bdeck"].append(BS["shatter"])
+    st.magic.battle_deck.remove(BS["shatter"])
+    st.magic.battle_deck.append(BS["shatter"])
     start_battle(st, 0, cell)
     cast(st, "shatter")
     assert b.items == []
@@ -402,10 +402,10 @@ def test_one_spell_per_wizard_per_round():
 def test_unused_spells_discarded_at_battle_end():
     """BATTLE ROUND SEQUENCE: unused Battle spells are discarded at the end of the battle."""
     g, st, a, b, cell = spell_battle([BS["haste"]], [BS["fog"]])
-    disc = len(st.mg["bdisc"])
+    disc = len(st.magic.battle_discard)
     from tabletop_arena.envs.warbah.combat_flow import _finish
     _finish(st)
-    assert len(st.mg["bdisc"]) == disc + 8
+    assert len(st.magic.battle_discard) == disc + 8
 
 
 def test_battle_item_usable_once_per_turn():
@@ -426,7 +426,7 @@ def test_neutral_wizard_casts_automatically():
     st.encounter[cell] = 7
     a.troops[:] = [1, 0, 0, 0]
     start_battle(st, 0, cell)
-    casts = st.mg["bdisc"] + (st.battle.magic.limbo if st.battle else [])
+    casts = st.magic.battle_discard + (st.battle.magic.limbo if st.battle else [])
     assert len(casts) >= 1  # at least one spell was cast or discarded by the sorcerer
 
 

@@ -22,7 +22,7 @@ def two_heroes(seed=0):
     for _ in range(2):
         st.apply(CAPITOL_AUTO)
     a = st.heroes[0]
-    cell = int(next(x for x in st.nb[a.cell] if x >= 0 and st.land[x]
+    cell = int(next(x for x in st.neighbours[a.cell] if x >= 0 and st.land[x]
                     and st.hero_at(x) < 0))
     st.explored[cell], st.terrain[cell], st.settle[cell] = True, TERRAINS.index("clear"), -1
     st.encounter[cell] = 0
@@ -32,8 +32,8 @@ def two_heroes(seed=0):
     a.troops[:] = [5, 5, 5, 5]
     a.mp, a.scout_moves = 3, 0
     b.mp, b.scout_moves = 3, 0
-    st.phase, st.queue, st.qi, st._cp, st._mask = "move", [(0, 0), (0, 2)], 0, 0, None
-    d = [int(x) for x in st.nb[a.cell]].index(cell)
+    st.phase, st.queue, st.queue_pos, st.to_act, st._mask = "move", [(0, 0), (0, 2)], 0, 0, None
+    d = [int(x) for x in st.neighbours[a.cell]].index(cell)
     return g, st, a, b, d
 
 
@@ -49,8 +49,8 @@ def test_exchange_chosen_troops_instead_of_moving():
     mask = st.legal_actions_mask()
     assert not mask[:6].any()  # instead of moving: no more movement this turn
     st.apply(6)  # done: now hero 2 (b) acts
-    assert st.queue[st.qi] == (0, 2)
-    back = [int(x) for x in st.nb[b.cell]].index(a.cell)
+    assert st.queue[st.queue_pos] == (0, 2)
+    back = [int(x) for x in st.neighbours[b.cell]].index(a.cell)
     mask = st.legal_actions_mask()
     assert mask[GIVE0 + 4 * back + 0]  # its own warrior may go
     b.troops[:] = [0, 2, 0, 0]  # only the two archers it received
@@ -123,7 +123,7 @@ def test_recruit_special_unit_at_variant_hex():
     Elves (2 gold) into the Hero standing there (designed), at most 5 a turn."""
     g, st, a, c = variant_hex()
     assert c in U.recruit_hexes(st, 0)
-    st.phase, st.queue, st.qi, st._mask = "recruit", [(0, c)], 0, None
+    st.phase, st.queue, st.queue_pos, st._mask = "recruit", [(0, c)], 0, None
     st.gold[0] = 20
     mask = st.legal_actions_mask()
     assert mask[RECRUIT_SP] and not mask[7]  # no basic recruit on a non-settlement hex
@@ -171,7 +171,7 @@ def test_five_troop_types_and_command():
     g, st, a, c = variant_hex()
     a.troops[:] = [1, 1, 1, 1]
     U.special(a)[U.SPECIALS.index("orcs")] = 1  # 5 types already
-    st.phase, st.queue, st.qi, st._mask = "recruit", [(0, c)], 0, None
+    st.phase, st.queue, st.queue_pos, st._mask = "recruit", [(0, c)], 0, None
     st.gold[0] = 20
     assert not st.legal_actions_mask()[RECRUIT_SP]
     a.abilities = [("command", 0)]
@@ -186,10 +186,10 @@ def test_special_casualties_are_chosen_and_hero_dies_last():
     a.troops[:] = [0, 0, 0, 3]
     U.special(a)[U.SPECIALS.index("knights")] = 3
     foe = st.heroes[1]
-    m = int(next(x for x in st.nb[c] if x >= 0 and st.land[x] and st.hero_at(x) < 0))
+    m = int(next(x for x in st.neighbours[c] if x >= 0 and st.land[x] and st.hero_at(x) < 0))
     st.explored[m], st.terrain[m], st.settle[m], st.encounter[m] = True, 0, -1, 0
     foe.cell, foe.troops[:], foe.abilities = m, [30, 0, 0, 0], []
-    st.phase, st.queue, st.qi = "battle", [(0, 0)], 0
+    st.phase, st.queue, st.queue_pos = "battle", [(0, 0)], 0
     start_battle(st, 0, m)
     seen = False
     while st.battle is not None:
@@ -271,7 +271,7 @@ def test_exchange_special_units():
     assert a.specials[k] == 1 and b.specials[k] == 1
     assert c.heroes[0].specials[k] == 2  # clones are independent
     st.apply(6)
-    back = [int(x) for x in st.nb[b.cell]].index(a.cell)
+    back = [int(x) for x in st.neighbours[b.cell]].index(a.cell)
     assert not st.legal_actions_mask()[GIVE_SP0 + 13 * back + k]  # received this turn
 
 
@@ -338,7 +338,7 @@ def pass_through_setup():
     (g, st, a, b, d, beyond)."""
     for seed in range(30):
         g, st, a, b, d = two_heroes(seed)
-        beyond = int(st.nb[b.cell, d])
+        beyond = int(st.neighbours[b.cell][d])
         if beyond >= 0 and st.land[beyond] and st.hero_at(beyond) < 0:
             break
     st.explored[beyond], st.terrain[beyond] = True, TERRAINS.index("clear")
@@ -356,7 +356,7 @@ def test_pass_through_friendly_hero():
     assert st.legal_actions_mask()[PASS0 + d]
     st.apply(PASS0 + d)
     assert a.cell == beyond and a.mp == 1
-    assert not st.legal_actions_mask()[d] or st.hero_at(int(st.nb[beyond, d])) < 0
+    assert not st.legal_actions_mask()[d] or st.hero_at(int(st.neighbours[beyond][d])) < 0
 
 
 def test_scouting_looks_at_an_adjacent_heros_card():
