@@ -10,7 +10,7 @@ acting seat may see: map, chits, its own heroes and the troops on the battlefiel
   warriors); call off a battle when the foe's visible troops outnumber ours; every own or
   allied Hero that can join an attack joins it (their troops count towards the thresholds),
   and calls from allies are accepted.
-- magic (block A): recruit a tower's wizard when possible; keep realm cards (no discards); cast
+- magic: recruit a tower's wizard when possible; keep realm cards (no discards); cast
   the first castable realm spell at its first target; in battle cast the first castable spell
   at the largest target group (in a combined attack: at the army with the most troops first).
 - Luck: reroll its own rolls that came out worse than average and the foe's that came out
@@ -22,10 +22,13 @@ from collections import deque
 
 import numpy as np
 
+from ..envs.warbah import battle_luck, battle_spells, heroes
+from ..envs.warbah.actions import (ALLY_ACCEPT, BATTLE_ACCEPT, BATTLE_JOIN0, BATTLE_START,
+                                   CALL_OFF, CAPITOL_AUTO, CASUALTY0, CONTINUE, DONE, GROUP0,
+                                   HIRE_AGENT, KEEP_ROLL, LUCK_FOE, LUCK_MINE, MAGIC_SPGROUP0,
+                                   RECRUIT, RECRUIT_HERO, RECRUIT_WIZARD, REROLL, TAKE_GARRISON,
+                                   TARGET0)
 from .base import RuleBasedAgent
-from ..envs.warbah import spells as SP
-from ..envs.warbah.config import (CALL_OFF, CAPITOL_AUTO, CASUALTY0, CONTINUE, DONE, GROUP0,
-                                RECRUIT, RECRUIT_HERO, RECRUIT_WIZARD, TAKE_GARRISON)
 
 LOSS_ORDER = (3, 1, 2, 0)  # catapults (kill 2), archers (3), cavalry (4), warriors (5)
 
@@ -44,7 +47,6 @@ class HeuristicAgent(RuleBasedAgent):
         if ph in ("realm", "realm_target", "spell", "spell_target"):  # block A sub-steps
             return self._magic(st, ph, mask)
         if ph in ("join", "join_answer"):  # combined attacks: every possible joiner joins
-            from ..envs.warbah.config import BATTLE_ACCEPT, BATTLE_JOIN0, BATTLE_START
             if ph == "join_answer":
                 return BATTLE_ACCEPT
             joins = [a for a in range(BATTLE_JOIN0, BATTLE_JOIN0 + 6) if mask[a]]
@@ -83,24 +85,22 @@ class HeuristicAgent(RuleBasedAgent):
         if not legal or (ph == "realm" and st.magic.window == "discard"):
             return DONE
         if ph == "spell_target":
-            from ..envs.warbah import battle_magic as BM
-            from ..envs.warbah.config import BATTLE_JOIN0, MAGIC_SPGROUP0
             b = st.battle
             bm = b.magic
             k, s = bm.caster, bm.pending
             if bm.target_army is None and any(BATTLE_JOIN0 <= a < BATTLE_JOIN0 + 6 for a in legal):
                 # a combined attack: the army with the most troops (friend or foe alike)
-                arms = {BATTLE_JOIN0 + BM.army_dir(st, x): x for x in BM.spell_armies(st, k, s)}
+                arms = {BATTLE_JOIN0 + battle_spells.army_dir(st, x): x for x in battle_spells.spell_armies(st, k, s)}
                 return max((a for a in legal if a in arms),
-                           key=lambda a: int(BM.army(b, arms[a]).counts.sum()))
+                           key=lambda a: int(battle_spells.army(b, arms[a]).counts.sum()))
             x = bm.target_army
-            sd = BM.army(b, BM.natural(st, k, s) if x is None else x)
+            sd = battle_spells.army(b, battle_spells.natural(st, k, s) if x is None else x)
 
             def size(a):
-                t = a - GROUP0 if a < MAGIC_SPGROUP0 else BM.SP0 + a - MAGIC_SPGROUP0
+                t = a - GROUP0 if a < MAGIC_SPGROUP0 else battle_spells.SPECIAL_GROUP0 + a - MAGIC_SPGROUP0
                 if t == 5:
                     return int(sd.monster[2]) if sd.monster is not None else 0
-                return int(sd.counts[BM.cidx(t)])
+                return int(sd.counts[battle_spells.cidx(t)])
             return max(legal, key=size)
         return legal[0]
 
@@ -129,7 +129,6 @@ class HeuristicAgent(RuleBasedAgent):
     def _block_b(self, st, ph, mask) -> int:
         """Espionage: hire agents while gold lasts beyond 5, take the first target; Luck:
         reroll a sea encounter roll of 1, 2, 4 or 5; losses: lowest Kill rank first."""
-        from ..envs.warbah.config import HIRE_AGENT, KEEP_ROLL, REROLL, TARGET0
         if ph in ("spy_loss", "sea_loss"):
             for t in LOSS_ORDER:
                 if mask[CASUALTY0 + t]:
@@ -143,7 +142,6 @@ class HeuristicAgent(RuleBasedAgent):
                 return REROLL if st.luck.roll <= 5 else KEEP_ROLL
             return REROLL if st.luck.roll in (1, 2, 4, 5) else KEEP_ROLL
         if ph == "ally_answer":  # block B alliances: accept offers, never offer
-            from ..envs.warbah.config import ALLY_ACCEPT
             return ALLY_ACCEPT
         if ph == "diplomacy":
             return DONE
@@ -162,19 +160,17 @@ class HeuristicAgent(RuleBasedAgent):
         storm's sinking, Disease, an encounter's size, the Dragon), the foe's when better than
         average for him; exploration: reroll a roll that gives no settlement, or an encounter
         chit."""
-        from ..envs.warbah import combat_flow as CF
-        from ..envs.warbah.config import KEEP_ROLL, LUCK_FOE, LUCK_MINE, REROLL
         s = st.luck
         me = st.current_player
         if s.window == "wall_dice":
             return REROLL
         if s.window == "battle_dice":
-            mine, foe = CF._team(st.battle, me)
+            mine, foe = battle_luck.teams(st.battle, me)
             best, act = 0.0, KEEP_ROLL
-            p = CF._pick(mine, True, st.battle)
+            p = battle_luck.pick_die(mine, True, st.battle)
             if mask[LUCK_MINE] and p is not None and min(p[2], 10) / 10 > best:
                 best, act = min(p[2], 10) / 10, LUCK_MINE
-            p = CF._pick(foe, False, st.battle)
+            p = battle_luck.pick_die(foe, False, st.battle)
             if mask[LUCK_FOE] and p is not None and 1 - max(p[2], 0) / 10 > best:
                 best, act = 1 - max(p[2], 0) / 10, LUCK_FOE
             return act if best >= 0.5 else KEEP_ROLL
@@ -228,7 +224,7 @@ class HeuristicAgent(RuleBasedAgent):
             mine = own + sum(int(o.troops.sum()) for o in st.heroes
                              if o is not h and o.alive and o.seat == seat
                              and o.attacks_left > 0 and m in st.neighbours[o.cell])
-            if st.hero_at(m) >= 0:
+            if heroes.hero_at(st, m) >= 0:
                 if mine >= 15:
                     return d
             elif st.encounter[m] != 0:

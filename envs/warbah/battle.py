@@ -11,12 +11,21 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .config import SPECIALS
+from . import fleets, heroes
+from .actions import LOSS_SP0
+from .config import NUM_SPECIALS, SPECIALS
 
+SEGMENTS = 6  # initiative segments of a round: 5+, 4, 3, 2, 1, 0-
+#: an army's counts index of the first special unit group (after the 4 troop types and the Hero)
+FIRST_SPECIAL = 5
 #: battle-spell target groups: 0-3 the basic troop types, 4 the Hero, 5 a monster, 6 + u the
-#: special unit group u (an army's counts[5 + u])
+#: special unit group u (an army's counts[FIRST_SPECIAL + u])
+GROUP_NAMES = ("warriors", "archers", "cavalry", "catapults", "hero", "monster")
 SPECIAL_GROUP0 = 6
-GROUPS = SPECIAL_GROUP0 + len(SPECIALS)
+NUM_GROUPS = SPECIAL_GROUP0 + len(SPECIALS)
+#: flags of a die record (``record``): the dice aimed at enemy ships; one die of the designer's
+#: mass formula for the group; with Blessing (the group's misses rolled again: two dice)
+AT_SHIPS, MASS, BLESSED = 1, 2, 4
 
 
 def _zeros5() -> list:
@@ -25,17 +34,17 @@ def _zeros5() -> list:
 
 @dataclass(slots=True)
 class ArmyMagic:
-    """One army's battle-spell state (battle_magic.py): its Wizard's hand, the Hero's battle
+    """One army's battle-spell state (battle_spells.py): its Wizard's hand, the Hero's battle
     items (indices into his ``items``), and the effects on it this round / battle."""
     wizard: bool
     hand: list
     items: list
     resist: int = 0                 # Resist Spells: hostile spells it still negates
-    neutral: list = field(default_factory=lambda: [0] * GROUPS)     # units neutralized
-    blocked: list = field(default_factory=lambda: [False] * GROUPS)  # groups that cannot attack
-    auto_hit: list = field(default_factory=lambda: [False] * GROUPS)  # Precision: all hit
-    special_init: list = field(default_factory=lambda: [0] * len(SPECIALS))
-    special_kill: list = field(default_factory=lambda: [0] * len(SPECIALS))
+    neutral: list = field(default_factory=lambda: [0] * NUM_GROUPS)     # units neutralized
+    blocked: list = field(default_factory=lambda: [False] * NUM_GROUPS)  # may not attack
+    auto_hit: list = field(default_factory=lambda: [False] * NUM_GROUPS)  # Precision: all hit
+    special_init: list = field(default_factory=lambda: [0] * NUM_SPECIALS)
+    special_kill: list = field(default_factory=lambda: [0] * NUM_SPECIALS)
     blessed: bool = False           # Blessing: misses rolled again this round
     ranged_shield: int = 0          # Shield: kills by archers / catapults stopped this round
     armor: int = 0                  # Armor: kills negated this round
@@ -107,10 +116,10 @@ class BattleMagic:
     def clone(self) -> "BattleMagic":
         last = self.last_cast
         if last is not None:
-            armies, limbo, heroes = last[1]
+            armies, limbo, held = last[1]
             snap = ([a.clone() for a in armies], list(limbo),
                     {hi: ([i.clone() for i in items], list(abil))
-                     for hi, (items, abil) in heroes.items()})
+                     for hi, (items, abil) in held.items()})
             last = (last[0], snap, last[2], last[3])
         return BattleMagic(self.step, self.done, last, list(self.limbo), self.caster,
                            self.pending, self.target_army)
@@ -131,7 +140,7 @@ class Battle:
     members: list = field(default_factory=list)         # joining Armies (combined attack)
     member_kills: list = field(default_factory=list)    # kills still to assign to each
     member_choosing: int = -1       # the joining army picking a casualty now
-    next_share: int = 0             # whose turn the next shared kill is (combat_flow._share)
+    next_share: int = 0             # whose turn the next shared kill is (battle_flow._share)
     magic: BattleMagic | None = None
     raw_kills: list | None = None   # this segment's kills before walls (Luck window)
     return_phase: str = "battle"    # a sea battle returns to the move phase
@@ -146,13 +155,30 @@ class Battle:
                       self.return_phase)
 
 
-SEGMENTS = 6  # 5+, 4, 3, 2, 1, 0-
-#: flags of a die record (``record``): the dice aimed at enemy ships; one die of the designer's
-#: mass formula for the group; with Blessing (the group's misses rolled again: two dice)
-AT_SHIPS, MASS, BLESSED = 1, 2, 4
+def hero_army(st, hi: int, walls: int = 0) -> Army:
+    """Hero hi's army (its abilities: Tactics, Leadership, Prowess, Defense, Siegecraft)."""
+    h = st.heroes[hi]
+    init_mod, kill_mod, extra = [0] * 5, [0] * 5, [0] * 5
+    for name, t in h.abilities:
+        if name == "tactics":
+            init_mod[t] += 1
+        elif name == "leadership":
+            kill_mod[t] += 1
+        elif name == "prowess":
+            extra[t] += 1
+    return Army(np.append(h.troops, 1).astype(np.int64), h.seat, hi, None, init_mod, kill_mod,
+                extra, heroes.ability(st, h, "defense"), heroes.ability(st, h, "siegecraft"),
+                walls, walls)
+
+
+def neutral_army(counts, monster=None, walls: int = 0, seat: int = -1) -> Army:
+    """An army without a Hero: a garrison (of ``seat``), an encounter, pirates, a monster."""
+    return Army(np.asarray(counts, np.int64), seat, -1, monster, walls_base=walls,
+                walls_left=walls)
 
 
 def segment_of(init: int) -> int:
+    """The segment (0-5) in which units of initiative ``init`` attack."""
     return 0 if init >= 5 else (5 if init <= 0 else 5 - init)
 
 
@@ -174,12 +200,12 @@ def hits(game, rng: np.random.Generator, n: int, k: int) -> int:
     return int(sum([r <= k for r in rng.integers(1, 11, size=n).tolist()]))
 
 
-def attacks(game, side: dict, seg: int, rng: np.random.Generator) -> int:
+def attacks(game, side: Army, seg: int, rng: np.random.Generator) -> int:
     """Kills scored by ``side`` in segment ``seg``."""
     kills = 0
     mass = bool(game.cfg.get("mass_formula"))
     names = ("warriors", "archers", "cavalry", "catapults", "hero")
-    mg = side.magic  # block A: spell effects (spells.py), None without magic
+    mg = side.magic  # spell effects (battle_spells.py), None without magic
     for t, name in enumerate(names):
         n = int(side.counts[t])
         if mg is not None:  # neutralized units and blocked groups do not attack
@@ -207,17 +233,17 @@ def attacks(game, side: dict, seg: int, rng: np.random.Generator) -> int:
         hit = mass_kills(rng, 1, mon[1]) if mass else int(rng.integers(1, 11) <= mon[1])
         record(side, mon[1], 1, hit, (MASS if mass else 0)
                | (AT_SHIPS if side.hits_ships else 0))
-        if side.hits_ships:  # block B: a sea monster attacks ships (sea.naval)
-            side.ship_kills = side.ship_kills + hit
+        if side.hits_ships:  # a sea monster attacks ships (ship_attacks)
+            side.ship_kills += hit
         else:
             kills += hit
     return kills
 
 
-def record(side: dict, k: int, n: int, hit: int, flags: int = 0) -> int:
+def record(side: Army, k: int, n: int, hit: int, flags: int = 0) -> int:
     """Note n attack dice at Kill rank k with ``hit`` hits in the side's segment record (kept
-    only while combat_flow runs a segment: RARE ABILITY Luck may reroll one die); returns hit.
-    ``flags``: AT_SHIPS (the hits sink enemy ships, sea.naval), MASS (one die of the designer's
+    only while battle_flow runs a segment: RARE ABILITY Luck may reroll one die); returns hit.
+    ``flags``: AT_SHIPS (the hits sink enemy ships, ship_attacks), MASS (one die of the designer's
     formula for the group: ``hit`` is its kills)."""
     rec = side.dice
     if rec is not None:
@@ -225,7 +251,7 @@ def record(side: dict, k: int, n: int, hit: int, flags: int = 0) -> int:
     return hit
 
 
-def mass_group(side: dict, mg: dict | None, t: int, n: int, k: int,
+def mass_group(side: Army, mg: ArmyMagic | None, t: int, n: int, k: int,
                rng: np.random.Generator) -> int:
     """Kills of group ``t`` (n attacks at Kill rank k) under the designer's mass formula: one
     die for the group, noted for Luck's window; with spells (``mg``) Precision rolls no die and
@@ -256,7 +282,7 @@ def mass_again(rng, n: int, k: int, blessed: bool = False) -> int:
     return h
 
 
-def magic_hits(mg: dict, t: int, n: int, k: int, rng: np.random.Generator,
+def magic_hits(mg: ArmyMagic, t: int, n: int, k: int, rng: np.random.Generator,
                mass: bool = False) -> int:
     """Hits of n attacks at kill rank k under spells: Precision (all hit), Blessing (misses
     rolled again once), Shield on the foe (kills by archers/catapults stopped). With the
@@ -279,10 +305,85 @@ def magic_hits(mg: dict, t: int, n: int, k: int, rng: np.random.Generator,
     return hits
 
 
-def negate(game, side: dict, kills: int, rng: np.random.Generator) -> int:
+def special_attacks(st, side: Army, seg: int) -> int:
+    """Kills by the side's special groups: one 1D10 per unit (``special_attacks_d10``), or, with
+    the designer's formula (option ``mass_formula``), one die per group through mass_kills
+    (same initiative / kill / spell handling)."""
+    if not st.game.cfg["mass_formula"]:
+        return special_attacks_d10(st, side, seg)
+    cnt = side.counts
+    if len(cnt) <= FIRST_SPECIAL or not cnt[FIRST_SPECIAL:].any():
+        return 0
+    kills, tab, mg = 0, st.game.cfg["special_units"], side.magic
+    for u in np.flatnonzero(cnt[FIRST_SPECIAL:]).tolist():
+        row = tab[SPECIALS[u]]
+        init, kill = row["init"] + row.get("self_tactics", 0), row["kill"]
+        n = int(cnt[FIRST_SPECIAL + u])
+        if mg is not None:  # spells on special groups (target group 6 + u)
+            init, kill = init + mg.special_init[u], kill + mg.special_kill[u]
+            n = 0 if mg.blocked[6 + u] else n - mg.neutral[6 + u]
+        if n <= 0 or segment_of(init) != seg:
+            continue
+        kills += mass_group(side, mg, 6 + u, n, kill, st.rng)
+    return kills
+
+
+def special_attacks_d10(st, side: Army, seg: int) -> int:
+    """Kills by the side's special groups in segment ``seg`` (1D10 <= Kill each)."""
+    cnt = side.counts
+    if len(cnt) <= FIRST_SPECIAL or not any(cnt.tolist()[FIRST_SPECIAL:]):  # no numpy reduction
+        return 0
+    kills = 0
+    tab = st.game.cfg["special_units"]
+    mg = side.magic  # spells on special groups (target group 6 + u)
+    for u in np.flatnonzero(cnt[FIRST_SPECIAL:]):
+        row = tab[SPECIALS[u]]
+        init, kill = row["init"] + row.get("self_tactics", 0), row["kill"]
+        n = int(cnt[FIRST_SPECIAL + u])
+        if mg is not None:  # neutralized units and blocked groups do not attack
+            init, kill = init + mg.special_init[u], kill + mg.special_kill[u]
+            n = 0 if mg.blocked[6 + u] else n - mg.neutral[6 + u]
+        if n <= 0 or segment_of(init) != seg:  # Goblins' Tactics: self_tactics
+            continue
+        if mg is None:  # record: Luck's segment window
+            kills += record(side, kill, n, int((st.rng.integers(1, 11, size=n) <= kill).sum()))
+        else:
+            hit = magic_hits(mg, 6 + u, n, kill, st.rng)
+            kills += hit if mg.auto_hit[6 + u] else record(side, kill, n, hit)
+    return kills
+
+
+def ship_attacks(st, a: Army, d: Army, seg: int, ka: int, kd: int) -> tuple[int, int]:
+    """Ships (Init 2, Kill 3) attack enemy ships first, then troops; ship-hunting monsters sink
+    ships. Returns the troop kills (ka, kd) after ships took their share."""
+    for s in (a, d):
+        if s.ships is None:
+            hi = s.hero
+            s.ships = fleets.ships_of(st, hi) if hi >= 0 and s.seat >= 0 else 0
+    if not (a.ships or d.ships or a.ship_kills or d.ship_kills):
+        return ka, kd
+    init, kill = fleets.sea_rules(st)["ship_init"], fleets.sea_rules(st)["ship_kill"]
+    out = [ka, kd]
+    for k, (s, o) in enumerate(((a, d), (d, a))):
+        sinking, s.ship_kills = s.ship_kills, 0
+        if s.ships and segment_of(init) == seg:
+            n = hits(st.game, st.rng, s.ships, kill)  # (or the designer's formula)
+            record(s, kill, s.ships, n, (AT_SHIPS if o.ships else 0)
+                   | (MASS if st.game.cfg.get("mass_formula") else 0))  # Luck's window
+            if o.ships:
+                sinking += n
+            else:
+                out[k] += n
+        sunk = min(sinking, o.ships)
+        o.ships -= sunk
+        s.ship_spare = sinking - sunk  # hits that sank nothing (Luck: battle_luck._dice_act)
+    return out[0], out[1]
+
+
+def negate(game, side: Army, kills: int, rng: np.random.Generator) -> int:
     """Defense ability (per segment) and wall ranks (per round) negate incoming kills."""
     mg = side.magic
-    if mg is not None and mg.armor > 0 and kills > 0:  # block A: Armor spell
+    if mg is not None and mg.armor > 0 and kills > 0:  # Armor spell
         x = min(kills, mg.armor)
         mg.armor -= x
         kills -= x
@@ -292,18 +393,18 @@ def negate(game, side: dict, kills: int, rng: np.random.Generator) -> int:
         side.walls_left -= 1
         broke = bool(rng.integers(1, 11) <= game.cfg["designed"]["wall_break_chance"])
         side.wall_damage += broke
-        if side.wall_rolls is not None:  # Luck may reroll one wall-break die (combat_flow)
+        if side.wall_rolls is not None:  # Luck may reroll one wall-break die (battle_luck)
             side.wall_rolls.append(broke)
     return kills
 
 
-def troop_types_alive(side: dict) -> list[int]:
-    """Groups that can take a casualty: 0-3 basic, 5+ special units (block B); never the Hero."""
+def troop_types_alive(side: Army) -> list[int]:
+    """Groups that can take a casualty: 0-3 basic, 5+ special units; never the Hero."""
     c = side.counts
     return [t for t in range(len(c)) if t != 4 and c[t] > 0]
 
 
-def remove_one(side: dict, t: int | None = None) -> None:
+def remove_one(side: Army, t: int | None = None) -> None:
     """One casualty: of type t (player's choice), else the largest troop group; the Hero last."""
     alive = troop_types_alive(side)
     if alive:
@@ -316,6 +417,32 @@ def remove_one(side: dict, t: int | None = None) -> None:
         side.counts[4] -= 1
 
 
-def destroyed(side: dict) -> bool:
+def destroyed(side: Army) -> bool:
+    """No unit left (troops, Hero, monster hits)."""
     mon = side.monster
     return sum(side.counts.tolist()) == 0 and (mon is None or mon[2] <= 0)
+
+
+def add_special_groups(st, armies) -> None:
+    """Give each army its 13 special groups (index 5 + u), once per battle."""
+    for s in armies:
+        if len(s.counts) == FIRST_SPECIAL and not s.specials_added:
+            s.specials_added = True
+            hi = s.hero
+            sp = st.heroes[hi].specials if hi >= 0 and s.seat >= 0 else np.zeros(NUM_SPECIALS)
+            s.counts = np.concatenate([s.counts, sp]).astype(np.int64)
+
+
+def write_back_specials(st, armies) -> None:
+    """Write the surviving special troops back to the Heroes."""
+    for s in armies:
+        hi = s.hero
+        if hi >= 0 and s.seat >= 0 and len(s.counts) > FIRST_SPECIAL:
+            st.heroes[hi].specials = s.counts[FIRST_SPECIAL:].copy()
+
+
+def casualty_mask(side: Army, mask: np.ndarray) -> None:
+    """The special groups the side may lose a unit of (LOSS_SP0 + u)."""
+    cnt = side.counts
+    for u in range(len(cnt) - FIRST_SPECIAL):
+        mask[LOSS_SP0 + u] = cnt[FIRST_SPECIAL + u] > 0

@@ -1,4 +1,4 @@
-"""Warbah espionage phase (block B): contact, the espionage roll, hiring agents, the Espionage
+"""Warbah espionage phase: contact, the espionage roll, hiring agents, the Espionage
 and Agent Success tables, Intrigue.
 
 Flow (masked AEC sub-steps, see RULES.md "ESPIONAGE PHASE"):
@@ -26,12 +26,10 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from . import luck as LUCK
-from . import sea as SEA
-from . import units as UNITS
-from .config import DONE, HIRE_AGENT, REALM0, TARGET0, TARGET_SLOTS
+from . import fleets, heroes, hexes, luck, magic, realm_spells
+from .actions import DONE, HIRE_AGENT, NUM_ACTIONS, REALM0, TARGET0, TARGET_SLOTS
+from .heroes import Hero
 
-PHASES = ("espionage", "spy_loss")
 STAGES = ("hire", "look", "kill_hero", "garrison", "item", "steal_gold", "damage", "delay",
           "wizard", "disband", "false_orders", "sink", "give_item", "move")
 #: agent success d10 -> stage that picks its target
@@ -81,17 +79,11 @@ class Espionage:
                          list(self.queue), self.turn, list(self.log))
 
 
-def d10(rng, n: int = 1) -> int:
-    if 0 < n <= 3:  # scalar draws: the same numbers as size=n, without the array
-        return sum([int(rng.integers(1, 11)) for _ in range(n)])
-    return sum(rng.integers(1, 11, size=n).tolist())
-
-
-def ecfg(st) -> dict:
+def spy_rules(st) -> dict:
+    """configs/warbah.yaml, section espionage."""
     return st.game.cfg["espionage"]
 
 
-# -- contact --------------------------------------------------------------------------------
 def update_contact(st) -> None:
     """Two empires are in contact once a hex of one (hero or controlled hex) is within
     ``contact_distance`` (designed: 1, adjacent) of a hex of the other; contact is permanent."""
@@ -99,7 +91,7 @@ def update_contact(st) -> None:
     con = st.espionage.contact
     if N == 2 and con[0, 1] and con[1, 0]:
         return  # every pair already in contact (permanent): nothing to add
-    nbl = st.neighbours  # st.nb as lists (block_b.init)
+    nbl = st.neighbours
     pres = []
     for s in range(N):
         cells = set(int(c) for c in np.flatnonzero(st.owner == s))
@@ -128,10 +120,9 @@ def begin(st) -> bool:
 
 
 def _intrigue(st, seat: int) -> int:
-    return sum(st.abil(h, "intrigue") for h in st.heroes if h.alive and h.seat == seat)
+    return sum(heroes.ability(st, h, "intrigue") for h in st.heroes if h.alive and h.seat == seat)
 
 
-# -- targets --------------------------------------------------------------------------------
 def _foes(st, seat: int) -> list[int]:
     N = st.game.num_seats
     return [(seat + k) % N for k in range(1, N)
@@ -161,13 +152,13 @@ def targets(st) -> list[int]:
             land = bool(st.land[h.cell])
             if stage == "kill_hero" and not land:
                 continue
-            if stage == "disband" and UNITS.army_size(h) <= 0:
+            if stage == "disband" and heroes.army_size(h) <= 0:
                 continue
             if stage == "item" and not h.items:
                 continue
             if stage == "wizard" and not h.wizard:
                 continue
-            if stage == "sink" and not SEA.ships_of(st, i):
+            if stage == "sink" and not fleets.ships_of(st, i):
                 continue
             if stage == "false_orders" and (not land or not any(
                     _false_order_ok(st, h, d) for d in range(6))):
@@ -178,30 +169,28 @@ def targets(st) -> list[int]:
     return out[:TARGET_SLOTS]
 
 
-def _false_order_ok(st, h: dict, d: int) -> bool:
+def _false_order_ok(st, h: Hero, d: int) -> bool:
     m = int(st.neighbours[h.cell][d])
     return (m >= 0 and bool(st.land[m]) and bool(st.explored[m])
-            and st._enterable(h.seat, h, m) > 0)
+            and hexes.enterable(st, h.seat, h, m) > 0)
 
 
-# -- mask / advance / apply ---------------------------------------------------------------------
 def mask(st) -> np.ndarray:
-    out = np.zeros(st.game.num_actions, np.int8)
+    out = np.zeros(NUM_ACTIONS, np.int8)
     e = st.espionage.mission
     if st.phase == "spy_loss":
-        out[UNITS.loss_actions(st.heroes[e.victim])] = 1
+        out[heroes.loss_actions(st.heroes[e.victim])] = 1
         return out
     out[DONE] = 1
     stage = e.stage
     if stage == "hire":
-        out[HIRE_AGENT] = e.hired < e.roll and st.gold[e.seat] >= ecfg(st)["agent_cost"]
+        out[HIRE_AGENT] = e.hired < e.roll and st.gold[e.seat] >= spy_rules(st)["agent_cost"]
     elif stage == "move":
         h = st.heroes[e.victim]
         for d in range(6):
             out[d] = _false_order_ok(st, h, d)
     elif stage == "fortell":
-        from . import spells as SP
-        out[REALM0 + SP.fortell_id(st)] = 1
+        out[REALM0 + realm_spells.fortell_id(st)] = 1
     else:
         out[TARGET0:TARGET0 + len(e.targets)] = 1
     return out
@@ -217,7 +206,7 @@ def advance(st) -> bool:
                 st.queue, st.queue_pos = [], 0
                 return False
             seat = st.espionage.queue.pop(0)
-            die = d10(st.rng)
+            die = luck.d10(st.rng)
             roll = die + _intrigue(st, seat)
             st.espionage.mission = e = SpyMission(seat, roll)
             st.espionage.log.append((st.turn, seat, "roll", roll))
@@ -227,11 +216,11 @@ def advance(st) -> bool:
                 return True
         if st.phase == "spy_loss":
             h = st.heroes[e.victim]
-            alive = UNITS.loss_actions(h)
+            alive = heroes.loss_actions(h)
             if e.left <= 0 or not alive:
                 st.phase, e.stage = "espionage", "done"
             elif len(alive) == 1:
-                UNITS.lose(h, alive[0])
+                heroes.lose(h, alive[0])
                 e.left -= 1
                 continue
             else:
@@ -250,8 +239,8 @@ def advance(st) -> bool:
             st.espionage.mission = None
             continue
         e.agents -= 1
-        r = d10(st.rng)
-        if r <= ecfg(st)["table"]["look_max"] and _offer_luck(st, e.seat, r, "agent"):
+        r = luck.d10(st.rng)
+        if r <= spy_rules(st)["table"]["look_max"] and _offer_luck(st, e.seat, r, "agent"):
             return True  # Luck: a failed / look result may be rerolled
         resolve_agent(st, r)
         if st.phase == "luck":  # Luck on the Agent Success roll (luck.py)
@@ -262,29 +251,29 @@ def _offer_luck(st, seat: int, roll: int, cont: str) -> bool:
     """RARE ABILITY Luck: once per turn a Hero's player may reroll one of its own dice."""
     for i, h in enumerate(st.heroes):
         if (h.alive and h.seat == seat and h.luck_used_turn != st.turn
-                and st.abil(h, "luck")):
-            st.luck = LUCK.LuckDecision(i, roll, "espionage", cont)
+                and heroes.ability(st, h, "luck")):
+            st.luck = luck.LuckDecision(i, roll, "espionage", cont)
             st.phase, st.to_act = "luck", seat
             return True
     return False
 
 
 def victims_luck(st, die: int, value: int) -> bool:
-    """RARE ABILITY Luck on an enemy's espionage roll (designed reading; also called by sea.apply
-    after the spy's own Luck decision on the roll): the roll is aimed at
+    """RARE ABILITY Luck on an enemy's espionage roll (designed reading; also called after the
+    spy's own Luck decision on the roll): the roll is aimed at
     every player the spy may spy on (``_foes``: in contact, not allied), known when it is made;
     after the spy's own chance those players, in turn order from the spy, may have it rolled
     again (``offer``: one after the other). ``die``: the 1D10 first rolled (the roll already
     holds it), ``value``: its value now. True: a player decides now."""
     e = st.espionage.mission
-    if not LUCK.offer(st, _foes(st, e.seat), value, (1, 10), "esp_roll", (die,),
+    if not luck.offer(st, _foes(st, e.seat), value, (1, 10), "esp_roll", (die,),
                       roller=e.seat):
         e.roll += value - die
         return False
     return True
 
 
-@LUCK.register("esp_roll")
+@luck.register("esp_roll")
 def _esp_roll(st, value: int, ctx) -> None:
     st.espionage.mission.roll += value - ctx[0]
 
@@ -294,8 +283,8 @@ def resolve_agent(st, r: int, victims: bool = True) -> None:
     ``victims``, a result other than failure is first offered to Luck of the players the agent
     may act against (``_foes``, designed: see ``victims_luck``)."""
     e = st.espionage.mission
-    t = ecfg(st)["table"]
-    if victims and r > t["failure_max"] and LUCK.offer(
+    t = spy_rules(st)["table"]
+    if victims and r > t["failure_max"] and luck.offer(
             st, _foes(st, e.seat), r, (1, 10), "esp_table", (), roller=e.seat):
         return
     if r <= t["failure_max"]:
@@ -305,17 +294,17 @@ def resolve_agent(st, r: int, victims: bool = True) -> None:
     if r <= t["look_max"]:
         _set_stage(st, "look", r)
         return
-    s = d10(st.rng)  # AGENT SUCCESS TABLE; Luck: the spy may have it rolled again
-    if not LUCK.offer(st, (e.seat,), s, (1, 10), "agent_success", (r,)):
+    s = luck.d10(st.rng)  # AGENT SUCCESS TABLE; Luck: the spy may have it rolled again
+    if not luck.offer(st, (e.seat,), s, (1, 10), "agent_success", (r,)):
         _success_roll(st, s, (r,))
 
 
-@LUCK.register("esp_table")
+@luck.register("esp_table")
 def _table_roll(st, r: int, ctx) -> None:
     resolve_agent(st, r, False)
 
 
-@LUCK.register("agent_success")
+@luck.register("agent_success")
 def _success_roll(st, s: int, ctx) -> None:
     _set_stage(st, SUCCESS_STAGE[s], ctx[0])
 
@@ -333,7 +322,7 @@ def apply(st, a: int) -> None:
     e = st.espionage.mission
     seat = e.seat
     if st.phase == "spy_loss":
-        UNITS.lose(st.heroes[e.victim], a)
+        heroes.lose(st.heroes[e.victim], a)
         e.left -= 1
         return
     stage = e.stage
@@ -342,7 +331,7 @@ def apply(st, a: int) -> None:
             e.agents, e.stage = e.hired, "done"
         else:
             e.hired += 1
-            st.gold[seat] -= ecfg(st)["agent_cost"]
+            st.gold[seat] -= spy_rules(st)["agent_cost"]
         return
     if a == DONE and stage != "fortell":  # forgo this agent's result
         e.stage = "done"
@@ -359,8 +348,7 @@ def apply(st, a: int) -> None:
         if a == DONE:
             _result(st, stage, x)
         else:
-            from . import spells as SP
-            SP.use_fortell(st, _victim(st, stage, x))
+            realm_spells.use_fortell(st, _victim(st, stage, x))
             st.espionage.log.append((st.turn, seat, "fortell", stage))
         return
     x = e.targets[a - TARGET0]
@@ -385,27 +373,26 @@ def _result(st, stage: str, x) -> None:
         if st.owner[c] == h.seat:
             st.garrison[c, :4] += h.troops
         h.troops[:] = 0
-        if h.wizard:  # his wizard teleports home (block A)
-            st.kill_wizard(x)
+        if h.wizard:  # his wizard teleports home
+            magic.kill_wizard(st, x)
     elif stage == "garrison":
         st.owner[x] = seat
     elif stage in ("steal_gold", "damage"):  # Luck: spy, then victim, may reroll the 1D10
-        _lucky_amount(st, stage, x, d10(st.rng), (1, 10), x)
+        _lucky_amount(st, stage, x, luck.d10(st.rng), (1, 10), x)
     elif stage == "delay":
         st.heroes[x].delayed_turn = st.turn
     elif stage == "wizard":
-        st.kill_wizard(x)
+        magic.kill_wizard(st, x)
     elif stage == "disband":  # 1D5 troops; Luck: spy, then victim, may reroll it
         _lucky_amount(st, stage, x, int(st.rng.integers(1, 6)), (1, 5), st.heroes[x].seat)
     elif stage == "false_orders":
         e.victim, e.stage = x, "move"
     elif stage == "sink":
-        SEA.sink_ship(st, x)
+        fleets.sink_ship(st, x)
     elif stage == "item":
-        from . import spells as SP
         items = st.heroes[x].items
         it = items[int(st.rng.integers(len(items)))]  # designed: a random item
-        SP.drop_item(st.heroes[x], it)  # an ability item takes its ability with it
+        magic.drop_item(st.heroes[x], it)  # an ability item takes its ability with it
         e.item = it
         e.stage = "give_item"
         e.targets = targets(st)
@@ -420,11 +407,12 @@ def _result(st, stage: str, x) -> None:
 
 
 def _lucky_amount(st, stage: str, x: int, value: int, dice, victim: int) -> None:
-    if not LUCK.offer(st, (st.espionage.mission.seat, victim), value, dice, "agent_amount", (stage, x)):
+    if not luck.offer(st, (st.espionage.mission.seat, victim), value, dice, "agent_amount",
+                      (stage, x)):
         _amount_roll(st, value, (stage, x))
 
 
-@LUCK.register("agent_amount")
+@luck.register("agent_amount")
 def _amount_roll(st, value: int, ctx) -> None:
     """AGENT SUCCESS 4 / 5 / 8 once the amount die is known."""
     e = st.espionage.mission
@@ -449,18 +437,25 @@ def _victim(st, stage: str, x: int) -> int:
 def _fortell_offer(st, stage: str, x: int) -> bool:
     """REALM SPELLS Fortell ("negate espionage result. Cast in espionage phase"): a victim able
     to cast it decides now (stage ``fortell``: REALM0 + fortell casts, DONE lets it pass)."""
-    from . import spells as SP
     v = _victim(st, stage, x)
-    if SP.fortell_caster(st, v) < 0:
+    if realm_spells.fortell_caster(st, v) < 0:
         return False
     e = st.espionage.mission
     e.stage, e.fortell, e.fortell_seat, e.targets = "fortell", (stage, x), v, []
     return True
 
 
-def hero_delayed(st, h: dict) -> bool:
+def hero_delayed(st, h: Hero) -> bool:
+    """Agent Success 6: the Hero cannot move or attack this turn."""
     return h.delayed_turn == st.turn
 
 
 def is_revealed(st, observer: int, hi: int) -> bool:
+    """``observer`` has seen Hero hi's index card this turn (a look, Scouting)."""
     return st.espionage.revealed.get((observer, hi), -1) == st.turn
+
+
+# the spy's own rolls open to his Luck (``_offer_luck``): the espionage roll, then the victims'
+# chance at it; an agent's Espionage table roll
+luck.OWN_ROLL["esp"] = lambda st, decision, roll: victims_luck(st, decision.roll, roll)
+luck.OWN_ROLL["agent"] = lambda st, decision, roll: resolve_agent(st, roll)

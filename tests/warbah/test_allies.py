@@ -5,14 +5,16 @@ from dataclasses import replace
 
 import numpy as np
 
+from tabletop_arena.envs.warbah import battle_flow, espionage, heroes
+
 from tabletop_arena.envs.warbah.heroes import Item
 import pytest
 
 from tabletop_arena import envs
 from tabletop_arena.envs.core.game import ConfigError, restore
 from tabletop_arena.envs.warbah import make_game
-from tabletop_arena.envs.warbah.config import (ALLY_ACCEPT, ALLY_BREAK0, ALLY_DECLINE, ALLY_GOLD0,
-                                ALLY_PROPOSE0, CAPITOL_AUTO, DONE, GIVE0, TARGET0, TERRAINS)
+from tabletop_arena.envs.warbah.actions import (ALLY_ACCEPT, ALLY_BREAK0, ALLY_DECLINE, ALLY_GOLD0, ALLY_PROPOSE0, CAPITOL_AUTO, DONE, GIVE0, TARGET0)
+from tabletop_arena.envs.warbah.config import (TERRAINS)
 
 
 def diplomacy_state(n=3, seed=0):
@@ -74,8 +76,7 @@ def test_attacking_an_ally_ends_the_alliance():
     cell = int(next(x for x in st.neighbours[a.cell] if x >= 0 and st.land[x]))
     st.explored[cell], st.terrain[cell], st.settle[cell], st.encounter[cell] = True, 0, -1, 0
     b.cell = cell
-    from tabletop_arena.envs.warbah import block_b as BB
-    BB.on_attack(st, 0, cell)
+    battle_flow.on_attack(st, 0, cell)
     assert not st.diplomacy.allied[0, 1]
 
 
@@ -92,9 +93,8 @@ def test_allied_heroes_exchange_troops_and_no_spying_on_allies():
     d = [int(x) for x in st.neighbours[a.cell]].index(cell)
     assert st.legal_actions_mask()[GIVE0 + 4 * d]
     st.espionage.contact[0, 1] = st.espionage.contact[1, 0] = True
-    from tabletop_arena.envs.warbah import espionage as ESP
-    st.espionage.mission = ESP.SpyMission(0, 0, stage="delay")
-    assert ESP.targets(st) == []
+    st.espionage.mission = espionage.SpyMission(0, 0, stage="delay")
+    assert espionage.targets(st) == []
     _ = TARGET0
 
 
@@ -133,11 +133,12 @@ def test_allies_pettingzoo_api():
 def test_allies_trade_settlements_and_heroes():
     """ALLIES: allies may trade settlements and Heroes (designed: the acting Hero cedes the
     settlement he stands on, or goes over to the ally with his army and items)."""
-    from tabletop_arena.envs.warbah.config import CEDE0, HERO_TO0, SETTLEMENTS
+    from tabletop_arena.envs.warbah.actions import (CEDE0, HERO_TO0)
+    from tabletop_arena.envs.warbah.config import (SETTLEMENTS)
     g, st = diplomacy_state()
     st.diplomacy.allied[0, 1] = st.diplomacy.allied[1, 0] = True
     a = st.heroes[0]
-    c = int(next(x for x in st.neighbours[a.cell] if x >= 0 and st.land[x] and st.hero_at(x) < 0))
+    c = int(next(x for x in st.neighbours[a.cell] if x >= 0 and st.land[x] and heroes.hero_at(st, x) < 0))
     st.explored[c], st.terrain[c] = True, TERRAINS.index("settlement")
     st.settle[c], st.owner[c], st.encounter[c] = SETTLEMENTS.index("town"), 0, 0
     a.cell, a.mp, a.scout_moves = c, 3, 0
@@ -155,7 +156,7 @@ def test_allies_trade_settlements_and_heroes():
 def test_allies_trade_magic_items():
     """ALLIES: allies may trade magic items: an acting Hero hands an item (and the ability it
     grants) to an adjacent allied Hero; not to a Hero of a player he is not allied with."""
-    from tabletop_arena.envs.warbah.config import GIVE_ITEM0
+    from tabletop_arena.envs.warbah.actions import (GIVE_ITEM0)
     g, st = diplomacy_state()
     a, b = st.heroes[0], st.heroes[1]
     cell = int(next(x for x in st.neighbours[a.cell] if x >= 0 and st.land[x]))
@@ -172,4 +173,4 @@ def test_allies_trade_magic_items():
     assert st.legal_actions_mask()[GIVE_ITEM0 + d]
     st.apply(GIVE_ITEM0 + d)
     assert not a.items and b.items[0].ability == ("defense", 0)
-    assert st.abil(a, "defense") == 0 and st.abil(b, "defense") == 1
+    assert heroes.ability(st, a, "defense") == 0 and heroes.ability(st, b, "defense") == 1

@@ -4,16 +4,17 @@ from __future__ import annotations
 
 import numpy as np
 
+from tabletop_arena.envs.warbah import battle, battle_flow
+
 from tabletop_arena.envs.warbah.battle import Battle
 
 from tabletop_arena.envs.warbah.heroes import Hero
 import pytest
 
 from tabletop_arena.envs.core.game import IllegalActionError
-from tabletop_arena.envs.warbah import combat_flow as CF
 from tabletop_arena.envs.warbah import make_game
-from tabletop_arena.envs.warbah.config import (BATTLE_ACCEPT, BATTLE_DECLINE, BATTLE_JOIN0, BATTLE_START,
-                                CALL_OFF, CAPITOL_AUTO, CASUALTY0, LOSS_SP0, TERRAINS)
+from tabletop_arena.envs.warbah.actions import (BATTLE_ACCEPT, BATTLE_DECLINE, BATTLE_JOIN0, BATTLE_START, CALL_OFF, CAPITOL_AUTO, CASUALTY0, LOSS_SP0)
+from tabletop_arena.envs.warbah.config import (TERRAINS)
 
 
 def _hero(seat, cell, troops, abil=()):
@@ -140,17 +141,17 @@ def test_battle_combined_kills_shared_in_turn_heroes_fall_last():
     st.heroes[0].troops[:] = [2, 0, 0, 0]
     st.battle = None
     st.declared_attack = None
-    b = Battle([CF._side(st, 0), CF._neutral([9, 0, 0, 0, 0])], "hero", t,
-               members=[CF._side(st, 2), CF._side(st, 3)], member_kills=[0, 0])
-    k0, mk = CF._share(st, b, 7, 0)
+    b = Battle([battle.hero_army(st, 0), battle.neutral_army([9, 0, 0, 0, 0])], "hero", t,
+               members=[battle.hero_army(st, 2), battle.hero_army(st, 3)], member_kills=[0, 0])
+    k0, mk = battle_flow._share(st, b, 7, 0)
     assert (k0, mk) == (2, [4, 1])  # lead, friend, other, lead, friend, friend, friend
     b.sides[0].counts[0] = 0
     b.members[0].counts[0] = 0
     b.members[1].counts[0] = 0
     b.next_share = 0
-    k0, mk = CF._share(st, b, 2, 0)
+    k0, mk = battle_flow._share(st, b, 2, 0)
     assert (k0, mk) == (0, [1, 1])  # only Heroes left: the joiners' first
-    k0, mk = CF._share(st, b, 3, 0)
+    k0, mk = battle_flow._share(st, b, 3, 0)
     assert k0 == 1  # the lead's Hero takes what the joiners' Heroes could not
 
 
@@ -192,12 +193,12 @@ def test_battle_combined_victory_advance_and_xp():
     g, st, t, ring = arena()
     st.heroes.append(_hero(1, t, [0, 0, 0, 0]))
     st.heroes.append(_hero(0, ring[2], [5, 0, 0, 0]))
-    joiner = CF._side(st, 2)
+    joiner = battle.hero_army(st, 2)
     joiner.ships = 0
-    st.battle = Battle([CF._side(st, 0), CF._side(st, 1)], "hero", t, round=1,
+    st.battle = Battle([battle.hero_army(st, 0), battle.hero_army(st, 1)], "hero", t, round=1,
                        members=[joiner], member_kills=[0])
     st.battle.sides[1].counts[4] = 0  # the enemy Hero has fallen
-    CF._finish(st)
+    battle_flow.finish(st)
     assert not st.heroes[1].alive
     assert st.heroes[0].cell == t and st.heroes[2].cell == ring[2]
     assert st.heroes[0].xp == 1 and st.heroes[2].xp == 1

@@ -6,12 +6,14 @@ from __future__ import annotations
 
 import numpy as np
 
+from tabletop_arena.envs.warbah import battle, battle_flow, fleets, sea
+
+from tabletop_arena.envs.warbah.actions import FLEET0
+
 from tabletop_arena.envs.warbah.battle import Battle
 import pytest
 
 from tabletop_arena.envs.core.game import IllegalActionError
-from tabletop_arena.envs.warbah import combat_flow as CF
-from tabletop_arena.envs.warbah import sea as SEA
 from tests.warbah.test_sea import _at_sea, dir_to, sea_world
 
 
@@ -59,10 +61,10 @@ def test_allies_fleets_are_not_captured():
     st.fleets.ships[m], st.fleets.owner[m] = 2, 1
     st.diplomacy.allied[0, 1] = st.diplomacy.allied[1, 0] = True
     st._mask = None
-    assert not SEA.capturable(st, 0, m)
+    assert not fleets.capturable(st, 0, m)
     assert not st.legal_actions_mask()[dir_to(st, h.cell, m)]
     st.diplomacy.allied[:] = False
-    assert SEA.capturable(st, 0, m)
+    assert fleets.capturable(st, 0, m)
 
 
 def test_sea_move_into_unmanned_enemy_fleet_captures_it():
@@ -85,13 +87,13 @@ def test_battle_fleet_of_a_slain_hero_left_unmanned_then_taken():
     o = st.heroes[1]
     o.alive, o.cell, o.troops[:], o.abilities = True, nxt, [0, 0, 0, 0], []
     st.fleets.ships[nxt], st.fleets.owner[nxt] = 2, 1
-    sides = [CF._side(st, 0), CF._side(st, 1)]
+    sides = [battle.hero_army(st, 0), battle.hero_army(st, 1)]
     sides[1].counts[4] = 0  # the enemy Hero has fallen; his ships were not sunk
     st.battle = Battle(sides, "hero", nxt, round=1)
-    CF._finish(st)
+    battle_flow.finish(st)
     assert not o.alive and st.fleets.ships[nxt] == 2 and st.fleets.owner[nxt] == 1
     assert h.cell != nxt  # the victor of a sea battle does not advance
-    assert SEA.capturable(st, 0, nxt)
+    assert fleets.capturable(st, 0, nxt)
     st.phase, st.queue, st.queue_pos, st._mask = "move", [(0, 0)], 0, None
     h.sea_moves, h.sea_moves_turn = 3, st.turn
     st.apply(dir_to(st, h.cell, nxt))
@@ -107,6 +109,6 @@ def test_unmanned_fleets_do_not_capture():
     st.fleets.ships[a], st.fleets.owner[a] = 1, 0
     st.fleets.ships[b], st.fleets.owner[b] = 1, 1
     mask = np.zeros(g.num_actions, np.int8)
-    SEA.fleet_mask(st, 0, mask)
-    k = SEA.unmanned_fleets(st, 0).index(a)
-    assert not mask[SEA.FLEET0 + 6 * k + dir_to(st, a, b)]
+    sea.fleet_mask(st, 0, mask)
+    k = fleets.unmanned_fleets(st, 0).index(a)
+    assert not mask[FLEET0 + 6 * k + dir_to(st, a, b)]

@@ -6,12 +6,12 @@ army (BATTLE_JOIN0 + d, d = that army's Hero's direction from the target hex).""
 from __future__ import annotations
 
 import numpy as np
+
+from tabletop_arena.envs.warbah import battle_spells, observe_magic
 import pytest
 
 from tabletop_arena.envs.core.game import IllegalActionError
-from tabletop_arena.envs.warbah import battle_magic as BM
-from tabletop_arena.envs.warbah.config import (BATTLE_ACCEPT, BATTLE_JOIN0, BATTLE_START, BSPELL0, DONE,
-                                GROUP0)
+from tabletop_arena.envs.warbah.actions import (BATTLE_ACCEPT, BATTLE_JOIN0, BATTLE_START, BSPELL0, DONE, GROUP0)
 from tests.warbah.test_battle_combined import _dir, _hero, arena
 from tests.warbah.test_espionage import ScriptRng
 from tests.warbah.test_spells import BS, T
@@ -144,14 +144,13 @@ def test_battle_spells_lone_attack_has_no_army_step():
     st.apply(_dir(st, st.heroes[0].cell, t))
     assert st.phase == "spell" and not st.battle.members
     st.apply(BSPELL0 + BS["fireball"])
-    assert st.phase == "spell_target" and BM.spell_armies(st, 0, BS["fireball"]) == [1]
+    assert st.phase == "spell_target" and battle_spells.spell_armies(st, 0, BS["fireball"]) == [1]
     assert not any(BATTLE_JOIN0 + d in _legal(st) for d in range(6))
 
 
 def _hand_seen(st, seat) -> set:
     """Battle-hand cards in the magic observation of ``seat`` (spells.observe, 65 + k)."""
-    from tabletop_arena.envs.warbah import spells as SP
-    v = SP.observe(st, seat)
+    v = observe_magic.observe_magic(st, seat)
     bo = 13 + 2 * T.NR
     return set(np.flatnonzero(v[bo:bo + T.NB]).tolist())
 
@@ -159,7 +158,6 @@ def _hand_seen(st, seat) -> set:
 def test_observation_shows_a_joining_ally_its_own_battle_hand_only():
     """BATTLE SPELLS / ALLIES (combined attack): each player sees its own army's battle hand
     (an allied joiner too, with its Wizard state), never another player's hand."""
-    from tabletop_arena.envs.warbah import spells as SP
     g, st, t, ring = _force(n=3, allies=True, foe_wiz=True)
     _stack(st, [BS["blessing"]], [BS["fireball"]], [BS["smite"]])
     st.rng = ScriptRng([10] * 400)
@@ -172,7 +170,7 @@ def test_observation_shows_a_joining_ally_its_own_battle_hand_only():
     for seat in (0, 1, 2):
         assert _hand_seen(st, seat) == hands[seat]
     s0 = 13 + 2 * T.NR + 2 * T.NB
-    assert SP.observe(st, 2)[s0 + 1] == 1  # the joiner's own Hero's Wizard
+    assert observe_magic.observe_magic(st, 2)[s0 + 1] == 1  # the joiner's own Hero's Wizard
     st.apply(BSPELL0 + BS["blessing"])
     st.apply(BATTLE_JOIN0)  # Blessing on the lead's own army
     assert st.phase == "spell" and st.current_player == 2 and b.magic.caster == 2

@@ -3,13 +3,14 @@ from __future__ import annotations
 
 import numpy as np
 
+from tabletop_arena.envs.warbah import espionage, heroes, realm_spells, turn
+
 from tabletop_arena.envs.warbah.heroes import Item
 import pytest
 
-from tabletop_arena.envs.warbah import espionage as ESP
 from tabletop_arena.envs.warbah import make_game
-from tabletop_arena.envs.warbah.config import (CAPITOL_AUTO, CASUALTY0, DONE, HIRE_AGENT, SETTLEMENTS,
-                                TARGET0, TERRAINS)
+from tabletop_arena.envs.warbah.actions import (CAPITOL_AUTO, CASUALTY0, DONE, HIRE_AGENT, TARGET0)
+from tabletop_arena.envs.warbah.config import (SETTLEMENTS, TERRAINS)
 
 
 class ScriptRng:
@@ -52,8 +53,8 @@ def contact_state(seed=0):
 def at_stage(st, stage, seat=0):
     """Put ``seat``'s pending agent at ``stage`` (its target list computed)."""
     st.phase, st.espionage.queue, st.espionage.turn = "espionage", [], st.turn
-    st.espionage.mission = ESP.SpyMission(seat, 5, hired=1, stage=stage)
-    st.espionage.mission.targets = ESP.targets(st)
+    st.espionage.mission = espionage.SpyMission(seat, 5, hired=1, stage=stage)
+    st.espionage.mission.targets = espionage.targets(st)
     st.to_act, st._mask = seat, None
     return st.espionage.mission.targets
 
@@ -66,10 +67,10 @@ def test_no_espionage_before_contact():
         st.apply(CAPITOL_AUTO)
     assert not st.espionage.contact.any()
     st.espionage.turn = 0
-    assert not ESP.begin(st) or st.espionage.contact.any()
+    assert not espionage.begin(st) or st.espionage.contact.any()
     g, st, a, b = contact_state()
     st.espionage.contact[:] = False
-    ESP.update_contact(st)  # adjacent heroes: contact is made and is permanent
+    espionage.update_contact(st)  # adjacent heroes: contact is made and is permanent
     assert st.espionage.contact[0, 1] and st.espionage.contact[1, 0]
 
 
@@ -81,8 +82,8 @@ def test_espionage_roll_hires_up_to_x_agents_and_intrigue():
     st.gold[0], st.gold[1] = 20, 0
     st.order, st.espionage.turn = [0, 1], 0
     st.rng = ScriptRng([3] + [1] * 10)  # roll 3 (+1 Intrigue = 4); every agent then fails
-    assert ESP.begin(st)
-    assert ESP.advance(st) and st.current_player == 0
+    assert espionage.begin(st)
+    assert espionage.advance(st) and st.current_player == 0
     assert st.espionage.mission.roll == 4
     st._mask = None
     for _ in range(4):
@@ -101,15 +102,15 @@ def test_espionage_table_failure_and_look():
     st.gold[0] = 5
     st.order, st.espionage.turn = [0, 1], 0
     st.rng = ScriptRng([1, 5])  # roll X = 1; the one agent rolls 5
-    ESP.begin(st)
-    ESP.advance(st)
+    espionage.begin(st)
+    espionage.advance(st)
     st._mask = None
     st.apply(HIRE_AGENT)  # X reached: the agent rolls 5, a failure
     assert [r[2] for r in st.espionage.log if r[1] == 0] == ["roll", "fail"]
     targets = at_stage(st, "look")
     assert targets == [1]
     st.apply(TARGET0)
-    assert ESP.is_revealed(st, 0, 1)
+    assert espionage.is_revealed(st, 0, 1)
     obs = st.observation(0)
     d = st.determinize(0, np.random.default_rng(1))
     assert np.array_equal(d.heroes[1].troops, b.troops)  # the card stays known
@@ -148,7 +149,7 @@ def test_agent_success_3_steal_magic_item():
     assert st.espionage.mission.stage == "give_item" and st.espionage.mission.targets == [0]
     st.apply(TARGET0)
     assert not b.items and a.items[0].ability == ("defense", 0)
-    assert st.abil(b, "defense") == 0 and st.abil(a, "defense") == 1  # the item's ability moves
+    assert heroes.ability(st, b, "defense") == 0 and heroes.ability(st, a, "defense") == 1  # the item's ability moves
 
 
 def test_agent_success_4_and_5_gold():
@@ -170,14 +171,14 @@ def test_agent_success_6_delay_army():
     g, st, a, b = contact_state()
     at_stage(st, "delay")
     st.apply(TARGET0)
-    assert ESP.hero_delayed(st, b)
+    assert espionage.hero_delayed(st, b)
     st.phase, st.queue, st.queue_pos, st._mask = "move", [(1, 1)], 0, None
     b.mp = 3
-    mask = st._local_mask(1, 1)
+    mask = turn.queue_mask(st, 1, 1)
     assert not mask[:6].any() and mask[DONE]
     st.phase = "battle"
     b.attacks_left = 1
-    assert not st._local_mask(1, 1)[:6].any()
+    assert not turn.queue_mask(st, 1, 1)[:6].any()
 
 
 def test_agent_success_7_kill_wizard():
@@ -208,7 +209,7 @@ def test_agent_success_9_false_orders():
     """AGENT SUCCESS TABLE 9: False Orders: the spy moves the target Hero (one hex)."""
     g, st, a, b = contact_state()
     for m in st.neighbours[b.cell]:
-        if m >= 0 and st.land[m] and st.hero_at(m) < 0:
+        if m >= 0 and st.land[m] and heroes.hero_at(st, m) < 0:
             st.explored[m], st.terrain[m], st.settle[m], st.encounter[m] = True, 0, -1, 0
     if not at_stage(st, "false_orders"):
         pytest.skip("no free hex next to the target")
@@ -239,34 +240,33 @@ def test_espionage_forgo_and_hidden_slots():
     g, st, a, b = contact_state()
     at_stage(st, "delay")
     st.apply(DONE)
-    assert not ESP.hero_delayed(st, b)
+    assert not espionage.hero_delayed(st, b)
 
 
 def test_fortell_negates_an_agent():
     """REALM SPELLS Fortell: negates an espionage result against its holder when he casts it
     (block A; the choice is the victim's, see tests/warbah/test_magic_fortell.py)."""
-    from tabletop_arena.envs.warbah import spells as SP
-    from tabletop_arena.envs.warbah.config import REALM0
+    from tabletop_arena.envs.warbah.actions import (REALM0)
     g, st, a, b = contact_state()
     b.wizard = -1
-    st.magic.hands[1] = [SP.fortell_id(st)]
+    st.magic.hands[1] = [realm_spells.fortell_id(st)]
     at_stage(st, "delay")
     st.apply(TARGET0)
     assert st.current_player == 1
-    st.apply(REALM0 + SP.fortell_id(st))
-    assert not ESP.hero_delayed(st, b) and st.magic.hands[1] == []
+    st.apply(REALM0 + realm_spells.fortell_id(st))
+    assert not espionage.hero_delayed(st, b) and st.magic.hands[1] == []
     assert st.espionage.log[-1][2] == "fortell"
 
 
 def test_luck_rerolls_the_espionage_roll():
     """RARE ABILITY Luck: one die roll per turn may be rerolled (here the espionage roll)."""
-    from tabletop_arena.envs.warbah.config import KEEP_ROLL, REROLL
+    from tabletop_arena.envs.warbah.actions import (KEEP_ROLL, REROLL)
     g, st, a, b = contact_state()
     a.abilities = [("luck", 0)]
     st.gold[0], st.order, st.espionage.turn = 20, [0, 1], 0
     st.rng = ScriptRng([2, 9] + [1] * 20)
-    assert ESP.begin(st)
-    assert ESP.advance(st) and st.phase == "luck" and st.current_player == 0
+    assert espionage.begin(st)
+    assert espionage.advance(st) and st.phase == "luck" and st.current_player == 0
     st._mask = None
     assert st.legal_actions() == [REROLL, KEEP_ROLL]
     st.apply(REROLL)
@@ -276,13 +276,13 @@ def test_luck_rerolls_the_espionage_roll():
 
 def test_luck_rerolls_an_agent_roll():
     """RARE ABILITY Luck: a failed agent's Espionage table roll may be rerolled (once a turn)."""
-    from tabletop_arena.envs.warbah.config import KEEP_ROLL, REROLL
+    from tabletop_arena.envs.warbah.actions import (KEEP_ROLL, REROLL)
     g, st, a, b = contact_state()
     a.abilities = [("luck", 0)]
     st.gold[0], st.order, st.espionage.turn = 20, [0, 1], 0
     st.rng = ScriptRng([1, 3, 7] + [1] * 20)  # roll X=1 (keep), agent rolls 3, reroll -> 7
-    ESP.begin(st)
-    ESP.advance(st)
+    espionage.begin(st)
+    espionage.advance(st)
     st._mask = None
     st.apply(KEEP_ROLL)  # keep the espionage roll: Luck still unused
     st.apply(HIRE_AGENT)

@@ -1,6 +1,8 @@
 """The Warbah heuristic beats uniform random play over seat-swapped 2-player games, and answers
 every kind of decision it can meet."""
 import numpy as np
+
+from tabletop_arena.envs.warbah import battle_flow
 import pytest
 
 from tabletop_arena.agents.base import RandomAgent
@@ -28,10 +30,10 @@ def test_heuristic_beats_random():
 def test_heuristic_answers_a_battle_luck_window(rolls):
     """BATTLE / Luck window (LUCK_MINE / LUCK_FOE / KEEP_ROLL): the heuristic picks a legal answer
     (it once called combat_flow._pick with an outdated signature and crashed in training)."""
-    from tabletop_arena.envs.warbah.combat_flow import start_battle
+    
     from tests.warbah.test_luck_rolls import _duel
     g, st, a, b, cell = _duel(rolls)
-    start_battle(st, 0, cell)
+    battle_flow.start_battle(st, 0, cell)
     assert st.phase == "luck" and st.luck.what == "battle_dice"
     mask = st.legal_actions_mask()
     act = HeuristicAgent(g, 0).act({"observation": st.observation(0), "action_mask": mask}, st)

@@ -7,10 +7,11 @@ from __future__ import annotations
 from collections import Counter
 
 import numpy as np
+
+from tabletop_arena.envs.warbah import heroes
 import pytest
 
 from tabletop_arena.envs.warbah import make_game
-from tabletop_arena.envs.warbah import units as U
 from tests.random_play import play_checking, random_step
 
 VARIANTS = {"2p": dict(num_players=2), "3p": dict(num_players=3), "4p": dict(num_players=4),
@@ -33,9 +34,9 @@ def violations(st) -> list[str]:
             out.append(f"Hero {h.id} of seat {h.seat} on an unexplored hex")
         if (h.troops < 0).any() or (h.specials is not None and (h.specials < 0).any()):
             out.append("negative troops")
-        if st.phase == "recruit" and U.army_size(h) > st.army_cap(h):  # trimmed in recovery
-            out.append(f"army over the cap ({U.army_size(h)} > {st.army_cap(h)})")
-        if U.type_count(h) > U.type_limit(st, h):
+        if st.phase == "recruit" and heroes.army_size(h) > heroes.army_cap(st, h):  # trimmed in recovery
+            out.append(f"army over the cap ({heroes.army_size(h)} > {heroes.army_cap(st, h)})")
+        if heroes.type_count(h) > heroes.type_limit(st, h):
             out.append("more troop types than the limit")
     if (st.gold < 0).any():
         out.append("negative gold")

@@ -8,20 +8,17 @@ from __future__ import annotations
 
 import numpy as np
 
+from tabletop_arena.envs.warbah import battle, battle_flow, espionage, heroes, luck, realm_spells, turn
+
 from tabletop_arena.envs.warbah.battle import Army, ArmyMagic
 
 from tabletop_arena.envs.warbah.heroes import Item
 import pytest
 
 from tabletop_arena.envs.core.game import IllegalActionError
-from tabletop_arena.envs.warbah import battle as B
-from tabletop_arena.envs.warbah import espionage as ESP
-from tabletop_arena.envs.warbah import luck as LUCK
 from tabletop_arena.envs.warbah import make_game
-from tabletop_arena.envs.warbah import spells as SP
-from tabletop_arena.envs.warbah.combat_flow import start_battle
-from tabletop_arena.envs.warbah.config import (HIRE_AGENT, KEEP_ROLL, LUCK_FOE, LUCK_MINE, RECRUIT_HERO,
-                                REROLL)
+
+from tabletop_arena.envs.warbah.actions import (HIRE_AGENT, KEEP_ROLL, LUCK_FOE, LUCK_MINE, RECRUIT_HERO, REROLL)
 from tests.warbah.test_battle_mass import Dice
 from tests.warbah.test_espionage import ScriptRng, contact_state
 from tests.warbah.test_luck_rolls import LUCKY, _last_turn, _legal
@@ -39,7 +36,7 @@ def test_luck_ability_roll_of_a_recruited_hero():
     a = st.heroes[0]
     a.abilities = list(LUCKY)
     c = int(st.capitol[0])
-    a.cell = int(next(x for x in st.neighbours[c] if x >= 0 and st.land[x] and st.hero_at(x) < 0))
+    a.cell = int(next(x for x in st.neighbours[c] if x >= 0 and st.land[x] and heroes.hero_at(st, x) < 0))
     st.gold[0] = 20
     st.phase, st.queue, st.queue_pos, st._mask = "recruit", [(0, c)], 0, None
     st.rng = ScriptRng([1, 8, 4, 3])
@@ -66,7 +63,7 @@ def test_luck_ability_rolls_from_xp_in_recovery():
     a.xp = 4
     _last_turn(st)
     st.rng = ScriptRng([2, 1, 9, 3, 5])
-    assert st._recovery() and st.luck.what == "ability" and st.luck.value == 2
+    assert turn.recovery(st) and st.luck.what == "ability" and st.luck.value == 2
     st.apply(KEEP_ROLL)  # the first table roll: command
     assert st.luck.what == "ability" and st.luck.dice == (1, 5)
     st.apply(KEEP_ROLL)  # its troop type 1
@@ -82,9 +79,9 @@ def test_luck_summon_avatar_ability_roll():
     g, st, a, b, d, cell = realm_ready("summon_avatar")
     a.abilities, b.alive, a.cell = list(LUCKY), False, cell
     st.rng = ScriptRng([5, 8, 4, 2])
-    SP.cast_realm(st, 0, 0, R["summon_avatar"], None)
+    realm_spells.cast_realm(st, 0, 0, R["summon_avatar"], None)
     assert st.phase == "luck" and st.luck.what == "ability" and st.heroes[-1].abilities == []
-    LUCK.apply(st, REROLL)
+    luck.apply(st, REROLL)
     assert st.heroes[-1].abilities == [("luck", 1)] and st.phase != "luck"
 
 
@@ -99,7 +96,7 @@ def test_luck_treasure_magic_ability_item_rolls():
     _last_turn(st)
     st.pending_treasure = [(0, 1)]
     st.rng = ScriptRng([8, 3, 9, 7, 2])
-    assert st._recovery() and st.luck.what == "treasure" and st.luck.value == 8
+    assert turn.recovery(st) and st.luck.what == "treasure" and st.luck.value == 8
     st.apply(KEEP_ROLL)
     assert st.phase == "luck" and st.luck.value == 3 and not a.items
     st.apply(REROLL)
@@ -114,11 +111,11 @@ def test_luck_research_treasure_item_rolls():
     g, st, a, b, d, cell = realm_ready("research")
     a.abilities = list(LUCKY)
     st.rng = ScriptRng([3, 2, 9, 7, 4])
-    SP.cast_realm(st, 0, 0, R["research"], None)
+    realm_spells.cast_realm(st, 0, 0, R["research"], None)
     assert st.phase == "luck" and st.luck.what == "realm"
-    LUCK.apply(st, KEEP_ROLL)
+    luck.apply(st, KEEP_ROLL)
     assert st.phase == "luck" and st.luck.what == "treasure" and st.luck.value == 2
-    LUCK.apply(st, REROLL)
+    luck.apply(st, REROLL)
     assert a.abilities[-1] == ("healing", 3) and a.items[-1].ability == ("healing", 3)
     assert st.phase != "luck"
 
@@ -146,7 +143,7 @@ def test_luck_merchant_caravan_gold_on_a_pass_through(choice, gold):
     """TERRAIN VARIANTS Merchant caravan / MOVE & EXPLORE pass-through (designed: two hexes
     straight on through a friendly Hero): a Hero who lands on the caravan's hex by passing
     through gets its gold dice too, and his player's Luck may have them rolled again."""
-    from tabletop_arena.envs.warbah.config import PASS0
+    from tabletop_arena.envs.warbah.actions import (PASS0)
     from tests.warbah.test_units import pass_through_setup
     g, st, a, b, d, beyond = pass_through_setup()
     st.variant[beyond] = "merchant_caravan"
@@ -198,7 +195,7 @@ def test_luck_battle_sea_monster_die_on_ships():
     h.abilities = list(LUCKY)
     st.rng = ScriptRng([1, 1, 9, 9, 8])  # the monster; its die 1 (a hit); my ships 9 9; 8
     st.apply(dir_to(st, h.cell, nxt))
-    assert st.phase == "luck" and st.luck.cont == "" and st.luck.roll == 1
+    assert st.phase == "luck" and st.luck.cont == "sea" and st.luck.roll == 1
     st.apply(KEEP_ROLL)  # the sea encounter roll (sea.py)
     assert st.phase == "luck" and st.luck.what == "battle_dice"
     assert _legal(st) == {LUCK_MINE, LUCK_FOE, KEEP_ROLL}
@@ -219,7 +216,7 @@ def test_luck_battle_mass_formula_group_die(choice, left, monkeypatch):
     a.abilities = list(LUCKY)
     x = 8 if choice == LUCK_MINE else 3
     st.rng = ScriptRng([1, 1, 10, 1] + ([x] if choice != KEEP_ROLL else []))
-    start_battle(st, 0, cell)
+    battle_flow.start_battle(st, 0, cell)
     assert st.phase == "luck" and st.luck.what == "battle_dice"
     assert _legal(st) == {LUCK_MINE, LUCK_FOE, KEEP_ROLL}
     st.apply(choice)
@@ -233,10 +230,10 @@ def test_luck_mass_formula_blessed_group_is_one_roll():
     g = make_game(rules={"mass_formula": True})
     mg = ArmyMagic(False, [], [], auto_hit=[False] * 19, blessed=True, ranged_shield=0, blocked=[False] * 19, neutral=[0] * 19)
     side = Army(counts=np.array([10, 0, 0, 0, 0]), monster=None, init_mod=[0] * 5, kill_mod=[0] * 5, magic=mg, dice=[])
-    assert B.attacks(g, side, B.segment_of(1), Dice([1, 1])) == 1 + 1  # 1, then 9 misses: 1
-    assert side.dice == [[5, 10, 2, B.MASS | B.BLESSED]]
-    assert B.mass_again(Dice([1, 10]), 10, 5, True) == 1 + 9  # both dice made again
-    assert B.mass_mean(10, 5, True) > B.mass_mean(10, 5) == 5.5
+    assert battle.attacks(g, side, battle.segment_of(1), Dice([1, 1])) == 1 + 1  # 1, then 9 misses: 1
+    assert side.dice == [[5, 10, 2, battle.MASS | battle.BLESSED]]
+    assert battle.mass_again(Dice([1, 10]), 10, 5, True) == 1 + 9  # both dice made again
+    assert battle.mass_mean(10, 5, True) > battle.mass_mean(10, 5) == 5.5
 
 
 # -- espionage: the enemy's rolls, offered to the players they may hit --------------------------
@@ -249,7 +246,7 @@ def test_luck_enemy_espionage_roll_victims_luck(spy_lucky):
     a.abilities, b.abilities = (list(LUCKY) if spy_lucky else []), list(LUCKY)
     st.gold[0], st.order, st.espionage.turn = 20, [0, 1], 0
     st.rng = ScriptRng([8, 2] + [1] * 20)
-    assert ESP.begin(st) and ESP.advance(st)
+    assert espionage.begin(st) and espionage.advance(st)
     if spy_lucky:  # the roller's player first
         assert st.phase == "luck" and st.current_player == 0 and st.luck.cont == "esp"
         st._mask = None
@@ -270,8 +267,8 @@ def test_luck_enemy_espionage_table_roll_victims_luck():
     b.abilities = list(LUCKY)
     st.gold[0], st.order, st.espionage.turn = 20, [0, 1], 0
     st.rng = ScriptRng([2, 9, 2] + [1] * 20)  # X = 2; agent 1 rolls 9 (-> 2); agent 2 rolls 1
-    ESP.begin(st)
-    ESP.advance(st)
+    espionage.begin(st)
+    espionage.advance(st)
     st._mask = None
     st.apply(KEEP_ROLL)  # the espionage roll
     st.apply(HIRE_AGENT)

@@ -5,13 +5,16 @@ Each offer is a sub-step (phase ``luck``); keeping a roll does not use Luck up."
 from __future__ import annotations
 
 import numpy as np
+
+from tabletop_arena.envs.warbah import battle_flow, heroes, turn
+
+from tabletop_arena.envs.warbah.config import SPECIALS
 import pytest
 
 from tabletop_arena.envs.core.game import IllegalActionError
-from tabletop_arena.envs.warbah import units as U
-from tabletop_arena.envs.warbah.combat_flow import start_battle
-from tabletop_arena.envs.warbah.config import (CALL_OFF, CONTINUE, KEEP_ROLL, LUCK_FOE, LUCK_MINE, REROLL,
-                                SETTLEMENTS, TERRAINS)
+
+from tabletop_arena.envs.warbah.actions import (CALL_OFF, CONTINUE, KEEP_ROLL, LUCK_FOE, LUCK_MINE, REROLL)
+from tabletop_arena.envs.warbah.config import (SETTLEMENTS, TERRAINS)
 from tests.warbah.test_espionage import ScriptRng
 from tests.warbah.test_rules import _battle_state, setup_state
 from tests.warbah.test_sea import _at_sea, dir_to, sea_world
@@ -69,7 +72,7 @@ def _lucky_hero_next_to_an_encounter():
     a = st.heroes[0]
     a.troops[:] = [10, 0, 0, 0]
     a.abilities = list(LUCKY)
-    cell = int(next(x for x in st.neighbours[a.cell] if x >= 0 and st.land[x] and st.hero_at(x) < 0))
+    cell = int(next(x for x in st.neighbours[a.cell] if x >= 0 and st.land[x] and heroes.hero_at(st, x) < 0))
     st.explored[cell], st.terrain[cell], st.encounter[cell] = True, 0, -1
     st.phase, st.queue, st.queue_pos = "battle", [(0, 0)], 0
     return st, cell
@@ -80,7 +83,7 @@ def test_luck_encounter_table_type_rerolled():
     -> 5 Undead guardians); the battle then starts with the new type."""
     st, cell = _lucky_hero_next_to_an_encounter()
     st.rng = ScriptRng([4, 5, 10])  # Disease, rerolled: Undead guardians (1D10 = 10 warriors)
-    start_battle(st, 0, cell)
+    battle_flow.start_battle(st, 0, cell)
     assert st.phase == "luck" and st.luck.what == "encounter" and st.battle is None
     st.apply(REROLL)
     assert st.phase == "call_off" and st.encounter[cell] == 5
@@ -91,7 +94,7 @@ def test_luck_encounter_disease_loss_rerolled():
     """ENCOUNTER TABLE 4 Disease (1D10 troops lost): the loss roll may be rerolled."""
     st, cell = _lucky_hero_next_to_an_encounter()
     st.rng = ScriptRng([4, 9, 2])
-    start_battle(st, 0, cell)
+    battle_flow.start_battle(st, 0, cell)
     st.apply(KEEP_ROLL)  # the type: Disease
     assert st.phase == "luck" and st.luck.value == 9
     st.apply(REROLL)
@@ -113,7 +116,7 @@ def test_luck_recovery_treasure_roll_rerolled():
     st.pending_treasure = [(0, 1)]
     st.rng = ScriptRng([7, 1, 5, 5])
     gold = int(st.gold[0])
-    assert st._recovery() is True and st.phase == "luck" and st.luck.what == "treasure"
+    assert turn.recovery(st) is True and st.phase == "luck" and st.luck.what == "treasure"
     st.apply(REROLL)
     assert st.gold[0] == gold + 10 and not a.wizard and st.phase == "over"
 
@@ -126,21 +129,21 @@ def test_luck_recovery_healing_and_undead_rerolled():
     a.abilities = list(LUCKY) + [("healing", 0)]
     a.troops[:] = [1, 0, 0, 0]
     a.troops_lost = 6
-    U.special(a)[U.SPECIALS.index("undead")] = 2
+    a.specials[SPECIALS.index("undead")] = 2
     _last_turn(st)
     st.rng = ScriptRng([1, 5, 2])  # Healing 1 -> 5; Undead 2 (not offered: Luck used)
-    assert st._recovery() and st.luck.what == "heal"
+    assert turn.recovery(st) and st.luck.what == "heal"
     st.apply(REROLL)
-    assert a.troops[0] == 6 and U.special(a)[U.SPECIALS.index("undead")] == 4
+    assert a.troops[0] == 6 and a.specials[SPECIALS.index("undead")] == 4
     g, st = setup_state(2)
     a = st.heroes[0]
     a.abilities = list(LUCKY)
-    U.special(a)[U.SPECIALS.index("undead")] = 2
+    a.specials[SPECIALS.index("undead")] = 2
     _last_turn(st)
     st.rng = ScriptRng([1, 7])
-    assert st._recovery() and st.luck.what == "undead"
+    assert turn.recovery(st) and st.luck.what == "undead"
     st.apply(REROLL)
-    assert U.special(a)[U.SPECIALS.index("undead")] == 9
+    assert a.specials[SPECIALS.index("undead")] == 9
 
 
 @pytest.mark.parametrize("choice,ships", [(REROLL, 2), (KEEP_ROLL, 1)])
@@ -164,7 +167,7 @@ def test_luck_initiative_opponents_roll(choice, order):
         h.abilities = []
     st.heroes[0].abilities = list(LUCKY)
     st.rng = ScriptRng([2, 9, 1])  # seat 0 rolls 2, seat 1 rolls 9; a reroll gives 1
-    st._start_turn()
+    turn.start_turn(st)
     assert st.phase == "luck" and st.current_player == 0 and st.luck.roller == 0
     st.apply(KEEP_ROLL)
     assert st.phase == "luck" and st.current_player == 0 and st.luck.roller == 1
@@ -190,7 +193,7 @@ def test_luck_battle_round_sequence_segment_window(choice, left):
     the foe's hits (the lowest Kill rank), once per turn."""
     # initiative 1 segment: my warriors 9 9, my Hero 9 (all miss); foe warriors 1 9, Hero 9
     g, st, a, b, cell = _duel([9, 9, 9, 1, 9, 9, 2 if choice == LUCK_MINE else 8])
-    start_battle(st, 0, cell)
+    battle_flow.start_battle(st, 0, cell)
     assert st.phase == "luck" and st.luck.what == "battle_dice" and st.current_player == 0
     assert _legal(st) == {LUCK_MINE, LUCK_FOE, KEEP_ROLL}
     with pytest.raises(IllegalActionError):
@@ -216,7 +219,7 @@ def test_luck_battle_window_only_when_it_matters():
     and the foe rolled none that hit)."""
     g, st, a, b, cell = _duel([1, 1, 1, 9, 9, 9])
     b.troops[:] = [2, 0, 0, 0]
-    start_battle(st, 0, cell)
+    battle_flow.start_battle(st, 0, cell)
     assert st.phase != "luck" and a.luck_used_turn != st.turn
 
 
@@ -228,7 +231,7 @@ def test_luck_battle_walls_break_roll(choice, damage):
     # on 2 (the second kill goes through and takes the foe's warrior); a reroll gives 9
     g, st, a, b, cell = _duel([1, 1, 9, 9, 9, 2, 9], a_luck=False, b_luck=True, walls=True)
     b.troops[:] = [1, 0, 0, 0]
-    start_battle(st, 0, cell)
+    battle_flow.start_battle(st, 0, cell)
     assert st.phase == "luck" and st.luck.what == "battle_dice" and st.current_player == 1
     st.apply(KEEP_ROLL)
     assert st.phase == "luck" and st.luck.what == "wall_dice" and _legal(st) == {REROLL,

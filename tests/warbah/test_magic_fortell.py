@@ -6,20 +6,20 @@ from __future__ import annotations
 
 import numpy as np
 
+from tabletop_arena.envs.warbah import espionage, observe_magic, realm_spells
+
 from tabletop_arena.envs.warbah.heroes import Item
 import pytest
 
 from tabletop_arena.envs.core.game import IllegalActionError
-from tabletop_arena.envs.warbah import espionage as ESP
-from tabletop_arena.envs.warbah import spells as SP
-from tabletop_arena.envs.warbah.config import DONE, REALM0, TARGET0
+from tabletop_arena.envs.warbah.actions import (DONE, REALM0, TARGET0)
 from tests.warbah.test_espionage import at_stage, contact_state
 
 
 def fortell_ready():
     g, st, a, b = contact_state()
     b.wizard = -1
-    st.magic.hands[1] = [SP.fortell_id(st)]
+    st.magic.hands[1] = [realm_spells.fortell_id(st)]
     return g, st, a, b
 
 
@@ -29,12 +29,12 @@ def test_victim_may_let_the_result_pass_and_keep_fortell():
     at_stage(st, "delay")
     st.apply(TARGET0)
     assert st.phase == "espionage" and st.current_player == 1 and st.espionage.mission.stage == "fortell"
-    fid = SP.fortell_id(st)
+    fid = realm_spells.fortell_id(st)
     assert set(np.flatnonzero(st.legal_actions_mask())) == {DONE, REALM0 + fid}
-    assert SP.observe(st, 1)[265] > 0 and SP.observe(st, 0)[265] == 0
-    assert not ESP.hero_delayed(st, b)  # nothing happened yet
+    assert observe_magic.observe_magic(st, 1)[265] > 0 and observe_magic.observe_magic(st, 0)[265] == 0
+    assert not espionage.hero_delayed(st, b)  # nothing happened yet
     st.apply(DONE)
-    assert ESP.hero_delayed(st, b) and st.magic.hands[1] == [fid]
+    assert espionage.hero_delayed(st, b) and st.magic.hands[1] == [fid]
 
 
 def test_victim_casts_fortell_against_stolen_gold():
@@ -49,7 +49,7 @@ def test_victim_casts_fortell_against_stolen_gold():
         st.apply(TARGET0)
     assert st.espionage.mission.stage == "fortell" and st.espionage.mission.fortell == before.espionage.mission.fortell
     turn = st.turn
-    st.apply(REALM0 + SP.fortell_id(st))
+    st.apply(REALM0 + realm_spells.fortell_id(st))
     assert st.turn == turn and st.gold.tolist() == [0, 10] and st.espionage.log[-1][2] == "fortell"
     assert st.magic.hands[1] == [] and b.wizard_cast_turn == turn
 
@@ -61,20 +61,20 @@ def test_no_offer_without_a_caster():
     b.wizard_cast_turn = st.turn
     at_stage(st, "delay")
     st.apply(TARGET0)
-    assert ESP.hero_delayed(st, b)
+    assert espionage.hero_delayed(st, b)
     g, st, a, b = fortell_ready()
     b.wizard = 0
     at_stage(st, "delay")
     st.apply(TARGET0)
-    assert ESP.hero_delayed(st, b)
+    assert espionage.hero_delayed(st, b)
 
 
 def test_fortell_item_can_be_cast_by_choice():
     """A Fortell realm-spell item (Treasure 7) gives the same choice, once per turn."""
     g, st, a, b = contact_state()
-    b.items = [Item("realm", spell=SP.fortell_id(st))]
+    b.items = [Item("realm", spell=realm_spells.fortell_id(st))]
     at_stage(st, "look")
     st.apply(TARGET0)
     assert st.espionage.mission.stage == "fortell" and st.current_player == 1
-    st.apply(REALM0 + SP.fortell_id(st))
+    st.apply(REALM0 + realm_spells.fortell_id(st))
     assert (0, 1) not in st.espionage.revealed and b.items[0].used_turn == st.turn

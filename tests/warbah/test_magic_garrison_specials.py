@@ -6,14 +6,15 @@ from __future__ import annotations
 
 import numpy as np
 
-from tabletop_arena.envs.warbah import espionage as ESP
-from tabletop_arena.envs.warbah import spells as SP
-from tabletop_arena.envs.warbah import units as U
-from tabletop_arena.envs.warbah.config import SETTLEMENTS
+from tabletop_arena.envs.warbah import heroes, magic, realm_spells
+
+from tabletop_arena.envs.warbah.config import SPECIALS
+
+from tabletop_arena.envs.warbah.config import (SETTLEMENTS)
 from tests.warbah.test_espionage import ScriptRng, at_stage, contact_state
 from tests.warbah.test_realm_spells import R, realm_ready
 
-KNI, UND = U.SPECIALS.index("knights"), U.SPECIALS.index("undead")
+KNI, UND = SPECIALS.index("knights"), SPECIALS.index("undead")
 CASTLE = SETTLEMENTS.index("castle")
 
 
@@ -21,10 +22,10 @@ def test_death_spell_kills_special_troops_of_an_army():
     """Death Spell: the losses come off the largest groups, special groups included."""
     g, st, a, b, d, cell = realm_ready("death_spell")
     b.troops[:] = (2, 0, 0, 0)
-    U.special(b)[UND] = 12
+    b.specials[UND] = 12
     st.rng = ScriptRng([4, 4])
-    SP.cast_realm(st, 0, 0, R["death_spell"], d)
-    assert U.special(b)[UND] == 4 and b.troops[0] == 2  # 8 lost, all from the undead
+    realm_spells.cast_realm(st, 0, 0, R["death_spell"], d)
+    assert b.specials[UND] == 4 and b.troops[0] == 2  # 8 lost, all from the undead
 
 
 def _knights_garrison(spell):
@@ -39,9 +40,9 @@ def _knights_garrison(spell):
 def test_death_spell_targets_a_knights_only_garrison():
     """A garrison of Knights only is an adjacent enemy force for Death Spell."""
     g, st, a, b, d, cell = _knights_garrison("death_spell")
-    assert SP.realm_targets(st, 0, 0, R["death_spell"]) == [d]
+    assert realm_spells.realm_targets(st, 0, 0, R["death_spell"]) == [d]
     st.rng = ScriptRng([1, 2])
-    SP.cast_realm(st, 0, 0, R["death_spell"], d)
+    realm_spells.cast_realm(st, 0, 0, R["death_spell"], d)
     assert st.garrison_specials[cell, KNI] == 1
 
 
@@ -50,16 +51,16 @@ def test_decimating_disaster_hits_garrison_knights():
     g, st, a, b, d, cell = _knights_garrison("flood")
     st.garrison[cell, 2] = 2
     st.rng = ScriptRng([3])
-    SP.cast_realm(st, 0, 0, R["flood"], d)
+    realm_spells.cast_realm(st, 0, 0, R["flood"], d)
     assert st.garrison_specials[cell, KNI] + st.garrison[cell].sum() == 3 and st.garrison_specials[cell, KNI] == 2
-    assert SP.blighted(st, cell) or st.magic.blight[cell] == st.turn + 1
+    assert magic.blighted(st, cell) or st.magic.blight[cell] == st.turn + 1
 
 
 def test_agent_can_take_a_knights_only_garrison():
     """AGENT SUCCESS TABLE 2: a non-capitol settlement held by Knights only is a target."""
     g, st, a, b = contact_state()
     c = int(next(x for x in range(g.n_cells) if st.land[x] and st.settle[x] < 0
-                 and st.hero_at(x) < 0))
+                 and heroes.hero_at(st, x) < 0))
     st.settle[c], st.owner[c] = CASTLE, 1
     st.garrison[c] = 0
     st.garrison_specials[c, KNI] = 3

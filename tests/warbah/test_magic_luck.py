@@ -5,13 +5,12 @@ at; REROLL uses that player's Luck for the turn, KEEP_ROLL does not."""
 from __future__ import annotations
 
 import numpy as np
+
+from tabletop_arena.envs.warbah import espionage, luck, observe_magic, realm_spells, turn
 import pytest
 
 from tabletop_arena.envs.core.game import IllegalActionError
-from tabletop_arena.envs.warbah import espionage as ESP
-from tabletop_arena.envs.warbah import luck as LUCK
-from tabletop_arena.envs.warbah import spells as SP
-from tabletop_arena.envs.warbah.config import (BSPELL0, GROUP0, KEEP_ROLL, REALM0, REROLL, TARGET0)
+from tabletop_arena.envs.warbah.actions import (BSPELL0, GROUP0, KEEP_ROLL, REALM0, REROLL, TARGET0)
 from tests.warbah.test_espionage import ScriptRng, at_stage, contact_state
 from tests.warbah.test_rules import setup_state
 from tests.warbah.test_realm_spells import R, realm_ready
@@ -33,22 +32,22 @@ def test_victims_luck_rerolls_a_death_spell():
     b.troops[:] = (10, 10, 10, 10)
     st.phase, st.queue, st.queue_pos = "move", [], 0
     st.magic.opened = {"move"}
-    st._advance()
+    turn.advance(st)
     st.apply(REALM0 + R["death_spell"])
     st.rng = ScriptRng([9, 8, 1, 2])  # 2D10 = 17; rerolled: 3
     st.apply(d)
     assert st.phase == "luck" and st.current_player == 1  # the caster has no Luck
     assert b.troops.sum() == 40
     assert set(np.flatnonzero(st.legal_actions_mask())) == {REROLL, KEEP_ROLL}
-    obs = SP.observe(st, 1)
+    obs = observe_magic.observe_magic(st, 1)
     assert obs[261] == 1 and obs[263] == 0 and obs[264] == pytest.approx(17 / 20)
     before = st.clone()
     with pytest.raises(IllegalActionError):
         st.apply(GROUP0)
     assert st.phase == "luck" and st.luck == before.luck and b.troops.sum() == 40
-    turn = st.turn
+    now = st.turn
     st.apply(REROLL)
-    assert b.troops.sum() == 37 and b.luck_used_turn == turn
+    assert b.troops.sum() == 37 and b.luck_used_turn == now
 
 
 def test_casters_luck_on_prosperity_and_keep_does_not_use_it():
@@ -58,17 +57,17 @@ def test_casters_luck_on_prosperity_and_keep_does_not_use_it():
     a.abilities = LUCKY
     st.rng = ScriptRng([2, 9, 5, 6])
     gold = int(st.gold[0])
-    SP.cast_realm(st, 0, 0, R["prosperity"], None)
+    realm_spells.cast_realm(st, 0, 0, R["prosperity"], None)
     assert st.phase == "luck" and st.current_player == 0 and st.gold[0] == gold
-    LUCK.apply(st, KEEP_ROLL)
+    luck.apply(st, KEEP_ROLL)
     assert st.gold[0] == gold + 2 and a.luck_used_turn != st.turn
     st.magic.hands[0], a.wizard_cast_turn = [R["prosperity"]], -1
-    SP.cast_realm(st, 0, 0, R["prosperity"], None)
+    realm_spells.cast_realm(st, 0, 0, R["prosperity"], None)
     assert st.phase == "luck"
-    LUCK.apply(st, REROLL)
+    luck.apply(st, REROLL)
     assert st.gold[0] == gold + 2 + 5 and a.luck_used_turn == st.turn
     st.magic.hands[0], a.wizard_cast_turn = [R["prosperity"]], -1
-    SP.cast_realm(st, 0, 0, R["prosperity"], None)  # Luck used: no offer, 6 gold at once
+    realm_spells.cast_realm(st, 0, 0, R["prosperity"], None)  # Luck used: no offer, 6 gold at once
     assert st.phase != "luck" and st.gold[0] == gold + 13
 
 
@@ -97,9 +96,9 @@ def test_luck_rerolls_the_agent_success_roll():
     st.gold[:] = [0, 10]
     at_stage(st, "done")
     st.rng = ScriptRng([6, 4])  # 6 Delay Army, rerolled: 4 Steal gold
-    ESP.resolve_agent(st, 10)
+    espionage.resolve_agent(st, 10)
     assert st.phase == "luck" and st.luck.resume == "agent_success"
-    st._advance()
+    turn.advance(st)
     st.apply(REROLL)
     assert st.phase == "espionage" and st.espionage.mission.stage == "steal_gold"
 
@@ -140,13 +139,13 @@ def test_luck_on_the_initiative_roll(choice, order):
         h.abilities = []
     st.heroes[1].abilities = LUCKY
     st.rng = ScriptRng([2, 3, 1])  # seat 0 rolls 2, seat 1 rolls 3; a reroll gives 1
-    st._start_turn()
+    turn.start_turn(st)
     assert st.phase == "luck" and st.current_player == 1 and st.luck.roller == 0
     st.apply(KEEP_ROLL)  # first the opponent's die (see test_luck_initiative.py), kept
     assert st.phase == "luck" and st.current_player == 1 and st.luck.roller == 1
-    turn = st.turn
-    assert SP.observe(st, 1)[262] == pytest.approx(5 / len(LUCK.KINDS))
-    assert SP.observe(st, 1)[263] == 1 and SP.observe(st, 0)[261] == 0
+    now = st.turn
+    assert observe_magic.observe_magic(st, 1)[262] == pytest.approx(5 / len(luck.KINDS))
+    assert observe_magic.observe_magic(st, 1)[263] == 1 and observe_magic.observe_magic(st, 0)[261] == 0
     st.apply(choice)
     assert st.order == order and st.phase != "luck"
-    assert (st.heroes[1].luck_used_turn == turn) == (choice == REROLL)
+    assert (st.heroes[1].luck_used_turn == now) == (choice == REROLL)

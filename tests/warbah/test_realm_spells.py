@@ -5,14 +5,15 @@ from __future__ import annotations
 
 import numpy as np
 
+from tabletop_arena.envs.warbah import battle_spells, fleets, heroes, hexes, magic, observe_magic, realm_spells, turn
+
 from tabletop_arena.envs.warbah.battle import Army, Battle
 
 from tabletop_arena.envs.warbah.heroes import Item
 import pytest
 
-from tabletop_arena.envs.warbah import spells as SP
-from tabletop_arena.envs.warbah.config import (CELL0, DONE, REALM0, RECRUIT_WIZARD, SETTLEMENTS, TERRAINS,
-                                TSEAT0)
+from tabletop_arena.envs.warbah.actions import (CELL0, DONE, REALM0, RECRUIT_WIZARD, TSEAT0)
+from tabletop_arena.envs.warbah.config import (SETTLEMENTS, TERRAINS)
 from tests.warbah.test_rules import setup_state
 from tests.warbah.test_spells import G2, R, two_heroes
 
@@ -33,9 +34,9 @@ def test_recruit_wizard_at_tower():
     assert st.legal_actions_mask()[RECRUIT_WIZARD]
     st.apply(RECRUIT_WIZARD)
     assert h.wizard == c + 1 and st.gold[0] == 2
-    assert not SP.tower_wizard_home(st, c)
-    st.kill_wizard(0)
-    assert SP.tower_wizard_home(st, c) and not SP.has_wizard(h)
+    assert not magic.tower_wizard_home(st, c)
+    magic.kill_wizard(st, 0)
+    assert magic.tower_wizard_home(st, c) and not magic.has_wizard(h)
 
 
 def test_realm_phase_discard_and_draw_up_to_towers():
@@ -45,12 +46,12 @@ def test_realm_phase_discard_and_draw_up_to_towers():
     st.settle[own[0]] = st.settle[own[1]] = TOWER
     st.owner[own[0]] = st.owner[own[1]] = 0
     st.variant[own[2]], st.owner[own[2]] = "temple", 0
-    assert SP.hand_limit(st, 0) == 3 and SP.hand_limit(st, 1) == 0
+    assert magic.hand_limit(st, 0) == 3 and magic.hand_limit(st, 1) == 0
     st.magic.hands[0] = [R["fly"], R["view"]]
     st.magic.realm_deck = [k for k in st.magic.realm_deck if k not in (R["fly"], R["view"])]
     st.order = [0, 1]
-    SP.begin_turn(st)
-    st._advance()
+    turn.begin_turn(st)
+    turn.advance(st)
     assert st.phase == "realm" and st.magic.window == "discard" and st.current_player == 0
     st.apply(REALM0 + R["fly"])
     assert st.magic.hands[0] == [R["view"]] and st.magic.realm_discard == [R["fly"]]
@@ -79,9 +80,9 @@ def test_one_realm_spell_per_wizard_per_turn():
     """REALM SPELLS NOTES: a wizard can only cast one realm spell per turn."""
     g, st, a, b, d, cell = realm_ready("fly")
     st.magic.hands[0].append(R["animate_dead"])
-    assert SP.castable(st, 0, 0, "move") == [R["fly"], R["animate_dead"]]
-    SP.cast_realm(st, 0, 0, R["fly"], None)
-    assert SP.castable(st, 0, 0, "move") == []
+    assert realm_spells.castable(st, 0, 0, "move") == [R["fly"], R["animate_dead"]]
+    realm_spells.cast_realm(st, 0, 0, R["fly"], None)
+    assert realm_spells.castable(st, 0, 0, "move") == []
 
 
 def test_move_window_flow_fly():
@@ -104,37 +105,36 @@ def test_move_window_flow_fly():
 def test_gust_of_wind_at_sea():
     """REALM SPELLS: Gust of Wind, ships move +2 (only for a hero at sea)."""
     g, st, a, b, d, cell = realm_ready("gust_of_wind")
-    assert SP.realm_targets(st, 0, 0, R["gust_of_wind"]) == []
+    assert realm_spells.realm_targets(st, 0, 0, R["gust_of_wind"]) == []
     m = next(int(x) for x in range(g.n_cells) if not st.land[x])
     a.cell = m
     st.fleets.ships[m], st.fleets.owner[m] = 1, 0
-    assert SP.realm_targets(st, 0, 0, R["gust_of_wind"]) == [None]
-    SP.cast_realm(st, 0, 0, R["gust_of_wind"], None)
-    from tabletop_arena.envs.warbah import sea as SEA
-    base = st.game.cfg["sea"]["sea_moves"] + st.abil(a, "navigation")
-    assert SEA._sea_mp(st, a) == base + 2
+    assert realm_spells.realm_targets(st, 0, 0, R["gust_of_wind"]) == [None]
+    realm_spells.cast_realm(st, 0, 0, R["gust_of_wind"], None)
+    base = st.game.cfg["sea"]["sea_moves"] + heroes.ability(st, a, "navigation")
+    assert fleets.sea_moves_left(st, a) == base + 2
 
 
 def test_teleport():
     """REALM SPELLS: Teleport moves the wizard to another friendly hero without one."""
     g, st, a, b, d, cell = realm_ready("teleport")
-    assert SP.realm_targets(st, 0, 0, R["teleport"]) == []
+    assert realm_spells.realm_targets(st, 0, 0, R["teleport"]) == []
     b.seat = 0
-    tg = SP.realm_targets(st, 0, 0, R["teleport"])
+    tg = realm_spells.realm_targets(st, 0, 0, R["teleport"])
     assert tg == [CELL0 + cell]
-    SP.cast_realm(st, 0, 0, R["teleport"], tg[0])
-    assert SP.has_wizard(b) and not SP.has_wizard(a)
+    realm_spells.cast_realm(st, 0, 0, R["teleport"], tg[0])
+    assert magic.has_wizard(b) and not magic.has_wizard(a)
 
 
 def test_dimension_door():
     """REALM SPELLS: Dimension Door moves the hero to any hex its player controls."""
     g, st, a, b, d, cell = realm_ready("dimension_door")
-    c = next(int(x) for x in np.flatnonzero(st.land) if st.hero_at(int(x)) < 0
+    c = next(int(x) for x in np.flatnonzero(st.land) if heroes.hero_at(st, int(x)) < 0
              and st.encounter[x] == 0)
     st.owner[c] = 0
-    tg = SP.realm_targets(st, 0, 0, R["dimension_door"])
+    tg = realm_spells.realm_targets(st, 0, 0, R["dimension_door"])
     assert CELL0 + c in tg and CELL0 + a.cell not in tg
-    SP.cast_realm(st, 0, 0, R["dimension_door"], CELL0 + c)
+    realm_spells.cast_realm(st, 0, 0, R["dimension_door"], CELL0 + c)
     assert a.cell == c
 
 
@@ -142,8 +142,8 @@ def test_blizzard():
     """REALM SPELLS: Blizzard, an adjacent army can neither move nor attack."""
     g, st, a, b, d, cell = realm_ready("blizzard")
     b.mp, b.attacks_left = 3, 1
-    assert SP.realm_targets(st, 0, 0, R["blizzard"]) == [d]
-    SP.cast_realm(st, 0, 0, R["blizzard"], d)
+    assert realm_spells.realm_targets(st, 0, 0, R["blizzard"]) == [d]
+    realm_spells.cast_realm(st, 0, 0, R["blizzard"], d)
     assert b.mp == 0 and b.attacks_left == 0
 
 
@@ -158,14 +158,14 @@ def test_settlement_disasters(name, razed):
     st.terrain[cell], st.settle[cell] = TERRAINS.index("settlement"), SETTLEMENTS.index("city")
     st.owner[cell] = 1
     st.garrison[cell] = [20, 0, 0, 0]
-    assert SP.realm_targets(st, 0, 0, R[name]) == [d]
-    SP.cast_realm(st, 0, 0, R[name], d)
+    assert realm_spells.realm_targets(st, 0, 0, R[name]) == [d]
+    realm_spells.cast_realm(st, 0, 0, R[name], d)
     assert 10 <= st.garrison[cell, 0] <= 19
-    assert st.walls(cell, cell) == (0 if razed else 3)
+    assert hexes.walls(st, cell, cell) == (0 if razed else 3)
     st.turn += 1
-    assert SP.blighted(st, cell)
+    assert magic.blighted(st, cell)
     gold = st.gold[1]
-    st._collect_gold()
+    turn.collect_gold(st)
     assert st.gold[1] - gold < 3 + 4  # the city earns nothing (only the capitol pays)
 
 
@@ -173,7 +173,7 @@ def test_animate_dead():
     """REALM SPELLS: Animate Dead, 1D10 warriors join."""
     g, st, a, b, d, cell = realm_ready("animate_dead")
     w = int(a.troops[0])
-    SP.cast_realm(st, 0, 0, R["animate_dead"], None)
+    realm_spells.cast_realm(st, 0, 0, R["animate_dead"], None)
     assert w + 1 <= a.troops[0] <= w + 10
 
 
@@ -181,16 +181,16 @@ def test_death_spell():
     """REALM SPELLS: Death Spell, an adjacent army loses 2D10 troops."""
     g, st, a, b, d, cell = realm_ready("death_spell")
     b.troops[:] = [10, 10, 10, 10]
-    SP.cast_realm(st, 0, 0, R["death_spell"], d)
+    realm_spells.cast_realm(st, 0, 0, R["death_spell"], d)
     assert 20 <= b.troops.sum() <= 38
 
 
 def test_research():
     """REALM SPELLS: Research, one roll of 1D5+5 on the Treasure table (6-10)."""
     g, st, a, b, d, cell = realm_ready("research")
-    before = (int(a.troops[0]), SP.has_wizard(a), len(a.items or []), len(a.abilities))
-    SP.cast_realm(st, 0, 0, R["research"], None)
-    after = (int(a.troops[0]), SP.has_wizard(a), len(a.items or []), len(a.abilities))
+    before = (int(a.troops[0]), magic.has_wizard(a), len(a.items or []), len(a.abilities))
+    realm_spells.cast_realm(st, 0, 0, R["research"], None)
+    after = (int(a.troops[0]), magic.has_wizard(a), len(a.items or []), len(a.abilities))
     assert after != before  # followers, or a magic item (the hero already has a wizard)
 
 
@@ -200,7 +200,7 @@ def test_summon_avatar():
     n = len(st.heroes)
     b.alive = False
     a.cell = cell  # the caster steps off the capitol: it is free now
-    SP.cast_realm(st, 0, 0, R["summon_avatar"], None)
+    realm_spells.cast_realm(st, 0, 0, R["summon_avatar"], None)
     assert len(st.heroes) == n + 1 and st.heroes[-1].cell == st.capitol[0]
 
 
@@ -209,8 +209,8 @@ def test_banish():
     g, st, a, b, d, cell = realm_ready("banish")
     b.alive = False
     st.encounter[cell] = -1
-    assert SP.realm_targets(st, 0, 0, R["banish"]) == [d]
-    SP.cast_realm(st, 0, 0, R["banish"], d)
+    assert realm_spells.realm_targets(st, 0, 0, R["banish"]) == [d]
+    realm_spells.cast_realm(st, 0, 0, R["banish"], d)
     assert st.encounter[cell] == 0 and TERRAINS[st.terrain[cell]] == "clear"
 
 
@@ -220,8 +220,8 @@ def test_whirlpool():
     b.alive = False
     st.land[cell] = False
     st.fleets.ships[cell], st.fleets.owner[cell] = 2, 1
-    assert SP.realm_targets(st, 0, 0, R["whirlpool"]) == [d]
-    SP.cast_realm(st, 0, 0, R["whirlpool"], d)
+    assert realm_spells.realm_targets(st, 0, 0, R["whirlpool"]) == [d]
+    realm_spells.cast_realm(st, 0, 0, R["whirlpool"], d)
     assert st.fleets.ships[cell] == 1
 
 
@@ -229,35 +229,35 @@ def test_prosperity():
     """REALM SPELLS: Prosperity, 1D10 gold."""
     g, st, a, b, d, cell = realm_ready("prosperity")
     gold = int(st.gold[0])
-    SP.cast_realm(st, 0, 0, R["prosperity"], None)
+    realm_spells.cast_realm(st, 0, 0, R["prosperity"], None)
     assert gold + 1 <= st.gold[0] <= gold + 10
 
 
 def test_sanctuary():
     """REALM SPELLS: Sanctuary, the target hex cannot be attacked this turn."""
     g, st, a, b, d, cell = realm_ready("sanctuary")
-    assert st._target(0, cell)
-    SP.cast_realm(st, 0, 0, R["sanctuary"], CELL0 + cell)
-    assert not st._target(0, cell)
+    assert hexes.is_target(st, 0, cell)
+    realm_spells.cast_realm(st, 0, 0, R["sanctuary"], CELL0 + cell)
+    assert not hexes.is_target(st, 0, cell)
 
 
 def test_stone_walls():
     """REALM SPELLS: Stone Walls, the wizard's hex has Walls +3 for the rest of the turn."""
     g, st, a, b, d, cell = realm_ready("stone_walls")
-    w = st.walls(a.cell, a.cell)
-    SP.cast_realm(st, 0, 0, R["stone_walls"], None)
-    assert st.walls(a.cell, a.cell) == w + 3
+    w = hexes.walls(st, a.cell, a.cell)
+    realm_spells.cast_realm(st, 0, 0, R["stone_walls"], None)
+    assert hexes.walls(st, a.cell, a.cell) == w + 3
 
 
 def test_curse():
     """REALM SPELLS: Curse, an opponent makes 1D10 less gold this turn."""
     g, st, a, b, d, cell = realm_ready("curse")
-    assert SP.realm_targets(st, 0, 0, R["curse"]) == [TSEAT0]
-    SP.cast_realm(st, 0, 0, R["curse"], TSEAT0)
+    assert realm_spells.realm_targets(st, 0, 0, R["curse"]) == [TSEAT0]
+    realm_spells.cast_realm(st, 0, 0, R["curse"], TSEAT0)
     cur = st.magic.curse[1]
     assert 1 <= cur <= 10
     gold = int(st.gold[1])
-    st._collect_gold()
+    turn.collect_gold(st)
     assert st.gold[1] - gold == max(0, 4 - cur)
 
 
@@ -266,10 +266,10 @@ def test_heal_spells(name):
     """REALM SPELLS: Heal / Cure Wounds recover 1D10 troops killed in battle this turn."""
     g, st, a, b, d, cell = realm_ready(name)
     a.troops_lost = 0
-    assert SP.realm_targets(st, 0, 0, R[name]) == []
+    assert realm_spells.realm_targets(st, 0, 0, R[name]) == []
     a.troops_lost = 4
     w = int(a.troops[0])
-    SP.cast_realm(st, 0, 0, R[name], None)
+    realm_spells.cast_realm(st, 0, 0, R[name], None)
     assert 1 <= a.troops[0] - w <= 4 and a.troops_lost == 4 - (a.troops[0] - w)
 
 
@@ -277,18 +277,18 @@ def test_fortell():
     """REALM SPELLS: Fortell negates an espionage result (the hook pays for it; the victim's
     choice is tested in test_magic_fortell.py)."""
     g, st, a, b, d, cell = realm_ready("fortell")
-    assert SP.use_fortell(st, 0) and st.magic.hands[0] == []
-    assert not SP.use_fortell(st, 0)
+    assert realm_spells.use_fortell(st, 0) and st.magic.hands[0] == []
+    assert not realm_spells.use_fortell(st, 0)
 
 
 def test_view():
     """REALM SPELLS: View explores a cluster of 4 hexes anywhere."""
     g, st, a, b, d, cell = realm_ready("view")
-    tg = SP.realm_targets(st, 0, 0, R["view"])
+    tg = realm_spells.realm_targets(st, 0, 0, R["view"])
     c = tg[0] - CELL0
     assert not st.explored[c]
     n = int(st.explored.sum())
-    SP.cast_realm(st, 0, 0, R["view"], tg[0])
+    realm_spells.cast_realm(st, 0, 0, R["view"], tg[0])
     assert st.explored[c] and 1 <= st.explored.sum() - n <= 4
 
 
@@ -297,7 +297,7 @@ def test_scry_shows_and_freezes_hidden_info():
     g, st, a, b, d, cell = realm_ready("scry")
     st.magic.hands[1] = [R["plague"]]
     o0 = st.observation(0)
-    SP.cast_realm(st, 0, 0, R["scry"], None)
+    realm_spells.cast_realm(st, 0, 0, R["scry"], None)
     o1 = st.observation(0)
     assert not np.array_equal(o0, o1)
     dd = st.determinize(0, np.random.default_rng(0))
@@ -316,7 +316,7 @@ def test_disaster_window_target_substep():
     b.cell = int(st.neighbours[a.cell][d])
     st.phase, st.queue, st.queue_pos = "move", [], 0
     st.magic.opened = {"move"}
-    st._advance()
+    turn.advance(st)
     assert st.phase == "realm" and st.magic.window == "disaster" and st.current_player == 0
     st.apply(REALM0 + R["death_spell"])
     assert st.phase == "realm_target" and st.legal_actions_mask()[d]
@@ -334,7 +334,7 @@ def test_realm_target_cancel_keeps_card():
     st.magic.hands[0] = [R["sanctuary"]]
     st.phase, st.queue, st.queue_pos = "recruit", [], 0
     st.magic.opened = set()
-    st._advance()
+    turn.advance(st)
     while st.phase != "realm":
         st.apply(st.legal_actions()[0])
     assert st.magic.window == "move"
@@ -351,14 +351,14 @@ def test_treasure_wandering_mage_and_items():
     """TREASURE TABLE 7-10: Wandering Mage (wizard, else realm item), ability item, battle item."""
     g, st = setup_state()
     h = st.heroes[0]
-    SP.apply_treasure(st, 0, 7)
+    realm_spells.apply_treasure(st, 0, 7)
     assert h.wizard == -1
-    SP.apply_treasure(st, 0, 7)
+    realm_spells.apply_treasure(st, 0, 7)
     assert h.items[-1].kind == "realm"
     n = len(h.abilities)
-    SP.apply_treasure(st, 0, 8)
+    realm_spells.apply_treasure(st, 0, 8)
     assert h.items[-1].kind == "ability" and len(h.abilities) == n + 1
-    SP.apply_treasure(st, 0, 10)
+    realm_spells.apply_treasure(st, 0, 10)
     assert h.items[-1].kind == "battle"
 
 
@@ -367,11 +367,11 @@ def test_realm_item_cast_without_wizard_once_per_turn():
     g, st = setup_state()
     h = st.heroes[0]
     h.items = [Item("realm", spell=R["prosperity"])]
-    assert SP.castable(st, 0, 0, "collect") == [R["prosperity"]]
-    SP.cast_realm(st, 0, 0, R["prosperity"], None)
-    assert SP.castable(st, 0, 0, "collect") == []
+    assert realm_spells.castable(st, 0, 0, "collect") == [R["prosperity"]]
+    realm_spells.cast_realm(st, 0, 0, R["prosperity"], None)
+    assert realm_spells.castable(st, 0, 0, "collect") == []
     st.turn += 1
-    assert SP.castable(st, 0, 0, "collect") == [R["prosperity"]]
+    assert realm_spells.castable(st, 0, 0, "collect") == [R["prosperity"]]
 
 
 def test_victor_takes_enemy_items():
@@ -383,8 +383,8 @@ def test_victor_takes_enemy_items():
     b.wizard = -1
     b.alive = False
     st.battle = Battle([Army(np.zeros(5, np.int64), hero=0), Army(np.zeros(5, np.int64), hero=1)], "hero", 0)
-    SP.end_battle(st)
-    assert len(a.items) == 2 and ("command", 0) in a.abilities and not SP.has_wizard(b)
+    battle_spells.end_battle(st)
+    assert len(a.items) == 2 and ("command", 0) in a.abilities and not magic.has_wizard(b)
 
 
 def test_observation_shows_own_hand_only():
@@ -393,7 +393,7 @@ def test_observation_shows_own_hand_only():
     st.magic.hands[0] = [R["fly"]]
     st.magic.hands[1] = [R["plague"]]
     o = st.observation(0)
-    mag = o[-SP.MAGIC_VECTOR:]
+    mag = o[-observe_magic.MAGIC_VECTOR:]
     assert mag[13 + R["fly"]] > 0 and mag[13 + R["plague"]] == 0
     assert mag[152] > 0
     d = st.determinize(0, np.random.default_rng(1))
@@ -402,7 +402,7 @@ def test_observation_shows_own_hand_only():
 
 def test_give_item_to_adjacent_friend_once_per_turn():
     """MOVE & EXPLORE: adjacent friendly heroes exchange magic items, each once per turn."""
-    from tabletop_arena.envs.warbah.config import GIVE_ITEM0
+    from tabletop_arena.envs.warbah.actions import (GIVE_ITEM0)
     g, st, a, b, d, cell = two_heroes()
     b.seat = 0
     a.items = [Item("ability", ability=("defense", 0))]
@@ -424,4 +424,4 @@ def test_teleport_item_without_wizard_not_castable():
     g, st, a, b, d, cell = two_heroes()
     b.seat = 0
     a.items = [Item("realm", spell=R["teleport"])]
-    assert SP.castable(st, 0, 0, "move") == []
+    assert realm_spells.castable(st, 0, 0, "move") == []

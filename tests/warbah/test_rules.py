@@ -5,15 +5,16 @@ from dataclasses import replace
 
 import numpy as np
 
+from tabletop_arena.envs.warbah import battle, battle_flow, heroes, hexes, turn
+
 from tabletop_arena.envs.warbah.battle import Army
 import pytest
 
 from tabletop_arena.envs.core.game import ConfigError, IllegalActionError
-from tabletop_arena.envs.warbah import battle as B
 from tabletop_arena.envs.warbah import make_game
-from tabletop_arena.envs.warbah.combat_flow import start_battle
-from tabletop_arena.envs.warbah.config import (CALL_OFF, CAPITOL_AUTO, CASUALTY0, CONTINUE, DONE, RECRUIT,
-                                SETTLEMENTS, TAKE_GARRISON, TERRAINS)
+
+from tabletop_arena.envs.warbah.actions import (CALL_OFF, CAPITOL_AUTO, CASUALTY0, CONTINUE, DONE, RECRUIT, TAKE_GARRISON)
+from tabletop_arena.envs.warbah.config import (SETTLEMENTS, TERRAINS)
 
 
 def setup_state(n=2, seed=0):
@@ -74,11 +75,11 @@ def test_move_costs_and_river():
     m = int(next(x for x in st.neighbours[h.cell] if x >= 0 and st.land[x]))
     st.explored[m], st.terrain[m] = True, TERRAINS.index("forest")
     st.rivers.discard((min(h.cell, m), max(h.cell, m)))
-    assert st._enterable(0, h, m) == 2
+    assert hexes.enterable(st, 0, h, m) == 2
     st.rivers.add((min(h.cell, m), max(h.cell, m)))
-    assert st._enterable(0, h, m) == 3
+    assert hexes.enterable(st, 0, h, m) == 3
     st.encounter[m] = -1
-    assert st._enterable(0, h, m) == 0  # encounter chits block movement
+    assert hexes.enterable(st, 0, h, m) == 0  # encounter chits block movement
 
 
 def test_explore_reveals_terrain():
@@ -117,29 +118,29 @@ def test_kill_rank_segments():
     g, st = setup_state(2)
     side = Army(counts=np.array([1000, 0, 0, 0, 0]), monster=None, init_mod=[0] * 5, kill_mod=[0] * 5)
     rng = np.random.default_rng(0)
-    assert B.attacks(g, side, B.segment_of(1), rng) in range(400, 600)  # warriors kill 5 in 10
-    assert B.attacks(g, side, B.segment_of(3), rng) == 0  # archers' segment: warriors idle
-    assert [B.segment_of(i) for i in (6, 5, 4, 3, 2, 1, 0, -1)] == [0, 0, 1, 2, 3, 4, 5, 5]
+    assert battle.attacks(g, side, battle.segment_of(1), rng) in range(400, 600)  # warriors kill 5 in 10
+    assert battle.attacks(g, side, battle.segment_of(3), rng) == 0  # archers' segment: warriors idle
+    assert [battle.segment_of(i) for i in (6, 5, 4, 3, 2, 1, 0, -1)] == [0, 0, 1, 2, 3, 4, 5, 5]
 
 
 def test_walls_negate_and_break():
     """BATTLE: each wall rank negates one kill per round; a 1-3 on 1D10 destroys it."""
     g, st = setup_state(2)
     side = Army(np.zeros(5, np.int64), defense=1, walls_left=2, wall_damage=0)
-    left = B.negate(g, side, 5, np.random.default_rng(0))
+    left = battle.negate(g, side, 5, np.random.default_rng(0))
     assert left == 2 and side.walls_left == 0  # 1 by Defense, 2 by walls
 
 
 def test_hero_dies_last_and_casualty_choice():
     """BATTLE: the Hero is the last unit killed; the owning player chooses casualties."""
     side = Army(counts=np.array([1, 1, 0, 0, 1]), monster=None)
-    B.remove_one(side, 1)
+    battle.remove_one(side, 1)
     assert side.counts.tolist() == [1, 0, 0, 0, 1]
-    B.remove_one(side)
-    B.remove_one(side)
+    battle.remove_one(side)
+    battle.remove_one(side)
     assert side.counts.tolist() == [0, 0, 0, 0, 0]
     g, st, a, b, cell = _battle_state([10, 10, 10, 10], [10, 10, 10, 10])
-    start_battle(st, 0, cell)
+    battle_flow.start_battle(st, 0, cell)
     assert st.phase in ("casualty", "call_off")
     mask = st.legal_actions_mask()
     if st.phase == "casualty":
@@ -151,7 +152,7 @@ def test_hero_dies_last_and_casualty_choice():
 def test_attacker_calls_off():
     """BATTLE: the attacker may call off the attack at the end of a round."""
     g, st, a, b, cell = _battle_state([3, 0, 0, 0], [3, 0, 0, 0])
-    start_battle(st, 0, cell)
+    battle_flow.start_battle(st, 0, cell)
     while st.phase == "casualty":
         st.apply(st.legal_actions()[0])
     if st.phase == "call_off":
@@ -166,7 +167,7 @@ def test_capitol_capture_eliminates_and_ends():
     st.heroes[1].alive = False
     h.cell = int(st.capitol[1])
     st.order = [0, 1]
-    st._recovery()
+    turn.recovery(st)
     assert not st.alive[1] and st.is_terminal()
     assert st.returns().tolist() == [1.0, -1.0]
 
@@ -177,10 +178,10 @@ def test_encounter_battle_clears_hex():
     a = st.heroes[0]
     a.troops[:] = [40, 0, 0, 0]
     a.abilities = []
-    cell = int(next(x for x in st.neighbours[a.cell] if x >= 0 and st.land[x] and st.hero_at(x) < 0))
+    cell = int(next(x for x in st.neighbours[a.cell] if x >= 0 and st.land[x] and heroes.hero_at(st, x) < 0))
     st.explored[cell], st.terrain[cell], st.encounter[cell] = True, 2, 5  # undead guardians
     st.phase, st.queue, st.queue_pos = "battle", [(0, 0)], 0
-    start_battle(st, 0, cell)
+    battle_flow.start_battle(st, 0, cell)
     while st.battle is not None:
         st.apply(CONTINUE if st.phase == "call_off" else st.legal_actions()[0])
     if a.alive:
@@ -221,20 +222,20 @@ def test_variant_gold_and_diplomacy():
     Diplomacy marks one adjacent neutral settlement in recovery."""
     g, st = setup_state(2)
     h = st.heroes[0]
-    cells = [int(x) for x in st.neighbours[h.cell] if x >= 0 and st.land[x] and st.hero_at(x) < 0]
+    cells = [int(x) for x in st.neighbours[h.cell] if x >= 0 and st.land[x] and heroes.hero_at(st, x) < 0]
     a = cells[0]
     st.explored[a], st.terrain[a], st.variant[a] = True, TERRAINS.index("mountains"), "gold_mine"
     st.owner[a] = 0
     st.order = [0, 1]
     before = st.gold[0]
-    st._collect_gold()
-    assert st.gold[0] - before == 4 + 2 + st.abil(h, "wealth")  # capitol 4 + gold mine 2
+    turn.collect_gold(st)
+    assert st.gold[0] - before == 4 + 2 + heroes.ability(st, h, "wealth")  # capitol 4 + gold mine 2
     if len(cells) > 1:
         b = cells[1]
         st.explored[b], st.terrain[b] = True, TERRAINS.index("settlement")
         st.settle[b] = SETTLEMENTS.index("village")
         h.abilities = [("diplomacy", 0)]
-        st._recovery()
+        turn.recovery(st)
         assert st.owner[b] == 0
 
 
@@ -242,7 +243,7 @@ def test_prowess_extra_attack():
     """RARE ABILITY Prowess: one troop type gets +1 attack per round."""
     g, st = setup_state(2)
     side = Army(counts=np.array([1, 0, 0, 0, 0]), monster=None, init_mod=[0] * 5, kill_mod=[10] + [0] * 4, extra_attacks=[1, 0, 0, 0, 0])
-    assert B.attacks(g, side, B.segment_of(1), np.random.default_rng(0)) == 2
+    assert battle.attacks(g, side, battle.segment_of(1), np.random.default_rng(0)) == 2
 
 
 def test_scouting_explores_without_mp():
@@ -266,7 +267,7 @@ def test_scouting_explores_without_mp():
 def test_exchange_and_drop_off():
     """MOVE & EXPLORE: adjacent friendly heroes may exchange troops instead of moving (a troop
     only once per turn); a hero may drop troops of the right type into a settlement."""
-    from tabletop_arena.envs.warbah.config import DROP_OFF, EXCHANGE0
+    from tabletop_arena.envs.warbah.actions import (DROP_OFF, EXCHANGE0)
     g, st = setup_state(2)
     while st.phase == "recruit":
         st.apply(DONE)
@@ -282,7 +283,7 @@ def test_exchange_and_drop_off():
         assert h.troops[0] == 0 and st.garrison[h.cell, 0] == g0 + w
     # a second friendly hero next door receives the army
     d = next(d for d in range(6) if st.neighbours[h.cell][d] >= 0 and st.land[st.neighbours[h.cell][d]]
-             and st.hero_at(int(st.neighbours[h.cell][d])) < 0)
+             and heroes.hero_at(st, int(st.neighbours[h.cell][d])) < 0)
     other = replace(h.clone(), cell=int(st.neighbours[h.cell][d]), troops=np.zeros(4, np.int64), abilities=[],
                  received_army=False)
     st.heroes.append(other)

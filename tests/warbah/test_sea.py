@@ -3,13 +3,14 @@ from __future__ import annotations
 
 import numpy as np
 
+from tabletop_arena.envs.warbah import battle, battle_flow, fleets, turn
+
 from tabletop_arena.envs.warbah.battle import Battle
 
 from tabletop_arena.envs.warbah import make_game
-from tabletop_arena.envs.warbah import sea as SEA
 from tabletop_arena.envs.warbah.board import generate_map, neighbour_table
-from tabletop_arena.envs.warbah.config import (CALL_OFF, CAPITOL_AUTO, CASUALTY0, CONTINUE, DONE, FLEET0,
-                                KEEP_ROLL, REROLL, SETTLEMENTS, SHIP0, TERRAINS)
+from tabletop_arena.envs.warbah.actions import (CALL_OFF, CAPITOL_AUTO, CASUALTY0, CONTINUE, DONE, FLEET0, KEEP_ROLL, REROLL, SHIP0)
+from tabletop_arena.envs.warbah.config import (SETTLEMENTS, TERRAINS)
 
 
 class ScriptRng:
@@ -178,17 +179,15 @@ def test_sea_encounter_sea_monster_attacks_ships():
 
 def test_sea_monster_kills_go_to_ships():
     """SEA ENCOUNTER TABLE 1 / BATTLE: "attacks ships": the monster's kills sink ships."""
-    from tabletop_arena.envs.warbah import combat_flow as CF
     g, st, h, nxt = _at_sea([10])
     st.apply(dir_to(st, h.cell, nxt))
-    me = CF._side(st, 0)
+    me = battle.hero_army(st, 0)
     me.ships = 2
-    foe = CF._neutral(np.zeros(5, np.int64), [2, 10, 4], 0)
+    foe = battle.neutral_army(np.zeros(5, np.int64), [2, 10, 4], 0)
     foe.ships, foe.hits_ships = 0, True
-    from tabletop_arena.envs.warbah import battle as B
-    kd = B.attacks(g, foe, B.segment_of(2), np.random.default_rng(0))
+    kd = battle.attacks(g, foe, battle.segment_of(2), np.random.default_rng(0))
     assert kd == 0 and foe.ship_kills == 1
-    ka, kd = SEA.naval(st, me, foe, B.segment_of(2), 0, kd)
+    ka, kd = battle.ship_attacks(st, me, foe, battle.segment_of(2), 0, kd)
     assert me.ships == 1 and kd == 0
 
 
@@ -241,7 +240,7 @@ def test_unmanned_fleet_moves_without_attacking():
     m = h.cell
     land = int(next(x for x in st.neighbours[m] if x >= 0 and st.land[x]))
     st.apply(dir_to(st, m, land))
-    assert SEA.unmanned_fleets(st, 0) == [m]
+    assert fleets.unmanned_fleets(st, 0) == [m]
     c = m
     for step in range(4):
         d = int(np.flatnonzero(st.legal_actions_mask()[FLEET0:FLEET0 + 6])[0])
@@ -315,7 +314,7 @@ def test_followers_at_sea_beyond_capacity_disband_in_recovery():
     g, st, h, nxt = _at_sea([10] * 5, troops=(2, 2, 2, 2), ships=1)
     h.troops[0] += 7  # 15 troops on one ship
     st.order = [0, 1]
-    st._recovery()
+    turn.recovery(st)
     assert h.troops.sum() == 10 and h.troops[0] == 4
 
 
@@ -324,14 +323,12 @@ def test_a_drowned_army_is_destroyed_with_its_summoned_monster():
     his wizard summoned (Summon Monster) goes down with it, so the side counts as destroyed and
     the Hero cannot stay alive at sea without ships (found by a fuzz game, 3p mass formula seed
     32847: the attacker called off, the defender's fleet had sunk, his monster kept him alive)."""
-    from tabletop_arena.envs.warbah import battle as B
-    from tabletop_arena.envs.warbah import combat_flow as CF
     g, st, h = sea_world()
     h.cell = 3 * g.w + 4
     st.fleets.ships[h.cell], st.fleets.owner[h.cell] = 1, 0
-    me = CF._side(st, 0)
+    me = battle.hero_army(st, 0)
     me.ships, me.monster = 0, [2, 4, 5]
-    foe = CF._neutral(np.zeros(5, np.int64), None, 0)
-    SEA.finish(st, Battle([foe, me], "hero", h.cell))
-    assert B.destroyed(me) and me.monster is None
+    foe = battle.neutral_army(np.zeros(5, np.int64), None, 0)
+    battle_flow._finish_ships(st, Battle([foe, me], "hero", h.cell))
+    assert battle.destroyed(me) and me.monster is None
     assert st.fleets.ships[h.cell] == 0 and st.fleets.owner[h.cell] == -1

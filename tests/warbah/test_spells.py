@@ -5,17 +5,18 @@ from __future__ import annotations
 
 import numpy as np
 
+from tabletop_arena.envs.warbah import battle, battle_flow, battle_spells
+
 from tabletop_arena.envs.warbah.heroes import Item
 import pytest
 
-from tabletop_arena.envs.warbah import battle as B
 from tabletop_arena.envs.warbah import make_game
-from tabletop_arena.envs.warbah import spells as SP
-from tabletop_arena.envs.warbah.combat_flow import start_battle
-from tabletop_arena.envs.warbah.config import BSPELL0, DONE, GROUP0, TERRAINS
+
+from tabletop_arena.envs.warbah.actions import (BSPELL0, DONE, GROUP0)
+from tabletop_arena.envs.warbah.config import (TERRAINS)
 
 G2 = make_game(num_players=2)
-T = SP.tables(G2)
+T = G2.spells
 R = {name: k for k, name in enumerate(T.realm_names)}
 BS = {name: k for k, name in enumerate(T.battle_names)}
 
@@ -60,7 +61,7 @@ def spell_battle(att_spells, def_spells=(), att=(10, 10, 10, 10), dfn=(10, 10, 1
     rest3 = [k for k in rest2 if k not in dpad]
     st.magic.battle_deck = rest3 + list(reversed(apad + dpad))
     st.phase, st.queue, st.queue_pos = "battle", [(0, 0)], 0
-    start_battle(st, 0, cell)
+    battle_flow.start_battle(st, 0, cell)
     return g, st, a, b, cell
 
 
@@ -75,7 +76,7 @@ def test_battle_start_draws_four_and_wizardry():
     assert len(sides(st)[0].magic.hand) == 4 and sides(st)[1].magic.hand == []
     g, st, a, b, d, cell = two_heroes()
     a.wizard, a.abilities = -1, [("wizardry", 0)]
-    start_battle(st, 0, cell)
+    battle_flow.start_battle(st, 0, cell)
     assert len(st.battle.sides[0].magic.hand) == 5
 
 
@@ -83,7 +84,7 @@ def test_no_wizard_no_magic():
     """BATTLE PHASE: without a Wizard (or battle item) no spells are drawn."""
     g, st, a, b, d, cell = two_heroes()
     n = len(st.magic.battle_deck)
-    start_battle(st, 0, cell)
+    battle_flow.start_battle(st, 0, cell)
     assert len(st.magic.battle_deck) == n
     assert st.battle is None or st.battle.magic is None
 
@@ -107,10 +108,10 @@ def test_kill_spells(name, n, init):
     cast(st, name, group=0)
     assert st.phase == "spell" and st.current_player == 1  # defender's turn to cast
     sched = sides(st)[0].magic.scheduled
-    assert len(sched) == 1 and sched[0][0] == B.segment_of(init) and sched[0][1] == "kill"
+    assert len(sched) == 1 and sched[0][0] == battle.segment_of(init) and sched[0][1] == "kill"
     k = sched[0][3]
     assert (k == n) if n else 1 <= k <= 5
-    SP.segment_effects(st, B.segment_of(init))
+    battle_spells.segment_effects(st, battle.segment_of(init))
     assert sides(st)[1].counts[0] == 10 - k
 
 
@@ -126,20 +127,20 @@ def test_neutralize_spells(name, n, init):
     cast(st, name, group=1)
     sched = sides(st)[0].magic.scheduled
     k = sched[0][3]
-    assert sched[0][0] == B.segment_of(init) and ((k == n) if n else 1 <= k <= 5)
-    SP.segment_effects(st, B.segment_of(init))
+    assert sched[0][0] == battle.segment_of(init) and ((k == n) if n else 1 <= k <= 5)
+    battle_spells.segment_effects(st, battle.segment_of(init))
     foe = sides(st)[1]
     assert foe.magic.neutral[1] == k and foe.counts[1] == 10
     # neutralized archers do not attack: with all 10 neutralized nothing is rolled
     foe.magic.neutral[1] = 10
-    assert B.attacks(g, foe, B.segment_of(3), np.random.default_rng(0)) == 0
+    assert battle.attacks(g, foe, battle.segment_of(3), np.random.default_rng(0)) == 0
 
 
 def test_cone_of_cold():
     """BATTLE SPELLS: Cone of Cold neutralizes one unit and kills one at Initiative 2."""
     g, st, a, b, cell = spell_battle([BS["cone_of_cold"]], [BS["haste"]])
     cast(st, "cone_of_cold", group=0)
-    SP.segment_effects(st, B.segment_of(2))
+    battle_spells.segment_effects(st, battle.segment_of(2))
     foe = sides(st)[1]
     assert foe.counts[0] == 9 and foe.magic.neutral[0] == 1
 
@@ -148,9 +149,9 @@ def test_weakness():
     """BATTLE SPELLS: Weakness, target group Kill -1 for the rest of the battle."""
     g, st, a, b, cell = spell_battle([BS["weakness"]], [BS["haste"]])
     cast(st, "weakness", group=2)
-    SP.segment_effects(st, B.segment_of(2))
+    battle_spells.segment_effects(st, battle.segment_of(2))
     assert sides(st)[1].kill_mod[2] == -1
-    SP.end_round(st)
+    battle_spells.end_round(st)
     assert sides(st)[1].kill_mod[2] == -1
 
 
@@ -159,10 +160,10 @@ def test_control_spells(name, n, init):
     """BATTLE SPELLS + NOTES: Charm / Command take permanent ownership of enemy troops."""
     g, st, a, b, cell = spell_battle([BS[name]], [BS["haste"]])
     cast(st, name, group=2)
-    SP.segment_effects(st, B.segment_of(init))
+    battle_spells.segment_effects(st, battle.segment_of(init))
     assert sides(st)[1].counts[2] == 10 - n and sides(st)[0].counts[2] == 10 + n
     # the hero and monsters cannot be controlled: only groups 0-3 are offered
-    assert SP.spell_groups(st, 0, BS[name]) == [0, 1, 2, 3]
+    assert battle_spells.spell_groups(st, 0, BS[name]) == [0, 1, 2, 3]
 
 
 @pytest.mark.parametrize("name,t", [("bloodlust", 0), ("charge", 2), ("flaming_arrows", 1)])
@@ -171,7 +172,7 @@ def test_round_kill_boosts(name, t):
     g, st, a, b, cell = spell_battle([BS[name]], [BS["haste"]])
     cast(st, name)
     assert sides(st)[0].kill_mod[t] == 1
-    SP.end_round(st)
+    battle_spells.end_round(st)
     assert sides(st)[0].kill_mod[t] == 0
 
 
@@ -180,7 +181,7 @@ def test_haste():
     g, st, a, b, cell = spell_battle([BS["haste"]], [BS["armor"]])
     cast(st, "haste")
     assert sides(st)[0].init_mod == [1] * 5
-    SP.end_round(st)
+    battle_spells.end_round(st)
     assert sides(st)[0].init_mod == [0] * 5
 
 
@@ -192,7 +193,7 @@ def test_own_group_boosts(name, dk, di):
     cast(st, name, group=3)
     me = sides(st)[0]
     assert me.kill_mod[3] == dk and me.init_mod[3] == di
-    SP.end_round(st)
+    battle_spells.end_round(st)
     assert me.kill_mod[3] == 0 and me.init_mod[3] == 0
 
 
@@ -203,9 +204,9 @@ def test_blessing_rerolls_misses():
     mg = sides(st)[0].magic
     assert mg.blessed
     rng = np.random.default_rng(1)
-    with_b = sum(B.magic_hits(mg, 0, 100, 5, rng) for _ in range(20))
+    with_b = sum(battle.magic_hits(mg, 0, 100, 5, rng) for _ in range(20))
     mg.blessed = False
-    without = sum(B.magic_hits(mg, 0, 100, 5, rng) for _ in range(20))
+    without = sum(battle.magic_hits(mg, 0, 100, 5, rng) for _ in range(20))
     assert with_b > 1.3 * without
 
 
@@ -214,7 +215,7 @@ def test_precision_all_archers_hit():
     g, st, a, b, cell = spell_battle([BS["precision"]], [BS["haste"]])
     cast(st, "precision")
     me = sides(st)[0]
-    assert B.attacks(g, me, B.segment_of(3), np.random.default_rng(0)) == 10
+    assert battle.attacks(g, me, battle.segment_of(3), np.random.default_rng(0)) == 10
 
 
 def test_smite_three_rounds():
@@ -224,9 +225,9 @@ def test_smite_three_rounds():
     me = sides(st)[0]
     assert me.extra_attacks[4] == 1
     for _ in range(2):
-        SP.end_round(st)
+        battle_spells.end_round(st)
         assert me.extra_attacks[4] == 1
-    SP.end_round(st)
+    battle_spells.end_round(st)
     assert me.extra_attacks[4] == 0
 
 
@@ -245,7 +246,7 @@ def test_shield_stops_ranged_kills():
     cast(st, "shield")
     foe = sides(st)[1]
     foe.magic.auto_hit[1] = True  # as if under Precision: the defender's archers all hit
-    assert B.attacks(g, foe, B.segment_of(3), np.random.default_rng(0)) == 10 - 4
+    assert battle.attacks(g, foe, battle.segment_of(3), np.random.default_rng(0)) == 10 - 4
 
 
 def test_armor_negates_three():
@@ -253,8 +254,8 @@ def test_armor_negates_three():
     g, st, a, b, cell = spell_battle([BS["armor"]], [BS["haste"]])
     cast(st, "armor")
     me = sides(st)[0]
-    assert B.negate(g, me, 5, np.random.default_rng(0)) == 2
-    assert B.negate(g, me, 5, np.random.default_rng(0)) == 5
+    assert battle.negate(g, me, 5, np.random.default_rng(0)) == 2
+    assert battle.negate(g, me, 5, np.random.default_rng(0)) == 5
 
 
 def test_forget():
@@ -271,9 +272,9 @@ def test_spellbind():
     assert sides(st)[1].magic.spellbound == {1, 2}
     st.battle.round = 1
     sides(st)[1].magic.cast = False
-    assert SP.battle_options(st, 1) == []
+    assert battle_spells.battle_options(st, 1) == []
     st.battle.round = 3
-    assert SP.battle_options(st, 1)
+    assert battle_spells.battle_options(st, 1)
 
 
 def test_dispell_undoes_the_spell_just_cast():
@@ -306,8 +307,8 @@ def test_illusions():
     g, st, a, b, cell = spell_battle([BS["illusions"]], [BS["haste"]])
     cast(st, "illusions", group=0)
     foe = sides(st)[1]
-    assert B.attacks(g, foe, B.segment_of(1), np.random.default_rng(0)) <= 1  # hero only
-    SP.end_round(st)
+    assert battle.attacks(g, foe, battle.segment_of(1), np.random.default_rng(0)) <= 1  # hero only
+    battle_spells.end_round(st)
     assert not foe.magic.blocked[0]
 
 
@@ -321,7 +322,7 @@ def test_summons(name, mon):
     # a summoned creature is killed before the Hero
     me = sides(st)[0]
     me.counts[:4] = 0
-    B.remove_one(me)
+    battle.remove_one(me)
     assert me.monster[2] == mon[2] - 1 and me.counts[4] == 1
 
 
@@ -332,7 +333,7 @@ def test_shatter_destroys_an_item():
     a.wizard = -1
     st.magic.battle_deck.remove(BS["shatter"])
     st.magic.battle_deck.append(BS["shatter"])
-    start_battle(st, 0, cell)
+    battle_flow.start_battle(st, 0, cell)
     cast(st, "shatter")
     assert b.items == []
 
@@ -341,7 +342,7 @@ def test_slow():
     """BATTLE SPELLS: Slow, target group Initiative -2 for the rest of the battle."""
     g, st, a, b, cell = spell_battle([BS["slow"]], [BS["haste"]])
     cast(st, "slow", group=1)
-    SP.end_round(st)
+    battle_spells.end_round(st)
     assert sides(st)[1].init_mod[1] == -2
 
 
@@ -366,10 +367,10 @@ def test_blocking_spells(name, blocked):
     foe = sides(st)[1]
     assert [t for t in range(5) if foe.magic.blocked[t]] == blocked
     for t in blocked:
-        seg = B.segment_of(g.troop[("warriors", "archers", "cavalry", "catapults", "hero")[t]][0])
+        seg = battle.segment_of(g.troop[("warriors", "archers", "cavalry", "catapults", "hero")[t]][0])
         foe.counts[:5] = 0
         foe.counts[t] = 10
-        assert B.attacks(g, foe, seg, np.random.default_rng(0)) == 0
+        assert battle.attacks(g, foe, seg, np.random.default_rng(0)) == 0
         foe.counts[:5] = [10, 10, 10, 10, 1]
 
 
@@ -379,7 +380,7 @@ def test_fog_both_sides():
     cast(st, "fog")
     for sd in sides(st):
         assert sd.kill_mod[1] == -1 and sd.kill_mod[3] == -1
-    SP.end_round(st)
+    battle_spells.end_round(st)
     assert sides(st)[0].kill_mod[1] == -1
 
 
@@ -396,15 +397,15 @@ def test_one_spell_per_wizard_per_round():
     g, st, a, b, cell = spell_battle([BS["haste"], BS["armor"]], [BS["fog"]])
     cast(st, "haste")
     assert st.current_player == 1  # the attacker's wizard is spent for this round
-    assert SP.battle_options(st, 0) == []
+    assert battle_spells.battle_options(st, 0) == []
 
 
 def test_unused_spells_discarded_at_battle_end():
     """BATTLE ROUND SEQUENCE: unused Battle spells are discarded at the end of the battle."""
     g, st, a, b, cell = spell_battle([BS["haste"]], [BS["fog"]])
     disc = len(st.magic.battle_discard)
-    from tabletop_arena.envs.warbah.combat_flow import _finish
-    _finish(st)
+    
+    battle_flow.finish(st)
     assert len(st.magic.battle_discard) == disc + 8
 
 
@@ -412,11 +413,11 @@ def test_battle_item_usable_once_per_turn():
     """TREASURE 10: a battle-spell item is cast once per turn, without a wizard."""
     g, st, a, b, d, cell = two_heroes()
     a.items = [Item("battle", spell=BS["armor"])]
-    start_battle(st, 0, cell)
+    battle_flow.start_battle(st, 0, cell)
     assert st.phase == "spell"
     cast(st, "armor")
     assert a.items[0].used_turn == st.turn
-    assert SP.battle_options(st, 0) == [] if st.battle else True
+    assert battle_spells.battle_options(st, 0) == [] if st.battle else True
 
 
 def test_neutral_wizard_casts_automatically():
@@ -425,7 +426,7 @@ def test_neutral_wizard_casts_automatically():
     b.alive = False
     st.encounter[cell] = 7
     a.troops[:] = [1, 0, 0, 0]
-    start_battle(st, 0, cell)
+    battle_flow.start_battle(st, 0, cell)
     casts = st.magic.battle_discard + (st.battle.magic.limbo if st.battle else [])
     assert len(casts) >= 1  # at least one spell was cast or discarded by the sorcerer
 

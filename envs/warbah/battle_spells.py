@@ -1,42 +1,33 @@
-"""Warbah Battle spells (block A): drawing at battle start, the spell segment (AEC sub-steps
-``spell`` / ``spell_target``), all 42 effects, Dispell, Resist Spells, battle-spell items, and
-the end of battle (discards, items of a slain hero). Hooks are re-exported by spells.py.
+"""Warbah Battle spells: drawing at battle start, the spell segment (AEC sub-steps ``spell`` /
+``spell_target``), all 42 effects, Dispell, Resist Spells, battle-spell items, and the end of
+battle (discards, items of a slain Hero). battle_flow.py calls the hooks.
 
-Battle state: ``b.magic`` = {step (index into ``sequence``: the attacking armies, the defender,
-then the attacking armies' Dispell answers), done, last (caster, snapshot, round, spell) for
-Dispell, limbo (cards spent this battle), caster (army index), pending (spell awaiting its
-target), army (its target army, None while still to pick)}; ``side.magic`` = {wizard, hand,
-items (indices of battle items), neutral[19], blocked[19], auto[19] (this round; per target
-group, see below), sp_init[13] / sp_kill[13] (spell modifiers of the special groups), bless,
-ranged_neg, armor, smite, bind (rounds), cast, undo (round mods), resist, sched (delayed
-effects: (segment, effect, group, n, kill[, target army when not the natural one]))}.
-A battle spell's dice (1D5) may be rolled again by Luck (luck.py): ``cast_battle`` then pauses
-and ``_bspell_roll`` resolves the spell and resumes the battle.
+State: ``battle.magic`` (battle.BattleMagic: the spell segment's step in ``sequence``, the last
+spell cast for Dispell, the cards spent this battle, the caster, a spell awaiting its target)
+and each army's ``magic`` (battle.ArmyMagic: hand, Wizard, battle items, neutralized units,
+this round's blocks / boosts / armor, delayed effects ``scheduled`` = (segment, effect, group,
+n, kill[, target army when not the natural one])). A battle spell's dice (1D5) may be rolled
+again by Luck (luck.py): ``cast_battle`` then pauses and battle_flow resolves the spell
+(``resolve_after_luck``) and resumes the battle.
 
-Armies (combined attacks, combat_flow): army index 0 = the lead's army (``b.sides[0]``),
-1 = the defender, 2 + i = joining army i (``b.members[i]``). Every army with a Wizard draws
+Armies (combined attacks, battle_flow): army index 0 = the lead's army (``battle.sides[0]``),
+1 = the defender, 2 + i = joining army i (``battle.members[i]``). Every army with a Wizard draws
 and casts (one spell per Wizard per round); a spell reaches any army of its side (friendly
 spells) or of the other side (hostile ones): with several candidate armies the caster first
 picks the army (``BATTLE_JOIN0 + d``, d = that army's Hero's direction from the target hex).
 
-Target groups t (``NG`` = 19): 0-3 warriors/archers/cavalry/catapults, 4 hero, 5 monster
-(``GROUP0 + t``), 6 + u the special-unit group u of units.SPECIALS (``MAGIC_SPGROUP0 + u``),
-which is the side's ``counts[5 + u]`` (units.BASE + u).
+Target groups t (battle.NUM_GROUPS = 19): 0-3 warriors/archers/cavalry/catapults, 4 hero,
+5 monster (``GROUP0 + t``), 6 + u the special-unit group u of config.SPECIALS
+(``MAGIC_SPGROUP0 + u``), which is the army's ``counts[battle.FIRST_SPECIAL + u]``.
 """
 from __future__ import annotations
 
 import numpy as np
 
-from . import battle as B
-from .battle import ArmyMagic, BattleMagic
-from . import luck as LUCK
-from . import units as UNITS
-from .config import BATTLE_JOIN0, BSPELL0, DONE, GROUP0, MAGIC_SPGROUP0
-from .spells import GROUPS, d5, draw, drop_item, has_wizard, tables, take_items
+from . import battle, heroes, luck, magic
+from .actions import BATTLE_JOIN0, BSPELL0, DONE, GROUP0, MAGIC_SPGROUP0, NUM_ACTIONS
+from .battle import NUM_GROUPS, SPECIAL_GROUP0, Army, ArmyMagic, Battle, BattleMagic
 
-BATTLE_PHASES = ("spell", "spell_target")
-SP0 = 6  # target group of the first special unit
-NG = SP0 + UNITS.NS  # target groups: 6 basic (GROUP0 + t) and 13 special (MAGIC_SPGROUP0 + u)
 HOSTILE = ("kill", "neutralize", "neutralize_kill", "weaken", "control", "forget", "spellbind",
            "illusions", "shatter", "slow", "block", "stone_to_mud")
 
@@ -45,13 +36,12 @@ OWN = ("blessing", "boost", "group_boost", "smite", "armor", "raise_dead", "summ
        "precision")  # effects on a friendly army (the rest: on an enemy army; fog: on all)
 
 
-# -- armies (combined attacks) ----------------------------------------------------------------
-def armies(b: dict) -> list:
+def armies(b: Battle) -> list:
     """Every army in the battle: lead (0), defender (1), joining armies (2 + i)."""
     return list(b.sides) + list(b.members)
 
 
-def army(b: dict, k: int) -> dict:
+def army(b: Battle, k: int) -> dict:
     return b.sides[k] if k < 2 else b.members[k - 2]
 
 
@@ -60,11 +50,11 @@ def team(k: int) -> int:
     return 1 if k == 1 else 0
 
 
-def team_armies(b: dict, tm: int) -> list:
+def team_armies(b: Battle, tm: int) -> list:
     return [1] if tm == 1 else [0] + [2 + i for i in range(len(b.members))]
 
 
-def sequence(b: dict) -> list:
+def sequence(b: Battle) -> list:
     """Spell segment order: (army, Dispell answer?) - the attacking armies, the defender, then
     the attacking armies' answers (one army: attacker, defender, attacker's answer)."""
     att = team_armies(b, 0)
@@ -72,7 +62,7 @@ def sequence(b: dict) -> list:
 
 
 def _kind(st, s: int) -> str:
-    sp = tables(st.game).battle[s]
+    sp = st.game.spells.battle[s]
     eff = sp["effect"]
     if eff == "fog":
         return "all"
@@ -96,7 +86,7 @@ def spell_armies(st, k: int, s: int) -> list:
         return [k] if spell_groups(st, k, s) else []
     tm = team(k) if kind == "own" else 1 - team(k)
     return [a for a in team_armies(b, tm)
-            if not B.destroyed(army(b, a)) and spell_groups(st, k, s, a)]
+            if not battle.destroyed(army(b, a)) and spell_groups(st, k, s, a)]
 
 
 def army_dir(st, a: int) -> int:
@@ -105,7 +95,6 @@ def army_dir(st, a: int) -> int:
     return list(st.neighbours[b.cell]).index(st.heroes[army(b, a).hero].cell)
 
 
-# -- battle spells ----------------------------------------------------------------------------
 def setup_battle(st) -> None:
     """At battle start each force with a Wizard draws its Battle spells (4, Wizardry +1 each)."""
     b = st.battle
@@ -115,10 +104,10 @@ def setup_battle(st) -> None:
         wiz, items, resist = False, [], 0
         if sd.hero >= 0:
             h = st.heroes[sd.hero]
-            wiz = has_wizard(h)
+            wiz = magic.has_wizard(h)
             items = [i for i, it in enumerate(h.items) if it.kind == "battle"]
-            resist = st.abil(h, "resist_spells")
-            wizardry = st.abil(h, "wizardry")
+            resist = heroes.ability(st, h, "resist_spells")
+            wizardry = heroes.ability(st, h, "wizardry")
         elif b.kind == "encounter":
             enc = st.game.cfg["encounters"].get(int(st.encounter[b.cell]), {})
             wiz, wizardry = bool(enc.get("wizard")), 0
@@ -132,14 +121,14 @@ def setup_battle(st) -> None:
         hand = []
         if wiz:
             for _ in range(st.game.cfg["spells"]["battle_draw"] + wizardry):
-                k = draw(st, "b")
+                k = magic.draw(st, "b")
                 if k is not None:
                     hand.append(k)
         sd.magic = ArmyMagic(wiz, hand, items, resist)
     b.magic = BattleMagic()
 
 
-def _battle_items(st, sd: dict) -> list:
+def _battle_items(st, sd: Army) -> list:
     """Battle-spell items of the side's hero usable now (once per turn)."""
     if sd.hero < 0:
         return []
@@ -148,7 +137,7 @@ def _battle_items(st, sd: dict) -> list:
             and its[i].used_turn != st.turn]
 
 
-def _item_spell(st, sd: dict, i: int) -> int:
+def _item_spell(st, sd: Army, i: int) -> int:
     return st.heroes[sd.hero].items[i].spell
 
 
@@ -157,7 +146,7 @@ def battle_options(st, k: int) -> list:
     b = st.battle
     bm, sd = b.magic, army(b, k)
     sm = sd.magic
-    T = tables(st.game)
+    T = st.game.spells
     seq = sequence(b)
     answer = bm.step < len(seq) and seq[bm.step][1]
     ids = set()
@@ -180,7 +169,7 @@ def battle_options(st, k: int) -> list:
 def spell_groups(st, k: int, s: int, a: int | None = None) -> list:
     """Target groups for battle spell s cast by army k at army a (default: the natural one,
     ``natural``) ([None] = no target needed; [] = not castable now)."""
-    T = tables(st.game)
+    T = st.game.spells
     sp = T.battle[s]
     b = st.battle
     eff = sp["effect"]
@@ -194,11 +183,11 @@ def spell_groups(st, k: int, s: int, a: int | None = None) -> list:
     if sp.get("group"):
         sd = me if sp.get("own_group") else foe
         if eff == "control":  # troops only: the four basic types and the special units
-            return [t for t in list(range(4)) + list(range(SP0, NG))
+            return [t for t in list(range(4)) + list(range(SPECIAL_GROUP0, NUM_GROUPS))
                     if _group_alive(sd, t) and _can_hold(st, caster, t)]
-        return [t for t in range(NG) if _group_alive(sd, t)]
+        return [t for t in range(NUM_GROUPS) if _group_alive(sd, t)]
     if sp.get("own_group"):
-        return [t for t in range(NG) if _group_alive(me, t)]
+        return [t for t in range(NUM_GROUPS) if _group_alive(me, t)]
     if eff == "forget":
         return [None] if foe.magic and foe.magic.hand else []
     if eff == "spellbind":
@@ -216,17 +205,17 @@ def spell_groups(st, k: int, s: int, a: int | None = None) -> list:
 
 def cidx(t: int) -> int:
     """Index in a side's ``counts`` of target group t (not for the monster, t = 5)."""
-    return t - 1 if t >= SP0 else t
+    return t - 1 if t >= SPECIAL_GROUP0 else t
 
 
-def _group_alive(sd: dict, t: int) -> bool:
+def _group_alive(sd: Army, t: int) -> bool:
     if t == 5:
         return sd.monster is not None and sd.monster[2] > 0
     c = cidx(t)
     return c < len(sd.counts) and sd.counts[c] > 0
 
 
-def _can_hold(st, me: dict, t: int) -> bool:
+def _can_hold(st, me: Army, t: int) -> bool:
     """Whether troops of group t (a basic type t < 4 or a special group) may join army ``me``:
     a kind its Hero lacks needs room under his troop-type limit (SPECIAL UNIT NOTES: 5 types,
     +1 per Command; designed for Control (Charm, Command) and Raise Dead). Armies without a Hero
@@ -234,8 +223,8 @@ def _can_hold(st, me: dict, t: int) -> bool:
     if me.hero < 0 or me.seat < 0 or me.counts[cidx(t)] > 0:
         return True
     c = me.counts
-    types = int((c[:4] > 0).sum()) + int((c[UNITS.BASE:] > 0).sum())
-    return types < UNITS.type_limit(st, st.heroes[me.hero])
+    types = int((c[:4] > 0).sum()) + int((c[battle.FIRST_SPECIAL:] > 0).sum())
+    return types < heroes.type_limit(st, st.heroes[me.hero])
 
 
 def spell_segment(st, seg: int) -> bool:
@@ -249,7 +238,7 @@ def spell_segment(st, seg: int) -> bool:
     while bm.step < len(seq):
         k, answer = seq[bm.step]
         sd = army(b, k)
-        opts = [] if B.destroyed(sd) or sd.magic is None else battle_options(st, k)
+        opts = [] if battle.destroyed(sd) or sd.magic is None else battle_options(st, k)
         if answer and (sd.magic.cast or not opts):
             opts = []
         if opts:
@@ -273,36 +262,34 @@ def spell_segment(st, seg: int) -> bool:
     return False
 
 
-def T_own(st, s: int) -> bool:
-    return bool(tables(st.game).battle[s].get("own_group"))
-
-
-def _group_size(sd: dict, t) -> int:
+def _group_size(sd: Army, t) -> int:
     if t is None:
         return 0
     return int(sd.monster[2]) if t == 5 else int(sd.counts[cidx(t)])
 
 
-def battle_mask(st) -> np.ndarray:
+def mask(st) -> np.ndarray:
     b = st.battle
     bm = b.magic
     k = bm.caster
-    mask = np.zeros(st.game.num_actions, np.int8)
+    mask = np.zeros(NUM_ACTIONS, np.int8)
     mask[DONE] = 1
     if st.phase == "spell_target" and bm.target_army is None:  # pick the army first
         for a in spell_armies(st, k, bm.pending):
             mask[BATTLE_JOIN0 + army_dir(st, a)] = 1
     elif st.phase == "spell_target":
         for t in spell_groups(st, k, bm.pending, bm.target_army):
-            mask[GROUP0 + t if t < SP0 else MAGIC_SPGROUP0 + t - SP0] = 1
+            mask[GROUP0 + t if t < SPECIAL_GROUP0 else MAGIC_SPGROUP0 + t - SPECIAL_GROUP0] = 1
     else:
         for s in battle_options(st, k):
             mask[BSPELL0 + s] = 1
     return mask
 
 
-def battle_apply(st, a: int) -> None:
-    from .combat_flow import _run
+def apply(st, a: int) -> bool:
+    """A spell-segment choice (a spell, its army, its group, or DONE). True when the battle goes
+    on now (battle_flow.spell_apply runs it); False while a target is still to pick or a Luck
+    decision on the spell's dice comes first."""
     b = st.battle
     bm = b.magic
     k = bm.caster
@@ -314,42 +301,37 @@ def battle_apply(st, a: int) -> None:
             tgt = next(x for x in spell_armies(st, k, s) if BATTLE_JOIN0 + army_dir(st, x) == a)
             if spell_groups(st, k, s, tgt) != [None]:
                 bm.target_army = tgt
-                st._mask = None
-                return
+                return False
             bm.pending = None
             cast_battle(st, k, s, None, tgt)
             if st.phase == "luck":  # Luck on the spell's dice first (luck.py)
-                return
+                return False
         else:
             bm.pending, bm.target_army = None, None
-            cast_battle(st, k, s, a - GROUP0 if a < GROUP0 + SP0 else SP0 + a - MAGIC_SPGROUP0,
+            cast_battle(st, k, s, a - GROUP0 if a < GROUP0 + SPECIAL_GROUP0 else SPECIAL_GROUP0 + a - MAGIC_SPGROUP0,
                         tgt)
             if st.phase == "luck":  # Luck on the spell's dice first (luck.py)
-                return
+                return False
     elif a == DONE:
         bm.step += 1
     else:
         s = a - BSPELL0
-        arms = [] if s == tables(st.game).dispell else spell_armies(st, k, s)
+        arms = [] if s == st.game.spells.dispell else spell_armies(st, k, s)
         if len(arms) > 1:  # several armies within reach: pick the army first
             bm.pending, bm.target_army = s, None
             st.phase = "spell_target"
-            st._mask = None
-            return
+            return False
         tgt = arms[0] if arms else None
         g = spell_groups(st, k, s, tgt)
-        if g == [None] or s == tables(st.game).dispell:
+        if g == [None] or s == st.game.spells.dispell:
             cast_battle(st, k, s, None, tgt)
             if st.phase == "luck":
-                return
+                return False
         else:
             bm.pending, bm.target_army = s, tgt
             st.phase = "spell_target"
-            st._mask = None
-            return
-    st.phase = "battle"
-    st._mask = None
-    _run(st)
+            return False
+    return True
 
 
 def _pay_battle(st, k: int, s: int) -> None:
@@ -367,29 +349,29 @@ def _pay_battle(st, k: int, s: int) -> None:
 
 def _snapshot(st, k: int):
     b = st.battle
-    heroes = {}
+    held = {}  # Hero index -> (his items, his abilities)
     for sd in armies(b):
         if sd.hero >= 0:
             h = st.heroes[sd.hero]
-            heroes[sd.hero] = ([i.clone() for i in h.items], list(h.abilities))
-    return ([sd.clone() for sd in armies(b)], list(b.magic.limbo), heroes)
+            held[sd.hero] = ([i.clone() for i in h.items], list(h.abilities))
+    return ([sd.clone() for sd in armies(b)], list(b.magic.limbo), held)
 
 
 def cast_battle(st, k: int, s: int, t, a: int | None = None) -> None:
     """Pay for battle spell s cast by army k (target group t of army a; default: the natural
     army, ``natural``) and resolve or schedule it."""
-    T = tables(st.game)
+    T = st.game.spells
     b = st.battle
     bm = b.magic
     sp = T.battle[s]
     eff = sp["effect"]
     if eff == "dispell":
         last = bm.last_cast
-        sides, limbo, heroes = last[1]
+        sides, limbo, held = last[1]
         for cur, old in zip(armies(b), sides):  # in place: callers hold the side dicts
             cur.restore(old)
         bm.limbo = limbo
-        for hi, (items, abil) in heroes.items():
+        for hi, (items, abil) in held.items():
             st.heroes[hi].items, st.heroes[hi].abilities = items, abil
         _pay_battle(st, last[0], last[3])  # the dispelled card stays spent
         _pay_battle(st, k, s)
@@ -406,8 +388,8 @@ def cast_battle(st, k: int, s: int, t, a: int | None = None) -> None:
         return
     rng = st.rng
     if sp.get("d5"):  # RARE ABILITY Luck: both sides may have the spell's dice rolled again
-        value = d5(rng, sp["d5"])
-        if LUCK.offer(st, (me.seat, foe.seat), value, (sp["d5"], 5), "bspell",
+        value = luck.d5(rng, sp["d5"])
+        if luck.offer(st, (me.seat, foe.seat), value, (sp["d5"], 5), "bspell",
                       (k, s, -1 if t is None else t, a)):
             return
         _resolve_battle(st, k, s, t, sp.get("n", 0), value, a)
@@ -415,22 +397,18 @@ def cast_battle(st, k: int, s: int, t, a: int | None = None) -> None:
     _resolve_battle(st, k, s, t, sp.get("n", 0), 0, a)
 
 
-@LUCK.register("bspell")
-def _bspell_roll(st, value: int, ctx) -> None:
-    """After a Luck decision on a battle spell's dice: resolve it and go on with the battle."""
-    from .combat_flow import _run
+def resolve_after_luck(st, value: int, ctx) -> None:
+    """A battle spell whose dice went to Luck (``cast_battle``), once they are final: resolve
+    it (battle_flow then goes on with the battle)."""
     k, s, t, a = ctx
-    _resolve_battle(st, k, s, None if t < 0 else t, tables(st.game).battle[s].get("n", 0), value,
+    _resolve_battle(st, k, s, None if t < 0 else t, st.game.spells.battle[s].get("n", 0), value,
                     a)
-    st.phase = "battle"
-    st._mask = None
-    _run(st)
 
 
 def _resolve_battle(st, k: int, s: int, t, n: int, dice: int, a: int | None = None) -> None:
     """Battle spell s of army k (target group t of army a) with n units, once its dice are
     known."""
-    T = tables(st.game)
+    T = st.game.spells
     b = st.battle
     sp = T.battle[s]
     eff = sp["effect"]
@@ -445,15 +423,15 @@ def _resolve_battle(st, k: int, s: int, t, n: int, dice: int, a: int | None = No
     rng = st.rng
     n += dice
     if "init" in sp and eff in ("kill", "neutralize", "neutralize_kill", "weaken", "control"):
-        item = (B.segment_of(sp["init"]), eff, t, n, sp.get("kill", 0))
+        item = (battle.segment_of(sp["init"]), eff, t, n, sp.get("kill", 0))
         army(b, k).magic.scheduled.append(item if a == nat else item + (a,))  # + target army
         return
     fm, mm = foe.magic, me.magic
     if eff == "blessing":
         mm.blessed = True
     elif eff == "boost":
-        types = (list(range(5)) + list(range(SP0, NG)) if sp["types"] == "all"
-                 else [GROUPS.index(x) for x in sp["types"]])
+        types = (list(range(5)) + list(range(SPECIAL_GROUP0, NUM_GROUPS)) if sp["types"] == "all"
+                 else [battle.GROUP_NAMES.index(x) for x in sp["types"]])
         for x in types:
             _round_mod(me, x, sp.get("init", 0), sp.get("kill", 0))
     elif eff == "group_boost":
@@ -484,7 +462,7 @@ def _resolve_battle(st, k: int, s: int, t, n: int, dice: int, a: int | None = No
         me.monster = [sp["init"], sp["kill"], sp["hits"]]
     elif eff == "shatter":
         h = st.heroes[foe.hero]
-        drop_item(h, h.items[int(rng.integers(len(h.items)))])
+        magic.drop_item(h, h.items[int(rng.integers(len(h.items)))])
         fm.items = [i for i, it in enumerate(h.items) if it.kind == "battle"]
     elif eff == "slow":
         _battle_mod(foe, t, sp["init"], 0)
@@ -493,27 +471,27 @@ def _resolve_battle(st, k: int, s: int, t, n: int, dice: int, a: int | None = No
         me.walls_left += sp["n"]
     elif eff == "block":
         for x in sp["types"]:
-            fm.blocked[GROUPS.index(x)] = True
+            fm.blocked[battle.GROUP_NAMES.index(x)] = True
     elif eff == "precision":
         for x in sp["types"]:
-            mm.auto_hit[GROUPS.index(x)] = True
+            mm.auto_hit[battle.GROUP_NAMES.index(x)] = True
     elif eff == "fog":
         for sd in armies(b):
             for x in sp["types"]:
-                _battle_mod(sd, GROUPS.index(x), 0, sp["kill"])
+                _battle_mod(sd, battle.GROUP_NAMES.index(x), 0, sp["kill"])
     else:
         raise ValueError(f"battle effect {eff} has no resolution")
 
 
-def _round_mod(sd: dict, t: int, init: int, kill: int) -> None:
+def _round_mod(sd: Army, t: int, init: int, kill: int) -> None:
     _battle_mod(sd, t, init, kill)
     sd.magic.round_mods.append((t, init, kill))
 
 
-def _battle_mod(sd: dict, t: int, init: int, kill: int) -> None:
-    if t >= SP0:
-        sd.magic.special_init[t - SP0] += init
-        sd.magic.special_kill[t - SP0] += kill
+def _battle_mod(sd: Army, t: int, init: int, kill: int) -> None:
+    if t >= SPECIAL_GROUP0:
+        sd.magic.special_init[t - SPECIAL_GROUP0] += init
+        sd.magic.special_kill[t - SPECIAL_GROUP0] += kill
     elif t < 5:
         sd.init_mod[t] += init
         sd.kill_mod[t] += kill
@@ -560,7 +538,7 @@ def segment_effects(st, seg: int) -> list:
     return extra
 
 
-def _spell_kill(sd: dict, t: int, n: int) -> int:
+def _spell_kill(sd: Army, t: int, n: int) -> int:
     """Targeted kills: removed from group t; what the group cannot absorb (or a Hero who is not
     yet the last unit) becomes ordinary kills for the victim to assign."""
     if t == 5:
@@ -588,8 +566,8 @@ def end_round(st) -> None:
         for t, init, kill in mm.round_mods:
             _battle_mod(sd, t, -init, -kill)
         mm.round_mods = []
-        mm.blocked = [False] * NG
-        mm.auto_hit = [False] * NG
+        mm.blocked = [False] * NUM_GROUPS
+        mm.auto_hit = [False] * NUM_GROUPS
         mm.blessed, mm.ranged_shield, mm.armor, mm.cast = False, 0, 0, False
         if mm.smite_rounds > 0:
             mm.smite_rounds -= 1
@@ -614,4 +592,4 @@ def end_battle(st) -> None:
         if loser is not None and not loser.alive:
             loser.wizard = 0
             if winner is not None and winner.alive and loser.items:
-                take_items(st, winner, loser)
+                magic.take_items(st, winner, loser)

@@ -1,4 +1,4 @@
-"""Warbah alliances (block B, option ``allies=True``, 3-4 players).
+"""Warbah diplomacy: alliances (option ``allies=True``, 3-4 players).
 
 A diplomacy step runs each turn after espionage (before moving), in initiative order. The
 player on turn may, one action at a time:
@@ -9,8 +9,8 @@ player on turn may, one action at a time:
 - ``ALLY_GOLD0 + r - 1``: give one gold to that ally (allies may trade);
 - ``DONE``.
 
-Alliances end when one ally attacks the other (``on_attack``, from the battle hook). Allies
-exchange troops between adjacent Heroes like friends (block_b), are never targets of each
+Alliances end when one ally attacks the other (``on_attack``, from battle_flow). Allies
+exchange troops between adjacent Heroes like friends (movement.py), are never targets of each
 other's agents, and are ranked separately at the end (designed).
 """
 from __future__ import annotations
@@ -19,10 +19,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .config import (ALLY_ACCEPT, ALLY_BREAK0, ALLY_DECLINE, ALLY_GOLD0,
-                                ALLY_PROPOSE0, CEDE0, DONE, HERO_TO0)
-
-PHASES = ("diplomacy", "ally_answer")
+from .actions import (ALLY_ACCEPT, ALLY_BREAK0, ALLY_DECLINE, ALLY_GOLD0, ALLY_PROPOSE0, CEDE0,
+                      DONE, HERO_TO0, NUM_ACTIONS)
 
 
 @dataclass(slots=True)
@@ -55,6 +53,7 @@ class Diplomacy:
 
 
 def enabled(st) -> bool:
+    """The variant plays with alliances (allies=True)."""
     return st.game.allies
 
 
@@ -74,7 +73,7 @@ def _other(st, seat: int, r: int) -> int:
 
 
 def mask(st) -> np.ndarray:
-    out = np.zeros(st.game.num_actions, np.int8)
+    out = np.zeros(NUM_ACTIONS, np.int8)
     if st.phase == "ally_answer":
         out[ALLY_ACCEPT] = out[ALLY_DECLINE] = 1
         return out
@@ -141,11 +140,11 @@ def on_attack(st, attacker_seat: int, defender_seat: int) -> None:
 
 
 def friendly(st, a: int, b: int) -> bool:
+    """Seats a and b are the same player or allies."""
     return a == b or bool(st.diplomacy.allied[a, b])
 
 
-# -- trading settlements and Heroes (move phase, the acting Hero) --------------------------------
-def trade_mask(st, seat: int, h: dict, mask: np.ndarray) -> None:
+def trade_mask(st, seat: int, h, mask: np.ndarray) -> None:
     """Allies may trade settlements and Heroes: the acting Hero may cede the (non-capitol)
     settlement he stands on, or join an ally's side with his army and items (designed)."""
     if not enabled(st) or not st.diplomacy.allied[seat].any():
