@@ -408,11 +408,9 @@ def resolve_after_luck(st, value: int, ctx) -> None:
 def _resolve_battle(st, k: int, s: int, t, n: int, dice: int, a: int | None = None) -> None:
     """Battle spell s of army k (target group t of army a) with n units, once its dice are
     known."""
-    T = st.game.spells
     b = st.battle
-    sp = T.battle[s]
+    sp = st.game.spells.battle[s]
     eff = sp["effect"]
-    bm = b.magic
     nat = natural(st, k, s)
     a = nat if a is None else a
     me, foe = army(b, k), army(b, 1 - team(k))
@@ -420,67 +418,117 @@ def _resolve_battle(st, k: int, s: int, t, n: int, dice: int, a: int | None = No
         me = army(b, a)  # the friendly army the spell reaches
     elif _kind(st, s) == "foe":
         foe = army(b, a)
-    rng = st.rng
     n += dice
     if "init" in sp and eff in ("kill", "neutralize", "neutralize_kill", "weaken", "control"):
         item = (battle.segment_of(sp["init"]), eff, t, n, sp.get("kill", 0))
         army(b, k).magic.scheduled.append(item if a == nat else item + (a,))  # + target army
         return
-    fm, mm = foe.magic, me.magic
-    if eff == "blessing":
-        mm.blessed = True
-    elif eff == "boost":
-        types = (list(range(5)) + list(range(SPECIAL_GROUP0, NUM_GROUPS)) if sp["types"] == "all"
-                 else [battle.GROUP_NAMES.index(x) for x in sp["types"]])
-        for x in types:
-            _round_mod(me, x, sp.get("init", 0), sp.get("kill", 0))
-    elif eff == "group_boost":
-        _round_mod(me, t, sp.get("init", 0), sp.get("kill", 0))
-    elif eff == "smite":
-        if mm.smite_rounds <= 0:
-            me.extra_attacks[4] += 1
-        mm.smite_rounds = sp["rounds"]
-    elif eff == "stone_to_mud":
-        x = min(n, foe.walls_left)
-        foe.walls_left -= x
-        foe.wall_damage += x
-    elif eff == "shield":
-        fm.ranged_shield += sp["n"]
-    elif eff == "forget":
-        for _ in range(min(sp["n"], len(fm.hand))):
-            bm.limbo.append(fm.hand.pop(int(rng.integers(len(fm.hand)))))
-    elif eff == "spellbind":
-        fm.spellbound.update(b.round + r for r in range(1, sp["rounds"] + 1))
-    elif eff == "armor":
-        mm.armor += sp["n"]
-    elif eff == "raise_dead":
-        if _can_hold(st, me, 0):  # warriors as a new type only under the type limit
-            me.counts[0] += n
-    elif eff == "illusions":
-        fm.blocked[t] = True
-    elif eff == "summon":
-        me.monster = [sp["init"], sp["kill"], sp["hits"]]
-    elif eff == "shatter":
-        h = st.heroes[foe.hero]
-        magic.drop_item(h, h.items[int(rng.integers(len(h.items)))])
-        fm.items = [i for i, it in enumerate(h.items) if it.kind == "battle"]
-    elif eff == "slow":
-        _battle_mod(foe, t, sp["init"], 0)
-    elif eff == "ice_wall":
-        me.walls_base += sp["n"]
-        me.walls_left += sp["n"]
-    elif eff == "block":
-        for x in sp["types"]:
-            fm.blocked[battle.GROUP_NAMES.index(x)] = True
-    elif eff == "precision":
-        for x in sp["types"]:
-            mm.auto_hit[battle.GROUP_NAMES.index(x)] = True
-    elif eff == "fog":
-        for sd in armies(b):
-            for x in sp["types"]:
-                _battle_mod(sd, battle.GROUP_NAMES.index(x), 0, sp["kill"])
-    else:
+    effect = _EFFECTS.get(eff)
+    if effect is None:
         raise ValueError(f"battle effect {eff} has no resolution")
+    effect(st, sp, me, foe, t, n)
+
+
+# -- effects that act at once: (st, spell row, the friendly army reached, the enemy army, target
+# group, units) -------------------------------------------------------------------------------
+def _blessing(st, sp, me, foe, t, n) -> None:
+    me.magic.blessed = True
+
+
+def _boost(st, sp, me, foe, t, n) -> None:
+    types = (list(range(5)) + list(range(SPECIAL_GROUP0, NUM_GROUPS)) if sp["types"] == "all"
+             else [battle.GROUP_NAMES.index(x) for x in sp["types"]])
+    for x in types:
+        _round_mod(me, x, sp.get("init", 0), sp.get("kill", 0))
+
+
+def _group_boost(st, sp, me, foe, t, n) -> None:
+    _round_mod(me, t, sp.get("init", 0), sp.get("kill", 0))
+
+
+def _smite(st, sp, me, foe, t, n) -> None:
+    if me.magic.smite_rounds <= 0:
+        me.extra_attacks[4] += 1
+    me.magic.smite_rounds = sp["rounds"]
+
+
+def _stone_to_mud(st, sp, me, foe, t, n) -> None:
+    x = min(n, foe.walls_left)
+    foe.walls_left -= x
+    foe.wall_damage += x
+
+
+def _shield(st, sp, me, foe, t, n) -> None:
+    foe.magic.ranged_shield += sp["n"]
+
+
+def _forget(st, sp, me, foe, t, n) -> None:
+    hand = foe.magic.hand
+    for _ in range(min(sp["n"], len(hand))):
+        st.battle.magic.limbo.append(hand.pop(int(st.rng.integers(len(hand)))))
+
+
+def _spellbind(st, sp, me, foe, t, n) -> None:
+    foe.magic.spellbound.update(st.battle.round + r for r in range(1, sp["rounds"] + 1))
+
+
+def _armor(st, sp, me, foe, t, n) -> None:
+    me.magic.armor += sp["n"]
+
+
+def _raise_dead(st, sp, me, foe, t, n) -> None:
+    if _can_hold(st, me, 0):  # warriors as a new type only under the type limit
+        me.counts[0] += n
+
+
+def _illusions(st, sp, me, foe, t, n) -> None:
+    foe.magic.blocked[t] = True
+
+
+def _summon(st, sp, me, foe, t, n) -> None:
+    me.monster = [sp["init"], sp["kill"], sp["hits"]]
+
+
+def _shatter(st, sp, me, foe, t, n) -> None:
+    h = st.heroes[foe.hero]
+    magic.drop_item(h, h.items[int(st.rng.integers(len(h.items)))])
+    foe.magic.items = [i for i, it in enumerate(h.items) if it.kind == "battle"]
+
+
+def _slow(st, sp, me, foe, t, n) -> None:
+    _battle_mod(foe, t, sp["init"], 0)
+
+
+def _ice_wall(st, sp, me, foe, t, n) -> None:
+    me.walls_base += sp["n"]
+    me.walls_left += sp["n"]
+
+
+def _block(st, sp, me, foe, t, n) -> None:
+    for x in sp["types"]:
+        foe.magic.blocked[battle.GROUP_NAMES.index(x)] = True
+
+
+def _precision(st, sp, me, foe, t, n) -> None:
+    for x in sp["types"]:
+        me.magic.auto_hit[battle.GROUP_NAMES.index(x)] = True
+
+
+def _fog(st, sp, me, foe, t, n) -> None:
+    for sd in armies(st.battle):
+        for x in sp["types"]:
+            _battle_mod(sd, battle.GROUP_NAMES.index(x), 0, sp["kill"])
+
+
+#: effect (configs/warbah.yaml spells.battle.*.effect) -> its resolution; the delayed effects
+#: (kill, neutralize, weaken, control: scheduled for their initiative) in ``segment_effects``
+_EFFECTS = {
+    "blessing": _blessing, "boost": _boost, "group_boost": _group_boost, "smite": _smite,
+    "stone_to_mud": _stone_to_mud, "shield": _shield, "forget": _forget,
+    "spellbind": _spellbind, "armor": _armor, "raise_dead": _raise_dead,
+    "illusions": _illusions, "summon": _summon, "shatter": _shatter, "slow": _slow,
+    "ice_wall": _ice_wall, "block": _block, "precision": _precision, "fog": _fog,
+}
 
 
 def _round_mod(sd: Army, t: int, init: int, kill: int) -> None:

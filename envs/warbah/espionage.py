@@ -360,50 +360,82 @@ def apply(st, a: int) -> None:
 
 def _result(st, stage: str, x) -> None:
     """The agent's result ``stage`` against target x takes effect."""
-    e = st.espionage.mission
-    seat = e.seat
-    if stage == "look":
-        st.espionage.revealed[(seat, x)] = st.turn
-    elif stage == "kill_hero":  # the army stays behind as a garrison of its owner
-        h = st.heroes[x]
-        h.alive = False
-        c = h.cell
-        if st.owner[c] < 0:
-            st.owner[c] = h.seat
-        if st.owner[c] == h.seat:
-            st.garrison[c, :4] += h.troops
-        h.troops[:] = 0
-        if h.wizard:  # his wizard teleports home
-            magic.kill_wizard(st, x)
-    elif stage == "garrison":
-        st.owner[x] = seat
-    elif stage in ("steal_gold", "damage"):  # Luck: spy, then victim, may reroll the 1D10
-        _lucky_amount(st, stage, x, luck.d10(st.rng), (1, 10), x)
-    elif stage == "delay":
-        st.heroes[x].delayed_turn = st.turn
-    elif stage == "wizard":
+    _RESULTS[stage](st, st.espionage.mission, stage, x)
+
+
+def _look(st, e: SpyMission, stage: str, x: int) -> None:
+    st.espionage.revealed[(e.seat, x)] = st.turn
+
+
+def _kill_hero(st, e: SpyMission, stage: str, x: int) -> None:
+    """The army stays behind as a garrison of its owner; a wizard teleports home."""
+    h = st.heroes[x]
+    h.alive = False
+    c = h.cell
+    if st.owner[c] < 0:
+        st.owner[c] = h.seat
+    if st.owner[c] == h.seat:
+        st.garrison[c, :4] += h.troops
+    h.troops[:] = 0
+    if h.wizard:
         magic.kill_wizard(st, x)
-    elif stage == "disband":  # 1D5 troops; Luck: spy, then victim, may reroll it
-        _lucky_amount(st, stage, x, int(st.rng.integers(1, 6)), (1, 5), st.heroes[x].seat)
-    elif stage == "false_orders":
-        e.victim, e.stage = x, "move"
-    elif stage == "sink":
-        fleets.sink_ship(st, x)
-    elif stage == "item":
-        items = st.heroes[x].items
-        it = items[int(st.rng.integers(len(items)))]  # designed: a random item
-        magic.drop_item(st.heroes[x], it)  # an ability item takes its ability with it
-        e.item = it
-        e.stage = "give_item"
-        e.targets = targets(st)
-        if not e.targets:
-            e.stage = "done"
-    elif stage == "give_item":
-        it = e.item
-        if it.kind == "ability":  # as spells.take_items does
-            st.heroes[x].abilities.append(tuple(it.ability))
-        st.heroes[x].items.append(it)
-        e.item = None
+
+
+def _garrison(st, e: SpyMission, stage: str, x: int) -> None:
+    st.owner[x] = e.seat
+
+
+def _gold(st, e: SpyMission, stage: str, x: int) -> None:
+    """Steal gold / damage: 1D10 gold (Luck: the spy, then the victim, may reroll it)."""
+    _lucky_amount(st, stage, x, luck.d10(st.rng), (1, 10), x)
+
+
+def _delay(st, e: SpyMission, stage: str, x: int) -> None:
+    st.heroes[x].delayed_turn = st.turn
+
+
+def _wizard(st, e: SpyMission, stage: str, x: int) -> None:
+    magic.kill_wizard(st, x)
+
+
+def _disband(st, e: SpyMission, stage: str, x: int) -> None:
+    """1D5 troops (Luck: the spy, then the victim, may reroll it)."""
+    _lucky_amount(st, stage, x, int(st.rng.integers(1, 6)), (1, 5), st.heroes[x].seat)
+
+
+def _false_orders(st, e: SpyMission, stage: str, x: int) -> None:
+    e.victim, e.stage = x, "move"
+
+
+def _sink(st, e: SpyMission, stage: str, x: int) -> None:
+    fleets.sink_ship(st, x)
+
+
+def _item(st, e: SpyMission, stage: str, x: int) -> None:
+    """A random item (designed) is taken; the spy hands it to one of his Heroes."""
+    items = st.heroes[x].items
+    it = items[int(st.rng.integers(len(items)))]
+    magic.drop_item(st.heroes[x], it)  # an ability item takes its ability with it
+    e.item = it
+    e.stage = "give_item"
+    e.targets = targets(st)
+    if not e.targets:
+        e.stage = "done"
+
+
+def _give_item(st, e: SpyMission, stage: str, x: int) -> None:
+    it = e.item
+    if it.kind == "ability":  # as magic.take_items does
+        st.heroes[x].abilities.append(tuple(it.ability))
+    st.heroes[x].items.append(it)
+    e.item = None
+
+
+#: stage -> its result against the target picked
+_RESULTS = {"look": _look, "kill_hero": _kill_hero, "garrison": _garrison, "steal_gold": _gold,
+            "damage": _gold, "delay": _delay, "wizard": _wizard, "disband": _disband,
+            "false_orders": _false_orders, "sink": _sink, "item": _item,
+            "give_item": _give_item}
 
 
 def _lucky_amount(st, stage: str, x: int, value: int, dice, victim: int) -> None:
