@@ -9,7 +9,8 @@ import numpy as np
 from ..core.game import ConfigError, Game, read_yaml
 from .actions import NUM_ACTIONS
 from .board import MAP_SIZE
-from .config import DEFAULT_CONFIG, SPECIALS, SpellTables, merge_rules
+from .config import (BASIC, DEFAULT_CONFIG, SETTLEMENTS, SPECIALS, TERRAINS, SpellTables,
+                     merge_rules)
 from .rules import WarbahState
 
 
@@ -42,9 +43,16 @@ class WarbahGame(Game):
         self.troop = {k: (v["init"], v["kill"], v["cost"]) for k, v in self.cfg["troops"].items()}
         self.terrain_roll = {r: t["type"] for t in self.cfg["terrain"] for r in t["rolls"]}
         self.terrain = {t["type"]: t for t in self.cfg["terrain"]}
+        #: MP to enter a hex, by terrain code (config.TERRAINS order)
+        self.terrain_mp = [self.terrain[t]["mp"] for t in TERRAINS]
         self.settle_roll = {r: s["type"] for s in self.cfg["settlements"] for r in s["rolls"]}
         self.settle = {s["type"]: s for s in self.cfg["settlements"]}
         self.settle["capitol"] = dict(self.cfg["capitol"], type="capitol")
+        #: the basic troop type (config.BASIC index) each settlement recruits, -1 none (by
+        #: settlement code, config.SETTLEMENTS order)
+        self.settlement_recruits = [BASIC.index(self.settle[s]["recruit"])
+                                    if self.settle[s]["recruit"] in BASIC else -1
+                                    for s in SETTLEMENTS]
         self.variant_names = sorted({v for t in self.cfg["variants"].values() for v in t.values()})
         self.spells = SpellTables(self.cfg)
         #: {ability: indices of the special unit kinds granting it} (SPECIAL UNIT TYPES)

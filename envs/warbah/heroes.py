@@ -113,9 +113,9 @@ def ability(st, h: Hero, name: str) -> int:
             n += 1
     us = st.game.granting_units.get(name)
     if us:
-        sp = h.specials.tolist()
+        sp = h.specials
         for u in us:
-            if sp[u]:
+            if sp.item(u):
                 n += 1
     return n
 

@@ -271,24 +271,49 @@ def _obs_size(g) -> int:
 
 def base_planes(st, seat: int) -> np.ndarray:
     """A fresh observation-sized array holding the array-derived parts of ``seat``'s
-    observation: the map planes (from the cache), ownership, chits, alive, settlements held,
-    garrisons."""
-    g = st.game
-    n = g.n_cells
-    d = st.__dict__
-    bw = st.magic.bonus_walls  # the map key (see _map_base)
+    observation: the map planes, ownership, chits, alive, settlements held, garrisons. Kept per
+    seat in two layers while the arrays they come from keep their bytes (most steps change
+    none of them; recruiting changes only the garrisons)."""
+    bw = st.magic.bonus_walls
     key = (st.land.tobytes(), st.explored.tobytes(), st.terrain.tobytes(), st.settle.tobytes(),
-           st.wall_damage.tobytes(), st.variant, tuple(sorted(bw.items())) if bw else ())
-    c = d.get("_obs_map")  # key[5] is the live variant list (compared with the cached copy)
-    if c is not None and c[0] == key and c[1] == st.rivers:  # _map_base's hit, inlined
+           st.wall_damage.tobytes(), st.variant, tuple(sorted(bw.items())) if bw else (),
+           st.owner.tobytes(), st.alive.tobytes(), st.encounter.tobytes())
+    gsp = st.garrison_specials  # special units in garrisons: almost always none
+    k = _count_nonzero(gsp)
+    gkey = (st.garrison.tobytes(), gsp.tobytes() if k else gsp.shape, key[7])  # + owner
+    cache = st.__dict__.get("_obs_base")
+    if cache is None:
+        cache = st._obs_base = {}
+    hit = cache.get(seat)
+    if hit is not None and hit[0] == key and hit[1] == st.rivers:
+        if hit[3] == gkey:
+            return hit[4].copy()
+        key, owned = hit[0], hit[2]  # (hit[0] holds a copy of the variant list)
+    else:
+        key = key[:5] + (list(st.variant),) + key[6:]  # the cache keeps a copy of the variant list
+        owned = _map_and_owned(st, seat, key)
+        owned.flags.writeable = False
+    out = owned.copy()
+    _add_garrisons(st, seat, out, gkey, k > 0)
+    full = out.copy()
+    full.flags.writeable = False
+    cache[seat] = (key, set(st.rivers), owned, gkey, full)
+    return out
+
+
+def _map_and_owned(st, seat: int, key: tuple) -> np.ndarray:
+    """The map planes (``key[:7]``), ownership, chits, alive and settlements held for ``seat``,
+    from the finer caches."""
+    d = st.__dict__
+    mk = key[:7]
+    c = d.get("_obs_map")
+    if c is not None and c[0] == mk and c[1] == st.rivers:
         out = c[2].copy()
-    else:  # the cache keeps a copy of the variant list
-        key = key[:5] + (list(st.variant),) + key[6:]
-        out = _map_base(st, key).copy()
+    else:
+        out = _map_base(st, mk).copy()
     # ownership / chits / alive / held, cached per seat while their arrays keep their bytes
     # (the seat-independent lists shared under -1)
-    ob_ = st.owner.tobytes()
-    lk = (ob_, key[3], st.alive.tobytes(), st.encounter.tobytes())  # key[3]: settle
+    lk = (key[7], key[3], key[8], key[9])  # owner, settle, alive, encounter
     c = d.get("_obs_owned")
     if c is None or c[0] != lk:
         c = st._obs_owned = (lk, {})
@@ -299,19 +324,20 @@ def base_planes(st, seat: int) -> np.ndarray:
             cm = c[1][-1] = _owned_common(st)
         r = c[1][seat] = _build_owned(st, seat, cm)
     out[r[0]] = r[1]
-    # garrisons: cells and values while the garrison arrays are unchanged, the plane indices
-    # per seat while the owners are unchanged too
-    gsp = st.garrison_specials  # special units in garrisons: almost always none, so count instead of a copy
-    k = _count_nonzero(gsp)
-    lk = (st.garrison.tobytes(), gsp.tobytes() if k else gsp.shape)
-    c = d.get("_obs_gar")
-    if c is None or c[0] != lk:
-        c = st._obs_gar = (lk, _garrisons(st, None, k > 0), {})
-    if c[1] is not None:
-        r = c[2].get(seat)
-        if r is None or r[0] != ob_:
-            r = c[2][seat] = (ob_, _garrison_index(c[1][0], st.owner, seat, n))
-        out[r[1]] = c[1][1]
     return out
 
 
+def _add_garrisons(st, seat: int, out: np.ndarray, gkey: tuple, specials: bool) -> None:
+    """Garrison planes 9-10 into ``out``: the cells and values kept while the garrison arrays
+    are unchanged, the plane indices per seat while the owners are unchanged too."""
+    d = st.__dict__
+    lk = gkey[:2]
+    c = d.get("_obs_gar")
+    if c is None or c[0] != lk:
+        c = st._obs_gar = (lk, _garrisons(st, None, specials), {})
+    if c[1] is not None:
+        ob_ = gkey[2]
+        r = c[2].get(seat)
+        if r is None or r[0] != ob_:
+            r = c[2][seat] = (ob_, _garrison_index(c[1][0], st.owner, seat, st.game.n_cells))
+        out[r[1]] = c[1][1]

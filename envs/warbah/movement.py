@@ -57,80 +57,80 @@ def _land_steps(st, seat: int, h: Hero, mask, occ: dict) -> None:
     g = st.game
     c = h.cell
     nbl = st.neighbours[c]
-    land, explored, mp = st.land, st.explored, h.mp
+    land, explored, encounter, owner = st.land, st.explored, st.encounter, st.owner
+    mp = h.mp
+    can_explore = mp + h.scout_moves >= 1
     for d in range(6):
         m = nbl[d]
-        if m < 0 or not land[m]:
+        if m < 0 or not land.item(m):
             continue
-        if not explored[m]:
-            mask[d] = mp + h.scout_moves >= 1
+        if not explored.item(m):
+            if can_explore:
+                mask[d] = 1
         # hexes.enterable(st, seat, h, m, occ) inlined: 0 (cannot enter) or the MP cost
-        elif st.encounter[m] == 0 and occ.get(m, -1) < 0 and not (
-                int(st.owner[m]) not in (-1, seat) and hexes.garrisoned(st, m)):
-            cost = g.terrain[TERRAINS[st.terrain[m]]]["mp"]
+        elif encounter.item(m) == 0 and m not in occ:
+            o = owner.item(m)
+            if o != -1 and o != seat and hexes.garrisoned(st, m):
+                continue
+            cost = g.terrain_mp[st.terrain.item(m)]
             if ((c, m) if c < m else (m, c)) in st.rivers:  # edge(c, m)
                 cost = max(cost, g.cfg["river"]["cross_mp"])
-            mask[d] = 0 < cost <= mp
-    own_c = st.owner[c] == seat
-    if own_c and hexes.garrisoned(st, c) and heroes.army_size(h) < heroes.army_cap(st, h):
-        mask[TAKE_GARRISON] = 1  # special units count against the cap too
-    if own_c and st.settle[c] >= 0:
-        rec = g.settle[SETTLEMENTS[st.settle[c]]]["recruit"]
-        u = hexes.garrison_kind(st, c)
-        if u >= 0:  # the right type here is the settlement's special unit
-            mask[DROP_OFF] = h.specials[u] > 0
-        elif rec in BASIC and h.troops[BASIC.index(rec)] > 0:
-            mask[DROP_OFF] = 1
-    if not h.received_army and sum(h.troops.tolist()) > 0:
-        for d in range(6):  # exchange instead of moving (ends this hero's movement)
-            j = occ.get(nbl[d], -1) if nbl[d] >= 0 else -1
-            if (j >= 0 and st.heroes[j].seat == seat
-                    and heroes.army_size(st.heroes[j]) < heroes.army_cap(st, st.heroes[j])):
-                mask[EXCHANGE0 + d] = 1
-    magic.item_give_mask(st, seat, h, mask)
+            if 0 < cost <= mp:
+                mask[d] = 1
+    if owner.item(c) == seat:
+        if hexes.garrisoned(st, c) and heroes.army_size(h) < heroes.army_cap(st, h):
+            mask[TAKE_GARRISON] = 1  # special units count against the cap too
+        code = st.settle.item(c)
+        if code >= 0:
+            u = hexes.garrison_kind(st, c)
+            if u >= 0:  # the right type here is the settlement's special unit
+                if h.specials.item(u) > 0:
+                    mask[DROP_OFF] = 1
+            else:
+                t = g.settlement_recruits[code]
+                if t >= 0 and h.troops.item(t) > 0:
+                    mask[DROP_OFF] = 1
+    if not h.received_army:  # exchange instead of moving (ends this hero's movement)
+        near = []
+        for d in range(6):
+            m = nbl[d]
+            if m >= 0:
+                j = occ.get(m, -1)
+                if j >= 0 and st.heroes[j].seat == seat:
+                    near.append((d, st.heroes[j]))
+        if near and sum(h.troops.tolist()) > 0:
+            for d, o in near:
+                if heroes.army_size(o) < heroes.army_cap(st, o):
+                    mask[EXCHANGE0 + d] = 1
+    if h.items:
+        magic.item_give_mask(st, seat, h, mask)
 
 
 def _transfer_mask(st, seat: int, h: Hero, mask, occ: dict) -> None:
     """On land: passing through, trading with allies, Scouting's look, single garrison troops
     and special units in and out, and single troops to a friendly Hero."""
     c = h.cell
-    _pass_mask(st, seat, h, mask, occ)
-    diplomacy.trade_mask(st, seat, h, mask)
+    nbl = st.neighbours[c]
+    if h.mp >= 2:
+        _pass_mask(st, seat, h, mask, occ)
+    if st.game.allies:
+        diplomacy.trade_mask(st, seat, h, mask)
     if h.scout_moves > 0:  # Scouting: look at an adjacent Hero's card instead of exploring
-        for d, m in enumerate(st.neighbours[c]):
+        for d, m in enumerate(nbl):
             j = occ.get(m, -1) if m >= 0 else -1
             if j >= 0 and st.heroes[j].seat != seat and not espionage.is_revealed(st, seat, j):
                 mask[LOOK0 + d] = 1
-    own_hex = st.owner[c] == seat
-    room = heroes.army_cap(st, h) - heroes.army_size(h) if own_hex else 0
-    sp = h.specials
-    nbl = st.neighbours[c]
-    if own_hex:
-        g = st.garrison[c].tolist()
-        if room > 0 and any(g):
-            new_ok = heroes.type_count(h) < heroes.type_limit(st, h)  # 5 troop types (+Command)
-            tr = h.troops.tolist()
-            for t in range(4):
-                mask[TAKE_ONE0 + t] = g[t] > 0 and (tr[t] > 0 or new_ok)
-        gsp = st.garrison_specials[c]
-        if room > 0 and any(gsp.tolist()):  # special units (Knights), one at a time
-            u = int(np.flatnonzero(gsp)[0])
-            mask[TAKE_SPECIAL] = sp[u] > 0 or heroes.type_count(h) < heroes.type_limit(st, h)
-        if st.settle[c] >= 0:
-            rec = st.game.settle[SETTLEMENTS[st.settle[c]]]["recruit"]
-            u = hexes.garrison_kind(st, c)
-            if u >= 0:  # the right type here is the settlement's special unit
-                mask[DROP_SPECIAL] = sp[u] > 0
-            elif rec in BASIC and h.troops[BASIC.index(rec)] > 0:
-                mask[DROP_ONE0 + BASIC.index(rec)] = 1
+    if st.owner.item(c) == seat:
+        _garrison_transfers(st, h, c, mask)
     # exchange instead of moving: only a Hero that has not moved yet, with a friendly (or
     # allied) Hero on adjacent land
     if not (h.exchanged_turn == st.turn or (
             h.mp >= _full_mp(st, h) and h.scout_moves >= heroes.ability(st, h, "scouting"))):
         return
     near = []
+    land = st.land
     for d, m in enumerate(nbl):
-        if m >= 0 and st.land[m]:
+        if m >= 0 and land.item(m):
             j = occ.get(m, -1)
             if j >= 0 and diplomacy.friendly(st, seat, st.heroes[j].seat):
                 o = st.heroes[j]
@@ -138,20 +138,53 @@ def _transfer_mask(st, seat: int, h: Hero, mask, occ: dict) -> None:
                     near.append((d, o))
     if not near:
         return
+    sp = h.specials
     give_sp = None
     if any(sp.tolist()):  # special units, one at a time (once per turn each)
         recv = h.received_specials if h.received_specials_turn == st.turn else 0
-        give_sp = np.flatnonzero(sp - recv > 0)
-    give = h.troops - _received_troops(st, h)
+        give_sp = np.flatnonzero(sp - recv > 0).tolist()
+    give = (h.troops - _received_troops(st, h)).tolist()
     for d, o in near:
         new_ok = heroes.type_count(o) < heroes.type_limit(st, o)
+        ot = o.troops.tolist()
         for t in range(4):
-            mask[GIVE0 + 4 * d + t] = give[t] > 0 and (o.troops[t] > 0 or new_ok)
+            if give[t] > 0 and (ot[t] > 0 or new_ok):
+                mask[GIVE0 + 4 * d + t] = 1
         if give_sp is not None:
             osp = o.specials
-            for u in give_sp.tolist():
-                if new_ok or osp[u] > 0:
+            for u in give_sp:
+                if new_ok or osp.item(u) > 0:
                     mask[GIVE_SP0 + 13 * d + u] = 1
+
+
+def _garrison_transfers(st, h: Hero, c: int, mask) -> None:
+    """In an own hex: single garrison troops and special units into the army (within the cap
+    and the type limit) and single troops of the settlement's kind into the garrison."""
+    room = heroes.army_cap(st, h) - heroes.army_size(h)
+    sp = h.specials
+    if room > 0:
+        g = st.garrison[c].tolist()
+        if any(g):
+            new_ok = heroes.type_count(h) < heroes.type_limit(st, h)  # 5 troop types (+Command)
+            tr = h.troops.tolist()
+            for t in range(4):
+                if g[t] > 0 and (tr[t] > 0 or new_ok):
+                    mask[TAKE_ONE0 + t] = 1
+        gsp = st.garrison_specials[c]
+        if any(gsp.tolist()):  # special units (Knights), one at a time
+            u = int(np.flatnonzero(gsp)[0])
+            if sp.item(u) > 0 or heroes.type_count(h) < heroes.type_limit(st, h):
+                mask[TAKE_SPECIAL] = 1
+    code = st.settle.item(c)
+    if code >= 0:
+        u = hexes.garrison_kind(st, c)
+        if u >= 0:  # the right type here is the settlement's special unit
+            if sp.item(u) > 0:
+                mask[DROP_SPECIAL] = 1
+        else:
+            t = st.game.settlement_recruits[code]
+            if t >= 0 and h.troops.item(t) > 0:
+                mask[DROP_ONE0 + t] = 1
 
 
 def _full_mp(st, h: Hero) -> int:
@@ -231,11 +264,9 @@ def _pass_mask(st, seat: int, h: Hero, mask: np.ndarray, occ: dict) -> None:
     nbl = st.neighbours[h.cell]
     for d in range(6):
         m1 = nbl[d]
-        if m1 < 0 or m1 not in occ:  # no Hero to pass through: pass_cost would give 0
-            mask[PASS0 + d] = 0
-            continue
-        cost = pass_cost(st, seat, h, d, occ)
-        mask[PASS0 + d] = 0 < cost <= h.mp
+        if m1 >= 0 and m1 in occ:  # else no Hero to pass through: pass_cost would give 0
+            cost = pass_cost(st, seat, h, d, occ)
+            mask[PASS0 + d] = 0 < cost <= h.mp
 
 
 # -- applying an action (dispatched by ``_HANDLERS``) ----------------------------------------------

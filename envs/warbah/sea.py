@@ -50,13 +50,14 @@ def move_mask(st, seat: int, x: int, h: Hero, mask: np.ndarray) -> None:
             else:
                 mask[d] = hexes.enterable(st, seat, h, m) > 0
         return
-    land = st.land
+    land, ships, owner = st.land, st.fleets.ships, st.fleets.owner
     for d, m in enumerate(st.neighbours[c]):
-        if m < 0 or land[m]:
+        if m < 0 or land.item(m):
             continue
         mask[EXCHANGE0 + d] = 0  # no hand-over onto a ship
-        mask[d] = (h.mp >= 1 and st.fleets.ships[m] > 0 and heroes.hero_at(st, m) < 0
-                   and (st.fleets.owner[m] == seat or fleets.capturable(st, seat, m)))
+        if (h.mp >= 1 and ships.item(m) > 0 and heroes.hero_at(st, m) < 0
+                and (owner.item(m) == seat or fleets.capturable(st, seat, m))):
+            mask[d] = 1  # board the fleet
 
 
 def move_apply(st, seat: int, x: int, h: Hero, a: int) -> None:
