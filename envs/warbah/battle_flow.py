@@ -252,83 +252,98 @@ def _clear_encounter(st, cell: int) -> None:
 
 
 def run(st) -> None:
-    """Resolve segments/rounds until a side must choose casualties or the attacker may call off."""
-    b, g = st.battle, st.game
-    cap = g.cfg["designed"]["battle_round_cap"]
+    """Resolve segments / rounds until a side must choose casualties, a player decides on a
+    spell or on Luck, or the attacker may call off; or the battle ends."""
+    b = st.battle
     battle.add_special_groups(st, b.sides)  # special unit groups at counts[5:]
     while True:
-        # pending kills: a player side with a real choice decides, others lose automatically
-        for k in (0, 1):
-            side = b.sides[k]
-            while b.kills[k] > 0:
-                if battle.destroyed(side):
-                    b.kills[k] = 0
-                    break
-                if side.seat >= 0 and side.hero >= 0 and len(battle.troop_types_alive(side)) > 1:
-                    b.chooser = k
-                    st.phase, st.to_act = "casualty", side.seat
-                    return
-                battle.remove_one(side)
-                b.kills[k] -= 1
-        members = b.members
-        for i, side in enumerate(members):  # combined attack: each joining army's casualties
-            while b.member_kills[i] > 0:
-                if battle.destroyed(side):
-                    b.member_kills[i] = 0
-                    break
-                if len(battle.troop_types_alive(side)) > 1:
-                    b.chooser, b.member_choosing = 0, i
-                    st.phase, st.to_act = "casualty", side.seat
-                    return
-                battle.remove_one(side)
-                b.member_kills[i] -= 1
+        if _casualties_to_choose(st, b):
+            return
         a, d = b.sides
-        if (battle.destroyed(a) and all(battle.destroyed(m) for m in members)) or battle.destroyed(d):
+        if (battle.destroyed(a) and all(battle.destroyed(m) for m in b.members)
+                or battle.destroyed(d)):
             return finish(st)
-        if b.segment >= battle.SEGMENTS:
+        if b.segment >= battle.SEGMENTS:  # the round is over
             b.round += 1
             b.segment = 0
             if b.magic is not None:
                 battle_spells.end_round(st)  # round-long spell effects end
             for s in (a, d):
                 s.walls_left = max(0, s.walls_base - s.wall_damage)
-            if b.round >= cap:
+            if b.round >= st.game.cfg["designed"]["battle_round_cap"]:
                 return finish(st)
             st.phase, st.to_act = "call_off", a.seat
             return
-        seg = b.segment
-        extra = (0, 0)
-        if b.magic is not None:  # spell segment, delayed spell effects
-            if battle_spells.spell_segment(st, seg):
-                return
-            extra = battle_spells.segment_effects(st, seg)
-        if seg == battle.segment_of(1):  # Siegecraft: destroy one wall rank in the Initiative 1 segment
-            for k in (0, 1):
-                other = b.sides[1 - k]
-                siege = b.sides[k].siege
-                if k == 0:  # a combined attack: every attacking Hero's Siegecraft
-                    siege += sum(m.siege for m in members)
-                n = min(siege, other.walls_left)
-                other.walls_left -= n
-                other.wall_damage += n
-        # Luck's segment window; dice are noted only while a player of the battle has Luck
-        # unused this turn
-        lucky = any(
-            luck.lucky_hero(st, q) >= 0 for q in battle_luck.battle_seats(st, b))
-        for sd in (a, d) + tuple(members):
-            sd.dice = [] if lucky else None
-            sd.wall_rolls = None
-        ka, kd = battle.attacks(g, a, seg, st.rng), battle.attacks(g, d, seg, st.rng)
-        ka, kd = battle.ship_attacks(st, a, d, seg, ka, kd)  # ships and sea monsters
-        ka, kd = ka + battle.special_attacks(st, a, seg), kd + battle.special_attacks(st, d, seg)
-        for m in members:  # a combined attack: the joiners attack too
-            ka += battle.attacks(g, m, seg, st.rng) + battle.special_attacks(st, m, seg)
-        b.raw_kills = [int(ka), int(kd), int(extra[0]), int(extra[1])]
-        if lucky and luck.window(st, battle_luck.battle_seats(st, b), "battle_dice", (),
-                                 "battle_dice"):
-            return  # RARE ABILITY Luck: a player may reroll one die of this segment
-        if _resolve_segment(st):
+        if _segment(st, b):
             return
+
+
+def _casualties_to_choose(st, b: Battle) -> bool:
+    """Kills still to assign: a player army with a real choice decides (True), the others
+    lose their largest groups automatically."""
+    for k in (0, 1):
+        side = b.sides[k]
+        while b.kills[k] > 0:
+            if battle.destroyed(side):
+                b.kills[k] = 0
+                break
+            if side.seat >= 0 and side.hero >= 0 and len(battle.troop_types_alive(side)) > 1:
+                b.chooser = k
+                st.phase, st.to_act = "casualty", side.seat
+                return True
+            battle.remove_one(side)
+            b.kills[k] -= 1
+    for i, side in enumerate(b.members):  # combined attack: each joining army's casualties
+        while b.member_kills[i] > 0:
+            if battle.destroyed(side):
+                b.member_kills[i] = 0
+                break
+            if len(battle.troop_types_alive(side)) > 1:
+                b.chooser, b.member_choosing = 0, i
+                st.phase, st.to_act = "casualty", side.seat
+                return True
+            battle.remove_one(side)
+            b.member_kills[i] -= 1
+    return False
+
+
+def _segment(st, b: Battle) -> bool:
+    """One initiative segment: the spell segment and delayed spells, Siegecraft, every army's
+    attacks, Luck's window on the dice, then walls and Defense. True: paused for a decision."""
+    g = st.game
+    a, d = b.sides
+    members = b.members
+    seg = b.segment
+    extra = (0, 0)
+    if b.magic is not None:  # spell segment, delayed spell effects
+        if battle_spells.spell_segment(st, seg):
+            return True
+        extra = battle_spells.segment_effects(st, seg)
+    if seg == battle.segment_of(1):  # Siegecraft: a wall rank destroyed in the Init 1 segment
+        for k in (0, 1):
+            other = b.sides[1 - k]
+            siege = b.sides[k].siege
+            if k == 0:  # a combined attack: every attacking Hero's Siegecraft
+                siege += sum(m.siege for m in members)
+            n = min(siege, other.walls_left)
+            other.walls_left -= n
+            other.wall_damage += n
+    # Luck's segment window; dice are noted only while a player of the battle has Luck
+    # unused this turn
+    lucky = any(luck.lucky_hero(st, q) >= 0 for q in battle_luck.battle_seats(st, b))
+    for sd in (a, d) + tuple(members):
+        sd.dice = [] if lucky else None
+        sd.wall_rolls = None
+    ka, kd = battle.attacks(g, a, seg, st.rng), battle.attacks(g, d, seg, st.rng)
+    ka, kd = battle.ship_attacks(st, a, d, seg, ka, kd)  # ships and sea monsters
+    ka, kd = ka + battle.special_attacks(st, a, seg), kd + battle.special_attacks(st, d, seg)
+    for m in members:  # a combined attack: the joiners attack too
+        ka += battle.attacks(g, m, seg, st.rng) + battle.special_attacks(st, m, seg)
+    b.raw_kills = [int(ka), int(kd), int(extra[0]), int(extra[1])]
+    if lucky and luck.window(st, battle_luck.battle_seats(st, b), "battle_dice", (),
+                             "battle_dice"):
+        return True  # RARE ABILITY Luck: a player may reroll one die of this segment
+    return _resolve_segment(st)
 
 
 def _resolve_segment(st) -> bool:

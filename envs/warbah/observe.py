@@ -216,24 +216,41 @@ def _empire_section(st, seat: int, w: memoryview, my_fleets: list, occ: set,
     read / write); planes with flat indices: plane k, cell c at w[k * n + c]; the vector at
     w[vo + k].
     """
-    g = st.game
-    N, n = g.num_seats, g.n_cells
-    heroes, turn, phase = st.heroes, st.turn, st.phase
-    if my_fleets:  # fleets.unmanned_fleets: my fleets with no Hero on board, in cell order
-        k = 0
-        fm, sea_moves = st.fleets.moves, fleets.sea_rules(st)["sea_moves"]
-        for c in my_fleets:
-            if c not in occ:
-                t, left = fm.get(c, (-1, 0))  # fleets.fleet_left
-                w[5 * n + c] = (left if t == turn else sea_moves) / 4.0
-                k += 1
-                if k == FLEET_SLOTS:
-                    break
+    n = st.game.n_cells
     vo = PLANES_B * n
-    e = st.espionage.mission
-    k = _SUBSTEP_INDEX.get(phase)
+    if my_fleets:
+        _unmanned_fleet_plane(st, w, n, my_fleets, occ)
+    k = _SUBSTEP_INDEX.get(st.phase)
     if k is not None:
         w[vo + k] = 1
+    _espionage_part(st, seat, w, n, vo)
+    _sea_part(st, seat, w, n, vo, mine)
+    _relative_flags(st.diplomacy.allied, seat, st.game.num_seats, w, vo + 58)
+    _diplomacy_part(st, seat, w, vo)
+    _specials_part(st, seat, w, vo)
+    _combined_attack_part(st, seat, w, n, vo)
+
+
+def _unmanned_fleet_plane(st, w, n: int, my_fleets: list, occ: set) -> None:
+    """Plane 5: my fleets without a Hero on board (fleets.unmanned_fleets, in cell order):
+    their moves left / 4."""
+    k = 0
+    turn = st.turn
+    fm, sea_moves = st.fleets.moves, fleets.sea_rules(st)["sea_moves"]
+    for c in my_fleets:
+        if c not in occ:
+            t, left = fm.get(c, (-1, 0))  # fleets.fleet_left
+            w[5 * n + c] = (left if t == turn else sea_moves) / 4.0
+            k += 1
+            if k == FLEET_SLOTS:
+                break
+
+
+def _espionage_part(st, seat: int, w, n: int, vo: int) -> None:
+    """My espionage (roll, agents, stage, target slots: plane 2), troops to lose to an agent,
+    enemy cards seen (plane 3), contacts, results logged this turn."""
+    heroes, turn, phase = st.heroes, st.turn, st.phase
+    e = st.espionage.mission
     if e is not None and e.seat == seat:
         w[vo + 4] = min(e.roll, 11) / 11.0
         w[vo + 5] = min(e.hired, 11) / 11.0
@@ -263,8 +280,19 @@ def _empire_section(st, seat: int, w: memoryview, my_fleets: list, occ: set,
         for (obs, hi), t in st.espionage.revealed.items():
             if obs == seat and t == turn and heroes[hi].alive:
                 w[3 * n + heroes[hi].cell] = min(int(heroes[hi].troops.sum()), 40) / 40.0
-    _relative_flags(st.espionage.contact, seat, N, w, vo + 22)
-    land = st.land
+    _relative_flags(st.espionage.contact, seat, st.game.num_seats, w, vo + 22)
+    if st.espionage.log:
+        n_log = 0
+        for rec in reversed(st.espionage.log):  # this turn's entries are at the end
+            if rec[0] != turn:
+                break
+            n_log += rec[1] == seat
+        w[vo + 31] = min(n_log, 10) / 10.0
+
+
+def _sea_part(st, seat: int, w, n: int, vo: int, mine: list) -> None:
+    """My Heroes at sea (plane 4: sea moves left), the acting Hero's fleet and his Luck."""
+    turn, land = st.turn, st.land
     sea_moves = None
     for h in mine:
         if not land[h.cell]:
@@ -276,8 +304,8 @@ def _empire_section(st, seat: int, w: memoryview, my_fleets: list, occ: set,
                 mp = sea_moves
             w[4 * n + h.cell] = min(mp, 6) / 6.0
     q = st.queue[st.queue_pos] if st.queue_pos < len(st.queue) else None
-    if phase == "move" and q is not None and q[0] == seat:
-        h = heroes[q[1]]
+    if st.phase == "move" and q is not None and q[0] == seat:
+        h = st.heroes[q[1]]
         if h.alive and not land[h.cell]:
             w[vo + 26] = 1
             w[vo + 27] = w[4 * n + h.cell]
@@ -286,30 +314,31 @@ def _empire_section(st, seat: int, w: memoryview, my_fleets: list, occ: set,
             room = fleets.capacity(st, ships) - int(h.troops.sum())
             w[vo + 29] = min(max(room, 0), 40) / 40.0
         w[vo + 30] = h.luck_used_turn != turn and ability(st, h, "luck") > 0
-    if st.espionage.log:
-        n_log = 0
-        for rec in reversed(st.espionage.log):  # this turn's entries are at the end
-            if rec[0] != turn:
-                break
-            n_log += rec[1] == seat
-        w[vo + 31] = min(n_log, 10) / 10.0
-    _relative_flags(st.diplomacy.allied, seat, N, w, vo + 58)
-    k = _DIPLOMACY_INDEX.get(phase)
+
+
+def _diplomacy_part(st, seat: int, w, vo: int) -> None:
+    k = _DIPLOMACY_INDEX.get(st.phase)
     if k is not None:
         w[vo + 62 + k] = 1
-        if phase == "ally_answer" and st.diplomacy.current.offered_to == seat:
-            w[vo + 64] = ((st.diplomacy.current.seat - seat) % N) / 3.0
+        cur = st.diplomacy.current
+        if st.phase == "ally_answer" and cur.offered_to == seat:
+            w[vo + 64] = ((cur.seat - seat) % st.game.num_seats) / 3.0
+
+
+def _specials_part(st, seat: int, w, vo: int) -> None:
+    """The acting Hero's special troops; in battle, my side's special groups and the foe's
+    special troops (seen on the battlefield)."""
+    phase, heroes = st.phase, st.heroes
+    q = st.queue[st.queue_pos] if st.queue_pos < len(st.queue) else None
     if q is not None and q[0] == seat and phase in ("move", "recruit", "battle"):
         x = q[1]
-        hh = None
         if phase == "recruit":
             j = hero_at(st, x)
             hh = heroes[j] if j >= 0 and heroes[j].seat == seat else None
         else:
             hh = heroes[x]
-        sp = hh.specials if hh is not None else None
-        if sp is not None:
-            sp = sp.tolist()
+        if hh is not None:
+            sp = hh.specials.tolist()
             if any(sp):
                 for u, k in enumerate(sp):
                     if k:
@@ -323,10 +352,15 @@ def _empire_section(st, seat: int, w: memoryview, my_fleets: list, occ: set,
                 foe = sides[1 - k].counts
                 w[vo + 58] = min(int(foe[FIRST_SPECIAL:].sum()), 40) / 40.0
                 break
+
+
+def _combined_attack_part(st, seat: int, w, n: int, vo: int) -> None:
+    """Plane 6 and vector 66-75: a declared combined attack or one in battle."""
+    heroes = st.heroes
     jn, b = st.declared_attack, st.battle
     p6 = 6 * n
     if jn is not None:  # a declared combined attack
-        w[vo + 66 + (phase == "join_answer")] = 1
+        w[vo + 66 + (st.phase == "join_answer")] = 1
         w[p6 + jn.cell] = 1
         w[p6 + heroes[jn.lead].cell] = 0.25
         for j in jn.members:
@@ -347,5 +381,5 @@ def _empire_section(st, seat: int, w: memoryview, my_fleets: list, occ: set,
             v = np.frombuffer(w, np.float32)[vo:]  # a numpy view for the slice write
             v[70:74] = np.minimum(sum(m.counts[:4] for m in mine), 40) / 40.0
             w[vo + 74] = sum(int(m.counts[4]) for m in mine) / 4.0
-        if phase == "casualty" and b.member_choosing >= 0 and st.current_player == seat:
+        if st.phase == "casualty" and b.member_choosing >= 0 and st.current_player == seat:
             w[vo + 75] = 1

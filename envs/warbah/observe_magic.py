@@ -67,28 +67,7 @@ def observe_magic(st, seat: int, v: np.ndarray | None = None,
             w[s0 + 2 + r] = min(kk, 4) / 4  # 152-154
     b = st.battle
     if b is not None and b.magic is not None:
-        # my army: the casting one when it is mine, else my first (lead, defender, joiners)
-        arm = list(b.sides) + list(b.members)
-        mine = [k for k in range(len(arm)) if arm[k].seat == seat]
-        if mine:
-            c = b.magic.caster
-            k = c if c in mine and st.phase in ("spell", "spell_target") else mine[0]
-            me, foe = arm[k], b.sides[0 if k == 1 else 1]
-            if me.hero >= 0:
-                hero = st.heroes[me.hero]
-            for s in me.magic.hand:
-                w[bo + s] += 0.5
-            w[s0 + 6] = min(len(foe.magic.hand), 6) / 6
-            w[s0 + 7] = foe.magic.wizard
-            w[s0 + 8] = (b.round + 1) in me.magic.spellbound or b.round in me.magic.spellbound
-            w[s0 + 9] = (b.round + 1) in foe.magic.spellbound or b.round in foe.magic.spellbound
-            last = b.magic.last_cast
-            if last is not None and (last[0] == 1) != (k == 1) and last[2] == b.round:
-                w[s0 + 10] = (last[3] + 1) / NB
-            w[s0 + 11] = min(me.magic.resist, 2) / 2
-            w[s0 + 12] = min(foe.magic.resist, 2) / 2
-            if st.phase == "spell_target" and b.magic.pending is not None:
-                w[12] = (b.magic.pending + 1) / NB
+        hero = _battle_part(st, seat, w, bo, s0, NB) or hero
     if hero is not None:
         if hero.wizard:  # has_wizard
             w[s0 + 1] = 1
@@ -97,20 +76,12 @@ def observe_magic(st, seat: int, v: np.ndarray | None = None,
             w[s0 + 2] = min(len(its), 4) / 4
     w[s0 + 13] = len(m.realm_deck) / NR
     w[s0 + 14] = len(m.battle_deck) / NB
-    w[s0 + 15] = min(m.hand_limit[seat], 5) / 5  # hand limit (towers + temples) at the Realm phase
+    w[s0 + 15] = min(m.hand_limit[seat], 5) / 5  # hand limit (towers + temples)
     kk = len(hands[seat])
     if kk:
         w[s0 + 16] = min(kk, 4) / 4
-    sc = s0 + 17  # 166
     if m.scry_turn[seat] == st.turn:  # scried
-        w[sc] = 1
-        for k in m.realm_deck[-5:]:
-            w[sc + 1 + k] += 0.5
-        for k in m.battle_deck[-5:]:
-            w[sc + 1 + NR + k] += 0.5
-        for r in range(1, N):
-            for k in m.hands[(seat + r) % N]:
-                w[sc + 1 + NR + NB + k] += 0.25
+        _scry_part(st, seat, w, s0 + 17, NR, NB)
     lk = luck.pending_for(st, seat) if phase == "luck" else None  # 261-264: a Luck decision
     if lk is not None:  # on a spell / agent roll
         s = st.luck
@@ -121,3 +92,44 @@ def observe_magic(st, seat: int, v: np.ndarray | None = None,
             and e.fortell_seat == seat:
         w[265] = (STAGES.index(e.fortell[0]) + 1) / len(STAGES)
     return v
+
+
+def _battle_part(st, seat: int, w, bo: int, s0: int, NB: int):
+    """My battle hand and the spell state of both sides (my army: the casting one when it is
+    mine, else my first: lead, defender, joiners). Returns my army's Hero, else None."""
+    b = st.battle
+    arm = list(b.sides) + list(b.members)
+    mine = [k for k in range(len(arm)) if arm[k].seat == seat]
+    if not mine:
+        return None
+    c = b.magic.caster
+    k = c if c in mine and st.phase in ("spell", "spell_target") else mine[0]
+    me, foe = arm[k], b.sides[0 if k == 1 else 1]
+    for s in me.magic.hand:
+        w[bo + s] += 0.5
+    w[s0 + 6] = min(len(foe.magic.hand), 6) / 6
+    w[s0 + 7] = foe.magic.wizard
+    w[s0 + 8] = (b.round + 1) in me.magic.spellbound or b.round in me.magic.spellbound
+    w[s0 + 9] = (b.round + 1) in foe.magic.spellbound or b.round in foe.magic.spellbound
+    last = b.magic.last_cast
+    if last is not None and (last[0] == 1) != (k == 1) and last[2] == b.round:
+        w[s0 + 10] = (last[3] + 1) / NB
+    w[s0 + 11] = min(me.magic.resist, 2) / 2
+    w[s0 + 12] = min(foe.magic.resist, 2) / 2
+    if st.phase == "spell_target" and b.magic.pending is not None:
+        w[12] = (b.magic.pending + 1) / NB
+    return st.heroes[me.hero] if me.hero >= 0 else None
+
+
+def _scry_part(st, seat: int, w, sc: int, NR: int, NB: int) -> None:
+    """Scry this turn: the next 5 realm and battle cards, the opponents' realm hands."""
+    m = st.magic
+    N = st.game.num_seats
+    w[sc] = 1
+    for k in m.realm_deck[-5:]:
+        w[sc + 1 + k] += 0.5
+    for k in m.battle_deck[-5:]:
+        w[sc + 1 + NR + k] += 0.5
+    for r in range(1, N):
+        for k in m.hands[(seat + r) % N]:
+            w[sc + 1 + NR + NB + k] += 0.25
