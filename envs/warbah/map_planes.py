@@ -126,9 +126,21 @@ def _map_update(st, c: tuple, key: tuple):
     whose land / explored / terrain / settlement / wall damage / variant / bonus walls differ
     recomputed one by one (same values as the full build: _walls_here cell by cell). None when
     an array changed shape or type (then the caller builds it all)."""
+    changed = _changed_cells(st, c, key)
+    if changed is None:
+        return None
+    base = c[2].copy()  # writable
+    if not _write_cells(st, memoryview(base), changed):  # float32 items: no numpy scalars
+        return None
+    base.flags.writeable = False
+    return base
+
+
+def _changed_cells(st, c: tuple, key: tuple) -> set | None:
+    """The cells whose map inputs differ between the cached key ``c[0]`` and ``key``; None when
+    an array changed shape or type."""
     old = c[0]
-    g = st.game
-    n = g.n_cells
+    n = st.game.n_cells
     diff = False
     for i, name in enumerate(_MAP_ARRAYS):
         if old[i] != key[i]:
@@ -155,8 +167,14 @@ def _map_update(st, c: tuple, key: tuple):
     if old[6] != key[6]:
         a, b = dict(old[6]), dict(key[6])
         changed.update(x for x in set(a) | set(b) if a.get(x) != b.get(x))
-    base = c[2].copy()  # writable
-    wb = memoryview(base)  # float32 items: scalar writes without numpy scalars
+    return changed
+
+
+def _write_cells(st, wb, changed: set) -> bool:
+    """The map planes (land, explored, terrain, settlement, walls, variant) of the ``changed``
+    cells written into ``wb``; False when a cell is off the map."""
+    g = st.game
+    n = g.n_cells
     tw, sw = _wall_tables(g)
     _, adj = _river_cache(st)
     same_side = g.cfg["river"]["same_side_walls"]
@@ -168,7 +186,7 @@ def _map_update(st, c: tuple, key: tuple):
     variant = st.variant
     for x in changed:
         if not 0 <= x < n:
-            return None
+            return False
         t, s_ = int(terrain.item(x)), int(settle.item(x))
         wb[x] = land.item(x)
         ex = explored.item(x)
@@ -190,8 +208,7 @@ def _map_update(st, c: tuple, key: tuple):
                 var = (g.variant_names.index(variant[x]) + 1) / nv
         wb[11 * n + x] = walls
         wb[16 * n + x] = var
-    base.flags.writeable = False
-    return base
+    return True
 
 
 def _owned_common(st) -> tuple:

@@ -81,13 +81,12 @@ def _fleet_layer(fleet_list: list, seat: int, o: int, n: int) -> tuple:
 
 
 def _heroes_and_vector(st, seat: int, out: np.ndarray, w: memoryview, o: int) -> tuple:
-    """``observe``'s writes after the base planes: hero planes 6-7, the acting Hero (plane 12) or the capitol candidates,
-    vector 0-31 and 40-47, and the fleet planes 0-1 of the empire section at ``o``.
-    Returns (cells of the living Heroes, my living Heroes, my fleet cells) for the empire and
-    magic sections."""
+    """``observe``'s writes after the base planes: hero planes 6-7, the acting Hero (plane 12)
+    or the capitol candidates, vector 0-31 and 40-47, and the fleet planes 0-1 of the empire
+    section at ``o``. Returns (cells of the living Heroes, my living Heroes, my fleet cells)
+    for the empire and magic sections."""
     g = st.game
     n = g.n_cells
-    d = st.__dict__
     occ, my_heroes = set(), []  # cells of the living Heroes, my living Heroes
     o6 = 6 * n
     for h in st.heroes:
@@ -113,30 +112,45 @@ def _heroes_and_vector(st, seat: int, out: np.ndarray, w: memoryview, o: int) ->
     w[vo + 7] = min(st.turn / g.cfg["designed"]["turn_cap"], 1)
     w[vo + 8] = min(int(st.gold.item(seat)), 50) / 50.0
     if h is not None:
-        tr = h.troops.tolist()
-        for t in range(4):
-            if tr[t]:
-                w[vo + 9 + t] = min(tr[t], 40) / 40.0
-        w[vo + 13] = min(h.mp, 8) / 8.0
-        w[vo + 14] = min(h.xp, 2) / 2.0
-        if h.abilities:
-            cnt: dict = {}
-            for name, _ in h.abilities:
-                cnt[name] = cnt.get(name, 0) + 1
-            for name, k in cnt.items():  # k float32 steps of min(x + 1/3, 1), precomputed
-                w[vo + 15 + _ABIL_INDEX[name]] = _ABIL_STEPS[min(k, len(_ABIL_STEPS) - 1)]
+        _acting_hero_vector(h, w, vo)
     if st.battle is not None:
-        sides = st.battle.sides
-        mine = [k for k in (0, 1) if sides[k].seat == seat]
-        if mine:
-            me, foe = sides[mine[0]], sides[1 - mine[0]]
-            out[vo + 40:vo + 45] = np.minimum(me.counts[:5], 40) / 40.0  # specials: empire
-            w[vo + 45] = min(int(foe.counts[:4].sum()), 40) / 40.0
-            w[vo + 46] = foe.counts[4] > 0
-            w[vo + 47] = min(foe.monster[2], 10) / 10.0 if foe.monster is not None else 0
-    # -- the empire section's fleet planes 0-1 at ``o`` --
+        _battle_vector(st.battle, seat, out, w, vo)
+    return occ, my_heroes, _fleet_planes(st, seat, w, o, n)
+
+
+def _acting_hero_vector(h, w: memoryview, vo: int) -> None:
+    """Vector 9-31: the acting Hero's troops, MP, XP and abilities."""
+    tr = h.troops.tolist()
+    for t in range(4):
+        if tr[t]:
+            w[vo + 9 + t] = min(tr[t], 40) / 40.0
+    w[vo + 13] = min(h.mp, 8) / 8.0
+    w[vo + 14] = min(h.xp, 2) / 2.0
+    if h.abilities:
+        cnt: dict = {}
+        for name, _ in h.abilities:
+            cnt[name] = cnt.get(name, 0) + 1
+        for name, k in cnt.items():  # k float32 steps of min(x + 1/3, 1), precomputed
+            w[vo + 15 + _ABIL_INDEX[name]] = _ABIL_STEPS[min(k, len(_ABIL_STEPS) - 1)]
+
+
+def _battle_vector(b, seat: int, out: np.ndarray, w: memoryview, vo: int) -> None:
+    """Vector 40-47 in a battle of mine: my army's counts, the foe's troops, special, monster."""
+    sides = b.sides
+    mine = [k for k in (0, 1) if sides[k].seat == seat]
+    if mine:
+        me, foe = sides[mine[0]], sides[1 - mine[0]]
+        out[vo + 40:vo + 45] = np.minimum(me.counts[:5], 40) / 40.0  # specials: empire
+        w[vo + 45] = min(int(foe.counts[:4].sum()), 40) / 40.0
+        w[vo + 46] = foe.counts[4] > 0
+        w[vo + 47] = min(foe.monster[2], 10) / 10.0 if foe.monster is not None else 0
+
+
+def _fleet_planes(st, seat: int, w: memoryview, o: int, n: int) -> list:
+    """The empire section's fleet planes 0-1 at ``o`` (cached per fleet layout and seat).
+    Returns my fleet cells."""
     lk = (st.fleets.ships.tobytes(), st.fleets.owner.tobytes())
-    c = d.get("_obs_fleets")
+    c = st.__dict__.get("_obs_fleets")
     if c is None or c[0] != lk:
         c = st._obs_fleets = (lk, {-1: _fleets(st)})
     r = c[1].get(seat)
@@ -144,7 +158,7 @@ def _heroes_and_vector(st, seat: int, out: np.ndarray, w: memoryview, o: int) ->
         r = c[1][seat] = _fleet_layer(c[1][-1], seat, o, n)
     for i, x in r[0]:  # a few fleets: scalar writes
         w[i] = x
-    return occ, my_heroes, r[1]
+    return r[1]
 
 
 def _acting_hero(st, seat: int):

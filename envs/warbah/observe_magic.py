@@ -34,25 +34,12 @@ def observe_magic(st, seat: int, v: np.ndarray | None = None,
             w[4 + TIMINGS.index(m.window)] = 1
         if phase == "realm_target" and m.pending is not None:
             w[11] = (m.pending[0] + 1) / NR
-    o = 13
     hands = m.hands
-    for k in hands[seat]:
-        w[o + k] += 0.5
-    o += NR  # 39: my heroes' realm-spell items
-    bo = o + NR  # 65: my battle hand
-    io = bo + NB  # 107: my battle-spell items
-    wiz = 0
     if mine is None:
         mine = [h for h in st.heroes if h.alive and h.seat == seat]
-    for h in mine:
-        if h.wizard:  # has_wizard
-            wiz += 1
-        for it in h.items:
-            if it.kind == "realm":
-                w[o + it.spell] += 0.5
-            elif it.kind == "battle":
-                w[io + it.spell] += 0.5
-    s0 = io + NB  # 149
+    wiz = _hand_and_items(w, hands[seat], mine, NR, NB)
+    bo = 13 + 2 * NR  # 65: my battle hand
+    s0 = bo + 2 * NB  # 149
     if wiz:
         w[s0] = min(wiz, 4) / 4
     hero = None  # the hero now acting for me (realm window, move, battle declaration)
@@ -82,16 +69,41 @@ def observe_magic(st, seat: int, v: np.ndarray | None = None,
         w[s0 + 16] = min(kk, 4) / 4
     if m.scry_turn[seat] == st.turn:  # scried
         _scry_part(st, seat, w, s0 + 17, NR, NB)
-    lk = luck.pending_for(st, seat) if phase == "luck" else None  # 261-264: a Luck decision
-    if lk is not None:  # on a spell / agent roll
+    if phase == "luck" or phase == "espionage":
+        _decisions_part(st, seat, w)
+    return v
+
+
+def _hand_and_items(w, hand: list, mine: list, NR: int, NB: int) -> int:
+    """My realm hand (13..), my Heroes' realm-spell items (13 + NR..) and battle-spell items
+    (13 + 2 NR + NB..). Returns how many of my Heroes have a Wizard."""
+    for k in hand:
+        w[13 + k] += 0.5
+    o = 13 + NR  # 39: my heroes' realm-spell items
+    io = o + NR + NB  # 107: my battle-spell items
+    wiz = 0
+    for h in mine:
+        if h.wizard:  # has_wizard
+            wiz += 1
+        for it in h.items:
+            if it.kind == "realm":
+                w[o + it.spell] += 0.5
+            elif it.kind == "battle":
+                w[io + it.spell] += 0.5
+    return wiz
+
+
+def _decisions_part(st, seat: int, w) -> None:
+    """261-264: a Luck decision of mine on a spell / agent roll; 265: I decide on Fortell."""
+    phase = st.phase
+    lk = luck.pending_for(st, seat) if phase == "luck" else None
+    if lk is not None:
         s = st.luck
         w[261], w[262], w[263] = 1, (lk[0] + 1) / len(luck.KINDS), lk[1]
         w[264] = s.value / (s.dice[0] * s.dice[1])
-    e = st.espionage.mission if phase == "espionage" else None  # 265: I decide on Fortell
-    if e is not None and e.stage == "fortell" \
-            and e.fortell_seat == seat:
+    e = st.espionage.mission if phase == "espionage" else None
+    if e is not None and e.stage == "fortell" and e.fortell_seat == seat:
         w[265] = (STAGES.index(e.fortell[0]) + 1) / len(STAGES)
-    return v
 
 
 def _battle_part(st, seat: int, w, bo: int, s0: int, NB: int):
