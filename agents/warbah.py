@@ -43,8 +43,8 @@ class HeuristicAgent(RuleBasedAgent):
         if ph == "capitol":
             return CAPITOL_AUTO
         if ph in ("espionage", "spy_loss", "luck", "sea_loss", "diplomacy", "ally_answer"):
-            return self._block_b(st, ph, mask)
-        if ph in ("realm", "realm_target", "spell", "spell_target"):  # block A sub-steps
+            return self._espionage_luck_diplomacy(st, ph, mask)
+        if ph in ("realm", "realm_target", "spell", "spell_target"):  # magic sub-steps
             return self._magic(st, ph, mask)
         if ph in ("join", "join_answer"):  # combined attacks: every possible joiner joins
             if ph == "join_answer":
@@ -90,14 +90,16 @@ class HeuristicAgent(RuleBasedAgent):
             k, s = bm.caster, bm.pending
             if bm.target_army is None and any(BATTLE_JOIN0 <= a < BATTLE_JOIN0 + 6 for a in legal):
                 # a combined attack: the army with the most troops (friend or foe alike)
-                arms = {BATTLE_JOIN0 + battle_spells.army_dir(st, x): x for x in battle_spells.spell_armies(st, k, s)}
+                arms = {BATTLE_JOIN0 + battle_spells.army_dir(st, x): x
+                        for x in battle_spells.spell_armies(st, k, s)}
                 return max((a for a in legal if a in arms),
                            key=lambda a: int(battle_spells.army(b, arms[a]).counts.sum()))
             x = bm.target_army
             sd = battle_spells.army(b, battle_spells.natural(st, k, s) if x is None else x)
 
             def size(a):
-                t = a - GROUP0 if a < MAGIC_SPGROUP0 else battle_spells.SPECIAL_GROUP0 + a - MAGIC_SPGROUP0
+                t = (a - GROUP0 if a < MAGIC_SPGROUP0
+                     else battle_spells.SPECIAL_GROUP0 + a - MAGIC_SPGROUP0)
                 if t == 5:
                     return int(sd.monster[2]) if sd.monster is not None else 0
                 return int(sd.counts[battle_spells.cidx(t)])
@@ -126,7 +128,7 @@ class HeuristicAgent(RuleBasedAgent):
             return best
         return DONE
 
-    def _block_b(self, st, ph, mask) -> int:
+    def _espionage_luck_diplomacy(self, st, ph, mask) -> int:
         """Espionage: hire agents while gold lasts beyond 5, take the first target; Luck:
         reroll a sea encounter roll of 1, 2, 4 or 5; losses: lowest Kill rank first."""
         if ph in ("spy_loss", "sea_loss"):
@@ -141,7 +143,7 @@ class HeuristicAgent(RuleBasedAgent):
             if st.luck.cont == "agent":  # an agent's roll: reroll a failure
                 return REROLL if st.luck.roll <= 5 else KEEP_ROLL
             return REROLL if st.luck.roll in (1, 2, 4, 5) else KEEP_ROLL
-        if ph == "ally_answer":  # block B alliances: accept offers, never offer
+        if ph == "ally_answer":  # alliances: accept offers, never offer
             return ALLY_ACCEPT
         if ph == "diplomacy":
             return DONE

@@ -212,10 +212,11 @@ def _start(st, hi: int, cell: int, members, sizes) -> None:
         if enc.get("hero"):
             counts[4] = 1
         mon = enc.get("monster")
-        defender = battle.neutral_army(counts, [mon["init"], mon["kill"], mon["hits"]] if mon else None, walls)
+        monster = [mon["init"], mon["kill"], mon["hits"]] if mon else None
+        defender = battle.neutral_army(counts, monster, walls)
     else:
         counts = np.append(st.garrison[cell], 0)
-        if st.garrison_specials[cell].any():  # special units in the garrison (Knights): groups 5 + u
+        if st.garrison_specials[cell].any():  # garrison special units (Knights): groups 5 + u
             counts = np.concatenate([counts, st.garrison_specials[cell]])
         defender = battle.neutral_army(counts, None, walls, int(st.owner[cell]))
     st.battle = battle.Battle([battle.hero_army(st, hi), defender], kind, cell, treasure)
@@ -233,7 +234,8 @@ def start_sea_battle(st, hi: int, row: dict) -> None:
     """SEA ENCOUNTER TABLE: pirates or a sea monster attack Hero hi's fleet."""
     counts = np.zeros(5, np.int64)
     for troop, dice in row.get("groups", []):
-        counts[("warriors", "archers", "cavalry", "catapults").index(troop)] += luck.d10(st.rng, dice)
+        t = ("warriors", "archers", "cavalry", "catapults").index(troop)
+        counts[t] += luck.d10(st.rng, dice)
     mon = row.get("monster")
     foe = battle.neutral_army(counts, [mon["init"], mon["kill"], mon["hits"]] if mon else None, 0)
     foe.ships = row.get("ships", 0)
@@ -438,7 +440,7 @@ def chooser_side(b: Battle) -> Army:
     return b.members[cm] if cm >= 0 else b.sides[b.chooser]
 
 
-# -- the players' choices during a battle -----------------------------------------------------------
+# -- the players' choices during a battle ---------------------------------------------------------
 def casualty_mask(st) -> np.ndarray:
     """The troop groups the chooser's army may lose a unit of (never the Hero while troops
     are left)."""

@@ -308,8 +308,9 @@ def apply(st, a: int) -> bool:
                 return False
         else:
             bm.pending, bm.target_army = None, None
-            cast_battle(st, k, s, a - GROUP0 if a < GROUP0 + SPECIAL_GROUP0 else SPECIAL_GROUP0 + a - MAGIC_SPGROUP0,
-                        tgt)
+            group = (a - GROUP0 if a < GROUP0 + SPECIAL_GROUP0
+                     else SPECIAL_GROUP0 + a - MAGIC_SPGROUP0)
+            cast_battle(st, k, s, group, tgt)
             if st.phase == "luck":  # Luck on the spell's dice first (luck.py)
                 return False
     elif a == DONE:

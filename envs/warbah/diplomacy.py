@@ -136,7 +136,8 @@ def apply(st, a: int) -> None:
 def on_attack(st, attacker_seat: int, defender_seat: int) -> None:
     """An attack on an ally ends the alliance."""
     if attacker_seat >= 0 and defender_seat >= 0:
-        st.diplomacy.allied[attacker_seat, defender_seat] = st.diplomacy.allied[defender_seat, attacker_seat] = False
+        allied = st.diplomacy.allied
+        allied[attacker_seat, defender_seat] = allied[defender_seat, attacker_seat] = False
 
 
 def friendly(st, a: int, b: int) -> bool:

@@ -17,8 +17,9 @@ Flow (masked AEC sub-steps, see RULES.md "ESPIONAGE PHASE"):
    and negates the result, ``DONE`` lets it pass). Luck (luck.py) may reroll the Agent Success
    roll (spy) and the gold / disband dice (spy, then victim).
 
-State: ``st.espionage.mission`` (dict or None) for the player now spying; ``st.espionage.contact`` bool[N, N];
-``st.espionage.revealed`` {(seat, hero index): turn} (index cards seen this turn); hero ``delayed`` = turn.
+State (``st.espionage``, an Espionage record): ``mission`` (a SpyMission, or None) for the
+player now spying; ``contact`` bool[N, N]; ``revealed`` {(seat, hero index): turn} (index cards
+seen this turn); a delayed Hero has ``delayed_turn`` = the turn.
 """
 from __future__ import annotations
 

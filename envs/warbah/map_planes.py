@@ -254,7 +254,8 @@ def _build_owned(st, seat: int, common: tuple | None = None):
 
 def _garrisons(st, _seat=None, specials: bool | None = None) -> tuple | None:
     """(cells with a garrison (special units too), their garrison size/20 as float32), None
-    when there is none. ``specials``: whether ``st.garrison_specials`` has any unit, when the caller knows."""
+    when there is none. ``specials``: whether ``st.garrison_specials`` has any unit, when the
+    caller knows."""
     gar = st.garrison
     if gar.dtype == np.int64 and gar.ndim == 2:  # row sums as one dot product (same integers)
         ones = _ONES.get(gar.shape[1])

@@ -27,7 +27,7 @@ GARRISON_TAKES = (TAKE_GARRISON, TAKE_SPECIAL) + tuple(range(TAKE_ONE0, TAKE_ONE
 GARRISON_DROPS = (DROP_OFF, DROP_SPECIAL) + tuple(range(DROP_ONE0, DROP_ONE0 + 4))
 
 
-# -- the mask -----------------------------------------------------------------------------------
+# -- the mask -------------------------------------------------------------------------------------
 def mask(st, seat: int, hi: int) -> np.ndarray:
     """The move-phase actions of Hero hi."""
     out = np.zeros(NUM_ACTIONS, np.int8)
@@ -269,7 +269,7 @@ def _pass_mask(st, seat: int, h: Hero, mask: np.ndarray, occ: dict) -> None:
             mask[PASS0 + d] = 0 < cost <= h.mp
 
 
-# -- applying an action (dispatched by ``_HANDLERS``) ----------------------------------------------
+# -- applying an action (dispatched by ``_HANDLERS``) ---------------------------------------------
 def apply(st, seat: int, hi: int, a: int) -> None:
     note_garrison(st, st.heroes[hi], a)
     _HANDLERS[a](st, seat, hi, a)
@@ -459,7 +459,7 @@ for _actions, _handler in (
         _HANDLERS[_a] = _handler
 
 
-# -- the merchant caravan ---------------------------------------------------------------------------
+# -- the merchant caravan -------------------------------------------------------------------------
 def caravan(st, seat: int) -> None:
     """MERCHANT CARAVAN (a Hero of ``seat`` enters it): its gold dice, open to Luck for the
     Hero's player (designed: the roller's own roll)."""

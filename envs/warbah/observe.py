@@ -24,8 +24,9 @@ battle deck size, 164 my realm hand limit (towers + temples, set in the Realm ph
 165 my realm hand size/4, 166 Scry active, 167-260 (Scry only) next
 5 realm cards, next 5 battle cards, opponents' realm hands; 261-264 a Luck decision of mine on a
 spell / agent / initiative roll (luck.py): 261 flag, 262 kind (realm spell, battle spell,
-agent success, agent amount, initiative: (i+1)/5), 263 the roll is my own, 264 value / highest possible; 265 I decide
-whether to cast Fortell against an espionage result ((espionage.STAGES index + 1)/14).
+agent success, agent amount, initiative: (i+1)/5), 263 the roll is my own, 264 value / highest
+possible; 265 I decide whether to cast Fortell against an espionage result
+((espionage.STAGES index + 1)/14).
 """
 from __future__ import annotations
 

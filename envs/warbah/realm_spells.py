@@ -22,7 +22,7 @@ from .config import TERRAINS
 from .heroes import Hero
 
 
-# -- windows ------------------------------------------------------------------------------------
+# -- windows --------------------------------------------------------------------------------------
 def open_queue(st, timing: str, queue) -> None:
     """Phase ``realm`` for the window ``timing`` with these (seat, hero) entries."""
     st.magic.window = timing
@@ -143,7 +143,7 @@ def realm_targets(st, seat: int, hi: int, k: int) -> list:
     return targets(st, seat, hi, st.heroes[hi], sp["effect"])
 
 
-# -- the phases ``realm`` / ``realm_target`` -------------------------------------------------------
+# -- the phases ``realm`` / ``realm_target`` ------------------------------------------------------
 def mask(st, seat: int, x: int) -> np.ndarray:
     out = np.zeros(NUM_ACTIONS, np.int8)
     out[DONE] = 1
@@ -403,7 +403,7 @@ def apply_treasure(st, hi: int, r: int) -> None:
     luck.chain(st, "treasure", (hi, "research"), (r,))
 
 
-# -- Fortell ----------------------------------------------------------------------------------------
+# -- Fortell --------------------------------------------------------------------------------------
 def fortell_id(st) -> int:
     return st.game.spells.realm_names.index("fortell")
 

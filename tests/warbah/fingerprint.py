@@ -148,7 +148,8 @@ def main(argv=None) -> int:
                 bad += 1
                 first = next((i for i, (x, y) in enumerate(zip(old or [], per_step)) if x != y),
                              min(len(old or []), len(per_step)))
-                print(f"DIFFERS {key}: first at step {first} ({len(old or [])} vs {len(per_step)} steps)")
+                print(f"DIFFERS {key}: first at step {first} "
+                      f"({len(old or [])} vs {len(per_step)} steps)")
         print("identical" if not bad else f"{bad} games differ")
         return 1 if bad else 0
     return 0

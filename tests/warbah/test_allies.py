@@ -1,4 +1,4 @@
-"""Scenario tests for Warbah alliances (block B, option ``allies=True``; rulebook ALLIES)."""
+"""Scenario tests for Warbah alliances (option ``allies=True``; rulebook ALLIES)."""
 from __future__ import annotations
 
 from dataclasses import replace

@@ -13,7 +13,7 @@ import pytest
 from tabletop_arena.envs.core.game import IllegalActionError
 from tabletop_arena.envs.warbah.actions import (CALL_OFF, DROP_OFF, DROP_ONE0, DROP_SPECIAL, RECRUIT, RECRUIT_SP, TAKE_GARRISON, TAKE_SPECIAL)
 from tabletop_arena.envs.warbah.config import (SETTLEMENTS, TERRAINS)
-from tests.warbah.test_battle_combined import _hero, arena
+from tests.warbah.test_battle_combined import arena
 
 KNI = SPECIALS.index("knights")
 

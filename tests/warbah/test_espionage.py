@@ -1,4 +1,4 @@
-"""Scenario tests for the Warbah espionage phase (block B); each names the rulebook section."""
+"""Scenario tests for the Warbah espionage phase; each names the rulebook section."""
 from __future__ import annotations
 
 import numpy as np
@@ -245,7 +245,7 @@ def test_espionage_forgo_and_hidden_slots():
 
 def test_fortell_negates_an_agent():
     """REALM SPELLS Fortell: negates an espionage result against its holder when he casts it
-    (block A; the choice is the victim's, see tests/warbah/test_magic_fortell.py)."""
+    (the choice is the victim's, see tests/warbah/test_magic_fortell.py)."""
     from tabletop_arena.envs.warbah.actions import (REALM0)
     g, st, a, b = contact_state()
     b.wizard = -1

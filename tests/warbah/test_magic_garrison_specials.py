@@ -1,10 +1,9 @@
 """Scenario tests: magic and agents reach special units, in armies and in garrisons (Knights of
-a Knights castle, block B's ``st.garrison_specials``). REALM SPELLS NOTES ("an army or garrison hit by a
+a Knights castle, ``st.garrison_specials``). REALM SPELLS NOTES ("an army or garrison hit by a
 razing or decimating disaster will lose 1D10 troop units"), Death Spell ("target adjacent army
 loses 2D10 troops"), AGENT SUCCESS TABLE 2 ("gain control of target garrison")."""
 from __future__ import annotations
 
-import numpy as np
 
 from tabletop_arena.envs.warbah import heroes, magic, realm_spells
 

@@ -1,4 +1,4 @@
-"""Scenario tests for Warbah realm magic (block A): wizards, the Realm phase, realm spells,
+"""Scenario tests for Warbah realm magic: wizards, the Realm phase, realm spells,
 Disaster magic and magic items (Treasure table, recovery). Battle spells are in
 test_spells.py. Each test names the rulebook section it checks."""
 from __future__ import annotations

@@ -13,7 +13,7 @@ import pytest
 from tabletop_arena.envs.core.game import ConfigError, IllegalActionError
 from tabletop_arena.envs.warbah import make_game
 
-from tabletop_arena.envs.warbah.actions import (CALL_OFF, CAPITOL_AUTO, CASUALTY0, CONTINUE, DONE, RECRUIT, TAKE_GARRISON)
+from tabletop_arena.envs.warbah.actions import (CALL_OFF, CAPITOL_AUTO, CASUALTY0, CONTINUE, DONE, RECRUIT)
 from tabletop_arena.envs.warbah.config import (SETTLEMENTS, TERRAINS)
 
 

@@ -1,4 +1,4 @@
-"""Scenario tests for Warbah fleets and the sea (block B); each names the rulebook section."""
+"""Scenario tests for Warbah fleets and the sea; each names the rulebook section."""
 from __future__ import annotations
 
 import numpy as np

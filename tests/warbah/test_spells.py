@@ -1,4 +1,4 @@
-"""Scenario tests for Warbah battle magic (block A): Battle spells, Resist Spells, battle-spell
+"""Scenario tests for Warbah battle magic: Battle spells, Resist Spells, battle-spell
 items in battle. Realm phase, realm spells, Disaster magic, wizards and magic items are in
 test_realm_spells.py. Each test names the rulebook section it checks."""
 from __future__ import annotations

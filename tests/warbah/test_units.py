@@ -1,4 +1,4 @@
-"""Scenario tests for Warbah troop exchanges, garrisons and special units (block B)."""
+"""Scenario tests for Warbah troop exchanges, garrisons and special units."""
 from __future__ import annotations
 
 from dataclasses import replace
