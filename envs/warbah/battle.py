@@ -52,7 +52,7 @@ class ArmyMagic:
     spellbound: set = field(default_factory=set)    # rounds in which its Wizard cannot cast
     cast: bool = False              # its Wizard cast this round
     round_mods: list = field(default_factory=list)  # (group, init, kill) undone at round end
-    scheduled: list = field(default_factory=list)   # delayed effects (battle_magic.py)
+    scheduled: list = field(default_factory=list)   # delayed effects (battle_spells.py)
 
     def clone(self) -> "ArmyMagic":
         return ArmyMagic(self.wizard, list(self.hand), list(self.items), self.resist,
@@ -104,8 +104,8 @@ class Army:
 
 @dataclass(slots=True)
 class BattleMagic:
-    """The spell segment's progress (battle_magic.py)."""
-    step: int = 0                   # index into battle_magic.sequence
+    """The spell segment's progress (battle_spells.py)."""
+    step: int = 0                   # index into battle_spells.sequence
     done: bool = False
     last_cast: tuple | None = None  # (army, snapshot, round, spell) for Dispell
     limbo: list = field(default_factory=list)       # cards spent this battle

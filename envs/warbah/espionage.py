@@ -203,7 +203,7 @@ def advance(st) -> bool:
         e = st.espionage.mission
         if e is None:
             if not st.espionage.queue:
-                st.phase = "recruit"  # hand back: rules._advance goes on to the move phase
+                st.phase = "recruit"  # hand back: turn.advance goes on to the move phase
                 st.queue, st.queue_pos = [], 0
                 return False
             seat = st.espionage.queue.pop(0)

@@ -4,8 +4,9 @@ A developer tool (and the helper behind tests/warbah/test_golden.py): it plays s
 uniformly random legal moves and with the heuristic agent (agents/warbah.py, which reads a clone
 of the state), and hashes, at every step, every seat's observation, the legal-action mask, the
 action and its ``action_to_str``; every 25 steps a determinized view (its observations and
-mask); at the end the history, the returns and the text render. Two code versions that print
-the same hashes play every one of these games identically.
+mask); at the end the history and the returns. Two code versions that print the same hashes
+play every one of these games identically. The renders are presentation, not rules, and are not
+hashed (tests/warbah/test_render.py and tests/test_render.py cover them).
 
     python -m tests.warbah.fingerprint                      # print the hashes
     python -m tests.warbah.fingerprint --save base.json     # keep per-step hashes
@@ -84,7 +85,6 @@ def play(options: dict, seed: int, agent: str = "random", steps: bool = False):
         h.update(st.observation(seat).tobytes())
     h.update(repr(list(st.history)).encode())
     h.update(np.asarray(st.returns(), np.float64).tobytes())
-    h.update(st.render_text().encode())
     total.update(h.digest())
     if steps:
         per_step.append(h.digest().hex())

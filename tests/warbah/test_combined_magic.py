@@ -149,7 +149,7 @@ def test_battle_spells_lone_attack_has_no_army_step():
 
 
 def _hand_seen(st, seat) -> set:
-    """Battle-hand cards in the magic observation of ``seat`` (spells.observe, 65 + k)."""
+    """Battle-hand cards in the magic observation of ``seat`` (observe_magic, 65 + k)."""
     v = observe_magic.observe_magic(st, seat)
     bo = 13 + 2 * T.NR
     return set(np.flatnonzero(v[bo:bo + T.NB]).tolist())

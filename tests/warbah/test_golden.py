@@ -1,6 +1,6 @@
 """Golden traces: seeded random games of every Warbah variant (and the designer's mass-formula
 rules) hashed step by step (every seat's observation, the mask, the action and its text,
-determinized views, history, returns, render; tests/warbah/fingerprint.py). Any change of
+determinized views, history, returns; tests/warbah/fingerprint.py). Any change of
 behaviour fails here; after a deliberate rules change regenerate the hashes with
 
     python -m tests.warbah.fingerprint --write-golden

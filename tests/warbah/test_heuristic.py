@@ -29,7 +29,8 @@ def test_heuristic_beats_random():
 @pytest.mark.parametrize("rolls", [[9, 9, 9, 1, 9, 9, 2], [1, 1, 1, 9, 1, 9, 8]])
 def test_heuristic_answers_a_battle_luck_window(rolls):
     """BATTLE / Luck window (LUCK_MINE / LUCK_FOE / KEEP_ROLL): the heuristic picks a legal answer
-    (it once called combat_flow._pick with an outdated signature and crashed in training)."""
+    (it once called the die picker, now battle_luck.pick_die, with an outdated signature and
+    crashed in training)."""
     
     from tests.warbah.test_luck_rolls import _duel
     g, st, a, b, cell = _duel(rolls)

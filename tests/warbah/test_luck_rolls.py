@@ -1,6 +1,7 @@
 """Scenario tests: RARE ABILITY Luck ("cause one target die roll per turn to be rerolled") on the
 exploration, encounter, treasure, Healing, Undead, storm, initiative, battle attack and
-wall-break dice (envs/warbah/luck.py chains and windows, rules.py, combat_flow.py, sea.py).
+wall-break dice (envs/warbah/luck.py chains and windows, hexes.py, turn.py, battle_flow.py,
+battle_luck.py, sea.py).
 Each offer is a sub-step (phase ``luck``); keeping a roll does not use Luck up."""
 from __future__ import annotations
 
