@@ -1,4 +1,5 @@
-"""Warbah observations (observer-relative, hidden information excluded) and the text render.
+"""Warbah observations (observer-relative, hidden information excluded); the renders are in
+render.py.
 
 Board planes (17, H, W): 0 land, 1 explored, 2 terrain code/7, 3 settlement code/7, 4 owned by
 me, 5 owned by another (relative seat/N), 6 my heroes, 7 other heroes (chits are public; their

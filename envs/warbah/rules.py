@@ -193,5 +193,8 @@ class WarbahState(State):
     def observation(self, seat: int) -> np.ndarray:
         return observe.observe(self, seat)
 
-    def render_text(self, observer=None, color=True) -> str:
-        return render.render_text(self, observer)
+    def render_text(self, observer=None, color=False) -> str:
+        return render.render_text(self, observer, color)
+
+    def render_rgb(self, observer=None):
+        return render.render_rgb(self, observer)
