@@ -41,9 +41,11 @@ class WarbahState(State):
         self.game, self.rng, self.history, self.seed = game, rng, [], None
         g, n = game, game.n_cells
         d = g.cfg["designed"]
-        self.land, self.rivers, self.capitol_candidates, nb = generate_map(
+        self.land, self.rivers, cand, nb = generate_map(
             rng, g.h, g.w, d["capitol_candidates"], g.cfg["sea"]["island_min_size"])  # islands
-        self.neighbours = nb.tolist()  # [cell][direction]: neighbour cell, -1 off the map
+        # the grid's neighbours and the capitol candidates never change: tuples, shared by clones
+        self.capitol_candidates = tuple(cand)
+        self.neighbours = tuple(map(tuple, nb.tolist()))  # [cell][direction]: -1 off the map
         self.explored = np.zeros(n, bool)
         self.terrain = -np.ones(n, np.int64)      # index into TERRAINS, -1 unknown / water
         self.settle = -np.ones(n, np.int64)       # index into SETTLEMENTS
@@ -79,13 +81,13 @@ class WarbahState(State):
         self.magic = MagicState.new(g, rng)  # draws the deck order from rng
 
     def clone(self):
-        """A copy sharing no container that either side changes (the map's land, rivers,
-        neighbours and capitol candidates never change and are shared); observation caches
-        are not carried over."""
+        """A copy that shares no writable container with this state (only the game's tables and
+        the immutable neighbour and capitol-candidate tuples); observation caches are not
+        carried over."""
         s = object.__new__(type(self))
         s.game, s.seed, s.history = self.game, self.seed, list(self.history)
         s.rng = copy.deepcopy(self.rng)
-        s.land, s.rivers = self.land, self.rivers
+        s.land, s.rivers = self.land.copy(), set(self.rivers)  # scenario tests edit them
         s.capitol_candidates, s.neighbours = self.capitol_candidates, self.neighbours
         for k in ("explored", "terrain", "settle", "encounter", "owner", "garrison",
                   "garrison_specials", "wall_damage", "recruited", "gold", "alive", "out_turn",
