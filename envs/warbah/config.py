@@ -5,9 +5,6 @@ configs/warbah.yaml; game.WarbahGame reads them once per variant.
 """
 from __future__ import annotations
 
-import copy
-
-from ..core.game import ConfigError
 from ..core.resources import config_path as data_file
 
 DEFAULT_CONFIG = data_file("warbah.yaml")
@@ -52,14 +49,3 @@ class SpellTables:
                           for t in TIMINGS}
         self.NR, self.NB = len(self.realm), len(self.battle)
         self.dispell = self.battle_names.index("dispell")
-
-
-def merge_rules(base: dict, over: dict) -> dict:
-    """``base`` (configs/warbah.yaml) with the keys of ``over`` replaced, recursively; an
-    unknown key raises ConfigError."""
-    out = copy.deepcopy(base)
-    for k, v in over.items():
-        if k not in out:
-            raise ConfigError(f"unknown rules key {k!r}")
-        out[k] = merge_rules(out[k], v) if isinstance(v, dict) and isinstance(out[k], dict) else v
-    return out

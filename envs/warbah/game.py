@@ -2,15 +2,16 @@
 and the factory of its states."""
 from __future__ import annotations
 
+import copy
 from typing import Any
 
 import numpy as np
 
 from ..core.game import ConfigError, Game, read_yaml
+from ..core.options import Option, OptionTable, merge_rules
 from .actions import NUM_ACTIONS
 from .board import MAP_SIZE
-from .config import (BASIC, DEFAULT_CONFIG, SETTLEMENTS, SPECIALS, TERRAINS, SpellTables,
-                     merge_rules)
+from .config import BASIC, DEFAULT_CONFIG, SETTLEMENTS, SPECIALS, TERRAINS, SpellTables
 from .rules import WarbahState
 
 
@@ -18,21 +19,23 @@ class WarbahGame(Game):
     name = "warbah_v0"
     num_actions = NUM_ACTIONS
     hidden_information = True
+    #: the constructor's options, checked by envs.core.game.Game before ``__init__`` runs
+    OPTIONS = OptionTable(
+        "warbah_v0",
+        Option("num_players", int, 2, "players", choices=(2, 3, 4)),
+        Option("rules", dict, None, "overrides of any table of configs/warbah.yaml (nested)"),
+        Option("allies", bool, False, "alliances between players (3 or 4 players)"),
+    )
 
-    def __init__(self, num_players: int = 2, rules: dict | None = None, allies: bool = False,
-                 **extra: Any):
-        if extra:
-            raise ConfigError(f"unknown options {sorted(extra)}")
-        if num_players not in (2, 3, 4):
-            raise ConfigError(f"num_players must be 2, 3 or 4, got {num_players!r}")
-        if rules is not None and not isinstance(rules, dict):
-            raise ConfigError("rules must be a dict overriding configs/warbah.yaml")
+    def __init__(self, num_players: int = 2, rules: dict | None = None, allies: bool = False):
         self.num_players = self.num_seats = num_players
-        if allies not in (False, True) or (allies and num_players < 3):
+        if allies and num_players < 3:
             raise ConfigError("allies=True needs 3 or 4 players (alliances)")
-        self.allies = bool(allies)
+        self.allies = allies
         self.rules_override = rules or {}
-        self.cfg = merge_rules(read_yaml(str(DEFAULT_CONFIG)), self.rules_override)
+        # checked key by key against the default file (unknown keys, types; nested tables); a
+        # deep copy so that nothing here can write into read_yaml's cached table
+        self.cfg = merge_rules(copy.deepcopy(read_yaml(str(DEFAULT_CONFIG))), self.rules_override)
         d = self.cfg["designed"]
         for k in ("turn_cap", "max_actions", "hero_mp", "army_cap", "battle_round_cap"):
             if not isinstance(d[k], int) or d[k] < 1:
@@ -76,5 +79,5 @@ class WarbahGame(Game):
             out["allies"] = True
         return out
 
-    def new_initial_state(self, rng: np.random.Generator):
+    def _new_state(self, rng: np.random.Generator):
         return WarbahState(self, rng)

@@ -12,11 +12,9 @@ the dispatch of every phase's actions are in turn.py.
 """
 from __future__ import annotations
 
-import copy
-
 import numpy as np
 
-from ..core.game import State, rank_returns
+from ..core.game import State, copy_generator, rank_returns
 from . import hexes, magic, observe, render, turn
 from .actions import describe
 from .battle import Battle
@@ -86,7 +84,7 @@ class WarbahState(State):
         carried over."""
         s = object.__new__(type(self))
         s.game, s.seed, s.history = self.game, self.seed, list(self.history)
-        s.rng = copy.deepcopy(self.rng)
+        s.rng = copy_generator(self.rng)
         s.land, s.rivers = self.land.copy(), set(self.rivers)  # scenario tests edit them
         s.capitol_candidates, s.neighbours = self.capitol_candidates, self.neighbours
         for k in ("explored", "terrain", "settle", "encounter", "owner", "garrison",
@@ -168,7 +166,7 @@ class WarbahState(State):
     def action_to_str(self, a: int) -> str:
         return describe(self, a)
 
-    def determinize(self, observer: int, rng: np.random.Generator):
+    def _determinize(self, observer: int, rng: np.random.Generator):
         """A clone with what ``observer`` cannot see resampled: enemy index cards (the troop
         split and the special troops shuffled, totals kept; unless seen this turn, in battle, or
         scried), hidden hands, deck order and the cards behind enemy items (magic.py)."""
@@ -192,7 +190,7 @@ class WarbahState(State):
                     h.specials = sp[rng.permutation(len(sp))]
         return s
 
-    def observation(self, seat: int) -> np.ndarray:
+    def _observation(self, seat: int) -> np.ndarray:
         return observe.observe(self, seat)
 
     def render_text(self, observer=None, color=False) -> str:
