@@ -23,11 +23,29 @@ from collections import deque
 import numpy as np
 
 from ..envs.warbah import battle_luck, battle_spells, heroes
-from ..envs.warbah.actions import (ALLY_ACCEPT, BATTLE_ACCEPT, BATTLE_JOIN0, BATTLE_START,
-                                   CALL_OFF, CAPITOL_AUTO, CASUALTY0, CONTINUE, DONE, GROUP0,
-                                   HIRE_AGENT, KEEP_ROLL, LUCK_FOE, LUCK_MINE, MAGIC_SPGROUP0,
-                                   RECRUIT, RECRUIT_HERO, RECRUIT_WIZARD, REROLL, TAKE_GARRISON,
-                                   TARGET0)
+from ..envs.warbah.actions import (
+    ALLY_ACCEPT,
+    BATTLE_ACCEPT,
+    BATTLE_JOIN0,
+    BATTLE_START,
+    CALL_OFF,
+    CAPITOL_AUTO,
+    CASUALTY0,
+    CONTINUE,
+    DONE,
+    GROUP0,
+    HIRE_AGENT,
+    KEEP_ROLL,
+    LUCK_FOE,
+    LUCK_MINE,
+    MAGIC_SPGROUP0,
+    RECRUIT,
+    RECRUIT_HERO,
+    RECRUIT_WIZARD,
+    REROLL,
+    TAKE_GARRISON,
+    TARGET0,
+)
 from .base import RuleBasedAgent
 
 LOSS_ORDER = (3, 1, 2, 0)  # catapults (kill 2), archers (3), cavalry (4), warriors (5)
@@ -203,7 +221,7 @@ class HeuristicAgent(RuleBasedAgent):
     def _dist_to_goal(self, st, seat: int) -> np.ndarray:
         n = st.game.n_cells
         dist = np.full(n, 10**6)
-        q = deque()
+        q: deque[int] = deque()
         for c in range(n):
             if st.land[c] and self._goal(st, seat, c):
                 dist[c] = 0

@@ -12,8 +12,17 @@ from __future__ import annotations
 
 import sys
 
-from .cli_common import (CLIError, HelpFormatter, add_env_options, command, env_options, int_at_least,
-                         make_game, parse_env_options, resolve_game)
+from .cli_common import (
+    CLIError,
+    HelpFormatter,
+    add_env_options,
+    command,
+    env_options,
+    int_at_least,
+    make_game,
+    parse_env_options,
+    resolve_game,
+)
 
 __all__ = ["register", "parse_env_options", "check_set_overrides", "cmd_train", "cmd_eval"]
 

@@ -201,8 +201,7 @@ class SelfPlayEnv(gymnasium.Env):
             opponent = self.opponents[idx]
             obs = aec.observe(agent)
             st = aec.state_
-            state = (st.determinize(st.current_player, self.rng)
-                     if getattr(opponent, "needs_state", False) else None)
+            state = st.determinize(st.current_player, self.rng) if opponent.needs_state else None
             aec.step(int(opponent.act(obs, state=state)))
             self._collect()
 
@@ -214,27 +213,16 @@ class SelfPlayEnv(gymnasium.Env):
         return "win" if mine > best else "draw" if mine == best else "loss"
 
     def _margin(self) -> float | None:
-        """Own score minus the best other score, from ``state.scores()`` when the game has that
-        hook, else (at the end only) from ``final_info()["scores"]``; None where neither exists."""
+        """Own score minus the best other score, from ``state.scores()`` where the game keeps a
+        score, else (at the end only) from ``final_info()["scores"]``; None where neither exists."""
         st = self.aec.state_
-        scores = None
-        live = getattr(st, "scores", None)
-        if callable(live):
-            scores = live()
-        elif st.is_terminal():
-            final = getattr(st, "final_info", None)
-            scores = (final() or {}).get("scores") if final is not None else None
-        if scores is None:
-            return None
         g = self.game
-        scores = np.asarray(scores, float)
-        if len(scores) == g.num_seats and g.num_seats != g.num_agents:
-            owner = [g.seat_owner(s) for s in range(g.num_seats)]
-            per = np.zeros(g.num_agents)
-            np.add.at(per, owner, scores)
-            scores = per / np.maximum(np.bincount(owner, minlength=g.num_agents), 1)
-        if len(scores) != g.num_agents or g.num_agents < 2:
+        scores = st.scores()
+        if scores is None and st.is_terminal():
+            scores = st.final_info().get("scores")
+        if scores is None or g.num_agents < 2:
             return None
+        scores = g.agent_returns(scores)   # per agent: the mean over an agent's seats
         return float(scores[self.learner] - np.delete(scores, self.learner).max())
 
     def _score_reward(self) -> float:

@@ -1,23 +1,18 @@
-"""Warbah (``warbah_v0``): hex-map fantasy conquest for 2-4 players.
+"""Warbah (``warbah_v0``), hex-map fantasy conquest for 2-4 players.
 
-``make_game`` gives the pure engine (numpy only); ``env`` / ``raw_env`` come from the PettingZoo
-AEC adapter (aec_env.py), imported on first use, so that importing the engine does not load
-PettingZoo or Gymnasium.
+``make_game(**options)`` is the engine alone (numpy and the standard library); ``env()`` and
+``raw_env()``, the PettingZoo AEC adapter in ``aec_env.py``, are imported on first use.
 """
+from ..core.lazy import adapter_attributes
 from .game import WarbahGame
 
-ENV_NAME = "warbah_v0"
+ENV_NAME = WarbahGame.name
 
 
 def make_game(**options) -> WarbahGame:
+    """The engine of one variant (no PettingZoo): ``make_game(...).new_initial_state(seed)``."""
     return WarbahGame(**options)
 
 
-def __getattr__(name: str):
-    if name in ("env", "raw_env"):
-        from . import aec_env  # the PettingZoo AEC adapter
-        return getattr(aec_env, name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
-
+__getattr__ = adapter_attributes(__name__)
 __all__ = ["ENV_NAME", "env", "raw_env", "make_game"]

@@ -19,10 +19,20 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from . import battle, battle_luck, battle_spells, diplomacy, espionage, fleets, heroes, hexes
-from . import luck, magic
-from .actions import (BATTLE_ACCEPT, BATTLE_DECLINE, BATTLE_JOIN0, BATTLE_START, CALL_OFF,
-                      CASUALTY0, CONTINUE, DONE, EMPIRE0, LOSS_SP0, NUM_ACTIONS)
+from . import battle, battle_luck, battle_spells, diplomacy, espionage, fleets, heroes, hexes, luck, magic
+from .actions import (
+    BATTLE_ACCEPT,
+    BATTLE_DECLINE,
+    BATTLE_JOIN0,
+    BATTLE_START,
+    CALL_OFF,
+    CASUALTY0,
+    CONTINUE,
+    DONE,
+    EMPIRE0,
+    LOSS_SP0,
+    NUM_ACTIONS,
+)
 from .battle import Army, Battle
 from .config import TERRAINS
 from .heroes import Hero

@@ -41,7 +41,7 @@ def armies(b: Battle) -> list:
     return list(b.sides) + list(b.members)
 
 
-def army(b: Battle, k: int) -> dict:
+def army(b: Battle, k: int) -> Army:
     return b.sides[k] if k < 2 else b.members[k - 2]
 
 

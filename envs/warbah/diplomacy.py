@@ -19,8 +19,17 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .actions import (ALLY_ACCEPT, ALLY_BREAK0, ALLY_DECLINE, ALLY_GOLD0, ALLY_PROPOSE0, CEDE0,
-                      DONE, HERO_TO0, NUM_ACTIONS)
+from .actions import (
+    ALLY_ACCEPT,
+    ALLY_BREAK0,
+    ALLY_DECLINE,
+    ALLY_GOLD0,
+    ALLY_PROPOSE0,
+    CEDE0,
+    DONE,
+    HERO_TO0,
+    NUM_ACTIONS,
+)
 
 
 @dataclass(slots=True)

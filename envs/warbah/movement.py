@@ -15,9 +15,27 @@ from __future__ import annotations
 import numpy as np
 
 from . import diplomacy, espionage, heroes, hexes, luck, magic, sea
-from .actions import (CEDE0, DONE, DROP_OFF, DROP_ONE0, DROP_SPECIAL, EMPIRE0, EXCHANGE0, FLEET0,
-                      FLEET_SLOTS, GIVE0, GIVE_ITEM0, GIVE_SP0, HERO_TO0, LOOK0, NUM_ACTIONS,
-                      PASS0, TAKE_GARRISON, TAKE_ONE0, TAKE_SPECIAL)
+from .actions import (
+    CEDE0,
+    DONE,
+    DROP_OFF,
+    DROP_ONE0,
+    DROP_SPECIAL,
+    EMPIRE0,
+    EXCHANGE0,
+    FLEET0,
+    FLEET_SLOTS,
+    GIVE0,
+    GIVE_ITEM0,
+    GIVE_SP0,
+    HERO_TO0,
+    LOOK0,
+    NUM_ACTIONS,
+    PASS0,
+    TAKE_GARRISON,
+    TAKE_ONE0,
+    TAKE_SPECIAL,
+)
 from .board import edge
 from .config import BASIC, NUM_SPECIALS, SETTLEMENTS, TERRAINS
 from .heroes import Hero

@@ -11,8 +11,21 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import (abilities, battle_flow, battle_spells, diplomacy, espionage, fleets, heroes, hexes,
-               luck, magic, movement, realm_spells, recruit)
+from . import (
+    abilities,
+    battle_flow,
+    battle_spells,
+    diplomacy,
+    espionage,
+    fleets,
+    heroes,
+    hexes,
+    luck,
+    magic,
+    movement,
+    realm_spells,
+    recruit,
+)
 from .actions import CAPITOL0, CAPITOL_AUTO, NUM_ACTIONS
 from .config import BATTLE_SPELL_PHASES, JOIN_PHASES, SETTLEMENTS, SPECIALS, TERRAINS
 from .heroes import Hero

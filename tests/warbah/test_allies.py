@@ -4,17 +4,24 @@ from __future__ import annotations
 from dataclasses import replace
 
 import numpy as np
-
-from tabletop_arena.envs.warbah import battle_flow, espionage, heroes
-
-from tabletop_arena.envs.warbah.heroes import Item
 import pytest
 
 from tabletop_arena import envs
 from tabletop_arena.envs.core.game import ConfigError, restore
-from tabletop_arena.envs.warbah import make_game
-from tabletop_arena.envs.warbah.actions import (ALLY_ACCEPT, ALLY_BREAK0, ALLY_DECLINE, ALLY_GOLD0, ALLY_PROPOSE0, CAPITOL_AUTO, DONE, GIVE0, TARGET0)
-from tabletop_arena.envs.warbah.config import (TERRAINS)
+from tabletop_arena.envs.warbah import battle_flow, espionage, heroes, make_game
+from tabletop_arena.envs.warbah.actions import (
+    ALLY_ACCEPT,
+    ALLY_BREAK0,
+    ALLY_DECLINE,
+    ALLY_GOLD0,
+    ALLY_PROPOSE0,
+    CAPITOL_AUTO,
+    DONE,
+    GIVE0,
+    TARGET0,
+)
+from tabletop_arena.envs.warbah.config import TERRAINS
+from tabletop_arena.envs.warbah.heroes import Item
 
 
 def diplomacy_state(n=3, seed=0):
@@ -133,8 +140,8 @@ def test_allies_pettingzoo_api():
 def test_allies_trade_settlements_and_heroes():
     """ALLIES: allies may trade settlements and Heroes (designed: the acting Hero cedes the
     settlement he stands on, or goes over to the ally with his army and items)."""
-    from tabletop_arena.envs.warbah.actions import (CEDE0, HERO_TO0)
-    from tabletop_arena.envs.warbah.config import (SETTLEMENTS)
+    from tabletop_arena.envs.warbah.actions import CEDE0, HERO_TO0
+    from tabletop_arena.envs.warbah.config import SETTLEMENTS
     g, st = diplomacy_state()
     st.diplomacy.allied[0, 1] = st.diplomacy.allied[1, 0] = True
     a = st.heroes[0]
@@ -156,7 +163,7 @@ def test_allies_trade_settlements_and_heroes():
 def test_allies_trade_magic_items():
     """ALLIES: allies may trade magic items: an acting Hero hands an item (and the ability it
     grants) to an adjacent allied Hero; not to a Hero of a player he is not allied with."""
-    from tabletop_arena.envs.warbah.actions import (GIVE_ITEM0)
+    from tabletop_arena.envs.warbah.actions import GIVE_ITEM0
     g, st = diplomacy_state()
     a, b = st.heroes[0], st.heroes[1]
     cell = int(next(x for x in st.neighbours[a.cell] if x >= 0 and st.land[x]))

@@ -3,18 +3,23 @@ a single hex"; ALLIES: "Allies may combine attacks"). Small hand-set positions."
 from __future__ import annotations
 
 import numpy as np
-
-from tabletop_arena.envs.warbah import battle, battle_flow
-
-from tabletop_arena.envs.warbah.battle import Battle
-
-from tabletop_arena.envs.warbah.heroes import Hero
 import pytest
 
 from tabletop_arena.envs.core.game import IllegalActionError
-from tabletop_arena.envs.warbah import make_game
-from tabletop_arena.envs.warbah.actions import (BATTLE_ACCEPT, BATTLE_DECLINE, BATTLE_JOIN0, BATTLE_START, CALL_OFF, CAPITOL_AUTO, CASUALTY0, LOSS_SP0)
-from tabletop_arena.envs.warbah.config import (TERRAINS)
+from tabletop_arena.envs.warbah import battle, battle_flow, make_game
+from tabletop_arena.envs.warbah.actions import (
+    BATTLE_ACCEPT,
+    BATTLE_DECLINE,
+    BATTLE_JOIN0,
+    BATTLE_START,
+    CALL_OFF,
+    CAPITOL_AUTO,
+    CASUALTY0,
+    LOSS_SP0,
+)
+from tabletop_arena.envs.warbah.battle import Battle
+from tabletop_arena.envs.warbah.config import TERRAINS
+from tabletop_arena.envs.warbah.heroes import Hero
 
 
 def _hero(seat, cell, troops, abil=()):

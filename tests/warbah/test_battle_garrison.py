@@ -4,15 +4,21 @@ the type the settlement recruits), CASTLE VARIANT TYPES (1-3 Recruit Knights), M
 from __future__ import annotations
 
 import numpy as np
-
-from tabletop_arena.envs.warbah import battle, hexes, movement, turn
-
-from tabletop_arena.envs.warbah.config import SPECIALS
 import pytest
 
 from tabletop_arena.envs.core.game import IllegalActionError
-from tabletop_arena.envs.warbah.actions import (CALL_OFF, DROP_OFF, DROP_ONE0, DROP_SPECIAL, RECRUIT, RECRUIT_SP, TAKE_GARRISON, TAKE_SPECIAL)
-from tabletop_arena.envs.warbah.config import (SETTLEMENTS, TERRAINS)
+from tabletop_arena.envs.warbah import battle, hexes, movement, turn
+from tabletop_arena.envs.warbah.actions import (
+    CALL_OFF,
+    DROP_OFF,
+    DROP_ONE0,
+    DROP_SPECIAL,
+    RECRUIT,
+    RECRUIT_SP,
+    TAKE_GARRISON,
+    TAKE_SPECIAL,
+)
+from tabletop_arena.envs.warbah.config import SETTLEMENTS, SPECIALS, TERRAINS
 from tests.warbah.test_battle_combined import arena
 
 KNI = SPECIALS.index("knights")
@@ -140,7 +146,7 @@ def test_move_garrison_transfers_go_one_way_per_turn():
     hex a Hero either takes from the garrison or drops into it. Without the limit a policy could
     drop and take the same warrior forever and the move phase would never end (found by a trained
     PPO policy that stalled every game at turn 1)."""
-    from tabletop_arena.envs.warbah.actions import (TAKE_ONE0)
+    from tabletop_arena.envs.warbah.actions import TAKE_ONE0
     g, st, t, h = _hero_on_castle()
     st.garrison[t, 2] = 2
     st._mask = None

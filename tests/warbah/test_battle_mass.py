@@ -4,18 +4,12 @@ number), offered as the option ``rules={"mass_formula": True}`` (default off).""
 from __future__ import annotations
 
 import numpy as np
-
-from tabletop_arena.envs.warbah import battle
-
-from tabletop_arena.envs.warbah.config import SPECIALS
-
-from tabletop_arena.envs.warbah.config import NUM_SPECIALS
-
-from tabletop_arena.envs.warbah.battle import Army, ArmyMagic
 import pytest
 
 from tabletop_arena.envs.core.game import ConfigError
-from tabletop_arena.envs.warbah import make_game
+from tabletop_arena.envs.warbah import battle, make_game
+from tabletop_arena.envs.warbah.battle import Army, ArmyMagic
+from tabletop_arena.envs.warbah.config import NUM_SPECIALS, SPECIALS
 
 
 class Dice:

@@ -5,15 +5,12 @@ boards an enemy fleet with no Hero on board, or sails into its hex, takes it."""
 from __future__ import annotations
 
 import numpy as np
-
-from tabletop_arena.envs.warbah import battle, battle_flow, fleets, sea
-
-from tabletop_arena.envs.warbah.actions import FLEET0
-
-from tabletop_arena.envs.warbah.battle import Battle
 import pytest
 
 from tabletop_arena.envs.core.game import IllegalActionError
+from tabletop_arena.envs.warbah import battle, battle_flow, fleets, sea
+from tabletop_arena.envs.warbah.actions import FLEET0
+from tabletop_arena.envs.warbah.battle import Battle
 from tests.warbah.test_sea import _at_sea, dir_to, sea_world
 
 

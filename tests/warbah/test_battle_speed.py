@@ -4,9 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from tabletop_arena.envs.warbah import fleets, heroes, hexes, movement
-
-from tabletop_arena.envs.warbah import make_game
+from tabletop_arena.envs.warbah import fleets, heroes, hexes, make_game, movement
 
 
 def test_hero_map_agrees_with_hero_at_in_random_play():

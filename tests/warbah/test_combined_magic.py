@@ -6,12 +6,11 @@ army (BATTLE_JOIN0 + d, d = that army's Hero's direction from the target hex).""
 from __future__ import annotations
 
 import numpy as np
-
-from tabletop_arena.envs.warbah import battle_spells, observe_magic
 import pytest
 
 from tabletop_arena.envs.core.game import IllegalActionError
-from tabletop_arena.envs.warbah.actions import (BATTLE_ACCEPT, BATTLE_JOIN0, BATTLE_START, BSPELL0, DONE, GROUP0)
+from tabletop_arena.envs.warbah import battle_spells, observe_magic
+from tabletop_arena.envs.warbah.actions import BATTLE_ACCEPT, BATTLE_JOIN0, BATTLE_START, BSPELL0, DONE, GROUP0
 from tests.warbah.test_battle_combined import _dir, _hero, arena
 from tests.warbah.test_espionage import ScriptRng
 from tests.warbah.test_spells import BS, T

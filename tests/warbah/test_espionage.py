@@ -2,15 +2,12 @@
 from __future__ import annotations
 
 import numpy as np
-
-from tabletop_arena.envs.warbah import espionage, heroes, realm_spells, turn
-
-from tabletop_arena.envs.warbah.heroes import Item
 import pytest
 
-from tabletop_arena.envs.warbah import make_game
-from tabletop_arena.envs.warbah.actions import (CAPITOL_AUTO, CASUALTY0, DONE, HIRE_AGENT, TARGET0)
-from tabletop_arena.envs.warbah.config import (SETTLEMENTS, TERRAINS)
+from tabletop_arena.envs.warbah import espionage, heroes, make_game, realm_spells, turn
+from tabletop_arena.envs.warbah.actions import CAPITOL_AUTO, CASUALTY0, DONE, HIRE_AGENT, TARGET0
+from tabletop_arena.envs.warbah.config import SETTLEMENTS, TERRAINS
+from tabletop_arena.envs.warbah.heroes import Item
 
 
 class ScriptRng:
@@ -246,7 +243,7 @@ def test_espionage_forgo_and_hidden_slots():
 def test_fortell_negates_an_agent():
     """REALM SPELLS Fortell: negates an espionage result against its holder when he casts it
     (the choice is the victim's, see tests/warbah/test_magic_fortell.py)."""
-    from tabletop_arena.envs.warbah.actions import (REALM0)
+    from tabletop_arena.envs.warbah.actions import REALM0
     g, st, a, b = contact_state()
     b.wizard = -1
     st.magic.hands[1] = [realm_spells.fortell_id(st)]
@@ -260,7 +257,7 @@ def test_fortell_negates_an_agent():
 
 def test_luck_rerolls_the_espionage_roll():
     """RARE ABILITY Luck: one die roll per turn may be rerolled (here the espionage roll)."""
-    from tabletop_arena.envs.warbah.actions import (KEEP_ROLL, REROLL)
+    from tabletop_arena.envs.warbah.actions import KEEP_ROLL, REROLL
     g, st, a, b = contact_state()
     a.abilities = [("luck", 0)]
     st.gold[0], st.order, st.espionage.turn = 20, [0, 1], 0
@@ -276,7 +273,7 @@ def test_luck_rerolls_the_espionage_roll():
 
 def test_luck_rerolls_an_agent_roll():
     """RARE ABILITY Luck: a failed agent's Espionage table roll may be rerolled (once a turn)."""
-    from tabletop_arena.envs.warbah.actions import (KEEP_ROLL, REROLL)
+    from tabletop_arena.envs.warbah.actions import KEEP_ROLL, REROLL
     g, st, a, b = contact_state()
     a.abilities = [("luck", 0)]
     st.gold[0], st.order, st.espionage.turn = 20, [0, 1], 0

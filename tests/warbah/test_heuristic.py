@@ -1,13 +1,11 @@
 """The Warbah heuristic beats uniform random play over seat-swapped 2-player games, and answers
 every kind of decision it can meet."""
 import numpy as np
-
-from tabletop_arena.envs.warbah import battle_flow
 import pytest
 
 from tabletop_arena.agents.base import RandomAgent
 from tabletop_arena.agents.warbah import HeuristicAgent
-from tabletop_arena.envs.warbah import make_game
+from tabletop_arena.envs.warbah import battle_flow, make_game
 
 
 def test_heuristic_beats_random():

@@ -7,11 +7,9 @@ from __future__ import annotations
 from collections import Counter
 
 import numpy as np
-
-from tabletop_arena.envs.warbah import heroes
 import pytest
 
-from tabletop_arena.envs.warbah import make_game
+from tabletop_arena.envs.warbah import heroes, make_game
 from tests.random_play import play_checking, random_step
 
 VARIANTS = {"2p": dict(num_players=2), "3p": dict(num_players=3), "4p": dict(num_players=4),

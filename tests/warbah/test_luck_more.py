@@ -7,24 +7,19 @@ victims). Set-ups and helpers come from the older Luck tests."""
 from __future__ import annotations
 
 import numpy as np
-
-from tabletop_arena.envs.warbah import battle, battle_flow, espionage, heroes, luck, realm_spells, turn
-
-from tabletop_arena.envs.warbah.battle import Army, ArmyMagic
-
-from tabletop_arena.envs.warbah.heroes import Item
 import pytest
 
 from tabletop_arena.envs.core.game import IllegalActionError
-from tabletop_arena.envs.warbah import make_game
-
-from tabletop_arena.envs.warbah.actions import (HIRE_AGENT, KEEP_ROLL, LUCK_FOE, LUCK_MINE, RECRUIT_HERO, REROLL)
+from tabletop_arena.envs.warbah import battle, battle_flow, espionage, heroes, luck, make_game, realm_spells, turn
+from tabletop_arena.envs.warbah.actions import HIRE_AGENT, KEEP_ROLL, LUCK_FOE, LUCK_MINE, RECRUIT_HERO, REROLL
+from tabletop_arena.envs.warbah.battle import Army, ArmyMagic
+from tabletop_arena.envs.warbah.heroes import Item
 from tests.warbah.test_battle_mass import Dice
 from tests.warbah.test_espionage import ScriptRng, contact_state
 from tests.warbah.test_luck_rolls import LUCKY, _last_turn, _legal
+from tests.warbah.test_realm_spells import R, realm_ready
 from tests.warbah.test_rules import _battle_state, setup_state
 from tests.warbah.test_sea import _at_sea, dir_to, sea_world
-from tests.warbah.test_realm_spells import R, realm_ready
 
 
 # -- ability rolls -----------------------------------------------------------------------------
@@ -143,7 +138,7 @@ def test_luck_merchant_caravan_gold_on_a_pass_through(choice, gold):
     """TERRAIN VARIANTS Merchant caravan / MOVE & EXPLORE pass-through (designed: two hexes
     straight on through a friendly Hero): a Hero who lands on the caravan's hex by passing
     through gets its gold dice too, and his player's Luck may have them rolled again."""
-    from tabletop_arena.envs.warbah.actions import (PASS0)
+    from tabletop_arena.envs.warbah.actions import PASS0
     from tests.warbah.test_units import pass_through_setup
     g, st, a, b, d, beyond = pass_through_setup()
     st.variant[beyond] = "merchant_caravan"

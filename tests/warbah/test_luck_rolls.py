@@ -6,16 +6,12 @@ Each offer is a sub-step (phase ``luck``); keeping a roll does not use Luck up."
 from __future__ import annotations
 
 import numpy as np
-
-from tabletop_arena.envs.warbah import battle_flow, heroes, turn
-
-from tabletop_arena.envs.warbah.config import SPECIALS
 import pytest
 
 from tabletop_arena.envs.core.game import IllegalActionError
-
-from tabletop_arena.envs.warbah.actions import (CALL_OFF, CONTINUE, KEEP_ROLL, LUCK_FOE, LUCK_MINE, REROLL)
-from tabletop_arena.envs.warbah.config import (SETTLEMENTS, TERRAINS)
+from tabletop_arena.envs.warbah import battle_flow, heroes, turn
+from tabletop_arena.envs.warbah.actions import CALL_OFF, CONTINUE, KEEP_ROLL, LUCK_FOE, LUCK_MINE, REROLL
+from tabletop_arena.envs.warbah.config import SETTLEMENTS, SPECIALS, TERRAINS
 from tests.warbah.test_espionage import ScriptRng
 from tests.warbah.test_rules import _battle_state, setup_state
 from tests.warbah.test_sea import _at_sea, dir_to, sea_world

@@ -5,14 +5,12 @@ wizard with the card who has not cast this turn, or a Fortell item), that player
 from __future__ import annotations
 
 import numpy as np
-
-from tabletop_arena.envs.warbah import espionage, observe_magic, realm_spells
-
-from tabletop_arena.envs.warbah.heroes import Item
 import pytest
 
 from tabletop_arena.envs.core.game import IllegalActionError
-from tabletop_arena.envs.warbah.actions import (DONE, REALM0, TARGET0)
+from tabletop_arena.envs.warbah import espionage, observe_magic, realm_spells
+from tabletop_arena.envs.warbah.actions import DONE, REALM0, TARGET0
+from tabletop_arena.envs.warbah.heroes import Item
 from tests.warbah.test_espionage import at_stage, contact_state
 
 

@@ -5,15 +5,14 @@ at; REROLL uses that player's Luck for the turn, KEEP_ROLL does not."""
 from __future__ import annotations
 
 import numpy as np
-
-from tabletop_arena.envs.warbah import espionage, luck, observe_magic, realm_spells, turn
 import pytest
 
 from tabletop_arena.envs.core.game import IllegalActionError
-from tabletop_arena.envs.warbah.actions import (BSPELL0, GROUP0, KEEP_ROLL, REALM0, REROLL, TARGET0)
+from tabletop_arena.envs.warbah import espionage, luck, observe_magic, realm_spells, turn
+from tabletop_arena.envs.warbah.actions import BSPELL0, GROUP0, KEEP_ROLL, REALM0, REROLL, TARGET0
 from tests.warbah.test_espionage import ScriptRng, at_stage, contact_state
-from tests.warbah.test_rules import setup_state
 from tests.warbah.test_realm_spells import R, realm_ready
+from tests.warbah.test_rules import setup_state
 from tests.warbah.test_spells import BS, spell_battle
 
 LUCKY = [("luck", 0)]

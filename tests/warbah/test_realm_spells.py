@@ -4,16 +4,13 @@ test_spells.py. Each test names the rulebook section it checks."""
 from __future__ import annotations
 
 import numpy as np
-
-from tabletop_arena.envs.warbah import battle_spells, fleets, heroes, hexes, magic, observe_magic, realm_spells, turn
-
-from tabletop_arena.envs.warbah.battle import Army, Battle
-
-from tabletop_arena.envs.warbah.heroes import Item
 import pytest
 
-from tabletop_arena.envs.warbah.actions import (CELL0, DONE, REALM0, RECRUIT_WIZARD, TSEAT0)
-from tabletop_arena.envs.warbah.config import (SETTLEMENTS, TERRAINS)
+from tabletop_arena.envs.warbah import battle_spells, fleets, heroes, hexes, magic, observe_magic, realm_spells, turn
+from tabletop_arena.envs.warbah.actions import CELL0, DONE, REALM0, RECRUIT_WIZARD, TSEAT0
+from tabletop_arena.envs.warbah.battle import Army, Battle
+from tabletop_arena.envs.warbah.config import SETTLEMENTS, TERRAINS
+from tabletop_arena.envs.warbah.heroes import Item
 from tests.warbah.test_rules import setup_state
 from tests.warbah.test_spells import G2, R, two_heroes
 
@@ -402,7 +399,7 @@ def test_observation_shows_own_hand_only():
 
 def test_give_item_to_adjacent_friend_once_per_turn():
     """MOVE & EXPLORE: adjacent friendly heroes exchange magic items, each once per turn."""
-    from tabletop_arena.envs.warbah.actions import (GIVE_ITEM0)
+    from tabletop_arena.envs.warbah.actions import GIVE_ITEM0
     g, st, a, b, d, cell = two_heroes()
     b.seat = 0
     a.items = [Item("ability", ability=("defense", 0))]

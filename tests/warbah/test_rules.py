@@ -4,17 +4,13 @@ from __future__ import annotations
 from dataclasses import replace
 
 import numpy as np
-
-from tabletop_arena.envs.warbah import battle, battle_flow, heroes, hexes, turn
-
-from tabletop_arena.envs.warbah.battle import Army
 import pytest
 
 from tabletop_arena.envs.core.game import ConfigError, IllegalActionError
-from tabletop_arena.envs.warbah import make_game
-
-from tabletop_arena.envs.warbah.actions import (CALL_OFF, CAPITOL_AUTO, CASUALTY0, CONTINUE, DONE, RECRUIT)
-from tabletop_arena.envs.warbah.config import (SETTLEMENTS, TERRAINS)
+from tabletop_arena.envs.warbah import battle, battle_flow, heroes, hexes, make_game, turn
+from tabletop_arena.envs.warbah.actions import CALL_OFF, CAPITOL_AUTO, CASUALTY0, CONTINUE, DONE, RECRUIT
+from tabletop_arena.envs.warbah.battle import Army
+from tabletop_arena.envs.warbah.config import SETTLEMENTS, TERRAINS
 
 
 def setup_state(n=2, seed=0):
@@ -267,7 +263,7 @@ def test_scouting_explores_without_mp():
 def test_exchange_and_drop_off():
     """MOVE & EXPLORE: adjacent friendly heroes may exchange troops instead of moving (a troop
     only once per turn); a hero may drop troops of the right type into a settlement."""
-    from tabletop_arena.envs.warbah.actions import (DROP_OFF, EXCHANGE0)
+    from tabletop_arena.envs.warbah.actions import DROP_OFF, EXCHANGE0
     g, st = setup_state(2)
     while st.phase == "recruit":
         st.apply(DONE)

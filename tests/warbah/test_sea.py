@@ -3,14 +3,21 @@ from __future__ import annotations
 
 import numpy as np
 
-from tabletop_arena.envs.warbah import battle, battle_flow, fleets, turn
-
+from tabletop_arena.envs.warbah import battle, battle_flow, fleets, make_game, turn
+from tabletop_arena.envs.warbah.actions import (
+    CALL_OFF,
+    CAPITOL_AUTO,
+    CASUALTY0,
+    CONTINUE,
+    DONE,
+    FLEET0,
+    KEEP_ROLL,
+    REROLL,
+    SHIP0,
+)
 from tabletop_arena.envs.warbah.battle import Battle
-
-from tabletop_arena.envs.warbah import make_game
 from tabletop_arena.envs.warbah.board import generate_map, neighbour_table
-from tabletop_arena.envs.warbah.actions import (CALL_OFF, CAPITOL_AUTO, CASUALTY0, CONTINUE, DONE, FLEET0, KEEP_ROLL, REROLL, SHIP0)
-from tabletop_arena.envs.warbah.config import (SETTLEMENTS, TERRAINS)
+from tabletop_arena.envs.warbah.config import SETTLEMENTS, TERRAINS
 
 
 class ScriptRng:
@@ -242,7 +249,7 @@ def test_unmanned_fleet_moves_without_attacking():
     st.apply(dir_to(st, m, land))
     assert fleets.unmanned_fleets(st, 0) == [m]
     c = m
-    for step in range(4):
+    for _ in range(4):
         d = int(np.flatnonzero(st.legal_actions_mask()[FLEET0:FLEET0 + 6])[0])
         st.apply(FLEET0 + d)
         c = int(st.neighbours[c][d])

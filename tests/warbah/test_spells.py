@@ -4,16 +4,12 @@ test_realm_spells.py. Each test names the rulebook section it checks."""
 from __future__ import annotations
 
 import numpy as np
-
-from tabletop_arena.envs.warbah import battle, battle_flow, battle_spells
-
-from tabletop_arena.envs.warbah.heroes import Item
 import pytest
 
-from tabletop_arena.envs.warbah import make_game
-
-from tabletop_arena.envs.warbah.actions import (BSPELL0, DONE, GROUP0)
-from tabletop_arena.envs.warbah.config import (TERRAINS)
+from tabletop_arena.envs.warbah import battle, battle_flow, battle_spells, make_game
+from tabletop_arena.envs.warbah.actions import BSPELL0, DONE, GROUP0
+from tabletop_arena.envs.warbah.config import TERRAINS
+from tabletop_arena.envs.warbah.heroes import Item
 
 G2 = make_game(num_players=2)
 T = G2.spells

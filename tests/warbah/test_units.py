@@ -4,19 +4,13 @@ from __future__ import annotations
 from dataclasses import replace
 
 import numpy as np
-
-from tabletop_arena.envs.warbah import battle, espionage, heroes, hexes, realm_spells, recruit, turn
-
-from tabletop_arena.envs.warbah.config import SPECIALS
-
-from tabletop_arena.envs.warbah.battle import Army
-
-from tabletop_arena.envs.warbah.heroes import Item
 import pytest
 
-from tabletop_arena.envs.warbah import make_game
-from tabletop_arena.envs.warbah.actions import (CAPITOL_AUTO, DROP_ONE0, GIVE0, TAKE_ONE0)
-from tabletop_arena.envs.warbah.config import (SETTLEMENTS, TERRAINS)
+from tabletop_arena.envs.warbah import battle, espionage, heroes, hexes, make_game, realm_spells, recruit, turn
+from tabletop_arena.envs.warbah.actions import CAPITOL_AUTO, DROP_ONE0, GIVE0, TAKE_ONE0
+from tabletop_arena.envs.warbah.battle import Army
+from tabletop_arena.envs.warbah.config import SETTLEMENTS, SPECIALS, TERRAINS
+from tabletop_arena.envs.warbah.heroes import Item
 
 
 def two_heroes(seed=0):
@@ -107,8 +101,8 @@ def test_garrison_pickup_respects_army_cap():
 
 
 # -- special units -------------------------------------------------------------------------------
+from tabletop_arena.envs.warbah.actions import CASUALTY0, CONTINUE, LOSS_SP0, RECRUIT_SP
 from tabletop_arena.envs.warbah.battle_flow import start_battle  # noqa: E402
-from tabletop_arena.envs.warbah.actions import (CASUALTY0, CONTINUE, LOSS_SP0, RECRUIT_SP)
 
 
 def variant_hex(variant="recruit_elves", terrain="forest"):
@@ -266,7 +260,7 @@ def test_type_limit_on_pickups_and_exchanges():
 
 def test_exchange_special_units():
     """MOVE & EXPLORE / SPECIAL UNITS: special troops are exchanged one by one like the others."""
-    from tabletop_arena.envs.warbah.actions import (GIVE_SP0)
+    from tabletop_arena.envs.warbah.actions import GIVE_SP0
     g, st, a, b, d = two_heroes()
     k = SPECIALS.index("elves")
     a.specials[k] = 2
@@ -284,7 +278,7 @@ def test_exchange_special_units():
 def test_whole_army_actions_respect_type_limit():
     """SPECIAL UNIT NOTES: taking a whole garrison (8) or handing over a whole army (25-30)
     is not offered when it would give a Hero a sixth troop type."""
-    from tabletop_arena.envs.warbah.actions import (EXCHANGE0, TAKE_GARRISON)
+    from tabletop_arena.envs.warbah.actions import EXCHANGE0, TAKE_GARRISON
     g, st, a, b, d = two_heroes()
     a.troops[:] = [1, 0, 1, 1]
     a.specials[SPECIALS.index("orcs")] = 1
@@ -304,7 +298,7 @@ def test_delayed_hero_whole_army_actions_respect_type_limit():
     """A Hero delayed by espionage (Agent Success 6: no moving or attacking this turn) may still
     hand his army over or take his garrison, within the same limits (found by a fuzz game, 3p
     mass formula seed 21302: a delayed Hero's hand-over gave the receiver a sixth type)."""
-    from tabletop_arena.envs.warbah.actions import (EXCHANGE0)
+    from tabletop_arena.envs.warbah.actions import EXCHANGE0
     g, st, a, b, d = two_heroes()
     b.troops[:] = [0, 1, 0, 0]
     for name in ("dwarves", "gnomes", "fey", "djinn"):
@@ -323,7 +317,7 @@ def test_command_item_not_handed_over_when_the_giver_would_break_his_limit():
     """A Command item raises its holder's troop-type limit to 6 while he holds it (designed):
     he cannot hand it over while he leads six types (fuzz game, 3p mass formula seed 21524);
     with five he can."""
-    from tabletop_arena.envs.warbah.actions import (GIVE_ITEM0)
+    from tabletop_arena.envs.warbah.actions import GIVE_ITEM0
     g, st, a, b, d = two_heroes()
     a.items = [Item("ability", ability=("command", 3))]
     a.abilities = [("command", 3)]
@@ -357,7 +351,7 @@ def pass_through_setup():
 def test_pass_through_friendly_hero():
     """MOVE & EXPLORE: Heroes may move through a hex holding another friendly Hero (designed:
     two hexes straight on, paying both hexes' MP; never ending on the friend's hex)."""
-    from tabletop_arena.envs.warbah.actions import (PASS0)
+    from tabletop_arena.envs.warbah.actions import PASS0
     g, st, a, b, d, beyond = pass_through_setup()
     assert st.legal_actions_mask()[PASS0 + d]
     st.apply(PASS0 + d)
@@ -368,7 +362,7 @@ def test_pass_through_friendly_hero():
 def test_scouting_looks_at_an_adjacent_heros_card():
     """ABILITY TABLE 7, Scouting: look at one adjacent Hero's index card (uses the scouting
     point instead of exploring; the card stays visible this turn)."""
-    from tabletop_arena.envs.warbah.actions import (LOOK0)
+    from tabletop_arena.envs.warbah.actions import LOOK0
     g, st, a, b, d = two_heroes()
     st.heroes.pop()
     foe = st.heroes[1]
@@ -386,7 +380,7 @@ def test_scouting_looks_at_an_adjacent_heros_card():
 def test_whole_army_actions_count_special_troops_against_the_cap():
     """RECRUIT TROOPS / SPECIAL UNITS: the 40-troop cap counts special troops too, for taking a
     whole garrison (8) and for handing a whole army to a friendly Hero (25-30)."""
-    from tabletop_arena.envs.warbah.actions import (EXCHANGE0, TAKE_GARRISON)
+    from tabletop_arena.envs.warbah.actions import EXCHANGE0, TAKE_GARRISON
     g, st, a, b, d = two_heroes()
     a.troops[:] = [10, 10, 10, 0]
     a.specials[SPECIALS.index("elves")] = 10  # 40 troops in all: no room
