@@ -21,9 +21,8 @@ from tabletop_arena import envs
 
 ROOT = Path(__file__).resolve().parents[1]
 GAMES = [name.split("_v")[0] for name in envs.names()]
-#: Warbah's package is being rebuilt on its own branch (issue 19, helper i19w); it joins the
-#: checks when its __init__ loads the adapter lazily (envs/core/lazy.py) and its cycles are gone
-PENDING = {"warbah": "Warbah's restructure (issue 19) is on its own branch"}
+#: games that join the checks later (none now; an entry marks the check xfail with its reason)
+PENDING: dict[str, str] = {}
 
 
 def _pending(game: str):
