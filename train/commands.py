@@ -17,6 +17,8 @@ examples:
   arena train peacekeepers --timesteps 300000 --out runs/pk
   arena train peacekeepers --out runs/pk --resume --timesteps 600000   # continue to 600k steps
   arena train peacekeepers --set n_envs=4 --set opponent_mix='{random: 1}'
+  arena train peacekeepers --backend rllib --num-env-runners 2 --out runs/pk_rllib
+  arena train peacekeepers --backend rllib --address auto --num-env-runners 32 --num-learners 2 --device cuda
 
 Without --config the game's configs/train/<game>.yaml is used, else configs/train/default.yaml.
 Every config key is documented in train/config.py. The run folder gets config.yaml, checkpoint.zip
@@ -65,11 +67,14 @@ def parse_env_options(items: list[str] | None) -> dict:
     return out
 
 
+#: ``arena train`` flags only the rllib backend reads (train/rllib.py keyword arguments)
+RLLIB_FLAGS = ("address", "num_env_runners", "num_learners", "gpus_per_learner")
+
+
 def cmd_train(args) -> int:
     from .. import envs
     from ..agents.ppo import CheckpointError
     from .config import ConfigError, parse_overrides
-    from .ppo import train
 
     try:
         game = envs.resolve(args.game)
@@ -78,8 +83,20 @@ def cmd_train(args) -> int:
             overrides["env_options"] = parse_env_options(args.options)
         if args.no_progress:
             overrides["progress"] = False
-        path = train(game, config_path=args.config, timesteps=args.timesteps, seed=args.seed,
-                     out=args.out, resume=args.resume, **overrides)
+        if args.backend == "rllib":
+            from .rllib import train_rllib  # raises RLlibMissingError (a ConfigError) without ray
+            flags = {k: getattr(args, k) for k in RLLIB_FLAGS}
+            path = train_rllib(game, config_path=args.config, timesteps=args.timesteps, seed=args.seed,
+                               out=args.out, resume=args.resume, device=args.device, **flags, **overrides)
+        else:
+            given = [f"--{k.replace('_', '-')}" for k in RLLIB_FLAGS if getattr(args, k) is not None]
+            if given:
+                raise ConfigError(f"{', '.join(given)} need --backend rllib")
+            from .ppo import train
+            if args.device is not None:
+                overrides["device"] = args.device
+            path = train(game, config_path=args.config, timesteps=args.timesteps, seed=args.seed,
+                         out=args.out, resume=args.resume, **overrides)
     except (ConfigError, CheckpointError, KeyError) as exc:
         msg = exc.args[0] if isinstance(exc, KeyError) and exc.args else exc
         print(f"arena train: error: {msg}", file=sys.stderr)
@@ -125,6 +142,16 @@ def register(subparsers) -> None:
     p.add_argument("--options", action="append", metavar="JSON|KEY=VALUE",
                    help="env options (replace the config's env_options), e.g. num_players=4")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    p.add_argument("--backend", choices=("sb3", "rllib"), default="sb3",
+                   help="sb3: MaskablePPO in this process (default); rllib: Ray RLlib PPO, local Ray "
+                        "or a cluster (needs the [rllib] extra; docs/rllib.md)")
+    p.add_argument("--device", choices=("auto", "cpu", "cuda"),
+                   help="where the learner runs (rllib: auto = a GPU learner when there is a GPU)")
+    p.add_argument("--address", help="rllib: Ray cluster to join: auto, host:6379 or ray://host:10001 "
+                                     "(default: start a local Ray)")
+    p.add_argument("--num-env-runners", type=int, help="rllib: remote sampling actors (default 0: sample in-process)")
+    p.add_argument("--num-learners", type=int, help="rllib: remote learner actors (default 0: learn in-process)")
+    p.add_argument("--gpus-per-learner", type=float, help="rllib: GPUs per learner (default: 1 with a GPU device)")
     p.set_defaults(func=cmd_train)
 
     p = subparsers.add_parser(
