@@ -103,9 +103,7 @@ def start_ray(section: dict) -> bool:
     needed = section["num_env_runners"] + max(1, section["num_learners"])
     num_cpus = section["num_cpus"] or max(os.cpu_count() or 1, needed)
     ray.init(num_cpus=num_cpus, object_store_memory=section["object_store_mb"] * 2**20,
-             include_dashboard=False, log_to_driver=True,
-             # a local run: no usage-stats prompt, no dashboard agent, quick start on a small box
-             _system_config={"metrics_report_interval_ms": 60_000})
+             include_dashboard=False, log_to_driver=True)
     return True
 
 
@@ -312,10 +310,12 @@ def send_snapshot(algo, name: str, policy) -> None:
     state = {k: v.detach().cpu().numpy() for k, v in policy.state_dict().items()}
 
     def add(env_runner):
-        env = getattr(env_runner, "env", None)
-        for sub in getattr(env, "envs", ()) or ():
-            sub.unwrapped.add_snapshot(name, state)
-        return True
+        subs = [sub.unwrapped for sub in getattr(getattr(env_runner, "env", None), "envs", ()) or ()]
+        if subs:  # one copy per env runner, shared by its envs (they play it one after another)
+            policy = subs[0].add_snapshot(name, state)
+            for sub in subs[1:]:
+                sub.add_snapshot_policy(name, policy)
+        return len(subs)
 
     algo.env_runner_group.foreach_env_runner(add, local_env_runner=True)
 

@@ -110,8 +110,9 @@ class ArenaMultiAgentEnv(MultiAgentEnv):
         self._done = True
 
     # -- pool control (train/rllib.py calls these on every env runner) --------------------------
-    def add_snapshot(self, name: str, state: dict) -> None:
-        """Add a frozen copy of the learner (an ``ArenaPolicy`` state dict) to the pool."""
+    def add_snapshot(self, name: str, state: dict):
+        """Add a frozen copy of the learner (an ``ArenaPolicy`` state dict) to the pool; return
+        the policy built from it (``add_snapshot_policy`` shares it with other envs)."""
         import torch
 
         from .rllib_module import build_policy, flat_spaces
@@ -119,6 +120,11 @@ class ArenaMultiAgentEnv(MultiAgentEnv):
                                            self.action_spaces[self.possible_agents[0]])
         policy = build_policy(obs_space, act_space, self.policy_kwargs)
         policy.load_state_dict({k: torch.as_tensor(np.asarray(v)) for k, v in state.items()})
+        self.add_snapshot_policy(name, policy)
+        return policy
+
+    def add_snapshot_policy(self, name: str, policy) -> None:
+        """Add an already built frozen ``ArenaPolicy`` to the pool."""
         self.pool.add_policy(name, policy)
 
     def snapshot_names(self) -> list[str]:
