@@ -49,6 +49,8 @@ def measure(game: str, runners: int, iterations: int, overrides: dict, cluster: 
     section["num_env_runners"] = runners
     cfg = load_config(None, {**overrides, "rllib": section}, game=game_id)
     kwargs = policy_kwargs(envs.make_game(game_id, **cfg.env_options), cfg)
+    import torch
+    torch.set_num_threads(cfg.torch_threads)  # as train_rllib: the driver samples (0 runners) and learns
     cl = None
     t_start = time.time()
     if cluster:
