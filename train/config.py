@@ -244,15 +244,32 @@ def validate(cfg: TrainConfig) -> TrainConfig:
     return cfg
 
 
-def from_dict(data: dict[str, Any], source: str = "config") -> TrainConfig:
-    if not isinstance(data, dict):
-        raise ConfigError(f"{source}: must be a mapping of option: value, got {type(data).__name__}")
+def _check_keys(data: dict[str, Any], source: str) -> None:
     unknown = sorted(set(data) - set(FIELDS))
     if unknown:
         import difflib
         hints = [f"{k} (did you mean {m[0]!r}?)" if (m := difflib.get_close_matches(k, FIELDS, 1)) else k
                  for k in unknown]
         raise ConfigError(f"{source}: unknown key(s) {', '.join(hints)}; known keys: {', '.join(FIELDS)}")
+
+
+def check_overrides(overrides: dict[str, Any], source: str = "--set") -> dict[str, Any]:
+    """Unknown keys and values of the wrong type in command-line ``overrides``, blamed on
+    ``source`` (not on the config file they are applied to); returns the checked values."""
+    _check_keys(overrides, source)
+    out = {}
+    for key, value in overrides.items():
+        try:
+            out[key] = value if value is None else _coerce(key, value)
+        except ConfigError as exc:
+            raise ConfigError(f"{source} {exc}") from None
+    return out
+
+
+def from_dict(data: dict[str, Any], source: str = "config") -> TrainConfig:
+    if not isinstance(data, dict):
+        raise ConfigError(f"{source}: must be a mapping of option: value, got {type(data).__name__}")
+    _check_keys(data, source)
     cfg = TrainConfig()
     for key, value in data.items():
         setattr(cfg, key, _coerce(key, value))
@@ -282,7 +299,8 @@ def config_for_game(game: str) -> Path:
 
 
 def parse_overrides(pairs: list[str] | None) -> dict[str, Any]:
-    """``["n_envs=4", "opponent_mix={\\"random\\": 1}"]`` -> dict (values parsed as JSON/YAML)."""
+    """``["n_envs=4", "opponent_mix={\\"random\\": 1}"]`` -> dict (values parsed as JSON/YAML);
+    ``rllib.KEY=VALUE`` sets one key of the ``rllib`` section."""
     import yaml
 
     out: dict[str, Any] = {}
@@ -292,9 +310,14 @@ def parse_overrides(pairs: list[str] | None) -> dict[str, Any]:
         key, value = pair.split("=", 1)
         key = key.strip().replace("-", "_")
         try:
-            out[key] = yaml.safe_load(value)
+            parsed = yaml.safe_load(value)
         except yaml.YAMLError:
-            out[key] = value
+            parsed = value
+        if key.startswith("rllib."):  # one key of the rllib section: rllib.num_env_runners=4
+            section = out.get("rllib")
+            out["rllib"] = {**(section if isinstance(section, dict) else {}), key[len("rllib."):]: parsed}
+        else:
+            out[key] = parsed
     return out
 
 

@@ -484,8 +484,6 @@ def train_rllib(game: str, config_path: str | os.PathLike | None = None, timeste
 
     game_id = envs.resolve(game)
     overrides = {k: v for k, v in overrides.items() if v is not None}
-    for key in [k for k in overrides if k.startswith("rllib.")]:  # --set rllib.num_env_runners=4
-        overrides["rllib"] = {**(overrides.get("rllib") or {}), key[len("rllib."):]: overrides.pop(key)}
     if timesteps is not None:
         overrides["total_timesteps"] = timesteps
     if seed is not None:
