@@ -23,7 +23,8 @@ pytest.importorskip("sb3_contrib")
 
 from tabletop_arena import envs  # noqa: E402
 from tabletop_arena.train import commands  # noqa: E402
-from tabletop_arena.train.config import RLLIB_DEFAULTS, ConfigError, from_dict, load_config  # noqa: E402
+from tabletop_arena.train.config import (RLLIB_DEFAULTS, ConfigError, from_dict, load_config,  # noqa: E402
+                                         parse_overrides)
 from tabletop_arena.train.rllib import RLlibMissingError, require_ray, resolve_gpus  # noqa: E402
 
 pytestmark = pytest.mark.rllib
@@ -65,6 +66,9 @@ def test_rllib_config_section_defaults_and_errors():
             from_dict({"rllib": section})
     with pytest.raises(ConfigError, match="mapping"):
         from_dict({"rllib": [1]})
+    # --set rllib.KEY=VALUE sets one key of the section
+    assert parse_overrides(["rllib.num_env_runners=2", "rllib.device=cpu", "seed=3"]) == \
+        {"rllib": {"num_env_runners": 2, "device": "cpu"}, "seed": 3}
     # every shipped training config stays valid with the section
     for name in GAMES:
         assert load_config(None, None, game=name).rllib["device"] == "auto"
