@@ -88,7 +88,8 @@ def cmd_play(args) -> int:
           f"against {others}.")
     print("Type a move's number, words that pick it out, or q to quit.")
     shown = 0
-    color = not args.no_color and sys.stdout.isatty()
+    from ..envs.core.terminal import supports_color
+    color = not args.no_color and supports_color()   # a terminal, NO_COLOR unset (no codes in pipes)
     try:
         while not match.over:
             for move in match.log[shown:]:
@@ -298,7 +299,7 @@ def build_parser() -> ArenaParser:
                    help=f"agents for the other players, in order, cycled ({AGENTS_HELP}); default heuristic")
     add_env_options(s)
     s.add_argument("--seed", type=int_at_least(0), default=0, help="seed of the game")
-    s.add_argument("--no-color", action="store_true", help="plain text board (colour is only used on a terminal)")
+    s.add_argument("--no-color", action="store_true", help="plain text board (colour is only used on a terminal without NO_COLOR)")
     s.set_defaults(func=cmd_play)
 
     s = sub.add_parser("serve", help="a local web page to play any game against any agent",

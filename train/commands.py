@@ -40,11 +40,14 @@ examples:
   arena eval peacekeepers --agents ppo:runs/pk/policy.zip heuristic --games 1000
   arena eval peacekeepers --agents mcts:100 random --games 20 --opt num_players=4
   arena eval peacekeepers --agents heuristic random --opt '{"mode": "competitive_no_points"}'
+  arena eval zaka --agents heuristic random --games 10 --record 2    # + 2 games as GIFs
 
 Every group of agents that meets plays every seat arrangement equally often from the same seeded
 start and random opening; --games is the number of games per group (rounded up to whole sets of
 arrangements). With more than 2 players a win is finishing first alone; a shared first place is a
-draw. Writes report.json, report.md and report.png into --out and prints a table.
+draw. Writes report.json, report.md and report.png into --out and prints a table; --record N adds
+N of the games as animated GIFs (game_01_<agents>.gif ...): each move's picture with the move
+written under it.
 """
 
 
@@ -133,6 +136,13 @@ def cmd_eval(args) -> int:
                       max_steps=args.max_steps, progress=not args.no_progress, out=out)
     print(report.table())
     print(f"report: {out}/report.md, report.json, report.png")
+    if args.record:
+        from .record import RecordingError, record_report
+        try:
+            for path in record_report(report, game_obj, out, args.record, fmt=args.record_format):
+                print(f"recorded: {path}")
+        except RecordingError as exc:
+            raise CLIError(str(exc), hint="--record-format gif needs only Pillow") from None
     return 0
 
 
@@ -209,4 +219,8 @@ def register(subparsers) -> None:
     p.add_argument("--max-steps", type=_positive_int, default=1000, help="move cap; longer games are truncated")
     add_env_options(p, deprecated=("--options",))
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    p.add_argument("--record", type=int_at_least(0), default=0, metavar="N",
+                   help="also write N of the games as animated GIFs into --out, one frame per move")
+    p.add_argument("--record-format", choices=("gif", "mp4"), default="gif",
+                   help="recording format (mp4 needs imageio-ffmpeg)")
     p.set_defaults(func=cmd_eval)

@@ -80,20 +80,7 @@ def board_png(match: Match) -> bytes:
     """The position as a PNG, from the person's seat (the game's rgb_array picture)."""
     from PIL import Image
 
-    state = match.state
-    observer = match.observer()
-    draw = getattr(state, "render_rgb", None)
-    if draw is not None:
-        rgb = draw(observer=observer)
-    else:  # engines without State.render_rgb: the env's rgb_array (spectator view) where the
-        # game hides nothing, else the picture of the text view from the person's seat
-        from ..envs.core.textimage import text_to_rgb
-        if match.game.hidden_information:
-            rgb = text_to_rgb(state.render_text(observer=observer, color=True))
-        else:
-            env = envs.make_raw(match.game_id, render_mode="rgb_array", **match.options)
-            env.state_ = state
-            rgb = env.render_rgb()
+    rgb = match.state.render_rgb(observer=match.observer())   # State.render_rgb: every game draws one
     buf = io.BytesIO()
     Image.fromarray(rgb).save(buf, format="PNG", optimize=False)
     return buf.getvalue()
