@@ -4,16 +4,19 @@
     env = envs.make("peacekeepers_v0", mode="competitive", num_players=2, render_mode="ansi")
     env.reset(seed=0)
 
+    env = envs.make_single_agent("peacekeepers", opponent="heuristic")   # a gymnasium.Env
+
 ``envs.names()`` lists the registered ids; ``envs.variants(name)`` the option sets the conformance
 suite runs; ``envs.make_game(name, **kw)`` gives the pure engine (no PettingZoo) for search and tests.
 """
 from __future__ import annotations
 
 import importlib
+import sys
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
-from .core.game import ConfigError, Game, IllegalActionError, State
+from .core.game import ConfigError, Game, IllegalActionError, IllegalMoveWarning, State
 
 
 @dataclass(frozen=True)
@@ -73,7 +76,7 @@ def make_raw(name: str, **kwargs):
 
 
 def make_game(name: str, **kwargs) -> Game:
-    """The pure engine for a variant: ``game.new_initial_state(rng)``."""
+    """The pure engine for a variant: ``game.new_initial_state(seed)``."""
     return _module(name).make_game(**kwargs)
 
 
@@ -156,5 +159,27 @@ register(EnvSpec(
     },
 ))
 
+# The single-agent Gymnasium view (opponents stepped inside step()), registered with Gymnasium as
+# tabletop_arena/<Game>-v<k> for every game above: gymnasium.make("tabletop_arena/Peacekeepers-v0").
+# It imports Gymnasium, which an engine (make_game) does not need: it loads on first use of
+# make_single_agent / SingleAgentEnv / gymnasium_id, or of envs.single_agent, and right here when
+# the program has imported Gymnasium already (import gymnasium; import tabletop_arena.envs).
+_SINGLE_AGENT = ("make_single_agent", "SingleAgentEnv", "gymnasium_id")
+
+
+def _single_agent():
+    return importlib.import_module(f"{__name__}.single_agent")   # registers the Gymnasium ids
+
+
+def __getattr__(name: str):
+    if name in _SINGLE_AGENT:
+        return getattr(_single_agent(), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+if "gymnasium" in sys.modules:
+    _single_agent()
+
 __all__ = ["make", "make_raw", "make_game", "names", "variants", "register", "EnvSpec", "spec",
-           "resolve", "ConfigError", "IllegalActionError", "Game", "State"]
+           "resolve", "ConfigError", "IllegalActionError", "IllegalMoveWarning", "Game", "State",
+           "make_single_agent", "SingleAgentEnv", "gymnasium_id"]

@@ -23,8 +23,7 @@ pytest.importorskip("sb3_contrib")
 
 from tabletop_arena import envs  # noqa: E402
 from tabletop_arena.train import commands  # noqa: E402
-from tabletop_arena.train.config import (RLLIB_DEFAULTS, ConfigError, from_dict, load_config,  # noqa: E402
-                                         parse_overrides)
+from tabletop_arena.train.config import RLLIB_DEFAULTS, ConfigError, from_dict, load_config, parse_overrides  # noqa: E402
 from tabletop_arena.train.rllib import RLlibMissingError, require_ray, resolve_gpus  # noqa: E402
 
 pytestmark = pytest.mark.rllib
@@ -179,16 +178,16 @@ def test_multiagent_env_passes_rllib_check_and_keeps_turns(name):
     check_multiagent_environments(env)
     rng = np.random.default_rng(7)
     kinds = set()
-    for totals, env in _play(env, rng, 8):
-        kinds.add(env.kind)
-        res = env.episode_result
+    for totals, played in _play(env, rng, 8):
+        kinds.add(played.kind)
+        res = played.episode_result
         assert not res["illegal"]
         for agent, total in totals.items():
-            assert total == pytest.approx(env._totals[env._index[agent]])
-        if env.kind == "self":
-            assert res["outcome"] is None and env.learners == set(range(len(env.possible_agents)))
+            assert total == pytest.approx(played._totals[played._index[agent]])
+        if played.kind == "self":
+            assert res["outcome"] is None and played.learners == set(range(len(played.possible_agents)))
         else:
-            assert res["outcome"] in ("win", "draw", "loss") and len(env.learners) == 1
+            assert res["outcome"] in ("win", "draw", "loss") and len(played.learners) == 1
     assert kinds == {"self", "random"}
 
 
@@ -209,16 +208,17 @@ def test_multiagent_env_illegal_action_loses_and_is_reported():
 def test_multiagent_env_score_shaping_telescopes():
     env = _env("peacekeepers_v0", opponent_mix={"random": 1.0}, self_play=0.5, score_reward=0.1)
     rng = np.random.default_rng(1)
-    for totals, env in _play(env, rng, 4):
-        margins = env._margins()
+    for totals, played in _play(env, rng, 4):
+        margins = played._margins()
         for agent, total in totals.items():
-            i = env._index[agent]
+            i = played._index[agent]
             # potential-based: sums to 0.1 x (final margin - margin at the start) on top of the result
-            assert total == pytest.approx(env._totals[i] + 0.1 * (margins[i] - env.test_start_margins[i]))
+            assert total == pytest.approx(played._totals[i] + 0.1 * (margins[i] - played.test_start_margins[i]))
 
 
 def _module_and_batch(name="peacekeepers_v0", n=16, seed=0):
     import torch
+
     from tabletop_arena.train.ppo import policy_kwargs
     from tabletop_arena.train.rllib_module import ArenaRLModule
     env = _env(name, opponent_mix={"random": 1.0})
@@ -245,6 +245,7 @@ def _module_and_batch(name="peacekeepers_v0", n=16, seed=0):
 def test_masking_module_samples_only_legal_actions_and_matches_the_exported_policy():
     import torch
     from ray.rllib.core.columns import Columns
+
     from tabletop_arena.agents.ppo import PPOAgent
     module, batch, masks, _ = _module_and_batch()
     out = module.forward_exploration(batch)
@@ -373,6 +374,7 @@ def test_two_node_cluster_spreads_env_runners(tmp_path):
     joins the running Ray and its two env runners (1 CPU each) can only fit one per node."""
     import ray
     from ray.cluster_utils import Cluster
+
     from tabletop_arena.train.rllib import train_rllib
     if ray.is_initialized():
         pytest.skip("needs its own Ray")

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -42,7 +43,7 @@ class TrainConfig:
     cnn_channels: list = field(default_factory=lambda: [32, 16])  #: conv layers (3x3) over the board
     cnn_hidden: int = 256                 #: linear layer after the convolutions
     vector_hidden: int = 128              #: linear layer over the vector pieces (cnn network)
-    spatial_actions: list = "auto"  # type: ignore[assignment]  (a list, or the string "auto")
+    spatial_actions: list = "auto"  # type: ignore[assignment]  # a list, or the string "auto"
     #: ^ board-aligned action ranges [[first action, planes], ...]: action first + p*H*W + cell is
     #:   plane p at that board cell; they get logits from a 1x1 conv over the board features (cnn
     #:   only). "auto": the ranges the game variant declares (Game.spatial_actions; none with mlp)
@@ -276,7 +277,7 @@ def from_dict(data: dict[str, Any], source: str = "config") -> TrainConfig:
     return validate(cfg)
 
 
-def read_yaml(path: str | Path) -> dict[str, Any]:
+def read_yaml(path: str | os.PathLike) -> dict[str, Any]:
     import yaml
 
     path = Path(path)
@@ -321,7 +322,7 @@ def parse_overrides(pairs: list[str] | None) -> dict[str, Any]:
     return out
 
 
-def load_config(path: str | Path | None = None, overrides: dict[str, Any] | None = None,
+def load_config(path: str | os.PathLike | None = None, overrides: dict[str, Any] | None = None,
                 game: str | None = None) -> TrainConfig:
     """Read ``path`` (or the game's default), apply ``overrides`` (None values ignored), validate."""
     if path is None:

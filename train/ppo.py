@@ -45,20 +45,31 @@ import time
 import warnings
 from collections import deque
 from pathlib import Path
-from typing import Any
+from typing import Any, Sequence
 
 import numpy as np
 import torch
 from sb3_contrib import MaskablePPO
 from stable_baselines3.common.callbacks import BaseCallback
-from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv, VecMonitor
+from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv, VecEnv, VecMonitor
 
 from .. import envs
-from ..agents.ppo import (ArenaPolicy, CheckpointError, LayoutExtractor, PPOAgent, board_piece,
-                        check_compatible, game_metadata, read_metadata, save_checkpoint,
-                        spatial_action_index)
+from ..agents.ppo import (
+    ArenaPolicy,
+    CheckpointError,
+    LayoutExtractor,
+    PPOAgent,
+    board_piece,
+    check_compatible,
+    game_metadata,
+    read_metadata,
+    save_checkpoint,
+    spatial_action_index,
+)
 from ..agents.registry import has_heuristic
-from .config import ConfigError, TrainConfig, load_config, from_dict, validate
+from .config import ConfigError, TrainConfig, from_dict, load_config, validate
+from .play import play
+from .run_control import RunLock, SignalStop, TrainingInterrupted, ignore_sigint_in_worker, truncate_progress
 
 #: config keys that fix the network's shape (cannot change when resuming)
 NETWORK_KEYS = ("network", "net_arch", "cnn_channels", "cnn_hidden", "vector_hidden", "spatial_actions",
@@ -74,6 +85,7 @@ PPO_KEYS = ("learning_rate", "n_steps", "batch_size", "n_epochs", "gamma", "gae_
 def _selfplay_factory(game_id: str, cfg: TrainConfig, seed: int, snapshots: list[str]):
     def make():
         import torch as _torch
+        ignore_sigint_in_worker()
         _torch.set_num_threads(1)  # snapshot opponents run their policy inside the env
         from .selfplay import SelfPlayEnv
         return SelfPlayEnv(game_id, cfg.env_options, cfg.opponent_mix, seed=seed, max_steps=cfg.max_steps,
@@ -82,11 +94,12 @@ def _selfplay_factory(game_id: str, cfg: TrainConfig, seed: int, snapshots: list
     return make
 
 
-def make_vec_env(game_id: str, cfg: TrainConfig, seed: int, snapshots: list[str] = ()):
+def make_vec_env(game_id: str, cfg: TrainConfig, seed: int, snapshots: Sequence[str] = ()):
     """``cfg.n_envs`` self-play envs, DummyVecEnv or SubprocVecEnv, with episode statistics."""
     seeds = [int(s.generate_state(1, np.uint64)[0] % (2**63))
              for s in np.random.SeedSequence(seed).spawn(cfg.n_envs)]
     fns = [_selfplay_factory(game_id, cfg, s, list(snapshots)) for s in seeds]
+    venv: VecEnv
     if cfg.vec_env == "subproc":
         venv = SubprocVecEnv(fns, start_method="forkserver" if os.name == "posix" else "spawn")
     else:
@@ -120,7 +133,9 @@ def policy_kwargs(game, cfg: TrainConfig) -> dict[str, Any]:
         if network != "cnn":
             raise ConfigError(f"spatial_actions need a (C, H, W) board piece and the cnn network; "
                               f"{game.name} resolves to {network}")
-        _, (_, h, w) = board_piece(game.observation_layout)
+        piece = board_piece(game.observation_layout)
+        assert piece is not None   # resolve_network gives cnn only with a (C, H, W) piece
+        _, (_, h, w) = piece
         try:
             spatial_action_index(spatial, (h, w), game.num_actions)
         except ValueError as exc:
@@ -155,36 +170,31 @@ def imitation_data(game, games: int, seed: int, max_steps: int, progress: bool =
     from ..agents.registry import make_agent
 
     rng = np.random.default_rng(seed)
-    owner = [game.seat_owner(s) for s in range(game.num_seats)]
-    counts = np.maximum(np.bincount(owner, minlength=game.num_agents), 1)
-    obs, masks, actions, targets = [], [], [], []
+    obs: list[np.ndarray] = []
+    masks: list[np.ndarray] = []
+    actions: list[int] = []
+    targets: list[float] = []
     players = [make_agent("heuristic", game, seed=int(rng.integers(2**63))) for _ in range(game.num_agents)]
     bar = None
     if progress:
         from tqdm import tqdm
         bar = tqdm(total=games, desc="imitation games", unit="game", dynamic_ncols=True,
                    mininterval=0.5 if sys.stderr.isatty() else 30.0)
+    movers: list[int] = []
+
+    def record(state, seat, o, action):
+        obs.append(o["observation"].astype(np.float16))
+        masks.append(o["action_mask"].astype(bool))
+        actions.append(action)
+        movers.append(game.seat_owner(seat))
+
     for _ in range(games):
-        st = game.new_initial_state(np.random.default_rng(int(rng.integers(2**63))))
+        game_seed = int(rng.integers(2**63))
         for p in players:
             p.reset(int(rng.integers(2**63)))
-        movers = []
-        while not st.is_terminal() and len(st.history) < max_steps:
-            seat = st.current_player
-            mask = st.legal_actions_mask()
-            o = st.observation(seat)
-            agent = players[owner[seat]]
-            state = st.determinize(seat, rng) if getattr(agent, "needs_state", False) else None
-            a = int(agent.act({"observation": o, "action_mask": mask}, state=state))
-            obs.append(o.astype(np.float16))
-            masks.append(mask.astype(bool))
-            actions.append(a)
-            movers.append(owner[seat])
-            st.apply(a)
-        per_agent = np.zeros(game.num_agents)
-        np.add.at(per_agent, owner, np.asarray(st.returns(), float))
-        per_agent /= counts
-        targets.extend(per_agent[m] for m in movers)
+        movers.clear()
+        result = play(game, players, game_seed, max_steps=max_steps, det_rng=rng, on_move=record)
+        targets.extend(result.returns[m] for m in movers)
         if bar:
             bar.update(1)
     if bar:
@@ -249,17 +259,23 @@ class Run:
         self.eval_opponents = available_opponents(self.game, cfg.eval_opponents)
         self.last_eval: dict[str, tuple[float, float, float]] = {}
 
+    def trained(self) -> MaskablePPO:
+        """The model (``train`` builds or loads it before anything saves or evaluates)."""
+        assert self.model is not None, "no model yet"
+        return self.model
+
     def meta(self) -> dict[str, Any]:
         m = game_metadata(self.game, self.game_id)
-        m.update(timesteps=int(self.model.num_timesteps), config=self.cfg.to_dict(),
+        m.update(timesteps=int(self.trained().num_timesteps), config=self.cfg.to_dict(),
                  network=resolve_network(self.game, self.cfg), saved_at=time.strftime("%Y-%m-%d %H:%M:%S"))
         return m
 
     def save(self, name: str, policy_only: bool = False) -> Path:
-        return save_checkpoint(self.model, self.out / name, self.meta(), policy_only=policy_only)
+        return save_checkpoint(self.trained(), self.out / name, self.meta(), policy_only=policy_only)
 
     def snapshot(self) -> Path:
-        return save_checkpoint(self.model, self.snap_dir / f"step_{self.model.num_timesteps:010d}.zip",
+        model = self.trained()
+        return save_checkpoint(model, self.snap_dir / f"step_{model.num_timesteps:010d}.zip",
                                self.meta(), policy_only=True)
 
     def existing_snapshots(self) -> list[str]:
@@ -279,7 +295,7 @@ class Run:
         """Win rate (with Wilson interval) of the current policy against each eval opponent."""
         from .evaluate import evaluate
 
-        policy = self.model.policy
+        policy = self.trained().policy
         was_training = policy.training
         policy.set_training_mode(False)
         results = {}
@@ -319,7 +335,7 @@ class ArenaCallback(BaseCallback):
         cfg = run.cfg
         self.window: deque = deque(maxlen=cfg.win_rate_window)
         self.kinds = [k for k in cfg.opponent_mix if cfg.opponent_mix[k] > 0]
-        self.per_kind = {k: deque(maxlen=max(50, cfg.win_rate_window // max(1, len(self.kinds))))
+        self.per_kind: dict[str, deque] = {k: deque(maxlen=max(50, cfg.win_rate_window // max(1, len(self.kinds))))
                          for k in self.kinds}
         self.episodes = 0
         self.stopped_by_time = False
@@ -387,7 +403,7 @@ class ArenaCallback(BaseCallback):
 
     def _evaluate(self) -> None:
         res = self.run.evaluate(tag=f"step_{self.num_timesteps:010d}")
-        for opp, (rate, lo, hi) in res.items():
+        for opp, (rate, lo, _hi) in res.items():
             self.logger.record(f"eval/win_rate_{opp}", rate)
             self.logger.record(f"eval/win_rate_{opp}_ci_low", lo)
         if self.bar is not None:
@@ -473,12 +489,26 @@ def train(game: str, config_path: str | os.PathLike | None = None, timesteps: in
                               f"or choose another --out")
     validate(cfg)
     out.mkdir(parents=True, exist_ok=True)
+    with RunLock(out) as lock:
+        if lock.took_over:
+            print(f"{out}: taking over the lock left by pid {lock.took_over} (no longer running)",
+                  flush=True)
+        if resume:   # rows past the checkpoint belong to training that was lost
+            truncate_progress(out / "progress.csv", int(meta.get("timesteps", 0)))
+        return _train_locked(game_id, cfg, out, resume, meta if resume else None,
+                             ckpt if resume else None)
+
+
+def _train_locked(game_id: str, cfg: TrainConfig, out: Path, resume: bool, meta: dict | None,
+                  ckpt: Path | None) -> Path:
+    """``train`` in its locked run folder: build or load the model, learn, save."""
     _write_config(cfg, out / "config.yaml")
     torch.set_num_threads(cfg.torch_threads)
 
     run = Run(game_id, cfg, out)
     resolve_network(run.game, cfg)  # raise early on a cnn request without a board piece
     if resume:
+        assert meta is not None and ckpt is not None   # train() reads both when resuming
         check_compatible(meta, run.game, ckpt)
         done = int(meta.get("timesteps", 0))
         torch.manual_seed(cfg.seed * 1_000_003 + done)
@@ -514,8 +544,11 @@ def train(game: str, config_path: str | os.PathLike | None = None, timesteps: in
     try:
         if remaining > 0:
             callback = ArenaCallback(run)
-            model.learn(total_timesteps=remaining, callback=callback, reset_num_timesteps=not resume,
-                        tb_log_name="ppo", progress_bar=False)
+            with SignalStop() as stop:   # SIGINT / SIGTERM: stop at the next step, save, exit
+                model.learn(total_timesteps=remaining, callback=[callback, stop],
+                            reset_num_timesteps=not resume, tb_log_name="ppo", progress_bar=False)
+            if stop.signum is not None:
+                raise TrainingInterrupted(stop.signum, run.save("checkpoint.zip"), model.num_timesteps)
         run.save("checkpoint.zip")
         final = run.save("final.zip")
         run.save("policy.zip", policy_only=True)

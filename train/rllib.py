@@ -240,7 +240,7 @@ class RLlibRun:
         from .selfplay import SelfPlayEnv
 
         self.base = Run(game_id, cfg, out)  # game, snapshots, evaluation, checkpoint metadata
-        self.base.meta = self._meta
+        self.base.meta = self._meta  # type: ignore[method-assign]  # the RLlib run's metadata
         self.game_id, self.cfg, self.out, self.game = game_id, cfg, out, self.base.game
         env = SelfPlayEnv(game_id, cfg.env_options, {"random": 1.0}, seed=cfg.seed, max_steps=cfg.max_steps)
         torch.manual_seed(cfg.seed)
@@ -328,7 +328,7 @@ class Progress:
         self.run = run
         self.kinds = [k for k, w in cfg.opponent_mix.items() if w > 0]
         self.window: deque = deque(maxlen=cfg.win_rate_window)
-        self.per_kind = {k: deque(maxlen=max(50, cfg.win_rate_window // max(1, len(self.kinds))))
+        self.per_kind: dict[str, deque] = {k: deque(maxlen=max(50, cfg.win_rate_window // max(1, len(self.kinds))))
                          for k in self.kinds}
         self.illegal = 0
         self.episodes = 0
@@ -410,8 +410,12 @@ class Progress:
 def per_iteration_timers(algo) -> None:
     """Report PPO's sampling / learning / weight-sync timers per iteration (window 1) instead of
     RLlib's default EMA with coefficient 0.01, which barely moves from the first iteration's value."""
-    from ray.rllib.utils.metrics import (ENV_RUNNER_SAMPLING_TIMER, LEARNER_UPDATE_TIMER,
-                                         SYNCH_WORKER_WEIGHTS_TIMER, TIMERS)
+    from ray.rllib.utils.metrics import (
+        ENV_RUNNER_SAMPLING_TIMER,
+        LEARNER_UPDATE_TIMER,
+        SYNCH_WORKER_WEIGHTS_TIMER,
+        TIMERS,
+    )
     for name in (ENV_RUNNER_SAMPLING_TIMER, LEARNER_UPDATE_TIMER, SYNCH_WORKER_WEIGHTS_TIMER):
         algo.metrics.log_value((TIMERS, name), 0.0, reduce="mean", window=1)
 
@@ -435,7 +439,8 @@ def _merge_rllib(cfg_rllib: dict | None, **flags) -> dict:
     return out
 
 
-def _config(game_id: str, config_path, overrides: dict, rllib_flags: dict, resume: bool, out):
+def _config(game_id: str, config_path, overrides: dict, rllib_flags: dict, resume: bool,
+            out) -> tuple[Any, Path]:
     """(cfg, out): the effective config of a new run, or of the run in ``out`` when resuming."""
     if resume:
         if out is None:

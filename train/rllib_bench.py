@@ -83,7 +83,8 @@ def measure(game: str, runners: int, iterations: int, overrides: dict, cluster: 
             rows.append({"steps": steps, "wall": wall, "sample": float(timers["env_runner_sampling_timer"]),
                          "learn": float(timers["learner_update_timer"]), "sync": float(timers["synch_weights"]),
                          "load": before})
-        med = lambda k: statistics.median(r[k] for r in rows)  # noqa: E731
+        def med(k):
+            return statistics.median(r[k] for r in rows)
         steps = med("steps")
         out = {"game": game_id, "runners": runners, "cluster": cluster, "batch": steps,
                "sample_sps": steps / med("sample"), "learn_sps": steps / med("learn"),
@@ -127,7 +128,8 @@ def main(argv=None) -> int:
           "| sample s | learn s | load |")
     print("|---|---:|---:|---:|---:|---:|---:|---:|---:|")
     for (runners, cluster), rs in results.items():
-        m = lambda k: statistics.median(r[k] for r in rs)  # noqa: E731
+        def m(k, rs=rs):
+            return statistics.median(r[k] for r in rs)
         lo = min(r["load"] for r in rs)
         hi = max(r["load"] for r in rs)
         setup = f"2 nodes x {args.node_cpus} CPU" if cluster else "1 node"

@@ -100,5 +100,5 @@ class ArenaRLModule(TorchRLModule, ValueFunctionAPI):
         if embeddings is None:
             x, _ = self._split(batch)
             features = self.policy.extract_features(x, self.policy.vf_features_extractor)
-            embeddings = self.policy.mlp_extractor.forward_critic(features)
+            embeddings = self.policy.mlp_extractor.forward_critic(features)  # type: ignore[arg-type]
         return self.policy.value_net(embeddings).squeeze(-1)

@@ -34,26 +34,16 @@ from ..agents.registry import has_heuristic, make_agent
 
 
 def score_margins(state, game) -> np.ndarray | None:
-    """Each agent's score minus the best other agent's score, from ``state.scores()`` when the
-    game has that hook, else (at the end only) from ``final_info()["scores"]``; None where neither
-    exists or the game has a single agent. Seats owned by one agent count as their mean."""
-    scores = None
-    live = getattr(state, "scores", None)
-    if callable(live):
-        scores = live()
-    elif state.is_terminal():
-        final = getattr(state, "final_info", None)
-        scores = (final() or {}).get("scores") if final is not None else None
-    if scores is None:
+    """Each agent's score minus the best other agent's score, from ``state.scores()`` where the
+    game keeps a score, else (at the end only) from ``final_info()["scores"]``; None where neither
+    exists or the game has a single agent. Seats owned by one agent count as their mean
+    (``Game.agent_returns``)."""
+    scores = state.scores()
+    if scores is None and state.is_terminal():
+        scores = state.final_info().get("scores")
+    if scores is None or game.num_agents < 2:
         return None
-    scores = np.asarray(scores, float)
-    if len(scores) == game.num_seats and game.num_seats != game.num_agents:
-        owner = [game.seat_owner(s) for s in range(game.num_seats)]
-        per = np.zeros(game.num_agents)
-        np.add.at(per, owner, scores)
-        scores = per / np.maximum(np.bincount(owner, minlength=game.num_agents), 1)
-    if len(scores) != game.num_agents or game.num_agents < 2:
-        return None
+    scores = game.agent_returns(scores)
     return np.array([scores[i] - np.delete(scores, i).max() for i in range(game.num_agents)])
 
 
@@ -225,8 +215,7 @@ class SelfPlayEnv(gymnasium.Env):
             opponent = self.opponents[idx]
             obs = aec.observe(agent)
             st = aec.state_
-            state = (st.determinize(st.current_player, self.rng)
-                     if getattr(opponent, "needs_state", False) else None)
+            state = st.determinize(st.current_player, self.rng) if opponent.needs_state else None
             aec.step(int(opponent.act(obs, state=state)))
             self._collect()
 

@@ -19,7 +19,7 @@ def _load():
     if os.environ.get(PURE_ENV, "").strip().lower() in ("1", "true", "yes"):
         return None, f"pure Python ({PURE_ENV} set)"
     try:
-        from .. import _accel
+        from .. import _accel  # the compiled extension (optional)
     except ImportError:  # not built (no C compiler at install time): Python code
         return None, "pure Python (envs._accel not built; reinstall with a C compiler for the kernels)"
     found = getattr(_accel, "ABI", None)

@@ -1,14 +1,13 @@
-"""Gorgasali variant options and rules data (configs/gorgasali.yaml), validated on load."""
+"""Gorgasali rules data and card list (configs/gorgasali.yaml), validated on load, and the game's
+vocabulary (characters, rarities, card groups and kinds)."""
 from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
-import numpy as np
-
+from ..core.game import ConfigError
+from ..core.options import Option, merge_rules, read_config
 from ..core.resources import config_path as data_file
-from ..core.game import ConfigError, Game, read_yaml, merge_rules
 from . import actions as A
 from .board import Board
 
@@ -110,24 +109,30 @@ def _cards(data: dict) -> list[CardType]:
     return cards
 
 
+#: choices and ranges of the rules-table keys (their types come from configs/gorgasali.yaml)
+RULE_LIMITS = (
+    Option("max_health", int, low=1, high=1000),
+    Option("heal_square", int, low=0, high=1000),
+    Option("zone_interval", int, low=1, high=100),
+    Option("max_rounds", int, low=1, high=200),
+    Option("banner_rounds", int, low=1, high=100),
+    Option("start_extra_chests", int, low=0, high=10),
+    Option("chest_weapons", int, low=0, high=10),
+    Option("chest_supports", int, low=0, high=10),
+    Option("skill_die", str, choices=("first", "sum")),
+    Option("burn_turns", int, low=0, high=10),
+    Option("octor_copies_per_turn", int, low=1, high=100),
+)
+
+
 def load_tables(path: str | Path | None = None, rules: dict | None = None) -> dict:
     """Read and check the YAML tables; ``rules`` overrides keys of its ``rules`` section."""
-    data = dict(read_yaml(str(path or DEFAULT_CONFIG)))
-    merged = merge_rules(data.get("rules"), rules)
-    if not 1 <= merged["max_rounds"] <= 200:
-        raise ConfigError(f"max_rounds must be 1..200, got {merged['max_rounds']}")
-    if len(merged["zone_penalty"]) != 4 or any(int(x) < 0 for x in merged["zone_penalty"]):
-        raise ConfigError("zone_penalty must list 4 non-negative numbers")
-    if merged["skill_die"] not in ("first", "sum"):
-        raise ConfigError("skill_die must be 'first' or 'sum'")
-    if not isinstance(merged["react_window"], bool):
-        raise ConfigError("react_window must be true or false")
-    if not 1 <= merged["octor_copies_per_turn"] <= 100:
-        raise ConfigError(f"octor_copies_per_turn must be 1..100, got {merged['octor_copies_per_turn']}")
-    if merged["zone_interval"] < 1 or merged["banner_rounds"] < 1:
-        raise ConfigError("zone_interval and banner_rounds must be >= 1")
+    data = dict(read_config(path, DEFAULT_CONFIG, RULE_LIMITS))
+    merged = merge_rules(data.get("rules"), rules, limits=RULE_LIMITS)
+    if len(merged["zone_penalty"]) != 4 or any(x < 0 for x in merged["zone_penalty"]):
+        raise ConfigError("rules key 'zone_penalty' must list 4 non-negative ints")
     cost = merged["movement_cost"]
-    if set(cost) != {"water", "forest", "mountain"} or any(not 1 <= int(v) <= 6 for v in cost.values()):
+    if any(not 1 <= v <= 6 for v in cost.values()):
         raise ConfigError("movement_cost needs water, forest, mountain in 1..6")
     board = Board.from_config(data.get("map") or {})
     chars = []
@@ -140,65 +145,3 @@ def load_tables(path: str | Path | None = None, rules: dict | None = None) -> di
                                int(c.get("damage", 0)), int(c.get("heal", 0)),
                                int(c.get("bonus", 0)), int(c.get("above", 0))))
     return {"rules": merged, "board": board, "cards": _cards(data), "characters": chars}
-
-
-class GorgasaliGame(Game):
-    """One Gorgasali variant. See ``envs/gorgasali/env.py`` for the options."""
-
-    name = "gorgasali_v0"
-    num_actions = A.NUM_ACTIONS
-    hidden_information = True
-    spatial_actions = [[A.SQUARE, 1]]   # SQUARE x over the 20x20 map
-
-    def __init__(self, num_players: int = 4, mode: str = "solo", characters: Any = "random",
-                 rules: dict | None = None, config_path: str | None = None):
-        if not isinstance(num_players, int) or isinstance(num_players, bool) \
-                or not 2 <= num_players <= A.MAX_PLAYERS:
-            raise ConfigError(f"num_players must be an int in 2..10, got {num_players!r}")
-        if mode not in ("solo", "duo"):
-            raise ConfigError(f"mode must be 'solo' or 'duo', got {mode!r}")
-        if mode == "duo" and (num_players % 2 or num_players < 4):
-            raise ConfigError("duo mode needs an even number of players, at least 4 (rulebook)")
-        if isinstance(characters, (list, tuple)):
-            characters = list(characters)
-            if len(characters) != num_players or any(c not in CHARACTERS for c in characters) \
-                    or len(set(characters)) != len(characters):
-                raise ConfigError(f"characters must list {num_players} distinct names from {CHARACTERS}")
-        elif characters not in ("random", "choose"):
-            raise ConfigError("characters must be 'random', 'choose' or a list of names")
-        self.num_seats = num_players
-        self.mode = mode
-        self.characters = characters
-        self.config_path = config_path
-        self._rules_override = dict(rules or {})
-        tables = load_tables(config_path, rules)
-        self.rules = tables["rules"]
-        self.board: Board = tables["board"]
-        self.cards: list[CardType] = tables["cards"]
-        self.chars: list[Character] = tables["characters"]
-        self.num_cards = len(self.cards)
-        self.weapon_ids = [c.id for c in self.cards if c.category == "weapon"]
-        self.support_ids = [c.id for c in self.cards if c.category != "weapon"]
-        self.weapon_deck = [c.id for c in self.cards if c.category == "weapon" for _ in range(c.count)]
-        self.support_deck = [c.id for c in self.cards if c.category != "weapon" for _ in range(c.count)]
-        ball = [c for c in self.cards if c.kind == "ball"]
-        #: Ball Lightning (damage, range)
-        self.ball = (ball[0].value, ball[0].range_max) if ball else (35, 3)
-        self.cost = self.board.cost_table(self.rules["movement_cost"])
-        mc = self.rules["movement_cost"]
-        #: movement points to enter each terrain (0: never)
-        self.terrain_cost = (1, int(mc["water"]), int(mc["forest"]), int(mc["mountain"]), 0)
-        self.team_size = 2 if mode == "duo" else 1
-        self.num_teams = num_players // self.team_size
-        # rulebook (Duo): teammates sit opposite each other
-        self.team = [s % self.num_teams for s in range(num_players)]
-        from .observe import observation_layout
-        self.observation_layout = observation_layout()
-
-    def options(self) -> dict[str, Any]:
-        return {"num_players": self.num_seats, "mode": self.mode, "characters": self.characters,
-                "rules": self._rules_override, "config_path": self.config_path}
-
-    def new_initial_state(self, rng: np.random.Generator):
-        from .rules import GorgasaliState
-        return GorgasaliState(self, rng)

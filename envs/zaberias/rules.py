@@ -11,16 +11,14 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..core.game import State, rank_returns
+from ..core.game import State, copy_generator, owned_copy, rank_returns
 from . import abilities as AB
 from . import combat as CB
 from . import movement as M
 from .actions import cell_name
-from .observe import PHASE_INDEX, build_observation
+from .observe import build_observation
+from .render import render_rgb, render_text
 
-PHASES = ("main", "unit", "buy_city", "teleport", "rhino", "ambush", "tie", "siphon", "pickup",
-          "tele_move", "over")
-assert tuple(PHASE_INDEX) == PHASES, "observe.PHASE_INDEX must list the phases in order"
 CITY_WORTH = (0, 1, 3, 6)   # material of a city for the ranking at the round cap (designed)
 
 
@@ -97,18 +95,12 @@ class ZaberiasState(State):
     # ------------------------------------------------------------------ cloning -------------
     def clone(self) -> "ZaberiasState":
         s = ZaberiasState(self.game, None, _blank=True)
-        s.rng = np.random.Generator(type(self.rng.bit_generator)())
-        s.rng.bit_generator.state = self.rng.bit_generator.state
+        s.rng = copy_generator(self.rng)
+        d = s.__dict__
         for k, v in self.__dict__.items():
-            if k in ("game", "rng", "_memo"):
-                continue
-            if k == "held":
-                v = [list(h) for h in v]
-            elif k == "combat" and v is not None:
-                v = dict(v, attackers=list(v["attackers"]))
-            elif isinstance(v, list):
-                v = list(v)
-            s.__dict__[k] = v
+            if k not in ("game", "rng", "_memo", "geo"):
+                d[k] = owned_copy(v)
+        s.geo = self.geo     # the game's geometry table for these board rotations (read-only)
         s._memo = {}
         return s
 
@@ -557,7 +549,7 @@ class ZaberiasState(State):
                 "turns": self.turn}
 
     # ------------------------------------------------------------------ views ---------------
-    def observation(self, seat: int) -> np.ndarray:
+    def _observation(self, seat: int) -> np.ndarray:
         return build_observation(self, seat)
 
     def action_to_str(self, action: int) -> str:
@@ -590,9 +582,7 @@ class ZaberiasState(State):
         return f"a {kind!r} action is not available in phase {self.phase!r} here"
 
     def render_text(self, observer: int | None = None, color: bool = False) -> str:
-        from .render import render_text
         return render_text(self, observer, color)
 
     def render_rgb(self, observer: int | None = None):
-        from .render import render_rgb
         return render_rgb(self, observer)

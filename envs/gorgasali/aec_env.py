@@ -29,7 +29,7 @@ Options (``envs.make("gorgasali_v0", **options)``):
 | ansi_color     | colour codes in text renders: None = auto (ansi mode plain;   | None |
 |                | human mode only on a terminal without NO_COLOR), True / False |      |
 |                | force them on / off                                           |      |
-| illegal_action | raise (error, state unchanged) or lose                    | raise    |
+| illegal_action | lose (PettingZoo classic: game over, -1) or raise (error) | lose     |
 | max_steps      | AEC move cap (every sub-step counts); truncates           | 10000    |
 
 The engine itself ends every game at ``rules["max_rounds"]`` (designed 30 rounds; survivors are
@@ -69,24 +69,18 @@ Octor copies any number of times a turn (capped); the Dobergun bonus move avoids
 """
 from __future__ import annotations
 
-from ..core.wrappers import OrderEnforcing
-
 from ..core.aec import TabletopAEC
-from .config import GorgasaliGame
+from ..core.wrappers import OrderEnforcing
+from .game import GorgasaliGame
 
-ENV_NAME = "gorgasali_v0"
 #: AEC move cap (every engine action counts); the engine's own round cap ends games earlier
 DEFAULT_MAX_STEPS = 10000
 
 
-def make_game(**options) -> GorgasaliGame:
-    return GorgasaliGame(**options)
-
-
 class raw_env(TabletopAEC):
-    metadata = dict(TabletopAEC.metadata, name=ENV_NAME)
+    metadata = dict(TabletopAEC.metadata, name=GorgasaliGame.name)
 
-    def __init__(self, render_mode: str | None = None, illegal_action: str = "raise",
+    def __init__(self, render_mode: str | None = None, illegal_action: str = "lose",
                  max_steps: int = DEFAULT_MAX_STEPS, ansi_color: bool | None = None,
                  **options):
         super().__init__(GorgasaliGame(**options), render_mode=render_mode,
