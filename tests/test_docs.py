@@ -84,8 +84,8 @@ def test_adding_a_game_example_runs():
                  {"__name__": "adding_a_game"})
 
 
-#: links to pages another branch is adding (issue 22: Ray RLlib); remove an entry once it exists
-PENDING_LINKS = {"docs/rllib.md"}
+#: links to pages another branch is adding; remove an entry once it exists
+PENDING_LINKS: set[str] = set()
 
 
 def test_relative_links_point_to_files():

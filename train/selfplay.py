@@ -33,6 +33,20 @@ from .. import envs
 from ..agents.registry import has_heuristic, make_agent
 
 
+def score_margins(state, game) -> np.ndarray | None:
+    """Each agent's score minus the best other agent's score, from ``state.scores()`` where the
+    game keeps a score, else (at the end only) from ``final_info()["scores"]``; None where neither
+    exists or the game has a single agent. Seats owned by one agent count as their mean
+    (``Game.agent_returns``)."""
+    scores = state.scores()
+    if scores is None and state.is_terminal():
+        scores = state.final_info().get("scores")
+    if scores is None or game.num_agents < 2:
+        return None
+    scores = game.agent_returns(scores)
+    return np.array([scores[i] - np.delete(scores, i).max() for i in range(game.num_agents)])
+
+
 class OpponentPool:
     """Weighted opponent kinds; ``snapshot`` draws among the newest frozen learner checkpoints."""
 
@@ -213,17 +227,9 @@ class SelfPlayEnv(gymnasium.Env):
         return "win" if mine > best else "draw" if mine == best else "loss"
 
     def _margin(self) -> float | None:
-        """Own score minus the best other score, from ``state.scores()`` where the game keeps a
-        score, else (at the end only) from ``final_info()["scores"]``; None where neither exists."""
-        st = self.aec.state_
-        g = self.game
-        scores = st.scores()
-        if scores is None and st.is_terminal():
-            scores = st.final_info().get("scores")
-        if scores is None or g.num_agents < 2:
-            return None
-        scores = g.agent_returns(scores)   # per agent: the mean over an agent's seats
-        return float(scores[self.learner] - np.delete(scores, self.learner).max())
+        """Own score minus the best other score (``score_margins``); None where the game has none."""
+        margins = score_margins(self.aec.state_, self.game)
+        return None if margins is None else float(margins[self.learner])
 
     def _score_reward(self) -> float:
         """``score_reward`` x the change of the score margin since the learner's previous move.
