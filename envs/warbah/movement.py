@@ -121,7 +121,7 @@ def _land_steps(st, seat: int, h: Hero, mask, occ: dict) -> None:
                 if heroes.army_size(o) < heroes.army_cap(st, o):
                     mask[EXCHANGE0 + d] = 1
     if h.items:
-        magic.item_give_mask(st, seat, h, mask)
+        magic.item_give_mask(st, seat, h, mask, occ)
 
 
 def _transfer_mask(st, seat: int, h: Hero, mask, occ: dict) -> None:
@@ -141,10 +141,7 @@ def _transfer_mask(st, seat: int, h: Hero, mask, occ: dict) -> None:
     if st.owner.item(c) == seat:
         _garrison_transfers(st, h, c, mask)
     # exchange instead of moving: only a Hero that has not moved yet, with a friendly (or
-    # allied) Hero on adjacent land
-    if not (h.exchanged_turn == st.turn or (
-            h.mp >= _full_mp(st, h) and h.scout_moves >= heroes.ability(st, h, "scouting"))):
-        return
+    # allied) Hero on adjacent land (looked for first: most Heroes have none)
     near = []
     land = st.land
     for d, m in enumerate(nbl):
@@ -154,7 +151,8 @@ def _transfer_mask(st, seat: int, h: Hero, mask, occ: dict) -> None:
                 o = st.heroes[j]
                 if heroes.army_size(o) < heroes.army_cap(st, o):
                     near.append((d, o))
-    if not near:
+    if not near or not (h.exchanged_turn == st.turn or (
+            h.mp >= _full_mp(st, h) and h.scout_moves >= heroes.ability(st, h, "scouting"))):
         return
     sp = h.specials
     give_sp = None
@@ -227,9 +225,12 @@ def _whole_army_limits(st, h: Hero, mask, occ: dict) -> None:
             or heroes.type_count(h) + _new_types(st.garrison[c], h.troops)
             + _new_types(st.garrison_specials[c], h.specials) > heroes.type_limit(st, h)):
         mask[TAKE_GARRISON] = 0
+    ex = mask[EXCHANGE0:EXCHANGE0 + 6].tolist()
+    if not any(ex):
+        return
     nbl = st.neighbours[c]
     for d in range(6):
-        if mask[EXCHANGE0 + d]:
+        if ex[d]:
             o = st.heroes[occ.get(nbl[d], -1)]
             if heroes.type_count(o) + _new_types(h.troops, o.troops) > heroes.type_limit(st, o):
                 mask[EXCHANGE0 + d] = 0
