@@ -149,7 +149,9 @@ def _changed_cells(st, c: tuple, key: tuple) -> set | None:
                 return None
             diff = True
     if diff:  # the differing bytes of the five arrays at once, mapped to their cells
-        cells = _byte_cells(c, n)
+        cells = c[4].get("cells")  # kept with the cache (its dtypes do not change)
+        if cells is None:
+            cells = c[4]["cells"] = _byte_cells(c, n)
         prev = c[4].get("bytes")  # (key, its joined bytes as uint8) kept by the last update
         was = prev[1] if prev is not None and prev[0] is old else \
             np.frombuffer(b"".join(old[:5]), np.uint8)
