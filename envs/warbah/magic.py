@@ -203,16 +203,17 @@ def _givable(st, h: Hero) -> list:
     return [it for it in h.items if it.moved_turn != st.turn]
 
 
-def _friend(st, seat: int, h: Hero, d: int) -> int:
-    """The own or allied Hero in direction d of ``h`` (allies may trade magic items too)."""
+def _friend(st, seat: int, h: Hero, d: int, occ: dict | None = None) -> int:
+    """The own or allied Hero in direction d of ``h`` (allies may trade magic items too);
+    ``occ``: an optional heroes.hero_map of this state, to skip the hero scan."""
     m = int(st.neighbours[h.cell][d])
-    j = heroes.hero_at(st, m) if m >= 0 else -1
+    j = (heroes.hero_at(st, m) if occ is None else occ.get(m, -1)) if m >= 0 else -1
     if j < 0:
         return -1
     return j if diplomacy.friendly(st, seat, st.heroes[j].seat) else -1
 
 
-def item_give_mask(st, seat: int, h: Hero, mask) -> None:
+def item_give_mask(st, seat: int, h: Hero, mask, occ: dict | None = None) -> None:
     """Move phase: a hero with an item not yet exchanged this turn may hand it to an adjacent
     friendly (own or allied) hero (instead of moving), unless it is a Command item whose loss
     would leave him with more troop types than his limit (designed)."""
@@ -224,7 +225,7 @@ def item_give_mask(st, seat: int, h: Hero, mask) -> None:
                     len(h.abilities) - len(_abilities_without(h, it)))):
             return
         for d in range(6):
-            if _friend(st, seat, h, d) >= 0:
+            if _friend(st, seat, h, d, occ) >= 0:
                 mask[GIVE_ITEM0 + d] = 1
 
 

@@ -149,7 +149,9 @@ def _changed_cells(st, c: tuple, key: tuple) -> set | None:
                 return None
             diff = True
     if diff:  # the differing bytes of the five arrays at once, mapped to their cells
-        cells = _byte_cells(c, n)
+        cells = c[4].get("cells")  # kept with the cache (its dtypes do not change)
+        if cells is None:
+            cells = c[4]["cells"] = _byte_cells(c, n)
         prev = c[4].get("bytes")  # (key, its joined bytes as uint8) kept by the last update
         was = prev[1] if prev is not None and prev[0] is old else \
             np.frombuffer(b"".join(old[:5]), np.uint8)
@@ -252,10 +254,9 @@ def _build_owned(st, seat: int, common: tuple | None = None):
     return np.array(idx, np.intp), np.array(val, np.float32)
 
 
-def _garrisons(st, _seat=None, specials: bool | None = None) -> tuple | None:
-    """(cells with a garrison (special units too), their garrison size/20 as float32), None
-    when there is none. ``specials``: whether ``st.garrison_specials`` has any unit, when the
-    caller knows."""
+def _garrisons(st, specials: bool) -> list:
+    """[(cell, garrison size/20)] of the cells with a garrison (special units too), in cell
+    order. ``specials``: whether ``st.garrison_specials`` has any unit."""
     gar = st.garrison
     if gar.dtype == np.int64 and gar.ndim == 2:  # row sums as one dot product (same integers)
         ones = _ONES.get(gar.shape[1])
@@ -264,20 +265,13 @@ def _garrisons(st, _seat=None, specials: bool | None = None) -> tuple | None:
         tot = gar.dot(ones)
     else:
         tot = gar.sum(1)
-    if st.garrison_specials.any() if specials is None else specials:
+    if specials:
         tot += st.garrison_specials.sum(1)
     nz = tot.nonzero()[0]
-    if not len(nz):
-        return None
-    return nz.tolist(), np.array([min(k, 20) / 20.0 for k in tot[nz].tolist()], np.float32)
+    return [(c, min(k, 20) / 20.0) for c, k in zip(nz.tolist(), tot[nz].tolist())]
 
 
 _ONES: dict = {}
-
-
-def _garrison_index(cells: list, owner: np.ndarray, seat: int, n: int) -> np.ndarray:
-    """Flat indices of the garrison cells in plane 9 (mine) or 10 (another's) for ``seat``."""
-    return np.array([(9 if owner.item(c) == seat else 10) * n + c for c in cells], np.intp)
 
 
 def _obs_size(g) -> int:
@@ -289,33 +283,26 @@ def _obs_size(g) -> int:
 
 def base_planes(st, seat: int) -> np.ndarray:
     """A fresh observation-sized array holding the array-derived parts of ``seat``'s
-    observation: the map planes, ownership, chits, alive, settlements held, garrisons. Kept per
-    seat in two layers while the arrays they come from keep their bytes (most steps change
-    none of them; recruiting changes only the garrisons)."""
+    observation: the map planes, ownership, chits, alive, settlements held (kept per seat while
+    the arrays they come from keep their bytes: most steps change none of them), then the
+    garrisons written in (``_write_garrisons``: recruiting changes only those)."""
     bw = st.magic.bonus_walls
     key = (st.land.tobytes(), st.explored.tobytes(), st.terrain.tobytes(), st.settle.tobytes(),
            st.wall_damage.tobytes(), st.variant, tuple(sorted(bw.items())) if bw else (),
            st.owner.tobytes(), st.alive.tobytes(), st.encounter.tobytes())
-    gsp = st.garrison_specials  # special units in garrisons: almost always none
-    k = _count_nonzero(gsp)
-    gkey = (st.garrison.tobytes(), gsp.tobytes() if k else gsp.shape, key[7])  # + owner
     cache = st.__dict__.get("_obs_base")
     if cache is None:
         cache = st._obs_base = {}
     hit = cache.get(seat)
     if hit is not None and hit[0] == key and hit[1] == st.rivers:
-        if hit[3] == gkey:
-            return hit[4].copy()
-        key, owned = hit[0], hit[2]  # (hit[0] holds a copy of the variant list)
+        out = hit[2].copy()
     else:
         key = key[:5] + (list(st.variant),) + key[6:]  # the cache keeps a copy of the variant list
         owned = _map_and_owned(st, seat, key)
         owned.flags.writeable = False
-    out = owned.copy()
-    _add_garrisons(st, seat, out, gkey, k > 0)
-    full = out.copy()
-    full.flags.writeable = False
-    cache[seat] = (key, set(st.rivers), owned, gkey, full)
+        cache[seat] = (key, set(st.rivers), owned)
+        out = owned.copy()
+    _write_garrisons(st, seat, out, key[7])
     return out
 
 
@@ -345,17 +332,23 @@ def _map_and_owned(st, seat: int, key: tuple) -> np.ndarray:
     return out
 
 
-def _add_garrisons(st, seat: int, out: np.ndarray, gkey: tuple, specials: bool) -> None:
-    """Garrison planes 9-10 into ``out``: the cells and values kept while the garrison arrays
-    are unchanged, the plane indices per seat while the owners are unchanged too."""
-    d = st.__dict__
-    lk = gkey[:2]
-    c = d.get("_obs_gar")
+def _write_garrisons(st, seat: int, out: np.ndarray, owner: bytes) -> None:
+    """Garrison planes 9-10 into ``out``: the (cell, value) list kept while the garrison arrays
+    keep their bytes (shared by the seats), the flat indices per seat while the owners
+    (``owner``: their bytes) keep theirs too; a few cells, written one by one."""
+    gsp = st.garrison_specials  # special units in garrisons: almost always none
+    k = _count_nonzero(gsp)
+    lk = (st.garrison.tobytes(), gsp.tobytes() if k else gsp.shape)
+    c = st.__dict__.get("_obs_gar")
     if c is None or c[0] != lk:
-        c = st._obs_gar = (lk, _garrisons(st, None, specials), {})
-    if c[1] is not None:
-        ob_ = gkey[2]
-        r = c[2].get(seat)
-        if r is None or r[0] != ob_:
-            r = c[2][seat] = (ob_, _garrison_index(c[1][0], st.owner, seat, st.game.n_cells))
-        out[r[1]] = c[1][1]
+        c = st._obs_gar = (lk, _garrisons(st, k > 0), {})
+    if not c[1]:
+        return
+    r = c[2].get(seat)
+    if r is None or r[0] != owner:
+        n, own = st.game.n_cells, st.owner
+        r = c[2][seat] = (owner, [((9 if own.item(x) == seat else 10) * n + x, v)
+                                  for x, v in c[1]])
+    w = memoryview(out)  # float32 items: no numpy scalars
+    for i, v in r[1]:
+        w[i] = v

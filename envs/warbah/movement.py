@@ -54,7 +54,9 @@ def mask(st, seat: int, hi: int) -> np.ndarray:
     if not h.alive:
         return out
     occ = heroes.hero_map(st)
-    _land_steps(st, seat, h, out, occ)
+    # the Heroes next to him: (direction, hex, Hero index), usually none
+    adj = [(d, m, occ[m]) for d, m in enumerate(st.neighbours[h.cell]) if m in occ]
+    _land_steps(st, seat, h, out, occ, adj)
     if espionage.hero_delayed(st, h):  # Agent Success 6: cannot move or attack this turn
         out[:6] = 0
         out[EMPIRE0:] = 0  # he may still take his garrison or hand his army over
@@ -64,14 +66,14 @@ def mask(st, seat: int, hi: int) -> np.ndarray:
         sea.fleet_mask(st, seat, out, occ)
         _whole_army_limits(st, h, out, occ)
         if st.land[h.cell]:
-            _transfer_mask(st, seat, h, out, occ)
+            _transfer_mask(st, seat, h, out, occ, adj)
     garrison_lock(st, h, out)
     return out
 
 
-def _land_steps(st, seat: int, h: Hero, mask, occ: dict) -> None:
+def _land_steps(st, seat: int, h: Hero, mask, occ: dict, adj: list) -> None:
     """Steps onto adjacent land (move or explore), the whole garrison, dropping troops, the
-    whole army to a friendly Hero, magic items."""
+    whole army to a friendly Hero, magic items (``adj``: the adjacent Heroes, see ``mask``)."""
     g = st.game
     c = h.cell
     nbl = st.neighbours[c]
@@ -108,53 +110,42 @@ def _land_steps(st, seat: int, h: Hero, mask, occ: dict) -> None:
                 t = g.settlement_recruits[code]
                 if t >= 0 and h.troops.item(t) > 0:
                     mask[DROP_OFF] = 1
-    if not h.received_army:  # exchange instead of moving (ends this hero's movement)
-        near = []
-        for d in range(6):
-            m = nbl[d]
-            if m >= 0:
-                j = occ.get(m, -1)
-                if j >= 0 and st.heroes[j].seat == seat:
-                    near.append((d, st.heroes[j]))
+    if adj and not h.received_army:  # exchange instead of moving (ends this hero's movement)
+        near = [(d, st.heroes[j]) for d, _, j in adj if st.heroes[j].seat == seat]
         if near and sum(h.troops.tolist()) > 0:
             for d, o in near:
                 if heroes.army_size(o) < heroes.army_cap(st, o):
                     mask[EXCHANGE0 + d] = 1
     if h.items:
-        magic.item_give_mask(st, seat, h, mask)
+        magic.item_give_mask(st, seat, h, mask, occ)
 
 
-def _transfer_mask(st, seat: int, h: Hero, mask, occ: dict) -> None:
+def _transfer_mask(st, seat: int, h: Hero, mask, occ: dict, adj: list) -> None:
     """On land: passing through, trading with allies, Scouting's look, single garrison troops
-    and special units in and out, and single troops to a friendly Hero."""
+    and special units in and out, and single troops to a friendly Hero (``adj``: the adjacent
+    Heroes, see ``mask``)."""
     c = h.cell
-    nbl = st.neighbours[c]
-    if h.mp >= 2:
-        _pass_mask(st, seat, h, mask, occ)
+    if h.mp >= 2 and adj:
+        _pass_mask(st, seat, h, mask, occ, adj)
     if st.game.allies:
         diplomacy.trade_mask(st, seat, h, mask)
     if h.scout_moves > 0:  # Scouting: look at an adjacent Hero's card instead of exploring
-        for d, m in enumerate(nbl):
-            j = occ.get(m, -1) if m >= 0 else -1
-            if j >= 0 and st.heroes[j].seat != seat and not espionage.is_revealed(st, seat, j):
+        for d, _, j in adj:
+            if st.heroes[j].seat != seat and not espionage.is_revealed(st, seat, j):
                 mask[LOOK0 + d] = 1
     if st.owner.item(c) == seat:
         _garrison_transfers(st, h, c, mask)
     # exchange instead of moving: only a Hero that has not moved yet, with a friendly (or
-    # allied) Hero on adjacent land
-    if not (h.exchanged_turn == st.turn or (
-            h.mp >= _full_mp(st, h) and h.scout_moves >= heroes.ability(st, h, "scouting"))):
-        return
+    # allied) Hero on adjacent land (looked for first: most Heroes have none)
     near = []
     land = st.land
-    for d, m in enumerate(nbl):
-        if m >= 0 and land.item(m):
-            j = occ.get(m, -1)
-            if j >= 0 and diplomacy.friendly(st, seat, st.heroes[j].seat):
-                o = st.heroes[j]
-                if heroes.army_size(o) < heroes.army_cap(st, o):
-                    near.append((d, o))
-    if not near:
+    for d, m, j in adj:
+        if land.item(m) and diplomacy.friendly(st, seat, st.heroes[j].seat):
+            o = st.heroes[j]
+            if heroes.army_size(o) < heroes.army_cap(st, o):
+                near.append((d, o))
+    if not near or not (h.exchanged_turn == st.turn or (
+            h.mp >= _full_mp(st, h) and h.scout_moves >= heroes.ability(st, h, "scouting"))):
         return
     sp = h.specials
     give_sp = None
@@ -227,9 +218,12 @@ def _whole_army_limits(st, h: Hero, mask, occ: dict) -> None:
             or heroes.type_count(h) + _new_types(st.garrison[c], h.troops)
             + _new_types(st.garrison_specials[c], h.specials) > heroes.type_limit(st, h)):
         mask[TAKE_GARRISON] = 0
+    ex = mask[EXCHANGE0:EXCHANGE0 + 6].tolist()
+    if not any(ex):
+        return
     nbl = st.neighbours[c]
     for d in range(6):
-        if mask[EXCHANGE0 + d]:
+        if ex[d]:
             o = st.heroes[occ.get(nbl[d], -1)]
             if heroes.type_count(o) + _new_types(h.troops, o.troops) > heroes.type_limit(st, o):
                 mask[EXCHANGE0 + d] = 0
@@ -276,15 +270,14 @@ def pass_cost(st, seat: int, h: Hero, d: int, occ: dict | None = None) -> int:
     return _step_cost(st, c, m1) + _step_cost(st, m1, m2)
 
 
-def _pass_mask(st, seat: int, h: Hero, mask: np.ndarray, occ: dict) -> None:
+def _pass_mask(st, seat: int, h: Hero, mask: np.ndarray, occ: dict, adj: list) -> None:
+    """PASS0 + d towards each adjacent Hero (``adj``; elsewhere no Hero to pass through:
+    pass_cost would give 0)."""
     if h.mp < 2:
         return
-    nbl = st.neighbours[h.cell]
-    for d in range(6):
-        m1 = nbl[d]
-        if m1 >= 0 and m1 in occ:  # else no Hero to pass through: pass_cost would give 0
-            cost = pass_cost(st, seat, h, d, occ)
-            mask[PASS0 + d] = 0 < cost <= h.mp
+    for d, _, _ in adj:
+        cost = pass_cost(st, seat, h, d, occ)
+        mask[PASS0 + d] = 0 < cost <= h.mp
 
 
 # -- applying an action (dispatched by ``_HANDLERS``) ---------------------------------------------

@@ -236,15 +236,23 @@ def _empire_section(st, seat: int, w: memoryview, my_fleets: list, occ: set,
     vo = PLANES_B * n
     if my_fleets:
         _unmanned_fleet_plane(st, w, n, my_fleets, occ)
-    k = _SUBSTEP_INDEX.get(st.phase)
+    phase = st.phase
+    k = _SUBSTEP_INDEX.get(phase)
     if k is not None:
         w[vo + k] = 1
-    _espionage_part(st, seat, w, n, vo)
+    esp = st.espionage
+    if (esp.mission is not None or st.luck is not None or st.troop_loss is not None
+            or esp.revealed or esp.log):  # else only the contacts are set (the quiet case)
+        _espionage_part(st, seat, w, n, vo)
+    else:
+        _relative_flags(esp.contact, seat, st.game.num_seats, w, vo + 22)
     _sea_part(st, seat, w, n, vo, mine)
     _relative_flags(st.diplomacy.allied, seat, st.game.num_seats, w, vo + 58)
-    _diplomacy_part(st, seat, w, vo)
+    if phase in _DIPLOMACY_INDEX:
+        _diplomacy_part(st, seat, w, vo)
     _specials_part(st, seat, w, vo)
-    _combined_attack_part(st, seat, w, n, vo)
+    if st.declared_attack is not None or (st.battle is not None and st.battle.members):
+        _combined_attack_part(st, seat, w, n, vo)
 
 
 def _unmanned_fleet_plane(st, w, n: int, my_fleets: list, occ: set) -> None:

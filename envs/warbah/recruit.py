@@ -42,26 +42,27 @@ def recruit_unit(st, c: int) -> str | None:
 def mask(st, seat: int, c: int) -> np.ndarray:
     out = np.zeros(NUM_ACTIONS, np.int8)
     out[DONE] = 1
-    if st.settle[c] < 0:  # a 'Recruit X' variant hex
+    code = st.settle.item(c)
+    if code < 0:  # a 'Recruit X' variant hex
         special_recruit_mask(st, seat, c, out)
         return out
     g = st.game
-    name = SETTLEMENTS[st.settle[c]]
+    name = SETTLEMENTS[code]
     rec = g.settle[name]["recruit"]
     u = hexes.garrison_kind(st, c)
-    if st.recruited[c] < g.cfg["designed"]["max_recruit_per_settlement"]:
+    gold = st.gold.item(seat)
+    if st.recruited.item(c) < g.cfg["designed"]["max_recruit_per_settlement"]:
         if u >= 0:  # a Knights castle recruits knights into its garrison
-            out[RECRUIT] = st.gold[seat] >= special_cost(st, u)
-        elif rec != "none" and st.gold[seat] >= g.troop[rec][2]:
+            out[RECRUIT] = gold >= special_cost(st, u)
+        elif rec != "none" and gold >= g.troop[rec][2]:
             out[RECRUIT] = 1
-        if (name == "capitol" and st.gold[seat] >= g.troop["hero"][2]
-                and heroes.hero_at(st, c) < 0):
+        if name == "capitol" and gold >= g.troop["hero"][2] and heroes.hero_at(st, c) < 0:
             out[RECRUIT_HERO] = 1
-    wizard_recruit_mask(st, seat, c, out)
+    if code == magic.TOWER:
+        wizard_recruit_mask(st, seat, c, out)
     ship_recruit_mask(st, seat, c, out)
-    special_recruit_mask(st, seat, c, out)
-    if u >= 0:
-        out[RECRUIT_SP] = 0  # a Knights castle recruits its knights into the garrison
+    if u < 0:  # (a Knights castle recruits its knights into the garrison, not RECRUIT_SP)
+        special_recruit_mask(st, seat, c, out)
     return out
 
 
@@ -83,15 +84,19 @@ def special_recruit_mask(st, seat: int, c: int, mask: np.ndarray) -> None:
 
 
 def ship_recruit_mask(st, seat: int, c: int, mask: np.ndarray) -> None:
-    name = SETTLEMENTS[st.settle[c]]
-    if name == "mine" or st.recruited[c] >= st.game.cfg["designed"]["max_recruit_per_settlement"]:
+    code = st.settle.item(c)
+    if (SETTLEMENTS[code] == "mine"
+            or st.recruited.item(c) >= st.game.cfg["designed"]["max_recruit_per_settlement"]):
         return
-    if st.gold[seat] < fleets.sea_rules(st)["ship_cost"]:
+    if st.gold.item(seat) < fleets.sea_rules(st)["ship_cost"]:
         return
     land, own = st.land, st.fleets.owner
+    occ = None
     for d, m in enumerate(st.neighbours[c]):
-        if m >= 0 and not land[m] and int(own[m]) in (-1, seat):
-            j = heroes.hero_at(st, m)
+        if m >= 0 and not land.item(m) and own.item(m) in (-1, seat):
+            if occ is None:
+                occ = heroes.hero_map(st)
+            j = occ.get(m, -1)  # heroes.hero_at
             if j < 0 or st.heroes[j].seat == seat:
                 mask[SHIP0 + d] = 1
 
