@@ -2,10 +2,13 @@
 acting seat may see: map, chits, its own heroes and the troops on the battlefield).
 
 - capitol: the automatic choice;
-- recruit every troop the treasury allows; a second Hero once 10 gold is left over;
+- recruit every troop the treasury allows; a second Hero once 10 gold is left over; with no
+  Hero left, a Hero first (10 gold kept back): a player without one after recruiting is out
+  (the designed victory condition, RULES.md "Win condition");
 - move: take garrisons into the army, step onto unclaimed / enemy settlements, explore unknown
   land, otherwise walk towards the nearest unclaimed settlement or unexplored hex;
-- battle: attack encounters with 12+ troops, enemy garrisons when twice as strong, enemy Heroes
+- battle: attack encounters with 12+ troops, enemy garrisons when twice as strong or ahead by
+  5 plus 3 per wall rank (taking settlements wins by domination), enemy Heroes
   with 15+ troops; casualties from the lowest Kill rank first (catapults, archers, cavalry,
   warriors); call off a battle when the foe's visible troops outnumber ours; every own or
   allied Hero that can join an attack joins it (their troops count towards the thresholds),
