@@ -429,7 +429,7 @@ def victory(st, domination: bool = True) -> bool:
 
 def eliminate(st, seat: int) -> None:
     """A player whose capitol is taken (or who has no Hero left: ``heroless_out``) is out: his
-    Heroes and hexes are gone; the Heroes' armies disband and their Wizards go home."""
+    Heroes, fleets and hexes are gone; the Heroes' armies disband and their Wizards go home."""
     st.alive[seat] = False
     st.out_turn[seat] = st.turn
     for i, h in enumerate(st.heroes):
@@ -438,6 +438,9 @@ def eliminate(st, seat: int) -> None:
             heroes.disband_army(h)
             if h.wizard:
                 magic.kill_wizard(st, i)
+    gone = st.fleets.owner == seat  # his fleets go at once (not only at the end of recovery)
+    st.fleets.ships[gone] = 0
+    st.fleets.owner[gone] = -1
     own = st.owner == seat
     st.owner[own] = -1
     st.garrison[own] = 0

@@ -148,14 +148,17 @@ def test_luck_has_one_path():
 # -- eliminated players; a recruited Hero waiting on Luck -------------------------------------
 def test_recovery_eliminated_players_heroes_keep_no_troops():
     """RECOVERY (capitol taken: the player is out, designed): his Heroes leave the game with
-    nothing: no basic or special troops, no Wizard."""
+    nothing: no basic or special troops, no Wizard; his fleets go too."""
     g, st = setup_state(3)
     b = st.heroes[1]
     b.specials[GOBLINS], b.wizard = 3, -1
+    water = next(c for c in range(st.game.n_cells) if not st.land[c])
+    st.fleets.ships[water], st.fleets.owner[water] = 2, 1
     assert b.troops.sum() > 0
     turn.eliminate(st, 1)
     assert not b.alive and b.troops.sum() == 0 and b.specials.sum() == 0 and b.wizard == 0
     assert not st.alive[1] and (st.owner != 1).all()
+    assert st.fleets.ships[water] == 0 and (st.fleets.owner != 1).all()
 
 
 def test_recruit_troops_hero_shown_with_pending_ability_roll():
