@@ -7,8 +7,8 @@
 Every seat plays ``agents.warbah.HeuristicAgent``, which gets the mask and a determinized view
 of the state for its seat (as the evaluator and ``arena play`` give it), so it sees only what
 its player may see. Seeds 0 .. N-1; the same seed gives the same game. Prints, per player
-count: games, % decided by the victory condition (and by which ending), % at the cap, the mean
-length in turns. This is a measurement script, not a test (tests do not time or sample).
+count: games, % decided by the victory condition (and by which ending), % at the cap (how many
+of those stopped at the engine's action cap rather than the turn cap), the mean length in turns. This is a measurement script, not a test (tests do not time or sample).
 """
 from __future__ import annotations
 
@@ -47,15 +47,18 @@ def main(argv=None) -> None:
         t0 = time.perf_counter()
         ends = collections.Counter()
         turns = []
+        action_cap = 0
         for seed in range(args.games):
-            ending, t, _ = play(game, seed)
+            ending, t, actions = play(game, seed)
             ends[ending] += 1
             turns.append(t)
+            action_cap += ending == "cap" and actions >= game.cfg["designed"]["max_actions"]
         g = args.games
         won = g - ends["cap"]
         detail = ", ".join(f"{k} {100 * ends[k] / g:.0f}%" for k in ("last_standing", "domination"))
         print(f"{n}p: {g} games, decided by victory {100 * won / g:.1f}% ({detail}), "
-              f"at cap {100 * ends['cap'] / g:.1f}%, mean length {np.mean(turns):.2f} turns "
+              f"at cap {100 * ends['cap'] / g:.1f}% ({action_cap} of them at the action cap), "
+              f"mean length {np.mean(turns):.2f} turns "
               f"({time.perf_counter() - t0:.0f} s)", flush=True)
 
 
