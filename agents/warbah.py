@@ -2,10 +2,13 @@
 acting seat may see: map, chits, its own heroes and the troops on the battlefield).
 
 - capitol: the automatic choice;
-- recruit every troop the treasury allows; a second Hero once 10 gold is left over;
+- recruit every troop the treasury allows; a second Hero once 10 gold is left over; with no
+  Hero left, a Hero first (10 gold kept back): a player without one after recruiting is out
+  (the designed victory condition, RULES.md "Win condition");
 - move: take garrisons into the army, step onto unclaimed / enemy settlements, explore unknown
   land, otherwise walk towards the nearest unclaimed settlement or unexplored hex;
-- battle: attack encounters with 12+ troops, enemy garrisons when twice as strong, enemy Heroes
+- battle: attack encounters with 12+ troops, enemy garrisons when twice as strong or ahead by
+  5 plus 3 per wall rank (taking settlements wins by domination), enemy Heroes
   with 15+ troops; casualties from the lowest Kill rank first (catapults, archers, cavalry,
   warriors); call off a battle when the foe's visible troops outnumber ours; every own or
   allied Hero that can join an attack joins it (their troops count towards the thresholds),
@@ -22,7 +25,7 @@ from collections import deque
 
 import numpy as np
 
-from ..envs.warbah import battle_luck, battle_spells, heroes
+from ..envs.warbah import battle_luck, battle_spells, heroes, hexes
 from ..envs.warbah.actions import (
     ALLY_ACCEPT,
     BATTLE_ACCEPT,
@@ -83,13 +86,7 @@ class HeuristicAgent(RuleBasedAgent):
             theirs = int(foe.counts.sum()) + (foe.monster[2] if foe.monster else 0)
             return CONTINUE if mine >= theirs else CALL_OFF
         if ph == "recruit":
-            if mask[RECRUIT_WIZARD]:
-                return RECRUIT_WIZARD
-            if mask[RECRUIT]:
-                return RECRUIT
-            if mask[RECRUIT_HERO] and st.gold[st.current_player] >= 10:
-                return RECRUIT_HERO
-            return DONE
+            return self._recruit(st, mask)
         seat, hi = st.queue[st.queue_pos]
         h = st.heroes[hi]
         if ph == "move":
@@ -97,6 +94,26 @@ class HeuristicAgent(RuleBasedAgent):
         if ph == "battle":
             return self._battle(st, seat, h, mask)
         return self.random_legal(mask)
+
+    def _recruit(self, st, mask) -> int:
+        """Troops first; but a player without a living Hero is out at the end of this phase
+        (the designed victory condition): then a Hero comes first, and the gold for one is
+        kept back from the other settlements' troops."""
+        seat = st.current_player
+        hero_cost = st.game.troop["hero"][2]
+        heroless = not any(h.alive and h.seat == seat for h in st.heroes)
+        if heroless:
+            if mask[RECRUIT_HERO]:
+                return RECRUIT_HERO
+            if st.gold[seat] < hero_cost + 1:
+                return DONE
+        if mask[RECRUIT_WIZARD]:
+            return RECRUIT_WIZARD
+        if mask[RECRUIT]:
+            return RECRUIT
+        if mask[RECRUIT_HERO] and st.gold[seat] >= hero_cost:
+            return RECRUIT_HERO
+        return DONE
 
     def _magic(self, st, ph, mask) -> int:
         legal = [int(a) for a in np.flatnonzero(mask) if a != DONE]
@@ -147,20 +164,14 @@ class HeuristicAgent(RuleBasedAgent):
         return DONE
 
     def _espionage_luck_diplomacy(self, st, ph, mask) -> int:
-        """Espionage: hire agents while gold lasts beyond 5, take the first target; Luck:
-        reroll a sea encounter roll of 1, 2, 4 or 5; losses: lowest Kill rank first."""
+        """Espionage: hire agents while gold lasts beyond 5, take the first target; Luck: see
+        ``_luck``; losses: lowest Kill rank first."""
         if ph in ("spy_loss", "sea_loss"):
             for t in LOSS_ORDER:
                 if mask[CASUALTY0 + t]:
                     return CASUALTY0 + t
-        if ph == "luck":
-            if st.luck.resume:  # spell, agent, exploration, battle ... dice (luck.py)
-                return self._luck(st, mask)
-            if st.luck.cont == "esp":  # the espionage roll: reroll a low one
-                return REROLL if st.luck.roll <= 4 else KEEP_ROLL
-            if st.luck.cont == "agent":  # an agent's roll: reroll a failure
-                return REROLL if st.luck.roll <= 5 else KEEP_ROLL
-            return REROLL if st.luck.roll in (1, 2, 4, 5) else KEEP_ROLL
+        if ph == "luck":  # every roll open to Luck (luck.py)
+            return self._luck(st, mask)
         if ph == "ally_answer":  # alliances: accept offers, never offer
             return ALLY_ACCEPT
         if ph == "diplomacy":
@@ -212,6 +223,13 @@ class HeuristicAgent(RuleBasedAgent):
             if not vals and s.dice == (1, 10) and st.encounter[s.ctx[1][1]] < 0:
                 return REROLL if v in (4, 8, 9) else KEEP_ROLL  # Disease, Warlord, Dragon
             return REROLL if v > avg else KEEP_ROLL  # losses / the foe's size: high is bad
+        if what == "sea":  # sea encounter: monster, storm, pirates, becalmed
+            return REROLL if v in (1, 2, 4, 5) else KEEP_ROLL
+        if what == "esp_roll" and s.roller == me:  # my espionage roll: reroll a low one
+            return REROLL if v <= 4 else KEEP_ROLL
+        if what == "esp_table":  # an agent's roll: mine when it failed, the foe's when it did not
+            fail = v <= st.game.cfg["espionage"]["table"]["failure_max"]
+            return REROLL if fail == (s.roller == me) else KEEP_ROLL
         if what == "treasure" and not s.ctx[2]:
             return REROLL if v in (3, 4, 5) else KEEP_ROLL  # 1D10 gold: the poorest row
         if s.roller == me:
@@ -250,6 +268,8 @@ class HeuristicAgent(RuleBasedAgent):
             elif st.encounter[m] != 0:
                 if mine >= 12:
                     return d
-            elif mine > 2 * int(st.garrison[m].sum() + st.garrison_specials[m].sum()):
-                return d
+            else:  # an enemy garrison: taking settlements is the way to win (domination)
+                gar = int(st.garrison[m].sum() + st.garrison_specials[m].sum())
+                if mine > 2 * gar or (gar and mine >= gar + 3 * hexes.walls(st, m, h.cell) + 5):
+                    return d
         return DONE

@@ -61,10 +61,13 @@ are ``WarbahGame.observation_layout``: ``board`` (17, H, W) map planes and ``vec
 (observe.py), ``board_b`` (7, H, W) and ``vector_b`` (76) for fleets, espionage, special units
 and alliances (observe.py), ``magic`` (266) for spells, wizards and items (observe_magic.py).
 
-Rewards and end: a player whose capitol is taken is out; the game ends when one player is left,
-after ``designed.turn_cap`` (10) turns or ``designed.max_actions`` (950) engine actions.
-Rewards come at the end only, rank based and zero-sum (envs.core.game.rank_returns): survivors
-over eliminated players (later elimination ranks higher), then settlements held, then gold.
+Rewards and end (designed victory condition, RULES.md "Win condition"): a player whose capitol
+is taken, or who has no Hero at the end of the Recruit phase, is out; the game ends when one
+player is left, when a player holds at least 6 settlements and 60 % of all held settlements at
+the end of a Recovery phase (domination), or after ``designed.turn_cap`` (20) turns or
+``designed.max_actions`` (950) engine actions. Rewards come at the end only, rank based and
+zero-sum (envs.core.game.rank_returns): the winner first, then survivors over eliminated players
+(later elimination ranks higher), then settlements held, then gold.
 
 Version history: v0 (see RULES.md for what is still simplified).
 """

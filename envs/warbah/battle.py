@@ -166,6 +166,12 @@ def hero_army(st, hi: int, walls: int = 0) -> Army:
             kill_mod[t] += 1
         elif name == "prowess":
             extra[t] += 1
+    if h.granted_types:  # SPECIAL UNIT TYPES: typed abilities while the granting units are here
+        grants, sp = st.game.granting_units, h.specials
+        mods = {"tactics": init_mod, "leadership": kill_mod, "prowess": extra}
+        for name, t in h.granted_types.items():
+            if any(sp.item(u) for u in grants.get(name, ())):
+                mods[name][t] += 1
     return Army(np.append(h.troops, 1).astype(np.int64), h.seat, hi, None, init_mod, kill_mod,
                 extra, heroes.ability(st, h, "defense"), heroes.ability(st, h, "siegecraft"),
                 walls, walls)
@@ -317,7 +323,7 @@ def special_attacks(st, side: Army, seg: int) -> int:
     kills, tab, mg = 0, st.game.cfg["special_units"], side.magic
     for u in np.flatnonzero(cnt[FIRST_SPECIAL:]).tolist():
         row = tab[SPECIALS[u]]
-        init, kill = row["init"] + row.get("self_tactics", 0), row["kill"]
+        init, kill = row["init"], row["kill"]
         n = int(cnt[FIRST_SPECIAL + u])
         if mg is not None:  # spells on special groups (target group 6 + u)
             init, kill = init + mg.special_init[u], kill + mg.special_kill[u]
@@ -338,12 +344,12 @@ def special_attacks_d10(st, side: Army, seg: int) -> int:
     mg = side.magic  # spells on special groups (target group 6 + u)
     for u in np.flatnonzero(cnt[FIRST_SPECIAL:]):
         row = tab[SPECIALS[u]]
-        init, kill = row["init"] + row.get("self_tactics", 0), row["kill"]
+        init, kill = row["init"], row["kill"]
         n = int(cnt[FIRST_SPECIAL + u])
         if mg is not None:  # neutralized units and blocked groups do not attack
             init, kill = init + mg.special_init[u], kill + mg.special_kill[u]
             n = 0 if mg.blocked[6 + u] else n - mg.neutral[6 + u]
-        if n <= 0 or segment_of(init) != seg:  # Goblins' Tactics: self_tactics
+        if n <= 0 or segment_of(init) != seg:
             continue
         if mg is None:  # record: Luck's segment window
             kills += record(side, kill, n, int((st.rng.integers(1, 11, size=n) <= kill).sum()))

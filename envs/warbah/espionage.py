@@ -211,8 +211,8 @@ def advance(st) -> bool:
             roll = die + _intrigue(st, seat)
             st.espionage.mission = e = SpyMission(seat, roll)
             st.espionage.log.append((st.turn, seat, "roll", roll))
-            if _offer_luck(st, seat, die, "esp"):  # Luck: the espionage roll may be rerolled
-                return True
+            if luck.offer(st, (seat,), die, (1, 10), "esp_own", (die,), what="esp_roll"):
+                return True  # Luck (luck.py): the spy's player may have it rolled again
             if victims_luck(st, die, die):  # then by the players it is aimed at (designed)
                 return True
         if st.phase == "spy_loss":
@@ -241,22 +241,11 @@ def advance(st) -> bool:
             continue
         e.agents -= 1
         r = luck.d10(st.rng)
-        if r <= spy_rules(st)["table"]["look_max"] and _offer_luck(st, e.seat, r, "agent"):
-            return True  # Luck: a failed / look result may be rerolled
+        if luck.offer(st, (e.seat,), r, (1, 10), "esp_spy_table", (), what="esp_table"):
+            return True  # Luck: the spy's player may have the Espionage table roll made again
         resolve_agent(st, r)
         if st.phase == "luck":  # Luck on the Agent Success roll (luck.py)
             return True
-
-
-def _offer_luck(st, seat: int, roll: int, cont: str) -> bool:
-    """RARE ABILITY Luck: once per turn a Hero's player may reroll one of its own dice."""
-    for i, h in enumerate(st.heroes):
-        if (h.alive and h.seat == seat and h.luck_used_turn != st.turn
-                and heroes.ability(st, h, "luck")):
-            st.luck = luck.LuckDecision(i, roll, "espionage", cont)
-            st.phase, st.to_act = "luck", seat
-            return True
-    return False
 
 
 def victims_luck(st, die: int, value: int) -> bool:
@@ -377,7 +366,7 @@ def _kill_hero(st, e: SpyMission, stage: str, x: int) -> None:
         st.owner[c] = h.seat
     if st.owner[c] == h.seat:
         st.garrison[c, :4] += h.troops
-    h.troops[:] = 0
+    heroes.disband_army(h)  # designed: special units cannot garrison here, they disband
     if h.wizard:
         magic.kill_wizard(st, x)
 
@@ -488,7 +477,13 @@ def is_revealed(st, observer: int, hi: int) -> bool:
     return st.espionage.revealed.get((observer, hi), -1) == st.turn
 
 
-# the spy's own rolls open to his Luck (``_offer_luck``): the espionage roll, then the victims'
-# chance at it; an agent's Espionage table roll
-luck.OWN_ROLL["esp"] = lambda st, decision, roll: victims_luck(st, decision.roll, roll)
-luck.OWN_ROLL["agent"] = lambda st, decision, roll: resolve_agent(st, roll)
+@luck.register("esp_own")
+def _own_esp_roll(st, value: int, ctx) -> None:
+    """The espionage roll after the spy's Luck decision: then its victims' chance at it."""
+    victims_luck(st, ctx[0], value)
+
+
+@luck.register("esp_spy_table")
+def _spy_table_roll(st, value: int, ctx) -> None:
+    """An agent's Espionage table roll after the spy's Luck decision (then the victims')."""
+    resolve_agent(st, value)

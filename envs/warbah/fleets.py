@@ -101,7 +101,7 @@ def sink_ship(st, hi: int) -> None:
     if st.fleets.ships[c] == 0:  # the last ship sinks: the Hero and his army are lost (designed)
         st.fleets.owner[c] = -1
         h.alive = False
-        h.troops[:] = 0
+        heroes.disband_army(h)  # special units too
         if h.wizard:  # his wizard teleports home
             magic.kill_wizard(st, hi)
         return

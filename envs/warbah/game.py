@@ -40,6 +40,19 @@ class WarbahGame(Game):
         for k in ("turn_cap", "max_actions", "hero_mp", "army_cap", "battle_round_cap"):
             if not isinstance(d[k], int) or d[k] < 1:
                 raise ConfigError(f"designed.{k} must be a positive int")
+        rtt = self.cfg["random_troop_type"]
+        if sorted(rtt) != [1, 2, 3, 4, 5] or not set(rtt.values()) <= set(BASIC + ("hero",)):
+            raise ConfigError("random_troop_type maps 1D5 (1-5) to a troop type "
+                              f"({', '.join(BASIC)}, hero)")
+        v = d["victory"]
+        if v["heroless_out"] not in (False, True):
+            raise ConfigError("designed.victory.heroless_out must be true or false")
+        if not isinstance(v["domination_min"], int) or v["domination_min"] < 1:
+            raise ConfigError("designed.victory.domination_min must be a positive int")
+        share = v["domination_share"]
+        if isinstance(share, bool) or not isinstance(share, (int, float)) or not 0.5 < share <= 1:
+            raise ConfigError("designed.victory.domination_share must be a number in (0.5, 1] "
+                              "(more than half: one dominating player at most)")
         if self.cfg["mass_formula"] not in (False, True):
             raise ConfigError("mass_formula must be true or false (the designer's shortcut)")
         self.h, self.w = MAP_SIZE[num_players]

@@ -66,6 +66,7 @@ class Hero:
     luck_used_turn: int = -1        # RARE ABILITY Luck: one reroll per turn
     sea_moves: int = 0              # sea moves left ...
     sea_moves_turn: int = -1        # ... in this turn (set when first needed)
+    granted_types: dict = field(default_factory=dict)  # typed ability from units -> troop type
 
     def clone(self) -> "Hero":
         """A copy that shares no mutable container with this Hero."""
@@ -76,7 +77,8 @@ class Hero:
                     self.received_troops.copy(), self.received_troops_turn,
                     self.received_specials.copy(), self.received_specials_turn,
                     self.exchanged_turn, self.garrison_lock, self.delayed_turn,
-                    self.luck_used_turn, self.sea_moves, self.sea_moves_turn)
+                    self.luck_used_turn, self.sea_moves, self.sea_moves_turn,
+                    dict(self.granted_types))
 
 
 def new_hero(heroes: list, seat: int, cell: int, troops: np.ndarray | None = None) -> Hero:
@@ -85,6 +87,14 @@ def new_hero(heroes: list, seat: int, cell: int, troops: np.ndarray | None = Non
              sum(1 for x in heroes if x.seat == seat) + 1)
     heroes.append(h)
     return h
+
+
+def disband_army(h: Hero) -> None:
+    """A Hero who leaves the game (his player eliminated, lost at sea, killed by an agent) keeps
+    no troops: his basic and special troop counts go to zero (callers move what survives, e.g.
+    an agent's kill leaves the basic troops as a garrison, before calling this)."""
+    h.troops[:] = 0
+    h.specials[:] = 0
 
 
 def hero_at(st, cell: int) -> int:

@@ -12,8 +12,9 @@ Luck three ways:
   abilities, Healing, Undead, storms), each open to Luck; ``STEPS[name]`` names the next roll;
 - ``window``: after a battle segment's dice, one die of the player's choice (battle_luck.py).
 
-The sea encounter roll and the espionage rolls are the player's own single rolls
-(``own_roll``): the continuation ``OWN_ROLL[cont]`` gets the final value.
+This is the one Luck path: every roll open to Luck (the sea encounter roll and the espionage
+rolls included) goes through ``offer`` / ``chain`` / ``window``, which ask every Hero of the
+player (``lucky_hero``), not only the Hero the roll is about.
 """
 from __future__ import annotations
 
@@ -32,12 +33,10 @@ class LuckDecision:
     ``roll``: the value scaled to 1-10 (shown in the observation). A roll offered through
     ``offer`` / ``chain`` / ``window`` names its continuation (``resume``, with ``ctx``), the
     real ``value`` and ``dice`` (n, faces), the players still to ask (``seats``), the roller and
-    the kind of roll (``what``; ``window``: a battle segment's dice). The sea encounter roll
-    (sea.py) and the espionage rolls (``cont``: "esp" / "agent") have no continuation name."""
+    the kind of roll (``what``; ``window``: a battle segment's dice)."""
     hero: int
     roll: int
     return_phase: str
-    cont: str = ""
     value: int = 0
     dice: tuple = (1, 10)
     resume: str = ""
@@ -48,7 +47,7 @@ class LuckDecision:
     window: str = ""
 
     def clone(self) -> "LuckDecision":
-        return LuckDecision(self.hero, self.roll, self.return_phase, self.cont, self.value,
+        return LuckDecision(self.hero, self.roll, self.return_phase, self.value,
                             self.dice, self.resume, self.ctx, self.seats, self.roller, self.what,
                             self.window)
 
@@ -56,13 +55,11 @@ class LuckDecision:
 #: continuation name -> function(st, value, ctx) of a roll offered with ``offer``; registered
 #: by the modules owning the rolls
 CONT: dict = {}
-#: continuation name -> function(st, decision, value) of a player's own roll (``own_roll``)
-OWN_ROLL: dict = {}
 #: roll kinds shown in the magic observation (observe_magic: index + 1 over len(KINDS));
 #: new kinds are appended
 KINDS = ("realm", "bspell", "agent_success", "agent_amount", "initiative", "explore",
          "encounter", "treasure", "heal", "undead", "storm", "battle_dice", "wall_dice",
-         "ability", "caravan", "esp_roll", "esp_table")
+         "ability", "caravan", "esp_roll", "esp_table", "granted", "sea")
 #: roll chains (``chain``): name -> step(st, ctx, vals) giving the next roll
 #: ((seats...), (n, faces)) or None once all rolls are known and applied; AFTER[name](st, ctx)
 #: runs when a chain finishes after a pause (to resume the interrupted procedure)
@@ -131,13 +128,6 @@ def offer(st, seats, value: int, dice, resume: str, ctx: tuple, roller: int | No
     return False
 
 
-def own_roll(st, hi: int, roll_value: int, cont: str) -> None:
-    """Offer the player of Hero ``hi`` (whose Luck is unused) a reroll of his own 1D10 roll
-    ``roll_value``; ``OWN_ROLL[cont]`` takes the final value."""
-    st.luck = LuckDecision(hi, roll_value, st.phase, cont)
-    st.phase = "luck"
-
-
 # -- the phase ``luck`` -------------------------------------------------------------------------
 def mask(st) -> np.ndarray:
     out = np.zeros(NUM_ACTIONS, np.int8)
@@ -157,8 +147,6 @@ def apply(st, a: int) -> None:
     s = st.luck
     if s.window:
         return _window_apply(st, a)
-    if not s.resume:
-        return _own_roll_apply(st, a)
     value = s.value
     if a == REROLL:
         st.heroes[s.hero].luck_used_turn = st.turn
@@ -170,20 +158,10 @@ def apply(st, a: int) -> None:
     CONT[s.resume](st, value, s.ctx)
 
 
-def _own_roll_apply(st, a: int) -> None:
-    s = st.luck
-    value = s.roll
-    if a == REROLL:
-        st.heroes[s.hero].luck_used_turn = st.turn
-        value = d10(st.rng)
-    st.phase, st.luck = s.return_phase, None
-    OWN_ROLL[s.cont](st, s, value)
-
-
 def pending_for(st, seat: int):
     """(kind index, own roll?) of a Luck decision ``seat`` must take now, else None."""
     s = st.luck
-    if st.phase != "luck" or s is None or not s.resume or st.heroes[s.hero].seat != seat:
+    if st.phase != "luck" or s is None or st.heroes[s.hero].seat != seat:
         return None
     return KINDS.index(s.what), s.roller == seat
 

@@ -155,10 +155,12 @@ def _recruit_ship(st, seat: int, c: int, a: int) -> None:
 
 def _recruit_special(st, seat: int, c: int, a: int) -> None:
     u = recruit_unit(st, c)
-    h = st.heroes[heroes.hero_at(st, c)]
+    hi = heroes.hero_at(st, c)
+    h = st.heroes[hi]
     st.gold[seat] -= st.game.cfg["special_units"][u]["cost"]
     h.specials[SPECIALS.index(u)] += 1
     st.recruited[c] += 1
+    abilities.roll_granted_types(st, hi, False)  # Goblins' Tactics: its troop type (Luck)
 
 
 _HANDLERS: list = [None] * NUM_ACTIONS

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..core import draw as D
-from . import espionage, hexes, magic
+from . import abilities, espionage, hexes, magic
 from .config import BASIC, SETTLEMENTS, SPECIALS, TERRAINS
 
 
@@ -94,6 +94,13 @@ def _heroes(st) -> list[Hero]:
             word = _ability_word(ab)
             counts[word] = counts.get(word, 0) + 1
         abil = [w + (f" x{k}" if k > 1 else "") for w, k in counts.items()]
+        grants = st.game.granting_units
+        abil += [_ability_word((a, t)) + " (from units)" for a, t in h.granted_types.items()
+                 if any(h.specials.item(u) for u in grants.get(a, ()))]
+        lk = st.luck
+        if (st.phase == "luck" and lk is not None and lk.what in ("ability", "granted")
+                and lk.ctx and lk.ctx[1] and lk.ctx[1][0] == i):
+            abil.append("(ability roll pending)")  # the card is written once the rolls settle
         items = []
         for it in h.items:
             if it.kind == "realm":
@@ -114,8 +121,9 @@ def _heroes(st) -> list[Hero]:
 def _ability_word(ab) -> str:
     """An ability entry (name, troop type) as words: the type only where it matters."""
     name, t = ab[0], ab[1] if len(ab) > 1 else None
-    typed = name in ("tactics", "leadership", "prowess") and isinstance(t, int) and 0 <= t < 4
-    return f"{name} ({BASIC[t]})" if typed else str(name)
+    typed = (name in abilities.TYPED and isinstance(t, int)
+             and 0 <= t < len(abilities.TROOP_TYPES))  # the Hero (4) included
+    return f"{name} ({abilities.TROOP_TYPES[t]})" if typed else str(name)
 
 
 def _card_visible(st, observer: int | None, hero: Hero) -> bool:
@@ -191,7 +199,9 @@ def _result(st) -> str:
     ret = st.returns()
     best = max(ret)
     win = [s for s in range(g.num_seats) if ret[s] == best]
-    how = "turn cap: ranked by survival, settlements, gold" if st.capped else "last capitol standing"
+    how = {"domination": "domination: most of the settlements held",
+           "last_standing": "last player standing"}.get(
+        st.ending, "turn cap: ranked by survival, settlements, gold")
     if len(win) == 1:
         return f"game over: player_{win[0]} wins ({how})"
     return "game over: shared first place: " + ", ".join(f"player_{s}" for s in win) + f" ({how})"

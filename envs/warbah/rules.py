@@ -66,6 +66,8 @@ class WarbahState(State):
         self.battle: Battle | None = None
         self.pending_treasure: list[tuple[int, int]] = []  # (Hero, treasure rolls) to make
         self.capped = False                       # ended by the turn / action cap
+        self.winner = -1                          # the winner by the victory condition
+        self.ending = ""                          # how the game ended (turn.ENDINGS)
         self.declared_attack = None  # a declared combined attack (battle_flow.declare)
         self.recovery_tasks = ()  # recovery tasks still to do (a tuple; turn.recovery)
         self.luck = None  # a pending Luck decision (luck.LuckDecision)
@@ -97,6 +99,7 @@ class WarbahState(State):
         s.queue, s.queue_pos = list(self.queue), self.queue_pos
         s.battle = None if self.battle is None else self.battle.clone()
         s.pending_treasure, s.capped = list(self.pending_treasure), self.capped
+        s.winner, s.ending = self.winner, self.ending
         s.declared_attack = None if self.declared_attack is None else self.declared_attack.clone()
         s.recovery_tasks = self.recovery_tasks  # a tuple
         s.luck = None if self.luck is None else self.luck.clone()
@@ -143,11 +146,13 @@ class WarbahState(State):
         return self.phase
 
     def scores(self) -> list[float]:
-        """Survivors first (later elimination ranks higher), then settlements, then gold."""
+        """The winner by the victory condition first; then survivors (eliminated players: later
+        elimination ranks higher), then settlements, then gold."""
         out = []
         for s in range(self.game.num_seats):
             live = 1 if self.alive[s] else 0
-            out.append(live * 1e6 + self.out_turn[s] * 1e4 * (1 - live)
+            out.append(2e6 * (s == self.winner) + live * 1e6
+                       + self.out_turn[s] * 1e4 * (1 - live)
                        + 100 * len(hexes.settlements_of(self, s)) + min(int(self.gold[s]), 99))
         return out
 
@@ -159,6 +164,7 @@ class WarbahState(State):
     def final_info(self) -> dict:
         return {"turn": min(self.turn, self.game.cfg["designed"]["turn_cap"]),
                 "capped": bool(self.capped),
+                "ending": self.ending, "winner": int(self.winner),
                 "settlements": [len(hexes.settlements_of(self, s))
                                 for s in range(self.game.num_seats)],
                 "alive": self.alive.tolist()}

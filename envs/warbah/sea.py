@@ -86,8 +86,7 @@ def move_apply(st, seat: int, x: int, h: Hero, a: int) -> None:
     st.fleets.ships[c], st.fleets.owner[c] = 0, -1
     h.cell = m
     roll = luck.d10(st.rng)
-    if heroes.ability(st, h, "luck") and h.luck_used_turn != st.turn:
-        luck.own_roll(st, x, roll, "sea")  # the Hero's player may roll it again
+    if luck.offer(st, (seat,), roll, (1, 10), "sea", (x,)):  # Luck: any lucky Hero of the player
         return
     sea_encounter(st, x, roll)
 
@@ -109,7 +108,10 @@ def sea_encounter(st, hi: int, roll: int) -> None:
         battle_flow.start_sea_battle(st, hi, row)
 
 
-luck.OWN_ROLL["sea"] = lambda st, decision, roll: sea_encounter(st, decision.hero, roll)
+@luck.register("sea")
+def _sea_roll(st, value: int, ctx) -> None:
+    """The sea encounter roll once Luck is settled (ctx: the sailing Hero)."""
+    sea_encounter(st, ctx[0], value)
 
 
 @luck.step("storm")

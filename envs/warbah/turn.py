@@ -84,7 +84,7 @@ def start_turn(st) -> None:
     st.turn += 1
     d = st.game.cfg["designed"]
     if st.turn > d["turn_cap"]:
-        st.capped = True
+        st.capped, st.ending = True, "cap"
         st.phase = "over"
         return
     live = [s for s in range(st.game.num_seats) if st.alive[s]]
@@ -218,7 +218,10 @@ def hero_queue(st) -> list[tuple[int, int]]:
 
 # -- the phases in order ----------------------------------------------------------------------
 def _after_recruit(st) -> None:
-    """ESPIONAGE and diplomacy, then MOVE & EXPLORE (and its realm-spell window)."""
+    """ESPIONAGE and diplomacy, then MOVE & EXPLORE (and its realm-spell window). The first
+    time in a turn (espionage hands back here once it is done): the heroless check."""
+    if st.espionage.turn != st.turn and heroless_out(st):
+        return
     if espionage.begin(st) or diplomacy.begin(st):
         return
     d = st.game.cfg["designed"]
@@ -298,7 +301,7 @@ def advance(st) -> None:
     d = st.game.cfg["designed"]
     while True:
         if st.phase != "over" and len(st.history) >= d["max_actions"]:
-            st.capped, st.phase = True, "over"
+            st.capped, st.phase, st.ending = True, "over", "cap"
         phase = st.phase
         if phase == "over":
             st.to_act = -1
@@ -340,7 +343,8 @@ def recovery(st) -> bool:
     tasks = [("treasure", hi) for hi, n_tr in st.pending_treasure for _ in range(n_tr)]
     st.pending_treasure = []
     tasks += [t for s in st.order for i, h in enumerate(st.heroes)
-              if h.alive and h.seat == s for t in (("heal", i), ("ability", i, 0))]
+              if h.alive and h.seat == s
+              for t in (("heal", i), ("ability", i, 0), ("granted", i, True))]
     tasks += [("undead", i) for i in range(len(st.heroes))] + [("rec_end", -1)]
     st.recovery_tasks = tuple(tasks)
     return recovery_run(st)
@@ -352,8 +356,7 @@ def recovery_run(st) -> bool:
         if task[0] == "rec_end":
             fleets.disband_at_sea(st)  # sea capacity, fleets of eliminated players
             st.wall_damage[:] = 0
-            if st.alive.sum() <= 1:
-                st.phase = "over"
+            victory(st)
         elif luck.chain(st, task[0], task[1:]):
             return True
     return False
@@ -393,13 +396,64 @@ def recover_hero(st, h: Hero, healed: int) -> None:
                 eliminate(st, prev)
 
 
+# -- VICTORY (designed, RULES.md "Win condition"; numbers in configs/warbah.yaml designed.victory)
+#: how a game ends (final_info "ending"): one player left, one player holds most of the
+#: settlements, or the turn / action cap
+ENDINGS = ("last_standing", "domination", "cap")
+
+
+def heroless_out(st) -> bool:
+    """End of the RECRUIT TROOPS phase (designed): a player without a living Hero, who did not
+    (or could not) recruit one at his capitol, is out. True: the game is over."""
+    if not st.game.cfg["designed"]["victory"]["heroless_out"]:
+        return False
+    held = {h.seat for h in st.heroes if h.alive}
+    for s in st.order:
+        if st.alive[s] and s not in held:
+            eliminate(st, s)
+    return victory(st, domination=False)
+
+
+def domination_winner(st) -> int:
+    """The player holding at least ``domination_min`` settlements and at least
+    ``domination_share`` of all the settlements the players hold, else -1."""
+    v = st.game.cfg["designed"]["victory"]
+    n = st.game.num_seats
+    held = [len(hexes.settlements_of(st, s)) if st.alive[s] else 0 for s in range(n)]
+    best = max(range(n), key=lambda s: held[s])
+    if held[best] >= v["domination_min"] and held[best] >= v["domination_share"] * sum(held):
+        return best
+    return -1
+
+
+def victory(st, domination: bool = True) -> bool:
+    """The victory condition: one player left (last standing), or (at the end of a Recovery
+    phase) a dominating player. True: the game is over."""
+    live = np.flatnonzero(st.alive).tolist()
+    if len(live) <= 1:
+        st.winner, st.ending = (live[0] if live else -1), "last_standing"
+    elif domination and domination_winner(st) >= 0:
+        st.winner, st.ending = domination_winner(st), "domination"
+    else:
+        return False
+    st.phase = "over"
+    return True
+
+
 def eliminate(st, seat: int) -> None:
-    """A player whose capitol is taken is out: his Heroes and hexes are gone."""
+    """A player whose capitol is taken (or who has no Hero left: ``heroless_out``) is out: his
+    Heroes, fleets and hexes are gone; the Heroes' armies disband and their Wizards go home."""
     st.alive[seat] = False
     st.out_turn[seat] = st.turn
-    for h in st.heroes:
+    for i, h in enumerate(st.heroes):
         if h.seat == seat:
             h.alive = False
+            heroes.disband_army(h)
+            if h.wizard:
+                magic.kill_wizard(st, i)
+    gone = st.fleets.owner == seat  # his fleets go at once (not only at the end of recovery)
+    st.fleets.ships[gone] = 0
+    st.fleets.owner[gone] = -1
     own = st.owner == seat
     st.owner[own] = -1
     st.garrison[own] = 0
@@ -474,3 +528,4 @@ luck.AFTER["heal"] = lambda st, ctx: recovery_resume(st)
 luck.AFTER["undead"] = lambda st, ctx: recovery_resume(st)
 luck.AFTER["treasure"] = lambda st, ctx: None if len(ctx) > 1 else recovery_resume(st)
 luck.AFTER["ability"] = lambda st, ctx: None if ctx[1] else recovery_resume(st)
+luck.AFTER["granted"] = lambda st, ctx: recovery_resume(st) if ctx[1] else None

@@ -283,6 +283,6 @@ def test_luck_rerolls_an_agent_roll():
     st._mask = None
     st.apply(KEEP_ROLL)  # keep the espionage roll: Luck still unused
     st.apply(HIRE_AGENT)
-    assert st.phase == "luck" and st.luck.cont == "agent" and st.luck.roll == 3
+    assert st.phase == "luck" and st.luck.what == "esp_table" and st.luck.roll == 3
     st.apply(REROLL)
     assert st.espionage.mission.stage == "look" and st.espionage.mission.targets == [1]

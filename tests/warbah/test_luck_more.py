@@ -61,10 +61,10 @@ def test_luck_ability_rolls_from_xp_in_recovery():
     assert turn.recovery(st) and st.luck.what == "ability" and st.luck.value == 2
     st.apply(KEEP_ROLL)  # the first table roll: command
     assert st.luck.what == "ability" and st.luck.dice == (1, 5)
-    st.apply(KEEP_ROLL)  # its troop type 1
+    st.apply(KEEP_ROLL)  # its troop type 1: catapults (RANDOM TROOP TYPE TABLE)
     assert st.luck.value == 9 and a.abilities == LUCKY and a.xp == 4
     st.apply(REROLL)
-    assert a.abilities == LUCKY + [("command", 0), ("defense", 4)] and a.xp == 0
+    assert a.abilities == LUCKY + [("command", 3), ("defense", 4)] and a.xp == 0
     assert st.phase == "over"  # recovery went on to its end (the last turn)
 
 
@@ -111,7 +111,8 @@ def test_luck_research_treasure_item_rolls():
     luck.apply(st, KEEP_ROLL)
     assert st.phase == "luck" and st.luck.what == "treasure" and st.luck.value == 2
     luck.apply(st, REROLL)
-    assert a.abilities[-1] == ("healing", 3) and a.items[-1].ability == ("healing", 3)
+    # troop type 4: warriors (RANDOM TROOP TYPE TABLE: 1 catapults, 2 archers, 3 cavalry, ...)
+    assert a.abilities[-1] == ("healing", 0) and a.items[-1].ability == ("healing", 0)
     assert st.phase != "luck"
 
 
@@ -190,7 +191,7 @@ def test_luck_battle_sea_monster_die_on_ships():
     h.abilities = list(LUCKY)
     st.rng = ScriptRng([1, 1, 9, 9, 8])  # the monster; its die 1 (a hit); my ships 9 9; 8
     st.apply(dir_to(st, h.cell, nxt))
-    assert st.phase == "luck" and st.luck.cont == "sea" and st.luck.roll == 1
+    assert st.phase == "luck" and st.luck.what == "sea" and st.luck.roll == 1
     st.apply(KEEP_ROLL)  # the sea encounter roll (sea.py)
     assert st.phase == "luck" and st.luck.what == "battle_dice"
     assert _legal(st) == {LUCK_MINE, LUCK_FOE, KEEP_ROLL}
@@ -243,7 +244,7 @@ def test_luck_enemy_espionage_roll_victims_luck(spy_lucky):
     st.rng = ScriptRng([8, 2] + [1] * 20)
     assert espionage.begin(st) and espionage.advance(st)
     if spy_lucky:  # the roller's player first
-        assert st.phase == "luck" and st.current_player == 0 and st.luck.cont == "esp"
+        assert st.phase == "luck" and st.current_player == 0 and st.luck.what == "esp_roll"
         st._mask = None
         st.apply(KEEP_ROLL)
     assert st.phase == "luck" and st.current_player == 1 and st.luck.what == "esp_roll"

@@ -144,14 +144,6 @@ def test_special_unit_costs_and_stats_from_the_table():
     assert battle.special_attacks_d10(st, side, battle.segment_of(1)) == 0
 
 
-def test_goblins_tactics_raise_their_initiative():
-    """SPECIAL UNIT TYPES, Goblins (Hero gets Tactics): designed, the Goblins strike at Init 3."""
-    g, st, a, c = variant_hex()
-    side = Army(counts=np.zeros(18, np.int64))
-    side.counts[5 + SPECIALS.index("goblins")] = 100
-    assert battle.special_attacks_d10(st, side, battle.segment_of(3)) > 0 and battle.special_attacks_d10(st, side, battle.segment_of(2)) == 0
-
-
 def test_special_units_grant_abilities():
     """SPECIAL UNIT NOTES: one or more of a kind present gives the Hero its ability."""
     g, st, a, c = variant_hex()
