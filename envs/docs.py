@@ -232,14 +232,24 @@ def _rule_rows(name: str) -> tuple[list[list[str]], list[str], str]:
         rows.append([_code(key), _code(_flow(value)), _rule_allowed(value, limits.get(key)),
                      _rst_to_md(note)])
 
+    def scalar_tree(value: Any) -> bool:
+        """A mapping whose leaves are scalars (no lists), at any depth."""
+        return isinstance(value, dict) and all(
+            isinstance(k, str) and not isinstance(v, list) and (not isinstance(v, dict) or scalar_tree(v))
+            for k, v in value.items())
+
+    def rows_of(key: str, value: Any) -> None:
+        # a short value is one row; a mapping of scalars and sub-mappings (e.g. Warbah's designed
+        # numbers) a row per short entry, descending into the longer ones
+        if len(_flow(value)) <= _SHORT or not isinstance(value, dict):
+            row(key, value, comments.get(prefix + key, ""))
+            return
+        for sub, subvalue in value.items():
+            rows_of(f"{key}.{sub}", subvalue)
+
     for key, value in table.items():
-        note = comments.get(prefix + key, "")
-        if len(_flow(value)) <= _SHORT:
-            row(key, value, note)
-        elif isinstance(value, dict) and all(isinstance(k, str) and not isinstance(v, (dict, list))
-                                             for k, v in value.items()):
-            for sub, subvalue in value.items():
-                row(f"{key}.{sub}", subvalue, comments.get(f"{prefix}{key}.{sub}", ""))
+        if len(_flow(value)) <= _SHORT or scalar_tree(value):
+            rows_of(key, value)
         else:
             larger.append(key)
     return rows, larger, file_name
