@@ -239,6 +239,54 @@ def test_mcts_never_changes_the_state_it_is_given(name, vname, opts, monkeypatch
         _assert_same(st, twin, f"step {step}")
 
 
+def _scribble(array: np.ndarray) -> bool:
+    """Write into an array a caller was handed, as careless user code might (in place); True if
+    the write went through, False if the array refused it (read-only)."""
+    try:
+        array[...] = 1 - array if array.dtype.kind in "iub" else -array - 7.0
+    except ValueError:   # "assignment destination is read-only": refused, nothing changed
+        return False
+    return True
+
+
+@pytest.mark.parametrize("name,vname,opts", CASES, ids=IDS)
+def test_arrays_handed_out_are_the_callers_own(name, vname, opts):
+    """Writing into a mask or an observation the engine or the env handed out changes nothing in
+    the game: the engine either hands out its own copy or refuses the write (a read-only cache),
+    and the env hands out copies (a user may edit them). Checked against a twin fed the same
+    actions."""
+    game, twin_game = envs.make_game(name, **opts), envs.make_game(name, **opts)
+    st = game.new_initial_state(np.random.default_rng(5))
+    twin = twin_game.new_initial_state(np.random.default_rng(5))
+    rng = np.random.default_rng(6)
+    step = 0
+    while not st.is_terminal() and step < 120:
+        a = _random_move(st, rng)
+        _scribble(st.legal_actions_mask())
+        for seat in range(game.num_seats):
+            _scribble(st.observation(seat))
+        _assert_same(st, twin, f"engine, step {step}, after writing into handed-out arrays")
+        st.apply(a)
+        twin.apply(a)
+        step += 1
+    env, twin_env = envs.make(name, **opts), envs.make(name, **opts)
+    env.reset(seed=5)
+    twin_env.reset(seed=5)
+    for step, agent in enumerate(env.agent_iter(max_iter=120)):
+        obs, *_ = env.last()
+        want = twin_env.observe(agent)
+        done = env.terminations[agent] or env.truncations[agent]
+        action = None if done else int(rng.choice(np.flatnonzero(want["action_mask"])))
+        assert _scribble(obs["action_mask"]), f"step {step}: the env handed out a read-only mask"
+        _scribble(obs["observation"])
+        again = env.observe(agent)
+        for key in ("observation", "action_mask"):
+            assert np.array_equal(again[key], want[key]), \
+                f"env, step {step}: writing into a handed-out {key} changed the env's next one"
+        env.step(action)
+        twin_env.step(action)
+
+
 # ------------------------------------------------------------------------------------------------
 # replayable states
 # ------------------------------------------------------------------------------------------------

@@ -141,7 +141,8 @@ class TabletopAEC(AECEnv):
             mask = self._current_mask()
         else:
             mask = self._zero_mask
-        return {"observation": obs, "action_mask": mask}
+        # the caller's own copy (as PettingZoo classic hands out): the engine's mask is its cache
+        return {"observation": obs, "action_mask": mask.copy()}
 
     def _seat_for_observation(self, agent) -> int:
         """The seat whose view ``agent`` gets: the acting seat if the agent owns it, else its first."""

@@ -289,6 +289,7 @@ class MaskMixin:
         mask = memo.get(key)
         if mask is None:
             mask = memo[key] = self._compute_mask()
+            mask.flags.writeable = False   # memoised: callers read it, a write would corrupt the memo
         return mask
 
     def _compute_mask(self) -> np.ndarray:

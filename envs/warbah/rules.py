@@ -104,7 +104,7 @@ class WarbahState(State):
         s.recovery_tasks = self.recovery_tasks  # a tuple
         s.luck = None if self.luck is None else self.luck.clone()
         s.troop_loss = None if self.troop_loss is None else self.troop_loss.clone()
-        s._mask = None if self._mask is None else self._mask.copy()
+        s._mask = self._mask   # read-only (legal_actions_mask caches it so): safe to share
         s._mask_at, s.to_act = self._mask_at, self.to_act
         s.espionage, s.fleets = self.espionage.clone(), self.fleets.clone()
         s.diplomacy, s.magic = self.diplomacy.clone(), self.magic.clone()
@@ -122,6 +122,7 @@ class WarbahState(State):
         else:
             seat, x = self.queue[self.queue_pos]
             mask = turn.QUEUE_STEPS[self.phase][0](self, seat, x)
+        mask.flags.writeable = False   # cached: callers read it, a write would corrupt the cache
         self._mask, self._mask_at = mask, (self.phase, self.to_act, self.queue_pos)
         return mask
 

@@ -237,6 +237,7 @@ class ZakaState(State):
     def legal_actions_mask(self) -> np.ndarray:
         if self._mask is None:
             self._mask = self._compute_mask()
+            self._mask.flags.writeable = False   # cached: callers read it, a write would corrupt it
         return self._mask
 
     def _compute_mask(self) -> np.ndarray:
