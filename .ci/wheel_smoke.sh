@@ -41,7 +41,10 @@ for name in envs.names():
 game = envs.make_game("peacekeepers_v0")
 agent = make_agent("ppo:peacekeepers", game, seed=0)
 print(f"shipped agent ppo:peacekeepers -> {agent.path}")
+from tabletop_arena.envs.core.resources import data_path
+assert data_path("train", "static", "play.html").is_file(), "arena serve's page is not in the wheel"
 print(f"tabletop_arena {tabletop_arena.__version__} from {tabletop_arena.__file__}; {backend()}")
 PY
 "$work/venv/bin/arena" list | head -3
+"$work/venv/bin/arena" bench zaka --seconds 0.4 --rounds 1   # the train extra brings pygame
 echo "wheel smoke test passed"

@@ -300,6 +300,8 @@ class HeuristicAgent(RuleBasedAgent):
 
     def _react(self, st, mask):
         """The reaction window before another player's turn."""
+        if mask[A.EXTRA_CHEST]:
+            return A.EXTRA_CHEST      # free cards: opened at the first chance, as in its turn
         me, ab, name, n, rels = self._ability_context(st, mask)
         mover = st.turn_seat
         if name == "Tsiva" and rels and st.enemies(me, mover) and not st.immune(mover) \

@@ -338,8 +338,8 @@ pk_placement_bits(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
             } else if (c == 1 && !(flags & PK_PUZZLE) && !first) {   /* Trolls */
                 u128 one_bad, two_bad;
                 pk_counts(bad, &one_bad, &two_bad);
-                if (flags & PK_TROLL_AFTER_CHASE)
-                    ok |= code[0] & active & one_bad & ~two_bad & touch2;
+                if (flags & PK_TROLL_AFTER_CHASE)   /* the chased cube may be the only neighbour */
+                    ok |= code[0] & active & one_bad & ~two_bad;
                 u128 replaceable = code[0 + 1] | code[3 + 1] | code[4 + 1] | code[5 + 1];
                 ok |= replaceable & active & ~one_bad & touch1;
             }
@@ -1161,7 +1161,7 @@ PyInit__accel(void)
     PyObject *m = PyModule_Create(&module);
     /* bump with any change of a kernel's arguments or results (envs/core/accel.py checks it, so
      * an extension built from an older checkout is not used) */
-    if (m != NULL && PyModule_AddIntConstant(m, "ABI", 2) < 0) {
+    if (m != NULL && PyModule_AddIntConstant(m, "ABI", 3) < 0) {
         Py_DECREF(m);
         return NULL;
     }

@@ -199,6 +199,7 @@ def test_render(name, vname, opts):
     env.reset(seed=1)
     text = env.render()
     assert isinstance(text, str) and len(text.splitlines()) >= 3
+    assert "\x1b" not in text   # ansi mode is plain text unless ansi_color=True
     rgb = envs.make(name, render_mode="rgb_array", **opts)
     rgb.reset(seed=1)
     img = rgb.render()

@@ -61,20 +61,32 @@ def warm_up(env, seed: int = 10**6) -> None:
     play_random_game(env, np.random.default_rng(seed), seed)
 
 
+class ReferenceUnavailable(RuntimeError):
+    """PettingZoo's connect_four_v3 cannot be built here (it imports pygame)."""
+
+
 def reference_env():
     try:
         from pettingzoo.classic import connect_four_v3
-    except ImportError as exc:  # pygame missing
-        raise SystemExit(f"connect_four_v3 unavailable ({exc}); pip install pygame") from exc
+    except ImportError as exc:  # pygame missing (the train extra installs it)
+        raise ReferenceUnavailable(f"the reference connect_four_v3 is unavailable ({exc}); measuring "
+                                   f"without it (pip install pygame, or the train extra, adds it)") from None
     return connect_four_v3.env()
 
 
 def run(names: list[str] | None = None, seconds: float = 3.0, all_variants: bool = False,
-        rounds: int = 2) -> list[BenchResult]:
-    """Measure each env (alternating with the reference over ``rounds`` to share machine noise)."""
+        rounds: int = 2, options: dict | None = None, reference: bool = True) -> list[BenchResult]:
+    """Measure each env (alternating with the reference over ``rounds`` to share machine noise).
+
+    ``options``: measure each named game with these env options (variant "custom") instead of its
+    registered variants. ``reference=False`` leaves connect_four_v3 out.
+    """
     targets = []
     for name in names or envs.names():
         name = envs.resolve(name)
+        if options is not None:
+            targets.append((name, "custom", dict(options)))
+            continue
         variants = envs.variants(name)
         chosen = variants.items() if all_variants else list(variants.items())[:1]
         targets.extend((name, vname, opts) for vname, opts in chosen)
@@ -83,9 +95,9 @@ def run(names: list[str] | None = None, seconds: float = 3.0, all_variants: bool
     if not seconds > 0:
         raise ValueError(f"seconds must be positive, got {seconds!r}")
     totals: dict[tuple[str, str], BenchResult] = {}
-    ref = reference_env()
+    jobs = [("connect_four_v3", "default", reference_env())] if reference else []
     made = {(n, v): envs.make(n, **o) for n, v, o in targets}
-    jobs = [("connect_four_v3", "default", ref)] + [(n, v, made[(n, v)]) for n, v, _ in targets]
+    jobs += [(n, v, made[(n, v)]) for n, v, _ in targets]
     for _, _, env in jobs:   # warm-up, untimed: first-use imports and caches (all envs alike)
         warm_up(env)
     for r in range(rounds):
@@ -107,7 +119,12 @@ def round_ratios(result: BenchResult, ref: BenchResult) -> list[float]:
 def format_table(results: list[BenchResult]) -> str:
     """Markdown table: steps/s over all rounds, the ratio to connect_four_v3, and (with two or
     more rounds) the lowest and highest per-round ratio, which shows how noisy the machine was."""
-    ref = next(r for r in results if r.name == "connect_four_v3")
+    ref = next((r for r in results if r.name == "connect_four_v3"), None)
+    if ref is None:  # measured without the reference: no ratios
+        lines = ["| env | variant | steps/s | steps/game |", "|---|---|---:|---:|"]
+        lines += [f"| {r.name} | {r.variant} | {r.steps_per_s:,.0f} | {r.steps / max(1, r.games):.0f} |"
+                  for r in results]
+        return "\n".join(lines)
     spread = len(ref.round_rates) > 1
     lines = ["| env | variant | steps/s | steps/game | x connect_four_v3 |"
              + (" per-round range |" if spread else ""),

@@ -1,36 +1,33 @@
-"""The ``arena`` command line: list games, play in the terminal, benchmark, train and evaluate.
+"""The ``arena`` command line: list games, play in the terminal or the browser, benchmark, train
+and evaluate.
 
     arena list
     arena play peacekeepers --opponents heuristic --opt mode=competitive --opt num_players=2
+    arena serve                      # http://127.0.0.1:8000: play any game against any agent
     arena bench [--seconds 4] [--rounds 2] [--all-variants] [game ...]
-    arena train peacekeepers ...   (see arena train --help)
+    arena train peacekeepers ...     (see arena train --help)
     arena eval peacekeepers --agents ppo:runs/x/final.zip heuristic random
+    arena quickstart
+
+Env options are ``--opt KEY=VALUE`` everywhere (``train/cli_common.py``); ``--set`` is only for
+training-config keys. A mistake on the command line prints one line with a hint and exits with 2.
 """
 from __future__ import annotations
 
-import argparse
 import json
 import sys
-
-import numpy as np
+from pathlib import Path
 
 from .. import envs
+from .cli_common import (ArenaParser, CLIError, add_env_options, command, env_options, int_at_least,
+                         make_agent, make_game, parse_env_options, resolve_game)
+
+__all__ = ["main", "build_parser", "parse_env_options"]
+
+AGENTS_HELP = "agent specs: random, heuristic, mcts[:N], ppo:NAME (shipped, e.g. ppo:peacekeepers), ppo:PATH"
 
 
-def parse_options(pairs: list[str] | None) -> dict:
-    """``key=value`` pairs -> kwargs; values are parsed as JSON when they can be (ints, bools, dicts)."""
-    out = {}
-    for pair in pairs or []:
-        if "=" not in pair:
-            raise SystemExit(f"--opt expects key=value, got {pair!r}")
-        key, value = pair.split("=", 1)
-        try:
-            out[key] = json.loads(value)
-        except json.JSONDecodeError:
-            out[key] = value
-    return out
-
-
+@command
 def cmd_list(args) -> int:
     print(f"{'id':20s} {'players':28s} description")
     for name in envs.names():
@@ -38,113 +35,228 @@ def cmd_list(args) -> int:
         print(f"{name:20s} {sp.players:28s} {sp.description}")
         for vname, opts in sp.variants.items():
             print(f"{'':20s}   variant {vname}: {json.dumps(opts)}")
+    print("\nPick a variant's options with --opt, e.g. arena play zaka --opt num_players=3")
     return 0
 
 
-def _make_agent(spec: str, game, seed: int):
-    from ..agents.registry import make_agent
-    return make_agent(spec, game, seed=seed)
+# ------------------------------------------------------------------------------------ play ----
+class _Quit(Exception):
+    """The person typed q (or the input ended)."""
 
 
-def _choose(state, legal: list[int]) -> int:
+def _choose(state, legal: list[tuple[int, str]]) -> int:
     """Ask the person for an action: a number from the list, or words to filter it."""
     shown = legal
     while True:
-        for i, a in enumerate(shown[:60]):
-            print(f"  [{i}] {state.action_to_str(a)}")
+        for i, (_, text) in enumerate(shown[:60]):
+            print(f"  [{i}] {text}")
         if len(shown) > 60:
             print(f"  ... {len(shown) - 60} more: type words to filter (e.g. 'Giants C4')")
         try:
             text = input("your move> ").strip()
         except EOFError:
-            raise SystemExit("\nbye") from None
+            raise _Quit from None
         if text in ("q", "quit", "exit"):
-            raise SystemExit("bye")
+            raise _Quit
         if text.isdigit() and int(text) < min(60, len(shown)):
-            return shown[int(text)]
+            return shown[int(text)][0]
         words = text.lower().split()
-        filtered = [a for a in legal if all(w in state.action_to_str(a).lower() for w in words)]
+        filtered = [m for m in legal if all(w in m[1].lower() for w in words)]
         if len(filtered) == 1:
-            return filtered[0]
+            return filtered[0][0]
         if not filtered:
-            print("no legal action matches; showing all")
+            print("no legal move matches; showing all")
             shown = legal
         else:
             shown = filtered
 
 
+@command
 def cmd_play(args) -> int:
-    name = envs.resolve(args.game)
-    options = parse_options(args.opt)
-    env = envs.make(name, render_mode="ansi", **options)
-    game = env.unwrapped.game
-    env.reset(seed=args.seed)
-    human = args.seat
-    if not 0 <= human < game.num_agents:
-        raise SystemExit(f"--seat must be 0..{game.num_agents - 1}")
-    opponents = args.opponents or ["heuristic"]
-    bots = {}
-    k = 0
-    for i in range(game.num_agents):
-        if i != human:
-            bots[f"player_{i}"] = _make_agent(opponents[k % len(opponents)], game, args.seed + i)
-            k += 1
-    me = f"player_{human}"
-    print(f"You are {me}. Type a number, words to filter the moves, or q to quit.")
-    for agent in env.agent_iter():
-        obs, _, term, trunc, info = env.last()
-        if term or trunc:
-            env.step(None)
-            continue
-        st = env.unwrapped.state_
-        if agent == me:
-            print(st.render_text(observer=st.current_player, color=not args.no_color))
-            action = _choose(st, np.flatnonzero(obs["action_mask"]).tolist())
-        else:
-            bot = bots[agent]
-            state = st.determinize(st.current_player, bot.rng) if getattr(bot, "needs_state", False) else None
-            action = bot.act(obs, state=state)
-            print(f"{agent}: {st.action_to_str(action)}")
-        env.step(action)
-    st = env.unwrapped.state_
-    print(st.render_text(color=not args.no_color))
-    final = st.final_info() if hasattr(st, "final_info") else {}
-    print("final:", {a: env.rewards.get(a, 0.0) for a in env.possible_agents}, final)
+    from .play import Match, MatchError
+
+    game_id = resolve_game(args.game)
+    options = env_options(args)
+    game = make_game(game_id, options)
+    try:
+        match = Match(game_id, options, human=args.seat, opponents=args.opponents or ["heuristic"],
+                      seed=args.seed, agent_factory=make_agent, game_obj=game)
+    except MatchError as exc:
+        raise CLIError(str(exc), hint="--seat is your player index, from 0") from None
+    others = ", ".join(label for i, label in enumerate(match.labels) if i != match.human)
+    print(f"{game_id} {json.dumps(game.options())} seed {match.seed}: you are player_{match.human}, "
+          f"against {others}.")
+    print("Type a move's number, words that pick it out, or q to quit.")
+    shown = 0
+    from ..envs.core.terminal import supports_color
+    color = not args.no_color and supports_color()   # a terminal, NO_COLOR unset (no codes in pipes)
+    try:
+        while not match.over:
+            for move in match.log[shown:]:
+                if move.player != match.human:
+                    print(f"{move.who}: {move.text}")
+            shown = len(match.log)
+            st = match.state
+            print(st.render_text(observer=match.observer(), color=color))
+            match.play(_choose(st, match.legal_moves()))
+    except _Quit:
+        print(f"bye (game left unfinished after {len(match.state.history)} moves)")
+        return 0
+    for move in match.log[shown:]:
+        if move.player != match.human:
+            print(f"{move.who}: {move.text}")
+    print(match.state.render_text(observer=None, color=color))
+    print(match.result().text(match.labels))
     return 0
 
 
+# ----------------------------------------------------------------------------------- bench ----
+@command
 def cmd_bench(args) -> int:
-    from .bench import format_table, run
-    results = run(args.games or None, seconds=args.seconds, all_variants=args.all_variants,
-                  rounds=args.rounds)
+    from .bench import ReferenceUnavailable, format_table, run
+
+    games = [resolve_game(g) for g in args.games] if args.games else None
+    options = env_options(args)
+    if options:
+        for g in games or envs.names():
+            make_game(g, options)  # a bad option: one line before any measuring
+    try:
+        results = run(games, seconds=args.seconds, all_variants=args.all_variants, rounds=args.rounds,
+                      options=options or None)
+    except ReferenceUnavailable as exc:
+        print(f"arena bench: note: {exc}", file=sys.stderr)
+        results = run(games, seconds=args.seconds, all_variants=args.all_variants, rounds=args.rounds,
+                      options=options or None, reference=False)
     print(format_table(results))
     from ..envs.core.accel import backend
     print(f"engine hot spots: {backend()}")
     return 0
 
 
+# ------------------------------------------------------------------------------ quickstart ----
+def fresh_run_folder(base: Path) -> Path:
+    """``base`` if it holds no run yet, else the first of ``base-2``, ``base-3`` ... that does not."""
+    def taken(p: Path) -> bool:
+        return p.exists() and any(p.iterdir())
+    if not taken(base):
+        return base
+    k = 2
+    while taken(base.with_name(f"{base.name}-{k}")):
+        k += 1
+    return base.with_name(f"{base.name}-{k}")
+
+
+def _final_check(out: Path) -> dict[str, dict]:
+    """The training's own final evaluation (eval/final/<opponent>/report.json), per opponent."""
+    found = {}
+    for path in sorted((out / "eval" / "final").glob("*/report.json")):
+        data = json.loads(path.read_text())
+        opp = data["agents"][1]
+        a = data["per_agent"]["learner"]
+        found[opp] = dict(a, seed=data["settings"]["seed"], opening_moves=data["settings"]["opening_moves"])
+    return found
+
+
+def _compare_checks(check: dict[str, dict], report, label: str) -> list[str]:
+    """Lines that put the training's final check next to the evaluation, with sizes and seeds."""
+    lines = ["", "Two measurements of the same policy (different games, so they differ by chance):"]
+    for opp, a in check.items():
+        if opp not in report.names:
+            continue
+        p = report.pair(label, opp)
+        lo1, hi1 = a["win_rate_ci95"]
+        lo2, hi2 = p["win_rate_ci95"]
+        lines.append(f"  vs {opp:10s} training's final check: {100 * a['win_rate']:5.1f}% "
+                     f"[{100 * lo1:.1f}, {100 * hi1:.1f}] of {a['games']} games (seed {a['seed']}); "
+                     f"this evaluation: {100 * p['win_rate']:5.1f}% [{100 * lo2:.1f}, {100 * hi2:.1f}] "
+                     f"of {p['games']} games (seed {report.data['settings']['seed']})")
+        agree = lo1 <= hi2 and lo2 <= hi1
+        lines.append(f"  {'':13s} " + ("the 95% intervals overlap: they agree within sampling noise"
+                                      if agree else "the 95% intervals do not overlap: more than "
+                                      "sampling noise; compare the two reports"))
+    return lines
+
+
+@command
 def cmd_quickstart(args) -> int:
     """The main job on a small default: a short PPO run, then an evaluation against the baselines."""
-    from pathlib import Path
+    game = resolve_game(args.game)
+    options = env_options(args)
+    if options:
+        make_game(game, options)
+    from .config import ConfigError
+    from .commands import _blame, check_set_overrides
 
+    overrides = check_set_overrides(args.set)
+    if options:
+        overrides["env_options"] = options
+    if args.out is None:
+        out = fresh_run_folder(Path("runs/quickstart"))
+        if out.name != "quickstart":
+            print(f"runs/quickstart already holds a run; this one goes to {out} "
+                  f"(--out DIR picks the folder)")
+    else:
+        out = Path(args.out)
+        if out.exists() and any(out.iterdir()):
+            raise CLIError(f"{out} already holds files",
+                           hint=f"leave out --out for a fresh runs/quickstart-N folder, or continue that "
+                                f"run with: arena train {game.split('_v')[0]} --out {out} --resume "
+                                f"--timesteps N")
     from .evaluate import evaluate
     from .ppo import train
 
-    game = envs.resolve(args.game)
-    out = Path(args.out)
-    print(f"[1/2] training {game} for {args.timesteps} steps -> {out}")
-    final = train(game, timesteps=args.timesteps, seed=args.seed, out=out,
-                  checkpoint_interval=args.timesteps, eval_interval=0)
-    print(f"[2/2] evaluating ppo:{final} against heuristic and random ({args.games} games a pairing)")
-    report = evaluate(game, [f"ppo:{final}", "heuristic", "random"], games=args.games,
-                      workers=args.workers, seed=args.seed, out=out / "eval")
+    print(f"[1/2] training {game} for {args.timesteps} steps -> {out}", flush=True)
+    try:
+        final = train(game, timesteps=args.timesteps, seed=args.seed, out=out,
+                      **{"checkpoint_interval": args.timesteps, "eval_interval": 0, **overrides})
+    except ConfigError as exc:
+        raise _blame(exc, overrides) from None
+    label = f"ppo ({final})"
+    print(f"[2/2] evaluating {label} against heuristic and random ({args.games} games a pairing)",
+          flush=True)
+    report = evaluate(game, [f"ppo:{final}", "heuristic", "random"], names=[label, "heuristic", "random"],
+                      options=options or None, games=args.games, workers=args.workers, seed=args.seed,
+                      out=out / "eval")
     print(report.table())
-    print(f"report: {out / 'eval'}/report.md (and .json, .png); checkpoint: {final}")
+    check = _final_check(out)
+    if check:
+        print("\n".join(_compare_checks(check, report, label)))
+    print(f"\nreport: {out / 'eval'}/report.md (and .json, .png); checkpoint: {final}")
+    print(f"play it: arena play {game.split('_v')[0]} --opponents ppo:{final}   "
+          f"or in the browser: arena serve {game.split('_v')[0]} --opponents ppo:{final}")
     return 0
 
 
+# ----------------------------------------------------------------------------------- serve ----
+@command
+def cmd_serve(args) -> int:
+    from .serve import serve
+
+    defaults = {}
+    if args.game:
+        game_id = resolve_game(args.game)
+        options = env_options(args)
+        game = make_game(game_id, options)
+        defaults = {"game": game_id, "options": options}
+        if not 0 <= args.seat < game.num_agents:
+            raise CLIError(f"--seat must be 0..{game.num_agents - 1} for this variant, got {args.seat}")
+        for spec in args.opponents or []:
+            make_agent(spec, game, seed=0)
+    elif args.opt:
+        raise CLIError("--opt needs a game", hint="e.g. arena serve zaka --opt num_players=3")
+    if args.opponents:
+        defaults["opponents"] = list(args.opponents)
+    defaults["seat"] = args.seat
+    if args.seed is not None:
+        defaults["seed"] = args.seed
+    return serve(args.host, args.port, defaults=defaults, open_browser=args.open)
+
+
+# ------------------------------------------------------------------------------------ main ----
 def _positive(convert, what: str):
     """An argparse type: ``convert(text)``, which must be above zero."""
+    import argparse
+
     def parse(text: str):
         try:
             value = convert(text)
@@ -156,42 +268,85 @@ def _positive(convert, what: str):
     return parse
 
 
-def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="arena", description="Tabletop Arena: RL environments from "
-                                "tabletop rulebooks (PettingZoo AEC).")
-    sub = p.add_subparsers(dest="command", required=True)
-    s = sub.add_parser("list", help="registered games and their variants")
+def _port(text: str) -> int:
+    import argparse
+    try:
+        value = int(text)
+    except ValueError:
+        value = -1
+    if not 0 <= value <= 65535:
+        raise argparse.ArgumentTypeError(f"expected a port 0..65535, got {text!r}")
+    return value
+
+
+def build_parser() -> ArenaParser:
+    p = ArenaParser(prog="arena", description="Tabletop Arena: RL environments from tabletop rulebooks "
+                    "(PettingZoo AEC), with agents, training, evaluation and a web page to play them.",
+                    epilog="Env options are --opt KEY=VALUE in every command; --set KEY=VALUE (train, "
+                           "quickstart) sets a training-config key.")
+    sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    s = sub.add_parser("list", help="registered games and their variants",
+                       description="Registered games, their players and the named option sets (variants).")
     s.set_defaults(func=cmd_list)
+
     s = sub.add_parser("play", help="play a game in the terminal against agents",
-                       description="Play against agents. Legal moves are listed; type the number "
-                       "or a few words that pick one out (e.g. 'Giants E5').")
+                       description="Play against agents in the terminal. Legal moves are listed; type "
+                       "the number or a few words that pick one out (e.g. 'Giants E5'). The game ends "
+                       "with the winner and every player's return and score.")
     s.add_argument("game", help="game id or name, e.g. peacekeepers")
-    s.add_argument("--seat", type=int, default=0, help="your player index (default 0)")
-    s.add_argument("--opponents", nargs="*", help="agent specs for the others (default heuristic)")
-    s.add_argument("--opt", action="append", metavar="KEY=VALUE",
-                   help="env option, repeatable, e.g. --opt mode=solo --opt hand_size=3")
-    s.add_argument("--seed", type=int, default=0)
-    s.add_argument("--no-color", action="store_true", help="plain text board")
+    s.add_argument("--seat", type=int_at_least(0), default=0, help="your player index")
+    s.add_argument("--opponents", nargs="+", metavar="AGENT",
+                   help=f"agents for the other players, in order, cycled ({AGENTS_HELP}); default heuristic")
+    add_env_options(s)
+    s.add_argument("--seed", type=int_at_least(0), default=0, help="seed of the game")
+    s.add_argument("--no-color", action="store_true", help="plain text board (colour is only used on a terminal without NO_COLOR)")
     s.set_defaults(func=cmd_play)
-    s = sub.add_parser("bench", help="steps/s of each env vs PettingZoo connect_four_v3")
+
+    s = sub.add_parser("serve", help="a local web page to play any game against any agent",
+                       description="Serve a web page (standard library HTTP server, no internet, no "
+                       "account) where you play any game against any agent: the board drawn, the legal "
+                       "moves listed and clickable, the agents' moves and the result shown. The page "
+                       "picks game, options and agents; the arguments here only preset them.")
+    s.add_argument("game", nargs="?", help="preset game id or name (the page can change it)")
+    s.add_argument("--opponents", nargs="+", metavar="AGENT", help=f"preset agents ({AGENTS_HELP})")
+    add_env_options(s)
+    s.add_argument("--seat", type=int_at_least(0), default=0, help="preset player index for you")
+    s.add_argument("--seed", type=int_at_least(0), help="preset seed (default: a new one each game)")
+    s.add_argument("--host", default="127.0.0.1", help="address to listen on (0.0.0.0: reachable from "
+                   "other machines; there is no login)")
+    s.add_argument("--port", type=_port, default=8000, help="port (0: any free one)")
+    s.add_argument("--open", action="store_true", help="open the page in the default browser")
+    s.set_defaults(func=cmd_serve)
+
+    s = sub.add_parser("bench", help="steps/s of each env vs PettingZoo connect_four_v3",
+                       description="Steps per second of random legal play through each env's PettingZoo "
+                       "API (agent_iter / last / step, with observations), against PettingZoo's "
+                       "connect_four_v3 measured with the same loop in the same run. Numbers are "
+                       "printed, never asserted. Without pygame (connect_four_v3 needs it) the envs "
+                       "are measured without the reference.")
     s.add_argument("games", nargs="*", help="games to measure (default: all)")
-    s.add_argument("--seconds", type=_positive(float, "number"), default=4.0,
-                   help="seconds of play per env")
+    s.add_argument("--seconds", type=_positive(float, "number"), default=4.0, help="seconds of play per env")
     s.add_argument("--all-variants", action="store_true", help="measure every registered variant")
     s.add_argument("--rounds", type=_positive(int, "integer"), default=2,
                    help="rounds, each measuring connect_four_v3 then every env for seconds/rounds "
                         "(the table shows the lowest and highest per-round ratio)")
+    add_env_options(s)
     s.set_defaults(func=cmd_bench)
+
     s = sub.add_parser("quickstart", help="train a short PPO run and evaluate it against the baselines",
                        description="The main job on a small default: MaskablePPO self-play on a game "
                        "(default Peacekeepers, 2-player competitive) for a few minutes on CPU, then a "
-                       "seat-balanced evaluation against the rule-based and random agents.")
-    s.add_argument("game", nargs="?", default="peacekeepers")
-    s.add_argument("--timesteps", type=int, default=30_000, help="learner steps (default 30000)")
-    s.add_argument("--games", type=int, default=100, help="evaluation games per pairing")
-    s.add_argument("--workers", type=int, default=2)
-    s.add_argument("--seed", type=int, default=0)
-    s.add_argument("--out", default="runs/quickstart", help="run folder")
+                       "seat-balanced evaluation against the rule-based and random agents. Each run "
+                       "gets a fresh folder: runs/quickstart, then runs/quickstart-2, ...")
+    s.add_argument("game", nargs="?", default="peacekeepers", help="game id or name")
+    s.add_argument("--timesteps", type=_positive(int, "integer"), default=30_000, help="learner steps")
+    s.add_argument("--games", type=_positive(int, "integer"), default=100, help="evaluation games per pairing")
+    s.add_argument("--workers", type=_positive(int, "integer"), default=2, help="evaluation worker processes")
+    s.add_argument("--seed", type=int_at_least(0), default=0, help="seed of training and evaluation")
+    s.add_argument("--out", help="run folder (default: runs/quickstart, or the next free runs/quickstart-N)")
+    add_env_options(s)
+    s.add_argument("--set", action="append", metavar="KEY=VALUE",
+                   help="training-config key (train/config.py), repeatable, e.g. --set n_envs=4")
     s.set_defaults(func=cmd_quickstart)
     from . import commands
     commands.register(sub)
@@ -199,8 +354,22 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
-    return int(args.func(args) or 0)
+    """``arena``: returns the exit code (2 for a mistake on the command line, printed as one line)."""
+    parser = build_parser()
+    try:
+        args = parser.parse_args(argv)
+    except CLIError as exc:
+        print(exc.line(), file=sys.stderr)
+        return 2
+    try:
+        return int(args.func(args) or 0)
+    except KeyboardInterrupt:
+        print(f"arena {args.command}: interrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:  # the reader stopped reading (arena list | head): not an error
+        import os
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
 
 
 if __name__ == "__main__":

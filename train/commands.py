@@ -4,23 +4,29 @@
     arena train peacekeepers --out runs/pk --resume --timesteps 600000
     arena eval peacekeepers --agents ppo:runs/pk/final.zip heuristic random --games 500
 
-Heavy imports (torch, SB3) happen inside the handlers, so ``arena list`` stays fast.
+Heavy imports (torch, SB3) happen inside the handlers, so ``arena list`` stays fast. Env options are
+``--opt KEY=VALUE`` (``--options`` still works, with a note); ``--set KEY=VALUE`` sets a training-
+config key. Mistakes raise ``CLIError``: one line with a hint, exit code 2.
 """
 from __future__ import annotations
 
-import argparse
-import json
-import sys
+from .cli_common import (CLIError, HelpFormatter, add_env_options, command, env_options, int_at_least,
+                         make_game, parse_env_options, resolve_game)
+
+__all__ = ["register", "parse_env_options", "check_set_overrides", "cmd_train", "cmd_eval"]
 
 TRAIN_EPILOG = """\
 examples:
   arena train peacekeepers --timesteps 300000 --out runs/pk
   arena train peacekeepers --out runs/pk --resume --timesteps 600000   # continue to 600k steps
   arena train peacekeepers --set n_envs=4 --set opponent_mix='{random: 1}'
+  arena train zaka --opt num_players=3
 
-Without --config the game's configs/train/<game>.yaml is used, else configs/train/default.yaml.
-Every config key is documented in train/config.py. The run folder gets config.yaml, checkpoint.zip
-(latest, resumable), final.zip, policy.zip (small, for ppo:PATH), snapshots/, progress.csv,
+--opt sets the game's options (the env; they replace the config's env_options); --set sets a
+training-config key. Without --config the
+game's configs/train/<game>.yaml is used, else configs/train/default.yaml. Every config key is
+documented in train/config.py. The run folder gets config.yaml, checkpoint.zip (latest,
+resumable), final.zip, policy.zip (small, for ppo:PATH), snapshots/, progress.csv,
 tb/ (tensorboard --logdir <out>/tb) and eval/.
 """
 
@@ -28,83 +34,115 @@ EVAL_EPILOG = """\
 agents: random | heuristic | mcts[:N] | ppo:NAME (a shipped agent, e.g. ppo:peacekeepers) | ppo:PATH
 examples:
   arena eval peacekeepers --agents ppo:runs/pk/policy.zip heuristic --games 1000
-  arena eval peacekeepers --agents mcts:100 random --games 20 --options num_players=4
-  arena eval peacekeepers --agents heuristic random --options '{"mode": "competitive_no_points"}'
+  arena eval peacekeepers --agents mcts:100 random --games 20 --opt num_players=4
+  arena eval peacekeepers --agents heuristic random --opt '{"mode": "competitive_no_points"}'
+  arena eval zaka --agents heuristic random --games 10 --record 2    # + 2 games as GIFs
 
 Every group of agents that meets plays every seat arrangement equally often from the same seeded
 start and random opening; --games is the number of games per group (rounded up to whole sets of
 arrangements). With more than 2 players a win is finishing first alone; a shared first place is a
-draw. Writes report.json, report.md and report.png into --out and prints a table.
+draw. Writes report.json, report.md and report.png into --out and prints a table; --record N adds
+N of the games as animated GIFs (game_01_<agents>.gif ...): each move's picture with the move
+written under it.
 """
 
 
-def parse_env_options(items: list[str] | None) -> dict:
-    """``--options`` values: JSON objects and/or ``key=value`` pairs (values parsed as JSON if they can be)."""
-    out: dict = {}
-    for item in items or []:
-        item = item.strip()
-        if item.startswith("{"):
-            try:
-                data = json.loads(item)
-            except json.JSONDecodeError as exc:
-                raise SystemExit(f"--options: invalid JSON {item!r}: {exc}") from None
-            if not isinstance(data, dict):
-                raise SystemExit(f"--options: expected a JSON object, got {item!r}")
-            out.update(data)
-            continue
-        for pair in item.split(","):
-            if not pair:
-                continue
-            if "=" not in pair:
-                raise SystemExit(f"--options expects key=value or a JSON object, got {pair!r}")
-            key, value = pair.split("=", 1)
-            try:
-                out[key.strip()] = json.loads(value)
-            except json.JSONDecodeError:
-                out[key.strip()] = value
-    return out
+def check_set_overrides(pairs: list[str] | None) -> dict:
+    """``--set`` values -> checked training-config overrides; a mistake blames --set."""
+    from .config import ConfigError, check_overrides, parse_overrides
+
+    try:
+        return check_overrides(parse_overrides(pairs), source="--set")
+    except ConfigError as exc:
+        raise CLIError(str(exc), hint="training-config keys are listed in train/config.py; "
+                                      "env options go to --opt") from None
 
 
+def _blame(exc, overrides: dict) -> CLIError:
+    """A training-config error raised while training starts, naming --set when a --set key (or a
+    value out of range there) caused it, else the config file."""
+    text = str(exc)
+    for key in overrides:
+        if text.startswith(f"{key}:") or f"({key}" in text or text.startswith(f"{key} "):
+            return CLIError(f"--set {text}", hint="see train/config.py for the allowed values")
+    return CLIError(text, hint="training-config keys: train/config.py; the file in use: --config, "
+                              "else configs/train/<game>.yaml")
+
+
+@command
 def cmd_train(args) -> int:
-    from .. import envs
-    from ..agents.ppo import CheckpointError
-    from .config import ConfigError, parse_overrides
+    from .config import ConfigError
+
+    game = resolve_game(args.game)
+    overrides = check_set_overrides(args.set)
+    options = env_options(args)
+    if options:
+        make_game(game, options)
+        overrides["env_options"] = options
+    if args.no_progress:
+        overrides["progress"] = False
     from .ppo import train
 
     try:
-        game = envs.resolve(args.game)
-        overrides = parse_overrides(args.set)
-        if args.options:
-            overrides["env_options"] = parse_env_options(args.options)
-        if args.no_progress:
-            overrides["progress"] = False
         path = train(game, config_path=args.config, timesteps=args.timesteps, seed=args.seed,
                      out=args.out, resume=args.resume, **overrides)
-    except (ConfigError, CheckpointError, KeyError) as exc:
-        msg = exc.args[0] if isinstance(exc, KeyError) and exc.args else exc
-        print(f"arena train: error: {msg}", file=sys.stderr)
-        return 2
+    except ConfigError as exc:
+        raise _blame(exc, overrides) from None
     print(f"final checkpoint: {path}")
     return 0
 
 
+@command
 def cmd_eval(args) -> int:
-    from .. import envs
     from .evaluate import evaluate
 
-    try:
-        game = envs.resolve(args.game)
-        out = args.out or f"runs/eval/{game}"
-        report = evaluate(game, args.agents, options=parse_env_options(args.options), games=args.games,
-                          workers=args.workers, seed=args.seed, opening_moves=args.opening_moves,
-                          max_steps=args.max_steps, progress=not args.no_progress, out=out)
-    except (ValueError, KeyError) as exc:  # bad agent spec, checkpoint, option or game name
-        msg = exc.args[0] if isinstance(exc, KeyError) and exc.args else exc
-        print(f"arena eval: error: {msg}", file=sys.stderr)
-        return 2
+    game = resolve_game(args.game)
+    options = env_options(args)
+    game_obj = make_game(game, options)
+    from .cli_common import make_agent
+    for spec in args.agents:  # each spec (and checkpoint) checked before any game is played
+        if not spec.startswith("ppo:"):
+            make_agent(spec, game_obj, seed=0)
+        else:
+            _check_checkpoint(spec, game_obj)
+    out = args.out or f"runs/eval/{game}"
+    report = evaluate(game, args.agents, options=options, games=args.games,
+                      workers=args.workers, seed=args.seed, opening_moves=args.opening_moves,
+                      max_steps=args.max_steps, progress=not args.no_progress, out=out)
     print(report.table())
     print(f"report: {out}/report.md, report.json, report.png")
+    if args.record:
+        from .record import RecordingError, record_report
+        try:
+            for path in record_report(report, game_obj, out, args.record, fmt=args.record_format):
+                print(f"recorded: {path}")
+        except RecordingError as exc:
+            raise CLIError(str(exc), hint="--record-format gif needs only Pillow") from None
     return 0
+
+
+def _check_checkpoint(spec: str, game) -> None:
+    """A ppo: spec names a readable checkpoint that fits ``game`` (torch is imported: the
+    evaluation needs it anyway)."""
+    from ..agents.registry import AgentSpecError
+    from ..agents.shipped import ShippedAgentError, resolve_checkpoint
+    from .cli_common import agent_hint, check_checkpoint_exists
+
+    check_checkpoint_exists(spec, game)
+    try:
+        if not spec[4:]:
+            raise AgentSpecError("ppo needs a shipped agent's name or a checkpoint path")
+        path = resolve_checkpoint(spec[4:])
+        from ..agents.ppo import check_compatible, read_metadata
+        check_compatible(read_metadata(path), game, path)
+    except ImportError as exc:
+        raise CLIError(f"agent {spec!r} needs {exc.name or 'torch'}",
+                       hint="install the training extra: pip install -e '.[train]'") from None
+    except (ValueError, ShippedAgentError) as exc:  # AgentSpecError, CheckpointError
+        raise CLIError(f"agent {spec!r}: {exc}", hint=agent_hint(game.name)) from None
+
+
+_positive_int = int_at_least(1)
 
 
 def register(subparsers) -> None:
@@ -113,17 +151,16 @@ def register(subparsers) -> None:
         "train", help="self-play MaskablePPO training for a registered game",
         description="Train a MaskablePPO policy by self-play against a pool (random, rule-based, "
                     "frozen snapshots of itself), with periodic checkpoints and evaluations.",
-        epilog=TRAIN_EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
+        epilog=TRAIN_EPILOG, formatter_class=HelpFormatter)
     p.add_argument("game", help="game id or name, e.g. peacekeepers or peacekeepers_v0")
     p.add_argument("--config", help="training config YAML (default: configs/train/<game>.yaml or default.yaml)")
-    p.add_argument("--timesteps", type=int, help="total learner steps of the run (a resumed run trains up to it)")
-    p.add_argument("--seed", type=int, help="seed (default: the config's)")
+    p.add_argument("--timesteps", type=_positive_int, help="total learner steps of the run (a resumed run trains up to it; default: the config's)")
+    p.add_argument("--seed", type=int_at_least(0), help="seed (default: the config's)")
     p.add_argument("--out", help="run folder (default runs/<game>/ppo_seed<seed>)")
     p.add_argument("--resume", action="store_true", help="continue the run in --out from its checkpoint.zip")
     p.add_argument("--set", action="append", metavar="KEY=VALUE",
-                   help="override one config key, repeatable (e.g. --set n_envs=4)")
-    p.add_argument("--options", action="append", metavar="JSON|KEY=VALUE",
-                   help="env options (replace the config's env_options), e.g. num_players=4")
+                   help="training-config key (train/config.py), repeatable, e.g. --set n_envs=4")
+    add_env_options(p, deprecated=("--options",))
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.set_defaults(func=cmd_train)
 
@@ -131,18 +168,21 @@ def register(subparsers) -> None:
         "eval", help="seat-balanced evaluation of agents with statistics",
         description="Play agents against each other in every seat arrangement and report W/D/L, "
                     "Wilson intervals, head-to-head, sign tests and Bradley-Terry / Plackett-Luce ratings.",
-        epilog=EVAL_EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
+        epilog=EVAL_EPILOG, formatter_class=HelpFormatter)
     p.add_argument("game", help="game id or name, e.g. peacekeepers")
     p.add_argument("--agents", nargs="+", required=True, metavar="AGENT",
                    help="agent specs: random, heuristic, mcts[:N], ppo:NAME (shipped), ppo:PATH")
-    p.add_argument("--games", type=int, default=100, help="games per group of agents (default 100)")
-    p.add_argument("--workers", type=int, default=2, help="parallel worker processes (default 2)")
-    p.add_argument("--seed", type=int, default=0, help="seed of the whole evaluation (default 0)")
+    p.add_argument("--games", type=_positive_int, default=100, help="games per group of agents")
+    p.add_argument("--workers", type=_positive_int, default=2, help="parallel worker processes")
+    p.add_argument("--seed", type=int_at_least(0), default=0, help="seed of the whole evaluation")
     p.add_argument("--out", help="report folder (default runs/eval/<game>)")
-    p.add_argument("--opening-moves", type=int, default=2,
-                   help="random legal moves opening each game, shared by its seat arrangements (default 2)")
-    p.add_argument("--max-steps", type=int, default=1000, help="move cap; longer games are truncated (default 1000)")
-    p.add_argument("--options", action="append", metavar="JSON|KEY=VALUE",
-                   help="env options, e.g. '{\"mode\": \"competitive\"}' or num_players=4 (repeatable)")
+    p.add_argument("--opening-moves", type=int_at_least(0), default=2,
+                   help="random legal moves opening each game, shared by its seat arrangements")
+    p.add_argument("--max-steps", type=_positive_int, default=1000, help="move cap; longer games are truncated")
+    add_env_options(p, deprecated=("--options",))
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    p.add_argument("--record", type=int_at_least(0), default=0, metavar="N",
+                   help="also write N of the games as animated GIFs into --out, one frame per move")
+    p.add_argument("--record-format", choices=("gif", "mp4"), default="gif",
+                   help="recording format (mp4 needs imageio-ffmpeg)")
     p.set_defaults(func=cmd_eval)

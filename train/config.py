@@ -248,15 +248,32 @@ def validate(cfg: TrainConfig) -> TrainConfig:
     return cfg
 
 
-def from_dict(data: dict[str, Any], source: str = "config") -> TrainConfig:
-    if not isinstance(data, dict):
-        raise ConfigError(f"{source}: must be a mapping of option: value, got {type(data).__name__}")
+def _check_keys(data: dict[str, Any], source: str) -> None:
     unknown = sorted(set(data) - set(FIELDS))
     if unknown:
         import difflib
         hints = [f"{k} (did you mean {m[0]!r}?)" if (m := difflib.get_close_matches(k, FIELDS, 1)) else k
                  for k in unknown]
         raise ConfigError(f"{source}: unknown key(s) {', '.join(hints)}; known keys: {', '.join(FIELDS)}")
+
+
+def check_overrides(overrides: dict[str, Any], source: str = "--set") -> dict[str, Any]:
+    """Unknown keys and values of the wrong type in command-line ``overrides``, blamed on
+    ``source`` (not on the config file they are applied to); returns the checked values."""
+    _check_keys(overrides, source)
+    out = {}
+    for key, value in overrides.items():
+        try:
+            out[key] = value if value is None else _coerce(key, value)
+        except ConfigError as exc:
+            raise ConfigError(f"{source} {exc}") from None
+    return out
+
+
+def from_dict(data: dict[str, Any], source: str = "config") -> TrainConfig:
+    if not isinstance(data, dict):
+        raise ConfigError(f"{source}: must be a mapping of option: value, got {type(data).__name__}")
+    _check_keys(data, source)
     cfg = TrainConfig()
     for key, value in data.items():
         setattr(cfg, key, _coerce(key, value))

@@ -344,25 +344,36 @@ class EvalReport:
         raise KeyError((a, b))
 
     # -- output ---------------------------------------------------------------------------------
-    def table(self) -> str:
+    def table(self, legend: bool = True) -> str:
+        """The per-agent and per-pair tables as text (full agent names), with a legend."""
         d = self.data
-        lines = [f"{'agent':28s} {'games':>6s} {'W':>6s} {'D':>5s} {'L':>6s} {'win%':>6s} "
+        width = max([5] + [len(n) for n in d["agents"]])
+        lines = [f"{'agent':{width}s} {'games':>6s} {'W':>6s} {'D':>5s} {'L':>6s} {'win%':>6s} "
                  f"{'95% CI':>15s} {'Elo':>7s} {'Elo 95% CI':>17s} {'len':>6s}"]
         for name in d["agents"]:
             a = d["per_agent"][name]
             r = d["ratings"][name]
             lo, hi = a["win_rate_ci95"]
-            lines.append(f"{name[:28]:28s} {a['games']:6d} {a['wins']:6d} {a['draws']:5d} {a['losses']:6d} "
+            lines.append(f"{name:{width}s} {a['games']:6d} {a['wins']:6d} {a['draws']:5d} {a['losses']:6d} "
                          f"{100 * a['win_rate']:6.1f} [{100 * lo:5.1f},{100 * hi:5.1f}] {r['elo']:7.0f} "
                          f"[{r['elo_ci95'][0]:7.0f},{r['elo_ci95'][1]:7.0f}] {a['mean_length']:6.1f}")
         if d["pairs"]:
+            pw = max([4] + [len(p["a"]) + len(p["b"]) + 4 for p in d["pairs"]])
             lines.append("")
-            lines.append(f"{'pair':45s} {'W-D-L':>16s} {'win%':>6s} {'95% CI':>15s} {'p (sign)':>9s}")
+            lines.append(f"{'pair':{pw}s} {'W-D-L':>16s} {'win%':>6s} {'95% CI':>15s} {'p (sign)':>9s}")
             for p in d["pairs"]:
                 lo, hi = p["win_rate_ci95"]
-                lines.append(f"{(p['a'] + ' vs ' + p['b'])[:45]:45s} "
-                             f"{p['wins']:>5d}-{p['draws']}-{p['losses']:<5d} {100 * p['win_rate']:6.1f} "
+                wdl = f"{p['wins']}-{p['draws']}-{p['losses']}"
+                lines.append(f"{p['a'] + ' vs ' + p['b']:{pw}s} {wdl:>16s} {100 * p['win_rate']:6.1f} "
                              f"[{100 * lo:5.1f},{100 * hi:5.1f}] {p['p_value']:9.2g}")
+        if legend:
+            lines += ["",
+                      "W/D/L: games won (first place alone), drawn (first place shared), lost; 95% CI: "
+                      "Wilson interval of win%.",
+                      "Elo: rating fitted to all games (Bradley-Terry; Plackett-Luce for more players), "
+                      "mean 0 over these agents; 100 points apart = 64% expected score.",
+                      "len: mean game length in moves (every player's, the random opening included). "
+                      "p (sign): sign test of wins vs losses (small = not chance)."]
         for w in d["warnings"]:
             lines.append(f"WARNING: {w}")
         return "\n".join(lines)

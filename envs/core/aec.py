@@ -31,16 +31,21 @@ class TabletopAEC(AECEnv):
                 "render_fps": 2}
 
     def __init__(self, game: Game, render_mode: str | None = None, illegal_action: str = "raise",
-                 max_steps: int = 1000):
+                 max_steps: int = 1000, ansi_color: bool | None = None):
         super().__init__()
         if render_mode is not None and render_mode not in RENDER_MODES:
             raise ConfigError(f"render_mode must be one of {RENDER_MODES} or None, got {render_mode!r}")
+        if ansi_color not in (None, True, False):
+            raise ConfigError(f"ansi_color must be None (auto), True or False, got {ansi_color!r}")
         if illegal_action not in ("raise", "lose"):
             raise ConfigError(f"illegal_action must be 'raise' or 'lose', got {illegal_action!r}")
         if not isinstance(max_steps, int) or max_steps < 1:
             raise ConfigError(f"max_steps must be a positive int, got {max_steps!r}")
         self.game = game
         self.render_mode = render_mode
+        #: colour codes in text renders: None = plain in ``ansi`` mode, in ``human`` mode only on a
+        #: terminal without NO_COLOR (envs.core.terminal); True / False force them on / off
+        self.ansi_color = ansi_color
         self.illegal_action = illegal_action
         self.max_steps = max_steps
         self.possible_agents = [f"player_{i}" for i in range(game.num_agents)]
@@ -200,13 +205,20 @@ class TabletopAEC(AECEnv):
             return "(call reset() first)"
         if self.render_mode == "rgb_array":
             return self.render_rgb()
-        return self.state_.render_text(observer=None, color=True)
+        return self.state_.render_text(observer=None, color=self._text_color())
+
+    def _text_color(self) -> bool:
+        """Whether the text render carries ANSI colours (the convention of envs.core.terminal)."""
+        if self.ansi_color is not None:
+            return self.ansi_color
+        if self.render_mode == "human":
+            from .terminal import supports_color
+            return supports_color()
+        return False
 
     def render_rgb(self) -> np.ndarray:
-        """Default rgb_array: a picture of the coloured text render (games with a drawn board
-        override this)."""
-        from .textimage import text_to_rgb
-        return text_to_rgb(self.state_.render_text(observer=None, color=True))
+        """The rgb_array picture: the game's drawing of the whole position (``State.render_rgb``)."""
+        return self.state_.render_rgb(observer=None)
 
     def close(self):
         pass

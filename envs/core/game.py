@@ -147,8 +147,18 @@ class State:
     def clone(self) -> "State":
         raise NotImplementedError
 
-    def render_text(self, observer: int | None = None, color: bool = True) -> str:
+    def render_text(self, observer: int | None = None, color: bool = False) -> str:
+        """The position as text. ``observer`` None: the spectator's view (public information
+        only where the game hides some); a seat: what that seat's player may see. ``color``: ANSI
+        colour codes (off by default, see ``envs.core.terminal``)."""
         raise NotImplementedError
+
+    def render_rgb(self, observer: int | None = None) -> np.ndarray:
+        """The position as an ``(H, W, 3) uint8`` picture, with the same ``observer`` rule as
+        ``render_text``. Games draw their own (``envs/<game>/render.py``); this fallback is a
+        picture of the coloured text."""
+        from .textimage import text_to_rgb
+        return text_to_rgb(self.render_text(observer=observer, color=True))
 
     # -- shared -------------------------------------------------------------------------------
     def legal_actions(self) -> list[int]:

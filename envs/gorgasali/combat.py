@@ -272,10 +272,11 @@ class CombatMixin:
                 dmg += card.skill_value
         hit = dmg > 0
         drain = 0
-        if hit and self.has_passive(s, DRAIN):  # D'rain: +5 per die above 4, healed by as much
+        if hit and self.has_passive(s, DRAIN) and not self.immune(t):
+            # D'rain: +5 per die above 4, healed by as much. It is his special ability: E'moon is
+            # immune to it, and armour and the Magic Field do not stop it (they stop card damage)
             ch = self.game.chars[DRAIN]
             drain = ch.bonus * sum(1 for x in dice if x > ch.above)
-            dmg += drain
             self._spend_copy(s)
         self.extension = None
         self._remove_smoke(s)
@@ -284,7 +285,9 @@ class CombatMixin:
         bonus = card.skill == "extra_move" and skill_roll >= card.skill_value
         dealt = self._damage(t, dmg, s, "weapon", piercing=card.skill == "armour_piercing")
         if hit and drain:
+            dealt += self._damage(t, drain, s, "ability")
             self._heal(s, drain)
+            dmg += drain
         if hit and card.skill == "heal_on_hit":
             self._heal(s, card.skill_value)
         self.last_event = (f"{self.name(s)} shot {self.name(t)} with {card.name}: dice {dice}, "
@@ -498,24 +501,29 @@ class CombatMixin:
         self.last_event = f"{self.name(self.cur)} pulled {self.name(t)}"
 
     def copy_targets(self, s: int) -> list[int]:
-        """Octor: copy any ability but E'moon's within range 1-3, any number of times a turn
-        (once per player a turn here, so that a turn always ends)."""
-        if self.char[s] != OCTOR:
+        """Octor: copy any ability but E'moon's within range 1-3, "as many times as you desire,
+        per one turn". A copy that would change nothing (the ability he holds, at its standard
+        cooldown) is not offered; ``octor_copies_per_turn`` caps the copies of one turn (the
+        move-cap safeguard: switching back and forth could otherwise go on for ever)."""
+        if self.char[s] != OCTOR or self.copies >= self.game.rules["octor_copies_per_turn"]:
             return []
         n = self.game.num_seats
-        rng = self.game.chars[OCTOR].range
+        chars = self.game.chars
+        rng = chars[OCTOR].range
         out = []
         for rel in range(1, n):
             t = (s + rel) % n
-            if (t not in self.copied and self.game.chars[self.char[t]].name in _COPYABLE_NAMES
-                    and self.ability_target_ok(s, t, rng, enemy_only=False)):
+            c = self.char[t]
+            if self.held[s] == c and self.held_cd[s] == chars[c].cooldown:
+                continue      # he holds exactly this copy already
+            if chars[c].name in _COPYABLE_NAMES and self.ability_target_ok(s, t, rng, enemy_only=False):
                 out.append(rel)
         return out
 
     def _copy(self, rel: int) -> None:
         s = self.cur
         t = (s + rel) % self.game.num_seats
-        self.copied.add(t)
+        self.copies += 1
         self.held[s] = self.char[t]
         self.held_cd[s] = self.game.chars[self.char[t]].cooldown
         self.last_event = f"{self.name(s)} copied the ability of {self.name(t)}"

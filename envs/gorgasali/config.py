@@ -122,6 +122,8 @@ def load_tables(path: str | Path | None = None, rules: dict | None = None) -> di
         raise ConfigError("skill_die must be 'first' or 'sum'")
     if not isinstance(merged["react_window"], bool):
         raise ConfigError("react_window must be true or false")
+    if not 1 <= merged["octor_copies_per_turn"] <= 100:
+        raise ConfigError(f"octor_copies_per_turn must be 1..100, got {merged['octor_copies_per_turn']}")
     if merged["zone_interval"] < 1 or merged["banner_rounds"] < 1:
         raise ConfigError("zone_interval and banner_rounds must be >= 1")
     cost = merged["movement_cost"]

@@ -25,7 +25,10 @@ Options (``envs.make("gorgasali_v0", **options)``):
 | rules          | dict overriding ``rules:`` of configs/gorgasali.yaml      | {}       |
 |                | (max_rounds, zone_penalty, movement_cost, skill_die, ...) |          |
 | config_path    | another YAML with the same tables                         | None     |
-| render_mode    | None, ansi, rgb_array (an H x W x 3 uint8 map picture), human | None |
+| render_mode    | None, ansi, rgb_array (a drawn picture), human                | None |
+| ansi_color     | colour codes in text renders: None = auto (ansi mode plain;   | None |
+|                | human mode only on a terminal without NO_COLOR), True / False |      |
+|                | force them on / off                                           |      |
 | illegal_action | raise (error, state unchanged) or lose                    | raise    |
 | max_steps      | AEC move cap (every sub-step counts); truncates           | 10000    |
 
@@ -60,7 +63,9 @@ survivors rank above the fallen, by health. 0 on every other step.
 Version history: v0 (first release; Kruber's return, Octor copying passives, the Teleport card,
 loot choice of an elimination's spoils, the rgb_array renderer, the square-by-square walk, the
 reaction window and the eliminator's loot choice for end-of-turn spoils added before any
-release).
+release). Rules changes without a layout change (issue 20): Tochinator range 1; D'rain's bonus
+is ability damage (not on E'moon, through armour); extra chests also in the reaction window;
+Octor copies any number of times a turn (capped); the Dobergun bonus move avoids the walk.
 """
 from __future__ import annotations
 
@@ -82,13 +87,11 @@ class raw_env(TabletopAEC):
     metadata = dict(TabletopAEC.metadata, name=ENV_NAME)
 
     def __init__(self, render_mode: str | None = None, illegal_action: str = "raise",
-                 max_steps: int = DEFAULT_MAX_STEPS, **options):
+                 max_steps: int = DEFAULT_MAX_STEPS, ansi_color: bool | None = None,
+                 **options):
         super().__init__(GorgasaliGame(**options), render_mode=render_mode,
-                         illegal_action=illegal_action, max_steps=max_steps)
-
-    def render_rgb(self):
-        from .render import render_rgb
-        return render_rgb(self.state_)
+                         illegal_action=illegal_action, max_steps=max_steps,
+                         ansi_color=ansi_color)
 
 
 def env(**kwargs):

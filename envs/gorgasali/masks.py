@@ -33,9 +33,11 @@ class MaskMixin:
                 if k not in taken:
                     m[A.CHOOSE + k] = 1
             return m
-        if ph == "react":   # another player's turn starts: use the ability now, or pass
+        if ph == "react":   # another player's turn starts: ability or extra chest now, or pass
             for rel in self.ability_targets(s):
                 m[A.ABILITY + rel] = 1
+            if self.may_open_extra_chest(s):
+                m[A.EXTRA_CHEST] = 1
             m[A.END_TURN] = 1
             return m
         if ph == "loot":
@@ -85,7 +87,7 @@ class MaskMixin:
                 m[A.SQUARE + q] = 1
             return m
         # start and act: extra chest, ability, copy, ammo bag
-        if self.extra_chests[s] > 0 and not self.used_extra_chest:
+        if self.may_open_extra_chest(s):
             m[A.EXTRA_CHEST] = 1
         for rel in self.ability_targets(s):
             m[A.ABILITY + rel] = 1

@@ -126,18 +126,21 @@ class MovementMixin:
 
     def bonus_squares(self) -> list[int]:
         """Six shooter skill: up to 2 more squares anywhere, no obstacle cost, no zone damage;
-        staying put is allowed."""
+        staying put is allowed. Movement: a square covered earlier this turn (the walk's) is not
+        crossed again, by the bonus move neither."""
         s = self.cur
         occ = self.occupied(exclude=s)
         cost = self.game.cost
         bar = self.barrier_squares()
+        covered = self.walk_bits
         seen = {self.pos[s]}
         frontier = [self.pos[s]]
         for _ in range(2):
             nxt = []
             for sq in frontier:
                 for q in STEP[sq]:
-                    if q >= 0 and q not in seen and cost[q] and q not in bar:
+                    if q >= 0 and q not in seen and cost[q] and q not in bar \
+                            and not (covered >> q) & 1:
                         seen.add(q)
                         nxt.append(q)
             frontier = nxt

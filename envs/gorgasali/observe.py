@@ -44,8 +44,9 @@ mats.
 |        |                | tree / field, skipped last turn                                    |
 | vector | 1706..2265     | teammate's mat (duo): 14 positions x 40 card designs               |
 | vector | 2266, 2267     | choosing the Teleport landing square; Kruber may return now        |
-| vector | 2268           | reaction window: the observer may use its ability before the turn  |
-|        |                | of another player (ABILITY, or END_TURN to pass)                   |
+| vector | 2268           | reaction window: the observer may use its ability or open an extra |
+|        |                | chest before the turn of another player (ABILITY, EXTRA_CHEST, or  |
+|        |                | END_TURN to pass)                                                  |
 | vector | 2269..2278     | acting outside its own turn (reaction, spoils): the turn player    |
 |        |                | (rel one-hot)                                                      |
 | vector | 2279           | the walk has begun (no skip or movement card any more)             |

@@ -36,6 +36,7 @@ PHASES = ("choose", "react", "start", "move", "act", "loot", "pull", "steal", "b
           "teleport", "over")
 _TURN_FLAGS = dict(used_consumable=False, used_throwable=False, used_defensive=False,
                    used_extra_chest=False, main_done=False, revived=False, dice=(0, 0),
+                   copies=0,
                    move_points=0, extension=None, bonus_move=False, pending_target=-1,
                    swap_back=None, teleport_range=0, path=(), walk_bits=0, walk_left=0,
                    _walk_cache=None, _walk_ctx=None)
@@ -70,6 +71,9 @@ class GorgasaliState(MovementMixin, MaskMixin, DuoMixin, CombatMixin, State):
         self.mat = [[-1] * A.MAT_SIZE for _ in range(n)]
         self.loaded = [[False, False] for _ in range(n)]
         self.extra_chests = [game.rules["start_extra_chests"]] * n
+        #: the turn (turn_count) in which each player last opened an extra chest: one per turn,
+        #: whoever's turn it is (the rulings)
+        self.chest_turn = [-1] * n
         self.frozen = [False] * n
         self.frozen_by = [-1] * n
         self.burned = [0] * n
@@ -84,7 +88,6 @@ class GorgasaliState(MovementMixin, MaskMixin, DuoMixin, CombatMixin, State):
         self.discard: list[int] = []
         self.loot: list[tuple] = []     # (seat, card) waiting for a slot, in order
         self.return_phase = "act"
-        self.copied: set = set()
         self.cross: set = set()
         self.last_event = ""
         self.return_phase_after_target = "act"
@@ -188,7 +191,6 @@ class GorgasaliState(MovementMixin, MaskMixin, DuoMixin, CombatMixin, State):
         if self.held_cd[seat] > 0:
             self.held_cd[seat] -= 1
         self.__dict__.update(_TURN_FLAGS)
-        self.copied = set()
         self.cross = set()
         self.loot = []
         self.phase = "start"
@@ -207,7 +209,7 @@ class GorgasaliState(MovementMixin, MaskMixin, DuoMixin, CombatMixin, State):
         while self.react_queue and self.alive[seat]:
             r = self.react_queue[0]
             self.react_queue = self.react_queue[1:]
-            if self.alive[r] and self.ability_targets(r):
+            if self.alive[r] and (self.ability_targets(r) or self.may_open_extra_chest(r)):
                 self.cur = r
                 self.phase = "react"
                 return
@@ -361,7 +363,13 @@ class GorgasaliState(MovementMixin, MaskMixin, DuoMixin, CombatMixin, State):
                 return
             self.return_phase_after_target = "react_next"
             self.phase = "react_next"
-            self._use_ability(args[0])
+            if kind == "extra_chest":
+                # an extra chest opened outside one's turn; the reactor is asked again if its
+                # ability also has a use (the chest is not offered twice in one turn)
+                self._open_extra_chest(s)
+                self.react_queue = (s,) + self.react_queue
+            else:
+                self._use_ability(args[0])
         elif ph == "loot":
             s, cid = self.loot.pop(0)
             if kind == "loot":
@@ -403,8 +411,7 @@ class GorgasaliState(MovementMixin, MaskMixin, DuoMixin, CombatMixin, State):
             self._consume(A.CONSUMABLE_POS[args[0]])
         elif kind == "extra_chest":
             self.used_extra_chest = True
-            self.extra_chests[s] -= 1
-            self._open_chest(extra=True)
+            self._open_extra_chest(s)
         elif kind in ("ability", "copy"):
             self.return_phase_after_target = ph
             if kind == "copy":
@@ -441,6 +448,19 @@ class GorgasaliState(MovementMixin, MaskMixin, DuoMixin, CombatMixin, State):
             self._end_turn()
             return
         self._after_action()
+
+    def may_open_extra_chest(self, s: int) -> bool:
+        """Extra chest: ``s`` holds one and has not opened one in this turn; outside its own turn
+        only with ``extra_chest_any_time`` (the reaction window)."""
+        if self.extra_chests[s] <= 0 or self.chest_turn[s] == self.turn_count:
+            return False
+        return s == self.turn_seat or self.game.rules["extra_chest_any_time"]
+
+    def _open_extra_chest(self, s: int) -> None:
+        """'You can use your extra chest any time during the game' (one per turn)."""
+        self.extra_chests[s] -= 1
+        self.chest_turn[s] = self.turn_count
+        self._open_chest(extra=True)
 
     def _consume(self, p: int) -> None:
         s = self.cur
@@ -512,9 +532,13 @@ class GorgasaliState(MovementMixin, MaskMixin, DuoMixin, CombatMixin, State):
         from .observe import build_observation
         return build_observation(self, seat)
 
-    def render_text(self, observer: int | None = None, color: bool = True) -> str:
+    def render_text(self, observer: int | None = None, color: bool = False) -> str:
         from .render import render_text
         return render_text(self, observer, color)
+
+    def render_rgb(self, observer: int | None = None):
+        from .render import render_rgb
+        return render_rgb(self, observer)
 
 
 from .config import COPYABLE as _COPYABLE  # noqa: E402

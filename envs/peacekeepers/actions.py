@@ -10,7 +10,8 @@
 | 1340..1343  | 4     | ZONE choice (halves: top/bottom/left/right; quadrants: see RULES.md)     |
 | 1344        | 1     | RESERVE: put the rolled Giant aside (solo hand of one)                   |
 | 1345        | 1     | DRAW: refill the hand to its size                                        |
-| 1346        | 1     | PASS: decline an optional sub-step, stop placing in an end phase         |
+| 1346        | 1     | PASS: decline an optional sub-step or a Wizard's extra turn, stop placing |
+|             |       | in an end phase                                                          |
 """
 from __future__ import annotations
 

@@ -21,7 +21,11 @@ Options (``envs.make("peacekeepers_v0", **options)``):
 | puzzle_level  | standard, easy, challenge                      | standard                    |
 | reward        | result (+1/-1, rank based) or score            | result                      |
 | rules         | dict overriding configs/peacekeepers.yaml      | {}                          |
-| render_mode   | None, ansi, rgb_array, human                   | None                        |
+| render_mode   | None, ansi, rgb_array (a drawn picture), human | None                        |
+| ansi_color    | colour codes in text renders: None = auto      | None                        |
+|               | (ansi mode plain; human mode only on a         |                             |
+|               | terminal without NO_COLOR), True / False force |                             |
+|               | them on / off                                  |                             |
 | illegal_action| raise (error, state unchanged) or lose         | raise                       |
 | max_steps     | move cap; the game is truncated there          | 1000                        |
 
@@ -33,9 +37,14 @@ are 18 board planes of 10x10, then 84 scalars; table in ``envs/peacekeepers/obse
 
 Rewards: competitive modes +1 / -1 / 0 by final score (4 players: 1, 1/3, -1/3, -1 by rank, ties
 share); ``reward="score"`` gives the rulebook score / 100 instead. Solo and collaborative: the
-rulebook score / 100 (shared). Puzzles: +1 solved, otherwise (filled - left) / holes.
+rulebook score / 100 (shared). Puzzles: +1 solved, otherwise (filled - left - lone Giants) / holes.
 
-Version history: v0 (first release).
+Series: "Multiple Games for Points" (a series of competitive games won on the total score) is
+played game by game with ``envs/peacekeepers/series.py`` (``play_series``), one episode per game.
+
+Version history: v0 (first release). Rules changes since without a layout change (issue 20): a Troll
+may chase its only neighbour; lone puzzle set-up Giants survive far hazards; a Wizard's extra turn
+may be declined (PASS, observation entry 79).
 """
 from __future__ import annotations
 
@@ -55,13 +64,11 @@ class raw_env(TabletopAEC):
     metadata = dict(TabletopAEC.metadata, name=ENV_NAME)
 
     def __init__(self, render_mode: str | None = None, illegal_action: str = "raise",
-                 max_steps: int = 1000, **options):
+                 max_steps: int = 1000, ansi_color: bool | None = None,
+                 **options):
         super().__init__(PeacekeepersGame(**options), render_mode=render_mode,
-                         illegal_action=illegal_action, max_steps=max_steps)
-
-    def render_rgb(self):
-        from .render import render_rgb
-        return render_rgb(self.state_)
+                         illegal_action=illegal_action, max_steps=max_steps,
+                         ansi_color=ansi_color)
 
 
 def env(**kwargs):

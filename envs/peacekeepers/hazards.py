@@ -55,17 +55,27 @@ class HazardMixin:
             self._remove(cell, by, "eruption")
         self._cache = None
 
-    def _remove_solitary_giants(self) -> None:
-        """After hordes and eruptions: Giants with no Giant neighbour leave (discarded)."""
+    def _lonely_giants(self) -> set[int]:
+        """Cells of Giants with no Giant neighbour (in puzzles a Temple keeps a Giant company)."""
         b = self.board
-        lonely = []
+        lonely = set()
         for cell in np.flatnonzero(b == YELLOW):
             nbs = NEIGHBOURS[cell]
             if any(b[z] == YELLOW for z in nbs):
                 continue
             if self.game.puzzle and any(b[z] == WHITE for z in nbs):
                 continue
-            lonely.append(int(cell))
+            lonely.add(int(cell))
+        return lonely
+
+    def _remove_solitary_giants(self, spared: set[int] = frozenset()) -> None:
+        """After hordes and eruptions: Giants this hazard left without company leave (discarded).
+
+        ``spared``: Giants that were already alone before the hazard. Only puzzle set-ups have
+        them (Create Your Own Puzzle: Giants may be placed alone during set-up and need company
+        "at some point" while solving); the hazard did not make them solitary, so they stay.
+        """
+        lonely = sorted(self._lonely_giants() - spared)
         for cell in lonely:
             self._set(cell, EMPTY)
             self.discard.append(int(self.board_cube[cell]))

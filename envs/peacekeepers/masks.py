@@ -142,8 +142,10 @@ class MaskMixin:
                 elif c == ORANGE and not g.puzzle and not first:
                     one_bad, two_bad = neighbour_count_bits(bad)
                     if g.rules["troll_check_after_chase"]:
-                        # one incompatible neighbour the Troll itself chases off, still touching
-                        ok |= code_bits[0] & active & one_bad & ~two_bad & touch2
+                        # one incompatible neighbour the Troll itself chases off; that cube is
+                        # the neighbour the placement needs, even when it is the only one
+                        # (Orange: only Giants, Temples and Volcanoes cannot be chased)
+                        ok |= code_bits[0] & active & one_bad & ~two_bad
                     # or the Troll replaces a cube on the board
                     replaceable = code_bits[RED + 1] | code_bits[GREEN + 1] | code_bits[BLUE + 1] \
                         | code_bits[PURPLE + 1]
@@ -192,15 +194,13 @@ class MaskMixin:
         """(cubes the Troll on ``x`` may chase off, whether it may also chase nobody)."""
         g = self.game
         nbs = NEIGHBOURS[x]
-        need_touch = not g.puzzle and not self.pending_first
         bad = [z for z in nbs if not COMPAT[ORANGE, self.board[z] + 1]]
-        cubes = [z for z in nbs if 0 <= self.board[z] < MOUNTAIN]
         removable = [z for z in nbs if self.board[z] in TROLL_REMOVABLE]
         legal_now = not bad
         targets = []
         for z in removable:
-            if need_touch and len(cubes) < 2:
-                continue  # chasing the only neighbour would leave the Troll touching nothing
+            # Orange: any adjacent inhabitant but a Giant, Temple or Volcano, the Troll's only
+            # neighbour included (the touching rule holds when the Troll is placed)
             if legal_now or (g.rules["troll_check_after_chase"] and bad == [z]):
                 targets.append(z)
         return targets, legal_now
@@ -260,7 +260,7 @@ class MaskMixin:
             else:
                 if self._reserve_allowed():
                     bits |= 1 << A.RESERVE
-                if self.end_phase is not None or self.stuck_pass:
+                if self.end_phase is not None or self.stuck_pass or self._may_decline_turn():
                     bits |= 1 << A.PASS
             return _unpack_mask(bits)
         mask = np.zeros(A.NUM_ACTIONS, np.int8)
@@ -288,6 +288,11 @@ class MaskMixin:
             mask[[A.REROLL + rel * 10 + c for rel, c in self._reroll_targets()]] = 1
             mask[A.PASS] = 1
         return mask
+
+    def _may_decline_turn(self) -> bool:
+        """Blue: a Wizard's extra turn may be declined (alone at the table the next turn is the
+        player's own again, so there is nothing to decline)."""
+        return self.bonus_turn and self.phase == "play" and self.game.num_seats > 1
 
     def _reserve_allowed(self) -> bool:
         # Solo Game Play, hand of one: a rolled Giant may wait in reserve; with two, play them

@@ -27,7 +27,7 @@ Seats are relative to the observer: ``rel 0`` is the observer, ``rel k`` the k-t
 | vector | 69..72           | end-phase allotment left, rel seats (/10)                        |
 | vector | 73, 74           | end phase: a zone filled / a player got stuck                    |
 | vector | 75..78           | current rulebook score of rel seats (/100, clipped)              |
-| vector | 79               | the pending sub-step may be declined                             |
+| vector | 79               | the pending sub-step, or the Wizard's extra turn, may be declined|
 | vector | 80..83           | mountain peaks placed by rel seats (/30)                         |
 """
 from __future__ import annotations
@@ -87,7 +87,8 @@ def build_observation(state, seat: int) -> np.ndarray:
                        None if g.competitive else state._scores(),   # None: the kernel scores
                        state.peaks, state.reserves[seat], state.bag, state.discard,
                        _PHASE_INDEX[state.phase], state.ranges, _END_CODE[state.end_phase],
-                       state.pending_optional, state.board, state.zone, state.penalty)
+                       state.pending_optional or state._may_decline_turn(), state.board,
+                       state.zone, state.penalty)
     return obs
 
 
@@ -148,7 +149,7 @@ def build_observation_py(state, seat: int) -> np.ndarray:
         v[73] = 1.0
     elif state.end_phase == "stuck":
         v[74] = 1.0
-    if state.pending_optional:
+    if state.pending_optional or state._may_decline_turn():
         v[79] = 1.0
     _VECTOR.pack_into(obs, _VEC_OFFSET, *v)
     return obs

@@ -15,7 +15,7 @@ from ..core.game import State, rank_returns
 from . import actions as A
 from .board import (BLACK, BLUE, BROWN, CELLS, EMPTY, ERUPTED, FULL, GRAY, GREEN,
                                      MOUNTAIN, MOUNTAIN_CANDIDATES, NEIGHBOURS, ORANGE, SIZE, WHITE,
-                                     YELLOW, add_mountains)
+                                     YELLOW, add_mountains, dilate)
 from .hazards import HazardMixin
 from .masks import MaskMixin, _active_bits, _zone_bits
 
@@ -88,6 +88,9 @@ class PeacekeepersState(MaskMixin, HazardMixin, State):
         self.pending_cell = -1      # the cell of the cube whose sub-step is running
         self.pending_optional = False
         self.extra_turn = False
+        #: the turn running is a Wizard's extra turn: the player may decline it (PASS) and is not
+        #: out when it has nothing to place on it
+        self.bonus_turn = False
         self.end_phase: str | None = None  # None | "zone" (a zone filled) | "stuck"
         self.filler = -1
         self.allot = [0] * n
@@ -345,6 +348,11 @@ class PeacekeepersState(MaskMixin, HazardMixin, State):
             elif kind == "pass" and self.stuck_pass:
                 self.stuck_pass = False
                 self._stuck()
+            elif kind == "pass" and self.bonus_turn:
+                # Blue: the Wizard's extra turn is declined; play passes on (an end-phase
+                # allotment is kept for the player's next turn)
+                self.bonus_turn = False
+                self._next_turn()
             elif kind == "pass":
                 self.phase_penalty[self.cur] += self.allot[self.cur]
                 self.allot[self.cur] = 0
@@ -394,19 +402,22 @@ class PeacekeepersState(MaskMixin, HazardMixin, State):
         seat = self.cur
         cube = self._take_from_hand(seat, colour)
         self.extra_turn = False
+        self.bonus_turn = False
         self.pending_cell = cell
         self.placed_colour = colour
-        if colour == BROWN:
-            self._horde(cell, seat)
-            self.discard.append(cube)
-            self._remove_solitary_giants()
-            return self._finish_placement()
-        if colour == GRAY:
-            # Resolving a Volcanic Eruption: the gray cube sits on the erupting volcano
-            self._set(cell, ERUPTED)
-            self.on_volcanoes.append(cube)
-            self._eruption(cell, seat)
-            self._remove_solitary_giants()
+        if colour in (BROWN, GRAY):
+            # solitary Giants are removed after the hazard; Giants already alone before it
+            # (lone puzzle set-up Giants still waiting for company) are not its doing
+            alone_before = self._lonely_giants()
+            if colour == BROWN:
+                self._horde(cell, seat)
+                self.discard.append(cube)
+            else:
+                # Resolving a Volcanic Eruption: the gray cube sits on the erupting volcano
+                self._set(cell, ERUPTED)
+                self.on_volcanoes.append(cube)
+                self._eruption(cell, seat)
+            self._remove_solitary_giants(spared=alone_before)
             return self._finish_placement()
         replaced = self.board[cell] != EMPTY
         self.pending_first = not self.first_done[seat]
@@ -464,7 +475,8 @@ class PeacekeepersState(MaskMixin, HazardMixin, State):
             if not g.puzzle or g.puzzle_level == "challenge":
                 self._draw(seat, g.hand_size - len(self.hands[seat]))
             if g.puzzle and not (self.board[self.active] == EMPTY).any():
-                self.solved = True
+                # the field is full: solved unless a set-up Giant never got its company
+                self.solved = not self._lonely_giants()
                 return self._game_over()
         if self.end_phase is not None:
             self.allot[seat] -= 1
@@ -478,8 +490,8 @@ class PeacekeepersState(MaskMixin, HazardMixin, State):
                     self.phase_penalty = [0] * g.num_seats
                     break
         if self.extra_turn and self.end_phase != "zone" and (self.end_phase is None or self.allot[seat] > 0):
-            self.extra_turn = False  # Blue Wizards: take another turn
-            return self._begin_turn(seat)
+            self.extra_turn = False  # Blue Wizards: the player may take another turn
+            return self._begin_turn(seat, bonus=True)
         self.extra_turn = False
         self._next_turn()
 
@@ -510,10 +522,11 @@ class PeacekeepersState(MaskMixin, HazardMixin, State):
                     return self._begin_turn(s)
         return self._game_over()
 
-    def _begin_turn(self, seat: int) -> None:
+    def _begin_turn(self, seat: int, bonus: bool = False) -> None:
         g = self.game
         self.cur = seat
         self.phase = "play"
+        self.bonus_turn = bonus
         if g.competitive and len(self.hands[seat]) <= g.rules["refill_at"] and self.bag:
             if g.rules["refill_choice"]:
                 self.phase = "refill"
@@ -538,6 +551,11 @@ class PeacekeepersState(MaskMixin, HazardMixin, State):
             if bits or self._reserve_allowed():
                 self.stuck_streak = 0
                 return
+            if self.bonus_turn and self.game.competitive:
+                # Blue: nothing to place on a Wizard's extra turn is no reason to be out; the
+                # turn is simply not taken (outside competitive play a stuck player only passes)
+                self.bonus_turn = False
+                return self._next_turn()
             return self._stuck()
 
     def _stuck(self) -> None:
@@ -624,7 +642,11 @@ class PeacekeepersState(MaskMixin, HazardMixin, State):
         if g.puzzle:
             holes_left = empty
             filled = self.puzzle_holes - holes_left
-            return [float(filled - holes_left)] * n
+            # a set-up Giant still without a Giant or Temple beside it is unfinished work too
+            codes = self._code_bits()
+            giants = codes[YELLOW + 1]
+            lonely = (giants & ~dilate(giants | codes[WHITE + 1])).bit_count() if giants else 0
+            return [float(filled - holes_left - lonely)] * n
         # Solo Game Play scoring: 100 minus empty spaces minus cubes left in hand
         left = sum(len(h) for h in self.hands) + sum(len(r) for r in self.reserves)
         return [float(100 - empty - left)] * n
@@ -661,6 +683,10 @@ class PeacekeepersState(MaskMixin, HazardMixin, State):
     def action_to_str(self, action: int) -> str:
         return A.action_to_str(action, self.game.zone_kind)
 
-    def render_text(self, observer: int | None = None, color: bool = True) -> str:
+    def render_text(self, observer: int | None = None, color: bool = False) -> str:
         from .render import render_text
         return render_text(self, observer, color)
+
+    def render_rgb(self, observer: int | None = None):
+        from .render import render_rgb
+        return render_rgb(self, observer)

@@ -17,7 +17,10 @@ Options (``envs.make("warbah_v0", **options)``):
 | num_players    | 2, 3, 4 (map 9x7, 10x8, 11x9)                      | 2       |
 | allies         | True: alliances (3-4 players only)                 | False   |
 | rules          | dict overriding configs/warbah.yaml                | {}      |
-| render_mode    | None, ansi, human                                  | None    |
+| render_mode    | None, ansi, rgb_array (a drawn picture), human     | None    |
+| ansi_color     | colour codes in text renders: None = auto (ansi    | None    |
+|                | mode plain; human mode only on a terminal without  |         |
+|                | NO_COLOR), True / False force them on / off        |         |
 | illegal_action | raise or lose                                      | raise   |
 | max_steps      | AEC move cap (truncation)                          | 1000    |
 
@@ -82,9 +85,11 @@ class raw_env(TabletopAEC):
     metadata = dict(TabletopAEC.metadata, name=ENV_NAME)
 
     def __init__(self, render_mode: str | None = None, illegal_action: str = "raise",
-                 max_steps: int = 1000, **options):
+                 max_steps: int = 1000, ansi_color: bool | None = None,
+                 **options):
         super().__init__(WarbahGame(**options), render_mode=render_mode,
-                         illegal_action=illegal_action, max_steps=max_steps)
+                         illegal_action=illegal_action, max_steps=max_steps,
+                         ansi_color=ansi_color)
 
 
 def env(**kwargs):

@@ -1,4 +1,4 @@
-"""Warbah observations (observer-relative, hidden information excluded) and the text render.
+"""Warbah observations (observer-relative, hidden information excluded); the renders are in render.py.
 
 Board planes (17, H, W): 0 land, 1 explored, 2 terrain code/7, 3 settlement code/7, 4 owned by
 me, 5 owned by another (relative seat/N), 6 my heroes, 7 other heroes (chits are public; their
@@ -523,37 +523,3 @@ def observe(st, seat: int) -> np.ndarray:
     # -- block A section (spells, wizards, items): vector (266), see spells.observe --
     observe_magic(st, seat, w[ob:], my_heroes)
     return out
-
-
-GLYPH = {"clear": ".", "forest": "f", "marsh": "m", "desert": "d", "hills": "h", "mountains": "M"}
-SGLYPH = {"village": "v", "town": "t", "city": "C", "castle": "K", "mine": "$", "tower": "T",
-          "capitol": "@"}
-
-
-def render_text(st, observer=None) -> str:
-    g = st.game
-    lines = [f"Warbah turn {st.turn} phase {st.phase} to act: player {st.current_player}",
-             "gold: " + " ".join(f"p{s}={st.gold[s]}" + ("" if st.alive[s] else "(out)")
-                                 for s in range(g.num_seats))]
-    for r in range(g.h):
-        row = [" " if r % 2 else ""]
-        for c in range(g.w):
-            i = r * g.w + c
-            if not st.land[i]:
-                ch = f"S{st.fleet_owner[i]}" if st.ships[i] > 0 else "~~"  # block B: fleets
-            elif not st.explored[i]:
-                ch = "??"
-            else:
-                t = TERRAINS[st.terrain[i]]
-                ch = SGLYPH[SETTLEMENTS[st.settle[i]]] if t == "settlement" else GLYPH[t]
-                ch += "E" if st.encounter[i] else (str(st.owner[i]) if st.owner[i] >= 0 else " ")
-            hi = st.hero_at(i)
-            if hi >= 0:
-                ch = f"H{st.heroes[hi]['seat']}"
-            row.append(ch)
-        lines.append(" ".join(row))
-    for h in st.heroes:
-        if h["alive"] and (observer is None or observer == h["seat"]):
-            lines.append(f"p{h['seat']} hero {h['id']}: troops {h['troops'].tolist()} xp {h['xp']} "
-                         f"abilities {[a for a, _ in h['abil']]}")
-    return "\n".join(lines)

@@ -740,9 +740,13 @@ class WarbahState(State):
     def observation(self, seat: int) -> np.ndarray:
         return (_OBSERVE or _observe_fn())(self, seat)
 
-    def render_text(self, observer=None, color=True) -> str:
-        from .observe import render_text
-        return render_text(self, observer)
+    def render_text(self, observer=None, color=False) -> str:
+        from .render import render_text
+        return render_text(self, observer, color)
+
+    def render_rgb(self, observer=None):
+        from .render import render_rgb
+        return render_rgb(self, observer)
 
 
 # -- rolls open to Luck (luck.chain steps; RARE ABILITY Luck) -------------------------------------

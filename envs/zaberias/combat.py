@@ -44,10 +44,21 @@ def can_attack_unit(st, attacker: int, target: int) -> bool:
     return True
 
 
+def may_attack(st, uid: int) -> bool:
+    """On the map with an attack left. A Dragon's rider attacks on its own from the Dragon's
+    back (Dragon Q&A: getting on or off does not stop it attacking; the carried unit can still
+    attack) unless ``rider_attacks_alone`` is off, when it only fights inside the Dragon's
+    attack."""
+    status = st.status[uid]
+    if st.attacks[uid] <= 0:
+        return False
+    return status == M.BOARD or (status == M.RIDING and st.game.rules["rider_attacks_alone"])
+
+
 def attack_targets(st, uid: int) -> list[int]:
     """Cells the unit may attack now (units, cities, a vacant site it stands on)."""
     g = st.game
-    if st.status[uid] != M.BOARD or st.attacks[uid] <= 0:
+    if not may_attack(st, uid):
         return []
     U = g.U
     seat = uid // U
@@ -55,7 +66,8 @@ def attack_targets(st, uid: int) -> list[int]:
     here = st.cell[uid]
     out = []
     site = geo.site_of[here]
-    if site >= 0 and st.city_owner[site] != seat:
+    if site >= 0 and st.city_owner[site] != seat and st.status[uid] == M.BOARD:
+        # (a rider never takes the square its Dragon stands on: the Dragon stands there)
         # take over a vacant site, or attack the enemy city the unit stands in (scenario 2)
         out.append(here)
     for x in geo.cells_in_range(here, M.unit_range(st, uid)):
@@ -73,14 +85,14 @@ def attack_targets(st, uid: int) -> list[int]:
 def has_attack_target(st, uid: int) -> bool:
     """``bool(attack_targets(st, uid))``, stopping at the first target."""
     g = st.game
-    if st.status[uid] != M.BOARD or st.attacks[uid] <= 0:
+    if not may_attack(st, uid):
         return False
     U = g.U
     seat = uid // U
     geo = st.geo
     here = st.cell[uid]
     site = geo.site_of[here]
-    if site >= 0 and st.city_owner[site] != seat:
+    if site >= 0 and st.city_owner[site] != seat and st.status[uid] == M.BOARD:
         return True
     occ, site_of, city_owner = st.occ, geo.site_of, st.city_owner
     for x in geo.cells_in_range(here, M.unit_range(st, uid)):
@@ -97,7 +109,7 @@ def has_attack_target(st, uid: int) -> bool:
 
 def can_join(st, uid: int, target: int) -> bool:
     """An ambush partner: a friendly unit with an attack left and the target in its range."""
-    if st.status[uid] != M.BOARD or st.attacks[uid] <= 0:
+    if not may_attack(st, uid):
         return False
     if not st.geo.in_range(st.cell[uid], target, M.unit_range(st, uid)):
         return False
@@ -121,15 +133,16 @@ def begin_attack(st, uid: int, target: int) -> None:
     seat = uid // st.game.U
     site = geo.site_of[target]
     st.combat = {"seat": seat, "attackers": [uid], "target": target, "city_attacker": -1,
-                 "takeover": False}
-    st.attacks[uid] -= 1
-    st.attacked[uid] = True
+                 "takeover": False, "riders": ()}
     if target == st.cell[uid] and st.city_owner[site] < 0:
         # taking over a vacant site is the unit's attack; a wood city goes up, free
+        st.attacks[uid] -= 1
+        st.attacked[uid] = True
         st.combat = None
         st.city_owner[site], st.city_grade[site] = seat, 1
         st.phase = "main"
         return
+    _commit(st, st.combat, uid)
     if ambush_partners(st):
         st.phase = "ambush"
         return
@@ -141,14 +154,31 @@ def begin_city_attack(st, site: int) -> None:
     seat = st.city_owner[site]
     st.city_acted[site] = True
     st.combat = {"seat": seat, "attackers": [], "target": st.geo.site_cells[site],
-                 "city_attacker": site, "takeover": False}
+                 "city_attacker": site, "takeover": False, "riders": ()}
     resolve(st)
 
 
-def join(st, uid: int) -> None:
-    st.combat["attackers"].append(uid)
+def _commit(st, c, uid: int) -> None:
+    """``uid`` joins the attack ``c`` and spends its attack; a Dragon's rider with an attack left
+    fights with it as one (Dragon Q&A: its strength and dice are added) and spends its attack
+    too. Who fights with a rider is fixed here, once, so a tie re-roll (Dice rule 10: the
+    attacker goes on until one wins) rolls the same fighters again."""
+    if uid not in c["attackers"]:
+        c["attackers"].append(uid)
     st.attacks[uid] -= 1
     st.attacked[uid] = True
+    r = st.rider[uid]
+    o = st.occ[c["target"]]
+    # the rider fights with its Dragon only if it could attack the target itself (attack left,
+    # not loved by the Undead when the target is an Undead unit): joining is its attack
+    if r >= 0 and st.attacks[r] > 0 and (o < 0 or can_attack_unit(st, r, o)):
+        st.attacks[r] = 0
+        st.attacked[r] = True
+        c["riders"] = c["riders"] + (uid,)
+
+
+def join(st, uid: int) -> None:
+    _commit(st, st.combat, uid)
     if not ambush_partners(st):
         resolve(st)
 
@@ -181,18 +211,13 @@ def resolve(st) -> None:
     U = g.U
     geo = st.geo
     d_seat, d_unit, d_site, _ = _defence(st, c)
-    # attacker's total: every unit's dice + muscle (a Dragon's rider joins if it has not attacked)
+    # attacker's total: every unit's dice + muscle (a Dragon with its rider, as declared)
     if c["city_attacker"] >= 0:
         a_total = roll(st, g.city_dice[st.city_grade[c["city_attacker"]]])
     else:
         a_total = 0
         for u in c["attackers"]:
-            r = st.rider[u]
-            with_rider = r >= 0 and st.attacks[r] > 0
-            a_total += unit_strength_roll(st, u, with_rider)
-            if with_rider:
-                st.attacks[r] = 0
-                st.attacked[r] = True
+            a_total += unit_strength_roll(st, u, u in c["riders"] and st.rider[u] >= 0)
     d_total = 0
     if d_unit >= 0:
         d_total += unit_strength_roll(st, d_unit)
@@ -289,7 +314,7 @@ def kill(st, uid: int, killer: int) -> None:
             st.held[killer].append(h)
             st.holder[h] = killer
         else:
-            st.status[h], st.holder[h] = M.ARMORY, -1
+            _release_body(st, h, cell)
     st.held[uid] = []
     st.effects[uid] = 0
     st.boost[uid] = (0, 0, 0)
@@ -322,9 +347,17 @@ def finish_removals(st) -> None:
     st.check_eliminations()
 
 
+def _release_body(st, h: int, cell: int) -> None:
+    """A held unit goes back to its armory, its body "released back into the world" on ``cell``
+    (the Siphon's square) now: the Necromancer may revive it there (Necromancer Q&A: a unit held
+    by a Ninja or Phantom is revivable once the Siphon is killed and lets its body go)."""
+    st.status[h], st.holder[h] = M.ARMORY, -1
+    st.death[h] = (cell, st.turn)
+
+
 def release(st, k: int) -> None:
     """The overfull Siphon's owner releases the held unit in position ``k``."""
     s = st.overfull[0]
     h = st.held[s].pop(k)
-    st.status[h], st.holder[h] = M.ARMORY, -1
+    _release_body(st, h, st.cell[s])
     finish_removals(st)

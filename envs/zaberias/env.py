@@ -24,7 +24,10 @@ Options (``envs.make("zaberias_v0", **options)``):
 |                | (start_coins, max_coins, siphon_capacity,            |                     |
 |                | headhunter_coins, max_rounds, max_actions, ...)      |                     |
 | config_path    | another rules YAML (boards, rosters, die)            | configs/zaberias.yaml |
-| render_mode    | None, ansi, rgb_array, human                         | None                |
+| render_mode    | None, ansi, rgb_array (a drawn picture), human       | None                |
+| ansi_color     | colour codes in text renders: None = auto (ansi mode | None                |
+|                | plain; human mode only on a terminal without         |                     |
+|                | NO_COLOR), True / False force them on / off          |                     |
 | illegal_action | raise (error, state unchanged) or lose               | raise               |
 | max_steps      | env move cap; the game is truncated there            | 2000                |
 
@@ -47,7 +50,9 @@ default 950) survivors rank by material (unit costs + city worth + coins).
 Version history: v0 (first release; the RELEASE block grew from 4 to (n - 1)U actions
 so that a Siphon holding more than 4 can choose whom to keep; two phases were added, `pickup`
 (the Dragon picks up a wood unit on its way) and `tele_move` (the Teleporter walks while holding
-a unit), so the observation vector grew by 2).
+a unit), so the observation vector grew by 2). Rules changes without a layout change (issue
+20): a tie re-roll keeps a Dragon's rider; units released by a killed Siphon can be revived; a
+Dragon's rider may attack on its own (``rules.rider_attacks_alone``).
 """
 from __future__ import annotations
 
@@ -68,13 +73,11 @@ class raw_env(TabletopAEC):
     metadata = dict(TabletopAEC.metadata, name=ENV_NAME)
 
     def __init__(self, render_mode: str | None = None, illegal_action: str = "raise",
-                 max_steps: int = DEFAULT_MAX_STEPS, **options):
+                 max_steps: int = DEFAULT_MAX_STEPS, ansi_color: bool | None = None,
+                 **options):
         super().__init__(ZaberiasGame(**options), render_mode=render_mode,
-                         illegal_action=illegal_action, max_steps=max_steps)
-
-    def render_rgb(self):
-        from .render import render_rgb
-        return render_rgb(self.state_)
+                         illegal_action=illegal_action, max_steps=max_steps,
+                         ansi_color=ansi_color)
 
 
 def env(**kwargs):

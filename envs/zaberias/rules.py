@@ -589,6 +589,10 @@ class ZaberiasState(State):
         kind, _ = self.game.layout.decode(action)
         return f"a {kind!r} action is not available in phase {self.phase!r} here"
 
-    def render_text(self, observer: int | None = None, color: bool = True) -> str:
+    def render_text(self, observer: int | None = None, color: bool = False) -> str:
         from .render import render_text
         return render_text(self, observer, color)
+
+    def render_rgb(self, observer: int | None = None):
+        from .render import render_rgb
+        return render_rgb(self, observer)

@@ -22,7 +22,10 @@ Options (``envs.make("zaka_v0", **options)``):
 |                | two_player_friendly (owner, army), max_turns,      |         |
 |                | hand_size, min_monsters, plays_per_turn, ...       |         |
 | config_path    | another card list (same schema as configs/zaka.yaml)| None   |
-| render_mode    | None, ansi, human                                  | None    |
+| render_mode    | None, ansi, rgb_array (a drawn picture), human     | None    |
+| ansi_color     | colour codes in text renders: None = auto (ansi    | None    |
+|                | mode plain; human mode only on a terminal without  |         |
+|                | NO_COLOR), True / False force them on / off        |         |
 | illegal_action | raise (error, state unchanged) or lose             | raise   |
 | max_steps      | AEC move cap; the game is truncated there          | 1000    |
 
@@ -64,9 +67,11 @@ class raw_env(TabletopAEC):
     metadata = dict(TabletopAEC.metadata, name=ENV_NAME)
 
     def __init__(self, render_mode: str | None = None, illegal_action: str = "raise",
-                 max_steps: int = 1000, **options):
+                 max_steps: int = 1000, ansi_color: bool | None = None,
+                 **options):
         super().__init__(ZakaGame(**options), render_mode=render_mode,
-                         illegal_action=illegal_action, max_steps=max_steps)
+                         illegal_action=illegal_action, max_steps=max_steps,
+                         ansi_color=ansi_color)
 
 
 def env(**kwargs):

@@ -548,7 +548,11 @@ class ZakaState(State):
         from .render import action_to_str
         return action_to_str(self, action)
 
-    def render_text(self, observer: int | None = None, color: bool = True) -> str:
+    def render_text(self, observer: int | None = None, color: bool = False) -> str:
         from .render import render_text
         return render_text(self, observer, color)
+
+    def render_rgb(self, observer: int | None = None):
+        from .render import render_rgb
+        return render_rgb(self, observer)
 

@@ -66,7 +66,7 @@ def make_state(chars, positions, mode="solo", phase="act", cur=0, rules=None, he
     st.cooldown = [0] * n
     st.skipped_last = [False] * n
     st.__dict__.update(_TURN_FLAGS)
-    st.copied, st.cross, st.loot = set(), set(), []
+    st.cross, st.loot = set(), []
     st.cur = st.turn_seat = cur
     st.phase = phase
     st._mask = None

@@ -43,6 +43,7 @@ def test_characters_octor_copies_tharsis_burn_once():
     E'moon's. Stolen ability is for one time use only' -- passive ones too (designed: a copied
     passive acts at its first trigger). Tharsis' burn at the end of Octor's turn."""
     st = make_state(["Octor", "Tharsis", "Armazi"], [sq(18, 10), sq(18, 13), sq(18, 11)])
+    st.held[0], st._mask = -1, None                 # his start copy (Tharsis', the next seat) spent
     assert A.COPY + 1 in legal(st)
     st.apply(A.COPY + 1)
     assert st.held[0] == 7 and st.held_cd[0] == 0
@@ -57,6 +58,7 @@ def test_characters_octor_copies_drain_for_one_hit():
     st = make_state(["Octor", "D'rain", "Armazi"], [sq(18, 10), sq(18, 12), sq(5, 5)],
                     health=[80, 100, 100])
     give(st, 0, W0, "Colt")
+    st.held[0], st._mask = -1, None                 # his start copy (D'rain's, the next seat) spent
     st.apply(A.COPY + 1)
     st.rng = Dice(5, 6)
     st.apply(A.shoot(0, 1))

@@ -136,3 +136,60 @@ def test_emoon_is_immune_to_abilities():
     st.frozen[3] = False
     st.apply(A.END_TURN)
     assert st.health[1] == 100 and st.health[2] == 90
+
+
+def test_emoon_is_immune_to_drains_bonus():
+    """E'moon 'cannot be affected by any other character's special ability': D'rain's extra 5 per
+    die above 4 is his special ability, so a shot at E'moon deals the weapon's damage only and
+    drains nothing (D'rain is not healed)."""
+    st = make_state(["D'rain", "E'moon"], [sq(18, 10), sq(18, 12)], health=[50, 100])
+    give(st, 0, W0, "Colt")
+    st.rng = Dice(5, 6)
+    st.apply(A.shoot(0, 1))
+    assert st.health == [50, 100 - 22]
+
+
+def test_drain_bonus_is_ability_damage_armour_and_field_do_not_stop_it():
+    """D'rain with the Armor cards ('block all incoming damage except for character's special
+    abilities') and the Magic Field ('half of all incoming damage is blocked, except for enemy
+    character's special ability'): the weapon part is blocked or halved, the drain part is not."""
+    st = make_state(["D'rain", "Armazi"], [sq(18, 10), sq(18, 12)], health=[50, 100])
+    give(st, 0, W0, "Colt")
+    give(st, 1, A.ARMOUR_POS[1], "Body Armour")
+    st.rng = Dice(5, 6)                               # 22 by the Colt, +10 drained
+    st.apply(A.shoot(0, 1))
+    assert st.health == [60, 100 - (22 - 20) - 10]
+    st = make_state(["D'rain", "Armazi"], [sq(18, 10), sq(18, 12)], health=[50, 100])
+    give(st, 0, W0, "Colt")
+    st.banners = [("field", (sq(18, 12),), 1, 3)]
+    st.rng = Dice(5, 6)
+    st.apply(A.shoot(0, 1))
+    assert st.health == [60, 100 - 11 - 10]
+
+
+def test_octor_copies_as_many_times_as_desired_per_turn():
+    """Octor: 'You can steal any special ability from any character as many times as you desire,
+    per one turn' -- he may copy Armazi, then Medea, then Armazi again in one turn; a copy that
+    changes nothing (the very copy he holds) is not offered; the designed safeguard
+    ``octor_copies_per_turn`` ends the copying (here 3)."""
+    st = make_state(["Octor", "Medea", "Armazi"], [sq(18, 10), sq(18, 12), sq(18, 11)])
+    st.apply(A.COPY + 2)                            # Armazi
+    assert st.held[0] == 0 and A.COPY + 2 not in legal(st) and A.COPY + 1 in legal(st)
+    st.apply(A.COPY + 1)                            # Medea
+    assert st.held[0] == 3 and st.held_cd[0] == 3
+    assert A.COPY + 2 in legal(st)                  # Armazi again, the same turn
+    st.apply(A.COPY + 2)
+    assert st.held[0] == 0 and st.held_cd[0] == 5
+    st = make_state(["Octor", "Medea", "Armazi"], [sq(18, 10), sq(18, 12), sq(18, 11)],
+                    rules={"octor_copies_per_turn": 3})
+    for rel in (2, 1, 2):
+        st.apply(A.COPY + rel)
+    assert not any(A.COPY <= a < A.CONSUME for a in legal(st))   # the safeguard: 3 a turn
+    st.apply(A.END_TURN)
+    while st.cur != 0:
+        st.__dict__.update(phase="act", main_done=False, _mask=None)
+        st.apply(A.END_TURN)
+        while st.phase == "react":
+            st.apply(A.END_TURN)
+    st.__dict__.update(phase="act", _mask=None)
+    assert A.COPY + 1 in legal(st)                  # a new turn, new copies

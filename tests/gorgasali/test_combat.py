@@ -316,3 +316,73 @@ def test_elimination_passes_the_mat_zone_death_does_not():
     st._damage(2, 5, -1, "zone")
     assert not st.alive[2] and st.is_terminal() and card_id(st.game, "Small Potion") in st.discard
     assert list(st.returns()) == [1.0, -1.0, 0.0]
+
+
+def test_scouts_tochinator_within_one_range():
+    """Scouts, Tochinator: 'you must end your movement within 1 range from your enemy and roll
+    minimum unit of 4 with one dice' -- a shot at range 1 only; 4+ on one die hits."""
+    st = duel("Tochinator", dist=2)
+    assert A.shoot(0, 1) not in legal(st)
+    st = duel("Tochinator", dist=1, dice=(3,))
+    assert A.shoot(0, 1) in legal(st)
+    st.apply(A.shoot(0, 1))
+    assert st.health[1] == 100
+    st = duel("Tochinator", dist=1, dice=(4,))
+    st.apply(A.shoot(0, 1))
+    assert st.health[1] == 100 - st.game.cards[card_id(st.game, "Tochinator")].damage
+
+
+def test_rulebook_numbers_in_the_tables():
+    """Every number the rulebook states for a card or a character, against the loaded tables
+    (the conformance check for transcription slips like the Tochinator's range)."""
+    g = make_state(["Armazi", "Ebue"], [sq(18, 10), sq(18, 12)]).game
+    card = {c.name: c for c in g.cards}
+    ranges = {"Gemini": (1, 2), "Mantis": (1, 3), "Tochinator": (1, 1), "Breathold": (1, 4),
+              "Magic Spear": (1, 6), "NTT Bulb": (1, 3)}
+    for name, (lo, hi) in ranges.items():
+        assert (card[name].range_min, card[name].range_max) == (lo, hi), name
+    assert card["Gemini"].dice == 2 and card["Mantis"].dice == 5 and card["Tochinator"].dice == 1
+    assert card["Tochinator"].hit == 4
+    assert (card["Flame Bulb"].range_min, card["Flame Bulb"].range_max) == (2, 2)
+    assert card["Flame Bulb"].hit == 9 and card["Flame Bulb"].value == 40
+    assert card["Magic Spear"].value == 60 and card["Ball Lightning"].value == 35
+    assert card["Helmet"].value == 10 and card["Body Armour"].value == 20
+    assert card["Small Potion"].value == 20 and card["Medium Potion"].value == 50
+    skills = {"Gemini": ("seven_is_twelve", None), "Dobergun": ("extra_move", 4),
+              "Hornet": ("no_reload", 5), "Leech": ("heal_on_hit", 15), "Hammer": ("bonus_on_11", 15)}
+    for name, (skill, value) in skills.items():
+        assert card[name].skill == skill and (value is None or card[name].skill_value == value), name
+    chars = {c.name: c for c in g.chars}
+    assert (chars["Armazi"].range, chars["Armazi"].cooldown, chars["Armazi"].damage) == (2, 5, 35)
+    assert (chars["Ebue"].range, chars["Ebue"].cooldown) == (5, 4)
+    assert (chars["Varas"].range, chars["Varas"].cooldown) == (3, 3)
+    assert (chars["Medea"].cooldown, chars["Medea"].heal) == (3, 20)
+    assert (chars["Tsiva"].range, chars["Tsiva"].cooldown) == (3, 3)
+    assert chars["Octor"].range == 3
+    assert (chars["Kruber"].range, chars["Kruber"].cooldown) == (6, 4)
+    assert chars["Tharsis"].damage == 10
+    assert (chars["D'rain"].bonus, chars["D'rain"].above) == (5, 4)
+    r = g.rules
+    assert r["max_health"] == 100 and r["heal_square"] == 20 and r["zone_interval"] == 5
+    assert list(r["zone_penalty"][:3]) == [5, 10, 15] and r["banner_rounds"] == 2
+    assert r["chest_weapons"] == 1 and r["chest_supports"] == 2 and r["start_extra_chests"] == 1
+
+
+def test_movement_dobergun_bonus_move_never_recrosses_the_walk():
+    """Movement ('The square that you have already covered cannot be crossed again during one
+    turn') with the six-shooter skill's 2 extra squares: the bonus move neither enters nor passes
+    through a square the walk covered this turn (the start square included)."""
+    st = make_state(["Armazi", "Ebue"], [sq(18, 8), sq(18, 12)], phase="start")
+    give(st, 0, W0, "Dobergun")
+    st.rng = Dice(1, 1)
+    st.apply(A.ROLL)
+    st.apply(A.SQUARE + sq(18, 9))
+    st.apply(A.SQUARE + sq(18, 10))                  # walked 18,8 -> 18,9 -> 18,10
+    assert st.phase == "act" and st.pos[0] == sq(18, 10)
+    st.rng = Dice(4, 1)
+    st.apply(A.shoot(0, 1))
+    assert st.phase == "bonus"
+    opts = {a - A.SQUARE for a in legal(st)}
+    assert sq(18, 10) in opts                        # staying put
+    assert sq(18, 9) not in opts and sq(18, 8) not in opts
+    assert {sq(17, 10), sq(16, 10), sq(17, 9), sq(19, 9), sq(18, 11)} <= opts

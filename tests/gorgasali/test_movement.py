@@ -44,7 +44,8 @@ def test_characters_chosen_by_the_agents():
     assert A.CHOOSE + 3 not in legal(st)
     st.apply(A.CHOOSE + 0)
     st.apply(A.CHOOSE + 9)
-    assert st.char[first] == 3 and st.phase in ("start", "move")
+    # the first turn begins (the others may first open their extra chests: reaction window)
+    assert st.char[first] == 3 and st.turn_seat == first and st.phase in ("react", "start", "move")
     with pytest.raises(ConfigError):
         make_game(num_players=2, characters=["Medea", "Medea"])
 

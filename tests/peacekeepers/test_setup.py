@@ -295,7 +295,8 @@ def test_mountains_never_removed():
     for peak in (25, 33, 44):
         assert m[A.place(1, peak)] == 0
     st.apply(A.place(1, 36))               # next to the Dwarf at F4
-    assert st.phase == "play" and st.cur == 1   # no chase sub-step: only the Dwarf is beside it
+    assert st.phase == "troll_chase"       # only the Dwarf may be chased, never the peak at G5
+    assert set(np.flatnonzero(st.legal_actions_mask()[A.CELL:A.CELL + 100])) == {35}
     assert st.board[44] == MOUNTAIN
 
 

@@ -156,9 +156,12 @@ def _solve_with_stock(board, holes, stock_counts):
     def lonely(x):
         return not any(b[z] in (YELLOW, WHITE) for z in NEIGHBOURS[x])
 
+    giants_at_setup = [int(x) for x in np.flatnonzero(board == YELLOW)]
+
     def rec(i):
         if i == len(holes):
-            return not any(lonely(int(x)) for x in holes if b[x] == YELLOW)
+            # every Giant needs company at the end, the lone set-up Giants included
+            return not any(lonely(int(x)) for x in list(holes) + giants_at_setup if b[x] == YELLOW)
         x = holes[i]
         for colour in list(counts):
             if counts[colour] and _fits(b, x, colour):
@@ -335,3 +338,45 @@ def test_puzzle_first_player_stuck_at_setup_passes_then_play_goes_on():
         pytest.fail("no deal with only the first player stuck in 300 seeds")
     assert st.cur == 1 and st.phase == "play" and not st.stuck_pass
     assert any(a < A.CELL for a in st.legal_actions())
+
+
+# ------------------------------------------------ Create Your Own Puzzle: lone set-up Giants -----
+
+def test_create_your_own_puzzle_lone_setup_giant_survives_a_far_hazard():
+    """Solo Puzzle Solver - Create Your Own Puzzle: Giants may stand alone after set-up; they need a
+    Giant or Temple beside them at some point while the puzzle is solved. A Goblin Horde or an
+    eruption elsewhere does not make them solitary, so they stay; a Giant whose companion the
+    hazard removes is a solitary Giant and leaves (Yellow: remove solitary Giants after hordes and
+    eruptions)."""
+    board = """
+    Y...YY
+    .....O
+    ......
+    ......
+    ......
+    ......
+    """
+    st = make_state(board, mode="puzzle", hands=["N"])
+    st.apply(A.place(BROWN, cell(2, 5)))       # takes the Troll and the Giant at A6
+    assert st.board[cell(0, 5)] == EMPTY and st.board[cell(1, 5)] == EMPTY
+    assert st.board[cell(0, 4)] == EMPTY       # its companion was chased: solitary, removed
+    assert st.board[cell(0, 0)] == YELLOW      # alone since set-up, untouched by the horde
+    st = make_state("Y.....\n......\n....K.", mode="puzzle", hands=["A"])
+    st.apply(A.place(GRAY, cell(2, 4)))
+    assert st.board[cell(0, 0)] == YELLOW
+
+
+def test_create_your_own_puzzle_lone_setup_giant_needs_company_to_solve():
+    """Solo Puzzle Solver - Create Your Own Puzzle: a set-up Giant left alone 'will need a Giant or
+    Temple placed next to them': a full field with such a Giant is not solved (each lone Giant
+    counts against the puzzle score like an open cell); giving it a Giant solves the puzzle."""
+    full = "\n".join(["YGGGGG"] + ["GGGGGG"] * 4 + ["GGGGG."])
+    st = make_state(full, mode="puzzle", hands=["G"])
+    assert st.scores() == [-2.0]               # one hole left, one lonely Giant
+    st.apply(A.place(GREEN, cell(5, 5)))
+    assert st.is_terminal() and not st.solved
+    assert list(st.returns()) == [0.0]
+    full = "\n".join(["Y.GGGG"] + ["GGGGGG"] * 5)
+    st = make_state(full, mode="puzzle", hands=["Y"])
+    st.apply(A.place(YELLOW, cell(0, 1)))
+    assert st.is_terminal() and st.solved and list(st.returns()) == [1.0]

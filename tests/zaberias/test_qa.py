@@ -481,3 +481,95 @@ def test_teleporter_ability_teleported_unit_may_then_move_and_attack():
     act(st, "move", cell(st, 10, 4))
     opts = st.unit_options(kn)
     assert opts["move"] and cell(st, 9, 4) in opts["attack"]
+
+
+def test_dice_rule_10_tie_reroll_keeps_the_dragons_rider():
+    """Dice Rolling Rules 10 and the Dragon Q&A: the Dragon attacking with a wood unit on its back
+    rolls the rider's dice and adds its muscle ('they both fight as one'); on a tie the attacker
+    may go on 'until one wins' -- the re-roll is the same attack, so the rider still counts."""
+    st = blank(tribes=["humans", "undead"])
+    dr = put(st, 0, "Dragon", 11, 4)
+    kn = put(st, 0, "Knight", 11, 4)             # riding
+    sc = put(st, 1, "Soul Collector", 10, 4)
+    # Dragon 0 + 5, Knight 0 + 3 = 8 against 3 + 3 + 2 = 8: a tie
+    st.rng = ScriptedDice([0, 0, 3, 3, 1, 1, 2, 2])
+    select(st, dr)
+    act(st, "attack", cell(st, 10, 4))
+    assert st.phase == "tie" and st.last_battle == (8, 8)
+    act(st, "reroll")                            # 1 + 5 + 1 + 3 = 10 against 2 + 2 + 2 = 6
+    assert st.last_battle == (10, 6)
+    assert not on_map(st, sc) and st.rider[dr] == kn and st.attacks[kn] == 0
+
+
+def test_necromancer_qa_revives_a_unit_released_by_a_killed_siphon():
+    """Necromancer Q&A: a unit held by a Ninja or Phantom cannot be revived 'unless you kill the
+    Ninja or Phantom and release their body back into the world'. Once the Ninja falls, the
+    Skeleton it held lies on the Ninja's square and the Necromancer may revive it there (same
+    turn, in range). A Siphon that lets a unit go because it holds more than 3 releases that body
+    on its own square too (blocked while the Siphon stands on it)."""
+    st = blank(tribes=["undead", "humans"])
+    nec = put(st, 0, "Necromancer", 12, 5)
+    sc = put(st, 0, "Soul Collector", 11, 5)
+    ninja = put(st, 1, "Ninja", 10, 5)
+    hold(st, ninja, 0, ["Skeleton"])
+    skel = st.game.slot_of(0, "Skeleton")
+    assert st.unit_options(nec)["ability"] == []          # held: no body to revive
+    attack(st, sc, 10, 5, dice=[5, 5, 0, 0])               # 10 + 2 against 0 + 0 + 2
+    act(st, "roll")                                        # the Necromancer does not join
+    assert not on_map(st, ninja) and st.status[skel] == M.ARMORY
+    select(st, nec)
+    assert legal(st, "ability") == [cell(st, 10, 5)]
+    act(st, "ability", cell(st, 10, 5))
+    assert on_map(st, skel) and st.cell[skel] == cell(st, 10, 5)
+    # released by a full Siphon: on the Siphon's square, revivable once the square is free
+    st2 = blank(tribes=["undead", "humans"])
+    ninja = put(st2, 1, "Ninja", 10, 5)
+    hold(st2, ninja, 0, ["Skeleton", "Crow", "Bat", "Soul Collector"])
+    st2.overfull = [ninja]
+    st2.phase = "siphon"
+    act(st2, "release", 0)                                 # lets the Skeleton go
+    assert st2.death[skel] == (cell(st2, 10, 5), st2.turn)
+
+
+def test_dragon_qa_carried_unit_can_still_attack():
+    """Dragon Q&A: getting on the Dragon does not stop the wood unit attacking that move -- 'the
+    carried unit can still attack'. A Knight that walked onto the Dragon attacks a Skeleton by
+    itself from the Dragon's square (its own dice, muscle and range); the Dragon keeps its own
+    attack and then attacks alone (the rider has attacked). Reading flag
+    ``rider_attacks_alone: false``: the rider only fights inside the Dragon's attack."""
+    st = blank(tribes=["humans", "undead"])
+    dr = put(st, 0, "Dragon", 11, 4)
+    kn = put(st, 0, "Knight", 12, 4)
+    skel = put(st, 1, "Skeleton", 10, 4)
+    bat = put(st, 1, "Bat", 9, 4)
+    select(st, kn)
+    act(st, "move", cell(st, 11, 4))             # gets on: its move is over
+    assert st.status[kn] == M.RIDING and st.moved[kn]
+    assert cell(st, 10, 4) in st.unit_options(kn)["attack"]
+    assert cell(st, 9, 4) not in st.unit_options(kn)["attack"]   # melee: its own range
+    attack(st, kn, 10, 4, dice=[5, 0])
+    assert st.phase == "ambush"                  # the Dragon could join; the Knight goes alone
+    act(st, "roll")
+    assert st.last_battle == (5 + 3, 0 + 1) and not on_map(st, skel)
+    assert st.attacks[kn] == 0 and st.attacks[dr] == 1
+    attack(st, dr, 9, 4, dice=[0, 0])            # the Dragon alone: 0 + 5 against 0 + 1
+    assert st.last_battle == (5, 1) and not on_map(st, bat)
+    old = blank(tribes=["humans", "undead"], rules={"rider_attacks_alone": False})
+    put(old, 0, "Dragon", 11, 4)
+    kn = put(old, 0, "Knight", 11, 4)
+    put(old, 1, "Skeleton", 10, 4)
+    assert old.unit_options(kn)["attack"] == []
+
+
+def test_dragon_qa_loved_rider_does_not_join_an_attack_on_the_undead():
+    """Dragon Q&A ('the wood-grade unit has already attacked' after a combined attack) with the
+    Dark Angel: fighting with the Dragon is the rider's attack, so a rider in love with the Undead
+    does not add its strength against an Undead unit; the Dragon attacks alone and the rider keeps
+    its attack for another tribe."""
+    st = blank(tribes=["humans", "undead"])
+    dr = put(st, 0, "Dragon", 11, 4)
+    kn = put(st, 0, "Knight", 11, 4)
+    st.effects[kn] |= M.LOVE
+    put(st, 1, "Skeleton", 10, 4)
+    attack(st, dr, 10, 4, dice=[0, 0])
+    assert st.last_battle == (5, 1) and st.attacks[kn] == 1

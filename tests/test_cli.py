@@ -1,0 +1,265 @@
+"""The ``arena`` command line (issue 23): one option syntax, one-line errors with exit code 2, the
+real result at the end of ``arena play``, a re-runnable quickstart, a bench that degrades.
+
+Every command runs through ``main(argv)`` as a person would type it.
+"""
+from __future__ import annotations
+
+import builtins
+import json
+
+import numpy as np
+import pytest
+
+from tabletop_arena import envs
+from tabletop_arena.train import bench, cli
+from tabletop_arena.train.cli_common import CLIError, parse_env_options
+from tabletop_arena.train.play import Match, game_result
+
+
+def run(argv, capsys):
+    code = cli.main(argv)
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def assert_one_line_error(code, err, *needles):
+    assert code == 2
+    assert "Traceback" not in err
+    lines = [line for line in err.splitlines() if line.strip()]
+    assert len(lines) == 1, err
+    assert lines[0].startswith("arena") and ": error: " in lines[0]
+    for needle in needles:
+        assert needle in lines[0], lines[0]
+
+
+# ------------------------------------------------------------------------- error classes ----
+@pytest.mark.parametrize("argv, needles", [
+    (["play", "peacekeeper_v0"], ["unknown game 'peacekeeper_v0'", "did you mean 'peacekeepers_v0'"]),
+    (["eval", "zakka", "--agents", "random"], ["unknown game 'zakka'", "did you mean 'zaka_v0'"]),
+    (["bench", "warbahh"], ["did you mean 'warbah_v0'"]),
+], ids=["play", "eval", "bench"])
+def test_unknown_game_says_did_you_mean(argv, needles, capsys):
+    assert_one_line_error(*run(argv, capsys)[::2], *needles)
+
+
+@pytest.mark.parametrize("opt, needles", [
+    ("nonsense", ["--opt expects KEY=VALUE"]),
+    ("{bad json", ["is not valid JSON"]),
+    ("[1, 2]", ["--opt expects KEY=VALUE"]),
+])
+def test_bad_opt_syntax(opt, needles, capsys):
+    assert_one_line_error(*run(["play", "zaka", "--opt", opt], capsys)[::2], *needles)
+
+
+def test_unknown_option_name_lists_the_known_ones(capsys):
+    code, _, err = run(["play", "zaka", "--opt", "num_player=3"], capsys)
+    assert_one_line_error(code, err, "no option 'num_player'", "did you mean 'num_players'", "options: num_players")
+
+
+def test_bad_option_value_from_the_env(capsys):
+    code, _, err = run(["eval", "zaberias", "--agents", "random", "--opt", "num_players=9"], capsys)
+    assert_one_line_error(code, err, "bad option for zaberias_v0", "num_players")
+
+
+@pytest.mark.parametrize("spec, needle", [("nonsense", "unknown agent 'nonsense'"),
+                                          ("mcts:x", "mcts:N needs an integer"),
+                                          ("ppo:", "ppo needs")])
+def test_bad_agent_spec(spec, needle, capsys):
+    code, _, err = run(["play", "zaka", "--opponents", spec], capsys)
+    assert_one_line_error(code, err, needle, "agents: random, heuristic")
+
+
+def test_missing_checkpoint(tmp_path, capsys):
+    missing = tmp_path / "none.zip"
+    code, _, err = run(["eval", "zaka", "--agents", f"ppo:{missing}", "random", "--no-progress"], capsys)
+    assert_one_line_error(code, err, "checkpoint not found")
+
+
+def test_shipped_agent_on_the_wrong_game(capsys):
+    pytest.importorskip("torch")
+    code, _, err = run(["play", "zaka", "--opponents", "ppo:peacekeepers"], capsys)
+    assert_one_line_error(code, err, "does not fit this game variant")
+
+
+@pytest.mark.parametrize("pair, needles", [
+    ("n_env=2", ["--set: unknown key(s) n_env", "did you mean 'n_envs'"]),
+    ("n_envs=abc", ["--set n_envs: expected an integer"]),
+    ("novalue", ["--set expects key=value"]),
+])
+def test_set_errors_blame_the_command_line(pair, needles, tmp_path, capsys):
+    code, _, err = run(["train", "zaka", "--out", str(tmp_path / "t"), "--set", pair], capsys)
+    assert_one_line_error(code, err, *needles)
+    assert "default.yaml" not in err and "zaka.yaml" not in err
+    assert not (tmp_path / "t").exists()  # nothing started
+
+
+def test_set_out_of_range_blames_set(tmp_path, capsys):
+    pytest.importorskip("torch")
+    code, _, err = run(["train", "zaka", "--out", str(tmp_path / "t"), "--set", "n_envs=0"], capsys)
+    assert_one_line_error(code, err, "--set n_envs: must be >= 1")
+
+
+@pytest.mark.parametrize("argv, needle", [
+    (["play", "zaka", "--seat", "x"], "argument --seat: expected an integer >= 0"),
+    (["play", "zaka", "--seat", "7"], "seat must be 0..1"),
+    (["serve", "--port", "70000"], "expected a port"),
+    (["train", "zaka", "--timesteps", "-5"], "expected an integer >= 1"),
+    (["nosuchcommand"], "invalid choice"),
+])
+def test_usage_errors_are_one_line(argv, needle, capsys):
+    assert_one_line_error(*run(argv, capsys)[::2], needle)
+
+
+def test_quickstart_refuses_an_explicit_folder_that_holds_a_run(tmp_path, capsys):
+    (tmp_path / "run").mkdir()
+    (tmp_path / "run" / "checkpoint.zip").write_bytes(b"x")
+    code, _, err = run(["quickstart", "--out", str(tmp_path / "run")], capsys)
+    assert_one_line_error(code, err, "already holds files", "--resume")
+
+
+# ------------------------------------------------------------------------- option syntax ----
+def test_opt_syntax():
+    assert parse_env_options(["num_players=4", "mode=duo"]) == {"num_players": 4, "mode": "duo"}
+    assert parse_env_options(['tribes=["orcs", "guardians"]']) == {"tribes": ["orcs", "guardians"]}
+    assert parse_env_options(["rules.hidden_hands=true", "rules.refill_at=2"]) == \
+        {"rules": {"hidden_hands": True, "refill_at": 2}}
+    assert parse_env_options(['{"mode": "competitive", "rules": {"a": 1}}', "rules.b=x"]) == \
+        {"mode": "competitive", "rules": {"a": 1, "b": "x"}}
+    # the comma form of the old --options: a comma splits only where a KEY= follows
+    assert parse_env_options(['num_players=3,tribes=["orcs", "humans", "undead"]']) == \
+        {"num_players": 3, "tribes": ["orcs", "humans", "undead"]}
+    assert parse_env_options(["name=a,b"]) == {"name": "a,b"}
+    with pytest.raises(CLIError):
+        parse_env_options(["=3"])
+
+
+def test_deprecated_options_still_work_with_a_note(tmp_path, capsys):
+    code, out, err = run(["eval", "zaka", "--agents", "random", "random", "--games", "2", "--workers", "1",
+                          "--no-progress", "--out", str(tmp_path), "--options", "num_players=3"], capsys)
+    assert code == 0, err
+    assert "--options is deprecated, use --opt" in err
+    assert json.loads((tmp_path / "report.json").read_text())["num_players"] == 3
+
+
+def test_help_of_every_command_has_a_description_and_defaults(capsys):
+    parser = cli.build_parser()
+    sub = next(a for a in parser._actions if a.dest == "command")
+    for name, p in sub.choices.items():
+        assert p.description, name
+        text = p.format_help()
+        if name not in ("list",):
+            assert "(default: " in text, name
+    assert "--opt KEY=VALUE" in sub.choices["bench"].format_help()
+    train_help = sub.choices["train"].format_help()
+    assert "--set KEY=VALUE" in train_help and "training-config key" in train_help
+
+
+# ------------------------------------------------------------------------------ arena play ----
+def test_play_ends_with_the_real_result(monkeypatch, capsys):
+    """Always the first listed move, to the end: the last lines name the winner and every
+    player's return from the engine (issue 23: it used to print cleared per-step rewards)."""
+    monkeypatch.setattr(builtins, "input", lambda prompt="": "0")
+    code, out, _ = run(["play", "peacekeepers", "--opponents", "random", "--seed", "3"], capsys)
+    assert code == 0
+    tail = out.splitlines()[-4:]
+    assert tail[0].startswith(("Winner: ", "No single winner", "Shared first place")), tail
+    assert tail[1].startswith("  player_0 (you): return ") and "score" in tail[1]
+    assert tail[2].startswith("  player_1 (random): return ")
+    returns = [float(line.split("return ")[1].split(",")[0]) for line in tail[1:3]]
+    assert sorted(returns) in ([-1.0, 1.0], [0.0, 0.0])
+    assert "final: {'player_0': 0.0" not in out
+
+
+def test_play_quits_cleanly(monkeypatch, capsys):
+    def eof(prompt=""):
+        raise EOFError
+    monkeypatch.setattr(builtins, "input", eof)
+    code, out, err = run(["play", "zaka", "--seed", "1"], capsys)
+    assert code == 0 and "bye" in out and not err
+
+
+@pytest.mark.parametrize("name", envs.names())
+def test_every_game_says_who_won(name):
+    """A person (random legal moves) against random agents: the result comes from the engine's
+    returns, a winner is named unless first place is shared, and per-player returns add up."""
+    rng = np.random.default_rng(0)
+    match = Match(name, {}, human=0, opponents=["random"], seed=5)
+    while not match.over:
+        legal = match.legal_moves()
+        match.play(legal[rng.integers(len(legal))][0])
+    res = match.result()
+    assert not res.truncated
+    st = match.state
+    owner = [match.game.seat_owner(s) for s in range(match.game.num_seats)]
+    for i in range(match.game.num_agents):
+        assert res.returns[i] == pytest.approx(np.mean([st.returns()[s] for s in range(len(owner)) if owner[s] == i]))
+    text = res.text(match.labels)
+    if len(res.winners) == 1:
+        assert text.startswith(f"Winner: {match.labels[res.winners[0]]}")
+        assert res.returns[res.winners[0]] == max(res.returns)
+    else:
+        assert text.startswith(("Shared first place", "No single winner"))
+    assert [m.number for m in match.log] == list(range(1, len(st.history) + 1))
+
+
+def test_result_wording():
+    class G:
+        num_agents = num_seats = 3
+
+        def seat_owner(self, s):
+            return s
+
+    class S:
+        game = G()
+        history = [1, 2]
+
+        def __init__(self, ret, scores=None):
+            self._ret, self._scores = ret, scores
+
+        def is_terminal(self):
+            return True
+
+        def returns(self):
+            return np.array(self._ret, float)
+
+        def final_info(self):
+            return {"scores": self._scores, "turns": 4} if self._scores else {"turns": 4}
+
+    labels = ["player_0 (you)", "player_1 (random)", "player_2 (heuristic)"]
+    res = game_result(S([1, 0, -1], [9, 5, 2]))
+    assert res.winners == [0] and res.scores == [9, 5, 2] and res.details == {"turns": 4}
+    assert res.lines(labels)[:2] == ["Winner: player_0 (you).", "  player_0 (you): return +1.00, score 9"]
+    assert game_result(S([0.5, 0.5, -1])).headline(labels) == \
+        "Shared first place: player_0 (you), player_1 (random)."
+    assert game_result(S([0.3, 0.3, 0.3], [30, 30, 30])).headline(labels).startswith("No single winner")
+
+
+# ------------------------------------------------------------------------------ quickstart ----
+def test_quickstart_run_folder_is_fresh_each_time(tmp_path):
+    base = tmp_path / "runs" / "quickstart"
+    assert cli.fresh_run_folder(base) == base
+    base.mkdir(parents=True)
+    assert cli.fresh_run_folder(base) == base  # empty: still free
+    (base / "checkpoint.zip").write_bytes(b"x")
+    assert cli.fresh_run_folder(base) == base.with_name("quickstart-2")
+    (base.with_name("quickstart-2")).mkdir()
+    (base.with_name("quickstart-2") / "config.yaml").write_text("x")
+    assert cli.fresh_run_folder(base) == base.with_name("quickstart-3")
+
+
+# ----------------------------------------------------------------------------------- bench ----
+def test_bench_without_the_reference_still_measures(monkeypatch, capsys):
+    def unavailable():
+        raise bench.ReferenceUnavailable("the reference connect_four_v3 is unavailable (no pygame)")
+    monkeypatch.setattr(bench, "reference_env", unavailable)
+    code, out, err = run(["bench", "zaka", "--seconds", "0.2", "--rounds", "1"], capsys)
+    assert code == 0
+    assert "note: the reference connect_four_v3 is unavailable" in err and len(err.splitlines()) == 1
+    assert "| zaka_v0 | 2p |" in out and "connect_four" not in out
+
+
+def test_bench_with_options(capsys):
+    pytest.importorskip("pygame")
+    code, out, _ = run(["bench", "zaka", "--seconds", "0.2", "--rounds", "1", "--opt", "num_players=3"], capsys)
+    assert code == 0 and "| zaka_v0 | custom |" in out and "connect_four_v3" in out

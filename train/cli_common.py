@@ -1,0 +1,328 @@
+"""Plumbing shared by every ``arena`` sub-command: one option syntax, one-line errors.
+
+**Env options** (the game's variant: ``mode``, ``num_players``, ``rules`` ...) are given the same
+way to ``play``, ``serve``, ``eval``, ``train``, ``quickstart`` and ``bench``::
+
+    --opt num_players=4 --opt mode=duo           KEY=VALUE, repeatable
+    --opt tribes='["orcs", "guardians"]'         VALUE is JSON when it parses, else a string
+    --opt rules.hidden_hands=true                a dotted KEY sets one entry of a nested table
+    --opt '{"mode": "competitive", "num_players": 2}'   a whole JSON object
+
+``--options`` (the old spelling in ``eval``/``train``) is still accepted, with a note on stderr.
+``--set KEY=VALUE`` is something else: a key of the *training config* (``train/config.py``), only
+for ``train`` and ``quickstart``.
+
+**Errors** a person can make on the command line (an unknown game, a bad option, an agent spec
+that names nothing, a missing checkpoint) raise ``CLIError``; ``arena`` prints it as one line with
+a hint and exits with code 2, never with a traceback.
+"""
+from __future__ import annotations
+
+import argparse
+import difflib
+import functools
+import json
+import re
+import sys
+from typing import Any
+
+from .. import envs
+
+OPT_HELP = ("env option KEY=VALUE, repeatable; VALUE is JSON when it parses (4, true, "
+            "'[\"orcs\", \"humans\"]') else a string; rules.KEY=VALUE sets one rules entry; a JSON "
+            "object sets several (see 'arena list' for each game's variants)")
+
+
+class CLIError(Exception):
+    """A mistake on the command line: shown as ``arena CMD: error: MESSAGE (HINT)``, exit code 2."""
+
+    def __init__(self, message: str, hint: str | None = None, prog: str | None = None):
+        super().__init__(message)
+        self.message, self.hint, self.prog = message, hint, prog
+
+    def line(self, prog: str = "arena") -> str:
+        text = one_line(self.message)
+        if self.hint:
+            text += f" ({one_line(self.hint)})"
+        return f"{self.prog or prog}: error: {text}"
+
+
+def one_line(text: Any) -> str:
+    """``text`` with every run of whitespace (newlines included) as one space."""
+    return " ".join(str(text).split())
+
+
+def user_error_types() -> tuple[type[BaseException], ...]:
+    """The exception classes that mean "bad input", not "bug": shown as one line, exit code 2.
+
+    Classes of modules not imported yet cannot have been raised, so torch is never imported here.
+    """
+    from ..agents.registry import AgentSpecError
+    from ..agents.shipped import ShippedAgentError
+
+    out: list[type[BaseException]] = [CLIError, envs.ConfigError, AgentSpecError, ShippedAgentError]
+    for module, name in ((f"{__package__}.config", "ConfigError"),
+                         (f"{__package__.rsplit('.', 1)[0]}.agents.ppo", "CheckpointError")):
+        mod = sys.modules.get(module)
+        if mod is not None:
+            out.append(getattr(mod, name))
+    return tuple(out)
+
+
+def command(func):
+    """Decorate a sub-command handler: user errors print one line on stderr and return 2."""
+    @functools.wraps(func)
+    def handler(args) -> int:
+        prog = f"arena {getattr(args, 'command', '') or ''}".strip()
+        try:
+            return func(args)
+        except Exception as exc:  # noqa: BLE001 - user errors are one line; anything else is a bug
+            if isinstance(exc, CLIError):
+                line = exc.line(prog)
+            elif isinstance(exc, user_error_types()):
+                line = f"{prog}: error: {one_line(exc)}"
+            else:
+                raise
+            print(line, file=sys.stderr)
+            return 2
+    return handler
+
+
+# ---------------------------------------------------------------------------------- parser ----
+class HelpFormatter(argparse.HelpFormatter):
+    """Shows every option's default (except None and False, which only mean "not given"); wraps a
+    one-paragraph description and keeps the line breaks of a text that has them (epilogs)."""
+
+    def _fill_text(self, text, width, indent):
+        if "\n" in text:
+            return "".join(indent + line for line in text.splitlines(keepends=True))
+        return super()._fill_text(text, width, indent)
+
+    def _get_help_string(self, action):
+        text = action.help or ""
+        if "%(default)" in text or any(action.default is x for x in (None, False, argparse.SUPPRESS)):
+            return text
+        if action.option_strings or action.nargs in ("?", "*"):
+            return f"{text} (default: %(default)s)"
+        return text
+
+
+class ArenaParser(argparse.ArgumentParser):
+    """An ``ArgumentParser`` whose usage errors are one-line ``CLIError``s (exit code 2)."""
+
+    def __init__(self, *args, **kwargs):
+        kwargs.setdefault("formatter_class", HelpFormatter)
+        super().__init__(*args, **kwargs)
+
+    def error(self, message):
+        raise CLIError(message, hint=f"see '{self.prog} --help'", prog=self.prog)
+
+
+class _DeprecatedOption(argparse.Action):
+    """``--options X``: appended to ``--opt``'s list, with a note that ``--opt`` is the name now."""
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        items = getattr(namespace, self.dest, None) or []
+        setattr(namespace, self.dest, items + [values])
+        notes = set(getattr(namespace, "deprecated_notes", set()))
+        notes.add(f"{option_string} is deprecated, use --opt (same syntax)")
+        namespace.deprecated_notes = notes
+
+
+def add_env_options(parser: argparse.ArgumentParser, deprecated: tuple[str, ...] = ()) -> None:
+    """``--opt`` (and any old spellings in ``deprecated``) on ``parser``; read with ``env_options``."""
+    parser.add_argument("--opt", action="append", dest="opt", metavar="KEY=VALUE", help=OPT_HELP)
+    for flag in deprecated:
+        parser.add_argument(flag, action=_DeprecatedOption, dest="opt", metavar="KEY=VALUE",
+                            help=f"deprecated spelling of --opt")
+
+
+def env_options(args) -> dict[str, Any]:
+    """The env options of parsed ``args`` (notes about deprecated spellings go to stderr)."""
+    for note in sorted(getattr(args, "deprecated_notes", ()) or ()):
+        print(f"arena {getattr(args, 'command', '')}: note: {note}".replace("  ", " "), file=sys.stderr)
+    return parse_env_options(getattr(args, "opt", None))
+
+
+def int_at_least(low: int):
+    """An argparse type: an integer >= ``low``."""
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            value = low - 1
+        if value < low:
+            raise argparse.ArgumentTypeError(f"expected an integer >= {low}, got {text!r}")
+        return value
+    parse.__name__ = f"integer >= {low}"
+    return parse
+
+
+# ---------------------------------------------------------------------------- env options ----
+# a comma starts a new pair only when a KEY= follows (so '["orcs", "humans"]' stays one value)
+_PAIR_START = re.compile(r"\s*[A-Za-z_][A-Za-z0-9_.]*\s*=")
+
+
+def _split_pairs(text: str) -> list[str]:
+    """``a=1,b=[1, 2]`` -> ``["a=1", "b=[1, 2]"]``: split at top-level commas that start a pair."""
+    parts, depth, quote, start = [], 0, None, 0
+    for i, ch in enumerate(text):
+        if quote:
+            if ch == quote:
+                quote = None
+        elif ch in "\"'":
+            quote = ch
+        elif ch in "[{(":
+            depth += 1
+        elif ch in "]})":
+            depth -= 1
+        elif ch == "," and depth == 0 and _PAIR_START.match(text, i + 1):
+            parts.append(text[start:i])
+            start = i + 1
+    parts.append(text[start:])
+    return [p for p in (x.strip() for x in parts) if p]
+
+
+def _set_nested(out: dict, key: str, value: Any, item: str) -> None:
+    *path, last = key.split(".")
+    node = out
+    for part in path:
+        child = node.setdefault(part, {})
+        if not isinstance(child, dict):
+            raise CLIError(f"--opt {item!r}: {part!r} is already set to {child!r}, not a table")
+        node = child
+    if isinstance(node.get(last), dict) and isinstance(value, dict):
+        node[last].update(value)
+    else:
+        node[last] = value
+
+
+def parse_env_options(items: list[str] | None) -> dict[str, Any]:
+    """``--opt`` values -> env keyword arguments (see the module docstring for the syntax)."""
+    out: dict[str, Any] = {}
+    example = "e.g. --opt num_players=4 or --opt '{\"num_players\": 4}'"
+    for item in items or []:
+        item = item.strip()
+        if item.startswith("{"):
+            try:
+                data = json.loads(item)
+            except json.JSONDecodeError as exc:
+                raise CLIError(f"--opt {item!r} is not valid JSON: {exc.msg} at character {exc.pos}",
+                               hint=example) from None
+            if not isinstance(data, dict):
+                raise CLIError(f"--opt expects a JSON object, got {item!r}", hint=example)
+            for key, value in data.items():
+                _set_nested(out, str(key), value, item)
+            continue
+        for pair in _split_pairs(item):
+            key, eq, value = pair.partition("=")
+            key = key.strip()
+            if not eq or not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*", key):
+                raise CLIError(f"--opt expects KEY=VALUE or a JSON object, got {pair!r}", hint=example)
+            value = value.strip()
+            try:
+                parsed = json.loads(value)
+            except json.JSONDecodeError:
+                parsed = value
+            _set_nested(out, key, parsed, pair)
+    return out
+
+
+# ------------------------------------------------------------------------ games and agents ----
+def resolve_game(name: str) -> str:
+    """The registered id for ``name`` (a bare name like ``zaka`` works), or a CLIError with the
+    closest ids."""
+    try:
+        return envs.resolve(name)
+    except KeyError:
+        pass
+    ids = envs.names()
+    bases = {n.split("_v")[0]: n for n in ids}
+    close = difflib.get_close_matches(name.lower(), ids + list(bases), n=1, cutoff=0.6)
+    guess = bases.get(close[0], close[0]) if close else None
+    hint = (f"did you mean {guess!r}? " if guess else "") + f"games: {', '.join(ids)} ('arena list')"
+    raise CLIError(f"unknown game {name!r}", hint=hint)
+
+
+def known_options(game_id: str) -> list[str]:
+    """The option names ``game_id`` takes: its Game's keyword parameters and ``options()`` keys."""
+    import inspect
+
+    try:
+        game = envs.make_game(game_id)
+    except Exception:  # noqa: BLE001 - only a hint; never hide the real error behind this one
+        return []
+    names = list(game.options())
+    for p in inspect.signature(type(game).__init__).parameters.values():
+        if p.name != "self" and p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY) and p.name not in names:
+            names.append(p.name)
+    return names
+
+
+def make_game(game_id: str, options: dict[str, Any]):
+    """``envs.make_game(game_id, **options)``; a bad or unknown option is a CLIError naming it."""
+    try:
+        return envs.make_game(game_id, **options)
+    except TypeError as exc:
+        match = re.search(r"unexpected keyword argument '([^']+)'", str(exc))
+        if not match:
+            raise
+        raise _option_error(game_id, f"{game_id} has no option {match.group(1)!r}", match.group(1)) from None
+    except ValueError as exc:  # envs.ConfigError and its kin
+        text = str(exc)
+        match = re.search(r"(?<!rules )unknown (?:env |game )?options? \[?'([^']+)'", text)
+        if match:  # the same words as a keyword the game's constructor does not take
+            raise _option_error(game_id, f"{game_id} has no option {match.group(1)!r}", match.group(1)) from None
+        raise _option_error(game_id, f"bad option for {game_id}: {text}", None) from None
+
+
+def _option_error(game_id: str, message: str, unknown: str | None) -> CLIError:
+    known = known_options(game_id)
+    close = difflib.get_close_matches(unknown, known, n=1) if unknown else []
+    hint = (f"did you mean {close[0]!r}? " if close else "")
+    hint += f"{game_id} options: {', '.join(known)}" if known else "see 'arena list'"
+    return CLIError(message, hint=hint)
+
+
+def agent_hint(game_id: str | None = None) -> str:
+    from ..agents.shipped import shipped_agents
+
+    try:
+        shipped = [f"ppo:{n}" for n, e in shipped_agents().items()
+                   if game_id is None or e.get("game") == game_id]
+    except Exception:  # noqa: BLE001 - only a hint
+        shipped = []
+    return "agents: random, heuristic, mcts[:N], " + (", ".join(shipped) + ", " if shipped else "") + \
+        "ppo:PATH (a checkpoint from arena train)"
+
+
+def make_agent(spec: str, game, seed: int | None = None):
+    """``agents.make_agent`` with every "no such agent / checkpoint" failure as a CLIError."""
+    from ..agents.registry import make_agent as build
+
+    check_checkpoint_exists(spec, game)
+    try:
+        return build(spec, game, seed=seed)
+    except ImportError as exc:
+        raise CLIError(f"agent {spec!r} needs {exc.name or 'a package'} that is not installed",
+                       hint="install the training extra: pip install -e '.[train]'") from None
+    except user_error_types() as exc:
+        raise CLIError(f"agent {spec!r}: {exc}", hint=agent_hint(getattr(game, "name", None))) from None
+
+
+def check_checkpoint_exists(spec: str, game) -> None:
+    """For ``ppo:PATH``: the file exists (checked before torch is imported to read it)."""
+    import os
+
+    if not (isinstance(spec, str) and spec.strip().lower().startswith("ppo:")):
+        return
+    from ..agents.shipped import ShippedAgentError, resolve_checkpoint
+
+    try:
+        path = resolve_checkpoint(spec.strip()[4:]) if spec.strip()[4:] else None
+    except ShippedAgentError as exc:
+        raise CLIError(f"agent {spec!r}: {exc}", hint=agent_hint(getattr(game, "name", None))) from None
+    if path is not None and not os.path.isfile(path):
+        raise CLIError(f"agent {spec!r}: checkpoint not found: {path}",
+                       hint="give a file written by arena train (e.g. runs/x/policy.zip) or a shipped "
+                            "agent's name")
