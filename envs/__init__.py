@@ -4,6 +4,8 @@
     env = envs.make("peacekeepers_v0", mode="competitive", num_players=2, render_mode="ansi")
     env.reset(seed=0)
 
+    env = envs.make_single_agent("peacekeepers", opponent="heuristic")   # a gymnasium.Env
+
 ``envs.names()`` lists the registered ids; ``envs.variants(name)`` the option sets the conformance
 suite runs; ``envs.make_game(name, **kw)`` gives the pure engine (no PettingZoo) for search and tests.
 """
@@ -13,7 +15,7 @@ import importlib
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from .core.game import ConfigError, Game, IllegalActionError, State
+from .core.game import ConfigError, Game, IllegalActionError, IllegalMoveWarning, State
 
 
 @dataclass(frozen=True)
@@ -73,7 +75,7 @@ def make_raw(name: str, **kwargs):
 
 
 def make_game(name: str, **kwargs) -> Game:
-    """The pure engine for a variant: ``game.new_initial_state(rng)``."""
+    """The pure engine for a variant: ``game.new_initial_state(seed)``."""
     return _module(name).make_game(**kwargs)
 
 
@@ -156,5 +158,12 @@ register(EnvSpec(
     },
 ))
 
+# The single-agent Gymnasium view (opponents stepped inside step()), registered with Gymnasium as
+# tabletop_arena/<Game>-v<k> for every game above: gymnasium.make("tabletop_arena/Peacekeepers-v0").
+from .single_agent import SingleAgentEnv, gymnasium_id, make_single_agent, register_gymnasium  # noqa: E402
+
+register_gymnasium(names())
+
 __all__ = ["make", "make_raw", "make_game", "names", "variants", "register", "EnvSpec", "spec",
-           "resolve", "ConfigError", "IllegalActionError", "Game", "State"]
+           "resolve", "ConfigError", "IllegalActionError", "IllegalMoveWarning", "Game", "State",
+           "make_single_agent", "SingleAgentEnv", "gymnasium_id"]

@@ -162,7 +162,9 @@ def test_no_hidden_information_in_observation(name, vname, opts):
 @pytest.mark.parametrize("name,vname,opts", CASES[:1] + [c for c in CASES if "4p" in c[1]][:1],
                          ids=lambda x: x if isinstance(x, str) else "")
 def test_illegal_actions_through_env(name, vname, opts):
-    env = envs.make(name, **opts)
+    # illegal_action="raise" (the debugging opt-in): an error naming the action and the phase,
+    # and nothing changes
+    env = envs.make(name, illegal_action="raise", **opts)
     env.reset(seed=0)
     obs, *_ = env.last()
     bad = int(np.flatnonzero(obs["action_mask"] == 0)[0])
@@ -173,14 +175,46 @@ def test_illegal_actions_through_env(name, vname, opts):
     assert env.unwrapped.state_.serialize() == before
     with pytest.raises(IllegalActionError):
         env.step(env.unwrapped.game.num_actions + 5)
-    # PettingZoo's convention as an explicit option: the game ends and the mover gets -1
-    env = envs.make(name, illegal_action="lose", **opts)
+
+
+@pytest.mark.parametrize("name", envs.names())
+def test_illegal_action_default_is_pettingzoo_classic(name):
+    """Default illegal_action="lose" (PettingZoo classic): the game ends, the offender gets -1 and
+    the others 0, a warning names the action and the engine's reason, every info says so.
+    Out-of-range actions still raise (they are outside the action space)."""
+    env = envs.make(name)
     env.reset(seed=0)
+    for _ in range(3):  # a few legal moves first, so the offender need not be player_0
+        obs, *_ = env.last()
+        env.step(int(np.flatnonzero(obs["action_mask"])[0]))
     mover = env.agent_selection
     obs, *_ = env.last()
-    env.step(int(np.flatnonzero(obs["action_mask"] == 0)[0]))
+    bad = int(np.flatnonzero(obs["action_mask"] == 0)[0])
+    reason = env.unwrapped.illegal_reason(bad)
+    with pytest.raises(IllegalActionError):
+        env.unwrapped.state_.clone().apply(bad)  # the engine API keeps raising
+    with pytest.warns(envs.IllegalMoveWarning, match=rf"{mover} played illegal action {bad}\b") as rec:
+        env.step(bad)
+    assert reason and reason in str(rec[0].message)
     assert all(env.terminations.values())
     assert env.rewards[mover] == -1.0
+    assert all(r == 0.0 for a, r in env.rewards.items() if a != mover)
+    for agent in env.possible_agents:
+        info = env.infos[agent]
+        assert info["illegal_move"] is True and info["illegal_action"] == bad
+        assert info["illegal_agent"] == mover and info["illegal_reason"] == reason
+    rewards = {}
+    for agent in env.agent_iter():  # the dead steps hand out each agent's result once
+        _, r, term, trunc, _ = env.last()
+        assert term
+        rewards[agent] = r
+        env.step(None)
+    assert rewards[mover] == -1.0 and sum(rewards.values()) == -1.0
+    env = envs.make(name)
+    env.reset(seed=0)
+    with pytest.raises(IllegalActionError, match="out of range"):
+        env.step(env.unwrapped.game.num_actions)
+    assert not any(env.terminations.values())
 
 
 @pytest.mark.parametrize("name", envs.names())
@@ -191,6 +225,8 @@ def test_bad_options_raise(name):
         envs.make(name, max_steps=0)
     with pytest.raises(ValueError):
         envs.make(name, illegal_action="ignore")
+    with pytest.raises(ValueError):
+        envs.make_single_agent(name, illegal_action="ignore")
 
 
 @pytest.mark.parametrize("name,vname,opts", CASES, ids=IDS)
@@ -205,6 +241,49 @@ def test_render(name, vname, opts):
     img = rgb.render()
     assert img.ndim == 3 and img.shape[2] == 3 and img.dtype == np.uint8
     assert img.reshape(-1, 3).std(axis=0).max() > 0   # not a blank picture
+
+
+@pytest.mark.parametrize("name", envs.names())
+def test_render_modes_follow_pettingzoo(name, capsys):
+    """PettingZoo's render_test: ansi returns text, rgb_array a uint8 picture, human prints the text
+    (after each step too) and returns None; CaptureStdoutWrapper turns human into text."""
+    from pettingzoo.test import render_test
+    from pettingzoo.utils.wrappers import CaptureStdoutWrapper
+
+    render_test(lambda render_mode=None: envs.make(name, render_mode=render_mode))
+    capsys.readouterr()
+    env = envs.make(name, render_mode="human")
+    env.reset(seed=1)
+    assert env.render() is None
+    shown = capsys.readouterr().out
+    assert len(shown.splitlines()) >= 3
+    obs, *_ = env.last()
+    env.step(int(np.flatnonzero(obs["action_mask"])[0]))
+    assert len(capsys.readouterr().out.splitlines()) >= 3  # human mode draws after a step
+    captured = CaptureStdoutWrapper(envs.make(name, render_mode="human"))
+    captured.reset(seed=1)
+    text = captured.render()
+    assert text == shown
+
+
+@pytest.mark.parametrize("name", envs.names())
+def test_metadata_is_owned_by_each_env(name):
+    """Wrapping one env (CaptureStdoutWrapper appends to render_modes) leaves other envs, the
+    class and the base class alone."""
+    from pettingzoo.utils.wrappers import CaptureStdoutWrapper
+
+    from tabletop_arena.envs.core.aec import TabletopAEC
+
+    base = list(TabletopAEC.metadata["render_modes"])
+    others = {n: list(envs.make(n).metadata["render_modes"]) for n in envs.names()}
+    env = envs.make(name, render_mode="human")
+    env.unwrapped.metadata["render_modes"].append("bogus")
+    CaptureStdoutWrapper(envs.make(name, render_mode="human"))
+    assert TabletopAEC.metadata["render_modes"] == base
+    for n in envs.names():
+        assert envs.make(n).metadata["render_modes"] == others[n], n
+        assert type(envs.make_raw(n)).metadata["render_modes"] is not TabletopAEC.metadata["render_modes"]
+    assert env.unwrapped.metadata["name"] == envs.resolve(name)
 
 
 def test_move_cap_truncates():

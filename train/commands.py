@@ -10,6 +10,8 @@ config key. Mistakes raise ``CLIError``: one line with a hint, exit code 2.
 """
 from __future__ import annotations
 
+import sys
+
 from .cli_common import (CLIError, HelpFormatter, add_env_options, command, env_options, int_at_least,
                          make_game, parse_env_options, resolve_game)
 
@@ -27,7 +29,9 @@ training-config key. Without --config the
 game's configs/train/<game>.yaml is used, else configs/train/default.yaml. Every config key is
 documented in train/config.py. The run folder gets config.yaml, checkpoint.zip (latest,
 resumable), final.zip, policy.zip (small, for ppo:PATH), snapshots/, progress.csv,
-tb/ (tensorboard --logdir <out>/tb) and eval/.
+tb/ (tensorboard --logdir <out>/tb) and eval/. Ctrl-C (SIGINT) or SIGTERM stops at the next
+step, saves checkpoint.zip and exits with 130 / 143 (continue with --resume); a run folder in use
+by another run is refused (exit 2); a resume cuts progress.csv back to the checkpoint.
 """
 
 EVAL_EPILOG = """\
@@ -82,12 +86,19 @@ def cmd_train(args) -> int:
     if args.no_progress:
         overrides["progress"] = False
     from .ppo import train
+    from .run_control import TrainingInterrupted
 
     try:
         path = train(game, config_path=args.config, timesteps=args.timesteps, seed=args.seed,
                      out=args.out, resume=args.resume, **overrides)
     except ConfigError as exc:
         raise _blame(exc, overrides) from None
+    except TrainingInterrupted as exc:   # checkpoint saved: exit 130 (SIGINT) / 143 (SIGTERM)
+        print(f"arena train: {exc}", file=sys.stderr)
+        return exc.exit_code
+    except KeyboardInterrupt:   # before training started (or a second Ctrl-C): nothing saved now
+        print("arena train: interrupted (no checkpoint written by this stop)", file=sys.stderr)
+        return 130
     print(f"final checkpoint: {path}")
     return 0
 

@@ -61,6 +61,7 @@ from ..agents.ppo import (ArenaPolicy, CheckpointError, LayoutExtractor, PPOAgen
                         spatial_action_index)
 from ..agents.registry import has_heuristic
 from .config import ConfigError, TrainConfig, load_config, from_dict, validate
+from .run_control import RunLock, SignalStop, TrainingInterrupted, ignore_sigint_in_worker, truncate_progress
 
 #: config keys that fix the network's shape (cannot change when resuming)
 NETWORK_KEYS = ("network", "net_arch", "cnn_channels", "cnn_hidden", "vector_hidden", "spatial_actions",
@@ -79,6 +80,7 @@ PPO_KEYS = ("learning_rate", "n_steps", "batch_size", "n_epochs", "gamma", "gae_
 def _selfplay_factory(game_id: str, cfg: TrainConfig, seed: int, snapshots: list[str]):
     def make():
         import torch as _torch
+        ignore_sigint_in_worker()
         _torch.set_num_threads(1)  # snapshot opponents run their policy inside the env
         from .selfplay import SelfPlayEnv
         return SelfPlayEnv(game_id, cfg.env_options, cfg.opponent_mix, seed=seed, max_steps=cfg.max_steps,
@@ -524,6 +526,19 @@ def train(game: str, config_path: str | os.PathLike | None = None, timesteps: in
                               f"or choose another --out")
     validate(cfg)
     out.mkdir(parents=True, exist_ok=True)
+    with RunLock(out) as lock:
+        if lock.took_over:
+            print(f"{out}: taking over the lock left by pid {lock.took_over} (no longer running)",
+                  flush=True)
+        if resume:   # rows past the checkpoint belong to training that was lost
+            truncate_progress(out / "progress.csv", int(meta.get("timesteps", 0)))
+        return _train_locked(game_id, cfg, out, resume, meta if resume else None,
+                             ckpt if resume else None)
+
+
+def _train_locked(game_id: str, cfg: TrainConfig, out: Path, resume: bool, meta: dict | None,
+                  ckpt: Path | None) -> Path:
+    """``train`` in its locked run folder: build or load the model, learn, save."""
     _write_config(cfg, out / "config.yaml")
     torch.set_num_threads(cfg.torch_threads)
     device = resolve_device(cfg.device)
@@ -595,8 +610,11 @@ def train(game: str, config_path: str | os.PathLike | None = None, timesteps: in
             run.curve_point(log)  # the learning curve starts at the (cloned) initial policy
         if remaining > 0:
             callback = ArenaCallback(run)
-            model.learn(total_timesteps=remaining, callback=callback, reset_num_timesteps=not resume,
-                        tb_log_name="ppo", progress_bar=False)
+            with SignalStop() as stop:   # SIGINT / SIGTERM: stop at the next step, save, exit
+                model.learn(total_timesteps=remaining, callback=[callback, stop],
+                            reset_num_timesteps=not resume, tb_log_name="ppo", progress_bar=False)
+            if stop.signum is not None:
+                raise TrainingInterrupted(stop.signum, run.save("checkpoint.zip"), model.num_timesteps)
         run.save("checkpoint.zip")
         final = run.save("final.zip")
         run.save("policy.zip", policy_only=True)

@@ -8,20 +8,30 @@ What it adds to the engine:
 - observation dict ``{"observation": float32[K], "action_mask": int8[N]}``; the mask is all zeros
   for an agent that is not to move;
 - ``action_masks()`` for sb3-contrib; seeding through ``reset(seed=...)``;
-- illegal actions: ``illegal_action="raise"`` (default) raises ``IllegalActionError`` and changes
-  nothing; ``illegal_action="lose"`` follows PettingZoo classic: the game ends, the mover gets -1.
+- illegal actions (an in-range action the mask forbids): ``illegal_action="lose"`` (default) follows
+  PettingZoo classic: the game ends, the offender gets -1 and the others 0, an ``IllegalMoveWarning``
+  names the action and why, and every agent's ``info`` carries ``illegal_move=True``,
+  ``illegal_action``, ``illegal_agent`` and ``illegal_reason``; ``illegal_action="raise"`` (the opt-in
+  for debugging) raises ``IllegalActionError`` and changes nothing. Out-of-range actions always raise.
+- render modes: ``ansi`` returns the text, ``rgb_array`` a picture, ``human`` prints the text (after
+  every step and on ``render()``) and returns None (Gymnasium / PettingZoo convention). Each env class
+  and each instance owns its ``metadata`` (so a wrapper that edits ``render_modes`` edits one env).
 """
 from __future__ import annotations
 
+import copy
+import warnings
 from typing import Any
 
 import gymnasium
 import numpy as np
 from pettingzoo import AECEnv
 
-from .game import ConfigError, Game, IllegalActionError, State, new_rng
+from .game import (ConfigError, Game, IllegalActionError, IllegalMoveWarning, State, action_index,
+                   seed_of)
 
 RENDER_MODES = ("ansi", "rgb_array", "human")
+ILLEGAL_ACTION_MODES = ("lose", "raise")
 
 
 class TabletopAEC(AECEnv):
@@ -30,16 +40,23 @@ class TabletopAEC(AECEnv):
     metadata = {"render_modes": list(RENDER_MODES), "name": "tabletop", "is_parallelizable": False,
                 "render_fps": 2}
 
-    def __init__(self, game: Game, render_mode: str | None = None, illegal_action: str = "raise",
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        # ``dict(TabletopAEC.metadata, name=...)`` in a subclass copies the dict but shares its
+        # render_modes list: give every class its own copy of everything inside.
+        cls.metadata = copy.deepcopy(cls.metadata)
+
+    def __init__(self, game: Game, render_mode: str | None = None, illegal_action: str = "lose",
                  max_steps: int = 1000, ansi_color: bool | None = None):
         super().__init__()
+        self.metadata = copy.deepcopy(type(self).metadata)  # wrappers may edit an instance's own
         if render_mode is not None and render_mode not in RENDER_MODES:
             raise ConfigError(f"render_mode must be one of {RENDER_MODES} or None, got {render_mode!r}")
-        if ansi_color not in (None, True, False):
+        if ansi_color is not None and not isinstance(ansi_color, bool):
             raise ConfigError(f"ansi_color must be None (auto), True or False, got {ansi_color!r}")
-        if illegal_action not in ("raise", "lose"):
-            raise ConfigError(f"illegal_action must be 'raise' or 'lose', got {illegal_action!r}")
-        if not isinstance(max_steps, int) or max_steps < 1:
+        if illegal_action not in ILLEGAL_ACTION_MODES:
+            raise ConfigError(f"illegal_action must be 'lose' or 'raise', got {illegal_action!r}")
+        if not isinstance(max_steps, int) or isinstance(max_steps, bool) or max_steps < 1:
             raise ConfigError(f"max_steps must be a positive int, got {max_steps!r}")
         self.game = game
         self.render_mode = render_mode
@@ -74,9 +91,8 @@ class TabletopAEC(AECEnv):
         return self.action_spaces[agent]
 
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None):
-        rng, self.seed_used = new_rng(seed)
-        self.state_ = self.game.new_initial_state(rng)
-        self.state_.seed = self.seed_used
+        self.seed_used = seed_of(seed)
+        self.state_ = self.game.new_initial_state(self.seed_used)
         self.agents = list(self.possible_agents)
         self.rewards = {a: 0.0 for a in self.agents}
         self._rewards_given = False  # rewards only come at the end (or an illegal-move loss)
@@ -109,7 +125,14 @@ class TabletopAEC(AECEnv):
             self._cache_key = key
         return self._cached_mask
 
+    def _require_reset(self, what: str) -> None:
+        if self.state_ is None:
+            raise RuntimeError(f"call reset() before {what}")
+
     def observe(self, agent):
+        self._require_reset("observe()")
+        if agent not in self._agent_index:
+            raise ValueError(f"unknown agent {agent!r}; agents: {self.possible_agents}")
         st = self.state_
         seat = self._seat_for_observation(agent)
         obs = st.observation(seat)
@@ -129,17 +152,19 @@ class TabletopAEC(AECEnv):
 
     def action_masks(self) -> np.ndarray:
         """Bool mask of the agent to move (the name sb3-contrib looks up)."""
+        self._require_reset("action_masks()")
         if self.state_.is_terminal():
             return self._zero_mask.astype(bool)
         return self._current_mask().astype(bool)
 
     def step(self, action):
+        self._require_reset("step()")
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
             return
         st = self.state_
-        a = int(action)
+        a = action_index(action, st.phase_name())   # an integer, or ActionTypeError: nothing changes
         if not 0 <= a < self.game.num_actions:
             raise IllegalActionError(a, st.phase_name(),
                                      f"out of range: actions are 0..{self.game.num_actions - 1}")
@@ -164,7 +189,7 @@ class TabletopAEC(AECEnv):
         if self._rewards_given:  # only the end hands out rewards (nothing to add otherwise)
             self._accumulate_rewards()
         if self.render_mode == "human":
-            print(self.render())
+            self.render()
 
     def _settle_terminal(self):
         """Hand out the final returns (an agent running several seats gets their mean) and end
@@ -189,12 +214,31 @@ class TabletopAEC(AECEnv):
             info.update(extra())
         return info
 
+    def illegal_reason(self, action: int) -> str:
+        """Why the engine refuses ``action`` here (probed on a clone: the state is not touched)."""
+        try:
+            self.state_.clone().apply(int(action))
+        except IllegalActionError as exc:
+            return exc.reason
+        return "not in the action mask"  # mask and apply disagree: the conformance suite forbids it
+
     def _end_by_illegal(self, agent, action):
+        """PettingZoo classic: the game ends, the offender gets -1, the others 0; warn and say so."""
+        reason = self.illegal_reason(action)
+        try:
+            label = f"{action} ({self.state_.action_to_str(action)})"
+        except Exception:  # noqa: BLE001 - a label for the message only
+            label = str(action)
+        warnings.warn(f"{agent} played illegal action {label} "
+                      f"in phase {self.state_.phase_name()!r}: {reason}; the game ends and {agent} "
+                      f"gets -1 (pass illegal_action='raise' to get an exception instead)",
+                      IllegalMoveWarning, stacklevel=4)  # the caller of env.step()
         for x in self.agents:
             self.terminations[x] = True
             self.rewards[x] = -1.0 if x == agent else 0.0
             self._rewards_given = True
-            self.infos[x] = {"illegal_move": True, "illegal_action": action, "steps": self.num_steps}
+            self.infos[x] = {"illegal_move": True, "illegal_action": action, "illegal_agent": agent,
+                             "illegal_reason": reason, "steps": self.num_steps}
         self._accumulate_rewards()
 
     def render(self):
@@ -205,7 +249,11 @@ class TabletopAEC(AECEnv):
             return "(call reset() first)"
         if self.render_mode == "rgb_array":
             return self.render_rgb()
-        return self.state_.render_text(observer=None, color=self._text_color())
+        text = self.state_.render_text(observer=None, color=self._text_color())
+        if self.render_mode == "human":
+            print(text)
+            return None
+        return text
 
     def _text_color(self) -> bool:
         """Whether the text render carries ANSI colours (the convention of envs.core.terminal)."""
@@ -230,4 +278,4 @@ class TabletopAEC(AECEnv):
         return self.state_
 
     def action_to_str(self, action: int) -> str:
-        return self.state_.action_to_str(int(action))
+        return self.state_.action_to_str(action_index(action))

@@ -4,13 +4,19 @@ A *Game* holds the immutable rules configuration; a *State* is one position, mut
 ``clone()`` (OpenSpiel style). Engines speak in seats ``0..num_seats-1``; the AEC adapter maps seats
 to agent names (several seats may belong to one agent, e.g. Zaka's two armies per player).
 
-Randomness: a State owns an ``np.random.Generator`` handed to ``Game.new_initial_state(rng)``; every
-draw, roll and shuffle comes from it, so the seed plus the action history replays a game exactly.
+Randomness: ``Game.new_initial_state(seed)`` builds a State that owns its ``np.random.Generator``
+and records the seed that rebuilds it; every draw, roll and shuffle comes from that generator, so
+the seed plus the action history replays a game exactly (``serialize`` / ``restore``).
+
+The public methods here check their input and call the game's hooks (``_new_state``, ``_apply``,
+``_observation``, ``_determinize``): a game implements the hooks, the checks live in one place.
 """
 from __future__ import annotations
 
+import copy
 import functools
 import json
+import numbers
 from typing import Any, Sequence
 
 import numpy as np
@@ -27,8 +33,83 @@ class IllegalActionError(ValueError):
         super().__init__(f"illegal action {action} in phase {phase!r}: {reason}")
 
 
+class IllegalMoveWarning(UserWarning):
+    """An agent played an action its mask forbids and, under ``illegal_action="lose"`` (the AEC
+    default, PettingZoo classic), lost the game by it."""
+
+
+class ActionTypeError(IllegalActionError, TypeError):
+    """An action that is not an integer (a float, a string, a bool, None, a list...)."""
+
+    def __init__(self, action: Any, phase: str):
+        super().__init__(action, phase, "an action must be an integer (int, numpy integer or 0-d "
+                                        f"integer array), got {type(action).__name__} {action!r}")
+
+
+def action_index(action: Any, phase: str = "play") -> int:
+    """``action`` as a Python int, if it is an integer: an int, a numpy integer or a 0-d integer
+    array. Anything else (floats that look integral, strings, bools, None, lists, NaN) raises
+    ActionTypeError: nothing is truncated or parsed."""
+    if type(action) is int:
+        return action
+    if isinstance(action, (bool, np.bool_)):
+        raise ActionTypeError(action, phase)
+    if isinstance(action, (numbers.Integral, np.integer)):
+        return int(action)
+    if isinstance(action, np.ndarray) and action.ndim == 0 and action.dtype.kind in "iu":
+        return int(action)
+    raise ActionTypeError(action, phase)
+
+
+def check_seat(seat: Any, num_seats: int) -> int:
+    """``seat`` as an int in ``0..num_seats-1``, else ValueError (no wrap-around of -1)."""
+    if type(seat) is int and 0 <= seat < num_seats:
+        return seat
+    if isinstance(seat, (numbers.Integral, np.integer)) and not isinstance(seat, (bool, np.bool_)) \
+            and 0 <= int(seat) < num_seats:
+        return int(seat)
+    raise ValueError(f"seat must be an int in 0..{num_seats - 1}, got {seat!r}")
+
+
 class ConfigError(ValueError):
     """A rules option or config table that is unknown or out of range."""
+
+
+class NotReplayableError(ValueError):
+    """``serialize()`` of a state whose randomness no seed reproduces (a determinize() sample)."""
+
+
+def _recovered_seed(gen: np.random.Generator) -> int | None:
+    """The seed of a generator exactly as ``np.random.default_rng(seed)`` built it (not drawn
+    from since), else None."""
+    bg = gen.bit_generator
+    ss = getattr(bg, "seed_seq", None)
+    if type(bg) is not np.random.PCG64 or not isinstance(ss, np.random.SeedSequence) \
+            or ss.spawn_key or ss.n_children_spawned or ss.pool_size != 4:
+        return None
+    entropy = ss.entropy
+    if type(entropy) is not int or entropy < 0 or np.random.PCG64(entropy).state != bg.state:
+        return None
+    return entropy
+
+
+def seed_of(source: Any = None) -> int:
+    """The seed a new state records, from ``source``: an int seed; ``None`` (a seed drawn from
+    OS entropy); or a Generator. A fresh ``np.random.default_rng(seed)`` gives that seed back;
+    any other generator (already drawn from, another bit generator) gives one draw, which becomes
+    the seed. The state builds its own generator from the seed: it never shares the caller's."""
+    if source is None:
+        seed = int(np.random.SeedSequence().entropy % (2**63))
+    elif isinstance(source, np.random.Generator):
+        seed = _recovered_seed(source)
+        if seed is None:
+            seed = int(source.integers(2**63))
+    elif isinstance(source, (numbers.Integral, np.integer)) and not isinstance(source, (bool, np.bool_)) \
+            and int(source) >= 0:
+        seed = int(source)
+    else:
+        raise ConfigError(f"a seed must be an int >= 0, a numpy Generator or None, got {source!r}")
+    return seed
 
 
 @functools.lru_cache(maxsize=16)
@@ -48,22 +129,16 @@ def read_yaml(path: str) -> dict:
     return data
 
 
-def merge_rules(defaults: dict | None, overrides: dict | None) -> dict:
-    """The ``rules:`` table of a config with ``overrides`` applied: unknown keys and values of
-    another type raise ConfigError (no silent substitution)."""
-    merged = dict(defaults or {})
-    for key, value in (overrides or {}).items():
-        if key not in merged:
-            raise ConfigError(f"unknown rules option {key!r}; known: {sorted(merged)}")
-        if type(value) is not type(merged[key]):
-            raise ConfigError(f"rules option {key!r} must be {type(merged[key]).__name__}, "
-                              f"got {value!r}")
-        merged[key] = value
-    return merged
-
-
 class Game:
-    """Rules configuration of one game variant; a factory for states."""
+    """Rules configuration of one game variant; a factory for states.
+
+    A game declares its constructor options in ``OPTIONS`` (``envs.core.options.OptionTable``):
+    every call is checked against it before the game's ``__init__`` runs (unknown names, types,
+    ranges raise ConfigError) and the ``__init__`` receives every option, defaults filled in.
+    """
+
+    #: the constructor's options (an envs.core.options.OptionTable); None: not checked here
+    OPTIONS = None
 
     name: str = "game"
     num_seats: int = 2
@@ -77,7 +152,31 @@ class Game:
     #: Read by the training pipeline's spatial policy head (``spatial_actions: auto``).
     spatial_actions: list[list[int]] = []
 
-    def new_initial_state(self, rng: np.random.Generator) -> "State":
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        init, table = cls.__dict__.get("__init__"), cls.__dict__.get("OPTIONS")
+        if init is None or table is None:
+            return
+
+        @functools.wraps(init)
+        def checked_init(self, *args, **options):
+            if args:
+                raise ConfigError(f"{table.game}: options are keyword arguments; got positional "
+                                  f"{args!r} (options: {table.names()})")
+            init(self, **table.resolve(options))
+
+        cls.__init__ = checked_init
+
+    def new_initial_state(self, rng: Any = None) -> "State":
+        """A new game. ``rng``: an int seed, a numpy Generator or None (see ``seed_of``); the
+        state owns its own generator and records the seed, so it always serializes."""
+        seed = seed_of(rng)
+        state = self._new_state(np.random.default_rng(seed))
+        state.seed = seed
+        return state
+
+    def _new_state(self, rng: np.random.Generator) -> "State":
+        """The game's hook: the initial state drawing from ``rng`` (its own generator)."""
         raise NotImplementedError
 
     @property
@@ -97,12 +196,14 @@ class Game:
         return {}
 
     # -- replay -------------------------------------------------------------------------------
-    def replay(self, seed: int | None, actions: Sequence[int]) -> "State":
+    def replay(self, seed: int, actions: Sequence[int]) -> "State":
         """Rebuild a state from its seed and action history."""
-        state = self.new_initial_state(np.random.default_rng(seed))
-        state.seed = seed
+        if seed is None:
+            raise NotReplayableError("no seed to replay from (a state serialized before seeds were "
+                                     "recorded, or edited by hand)")
+        state = self.new_initial_state(seed)
         for a in actions:
-            state.apply(int(a))
+            state.apply(a)
         return state
 
 
@@ -134,8 +235,8 @@ class State:
         """float[num_seats]: final rewards (0 while the game runs)."""
         raise NotImplementedError
 
-    def observation(self, seat: int) -> np.ndarray:
-        """float32[observation_size] as seen by ``seat``."""
+    def _observation(self, seat: int) -> np.ndarray:
+        """The game's hook for ``observation`` (``seat`` already checked)."""
         raise NotImplementedError
 
     def action_to_str(self, action: int) -> str:
@@ -161,6 +262,12 @@ class State:
         return text_to_rgb(self.render_text(observer=observer, color=True))
 
     # -- shared -------------------------------------------------------------------------------
+    def observation(self, seat: int) -> np.ndarray:
+        """float32[observation_size] as seen by ``seat`` (an int in 0..num_seats-1)."""
+        if type(seat) is not int or not 0 <= seat < self.game.num_seats:
+            seat = check_seat(seat, self.game.num_seats)
+        return self._observation(seat)
+
     def legal_actions(self) -> list[int]:
         return np.flatnonzero(self.legal_actions_mask()).tolist()
 
@@ -169,8 +276,9 @@ class State:
         return "not allowed in this position (see legal_actions())"
 
     def apply(self, action: int) -> None:
-        """Validate and apply ``action``; raise IllegalActionError and change nothing if illegal."""
-        a = int(action)
+        """Validate and apply ``action``; raise IllegalActionError and change nothing if illegal
+        (ActionTypeError, a subclass, when ``action`` is not an integer)."""
+        a = action if type(action) is int else action_index(action, self.phase_name())
         if self.is_terminal():
             raise IllegalActionError(a, self.phase_name(), "the game is over")
         if not 0 <= a < self.game.num_actions:
@@ -190,15 +298,25 @@ class State:
     def determinize(self, observer: int, rng: np.random.Generator) -> "State":
         """A clone in which everything ``observer`` cannot see is resampled from ``rng``.
 
-        The default fits games whose only hidden information is future chance (bag draws, dice):
-        the clone gets a fresh generator. Games with hidden hands override it.
+        A sample is not the real game: it has no seed and refuses to serialize.
         """
+        s = self._determinize(check_seat(observer, self.game.num_seats), rng)
+        s.seed = None
+        return s
+
+    def _determinize(self, observer: int, rng: np.random.Generator) -> "State":
+        """The game's hook for ``determinize``. The default fits games whose only hidden
+        information is future chance (bag draws, dice): the clone gets a fresh generator. Games
+        with hidden hands override it (starting from this one)."""
         s = self.clone()
         s.rng = np.random.default_rng(rng.integers(2**63))
         return s
 
     def serialize(self) -> str:
         """JSON with the variant options, the seed and the action history."""
+        if self.seed is None:
+            raise NotReplayableError("this state cannot be replayed from a seed (a determinize() "
+                                     "sample, or a state whose seed was removed): no serialize()")
         return json.dumps({"game": self.game.name, "options": self.game.options(),
                            "seed": self.seed, "actions": list(self.history)})
 
@@ -213,11 +331,74 @@ def restore(game: Game, blob: str) -> State:
     return game.replay(data.get("seed"), data["actions"])
 
 
-def new_rng(seed: int | None) -> tuple[np.random.Generator, int]:
-    """A Generator and the concrete seed used (drawn from OS entropy when seed is None)."""
-    if seed is None:
-        seed = int(np.random.SeedSequence().entropy % (2**63))
-    return np.random.default_rng(seed), int(seed)
+def new_rng(seed: Any = None) -> tuple[np.random.Generator, int]:
+    """``(np.random.default_rng(s), s)`` for the seed ``s = seed_of(seed)`` (drawn from OS entropy
+    when ``seed`` is None)."""
+    s = seed_of(seed)
+    return np.random.default_rng(s), s
+
+
+def copy_generator(rng: Any) -> Any:
+    """An independent generator in the same state as ``rng`` (what a clone draws from). A
+    scripted stand-in (tests replace a state's generator to force dice) is deep-copied."""
+    if isinstance(rng, np.random.Generator):
+        bg = rng.bit_generator
+        out = np.random.Generator(type(bg)(0))   # a fixed seed: cheaper than OS entropy
+        out.bit_generator.state = bg.state
+        return out
+    return copy.deepcopy(rng)
+
+
+_ATOMIC = frozenset({int, float, bool, str, bytes, complex, type(None), range})
+_FLAT = _ATOMIC | {tuple}
+
+
+def owned_copy(value: Any) -> Any:
+    """A copy of ``value`` that shares no writable container with it: lists, dicts, sets and
+    writable numpy arrays are copied all the way down; immutable values (numbers, strings, tuples
+    and frozensets of them, read-only arrays, numpy scalars, frozen records) are shared. Objects
+    with a ``clone()`` method clone themselves. What a State's ``clone()`` uses for its fields, so
+    a field added later is owned by each state without anyone remembering to copy it."""
+    t = type(value)
+    if t in _ATOMIC:
+        return value
+    if t is list:
+        if _ATOMIC.issuperset(map(type, value)):   # the common case: numbers, names
+            return value.copy()
+        if _FLAT.issuperset(map(type, value)) and \
+                all(_ATOMIC.issuperset(map(type, x)) for x in value if type(x) is tuple):
+            return value.copy()         # numbers and flat tuples of numbers
+        return [x if type(x) in _ATOMIC else owned_copy(x) for x in value]
+    if t is tuple:
+        if _ATOMIC.issuperset(map(type, value)):
+            return value
+        copied = tuple(owned_copy(x) for x in value)
+        return value if all(a is b for a, b in zip(copied, value)) else copied
+    if t is dict:
+        return {k: v if type(v) in _ATOMIC else owned_copy(v) for k, v in value.items()}
+    if t is set:
+        return set(value)
+    if t is np.ndarray:
+        if value.dtype == object:
+            out = np.empty_like(value)
+            for i, x in enumerate(value.flat):
+                out.flat[i] = owned_copy(x)
+            return out
+        return value.copy() if value.flags.writeable else value
+    if t is frozenset or isinstance(value, (type, np.generic, np.dtype, Game)):
+        return value
+    if isinstance(value, np.random.Generator):
+        return copy_generator(value)
+    clone = getattr(value, "clone", None)
+    if callable(clone):
+        return clone()
+    params = getattr(value, "__dataclass_params__", None)
+    if params is not None and params.frozen:
+        return value
+    if isinstance(value, tuple):   # a NamedTuple
+        return t(*(owned_copy(x) for x in value)) if any(type(x) not in _ATOMIC for x in value) \
+            else value
+    raise TypeError(f"owned_copy: no rule to copy a {t.__name__} (give it a clone() method)")
 
 
 def rank_returns(scores: Sequence[float], active: Sequence[bool] | None = None) -> np.ndarray:

@@ -1,6 +1,7 @@
 """Gorgasali variant options and rules data (configs/gorgasali.yaml), validated on load."""
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -8,7 +9,8 @@ from typing import Any
 import numpy as np
 
 from ..core.resources import config_path as data_file
-from ..core.game import ConfigError, Game, read_yaml, merge_rules
+from ..core.game import ConfigError, Game
+from ..core.options import Option, OptionTable, merge_rules, read_config
 from . import actions as A
 from .board import Board
 
@@ -110,24 +112,30 @@ def _cards(data: dict) -> list[CardType]:
     return cards
 
 
+#: choices and ranges of the rules-table keys (their types come from configs/gorgasali.yaml)
+RULE_LIMITS = (
+    Option("max_health", int, low=1, high=1000),
+    Option("heal_square", int, low=0, high=1000),
+    Option("zone_interval", int, low=1, high=100),
+    Option("max_rounds", int, low=1, high=200),
+    Option("banner_rounds", int, low=1, high=100),
+    Option("start_extra_chests", int, low=0, high=10),
+    Option("chest_weapons", int, low=0, high=10),
+    Option("chest_supports", int, low=0, high=10),
+    Option("skill_die", str, choices=("first", "sum")),
+    Option("burn_turns", int, low=0, high=10),
+    Option("octor_copies_per_turn", int, low=1, high=100),
+)
+
+
 def load_tables(path: str | Path | None = None, rules: dict | None = None) -> dict:
     """Read and check the YAML tables; ``rules`` overrides keys of its ``rules`` section."""
-    data = dict(read_yaml(str(path or DEFAULT_CONFIG)))
-    merged = merge_rules(data.get("rules"), rules)
-    if not 1 <= merged["max_rounds"] <= 200:
-        raise ConfigError(f"max_rounds must be 1..200, got {merged['max_rounds']}")
-    if len(merged["zone_penalty"]) != 4 or any(int(x) < 0 for x in merged["zone_penalty"]):
-        raise ConfigError("zone_penalty must list 4 non-negative numbers")
-    if merged["skill_die"] not in ("first", "sum"):
-        raise ConfigError("skill_die must be 'first' or 'sum'")
-    if not isinstance(merged["react_window"], bool):
-        raise ConfigError("react_window must be true or false")
-    if not 1 <= merged["octor_copies_per_turn"] <= 100:
-        raise ConfigError(f"octor_copies_per_turn must be 1..100, got {merged['octor_copies_per_turn']}")
-    if merged["zone_interval"] < 1 or merged["banner_rounds"] < 1:
-        raise ConfigError("zone_interval and banner_rounds must be >= 1")
+    data = dict(read_config(path, DEFAULT_CONFIG, RULE_LIMITS))
+    merged = merge_rules(data.get("rules"), rules, limits=RULE_LIMITS)
+    if len(merged["zone_penalty"]) != 4 or any(x < 0 for x in merged["zone_penalty"]):
+        raise ConfigError("rules key 'zone_penalty' must list 4 non-negative ints")
     cost = merged["movement_cost"]
-    if set(cost) != {"water", "forest", "mountain"} or any(not 1 <= int(v) <= 6 for v in cost.values()):
+    if any(not 1 <= v <= 6 for v in cost.values()):
         raise ConfigError("movement_cost needs water, forest, mountain in 1..6")
     board = Board.from_config(data.get("map") or {})
     chars = []
@@ -149,14 +157,18 @@ class GorgasaliGame(Game):
     num_actions = A.NUM_ACTIONS
     hidden_information = True
     spatial_actions = [[A.SQUARE, 1]]   # SQUARE x over the 20x20 map
+    OPTIONS = OptionTable(
+        "gorgasali_v0",
+        Option("num_players", int, 4, "players", low=2, high=A.MAX_PLAYERS),
+        Option("mode", str, "solo", "free-for-all or teams of two", choices=("solo", "duo")),
+        Option("characters", (str, list), "random",
+               "'random', 'choose' or a list of one distinct character name per player"),
+        Option("rules", dict, None, "overrides of the rules table (configs/gorgasali.yaml)"),
+        Option("config_path", os.PathLike, None, "a rules file replacing configs/gorgasali.yaml"),
+    )
 
     def __init__(self, num_players: int = 4, mode: str = "solo", characters: Any = "random",
                  rules: dict | None = None, config_path: str | None = None):
-        if not isinstance(num_players, int) or isinstance(num_players, bool) \
-                or not 2 <= num_players <= A.MAX_PLAYERS:
-            raise ConfigError(f"num_players must be an int in 2..10, got {num_players!r}")
-        if mode not in ("solo", "duo"):
-            raise ConfigError(f"mode must be 'solo' or 'duo', got {mode!r}")
         if mode == "duo" and (num_players % 2 or num_players < 4):
             raise ConfigError("duo mode needs an even number of players, at least 4 (rulebook)")
         if isinstance(characters, (list, tuple)):
@@ -169,7 +181,7 @@ class GorgasaliGame(Game):
         self.num_seats = num_players
         self.mode = mode
         self.characters = characters
-        self.config_path = config_path
+        self.config_path = None if config_path is None else os.fspath(config_path)
         self._rules_override = dict(rules or {})
         tables = load_tables(config_path, rules)
         self.rules = tables["rules"]
@@ -199,6 +211,6 @@ class GorgasaliGame(Game):
         return {"num_players": self.num_seats, "mode": self.mode, "characters": self.characters,
                 "rules": self._rules_override, "config_path": self.config_path}
 
-    def new_initial_state(self, rng: np.random.Generator):
+    def _new_state(self, rng: np.random.Generator):
         from .rules import GorgasaliState
         return GorgasaliState(self, rng)

@@ -29,7 +29,7 @@ Options (``envs.make("gorgasali_v0", **options)``):
 | ansi_color     | colour codes in text renders: None = auto (ansi mode plain;   | None |
 |                | human mode only on a terminal without NO_COLOR), True / False |      |
 |                | force them on / off                                           |      |
-| illegal_action | raise (error, state unchanged) or lose                    | raise    |
+| illegal_action | lose (PettingZoo classic: game over, -1) or raise (error) | lose     |
 | max_steps      | AEC move cap (every sub-step counts); truncates           | 10000    |
 
 The engine itself ends every game at ``rules["max_rounds"]`` (designed 30 rounds; survivors are
@@ -86,7 +86,7 @@ def make_game(**options) -> GorgasaliGame:
 class raw_env(TabletopAEC):
     metadata = dict(TabletopAEC.metadata, name=ENV_NAME)
 
-    def __init__(self, render_mode: str | None = None, illegal_action: str = "raise",
+    def __init__(self, render_mode: str | None = None, illegal_action: str = "lose",
                  max_steps: int = DEFAULT_MAX_STEPS, ansi_color: bool | None = None,
                  **options):
         super().__init__(GorgasaliGame(**options), render_mode=render_mode,

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..core.game import State, rank_returns
+from ..core.game import State, copy_generator, owned_copy, rank_returns
 from . import actions as A
 from .board import AROUND, distance
 from .combat import OCTOR, THARSIS, CombatMixin
@@ -40,6 +40,10 @@ _TURN_FLAGS = dict(used_consumable=False, used_throwable=False, used_defensive=F
                    move_points=0, extension=None, bonus_move=False, pending_target=-1,
                    swap_back=None, teleport_range=0, path=(), walk_bits=0, walk_left=0,
                    _walk_cache=None, _walk_ctx=None)
+
+#: what clone() does not copy: the game (shared tables), the generator (copied by state), caches
+#: keyed by the identity of the original's objects (rebuilt on demand)
+_NOT_CLONED = frozenset({"game", "rng", "_chest_cache", "_chest_bits_cache", "_walk_obs"})
 
 
 class GorgasaliState(MovementMixin, MaskMixin, DuoMixin, CombatMixin, State):
@@ -107,25 +111,21 @@ class GorgasaliState(MovementMixin, MaskMixin, DuoMixin, CombatMixin, State):
 
     # ------------------------------------------------------------------ cloning -------------
     def clone(self) -> "GorgasaliState":
+        """A state that owns copies of every field. Caches keyed by the identity of this state's
+        objects (the chest set, the walk context) could never hit in the copy: left out."""
         s = GorgasaliState(self.game, None, _blank=True)
-        s.rng = np.random.Generator(type(self.rng.bit_generator)())
-        s.rng.bit_generator.state = self.rng.bit_generator.state
+        s.rng = copy_generator(self.rng)
+        d = s.__dict__
         for k, v in self.__dict__.items():
-            if k in ("game", "rng"):
-                continue
-            if isinstance(v, list):
-                v = [list(x) if isinstance(x, list) else x for x in v]
-            elif isinstance(v, (set, dict)):
-                v = v.copy()
-            s.__dict__[k] = v
+            if k not in _NOT_CLONED:
+                d[k] = owned_copy(v)
         return s
 
-    def determinize(self, observer: int, rng: np.random.Generator) -> "GorgasaliState":
+    def _determinize(self, observer: int, rng: np.random.Generator) -> "GorgasaliState":
         """Resample what ``observer`` cannot see: deck order, the face-down weapons and the
         backpack cards of the others (the card backs show weapon or support deck)."""
         s = self.clone()
         s.rng = np.random.default_rng(rng.integers(2**63))
-        s.__dict__.pop("_walk_obs", None)   # built from the true mats: not for this sample
         cards = self.game.cards
         hidden = []   # (seat, position, is_weapon)
         for t in range(self.game.num_seats):
@@ -528,7 +528,7 @@ class GorgasaliState(MovementMixin, MaskMixin, DuoMixin, CombatMixin, State):
         c = self.char[seat]
         return f"player_{seat}" + (f" ({A.CHARACTER_NAMES[c]})" if c >= 0 else "")
 
-    def observation(self, seat: int) -> np.ndarray:
+    def _observation(self, seat: int) -> np.ndarray:
         from .observe import build_observation
         return build_observation(self, seat)
 

@@ -2,13 +2,15 @@
 from __future__ import annotations
 
 from collections import Counter
+import os
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from ..core.resources import config_path as data_file
-from ..core.game import ConfigError, Game, read_yaml, merge_rules
+from ..core.game import ConfigError, Game
+from ..core.options import Option, OptionTable, merge_rules, read_config
 from . import actions as A
 from .board import LETTERS
 
@@ -19,9 +21,17 @@ BOARD_PLANES = 18
 VECTOR_SIZE = 84
 
 
+#: ranges of the rules-table keys (their types come from configs/peacekeepers.yaml)
+RULE_LIMITS = (
+    Option("puzzle_size", int, low=2, high=10),
+    Option("competitive_hand", int, low=3, high=20),
+    Option("refill_at", int, low=0, high=19),
+)
+
+
 def load_tables(path: str | Path | None = None, rules: dict | None = None) -> dict:
     """Read and check the YAML tables; ``rules`` overrides keys of its ``rules`` section."""
-    data = dict(read_yaml(str(path or DEFAULT_CONFIG)))
+    data = dict(read_config(path, DEFAULT_CONFIG, RULE_LIMITS))
     cubes = [c for row in data.get("cubes", []) for c in (row if isinstance(row, list) else [row])]
     if len(cubes) != 100 or any(not isinstance(c, str) or len(c) != 6 or set(c) - set(LETTERS)
                                 for c in cubes):
@@ -39,11 +49,10 @@ def load_tables(path: str | Path | None = None, rules: dict | None = None) -> di
         if most > ranges.get(length, 0):
             raise ConfigError(f"mountain tokens can ask for {most} ranges of length {length}, "
                               f"only {ranges.get(length, 0)} exist")
-    merged = merge_rules(data.get("rules"), rules)
-    if not 2 <= merged["puzzle_size"] <= 10:
-        raise ConfigError(f"puzzle_size must be 2..10, got {merged['puzzle_size']}")
-    if not 3 <= merged["competitive_hand"] <= 20 or not 0 <= merged["refill_at"] < merged["competitive_hand"]:
-        raise ConfigError("competitive_hand must be 3..20 and refill_at below it")
+    merged = merge_rules(data.get("rules"), rules, limits=RULE_LIMITS)
+    if not merged["refill_at"] < merged["competitive_hand"]:
+        raise ConfigError(f"rules key 'refill_at' ({merged['refill_at']}) must be below "
+                          f"'competitive_hand' ({merged['competitive_hand']})")
     faces = np.array([[LETTERS.index(ch) for ch in c] for c in cubes], dtype=np.int8)
     return {"faces": faces, "tokens": [tuple(int(x) for x in t) for t in tokens],
             "eruption_path": data["eruption_path"], "rules": merged}
@@ -57,50 +66,48 @@ class PeacekeepersGame(Game):
     observation_layout = [("board", (BOARD_PLANES, 10, 10)), ("vector", (VECTOR_SIZE,))]
     #: PLACE (10 colours) + CELL over the 100 cells; MOUNTAIN's 2 orientations over their anchors
     spatial_actions = [[A.PLACE, 11], [A.MOUNTAIN, 2]]
+    OPTIONS = OptionTable(
+        "peacekeepers_v0",
+        Option("mode", str, "competitive", "game mode", choices=MODES),
+        Option("num_players", int, None, "players (default: by mode)", low=1, high=4),
+        Option("hand_size", int, None, "cubes in hand (solo/collaborative/puzzle challenge)",
+               low=1, high=4),
+        Option("mountains", str, None, "mountain ranges (default: by mode)",
+               choices=("choose", "random", "none")),
+        Option("zones", str, "halves", "competitive zones", choices=("halves", "quadrants")),
+        Option("puzzle_level", str, "standard", "puzzle mode level", choices=PUZZLE_LEVELS),
+        Option("reward", str, "result", "terminal reward", choices=("result", "score")),
+        Option("rules", dict, None, "overrides of the rules table (configs/peacekeepers.yaml)"),
+        Option("config_path", os.PathLike, None, "a rules file replacing configs/peacekeepers.yaml"),
+    )
 
     def __init__(self, mode: str = "competitive", num_players: int | None = None,
                  hand_size: int | None = None, mountains: str | None = None, zones: str = "halves",
                  puzzle_level: str = "standard", reward: str = "result",
                  rules: dict | None = None, config_path: str | None = None):
-        if mode not in MODES:
-            raise ConfigError(f"mode must be one of {MODES}, got {mode!r}")
+        # each option's type and range is checked by OPTIONS; here: what depends on several
         defaults_players = {"solo": 1, "collaborative": 2, "competitive": 2,
                             "competitive_no_points": 2, "puzzle": 1}
         n = defaults_players[mode] if num_players is None else num_players
-        if not isinstance(n, int) or isinstance(n, bool):
-            raise ConfigError(f"num_players must be an int, got {n!r}")
         if mode == "solo" and n != 1:
             raise ConfigError("solo mode is for exactly 1 player")
         if mode.startswith("competitive") and n not in (2, 4):
             raise ConfigError(f"competitive modes are for 2 or 4 players (rulebook), got {n}")
-        if mode in ("collaborative", "puzzle") and not 1 <= n <= 4:
-            raise ConfigError(f"{mode} mode supports 1..4 players here, got {n}")
         if mode == "collaborative" and n < 2:
             raise ConfigError("collaborative mode needs at least 2 players (use mode='solo')")
-        if zones not in ("halves", "quadrants"):
-            raise ConfigError(f"zones must be 'halves' or 'quadrants', got {zones!r}")
         if zones == "halves" and n == 4 and mode.startswith("competitive"):
             zones = "quadrants"  # 4 players always play quadrants (rulebook)
-        if puzzle_level not in PUZZLE_LEVELS:
-            raise ConfigError(f"puzzle_level must be one of {PUZZLE_LEVELS}, got {puzzle_level!r}")
-        if reward not in ("result", "score"):
-            raise ConfigError(f"reward must be 'result' or 'score', got {reward!r}")
         if mountains is None:
             mountains = "none" if mode == "puzzle" else "choose"
-        if mountains not in ("choose", "random", "none"):
-            raise ConfigError(f"mountains must be 'choose', 'random' or 'none', got {mountains!r}")
         if mode == "puzzle" and mountains != "none":
             raise ConfigError("puzzle modes are played without mountains")
         if hand_size is None:
             hand_size = {"solo": 3, "collaborative": 1}.get(mode, 1)
-        if not isinstance(hand_size, int) or not 1 <= hand_size <= 4:
-            raise ConfigError(f"hand_size must be 1..4 (solo/collaborative/puzzle challenge), "
-                              f"got {hand_size!r}")
         if mode == "puzzle" and puzzle_level == "challenge" and hand_size > 3:
             raise ConfigError("puzzle challenge keeps a hand of 1, 2 or 3 cubes")
         self.mode, self.num_seats, self.hand_size = mode, n, hand_size
         self.mountains, self.zones, self.puzzle_level, self.reward = mountains, zones, puzzle_level, reward
-        self.config_path = config_path
+        self.config_path = None if config_path is None else os.fspath(config_path)
         self._rules_override = dict(rules or {})
         tables = load_tables(config_path, rules)
         self.faces = tables["faces"]
@@ -143,6 +150,6 @@ class PeacekeepersGame(Game):
                 "mountains": self.mountains, "zones": self.zones, "puzzle_level": self.puzzle_level,
                 "reward": self.reward, "rules": self._rules_override, "config_path": self.config_path}
 
-    def new_initial_state(self, rng: np.random.Generator):
+    def _new_state(self, rng: np.random.Generator):
         from .rules import PeacekeepersState
         return PeacekeepersState(self, rng)

@@ -21,12 +21,13 @@ Options (``envs.make("peacekeepers_v0", **options)``):
 | puzzle_level  | standard, easy, challenge                      | standard                    |
 | reward        | result (+1/-1, rank based) or score            | result                      |
 | rules         | dict overriding configs/peacekeepers.yaml      | {}                          |
+| config_path   | rules file replacing configs/peacekeepers.yaml | None                        |
 | render_mode   | None, ansi, rgb_array (a drawn picture), human | None                        |
 | ansi_color    | colour codes in text renders: None = auto      | None                        |
 |               | (ansi mode plain; human mode only on a         |                             |
 |               | terminal without NO_COLOR), True / False force |                             |
 |               | them on / off                                  |                             |
-| illegal_action| raise (error, state unchanged) or lose         | raise                       |
+| illegal_action| lose (game over, offender -1) or raise (error) | lose                        |
 | max_steps     | move cap; the game is truncated there          | 1000                        |
 
 Actions: ``Discrete(1347)``, see ``envs/peacekeepers/actions.py`` for the table (place colour x cell,
@@ -63,7 +64,7 @@ def make_game(**options) -> PeacekeepersGame:
 class raw_env(TabletopAEC):
     metadata = dict(TabletopAEC.metadata, name=ENV_NAME)
 
-    def __init__(self, render_mode: str | None = None, illegal_action: str = "raise",
+    def __init__(self, render_mode: str | None = None, illegal_action: str = "lose",
                  max_steps: int = 1000, ansi_color: bool | None = None,
                  **options):
         super().__init__(PeacekeepersGame(**options), render_mode=render_mode,

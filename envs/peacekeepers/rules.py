@@ -11,7 +11,7 @@ import functools
 
 import numpy as np
 
-from ..core.game import State, rank_returns
+from ..core.game import State, copy_generator, owned_copy, rank_returns
 from . import actions as A
 from .board import (BLACK, BLUE, BROWN, CELLS, EMPTY, ERUPTED, FULL, GRAY, GREEN,
                                      MOUNTAIN, MOUNTAIN_CANDIDATES, NEIGHBOURS, ORANGE, SIZE, WHITE,
@@ -127,22 +127,18 @@ class PeacekeepersState(MaskMixin, HazardMixin, State):
 
     # ------------------------------------------------------------------ cloning -------------
     def clone(self) -> "PeacekeepersState":
+        """A state that owns copies of every field (the memo in ``_cache`` included: its entries
+        are this position's, so the copy starts with them, and from then on each state writes
+        only its own)."""
         s = PeacekeepersState(self.game, None, _blank=True)
-        s.rng = np.random.Generator(type(self.rng.bit_generator)())
-        s.rng.bit_generator.state = self.rng.bit_generator.state
-        d = self.__dict__
-        for k, v in d.items():
-            if k in ("game", "rng", "_cache"):
-                continue
-            if isinstance(v, np.ndarray):
-                v = v.copy()
-            elif isinstance(v, list):
-                v = [list(x) if isinstance(x, list) else x for x in v]
-            s.__dict__[k] = v
-        s._cache = self._cache
+        s.rng = copy_generator(self.rng)
+        d = s.__dict__
+        for k, v in self.__dict__.items():
+            if k not in ("game", "rng"):
+                d[k] = owned_copy(v)
         return s
 
-    def determinize(self, observer: int, rng: np.random.Generator) -> "PeacekeepersState":
+    def _determinize(self, observer: int, rng: np.random.Generator) -> "PeacekeepersState":
         """Resample what ``observer`` cannot see: future draws, and with hidden hands the other
         players' cubes (same hand sizes, drawn from the cubes the observer cannot account for)."""
         s = self.clone()
@@ -620,8 +616,8 @@ class PeacekeepersState(MaskMixin, HazardMixin, State):
             key = ("scores", len(self.history), self.phase, self.cur)
             memo = self._cache[5]
             if key not in memo:
-                memo[key] = self._scores()
-            return memo[key]
+                memo[key] = tuple(self._scores())
+            return list(memo[key])   # a list of the caller's own: the memo stays as it was
         return self._scores()
 
     def _scores(self) -> list[float]:
@@ -677,7 +673,7 @@ class PeacekeepersState(MaskMixin, HazardMixin, State):
         return {"scores": self.scores(), "solved": self.solved} if self.phase == "over" else {}
 
     # ------------------------------------------------------------------ views ---------------
-    def observation(self, seat: int) -> np.ndarray:
+    def _observation(self, seat: int) -> np.ndarray:
         return (_BUILD_OBSERVATION or _observation_fn())(self, seat)
 
     def action_to_str(self, action: int) -> str:

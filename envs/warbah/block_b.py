@@ -54,35 +54,11 @@ def init(st) -> None:
     st.fleet_owner = -np.ones(n, np.int64)
     st.sea = None                             # pending sea sub-step (Luck, troop loss)
     st.sea_log = []
-    st.nbl = st.nb.tolist()                   # neighbour table as lists (fast scalar access)
+    st.nbl = tuple(map(tuple, st.nb.tolist()))  # neighbour table as tuples (fast scalar access)
     st.fleet_moves = {}                       # cell -> (turn, moves left) of unmanned fleets
     st.captures = []                          # (turn, taker, old owner, cell, ships) taken
     st.allied = np.zeros((N, N), bool)        # alliances (option allies=True)
     st.dip, st.dip_queue, st.dip_proposed, st.dip_turn = None, [], [], 0
-
-
-def clone(src, dst) -> None:
-    dst.contact = src.contact.copy()
-    dst.revealed = dict(src.revealed)
-    dst.esp = None if src.esp is None else dict(src.esp, targets=list(src.esp["targets"]))
-    if dst.esp is not None and dst.esp.get("item") is not None:
-        dst.esp["item"] = dict(dst.esp["item"])
-    dst.esp_queue, dst.esp_log = list(src.esp_queue), list(src.esp_log)
-    dst.ships, dst.fleet_owner = src.ships.copy(), src.fleet_owner.copy()
-    dst.sea = None if src.sea is None else dict(src.sea)
-    dst.sea_log = list(src.sea_log)
-    dst.fleet_moves = dict(src.fleet_moves)
-    dst.captures = list(src.captures)
-    dst.allied = src.allied.copy()
-    dst.dip = None if src.dip is None else dict(src.dip)
-    dst.dip_queue, dst.dip_proposed = list(src.dip_queue), list(src.dip_proposed)
-    for h in dst.heroes:  # special troops (units.py) are per-hero arrays
-        if h.get("special") is not None:
-            h["special"] = h["special"].copy()
-        if h.get("recv") is not None:
-            h["recv"] = h["recv"].copy()
-        if h.get("recv_sp") is not None:
-            h["recv_sp"] = h["recv_sp"].copy()
 
 
 def begin_espionage(st) -> bool:

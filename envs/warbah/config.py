@@ -9,6 +9,7 @@ import numpy as np
 
 from ..core.resources import config_path as data_file
 from ..core.game import ConfigError, Game, read_yaml
+from ..core.options import Option, OptionTable, merge_rules
 from .board import MAP_SIZE
 
 DEFAULT_CONFIG = data_file("warbah.yaml")
@@ -80,34 +81,24 @@ LUCK_END = LUCK0 + 2
 NUM_ACTIONS = LUCK_END
 
 
-def _merge(base: dict, over: dict) -> dict:
-    out = copy.deepcopy(base)
-    for k, v in over.items():
-        if k not in out:
-            raise ConfigError(f"unknown rules key {k!r}")
-        out[k] = _merge(out[k], v) if isinstance(v, dict) and isinstance(out[k], dict) else v
-    return out
-
-
 class WarbahGame(Game):
     name = "warbah_v0"
     num_actions = NUM_ACTIONS
     hidden_information = True
+    OPTIONS = OptionTable(
+        "warbah_v0",
+        Option("num_players", int, 2, "players", choices=(2, 3, 4)),
+        Option("rules", dict, None, "overrides of any table of configs/warbah.yaml (nested)"),
+        Option("allies", bool, False, "alliances between players (3 or 4 players)"),
+    )
 
-    def __init__(self, num_players: int = 2, rules: dict | None = None, allies: bool = False,
-                 **extra: Any):
-        if extra:
-            raise ConfigError(f"unknown options {sorted(extra)}")
-        if num_players not in (2, 3, 4):
-            raise ConfigError(f"num_players must be 2, 3 or 4, got {num_players!r}")
-        if rules is not None and not isinstance(rules, dict):
-            raise ConfigError("rules must be a dict overriding configs/warbah.yaml")
+    def __init__(self, num_players: int = 2, rules: dict | None = None, allies: bool = False):
         self.num_players = self.num_seats = num_players
-        if allies not in (False, True) or (allies and num_players < 3):
+        if allies and num_players < 3:
             raise ConfigError("allies=True needs 3 or 4 players (block B: alliances)")
-        self.allies = bool(allies)
+        self.allies = allies
         self.rules_override = rules or {}
-        self.cfg = _merge(read_yaml(str(DEFAULT_CONFIG)), self.rules_override)
+        self.cfg = merge_rules(copy.deepcopy(read_yaml(str(DEFAULT_CONFIG))), self.rules_override)
         d = self.cfg["designed"]
         for k in ("turn_cap", "max_actions", "hero_mp", "army_cap", "battle_round_cap"):
             if not isinstance(d[k], int) or d[k] < 1:
@@ -139,6 +130,6 @@ class WarbahGame(Game):
             out["allies"] = True
         return out
 
-    def new_initial_state(self, rng: np.random.Generator):
+    def _new_state(self, rng: np.random.Generator):
         from .rules import WarbahState
         return WarbahState(self, rng)

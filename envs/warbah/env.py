@@ -21,7 +21,7 @@ Options (``envs.make("warbah_v0", **options)``):
 | ansi_color     | colour codes in text renders: None = auto (ansi    | None    |
 |                | mode plain; human mode only on a terminal without  |         |
 |                | NO_COLOR), True / False force them on / off        |         |
-| illegal_action | raise or lose                                      | raise   |
+| illegal_action | lose (game over, offender -1) or raise (error)     | lose    |
 | max_steps      | AEC move cap (truncation)                          | 1000    |
 
 Actions: ``Discrete(config.NUM_ACTIONS)``, one table for every phase (constants in config.py):
@@ -84,7 +84,7 @@ def make_game(**options) -> WarbahGame:
 class raw_env(TabletopAEC):
     metadata = dict(TabletopAEC.metadata, name=ENV_NAME)
 
-    def __init__(self, render_mode: str | None = None, illegal_action: str = "raise",
+    def __init__(self, render_mode: str | None = None, illegal_action: str = "lose",
                  max_steps: int = 1000, ansi_color: bool | None = None,
                  **options):
         super().__init__(WarbahGame(**options), render_mode=render_mode,

@@ -1,11 +1,10 @@
 """Warbah game state: set-up, turn phases, movement/exploration, battles, recovery, end."""
 from __future__ import annotations
 
-import copy
 
 import numpy as np
 
-from ..core.game import State, rank_returns
+from ..core.game import State, copy_generator, owned_copy, rank_returns
 from . import battle as B
 from . import block_b as BB
 from . import luck as LUCK
@@ -75,13 +74,22 @@ def _observe_fn():
     return observe
 
 
+#: what clones share: the game's tables and the read-only grid tables drawn at set-up (an array
+#: with writeable=False, tuples); the generator is copied by state
+_SHARED_FIELDS = frozenset({"game", "rng", "cand", "nb", "nbl"})
+
+
 class WarbahState(State):
     def __init__(self, game, rng):
         self.game, self.rng, self.history, self.seed = game, rng, [], None
         g, n = game, game.n_cells
         d = g.cfg["designed"]
-        self.land, self.rivers, self.cand, self.nb = generate_map(
+        land, rivers, cand, nb = generate_map(
             rng, g.h, g.w, d["capitol_candidates"], g.cfg["sea"]["island_min_size"])  # islands
+        # the hex grid's neighbour table and the capitol candidates never change: read-only,
+        # shared by every clone (land and rivers are copied: scenario tests edit them)
+        nb.flags.writeable = False
+        self.land, self.rivers, self.cand, self.nb = land, rivers, tuple(cand), nb
         self.explored = np.zeros(n, bool)
         self.terrain = -np.ones(n, np.int64)      # index into TERRAINS, -1 unknown / water
         self.settle = -np.ones(n, np.int64)       # index into SETTLEMENTS
@@ -113,19 +121,13 @@ class WarbahState(State):
 
     # -- helpers ----------------------------------------------------------------------------
     def clone(self):
-        s = copy.copy(self)
-        for k in ("explored", "terrain", "settle", "encounter", "owner", "garrison", "gsp",
-                  "wall_damage", "recruited", "gold", "alive", "out_turn", "capitol"):
-            setattr(s, k, getattr(self, k).copy())
-        s.variant = list(self.variant)
-        s.heroes = [dict(h, troops=h["troops"].copy(), abil=list(h["abil"])) for h in self.heroes]
-        s.queue, s.history = list(self.queue), list(self.history)
-        s.pending_treasure, s.order = list(self.pending_treasure), list(self.order)
-        s.battle = copy.deepcopy(self.battle)
-        s.join = copy.deepcopy(self.join)
-        s.rng = copy.deepcopy(self.rng)
-        BB.clone(self, s)
-        SP.clone_into(s, self)
+        """A state that owns copies of every field (heroes, battle, fleets, magic, caches; the
+        grid tables drawn at set-up are read-only and shared)."""
+        s = WarbahState.__new__(WarbahState)
+        d = s.__dict__
+        for k, v in self.__dict__.items():
+            d[k] = v if k in _SHARED_FIELDS else owned_copy(v)
+        s.rng = copy_generator(self.rng)
         return s
 
     def hero_at(self, cell: int):
@@ -721,7 +723,7 @@ class WarbahState(State):
             return f"capitol at candidate {a - CAPITOL0}"
         return f"action {a}"
 
-    def determinize(self, observer: int, rng: np.random.Generator):
+    def _determinize(self, observer: int, rng: np.random.Generator):
         """Enemy hero index cards are hidden: their troop split is shuffled (total kept)."""
         s = self.clone()
         s.rng = np.random.default_rng(rng.integers(2**63))
@@ -737,7 +739,7 @@ class WarbahState(State):
         BB.determinize(s, observer, rng, busy)  # block B: enemy special troops
         return s
 
-    def observation(self, seat: int) -> np.ndarray:
+    def _observation(self, seat: int) -> np.ndarray:
         return (_OBSERVE or _observe_fn())(self, seat)
 
     def render_text(self, observer=None, color=False) -> str:

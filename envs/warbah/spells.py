@@ -86,20 +86,6 @@ def init_state(st) -> None:
              "blight": np.zeros(st.game.n_cells, np.int64), "curse": [0] * N, "scry": [-1] * N, "limit": [0] * N}
 
 
-def clone_into(dst, src) -> None:
-    m = src.mg
-    saved = m["saved"]
-    dst.mg = dict(m, saved=None if saved is None else (saved[0], list(saved[1]), saved[2]),
-                  rdeck=list(m["rdeck"]), rdisc=list(m["rdisc"]), bdeck=list(m["bdeck"]),
-                  bdisc=list(m["bdisc"]), hand=[list(x) for x in m["hand"]],
-                  opened=set(m["opened"]), sanct=set(m["sanct"]), bwalls=dict(m["bwalls"]),
-                  blight=m["blight"].copy(), curse=list(m["curse"]), scry=list(m["scry"]),
-                  limit=list(m["limit"]))
-    for h in dst.heroes:
-        if h.get("items"):
-            h["items"] = [dict(i) for i in h["items"]]
-
-
 def scried(st, observer: int) -> bool:
     """Scry shows the observer every hero card and realm hand and the decks' tops this turn."""
     return st.mg["scry"][observer] == st.turn

@@ -1,13 +1,15 @@
 """Zaberias variant options and rules data (configs/zaberias.yaml), validated on load."""
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Any, NamedTuple
 
 import numpy as np
 
 from ..core.resources import config_path as data_file
-from ..core.game import ConfigError, Game, read_yaml, merge_rules
+from ..core.game import ConfigError, Game
+from ..core.options import Option, OptionTable, merge_rules, read_config
 from .board import MAX_RANGE, MapTables
 
 DEFAULT_CONFIG = data_file("zaberias.yaml")
@@ -58,8 +60,19 @@ def _parse_roster(tribe: str, rows) -> tuple[UnitSpec, ...]:
     return tuple(out)
 
 
+#: ranges of the rules-table keys (their types come from configs/zaberias.yaml)
+RULE_LIMITS = (
+    Option("start_coins", int, low=0, high=20),
+    Option("max_coins", int, low=1, high=20),
+    Option("siphon_capacity", int, low=1, high=3),
+    Option("headhunter_coins", int, low=0, high=20),
+    Option("max_rounds", int, low=1, high=500),
+    Option("max_actions", int, low=10, high=100000),
+)
+
+
 def load_tables(path=None, rules: dict | None = None) -> dict:
-    data = read_yaml(str(path or DEFAULT_CONFIG))
+    data = read_config(path, DEFAULT_CONFIG, RULE_LIMITS)
     try:
         rosters = {t: _parse_roster(t, data["tribes"][t]) for t in TRIBES}
     except KeyError as exc:
@@ -70,13 +83,10 @@ def load_tables(path=None, rules: dict | None = None) -> dict:
     faces = [int(f) for f in data["die_faces"]]
     if not faces or min(faces) < 0 or max(faces) > 9:
         raise ConfigError("die_faces must be digits 0..9 (0 = blank)")
-    merged = merge_rules(data.get("rules"), rules)
-    if not 1 <= merged["max_coins"] <= 20 or not 0 <= merged["start_coins"] <= merged["max_coins"]:
-        raise ConfigError("need 0 <= start_coins <= max_coins <= 20")
-    if not 1 <= merged["siphon_capacity"] <= 3:
-        raise ConfigError("siphon_capacity must be 1..3")
-    if not 1 <= merged["max_rounds"] <= 500 or not 10 <= merged["max_actions"] <= 100000:
-        raise ConfigError("max_rounds must be 1..500 and max_actions 10..100000")
+    merged = merge_rules(data.get("rules"), rules, limits=RULE_LIMITS)
+    if merged["start_coins"] > merged["max_coins"]:
+        raise ConfigError(f"rules key 'start_coins' ({merged['start_coins']}) cannot exceed "
+                          f"'max_coins' ({merged['max_coins']})")
     return {"data": data, "rosters": rosters, "faces": tuple(faces), "rules": merged}
 
 
@@ -85,12 +95,17 @@ class ZaberiasGame(Game):
 
     name = "zaberias_v0"
     hidden_information = False
+    OPTIONS = OptionTable(
+        "zaberias_v0",
+        Option("num_players", int, 2, "players", low=2, high=4),
+        Option("tribes", list, None, "one distinct tribe per player (default: the first ones)",
+               choices=TRIBES),
+        Option("rules", dict, None, "overrides of the rules table (configs/zaberias.yaml)"),
+        Option("config_path", os.PathLike, None, "a rules file replacing configs/zaberias.yaml"),
+    )
 
     def __init__(self, num_players: int = 2, tribes: list | tuple | None = None,
                  rules: dict | None = None, config_path: str | None = None):
-        if not isinstance(num_players, int) or isinstance(num_players, bool) \
-                or not 2 <= num_players <= 4:
-            raise ConfigError(f"num_players must be 2, 3 or 4, got {num_players!r}")
         if tribes is None:
             tribes = TRIBES[:num_players]
         tribes = tuple(tribes)
@@ -100,7 +115,7 @@ class ZaberiasGame(Game):
                               f"got {tribes!r}")
         self.num_seats = num_players
         self.tribes = tribes
-        self.config_path = config_path
+        self.config_path = None if config_path is None else os.fspath(config_path)
         self._rules_override = dict(rules or {})
         tables = load_tables(config_path, rules)
         data = tables["data"]
@@ -147,6 +162,6 @@ class ZaberiasGame(Game):
                 return i
         raise KeyError(name)
 
-    def new_initial_state(self, rng: np.random.Generator):
+    def _new_state(self, rng: np.random.Generator):
         from .rules import ZaberiasState
         return ZaberiasState(self, rng)

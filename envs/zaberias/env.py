@@ -28,7 +28,7 @@ Options (``envs.make("zaberias_v0", **options)``):
 | ansi_color     | colour codes in text renders: None = auto (ansi mode | None                |
 |                | plain; human mode only on a terminal without         |                     |
 |                | NO_COLOR), True / False force them on / off          |                     |
-| illegal_action | raise (error, state unchanged) or lose               | raise               |
+| illegal_action | lose (game over, offender -1) or raise (error)       | lose                |
 | max_steps      | env move cap; the game is truncated there            | 2000                |
 
 Actions: ``Discrete(1 + 2U + 2S + 3N + U + 8 + (n - 1)U)`` (U = 9 roster slots, S = 3 city sites
@@ -72,7 +72,7 @@ def make_game(**options) -> ZaberiasGame:
 class raw_env(TabletopAEC):
     metadata = dict(TabletopAEC.metadata, name=ENV_NAME)
 
-    def __init__(self, render_mode: str | None = None, illegal_action: str = "raise",
+    def __init__(self, render_mode: str | None = None, illegal_action: str = "lose",
                  max_steps: int = DEFAULT_MAX_STEPS, ansi_color: bool | None = None,
                  **options):
         super().__init__(ZaberiasGame(**options), render_mode=render_mode,

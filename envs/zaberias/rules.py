@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..core.game import State, rank_returns
+from ..core.game import State, copy_generator, owned_copy, rank_returns
 from . import abilities as AB
 from . import combat as CB
 from . import movement as M
@@ -97,18 +97,12 @@ class ZaberiasState(State):
     # ------------------------------------------------------------------ cloning -------------
     def clone(self) -> "ZaberiasState":
         s = ZaberiasState(self.game, None, _blank=True)
-        s.rng = np.random.Generator(type(self.rng.bit_generator)())
-        s.rng.bit_generator.state = self.rng.bit_generator.state
+        s.rng = copy_generator(self.rng)
+        d = s.__dict__
         for k, v in self.__dict__.items():
-            if k in ("game", "rng", "_memo"):
-                continue
-            if k == "held":
-                v = [list(h) for h in v]
-            elif k == "combat" and v is not None:
-                v = dict(v, attackers=list(v["attackers"]))
-            elif isinstance(v, list):
-                v = list(v)
-            s.__dict__[k] = v
+            if k not in ("game", "rng", "_memo", "geo"):
+                d[k] = owned_copy(v)
+        s.geo = self.geo     # the game's geometry table for these board rotations (read-only)
         s._memo = {}
         return s
 
@@ -557,7 +551,7 @@ class ZaberiasState(State):
                 "turns": self.turn}
 
     # ------------------------------------------------------------------ views ---------------
-    def observation(self, seat: int) -> np.ndarray:
+    def _observation(self, seat: int) -> np.ndarray:
         return build_observation(self, seat)
 
     def action_to_str(self, action: int) -> str:

@@ -5,11 +5,13 @@ Cards are named by *design* index: monster designs ``0..Dm-1`` first, then weapo
 """
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Any
 
 from ..core.resources import config_path as data_file
-from ..core.game import ConfigError, Game, read_yaml, merge_rules
+from ..core.game import ConfigError, Game
+from ..core.options import Option, OptionTable, merge_rules, read_config
 from .actions import ActionLayout
 
 DEFAULT_CONFIG = data_file("zaka.yaml")
@@ -21,22 +23,21 @@ MAX_HEARTS = 10
 MAX_SWORDS = 5
 NUM_PLAYERS = (2, 3, 4)
 
-_RULE_CHOICES = {
-    "empty_deck": ("no_reward", "reshuffle_discard"),
-    "kill_reward": ("per_monster", "per_ability"),
-    "two_player_friendly": ("owner", "army"),
-}
-_RULE_RANGES = {
-    "hand_size": (3, 10),
-    "min_monsters": (1, 5),
-    "first_turn_monsters": (1, 5),
-    "plays_per_turn": (1, 5),
-    "battlefield_cap": (2, 12),
-    "reap_threshold": (0, MAX_HEARTS),
-    "drain_heal": (0, MAX_HEARTS),
-    "heart_weapon_heal": (0, MAX_HEARTS),
-    "max_turns": (10, 300),
-}
+#: choices and ranges of the rules-table keys (their types come from configs/zaka.yaml)
+RULE_LIMITS = (
+    Option("empty_deck", str, choices=("no_reward", "reshuffle_discard")),
+    Option("kill_reward", str, choices=("per_monster", "per_ability")),
+    Option("two_player_friendly", str, choices=("owner", "army")),
+    Option("hand_size", int, low=3, high=10),
+    Option("min_monsters", int, low=1, high=5),
+    Option("first_turn_monsters", int, low=1, high=5),
+    Option("plays_per_turn", int, low=1, high=5),
+    Option("battlefield_cap", int, low=2, high=12),
+    Option("reap_threshold", int, low=0, high=MAX_HEARTS),
+    Option("drain_heal", int, low=0, high=MAX_HEARTS),
+    Option("heart_weapon_heal", int, low=0, high=MAX_HEARTS),
+    Option("max_turns", int, low=10, high=300),
+)
 
 
 def _int(card: dict, key: str, lo: int, hi: int, where: str) -> int:
@@ -48,7 +49,7 @@ def _int(card: dict, key: str, lo: int, hi: int, where: str) -> int:
 
 def load_tables(path: str | Path | None = None, rules: dict | None = None) -> dict:
     """Read and check the card list and rules; ``rules`` overrides keys of the ``rules`` section."""
-    data = read_yaml(str(path or DEFAULT_CONFIG))
+    data = read_config(path, DEFAULT_CONFIG, RULE_LIMITS)
     types = data.get("weapon_types")
     if not isinstance(types, dict) or len(types) != 2:
         raise ConfigError("config 'weapon_types' must name exactly two weapon types")
@@ -96,16 +97,7 @@ def load_tables(path: str | Path | None = None, rules: dict | None = None) -> di
                 if not heart and card["swords"] == 0 and card["bonus"] == 0:
                     raise ConfigError(f"{where}: a weapon needs swords, a bonus or a heart")
             cards.append(card)
-    merged = merge_rules(data.get("rules"), rules)
-    for key, choices in _RULE_CHOICES.items():
-        if merged.get(key) not in choices:
-            raise ConfigError(f"rules option {key!r} must be one of {choices}, got {merged.get(key)!r}")
-    for key, (lo, hi) in _RULE_RANGES.items():
-        v = merged.get(key)
-        if not isinstance(v, int) or isinstance(v, bool) or not lo <= v <= hi:
-            raise ConfigError(f"rules option {key!r} must be an int in {lo}..{hi}, got {v!r}")
-    if not isinstance(merged.get("reshuffle_after_redraw"), bool):
-        raise ConfigError("rules option 'reshuffle_after_redraw' must be true or false")
+    merged = merge_rules(data.get("rules"), rules, limits=RULE_LIMITS)
     if merged["min_monsters"] > merged["hand_size"]:
         raise ConfigError("min_monsters cannot exceed hand_size")
     if merged["first_turn_monsters"] > merged["battlefield_cap"]:
@@ -119,18 +111,20 @@ class ZakaGame(Game):
 
     name = "zaka_v0"
     hidden_information = True
+    OPTIONS = OptionTable(
+        "zaka_v0",
+        Option("num_players", int, 2, "players (2 players run two armies each)", choices=NUM_PLAYERS),
+        Option("rules", dict, None, "overrides of the rules table (configs/zaka.yaml)"),
+        Option("config_path", os.PathLike, None, "a rules file replacing configs/zaka.yaml"),
+    )
 
     def __init__(self, num_players: int = 2, rules: dict | None = None,
                  config_path: str | None = None):
-        if not isinstance(num_players, int) or isinstance(num_players, bool) or num_players not in NUM_PLAYERS:
-            raise ConfigError(f"num_players must be 2, 3 or 4, got {num_players!r}")
-        if rules is not None and not isinstance(rules, dict):
-            raise ConfigError(f"rules must be a dict, got {rules!r}")
         self.num_players = num_players
         #: 2 players run two armies each, seated as in a 4-player game (2 PLAYER GAME)
         self.two_player = num_players == 2
         self.num_seats = 4 if self.two_player else num_players
-        self.config_path = config_path
+        self.config_path = None if config_path is None else os.fspath(config_path)
         self._rules_override = dict(rules or {})
         tables = load_tables(config_path, rules)
         self.rules = tables["rules"]
@@ -190,6 +184,6 @@ class ZakaGame(Game):
         return {"num_players": self.num_players, "rules": self._rules_override,
                 "config_path": self.config_path}
 
-    def new_initial_state(self, rng):
+    def _new_state(self, rng):
         from .rules import ZakaState
         return ZakaState(self, rng)

@@ -26,7 +26,7 @@ Options (``envs.make("zaka_v0", **options)``):
 | ansi_color     | colour codes in text renders: None = auto (ansi    | None    |
 |                | mode plain; human mode only on a terminal without  |         |
 |                | NO_COLOR), True / False force them on / off        |         |
-| illegal_action | raise (error, state unchanged) or lose             | raise   |
+| illegal_action | lose (game over, offender -1) or raise (error)     | lose    |
 | max_steps      | AEC move cap; the game is truncated there          | 1000    |
 
 Actions: ``Discrete(370)`` with the default deck (298 with 3 players); table in
@@ -66,7 +66,7 @@ def make_game(**options) -> ZakaGame:
 class raw_env(TabletopAEC):
     metadata = dict(TabletopAEC.metadata, name=ENV_NAME)
 
-    def __init__(self, render_mode: str | None = None, illegal_action: str = "raise",
+    def __init__(self, render_mode: str | None = None, illegal_action: str = "lose",
                  max_steps: int = 1000, ansi_color: bool | None = None,
                  **options):
         super().__init__(ZakaGame(**options), render_mode=render_mode,

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..core.game import State, rank_returns
+from ..core.game import State, owned_copy, rank_returns
 from .config import DISARM, DRAIN, MEND, RAMPAGE, REAP, SNATCH
 
 PHASES = ("deploy", "play", "ability", "over")
@@ -75,8 +75,8 @@ class ZakaState(State):
         s = ZakaState(self.game, None, _blank=True)
         if self._rng is not None:
             s._rng_state = (type(self._rng.bit_generator), self._rng.bit_generator.state)
-        else:
-            s._rng_state = self._rng_state
+        else:   # a clone of a clone not drawn from yet: its own copy of the saved state
+            s._rng_state = owned_copy(self._rng_state)
         s.history = list(self.history)
         s.seed = self.seed
         s.deck = list(self.deck)
@@ -91,11 +91,11 @@ class ZakaState(State):
         s.cur, s.phase, s.played, s.turns_done = self.cur, self.phase, self.played, self.turns_done
         s.end_reason, s.rewards_lost, s.redraws = self.end_reason, self.rewards_lost, self.redraws
         s.log = list(self.log)
-        s._mask = self._mask
-        s._returns = self._returns
+        s._mask = None if self._mask is None else self._mask.copy()
+        s._returns = None if self._returns is None else self._returns.copy()
         return s
 
-    def determinize(self, observer: int, rng: np.random.Generator) -> "ZakaState":
+    def _determinize(self, observer: int, rng: np.random.Generator) -> "ZakaState":
         """A clone where the hands ``observer``'s player cannot see and the deck order are
         resampled: the unseen cards (deck + those hands) are shuffled and dealt back with the
         same hand sizes. The player's own hand(s) - both hands with 2 players - stay as they are."""
@@ -111,8 +111,22 @@ class ZakaState(State):
             sizes.append(sum(hand))
             for design, k in enumerate(hand):
                 pool.extend([design] * k)
-        order = s.rng.permutation(len(pool))
-        pool = [pool[i] for i in order]
+        # Public knowledge the sample must respect (STARTING): a hand that has not played yet is
+        # its dealt hand, which the redraw rule left with at least min_monsters monsters. Without
+        # this an army could be dealt only weapons before its first turn and have no legal move.
+        fresh = [i for i, seat in enumerate(hidden) if not s.deployed[seat]]
+        need = g.rules["min_monsters"]
+        monster = [d < g.num_monster_designs for d in range(g.num_designs)]
+        for _ in range(10_000):   # rejection sampling: exact for the uniform deal given the rule
+            order = s.rng.permutation(len(pool))
+            dealt = [pool[i] for i in order]
+            starts = np.cumsum([0] + sizes)
+            if all(sum(monster[d] for d in dealt[starts[i]:starts[i + 1]]) >= min(need, sizes[i])
+                   for i in fresh):
+                break
+        else:  # the real deal satisfies the rule, so this is practically unreachable
+            raise RuntimeError("determinize: no deal of the unseen cards meets the set-up rule")
+        pool = dealt
         pos = 0
         for seat, k in zip(hidden, sizes):
             hand = [0] * g.num_designs
@@ -540,7 +554,7 @@ class ZakaState(State):
                 "eliminated": list(self.elim)}
 
     # ------------------------------------------------------------------ views ---------------
-    def observation(self, seat: int) -> np.ndarray:
+    def _observation(self, seat: int) -> np.ndarray:
         from .observe import build_observation
         return build_observation(self, seat)
 

@@ -1,0 +1,387 @@
+"""The reference page of every game's options and rewards (``docs/games.md``), generated from the
+code so that it cannot drift from it.
+
+    python -m tabletop_arena.envs.docs            # rewrite docs/games.md (run in the repository)
+    python -m tabletop_arena.envs.docs --check    # exit 1 and print a diff when it is out of date
+    python -m tabletop_arena.envs.docs --out -    # print the page
+
+Sources, per registered game: the ``OPTIONS`` table of its Game class (name, type, allowed values,
+default, description), the ``rules:`` table of ``configs/<game>.yaml`` (defaults, the comment on
+each line, and the limits the game declares in ``RULE_LIMITS``), the registered variants, the
+env's ``max_steps`` default, the default variant's action and observation sizes, and two
+paragraphs of the ``env.py`` module docstring: the one after the title (the rules in brief) and the
+one starting with "Rewards". ``tests/test_docs.py`` fails when the committed page differs.
+"""
+from __future__ import annotations
+
+import argparse
+import difflib
+import importlib
+import inspect
+import json
+import os
+import re
+import sys
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from . import make_game, names, spec
+from .core.aec import ILLEGAL_ACTION_MODES, RENDER_MODES
+from .core.options import Option
+from .core.resources import config_path
+from .single_agent import gymnasium_id
+
+DEFAULT_OUT = Path("docs") / "games.md"
+COMMAND = "python -m tabletop_arena.envs.docs"
+#: a rules value whose one-line JSON is longer than this is listed by name only (or, when it is a
+#: mapping of plain values, one row per entry)
+_SHORT = 48
+
+_TYPE_NAMES = {int: "int", bool: "bool", float: "float", str: "str", dict: "dict", list: "list",
+               os.PathLike: "path"}
+
+#: the options every env takes besides its game's own (envs.core.options.ENV_OPTIONS): what they
+#: do, in words; their allowed values and defaults are read from the code below
+_ENV_OPTION_DOCS = {
+    "render_mode": "`ansi`: `render()` returns text; `rgb_array`: an `(H, W, 3)` picture; "
+                   "`human`: prints the text",
+    "illegal_action": "`lose`: a masked-out action ends the game, the offender gets -1 "
+                      "(PettingZoo classic); `raise`: `IllegalActionError`, nothing changes",
+    "max_steps": "move cap of the env: the game is truncated there "
+                 "(`info[\"truncated_by_cap\"]`); the default differs per game, see below",
+    "ansi_color": "colour codes in text renders; `None`: plain in `ansi` mode, coloured in "
+                  "`human` mode only on a terminal without `NO_COLOR`",
+}
+
+
+# ------------------------------------------------------------------------------------------------
+# small renderers
+# ------------------------------------------------------------------------------------------------
+def _cell(text: Any) -> str:
+    return str(text).replace("|", "\\|").replace("\n", " ")
+
+
+def _code(value: Any) -> str:
+    return f"`{value}`"
+
+
+def _py(value: Any) -> str:
+    """A default or a choice as Python source (what ``envs.make`` takes)."""
+    return _code(repr(value))
+
+
+def _flow(value: Any) -> str:
+    """A rules value as one line of JSON (what ``--opt rules.KEY=VALUE`` takes)."""
+    return json.dumps(value, ensure_ascii=False)
+
+
+def _table(header: list[str], rows: list[list[str]]) -> list[str]:
+    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    lines += ["| " + " | ".join(_cell(c) for c in row) + " |" for row in rows]
+    return lines
+
+
+def _option_type(opt: Option) -> str:
+    return " or ".join(_TYPE_NAMES[k] for k in opt.kinds())
+
+
+def _option_allowed(opt: Option) -> str:
+    parts = []
+    if opt.choices is not None:
+        choices = ", ".join(_py(c) for c in opt.choices)
+        parts.append(f"list of distinct {choices}" if opt.kinds() == (list,) else choices)
+    if opt.low is not None or opt.high is not None:
+        lo = "" if opt.low is None else opt.low
+        hi = "" if opt.high is None else opt.high
+        parts.append(f"{lo}..{hi}")
+    if not parts:
+        parts.append("any " + _option_type(opt))
+    if opt.default is None:
+        parts.append("`None`")
+    return "; ".join(parts)
+
+
+# ------------------------------------------------------------------------------------------------
+# sources
+# ------------------------------------------------------------------------------------------------
+def _paragraphs(doc: str) -> list[str]:
+    return [" ".join(line.strip() for line in p.splitlines()) for p in re.split(r"\n\s*\n", doc)]
+
+
+def _rst_to_md(text: str) -> str:
+    return text.replace("``", "`")
+
+
+def _raw_env(name: str):
+    """The game's AEC class, through its package (``import_module("<game>.env")`` would bind the
+    package's ``env`` attribute to the module where a package loads its adapter lazily)."""
+    return importlib.import_module(spec(name).module).raw_env
+
+
+def env_docstring(name: str) -> str:
+    """The module docstring of the game's ``env.py``."""
+    return inspect.getdoc(sys.modules[_raw_env(name).__module__]) or ""
+
+
+def _title(name: str, doc: str) -> str:
+    first = doc.splitlines()[0] if doc else ""
+    match = re.match(r"(.+?) as a PettingZoo", first)
+    return match.group(1) if match else name
+
+
+def _summary(doc: str) -> str:
+    paras = _paragraphs(doc)
+    return _rst_to_md(paras[1]) if len(paras) > 1 else ""
+
+
+def _rewards(name: str, doc: str) -> str:
+    found = [p for p in _paragraphs(doc) if p.startswith("Rewards")]
+    if not found:
+        raise ValueError(f"the env.py docstring of {name} has no paragraph starting with 'Rewards'")
+    return _rst_to_md(found[0])
+
+
+def yaml_comments(text: str) -> dict[str, str]:
+    """``{"a.b": comment}`` for every ``key: value  # comment`` line of a YAML text (nested keys
+    joined with dots), with the comment lines that continue it (indented further, right below) and
+    the comment lines right above a key at its own indentation."""
+    comments: dict[str, str] = {}
+    stack: list[tuple[int, str]] = []   # (indent, key) of the enclosing mappings
+    above: list[str] = []               # comment lines waiting for the next key
+    last: tuple[str, int] | None = None  # the key whose comment a further-indented line continues
+    for raw in text.splitlines():
+        stripped = raw.strip()
+        indent = len(raw) - len(raw.lstrip(" "))
+        if not stripped:
+            above, last = [], None
+            continue
+        if stripped.startswith("#"):
+            words = stripped.lstrip("#").strip()
+            if last is not None and indent > last[1]:
+                comments[last[0]] = f"{comments[last[0]]} {words}".strip()
+            else:
+                above.append(words)
+                last = None
+            continue
+        match = re.match(r"([A-Za-z0-9_]+):(.*)$", stripped)
+        if match is None or stripped.startswith("-"):
+            above, last = [], None
+            continue
+        key, rest = match.groups()
+        while stack and stack[-1][0] >= indent:
+            stack.pop()
+        path = ".".join([k for _, k in stack] + [key])
+        inline = rest.split(" #", 1)[1].strip() if " #" in rest else ""
+        text_ = " ".join(above + ([inline] if inline else [])).strip()
+        if text_:
+            comments[path] = text_
+            last = (path, indent + 1 if not inline else raw.index("#") - 1)
+        else:
+            last = None
+        above = []
+        stack.append((indent, key))
+    return comments
+
+
+def _rule_allowed(value: Any, limit: Option | None) -> str:
+    """What a rules entry accepts: the game's declared limit, else the default's type."""
+    if limit is not None and limit.choices is not None:
+        return ", ".join(_code(_flow(c)) for c in limit.choices)
+    if limit is not None and (limit.low is not None or limit.high is not None):
+        return f"{'' if limit.low is None else limit.low}..{'' if limit.high is None else limit.high}"
+    if isinstance(value, bool):
+        return "`true`, `false`"
+    if isinstance(value, int):
+        return "int"
+    if isinstance(value, float):
+        return "number"
+    if isinstance(value, str):
+        return "str"
+    if isinstance(value, dict):
+        return "mapping, the same keys"
+    if isinstance(value, list):
+        return "list"
+    return ""
+
+
+def _config_module(name: str):
+    try:
+        return importlib.import_module(f"{spec(name).module}.config")
+    except ImportError:
+        return None
+
+
+def _rule_rows(name: str) -> tuple[list[list[str]], list[str], str]:
+    """The rows of the rules table, the names of the larger tables and the file's name."""
+    file_name = name.rsplit("_v", 1)[0] + ".yaml"
+    path = config_path(file_name)
+    text = path.read_text(encoding="utf-8")
+    data = yaml.safe_load(text)
+    comments = yaml_comments(text)
+    config = _config_module(name)
+    limits = {o.name: o for o in getattr(config, "RULE_LIMITS", ())}
+    if "rules" in data:
+        table, prefix = data["rules"], "rules."
+    else:                                 # the rules option overrides any table of the file
+        table, prefix = data, ""
+    rows: list[list[str]] = []
+    larger: list[str] = []
+
+    def row(key: str, value: Any, note: str) -> None:
+        rows.append([_code(key), _code(_flow(value)), _rule_allowed(value, limits.get(key)),
+                     _rst_to_md(note)])
+
+    for key, value in table.items():
+        note = comments.get(prefix + key, "")
+        if len(_flow(value)) <= _SHORT:
+            row(key, value, note)
+        elif isinstance(value, dict) and all(isinstance(k, str) and not isinstance(v, (dict, list))
+                                             for k, v in value.items()):
+            for sub, subvalue in value.items():
+                row(f"{key}.{sub}", subvalue, comments.get(f"{prefix}{key}.{sub}", ""))
+        else:
+            larger.append(key)
+    return rows, larger, file_name
+
+
+# ------------------------------------------------------------------------------------------------
+# the page
+# ------------------------------------------------------------------------------------------------
+def _env_options_section() -> list[str]:
+    sample = _raw_env(names()[0])
+    params = inspect.signature(sample.__init__).parameters
+    allowed = {
+        "render_mode": ", ".join(_py(m) for m in RENDER_MODES) + "; `None`",
+        "illegal_action": ", ".join(_py(m) for m in ILLEGAL_ACTION_MODES),
+        "max_steps": "1..",
+        "ansi_color": "`True`, `False`; `None`",
+    }
+    types = {"render_mode": "str", "illegal_action": "str", "max_steps": "int", "ansi_color": "bool"}
+    rows = []
+    for key, words in _ENV_OPTION_DOCS.items():
+        default = "per game" if key == "max_steps" else _py(params[key].default)
+        rows.append([_code(key), types[key], allowed[key], default, words])
+    return _table(["option", "type", "allowed", "default", "description"], rows)
+
+
+def _game_section(name: str) -> list[str]:
+    sp = spec(name)
+    doc = env_docstring(name)
+    title = _title(name, doc)
+    game_cls = type(make_game(name))
+    game = make_game(name)
+    raw_env = _raw_env(name)
+    max_steps = inspect.signature(raw_env.__init__).parameters["max_steps"].default
+    package = sp.module.rsplit(".", 1)[1]
+    layout = ", ".join(f"`{piece}` {tuple(shape)}" for piece, shape in game.observation_layout)
+    lines = [f"## {title} (`{name}`)", "",
+             _summary(doc), "",
+             f"- Players: {sp.players}. Rules in full: [envs/{package}/RULES.md]"
+             f"(../envs/{package}/RULES.md); rules data: `configs/{package}.yaml`.",
+             f"- Make it: `envs.make(\"{name}\", **options)` (PettingZoo AEC), "
+             f"`envs.make_game(\"{name}\", **options)` (engine), "
+             f"`gymnasium.make(\"{gymnasium_id(name)}\", opponent=\"heuristic\", **options)`, "
+             f"`arena play {package} --opt KEY=VALUE`.",
+             f"- Default variant (no options): `Discrete({game.num_actions})` actions, observation "
+             f"`float32[{game.observation_size}]` ({layout}); `max_steps` default {max_steps}.",
+             "", "### Options", ""]
+    rows = [[_code(o.name), _option_type(o), _option_allowed(o), _py(o.default), o.doc]
+            for o in game_cls.OPTIONS]
+    lines += _table(["option", "type", "allowed", "default", "description"], rows)
+    rule_rows, larger, file_name = _rule_rows(name)
+    lines += ["", "### Rules table", "",
+              f"Entries of `configs/{file_name}` that the `rules` option overrides (values as "
+              f"in the file, YAML / JSON), e.g. {_rules_example(name, rule_rows)}; a dotted key "
+              "sets one entry of a nested table.", ""]
+    lines += _table(["key", "default", "allowed", "note (from the file)"], rule_rows)
+    if larger:
+        lines += ["", "Larger tables of the file (overridable the same way, nested): "
+                  + ", ".join(_code(k) for k in larger) + "."]
+    lines += ["", "### Variants", "",
+              "The named option sets that the conformance suite plays (`arena list`):", ""]
+    lines += _table(["variant", "options"],
+                    [[_code(v), _code(json.dumps(o))] for v, o in sp.variants.items()])
+    lines += ["", "### Rewards", "", _rewards(name, doc), ""]
+    return lines
+
+
+def _rules_example(name: str, rows: list[list[str]]) -> str:
+    key, value = rows[0][0].strip("`"), rows[0][1].strip("`")
+    package = name.rsplit("_v", 1)[0]
+    head, _, tail = key.partition(".")
+    nested = f'{{"{head}": {{"{tail}": {value}}}}}' if tail else f'{{"{key}": {value}}}'
+    return f"`rules={nested}` or `arena play {package} --opt rules.{key}={value}`"
+
+
+def games_markdown() -> str:
+    """The text of ``docs/games.md``."""
+    game_names = names()
+    titles = {n: _title(n, env_docstring(n)) for n in game_names}
+    lines = ["# Games: options, rules tables and rewards", "",
+             f"<!-- Generated by `{COMMAND}` from the code (each game's OPTIONS table, "
+             "configs/<game>.yaml, the env.py docstring). Do not edit by hand: "
+             "tests/test_docs.py fails when this file differs from what the command writes. -->",
+             "",
+             "Every option below goes to `envs.make(id, **options)`, `envs.make_game(id, **options)`, "
+             "`envs.make_single_agent(id, **options)` and `gymnasium.make(...)`, and on the command "
+             "line to every command as `--opt KEY=VALUE` (the value is read as JSON when it parses). "
+             "A wrong name, type or value raises `envs.ConfigError` naming the option and what it "
+             "allows.", "",
+             "Games: " + ", ".join(f"[{titles[n]}](#{_anchor(titles[n], n)})" for n in game_names)
+             + ".", "",
+             "## Options of every env", "",
+             "The PettingZoo env (`envs.make`) takes these besides its game's own options:", ""]
+    lines += _env_options_section()
+    lines.append("")
+    for name in game_names:
+        lines += _game_section(name)
+    return "\n".join(lines).rstrip("\n") + "\n"
+
+
+def _anchor(title: str, name: str) -> str:
+    """GitHub's anchor of the heading ``## {title} (`{name}`)``."""
+    heading = f"{title} ({name})".lower()
+    return re.sub(r"[^\w\- ]", "", heading).replace(" ", "-")
+
+
+def diff(path: str | os.PathLike) -> str:
+    """A unified diff from the file at ``path`` to the generated page ('' when they agree)."""
+    p = Path(path)
+    old = p.read_text(encoding="utf-8") if p.exists() else ""
+    new = games_markdown()
+    return "".join(difflib.unified_diff(old.splitlines(True), new.splitlines(True),
+                                        str(p), "generated"))
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog=COMMAND, description="Write docs/games.md (every game's "
+                                 "options, rules table and rewards) from the code.")
+    ap.add_argument("--out", default=str(DEFAULT_OUT),
+                    help=f"file to write, '-' for stdout (default: {DEFAULT_OUT}, relative to the "
+                         "current folder: run it in the repository)")
+    ap.add_argument("--check", action="store_true",
+                    help="write nothing; exit 1 and print a diff when --out is out of date")
+    args = ap.parse_args(argv)
+    if args.out == "-":
+        sys.stdout.write(games_markdown())
+        return 0
+    if args.check:
+        delta = diff(args.out)
+        if delta:
+            sys.stdout.write(delta)
+            print(f"\n{args.out} is out of date: run {COMMAND}", file=sys.stderr)
+            return 1
+        print(f"{args.out} is up to date")
+        return 0
+    out = Path(args.out)
+    if not out.parent.is_dir():
+        ap.error(f"no folder {out.parent} here: run it in the repository root or pass --out")
+    out.write_text(games_markdown(), encoding="utf-8")
+    print(f"wrote {out}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,476 @@
+"""The engine contract, checked the way it breaks, over every registered game and variant.
+
+- Clone isolation: ``clone()`` and ``determinize()`` share no writable container with the state
+  they copy (a structural walk of both), and probing a copy never changes the original: the
+  original is checked against a twin built from the same seed and fed the same actions (every
+  seat's observation, the mask, the player to move, the returns), and at the end against a fresh
+  replay of its seed and history.
+- Search never touches the state it is given (the MCTS agent, ``mcts:N``).
+- Replayable states: a state built straight from the engine records its seed, so
+  ``serialize``/``restore`` rebuilds the same game; a determinized sample refuses to serialize.
+- Options and rules files: unknown names, wrong types and out-of-range values raise ConfigError
+  naming the option (and the file, for a rules file).
+- Actions are integers: anything else raises and changes nothing, in the engine and the env.
+- Seats are checked: a bad seat is an error with the compiled kernels and in pure Python alike.
+"""
+from __future__ import annotations
+
+import dataclasses
+import sys
+
+import numpy as np
+import pytest
+import yaml
+
+from tabletop_arena import envs
+from tabletop_arena.envs.core.game import ConfigError, Game, IllegalActionError, restore
+
+CASES = [(name, vname, opts) for name in envs.names() for vname, opts in envs.variants(name).items()]
+IDS = [f"{name}-{vname}" for name, vname, _ in CASES]
+
+
+# ------------------------------------------------------------------------------------------------
+# helpers
+# ------------------------------------------------------------------------------------------------
+_ATOM_TYPES = frozenset({int, float, complex, str, bytes, bool, type(None), range})
+
+
+def _path(where) -> str:
+    """A readable path from the nested (parent, key) pairs the walk records."""
+    parts = []
+    while isinstance(where, tuple):
+        where, key = where
+        parts.append(key)
+    return where + "".join(reversed(parts))
+
+
+def _writable_objects(obj, where, out: dict, seen: set, skip: set) -> None:
+    """Every writable object reachable from ``obj`` (lists, dicts, sets, writable arrays and
+    their bases, mutable records), as id -> (where, object). Objects in ``skip`` (the Game's own
+    tables) and generators (checked on their own) are not followed."""
+    stack = [(obj, where)]
+    while stack:
+        obj, where = stack.pop()
+        t = type(obj)
+        if t in _ATOM_TYPES or isinstance(obj, (np.generic, np.dtype, Game, type)):
+            continue
+        i = id(obj)
+        if i in seen or i in skip:
+            continue
+        seen.add(i)
+        if isinstance(obj, (np.random.Generator, np.random.BitGenerator)):
+            continue
+        if isinstance(obj, np.ndarray):
+            base = obj
+            while isinstance(base.base, np.ndarray):
+                base = base.base
+            if obj.flags.writeable:
+                out[i] = (where, obj)
+                out.setdefault(id(base), ((where, " (its base array)"), base))
+            if obj.dtype == object:
+                stack.extend((v, (where, f"[{k}]")) for k, v in enumerate(obj.flat))
+            continue
+        if isinstance(obj, (list, set, bytearray, tuple, frozenset)):
+            if not isinstance(obj, (tuple, frozenset)):
+                out[i] = (where, obj)
+            stack.extend((v, (where, f"[{k}]")) for k, v in enumerate(obj)
+                         if type(v) not in _ATOM_TYPES)
+            continue
+        if isinstance(obj, dict):
+            out[i] = (where, obj)
+            for k, v in obj.items():
+                if type(k) not in _ATOM_TYPES:
+                    stack.append((k, (where, " key")))
+                if type(v) not in _ATOM_TYPES:
+                    stack.append((v, (where, f"[{k!r}]")))
+            continue
+        if callable(obj) and not hasattr(obj, "__dict__"):
+            continue
+        if not (dataclasses.is_dataclass(obj) and obj.__dataclass_params__.frozen):
+            out[i] = (where, obj)
+        stack.extend((v, (where, f".{k}")) for k, v in getattr(obj, "__dict__", {}).items())
+        for cls in t.__mro__:
+            for k in getattr(cls, "__slots__", ()):
+                if hasattr(obj, k):
+                    stack.append((getattr(obj, k), (where, f".{k}")))
+
+
+def _reachable_ids(obj) -> set:
+    found: dict = {}
+    seen: set = set()
+    for key, value in obj.__dict__.items():
+        _writable_objects(value, key, found, seen, set())
+    return set(found) | seen
+
+
+_GAME_TABLES: dict = {}
+
+
+def shared_writables(a, b, fresh: bool = False) -> list[str]:
+    """Paths of the writable objects that two states share (the Game's tables excepted: they are
+    walked once per game, and again before anything is reported, as games fill caches lazily)."""
+    key = id(a.game)
+    if fresh or _GAME_TABLES.get(key, (None,))[0] is not a.game:
+        _GAME_TABLES[key] = (a.game, _reachable_ids(a.game))
+    skip = _GAME_TABLES[key][1]
+    wa: dict = {}
+    wb: dict = {}
+    _writable_objects(a, "state", wa, set(), skip)
+    _writable_objects(b, "copy", wb, set(), skip)
+    out = [f"{_path(wa[i][0])} ({type(wa[i][1]).__name__})" for i in wa.keys() & wb.keys()
+           if wa[i][1] is not a]
+    if getattr(a, "__dict__", {}).get("rng") is not None and a.rng is b.rng:
+        out.append("state.rng (the generator)")
+    if out and not fresh:
+        return shared_writables(a, b, fresh=True)
+    return sorted(out)
+
+
+def _random_move(st, rng) -> int:
+    legal = np.flatnonzero(st.legal_actions_mask())
+    return int(legal[rng.integers(len(legal))])
+
+
+def _probe(copy, rng, moves: int) -> None:
+    """Use a copy the way search does: masks, observations, a few random moves."""
+    for _ in range(moves):
+        if copy.is_terminal():
+            return
+        copy.observation(copy.current_player)
+        copy.apply(_random_move(copy, rng))
+    copy.legal_actions_mask() if not copy.is_terminal() else copy.returns()
+
+
+def _views(st) -> list:
+    """Everything a player or an agent reads from a position."""
+    out = [st.current_player, st.is_terminal(), list(st.history), st.returns().tolist()]
+    if not st.is_terminal():
+        out.append(st.legal_actions_mask().tobytes())
+    out += [st.observation(seat).tobytes() for seat in range(st.game.num_seats)]
+    return out
+
+
+def _assert_same(st, twin, where: str) -> None:
+    got, want = _views(st), _views(twin)
+    names = ["current player", "terminal", "history", "returns", "mask"][:len(got) - st.game.num_seats]
+    names += [f"observation of seat {s}" for s in range(st.game.num_seats)]
+    bad = [n for n, x, y in zip(names, got, want) if x != y]
+    assert not bad, f"{where}: the original differs from its replay in: {', '.join(bad)}"
+
+
+# ------------------------------------------------------------------------------------------------
+# clone() and determinize() never leak
+# ------------------------------------------------------------------------------------------------
+@pytest.mark.parametrize("name,vname,opts", CASES, ids=IDS)
+def test_clone_and_determinize_never_leak(name, vname, opts):
+    """Probe a clone and a determinize() copy at several points of seeded games (masks,
+    observations, random moves on the copies); the original must stay exactly what a twin fed
+    the same actions is, at every later step, and what a fresh replay of its seed and history
+    gives at the end. The copies must share no writable container with the original."""
+    game = envs.make_game(name, **opts)
+    twin_game = envs.make_game(name, **opts)   # its own tables: nothing shared with the original
+    for seed in (0, 1, 2):
+        st = game.new_initial_state(np.random.default_rng(seed))
+        twin = twin_game.new_initial_state(np.random.default_rng(seed))
+        rng = np.random.default_rng(100 + seed)
+        probe_rng = np.random.default_rng(200 + seed)
+        step = 0
+        while not st.is_terminal() and step < 240:
+            if step % 7 == 0:
+                _views(st)   # fill every memo the original keeps before it is copied
+                seat = st.current_player
+                for kind, copy in (("clone", st.clone()),
+                                   ("determinize", st.determinize(seat, probe_rng))):
+                    shared = shared_writables(st, copy)
+                    assert not shared, (f"seed {seed} step {step}: {kind}() shares writable "
+                                        f"containers with the original: {shared[:8]}")
+                    again = copy.clone()   # a copy of a copy owns its fields too
+                    shared = shared_writables(copy, again)
+                    assert not shared, f"seed {seed} step {step}: {kind}().clone() shares {shared[:8]}"
+                    _probe(copy, probe_rng, 6)
+                    _probe(again, probe_rng, 3)
+                _assert_same(st, twin, f"seed {seed} step {step} after probing copies")
+            a = _random_move(st, rng)
+            st.apply(a)
+            twin.apply(a)
+            step += 1
+            _assert_same(st, twin, f"seed {seed} step {step}")
+        fresh = envs.make_game(name, **opts).replay(seed, st.history)
+        _assert_same(st, fresh, f"seed {seed}: fresh replay of seed and history")
+
+
+@pytest.mark.parametrize("name,vname,opts", CASES, ids=IDS)
+def test_mcts_never_changes_the_state_it_is_given(name, vname, opts, monkeypatch):
+    """``mcts:N`` searches on determinize() copies of the state it is handed: no copy may share
+    a writable container with that state, and the state (and the game that follows) must be
+    exactly what it would be without the search."""
+    from tabletop_arena.agents.registry import make_agent
+    game = envs.make_game(name, **opts)
+    twin_game = envs.make_game(name, **opts)
+    agent = make_agent("mcts:6", game, seed=0)
+    agent.rollout_cap = 15
+    st = game.new_initial_state(np.random.default_rng(4))
+    twin = twin_game.new_initial_state(np.random.default_rng(4))
+    real_determinize = type(st).determinize
+    leaks: list = []
+
+    def watched_determinize(self, seat, rng):
+        sample = real_determinize(self, seat, rng)
+        if self is st:
+            leaks.extend(shared_writables(st, sample))
+        return sample
+
+    monkeypatch.setattr(type(st), "determinize", watched_determinize)
+    rng = np.random.default_rng(5)
+    step = 0
+    while not st.is_terminal() and step < 60:
+        if step % 6 == 0:
+            seat = st.current_player
+            obs = {"observation": st.observation(seat), "action_mask": st.legal_actions_mask()}
+            a = agent.act(obs, state=st)
+            assert st.legal_actions_mask()[a]
+            assert not leaks, f"step {step}: the search's samples share {sorted(set(leaks))[:8]}"
+            _assert_same(st, twin, f"step {step} after a search")
+        a = _random_move(st, rng)
+        st.apply(a)
+        twin.apply(a)
+        step += 1
+        _assert_same(st, twin, f"step {step}")
+
+
+# ------------------------------------------------------------------------------------------------
+# replayable states
+# ------------------------------------------------------------------------------------------------
+@pytest.mark.parametrize("name,vname,opts", CASES, ids=IDS)
+def test_determinized_samples_are_positions_the_game_can_reach(name, vname, opts):
+    """A determinize() sample must respect what is public (e.g. Zaka's set-up rule: a hand that has
+    not played yet holds at least min_monsters monsters), so it is a position with a legal move
+    for whoever is to act, now and after a few random moves (search plays it). Zaka once dealt an
+    army five weapons before its first turn: no legal move, not over, and MCTS crashed."""
+    game = envs.make_game(name, **opts)
+    for seed in range(3):
+        state = game.new_initial_state(seed)
+        rng = np.random.default_rng(seed)
+        while not state.is_terminal() and len(state.history) < 60:
+            if len(state.history) % 3 == 0:
+                for k in range(4):
+                    sample = state.determinize(state.current_player, np.random.default_rng(k))
+                    probe = np.random.default_rng(k)
+                    for _ in range(6):
+                        if sample.is_terminal():
+                            break
+                        legal = sample.legal_actions()
+                        assert legal, (f"{name} {vname} seed {seed} after {state.history}: a "
+                                       f"determinized sample (rng {k}) has no legal move in phase "
+                                       f"{sample.phase_name()!r} and is not over")
+                        sample.apply(int(probe.choice(legal)))
+            state.apply(int(rng.choice(state.legal_actions())))
+
+
+@pytest.mark.parametrize("name,vname,opts", CASES, ids=IDS)
+def test_engine_built_states_serialize_and_restore(name, vname, opts):
+    """A state from ``game.new_initial_state`` (a fresh generator, a used one, an int seed) is
+    replayable: restore(serialize()) gives the same game."""
+    game = envs.make_game(name, **opts)
+    used = np.random.default_rng(99)
+    used.integers(10)      # a generator whose seed no longer describes it
+    for source in (np.random.default_rng(7), used, 12):
+        st = game.new_initial_state(source)
+        rng = np.random.default_rng(3)
+        for _ in range(25):
+            if st.is_terminal():
+                break
+            st.apply(_random_move(st, rng))
+        back = restore(envs.make_game(name, **opts), st.serialize())
+        _assert_same(back, st, f"restore of a state built from {source!r}")
+        assert back.serialize() == st.serialize()
+
+
+@pytest.mark.parametrize("name", envs.names())
+def test_seed_conventions(name):
+    """An int seed, a fresh generator of that seed and ``env.reset(seed=...)`` give one game; the
+    caller's generator is not the state's (the state owns its randomness)."""
+    opts = next(iter(envs.variants(name).values()))
+    game = envs.make_game(name, **opts)
+    gen = np.random.default_rng(21)
+    a, b = game.new_initial_state(21), game.new_initial_state(gen)
+    assert a.seed == b.seed == 21 and a.rng is not gen and b.rng is not gen
+    env = envs.make(name, **opts)
+    env.reset(seed=21)
+    for st in (a, b):
+        _assert_same(st, env.unwrapped.state_, "int seed vs generator vs env.reset")
+    with pytest.raises(ConfigError, match="seed"):
+        game.new_initial_state(1.5)
+
+
+@pytest.mark.parametrize("name", envs.names())
+def test_a_determinized_sample_refuses_to_serialize(name):
+    opts = next(iter(envs.variants(name).values()))
+    st = envs.make_game(name, **opts).new_initial_state(3)
+    sample = st.determinize(st.current_player, np.random.default_rng(0))
+    with pytest.raises(ValueError, match="replay"):
+        sample.serialize()
+    st.clone().serialize()   # a clone is the same game: it serializes
+
+
+# ------------------------------------------------------------------------------------------------
+# options and rules files
+# ------------------------------------------------------------------------------------------------
+def _takes_config_path(name) -> bool:
+    import inspect
+    return "config_path" in inspect.signature(type(envs.make_game(name)).__init__).parameters
+
+
+@pytest.mark.parametrize("name", envs.names())
+def test_unknown_and_malformed_options_raise_config_error(name):
+    with pytest.raises(ConfigError, match="bogus_option") as err:
+        envs.make_game(name, bogus_option=1)
+    assert "num_players" in str(err.value)   # names what is allowed
+    with pytest.raises(ConfigError, match="bogus_option"):
+        envs.make(name, bogus_option=1)
+    for bad in ("x", [], 3, ["hidden_hands"]):
+        with pytest.raises(ConfigError, match="rules"):
+            envs.make_game(name, rules=bad)
+    with pytest.raises(ConfigError, match="no_such_rule"):
+        envs.make_game(name, rules={"no_such_rule": 1})
+    for bad in ("2", 2.0, True, None if name == "peacekeepers_v0" else [2]):
+        if bad is None:
+            continue
+        with pytest.raises(ConfigError, match="num_players"):
+            envs.make_game(name, num_players=bad)
+    with pytest.raises(ConfigError, match="num_players"):
+        envs.make_game(name, num_players=99)
+
+
+@pytest.mark.parametrize("name", envs.names())
+def test_every_declared_option_is_checked(name):
+    """The game's option table (one place): the table matches the constructor; each option
+    rejects a value of the wrong type, outside its choices and outside its range."""
+    import inspect
+    cls = type(envs.make_game(name))
+    table = cls.OPTIONS
+    params = inspect.signature(cls.__init__).parameters
+    assert set(table.names()) == set(params) - {"self"}
+    for opt in table:
+        assert params[opt.name].default == opt.default, f"{opt.name}: default differs from the table"
+        bad = [object()]
+        if opt.choices is not None:
+            bad.append("no-such-choice" if all(isinstance(c, str) for c in opt.choices) else -12345)
+        if opt.low is not None:
+            bad.append(opt.low - 1)
+        if opt.high is not None:
+            bad.append(opt.high + 1)
+        for value in bad:
+            with pytest.raises(ConfigError, match=opt.name):
+                cls(**{opt.name: value})
+
+
+@pytest.mark.parametrize("name", envs.names())
+def test_rules_overrides_are_type_checked(name):
+    """A rules override of a known key with a value of another type raises (no deep TypeError
+    later, no silent play with it)."""
+    from tabletop_arena.envs.core.game import read_yaml
+    game = envs.make_game(name)
+    data = read_yaml(str(sys.modules[type(game).__module__].DEFAULT_CONFIG))
+    defaults = data if name == "warbah_v0" else data["rules"]   # Warbah: any table of the file
+    for key, value in list(defaults.items())[:6]:
+        wrong = "not-a-number" if not isinstance(value, str) else 7
+        with pytest.raises(ConfigError, match=key):
+            envs.make_game(name, rules={key: wrong})
+
+
+@pytest.mark.parametrize("name", [n for n in envs.names() if _takes_config_path(n)])
+def test_rules_files_are_validated(name, tmp_path):
+    """A rules file (config_path) is checked against the default file's schema: unknown keys
+    under ``rules:`` or at the top, and values of the wrong type, raise naming key and file."""
+    from tabletop_arena.envs.core.resources import config_path as data_file
+    base = yaml.safe_load(open(data_file(name.split("_v")[0] + ".yaml")))
+    ok = tmp_path / "ok.yaml"
+    ok.write_text(yaml.safe_dump(base))
+    envs.make_game(name, config_path=str(ok))   # a faithful copy loads
+    key, value = next(iter(base["rules"].items()))
+    cases = {
+        "unknown_rule": dict(base, rules=dict(base["rules"], unknown_rule=1)),
+        "unknown_section": dict(base, unknown_section={"a": 1}),
+        key: dict(base, rules=dict(base["rules"], **{key: "not-a-number" if not isinstance(value, str) else 7})),
+    }
+    for word, data in cases.items():
+        path = tmp_path / f"{word}.yaml"
+        path.write_text(yaml.safe_dump(data))
+        with pytest.raises(ConfigError, match=word) as err:
+            envs.make_game(name, config_path=str(path))
+        assert str(path) in str(err.value)
+
+
+# ------------------------------------------------------------------------------------------------
+# actions are integers; agents and seats are checked
+# ------------------------------------------------------------------------------------------------
+def _non_integers(legal: int) -> list:
+    return [float(legal), np.float64(legal), str(legal), True, np.bool_(True), None, [legal],
+            np.array([legal]), float("nan"), legal + 0.5, np.array(float(legal)), complex(legal)]
+
+
+@pytest.mark.parametrize("name,vname,opts", CASES, ids=IDS)
+def test_non_integer_actions_raise_and_change_nothing(name, vname, opts):
+    game = envs.make_game(name, **opts)
+    st = game.new_initial_state(5)
+    rng = np.random.default_rng(0)
+    for _ in range(3):
+        nxt = st.clone()
+        nxt.apply(_random_move(st, rng))
+        if not nxt.is_terminal():
+            st = nxt
+    legal = int(np.flatnonzero(st.legal_actions_mask())[0])
+    before, mask = st.serialize(), st.legal_actions_mask().copy()
+    for bad in _non_integers(legal):
+        with pytest.raises(IllegalActionError, match="integer"):
+            st.apply(bad)
+        assert st.serialize() == before and np.array_equal(st.legal_actions_mask(), mask)
+    for good in (np.int64(legal), np.int32(legal), np.array(legal)):   # integers all
+        c = st.clone()
+        c.apply(good)
+        assert c.history[-1] == legal and type(c.history[-1]) is int
+
+
+@pytest.mark.parametrize("name", envs.names())
+def test_env_checks_actions_agents_and_reset(name):
+    opts = next(iter(envs.variants(name).values()))
+    env = envs.make_raw(name, **opts)
+    with pytest.raises(RuntimeError, match="reset"):
+        env.action_masks()
+    env.reset(seed=0)
+    obs, *_ = env.last()
+    legal = int(np.flatnonzero(obs["action_mask"])[0])
+    before = env.state_.serialize()
+    agent = env.agent_selection
+    for bad in _non_integers(legal):
+        with pytest.raises(IllegalActionError, match="integer"):
+            env.step(bad)
+        assert env.state_.serialize() == before and env.agent_selection == agent
+    with pytest.raises(ValueError, match="nobody"):
+        env.observe("nobody")
+    env.step(np.array(legal))
+    assert env.state_.history == [legal]
+
+
+@pytest.mark.parametrize("name", envs.names())
+def test_bad_seats_raise_with_kernels_and_in_python(name, monkeypatch):
+    """observation(seat) rejects a negative, too large or non-integer seat, with the compiled
+    kernels and with the pure-Python code alike (no wrap-around to another seat's view)."""
+    opts = next(iter(envs.variants(name).values()))
+    st = envs.make_game(name, **opts).new_initial_state(2)
+    n = st.game.num_seats
+    bad = [-1, -n, n, n + 3, 1.0, True, "0", None]
+    for backend in ("as built", "pure python"):
+        if backend == "pure python":
+            for mod in list(sys.modules.values()):
+                if getattr(mod, "__name__", "").startswith("tabletop_arena.envs.") \
+                        and getattr(mod, "KERNELS", None) is not None:
+                    monkeypatch.setattr(mod, "KERNELS", None)
+        for seat in bad:
+            with pytest.raises(ValueError, match="seat"):
+                st.observation(seat)
+        for seat in range(n):
+            assert st.observation(seat).shape == (st.game.observation_size,)
+        with pytest.raises(ValueError, match="seat"):
+            st.determinize(n, np.random.default_rng(0))

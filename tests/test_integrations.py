@@ -1,0 +1,149 @@
+"""The recipes of docs/integrations.md, run as written on every game (issue 21).
+
+Each ``<!-- recipe: NAME -->`` python block of the page is executed here with its UPPER_CASE
+constants (lines ``NAME = value`` at the top level) set smaller, so CI runs the documented code
+and not a copy of it. An illegal move anywhere in a recipe is an error (IllegalMoveWarning raised).
+
+The libraries come from the ``[integrations]`` extra. Without them the recipes are skipped, unless
+``TABLETOP_ARENA_REQUIRE_INTEGRATIONS=1`` (set by .ci/run): then a missing library fails the test.
+"""
+from __future__ import annotations
+
+import importlib
+import os
+import re
+import subprocess
+import sys
+import warnings
+from pathlib import Path
+
+import pytest
+
+# Tianshou builds a few numba-compiled helpers when an algorithm or a buffer is first made; the
+# compile takes 15-40 s per process here and is irrelevant to a random-policy smoke run. The flag
+# must be set before numba is imported (only Tianshou imports it in this suite).
+os.environ.setdefault("NUMBA_DISABLE_JIT", "1")
+
+from tabletop_arena import envs  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[1]
+DOC = ROOT / "docs" / "integrations.md"
+NAMES = envs.names()
+REQUIRE = os.environ.get("TABLETOP_ARENA_REQUIRE_INTEGRATIONS") == "1"
+
+
+def _need(*modules: str) -> None:
+    for module in modules:
+        if REQUIRE:
+            importlib.import_module(module)  # fails the test when the extra is missing
+        else:
+            pytest.importorskip(module)
+
+
+@pytest.fixture(autouse=True)
+def _one_torch_thread():
+    """Small networks on a shared CI machine: one thread avoids oversubscription (4x faster here)."""
+    try:
+        import torch
+    except ImportError:
+        yield
+        return
+    before = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(before)
+
+
+def _recipes() -> dict[str, str]:
+    text = DOC.read_text()
+    found = re.findall(r"<!-- recipe: (\w+) -->\n```(\w+)\n(.*?)```", text, re.S)
+    return {name: code for name, _lang, code in found}
+
+
+RECIPES = _recipes()
+
+
+def _with_constants(code: str, **values) -> str:
+    for key, value in values.items():
+        code, n = re.subn(rf"^{key} = .*$", f"{key} = {value!r}", code, count=1, flags=re.M)
+        assert n == 1, f"the recipe has no top-level constant {key}"
+    return code
+
+
+def _run(name: str, **values) -> dict:
+    code = _with_constants(RECIPES[name], **values)
+    namespace = {"__name__": f"recipe_{name}"}
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", envs.IllegalMoveWarning)
+        exec(compile(code, f"docs/integrations.md#{name}", "exec"), namespace)
+    return namespace
+
+
+def test_every_recipe_is_tested():
+    assert set(RECIPES) == {"sb3_single_agent", "pettingzoo_sb3_tutorial", "torchrl", "tianshou",
+                            "cleanrl", "supersuit"}
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_sb3_maskable_ppo_single_agent(name, capsys):
+    _need("sb3_contrib")
+    ns = _run("sb3_single_agent", ENV_ID=envs.gymnasium_id(name), OPPONENT="random", STEPS=256)
+    assert ns["model"].num_timesteps >= 256
+    assert ns["info"]["outcome"] in ("win", "draw", "loss") and not ns["info"].get("illegal_move")
+    assert "as seat" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_pettingzoo_sb3_action_mask_tutorial(name, capsys):
+    _need("sb3_contrib")
+    ns = _run("pettingzoo_sb3_tutorial", GAME=name, STEPS=256, GAMES=1)
+    assert ns["model"].num_timesteps >= 256
+    assert len(ns["results"]) == 1
+    assert "mean result as player_1" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_torchrl_pettingzoo_wrapper_use_mask(name, capsys):
+    _need("torchrl", "tensordict")
+    ns = _run("torchrl", GAME=name, STEPS=60)
+    rollout, groups = ns["rollout"], list(ns["env"].group_map)
+    assert groups == envs.make(name).possible_agents
+    acted = sum(int(rollout[g, "mask"].sum()) for g in groups)
+    assert acted == 60  # exactly one player moves per step
+    out = capsys.readouterr().out
+    assert out.count("all legal: True") == len(groups)
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_tianshou_pettingzoo_env_masked_random(name, capsys):
+    _need("tianshou")
+    ns = _run("tianshou", GAME=name, OPTIONS={"max_steps": 60}, EPISODES=2)
+    stats = ns["stats"]
+    assert stats.n_collected_episodes >= 2
+    assert stats.returns.shape[1] == len(envs.make(name).possible_agents)
+    assert "episodes" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_supersuit_wrappers(name):
+    _need("supersuit")
+    _run("supersuit", GAME=name)
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_cleanrl_style_ppo_example(name):
+    """examples/ppo_masked_vector.py as the doc shows it, shrunk to two updates of 2 x 32 steps."""
+    _need("torch")
+    command = RECIPES["cleanrl"].replace("\\\n", " ").split()
+    assert command[:2] == ["python", "examples/ppo_masked_vector.py"]
+    args = dict(zip(command[2::2], command[3::2]))
+    args.update({"--env-id": envs.gymnasium_id(name), "--opponent": "random", "--num-envs": "2",
+                 "--num-steps": "32", "--total-timesteps": "128",
+                 "--vectorization": "async" if name == "zaka_v0" else "sync"})
+    out = subprocess.run([sys.executable, str(ROOT / command[1])] + [x for kv in args.items() for x in kv],
+                         capture_output=True, text=True, timeout=300, cwd=ROOT)
+    assert out.returncode == 0, out.stderr[-3000:]
+    assert "IllegalMoveWarning" not in out.stderr
+    lines = out.stdout.strip().splitlines()
+    assert [line.split()[0] for line in lines[:2]] == ["update=1", "update=2"]
+    assert lines[-1].startswith("done: 2 updates, 128 learner steps")
