@@ -632,9 +632,11 @@ def evaluate(game, agents: Sequence[str | Callable], *, options: dict | None = N
         for a in agents:
             if isinstance(a, str) and not a.startswith("ppo:"):
                 make_agent(a, game_obj, seed=0)
-            elif isinstance(a, str):
+            elif isinstance(a, str):   # ppo:NAME (a shipped agent) or ppo:PATH
                 from ..agents.ppo import check_compatible, read_metadata
-                check_compatible(read_metadata(a[4:]), game_obj, a[4:])
+                from ..agents.shipped import resolve_checkpoint
+                path = resolve_checkpoint(a[4:])
+                check_compatible(read_metadata(path), game_obj, path)
     n_players = game_obj.num_agents
     groups = make_groups(len(agents), n_players)
     tasks = []
