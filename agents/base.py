@@ -1,7 +1,8 @@
 """The Agent protocol: act on an observation dict (``observation`` + ``action_mask``).
 
-Agents own a seeded ``np.random.Generator`` so evaluation is reproducible. Search agents may also
-read the engine state (``act(obs, state=...)``); the evaluator passes a clone of it.
+Agents own a seeded ``np.random.Generator`` so evaluation is reproducible. Search agents and the
+rule-based baselines also read the engine state (``needs_state = True``): the play loop
+(``train.play.play``) then passes ``act(obs, state=...)`` a determinized clone, never the real state.
 """
 from __future__ import annotations
 
@@ -13,6 +14,8 @@ import numpy as np
 @runtime_checkable
 class Agent(Protocol):
     name: str
+    #: True where ``act`` needs the engine state (a determinized clone of the seat's view)
+    needs_state: bool
 
     def reset(self, seed: int | None = None) -> None:
         """Start a new game (re-seed the agent's generator)."""
@@ -26,6 +29,8 @@ class BaseAgent:
 
     name = "base"
     needs_state = False
+    #: the command-line spec that built it (``agents.make_agent``), None otherwise
+    spec: str | None = None
 
     def __init__(self, seed: int | None = None):
         self.rng = np.random.default_rng(seed)

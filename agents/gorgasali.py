@@ -20,9 +20,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from .base import RuleBasedAgent
 from ..envs.gorgasali import actions as A
 from ..envs.gorgasali.board import NB, distance, may_end
+from .base import RuleBasedAgent
 
 _PREFERRED = ("Medea", "Armazi", "D'rain", "Tharsis", "Tsiva", "Varas", "Kruber", "Ebue", "Octor",
               "E'moon")

@@ -57,18 +57,10 @@ class MCTSAgent(BaseAgent):
         self.exploration = float(exploration)
         self.rollout_cap = int(rollout_cap)
         self._owner = [game.seat_owner(s) for s in range(game.num_seats)]
-        self._seats_per_agent = np.bincount(self._owner, minlength=game.num_agents).astype(float)
         #: statistics of the last search (visits and mean value per root action), for tests and logs
         self.last_search: dict[int, tuple[int, float]] = {}
 
     # ------------------------------------------------------------------------------------------
-    def agent_returns(self, state) -> np.ndarray:
-        """``state.returns()`` per agent: the mean over the seats each agent owns."""
-        seat_ret = np.asarray(state.returns(), float)
-        out = np.zeros(len(self._seats_per_agent))
-        np.add.at(out, self._owner, seat_ret)
-        return out / np.maximum(self._seats_per_agent, 1)
-
     def act(self, obs, state=None) -> int:
         mask = np.asarray(obs["action_mask"])
         legal = np.flatnonzero(mask)
@@ -122,7 +114,7 @@ class MCTSAgent(BaseAgent):
             legal = np.flatnonzero(s.legal_actions_mask())
             s.apply(int(legal[rng.integers(len(legal))]))
             steps += 1
-        ret = self.agent_returns(s)
+        ret = self.game.agent_returns(s.returns())
         root.visits += 1
         for n in path:
             n.visits += 1

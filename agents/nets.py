@@ -70,6 +70,8 @@ class BoardNet(BaseFeaturesExtractor):
     """Residual dilated CNN over the first (C, H, W) piece + MLP over the rest; spatial and
     pointer action heads (see the module docstring)."""
 
+    position: torch.Tensor  # buffers (register_buffer)
+
     provides_logits = True
 
     def __init__(self, observation_space: spaces.Box, layout, num_actions: int, channels: int = 32,
@@ -96,7 +98,8 @@ class BoardNet(BaseFeaturesExtractor):
         taken = np.zeros(num_actions, bool)
         self.spatial = [[int(a), int(p)] for a, p in spatial_actions]
         self.pointers = [[int(x) for x in entry] + ([-1] if len(entry) == 3 else []) for entry in pointer_actions]
-        sp_idx, pt_idx = [], []
+        sp_idx: list[int] = []
+        pt_idx: list[int] = []
         for first, planes in self.spatial:
             if first < 0 or first + planes * n > num_actions:
                 raise ValueError(f"spatial range {[first, planes]} does not fit {num_actions} actions")
@@ -141,9 +144,9 @@ class BoardNet(BaseFeaturesExtractor):
         if cache.get("n") != latent.shape[0]:
             raise RuntimeError("BoardNet: the features extractor must run on the same batch first")
         fmap, parts = cache["map"], []
-        if self.sp_conv is not None:
+        if self.sp_conv is not None and self.sp_bias is not None:
             parts.append((self.sp_conv(fmap) + self.sp_bias(latent)[:, :, None, None]).flatten(1))
-        if self.pt_conv is not None:
+        if self.pt_conv is not None and self.pt_bias is not None:
             scores = self.pt_conv(fmap).flatten(2)                       # (B, R, HW)
             board = cache["board"].flatten(2)                             # (B, C, HW)
             logits = []
@@ -164,6 +167,9 @@ class BoardNet(BaseFeaturesExtractor):
 # =============================================================================================
 class SlotNet(BaseFeaturesExtractor):
     """Shared per-slot encoder + user x target pointer heads (Zaka's action layout)."""
+
+    rest: torch.Tensor  # buffers (register_buffer)
+    rel_onehot: torch.Tensor
 
     provides_logits = True
 

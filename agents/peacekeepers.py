@@ -14,9 +14,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from .base import RuleBasedAgent
 from ..envs.peacekeepers import actions as A
 from ..envs.peacekeepers.board import BLUE, BROWN, CELLS, EMPTY, GRAY, GREEN, NEIGHBOURS, ORANGE
+from .base import RuleBasedAgent
 
 
 class HeuristicAgent(RuleBasedAgent):

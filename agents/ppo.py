@@ -133,6 +133,8 @@ class SpatialActionHead(nn.Module):
     share what is learnt about one cell with every other cell.
     """
 
+    position: torch.Tensor   # a registered buffer: action -> column of the concatenated logits
+
     def __init__(self, extractor: LayoutExtractor, latent_dim: int, num_actions: int, spatial_actions):
         super().__init__()
         self._extractor = [extractor]  # a plain reference: its parameters belong to the policy already
@@ -170,15 +172,19 @@ class ArenaPolicy(MaskableActorCriticPolicy):
             # agents/nets.py: the extractor scores the actions itself (pointer / spatial heads)
             from .nets import ExtractorHead
             self.action_net = ExtractorHead(self.pi_features_extractor)
-            self.optimizer = self.optimizer_class(self.parameters(), lr=lr_schedule(1), **self.optimizer_kwargs)
+            self.optimizer = self.optimizer_class(  # type: ignore[call-arg]  # as SB3 builds it
+                self.parameters(), lr=lr_schedule(1), **self.optimizer_kwargs)
         elif self.spatial_actions:
             if not isinstance(self.features_extractor, LayoutExtractor) or not self.share_features_extractor:
                 raise ValueError("spatial_actions need the cnn network (LayoutExtractor, shared)")
+            assert isinstance(self.action_space, spaces.Discrete)
             self.action_net = SpatialActionHead(self.features_extractor, self.mlp_extractor.latent_dim_pi,
                                                 int(self.action_space.n), self.spatial_actions)
             if self.ortho_init:
                 self.action_net.apply(partial(self.init_weights, gain=0.01))
-            self.optimizer = self.optimizer_class(self.parameters(), lr=lr_schedule(1), **self.optimizer_kwargs)
+            # SB3 types optimizer_class as torch's base Optimizer, whose __init__ takes no lr
+            self.optimizer = self.optimizer_class(self.parameters(), lr=lr_schedule(1),  # type: ignore[call-arg]
+                                                  **self.optimizer_kwargs)
 
     def _get_constructor_parameters(self) -> dict[str, Any]:
         data = super()._get_constructor_parameters()
@@ -313,6 +319,8 @@ def load_policy(path: str | os.PathLike, device: str = "cpu"):
                 raise
             with _legacy_module_names():
                 data, params, _ = load_from_zip_file(str(path), device=device, custom_objects=custom)
+        if data is None or params is None:
+            raise CheckpointError(f"checkpoint {path} holds no policy (no data or parameters)")
         policy = data["policy_class"](data["observation_space"], data["action_space"],
                                       lambda _: 0.0, **data["policy_kwargs"])
         policy.load_state_dict(params["policy"])

@@ -21,6 +21,7 @@ from __future__ import annotations
 import importlib
 import importlib.util
 
+from ..envs.core.game import Game
 from .base import BaseAgent, RandomAgent
 
 KINDS = ("random", "heuristic", "mcts[:N]", "ppo:NAME", "ppo:PATH")
@@ -33,7 +34,7 @@ class AgentSpecError(ValueError):
 
 def game_base_name(game_or_name) -> str:
     """``peacekeepers_v0`` (or a Game with that name) -> ``peacekeepers``."""
-    name = game_or_name if isinstance(game_or_name, str) else getattr(game_or_name, "name", "")
+    name = game_or_name if isinstance(game_or_name, str) else game_or_name.name
     return str(name).split("_v")[0]
 
 
@@ -66,16 +67,16 @@ def _heuristic(game, seed):
         if exc.name != module_name:  # the module exists but one of its imports is missing
             raise
         raise AgentSpecError(
-            f"no rule-based baseline for {getattr(game, 'name', game)!r}: expected module "
+            f"no rule-based baseline for {game.name!r}: expected module "
             f"{module_name} (agents/{game_base_name(game)}.py) defining HeuristicAgent(game, seed=None); "
-            f"available agents: {agent_names(getattr(game, 'name', ''))}") from None
+            f"available agents: {agent_names(game.name)}") from None
     cls = getattr(module, "HeuristicAgent", None)
     if cls is None:
         raise AgentSpecError(f"{module_name} defines no HeuristicAgent class")
     return cls(game, seed=seed)
 
 
-def make_agent(spec: str, game, seed: int | None = None) -> BaseAgent:
+def make_agent(spec: str, game: Game, seed: int | None = None) -> BaseAgent:
     """Build the agent named by ``spec`` for ``game`` (an ``envs.core.game.Game``)."""
     if not isinstance(spec, str) or not spec.strip():
         raise AgentSpecError(f"agent spec must be a non-empty string, got {spec!r}; known: {KINDS}")
@@ -85,7 +86,7 @@ def make_agent(spec: str, game, seed: int | None = None) -> BaseAgent:
     if kind == "random":
         if arg:
             raise AgentSpecError(f"'random' takes no argument, got {spec!r}")
-        agent = RandomAgent(seed)
+        agent: BaseAgent = RandomAgent(seed)
     elif kind == "heuristic":
         if arg:
             raise AgentSpecError(f"'heuristic' takes no argument, got {spec!r}")

@@ -2,15 +2,18 @@
 acting seat may see: map, chits, its own heroes and the troops on the battlefield).
 
 - capitol: the automatic choice;
-- recruit every troop the treasury allows; a second Hero once 10 gold is left over;
+- recruit every troop the treasury allows; a second Hero once 10 gold is left over; with no
+  Hero left, a Hero first (10 gold kept back): a player without one after recruiting is out
+  (the designed victory condition, RULES.md "Win condition");
 - move: take garrisons into the army, step onto unclaimed / enemy settlements, explore unknown
   land, otherwise walk towards the nearest unclaimed settlement or unexplored hex;
-- battle: attack encounters with 12+ troops, enemy garrisons when twice as strong, enemy Heroes
+- battle: attack encounters with 12+ troops, enemy garrisons when twice as strong or ahead by
+  5 plus 3 per wall rank (taking settlements wins by domination), enemy Heroes
   with 15+ troops; casualties from the lowest Kill rank first (catapults, archers, cavalry,
   warriors); call off a battle when the foe's visible troops outnumber ours; every own or
   allied Hero that can join an attack joins it (their troops count towards the thresholds),
   and calls from allies are accepted.
-- magic (block A): recruit a tower's wizard when possible; keep realm cards (no discards); cast
+- magic: recruit a tower's wizard when possible; keep realm cards (no discards); cast
   the first castable realm spell at its first target; in battle cast the first castable spell
   at the largest target group (in a combined attack: at the army with the most troops first).
 - Luck: reroll its own rolls that came out worse than average and the foe's that came out
@@ -22,10 +25,31 @@ from collections import deque
 
 import numpy as np
 
+from ..envs.warbah import battle_luck, battle_spells, heroes, hexes
+from ..envs.warbah.actions import (
+    ALLY_ACCEPT,
+    BATTLE_ACCEPT,
+    BATTLE_JOIN0,
+    BATTLE_START,
+    CALL_OFF,
+    CAPITOL_AUTO,
+    CASUALTY0,
+    CONTINUE,
+    DONE,
+    GROUP0,
+    HIRE_AGENT,
+    KEEP_ROLL,
+    LUCK_FOE,
+    LUCK_MINE,
+    MAGIC_SPGROUP0,
+    RECRUIT,
+    RECRUIT_HERO,
+    RECRUIT_WIZARD,
+    REROLL,
+    TAKE_GARRISON,
+    TARGET0,
+)
 from .base import RuleBasedAgent
-from ..envs.warbah import spells as SP
-from ..envs.warbah.config import (CALL_OFF, CAPITOL_AUTO, CASUALTY0, CONTINUE, DONE, GROUP0,
-                                RECRUIT, RECRUIT_HERO, RECRUIT_WIZARD, TAKE_GARRISON)
 
 LOSS_ORDER = (3, 1, 2, 0)  # catapults (kill 2), archers (3), cavalry (4), warriors (5)
 
@@ -40,11 +64,10 @@ class HeuristicAgent(RuleBasedAgent):
         if ph == "capitol":
             return CAPITOL_AUTO
         if ph in ("espionage", "spy_loss", "luck", "sea_loss", "diplomacy", "ally_answer"):
-            return self._block_b(st, ph, mask)
-        if ph in ("realm", "realm_target", "spell", "spell_target"):  # block A sub-steps
+            return self._espionage_luck_diplomacy(st, ph, mask)
+        if ph in ("realm", "realm_target", "spell", "spell_target"):  # magic sub-steps
             return self._magic(st, ph, mask)
         if ph in ("join", "join_answer"):  # combined attacks: every possible joiner joins
-            from ..envs.warbah.config import BATTLE_ACCEPT, BATTLE_JOIN0, BATTLE_START
             if ph == "join_answer":
                 return BATTLE_ACCEPT
             joins = [a for a in range(BATTLE_JOIN0, BATTLE_JOIN0 + 6) if mask[a]]
@@ -55,22 +78,16 @@ class HeuristicAgent(RuleBasedAgent):
                     return CASUALTY0 + t
         if ph == "call_off":
             b = st.battle
-            me = 0 if b["sides"][0]["seat"] == st.current_player else 1
-            mine = int(b["sides"][me]["counts"].sum())
+            me = 0 if b.sides[0].seat == st.current_player else 1
+            mine = int(b.sides[me].counts.sum())
             if me == 0:  # a combined attack: the joining armies count too
-                mine += sum(int(m["counts"].sum()) for m in b.get("members", ()))
-            foe = b["sides"][1 - me]
-            theirs = int(foe["counts"].sum()) + (foe["monster"][2] if foe["monster"] else 0)
+                mine += sum(int(m.counts.sum()) for m in b.members)
+            foe = b.sides[1 - me]
+            theirs = int(foe.counts.sum()) + (foe.monster[2] if foe.monster else 0)
             return CONTINUE if mine >= theirs else CALL_OFF
         if ph == "recruit":
-            if mask[RECRUIT_WIZARD]:
-                return RECRUIT_WIZARD
-            if mask[RECRUIT]:
-                return RECRUIT
-            if mask[RECRUIT_HERO] and st.gold[st.current_player] >= 10:
-                return RECRUIT_HERO
-            return DONE
-        seat, hi = st.queue[st.qi]
+            return self._recruit(st, mask)
+        seat, hi = st.queue[st.queue_pos]
         h = st.heroes[hi]
         if ph == "move":
             return self._move(st, seat, h, mask)
@@ -78,29 +95,49 @@ class HeuristicAgent(RuleBasedAgent):
             return self._battle(st, seat, h, mask)
         return self.random_legal(mask)
 
+    def _recruit(self, st, mask) -> int:
+        """Troops first; but a player without a living Hero is out at the end of this phase
+        (the designed victory condition): then a Hero comes first, and the gold for one is
+        kept back from the other settlements' troops."""
+        seat = st.current_player
+        hero_cost = st.game.troop["hero"][2]
+        heroless = not any(h.alive and h.seat == seat for h in st.heroes)
+        if heroless:
+            if mask[RECRUIT_HERO]:
+                return RECRUIT_HERO
+            if st.gold[seat] < hero_cost + 1:
+                return DONE
+        if mask[RECRUIT_WIZARD]:
+            return RECRUIT_WIZARD
+        if mask[RECRUIT]:
+            return RECRUIT
+        if mask[RECRUIT_HERO] and st.gold[seat] >= hero_cost:
+            return RECRUIT_HERO
+        return DONE
+
     def _magic(self, st, ph, mask) -> int:
         legal = [int(a) for a in np.flatnonzero(mask) if a != DONE]
-        if not legal or (ph == "realm" and st.mg["timing"] == "discard"):
+        if not legal or (ph == "realm" and st.magic.window == "discard"):
             return DONE
         if ph == "spell_target":
-            from ..envs.warbah import battle_magic as BM
-            from ..envs.warbah.config import BATTLE_JOIN0, MAGIC_SPGROUP0
             b = st.battle
-            bm = b["mg"]
-            k, s = bm["caster"], bm["pending"]
-            if bm.get("army") is None and any(BATTLE_JOIN0 <= a < BATTLE_JOIN0 + 6 for a in legal):
+            bm = b.magic
+            k, s = bm.caster, bm.pending
+            if bm.target_army is None and any(BATTLE_JOIN0 <= a < BATTLE_JOIN0 + 6 for a in legal):
                 # a combined attack: the army with the most troops (friend or foe alike)
-                arms = {BATTLE_JOIN0 + BM.army_dir(st, x): x for x in BM.spell_armies(st, k, s)}
+                arms = {BATTLE_JOIN0 + battle_spells.army_dir(st, x): x
+                        for x in battle_spells.spell_armies(st, k, s)}
                 return max((a for a in legal if a in arms),
-                           key=lambda a: int(BM.army(b, arms[a])["counts"].sum()))
-            x = bm.get("army")
-            sd = BM.army(b, BM.natural(st, k, s) if x is None else x)
+                           key=lambda a: int(battle_spells.army(b, arms[a]).counts.sum()))
+            x = bm.target_army
+            sd = battle_spells.army(b, battle_spells.natural(st, k, s) if x is None else x)
 
             def size(a):
-                t = a - GROUP0 if a < MAGIC_SPGROUP0 else BM.SP0 + a - MAGIC_SPGROUP0
+                t = (a - GROUP0 if a < MAGIC_SPGROUP0
+                     else battle_spells.SPECIAL_GROUP0 + a - MAGIC_SPGROUP0)
                 if t == 5:
-                    return int(sd["monster"][2]) if sd.get("monster") is not None else 0
-                return int(sd["counts"][BM.cidx(t)])
+                    return int(sd.monster[2]) if sd.monster is not None else 0
+                return int(sd.counts[battle_spells.cidx(t)])
             return max(legal, key=size)
         return legal[0]
 
@@ -114,36 +151,28 @@ class HeuristicAgent(RuleBasedAgent):
         if not dirs:
             return DONE
         for d in dirs:
-            m = int(st.nb[h["cell"], d])
+            m = int(st.neighbours[h.cell][d])
             if st.explored[m] and st.settle[m] >= 0 and st.owner[m] != seat:
                 return d
-        unexplored = [d for d in dirs if not st.explored[int(st.nb[h["cell"], d])]]
+        unexplored = [d for d in dirs if not st.explored[int(st.neighbours[h.cell][d])]]
         if unexplored:
             return unexplored[self.rng.integers(len(unexplored))]
         dist = self._dist_to_goal(st, seat)
-        best = min(dirs, key=lambda d: dist[int(st.nb[h["cell"], d])])
-        if dist[int(st.nb[h["cell"], best])] < dist[h["cell"]]:
+        best = min(dirs, key=lambda d: dist[int(st.neighbours[h.cell][d])])
+        if dist[int(st.neighbours[h.cell][best])] < dist[h.cell]:
             return best
         return DONE
 
-    def _block_b(self, st, ph, mask) -> int:
-        """Espionage: hire agents while gold lasts beyond 5, take the first target; Luck:
-        reroll a sea encounter roll of 1, 2, 4 or 5; losses: lowest Kill rank first."""
-        from ..envs.warbah.config import HIRE_AGENT, KEEP_ROLL, REROLL, TARGET0
+    def _espionage_luck_diplomacy(self, st, ph, mask) -> int:
+        """Espionage: hire agents while gold lasts beyond 5, take the first target; Luck: see
+        ``_luck``; losses: lowest Kill rank first."""
         if ph in ("spy_loss", "sea_loss"):
             for t in LOSS_ORDER:
                 if mask[CASUALTY0 + t]:
                     return CASUALTY0 + t
-        if ph == "luck":
-            if st.sea.get("resume"):  # spell, agent, exploration, battle ... dice (luck.py)
-                return self._luck(st, mask)
-            if st.sea.get("cont") == "esp":  # the espionage roll: reroll a low one
-                return REROLL if st.sea["roll"] <= 4 else KEEP_ROLL
-            if st.sea.get("cont") == "agent":  # an agent's roll: reroll a failure
-                return REROLL if st.sea["roll"] <= 5 else KEEP_ROLL
-            return REROLL if st.sea["roll"] in (1, 2, 4, 5) else KEEP_ROLL
-        if ph == "ally_answer":  # block B alliances: accept offers, never offer
-            from ..envs.warbah.config import ALLY_ACCEPT
+        if ph == "luck":  # every roll open to Luck (luck.py)
+            return self._luck(st, mask)
+        if ph == "ally_answer":  # alliances: accept offers, never offer
             return ALLY_ACCEPT
         if ph == "diplomacy":
             return DONE
@@ -162,27 +191,25 @@ class HeuristicAgent(RuleBasedAgent):
         storm's sinking, Disease, an encounter's size, the Dragon), the foe's when better than
         average for him; exploration: reroll a roll that gives no settlement, or an encounter
         chit."""
-        from ..envs.warbah import combat_flow as CF
-        from ..envs.warbah.config import KEEP_ROLL, LUCK_FOE, LUCK_MINE, REROLL
-        s = st.sea
+        s = st.luck
         me = st.current_player
-        if s.get("window") == "wall_dice":
+        if s.window == "wall_dice":
             return REROLL
-        if s.get("window") == "battle_dice":
-            mine, foe = CF._team(st.battle, me)
+        if s.window == "battle_dice":
+            mine, foe = battle_luck.teams(st.battle, me)
             best, act = 0.0, KEEP_ROLL
-            p = CF._pick(mine, True, st.battle)
+            p = battle_luck.pick_die(mine, True, st.battle)
             if mask[LUCK_MINE] and p is not None and min(p[2], 10) / 10 > best:
                 best, act = min(p[2], 10) / 10, LUCK_MINE
-            p = CF._pick(foe, False, st.battle)
+            p = battle_luck.pick_die(foe, False, st.battle)
             if mask[LUCK_FOE] and p is not None and 1 - max(p[2], 0) / 10 > best:
                 best, act = 1 - max(p[2], 0) / 10, LUCK_FOE
             return act if best >= 0.5 else KEEP_ROLL
-        v, (n, faces) = s["value"], s["dice"]
+        v, (n, faces) = s.value, s.dice
         avg = n * (faces + 1) / 2
-        what = s.get("what", s["resume"])
+        what = s.what
         if what == "explore":
-            name, (m, _), vals = s["ctx"]
+            name, (m, _), vals = s.ctx
             if not vals:  # the terrain roll: a settlement is worth most
                 return KEEP_ROLL if st.game.terrain_roll[v] == "settlement" else REROLL
             t = st.game.terrain_roll[vals[0]]
@@ -190,50 +217,59 @@ class HeuristicAgent(RuleBasedAgent):
                 return REROLL if v <= st.game.cfg["encounter_chance"] else KEEP_ROLL
             return KEEP_ROLL
         if what == "storm":
-            return REROLL if v <= s["ctx"][1][1] else KEEP_ROLL  # (hero, sink_max)
+            return REROLL if v <= s.ctx[1][1] else KEEP_ROLL  # (hero, sink_max)
         if what == "encounter":
-            vals = s["ctx"][2]
-            if not vals and s["dice"] == (1, 10) and st.encounter[s["ctx"][1][1]] < 0:
+            vals = s.ctx[2]
+            if not vals and s.dice == (1, 10) and st.encounter[s.ctx[1][1]] < 0:
                 return REROLL if v in (4, 8, 9) else KEEP_ROLL  # Disease, Warlord, Dragon
             return REROLL if v > avg else KEEP_ROLL  # losses / the foe's size: high is bad
-        if what == "treasure" and not s["ctx"][2]:
+        if what == "sea":  # sea encounter: monster, storm, pirates, becalmed
+            return REROLL if v in (1, 2, 4, 5) else KEEP_ROLL
+        if what == "esp_roll" and s.roller == me:  # my espionage roll: reroll a low one
+            return REROLL if v <= 4 else KEEP_ROLL
+        if what == "esp_table":  # an agent's roll: mine when it failed, the foe's when it did not
+            fail = v <= st.game.cfg["espionage"]["table"]["failure_max"]
+            return REROLL if fail == (s.roller == me) else KEEP_ROLL
+        if what == "treasure" and not s.ctx[2]:
             return REROLL if v in (3, 4, 5) else KEEP_ROLL  # 1D10 gold: the poorest row
-        if s["roller"] == me:
+        if s.roller == me:
             return REROLL if v < avg else KEEP_ROLL
         return REROLL if v > avg else KEEP_ROLL
 
     def _dist_to_goal(self, st, seat: int) -> np.ndarray:
         n = st.game.n_cells
         dist = np.full(n, 10**6)
-        q = deque()
+        q: deque[int] = deque()
         for c in range(n):
             if st.land[c] and self._goal(st, seat, c):
                 dist[c] = 0
                 q.append(c)
         while q:
             c = q.popleft()
-            for m in st.nb[c]:
+            for m in st.neighbours[c]:
                 if m >= 0 and st.land[m] and dist[m] > dist[c] + 1:
                     dist[m] = dist[c] + 1
                     q.append(int(m))
         return dist
 
     def _battle(self, st, seat, h, mask) -> int:
-        own = int(h["troops"].sum())
+        own = int(h.troops.sum())
         for d in range(6):
             if not mask[d]:
                 continue
-            m = int(st.nb[h["cell"], d])
+            m = int(st.neighbours[h.cell][d])
             # a combined attack: own Heroes next to the target with an attack left join in
-            mine = own + sum(int(o["troops"].sum()) for o in st.heroes
-                             if o is not h and o["alive"] and o["seat"] == seat
-                             and o["attacks"] > 0 and m in st.nbl[o["cell"]])
-            if st.hero_at(m) >= 0:
+            mine = own + sum(int(o.troops.sum()) for o in st.heroes
+                             if o is not h and o.alive and o.seat == seat
+                             and o.attacks_left > 0 and m in st.neighbours[o.cell])
+            if heroes.hero_at(st, m) >= 0:
                 if mine >= 15:
                     return d
             elif st.encounter[m] != 0:
                 if mine >= 12:
                     return d
-            elif mine > 2 * int(st.garrison[m].sum() + st.gsp[m].sum()):
-                return d
+            else:  # an enemy garrison: taking settlements is the way to win (domination)
+                gar = int(st.garrison[m].sum() + st.garrison_specials[m].sum())
+                if mine > 2 * gar or (gar and mine >= gar + 3 * hexes.walls(st, m, h.cell) + 5):
+                    return d
         return DONE

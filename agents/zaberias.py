@@ -14,8 +14,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .base import RuleBasedAgent
 from ..envs.zaberias import movement as M
+from .base import RuleBasedAgent
 
 
 class HeuristicAgent(RuleBasedAgent):
@@ -99,7 +99,7 @@ class HeuristicAgent(RuleBasedAgent):
 
     def _ability_choice(self, st, uid: int) -> int:
         """A target cell for the selected unit's ability, or -1 when it is not worth it."""
-        g, U = st.game, st.game.U
+        g = st.game
         targets = st.unit_options(uid)["ability"]
         if not targets:
             return -1
@@ -174,6 +174,7 @@ class HeuristicAgent(RuleBasedAgent):
                     if st.occ[int(x)] >= 0:
                         return L.MOVE + int(x)
                 return L.STOP
+            assert best is not None, "a teleport is offered only with a square to land on"
             return L.MOVE + int(best)
         if ph == "unit":
             return self._unit_action(st, st.sel, mask, objectives)
@@ -225,8 +226,8 @@ class HeuristicAgent(RuleBasedAgent):
             if not opts["move"]:
                 continue
             here = st.cell[u]
-            best = min(self._goal_distance(st, x, objectives) for x in opts["move"])
-            if g.specs[u].ability == "trample" or best < self._goal_distance(st, here, objectives) \
+            nearest = min(self._goal_distance(st, x, objectives) for x in opts["move"])
+            if g.specs[u].ability == "trample" or nearest < self._goal_distance(st, here, objectives) \
                     or st.geo.site_of[here] >= 0:
                 movers.append(u)
         if movers:

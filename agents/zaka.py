@@ -23,8 +23,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .base import RuleBasedAgent
 from ..envs.zaka.config import DISARM, DRAIN, MEND, RAMPAGE, REAP, SNATCH
+from .base import RuleBasedAgent
 
 _OUTPUT_EXTRA = {REAP: 1.0, DRAIN: 0.5, DISARM: 0.5, SNATCH: 0.5}
 
@@ -51,7 +51,7 @@ def evaluate(state, seat: int) -> float:
     """Board value from the side of ``seat``'s player (public information + own hands)."""
     g = state.game
     v = 0.0
-    sizes = {True: [], False: []}
+    sizes: dict[bool, list[int]] = {True: [], False: []}
     for t in range(g.num_seats):
         if not state.out[t] and state.fields[t]:
             sizes[g.friendly(seat, t)].append(len(state.fields[t]))

@@ -12,8 +12,9 @@ suite runs; ``envs.make_game(name, **kw)`` gives the pure engine (no PettingZoo)
 from __future__ import annotations
 
 import importlib
+import sys
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
 from .core.game import ConfigError, Game, IllegalActionError, IllegalMoveWarning, State
 
@@ -160,9 +161,24 @@ register(EnvSpec(
 
 # The single-agent Gymnasium view (opponents stepped inside step()), registered with Gymnasium as
 # tabletop_arena/<Game>-v<k> for every game above: gymnasium.make("tabletop_arena/Peacekeepers-v0").
-from .single_agent import SingleAgentEnv, gymnasium_id, make_single_agent, register_gymnasium  # noqa: E402
+# It imports Gymnasium, which an engine (make_game) does not need: it loads on first use of
+# make_single_agent / SingleAgentEnv / gymnasium_id, or of envs.single_agent, and right here when
+# the program has imported Gymnasium already (import gymnasium; import tabletop_arena.envs).
+_SINGLE_AGENT = ("make_single_agent", "SingleAgentEnv", "gymnasium_id")
 
-register_gymnasium(names())
+
+def _single_agent():
+    return importlib.import_module(f"{__name__}.single_agent")   # registers the Gymnasium ids
+
+
+def __getattr__(name: str):
+    if name in _SINGLE_AGENT:
+        return getattr(_single_agent(), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+if "gymnasium" in sys.modules:
+    _single_agent()
 
 __all__ = ["make", "make_raw", "make_game", "names", "variants", "register", "EnvSpec", "spec",
            "resolve", "ConfigError", "IllegalActionError", "IllegalMoveWarning", "Game", "State",

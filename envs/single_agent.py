@@ -147,7 +147,7 @@ class SingleAgentEnv(gymnasium.Env):
         self.seat = None if seat is None else int(seat)
         n, k = self.game.num_actions, self.game.observation_size
         self.observation_space = gymnasium.spaces.Box(-1.0, 1.0, (k,), np.float32)
-        self.action_space = gymnasium.spaces.Discrete(n)
+        self.action_space: gymnasium.spaces.Discrete = gymnasium.spaces.Discrete(n)
         self.opponent_choices = self._opponent_choices(opponent)
         self._built: dict[tuple[int, int], Any] = {}  # (choice index, player index) -> agent
         for slot in range(min(1, self.num_players - 1)):  # build one of each now: bad specs fail here
@@ -369,3 +369,9 @@ def register_gymnasium(names: Sequence[str]) -> None:
             continue
         gymnasium.register(id=env_id, entry_point=f"{__name__}:SingleAgentEnv",
                            kwargs={"game": name}, additional_wrappers=(masks,))
+
+
+# Importing this module registers every game with Gymnasium (envs/__init__ is loaded first).
+from . import names as _registered_names  # noqa: E402
+
+register_gymnasium(_registered_names())

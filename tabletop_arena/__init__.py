@@ -14,7 +14,8 @@ Everything installed lives under this one namespace (the repository keeps its ``
 | ``tabletop_arena.configs``| rules tables (``<game>.yaml``) and training configs (package data) |
 | ``tabletop_arena.checkpoints`` | shipped agents (package data; ``ppo:<game>`` names them)   |
 """
-from importlib.metadata import PackageNotFoundError, version as _version
+from importlib.metadata import PackageNotFoundError
+from importlib.metadata import version as _version
 from pkgutil import extend_path
 
 # Run from the repository root, this folder shadows an installed (non-editable) copy whose

@@ -3,7 +3,7 @@
 The whole-game invariants of ``tests/<game>/test_invariants.py`` run in CI on a few fixed seeds.
 This plays new seeded random games of every registered variant (plus Warbah's mass-formula
 rules) until the budget is spent and prints each game that breaks one, with the seed to replay
-(where the compiled kernels are built, Peacekeepers and Warbah positions are also checked
+(where the compiled kernels are built, Peacekeepers positions are also checked
 kernel == Python, tests/accel_checks.py):
 
     python -m tests.fuzz --minutes 10 [--seed 5000] [--games warbah zaka]

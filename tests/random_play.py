@@ -1,9 +1,12 @@
-"""Seeded random play for whole-game property tests (shared by the games' test_invariants.py)."""
+"""Seeded random play for whole-game property tests (shared by the games' test_invariants.py),
+through the project's one play loop (``train.play.play_from``)."""
 from __future__ import annotations
 
 import numpy as np
 
 from tabletop_arena import envs
+from tabletop_arena.agents.base import RandomAgent
+from tabletop_arena.train.play import play_from
 
 
 def variant_state(name: str, variant: str, seed: int):
@@ -18,17 +21,25 @@ def random_step(st, rng) -> None:
     st.apply(int(legal[rng.integers(len(legal))]))
 
 
+def random_agents(game, rng) -> list:
+    """One uniformly random agent drawing from ``rng``, moving for every player."""
+    mover = RandomAgent()
+    mover.rng = rng
+    return [mover] * game.num_agents
+
+
 def play_checking(st, rng, violations, where: str) -> int:
     """Play ``st`` to its end with uniformly random legal actions; at every state (the first and
     the last included) ``violations(st)`` must return an empty list. Returns the steps played."""
-    step = 0
-    while True:
-        bad = violations(st)
-        assert not bad, f"{where} step {step} phase {st.phase}: {bad}"
-        if st.is_terminal():
-            return step
-        random_step(st, rng)
-        step += 1
+    start = len(st.history)
+
+    def check(state, *_):
+        bad = violations(state)
+        assert not bad, f"{where} step {len(state.history) - start} phase {state.phase}: {bad}"
+
+    play_from(st, random_agents(st.game, rng), max_steps=None, on_move=check)
+    check(st)
+    return len(st.history) - start
 
 
 def check_variant_games(name: str, variant: str, seeds, violations) -> None:

@@ -18,8 +18,8 @@ from tabletop_arena import envs
 from tabletop_arena.envs.core import accel
 from tabletop_arena.envs.peacekeepers import board as B
 from tabletop_arena.envs.peacekeepers import masks as M
-from tests.accel_checks import peacekeepers_mismatches, warbah_mismatches
-from tests.random_play import play_checking, random_step, variant_state
+from tests.accel_checks import peacekeepers_mismatches
+from tests.random_play import play_checking, variant_state
 
 K = accel.KERNELS
 needs_kernels = pytest.mark.skipif(K is None, reason="envs._accel not built (no C compiler)")
@@ -103,7 +103,7 @@ def _fingerprint_script() -> str:
         "from tabletop_arena.envs.core.accel import backend\n"
         "h = hashlib.sha256()\n"
         "for name, variant in (('peacekeepers_v0', 'competitive_2p'), ('peacekeepers_v0', 'solo_hand3'),\n"
-        "                      ('peacekeepers_v0', 'puzzle_standard'), ('warbah_v0', '3p')):\n"
+        "                      ('peacekeepers_v0', 'puzzle_standard')):\n"
         "    env = envs.make(name, **envs.variants(name)[variant]); env.reset(seed=11)\n"
         "    rng = np.random.default_rng(3)\n"
         "    for agent in env.agent_iter():\n"
@@ -130,38 +130,3 @@ def test_pure_python_switch_plays_the_same_games():
     assert outs[1][0].startswith("pure Python")
     assert outs[0][1] == outs[1][1]
     assert len(outs[0][1]) == len(hashlib.sha256().hexdigest())
-
-
-WB_VARIANTS = list(envs.variants("warbah_v0"))
-
-
-@needs_kernels
-@pytest.mark.parametrize("variant", WB_VARIANTS)
-def test_warbah_observation_kernels_match_python(variant):
-    """observe.py's own part of the Warbah observation (map / ownership / garrison planes, then
-    heroes, acting Hero or capitol candidates, vector, battle counts, fleets, and the Hero and
-    fleet lists handed to block B and magic): kernels == Python for every seat at each state of
-    two seeded random games (the whole observation through observe() is also checked against
-    the plain reference copies by tests/warbah/test_speed_equal.py)."""
-    for seed in range(2):
-        play_checking(variant_state("warbah_v0", variant, seed), np.random.default_rng(seed),
-                      warbah_mismatches, f"{variant} seed {seed}")
-
-
-@needs_kernels
-def test_warbah_observation_kernel_sees_bonus_walls_and_variants():
-    """Bonus walls (a Realm spell's) and terrain variants reach the kernel's planes as in Python;
-    an unknown variant name is an error, not a silent zero."""
-    from tabletop_arena.envs.warbah import observe as WO
-    st = variant_state("warbah_v0", WB_VARIANTS[0], 4)
-    rng = np.random.default_rng(4)
-    while len(np.flatnonzero(st.explored & st.land)) < 3:
-        random_step(st, rng)
-    cells = np.flatnonzero(st.explored & st.land).tolist()[:3]
-    st.mg["bwalls"] = {cells[0]: 2, cells[1]: 5}
-    st.variant[cells[2]] = st.game.variant_names[3]
-    for seat in range(st.game.num_seats):
-        assert WO._observe_base_kernel(st, seat).tobytes() == WO._observe_base_py(st, seat).tobytes()
-    st.variant[cells[2]] = "no_such_variant"
-    with pytest.raises(KeyError, match="no_such_variant"):
-        WO._observe_base_kernel(st, 0)

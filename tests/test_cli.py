@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 
 from tabletop_arena import envs
+from tabletop_arena.envs.core.game import Game, State
 from tabletop_arena.train import bench, cli
 from tabletop_arena.train.cli_common import CLIError, parse_env_options
 from tabletop_arena.train.play import Match, game_result
@@ -223,13 +224,10 @@ def test_every_game_says_who_won(name):
 
 
 def test_result_wording():
-    class G:
-        num_agents = num_seats = 3
+    class G(Game):
+        num_seats = 3
 
-        def seat_owner(self, s):
-            return s
-
-    class S:
+    class S(State):
         game = G()
         history = [1, 2]
 

@@ -292,7 +292,7 @@ def test_move_cap_truncates():
     env = envs.make(name, max_steps=5, **opts)
     env.reset(seed=0)
     rng = np.random.default_rng(0)
-    for agent in env.agent_iter():
+    for _agent in env.agent_iter():
         obs, _, term, trunc, info = env.last()
         if term or trunc:
             assert trunc and info.get("truncated_by_cap")

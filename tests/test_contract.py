@@ -16,6 +16,7 @@
 from __future__ import annotations
 
 import dataclasses
+import importlib
 import sys
 
 import numpy as np
@@ -370,8 +371,8 @@ def test_rules_overrides_are_type_checked(name):
     """A rules override of a known key with a value of another type raises (no deep TypeError
     later, no silent play with it)."""
     from tabletop_arena.envs.core.game import read_yaml
-    game = envs.make_game(name)
-    data = read_yaml(str(sys.modules[type(game).__module__].DEFAULT_CONFIG))
+    config = importlib.import_module(envs.spec(name).module + ".config")   # the game's tables
+    data = read_yaml(str(config.DEFAULT_CONFIG))
     defaults = data if name == "warbah_v0" else data["rules"]   # Warbah: any table of the file
     for key, value in list(defaults.items())[:6]:
         wrong = "not-a-number" if not isinstance(value, str) else 7
@@ -384,7 +385,7 @@ def test_rules_files_are_validated(name, tmp_path):
     """A rules file (config_path) is checked against the default file's schema: unknown keys
     under ``rules:`` or at the top, and values of the wrong type, raise naming key and file."""
     from tabletop_arena.envs.core.resources import config_path as data_file
-    base = yaml.safe_load(open(data_file(name.split("_v")[0] + ".yaml")))
+    base = yaml.safe_load(data_file(name.split("_v")[0] + ".yaml").read_text())
     ok = tmp_path / "ok.yaml"
     ok.write_text(yaml.safe_dump(base))
     envs.make_game(name, config_path=str(ok))   # a faithful copy loads

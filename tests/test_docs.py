@@ -84,8 +84,8 @@ def test_adding_a_game_example_runs():
                  {"__name__": "adding_a_game"})
 
 
-#: links to pages another branch is adding (issue 22: Ray RLlib); remove an entry once it exists
-PENDING_LINKS = {"docs/rllib.md"}
+#: links to pages another branch is adding; remove an entry once it exists
+PENDING_LINKS: set[str] = set()
 
 
 def test_relative_links_point_to_files():
@@ -110,10 +110,10 @@ def test_relative_links_point_to_files():
 
 @pytest.mark.parametrize("name", envs.names())
 def test_env_docstring_names_every_option(name):
-    """The hand-written options table of each env.py docstring names every option the env takes
+    """The hand-written options table of each aec_env.py docstring names every option the env takes
     (the game's OPTIONS and the env's own); docs/games.md has the generated details."""
     from tabletop_arena.envs.core.options import ENV_OPTIONS
     doc = docs.env_docstring(name)
     options = [o.name for o in type(envs.make_game(name)).OPTIONS] + list(ENV_OPTIONS)
     missing = [o for o in options if not re.search(rf"^\|\s*{o}\s*\|", doc, re.M)]
-    assert not missing, f"{name}: env.py docstring's options table lacks {missing}"
+    assert not missing, f"{name}: aec_env.py docstring's options table lacks {missing}"

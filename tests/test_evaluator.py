@@ -16,7 +16,7 @@ import pytest
 
 from tabletop_arena.agents.base import BaseAgent
 from tabletop_arena.envs.core.game import Game, State
-from tabletop_arena.train.evaluate import (evaluate, fit_plackett_luce, make_groups, sign_test, wilson_interval)
+from tabletop_arena.train.evaluate import evaluate, fit_plackett_luce, make_groups, sign_test, wilson_interval
 
 # scripted agents on a deterministic game replay the same game on purpose in most tests here
 pytestmark = pytest.mark.filterwarnings("ignore:.*repeat an earlier game:UserWarning")
@@ -33,7 +33,7 @@ class PickGame(Game):
     def options(self):
         return {"num_seats": self.num_seats, "rounds": self.rounds, "seat0_wins_ties": self.seat0_wins_ties}
 
-    def new_initial_state(self, rng):
+    def _new_state(self, rng):
         return PickState(self, rng)
 
 

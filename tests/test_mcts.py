@@ -16,6 +16,7 @@ from tabletop_arena.agents.base import RandomAgent
 from tabletop_arena.agents.mcts import MCTSAgent
 from tabletop_arena.agents.registry import make_agent
 from tabletop_arena.envs.core.game import Game, State
+from tabletop_arena.train.play import play
 
 LINES = [(0, 1, 2), (3, 4, 5), (6, 7, 8), (0, 3, 6), (1, 4, 7), (2, 5, 8), (0, 4, 8), (2, 4, 6)]
 
@@ -26,7 +27,7 @@ class TicTacToe(Game):
     num_actions = 9
     observation_layout = [("board", (2, 3, 3))]
 
-    def new_initial_state(self, rng):
+    def _new_state(self, rng):
         return TTTState(self, rng)
 
 
@@ -91,7 +92,7 @@ class GuessGame(Game):
         self.hidden_information = hidden_card
         self.name = "guess_card_v0" if hidden_card else "guess_die_v0"
 
-    def new_initial_state(self, rng):
+    def _new_state(self, rng):
         return GuessState(self, rng)
 
 
@@ -154,7 +155,7 @@ class TeamGame(Game):
     def num_agents(self):
         return 2
 
-    def new_initial_state(self, rng):
+    def _new_state(self, rng):
         return TeamState(self, rng)
 
 
@@ -191,21 +192,6 @@ class TeamState(GuessState):
         return self.clone()
 
 
-def _play(game, agents, seed):
-    st = game.new_initial_state(np.random.default_rng(seed))
-    det = np.random.default_rng(seed + 1)
-    while not st.is_terminal():
-        seat = st.current_player
-        agent = agents[game.seat_owner(seat)]
-        mask = st.legal_actions_mask()
-        obs = {"observation": st.observation(seat), "action_mask": mask}
-        state = st.determinize(seat, det) if getattr(agent, "needs_state", False) else None
-        a = agent.act(obs, state=state)
-        assert mask[a], f"illegal action {a}"
-        st.apply(a)
-    return st
-
-
 def test_mcts_beats_random_at_tictactoe():
     game = TicTacToe()
     mcts = MCTSAgent(game, simulations=60, seed=0)
@@ -214,7 +200,7 @@ def test_mcts_beats_random_at_tictactoe():
     for g in range(20):
         me = g % 2
         agents = [mcts, rnd] if me == 0 else [rnd, mcts]
-        r = _play(game, agents, g).returns()[me]
+        r = play(game, agents, g, det_rng=np.random.default_rng(g + 1)).returns[me]
         wins += r > 0
         losses += r < 0
     assert wins >= 14 and losses <= 2, (wins, losses)

@@ -201,8 +201,9 @@ def test_eval_record_option_writes_gifs_into_the_out_folder(tmp_path):
     from tabletop_arena.train.cli import main
 
     out = tmp_path / "ev"
-    rc = main(["eval", "zaka", "--agents", "heuristic", "random", "--games", "2", "--workers", "1",
-               "--out", str(out), "--record", "1", "--no-progress", "--max-steps", "20"])
+    with pytest.warns(UserWarning, match="hit the move cap"):   # a 20-move cap, for speed
+        rc = main(["eval", "zaka", "--agents", "heuristic", "random", "--games", "2", "--workers", "1",
+                   "--out", str(out), "--record", "1", "--no-progress", "--max-steps", "20"])
     assert rc == 0
     gifs = sorted(out.glob("game_*.gif"))
     assert len(gifs) == 1 and (out / "report.json").exists()

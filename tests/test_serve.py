@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from tabletop_arena import envs
-from tabletop_arena.train.serve import Sessions, make_server
+from tabletop_arena.train.serve import RequestError, Sessions, make_server
 
 
 @pytest.fixture(scope="module")
@@ -109,6 +109,6 @@ def test_errors_are_readable(server):
 def test_sessions_keep_the_newest():
     sessions = Sessions(limit=2)
     ids = [sessions.add(object()) for _ in range(3)]
-    with pytest.raises(Exception):
+    with pytest.raises(RequestError):
         sessions.get(ids[0])
     assert sessions.get(ids[2])[0] is not None

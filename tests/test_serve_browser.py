@@ -45,10 +45,10 @@ def browser():
         if REQUIRE:
             pytest.fail(reason + "; TABLETOP_ARENA_REQUIRE_BROWSER=1 makes this a failure")
         pytest.skip(reason)
+    import tempfile
+
     from selenium import webdriver
     from selenium.webdriver.chrome.service import Service
-
-    import tempfile
     profile = tempfile.mkdtemp(prefix="arena-chromium-")
     opts = webdriver.ChromeOptions()
     opts.binary_location = CHROMIUM
@@ -76,6 +76,7 @@ def server_url():
     finally:
         proc.terminate()
         proc.wait(timeout=20)
+        proc.stdout.close()   # the pipe is ours to close (an open one is a ResourceWarning)
 
 
 def _wait(driver, condition: str, timeout: float = 60.0, what: str = "") -> None:

@@ -59,6 +59,8 @@ def test_check_env_with_default_options(name, capsys):
     gymnasium.make the env has a spec, so the checker also builds each render mode."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", envs.IllegalMoveWarning)
+        # without gymnasium.make there is no spec: the checker notes it skips the render modes
+        warnings.filterwarnings("ignore", ".*Not able to test alternative render modes", UserWarning)
         check_env(envs.make_single_agent(name))
         check_env(gymnasium.make(IDS[name]).unwrapped)
     capsys.readouterr()

@@ -11,10 +11,10 @@ import argparse
 import json
 import shutil
 import zipfile
+from pathlib import Path
 
 import numpy as np
 import pytest
-from pathlib import Path
 
 pytest.importorskip("torch")
 pytest.importorskip("sb3_contrib")

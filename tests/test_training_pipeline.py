@@ -152,6 +152,7 @@ def test_batched_vec_env_matches_one_env_at_a_time(tmp_path):
     """SelfPlayVecEnv answers snapshot moves in one batched forward pass; the games are the same
     as stepping each SelfPlayEnv on its own (same seeds, same actions)."""
     from stable_baselines3.common.vec_env import DummyVecEnv
+
     from tabletop_arena.train.algo import ArenaPPO
     from tabletop_arena.train.ppo import make_vec_env, policy_kwargs
     from tabletop_arena.train.vecenv import SelfPlayVecEnv
@@ -228,11 +229,11 @@ def test_device_choice():
 def test_snapshots_sample_like_the_learner(tmp_path):
     """With snapshot_sampling the pool's frozen copies sample from their policy (as the learner
     does while it collects rollouts), without it they play the argmax."""
-    from tabletop_arena.train.selfplay import OpponentPool
-    from tabletop_arena.train.ppo import policy_kwargs
-    from tabletop_arena.train.algo import ArenaPPO
     from stable_baselines3.common.vec_env import DummyVecEnv
-    from tabletop_arena.train.selfplay import SelfPlayEnv
+
+    from tabletop_arena.train.algo import ArenaPPO
+    from tabletop_arena.train.ppo import policy_kwargs
+    from tabletop_arena.train.selfplay import OpponentPool, SelfPlayEnv
 
     game = envs.make_game("zaka_v0")
     cfg = load_config(None, _tiny(), game="zaka_v0")

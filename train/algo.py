@@ -19,6 +19,8 @@ gradient clipping, ``target_kl`` early stop) is as in MaskablePPO.
 """
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import torch
 import torch.nn.functional as F
@@ -130,7 +132,7 @@ class ArenaPPO(MaskablePPO):
         policy = self.policy
         policy.set_training_mode(True)
         self._update_learning_rate(policy.optimizer)
-        clip_range = self.clip_range(self._current_progress_remaining)
+        clip_range = self.clip_range(self._current_progress_remaining)  # type: ignore[operator]
         buf = self.rollout_buffer
         n = buf.buffer_size * buf.n_envs
         dev = self.device
@@ -154,20 +156,22 @@ class ArenaPPO(MaskablePPO):
         warmup = self.num_timesteps <= self.value_warmup_steps
         if warmup:  # fit the value head on detached features; nothing else moves
             value_params = list(policy.mlp_extractor.value_net.parameters()) + list(policy.value_net.parameters())
-            value_opt = getattr(self, "_value_opt", None)
+            value_opt: Any = getattr(self, "_value_opt", None)
             if value_opt is None:
                 value_opt = self._value_opt = torch.optim.Adam(value_params, lr=self.lr_schedule(1), eps=1e-5)
-        stats = {"pg": [], "vf": [], "ent": [], "kl_ref": [], "approx_kl": [], "clip": []}
+        stats: dict[str, list[float]] = {"pg": [], "vf": [], "ent": [], "kl_ref": [], "approx_kl": [], "clip": []}
         continue_training = True
         loss = torch.zeros(())
-        for epoch in range(self.n_epochs):
+        batch_size = int(self.batch_size or n)
+        for _epoch in range(self.n_epochs):
             perm = torch.randperm(n, device=dev)
-            for start in range(0, n, self.batch_size):
-                idx = perm[start:start + self.batch_size]
+            for start in range(0, n, batch_size):
+                idx = perm[start:start + batch_size]
                 if warmup:
                     with torch.no_grad():
                         features = policy.extract_features(obs[idx], policy.vf_features_extractor)
-                    vf = F.mse_loss(policy.value_net(policy.mlp_extractor.forward_critic(features)).flatten(),
+                    critic = policy.mlp_extractor.forward_critic(features)  # type: ignore[arg-type]
+                    vf = F.mse_loss(policy.value_net(critic).flatten(),
                                     returns[idx])
                     value_opt.zero_grad(set_to_none=True)
                     vf.backward()

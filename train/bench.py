@@ -1,17 +1,18 @@
 """Speed benchmark: steps/s of random legal play through each env's ``env()`` with observations,
 against PettingZoo's ``connect_four_v3`` measured in the same run.
 
-Every env is driven by the same loop (``agent_iter`` / ``last`` / ``step`` with a uniformly random
-legal action), so the ratio compares like with like. Numbers are printed, never asserted.
+Every env is driven by the same loop (``train.play.play_env``: ``agent_iter`` / ``last`` /
+``step`` with a uniformly random legal action), so the ratio compares like with like. Numbers are
+printed, never asserted.
 """
 from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
 
-import numpy as np
-
 from .. import envs
+from ..agents.base import RandomAgent
+from .play import play_env
 
 
 @dataclass
@@ -29,36 +30,26 @@ class BenchResult:
         return self.steps / self.seconds if self.seconds else 0.0
 
 
-def play_random_game(env, rng: np.random.Generator, seed: int) -> int:
-    """One game of uniformly random legal actions through ``agent_iter`` / ``last`` / ``step``;
-    returns the steps taken (dead steps not counted)."""
-    env.reset(seed=seed)
-    steps = 0
-    for _ in env.agent_iter():
-        obs, _, term, trunc, _ = env.last()
-        if term or trunc:
-            env.step(None)
-            continue
-        legal = np.flatnonzero(obs["action_mask"])
-        env.step(int(legal[rng.integers(len(legal))]))
-        steps += 1
-    return steps
+def random_players(env, seed: int) -> dict:
+    """One uniformly random agent (seeded with ``seed``) moving for every agent name of ``env``."""
+    return dict.fromkeys(env.possible_agents, RandomAgent(seed))
 
 
 def drive(env, seconds: float, seed: int = 0) -> tuple[int, int, float]:
-    """Play random legal games on ``env`` for about ``seconds``; return (steps, games, elapsed)."""
-    rng = np.random.default_rng(seed)
+    """Play random legal games on ``env`` (``train.play.play_env``) for about ``seconds``; return
+    (steps, games, elapsed)."""
+    players = random_players(env, seed)
     steps = games = 0
     start = time.perf_counter()
     while time.perf_counter() - start < seconds:
-        steps += play_random_game(env, rng, seed + games)
+        steps += play_env(env, players, seed + games)
         games += 1
     return steps, games, time.perf_counter() - start
 
 
 def warm_up(env, seed: int = 10**6) -> None:
     """Play one random game untimed, so a round does not time modules imported on first use."""
-    play_random_game(env, np.random.default_rng(seed), seed)
+    play_env(env, random_players(env, seed), seed)
 
 
 class ReferenceUnavailable(RuntimeError):

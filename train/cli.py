@@ -19,8 +19,18 @@ import sys
 from pathlib import Path
 
 from .. import envs
-from .cli_common import (ArenaParser, CLIError, add_env_options, command, env_options, int_at_least,
-                         make_agent, make_game, parse_env_options, resolve_game)
+from .cli_common import (
+    ArenaParser,
+    CLIError,
+    add_env_options,
+    command,
+    env_options,
+    int_at_least,
+    make_agent,
+    make_game,
+    parse_env_options,
+    resolve_game,
+)
 
 __all__ = ["main", "build_parser", "parse_env_options"]
 
@@ -106,7 +116,9 @@ def cmd_play(args) -> int:
         if move.player != match.human:
             print(f"{move.who}: {move.text}")
     print(match.state.render_text(observer=None, color=color))
-    print(match.result().text(match.labels))
+    result = match.result()
+    assert result is not None   # the loop above ran to the end of the game
+    print(result.text(match.labels))
     return 0
 
 
@@ -184,8 +196,8 @@ def cmd_quickstart(args) -> int:
     options = env_options(args)
     if options:
         make_game(game, options)
-    from .config import ConfigError
     from .commands import _blame, check_set_overrides
+    from .config import ConfigError
 
     overrides = check_set_overrides(args.set)
     if options:

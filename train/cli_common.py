@@ -134,7 +134,7 @@ def add_env_options(parser: argparse.ArgumentParser, deprecated: tuple[str, ...]
     parser.add_argument("--opt", action="append", dest="opt", metavar="KEY=VALUE", help=OPT_HELP)
     for flag in deprecated:
         parser.add_argument(flag, action=_DeprecatedOption, dest="opt", metavar="KEY=VALUE",
-                            help=f"deprecated spelling of --opt")
+                            help="deprecated spelling of --opt")
 
 
 def env_options(args) -> dict[str, Any]:
@@ -307,7 +307,7 @@ def make_agent(spec: str, game, seed: int | None = None):
         raise CLIError(f"agent {spec!r} needs {exc.name or 'a package'} that is not installed",
                        hint="install the training extra: pip install -e '.[train]'") from None
     except user_error_types() as exc:
-        raise CLIError(f"agent {spec!r}: {exc}", hint=agent_hint(getattr(game, "name", None))) from None
+        raise CLIError(f"agent {spec!r}: {exc}", hint=agent_hint(game.name)) from None
 
 
 def check_checkpoint_exists(spec: str, game) -> None:
@@ -321,7 +321,7 @@ def check_checkpoint_exists(spec: str, game) -> None:
     try:
         path = resolve_checkpoint(spec.strip()[4:]) if spec.strip()[4:] else None
     except ShippedAgentError as exc:
-        raise CLIError(f"agent {spec!r}: {exc}", hint=agent_hint(getattr(game, "name", None))) from None
+        raise CLIError(f"agent {spec!r}: {exc}", hint=agent_hint(game.name)) from None
     if path is not None and not os.path.isfile(path):
         raise CLIError(f"agent {spec!r}: checkpoint not found: {path}",
                        hint="give a file written by arena train (e.g. runs/x/policy.zip) or a shipped "

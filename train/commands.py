@@ -12,8 +12,17 @@ from __future__ import annotations
 
 import sys
 
-from .cli_common import (CLIError, HelpFormatter, add_env_options, command, env_options, int_at_least,
-                         make_game, parse_env_options, resolve_game)
+from .cli_common import (
+    CLIError,
+    HelpFormatter,
+    add_env_options,
+    command,
+    env_options,
+    int_at_least,
+    make_game,
+    parse_env_options,
+    resolve_game,
+)
 
 __all__ = ["register", "parse_env_options", "check_set_overrides", "cmd_train", "cmd_eval"]
 
@@ -23,6 +32,8 @@ examples:
   arena train peacekeepers --out runs/pk --resume --timesteps 600000   # continue to 600k steps
   arena train peacekeepers --set n_envs=4 --set opponent_mix='{random: 1}'
   arena train zaka --opt num_players=3
+  arena train peacekeepers --backend rllib --num-env-runners 2 --out runs/pk_rllib
+  arena train peacekeepers --backend rllib --address auto --num-env-runners 32 --num-learners 2 --device cuda
 
 --opt sets the game's options (the env; they replace the config's env_options); --set sets a
 training-config key. Without --config the
@@ -32,6 +43,8 @@ resumable), final.zip, policy.zip (small, for ppo:PATH), snapshots/, progress.cs
 tb/ (tensorboard --logdir <out>/tb) and eval/. Ctrl-C (SIGINT) or SIGTERM stops at the next
 step, saves checkpoint.zip and exits with 130 / 143 (continue with --resume); a run folder in use
 by another run is refused (exit 2); a resume cuts progress.csv back to the checkpoint.
+--backend rllib trains the same self-play PPO on Ray RLlib (a local Ray, or a cluster with
+--address) and writes policy.zip, algorithm/, snapshots/, progress.csv and eval/ (docs/rllib.md).
 """
 
 EVAL_EPILOG = """\
@@ -73,6 +86,10 @@ def _blame(exc, overrides: dict) -> CLIError:
                               "else configs/train/<game>.yaml")
 
 
+#: ``arena train`` flags only the rllib backend reads (keyword arguments of train/rllib.py)
+RLLIB_FLAGS = ("address", "num_env_runners", "num_learners", "gpus_per_learner")
+
+
 @command
 def cmd_train(args) -> int:
     from .config import ConfigError
@@ -85,6 +102,23 @@ def cmd_train(args) -> int:
         overrides["env_options"] = options
     if args.no_progress:
         overrides["progress"] = False
+    if args.backend == "rllib":
+        from .rllib import RLlibMissingError, train_rllib
+        flags = {k: getattr(args, k) for k in RLLIB_FLAGS}
+        try:
+            path = train_rllib(game, config_path=args.config, timesteps=args.timesteps, seed=args.seed,
+                               out=args.out, resume=args.resume, device=args.device, **flags, **overrides)
+        except RLlibMissingError as exc:
+            raise CLIError(str(exc), hint="docs/rllib.md") from None
+        except ConfigError as exc:
+            raise _blame(exc, overrides) from None
+        print(f"policy: {path}")
+        return 0
+    given = [f"--{k.replace('_', '-')}" for k in RLLIB_FLAGS if getattr(args, k) is not None]
+    if given:
+        raise CLIError(f"{', '.join(given)} need --backend rllib", hint="docs/rllib.md")
+    if args.device is not None:
+        overrides["device"] = args.device  # a training-config key of the SB3 path
     from .ppo import train
     from .run_control import TrainingInterrupted
 
@@ -173,6 +207,19 @@ def register(subparsers) -> None:
                    help="training-config key (train/config.py), repeatable, e.g. --set n_envs=4")
     add_env_options(p, deprecated=("--options",))
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    p.add_argument("--backend", choices=("sb3", "rllib"), default="sb3",
+                   help="sb3: MaskablePPO in this process; rllib: Ray RLlib PPO on a local Ray or a "
+                        "cluster (the [rllib] extra; docs/rllib.md)")
+    p.add_argument("--device", choices=("auto", "cpu", "cuda"),
+                   help="where the learner runs (rllib: auto = a GPU learner when there is a GPU)")
+    p.add_argument("--address", help="rllib: the Ray cluster to join: auto, HOST:6379 or ray://HOST:10001 "
+                                     "(default: start a local Ray)")
+    p.add_argument("--num-env-runners", type=int_at_least(0),
+                   help="rllib: sampling processes (default: the config's rllib section, 0 = in-process)")
+    p.add_argument("--num-learners", type=int_at_least(0),
+                   help="rllib: learner processes (default: the config's rllib section, 0 = in-process)")
+    p.add_argument("--gpus-per-learner", type=float,
+                   help="rllib: GPUs per learner, fractions allowed (default: 1 with a GPU device)")
     p.set_defaults(func=cmd_train)
 
     p = subparsers.add_parser(

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -47,7 +48,7 @@ class TrainConfig:
     cnn_channels: list = field(default_factory=lambda: [32, 16])  #: conv layers (3x3) over the board
     cnn_hidden: int = 256                 #: linear layer after the convolutions
     vector_hidden: int = 128              #: linear layer over the vector pieces (cnn network)
-    spatial_actions: list = "auto"  # type: ignore[assignment]  (a list, or the string "auto")
+    spatial_actions: list = "auto"  # type: ignore[assignment]  # a list, or the string "auto"
     #: ^ board-aligned action ranges [[first action, planes], ...]: action first + p*H*W + cell is
     #:   plane p at that board cell; they get logits from a 1x1 conv over the board features (cnn
     #:   only). "auto": the ranges the game variant declares (Game.spatial_actions; none with mlp)
@@ -112,9 +113,62 @@ class TrainConfig:
     eval_opponents: list = field(default_factory=lambda: ["random", "heuristic"])  #: baselines to evaluate against
     win_rate_window: int = 500            #: episodes in the live win-rate average of the progress bar
     progress: bool = True                 #: show the tqdm progress bar
+    # --- Ray RLlib backend (arena train --backend rllib; the SB3 path ignores it) ----------------
+    rllib: dict = field(default_factory=dict)
+    #: ^ a mapping of the keys in RLLIB_DEFAULTS below (missing keys take those defaults);
+    #:   the shared keys above keep their meaning: n_envs = envs per env runner, n_steps = steps
+    #:   per env per rollout, batch_size = minibatch, opponent_mix = the pool of pool episodes
 
     def to_dict(self) -> dict[str, Any]:
         return dataclasses.asdict(self)
+
+
+#: the ``rllib`` section: key -> (default, doc). See train/rllib.py and docs/rllib.md.
+RLLIB_KEYS: dict[str, tuple[Any, str]] = {
+    "address": (None, "null: start a local Ray on this machine; auto: join the running cluster; "
+                      "ray://host:10001: a remote cluster through Ray Client; host:6379: a head node"),
+    "num_env_runners": (0, "remote sampling actors (0: sample in the driver process)"),
+    "num_learners": (0, "remote learner actors (0: one learner in the driver process)"),
+    "gpus_per_learner": (0.0, "GPUs per learner (fractions allowed); 0 = as device says"),
+    "device": ("auto", "auto (a GPU learner when the cluster has a GPU), cpu or cuda"),
+    "self_play": (0.2, "share of episodes where the shared policy plays every seat (the rest: "
+                       "the learner plays one seat against opponent_mix)"),
+    "num_cpus": (0, "CPUs of a local Ray (0: this machine's count, raised to fit the actors)"),
+    "object_store_mb": (256, "object store of a local Ray, MiB (small: starts fast on a small box)"),
+}
+RLLIB_DEFAULTS = {k: v for k, (v, _) in RLLIB_KEYS.items()}
+
+
+def _validate_rllib(section: dict) -> dict:
+    """The ``rllib`` section with defaults filled in; ConfigError naming a bad key or value."""
+    unknown = sorted(set(section) - set(RLLIB_KEYS))
+    if unknown:
+        raise ConfigError(f"rllib: unknown key(s) {', '.join(map(str, unknown))}; known keys: "
+                          f"{', '.join(RLLIB_KEYS)}")
+    out = {**RLLIB_DEFAULTS, **section}
+    address = out["address"]
+    if address is not None and (not isinstance(address, str) or not address.strip()):
+        raise ConfigError(f"rllib.address: expected null, auto, ray://host:port or host:port, got {address!r}")
+    for key in ("num_env_runners", "num_learners", "num_cpus", "object_store_mb"):
+        v = out[key]
+        if isinstance(v, float) and v.is_integer():
+            v = out[key] = int(v)
+        if not isinstance(v, int) or isinstance(v, bool) or v < 0:
+            raise ConfigError(f"rllib.{key}: expected an integer >= 0, got {v!r}")
+    if out["object_store_mb"] < 75:  # Ray refuses an object store under 75 MiB
+        raise ConfigError(f"rllib.object_store_mb: must be >= 75, got {out['object_store_mb']!r}")
+    for key in ("gpus_per_learner", "self_play"):
+        v = out[key]
+        if not isinstance(v, (int, float)) or isinstance(v, bool) or v < 0:
+            raise ConfigError(f"rllib.{key}: expected a number >= 0, got {v!r}")
+        out[key] = float(v)
+    if out["self_play"] > 1:
+        raise ConfigError(f"rllib.self_play: must be in [0, 1], got {out['self_play']!r}")
+    if out["device"] not in ("auto", "cpu", "cuda"):
+        raise ConfigError(f"rllib.device: must be one of ('auto', 'cpu', 'cuda'), got {out['device']!r}")
+    if out["device"] == "cpu" and out["gpus_per_learner"] > 0:
+        raise ConfigError("rllib.gpus_per_learner > 0 needs device cuda or auto, not cpu")
+    return out
 
 
 FIELDS = {f.name: f for f in dataclasses.fields(TrainConfig)}
@@ -207,6 +261,16 @@ def validate(cfg: TrainConfig) -> TrainConfig:
     if cfg.batch_size > cfg.n_steps * cfg.n_envs:
         raise ConfigError(f"batch_size ({cfg.batch_size}) exceeds the rollout size n_steps * n_envs "
                           f"({cfg.n_steps * cfg.n_envs})")
+    _validate_networks(cfg)
+    _validate_opponents(cfg)
+    cfg.rllib = _validate_rllib(cfg.rllib)
+    if not all(isinstance(x, str) and x for x in cfg.eval_opponents):
+        raise ConfigError(f"eval_opponents: must be a list of agent specs, got {cfg.eval_opponents!r}")
+    return cfg
+
+
+def _validate_networks(cfg: TrainConfig) -> None:
+    """The network keys of ``validate``: layer lists, board blocks, pointer and spatial actions."""
     if not cfg.board_dilations:
         raise ConfigError("board_dilations: needs at least one block")
     for entry in cfg.pointer_actions:
@@ -230,6 +294,10 @@ def validate(cfg: TrainConfig) -> TrainConfig:
         raise ConfigError("spatial_actions need the cnn network (network: cnn or auto)")
     if not cfg.cnn_channels:
         raise ConfigError("cnn_channels: needs at least one layer")
+
+
+def _validate_opponents(cfg: TrainConfig) -> None:
+    """``opponent_mix`` of ``validate``: known agent kinds, weights >= 0, not all zero."""
     if not cfg.opponent_mix:
         raise ConfigError("opponent_mix: needs at least one opponent kind")
     for kind, weight in cfg.opponent_mix.items():
@@ -243,9 +311,6 @@ def validate(cfg: TrainConfig) -> TrainConfig:
             raise ConfigError(f"opponent_mix[{kind!r}]: weight must be a number >= 0, got {weight!r}")
     if sum(cfg.opponent_mix.values()) <= 0:
         raise ConfigError("opponent_mix: weights must not all be zero")
-    if not all(isinstance(x, str) and x for x in cfg.eval_opponents):
-        raise ConfigError(f"eval_opponents: must be a list of agent specs, got {cfg.eval_opponents!r}")
-    return cfg
 
 
 def _check_keys(data: dict[str, Any], source: str) -> None:
@@ -280,7 +345,7 @@ def from_dict(data: dict[str, Any], source: str = "config") -> TrainConfig:
     return validate(cfg)
 
 
-def read_yaml(path: str | Path) -> dict[str, Any]:
+def read_yaml(path: str | os.PathLike) -> dict[str, Any]:
     import yaml
 
     path = Path(path)
@@ -303,7 +368,8 @@ def config_for_game(game: str) -> Path:
 
 
 def parse_overrides(pairs: list[str] | None) -> dict[str, Any]:
-    """``["n_envs=4", "opponent_mix={\\"random\\": 1}"]`` -> dict (values parsed as JSON/YAML)."""
+    """``["n_envs=4", "opponent_mix={\\"random\\": 1}"]`` -> dict (values parsed as JSON/YAML);
+    ``rllib.KEY=VALUE`` sets one key of the ``rllib`` section."""
     import yaml
 
     out: dict[str, Any] = {}
@@ -313,13 +379,18 @@ def parse_overrides(pairs: list[str] | None) -> dict[str, Any]:
         key, value = pair.split("=", 1)
         key = key.strip().replace("-", "_")
         try:
-            out[key] = yaml.safe_load(value)
+            parsed = yaml.safe_load(value)
         except yaml.YAMLError:
-            out[key] = value
+            parsed = value
+        if key.startswith("rllib."):  # one key of the rllib section: rllib.num_env_runners=4
+            section = out.get("rllib")
+            out["rllib"] = {**(section if isinstance(section, dict) else {}), key[len("rllib."):]: parsed}
+        else:
+            out[key] = parsed
     return out
 
 
-def load_config(path: str | Path | None = None, overrides: dict[str, Any] | None = None,
+def load_config(path: str | os.PathLike | None = None, overrides: dict[str, Any] | None = None,
                 game: str | None = None) -> TrainConfig:
     """Read ``path`` (or the game's default), apply ``overrides`` (None values ignored), validate."""
     if path is None:

@@ -13,6 +13,7 @@ from __future__ import annotations
 import csv
 import sys
 from pathlib import Path
+from typing import Any
 
 
 def read_curve(path: str | Path) -> list[dict]:
@@ -22,7 +23,7 @@ def read_curve(path: str | Path) -> list[dict]:
     rows = []
     with open(path, newline="") as fh:
         for row in csv.DictReader(fh):
-            out = {}
+            out: dict[str, Any] = {}
             for k, v in row.items():
                 try:
                     out[k] = int(v) if k in ("timesteps", "games") else float(v)

@@ -53,6 +53,10 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
+from ..agents.base import RandomAgent
+from ..envs.core.game import Game
+from .play import play
+
 Z95 = 1.959963984540054
 
 
@@ -175,18 +179,28 @@ class _Context:
 
     def __init__(self, game_source, entrants, max_steps: int):
         self.game_source, self.entrants, self.max_steps = game_source, entrants, max_steps
-        self.game = None
+        self._game: Game | None = None   # built in the worker (setup), not pickled to it
         self.cache: dict[tuple[int, int], Any] = {}
 
     def setup(self):
-        if self.game is None:
+        if self._game is None:
             src = self.game_source
             if isinstance(src, tuple) and src and src[0] == "registry":
                 from .. import envs
-                self.game = envs.make_game(src[1], **src[2])
+                self._game = envs.make_game(src[1], **src[2])
             else:
-                self.game = src
+                self._game = src
         return self
+
+    @property
+    def game(self) -> Game:
+        assert self._game is not None, "setup() builds the game first"
+        return self._game
+
+    def label(self, entrant: int) -> str:
+        """The entrant as the user named it (an agent spec, or a factory's name)."""
+        entry = self.entrants[entrant]
+        return entry if isinstance(entry, str) else repr(entry)
 
     def agent(self, entrant: int, slot: int, seed: int):
         key = (entrant, slot)
@@ -216,64 +230,22 @@ def _init_worker(ctx: _Context, subprocess: bool = True):
 
 
 def _opening(game, engine_seed: int, opening_seed: int, k: int) -> list[int]:
-    st = game.new_initial_state(np.random.default_rng(engine_seed))
-    rng = np.random.default_rng(opening_seed)
-    moves = []
-    for _ in range(k):
-        if st.is_terminal():
-            break
-        legal = np.flatnonzero(st.legal_actions_mask())
-        a = int(legal[rng.integers(len(legal))])
-        st.apply(a)
-        moves.append(a)
-    return moves
+    """``k`` uniformly random legal moves from the block's start (fewer if the game ends)."""
+    mover = RandomAgent(opening_seed)
+    return play(game, [mover] * game.num_agents, engine_seed, max_steps=k).history
 
 
 def play_game(ctx: _Context, arrangement: tuple[int, ...], engine_seed: int, opening: list[int],
               agent_seeds: tuple[int, ...], block: int = 0) -> GameRecord:
     """Play one game: ``arrangement[i]`` is the entrant controlling agent index i."""
-    game = ctx.game
-    st = game.new_initial_state(np.random.default_rng(engine_seed))
-    st.seed = engine_seed
-    for a in opening:
-        st.apply(a)
     players = [ctx.agent(e, slot, agent_seeds[slot]) for slot, e in enumerate(arrangement)]
-    det_rng = np.random.default_rng(agent_seeds[0] ^ 0x5EED)
-    owner = [game.seat_owner(s) for s in range(game.num_seats)]
-    while not st.is_terminal() and len(st.history) < ctx.max_steps:
-        seat = st.current_player
-        agent = players[owner[seat]]
-        mask = st.legal_actions_mask()
-        obs = {"observation": st.observation(seat), "action_mask": mask}
-        # search agents get a determinization: hidden cards resampled, future chance re-seeded
-        state = st.determinize(seat, det_rng) if getattr(agent, "needs_state", False) else None
-        action = int(agent.act(obs, state=state))
-        if not (0 <= action < len(mask)) or not mask[action]:
-            raise RuntimeError(f"agent {ctx.entrants[arrangement[owner[seat]]]!r} chose illegal action "
-                               f"{action} in phase {st.phase_name()!r}")
-        st.apply(action)
-    truncated = not st.is_terminal()
-    seat_ret = np.asarray(st.returns(), float)
-    n_agents = game.num_agents
-    counts = np.bincount(owner, minlength=n_agents).astype(float)
-    ret = np.zeros(n_agents)
-    np.add.at(ret, owner, seat_ret)
-    ret /= np.maximum(counts, 1)
-    scores = None
-    final = getattr(st, "final_info", None)
-    if final is not None and not truncated:
-        sc = (final() or {}).get("scores")
-        if sc is not None and len(sc) in (game.num_seats, n_agents):
-            sc = np.asarray(sc, float)
-            if len(sc) == game.num_seats and game.num_seats != n_agents:
-                per = np.zeros(n_agents)
-                np.add.at(per, owner, sc)
-                sc = per / np.maximum(counts, 1)
-            scores = tuple(float(x) for x in sc)
-    digest = hashlib.sha1(json.dumps([list(arrangement), list(st.history)]).encode()).hexdigest()[:16]
+    labels = [ctx.label(e) for e in arrangement]
+    res = play(ctx.game, players, engine_seed, opening=opening, max_steps=ctx.max_steps,
+               det_rng=np.random.default_rng(agent_seeds[0] ^ 0x5EED), labels=labels)
+    digest = hashlib.sha1(json.dumps([list(arrangement), res.history]).encode()).hexdigest()[:16]
+    scores = None if res.scores is None else tuple(res.scores)
     return GameRecord(block, tuple(arrangement), int(engine_seed), tuple(int(s) for s in agent_seeds),
-                      tuple(float(x) for x in ret), scores, len(st.history), truncated, digest,
-                      tuple(int(a) for a in st.history))
+                      tuple(res.returns), scores, res.steps, res.truncated, digest, tuple(res.history))
 
 
 def evaluation_engine_seed(x: int) -> int:
@@ -285,6 +257,7 @@ def evaluation_engine_seed(x: int) -> int:
 def _run_block(task) -> list[GameRecord]:
     block, group, seed_words, opening_moves = task
     ctx = _WORKER
+    assert ctx is not None, "_init_worker runs first"
     ss = np.random.SeedSequence(seed_words)
     engine_ss, opening_ss, agents_ss = ss.spawn(3)
     engine_seed = evaluation_engine_seed(int(engine_ss.generate_state(1, np.uint64)[0]))
@@ -438,17 +411,21 @@ class EvalReport:
         for name in d["agents"]:
             a = d["per_agent"][name]
             labels.append(f"{name}\n(all)")
-            rates.append(a["win_rate"]), los.append(a["win_rate_ci95"][0]), his.append(a["win_rate_ci95"][1])
+            rates.append(a["win_rate"])
+            los.append(a["win_rate_ci95"][0])
+            his.append(a["win_rate_ci95"][1])
         for p in d["pairs"]:
             for a, b in ((p["a"], p["b"]), (p["b"], p["a"])):
                 q = self.pair(a, b)
                 labels.append(f"{a}\nvs {b}")
-                rates.append(q["win_rate"]), los.append(q["win_rate_ci95"][0]), his.append(q["win_rate_ci95"][1])
-        rates, los, his = map(np.asarray, (rates, los, his))
+                rates.append(q["win_rate"])
+                los.append(q["win_rate_ci95"][0])
+                his.append(q["win_rate_ci95"][1])
+        rate, lo, hi = np.asarray(rates), np.asarray(los), np.asarray(his)
         fig, ax = plt.subplots(figsize=(max(6, 1.1 * len(labels)), 4.5))
         x = np.arange(len(labels))
-        ax.bar(x, rates, color=["tab:blue"] * len(d["agents"]) + ["tab:orange"] * (len(labels) - len(d["agents"])))
-        ax.errorbar(x, rates, yerr=[rates - los, his - rates], fmt="none", ecolor="black", capsize=4)
+        ax.bar(x, rate, color=["tab:blue"] * len(d["agents"]) + ["tab:orange"] * (len(labels) - len(d["agents"])))
+        ax.errorbar(x, rate, yerr=[rate - lo, hi - rate], fmt="none", ecolor="black", capsize=4)
         ax.axhline(0.5, color="gray", lw=0.8, ls="--")
         ax.set_xticks(x)
         ax.set_xticklabels([lbl if len(lbl) < 40 else lbl[:37] + "..." for lbl in labels], fontsize=7)
@@ -474,13 +451,13 @@ class EvalReport:
 def build_report(records: list[GameRecord], names: list[str], game, game_id: str, settings: dict,
                  bootstrap: int = 200, seed: int = 0) -> EvalReport:
     n = len(names)
-    per = {i: Counter() for i in range(n)}
-    seat = {i: {} for i in range(n)}
-    lengths = {i: [] for i in range(n)}
-    trunc = Counter()
-    scores = {i: [] for i in range(n)}
-    pair = {}  # (i, j) with i < j -> Counter of i's results vs j
-    pair_scores = {}
+    per: dict[int, Counter] = {i: Counter() for i in range(n)}
+    seat: dict[int, dict[int, Counter]] = {i: {} for i in range(n)}
+    lengths: dict[int, list[int]] = {i: [] for i in range(n)}
+    trunc: Counter = Counter()
+    scores: dict[int, list[float]] = {i: [] for i in range(n)}
+    pair: dict[tuple[int, int], Counter] = {}  # (i, j) with i < j -> Counter of i's results vs j
+    pair_scores: dict[tuple[int, int], list[list[float]]] = {}
     rankings: Counter = Counter()
     for rec in records:
         res = _outcomes(rec.returns)
@@ -522,15 +499,15 @@ def build_report(records: list[GameRecord], names: list[str], game, game_id: str
         entry["by_seat"] = {str(s): _wdl(sc["win"], sc["draw"], sc["loss"]) for s, sc in sorted(seat[i].items())}
         per_agent[name] = entry
     pairs = []
-    h2h = {a: {} for a in names}
+    h2h: dict[str, dict[str, Any]] = {a: {} for a in names}
     for (i, j), c in sorted(pair.items()):
         entry = {"a": names[i], "b": names[j]}
         entry.update(_wdl(c["win"], c["draw"], c["loss"]))
         entry["p_value"] = sign_test(c["win"], c["loss"])
         entry["mean_length"] = c["length"] / max(1, entry["games"])
-        ps = pair_scores.get((i, j))
-        entry["mean_score_a"] = float(np.mean(ps[0])) if ps else None
-        entry["mean_score_b"] = float(np.mean(ps[1])) if ps else None
+        both = pair_scores.get((i, j))
+        entry["mean_score_a"] = float(np.mean(both[0])) if both else None
+        entry["mean_score_b"] = float(np.mean(both[1])) if both else None
         pairs.append(entry)
         h2h[names[i]][names[j]] = _wdl(c["win"], c["draw"], c["loss"])
         h2h[names[j]][names[i]] = _wdl(c["loss"], c["draw"], c["win"])
@@ -551,12 +528,12 @@ def build_report(records: list[GameRecord], names: list[str], game, game_id: str
 
     to_elo = 400 / math.log(10)
     point = fit(counts) * to_elo
-    boot = []
+    samples = []
     if bootstrap and len(records) > 1:
         rng = np.random.default_rng(seed)
         for _ in range(bootstrap):
-            boot.append(fit(rng.multinomial(len(records), counts / counts.sum())) * to_elo)
-    boot = np.asarray(boot) if boot else np.asarray([point])
+            samples.append(fit(rng.multinomial(len(records), counts / counts.sum())) * to_elo)
+    boot = np.asarray(samples) if samples else np.asarray([point])
     ratings = {name: {"elo": float(point[i]), "elo_ci95": [float(np.percentile(boot[:, i], 2.5)),
                                                            float(np.percentile(boot[:, i], 97.5))]}
                for i, name in enumerate(names)}
@@ -590,7 +567,8 @@ def build_report(records: list[GameRecord], names: list[str], game, game_id: str
 # entry point
 # =============================================================================================
 def _label(entry, used: Counter) -> str:
-    base = entry if isinstance(entry, str) else getattr(entry, "name", None) or getattr(entry, "__name__", "agent")
+    # a factory may carry a name (ConstFactory.name), else its function or class name
+    base = entry if isinstance(entry, str) else str(getattr(entry, "name", None) or getattr(entry, "__name__", "agent"))
     if isinstance(entry, str) and entry.startswith("ppo:"):
         base = "ppo:" + Path(entry[4:]).name if len(entry) > 40 else entry
     used[base] += 1
@@ -617,7 +595,7 @@ def evaluate(game, agents: Sequence[str | Callable], *, options: dict | None = N
     else:
         if options:
             raise ValueError("options are for registered game names; pass a built Game otherwise")
-        game_obj, game_id, source = game, getattr(game, "name", "game"), game
+        game_obj, game_id, source = game, game.name, game
     agents = list(agents)
     if not agents:
         raise ValueError("evaluate needs at least one agent")
@@ -639,7 +617,7 @@ def evaluate(game, agents: Sequence[str | Callable], *, options: dict | None = N
                 check_compatible(read_metadata(path), game_obj, path)
     n_players = game_obj.num_agents
     groups = make_groups(len(agents), n_players)
-    tasks = []
+    tasks: list[tuple] = []
     for g_idx, group in enumerate(groups):
         per_block = len(arrangements(group))
         blocks = max(1, math.ceil(games / per_block))

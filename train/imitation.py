@@ -179,7 +179,7 @@ def collect(game, games: int, rng: np.random.Generator, max_steps: int, student=
     rets = np.array([returns_by_game[g][m] for g, m in zip(gids, movers)], np.float32)
     data = Samples(np.stack(obs), np.stack(masks), np.asarray(actions, np.int64), rets,
                    np.asarray(gids, np.int64), np.asarray(own, bool))
-    info = {"games": games, "samples": len(data)}
+    info: dict[str, float] = {"games": games, "samples": len(data)}
     if student is not None:
         info.update(student_win_rate=wins / max(played, 1), student_draw_rate=draws / max(played, 1),
                     student_samples=int(data.own.sum()))
@@ -311,7 +311,8 @@ def fit(policy, train: Samples, held: Samples, cfg, rng: np.random.Generator, lo
 def split(data: Samples, holdout: float, rng: np.random.Generator) -> tuple[Samples, Samples]:
     """Split by whole games (states of one game are correlated)."""
     ids = np.unique(data.game)
-    held_ids = rng.choice(ids, size=max(1, int(round(holdout * len(ids)))), replace=False) if len(ids) > 1 else []
+    held_ids = (rng.choice(ids, size=max(1, int(round(holdout * len(ids)))), replace=False) if len(ids) > 1
+                else np.zeros(0, ids.dtype))
     held = np.isin(data.game, held_ids)
     return data.subset(~held), data.subset(held)
 
@@ -424,6 +425,7 @@ def main(argv=None) -> int:
     print("by kind: " + ", ".join(f"{k} {100 * r:.0f}% ({n})" for k, (r, n) in by_kind.items()))
     if args.save:
         from sb3_contrib import MaskablePPO  # noqa: F401  (the policy class is SB3's)
+
         from ..agents.ppo import game_metadata
         _save_policy(policy, policy_kwargs(game, cfg), args.save,
                      dict(game_metadata(game, game_id), config=cfg.to_dict(), timesteps=0))

@@ -1,4 +1,19 @@
-"""A person against agents: the game loop behind ``arena play`` (terminal) and ``arena serve`` (web).
+"""How a game is played: the one loop behind the evaluator, imitation data, ``arena bench``,
+``arena play`` / ``arena serve`` and the tests.
+
+    from tabletop_arena.train.play import play
+    result = play(game, [agent_0, agent_1], seed=7)        # agents indexed by player
+    result.returns, result.winners, result.history
+
+``play`` drives the engine state directly: the agent of the seat to act (``game.seat_owner``) gets
+that seat's observation and mask and, if it reads the state (``needs_state``), a determinized
+clone, so it never sees what its seat may not see (``agent_action``). The result comes from the
+engine (``game_result``): ``state.returns()`` per player (``Game.agent_returns``: the mean over
+the seats a player runs) and ``state.final_info()``, never from PettingZoo's per-step rewards,
+which are cleared after they are handed out. ``play_env`` is the same loop through the PettingZoo
+AEC API (``agent_iter`` / ``last`` / ``step``) for any AEC env, PettingZoo's own included.
+
+``Match`` is a person against agents (the loop behind ``arena play`` and ``arena serve``):
 
     from tabletop_arena.train.play import Match
     match = Match("zaka_v0", {"num_players": 2}, human=0, opponents=["heuristic"], seed=3)
@@ -6,23 +21,19 @@
         action, text = match.legal_moves()[0]     # the person's choice
         match.play(action)                        # then the agents move until it is the person's turn
     print(match.result().text(match.labels))
-
-The match drives the engine state directly (as the evaluator does): agents get the observation,
-the mask and, if they search (``needs_state``), a determinized clone, so they never see what their
-seat may not see. The result comes from the engine: ``state.returns()`` aggregated per player (the
-mean over the seats a player runs) and ``state.final_info()``, never from PettingZoo's per-step
-rewards, which are cleared after they are handed out.
 """
 from __future__ import annotations
 
 import dataclasses
 import json
-from typing import Any, Callable
+from typing import Any, Callable, Mapping, Sequence
 
 import numpy as np
 
 from .. import envs
-from ..envs.core.game import new_rng
+from ..agents.base import Agent
+from ..agents.registry import make_agent
+from ..envs.core.game import Game, IllegalActionError, State
 
 DEFAULT_MAX_STEPS = 1000
 
@@ -56,6 +67,7 @@ class Result:
     truncated: bool             # stopped at the move cap: no result
     steps: int
     details: dict[str, Any]     # the engine's final_info() (scores left out: they are above)
+    history: list[int] = dataclasses.field(default_factory=list)   # every action, in order
 
     @property
     def shared(self) -> bool:
@@ -104,34 +116,105 @@ def _compact(value: Any) -> str:
     return text if len(text) <= 80 else text[:77] + "..."
 
 
-def game_result(state, max_steps_hit: bool = False) -> Result:
-    """The result of a finished (or capped) game, per player, from the engine."""
+def game_result(state: State) -> Result:
+    """The result of a finished (or capped) game, per player, from the engine: returns and the
+    ``final_info()`` scores (per seat) as per-player means; no result for a capped game."""
     game = state.game
-    n_agents = game.num_agents
-    owner = np.array([game.seat_owner(s) for s in range(game.num_seats)])
-    counts = np.maximum(np.bincount(owner, minlength=n_agents), 1).astype(float)
-
-    def per_player(per_seat) -> list[float]:
-        values = np.asarray(per_seat, float)
-        if len(values) == n_agents and n_agents != game.num_seats:
-            return values.tolist()
-        total = np.zeros(n_agents)
-        np.add.at(total, owner, values)
-        return (total / counts).tolist()
-
     truncated = not state.is_terminal()
-    returns = per_player(state.returns())
-    final = getattr(state, "final_info", None)  # an optional engine hook (not every game has it)
-    details = dict(final() or {}) if final is not None and not truncated else {}
+    returns = game.agent_returns(state.returns()).tolist()
+    details = {} if truncated else dict(state.final_info())
     scores = details.pop("scores", None)
-    if scores is not None and len(scores) in (game.num_seats, n_agents):
-        scores = per_player(scores)
-    elif scores is not None:
+    if scores is not None and len(scores) == game.num_seats:
+        scores = game.agent_returns(scores).tolist()
+    elif scores is not None:   # not one per seat: left among the details as the engine gave it
         details["scores"] = scores
         scores = None
     top = max(returns)
     winners = [] if truncated else [i for i, r in enumerate(returns) if r == top]
-    return Result(returns, scores, winners, truncated, len(state.history), details)
+    return Result(returns, scores, winners, truncated, len(state.history), details, list(state.history))
+
+
+# ------------------------------------------------------------------------------ the loop --
+class AgentError(IllegalActionError):
+    """An agent chose an action its mask does not allow (a bug in the agent)."""
+
+
+def observe(state: State) -> dict[str, np.ndarray]:
+    """What the seat to act sees: ``{"observation": ..., "action_mask": ...}``."""
+    mask = state.legal_actions_mask()
+    return {"observation": state.observation(state.current_player), "action_mask": mask}
+
+
+def agent_action(state: State, agent: Agent, obs: dict[str, np.ndarray], det_rng: np.random.Generator,
+                 label: str | None = None) -> int:
+    """The action ``agent`` chooses for the seat to act, from ``obs = observe(state)``, checked
+    against the mask. An agent that reads the engine state (``needs_state``) gets
+    ``state.determinize(seat, det_rng)`` (hidden cards resampled, future chance re-seeded), never
+    the real state. An action outside the mask raises AgentError naming the agent (``label``)."""
+    view = state.determinize(state.current_player, det_rng) if agent.needs_state else None
+    action = int(agent.act(obs, state=view))
+    mask = obs["action_mask"]
+    if not (0 <= action < len(mask)) or not mask[action]:
+        raise AgentError(action, state.phase_name(),
+                         f"agent {label or agent.name!r} chose it, but it is not in the mask")
+    return action
+
+
+#: ``on_move(state, seat, obs, action)``: sees each move (and what the mover saw) before it is applied
+OnMove = Callable[[State, int, dict, int], None]
+
+
+def play_from(state: State, agents: Sequence[Agent], *, max_steps: int | None = DEFAULT_MAX_STEPS,
+              det_rng: np.random.Generator | None = None, labels: Sequence[str] | None = None,
+              on_move: OnMove | None = None) -> Result:
+    """Play ``state`` on to its end (or until its history holds ``max_steps`` actions; None: no
+    cap) with ``agents[i]`` moving for player i. ``det_rng``: the generator of the determinized views
+    (default: one seeded from ``state.seed ^ 0x5EED``); ``labels[i]`` names agent i in errors.
+    Returns the engine's result (``game_result``)."""
+    game = state.game
+    if len(agents) != game.num_agents:
+        raise ValueError(f"{game.name}: {game.num_agents} players, got {len(agents)} agents")
+    if det_rng is None:
+        det_rng = np.random.default_rng(None if state.seed is None else state.seed ^ 0x5EED)
+    owner = [game.seat_owner(s) for s in range(game.num_seats)]
+    cap = float("inf") if max_steps is None else max_steps
+    while not state.is_terminal() and len(state.history) < cap:
+        seat = state.current_player
+        i = owner[seat]
+        obs = observe(state)
+        action = agent_action(state, agents[i], obs, det_rng, labels[i] if labels else None)
+        if on_move is not None:
+            on_move(state, seat, obs, action)
+        state.apply_legal(action)   # agent_action checked it against this position's mask
+    return game_result(state)
+
+
+def play(game: Game, agents: Sequence[Agent], seed: int | None = None, *, opening: Sequence[int] = (),
+         max_steps: int | None = DEFAULT_MAX_STEPS, det_rng: np.random.Generator | None = None,
+         labels: Sequence[str] | None = None, on_move: OnMove | None = None) -> Result:
+    """One game of ``game`` from ``seed``: the ``opening`` actions first (checked), then
+    ``agents[i]`` moves for player i (see ``play_from``)."""
+    state = game.new_initial_state(seed)
+    for a in opening:
+        state.apply(a)
+    return play_from(state, agents, max_steps=max_steps, det_rng=det_rng, labels=labels,
+                     on_move=on_move)
+
+
+def play_env(env, agents: Mapping[str, Agent], seed: int | None = None) -> int:
+    """One game through the PettingZoo AEC API (``agent_iter`` / ``last`` / ``step``), each agent
+    name's agent acting on its observation dict (no engine state: any AEC env works, PettingZoo's
+    own included). Returns the steps taken (dead steps not counted)."""
+    env.reset(seed=seed)
+    steps = 0
+    for name in env.agent_iter():
+        obs, _, term, trunc, _ = env.last()
+        if term or trunc:
+            env.step(None)
+            continue
+        env.step(int(agents[name].act(obs)))
+        steps += 1
+    return steps
 
 
 class Match:
@@ -155,12 +238,13 @@ class Match:
         opponents = list(opponents or ["heuristic"])
         if not opponents:
             raise MatchError("at least one opponent agent is needed")
-        if agent_factory is None:
-            from ..agents.registry import make_agent as agent_factory
+        build = agent_factory or make_agent
         self.human = human
         self.max_steps = max_steps
-        rng, self.seed = new_rng(seed)
-        self.agents: dict[int, Any] = {}
+        self.state = self.game.new_initial_state(seed)
+        assert self.state.seed is not None   # an engine-built state records its seed
+        self.seed: int = self.state.seed
+        self.agents: dict[int, Agent] = {}
         self.specs: dict[int, str] = {}
         k = 0
         for i in range(n):
@@ -168,13 +252,11 @@ class Match:
                 continue
             spec = opponents[k % len(opponents)]
             k += 1
-            agent = agent_factory(spec, self.game, (self.seed + 1 + i) % 2**63)
+            agent = build(spec, self.game, (self.seed + 1 + i) % 2**63)
             agent.reset((self.seed + 1 + i) % 2**63)
             self.agents[i], self.specs[i] = agent, spec
         self.labels = [f"player_{i} (you)" if i == human else f"player_{i} ({self.specs[i]})"
                        for i in range(n)]
-        self.state = self.game.new_initial_state(rng)
-        self.state.seed = self.seed
         self._det_rng = np.random.default_rng(self.seed ^ 0x5EED)
         self.log: list[Move] = []
         self.advance()
@@ -234,16 +316,13 @@ class Match:
     def agent_move(self) -> Move:
         """One move of the agent to act."""
         st = self.state
-        seat = st.current_player
-        agent = self.agents[self.game.seat_owner(seat)]
-        mask = st.legal_actions_mask()
-        obs = {"observation": st.observation(seat), "action_mask": mask}
-        view = st.determinize(seat, self._det_rng) if getattr(agent, "needs_state", False) else None
-        return self._record(int(agent.act(obs, state=view)))
+        player = self.game.seat_owner(st.current_player)
+        return self._record(agent_action(st, self.agents[player], observe(st), self._det_rng,
+                                         self.labels[player]))
 
     def advance(self, limit: int | None = None) -> list[Move]:
         """Let the agents move until it is the person's turn or the game ends (at most ``limit``)."""
-        moves = []
+        moves: list[Move] = []
         while not self.over and not self.human_to_move and (limit is None or len(moves) < limit):
             moves.append(self.agent_move())
         return moves

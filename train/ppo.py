@@ -45,22 +45,30 @@ import time
 import warnings
 from collections import deque
 from pathlib import Path
-from typing import Any
+from typing import Any, Sequence
 
 import numpy as np
 import torch
 from sb3_contrib import MaskablePPO
-
-from .algo import ArenaPPO
 from stable_baselines3.common.callbacks import BaseCallback
-from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv, VecMonitor
+from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv, VecEnv, VecMonitor
 
 from .. import envs
-from ..agents.ppo import (ArenaPolicy, CheckpointError, LayoutExtractor, PPOAgent, board_piece,
-                        check_compatible, game_metadata, read_metadata, save_checkpoint,
-                        spatial_action_index)
+from ..agents.ppo import (
+    ArenaPolicy,
+    CheckpointError,
+    LayoutExtractor,
+    PPOAgent,
+    board_piece,
+    check_compatible,
+    game_metadata,
+    read_metadata,
+    save_checkpoint,
+    spatial_action_index,
+)
 from ..agents.registry import has_heuristic
-from .config import ConfigError, TrainConfig, load_config, from_dict, validate
+from .algo import ArenaPPO
+from .config import ConfigError, TrainConfig, from_dict, load_config, validate
 from .run_control import RunLock, SignalStop, TrainingInterrupted, ignore_sigint_in_worker, truncate_progress
 
 #: config keys that fix the network's shape (cannot change when resuming)
@@ -100,16 +108,18 @@ class _Unpickled:
         return self.wrapped.var()
 
 
-def make_vec_env(game_id: str, cfg: TrainConfig, seed: int, snapshots: list[str] = ()):
+def make_vec_env(game_id: str, cfg: TrainConfig, seed: int, snapshots: Sequence[str] = ()):
     """``cfg.n_envs`` self-play envs, DummyVecEnv or SubprocVecEnv, with episode statistics."""
     seeds = [int(s.generate_state(1, np.uint64)[0] % (2**63))
              for s in np.random.SeedSequence(seed).spawn(cfg.n_envs)]
     fns = [_selfplay_factory(game_id, cfg, s, list(snapshots)) for s in seeds]
+    venv: VecEnv
     if cfg.vec_env == "batched":
         from .vecenv import SelfPlayVecEnv
         venv = SelfPlayVecEnv(fns)
     elif cfg.vec_env == "parallel":
         from stable_baselines3.common.vec_env.base_vec_env import CloudpickleWrapper
+
         from .vecenv import ParallelSelfPlayVecEnv
         venv = ParallelSelfPlayVecEnv([_Unpickled(CloudpickleWrapper(f)) for f in fns], workers=cfg.workers)
     elif cfg.vec_env == "subproc":
@@ -187,7 +197,9 @@ def policy_kwargs(game, cfg: TrainConfig) -> dict[str, Any]:
         if network != "cnn":
             raise ConfigError(f"spatial_actions need a (C, H, W) board piece and the cnn network; "
                               f"{game.name} resolves to {network}")
-        _, (_, h, w) = board_piece(game.observation_layout)
+        piece = board_piece(game.observation_layout)
+        assert piece is not None   # resolve_network gives cnn only with a (C, H, W) piece
+        _, (_, h, w) = piece
         try:
             spatial_action_index(spatial, (h, w), game.num_actions)
         except ValueError as exc:
@@ -276,9 +288,14 @@ class Run:
         the run takes on cores of its own."""
         return self.cpu_offset + cpu_time() - self.cpu0
 
+    def trained(self) -> MaskablePPO:
+        """The model (``train`` builds or loads it before anything saves or evaluates)."""
+        assert self.model is not None, "no model yet"
+        return self.model
+
     def meta(self) -> dict[str, Any]:
         m = game_metadata(self.game, self.game_id)
-        m.update(timesteps=int(self.model.num_timesteps), config=self.cfg.to_dict(),
+        m.update(timesteps=int(self.trained().num_timesteps), config=self.cfg.to_dict(),
                  network=resolve_network(self.game, self.cfg), saved_at=time.strftime("%Y-%m-%d %H:%M:%S"),
                  wall_seconds=round(self.wall_seconds(), 1), cpu_seconds=round(self.cpu_seconds(), 1),
                  last_eval={o: list(v) for o, v in self.last_eval.items()})
@@ -287,7 +304,7 @@ class Run:
     def curve_point(self, log=None, tag: str | None = None) -> dict:
         """Evaluate now and add a point to the learning curve (curve.csv and curve.png)."""
         from .curves import write_curve
-        steps = int(self.model.num_timesteps)
+        steps = int(self.trained().num_timesteps)
         res = self.evaluate(tag=tag or f"step_{steps:010d}")
         row = {"timesteps": steps, "minutes": round(self.wall_seconds() / 60, 2),
                "cpu_minutes": round(self.cpu_seconds() / 60, 2), "games": self.cfg.eval_games}
@@ -302,10 +319,11 @@ class Run:
         return row
 
     def save(self, name: str, policy_only: bool = False) -> Path:
-        return save_checkpoint(self.model, self.out / name, self.meta(), policy_only=policy_only)
+        return save_checkpoint(self.trained(), self.out / name, self.meta(), policy_only=policy_only)
 
     def snapshot(self) -> Path:
-        return save_checkpoint(self.model, self.snap_dir / f"step_{self.model.num_timesteps:010d}.zip",
+        model = self.trained()
+        return save_checkpoint(model, self.snap_dir / f"step_{model.num_timesteps:010d}.zip",
                                self.meta(), policy_only=True)
 
     def existing_snapshots(self) -> list[str]:
@@ -325,7 +343,7 @@ class Run:
         """Win rate (with Wilson interval) of the current policy against each eval opponent."""
         from .evaluate import evaluate
 
-        policy = self.model.policy
+        policy = self.trained().policy
         was_training = policy.training
         policy.set_training_mode(False)
         results = {}
@@ -365,7 +383,7 @@ class ArenaCallback(BaseCallback):
         cfg = run.cfg
         self.window: deque = deque(maxlen=cfg.win_rate_window)
         self.kinds = [k for k in cfg.opponent_mix if cfg.opponent_mix[k] > 0]
-        self.per_kind = {k: deque(maxlen=max(50, cfg.win_rate_window // max(1, len(self.kinds))))
+        self.per_kind: dict[str, deque] = {k: deque(maxlen=max(50, cfg.win_rate_window // max(1, len(self.kinds))))
                          for k in self.kinds}
         self.episodes = 0
         self.stopped_by_time = False
@@ -435,7 +453,7 @@ class ArenaCallback(BaseCallback):
 
     def _evaluate(self) -> None:
         self.run.curve_point(log=self.bar.write if self.bar is not None else (lambda m: print(m, flush=True)))
-        for opp, (rate, lo, hi) in self.run.last_eval.items():
+        for opp, (rate, lo, _hi) in self.run.last_eval.items():
             self.logger.record(f"eval/win_rate_{opp}", rate)
             self.logger.record(f"eval/win_rate_{opp}_ci_low", lo)
 
@@ -449,7 +467,7 @@ class ArenaCallback(BaseCallback):
     def _on_rollout_end(self) -> None:
         elapsed = time.time() - self.t0
         sps = (self.num_timesteps - self.start_steps) / max(elapsed, 1e-9)
-        row = {"timesteps": self.num_timesteps, "episodes": self.episodes, "elapsed_s": round(elapsed, 1),
+        row: dict[str, Any] = {"timesteps": self.num_timesteps, "episodes": self.episodes, "elapsed_s": round(elapsed, 1),
                "steps_per_s": round(sps, 1), "win_rate": self._rate(self.window)}
         self.logger.record("selfplay/win_rate", row["win_rate"])
         self.logger.record("selfplay/episodes", self.episodes)
@@ -547,6 +565,7 @@ def _train_locked(game_id: str, cfg: TrainConfig, out: Path, resume: bool, meta:
     resolve_network(run.game, cfg)  # raise early on a cnn request without a board piece
     log = (lambda m: print(m, flush=True))
     if resume:
+        assert meta is not None and ckpt is not None   # train() reads both when resuming
         check_compatible(meta, run.game, ckpt)
         done = int(meta.get("timesteps", 0))
         run.wall_offset = float(meta.get("wall_seconds", 0.0))

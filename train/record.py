@@ -173,7 +173,8 @@ def pick_records(records, n: int) -> list:
     for r in records:
         groups.setdefault(tuple(sorted(r.arrangement)), []).append(r)
     lists = list(groups.values())
-    out, k = [], 0
+    out: list = []
+    k = 0
     while len(out) < n and any(k < len(lst) for lst in lists):
         for lst in lists:
             if k < len(lst) and len(out) < n:

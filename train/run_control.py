@@ -30,7 +30,7 @@ from .config import ConfigError
 try:
     import fcntl
 except ImportError:  # not POSIX: the pid in the lock file decides alone
-    fcntl = None
+    fcntl = None  # type: ignore[assignment]
 
 LOCK_NAME = ".lock"
 

@@ -44,6 +44,20 @@ def drive(steps):
         return stop.value
 
 
+def score_margins(state, game) -> np.ndarray | None:
+    """Each agent's score minus the best other agent's score, from ``state.scores()`` where the
+    game keeps a score, else (at the end only) from ``final_info()["scores"]``; None where neither
+    exists or the game has a single agent. Seats owned by one agent count as their mean
+    (``Game.agent_returns``)."""
+    scores = state.scores()
+    if scores is None and state.is_terminal():
+        scores = state.final_info().get("scores")
+    if scores is None or game.num_agents < 2:
+        return None
+    scores = game.agent_returns(scores)
+    return np.array([scores[i] - np.delete(scores, i).max() for i in range(game.num_agents)])
+
+
 class OpponentPool:
     """Weighted opponent kinds; ``snapshot`` draws among the newest frozen learner checkpoints."""
 
@@ -86,7 +100,7 @@ class OpponentPool:
             agent = make_agent(spec, self.game, seed=int(self.rng.integers(2**63)))
             if spec.startswith("ppo:") and spec[4:] in self.snapshots:
                 # a frozen copy of the learner plays as the learner does: sampling, not argmax
-                agent.deterministic = not self.snapshot_sampling
+                agent.deterministic = not self.snapshot_sampling  # type: ignore[attr-defined]  # a PPOAgent
             self._agents[key] = agent
         return agent
 
@@ -247,7 +261,7 @@ class SelfPlayEnv(gymnasium.Env):
             else:
                 st = aec.state_
                 state = (st.determinize(st.current_player, self.rng)
-                         if getattr(opponent, "needs_state", False) else None)
+                         if opponent.needs_state else None)
                 action = opponent.act(obs, state=state)
             aec.step(int(action))
             self._collect()
@@ -260,28 +274,9 @@ class SelfPlayEnv(gymnasium.Env):
         return "win" if mine > best else "draw" if mine == best else "loss"
 
     def _margin(self) -> float | None:
-        """Own score minus the best other score, from ``state.scores()`` when the game has that
-        hook, else (at the end only) from ``final_info()["scores"]``; None where neither exists."""
-        st = self.aec.state_
-        scores = None
-        live = getattr(st, "scores", None)
-        if callable(live):
-            scores = live()
-        elif st.is_terminal():
-            final = getattr(st, "final_info", None)
-            scores = (final() or {}).get("scores") if final is not None else None
-        if scores is None:
-            return None
-        g = self.game
-        scores = np.asarray(scores, float)
-        if len(scores) == g.num_seats and g.num_seats != g.num_agents:
-            owner = [g.seat_owner(s) for s in range(g.num_seats)]
-            per = np.zeros(g.num_agents)
-            np.add.at(per, owner, scores)
-            scores = per / np.maximum(np.bincount(owner, minlength=g.num_agents), 1)
-        if len(scores) != g.num_agents or g.num_agents < 2:
-            return None
-        return float(scores[self.learner] - np.delete(scores, self.learner).max())
+        """Own score minus the best other score (``score_margins``); None where the game has none."""
+        margins = score_margins(self.aec.state_, self.game)
+        return None if margins is None else float(margins[self.learner])
 
     def _score_reward(self) -> float:
         """``score_reward`` x the change of the score margin since the learner's previous move.

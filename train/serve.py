@@ -105,11 +105,12 @@ class Sessions:
 
     def get(self, sid: str | None) -> tuple[Match, threading.Lock]:
         with self._lock:
-            item = self._items.get(sid or "")
+            key = sid or ""
+            item = self._items.get(key)
             if item is None:
                 raise RequestError("no such game (the server was restarted or the game expired): "
                                    "start a new one", HTTPStatus.NOT_FOUND)
-            self._items.move_to_end(sid)
+            self._items.move_to_end(key)
             return item
 
 
@@ -185,6 +186,8 @@ class ArenaServer(ThreadingHTTPServer):
     @property
     def url(self) -> str:
         host, port = self.server_address[:2]
+        if isinstance(host, (bytes, bytearray)):   # typeshed allows bytes; AF_INET gives str
+            host = host.decode()
         return f"http://{host}:{port}/"
 
 
@@ -250,7 +253,7 @@ class Handler(BaseHTTPRequestHandler):
         elif url.path == "/api/catalog":
             self._json(self.server.catalog())
         elif url.path == "/api/state":
-            sid = query.get("id")
+            sid = query.get("id") or ""
             match, lock = self.server.sessions.get(sid)
             with lock:
                 self._json(state_json(sid, match))
@@ -276,7 +279,7 @@ class Handler(BaseHTTPRequestHandler):
             sid = self.server.sessions.add(match)
             self._json(state_json(sid, match))
         elif url.path == "/api/move":
-            sid = body.get("id")
+            sid = str(body.get("id") or "")
             match, lock = self.server.sessions.get(sid)
             action = body.get("action")
             if not isinstance(action, int) or isinstance(action, bool):

@@ -29,7 +29,6 @@ import tempfile
 import time
 from pathlib import Path
 
-import numpy as np
 import torch
 
 from .. import envs
@@ -80,7 +79,7 @@ def project_setup(game: str, folder: Path, overrides: dict | None = None, name: 
         path = Path(folder) / f"{name.replace(' ', '_')}_reference.zip"
         from ..agents.ppo import game_metadata, save_checkpoint
         save_checkpoint(model, path, game_metadata(g, game_id), policy_only=True)
-        model.set_reference(load_policy(path, device=model.device))
+        model.set_reference(load_policy(path, device=str(model.device)))
     if "snapshot" in cfg.opponent_mix:
         _seed_snapshot(model, g, game_id, venv, Path(folder), name.replace(" ", "_"))
     return Setup(f"{name} ({cfg.vec_env} x{cfg.n_envs}, {cfg.torch_threads} thread{'s' * (cfg.torch_threads > 1)})",
@@ -143,7 +142,7 @@ def main(argv=None) -> int:
             for s in setups:
                 s.venv.close()
     print(f"\nload average (1 min) {os.getloadavg()[0]:.2f} after (was {load0:.2f})")
-    print(f"\n| setup | median steps/s | rounds |\n|---|---|---|")
+    print("\n| setup | median steps/s | rounds |\n|---|---|---|")
     for s in setups:
         print(f"| {s.name} | {statistics.median(s.rates):.1f} | {', '.join(f'{x:.0f}' for x in s.rates)} |")
     base = [s for s in setups if s.name.startswith("sb3")]

@@ -94,7 +94,9 @@ class SelfPlayVecEnv(VecEnv):
         rews = np.zeros(n, np.float32)
         dones = np.zeros(n, bool)
         infos: list[dict] = [{} for _ in range(n)]
-        results = self._run({i: e.step_steps(int(self._actions[i])) for i, e in enumerate(self.envs)})
+        actions = self._actions
+        assert actions is not None, "step_async first"
+        results = self._run({i: e.step_steps(int(actions[i])) for i, e in enumerate(self.envs)})
         resets = {}
         for i, (obs, r, term, trunc, info) in results.items():
             rews[i] = r
@@ -162,7 +164,8 @@ def _worker(remote, parent_remote, fns) -> None:
                 remote.send(venv.get_attr(name, indices=idx))
             elif cmd == "set_attr":
                 name, value, idx = data
-                remote.send(venv.set_attr(name, value, indices=idx))
+                venv.set_attr(name, value, indices=idx)
+                remote.send(None)
             elif cmd == "close":
                 venv.close()
                 remote.close()
@@ -179,7 +182,7 @@ class ParallelSelfPlayVecEnv(VecEnv):
     def __init__(self, env_fns: Sequence[Callable[[], Any]], workers: int = 2, start_method: str | None = None):
         n = len(env_fns)
         workers = max(1, min(int(workers), n))
-        ctx = mp.get_context(start_method or ("forkserver" if os.name == "posix" else "spawn"))
+        ctx: Any = mp.get_context(start_method or ("forkserver" if os.name == "posix" else "spawn"))
         bounds = np.linspace(0, n, workers + 1).round().astype(int)
         self.slices = [(int(bounds[k]), int(bounds[k + 1])) for k in range(workers)]
         self.remotes, self.processes = [], []

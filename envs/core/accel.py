@@ -12,14 +12,14 @@ import os
 PURE_ENV = "TABLETOP_ARENA_PURE_PYTHON"
 #: the kernels' interface version this Python code expects (envs/_accel.c's ABI constant); an
 #: extension left from an older checkout (an editable install not rebuilt) is not used
-ABI = 3
+ABI = 4
 
 
 def _load():
     if os.environ.get(PURE_ENV, "").strip().lower() in ("1", "true", "yes"):
         return None, f"pure Python ({PURE_ENV} set)"
     try:
-        from .. import _accel
+        from .. import _accel  # the compiled extension (optional)
     except ImportError:  # not built (no C compiler at install time): Python code
         return None, "pure Python (envs._accel not built; reinstall with a C compiler for the kernels)"
     found = getattr(_accel, "ABI", None)

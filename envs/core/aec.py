@@ -27,8 +27,7 @@ import gymnasium
 import numpy as np
 from pettingzoo import AECEnv
 
-from .game import (ConfigError, Game, IllegalActionError, IllegalMoveWarning, State, action_index,
-                   seed_of)
+from .game import ConfigError, Game, IllegalActionError, IllegalMoveWarning, State, action_index, seed_of
 
 RENDER_MODES = ("ansi", "rgb_array", "human")
 ILLEGAL_ACTION_MODES = ("lose", "raise")
@@ -69,7 +68,7 @@ class TabletopAEC(AECEnv):
         self._agent_index = {a: i for i, a in enumerate(self.possible_agents)}
         #: seat -> its agent's name, and each agent's first seat (the observer when not acting)
         self._seat_agent = [self.possible_agents[game.seat_owner(s)] for s in range(game.num_seats)]
-        self._first_seat = {}
+        self._first_seat: dict[str, int] = {}
         for s in range(game.num_seats):
             self._first_seat.setdefault(self._seat_agent[s], s)
         n, k = game.num_actions, game.observation_size
@@ -80,7 +79,8 @@ class TabletopAEC(AECEnv):
         self.observation_spaces = {a: obs_space for a in self.possible_agents}
         self.action_spaces = {a: gymnasium.spaces.Discrete(n) for a in self.possible_agents}
         self._zero_mask = np.zeros(n, np.int8)
-        self.state_: State | None = None
+        #: the engine state; None until reset() (PettingZoo: reset before anything else)
+        self.state_: State = None  # type: ignore[assignment]
         self.seed_used: int | None = None
 
     # -- PettingZoo API -----------------------------------------------------------------------
@@ -99,7 +99,7 @@ class TabletopAEC(AECEnv):
         self._cumulative_rewards = {a: 0.0 for a in self.agents}
         self.terminations = {a: False for a in self.agents}
         self.truncations = {a: False for a in self.agents}
-        self.infos = {a: {} for a in self.agents}
+        self.infos: dict[str, dict] = {a: {} for a in self.agents}
         self.num_steps = 0
         self._cache_key = -1
         self._sync_selection()
@@ -194,13 +194,7 @@ class TabletopAEC(AECEnv):
     def _settle_terminal(self):
         """Hand out the final returns (an agent running several seats gets their mean) and end
         every agent."""
-        ret = self.state_.returns()
-        per_agent = np.zeros(len(self.possible_agents))
-        seats = np.zeros(len(self.possible_agents))
-        for seat in range(self.game.num_seats):
-            per_agent[self.game.seat_owner(seat)] += ret[seat]
-            seats[self.game.seat_owner(seat)] += 1
-        per_agent /= np.maximum(seats, 1)
+        per_agent = self.game.agent_returns(self.state_.returns())
         for i, x in enumerate(self.possible_agents):
             self.rewards[x] = float(per_agent[i])
             self._rewards_given = True
@@ -208,11 +202,7 @@ class TabletopAEC(AECEnv):
             self.infos[x] = self._final_info()
 
     def _final_info(self) -> dict:
-        info = {"steps": self.num_steps}
-        extra = getattr(self.state_, "final_info", None)
-        if extra is not None:
-            info.update(extra())
-        return info
+        return {"steps": self.num_steps, **self.state_.final_info()}
 
     def illegal_reason(self, action: int) -> str:
         """Why the engine refuses ``action`` here (probed on a clone: the state is not touched)."""

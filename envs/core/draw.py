@@ -112,7 +112,8 @@ def contrast(rgb: RGB) -> RGB:
 
 def mix(a: RGB, b: RGB, t: float) -> RGB:
     """``a`` moved a fraction ``t`` towards ``b``."""
-    return tuple(int(round(x + (y - x) * t)) for x, y in zip(a, b))
+    return (int(round(a[0] + (b[0] - a[0]) * t)), int(round(a[1] + (b[1] - a[1]) * t)),
+            int(round(a[2] + (b[2] - a[2]) * t)))
 
 
 def heart(draw, cx: float, cy: float, r: float, fill: RGB, outline: RGB | None = None) -> None:
@@ -162,7 +163,7 @@ def legend(draw, x: int, y: int, width: int, items: Iterable[tuple[Swatch | RGB 
     text(draw, (x + 6, y + 4), title, size=size, fill=MUTED)
     top = y + size + 10
     rows: list[list[str]] = []
-    for i, (_, label) in enumerate(items):
+    for _, label in items:
         rows.append(wrap(label, size, col_w - sw - 10) or [""])
     heights = []
     for r0 in range(0, len(items), columns):

@@ -99,11 +99,12 @@ def seed_of(source: Any = None) -> int:
     any other generator (already drawn from, another bit generator) gives one draw, which becomes
     the seed. The state builds its own generator from the seed: it never shares the caller's."""
     if source is None:
-        seed = int(np.random.SeedSequence().entropy % (2**63))
+        entropy = np.random.SeedSequence().entropy   # an int when drawn from OS entropy
+        assert isinstance(entropy, int)
+        seed = entropy % (2**63)
     elif isinstance(source, np.random.Generator):
-        seed = _recovered_seed(source)
-        if seed is None:
-            seed = int(source.integers(2**63))
+        recovered = _recovered_seed(source)
+        seed = int(source.integers(2**63)) if recovered is None else recovered
     elif isinstance(source, (numbers.Integral, np.integer)) and not isinstance(source, (bool, np.bool_)) \
             and int(source) >= 0:
         seed = int(source)
@@ -165,7 +166,7 @@ class Game:
                                   f"{args!r} (options: {table.names()})")
             init(self, **table.resolve(options))
 
-        cls.__init__ = checked_init
+        cls.__init__ = checked_init  # type: ignore[method-assign]  # each game's __init__, checked
 
     def new_initial_state(self, rng: Any = None) -> "State":
         """A new game. ``rng``: an int seed, a numpy Generator or None (see ``seed_of``); the
@@ -195,6 +196,20 @@ class Game:
         """The keyword arguments that rebuild this variant (for checkpoints and replays)."""
         return {}
 
+    def agent_returns(self, per_seat: Sequence[float] | np.ndarray) -> np.ndarray:
+        """float[num_agents]: per-seat values (``State.returns()``, ``State.scores()``) per agent.
+
+        An agent running several seats (Zaka's two armies per player) gets the mean of its seats'
+        values; with one seat per agent this is the values themselves. The one place that maps
+        seats to agents for the AEC adapter, search, self-play, the evaluator and ``arena play``.
+        """
+        values = np.asarray(per_seat, dtype=float)
+        if len(values) != self.num_seats:
+            raise ValueError(f"{self.name}: expected {self.num_seats} per-seat values, got {len(values)}")
+        owners = [self.seat_owner(s) for s in range(self.num_seats)]
+        total = np.bincount(owners, weights=values, minlength=self.num_agents)
+        return total / np.maximum(np.bincount(owners, minlength=self.num_agents), 1)
+
     # -- replay -------------------------------------------------------------------------------
     def replay(self, seed: int, actions: Sequence[int]) -> "State":
         """Rebuild a state from its seed and action history."""
@@ -213,6 +228,8 @@ class State:
     game: Game
     history: list[int]
     seed: int | None
+    #: the state's own generator: every draw, roll and shuffle of the game
+    rng: np.random.Generator
 
     # -- abstract -----------------------------------------------------------------------------
     @property
@@ -232,7 +249,8 @@ class State:
         raise NotImplementedError
 
     def returns(self) -> np.ndarray:
-        """float[num_seats]: final rewards (0 while the game runs)."""
+        """float[num_seats]: final rewards (0 while the game runs); ``Game.agent_returns`` maps
+        them to agents."""
         raise NotImplementedError
 
     def _observation(self, seat: int) -> np.ndarray:
@@ -260,6 +278,20 @@ class State:
         picture of the coloured text."""
         from .textimage import text_to_rgb
         return text_to_rgb(self.render_text(observer=observer, color=True))
+
+    # -- optional hooks (documented defaults) --------------------------------------------------
+    def scores(self) -> list[float] | None:
+        """The running score of each seat (higher is better), where the game keeps one; None
+        (the default) where it has none. Read live by self-play's score-shaped reward
+        (``score_reward``); per agent through ``Game.agent_returns``."""
+        return None
+
+    def final_info(self) -> dict[str, Any]:
+        """Facts about how the game ended (turns, eliminations, ...) for the AEC adapter's
+        ``infos`` (at the end, and when its move cap truncates a game), the evaluator and
+        ``arena play``; empty by default.
+        A ``"scores"`` entry, where present, is the per-seat final score those reports show."""
+        return {}
 
     # -- shared -------------------------------------------------------------------------------
     def observation(self, seat: int) -> np.ndarray:

@@ -36,7 +36,8 @@ def parse(text: str) -> list[list[tuple[str, tuple, tuple]]]:
     lines = []
     fg, bg, bold = DEFAULT_FG, DEFAULT_BG, False
     for raw in text.split("\n"):
-        row, pos = [], 0
+        row: list[tuple[str, tuple, tuple]] = []
+        pos = 0
         for m in _SGR.finditer(raw):
             row.extend((ch, fg, bg) for ch in raw[pos:m.start()])
             pos = m.end()

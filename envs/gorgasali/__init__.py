@@ -1,4 +1,18 @@
-"""Gorgasali battle royale (``gorgasali_v0``)."""
-from .env import ENV_NAME, env, make_game, raw_env
+"""Gorgasali battle royale (``gorgasali_v0``).
 
+``make_game(**options)`` is the engine alone (numpy and the standard library); ``env()`` and
+``raw_env()``, the PettingZoo AEC adapter in ``aec_env.py``, are imported on first use.
+"""
+from ..core.lazy import adapter_attributes
+from .game import GorgasaliGame
+
+ENV_NAME = GorgasaliGame.name
+
+
+def make_game(**options) -> GorgasaliGame:
+    """The engine of one variant (no PettingZoo): ``make_game(...).new_initial_state(seed)``."""
+    return GorgasaliGame(**options)
+
+
+__getattr__ = adapter_attributes(__name__)
 __all__ = ["ENV_NAME", "env", "raw_env", "make_game"]

@@ -5,7 +5,6 @@ includes the diagonals). Movement is orthogonal.
 """
 from __future__ import annotations
 
-
 from ..core.game import ConfigError
 from .actions import SIZE, SQUARES
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from . import actions as A
 from .board import AROUND, STEP, distance
+from .config import COPYABLE
 
 ARMAZI, EBUE, VARAS, MEDEA, TSIVA, OCTOR, KRUBER, THARSIS, DRAIN, EMOON = range(10)
 
@@ -516,7 +517,7 @@ class CombatMixin:
             c = self.char[t]
             if self.held[s] == c and self.held_cd[s] == chars[c].cooldown:
                 continue      # he holds exactly this copy already
-            if chars[c].name in _COPYABLE_NAMES and self.ability_target_ok(s, t, rng, enemy_only=False):
+            if chars[c].name in COPYABLE and self.ability_target_ok(s, t, rng, enemy_only=False):
                 out.append(rel)
         return out
 
@@ -528,5 +529,3 @@ class CombatMixin:
         self.held_cd[s] = self.game.chars[self.char[t]].cooldown
         self.last_event = f"{self.name(s)} copied the ability of {self.name(t)}"
 
-
-from .config import COPYABLE as _COPYABLE_NAMES  # noqa: E402

@@ -14,8 +14,7 @@ or at the terrain stop, and by choice on a chest it entered (SQUARE on its own s
 from __future__ import annotations
 
 from . import actions as A
-from .board import (FOREST, MOUNTAIN, STEP, WATER, may_end, to_bits,
-                                  walk_steps)
+from .board import FOREST, MOUNTAIN, STEP, WATER, may_end, to_bits, walk_steps
 
 _CROSS_TERRAIN = {"cross_forest": FOREST, "cross_water": WATER, "cross_mountain": MOUNTAIN}
 

@@ -56,7 +56,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import actions as A
-from .board import BLOCK, FOREST, MOUNTAIN, ROW, COL, WATER
+from .board import BLOCK, COL, FOREST, MOUNTAIN, ROW, WATER
 
 PLANES = 21
 BOARD_SIZE = PLANES * A.SQUARES
@@ -109,18 +109,19 @@ def _static_planes(board) -> tuple:
     return _STATIC[key]
 
 
-def _card_tables(game) -> tuple:
-    """Per card id (index -1, i.e. the last entry, stands for an empty position): armour value,
-    is a weapon, is a support card, is present (plain lists: fast to index)."""
-    tab = getattr(game, "_obs_card_tables", None)
-    if tab is None:
+class ObservationTables:
+    """What one variant's observations share: per card id (index -1, i.e. the last entry, stands
+    for an empty position) armour value, is a weapon, is a support card, is present (plain lists:
+    fast to index); and a bounded memo of opponent rows (values depend on the key alone)."""
+
+    def __init__(self, game):
         cards = game.cards
         armour = [c.value if c.category == "armour" else 0 for c in cards] + [0]
         weapon = [1 if c.category == "weapon" else 0 for c in cards] + [0]
         support = [0 if c.category == "weapon" else 1 for c in cards] + [0]
         present = [1] * len(cards) + [0]
-        tab = game._obs_card_tables = (armour, weapon, support, present)
-    return tab
+        self.cards = (armour, weapon, support, present)
+        self.opponent_rows: dict = {}
 
 
 def _chest_squares(state) -> np.ndarray:
@@ -269,13 +270,13 @@ def _build_full(state, seat: int) -> np.ndarray:
                  for p, cid in enumerate(state.mat[state.teammate(seat)]) if cid >= 0]
     if ones:
         v[ones] = 1.0
-    tables = _card_tables(g)
+    tables = g.observation_tables.cards
     banner_sq = {sq: b for b in reversed(state.banners) for sq in b[1]} if state.banners else None
     # opponent rows, cached per game on everything they read but the positions; the relative
     # positions (entries 3..5 of each row) are written afterwards in one go
-    cache = g.__dict__.get("_obs_opp_cache")
-    if cache is None or len(cache) > 2048:
-        cache = g.__dict__["_obs_opp_cache"] = {}
+    cache = g.observation_tables.opponent_rows
+    if len(cache) > 2048:
+        cache.clear()
     o = OPP_BASE
     for rel in range(1, n):
         t = (seat + rel) % n

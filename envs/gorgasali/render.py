@@ -58,7 +58,7 @@ def render_text(state, observer: int | None = None, color: bool = False) -> str:
         mat = state.mat[t]
         show = observer is None or observer == t or state._sees_all(observer, t)
         weapons = []
-        for i, p in enumerate(A.WEAPON_POS):
+        for _i, p in enumerate(A.WEAPON_POS):
             if mat[p] < 0:
                 weapons.append("-")
             elif state.loaded[t][p] or show:

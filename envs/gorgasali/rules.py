@@ -28,9 +28,12 @@ from ..core.game import State, copy_generator, owned_copy, rank_returns
 from . import actions as A
 from .board import AROUND, distance
 from .combat import OCTOR, THARSIS, CombatMixin
+from .config import COPYABLE
 from .duo import DuoMixin
 from .masks import MaskMixin
 from .movement import MovementMixin
+from .observe import build_observation
+from .render import render_rgb, render_text
 
 PHASES = ("choose", "react", "start", "move", "act", "loot", "pull", "steal", "bonus", "trade",
           "teleport", "over")
@@ -176,7 +179,7 @@ class GorgasaliState(MovementMixin, MaskMixin, DuoMixin, CombatMixin, State):
             if self.char[s] == OCTOR:  # starts with the ability of the next player (designed)
                 for k in range(1, g.num_seats):
                     t = (s + k) % g.num_seats
-                    if g.chars[self.char[t]].name in _COPYABLE:
+                    if g.chars[self.char[t]].name in COPYABLE:
                         self.held[s] = self.char[t]
                         break
         self._begin_turn(self.first)
@@ -529,18 +532,13 @@ class GorgasaliState(MovementMixin, MaskMixin, DuoMixin, CombatMixin, State):
         return f"player_{seat}" + (f" ({A.CHARACTER_NAMES[c]})" if c >= 0 else "")
 
     def _observation(self, seat: int) -> np.ndarray:
-        from .observe import build_observation
         return build_observation(self, seat)
 
     def render_text(self, observer: int | None = None, color: bool = False) -> str:
-        from .render import render_text
         return render_text(self, observer, color)
 
     def render_rgb(self, observer: int | None = None):
-        from .render import render_rgb
         return render_rgb(self, observer)
 
-
-from .config import COPYABLE as _COPYABLE  # noqa: E402
 
 __all__ = ["GorgasaliState", "PHASES", "AROUND"]

@@ -1,4 +1,18 @@
-"""Peacekeepers of Jar-Zabonia (``peacekeepers_v0``)."""
-from .env import ENV_NAME, env, make_game, raw_env
+"""Peacekeepers of Jar-Zabonia (``peacekeepers_v0``).
 
+``make_game(**options)`` is the engine alone (numpy and the standard library); ``env()`` and
+``raw_env()``, the PettingZoo AEC adapter in ``aec_env.py``, are imported on first use.
+"""
+from ..core.lazy import adapter_attributes
+from .game import PeacekeepersGame
+
+ENV_NAME = PeacekeepersGame.name
+
+
+def make_game(**options) -> PeacekeepersGame:
+    """The engine of one variant (no PettingZoo): ``make_game(...).new_initial_state(seed)``."""
+    return PeacekeepersGame(**options)
+
+
+__getattr__ = adapter_attributes(__name__)
 __all__ = ["ENV_NAME", "env", "raw_env", "make_game"]

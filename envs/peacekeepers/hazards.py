@@ -8,8 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .board import (BLACK, BLUE, EMPTY, ERUPTED, GREEN, HORDE_ZONE, MOUNTAIN,
-                                     NEIGHBOURS, ORANGE, RED, WHITE, YELLOW)
+from .board import BLACK, BLUE, EMPTY, ERUPTED, GREEN, HORDE_ZONE, MOUNTAIN, NEIGHBOURS, ORANGE, RED, WHITE, YELLOW
 
 #: cubes a Goblin Horde chases off (Faerie, Temples, Volcanoes and puzzle blocks stay)
 HORDE_TARGETS = (RED, ORANGE, YELLOW, GREEN, BLUE)

@@ -8,16 +8,39 @@ Volcanic Eruption, Setup (mountains), Multi-Player Competitive (zones, first cub
 from __future__ import annotations
 
 import functools
+from dataclasses import dataclass, field
 
 import numpy as np
 
 from ..core.accel import KERNELS
 from . import actions as A
-from .board import (BLACK, BLUE, BROWN, CELLS, COMPAT, EDGE_BITS, EMPTY, FULL, GRAY,
-                                     GREEN, INCOMPAT_CODES, MOUNTAIN, NEIGHBOURS, ORANGE, PLACEABLE,
-                                     PURPLE, RED, TROLL_REMOVABLE, WHITE, YELLOW, bits_to_bool,
-                                     bool_to_bits, dilate, mountain_placements,
-                                     neighbour_count_bits, obstacle_labels)
+from .board import (
+    BLACK,
+    BLUE,
+    BROWN,
+    CELLS,
+    COMPAT,
+    EDGE_BITS,
+    EMPTY,
+    FULL,
+    GRAY,
+    GREEN,
+    INCOMPAT_CODES,
+    NEIGHBOURS,
+    ORANGE,
+    PLACEABLE,
+    PURPLE,
+    RED,
+    TROLL_REMOVABLE,
+    WHITE,
+    YELLOW,
+    bits_to_bool,
+    bool_to_bits,
+    dilate,
+    mountain_placements,
+    neighbour_count_bits,
+    obstacle_labels,
+)
 from .hazards import HORDE_TARGETS
 
 
@@ -54,62 +77,79 @@ def _unpack_mask_py(bits: int) -> np.ndarray:
     return np.unpackbits(raw, bitorder="little", count=A.NUM_ACTIONS).view(np.int8)
 
 
+@dataclass(slots=True)
+class PositionCache:
+    """What one position computes once for all its masks, scores and observations (the state
+    drops it, ``_cache = None``, whenever the position changes): a memo of placement masks and
+    scores, and the bitboard analysis, filled on first use (the compiled kernels do not need it).
+    """
+
+    #: placement bits per (seat, hand counts); the action mask and the scores per position key
+    memo: dict = field(default_factory=dict)
+    #: code_bits[j]: the cells holding board code j - 1 (j = 0: empty cells); None: not analysed
+    code_bits: tuple[int, ...] | None = None
+    active: int = FULL        # the field of play
+    cubes: int = 0            # cells holding a cube
+    touch1: int = 0           # cells touching at least one cube
+    touch2: int = 0           # cells touching at least two cubes
+    zones: tuple[int, ...] | None = None   # each seat's zone (competitive modes)
+
+    def clone(self) -> "PositionCache":
+        """A copy that shares nothing writable: its own memo, with its own copy of each array."""
+        memo = {k: v.copy() if isinstance(v, np.ndarray) else v for k, v in self.memo.items()}
+        return PositionCache(memo, self.code_bits, self.active, self.cubes, self.touch1,
+                             self.touch2, self.zones)
+
+
 class MaskMixin:
     """What the player to move may do, read from cached bitboards of the position."""
 
     # ------------------------------------------------------------------ analysis -----------
-    def _analysis(self):
-        """Per-position bitboards shared by every mask of one position (cached).
-
-        ``code_bits[j]``: cells holding board code ``j - 1``; plus the field of play, the cubes,
-        the cells touching a cube, the zones, and a memo for masks.
-        """
+    def _position(self) -> PositionCache:
+        """This position's cache (made on first use)."""
         c = self._cache
-        if c is not None and c[0] is not None:
-            return c
-        code_bits = tuple(self._code_bits())   # a snapshot: the list changes with the board
-        active = _active_bits(self.active.tobytes()) if self.game.puzzle else FULL
-        cubes = (code_bits[1] | code_bits[2] | code_bits[3] | code_bits[4] | code_bits[5]
-                 | code_bits[6] | code_bits[7] | code_bits[8] | code_bits[9] | code_bits[10])
-        touch1, touch2 = neighbour_count_bits(cubes)
-        zones = _zone_bits(self.zone.tobytes(), self.game.num_seats) if self.game.competitive else None
-        # keep a memo that _memo() opened for this position
-        self._cache = (code_bits, active, cubes, touch1, touch2, {} if c is None else c[5], zones)
-        return self._cache
+        if c is None:
+            c = self._cache = PositionCache()
+        return c
+
+    def _analysis(self) -> PositionCache:
+        """This position's cache with the bitboard analysis filled in: the cells of each board
+        code, the field of play, the cubes, the cells touching a cube, the zones."""
+        c = self._position()
+        if c.code_bits is None:
+            code_bits = c.code_bits = tuple(self._code_bits())   # a snapshot: the list changes
+            c.active = _active_bits(self.active.tobytes()) if self.game.puzzle else FULL
+            c.cubes = (code_bits[1] | code_bits[2] | code_bits[3] | code_bits[4] | code_bits[5]
+                       | code_bits[6] | code_bits[7] | code_bits[8] | code_bits[9] | code_bits[10])
+            c.touch1, c.touch2 = neighbour_count_bits(c.cubes)
+            c.zones = _zone_bits(self.zone.tobytes(), self.game.num_seats) if self.game.competitive else None
+        return c
 
     def _area(self, seat: int) -> tuple[int, bool]:
         """(cells where ``seat`` may put a cube now, whether a neighbouring cube is required)."""
-        code_bits, active, *_, zones = self._analysis()
+        a = self._analysis()
         if self.game.puzzle:
-            return active, False
-        cubes = self._analysis()[2]
-        if not self.first_done[seat] or (cubes == 0 and self.game.rules["restart_on_empty_board"]):
+            return a.active, False
+        if not self.first_done[seat] or (a.cubes == 0 and self.game.rules["restart_on_empty_board"]):
             # Multi-Player Competitive: the first cube goes on an outer edge of one's own zone
             # (designed fallback: anywhere in the zone when mountains cover that whole edge);
             # with the field emptied (hordes, eruptions) a cube starts again the same way
-            edge = EDGE_BITS & zones[seat]
-            return (edge if edge & code_bits[0] else zones[seat]), False
-        return active, True
+            zone = a.zones[seat]
+            edge = EDGE_BITS & zone
+            return (edge if edge & a.code_bits[0] else zone), False
+        return a.active, True
 
     def _placement_bits(self, seat: int) -> int:
         """PLACE legality as one integer: bit ``colour * 100 + cell`` (memoised per position and
         hand; computed by the compiled kernel when built, else by the Python code)."""
         counts = self.hand_counts(seat)
-        memo = self._memo()
+        memo = self._position().memo
         key = (seat, *counts)
         found = memo.get(key)
         if found is None:
             compute = self._placement_bits_py if KERNELS is None else self._placement_bits_kernel
             found = memo[key] = compute(seat, counts)
         return found
-
-    def _memo(self) -> dict:
-        """The per-position memo of masks and scores. It lives in ``_cache`` with the analysis,
-        which is only computed when asked for (the kernels do not need it)."""
-        c = self._cache
-        if c is None:
-            c = self._cache = (None, None, None, None, None, {}, None)
-        return c[5]
 
     def _placement_bits_kernel(self, seat: int, counts: list[int]) -> int:
         g = self.game
@@ -122,7 +162,8 @@ class MaskMixin:
         """The pure-Python PLACE legality for ``seat`` holding ``counts`` (the reference for the
         kernel; not memoised here)."""
         g = self.game
-        code_bits, active, cubes, touch1, touch2, _, _ = self._analysis()
+        a = self._analysis()
+        code_bits, active, touch1 = a.code_bits, a.active, a.touch1
         total = 0
         if any(counts):
             area, need_touch = self._area(seat)
@@ -243,7 +284,7 @@ class MaskMixin:
 
     # ------------------------------------------------------------------ mask ----------------
     def legal_actions_mask(self) -> np.ndarray:
-        memo = self._memo()
+        memo = self._position().memo
         key = ("mask", len(self.history), self.phase, self.cur)
         mask = memo.get(key)
         if mask is None:

@@ -39,8 +39,7 @@ import numpy as np
 
 from ..core.accel import KERNELS
 from .board import CELLS
-from .config import BOARD_PLANES, VECTOR_SIZE
-from .rules import PHASES
+from .config import BOARD_PLANES, PHASES, VECTOR_SIZE
 
 _PHASE_INDEX = {p: i for i, p in enumerate(PHASES)}
 BOARD_SIZE = BOARD_PLANES * CELLS

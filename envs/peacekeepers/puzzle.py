@@ -14,8 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .board import (BLACK, COMPAT, EMPTY, GRAY, NEIGHBOURS, RACES, SIZE,
-                                     WHITE, YELLOW)
+from .board import BLACK, COMPAT, EMPTY, GRAY, NEIGHBOURS, RACES, SIZE, WHITE, YELLOW
 
 MAX_TRIES = 50
 SOLVER_BUDGET = 4000

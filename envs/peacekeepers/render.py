@@ -6,7 +6,6 @@ import math
 import numpy as np
 
 from ..core import draw as D
-
 from .board import CELLS, EMPTY, ERUPTED, LETTERS, MOUNTAIN, SIZE, cell_name
 
 # ANSI 256-colour codes per board code (cube colours, brown, erupted, mountain)

@@ -13,29 +13,38 @@ import numpy as np
 
 from ..core.game import State, copy_generator, owned_copy, rank_returns
 from . import actions as A
-from .board import (BLACK, BLUE, BROWN, CELLS, EMPTY, ERUPTED, FULL, GRAY, GREEN,
-                                     MOUNTAIN, MOUNTAIN_CANDIDATES, NEIGHBOURS, ORANGE, SIZE, WHITE,
-                                     YELLOW, add_mountains, dilate)
+from .board import (
+    BLACK,
+    BLUE,
+    BROWN,
+    CELLS,
+    EMPTY,
+    ERUPTED,
+    FULL,
+    GRAY,
+    GREEN,
+    MOUNTAIN,
+    MOUNTAIN_CANDIDATES,
+    NEIGHBOURS,
+    ORANGE,
+    SIZE,
+    WHITE,
+    YELLOW,
+    add_mountains,
+    dilate,
+)
 from .hazards import HazardMixin
 from .masks import MaskMixin, _active_bits, _zone_bits
+from .observe import build_observation
+from .puzzle import setup_puzzle
+from .render import render_rgb, render_text
 
-PHASES = ("mountain", "zone", "start_temple", "refill", "play", "giant2", "troll_chase", "elf", "over")
 #: board code + 1 -> one-hot column (12 codes x 12) used to split the board into bitboards
 _ONEHOT_T = np.eye(12, dtype=bool)
 #: board code + 1 -> its observation plane (see observe.py); plane p shows code _PLANE_CODE[p]
 _CODE_PLANE = (11, 0, 1, 2, 3, 4, 5, 6, 7, 9, 8, 10)
 _PLANE_CODE = np.empty((12, 1), np.int8)
 _PLANE_CODE[list(_CODE_PLANE), 0] = np.arange(-1, 11)
-
-
-_BUILD_OBSERVATION = None  # observe.build_observation, imported on first use (it imports this module)
-
-
-def _observation_fn():
-    global _BUILD_OBSERVATION
-    from .observe import build_observation
-    _BUILD_OBSERVATION = build_observation
-    return build_observation
 
 
 @functools.lru_cache(maxsize=64)
@@ -160,7 +169,6 @@ class PeacekeepersState(MaskMixin, HazardMixin, State):
     def _setup(self):
         g = self.game
         if g.puzzle:
-            from .puzzle import setup_puzzle
             setup_puzzle(self)
             return
         if g.mountains != "none":
@@ -538,7 +546,7 @@ class PeacekeepersState(MaskMixin, HazardMixin, State):
             hz = self._forced_hazard()
             if hz is not None and not (bits >> (hz * CELLS)) & FULL:
                 # Puzzle challenge: a horde/eruption with no target is discarded, draw another
-                for i, (cube, f) in enumerate(self.hands[self.cur]):
+                for i, (_cube, f) in enumerate(self.hands[self.cur]):
                     if f == hz:
                         self.discard.append(self.hands[self.cur].pop(i)[0])
                         break
@@ -614,7 +622,7 @@ class PeacekeepersState(MaskMixin, HazardMixin, State):
         """The rulebook score of each seat (shared in solo/collaborative; puzzle: see RULES.md)."""
         if self._cache is not None:   # memoised per position (the observation asks every step)
             key = ("scores", len(self.history), self.phase, self.cur)
-            memo = self._cache[5]
+            memo = self._cache.memo
             if key not in memo:
                 memo[key] = tuple(self._scores())
             return list(memo[key])   # a list of the caller's own: the memo stays as it was
@@ -674,15 +682,13 @@ class PeacekeepersState(MaskMixin, HazardMixin, State):
 
     # ------------------------------------------------------------------ views ---------------
     def _observation(self, seat: int) -> np.ndarray:
-        return (_BUILD_OBSERVATION or _observation_fn())(self, seat)
+        return build_observation(self, seat)
 
     def action_to_str(self, action: int) -> str:
         return A.action_to_str(action, self.game.zone_kind)
 
     def render_text(self, observer: int | None = None, color: bool = False) -> str:
-        from .render import render_text
         return render_text(self, observer, color)
 
     def render_rgb(self, observer: int | None = None):
-        from .render import render_rgb
         return render_rgb(self, observer)

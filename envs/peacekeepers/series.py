@@ -30,7 +30,7 @@ from typing import Callable, Sequence
 import numpy as np
 
 from ..core.game import ConfigError, rank_returns
-from .config import PeacekeepersGame
+from .game import PeacekeepersGame
 
 #: policy(state, seat) -> a legal action for ``seat`` in ``state`` (the state may be read only)
 Policy = Callable[[object, int], int]

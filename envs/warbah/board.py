@@ -60,8 +60,9 @@ def edge(a: int, b: int) -> tuple[int, int]:
 def generate_map(rng: np.random.Generator, h: int, w: int, n_candidates: int,
                  island_min: int = 0):
     """Land mask, river edges, capitol candidate cells (all on the largest land mass, so every
-    capitol is reachable on foot). With ``island_min`` > 0 (fleets, block B) other land masses
-    of at least that many hexes stay as islands; with 0 only the largest mass is kept."""
+    capitol is reachable on foot). With ``island_min`` > 0 (fleets) other land masses of at
+    least that many hexes stay as islands; with 0 only the largest mass is kept. The draws, in
+    order: one per cell (land), then the river walks, then the candidates."""
     nb = neighbour_table(h, w)
     nbl = nb.tolist()  # plain lists for the scalar loops below (same values as nb)
     n = h * w
@@ -69,7 +70,16 @@ def generate_map(rng: np.random.Generator, h: int, w: int, n_candidates: int,
     u = rng.random(n).tolist()
     land_l = [u[i] >= (0.45 if (i // w in (0, h - 1) or i % w in (0, w - 1)) else 0.12)
               for i in range(n)]
-    # keep the largest connected land component (no fleets: every hero must be able to walk)
+    land, main = _land_masses(land_l, nbl, island_min)
+    rivers = _rivers(rng, land, nbl, n)
+    cand = _capitol_candidates(rng, land & main, w, n, n_candidates)
+    return land, rivers, cand, nb
+
+
+def _land_masses(land_l: list, nbl: list, island_min: int):
+    """(land, main): the land kept (the largest connected mass, plus islands of at least
+    ``island_min`` hexes when > 0) and the largest mass, as boolean arrays."""
+    n = len(land_l)
     comp = [-1] * n
     sizes: dict[int, int] = {}
     best, best_size = -1, 0
@@ -93,8 +103,12 @@ def generate_map(rng: np.random.Generator, h: int, w: int, n_candidates: int,
         land = np.array([c >= 0 and (c == best or sizes[c] >= island_min) for c in comp])
     else:
         land = main.copy()
+    return land, main
+
+
+def _rivers(rng: np.random.Generator, land: np.ndarray, nbl: list, n: int) -> set:
+    """River edges: n // 30 (at least 1) random walks along hex edges between land cells."""
     land_l = land.tolist()
-    # rivers: walks along hex edges
     rivers: set[tuple[int, int]] = set()
     cells = np.flatnonzero(land)
     for _ in range(max(1, n // 30)):
@@ -111,8 +125,14 @@ def generate_map(rng: np.random.Generator, h: int, w: int, n_candidates: int,
                 if nxt < 0 or not land_l[nxt]:
                     break
                 c, d = nxt, (d - 1) % 6
-    # capitol candidates: farthest-point sampling over the largest land mass
-    cells = np.flatnonzero(land & main)
+    return rivers
+
+
+def _capitol_candidates(rng: np.random.Generator, mask: np.ndarray, w: int, n: int,
+                        n_candidates: int) -> list:
+    """Capitol candidates: farthest-point sampling over the cells of ``mask`` (a random
+    first cell, then always the cell farthest from the candidates so far)."""
+    cells = np.flatnonzero(mask)
     cand = [int(cells[rng.integers(len(cells))])]
     rows, cols = cells // w, cells % w
     aq, ar = cols - (rows - (rows & 1)) // 2, rows  # axial coordinates (as to_axial)
@@ -125,4 +145,4 @@ def generate_map(rng: np.random.Generator, h: int, w: int, n_candidates: int,
         dk = (np.abs(dq) + np.abs(dr) + np.abs(dq + dr)) // 2
         dist = dk if dist is None else np.minimum(dist, dk)
         cand.append(int(cells[int(np.argmax(dist))]))
-    return land, rivers, cand, nb
+    return cand

@@ -1,4 +1,4 @@
-"""Warbah espionage phase (block B): contact, the espionage roll, hiring agents, the Espionage
+"""Warbah espionage phase: contact, the espionage roll, hiring agents, the Espionage
 and Agent Success tables, Intrigue.
 
 Flow (masked AEC sub-steps, see RULES.md "ESPIONAGE PHASE"):
@@ -17,19 +17,20 @@ Flow (masked AEC sub-steps, see RULES.md "ESPIONAGE PHASE"):
    and negates the result, ``DONE`` lets it pass). Luck (luck.py) may reroll the Agent Success
    roll (spy) and the gold / disband dice (spy, then victim).
 
-State: ``st.esp`` (dict or None) for the player now spying; ``st.contact`` bool[N, N];
-``st.revealed`` {(seat, hero index): turn} (index cards seen this turn); hero ``delayed`` = turn.
+State (``st.espionage``, an Espionage record): ``mission`` (a SpyMission, or None) for the
+player now spying; ``contact`` bool[N, N]; ``revealed`` {(seat, hero index): turn} (index cards
+seen this turn); a delayed Hero has ``delayed_turn`` = the turn.
 """
 from __future__ import annotations
 
+from dataclasses import dataclass, field
+
 import numpy as np
 
-from . import luck as LUCK
-from . import sea as SEA
-from . import units as UNITS
-from .config import DONE, HIRE_AGENT, REALM0, TARGET0, TARGET_SLOTS
+from . import fleets, heroes, hexes, luck, magic, realm_spells
+from .actions import DONE, HIRE_AGENT, NUM_ACTIONS, REALM0, TARGET0, TARGET_SLOTS
+from .heroes import Hero
 
-PHASES = ("espionage", "spy_loss")
 STAGES = ("hire", "look", "kill_hero", "garrison", "item", "steal_gold", "damage", "delay",
           "wizard", "disband", "false_orders", "sink", "give_item", "move")
 #: agent success d10 -> stage that picks its target
@@ -37,290 +38,311 @@ SUCCESS_STAGE = {1: "kill_hero", 2: "garrison", 3: "item", 4: "steal_gold", 5: "
                  6: "delay", 7: "wizard", 8: "disband", 9: "false_orders", 10: "sink"}
 
 
-def d10(rng, n: int = 1) -> int:
-    if 0 < n <= 3:  # scalar draws: the same numbers as size=n, without the array
-        return sum([int(rng.integers(1, 11)) for _ in range(n)])
-    return sum(rng.integers(1, 11, size=n).tolist())
+@dataclass(slots=True)
+class SpyMission:
+    """The espionage of the player now spying (one per player and turn)."""
+    seat: int
+    roll: int                       # the espionage roll: agents it may hire
+    hired: int = 0
+    agents: int = 0                 # hired agents still to resolve
+    stage: str = "hire"             # STAGES: what the spy decides now
+    targets: list = field(default_factory=list)     # target slots of the stage
+    victim: int = -1                # the Hero losing troops / moved by False Orders
+    left: int = 0                   # troops still to lose (stage disband)
+    item: object = None             # a stolen magic item to hand over
+    fortell: tuple | None = None    # (stage, target) a victim may negate with Fortell
+    fortell_seat: int = -1          # that victim
+
+    def clone(self) -> "SpyMission":
+        return SpyMission(self.seat, self.roll, self.hired, self.agents, self.stage,
+                          list(self.targets), self.victim, self.left,
+                          None if self.item is None else self.item.clone(), self.fortell,
+                          self.fortell_seat)
 
 
-def ecfg(st) -> dict:
+@dataclass(slots=True)
+class Espionage:
+    """Contacts between empires, enemy cards seen, and the espionage phase in progress."""
+    contact: np.ndarray             # bool[N, N], permanent once made
+    revealed: dict = field(default_factory=dict)    # {(seat, hero): turn the card was seen}
+    mission: SpyMission | None = None
+    queue: list = field(default_factory=list)       # players still to spy this turn
+    turn: int = 0                   # the turn the phase last ran
+    log: list = field(default_factory=list)         # (turn, seat, result, roll)
+
+    @staticmethod
+    def new(num_seats: int) -> "Espionage":
+        return Espionage(np.zeros((num_seats, num_seats), bool))
+
+    def clone(self) -> "Espionage":
+        return Espionage(self.contact.copy(), dict(self.revealed),
+                         None if self.mission is None else self.mission.clone(),
+                         list(self.queue), self.turn, list(self.log))
+
+
+def spy_rules(st) -> dict:
+    """configs/warbah.yaml, section espionage."""
     return st.game.cfg["espionage"]
 
 
-# -- contact --------------------------------------------------------------------------------
 def update_contact(st) -> None:
     """Two empires are in contact once a hex of one (hero or controlled hex) is within
     ``contact_distance`` (designed: 1, adjacent) of a hex of the other; contact is permanent."""
     N = st.game.num_seats
-    con = st.contact
+    con = st.espionage.contact
     if N == 2 and con[0, 1] and con[1, 0]:
         return  # every pair already in contact (permanent): nothing to add
-    nbl = st.nbl  # st.nb as lists (block_b.init)
+    nbl = st.neighbours
     pres = []
     for s in range(N):
         cells = set(int(c) for c in np.flatnonzero(st.owner == s))
-        cells |= {h["cell"] for h in st.heroes if h["alive"] and h["seat"] == s}
+        cells |= {h.cell for h in st.heroes if h.alive and h.seat == s}
         near = set(cells)
         for c in cells:
             near.update(m for m in nbl[c] if m >= 0)
         pres.append((cells, near))
     for s in range(N):
         for o in range(s + 1, N):
-            if not st.contact[s, o] and (pres[s][1] & pres[o][0]):
-                st.contact[s, o] = st.contact[o, s] = True
+            if not st.espionage.contact[s, o] and (pres[s][1] & pres[o][0]):
+                st.espionage.contact[s, o] = st.espionage.contact[o, s] = True
 
 
 def begin(st) -> bool:
     """Start the espionage phase; False when nobody may spy this turn (or it already ran)."""
-    if st.esp_turn == st.turn:
+    if st.espionage.turn == st.turn:
         return False
-    st.esp_turn = st.turn
+    st.espionage.turn = st.turn
     update_contact(st)
     seats = [s for s in st.order if st.alive[s] and _foes(st, s)]
     if not seats:
         return False
-    st.phase, st.esp_queue, st.esp = "espionage", seats, None
+    st.phase, st.espionage.queue, st.espionage.mission = "espionage", seats, None
     return True
 
 
 def _intrigue(st, seat: int) -> int:
-    return sum(st.abil(h, "intrigue") for h in st.heroes if h["alive"] and h["seat"] == seat)
+    return sum(heroes.ability(st, h, "intrigue") for h in st.heroes if h.alive and h.seat == seat)
 
 
-# -- targets --------------------------------------------------------------------------------
 def _foes(st, seat: int) -> list[int]:
     N = st.game.num_seats
     return [(seat + k) % N for k in range(1, N)
-            if st.contact[seat, (seat + k) % N] and st.alive[(seat + k) % N]
-            and not st.allied[seat, (seat + k) % N]]  # no spying on allies (designed)
+            if st.espionage.contact[seat, (seat + k) % N] and st.alive[(seat + k) % N]
+            and not st.diplomacy.allied[seat, (seat + k) % N]]  # no spying on allies (designed)
 
 
 def targets(st) -> list[int]:
     """Target slot list for the current stage: hero indices, cells or seats (max TARGET_SLOTS)."""
-    e = st.esp
-    seat, stage = e["seat"], e["stage"]
+    e = st.espionage.mission
+    seat, stage = e.seat, e.stage
     foes = _foes(st, seat)
     if stage in ("steal_gold", "damage"):
         out = [s for s in foes if st.gold[s] > 0]
     elif stage == "garrison":
-        gar = st.garrison.sum(1) + (st.gsp.sum(1) if hasattr(st, "gsp") else 0)  # + Knights
+        gar = st.garrison.sum(1) + st.garrison_specials.sum(1)  # + Knights
         out = [int(c) for c in np.flatnonzero((st.settle >= 0) & (gar > 0))
                if st.owner[c] in foes and st.capitol[st.owner[c]] != c]
     elif stage == "give_item":
-        out = [i for i, h in enumerate(st.heroes) if h["alive"] and h["seat"] == seat]
+        out = [i for i, h in enumerate(st.heroes) if h.alive and h.seat == seat]
     else:
         fs = set(foes)
         out = []
         for i, h in enumerate(st.heroes):
-            if not (h["alive"] and h["seat"] in fs):
+            if not (h.alive and h.seat in fs):
                 continue
-            land = bool(st.land[h["cell"]])
+            land = bool(st.land[h.cell])
             if stage == "kill_hero" and not land:
                 continue
-            if stage == "disband" and UNITS.army_size(h) <= 0:
+            if stage == "disband" and heroes.army_size(h) <= 0:
                 continue
-            if stage == "item" and not h.get("items"):
+            if stage == "item" and not h.items:
                 continue
-            if stage == "wizard" and not h.get("wizard"):
+            if stage == "wizard" and not h.wizard:
                 continue
-            if stage == "sink" and not SEA.ships_of(st, i):
+            if stage == "sink" and not fleets.ships_of(st, i):
                 continue
             if stage == "false_orders" and (not land or not any(
                     _false_order_ok(st, h, d) for d in range(6))):
                 continue
             out.append(i)
-        out.sort(key=lambda i: ((st.heroes[i]["seat"] - seat) % st.game.num_seats,
-                                st.heroes[i]["id"]))
+        out.sort(key=lambda i: ((st.heroes[i].seat - seat) % st.game.num_seats,
+                                st.heroes[i].id))
     return out[:TARGET_SLOTS]
 
 
-def _false_order_ok(st, h: dict, d: int) -> bool:
-    m = int(st.nb[h["cell"], d])
+def _false_order_ok(st, h: Hero, d: int) -> bool:
+    m = int(st.neighbours[h.cell][d])
     return (m >= 0 and bool(st.land[m]) and bool(st.explored[m])
-            and st._enterable(h["seat"], h, m) > 0)
+            and hexes.enterable(st, h.seat, h, m) > 0)
 
 
-# -- mask / advance / apply ---------------------------------------------------------------------
 def mask(st) -> np.ndarray:
-    out = np.zeros(st.game.num_actions, np.int8)
-    e = st.esp
+    out = np.zeros(NUM_ACTIONS, np.int8)
+    e = st.espionage.mission
     if st.phase == "spy_loss":
-        out[UNITS.loss_actions(st.heroes[e["victim"]])] = 1
+        out[heroes.loss_actions(st.heroes[e.victim])] = 1
         return out
     out[DONE] = 1
-    stage = e["stage"]
+    stage = e.stage
     if stage == "hire":
-        out[HIRE_AGENT] = e["hired"] < e["roll"] and st.gold[e["seat"]] >= ecfg(st)["agent_cost"]
+        out[HIRE_AGENT] = e.hired < e.roll and st.gold[e.seat] >= spy_rules(st)["agent_cost"]
     elif stage == "move":
-        h = st.heroes[e["victim"]]
+        h = st.heroes[e.victim]
         for d in range(6):
             out[d] = _false_order_ok(st, h, d)
     elif stage == "fortell":
-        from . import spells as SP
-        out[REALM0 + SP.fortell_id(st)] = 1
+        out[REALM0 + realm_spells.fortell_id(st)] = 1
     else:
-        out[TARGET0:TARGET0 + len(e["targets"])] = 1
+        out[TARGET0:TARGET0 + len(e.targets)] = 1
     return out
 
 
 def advance(st) -> bool:
     """Run espionage until a player decides (True) or the phase is over (False)."""
     while True:
-        e = st.esp
+        e = st.espionage.mission
         if e is None:
-            if not st.esp_queue:
-                st.phase = "recruit"  # hand back: rules._advance goes on to the move phase
-                st.queue, st.qi = [], 0
+            if not st.espionage.queue:
+                st.phase = "recruit"  # hand back: turn.advance goes on to the move phase
+                st.queue, st.queue_pos = [], 0
                 return False
-            seat = st.esp_queue.pop(0)
-            die = d10(st.rng)
+            seat = st.espionage.queue.pop(0)
+            die = luck.d10(st.rng)
             roll = die + _intrigue(st, seat)
-            st.esp = e = {"seat": seat, "roll": roll, "hired": 0, "agents": 0,
-                          "stage": "hire", "targets": [], "victim": -1, "left": 0, "item": None}
-            st.esp_log.append((st.turn, seat, "roll", roll))
-            if _offer_luck(st, seat, die, "esp"):  # Luck: the espionage roll may be rerolled
-                return True
+            st.espionage.mission = e = SpyMission(seat, roll)
+            st.espionage.log.append((st.turn, seat, "roll", roll))
+            if luck.offer(st, (seat,), die, (1, 10), "esp_own", (die,), what="esp_roll"):
+                return True  # Luck (luck.py): the spy's player may have it rolled again
             if victims_luck(st, die, die):  # then by the players it is aimed at (designed)
                 return True
         if st.phase == "spy_loss":
-            h = st.heroes[e["victim"]]
-            alive = UNITS.loss_actions(h)
-            if e["left"] <= 0 or not alive:
-                st.phase, e["stage"] = "espionage", "done"
+            h = st.heroes[e.victim]
+            alive = heroes.loss_actions(h)
+            if e.left <= 0 or not alive:
+                st.phase, e.stage = "espionage", "done"
             elif len(alive) == 1:
-                UNITS.lose(h, alive[0])
-                e["left"] -= 1
+                heroes.lose(h, alive[0])
+                e.left -= 1
                 continue
             else:
-                st._cp = h["seat"]
+                st.to_act = h.seat
                 return True
-        if e["stage"] == "hire":
+        if e.stage == "hire":
             if mask(st)[HIRE_AGENT]:
-                st._cp = e["seat"]
+                st.to_act = e.seat
                 return True
-            e["agents"], e["stage"] = e["hired"], "done"
-        if e["stage"] != "done":
-            st._cp = e["fort_seat"] if e["stage"] == "fortell" else e["seat"]
+            e.agents, e.stage = e.hired, "done"
+        if e.stage != "done":
+            st.to_act = e.fortell_seat if e.stage == "fortell" else e.seat
             return True
         # resolve the next agent
-        if e["agents"] <= 0:
-            st.esp = None
+        if e.agents <= 0:
+            st.espionage.mission = None
             continue
-        e["agents"] -= 1
-        r = d10(st.rng)
-        if r <= ecfg(st)["table"]["look_max"] and _offer_luck(st, e["seat"], r, "agent"):
-            return True  # Luck: a failed / look result may be rerolled
+        e.agents -= 1
+        r = luck.d10(st.rng)
+        if luck.offer(st, (e.seat,), r, (1, 10), "esp_spy_table", (), what="esp_table"):
+            return True  # Luck: the spy's player may have the Espionage table roll made again
         resolve_agent(st, r)
         if st.phase == "luck":  # Luck on the Agent Success roll (luck.py)
             return True
 
 
-def _offer_luck(st, seat: int, roll: int, cont: str) -> bool:
-    """RARE ABILITY Luck: once per turn a Hero's player may reroll one of its own dice."""
-    for i, h in enumerate(st.heroes):
-        if (h["alive"] and h["seat"] == seat and h.get("luck_turn") != st.turn
-                and st.abil(h, "luck")):
-            st.sea = {"kind": "luck", "hero": i, "roll": roll, "ret": "espionage", "cont": cont}
-            st.phase, st._cp = "luck", seat
-            return True
-    return False
-
-
 def victims_luck(st, die: int, value: int) -> bool:
-    """RARE ABILITY Luck on an enemy's espionage roll (designed reading; also called by sea.apply
-    after the spy's own Luck decision on the roll): the roll is aimed at
+    """RARE ABILITY Luck on an enemy's espionage roll (designed reading; also called after the
+    spy's own Luck decision on the roll): the roll is aimed at
     every player the spy may spy on (``_foes``: in contact, not allied), known when it is made;
     after the spy's own chance those players, in turn order from the spy, may have it rolled
     again (``offer``: one after the other). ``die``: the 1D10 first rolled (the roll already
     holds it), ``value``: its value now. True: a player decides now."""
-    e = st.esp
-    if not LUCK.offer(st, _foes(st, e["seat"]), value, (1, 10), "esp_roll", (die,),
-                      roller=e["seat"]):
-        e["roll"] += value - die
+    e = st.espionage.mission
+    if not luck.offer(st, _foes(st, e.seat), value, (1, 10), "esp_roll", (die,),
+                      roller=e.seat):
+        e.roll += value - die
         return False
     return True
 
 
-@LUCK.register("esp_roll")
+@luck.register("esp_roll")
 def _esp_roll(st, value: int, ctx) -> None:
-    st.esp["roll"] += value - ctx[0]
+    st.espionage.mission.roll += value - ctx[0]
 
 
 def resolve_agent(st, r: int, victims: bool = True) -> None:
     """ESPIONAGE TABLE for one agent's roll r (then the Agent Success table on 9-0). With
     ``victims``, a result other than failure is first offered to Luck of the players the agent
     may act against (``_foes``, designed: see ``victims_luck``)."""
-    e = st.esp
-    t = ecfg(st)["table"]
-    if victims and r > t["failure_max"] and LUCK.offer(
-            st, _foes(st, e["seat"]), r, (1, 10), "esp_table", (), roller=e["seat"]):
+    e = st.espionage.mission
+    t = spy_rules(st)["table"]
+    if victims and r > t["failure_max"] and luck.offer(
+            st, _foes(st, e.seat), r, (1, 10), "esp_table", (), roller=e.seat):
         return
     if r <= t["failure_max"]:
-        st.esp_log.append((st.turn, e["seat"], "fail", r))
-        e["stage"] = "done"
+        st.espionage.log.append((st.turn, e.seat, "fail", r))
+        e.stage = "done"
         return
     if r <= t["look_max"]:
         _set_stage(st, "look", r)
         return
-    s = d10(st.rng)  # AGENT SUCCESS TABLE; Luck: the spy may have it rolled again
-    if not LUCK.offer(st, (e["seat"],), s, (1, 10), "agent_success", (r,)):
+    s = luck.d10(st.rng)  # AGENT SUCCESS TABLE; Luck: the spy may have it rolled again
+    if not luck.offer(st, (e.seat,), s, (1, 10), "agent_success", (r,)):
         _success_roll(st, s, (r,))
 
 
-@LUCK.register("esp_table")
+@luck.register("esp_table")
 def _table_roll(st, r: int, ctx) -> None:
     resolve_agent(st, r, False)
 
 
-@LUCK.register("agent_success")
+@luck.register("agent_success")
 def _success_roll(st, s: int, ctx) -> None:
     _set_stage(st, SUCCESS_STAGE[s], ctx[0])
 
 
 def _set_stage(st, stage: str, r: int) -> None:
-    e = st.esp
-    e["stage"] = stage
-    st.esp_log.append((st.turn, e["seat"], e["stage"], r))
-    e["targets"] = targets(st)
-    if not e["targets"]:
-        e["stage"] = "done"
+    e = st.espionage.mission
+    e.stage = stage
+    st.espionage.log.append((st.turn, e.seat, e.stage, r))
+    e.targets = targets(st)
+    if not e.targets:
+        e.stage = "done"
 
 
 def apply(st, a: int) -> None:
-    e = st.esp
-    seat = e["seat"]
+    e = st.espionage.mission
+    seat = e.seat
     if st.phase == "spy_loss":
-        UNITS.lose(st.heroes[e["victim"]], a)
-        e["left"] -= 1
+        heroes.lose(st.heroes[e.victim], a)
+        e.left -= 1
         return
-    stage = e["stage"]
+    stage = e.stage
     if stage == "hire":
         if a == DONE:
-            e["agents"], e["stage"] = e["hired"], "done"
+            e.agents, e.stage = e.hired, "done"
         else:
-            e["hired"] += 1
-            st.gold[seat] -= ecfg(st)["agent_cost"]
+            e.hired += 1
+            st.gold[seat] -= spy_rules(st)["agent_cost"]
         return
     if a == DONE and stage != "fortell":  # forgo this agent's result
-        e["stage"] = "done"
+        e.stage = "done"
         return
     if stage == "move":
-        h = st.heroes[e["victim"]]
-        h["cell"] = int(st.nb[h["cell"], a])
-        e["stage"] = "done"
+        h = st.heroes[e.victim]
+        h.cell = int(st.neighbours[h.cell][a])
+        e.stage = "done"
         return
     if stage == "fortell":  # the victim casts Fortell (REALM0 + fortell) or lets it pass (DONE)
-        stage, x = e.pop("fort")
-        e["stage"], e["fort_seat"] = "done", -1
+        stage, x = e.fortell
+        e.fortell = None
+        e.stage, e.fortell_seat = "done", -1
         if a == DONE:
             _result(st, stage, x)
         else:
-            from . import spells as SP
-            SP.use_fortell(st, _victim(st, stage, x))
-            st.esp_log.append((st.turn, seat, "fortell", stage))
+            realm_spells.use_fortell(st, _victim(st, stage, x))
+            st.espionage.log.append((st.turn, seat, "fortell", stage))
         return
-    x = e["targets"][a - TARGET0]
-    e["stage"] = "done"
+    x = e.targets[a - TARGET0]
+    e.stage = "done"
     if stage != "give_item" and _fortell_offer(st, stage, x):
         return
     _result(st, stage, x)
@@ -328,99 +350,140 @@ def apply(st, a: int) -> None:
 
 def _result(st, stage: str, x) -> None:
     """The agent's result ``stage`` against target x takes effect."""
-    e = st.esp
-    seat = e["seat"]
-    if stage == "look":
-        st.revealed[(seat, x)] = st.turn
-    elif stage == "kill_hero":  # the army stays behind as a garrison of its owner
-        h = st.heroes[x]
-        h["alive"] = False
-        c = h["cell"]
-        if st.owner[c] < 0:
-            st.owner[c] = h["seat"]
-        if st.owner[c] == h["seat"]:
-            st.garrison[c, :4] += h["troops"]
-        h["troops"][:] = 0
-        if h.get("wizard"):  # his wizard teleports home (block A)
-            st.kill_wizard(x)
-    elif stage == "garrison":
-        st.owner[x] = seat
-    elif stage in ("steal_gold", "damage"):  # Luck: spy, then victim, may reroll the 1D10
-        _lucky_amount(st, stage, x, d10(st.rng), (1, 10), x)
-    elif stage == "delay":
-        st.heroes[x]["delayed"] = st.turn
-    elif stage == "wizard":
-        hook = getattr(st, "kill_wizard", None)
-        if hook is not None:
-            hook(x)
-        else:
-            st.heroes[x]["wizard"] = 0
-    elif stage == "disband":  # 1D5 troops; Luck: spy, then victim, may reroll it
-        _lucky_amount(st, stage, x, int(st.rng.integers(1, 6)), (1, 5), st.heroes[x]["seat"])
-    elif stage == "false_orders":
-        e["victim"], e["stage"] = x, "move"
-    elif stage == "sink":
-        SEA.sink_ship(st, x)
-    elif stage == "item":
-        from . import spells as SP
-        items = st.heroes[x]["items"]
-        it = items[int(st.rng.integers(len(items)))]  # designed: a random item
-        SP.drop_item(st.heroes[x], it)  # an ability item takes its ability with it
-        e["item"] = it
-        e["stage"] = "give_item"
-        e["targets"] = targets(st)
-        if not e["targets"]:
-            e["stage"] = "done"
-    elif stage == "give_item":
-        it = e["item"]
-        if it["kind"] == "ability":  # as spells.take_items does
-            st.heroes[x]["abil"].append(tuple(it["k"]))
-        st.heroes[x].setdefault("items", []).append(it)
-        e["item"] = None
+    _RESULTS[stage](st, st.espionage.mission, stage, x)
+
+
+def _look(st, e: SpyMission, stage: str, x: int) -> None:
+    st.espionage.revealed[(e.seat, x)] = st.turn
+
+
+def _kill_hero(st, e: SpyMission, stage: str, x: int) -> None:
+    """The army stays behind as a garrison of its owner; a wizard teleports home."""
+    h = st.heroes[x]
+    h.alive = False
+    c = h.cell
+    if st.owner[c] < 0:
+        st.owner[c] = h.seat
+    if st.owner[c] == h.seat:
+        st.garrison[c, :4] += h.troops
+    heroes.disband_army(h)  # designed: special units cannot garrison here, they disband
+    if h.wizard:
+        magic.kill_wizard(st, x)
+
+
+def _garrison(st, e: SpyMission, stage: str, x: int) -> None:
+    st.owner[x] = e.seat
+
+
+def _gold(st, e: SpyMission, stage: str, x: int) -> None:
+    """Steal gold / damage: 1D10 gold (Luck: the spy, then the victim, may reroll it)."""
+    _lucky_amount(st, stage, x, luck.d10(st.rng), (1, 10), x)
+
+
+def _delay(st, e: SpyMission, stage: str, x: int) -> None:
+    st.heroes[x].delayed_turn = st.turn
+
+
+def _wizard(st, e: SpyMission, stage: str, x: int) -> None:
+    magic.kill_wizard(st, x)
+
+
+def _disband(st, e: SpyMission, stage: str, x: int) -> None:
+    """1D5 troops (Luck: the spy, then the victim, may reroll it)."""
+    _lucky_amount(st, stage, x, int(st.rng.integers(1, 6)), (1, 5), st.heroes[x].seat)
+
+
+def _false_orders(st, e: SpyMission, stage: str, x: int) -> None:
+    e.victim, e.stage = x, "move"
+
+
+def _sink(st, e: SpyMission, stage: str, x: int) -> None:
+    fleets.sink_ship(st, x)
+
+
+def _item(st, e: SpyMission, stage: str, x: int) -> None:
+    """A random item (designed) is taken; the spy hands it to one of his Heroes."""
+    items = st.heroes[x].items
+    it = items[int(st.rng.integers(len(items)))]
+    magic.drop_item(st.heroes[x], it)  # an ability item takes its ability with it
+    e.item = it
+    e.stage = "give_item"
+    e.targets = targets(st)
+    if not e.targets:
+        e.stage = "done"
+
+
+def _give_item(st, e: SpyMission, stage: str, x: int) -> None:
+    it = e.item
+    if it.kind == "ability":  # as magic.take_items does
+        st.heroes[x].abilities.append(tuple(it.ability))
+    st.heroes[x].items.append(it)
+    e.item = None
+
+
+#: stage -> its result against the target picked
+_RESULTS = {"look": _look, "kill_hero": _kill_hero, "garrison": _garrison, "steal_gold": _gold,
+            "damage": _gold, "delay": _delay, "wizard": _wizard, "disband": _disband,
+            "false_orders": _false_orders, "sink": _sink, "item": _item,
+            "give_item": _give_item}
 
 
 def _lucky_amount(st, stage: str, x: int, value: int, dice, victim: int) -> None:
-    if not LUCK.offer(st, (st.esp["seat"], victim), value, dice, "agent_amount", (stage, x)):
+    if not luck.offer(st, (st.espionage.mission.seat, victim), value, dice, "agent_amount",
+                      (stage, x)):
         _amount_roll(st, value, (stage, x))
 
 
-@LUCK.register("agent_amount")
+@luck.register("agent_amount")
 def _amount_roll(st, value: int, ctx) -> None:
     """AGENT SUCCESS 4 / 5 / 8 once the amount die is known."""
-    e = st.esp
+    e = st.espionage.mission
     stage, x = ctx
     if stage == "steal_gold":
         k = min(value, int(st.gold[x]))
         st.gold[x] -= k
-        st.gold[e["seat"]] += k
+        st.gold[e.seat] += k
     elif stage == "damage":
         st.gold[x] -= min(value, int(st.gold[x]))
     else:
         st.phase = "spy_loss"
-        e["victim"], e["left"] = x, value
-        e["stage"] = "disband"
+        e.victim, e.left = x, value
+        e.stage = "disband"
 
 
 def _victim(st, stage: str, x: int) -> int:
     return (x if stage in ("steal_gold", "damage") else int(st.owner[x]) if stage == "garrison"
-            else st.heroes[x]["seat"])
+            else st.heroes[x].seat)
 
 
 def _fortell_offer(st, stage: str, x: int) -> bool:
     """REALM SPELLS Fortell ("negate espionage result. Cast in espionage phase"): a victim able
     to cast it decides now (stage ``fortell``: REALM0 + fortell casts, DONE lets it pass)."""
-    from . import spells as SP
     v = _victim(st, stage, x)
-    if SP.fortell_caster(st, v) < 0:
+    if realm_spells.fortell_caster(st, v) < 0:
         return False
-    e = st.esp
-    e["stage"], e["fort"], e["fort_seat"], e["targets"] = "fortell", (stage, x), v, []
+    e = st.espionage.mission
+    e.stage, e.fortell, e.fortell_seat, e.targets = "fortell", (stage, x), v, []
     return True
 
 
-def hero_delayed(st, h: dict) -> bool:
-    return h.get("delayed", -1) == st.turn
+def hero_delayed(st, h: Hero) -> bool:
+    """Agent Success 6: the Hero cannot move or attack this turn."""
+    return h.delayed_turn == st.turn
 
 
 def is_revealed(st, observer: int, hi: int) -> bool:
-    return st.revealed.get((observer, hi), -1) == st.turn
+    """``observer`` has seen Hero hi's index card this turn (a look, Scouting)."""
+    return st.espionage.revealed.get((observer, hi), -1) == st.turn
+
+
+@luck.register("esp_own")
+def _own_esp_roll(st, value: int, ctx) -> None:
+    """The espionage roll after the spy's Luck decision: then its victims' chance at it."""
+    victims_luck(st, ctx[0], value)
+
+
+@luck.register("esp_spy_table")
+def _spy_table_roll(st, value: int, ctx) -> None:
+    """An agent's Espionage table roll after the spy's Luck decision (then the victims')."""
+    resolve_agent(st, value)

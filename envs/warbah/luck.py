@@ -1,37 +1,65 @@
-"""Warbah Luck (RARE ABILITY: one target die roll per turn is rolled again) on the dice beyond
-block B's own sea-encounter, espionage and agent-table rolls (those stay in sea.py /
-espionage.py): realm-spell dice, battle-spell dice, the Agent Success roll and the agents'
-gold / disband dice, initiative (own and opponents'), the merchant caravan's gold, an enemy's
-espionage roll and Espionage table roll (to its possible victims, espionage.py); through
-``chain`` the exploration, encounter, treasure (with a magic ability item's rolls), ability
-(new abilities and their troop type), Healing, Undead and storm rolls (rules.py,
-combat_flow.py, sea.py); through ``window`` one attack die (troops, ships, sea monsters, or a
-group's die under the designer's mass formula) or wall-break die of a battle segment
-(combat_flow.py).
+"""Warbah dice and RARE ABILITY Luck: once per turn a player with a lucky Hero may have one die
+roll made again.
 
 A roll is offered, in order, to the players it concerns (the roller's player first, then the
 player it is aimed at); a player with a living Hero whose Luck is unused this turn chooses
-``REROLL`` or ``KEEP_ROLL`` (phase ``luck``, handled by sea.py's sub-step with a one-line hook
-into ``apply`` here). After a reroll the next player may in turn reroll the new result. Then the
-continuation registered under the roll's name resolves it.
+``REROLL`` or ``KEEP_ROLL`` (phase ``luck``). After a reroll the next player may in turn reroll
+the new result; then the continuation registered under the roll's name resolves it. Rolls reach
+Luck three ways:
 
-Pending step: ``st.sea = {"kind": "luck", "hero", "roll" (the value scaled to 1-10 for block B's
-observation), "value" (the real value), "ret" (phase to return to), "resume" (continuation
-name), "ctx" (tuple), "dice" ((n, faces): the roll is the sum of n dice), "seats" (still to
-ask)}``.
+- ``offer``: one roll (realm and battle spell dice, agents' rolls, initiative, a caravan's gold);
+- ``chain``: several rolls made one after the other (exploration, encounters, treasure, new
+  abilities, Healing, Undead, storms), each open to Luck; ``STEPS[name]`` names the next roll;
+- ``window``: after a battle segment's dice, one die of the player's choice (battle_luck.py).
+
+This is the one Luck path: every roll open to Luck (the sea encounter roll and the espionage
+rolls included) goes through ``offer`` / ``chain`` / ``window``, which ask every Hero of the
+player (``lucky_hero``), not only the Hero the roll is about.
 """
 from __future__ import annotations
 
-from .config import KEEP_ROLL, REROLL
+from dataclasses import dataclass
 
-#: continuation name -> function(st, value, ctx); registered by spells / battle_magic /
-#: espionage
+import numpy as np
+
+from . import heroes
+from .actions import KEEP_ROLL, NUM_ACTIONS, REROLL
+
+
+@dataclass(slots=True)
+class LuckDecision:
+    """A pending Luck decision (phase ``luck``) of the player owning Hero ``hero``.
+
+    ``roll``: the value scaled to 1-10 (shown in the observation). A roll offered through
+    ``offer`` / ``chain`` / ``window`` names its continuation (``resume``, with ``ctx``), the
+    real ``value`` and ``dice`` (n, faces), the players still to ask (``seats``), the roller and
+    the kind of roll (``what``; ``window``: a battle segment's dice)."""
+    hero: int
+    roll: int
+    return_phase: str
+    value: int = 0
+    dice: tuple = (1, 10)
+    resume: str = ""
+    ctx: tuple = ()
+    seats: tuple = ()
+    roller: int = -1
+    what: str = ""
+    window: str = ""
+
+    def clone(self) -> "LuckDecision":
+        return LuckDecision(self.hero, self.roll, self.return_phase, self.value,
+                            self.dice, self.resume, self.ctx, self.seats, self.roller, self.what,
+                            self.window)
+
+
+#: continuation name -> function(st, value, ctx) of a roll offered with ``offer``; registered
+#: by the modules owning the rolls
 CONT: dict = {}
-#: context kinds shown in the magic observation (spells.observe: index + 1 over len(KINDS));
+#: roll kinds shown in the magic observation (observe_magic: index + 1 over len(KINDS));
 #: new kinds are appended
 KINDS = ("realm", "bspell", "agent_success", "agent_amount", "initiative", "explore",
          "encounter", "treasure", "heal", "undead", "storm", "battle_dice", "wall_dice",
-         "ability", "caravan", "esp_roll", "esp_table")
+         "ability", "caravan", "esp_roll", "esp_table", "granted", "sea")
 #: roll chains (``chain``): name -> step(st, ctx, vals) giving the next roll
 #: ((seats...), (n, faces)) or None once all rolls are known and applied; AFTER[name](st, ctx)
 #: runs when a chain finishes after a pause (to resume the interrupted procedure)
@@ -54,17 +82,28 @@ def lucky_hero(st, seat: int) -> int:
     if seat < 0:
         return -1
     for i, h in enumerate(st.heroes):
-        if h["alive"] and h["seat"] == seat and h.get("luck_turn") != st.turn \
-                and st.abil(h, "luck"):
+        if h.alive and h.seat == seat and h.luck_used_turn != st.turn \
+                and heroes.ability(st, h, "luck"):
             return i
     return -1
 
 
 def roll(rng, dice) -> int:
+    """The sum of ``dice`` = (n, faces) dice from ``rng``."""
     n, faces = dice
     if 0 < n <= 3:  # scalar draws: the same numbers as size=n, without the array
         return sum([int(rng.integers(1, faces + 1)) for _ in range(n)])
     return sum(rng.integers(1, faces + 1, size=n).tolist())
+
+
+def d10(rng, n: int = 1) -> int:
+    """The sum of n ten-sided dice."""
+    return roll(rng, (n, 10))
+
+
+def d5(rng, n: int = 1) -> int:
+    """The sum of n five-sided dice (1D10 halved, as the rulebook's 1D5)."""
+    return roll(rng, (n, 5))
 
 
 def offer(st, seats, value: int, dice, resume: str, ctx: tuple, roller: int | None = None,
@@ -79,49 +118,61 @@ def offer(st, seats, value: int, dice, resume: str, ctx: tuple, roller: int | No
         hi = lucky_hero(st, s)
         if hi >= 0:
             n, faces = dice
-            st.sea = {"kind": "luck", "hero": hi, "value": int(value), "dice": tuple(dice),
-                      "roll": max(1, min(10, -(-10 * int(value) // (n * faces)))),
-                      "ret": st.phase, "resume": resume, "ctx": tuple(ctx),
-                      "seats": order[j + 1:], "roller": roller, "what": what or resume}
-            st.phase, st._cp = "luck", s
+            st.luck = LuckDecision(hi, max(1, min(10, -(-10 * int(value) // (n * faces)))),
+                                   st.phase, value=int(value), dice=tuple(dice), resume=resume,
+                                   ctx=tuple(ctx), seats=order[j + 1:], roller=roller,
+                                   what=what or resume)
+            st.phase, st.to_act = "luck", s
             st._mask = None
             return True
     return False
 
 
+# -- the phase ``luck`` -------------------------------------------------------------------------
+def mask(st) -> np.ndarray:
+    out = np.zeros(NUM_ACTIONS, np.int8)
+    out[mask_actions(st)] = 1
+    return out
+
+
+def advance(st) -> bool:
+    """The decision waits for the Hero's player."""
+    st.to_act = st.heroes[st.luck.hero].seat
+    return True
+
+
 def apply(st, a: int) -> None:
     """REROLL (uses this Hero's Luck for the turn) or KEEP_ROLL, then the next player in line,
     then the continuation."""
-    s = st.sea
-    if s.get("window"):
+    s = st.luck
+    if s.window:
         return _window_apply(st, a)
-    value = s["value"]
+    value = s.value
     if a == REROLL:
-        st.heroes[s["hero"]]["luck_turn"] = st.turn
-        value = roll(st.rng, s["dice"])
-    st.phase, st.sea = s["ret"], None
+        st.heroes[s.hero].luck_used_turn = st.turn
+        value = roll(st.rng, s.dice)
+    st.phase, st.luck = s.return_phase, None
     st._mask = None
-    if offer(st, s["seats"], value, s["dice"], s["resume"], s["ctx"], s["roller"], s["what"]):
+    if offer(st, s.seats, value, s.dice, s.resume, s.ctx, s.roller, s.what):
         return
-    CONT[s["resume"]](st, value, s["ctx"])
+    CONT[s.resume](st, value, s.ctx)
 
 
 def pending_for(st, seat: int):
     """(kind index, own roll?) of a Luck decision ``seat`` must take now, else None."""
-    s = getattr(st, "sea", None)
-    if st.phase != "luck" or s is None or "resume" not in s \
-            or st.heroes[s["hero"]]["seat"] != seat:
+    s = st.luck
+    if st.phase != "luck" or s is None or st.heroes[s.hero].seat != seat:
         return None
-    return KINDS.index(s.get("what", s["resume"])), s["roller"] == seat
+    return KINDS.index(s.what), s.roller == seat
 
 
 def mask_actions(st) -> list:
     """Legal actions of the pending Luck decision: REROLL / KEEP_ROLL for one roll; for a
     battle window the reroll choices ``WINDOWS[kind]`` offers, and KEEP_ROLL."""
-    s = st.sea
-    if s.get("window"):
-        seat = st.heroes[s["hero"]]["seat"]
-        return list(WINDOWS[s["window"]][0](st, seat, s["ctx"])) + [KEEP_ROLL]
+    s = st.luck
+    if s.window:
+        seat = st.heroes[s.hero].seat
+        return list(WINDOWS[s.window][0](st, seat, s.ctx)) + [KEEP_ROLL]
     return [REROLL, KEEP_ROLL]
 
 
@@ -148,20 +199,6 @@ def chain(st, name: str, ctx: tuple, vals: tuple = ()) -> bool:
         vals = vals + (v,)
 
 
-def caravan(st, seat: int) -> None:
-    """MERCHANT CARAVAN (a Hero of ``seat`` enters it): its gold dice, open to Luck for the
-    Hero's player (designed: the roller's own roll)."""
-    dice = (st.game.cfg["caravan_gold_dice"], 10)
-    v = roll(st.rng, dice)
-    if not offer(st, (seat,), v, dice, "caravan", (seat,)):
-        st.gold[seat] += v
-
-
-@register("caravan")
-def _caravan_gold(st, value: int, ctx) -> None:
-    st.gold[ctx[0]] += value
-
-
 @register("chain")
 def _chain_roll(st, value: int, ctx) -> None:
     name, c, vals = ctx
@@ -181,54 +218,22 @@ def window(st, seats, kind: str, ctx: tuple, resume: str) -> bool:
     for j, s in enumerate(order):
         hi = lucky_hero(st, s)
         if hi >= 0 and WINDOWS[kind][0](st, s, ctx):
-            st.sea = {"kind": "luck", "hero": hi, "value": 1, "dice": (1, 10), "roll": 1,
-                      "ret": st.phase, "resume": resume, "ctx": tuple(ctx), "window": kind,
-                      "seats": order[j + 1:], "roller": -1, "what": kind}
-            st.phase, st._cp = "luck", s
+            st.luck = LuckDecision(hi, 1, st.phase, value=1, resume=resume, ctx=tuple(ctx),
+                                   seats=order[j + 1:], what=kind, window=kind)
+            st.phase, st.to_act = "luck", s
             st._mask = None
             return True
     return False
 
 
 def _window_apply(st, a: int) -> None:
-    s = st.sea
-    seat = st.heroes[s["hero"]]["seat"]
+    s = st.luck
+    seat = st.heroes[s.hero].seat
     if a != KEEP_ROLL:
-        st.heroes[s["hero"]]["luck_turn"] = st.turn
-        WINDOWS[s["window"]][1](st, seat, a, s["ctx"])
-    st.phase, st.sea = s["ret"], None
+        st.heroes[s.hero].luck_used_turn = st.turn
+        WINDOWS[s.window][1](st, seat, a, s.ctx)
+    st.phase, st.luck = s.return_phase, None
     st._mask = None
-    if window(st, s["seats"], s["window"], s["ctx"], s["resume"]):
+    if window(st, s.seats, s.window, s.ctx, s.resume):
         return
-    CONT[s["resume"]](st, None, s["ctx"])
-
-
-# -- Initiative phase ---------------------------------------------------------------------------
-def initiative(st, rolls: dict) -> bool:
-    """INITIATIVE PHASE: each initiative die (in seat order) is offered to its own player, then
-    to the opponents with Luck (designed; the tie-break fraction is kept). True: a player
-    decides now and the continuation orders the players and starts the turn
-    (spells.begin_turn); False: nobody has Luck, the caller goes on."""
-    return _initiative_from(st, tuple(sorted(rolls.items())), 0)
-
-
-def _initiative_from(st, rolls: tuple, i: int) -> bool:
-    for j in range(i, len(rolls)):
-        s, r = rolls[j]
-        others = tuple(o for o, _ in rolls if o != s)  # then the opponents, in seat order
-        if offer(st, (s,) + others, int(r), (1, 10), "initiative", (rolls, j)):
-            return True
-    return False
-
-
-@register("initiative")
-def _initiative_roll(st, value: int, ctx) -> None:
-    rolls, j = ctx
-    s, r = rolls[j]
-    rolls = rolls[:j] + ((s, value + (r - int(r))),) + rolls[j + 1:]
-    if _initiative_from(st, rolls, j + 1):
-        return
-    order = dict(rolls)
-    st.order = sorted(order, key=lambda q: -order[q])
-    from . import spells as SP
-    SP.begin_turn(st)
+    CONT[s.resume](st, None, s.ctx)

@@ -19,8 +19,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..core import draw as D
-from .config import BASIC, SETTLEMENTS, TERRAINS
-from .units import SPECIALS
+from . import abilities, espionage, hexes, magic
+from .config import BASIC, SETTLEMENTS, SPECIALS, TERRAINS
 
 
 # ============================================================================================
@@ -66,8 +66,8 @@ def _map(st) -> list[Hex]:
         s = int(st.settle[i])
         out.append(Hex(bool(st.land[i]), bool(st.explored[i]), TERRAINS[t] if t >= 0 else None,
                        SETTLEMENTS[s] if s >= 0 else None, int(st.owner[i]), int(st.encounter[i]),
-                       st.variant[i], int(st.garrison[i].sum() + st.gsp[i].sum()),
-                       int(st.ships[i]), int(st.fleet_owner[i])))
+                       st.variant[i], int(st.garrison[i].sum() + st.garrison_specials[i].sum()),
+                       int(st.fleets.ships[i]), int(st.fleets.owner[i])))
     return out
 
 
@@ -79,78 +79,79 @@ def _capitol_candidates(st) -> list[tuple[int, int]]:
     """(candidate number k, cell) still free in the set-up (action "capitol at candidate k")."""
     if st.phase != "capitol":
         return []
-    return [(k, int(st.cand[k])) for k in st.free_candidates()]
+    return [(k, int(st.capitol_candidates[k])) for k in hexes.free_candidates(st)]
 
 
 def _heroes(st) -> list[Hero]:
-    from .spells import tables
-    names = tables(st.game)
+    names = st.game.spells
     out = []
     for i, h in enumerate(st.heroes):
-        if not h["alive"]:
+        if not h.alive:
             continue
-        sp = h.get("special")
-        specials = {SPECIALS[u]: int(k) for u, k in enumerate(sp.tolist())} if sp is not None else {}
+        specials = {SPECIALS[u]: int(k) for u, k in enumerate(h.specials.tolist())}
         counts: dict[str, int] = {}
-        for ab in h["abil"]:
+        for ab in h.abilities:
             word = _ability_word(ab)
             counts[word] = counts.get(word, 0) + 1
         abil = [w + (f" x{k}" if k > 1 else "") for w, k in counts.items()]
+        grants = st.game.granting_units
+        abil += [_ability_word((a, t)) + " (from units)" for a, t in h.granted_types.items()
+                 if any(h.specials.item(u) for u in grants.get(a, ()))]
+        lk = st.luck
+        if (st.phase == "luck" and lk is not None and lk.what in ("ability", "granted")
+                and lk.ctx and lk.ctx[1] and lk.ctx[1][0] == i):
+            abil.append("(ability roll pending)")  # the card is written once the rolls settle
         items = []
-        for it in h.get("items") or ():
-            kind, k = it.get("kind"), it.get("k")
-            if kind == "realm":
-                items.append(f"{names.realm_names[k]} (realm spell item)")
-            elif kind == "battle":
-                items.append(f"{names.battle_names[k]} (battle spell item)")
-            elif kind == "ability":
-                items.append(f"{_ability_word(k)} (ability item)")
+        for it in h.items:
+            if it.kind == "realm":
+                items.append(f"{names.realm_names[it.spell]} (realm spell item)")
+            elif it.kind == "battle":
+                items.append(f"{names.battle_names[it.spell]} (battle spell item)")
+            elif it.kind == "ability":
+                items.append(f"{_ability_word(it.ability)} (ability item)")
             else:
-                items.append(str(kind))
-        out.append(Hero(i, int(h["seat"]), int(h["id"]), int(h["cell"]),
-                        tuple(int(x) for x in h["troops"].tolist()),
-                        {k: v for k, v in specials.items() if v}, int(h["xp"]), abil,
-                        bool(h.get("wizard", 0)) and h.get("wizard", 0) > 0, items))
+                items.append(str(it.kind))
+        out.append(Hero(i, int(h.seat), int(h.id), int(h.cell),
+                        tuple(int(x) for x in h.troops.tolist()),
+                        {k: v for k, v in specials.items() if v}, int(h.xp), abil,
+                        h.wizard > 0, items))
     return out
 
 
 def _ability_word(ab) -> str:
     """An ability entry (name, troop type) as words: the type only where it matters."""
     name, t = ab[0], ab[1] if len(ab) > 1 else None
-    typed = name in ("tactics", "leadership", "prowess") and isinstance(t, int) and 0 <= t < 4
-    return f"{name} ({BASIC[t]})" if typed else str(name)
+    typed = (name in abilities.TYPED and isinstance(t, int)
+             and 0 <= t < len(abilities.TROOP_TYPES))  # the Hero (4) included
+    return f"{name} ({abilities.TROOP_TYPES[t]})" if typed else str(name)
 
 
 def _card_visible(st, observer: int | None, hero: Hero) -> bool:
     """Whether ``observer`` may read this Hero's index card (see the module docstring)."""
     if observer is None or hero.seat == observer:
         return True
-    from . import espionage as ESP
-    from . import spells as SP
-    if SP.scried(st, observer) or ESP.is_revealed(st, observer, hero.index):
+    if magic.scried(st, observer) or espionage.is_revealed(st, observer, hero.index):
         return True
     b = st.battle
     if b is not None:
-        fighting = {b["sides"][k]["hero"] for k in (0, 1)}
-        fighting |= {m["hero"] for m in b.get("members", ())}
+        fighting = {a.hero for a in b.sides} | {a.hero for a in b.members}
         return hero.index in fighting
     return False
 
 
 def _players(st) -> list[dict]:
     g = st.game
-    hands = st.mg["hand"]
+    hands = st.magic.hands
     out = []
     for s in range(g.num_seats):
         out.append({"gold": int(st.gold[s]), "alive": bool(st.alive[s]),
-                    "capitol": int(st.capitol[s]), "settlements": len(st.settlements_of(s)),
+                    "capitol": int(st.capitol[s]), "settlements": len(hexes.settlements_of(st, s)),
                     "hand": list(hands[s])})
     return out
 
 
 def _realm_spell_name(st, k: int) -> str:
-    from .spells import tables
-    return tables(st.game).realm_names[k]
+    return st.game.spells.realm_names[k]
 
 
 def _battle(st) -> dict | None:
@@ -161,21 +162,20 @@ def _battle(st) -> dict | None:
     if b is None:
         return None
     sides = []
-    for sd in b["sides"]:
-        counts = [int(x) for x in np.asarray(sd["counts"]).tolist()]
-        monster = sd.get("monster")   # [initiative, kill rank, hits left] or None
-        sides.append({"seat": int(sd.get("seat", -1)), "hero": int(sd.get("hero", -1)),
-                      "counts": counts, "walls": int(sd.get("walls_left", 0)),
+    for sd in b.sides:
+        counts = [int(x) for x in np.asarray(sd.counts).tolist()]
+        monster = sd.monster   # [initiative, kill rank, hits left] or None
+        sides.append({"seat": int(sd.seat), "hero": int(sd.hero),
+                      "counts": counts, "walls": int(sd.walls_left),
                       "monster_hits": None if monster is None else int(monster[2])})
-    return {"cell": int(b["cell"]), "kind": str(b.get("kind", "")), "round": int(b.get("round", 0)),
-            "kills": list(b.get("kills", [0, 0])), "sides": sides,
-            "joined": len(b.get("members", ()))}
+    return {"cell": int(b.cell), "kind": str(b.kind), "round": int(b.round),
+            "kills": list(b.kills), "sides": sides, "joined": len(b.members)}
 
 
 def _acting_hero(st) -> int:
     """Index of the Hero acting now (move or battle phase), -1 if none."""
-    if st.phase in ("move", "battle") and st.qi < len(st.queue):
-        seat, x = st.queue[st.qi]
+    if st.phase in ("move", "battle") and st.queue_pos < len(st.queue):
+        seat, x = st.queue[st.queue_pos]
         if seat == st.current_player and 0 <= x < len(st.heroes):
             return int(x)
     return -1
@@ -199,7 +199,9 @@ def _result(st) -> str:
     ret = st.returns()
     best = max(ret)
     win = [s for s in range(g.num_seats) if ret[s] == best]
-    how = "turn cap: ranked by survival, settlements, gold" if st.capped else "last capitol standing"
+    how = {"domination": "domination: most of the settlements held",
+           "last_standing": "last player standing"}.get(
+        st.ending, "turn cap: ranked by survival, settlements, gold")
     if len(win) == 1:
         return f"game over: player_{win[0]} wins ({how})"
     return "game over: shared first place: " + ", ".join(f"player_{s}" for s in win) + f" ({how})"
@@ -413,7 +415,6 @@ def render_rgb(st, observer: int | None = None) -> np.ndarray:
     other observers), the battle being fought and a legend."""
     h, w = _size(st)
     s = _status(st)
-    hexes = _map(st)
     heroes = _heroes(st)
     players = _players(st)
     R = min(40.0, 640 / (math.sqrt(3) * (w + 0.5)))
@@ -427,70 +428,104 @@ def render_rgb(st, observer: int | None = None) -> np.ndarray:
         f"turn {s['turn']}/{s['turn_cap']} · phase {s['phase']} · to act: player_{s['to_move']}")
     D.title_bar(draw, width, f"Warbah · {len(players)} players", status, height=top_bar)
     x0, y0 = pad, top_bar + pad
-    acting = _acting_hero(st)
     cand = {cell: k for k, cell in _capitol_candidates(st)}
-    at = {x.cell: x for x in heroes}
     battle = _battle(st)
-    for i, x in enumerate(hexes):
-        r, c = divmod(i, w)
-        cx, cy = _hex_centre(r, c, R, x0, y0)
-        pts = D.hexagon(cx, cy, R)
-        if not x.land:
-            fill = _WATER
-        elif not x.explored:
-            fill = _FOG
+    at = {x.cell: x for x in heroes}
+    for i, x in enumerate(_map(st)):
+        _draw_hex(draw, i, x, _hex_centre(*divmod(i, w), R, x0, y0), R, i in at, cand, battle)
+    _draw_rivers(draw, st, w, R, x0, y0)
+    acting = _acting_hero(st)
+    for hero in heroes:
+        cx, cy = _hex_centre(*divmod(hero.cell, w), R, x0, y0)
+        hx = cx + R * 0.18
+        _hero_mark(draw, hx, cy + R * 0.02, R, D.SEAT_RGB[hero.seat], f"H{hero.number}",
+                   hero.index == acting)
+        total = sum(hero.troops) + sum(hero.specials.values())
+        D.text(draw, (hx + R * 0.05, cy + R * 0.58), str(total), size=12, anchor="mm", fill=D.INK)
+    map_bottom = y0 + map_h
+    sx, sy = int(x0 + map_w + pad + 4), top_bar + 10
+    sy = _draw_players(draw, st, s, players, heroes, observer, sx, sy, side_w)
+    notes = []
+    if battle is not None:
+        notes.append(_battle_words(battle))
+    if cand:
+        notes.append("set-up: choose a capitol candidate (c0, c1 ... on the map)")
+    if s["over"]:
+        notes.append(_result(st))
+    for line in notes:
+        for part in D.wrap(line, 13, side_w):
+            D.text(draw, (sx, sy), part, size=13)
+            sy += 17
+        sy += 3
+    bottom = D.legend(draw, x0, int(map_bottom) + 10, int(map_w), _legend_items(), columns=3,
+                      size=12, swatch=22)
+    return D.to_array(img, max(bottom, sy) + 10)
+
+
+def _draw_hex(draw, i: int, x: Hex, centre, R: float, crowded: bool, cand: dict,
+              battle: dict | None) -> None:
+    """One hex of the map: terrain or fog or water, control ring, settlement or terrain mark,
+    encounter chit, garrison size, fleet, cell number, capitol candidate, battle outline.
+    ``crowded``: a Hero stands here (the hex's own mark moves aside)."""
+    cx, cy = centre
+    pts = D.hexagon(cx, cy, R)
+    if not x.land:
+        fill = _WATER
+    elif not x.explored:
+        fill = _FOG
+    else:
+        fill = _TERRAIN_RGB.get(x.terrain, (200, 200, 200))
+    draw.polygon(pts, fill=fill, outline=(90, 90, 90))
+    if x.land and not x.explored:
+        D.text(draw, (cx, cy + 2), "?", size=int(R * 0.55), fill=(150, 150, 160), anchor="mm")
+    elif x.land:
+        if x.owner >= 0:   # control: a ring in the owner's colour
+            draw.polygon(D.hexagon(cx, cy, R * 0.9), outline=D.SEAT_RGB[x.owner],
+                         width=max(3, int(R * 0.09)))
+        mx, my, mr = (cx - R * 0.45, cy - R * 0.02, R * 0.7) if crowded else (cx, cy - R * 0.12, R)
+        if x.terrain == "settlement":
+            colour = D.SEAT_RGB[x.owner] if x.owner >= 0 else (250, 250, 250)
+            _settlement_mark(draw, x.settlement, mx, my, mr, colour)
         else:
-            fill = _TERRAIN_RGB.get(x.terrain, (200, 200, 200))
-        draw.polygon(pts, fill=fill, outline=(90, 90, 90))
-        if x.land and not x.explored:
-            D.text(draw, (cx, cy + 2), "?", size=int(R * 0.55), fill=(150, 150, 160), anchor="mm")
-        elif x.land:
-            if x.owner >= 0:   # control: a ring in the owner's colour
-                draw.polygon(D.hexagon(cx, cy, R * 0.9), outline=D.SEAT_RGB[x.owner], width=max(3, int(R * 0.09)))
-            crowded = i in at   # a Hero stands here: the hex's own mark moves aside
-            mx, my, mr = (cx - R * 0.45, cy - R * 0.02, R * 0.7) if crowded else (cx, cy - R * 0.12, R)
-            if x.terrain == "settlement":
-                colour = D.SEAT_RGB[x.owner] if x.owner >= 0 else (250, 250, 250)
-                _settlement_mark(draw, x.settlement, mx, my, mr, colour)
-            else:
-                _terrain_mark(draw, x.terrain, mx, my, mr)
-            if x.encounter:
-                D.disc(draw, cx + R * 0.42, cy - R * 0.3, R * 0.2, (200, 30, 30), D.INK)
-                D.text(draw, (cx + R * 0.42, cy - R * 0.3 + 1), "!", size=max(12, int(R * 0.3)),
-                       fill=(255, 255, 255), anchor="mm")
-            if x.garrison:
-                gx = cx - R * 0.45 if crowded else cx
-                D.text(draw, (gx, cy + R * 0.55), f"g{x.garrison}", size=12, anchor="mm")
-        elif x.ships > 0:
-            _fleet_mark(draw, cx, cy, R, D.SEAT_RGB[x.fleet_owner], x.ships)
-        D.text(draw, (cx, cy - R * 0.68), str(i), size=11 if R < 34 else 12,
-               fill=(200, 200, 210) if x.land and not x.explored else (60, 60, 70), anchor="mm")
-        if i in cand:
-            draw.polygon(D.hexagon(cx, cy, R * 0.75), outline=D.HIGHLIGHT, width=3)
-            draw.rounded_rectangle([cx - 13, cy + R * 0.5 - 9, cx + 13, cy + R * 0.5 + 9], radius=4,
-                                   fill=D.HIGHLIGHT)
-            D.text(draw, (cx, cy + R * 0.5), f"c{cand[i]}", size=13, anchor="mm", fill=(255, 255, 255))
-        if battle is not None and i == battle["cell"]:
-            draw.polygon(D.hexagon(cx, cy, R * 0.95), outline=(220, 30, 30), width=3)
-    for a, b in _rivers(st):   # the shared edge of two hexes
-        (ra, ca), (rb, cb) = divmod(a, w), divmod(b, w)
-        pa, pb = _hex_centre(ra, ca, R, x0, y0), _hex_centre(rb, cb, R, x0, y0)
+            _terrain_mark(draw, x.terrain, mx, my, mr)
+        if x.encounter:
+            D.disc(draw, cx + R * 0.42, cy - R * 0.3, R * 0.2, (200, 30, 30), D.INK)
+            D.text(draw, (cx + R * 0.42, cy - R * 0.3 + 1), "!", size=max(12, int(R * 0.3)),
+                   fill=(255, 255, 255), anchor="mm")
+        if x.garrison:
+            gx = cx - R * 0.45 if crowded else cx
+            D.text(draw, (gx, cy + R * 0.55), f"g{x.garrison}", size=12, anchor="mm")
+    elif x.ships > 0:
+        _fleet_mark(draw, cx, cy, R, D.SEAT_RGB[x.fleet_owner], x.ships)
+    D.text(draw, (cx, cy - R * 0.68), str(i), size=11 if R < 34 else 12,
+           fill=(200, 200, 210) if x.land and not x.explored else (60, 60, 70), anchor="mm")
+    if i in cand:
+        draw.polygon(D.hexagon(cx, cy, R * 0.75), outline=D.HIGHLIGHT, width=3)
+        draw.rounded_rectangle([cx - 13, cy + R * 0.5 - 9, cx + 13, cy + R * 0.5 + 9], radius=4,
+                               fill=D.HIGHLIGHT)
+        D.text(draw, (cx, cy + R * 0.5), f"c{cand[i]}", size=13, anchor="mm",
+               fill=(255, 255, 255))
+    if battle is not None and i == battle["cell"]:
+        draw.polygon(D.hexagon(cx, cy, R * 0.95), outline=(220, 30, 30), width=3)
+
+
+def _draw_rivers(draw, st, w: int, R: float, x0: float, y0: float) -> None:
+    """Each river on the shared edge of its two hexes."""
+    for a, b in _rivers(st):
+        pa, pb = _hex_centre(*divmod(a, w), R, x0, y0), _hex_centre(*divmod(b, w), R, x0, y0)
         mx, my = (pa[0] + pb[0]) / 2, (pa[1] + pb[1]) / 2
         dx, dy = pb[0] - pa[0], pb[1] - pa[1]
         n = math.hypot(dx, dy) or 1
         ex, ey = -dy / n * R / 2, dx / n * R / 2     # along the edge: perpendicular, half a side
-        draw.line([mx - ex, my - ey, mx + ex, my + ey], fill=_RIVER_EDGE, width=max(6, int(R * 0.2)))
+        draw.line([mx - ex, my - ey, mx + ex, my + ey], fill=_RIVER_EDGE,
+                  width=max(6, int(R * 0.2)))
         draw.line([mx - ex, my - ey, mx + ex, my + ey], fill=_RIVER, width=max(3, int(R * 0.1)))
-    for hero in heroes:
-        r, c = divmod(hero.cell, w)
-        cx, cy = _hex_centre(r, c, R, x0, y0)
-        hx = cx + R * 0.18
-        _hero_mark(draw, hx, cy + R * 0.02, R, D.SEAT_RGB[hero.seat], f"H{hero.number}", hero.index == acting)
-        total = sum(hero.troops) + sum(hero.specials.values())
-        D.text(draw, (hx + R * 0.05, cy + R * 0.58), str(total), size=12, anchor="mm", fill=D.INK)
-    map_bottom = y0 + map_h
-    # ---- side panel
-    sx, sy = int(x0 + map_w + pad + 4), top_bar + 10
+
+
+def _draw_players(draw, st, s: dict, players: list, heroes: list, observer, sx: int, sy: int,
+                  side_w: int) -> int:
+    """The side panel: per player its colour, gold, settlements, realm hand (face down for
+    other observers) and its Heroes' index cards. Returns the next free y."""
     for seat, p in enumerate(players):
         colour = D.SEAT_RGB[seat]
         draw.rectangle([sx, sy + 2, sx + 12, sy + 14], fill=colour, outline=D.INK)
@@ -512,43 +547,44 @@ def render_rgb(st, observer: int | None = None) -> np.ndarray:
         sy += 4
         draw.line([sx, sy - 2, sx + side_w, sy - 2], fill=D.RULE)
         sy += 4
-    notes = []
-    if battle is not None:
-        notes.append(_battle_words(battle))
-    if cand:
-        notes.append("set-up: choose a capitol candidate (c0, c1 ... on the map)")
-    if s["over"]:
-        notes.append(_result(st))
-    for line in notes:
-        for part in D.wrap(line, 13, side_w):
-            D.text(draw, (sx, sy), part, size=13)
-            sy += 17
-        sy += 3
-    items = [(_hsw(lambda d, cx, cy, r: None, _FOG, "?"), "unexplored (fog)"),
-             (_hsw(lambda d, cx, cy, r: None, _WATER), "water"),
-             (_hsw(lambda d, cx, cy, r: None, _TERRAIN_RGB["clear"]), "clear")]
-    items += [(_hsw(lambda d, cx, cy, r, t=t: _terrain_mark(d, t, cx, cy, r * 1.5), _TERRAIN_RGB[t]), t)
+    return sy
+
+
+def _legend_items() -> list:
+    """(swatch drawer, words) for the legend under the map."""
+    def none(d, cx, cy, r):
+        return None
+    items = [(_hsw(none, _FOG, "?"), "unexplored (fog)"),
+             (_hsw(none, _WATER), "water"),
+             (_hsw(none, _TERRAIN_RGB["clear"]), "clear")]
+    items += [(_hsw(lambda d, cx, cy, r, t=t: _terrain_mark(d, t, cx, cy, r * 1.5),
+                    _TERRAIN_RGB[t]), t)
               for t in ("forest", "marsh", "desert", "hills", "mountains")]
-    items += [(_hsw(lambda d, cx, cy, r, k=k: _settlement_mark(d, k, cx, cy + r * 0.15, r * 1.6, (250, 250, 250)),
+    items += [(_hsw(lambda d, cx, cy, r, k=k: _settlement_mark(d, k, cx, cy + r * 0.15, r * 1.6,
+                                                                (250, 250, 250)),
                     _TERRAIN_RGB["settlement"]), k) for k in SETTLEMENTS]
     items += [(lambda d, x, y, sz: draw_ring(d, x, y, sz), "owned: ring in the owner's colour"),
-              (lambda d, x, y, sz: _hero_mark(d, x + sz / 2, y + sz / 2 + 1, sz * 1.1, D.SEAT_RGB[0], "", False),
+              (lambda d, x, y, sz: _hero_mark(d, x + sz / 2, y + sz / 2 + 1, sz * 1.1,
+                                              D.SEAT_RGB[0], "", False),
                "Hero (number; army size below)"),
-              (lambda d, x, y, sz: _fleet_mark(d, x + sz / 2 + 3, y + sz / 2, sz * 1.1, D.SEAT_RGB[0], 0),
+              (lambda d, x, y, sz: _fleet_mark(d, x + sz / 2 + 3, y + sz / 2, sz * 1.1,
+                                               D.SEAT_RGB[0], 0),
                "fleet (ships)"),
               (lambda d, x, y, sz: D.disc(d, x + sz / 2, y + sz / 2, sz / 2, (200, 30, 30), D.INK),
                "encounter chit"),
               (None, "gN: garrison of N troops"),
               (lambda d, x, y, sz: d.rounded_rectangle([x, y + 2, x + sz, y + sz - 2], radius=3,
-                                                       fill=D.HIGHLIGHT), "cN: capitol candidate N (set-up)"),
-              (lambda d, x, y, sz: (d.line([x, y + sz / 2, x + sz, y + sz / 2], fill=_RIVER_EDGE, width=6),
-                                    d.line([x, y + sz / 2, x + sz, y + sz / 2], fill=_RIVER, width=3)),
+                                                       fill=D.HIGHLIGHT),
+               "cN: capitol candidate N (set-up)"),
+              (lambda d, x, y, sz: (d.line([x, y + sz / 2, x + sz, y + sz / 2], fill=_RIVER_EDGE,
+                                           width=6),
+                                    d.line([x, y + sz / 2, x + sz, y + sz / 2], fill=_RIVER,
+                                           width=3)),
                "river (on a hex edge)"),
-              (lambda d, x, y, sz: D.disc(d, x + sz / 2, y + sz / 2, sz / 2, D.HIGHLIGHT), "acting Hero"),
+              (lambda d, x, y, sz: D.disc(d, x + sz / 2, y + sz / 2, sz / 2, D.HIGHLIGHT),
+               "acting Hero"),
               (None, "small numbers: cell (spell targets)")]
-    bottom = D.legend(draw, x0, int(map_bottom) + 10, int(map_w), items, columns=3, size=12,
-                      swatch=22)
-    return D.to_array(img, max(bottom, sy) + 10)
+    return items
 
 
 def draw_ring(draw, x, y, size):

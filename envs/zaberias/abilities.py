@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from . import movement as M
 from .board import WATER
+from .combat import finish_removals, kill
 
 SORCERER_EFFECT = {"love": M.LOVE, "dazzle": M.STUN, "shock": M.SHOCK, "glue": M.GLUE}
 #: abilities used through ABILITY x (a target cell)
@@ -200,7 +201,6 @@ def plague(st, uid: int) -> None:
             continue
         if faces[int(st.rng.integers(len(faces)))] == 0:
             victims.append(u)
-    from .combat import finish_removals, kill
     for u in victims:
         kill(st, u, -1)                       # cities withstand the plague
     finish_removals(st)

@@ -35,34 +35,35 @@ grid (C, H, W) followed by a vector. ``rel k`` = the k-th seat after the observe
 """
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 from . import movement as M
 from .board import MINE, PORTAL, SITE, STAR, TREES, VOID, WATER
-from .config import TRIBES
+from .config import PHASES, TRIBES
 
 _TERRAIN_PLANE = {WATER: 1, TREES: 2, PORTAL: 4, MINE: 5, STAR: 6, SITE: 7}
 _STATUS_VALUE = {M.ARMORY: 0.0, M.BOARD: 1 / 3, M.RIDING: 2 / 3, M.HELD: 1.0}
-#: phase -> index (the same order as ``rules.PHASES``, checked there at import)
-PHASE_INDEX = {p: i for i, p in enumerate(("main", "unit", "buy_city", "teleport", "rhino", "ambush",
-                                            "tie", "siphon", "pickup", "tele_move", "over"))}
+#: phase -> index of the phase one-hot
+PHASE_INDEX = {p: i for i, p in enumerate(PHASES)}
 _PH = len(PHASE_INDEX)
 
 
+@functools.lru_cache(maxsize=256)
 def _static_planes(geo) -> np.ndarray:
-    """Terrain planes 0..7 of a geometry (cached on it: geometries are immutable)."""
-    got = getattr(geo, "_obs_static", None)
-    if got is None:
-        got = np.zeros((8, geo.N), np.float32)
-        for cell in range(geo.N):
-            t = geo.terrain[cell]
-            if t == VOID:
-                got[0, cell] = 1.0
-            elif t in _TERRAIN_PLANE:
-                got[_TERRAIN_PLANE[t], cell] = 1.0
-            if geo.on_road[cell]:
-                got[3, cell] = 1.0
-        geo._obs_static = got
+    """Terrain planes 0..7 of a geometry (memoised per geometry: geometries are immutable;
+    read-only)."""
+    got = np.zeros((8, geo.N), np.float32)
+    for cell in range(geo.N):
+        t = geo.terrain[cell]
+        if t == VOID:
+            got[0, cell] = 1.0
+        elif t in _TERRAIN_PLANE:
+            got[_TERRAIN_PLANE[t], cell] = 1.0
+        if geo.on_road[cell]:
+            got[3, cell] = 1.0
+    got.flags.writeable = False
     return got
 
 
@@ -78,8 +79,8 @@ def observation_layout(game) -> list:
     return [("board", (planes_count(game.U), game.H, game.W)), ("vector", (vector_size(game.U),))]
 
 
-class _Tables:
-    """Per-game constant arrays for the vectorised builder (built once per game, cached on it)."""
+class ObservationTables:
+    """Per-variant constant arrays for the vectorised builder (built once: ``game.observation_tables``)."""
 
     def __init__(self, g):
         U, n = g.U, g.num_seats
@@ -111,27 +112,17 @@ class _Tables:
 
     def template(self, geo) -> np.ndarray:
         """A zero observation with the terrain planes of ``geo`` filled in."""
-        got = self.templates.get(id(geo))
+        got = self.templates.get(geo)   # geometries compare by identity
         if got is None:
-            got = np.zeros(self.size, np.float32)
+            got = self.templates[geo] = np.zeros(self.size, np.float32)
             got[:8 * geo.N] = _static_planes(geo).ravel()
-            self.templates[id(geo)] = (geo, got)     # keep geo alive: ids stay unique
-        else:
-            got = got[1]
         return got
-
-
-def _tables(g) -> _Tables:
-    got = g.__dict__.get("_obs_tables")
-    if got is None:
-        got = g._obs_tables = _Tables(g)
-    return got
 
 
 def build_observation(st, seat: int) -> np.ndarray:
     """The observation of ``seat`` (vectorised over all units; tables above)."""
     g = st.game
-    T = _tables(g)
+    T = g.observation_tables
     U, N, n, C = g.U, g.N, g.num_seats, T.C
     geo = st.geo
     obs = T.template(geo).copy()

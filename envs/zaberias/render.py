@@ -6,7 +6,6 @@ import math
 import numpy as np
 
 from ..core import draw as D
-
 from . import movement as M
 from .actions import cell_name
 from .board import GRASS, MINE, PORTAL, SITE, STAR, TERRAIN_GLYPH, TREES, VOID, WATER

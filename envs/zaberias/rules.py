@@ -16,11 +16,9 @@ from . import abilities as AB
 from . import combat as CB
 from . import movement as M
 from .actions import cell_name
-from .observe import PHASE_INDEX, build_observation
+from .observe import build_observation
+from .render import render_rgb, render_text
 
-PHASES = ("main", "unit", "buy_city", "teleport", "rhino", "ambush", "tie", "siphon", "pickup",
-          "tele_move", "over")
-assert tuple(PHASE_INDEX) == PHASES, "observe.PHASE_INDEX must list the phases in order"
 CITY_WORTH = (0, 1, 3, 6)   # material of a city for the ranking at the round cap (designed)
 
 
@@ -584,9 +582,7 @@ class ZaberiasState(State):
         return f"a {kind!r} action is not available in phase {self.phase!r} here"
 
     def render_text(self, observer: int | None = None, color: bool = False) -> str:
-        from .render import render_text
         return render_text(self, observer, color)
 
     def render_rgb(self, observer: int | None = None):
-        from .render import render_rgb
         return render_rgb(self, observer)

@@ -5,7 +5,6 @@ from __future__ import annotations
 import numpy as np
 
 from ..core import draw as D
-
 from .actions import rel_name
 from .config import ABILITIES, MEND, RAMPAGE
 

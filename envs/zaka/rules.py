@@ -18,6 +18,8 @@ import numpy as np
 
 from ..core.game import State, owned_copy, rank_returns
 from .config import DISARM, DRAIN, MEND, RAMPAGE, REAP, SNATCH
+from .observe import build_observation
+from .render import action_to_str, render_rgb, render_text
 
 PHASES = ("deploy", "play", "ability", "over")
 _SURVIVOR = 1_000_000  # ranking score of an army still standing at the end
@@ -202,10 +204,7 @@ class ZakaState(State):
 
     def strength(self, monster: list[int]) -> int:
         """Swords of the monster's ability plus its weapon's (mend: the hearts it restores)."""
-        g = self.game
-        if g.ability[monster[0]] == MEND:
-            return g.swords[monster[0]]
-        return g.swords[monster[0]] + self.weapon_swords(monster)
+        return self.game.strength(monster[0], monster[2])
 
     def damage_against(self, monster: list[int], target: list[int]) -> int:
         """Damage ``monster``'s ability deals to ``target`` (weapon type bonus included)."""
@@ -220,14 +219,13 @@ class ZakaState(State):
 
     def enemies(self, seat: int) -> list[int]:
         """Armies ``seat`` may damage: not friendly, not out, with monsters."""
-        g = self.game
-        return [t for t in range(g.num_seats)
-                if not self.out[t] and self.fields[t] and not g.friendly(seat, t)]
+        out, fields = self.out, self.fields
+        return [t for t in self.game.foes[seat] if not out[t] and fields[t]]
 
     def _can_play_card(self) -> bool:
         g, s = self.game, self.cur
         hand, field = self.hands[s], self.fields[s]
-        if len(field) < g.field_cap and any(hand[d] for d in g.monster_designs):
+        if len(field) < g.field_cap and any(hand[:g.num_monster_designs]):   # monsters come first
             return True
         if self.phase == "play":
             for w in g.weapon_designs:
@@ -242,16 +240,17 @@ class ZakaState(State):
         return self._mask
 
     def _compute_mask(self) -> np.ndarray:
+        # built in a bytearray (item writes on it are several times cheaper than on an ndarray)
         g, L = self.game, self.game.layout
-        mask = np.zeros(g.num_actions, np.int8)
+        mask = bytearray(g.num_actions)
         if self.phase == "over":
-            return mask
+            return np.frombuffer(mask, np.int8)
         s = self.cur
         hand, field = self.hands[s], self.fields[s]
         if self.phase in ("deploy", "play"):
             if len(field) < g.field_cap:
-                for d in g.monster_designs:
-                    if hand[d]:
+                for d, count in enumerate(hand[:g.num_monster_designs]):   # monster designs first
+                    if count:
                         mask[L.monster(d)] = 1
             if self.phase == "play":
                 dm = g.num_monster_designs
@@ -263,11 +262,11 @@ class ZakaState(State):
                                 mask[L.weapon(w - dm, slot)] = 1
             if self.phase == "play" or self.played > 0:
                 mask[L.end_play] = 1
-            return mask
+            return np.frombuffer(mask, np.int8)
         # ability: one active monster's ability on one legal target (REGULAR TURNS, step 2)
         n = g.num_seats
         enemies = self.enemies(s)
-        friends = [t for t in range(n) if g.friendly(s, t) and self.fields[t]]
+        friends = [t for t in g.friends[s] if self.fields[t]]
         for u, m in enumerate(field):
             kind = g.ability[m[0]]
             if kind == RAMPAGE:
@@ -282,8 +281,9 @@ class ZakaState(State):
             else:
                 for t in enemies:
                     base = L.use_on_monster(u, (t - s) % n, 0)
-                    mask[base:base + len(self.fields[t])] = 1
-        return mask
+                    k = len(self.fields[t])
+                    mask[base:base + k] = b"\x01" * k
+        return np.frombuffer(mask, np.int8)
 
     def _can_use_ability(self) -> bool:
         """Whether some active monster of the army to move has a legal target (menders with no
@@ -555,18 +555,14 @@ class ZakaState(State):
 
     # ------------------------------------------------------------------ views ---------------
     def _observation(self, seat: int) -> np.ndarray:
-        from .observe import build_observation
         return build_observation(self, seat)
 
     def action_to_str(self, action: int) -> str:
-        from .render import action_to_str
         return action_to_str(self, action)
 
     def render_text(self, observer: int | None = None, color: bool = False) -> str:
-        from .render import render_text
         return render_text(self, observer, color)
 
     def render_rgb(self, observer: int | None = None):
-        from .render import render_rgb
         return render_rgb(self, observer)
 

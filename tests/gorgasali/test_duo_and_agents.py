@@ -7,6 +7,7 @@ from tabletop_arena.agents.base import RandomAgent
 from tabletop_arena.agents.gorgasali import HeuristicAgent, plan_walks
 from tabletop_arena.envs.gorgasali import actions as A
 from tabletop_arena.envs.gorgasali import make_game, raw_env
+from tabletop_arena.train.play import play
 from tests.gorgasali import card_id, give, legal, make_state, sq
 
 W0 = A.WEAPON_POS[0]
@@ -106,14 +107,8 @@ def test_heuristic_beats_random():
             h = k % n
             agents = [HeuristicAgent(g, seed=k) if s == h else RandomAgent(seed=100 + s + 10 * k)
                       for s in range(n)]
-            st = g.new_initial_state(np.random.default_rng(k))
-            rng = np.random.default_rng(k)
-            while not st.is_terminal():
-                s = st.current_player
-                obs = {"observation": None, "action_mask": st.legal_actions_mask()}
-                st.apply(agents[s].act(obs, st.determinize(s, rng)))
-            r = st.returns()
-            wins += r[h] == r.max()
+            r = play(g, agents, k, max_steps=None, det_rng=np.random.default_rng(k)).returns
+            wins += r[h] == max(r)
         assert wins >= games - 1, (n, wins)
 
 

@@ -8,8 +8,7 @@ import pytest
 from tabletop_arena.envs.core.game import ConfigError, IllegalActionError
 from tabletop_arena.envs.gorgasali import actions as A
 from tabletop_arena.envs.gorgasali import make_game
-from tabletop_arena.envs.gorgasali.board import (FOREST, MOUNTAIN, NB, WATER, can_finish, may_end, to_bits,
-                                  walk_steps)
+from tabletop_arena.envs.gorgasali.board import FOREST, MOUNTAIN, NB, WATER, can_finish, may_end, to_bits, walk_steps
 from tests.gorgasali import Dice, all_walks, card_id, give, legal, make_state, sq, walk
 
 
@@ -50,7 +49,10 @@ def test_characters_chosen_by_the_agents():
         make_game(num_players=2, characters=["Medea", "Medea"])
 
 
-def _rolled(pos, dice, others=(sq(0, 0),), **kw):
+CORNER = sq(0, 0)
+
+
+def _rolled(pos, dice, others=(CORNER,), **kw):
     """Seat 0 (Armazi) at ``pos`` has rolled ``dice`` (scripted) and is about to walk."""
     chars = ["Armazi", "Ebue", "Varas", "Medea"][:1 + len(others)]
     st = make_state(chars, [pos, *others], phase="start", **kw)

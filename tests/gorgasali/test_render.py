@@ -33,7 +33,7 @@ def test_rgb_array_through_a_duo_game_and_ansi():
     env = envs.make("gorgasali_v0", num_players=4, mode="duo", render_mode="rgb_array")
     env.reset(seed=5)
     rng = np.random.default_rng(5)
-    for k, agent in enumerate(env.agent_iter()):
+    for k, _agent in enumerate(env.agent_iter()):
         obs, _, term, trunc, _ = env.last()
         if term or trunc:
             env.step(None)

@@ -8,6 +8,7 @@ import numpy as np
 
 from tabletop_arena.envs.peacekeepers import actions as A
 from tabletop_arena.envs.peacekeepers.board import BROWN, EMPTY, GREEN, PURPLE
+
 from .helpers import cell, make_state
 
 TOP_FULL_BUT_ONE = "\n".join(["GGGGGGGGGG"] * 4 + ["GGGGGGGGG."])

@@ -15,8 +15,17 @@ import numpy as np
 import pytest
 
 from tabletop_arena import envs
-from tabletop_arena.envs.peacekeepers.board import (BLACK, COMPAT, EMPTY, ERUPTED, MOUNTAIN, NEIGHBOURS, PLACEABLE,
-                                     YELLOW)
+from tabletop_arena.envs.peacekeepers.board import (
+    BLACK,
+    COMPAT,
+    EMPTY,
+    ERUPTED,
+    MOUNTAIN,
+    NEIGHBOURS,
+    PLACEABLE,
+    YELLOW,
+)
+from tests.random_play import play_checking
 
 VARIANTS = envs.variants("peacekeepers_v0")
 
@@ -28,13 +37,9 @@ def all_cubes(st) -> list[int]:
 
 
 def play(game, seed, check):
-    rng = np.random.default_rng(seed)
-    st = game.new_initial_state(np.random.default_rng(seed))
-    check(st)
-    while not st.is_terminal():
-        legal = st.legal_actions()
-        st.apply(legal[rng.integers(len(legal))])
-        check(st)
+    """A random game from ``seed`` (actions seeded alike), ``check(st)`` asserting at every state."""
+    st = game.new_initial_state(seed)
+    play_checking(st, np.random.default_rng(seed), lambda s: check(s) or [], f"seed {seed}")
     return st
 
 
@@ -225,7 +230,7 @@ def _reference_observation(st, seat):
         v[80 + rel] = st.peaks[s] / 30
     v[44] = len(st.reserves[seat])
     v[45], v[46] = len(st.bag) / 100, len(st.discard) / 100
-    from tabletop_arena.envs.peacekeepers.rules import PHASES
+    from tabletop_arena.envs.peacekeepers.config import PHASES
     v[51 + PHASES.index(st.phase)] = 1.0
     v[60] = st.ranges[0] / 6 if st.ranges else 0.0
     v[73], v[74] = st.end_phase == "zone", st.end_phase == "stuck"

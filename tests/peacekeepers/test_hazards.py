@@ -9,8 +9,19 @@ import numpy as np
 import pytest
 
 from tabletop_arena.envs.peacekeepers import actions as A
-from tabletop_arena.envs.peacekeepers.board import (BLACK, BROWN, EMPTY, ERUPTED, GRAY, GREEN, MOUNTAIN, PURPLE,
-                                     RED, WHITE)
+from tabletop_arena.envs.peacekeepers.board import (
+    BLACK,
+    BROWN,
+    EMPTY,
+    ERUPTED,
+    GRAY,
+    GREEN,
+    MOUNTAIN,
+    PURPLE,
+    RED,
+    WHITE,
+)
+
 from .helpers import all_cubes_accounted, cell, make_state
 
 

@@ -7,6 +7,7 @@ import pytest
 from tabletop_arena import envs
 from tabletop_arena.envs.peacekeepers import actions as A
 from tabletop_arena.envs.peacekeepers.board import BROWN, GREEN, RED, YELLOW
+
 from .helpers import cell, make_state
 
 

@@ -6,6 +6,7 @@ import pytest
 
 from tabletop_arena.envs.peacekeepers import actions as A
 from tabletop_arena.envs.peacekeepers.board import BLACK, BLUE, BROWN, CELLS, GREEN, RED, SIZE, WHITE
+
 from .helpers import cell, make_state
 
 # The rulebook's Cubes table, "Allowed Next To" columns Red Orange Yellow Green Blue Purple,

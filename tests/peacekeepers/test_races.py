@@ -9,6 +9,7 @@ import pytest
 
 from tabletop_arena.envs.peacekeepers import actions as A
 from tabletop_arena.envs.peacekeepers.board import BLUE, EMPTY, GREEN, ORANGE, RED, YELLOW
+
 from .helpers import all_cubes_accounted, cell, faces_in_hand, make_state
 
 

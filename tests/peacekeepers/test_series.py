@@ -6,6 +6,7 @@ import pytest
 
 from tabletop_arena import envs
 from tabletop_arena.envs.peacekeepers.series import Series, play_series
+
 from .helpers import make_state
 
 

@@ -10,6 +10,7 @@ import pytest
 from tabletop_arena import envs
 from tabletop_arena.envs.peacekeepers import actions as A
 from tabletop_arena.envs.peacekeepers.board import BROWN, CELLS, EMPTY, GRAY, LETTERS, MOUNTAIN, SIZE, WHITE
+
 from .helpers import make_state
 
 # The rulebook's Cubes table ("Number of Sides" column), written out here on purpose
@@ -317,9 +318,13 @@ def test_beginner_rerolls():
 def test_mountain_euler_test_matches_flooding_on_crowded_boards():
     """Setup (isolation rule): the Euler-number shortcut agrees with flooding on crowded boards
     (up to 14 ranges, far more than a game places), with incrementally kept mountain labels."""
-    from tabletop_arena.envs.peacekeepers.board import (MOUNTAIN_CANDIDATES, add_mountains,
-                                         mountain_placements, mountain_placements_by_flooding,
-                                         obstacle_labels)
+    from tabletop_arena.envs.peacekeepers.board import (
+        MOUNTAIN_CANDIDATES,
+        add_mountains,
+        mountain_placements,
+        mountain_placements_by_flooding,
+        obstacle_labels,
+    )
     rng = np.random.default_rng(3)
     for _ in range(150):
         board = np.full(CELLS, EMPTY, np.int8)

@@ -8,9 +8,20 @@ import pytest
 
 from tabletop_arena import envs
 from tabletop_arena.envs.peacekeepers import actions as A
-from tabletop_arena.envs.peacekeepers.board import (BLACK, BROWN, COMPAT, EMPTY, GRAY, GREEN, NEIGHBOURS, RED,
-                                     WHITE, YELLOW)
+from tabletop_arena.envs.peacekeepers.board import (
+    BLACK,
+    BROWN,
+    COMPAT,
+    EMPTY,
+    GRAY,
+    GREEN,
+    NEIGHBOURS,
+    RED,
+    WHITE,
+    YELLOW,
+)
 from tabletop_arena.envs.peacekeepers.puzzle import field_cells, generate
+
 from .helpers import cell, make_state
 
 # --------------------------------------------------------------------------------- solo -----

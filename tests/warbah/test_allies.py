@@ -1,14 +1,27 @@
-"""Scenario tests for Warbah alliances (block B, option ``allies=True``; rulebook ALLIES)."""
+"""Scenario tests for Warbah alliances (option ``allies=True``; rulebook ALLIES)."""
 from __future__ import annotations
+
+from dataclasses import replace
 
 import numpy as np
 import pytest
 
 from tabletop_arena import envs
 from tabletop_arena.envs.core.game import ConfigError, restore
-from tabletop_arena.envs.warbah import make_game
-from tabletop_arena.envs.warbah.config import (ALLY_ACCEPT, ALLY_BREAK0, ALLY_DECLINE, ALLY_GOLD0,
-                                ALLY_PROPOSE0, CAPITOL_AUTO, DONE, GIVE0, TARGET0, TERRAINS)
+from tabletop_arena.envs.warbah import battle_flow, espionage, heroes, make_game
+from tabletop_arena.envs.warbah.actions import (
+    ALLY_ACCEPT,
+    ALLY_BREAK0,
+    ALLY_DECLINE,
+    ALLY_GOLD0,
+    ALLY_PROPOSE0,
+    CAPITOL_AUTO,
+    DONE,
+    GIVE0,
+    TARGET0,
+)
+from tabletop_arena.envs.warbah.config import TERRAINS
+from tabletop_arena.envs.warbah.heroes import Item
 
 
 def diplomacy_state(n=3, seed=0):
@@ -41,7 +54,7 @@ def test_form_alliance_by_offer_and_acceptance():
     assert st.phase == "ally_answer" and st.current_player == other
     assert st.observation(other)[-1] is not None
     st.apply(ALLY_ACCEPT)
-    assert st.allied[me, other] and st.allied[other, me]
+    assert st.diplomacy.allied[me, other] and st.diplomacy.allied[other, me]
     assert st.current_player == me and not st.legal_actions_mask()[ALLY_PROPOSE0]
     gold = st.gold.copy()
     st.gold[me] = 3
@@ -49,7 +62,7 @@ def test_form_alliance_by_offer_and_acceptance():
     st.apply(ALLY_GOLD0)  # allies may trade gold
     assert st.gold[me] == 2 and st.gold[other] == gold[other] + 1
     st.apply(ALLY_BREAK0)  # ... or declare the alliance over
-    assert not st.allied[me, other]
+    assert not st.diplomacy.allied[me, other]
 
 
 def test_declined_offer_and_one_offer_per_turn():
@@ -58,7 +71,7 @@ def test_declined_offer_and_one_offer_per_turn():
     me = st.current_player
     st.apply(ALLY_PROPOSE0)
     st.apply(ALLY_DECLINE)
-    assert not st.allied.any() and st.current_player == me
+    assert not st.diplomacy.allied.any() and st.current_player == me
     assert not st.legal_actions_mask()[ALLY_PROPOSE0]
 
 
@@ -66,31 +79,29 @@ def test_attacking_an_ally_ends_the_alliance():
     """ALLIES: an alliance ends as soon as one ally attacks the other."""
     g, st = diplomacy_state()
     a, b = st.heroes[0], st.heroes[1]
-    st.allied[0, 1] = st.allied[1, 0] = True
-    cell = int(next(x for x in st.nb[a["cell"]] if x >= 0 and st.land[x]))
+    st.diplomacy.allied[0, 1] = st.diplomacy.allied[1, 0] = True
+    cell = int(next(x for x in st.neighbours[a.cell] if x >= 0 and st.land[x]))
     st.explored[cell], st.terrain[cell], st.settle[cell], st.encounter[cell] = True, 0, -1, 0
-    b["cell"] = cell
-    from tabletop_arena.envs.warbah import block_b as BB
-    BB.on_attack(st, 0, cell)
-    assert not st.allied[0, 1]
+    b.cell = cell
+    battle_flow.on_attack(st, 0, cell)
+    assert not st.diplomacy.allied[0, 1]
 
 
 def test_allied_heroes_exchange_troops_and_no_spying_on_allies():
     """ALLIES: allies may trade troops (adjacent Heroes); allies are not espionage targets."""
     g, st = diplomacy_state()
     a, b = st.heroes[0], st.heroes[1]
-    st.allied[0, 1] = st.allied[1, 0] = True
-    cell = int(next(x for x in st.nb[a["cell"]] if x >= 0 and st.land[x]))
+    st.diplomacy.allied[0, 1] = st.diplomacy.allied[1, 0] = True
+    cell = int(next(x for x in st.neighbours[a.cell] if x >= 0 and st.land[x]))
     st.explored[cell], st.terrain[cell], st.settle[cell], st.encounter[cell] = (
         True, TERRAINS.index("clear"), -1, 0)
-    b["cell"], a["mp"], a["scout"], a["abil"] = cell, 3, 0, []
-    st.phase, st.queue, st.qi, st._cp, st._mask = "move", [(0, 0)], 0, 0, None
-    d = [int(x) for x in st.nb[a["cell"]]].index(cell)
+    b.cell, a.mp, a.scout_moves, a.abilities = cell, 3, 0, []
+    st.phase, st.queue, st.queue_pos, st.to_act, st._mask = "move", [(0, 0)], 0, 0, None
+    d = [int(x) for x in st.neighbours[a.cell]].index(cell)
     assert st.legal_actions_mask()[GIVE0 + 4 * d]
-    st.contact[0, 1] = st.contact[1, 0] = True
-    from tabletop_arena.envs.warbah import espionage as ESP
-    st.esp = {"seat": 0, "stage": "delay"}
-    assert ESP.targets(st) == []
+    st.espionage.contact[0, 1] = st.espionage.contact[1, 0] = True
+    st.espionage.mission = espionage.SpyMission(0, 0, stage="delay")
+    assert espionage.targets(st) == []
     _ = TARGET0
 
 
@@ -129,43 +140,44 @@ def test_allies_pettingzoo_api():
 def test_allies_trade_settlements_and_heroes():
     """ALLIES: allies may trade settlements and Heroes (designed: the acting Hero cedes the
     settlement he stands on, or goes over to the ally with his army and items)."""
-    from tabletop_arena.envs.warbah.config import CEDE0, HERO_TO0, SETTLEMENTS
+    from tabletop_arena.envs.warbah.actions import CEDE0, HERO_TO0
+    from tabletop_arena.envs.warbah.config import SETTLEMENTS
     g, st = diplomacy_state()
-    st.allied[0, 1] = st.allied[1, 0] = True
+    st.diplomacy.allied[0, 1] = st.diplomacy.allied[1, 0] = True
     a = st.heroes[0]
-    c = int(next(x for x in st.nb[a["cell"]] if x >= 0 and st.land[x] and st.hero_at(x) < 0))
+    c = int(next(x for x in st.neighbours[a.cell] if x >= 0 and st.land[x] and heroes.hero_at(st, x) < 0))
     st.explored[c], st.terrain[c] = True, TERRAINS.index("settlement")
     st.settle[c], st.owner[c], st.encounter[c] = SETTLEMENTS.index("town"), 0, 0
-    a["cell"], a["mp"], a["scout"] = c, 3, 0
-    extra = dict(a, troops=a["troops"].copy(), abil=[], cell=st.capitol[0], id=9)
+    a.cell, a.mp, a.scout_moves = c, 3, 0
+    extra = replace(a.clone(), troops=a.troops.copy(), abilities=[], cell=st.capitol[0], id=9)
     st.heroes.append(extra)
-    st.phase, st.queue, st.qi, st._cp, st._mask = "move", [(0, 0), (0, 3)], 0, 0, None
+    st.phase, st.queue, st.queue_pos, st.to_act, st._mask = "move", [(0, 0), (0, 3)], 0, 0, None
     mask = st.legal_actions_mask()
     assert mask[CEDE0] and mask[HERO_TO0] and not mask[CEDE0 + 1]  # only toward the ally
     st.apply(CEDE0)
     assert st.owner[c] == 1
     st.apply(HERO_TO0)
-    assert a["seat"] == 1 and st.queue[st.qi] == (0, 3)
+    assert a.seat == 1 and st.queue[st.queue_pos] == (0, 3)
 
 
 def test_allies_trade_magic_items():
     """ALLIES: allies may trade magic items: an acting Hero hands an item (and the ability it
     grants) to an adjacent allied Hero; not to a Hero of a player he is not allied with."""
-    from tabletop_arena.envs.warbah.config import GIVE_ITEM0
+    from tabletop_arena.envs.warbah.actions import GIVE_ITEM0
     g, st = diplomacy_state()
     a, b = st.heroes[0], st.heroes[1]
-    cell = int(next(x for x in st.nb[a["cell"]] if x >= 0 and st.land[x]))
+    cell = int(next(x for x in st.neighbours[a.cell] if x >= 0 and st.land[x]))
     st.explored[cell], st.terrain[cell], st.settle[cell], st.encounter[cell] = (
         True, TERRAINS.index("clear"), -1, 0)
-    b["cell"], a["mp"], a["scout"], a["abil"], b["abil"] = cell, 3, 0, [], []
-    a["items"] = [{"kind": "ability", "k": ("defense", 0), "used": -1}]
-    a["abil"].append(("defense", 0))
-    st.phase, st.queue, st.qi, st._cp, st._mask = "move", [(0, 0)], 0, 0, None
-    d = [int(x) for x in st.nb[a["cell"]]].index(cell)
+    b.cell, a.mp, a.scout_moves, a.abilities, b.abilities = cell, 3, 0, [], []
+    a.items = [Item("ability", ability=("defense", 0))]
+    a.abilities.append(("defense", 0))
+    st.phase, st.queue, st.queue_pos, st.to_act, st._mask = "move", [(0, 0)], 0, 0, None
+    d = [int(x) for x in st.neighbours[a.cell]].index(cell)
     assert not st.legal_actions_mask()[GIVE_ITEM0 + d]  # not allied yet
-    st.allied[0, 1] = st.allied[1, 0] = True
+    st.diplomacy.allied[0, 1] = st.diplomacy.allied[1, 0] = True
     st._mask = None
     assert st.legal_actions_mask()[GIVE_ITEM0 + d]
     st.apply(GIVE_ITEM0 + d)
-    assert not a["items"] and b["items"][0]["k"] == ("defense", 0)
-    assert st.abil(a, "defense") == 0 and st.abil(b, "defense") == 1
+    assert not a.items and b.items[0].ability == ("defense", 0)
+    assert heroes.ability(st, a, "defense") == 0 and heroes.ability(st, b, "defense") == 1

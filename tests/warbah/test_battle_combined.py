@@ -6,15 +6,24 @@ import numpy as np
 import pytest
 
 from tabletop_arena.envs.core.game import IllegalActionError
-from tabletop_arena.envs.warbah import combat_flow as CF
-from tabletop_arena.envs.warbah import make_game
-from tabletop_arena.envs.warbah.config import (BATTLE_ACCEPT, BATTLE_DECLINE, BATTLE_JOIN0, BATTLE_START,
-                                CALL_OFF, CAPITOL_AUTO, CASUALTY0, LOSS_SP0, TERRAINS)
+from tabletop_arena.envs.warbah import battle, battle_flow, make_game
+from tabletop_arena.envs.warbah.actions import (
+    BATTLE_ACCEPT,
+    BATTLE_DECLINE,
+    BATTLE_JOIN0,
+    BATTLE_START,
+    CALL_OFF,
+    CAPITOL_AUTO,
+    CASUALTY0,
+    LOSS_SP0,
+)
+from tabletop_arena.envs.warbah.battle import Battle
+from tabletop_arena.envs.warbah.config import TERRAINS
+from tabletop_arena.envs.warbah.heroes import Hero
 
 
 def _hero(seat, cell, troops, abil=()):
-    return {"seat": seat, "cell": cell, "troops": np.array(troops, np.int64), "xp": 0,
-            "abil": list(abil), "alive": True, "mp": 0, "attacks": 1, "lost": 0, "id": 9}
+    return Hero(seat, cell, np.array(troops, np.int64), 9, list(abil), attacks_left=1)
 
 
 def arena(n=2, allies=False, rules=None, seed=0):
@@ -24,23 +33,23 @@ def arena(n=2, allies=False, rules=None, seed=0):
     st = g.new_initial_state(np.random.default_rng(seed))
     for _ in range(n):
         st.apply(CAPITOL_AUTO)
-    t = next(c for c in range(g.n_cells) if all(m >= 0 for m in st.nbl[c]))
-    ring = list(st.nbl[t])
+    t = next(c for c in range(g.n_cells) if all(m >= 0 for m in st.neighbours[c]))
+    ring = list(st.neighbours[t])
     for c in [t] + ring:
         st.land[c], st.explored[c] = True, True
         st.terrain[c], st.settle[c] = TERRAINS.index("clear"), -1
         st.encounter[c], st.owner[c], st.garrison[c] = 0, -1, 0
-        st.ships[c], st.fleet_owner[c] = 0, -1
+        st.fleets.ships[c], st.fleets.owner[c] = 0, -1
     st.rivers.clear()
     st.capitol[:] = -1  # no elimination side effects in these positions
     st.heroes = [_hero(0, ring[0], [3, 0, 0, 0])]
-    st.phase, st.queue, st.qi = "battle", [(0, 0)], 0
+    st.phase, st.queue, st.queue_pos = "battle", [(0, 0)], 0
     st._mask = None
     return g, st, t, ring
 
 
 def _dir(st, cell, to):
-    return st.nbl[cell].index(to)
+    return st.neighbours[cell].index(to)
 
 
 def _piece(g, obs, name):
@@ -62,7 +71,7 @@ def test_battle_phase_combined_attack_declare_join_start():
     st.heroes.append(_hero(0, ring[2], [4, 0, 0, 0]))       # a friend next to the target
     st.heroes.append(_hero(0, ring[4], [2, 0, 0, 0]))       # another friend
     lead = st.heroes[0]
-    d = _dir(st, lead["cell"], t)
+    d = _dir(st, lead.cell, t)
     assert st.legal_actions_mask()[d]
     st.apply(d)
     assert st.phase == "join" and st.current_player == 0 and st.battle is None
@@ -72,16 +81,16 @@ def test_battle_phase_combined_attack_declare_join_start():
     before = st.clone()
     with pytest.raises(IllegalActionError):
         st.apply(BATTLE_JOIN0 + 1)  # nobody there
-    assert st.join == before.join and st.phase == "join"
+    assert st.declared_attack == before.declared_attack and st.phase == "join"
     st.apply(BATTLE_JOIN0 + 2)
-    assert st.join["members"] == [2]
+    assert st.declared_attack.members == [2]
     assert not st.legal_actions_mask()[BATTLE_JOIN0 + 2]  # already in
     st.apply(BATTLE_START)
-    assert st.join is None
-    assert st.heroes[2]["attacks"] == 0 and st.heroes[3]["attacks"] == 1
+    assert st.declared_attack is None
+    assert st.heroes[2].attacks_left == 0 and st.heroes[3].attacks_left == 1
     b = st.battle
     if b is not None:  # still running (casualty choice or call-off)
-        assert [m["hero"] for m in b["members"]] == [2]
+        assert [m.hero for m in b.members] == [2]
 
 
 def test_battle_phase_lone_attack_starts_at_once():
@@ -91,14 +100,14 @@ def test_battle_phase_lone_attack_starts_at_once():
     g, st, t, ring = arena()
     st.heroes.append(_hero(1, t, [5, 0, 0, 0]))
     tired = _hero(0, ring[2], [4, 0, 0, 0])
-    tired["attacks"] = 0
+    tired.attacks_left = 0
     delayed = _hero(0, ring[3], [4, 0, 0, 0])
-    delayed["delayed"] = st.turn
-    far = next(m for m in st.nbl[ring[4]] if m >= 0 and m != t and m not in ring)
+    delayed.delayed_turn = st.turn
+    far = next(m for m in st.neighbours[ring[4]] if m >= 0 and m != t and m not in ring)
     st.land[far], st.explored[far] = True, True
     st.heroes += [tired, delayed, _hero(0, far, [4, 0, 0, 0])]
-    st.apply(_dir(st, st.heroes[0]["cell"], t))
-    assert st.phase != "join" and st.join is None
+    st.apply(_dir(st, st.heroes[0].cell, t))
+    assert st.phase != "join" and st.declared_attack is None
 
 
 def test_battle_combined_force_attacks_together_walls_negate_once_per_round():
@@ -110,20 +119,20 @@ def test_battle_combined_force_attacks_together_walls_negate_once_per_round():
     st.terrain[t] = TERRAINS.index("hills")  # 2 wall ranks
     st.encounter[t] = 6  # a monster that never kills
     lead = st.heroes[0]
-    lead["troops"][:] = 0
-    lead["abil"] = [("leadership", 4)] * 10  # the lead Hero always hits (1 kill per round)
+    lead.troops[:] = 0
+    lead.abilities = [("leadership", 4)] * 10  # the lead Hero always hits (1 kill per round)
     friend = _hero(0, ring[3], [0, 5, 0, 0], [("leadership", 1)] * 10 + [("leadership", 4)] * 10)
     # the friend: 5 sure archer kills and 1 sure kill by his Hero
     st.heroes.append(friend)
-    st.apply(_dir(st, lead["cell"], t))
+    st.apply(_dir(st, lead.cell, t))
     st.apply(BATTLE_JOIN0 + 3)
     st.apply(BATTLE_START)
     assert st.phase == "call_off" and st.current_player == 0  # the lead's player decides
     b = st.battle
-    assert b["sides"][1]["monster"][2] == 100 - (7 - 2)  # 7 kills, 2 negated by the walls
+    assert b.sides[1].monster[2] == 100 - (7 - 2)  # 7 kills, 2 negated by the walls
     st.apply(CALL_OFF)
-    assert st.battle is None and lead["alive"] and friend["alive"]
-    assert friend["troops"].tolist() == [0, 5, 0, 0] and friend["attacks"] == 0
+    assert st.battle is None and lead.alive and friend.alive
+    assert friend.troops.tolist() == [0, 5, 0, 0] and friend.attacks_left == 0
     assert st.encounter[t] == 6  # not defeated: it remains
 
 
@@ -134,20 +143,20 @@ def test_battle_combined_kills_shared_in_turn_heroes_fall_last():
     st.heroes.append(_hero(1, t, [5, 0, 0, 0]))
     st.heroes.append(_hero(0, ring[2], [5, 0, 0, 0]))
     st.heroes.append(_hero(0, ring[4], [1, 0, 0, 0]))
-    st.heroes[0]["troops"][:] = [2, 0, 0, 0]
+    st.heroes[0].troops[:] = [2, 0, 0, 0]
     st.battle = None
-    st.join = None
-    b = {"sides": [CF._side(st, 0), CF._neutral([9, 0, 0, 0, 0])],
-         "members": [CF._side(st, 2), CF._side(st, 3)], "mk": [0, 0], "cm": -1, "rr": 0}
-    k0, mk = CF._share(st, b, 7, 0)
+    st.declared_attack = None
+    b = Battle([battle.hero_army(st, 0), battle.neutral_army([9, 0, 0, 0, 0])], "hero", t,
+               members=[battle.hero_army(st, 2), battle.hero_army(st, 3)], member_kills=[0, 0])
+    k0, mk = battle_flow._share(st, b, 7, 0)
     assert (k0, mk) == (2, [4, 1])  # lead, friend, other, lead, friend, friend, friend
-    b["sides"][0]["counts"][0] = 0
-    b["members"][0]["counts"][0] = 0
-    b["members"][1]["counts"][0] = 0
-    b["rr"] = 0
-    k0, mk = CF._share(st, b, 2, 0)
+    b.sides[0].counts[0] = 0
+    b.members[0].counts[0] = 0
+    b.members[1].counts[0] = 0
+    b.next_share = 0
+    k0, mk = battle_flow._share(st, b, 2, 0)
     assert (k0, mk) == (0, [1, 1])  # only Heroes left: the joiners' first
-    k0, mk = CF._share(st, b, 3, 0)
+    k0, mk = battle_flow._share(st, b, 3, 0)
     assert k0 == 1  # the lead's Hero takes what the joiners' Heroes could not
 
 
@@ -157,30 +166,30 @@ def test_battle_combined_joiner_chooses_own_casualties():
     g, st, t, ring = arena()
     st.heroes.append(_hero(1, t, [40, 0, 0, 0], [("leadership", 0)] * 10))  # all hits
     st.heroes.append(_hero(0, ring[2], [3, 3, 0, 0]))
-    st.heroes[0]["troops"][:] = [0, 0, 0, 0]
-    st.apply(_dir(st, st.heroes[0]["cell"], t))
+    st.heroes[0].troops[:] = [0, 0, 0, 0]
+    st.apply(_dir(st, st.heroes[0].cell, t))
     st.apply(BATTLE_JOIN0 + 2)
     st.apply(BATTLE_START)
     seen = False
     while st.battle is not None and st.phase == "casualty":
         b = st.battle
-        if b["cm"] >= 0:
+        if b.member_choosing >= 0:
             seen = True
             mask = st.legal_actions_mask()
-            side = b["members"][b["cm"]]
+            side = b.members[b.member_choosing]
             for x in range(4):
-                assert mask[CASUALTY0 + x] == (side["counts"][x] > 0)
+                assert mask[CASUALTY0 + x] == (side.counts[x] > 0)
             vb = _piece(g, st.observation(0), "vector_b")
             assert vb[75] == 1 and vb[66] == vb[67] == 0
-            assert np.allclose(vb[70:74] * 40, side["counts"][:4]) and vb[74] == 0.25
+            assert np.allclose(vb[70:74] * 40, side.counts[:4]) and vb[74] == 0.25
             assert _piece(g, st.observation(1), "vector_b")[75] == 0
             st.apply(CASUALTY0 + 1)  # archers first
         else:
             st.apply(int(np.flatnonzero(st.legal_actions_mask())[0]))
     assert seen
-    assert not st.heroes[2]["alive"] and not st.heroes[0]["alive"]  # 40 sure kills
+    assert not st.heroes[2].alive and not st.heroes[0].alive  # 40 sure kills
     foe = st.heroes[1]  # one XP per enemy Hero killed (2 XP become an ability in recovery)
-    assert foe["xp"] + 2 * (len(foe["abil"]) - 10) == 2
+    assert foe.xp + 2 * (len(foe.abilities) - 10) == 2
 
 
 def test_battle_combined_victory_advance_and_xp():
@@ -189,25 +198,26 @@ def test_battle_combined_victory_advance_and_xp():
     g, st, t, ring = arena()
     st.heroes.append(_hero(1, t, [0, 0, 0, 0]))
     st.heroes.append(_hero(0, ring[2], [5, 0, 0, 0]))
-    st.battle = {"sides": [CF._side(st, 0), CF._side(st, 1)], "kind": "hero", "cell": t,
-                 "treasure": 0, "round": 1, "seg": 0, "kills": [0, 0], "chooser": -1,
-                 "members": [dict(CF._side(st, 2), ships=0)], "mk": [0], "cm": -1, "rr": 0}
-    st.battle["sides"][1]["counts"][4] = 0  # the enemy Hero has fallen
-    CF._finish(st)
-    assert not st.heroes[1]["alive"]
-    assert st.heroes[0]["cell"] == t and st.heroes[2]["cell"] == ring[2]
-    assert st.heroes[0]["xp"] == 1 and st.heroes[2]["xp"] == 1
+    joiner = battle.hero_army(st, 2)
+    joiner.ships = 0
+    st.battle = Battle([battle.hero_army(st, 0), battle.hero_army(st, 1)], "hero", t, round=1,
+                       members=[joiner], member_kills=[0])
+    st.battle.sides[1].counts[4] = 0  # the enemy Hero has fallen
+    battle_flow.finish(st)
+    assert not st.heroes[1].alive
+    assert st.heroes[0].cell == t and st.heroes[2].cell == ring[2]
+    assert st.heroes[0].xp == 1 and st.heroes[2].xp == 1
 
 
 def test_allies_combine_attacks_ally_answers():
     """ALLIES: allies may combine attacks: an allied Hero next to the target is called, its
     player accepts or declines; a declined Hero is not asked again."""
     g, st, t, ring = arena(n=3, allies=True)
-    st.allied[0, 1] = st.allied[1, 0] = True
+    st.diplomacy.allied[0, 1] = st.diplomacy.allied[1, 0] = True
     st.heroes.append(_hero(2, t, [5, 0, 0, 0]))
     st.heroes.append(_hero(1, ring[2], [4, 0, 0, 0]))       # allied Hero
     st.heroes.append(_hero(1, ring[3], [4, 0, 0, 0]))       # another allied Hero
-    st.apply(_dir(st, st.heroes[0]["cell"], t))
+    st.apply(_dir(st, st.heroes[0].cell, t))
     assert st.phase == "join"
     st.apply(BATTLE_JOIN0 + 2)
     assert st.phase == "join_answer" and st.current_player == 1
@@ -218,7 +228,7 @@ def test_allies_combine_attacks_ally_answers():
     assert not st.legal_actions_mask()[BATTLE_JOIN0 + 2]
     st.apply(BATTLE_JOIN0 + 3)
     st.apply(BATTLE_ACCEPT)
-    assert st.join["members"] == [3] and st.join["declined"] == [2]
+    assert st.declared_attack.members == [3] and st.declared_attack.declined == [2]
     obs = st.observation(0)
     assert obs.shape == (sum(int(np.prod(s)) for _, s in g.observation_layout),)
     plane = _piece(g, obs, "board_b")[6].reshape(-1)
@@ -226,7 +236,7 @@ def test_allies_combine_attacks_ally_answers():
     assert plane[t] == 1 and plane[ring[3]] == 0.5 and plane[ring[0]] == 0.25
     assert vb[66] == 1 and vb[68] == 0.25
     st.apply(BATTLE_START)
-    assert st.heroes[3]["attacks"] == 0 and st.heroes[2]["attacks"] == 1
+    assert st.heroes[3].attacks_left == 0 and st.heroes[2].attacks_left == 1
 
 
 def test_allies_not_allied_heroes_cannot_join():
@@ -235,7 +245,7 @@ def test_allies_not_allied_heroes_cannot_join():
     g, st, t, ring = arena(n=3, allies=True)
     st.heroes.append(_hero(2, t, [5, 0, 0, 0]))
     st.heroes.append(_hero(1, ring[2], [4, 0, 0, 0]))
-    st.apply(_dir(st, st.heroes[0]["cell"], t))
+    st.apply(_dir(st, st.heroes[0].cell, t))
     assert st.phase != "join"
 
 
@@ -249,7 +259,7 @@ def test_battle_combined_random_playouts_with_joins():
         st.heroes.append(_hero(0, ring[1], [3, 2, 1, 0]))
         st.heroes.append(_hero(0, ring[5], [2, 0, 4, 0]))
         rng = np.random.default_rng(seed)
-        st.apply(_dir(st, st.heroes[0]["cell"], t))
+        st.apply(_dir(st, st.heroes[0].cell, t))
         while st.phase not in ("battle", "over") or st.battle is not None:
             mask = st.legal_actions_mask()
             legal = np.flatnonzero(mask)
@@ -260,5 +270,5 @@ def test_battle_combined_random_playouts_with_joins():
             if st.phase == "casualty":
                 assert a in range(CASUALTY0, CASUALTY0 + 4) or a >= LOSS_SP0
             st.apply(a)
-        assert all(h["troops"].min() >= 0 for h in st.heroes)
+        assert all(h.troops.min() >= 0 for h in st.heroes)
     assert seen

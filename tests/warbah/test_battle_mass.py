@@ -7,10 +7,9 @@ import numpy as np
 import pytest
 
 from tabletop_arena.envs.core.game import ConfigError
-from tabletop_arena.envs.warbah import battle as B
-from tabletop_arena.envs.warbah import combat_flow as CF
-from tabletop_arena.envs.warbah import make_game
-from tabletop_arena.envs.warbah import units as U
+from tabletop_arena.envs.warbah import battle, make_game
+from tabletop_arena.envs.warbah.battle import Army, ArmyMagic
+from tabletop_arena.envs.warbah.config import NUM_SPECIALS, SPECIALS
 
 
 class Dice:
@@ -37,7 +36,7 @@ class Dice:
 ])
 def test_designers_notes_formula_values(d, n, k, want):
     """GAME DESIGNERS NOTES: ((1D10)/5)(# of troops)(Kill rank/10), rounded to nearest."""
-    assert B.mass_kills(Dice([d]), n, k) == want
+    assert battle.mass_kills(Dice([d]), n, k) == want
 
 
 def test_designers_notes_option_default_off_and_checked():
@@ -46,9 +45,8 @@ def test_designers_notes_option_default_off_and_checked():
     assert make_game(rules={"mass_formula": True}).cfg["mass_formula"] is True
     with pytest.raises(ConfigError):
         make_game(rules={"mass_formula": 2})
-    side = {"counts": np.array([1000, 0, 0, 0, 0]), "monster": None, "init_mod": [0] * 5,
-            "kill_mod": [0] * 5}
-    kills = B.attacks(make_game(), side, B.segment_of(1), np.random.default_rng(0))
+    side = Army(counts=np.array([1000, 0, 0, 0, 0]), monster=None, init_mod=[0] * 5, kill_mod=[0] * 5)
+    kills = battle.attacks(make_game(), side, battle.segment_of(1), np.random.default_rng(0))
     assert 400 < kills < 600 and kills != 500  # one die per unit
 
 
@@ -57,38 +55,36 @@ def test_designers_notes_one_die_per_group_in_each_segment():
     die for the whole group (Prowess' extra attack adds to the group); a monster is a group of
     one."""
     g = make_game(rules={"mass_formula": True})
-    side = {"counts": np.array([10, 6, 4, 2, 1]), "monster": None, "init_mod": [0] * 5,
-            "kill_mod": [0] * 5, "extra": [1, 0, 0, 0, 0]}
+    side = Army(counts=np.array([10, 6, 4, 2, 1]), monster=None, init_mod=[0] * 5, kill_mod=[0] * 5, extra_attacks=[1, 0, 0, 0, 0])
     dice = Dice([6, 9])  # warriors (11 attacks, Kill 5), then the Hero (Kill 6): both Init 1
-    assert B.attacks(g, side, B.segment_of(1), dice) == (6 * 11 * 5 + 25) // 50 + 1
+    assert battle.attacks(g, side, battle.segment_of(1), dice) == (6 * 11 * 5 + 25) // 50 + 1
     assert dice.calls == 2
     dice = Dice([10])
-    assert B.attacks(g, side, B.segment_of(3), dice) == 4  # archers: 10/5 * 6 * 3/10 = 3.6
-    mon = {"counts": np.zeros(5, np.int64), "monster": [1, 3, 5], "init_mod": [0] * 5,
-           "kill_mod": [0] * 5}
-    assert B.attacks(g, mon, B.segment_of(1), Dice([9])) == 1  # 9/5 * 3/10 = 0.54 -> 1
-    assert B.attacks(g, mon, B.segment_of(1), Dice([8])) == 0  # 0.48 -> 0
+    assert battle.attacks(g, side, battle.segment_of(3), dice) == 4  # archers: 10/5 * 6 * 3/10 = 3.6
+    mon = Army(counts=np.zeros(5, np.int64), monster=[1, 3, 5], init_mod=[0] * 5, kill_mod=[0] * 5)
+    assert battle.attacks(g, mon, battle.segment_of(1), Dice([9])) == 1  # 9/5 * 3/10 = 0.54 -> 1
+    assert battle.attacks(g, mon, battle.segment_of(1), Dice([8])) == 0  # 0.48 -> 0
 
 
 def test_designers_notes_with_spells_precision_and_blessing():
     """Battle spells under the shortcut: Precision still hits with every attack; Blessing rolls
     the missed attacks (the group minus its kills) again as one group."""
-    mg = {"auto": [False] * 19, "bless": True, "ranged_neg": 0}
-    assert B.magic_hits(mg, 0, 10, 5, Dice([2, 10]), True) == 2 + 8  # 2 kills, 8 missed: 8
-    mg["auto"][0] = True
-    assert B.magic_hits(mg, 0, 10, 5, Dice([]), True) == 10
+    mg = ArmyMagic(False, [], [], auto_hit=[False] * 19, blessed=True, ranged_shield=0)
+    assert battle.magic_hits(mg, 0, 10, 5, Dice([2, 10]), True) == 2 + 8  # 2 kills, 8 missed: 8
+    mg.auto_hit[0] = True
+    assert battle.magic_hits(mg, 0, 10, 5, Dice([]), True) == 10
 
 
 def test_designers_notes_special_units_and_ships():
     """The shortcut covers special-unit groups and ships (Init 2, Kill 3) too."""
     g = make_game(rules={"mass_formula": True})
     st = g.new_initial_state(np.random.default_rng(0))
-    side = {"counts": np.zeros(5 + U.NS, np.int64)}
-    side["counts"][5 + U.SPECIALS.index("knights")] = 5  # Init 2, Kill 6
+    side = Army(counts=np.zeros(5 + NUM_SPECIALS, np.int64))
+    side.counts[5 + SPECIALS.index("knights")] = 5  # Init 2, Kill 6
     st.rng = Dice([7])
-    assert CF._special_attacks(st, side, B.segment_of(2)) == (7 * 5 * 6 + 25) // 50
+    assert battle.special_attacks(st, side, battle.segment_of(2)) == (7 * 5 * 6 + 25) // 50
     st.rng = Dice([4])
-    assert B.hits(g, st.rng, 3, 3) == (4 * 3 * 3 + 25) // 50
+    assert battle.hits(g, st.rng, 3, 3) == (4 * 3 * 3 + 25) // 50
 
 
 def test_designers_notes_random_games_run_to_the_end():

@@ -4,9 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from tabletop_arena.envs.warbah import block_b as BB
-from tabletop_arena.envs.warbah import make_game
-from tabletop_arena.envs.warbah import sea as SEA
+from tabletop_arena.envs.warbah import fleets, heroes, hexes, make_game, movement
 
 
 def test_hero_map_agrees_with_hero_at_in_random_play():
@@ -17,21 +15,21 @@ def test_hero_map_agrees_with_hero_at_in_random_play():
             st = g.new_initial_state(np.random.default_rng(seed))
             rng = np.random.default_rng(seed)
             while not st.is_terminal():
-                if st.phase == "move" and st.qi < len(st.queue):
-                    seat, x = st.queue[st.qi]
+                if st.phase == "move" and st.queue_pos < len(st.queue):
+                    seat, x = st.queue[st.queue_pos]
                     h = st.heroes[x]
-                    occ = BB.hero_map(st)
+                    occ = heroes.hero_map(st)
                     for c in range(g.n_cells):
-                        assert occ.get(c, -1) == st.hero_at(c)
+                        assert occ.get(c, -1) == heroes.hero_at(st, c)
                         if st.land[c] and st.explored[c]:
-                            assert st._enterable(seat, h, c, occ) == st._enterable(seat, h, c)
-                    if h["alive"] and st.land[h["cell"]]:
+                            assert hexes.enterable(st, seat, h, c, occ) == hexes.enterable(st, seat, h, c)
+                    if h.alive and st.land[h.cell]:
                         for d in range(6):
-                            assert BB._pass_target(st, seat, h, d, occ) == \
-                                BB._pass_target(st, seat, h, d)
-                    cells = [c for c in np.flatnonzero(st.ships).tolist()
-                             if st.fleet_owner[c] == seat and st.hero_at(c) < 0]
-                    assert SEA.unmanned_fleets(st, seat) == cells[:4]
+                            assert movement.pass_cost(st, seat, h, d, occ) == \
+                                movement.pass_cost(st, seat, h, d)
+                    cells = [c for c in np.flatnonzero(st.fleets.ships).tolist()
+                             if st.fleets.owner[c] == seat and heroes.hero_at(st, c) < 0]
+                    assert fleets.unmanned_fleets(st, seat) == cells[:4]
                     checked += 1
                 legal = np.flatnonzero(st.legal_actions_mask())
                 st.apply(int(legal[rng.integers(len(legal))]))

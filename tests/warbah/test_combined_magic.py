@@ -9,9 +9,8 @@ import numpy as np
 import pytest
 
 from tabletop_arena.envs.core.game import IllegalActionError
-from tabletop_arena.envs.warbah import battle_magic as BM
-from tabletop_arena.envs.warbah.config import (BATTLE_ACCEPT, BATTLE_JOIN0, BATTLE_START, BSPELL0, DONE,
-                                GROUP0)
+from tabletop_arena.envs.warbah import battle_spells, observe_magic
+from tabletop_arena.envs.warbah.actions import BATTLE_ACCEPT, BATTLE_JOIN0, BATTLE_START, BSPELL0, DONE, GROUP0
 from tests.warbah.test_battle_combined import _dir, _hero, arena
 from tests.warbah.test_espionage import ScriptRng
 from tests.warbah.test_spells import BS, T
@@ -27,7 +26,7 @@ def _stack(st, *hands):
         pad = list(h) + rest[:4 - len(h)]
         rest = rest[4 - len(h):]
         seq += pad
-    st.mg["bdeck"] = rest + list(reversed(seq))
+    st.magic.battle_deck = rest + list(reversed(seq))
 
 
 def _force(n=2, allies=False, lead_wiz=True, joiner_wiz=True, foe_wiz=False):
@@ -36,17 +35,17 @@ def _force(n=2, allies=False, lead_wiz=True, joiner_wiz=True, foe_wiz=False):
     g, st, t, ring = arena(n=n, allies=allies)
     jseat = 2 if allies else 0
     if allies:
-        st.allied[0, 2] = st.allied[2, 0] = True
-    st.heroes[0]["troops"][:] = [5, 0, 0, 0]
+        st.diplomacy.allied[0, 2] = st.diplomacy.allied[2, 0] = True
+    st.heroes[0].troops[:] = [5, 0, 0, 0]
     st.heroes.append(_hero(1, t, [5, 0, 0, 0]))
     st.heroes.append(_hero(jseat, ring[2], [5, 0, 0, 0]))
     for i, wiz in ((0, lead_wiz), (1, foe_wiz), (2, joiner_wiz)):
-        st.heroes[i]["wizard"] = -1 if wiz else 0
+        st.heroes[i].wizard = -1 if wiz else 0
     return g, st, t, ring
 
 
 def _attack(st, t, allied=False):
-    st.apply(_dir(st, st.heroes[0]["cell"], t))
+    st.apply(_dir(st, st.heroes[0].cell, t))
     st.apply(BATTLE_JOIN0 + 2)
     if allied:
         st.apply(BATTLE_ACCEPT)
@@ -65,24 +64,24 @@ def test_battle_spells_every_wizard_of_the_force_casts_once_per_round():
     st.rng = ScriptRng([10] * 400)  # every attack die misses
     _attack(st, t)
     b = st.battle
-    lead, joiner = b["sides"][0], b["members"][0]
-    assert len(lead["mg"]["hand"]) == 4 and len(joiner["mg"]["hand"]) == 4
-    assert st.phase == "spell" and st.current_player == 0 and b["mg"]["caster"] == 0
+    lead, joiner = b.sides[0], b.members[0]
+    assert len(lead.magic.hand) == 4 and len(joiner.magic.hand) == 4
+    assert st.phase == "spell" and st.current_player == 0 and b.magic.caster == 0
     st.apply(BSPELL0 + BS["blessing"])
     assert st.phase == "spell_target" and _legal(st) == {BATTLE_JOIN0, BATTLE_JOIN0 + 2, DONE}
     before = st.clone()
     with pytest.raises(IllegalActionError):
         st.apply(BATTLE_JOIN0 + 1)  # no army there
-    assert st.phase == "spell_target" and st.battle["mg"] == before.battle["mg"]
+    assert st.phase == "spell_target" and st.battle.magic == before.battle.magic
     st.apply(BATTLE_JOIN0 + 2)  # Blessing on the joining army
-    assert joiner["mg"]["bless"] and not lead["mg"]["bless"]
-    assert st.phase == "spell" and st.current_player == 0 and b["mg"]["caster"] == 2
+    assert joiner.magic.blessed and not lead.magic.blessed
+    assert st.phase == "spell" and st.current_player == 0 and b.magic.caster == 2
     assert BSPELL0 + BS["smite"] in _legal(st)
     st.apply(BSPELL0 + BS["smite"])
     st.apply(BATTLE_JOIN0)  # Smite on the lead's Hero
     assert st.phase == "call_off"  # one spell per Wizard this round: no more casting
-    assert len(lead["mg"]["hand"]) == 3 and len(joiner["mg"]["hand"]) == 3
-    assert lead["extra"][4] == 1 and joiner["extra"][4] == 0 and lead["mg"]["smite"] == 2
+    assert len(lead.magic.hand) == 3 and len(joiner.magic.hand) == 3
+    assert lead.extra_attacks[4] == 1 and joiner.extra_attacks[4] == 0 and lead.magic.smite_rounds == 2
 
 
 def test_battle_spells_defender_targets_a_joining_army():
@@ -92,7 +91,7 @@ def test_battle_spells_defender_targets_a_joining_army():
     _stack(st, [BS["fireball"]])
     st.rng = ScriptRng([10] * 400)  # every attack die misses
     _attack(st, t)
-    assert st.phase == "spell" and st.current_player == 1 and st.battle["mg"]["caster"] == 1
+    assert st.phase == "spell" and st.current_player == 1 and st.battle.magic.caster == 1
     st.apply(BSPELL0 + BS["fireball"])
     assert _legal(st) == {BATTLE_JOIN0, BATTLE_JOIN0 + 2, DONE}
     st.apply(BATTLE_JOIN0 + 2)
@@ -101,7 +100,7 @@ def test_battle_spells_defender_targets_a_joining_army():
     st.apply(GROUP0 + 0)
     assert st.phase == "call_off"
     b = st.battle
-    assert b["members"][0]["counts"][0] == 3 and b["sides"][0]["counts"][0] == 5
+    assert b.members[0].counts[0] == 3 and b.sides[0].counts[0] == 5
 
 
 def test_battle_spells_neutral_wizard_reaches_the_largest_group_of_the_force():
@@ -110,14 +109,14 @@ def test_battle_spells_neutral_wizard_reaches_the_largest_group_of_the_force():
     g, st, t, ring = _force(lead_wiz=False, joiner_wiz=False)
     st.heroes.pop(1)  # no enemy Hero: an encounter instead
     st.encounter[t] = 7
-    st.heroes[1]["troops"][:] = [9, 0, 0, 0]  # the joiner (now hero 1) has the larger group
+    st.heroes[1].troops[:] = [9, 0, 0, 0]  # the joiner (now hero 1) has the larger group
     _stack(st, [BS["petrification"]])  # only the sorcerer draws; his first card: 1 unit
     st.rng = ScriptRng([1] + [10] * 400)  # 1D10 = 1 warrior for the sorcerer; dice miss
-    st.apply(_dir(st, st.heroes[0]["cell"], t))
+    st.apply(_dir(st, st.heroes[0].cell, t))
     st.apply(BATTLE_JOIN0 + 2)
     st.apply(BATTLE_START)
     b = st.battle
-    assert b["members"][0]["counts"][0] == 8 and b["sides"][0]["counts"][0] == 5
+    assert b.members[0].counts[0] == 8 and b.sides[0].counts[0] == 5
 
 
 def test_allies_combine_attacks_allied_wizard_casts_for_the_force():
@@ -128,30 +127,29 @@ def test_allies_combine_attacks_allied_wizard_casts_for_the_force():
     st.rng = ScriptRng([10] * 400)  # every attack die misses
     _attack(st, t, allied=True)
     b = st.battle
-    assert st.phase == "spell" and st.current_player == 2 and b["mg"]["caster"] == 2
+    assert st.phase == "spell" and st.current_player == 2 and b.magic.caster == 2
     st.apply(BSPELL0 + BS["smite"])
     st.apply(BATTLE_JOIN0)
     assert st.phase == "call_off"
-    assert b["sides"][0]["extra"][4] == 1 and b["members"][0]["extra"][4] == 0
+    assert b.sides[0].extra_attacks[4] == 1 and b.members[0].extra_attacks[4] == 0
 
 
 def test_battle_spells_lone_attack_has_no_army_step():
     """BATTLE SPELLS: with one army a side, a spell goes straight to its group (no army
     choice), as before."""
     g, st, t, ring = _force(joiner_wiz=False)
-    st.heroes[2]["attacks"] = 0  # the friend cannot join
+    st.heroes[2].attacks_left = 0  # the friend cannot join
     _stack(st, [BS["fireball"]])
-    st.apply(_dir(st, st.heroes[0]["cell"], t))
-    assert st.phase == "spell" and "members" not in st.battle
+    st.apply(_dir(st, st.heroes[0].cell, t))
+    assert st.phase == "spell" and not st.battle.members
     st.apply(BSPELL0 + BS["fireball"])
-    assert st.phase == "spell_target" and BM.spell_armies(st, 0, BS["fireball"]) == [1]
+    assert st.phase == "spell_target" and battle_spells.spell_armies(st, 0, BS["fireball"]) == [1]
     assert not any(BATTLE_JOIN0 + d in _legal(st) for d in range(6))
 
 
 def _hand_seen(st, seat) -> set:
-    """Battle-hand cards in the magic observation of ``seat`` (spells.observe, 65 + k)."""
-    from tabletop_arena.envs.warbah import spells as SP
-    v = SP.observe(st, seat)
+    """Battle-hand cards in the magic observation of ``seat`` (observe_magic, 65 + k)."""
+    v = observe_magic.observe_magic(st, seat)
     bo = 13 + 2 * T.NR
     return set(np.flatnonzero(v[bo:bo + T.NB]).tolist())
 
@@ -159,29 +157,28 @@ def _hand_seen(st, seat) -> set:
 def test_observation_shows_a_joining_ally_its_own_battle_hand_only():
     """BATTLE SPELLS / ALLIES (combined attack): each player sees its own army's battle hand
     (an allied joiner too, with its Wizard state), never another player's hand."""
-    from tabletop_arena.envs.warbah import spells as SP
     g, st, t, ring = _force(n=3, allies=True, foe_wiz=True)
     _stack(st, [BS["blessing"]], [BS["fireball"]], [BS["smite"]])
     st.rng = ScriptRng([10] * 400)
     _attack(st, t, allied=True)
     b = st.battle
-    lead, foe, joiner = b["sides"][0], b["sides"][1], b["members"][0]
-    assert st.phase == "spell" and b["mg"]["caster"] == 0
-    hands = {0: set(lead["mg"]["hand"]), 1: set(foe["mg"]["hand"]), 2: set(joiner["mg"]["hand"])}
+    lead, foe, joiner = b.sides[0], b.sides[1], b.members[0]
+    assert st.phase == "spell" and b.magic.caster == 0
+    hands = {0: set(lead.magic.hand), 1: set(foe.magic.hand), 2: set(joiner.magic.hand)}
     assert all(len(h) == 4 for h in hands.values()) and BS["smite"] in hands[2]
     for seat in (0, 1, 2):
         assert _hand_seen(st, seat) == hands[seat]
     s0 = 13 + 2 * T.NR + 2 * T.NB
-    assert SP.observe(st, 2)[s0 + 1] == 1  # the joiner's own Hero's Wizard
+    assert observe_magic.observe_magic(st, 2)[s0 + 1] == 1  # the joiner's own Hero's Wizard
     st.apply(BSPELL0 + BS["blessing"])
     st.apply(BATTLE_JOIN0)  # Blessing on the lead's own army
-    assert st.phase == "spell" and st.current_player == 2 and b["mg"]["caster"] == 2
+    assert st.phase == "spell" and st.current_player == 2 and b.magic.caster == 2
     for seat in (0, 1, 2):
-        assert _hand_seen(st, seat) == set(_army_of(b, seat)["mg"]["hand"])
+        assert _hand_seen(st, seat) == set(_army_of(b, seat).magic.hand)
 
 
 def _army_of(b, seat):
-    return {0: b["sides"][0], 1: b["sides"][1], 2: b["members"][0]}[seat]
+    return {0: b.sides[0], 1: b.sides[1], 2: b.members[0]}[seat]
 
 
 def test_observation_shows_the_casting_army_hand_when_one_player_has_two_armies():
@@ -192,10 +189,10 @@ def test_observation_shows_the_casting_army_hand_when_one_player_has_two_armies(
     st.rng = ScriptRng([10] * 400)
     _attack(st, t)
     b = st.battle
-    lead, joiner = b["sides"][0], b["members"][0]
-    assert _hand_seen(st, 0) == set(lead["mg"]["hand"])
+    lead, joiner = b.sides[0], b.members[0]
+    assert _hand_seen(st, 0) == set(lead.magic.hand)
     st.apply(BSPELL0 + BS["blessing"])
     st.apply(BATTLE_JOIN0)
-    assert b["mg"]["caster"] == 2 and st.phase == "spell"
-    assert _hand_seen(st, 0) == set(joiner["mg"]["hand"]) != set(lead["mg"]["hand"])
+    assert b.magic.caster == 2 and st.phase == "spell"
+    assert _hand_seen(st, 0) == set(joiner.magic.hand) != set(lead.magic.hand)
     assert _hand_seen(st, 1) == set()

@@ -5,7 +5,7 @@ import pytest
 
 from tabletop_arena.agents.base import RandomAgent
 from tabletop_arena.agents.warbah import HeuristicAgent
-from tabletop_arena.envs.warbah import make_game
+from tabletop_arena.envs.warbah import battle_flow, make_game
 
 
 def test_heuristic_beats_random():
@@ -27,12 +27,13 @@ def test_heuristic_beats_random():
 @pytest.mark.parametrize("rolls", [[9, 9, 9, 1, 9, 9, 2], [1, 1, 1, 9, 1, 9, 8]])
 def test_heuristic_answers_a_battle_luck_window(rolls):
     """BATTLE / Luck window (LUCK_MINE / LUCK_FOE / KEEP_ROLL): the heuristic picks a legal answer
-    (it once called combat_flow._pick with an outdated signature and crashed in training)."""
-    from tabletop_arena.envs.warbah.combat_flow import start_battle
+    (it once called the die picker, now battle_luck.pick_die, with an outdated signature and
+    crashed in training)."""
+    
     from tests.warbah.test_luck_rolls import _duel
     g, st, a, b, cell = _duel(rolls)
-    start_battle(st, 0, cell)
-    assert st.phase == "luck" and st.sea["what"] == "battle_dice"
+    battle_flow.start_battle(st, 0, cell)
+    assert st.phase == "luck" and st.luck.what == "battle_dice"
     mask = st.legal_actions_mask()
     act = HeuristicAgent(g, 0).act({"observation": st.observation(0), "action_mask": mask}, st)
     assert mask[act]

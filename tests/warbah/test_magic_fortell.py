@@ -8,16 +8,16 @@ import numpy as np
 import pytest
 
 from tabletop_arena.envs.core.game import IllegalActionError
-from tabletop_arena.envs.warbah import espionage as ESP
-from tabletop_arena.envs.warbah import spells as SP
-from tabletop_arena.envs.warbah.config import DONE, REALM0, TARGET0
+from tabletop_arena.envs.warbah import espionage, observe_magic, realm_spells
+from tabletop_arena.envs.warbah.actions import DONE, REALM0, TARGET0
+from tabletop_arena.envs.warbah.heroes import Item
 from tests.warbah.test_espionage import at_stage, contact_state
 
 
 def fortell_ready():
     g, st, a, b = contact_state()
-    b["wizard"] = -1
-    st.mg["hand"][1] = [SP.fortell_id(st)]
+    b.wizard = -1
+    st.magic.hands[1] = [realm_spells.fortell_id(st)]
     return g, st, a, b
 
 
@@ -26,13 +26,13 @@ def test_victim_may_let_the_result_pass_and_keep_fortell():
     g, st, a, b = fortell_ready()
     at_stage(st, "delay")
     st.apply(TARGET0)
-    assert st.phase == "espionage" and st.current_player == 1 and st.esp["stage"] == "fortell"
-    fid = SP.fortell_id(st)
+    assert st.phase == "espionage" and st.current_player == 1 and st.espionage.mission.stage == "fortell"
+    fid = realm_spells.fortell_id(st)
     assert set(np.flatnonzero(st.legal_actions_mask())) == {DONE, REALM0 + fid}
-    assert SP.observe(st, 1)[265] > 0 and SP.observe(st, 0)[265] == 0
-    assert not ESP.hero_delayed(st, b)  # nothing happened yet
+    assert observe_magic.observe_magic(st, 1)[265] > 0 and observe_magic.observe_magic(st, 0)[265] == 0
+    assert not espionage.hero_delayed(st, b)  # nothing happened yet
     st.apply(DONE)
-    assert ESP.hero_delayed(st, b) and st.mg["hand"][1] == [fid]
+    assert espionage.hero_delayed(st, b) and st.magic.hands[1] == [fid]
 
 
 def test_victim_casts_fortell_against_stolen_gold():
@@ -45,34 +45,34 @@ def test_victim_casts_fortell_against_stolen_gold():
     before = st.clone()
     with pytest.raises(IllegalActionError):
         st.apply(TARGET0)
-    assert st.esp["stage"] == "fortell" and st.esp["fort"] == before.esp["fort"]
+    assert st.espionage.mission.stage == "fortell" and st.espionage.mission.fortell == before.espionage.mission.fortell
     turn = st.turn
-    st.apply(REALM0 + SP.fortell_id(st))
-    assert st.turn == turn and st.gold.tolist() == [0, 10] and st.esp_log[-1][2] == "fortell"
-    assert st.mg["hand"][1] == [] and b["wcast"] == turn
+    st.apply(REALM0 + realm_spells.fortell_id(st))
+    assert st.turn == turn and st.gold.tolist() == [0, 10] and st.espionage.log[-1][2] == "fortell"
+    assert st.magic.hands[1] == [] and b.wizard_cast_turn == turn
 
 
 def test_no_offer_without_a_caster():
     """No wizard with the card (or a wizard who already cast a realm spell this turn): the
     result takes effect at once."""
     g, st, a, b = fortell_ready()
-    b["wcast"] = st.turn
+    b.wizard_cast_turn = st.turn
     at_stage(st, "delay")
     st.apply(TARGET0)
-    assert ESP.hero_delayed(st, b)
+    assert espionage.hero_delayed(st, b)
     g, st, a, b = fortell_ready()
-    b["wizard"] = 0
+    b.wizard = 0
     at_stage(st, "delay")
     st.apply(TARGET0)
-    assert ESP.hero_delayed(st, b)
+    assert espionage.hero_delayed(st, b)
 
 
 def test_fortell_item_can_be_cast_by_choice():
     """A Fortell realm-spell item (Treasure 7) gives the same choice, once per turn."""
     g, st, a, b = contact_state()
-    b["items"] = [{"kind": "realm", "k": SP.fortell_id(st), "used": -1}]
+    b.items = [Item("realm", spell=realm_spells.fortell_id(st))]
     at_stage(st, "look")
     st.apply(TARGET0)
-    assert st.esp["stage"] == "fortell" and st.current_player == 1
-    st.apply(REALM0 + SP.fortell_id(st))
-    assert (0, 1) not in st.revealed and b["items"][0]["used"] == st.turn
+    assert st.espionage.mission.stage == "fortell" and st.current_player == 1
+    st.apply(REALM0 + realm_spells.fortell_id(st))
+    assert (0, 1) not in st.espionage.revealed and b.items[0].used_turn == st.turn

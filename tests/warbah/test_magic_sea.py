@@ -11,10 +11,10 @@ from tests.warbah.test_sea import _at_sea, dir_to
 @pytest.mark.parametrize("roll,kind", [(4, "pirates"), (1, "monster")])
 def test_sea_encounters_have_no_wizard(roll, kind):
     g, st, h, nxt = _at_sea([roll, 1], troops=(10, 0, 0, 0), ships=3)
-    h["wizard"] = -1
-    st.apply(dir_to(st, h["cell"], nxt))
-    assert st.sea_log[-1][3] == kind and st.battle is not None
-    me, foe = st.battle["sides"]
-    assert me["mg"]["wizard"] and len(me["mg"]["hand"]) == 4
-    assert not foe["mg"]["wizard"] and foe["mg"]["hand"] == [] and foe["mg"]["items"] == []
+    h.wizard = -1
+    st.apply(dir_to(st, h.cell, nxt))
+    assert st.fleets.encounter_log[-1][3] == kind and st.battle is not None
+    me, foe = st.battle.sides
+    assert me.magic.wizard and len(me.magic.hand) == 4
+    assert not foe.magic.wizard and foe.magic.hand == [] and foe.magic.items == []
     assert st.phase == "spell" and st.current_player == 0  # only the Hero's wizard decides

@@ -6,15 +6,12 @@ import numpy as np
 import pytest
 
 from tabletop_arena.envs.core.game import IllegalActionError
-from tabletop_arena.envs.warbah import battle as B
-from tabletop_arena.envs.warbah import battle_magic as BM
-from tabletop_arena.envs.warbah import spells as SP
-from tabletop_arena.envs.warbah import units as U
-from tabletop_arena.envs.warbah.combat_flow import start_battle
-from tabletop_arena.envs.warbah.config import BSPELL0, DONE, GROUP0, MAGIC_SPGROUP0
+from tabletop_arena.envs.warbah import battle, battle_flow, battle_spells, heroes
+from tabletop_arena.envs.warbah.actions import BSPELL0, DONE, GROUP0, MAGIC_SPGROUP0
+from tabletop_arena.envs.warbah.config import SPECIALS
 from tests.warbah.test_spells import BS, T, two_heroes
 
-KOB, UND, KNI = (U.SPECIALS.index(x) for x in ("kobolds", "undead", "knights"))
+KOB, UND, KNI = (SPECIALS.index(x) for x in ("kobolds", "undead", "knights"))
 
 
 class FixedRng:
@@ -31,21 +28,21 @@ def special_battle(att_spells, att_sp=None, def_sp=None, att=(3, 3, 3, 3), dfn=(
     """Hero 0 (wizard, spells ``att_spells`` on top of the deck) attacks hero 1; ``att_sp`` /
     ``def_sp`` = {special index: count}. Stops at the attacker's first spell decision."""
     g, st, a, b, d, cell = two_heroes()
-    a["troops"][:], b["troops"][:] = att, dfn
+    a.troops[:], b.troops[:] = att, dfn
     for h, sp in ((a, att_sp), (b, def_sp)):
         for u, n in (sp or {}).items():
-            U.special(h)[u] = n
-    a["wizard"], b["wizard"] = -1, 0
+            h.specials[u] = n
+    a.wizard, b.wizard = -1, 0
     pad = list(att_spells) + [k for k in range(T.NB) if k not in att_spells][:4 - len(att_spells)]
-    st.mg["bdeck"] = [k for k in range(T.NB) if k not in pad] + list(reversed(pad))
-    st.phase, st.queue, st.qi = "battle", [(0, 0)], 0
-    start_battle(st, 0, cell)
+    st.magic.battle_deck = [k for k in range(T.NB) if k not in pad] + list(reversed(pad))
+    st.phase, st.queue, st.queue_pos = "battle", [(0, 0)], 0
+    battle_flow.start_battle(st, 0, cell)
     assert st.phase == "spell" and st.current_player == 0
     return g, st, a, b, cell
 
 
 def sides(st):
-    return st.battle["sides"]
+    return st.battle.sides
 
 
 def test_kill_spell_targets_a_special_group():
@@ -59,12 +56,12 @@ def test_kill_spell_targets_a_special_group():
     assert not m[MAGIC_SPGROUP0 + KNI]  # no knights on the enemy side
     assert "kobolds" in st.action_to_str(MAGIC_SPGROUP0 + KOB)
     st.apply(MAGIC_SPGROUP0 + KOB)
-    sched = sides(st)[0]["mg"]["sched"]
-    assert sched == [(B.segment_of(3), "kill", BM.SP0 + KOB, 2, 0)]
-    SP.segment_effects(st, B.segment_of(3))
+    sched = sides(st)[0].magic.scheduled
+    assert sched == [(battle.segment_of(3), "kill", battle.SPECIAL_GROUP0 + KOB, 2, 0)]
+    battle_spells.segment_effects(st, battle.segment_of(3))
     foe = sides(st)[1]
-    assert foe["counts"][U.BASE + KOB] == 3 and foe["counts"][U.BASE + UND] == 1
-    assert list(foe["counts"][:4]) == [3, 3, 3, 3]
+    assert foe.counts[battle.FIRST_SPECIAL + KOB] == 3 and foe.counts[battle.FIRST_SPECIAL + UND] == 1
+    assert list(foe.counts[:4]) == [3, 3, 3, 3]
 
 
 def test_kill_spell_on_a_small_special_group_overflows_to_the_victim():
@@ -73,8 +70,8 @@ def test_kill_spell_on_a_small_special_group_overflows_to_the_victim():
     g, st, a, b, cell = special_battle([BS["fireball"]], def_sp={UND: 1})
     st.apply(BSPELL0 + BS["fireball"])
     st.apply(MAGIC_SPGROUP0 + UND)
-    extra = SP.segment_effects(st, B.segment_of(3))
-    assert sides(st)[1]["counts"][U.BASE + UND] == 0 and extra == [0, 1]
+    extra = battle_spells.segment_effects(st, battle.segment_of(3))
+    assert sides(st)[1].counts[battle.FIRST_SPECIAL + UND] == 0 and extra == [0, 1]
 
 
 def test_neutralize_spell_stops_a_special_group():
@@ -83,13 +80,13 @@ def test_neutralize_spell_stops_a_special_group():
     g, st, a, b, cell = special_battle([BS["polymorph"]], def_sp={UND: 4})
     st.apply(BSPELL0 + BS["polymorph"])
     st.apply(MAGIC_SPGROUP0 + UND)
-    SP.segment_effects(st, B.segment_of(2))
+    battle_spells.segment_effects(st, battle.segment_of(2))
     foe = sides(st)[1]
-    assert foe["mg"]["neutral"][BM.SP0 + UND] == 4 and foe["counts"][U.BASE + UND] == 4
+    assert foe.magic.neutral[battle.SPECIAL_GROUP0 + UND] == 4 and foe.counts[battle.FIRST_SPECIAL + UND] == 4
     st.rng = FixedRng(1)  # every die would hit
-    assert U.attacks(st, foe, B.segment_of(1)) == 0
-    foe["mg"]["neutral"][BM.SP0 + UND] = 1
-    assert U.attacks(st, foe, B.segment_of(1)) == 3
+    assert battle.special_attacks_d10(st, foe, battle.segment_of(1)) == 0
+    foe.magic.neutral[battle.SPECIAL_GROUP0 + UND] = 1
+    assert battle.special_attacks_d10(st, foe, battle.segment_of(1)) == 3
 
 
 def test_weakness_lowers_a_special_groups_kill_rank():
@@ -99,12 +96,12 @@ def test_weakness_lowers_a_special_groups_kill_rank():
     st.apply(MAGIC_SPGROUP0 + KOB)
     foe = sides(st)[1]
     st.rng = FixedRng(2)
-    assert U.attacks(st, foe, B.segment_of(1)) == 2  # not yet: lands at Initiative 2
-    SP.segment_effects(st, B.segment_of(2))
-    assert foe["mg"]["sp_kill"][KOB] == -1
-    assert U.attacks(st, foe, B.segment_of(1)) == 0
-    SP.end_round(st)
-    assert U.attacks(st, foe, B.segment_of(1)) == 0  # for the rest of the battle
+    assert battle.special_attacks_d10(st, foe, battle.segment_of(1)) == 2  # not yet: lands at Initiative 2
+    battle_spells.segment_effects(st, battle.segment_of(2))
+    assert foe.magic.special_kill[KOB] == -1
+    assert battle.special_attacks_d10(st, foe, battle.segment_of(1)) == 0
+    battle_spells.end_round(st)
+    assert battle.special_attacks_d10(st, foe, battle.segment_of(1)) == 0  # for the rest of the battle
 
 
 def test_slow_and_illusions_on_special_groups():
@@ -115,15 +112,15 @@ def test_slow_and_illusions_on_special_groups():
     st.apply(MAGIC_SPGROUP0 + KNI)
     foe = sides(st)[1]
     st.rng = FixedRng(1)
-    assert U.attacks(st, foe, B.segment_of(2)) == 0
-    assert U.attacks(st, foe, B.segment_of(0)) == 2
-    SP.end_round(st)
-    sides(st)[0]["mg"]["cast"] = False
-    assert U.attacks(st, foe, B.segment_of(0)) == 2  # still slow next round
-    SP.cast_battle(st, 0, BS["illusions"], BM.SP0 + UND)
-    assert U.attacks(st, foe, B.segment_of(1)) == 0
-    SP.end_round(st)
-    assert U.attacks(st, foe, B.segment_of(1)) == 2
+    assert battle.special_attacks_d10(st, foe, battle.segment_of(2)) == 0
+    assert battle.special_attacks_d10(st, foe, battle.segment_of(0)) == 2
+    battle_spells.end_round(st)
+    sides(st)[0].magic.cast = False
+    assert battle.special_attacks_d10(st, foe, battle.segment_of(0)) == 2  # still slow next round
+    battle_spells.cast_battle(st, 0, BS["illusions"], battle.SPECIAL_GROUP0 + UND)
+    assert battle.special_attacks_d10(st, foe, battle.segment_of(1)) == 0
+    battle_spells.end_round(st)
+    assert battle.special_attacks_d10(st, foe, battle.segment_of(1)) == 2
 
 
 def test_own_group_spells_and_haste_reach_special_groups():
@@ -135,11 +132,11 @@ def test_own_group_spells_and_haste_reach_special_groups():
     st.apply(MAGIC_SPGROUP0 + UND)
     me = sides(st)[0]
     st.rng = FixedRng(1)
-    assert U.attacks(st, me, B.segment_of(5)) == 2  # Init 1 + 4
-    SP.end_round(st)
-    assert U.attacks(st, me, B.segment_of(1)) == 2  # this round only
-    SP.cast_battle(st, 0, BS["haste"], None)
-    assert U.attacks(st, me, B.segment_of(2)) == 2 and U.attacks(st, me, B.segment_of(1)) == 0
+    assert battle.special_attacks_d10(st, me, battle.segment_of(5)) == 2  # Init 1 + 4
+    battle_spells.end_round(st)
+    assert battle.special_attacks_d10(st, me, battle.segment_of(1)) == 2  # this round only
+    battle_spells.cast_battle(st, 0, BS["haste"], None)
+    assert battle.special_attacks_d10(st, me, battle.segment_of(2)) == 2 and battle.special_attacks_d10(st, me, battle.segment_of(1)) == 0
 
 
 def test_control_takes_special_units_for_good():
@@ -148,11 +145,11 @@ def test_control_takes_special_units_for_good():
     g, st, a, b, cell = special_battle([BS["command"]], def_sp={KNI: 2})
     st.apply(BSPELL0 + BS["command"])
     st.apply(MAGIC_SPGROUP0 + KNI)
-    SP.segment_effects(st, B.segment_of(2))
+    battle_spells.segment_effects(st, battle.segment_of(2))
     me, foe = sides(st)
-    assert me["counts"][U.BASE + KNI] == 1 and foe["counts"][U.BASE + KNI] == 1
-    U.finish(st, st.battle)
-    assert U.special(a)[KNI] == 1 and U.special(b)[KNI] == 1
+    assert me.counts[battle.FIRST_SPECIAL + KNI] == 1 and foe.counts[battle.FIRST_SPECIAL + KNI] == 1
+    battle.write_back_specials(st, st.battle.sides)
+    assert a.specials[KNI] == 1 and b.specials[KNI] == 1
 
 
 def test_control_of_a_new_special_kind_respects_the_type_limit():
@@ -166,10 +163,10 @@ def test_control_of_a_new_special_kind_respects_the_type_limit():
     with pytest.raises(IllegalActionError):
         st.apply(MAGIC_SPGROUP0 + KNI)
     assert st.phase == "spell_target"
-    assert st.battle["mg"]["pending"] == before.battle["mg"]["pending"]
-    assert sides(st)[0]["mg"]["sched"] == [] and len(st.history) == len(before.history)
+    assert st.battle.magic.pending == before.battle.magic.pending
+    assert sides(st)[0].magic.scheduled == [] and len(st.history) == len(before.history)
     st.apply(DONE)  # cancel: the card is kept
-    assert BS["charm"] in sides(st)[0]["mg"]["hand"]
+    assert BS["charm"] in sides(st)[0].magic.hand
 
 
 def test_raise_dead_respects_the_troop_type_limit():
@@ -178,12 +175,12 @@ def test_raise_dead_respects_the_troop_type_limit():
     a fuzz game, 3p seed 7190: a sixth type after a defender's Raise Dead)."""
     g, st, a, b, cell = special_battle([BS["raise_dead"]], att_sp={KOB: 1, UND: 1}, att=(0, 3, 3, 3))
     me = sides(st)[0]
-    assert U.type_count(a) == 5 == U.type_limit(st, a)
+    assert heroes.type_count(a) == 5 == heroes.type_limit(st, a)
     st.apply(BSPELL0 + BS["raise_dead"])
-    assert me["counts"][0] == 0
+    assert me.counts[0] == 0
     g, st, a, b, cell = special_battle([BS["raise_dead"]], att_sp={KOB: 1}, att=(2, 3, 3, 3))
     st.apply(BSPELL0 + BS["raise_dead"])
-    assert 3 <= sides(st)[0]["counts"][0] <= 7
+    assert 3 <= sides(st)[0].counts[0] <= 7
 
 
 def test_control_of_a_basic_type_respects_the_type_limit():
@@ -196,30 +193,30 @@ def test_control_of_a_basic_type_respects_the_type_limit():
     assert not m[GROUP0 + 0] and m[GROUP0 + 1]
     st.apply(GROUP0 + 1)
     me, foe = sides(st)
-    me["counts"][1] = 0                      # the caster's archers fall before the spell lands
-    me["counts"][0] = 2                      # and warriors rose (Raise Dead): five types again
-    SP.segment_effects(st, B.segment_of(1))
-    SP.segment_effects(st, B.segment_of(2))
-    assert me["counts"][1] == 0 and foe["counts"][1] == 3
-    me["counts"][0] = 0                      # room for the archers: the charm would take them
-    assert BM._can_hold(st, me, 1)
+    me.counts[1] = 0                      # the caster's archers fall before the spell lands
+    me.counts[0] = 2                      # and warriors rose (Raise Dead): five types again
+    battle_spells.segment_effects(st, battle.segment_of(1))
+    battle_spells.segment_effects(st, battle.segment_of(2))
+    assert me.counts[1] == 0 and foe.counts[1] == 3
+    me.counts[0] = 0                      # room for the archers: the charm would take them
+    assert battle_spells._can_hold(st, me, 1)
 
 
 def test_neutral_wizard_targets_the_largest_group_including_specials(monkeypatch):
     """Encounter 7 Irate Sorcerer (designed policy): the neutral wizard's targeted spell goes to
     the largest enemy group, which may be a special group."""
-    casts, orig = [], BM.cast_battle
+    casts, orig = [], battle_spells.cast_battle
 
     def spy(st, k, s, t):
         casts.append((k, s, t))
         orig(st, k, s, t)
-    monkeypatch.setattr(BM, "cast_battle", spy)
+    monkeypatch.setattr(battle_spells, "cast_battle", spy)
     g, st, a, b, d, cell = two_heroes()
     st.encounter[cell] = 7
-    b["alive"], b["cell"] = False, -1
-    a["troops"][:] = (1, 1, 1, 1)
-    U.special(a)[UND] = 9
-    st.mg["bdeck"] = [k for k in range(T.NB) if k != BS["fireball"]] + [BS["fireball"]]
-    st.phase, st.queue, st.qi = "battle", [(0, 0)], 0
-    start_battle(st, 0, cell)
-    assert casts[0] == (1, BS["fireball"], BM.SP0 + UND)
+    b.alive, b.cell = False, -1
+    a.troops[:] = (1, 1, 1, 1)
+    a.specials[UND] = 9
+    st.magic.battle_deck = [k for k in range(T.NB) if k != BS["fireball"]] + [BS["fireball"]]
+    st.phase, st.queue, st.queue_pos = "battle", [(0, 0)], 0
+    battle_flow.start_battle(st, 0, cell)
+    assert casts[0] == (1, BS["fireball"], battle.SPECIAL_GROUP0 + UND)

@@ -16,7 +16,7 @@ def test_setup_shows_the_capitol_candidates_named_by_the_actions():
     assert st.phase == "capitol"
     text = st.render_text()
     listed = dict(re.findall(r"c(\d) = cell (\d+)", text))
-    assert listed and all(int(st.cand[int(k)]) == int(cell) for k, cell in listed.items())
+    assert listed and all(int(st.capitol_candidates[int(k)]) == int(cell) for k, cell in listed.items())
     lines = text.splitlines()
     top = next(i for i, line in enumerate(lines) if line.startswith(" 0 "))
     grid = "\n".join(lines[top:top + st.game.h])
@@ -44,8 +44,8 @@ def test_legend_labelled_troops_and_hidden_index_cards():
     seen_by_0 = st.render_text(observer=0)
     enemy = [line for line in seen_by_0.splitlines() if line.startswith("player_1 Hero")]
     assert enemy and all("index card hidden" in line and "warriors" not in line for line in enemy)
-    first = next(h for h in st.heroes if h["seat"] == 1 and h["alive"])
-    total = int(first["troops"].sum()) + (int(first["special"].sum()) if first.get("special") is not None else 0)
+    first = next(h for h in st.heroes if h.seat == 1 and h.alive)
+    total = int(first.troops.sum()) + int(first.specials.sum())
     assert f"army of {total} (index card hidden)" in enemy[0]
 
 

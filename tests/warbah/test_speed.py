@@ -9,6 +9,11 @@ from tabletop_arena.envs.warbah import make_game
 from tabletop_arena.envs.warbah.rules import WarbahState
 
 
+def _drop_observation_caches(st) -> None:
+    for k in [k for k in vars(st) if k.startswith("_obs_")]:
+        delattr(st, k)
+
+
 def _play(seed: int, n: int, reuse: bool, steps: int = 300):
     WarbahState.reuse_advance_mask = reuse
     g = make_game(num_players=n)
@@ -21,7 +26,7 @@ def _play(seed: int, n: int, reuse: bool, steps: int = 300):
         mask = st.legal_actions_mask()
         obs = st.observation(st.current_player)
         if not reuse:
-            st._obs_map = None  # rebuild the map planes every time
+            _drop_observation_caches(st)  # rebuild every observation plane every time
         legal = np.flatnonzero(mask)
         a = int(legal[rng.integers(len(legal))])
         trace.append((a, mask.tobytes(), obs.tobytes()))
@@ -36,3 +41,60 @@ def test_cached_and_recomputed_play_agree(n, monkeypatch):
         fast = _play(seed, n, True)
         slow = _play(seed, n, False)
         assert fast == slow
+
+
+def _all_obs(st) -> list:
+    return [st.observation(s).tobytes() for s in range(st.game.num_seats)]
+
+
+def _hand_edits(st, rng) -> None:
+    """Edits a scenario test might make by hand: every input of the cached observation planes."""
+    g = st.game
+    n = g.n_cells
+    land = np.flatnonzero(st.land)
+    x, y, z = (int(land[rng.integers(len(land))]) for _ in range(3))
+    st.variant[x] = g.variant_names[int(rng.integers(len(g.variant_names)))]
+    st.explored[x] = True
+    st.magic.bonus_walls[y] = st.magic.bonus_walls.get(y, 0) + 2
+    st.wall_damage[z] += 1
+    st.garrison[y, int(rng.integers(4))] += 3
+    st.garrison_specials[z, int(rng.integers(st.garrison_specials.shape[1]))] += 1
+    st.owner[z] = int(rng.integers(-1, g.num_seats))
+    st.terrain[y], st.settle[y] = 0, -1
+    w = int(rng.integers(n))
+    st.fleets.ships[w], st.fleets.owner[w] = 2, int(rng.integers(g.num_seats))
+
+
+@pytest.mark.parametrize("n", [2, 4])
+def test_observation_caches_follow_hand_edits(n):
+    """The observation caches (map, ownership, garrison and fleet planes) notice edits made by
+    hand on a clone, and the original keeps its observation: the edited clone observes like a
+    fresh clone of it, which starts without caches."""
+    g = make_game(num_players=n)
+    rng = np.random.default_rng(n)
+    for seed in range(2):
+        st = g.new_initial_state(np.random.default_rng(seed))
+        for step in range(240):
+            if st.is_terminal():
+                break
+            if step % 40 == 39:
+                before = _all_obs(st)
+                c = st.clone()
+                _all_obs(c)  # warm the clone's caches
+                _hand_edits(c, rng)
+                assert _all_obs(c) == _all_obs(c.clone())
+                assert _all_obs(st) == before
+            legal = np.flatnonzero(st.legal_actions_mask())
+            st.apply(int(legal[rng.integers(len(legal))]))
+
+
+def test_ability_steps_match_the_float32_loop():
+    """observe._ABIL_STEPS[k] is what k passes of the plain min(x + 1/3, 1) loop leave."""
+    from tabletop_arena.envs.warbah.observe import _ABIL_STEPS
+    for k in range(12):
+        v = np.zeros(1, np.float32)
+        for _ in range(k):
+            v[0] = min(v[0] + 1 / 3, 1)
+        out = np.zeros(1, np.float32)
+        out[0] = _ABIL_STEPS[min(k, len(_ABIL_STEPS) - 1)]
+        assert out[0] == v[0]

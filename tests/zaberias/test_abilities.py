@@ -23,8 +23,8 @@ def test_dark_angel_love_blocks_attacks_on_undead_only_and_outlives_caster():
     st = blank(num_players=3, tribes=["undead", "humans", "orcs"])
     angel = put(st, 0, "Dark Angel", 12, 4)
     knight = put(st, 1, "Knight", 10, 5)
-    skel = put(st, 0, "Skeleton", 10, 4)
-    gob = put(st, 2, "Goblin", 10, 6)
+    put(st, 0, "Skeleton", 10, 4)
+    put(st, 2, "Goblin", 10, 6)
     select(st, angel)
     act(st, "ability", cell(st, 10, 5))
     assert st.effects[knight] & M.LOVE
@@ -75,7 +75,7 @@ def test_cyclops_shock_blocks_attack_not_move_nor_helper_skill():
     witch = put(st, 1, "Spider Witch", 10, 5)
     thd = put(st, 1, "Two Headed Dragon", 11, 6)
     put(st, 1, "Sprite", 9, 5)
-    gob = put(st, 0, "Goblin", 11, 4)
+    put(st, 0, "Goblin", 11, 4)
     for target in (elf, witch, thd):
         st.ability_used[cyc] = False
         st._memo = {}
@@ -96,7 +96,7 @@ def test_turtle_goo_glue_stops_moving_not_attacking_and_not_in_city():
     gob = put(st, 1, "Goblin", 10, 4)
     st.city_owner[2], st.city_grade[2] = 1, 1
     warrior = put(st, 1, "Orc Warrior", 12, 6)
-    skel_like = put(st, 0, "Sprite", 9, 4)       # an enemy next to the glued Goblin
+    put(st, 0, "Sprite", 9, 4)       # an enemy next to the glued Goblin
     select(st, goo)
     assert cell(st, 12, 6) not in legal(st, "ability")
     act(st, "ability", cell(st, 10, 4))
@@ -119,7 +119,7 @@ def test_vampire_absorbs_gains_muscle_and_chooses_whom_to_keep():
         st.held[vamp].append(u)
     base = g.specs[vamp].muscle
     assert M.muscle(st, vamp) == base + 3 + 1 + 1
-    pal = put(st, 1, "Paladin", 10, 4)
+    put(st, 1, "Paladin", 10, 4)
     attack(st, vamp, 10, 4, dice=[5, 0, 0])
     assert st.phase == "siphon" and st.current_player == 0
     assert legal(st, "release") == [0, 1, 2, 3]
@@ -160,7 +160,7 @@ def test_siphon_on_siphon_transfer_and_release_on_defeat():
     knight = 1 * g.U + g.slot_of(1, "Knight")
     st2.status[knight], st2.holder[knight] = M.HELD, vamp
     st2.held[vamp].append(knight)
-    pal = put(st2, 1, "Paladin", 10, 4)
+    put(st2, 1, "Paladin", 10, 4)
     attack(st2, vamp, 10, 4, dice=[0, 5, 5])
     assert not on_map(st2, vamp) and st2.status[knight] == M.ARMORY
 
@@ -333,7 +333,7 @@ def test_rhino_rider_tramples_wood_metal_not_gold_not_in_flagged_city():
     rr = put(st, 0, "Rhino Rider", 13, 4)
     kn = put(st, 1, "Knight", 12, 4)
     pal = put(st, 1, "Paladin", 11, 4)
-    ga = put(st, 1, "Giant Armor", 10, 4)
+    put(st, 1, "Giant Armor", 10, 4)
     select(st, rr)
     act(st, "move", cell(st, 12, 4))
     assert st.phase == "rhino" and not on_map(st, kn)
@@ -377,7 +377,7 @@ def test_balloon_dragon_extra_dice_on_ones_chained():
     """Balloon Dragon Q&A: 3 dice; every 1 rolled adds another die, chained, also defending."""
     st = blank(tribes=["orcs", "humans"])
     bd = put(st, 0, "Balloon Dragon", 11, 4)
-    kn = put(st, 1, "Knight", 10, 4)
+    put(st, 1, "Knight", 10, 4)
     attack(st, bd, 10, 4, dice=[1, 1, 2, 1, 3, 0, 5])   # 1+1+2, then 1+3, then 0 -> 8 + 1
     assert st.last_battle[0] == 8 + st.game.specs[bd].muscle
 
@@ -663,10 +663,9 @@ def test_teleporter_only_friends_never_onto_units_and_into_an_empty_enemy_city()
     square; into an unoccupied enemy city yes (and the unit may then attack that city if it has
     not attacked), not into a city an enemy unit stands in."""
     st = blank(tribes=HU)
-    g = st.game
     tp = put(st, 0, "Teleporter", 9, 5)
     kn = put(st, 0, "Knight", 10, 5)
-    skel = put(st, 1, "Skeleton", 9, 4)
+    put(st, 1, "Skeleton", 9, 4)
     site = st.geo.site_of[cell(st, 7, 5)]
     st.city_owner[site], st.city_grade[site] = 1, 1
     st._memo = {}
@@ -712,6 +711,7 @@ def test_dragon_flies_over_an_unmoved_wood_unit_and_picks_it_up_on_its_way():
     from the unit to the landing square within its 4 steps); the rider has not moved and may get
     off and walk. Units too far off the flight, metal units and units that moved are not offered."""
     import pytest
+
     from tabletop_arena.envs.core.game import IllegalActionError
     st = blank(tribes=HU)
     dr = put(st, 0, "Dragon", 13, 4)
@@ -801,6 +801,7 @@ def test_teleporter_walks_while_holding_the_unit_then_puts_it_down_in_range_of_i
     (phase tele_move, even through the square the unit left), then the unit lands within range 3
     of the new square; the unit's used move and attack stay used."""
     import pytest
+
     from tabletop_arena.envs.core.game import IllegalActionError
     st = blank(tribes=HU)
     tp = put(st, 0, "Teleporter", 13, 4)

@@ -6,6 +6,7 @@ import numpy as np
 from tabletop_arena.agents.base import RandomAgent
 from tabletop_arena.agents.zaberias import HeuristicAgent
 from tabletop_arena.envs.zaberias import make_game
+from tabletop_arena.train.play import play
 
 
 def test_heuristic_beats_random_seat_swapped():
@@ -15,12 +16,7 @@ def test_heuristic_beats_random_seat_swapped():
         hseat = i % 2
         agents = [HeuristicAgent(g, seed=i) if s == hseat else RandomAgent(seed=100 + i)
                   for s in range(2)]
-        st = g.new_initial_state(np.random.default_rng(i))
-        while not st.is_terminal():
-            obs = {"observation": None, "action_mask": st.legal_actions_mask()}
-            a = agents[st.current_player].act(obs, state=st)
-            st.apply(a)
-        results.append(st.returns()[hseat])
+        results.append(play(g, agents, i, max_steps=None).returns[hseat])
     assert np.mean(results) >= 0.75, results
 
 

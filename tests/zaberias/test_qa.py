@@ -32,8 +32,8 @@ def test_range_qa_abilities_use_range_too():
     target must be within its range (Dark Angel, range 3)."""
     st = blank(tribes=["undead", "humans"])
     angel = put(st, 0, "Dark Angel", 12, 4)
-    near = put(st, 1, "Knight", 9, 4)            # 3 away
-    far = put(st, 1, "Archer", 8, 4)             # 4 away
+    put(st, 1, "Knight", 9, 4)            # 3 away
+    put(st, 1, "Archer", 8, 4)             # 4 away
     select(st, angel)
     assert cell(st, 9, 4) in legal(st, "ability") and cell(st, 8, 4) not in legal(st, "ability")
 
@@ -207,7 +207,7 @@ def test_dragon_qa_rider_gets_off_and_attacks_but_not_after_a_combined_attack():
     st = blank(tribes=["humans", "undead"])
     dr = put(st, 0, "Dragon", 11, 4)
     ar = put(st, 0, "Archer", 11, 4)             # riding, unmoved
-    skel = put(st, 1, "Skeleton", 8, 4)
+    put(st, 1, "Skeleton", 8, 4)
     select(st, ar)
     act(st, "move", cell(st, 10, 4))             # gets off
     assert cell(st, 8, 4) in st.unit_options(ar)["attack"]
@@ -261,8 +261,8 @@ def test_dragon_qa_rider_strength_combined_when_defending():
     """Dragon Q&A: while the rider is on, their dice and strength are combined also defending."""
     st = blank(tribes=["undead", "humans"])
     skel = put(st, 0, "Skeleton", 11, 4)
-    dr = put(st, 1, "Dragon", 10, 4)
-    kn = put(st, 1, "Knight", 10, 4)
+    put(st, 1, "Dragon", 10, 4)
+    put(st, 1, "Knight", 10, 4)
     st.rng = ScriptedDice([5, 1, 2])             # Skeleton 5 + 1; Dragon 1 + 5, Knight 2 + 3
     select(st, skel)
     act(st, "attack", cell(st, 10, 4))
@@ -368,7 +368,7 @@ def test_balloon_dragon_qa_cluster_bombs_when_defending():
     """Balloon Dragon Q&A: defending, every 1 rolled adds another die too."""
     st = blank(tribes=["undead", "orcs"])
     skel = put(st, 0, "Skeleton", 11, 4)
-    bd = put(st, 1, "Balloon Dragon", 10, 4)
+    put(st, 1, "Balloon Dragon", 10, 4)
     # Skeleton 2 + 1; Balloon 1, 1, 0 -> two more: 1, 0 -> one more: 0; 3 + 1 muscle
     st.rng = ScriptedDice([2, 1, 1, 0, 1, 0, 0])
     select(st, skel)
@@ -435,13 +435,13 @@ def test_unit_groups_sorcerer_attacks_after_its_ability_helper_not_ability_after
     their ability (an Energion that attacked cannot use its skill)."""
     st = blank(tribes=["undead", "humans"])
     angel = put(st, 0, "Dark Angel", 12, 4)
-    kn = put(st, 1, "Knight", 11, 4)
+    put(st, 1, "Knight", 11, 4)
     select(st, angel)
     act(st, "ability", cell(st, 11, 4))
     assert cell(st, 11, 4) in st.unit_options(angel)["attack"]
     st2 = blank(tribes=["orcs", "humans"])
     en = put(st2, 0, "Energion", 11, 4)
-    w = put(st2, 0, "Orc Warrior", 12, 4, fresh=False)
+    put(st2, 0, "Orc Warrior", 12, 4, fresh=False)
     put(st2, 1, "Knight", 10, 4)
     select(st2, en)
     assert cell(st2, 12, 4) in legal(st2, "ability")

@@ -6,18 +6,13 @@ import numpy as np
 from tabletop_arena import envs
 from tabletop_arena.agents.base import RandomAgent
 from tabletop_arena.agents.zaka import HeuristicAgent
+from tabletop_arena.train.play import play
 
 
-def play(game, agents, seed):
-    st = game.new_initial_state(np.random.default_rng(seed))
-    det = np.random.default_rng(seed + 10_000)
-    while not st.is_terminal():
-        seat = st.current_player
-        agent = agents[game.seat_owner(seat)]
-        obs = {"observation": st.observation(seat), "action_mask": st.legal_actions_mask()}
-        view = st.determinize(seat, det) if agent.needs_state else None
-        st.apply(agent.act(obs, view))
-    return st
+def winner(game, agents, seed) -> int:
+    """The winning player of one game (-1 when first place is shared)."""
+    result = play(game, agents, seed, det_rng=np.random.default_rng(seed + 10_000))
+    return result.winners[0] if len(result.winners) == 1 else -1
 
 
 def test_heuristic_beats_random_two_players():
@@ -28,7 +23,7 @@ def test_heuristic_beats_random_two_players():
         pos = i % 2
         agents = [RandomAgent(seed=2 * i), RandomAgent(seed=2 * i + 1)]
         agents[pos] = HeuristicAgent(game, seed=i)
-        wins += play(game, agents, i).winner() == pos
+        wins += winner(game, agents, i) == pos
     assert wins >= 140, f"heuristic won {wins}/200"
 
 
@@ -41,7 +36,7 @@ def test_heuristic_wins_most_four_player_games():
         pos = i % 4
         agents = [RandomAgent(seed=4 * i + j) for j in range(4)]
         agents[pos] = HeuristicAgent(game, seed=i)
-        wins += play(game, agents, 500 + i).winner() == pos
+        wins += winner(game, agents, 500 + i) == pos
     assert wins >= 20, f"heuristic won {wins}/40"
 
 

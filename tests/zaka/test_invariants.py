@@ -16,7 +16,7 @@ def violations(st) -> list[str]:
     if cards != g.deck_size:
         out.append(f"{cards} cards in the game, not {g.deck_size}")
     for f in st.fields:
-        for design, hearts, weapon in f:
+        for design, hearts, _weapon in f:
             if not 0 < hearts <= g.hearts[design]:
                 out.append(f"a monster with {hearts} hearts (card: {g.hearts[design]})")
     if any(c < 0 for h in st.hands for c in h):

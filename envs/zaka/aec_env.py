@@ -51,20 +51,13 @@ Version history: v0 (first release).
 """
 from __future__ import annotations
 
-from ..core.wrappers import OrderEnforcing
-
 from ..core.aec import TabletopAEC
-from .config import ZakaGame
-
-ENV_NAME = "zaka_v0"
-
-
-def make_game(**options) -> ZakaGame:
-    return ZakaGame(**options)
+from ..core.wrappers import OrderEnforcing
+from .game import ZakaGame
 
 
 class raw_env(TabletopAEC):
-    metadata = dict(TabletopAEC.metadata, name=ENV_NAME)
+    metadata = dict(TabletopAEC.metadata, name=ZakaGame.name)
 
     def __init__(self, render_mode: str | None = None, illegal_action: str = "lose",
                  max_steps: int = 1000, ansi_color: bool | None = None,

@@ -69,22 +69,16 @@ Octor copies any number of times a turn (capped); the Dobergun bonus move avoids
 """
 from __future__ import annotations
 
-from ..core.wrappers import OrderEnforcing
-
 from ..core.aec import TabletopAEC
-from .config import GorgasaliGame
+from ..core.wrappers import OrderEnforcing
+from .game import GorgasaliGame
 
-ENV_NAME = "gorgasali_v0"
 #: AEC move cap (every engine action counts); the engine's own round cap ends games earlier
 DEFAULT_MAX_STEPS = 10000
 
 
-def make_game(**options) -> GorgasaliGame:
-    return GorgasaliGame(**options)
-
-
 class raw_env(TabletopAEC):
-    metadata = dict(TabletopAEC.metadata, name=ENV_NAME)
+    metadata = dict(TabletopAEC.metadata, name=GorgasaliGame.name)
 
     def __init__(self, render_mode: str | None = None, illegal_action: str = "lose",
                  max_steps: int = DEFAULT_MAX_STEPS, ansi_color: bool | None = None,

@@ -49,20 +49,13 @@ may be declined (PASS, observation entry 79).
 """
 from __future__ import annotations
 
-from ..core.wrappers import OrderEnforcing
-
 from ..core.aec import TabletopAEC
-from .config import PeacekeepersGame
-
-ENV_NAME = "peacekeepers_v0"
-
-
-def make_game(**options) -> PeacekeepersGame:
-    return PeacekeepersGame(**options)
+from ..core.wrappers import OrderEnforcing
+from .game import PeacekeepersGame
 
 
 class raw_env(TabletopAEC):
-    metadata = dict(TabletopAEC.metadata, name=ENV_NAME)
+    metadata = dict(TabletopAEC.metadata, name=PeacekeepersGame.name)
 
     def __init__(self, render_mode: str | None = None, illegal_action: str = "lose",
                  max_steps: int = 1000, ansi_color: bool | None = None,

@@ -56,21 +56,15 @@ Dragon's rider may attack on its own (``rules.rider_attacks_alone``).
 """
 from __future__ import annotations
 
-from ..core.wrappers import OrderEnforcing
-
 from ..core.aec import TabletopAEC
-from .config import ZaberiasGame
+from ..core.wrappers import OrderEnforcing
+from .game import ZaberiasGame
 
-ENV_NAME = "zaberias_v0"
 DEFAULT_MAX_STEPS = 2000
 
 
-def make_game(**options) -> ZaberiasGame:
-    return ZaberiasGame(**options)
-
-
 class raw_env(TabletopAEC):
-    metadata = dict(TabletopAEC.metadata, name=ENV_NAME)
+    metadata = dict(TabletopAEC.metadata, name=ZaberiasGame.name)
 
     def __init__(self, render_mode: str | None = None, illegal_action: str = "lose",
                  max_steps: int = DEFAULT_MAX_STEPS, ansi_color: bool | None = None,

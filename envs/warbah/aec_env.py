@@ -24,7 +24,7 @@ Options (``envs.make("warbah_v0", **options)``):
 | illegal_action | lose (game over, offender -1) or raise (error)     | lose    |
 | max_steps      | AEC move cap (truncation)                          | 1000    |
 
-Actions: ``Discrete(config.NUM_ACTIONS)``, one table for every phase (constants in config.py):
+Actions: ``Discrete(actions.NUM_ACTIONS)``, one table for every phase (constants in actions.py):
 
 - base: 0-5 move/explore (move phase) or attack (battle phase) towards E, NE, NW, W, SW, SE;
   ``DONE`` 6; ``RECRUIT`` 7 (one troop at the settlement in question); ``TAKE_GARRISON`` 8
@@ -33,12 +33,13 @@ Actions: ``Discrete(config.NUM_ACTIONS)``, one table for every phase (constants 
   warrior/archer/cavalry/catapult); ``CAPITOL0``+k 16-23 (capitol at candidate k),
   ``CAPITOL_AUTO`` 24; ``EXCHANGE0``+d 25-30 (whole army to the friendly Hero in direction d);
   ``DROP_OFF`` 31 (drop troops of the settlement's type into its garrison).
-- magic (block A, ``SPELLS0`` .. ``SPELLS_END``): ``REALM0``+k cast or discard realm spell k
+- magic (``SPELLS0`` .. ``SPELLS_END``): ``REALM0``+k cast or discard realm spell k
   (26); ``BSPELL0``+k cast battle spell k (42); ``GROUP0``+t target group (4 troop types,
   hero, monster); ``TSEAT0``+r-1 target the opponent r seats on; ``CELL0``+c target map cell c
   (99 slots); ``RECRUIT_WIZARD``; ``GIVE_ITEM0``+d hand a magic item to the own or allied Hero
   in direction d.
-- block B (``SEA0`` .. ``SEA_END``): ``HIRE_AGENT``; ``TARGET0``+k espionage target slot k (12);
+- empire (``EMPIRE0`` .. ``EMPIRE_END``): ``HIRE_AGENT``; ``TARGET0``+k espionage target slot k
+  (12);
   ``GIVE0``+4d+t give one troop of type t to the Hero in direction d; ``TAKE_ONE0``+t /
   ``DROP_ONE0``+t one garrison troop in / out; ``SHIP0``+d recruit a ship; ``REROLL`` /
   ``KEEP_ROLL`` (Luck); ``RECRUIT_SP`` (special unit); ``LOSS_SP0``+u lose one special unit
@@ -46,39 +47,37 @@ Actions: ``Discrete(config.NUM_ACTIONS)``, one table for every phase (constants 
   ``ALLY_ACCEPT``, ``ALLY_DECLINE``; ``FLEET0``+6k+d move unmanned fleet k; ``GIVE_SP0``+13d+u
   give one special unit; ``PASS0``+d pass through a friendly Hero; ``LOOK0``+d Scouting look;
   ``CEDE0``+r-1 cede a settlement / ``HERO_TO0``+r-1 hand a Hero to an ally.
-- combined attacks (``BATTLE_X0`` .. ``BATTLE_X_END``): ``BATTLE_JOIN0``+d the own or allied
+- spell targets: ``MAGIC_SPGROUP0``+u target a special-unit group.
+- combined attacks (``COMBINED0`` .. ``COMBINED_END``): ``BATTLE_JOIN0``+d the own or allied
   Hero in direction d of the target joins the declared attack; ``BATTLE_START``;
   ``BATTLE_ACCEPT`` / ``BATTLE_DECLINE`` (an ally answers the call); in a combined attack's
   spell step ``BATTLE_JOIN0``+d also picks the army (its Hero in direction d of the target) a
-  battle spell reaches.
+  battle spell reaches; ``TAKE_SPECIAL`` / ``DROP_SPECIAL`` one garrison special unit in / out.
 - Luck (``LUCK0`` .. ``LUCK_END``): ``LUCK_MINE`` reroll one of my side's missed attack dice of
   this battle segment, ``LUCK_FOE`` one of the foe's hits (``KEEP_ROLL`` passes).
 
 Observation: ``float32`` vector, observer-relative, hidden information left out; its pieces
 are ``WarbahGame.observation_layout``: ``board`` (17, H, W) map planes and ``vector`` (48)
 (observe.py), ``board_b`` (7, H, W) and ``vector_b`` (76) for fleets, espionage, special units
-and alliances (block_b.observe_b), ``magic`` (266) for spells, wizards and items
-(spells.observe).
+and alliances (observe.py), ``magic`` (266) for spells, wizards and items (observe_magic.py).
 
-Rewards and end: a player whose capitol is taken is out; the game ends when one player is left,
-after ``designed.turn_cap`` (10) turns or ``designed.max_actions`` (950) engine actions.
-Rewards come at the end only, rank based and zero-sum (envs.core.game.rank_returns): survivors
-over eliminated players (later elimination ranks higher), then settlements held, then gold.
+Rewards and end (designed victory condition, RULES.md "Win condition"): a player whose capitol
+is taken, or who has no Hero at the end of the Recruit phase, is out; the game ends when one
+player is left, when a player holds at least 6 settlements and 60 % of all held settlements at
+the end of a Recovery phase (domination), or after ``designed.turn_cap`` (20) turns or
+``designed.max_actions`` (950) engine actions. Rewards come at the end only, rank based and
+zero-sum (envs.core.game.rank_returns): the winner first, then survivors over eliminated players
+(later elimination ranks higher), then settlements held, then gold.
 
-Version history: v0 (blocks A and B merged; see RULES.md for what is still simplified).
+Version history: v0 (see RULES.md for what is still simplified).
 """
 from __future__ import annotations
 
-from ..core.wrappers import OrderEnforcing
-
 from ..core.aec import TabletopAEC
-from .config import WarbahGame
+from ..core.wrappers import OrderEnforcing
+from .game import WarbahGame
 
 ENV_NAME = "warbah_v0"
-
-
-def make_game(**options) -> WarbahGame:
-    return WarbahGame(**options)
 
 
 class raw_env(TabletopAEC):

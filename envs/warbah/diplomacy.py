@@ -1,0 +1,180 @@
+"""Warbah diplomacy: alliances (option ``allies=True``, 3-4 players).
+
+A diplomacy step runs each turn after espionage (before moving), in initiative order. The
+player on turn may, one action at a time:
+
+- ``ALLY_PROPOSE0 + r - 1``: offer an alliance to the player r seats after it (r = 1..3); that
+  player answers at once (phase ``ally_answer``: ``ALLY_ACCEPT`` / ``ALLY_DECLINE``);
+- ``ALLY_BREAK0 + r - 1``: declare the alliance with that player over;
+- ``ALLY_GOLD0 + r - 1``: give one gold to that ally (allies may trade);
+- ``DONE``.
+
+Alliances end when one ally attacks the other (``on_attack``, from battle_flow). Allies
+exchange troops between adjacent Heroes like friends (movement.py), are never targets of each
+other's agents, and are ranked separately at the end (designed).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from .actions import (
+    ALLY_ACCEPT,
+    ALLY_BREAK0,
+    ALLY_DECLINE,
+    ALLY_GOLD0,
+    ALLY_PROPOSE0,
+    CEDE0,
+    DONE,
+    HERO_TO0,
+    NUM_ACTIONS,
+)
+
+
+@dataclass(slots=True)
+class AllianceTurn:
+    """The player now conducting diplomacy and the player its offer waits on."""
+    seat: int
+    offered_to: int = -1
+
+    def clone(self) -> "AllianceTurn":
+        return AllianceTurn(self.seat, self.offered_to)
+
+
+@dataclass(slots=True)
+class Diplomacy:
+    """Alliances (option allies=True) and the diplomacy step in progress."""
+    allied: np.ndarray              # bool[N, N], symmetric
+    current: AllianceTurn | None = None
+    queue: list = field(default_factory=list)       # players still to act this turn
+    proposed: list = field(default_factory=list)    # (seat, other) offers made this turn
+    turn: int = 0                   # the turn the step last ran
+
+    @staticmethod
+    def new(num_seats: int) -> "Diplomacy":
+        return Diplomacy(np.zeros((num_seats, num_seats), bool))
+
+    def clone(self) -> "Diplomacy":
+        return Diplomacy(self.allied.copy(),
+                         None if self.current is None else self.current.clone(),
+                         list(self.queue), list(self.proposed), self.turn)
+
+
+def enabled(st) -> bool:
+    """The variant plays with alliances (allies=True)."""
+    return st.game.allies
+
+
+def begin(st) -> bool:
+    if not enabled(st) or st.diplomacy.turn == st.turn:
+        return False
+    st.diplomacy.turn = st.turn
+    st.diplomacy.queue = [s for s in st.order if st.alive[s]]
+    st.diplomacy.proposed = []
+    st.diplomacy.current = None
+    st.phase = "diplomacy"
+    return True
+
+
+def _other(st, seat: int, r: int) -> int:
+    return (seat + r) % st.game.num_seats
+
+
+def mask(st) -> np.ndarray:
+    out = np.zeros(NUM_ACTIONS, np.int8)
+    if st.phase == "ally_answer":
+        out[ALLY_ACCEPT] = out[ALLY_DECLINE] = 1
+        return out
+    seat = st.diplomacy.current.seat
+    out[DONE] = 1
+    for r in range(1, st.game.num_seats):
+        o = _other(st, seat, r)
+        if not st.alive[o]:
+            continue
+        if st.diplomacy.allied[seat, o]:
+            out[ALLY_BREAK0 + r - 1] = 1
+            out[ALLY_GOLD0 + r - 1] = st.gold[seat] > 0
+        elif (seat, o) not in st.diplomacy.proposed:  # one offer per pair and turn
+            out[ALLY_PROPOSE0 + r - 1] = 1
+    return out
+
+
+def advance(st) -> bool:
+    while True:
+        if st.diplomacy.current is None:
+            if not st.diplomacy.queue:
+                st.phase, st.queue, st.queue_pos = "recruit", [], 0  # back to rules: the move phase
+                return False
+            st.diplomacy.current = AllianceTurn(st.diplomacy.queue.pop(0))
+        if st.phase == "ally_answer":
+            st.to_act = st.diplomacy.current.offered_to
+            return True
+        if mask(st).sum() <= 1:  # nothing to offer: skip this player
+            st.diplomacy.current = None
+            continue
+        st.to_act = st.diplomacy.current.seat
+        return True
+
+
+def apply(st, a: int) -> None:
+    d = st.diplomacy.current
+    seat = d.seat
+    if st.phase == "ally_answer":
+        if a == ALLY_ACCEPT:
+            st.diplomacy.allied[seat, d.offered_to] = st.diplomacy.allied[d.offered_to, seat] = True
+        st.phase, d.offered_to = "diplomacy", -1
+        return
+    if a == DONE:
+        st.diplomacy.current = None
+        return
+    if ALLY_PROPOSE0 <= a < ALLY_PROPOSE0 + 3:
+        o = _other(st, seat, a - ALLY_PROPOSE0 + 1)
+        st.diplomacy.proposed.append((seat, o))
+        d.offered_to = o
+        st.phase = "ally_answer"
+    elif ALLY_BREAK0 <= a < ALLY_BREAK0 + 3:
+        o = _other(st, seat, a - ALLY_BREAK0 + 1)
+        st.diplomacy.allied[seat, o] = st.diplomacy.allied[o, seat] = False
+    else:
+        o = _other(st, seat, a - ALLY_GOLD0 + 1)
+        st.gold[seat] -= 1
+        st.gold[o] += 1
+
+
+def on_attack(st, attacker_seat: int, defender_seat: int) -> None:
+    """An attack on an ally ends the alliance."""
+    if attacker_seat >= 0 and defender_seat >= 0:
+        allied = st.diplomacy.allied
+        allied[attacker_seat, defender_seat] = allied[defender_seat, attacker_seat] = False
+
+
+def friendly(st, a: int, b: int) -> bool:
+    """Seats a and b are the same player or allies."""
+    return a == b or bool(st.diplomacy.allied[a, b])
+
+
+def trade_mask(st, seat: int, h, mask: np.ndarray) -> None:
+    """Allies may trade settlements and Heroes: the acting Hero may cede the (non-capitol)
+    settlement he stands on, or join an ally's side with his army and items (designed)."""
+    if not enabled(st) or not st.diplomacy.allied[seat].any():
+        return
+    c = h.cell
+    cede = st.owner[c] == seat and st.settle[c] >= 0 and st.capitol[seat] != c
+    mine = sum(1 for x in st.heroes if x.alive and x.seat == seat)
+    for r in range(1, st.game.num_seats):
+        o = _other(st, seat, r)
+        if st.diplomacy.allied[seat, o] and st.alive[o]:
+            mask[CEDE0 + r - 1] = cede
+            mask[HERO_TO0 + r - 1] = mine > 1  # a player keeps at least one Hero
+
+
+def trade_apply(st, seat: int, x: int, a: int) -> None:
+    h = st.heroes[x]
+    if CEDE0 <= a < CEDE0 + 3:
+        st.owner[h.cell] = _other(st, seat, a - CEDE0 + 1)
+        return
+    o = _other(st, seat, a - HERO_TO0 + 1)
+    h.seat = o
+    h.id = 1 + max((y.id for y in st.heroes if y.seat == o), default=0)
+    h.mp = h.scout_moves = 0  # his move is over for this turn

@@ -1,0 +1,96 @@
+"""The Warbah Game: one variant's options and rules tables (configs/warbah.yaml, read once),
+and the factory of its states."""
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+import numpy as np
+
+from ..core.game import ConfigError, Game, read_yaml
+from ..core.options import Option, OptionTable, merge_rules
+from .actions import NUM_ACTIONS
+from .board import MAP_SIZE
+from .config import BASIC, DEFAULT_CONFIG, SETTLEMENTS, SPECIALS, TERRAINS, SpellTables
+from .rules import WarbahState
+
+
+class WarbahGame(Game):
+    name = "warbah_v0"
+    num_actions = NUM_ACTIONS
+    hidden_information = True
+    #: the constructor's options, checked by envs.core.game.Game before ``__init__`` runs
+    OPTIONS = OptionTable(
+        "warbah_v0",
+        Option("num_players", int, 2, "players", choices=(2, 3, 4)),
+        Option("rules", dict, None, "overrides of any table of configs/warbah.yaml (nested)"),
+        Option("allies", bool, False, "alliances between players (3 or 4 players)"),
+    )
+
+    def __init__(self, num_players: int = 2, rules: dict | None = None, allies: bool = False):
+        self.num_players = self.num_seats = num_players
+        if allies and num_players < 3:
+            raise ConfigError("allies=True needs 3 or 4 players (alliances)")
+        self.allies = allies
+        self.rules_override = rules or {}
+        # checked key by key against the default file (unknown keys, types; nested tables); a
+        # deep copy so that nothing here can write into read_yaml's cached table
+        self.cfg = merge_rules(copy.deepcopy(read_yaml(str(DEFAULT_CONFIG))), self.rules_override)
+        d = self.cfg["designed"]
+        for k in ("turn_cap", "max_actions", "hero_mp", "army_cap", "battle_round_cap"):
+            if not isinstance(d[k], int) or d[k] < 1:
+                raise ConfigError(f"designed.{k} must be a positive int")
+        rtt = self.cfg["random_troop_type"]
+        if sorted(rtt) != [1, 2, 3, 4, 5] or not set(rtt.values()) <= set(BASIC + ("hero",)):
+            raise ConfigError("random_troop_type maps 1D5 (1-5) to a troop type "
+                              f"({', '.join(BASIC)}, hero)")
+        v = d["victory"]
+        if v["heroless_out"] not in (False, True):
+            raise ConfigError("designed.victory.heroless_out must be true or false")
+        if not isinstance(v["domination_min"], int) or v["domination_min"] < 1:
+            raise ConfigError("designed.victory.domination_min must be a positive int")
+        share = v["domination_share"]
+        if isinstance(share, bool) or not isinstance(share, (int, float)) or not 0.5 < share <= 1:
+            raise ConfigError("designed.victory.domination_share must be a number in (0.5, 1] "
+                              "(more than half: one dominating player at most)")
+        if self.cfg["mass_formula"] not in (False, True):
+            raise ConfigError("mass_formula must be true or false (the designer's shortcut)")
+        self.h, self.w = MAP_SIZE[num_players]
+        self.troop = {k: (v["init"], v["kill"], v["cost"]) for k, v in self.cfg["troops"].items()}
+        self.terrain_roll = {r: t["type"] for t in self.cfg["terrain"] for r in t["rolls"]}
+        self.terrain = {t["type"]: t for t in self.cfg["terrain"]}
+        #: MP to enter a hex, by terrain code (config.TERRAINS order)
+        self.terrain_mp = [self.terrain[t]["mp"] for t in TERRAINS]
+        self.settle_roll = {r: s["type"] for s in self.cfg["settlements"] for r in s["rolls"]}
+        self.settle = {s["type"]: s for s in self.cfg["settlements"]}
+        self.settle["capitol"] = dict(self.cfg["capitol"], type="capitol")
+        #: the basic troop type (config.BASIC index) each settlement recruits, -1 none (by
+        #: settlement code, config.SETTLEMENTS order)
+        self.settlement_recruits = [BASIC.index(self.settle[s]["recruit"])
+                                    if self.settle[s]["recruit"] in BASIC else -1
+                                    for s in SETTLEMENTS]
+        self.variant_names = sorted({v for t in self.cfg["variants"].values() for v in t.values()})
+        self.spells = SpellTables(self.cfg)
+        #: {ability: indices of the special unit kinds granting it} (SPECIAL UNIT TYPES)
+        self.granting_units: dict[str, list[int]] = {}
+        for u, kind in enumerate(SPECIALS):
+            for a in self.cfg["special_units"][kind].get("grants", ()):
+                if u not in self.granting_units.setdefault(a, []):
+                    self.granting_units[a].append(u)
+        self.n_cells = self.h * self.w
+        # the observation (observe.py): map planes and vector; fleets, espionage, special
+        # units and alliances; magic
+        self.observation_layout = [("board", (17, self.h, self.w)), ("vector", (48,)),
+                                   ("board_b", (7, self.h, self.w)), ("vector_b", (76,)),
+                                   ("magic", (266,))]
+
+    def options(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"num_players": self.num_players}
+        if self.rules_override:
+            out["rules"] = self.rules_override
+        if self.allies:
+            out["allies"] = True
+        return out
+
+    def _new_state(self, rng: np.random.Generator):
+        return WarbahState(self, rng)

@@ -1,0 +1,207 @@
+"""Warbah Heroes and their armies: the Hero and Item records, abilities, the army cap and the
+troop-type limit, troops gained and lost outside battle.
+
+A Hero (HEROES) leads an army: four basic troop types (``troops``, order config.BASIC) and the
+13 special unit kinds (``specials``, order config.SPECIALS); abilities are (name, troop type)
+pairs. The per-turn bookkeeping fields hold the turn they refer to, so that a new turn needs no
+reset pass (a field equal to the current turn is "this turn").
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from .actions import CASUALTY0, LOSS_SP0
+from .config import NUM_SPECIALS, SPECIALS
+
+
+def _no_specials() -> np.ndarray:
+    return np.zeros(NUM_SPECIALS, np.int64)
+
+
+def _no_troops() -> np.ndarray:
+    return np.zeros(4, np.int64)
+
+
+@dataclass(slots=True)
+class Item:
+    """A magic item: a realm- or battle-spell item (``spell``: the card id that defines it) or
+    a magic ability item (``ability``: the (name, troop type) it grants while held)."""
+    kind: str                       # "realm", "battle" or "ability"
+    spell: int = -1
+    ability: tuple | None = None
+    used_turn: int = -1             # a spell item is usable once per turn
+    moved_turn: int = -1            # an item changes hands once per turn
+
+    def clone(self) -> "Item":
+        return Item(self.kind, self.spell, self.ability, self.used_turn, self.moved_turn)
+
+
+@dataclass(slots=True, eq=False)
+class Hero:
+    seat: int
+    cell: int
+    troops: np.ndarray              # int64[4]: warriors, archers, cavalry, catapults
+    id: int                         # 1, 2, ... among the Heroes of its player
+    abilities: list = field(default_factory=list)   # (name, troop type) pairs
+    xp: int = 0
+    alive: bool = True
+    mp: int = 0                     # movement points left this turn
+    scout_moves: int = 0            # Scouting: explore-only moves left this turn
+    attacks_left: int = 0
+    troops_lost: int = 0            # this turn (Healing, Heal)
+    specials: np.ndarray = field(default_factory=_no_specials)  # int64[13] special units
+    items: list = field(default_factory=list)       # Item records
+    wizard: int = 0                 # 0 none, tower cell + 1, -1 a wandering wizard
+    wizard_cast_turn: int = -1      # the wizard casts one realm spell per turn
+    received_army: bool = False     # took a whole army this turn (EXCHANGE0)
+    received_troops: np.ndarray = field(default_factory=_no_troops)  # one by one (GIVE0) ...
+    received_troops_turn: int = -1  # ... in this turn
+    received_specials: np.ndarray = field(default_factory=_no_specials)
+    received_specials_turn: int = -1
+    exchanged_turn: int = -1        # handed troops over instead of moving
+    garrison_lock: tuple | None = None  # (turn, cell, taking): one direction per turn and hex
+    delayed_turn: int = -1          # Agent Success 6: cannot move or attack
+    luck_used_turn: int = -1        # RARE ABILITY Luck: one reroll per turn
+    sea_moves: int = 0              # sea moves left ...
+    sea_moves_turn: int = -1        # ... in this turn (set when first needed)
+    granted_types: dict = field(default_factory=dict)  # typed ability from units -> troop type
+
+    def clone(self) -> "Hero":
+        """A copy that shares no mutable container with this Hero."""
+        return Hero(self.seat, self.cell, self.troops.copy(), self.id, list(self.abilities),
+                    self.xp, self.alive, self.mp, self.scout_moves, self.attacks_left,
+                    self.troops_lost, self.specials.copy(), [it.clone() for it in self.items],
+                    self.wizard, self.wizard_cast_turn, self.received_army,
+                    self.received_troops.copy(), self.received_troops_turn,
+                    self.received_specials.copy(), self.received_specials_turn,
+                    self.exchanged_turn, self.garrison_lock, self.delayed_turn,
+                    self.luck_used_turn, self.sea_moves, self.sea_moves_turn,
+                    dict(self.granted_types))
+
+
+def new_hero(heroes: list, seat: int, cell: int, troops: np.ndarray | None = None) -> Hero:
+    """A new Hero of ``seat`` at ``cell`` (numbered after that player's Heroes), appended."""
+    h = Hero(seat, cell, _no_troops() if troops is None else troops,
+             sum(1 for x in heroes if x.seat == seat) + 1)
+    heroes.append(h)
+    return h
+
+
+def disband_army(h: Hero) -> None:
+    """A Hero who leaves the game (his player eliminated, lost at sea, killed by an agent) keeps
+    no troops: his basic and special troop counts go to zero (callers move what survives, e.g.
+    an agent's kill leaves the basic troops as a garrison, before calling this)."""
+    h.troops[:] = 0
+    h.specials[:] = 0
+
+
+def hero_at(st, cell: int) -> int:
+    """Index of the living Hero standing in ``cell``, else -1."""
+    for i, h in enumerate(st.heroes):
+        if h.cell == cell and h.alive:
+            return i
+    return -1
+
+
+def hero_map(st) -> dict:
+    """{hex: index of the first living Hero there}: hero_at for many hexes at once."""
+    out = {}
+    for i, h in enumerate(st.heroes):
+        if h.alive and h.cell not in out:
+            out[h.cell] = i
+    return out
+
+
+def ability(st, h: Hero, name: str) -> int:
+    """How many times Hero ``h`` has ability ``name``: his own (and his ability items'), plus
+    one per special unit kind in his army that grants it (SPECIAL UNIT TYPES)."""
+    n = 0
+    for a, _ in h.abilities:
+        if a == name:
+            n += 1
+    us = st.game.granting_units.get(name)
+    if us:
+        sp = h.specials
+        for u in us:
+            if sp.item(u):
+                n += 1
+    return n
+
+
+def army_cap(st, h: Hero) -> int:
+    """ARMY SIZE: 40 troops, +10 per Command (special units count too)."""
+    d = st.game.cfg["designed"]
+    return d["army_cap"] + d["command_bonus"] * ability(st, h, "command")
+
+
+def army_size(h: Hero) -> int:
+    return sum(h.troops.tolist()) + sum(h.specials.tolist())
+
+
+def type_count(h: Hero) -> int:
+    """Troop types in the army (basic types and special unit kinds present)."""
+    n = 0
+    for k in h.troops.tolist():
+        if k > 0:
+            n += 1
+    for k in h.specials.tolist():
+        if k > 0:
+            n += 1
+    return n
+
+
+def type_limit(st, h: Hero) -> int:
+    """A Hero may have 5 troop types; each Command ability adds one."""
+    return st.game.cfg["designed"]["troop_types"] + ability(st, h, "command")
+
+
+def gain_warriors(st, h: Hero, n: int) -> int:
+    """Add ``n`` warriors to Hero ``h`` (Animate Dead, Heal, the Healing ability, a treasure's
+    followers) and return how many joined. SPECIAL UNIT NOTES allow 5 troop types (Command +1):
+    when warriors would be a new type over that limit, none join (designed, the same reading as
+    for special units taken over by Control spells). Only as many join as the army cap leaves
+    room for (designed: the rest disband at once, as RECOVERY's trim would disband them, warriors
+    first; so a Research or Animate Dead in the Realm phase cannot take an army over the cap)."""
+    n = min(n, army_cap(st, h) - army_size(h))
+    if n <= 0 or (h.troops[0] == 0 and type_count(h) >= type_limit(st, h)):
+        return 0
+    h.troops[0] += n
+    return n
+
+
+def trim_to_cap(st, h: Hero) -> None:
+    """Recovery: troops over the army cap (40, Command +10; special troops count) disband.
+    The rulebook gives no choice here (designed): basic troops go first (warriors, archers,
+    cavalry, catapults), then special units, the cheapest kind first (table order on ties)."""
+    over = army_size(h) - army_cap(st, h)
+    for t in range(4):
+        if over <= 0:
+            return
+        k = min(over, int(h.troops[t]))
+        h.troops[t] -= k
+        over -= k
+    sp = h.specials
+    if over <= 0:
+        return
+    tab = st.game.cfg["special_units"]
+    for u in sorted(range(NUM_SPECIALS), key=lambda u: (tab[SPECIALS[u]]["cost"], u)):
+        k = min(over, int(sp[u]))
+        sp[u] -= k
+        over -= k
+
+
+def loss_actions(h: Hero) -> list[int]:
+    """Actions that remove one of this Hero's troops: CASUALTY0 + t (basic), LOSS_SP0 + u."""
+    out = [CASUALTY0 + t for t in range(4) if h.troops[t] > 0]
+    out += [LOSS_SP0 + int(u) for u in np.flatnonzero(h.specials)]
+    return out
+
+
+def lose(h: Hero, a: int) -> None:
+    """One troop lost by loss action ``a`` (see ``loss_actions``)."""
+    if a >= LOSS_SP0:
+        h.specials[a - LOSS_SP0] -= 1
+    else:
+        h.troops[a - CASUALTY0] -= 1

@@ -1,0 +1,137 @@
+"""What stands on a Warbah hex and what it takes to enter, attack or explore it: garrisons,
+walls, ownership, movement costs, attack targets, and the exploration rolls (TERRAIN TABLE,
+SETTLEMENT TABLE, variant tables, encounter chits)."""
+from __future__ import annotations
+
+import numpy as np
+
+from . import heroes, luck
+from .board import edge
+from .config import SETTLEMENTS, SPECIALS, TERRAINS
+from .heroes import Hero
+
+
+def garrisoned(st, m: int) -> bool:
+    """A garrison (basic troops or special units) stands in hex m."""
+    return any(st.garrison[m].tolist()) or any(st.garrison_specials[m].tolist())
+
+
+def garrison_kind(st, c: int) -> int:
+    """Special unit kind (config.SPECIALS index) a settlement recruits into its garrison
+    (a Knights castle: CASTLE VARIANT TYPES), or -1."""
+    v = st.variant[c]
+    if not v.startswith("recruit_") or st.settle[c] < 0:  # the string test first
+        return -1
+    return SPECIALS.index(v[len("recruit_"):])
+
+
+def walls(st, cell: int, from_cell: int) -> int:
+    """Wall ranks of ``cell`` against an attack from ``from_cell``: the terrain's or the
+    settlement's, a river between (or along) them, less the damage, plus Stone Walls."""
+    cfg = st.game.cfg
+    t = st.terrain[cell]
+    w = 0
+    if t >= 0:
+        w = (st.game.settle[SETTLEMENTS[st.settle[cell]]]["walls"]
+             if TERRAINS[t] == "settlement" else st.game.terrain[TERRAINS[t]]["walls"])
+    if edge(cell, from_cell) in st.rivers:
+        w = max(w, cfg["river"]["cross_walls"])
+    elif any(edge(cell, m) in st.rivers for m in st.neighbours[cell] if m >= 0):
+        w = max(w, cfg["river"]["same_side_walls"])
+    return max(0, w - int(st.wall_damage[cell])) + st.magic.bonus_walls.get(cell, 0)
+
+
+def free_candidates(st) -> list[int]:
+    """Capitol candidates not taken and not next to a taken capitol."""
+    taken = [int(c) for c in st.capitol if c >= 0]
+    return [k for k, c in enumerate(st.capitol_candidates)
+            if c not in taken and all(int(m) not in taken for m in st.neighbours[c] if m >= 0)]
+
+
+def settlements_of(st, seat: int) -> list[int]:
+    return np.flatnonzero((st.owner == seat) & (st.settle >= 0)).tolist()
+
+
+def owned_cells(st) -> tuple[dict, dict]:
+    """({seat: settlements_of(seat)}, {seat: every hex it owns}), cell order, one pass."""
+    sets: dict = {}
+    owned: dict = {}
+    for c, (o, k) in enumerate(zip(st.owner.tolist(), st.settle.tolist())):
+        if o >= 0:
+            owned.setdefault(o, []).append(c)
+            if k >= 0:
+                sets.setdefault(o, []).append(c)
+    return sets, owned
+
+
+def enterable(st, seat: int, h: Hero, m: int, occ: dict | None = None) -> int:
+    """MP cost to enter explored land hex m, or 0 if it cannot be entered (``occ``: an
+    optional heroes.hero_map of this state, to skip the hero scan)."""
+    if st.encounter[m] != 0 or (heroes.hero_at(st, m) if occ is None else occ.get(m, -1)) >= 0:
+        return 0
+    if int(st.owner[m]) not in (-1, seat) and garrisoned(st, m):
+        return 0
+    t = TERRAINS[st.terrain[m]]
+    cost = st.game.terrain[t]["mp"]
+    if edge(h.cell, m) in st.rivers:
+        cost = max(cost, st.game.cfg["river"]["cross_mp"])
+    return cost
+
+
+def is_target(st, seat: int, m: int) -> bool:
+    """BATTLE: hex m may be attacked by ``seat`` (an enemy Hero, an encounter, an enemy
+    garrison; not a Sanctuary)."""
+    if m < 0 or not st.land[m] or not st.explored[m] or m in st.magic.sanctuary:
+        return False
+    j = heroes.hero_at(st, m)
+    if j >= 0:
+        return st.heroes[j].seat != seat
+    if st.encounter[m] != 0:
+        return True
+    return st.owner[m] not in (-1, seat) and garrisoned(st, m)
+
+
+def explore(st, m: int, seat: int = -1) -> None:
+    """Explore hex m: TERRAIN TABLE, then the SETTLEMENT TABLE (castles: CASTLE VARIANT
+    TYPES) or the terrain's variant table and the encounter chit (1D10 <= 3). With ``seat``
+    (a Hero of that player explores) each roll may be rerolled by Luck (luck.py); the hex is
+    written once all rolls are known."""
+    luck.chain(st, "explore", (m, seat))
+
+
+def castle_variant(game, roll: int) -> str:
+    """CASTLE VARIANT TYPES: the variant of a castle for its 1D10 roll ("" none)."""
+    return game.cfg["variants"]["castle"].get(roll, "")
+
+
+@luck.step("explore")
+def _explore_rolls(st, ctx, vals):
+    m, seat = ctx
+    g = st.game
+    who = (seat,) if seat >= 0 else ()
+    if not vals:
+        return who, (1, 10)  # TERRAIN TABLE
+    t = g.terrain_roll[vals[0]]
+    if t == "settlement":
+        if len(vals) == 1:
+            return who, (1, 10)  # SETTLEMENT TABLE
+        name = g.settle_roll[vals[1]]
+        if name == "castle" and len(vals) == 2:
+            return who, (1, 10)  # CASTLE VARIANT TYPES
+    else:
+        table = g.cfg["variants"].get(t, {})
+        if len(vals) == 1:
+            return (who if table else ()), (1, 10)  # the terrain's variant table
+        if len(vals) == 2:
+            return who, (1, 10)  # encounter chit
+    st.explored[m] = True
+    st.terrain[m] = TERRAINS.index(t)
+    if t == "settlement":
+        st.settle[m] = SETTLEMENTS.index(g.settle_roll[vals[1]])
+        if len(vals) > 2:
+            st.variant[m] = castle_variant(g, vals[2])
+    else:
+        st.variant[m] = g.cfg["variants"].get(t, {}).get(vals[1], "")
+        if vals[2] <= g.cfg["encounter_chance"]:
+            st.encounter[m] = -1
+    return None

@@ -1,0 +1,263 @@
+"""Warbah magic that outlives a battle: the spell decks and realm hands (towers, temples),
+Wizards, magic items, and the realm spells' lasting effects (MagicState).
+
+Realm spells are cast in realm_spells.py, battle spells in battle_spells.py. Items: a realm- or
+battle-spell item is defined by a card drawn (and discarded, designed) when it is found; a
+magic ability item grants its ability while held; an item changes hands once per turn and a
+Hero who beats an enemy Hero takes all his items.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from . import diplomacy, heroes
+from .actions import GIVE_ITEM0
+from .config import SETTLEMENTS
+from .heroes import Hero, Item
+
+TOWER = SETTLEMENTS.index("tower")
+
+
+@dataclass(slots=True)
+class MagicState:
+    """Spell decks and hands, the open realm-spell window and the realm spells' lasting
+    effects. Decks: the top card is the end of the list."""
+    realm_deck: list
+    battle_deck: list
+    hands: list                     # realm spell ids held, per seat
+    realm_discard: list = field(default_factory=list)
+    battle_discard: list = field(default_factory=list)
+    window: str = ""                # the open realm-spell window (TIMINGS), "" none
+    saved: tuple | None = None      # (phase, queue, queue position) the window interrupted
+    opened: set = field(default_factory=set)        # windows opened this turn
+    pending: tuple | None = None    # (spell, hero) awaiting its target
+    sanctuary: set = field(default_factory=set)     # cells no one may attack this turn
+    bonus_walls: dict = field(default_factory=dict)  # {cell: extra wall ranks} this turn
+    blight: np.ndarray | None = None  # int[cells]: the turn whose income a hex loses
+    curse: list = field(default_factory=list)        # gold each seat loses this turn
+    scry_turn: list = field(default_factory=list)    # the turn each seat last cast Scry
+    hand_limit: list = field(default_factory=list)   # each seat's limit at the Realm phase
+
+    @staticmethod
+    def new(game, rng) -> "MagicState":
+        """Shuffled decks (two draws from ``rng``: realm, then battle), empty hands."""
+        T, N = game.spells, game.num_seats
+        return MagicState([int(x) for x in rng.permutation(T.NR)],
+                          [int(x) for x in rng.permutation(T.NB)], [[] for _ in range(N)],
+                          blight=np.zeros(game.n_cells, np.int64), curse=[0] * N,
+                          scry_turn=[-1] * N, hand_limit=[0] * N)
+
+    def clone(self) -> "MagicState":
+        saved = self.saved
+        return MagicState(list(self.realm_deck), list(self.battle_deck),
+                          [list(x) for x in self.hands], list(self.realm_discard),
+                          list(self.battle_discard), self.window,
+                          None if saved is None else (saved[0], list(saved[1]), saved[2]),
+                          set(self.opened), self.pending, set(self.sanctuary),
+                          dict(self.bonus_walls), self.blight.copy(), list(self.curse),
+                          list(self.scry_turn), list(self.hand_limit))
+
+
+def scried(st, observer: int) -> bool:
+    """Scry shows the observer every hero card and realm hand and the decks' tops this turn."""
+    return st.magic.scry_turn[observer] == st.turn
+
+
+def determinize(s, observer: int, rng) -> None:
+    """Resample hidden magic: opponents' realm hands, enemy battle hands, deck order, the cards
+    behind enemy heroes' items (unless the observer scried this turn)."""
+    if scried(s, observer):
+        return
+    m, T = s.magic, s.game.spells
+    opp = [q for q in range(s.game.num_seats) if q != observer]
+    pool = list(m.realm_deck) + [k for q in opp for k in m.hands[q]]
+    pool = [pool[i] for i in rng.permutation(len(pool))]
+    for q in opp:
+        n = len(m.hands[q])
+        m.hands[q], pool = pool[:n], pool[n:]
+    m.realm_deck = pool
+    b = s.battle
+    busy = set()
+    if b is not None:
+        everyone = list(b.sides) + list(b.members)  # combined attacks too
+        sides = [sd for sd in everyone if sd.magic is not None and sd.seat != observer]
+        busy = {sd.hero for sd in everyone}
+        pool = list(m.battle_deck) + [k for sd in sides for k in sd.magic.hand]
+        pool = [pool[i] for i in rng.permutation(len(pool))]
+        for sd in sides:
+            n = len(sd.magic.hand)
+            sd.magic.hand, pool = pool[:n], pool[n:]
+        m.battle_deck = pool
+    else:
+        m.battle_deck = [m.battle_deck[i] for i in rng.permutation(len(m.battle_deck))]
+    for i, h in enumerate(s.heroes):
+        if h.seat != observer and i not in busy and h.items:
+            for it in h.items:
+                if it.kind == "realm":
+                    it.spell = int(rng.integers(T.NR))
+                elif it.kind == "battle":
+                    it.spell = int(rng.integers(T.NB))
+
+
+def draw(st, kind: str):
+    """Top card of the realm ('r') or battle ('b') deck; the discards are reshuffled when empty."""
+    m = st.magic
+    deck, disc = (m.realm_deck, m.realm_discard) if kind == "r" else (m.battle_deck,
+                                                                     m.battle_discard)
+    if not deck:
+        if not disc:
+            return None
+        deck.extend(disc[i] for i in st.rng.permutation(len(disc)))
+        disc.clear()
+    return deck.pop()
+
+
+def towers(st, seat: int) -> int:
+    """Towers ``seat`` controls."""
+    settle = st.settle.tolist()  # plain lists: usually no tower at all (no numpy calls)
+    if TOWER not in settle:
+        return 0
+    return sum(1 for o, x in zip(st.owner.tolist(), settle) if o == seat and x == TOWER)
+
+
+def temples(st, seat: int) -> int:
+    if "temple" not in st.variant:
+        return 0
+    return sum(1 for c in np.flatnonzero(st.owner == seat) if st.variant[c] == "temple")
+
+
+def hand_limit(st, seat: int) -> int:
+    """Towers controlled, +1 per controlled Temple (desert variant)."""
+    return towers(st, seat) + temples(st, seat)
+
+
+def refill(st, seat: int) -> None:
+    """The Realm phase's draw: ``seat`` draws up to its hand limit."""
+    hand = st.magic.hands[seat]
+    lim = st.magic.hand_limit[seat] = hand_limit(st, seat)
+    while len(hand) < lim:
+        k = draw(st, "r")
+        if k is None:
+            break
+        hand.append(k)
+
+
+def has_wizard(h: Hero) -> bool:
+    return bool(h.wizard)
+
+
+def tower_wizard_home(st, c: int) -> bool:
+    """The tower's wizard is home unless a living hero has him (killed wizards teleport home)."""
+    return not any(h.alive and h.wizard == c + 1 for h in st.heroes)
+
+
+def kill_wizard(st, hi: int) -> None:
+    """The wizard leaves the army: a tower wizard goes home (recruitable again), a wandering
+    one leaves the map."""
+    st.heroes[hi].wizard = 0
+
+
+def gain_ability_item(h: Hero, ab: tuple) -> None:
+    """A magic ability item holding ability ``ab`` (rolled by the treasure chain, turn.py, open
+    to Luck): the Hero has the ability while he holds the item."""
+    h.abilities.append(ab)
+    h.items.append(Item("ability", ability=ab))
+
+
+def gain_item(st, h: Hero, kind: str) -> None:
+    """A realm- or battle-spell item: the card drawn defines it (ability items:
+    ``gain_ability_item``)."""
+    k = draw(st, kind[0])
+    if k is None:
+        return
+    # the card only defines the item (designed): it goes to the discards
+    (st.magic.realm_discard if kind == "realm" else st.magic.battle_discard).append(k)
+    h.items.append(Item(kind, spell=k))
+
+
+def _abilities_without(h: Hero, it: Item) -> list:
+    """Hero ``h``'s abilities once item ``it`` is gone (an ability item takes its ability)."""
+    rest = list(h.abilities)
+    if it.kind == "ability" and tuple(it.ability) in [tuple(a) for a in rest]:
+        rest.remove(next(a for a in rest if tuple(a) == tuple(it.ability)))
+    return rest
+
+
+def drop_item(h: Hero, it: Item) -> None:
+    h.items.remove(it)
+    h.abilities[:] = _abilities_without(h, it)
+
+
+def take_items(st, winner: Hero, loser: Hero) -> None:
+    """A Hero who defeats an enemy Hero takes all his magic items."""
+    for it in list(loser.items):
+        drop_item(loser, it)
+        if it.kind == "ability":
+            winner.abilities.append(tuple(it.ability))
+        winner.items.append(it)
+
+
+def _givable(st, h: Hero) -> list:
+    return [it for it in h.items if it.moved_turn != st.turn]
+
+
+def _friend(st, seat: int, h: Hero, d: int, occ: dict | None = None) -> int:
+    """The own or allied Hero in direction d of ``h`` (allies may trade magic items too);
+    ``occ``: an optional heroes.hero_map of this state, to skip the hero scan."""
+    m = int(st.neighbours[h.cell][d])
+    j = (heroes.hero_at(st, m) if occ is None else occ.get(m, -1)) if m >= 0 else -1
+    if j < 0:
+        return -1
+    return j if diplomacy.friendly(st, seat, st.heroes[j].seat) else -1
+
+
+def item_give_mask(st, seat: int, h: Hero, mask, occ: dict | None = None) -> None:
+    """Move phase: a hero with an item not yet exchanged this turn may hand it to an adjacent
+    friendly (own or allied) hero (instead of moving), unless it is a Command item whose loss
+    would leave him with more troop types than his limit (designed)."""
+    givable = _givable(st, h) if h.items and h.alive else None
+    if givable:
+        it = givable[0]  # the item give_item hands over
+        if (it.kind == "ability" and tuple(it.ability)[0] == "command"
+                and heroes.type_count(h) > heroes.type_limit(st, h) - (
+                    len(h.abilities) - len(_abilities_without(h, it)))):
+            return
+        for d in range(6):
+            if _friend(st, seat, h, d, occ) >= 0:
+                mask[GIVE_ITEM0 + d] = 1
+
+
+def give_item(st, seat: int, hi: int, d: int) -> None:
+    """Hand the first item not exchanged this turn to the friendly hero in direction d; an item
+    changes hands once per turn; the giver's movement ends (designed: he may still give more)."""
+    h = st.heroes[hi]
+    o = st.heroes[_friend(st, seat, h, d)]
+    it = _givable(st, h)[0]
+    drop_item(h, it)
+    if it.kind == "ability":
+        o.abilities.append(tuple(it.ability))
+    it.moved_turn = st.turn
+    o.items.append(it)
+    h.mp, h.scout_moves = 0, 0
+
+
+def treasure_item(st, hi: int, row: dict) -> None:
+    """Treasure 7 (Wandering Mage: a wizard, else a realm-spell item) and 10 (battle-spell
+    item); 8-9 (ability item) is rolled and given by the treasure chain (turn.py)."""
+    h = st.heroes[hi]
+    if not h.alive:
+        return
+    if row.get("wandering_mage"):
+        if not has_wizard(h):
+            h.wizard = -1
+        else:
+            gain_item(st, h, "realm")
+    elif row.get("magic_item") in ("realm", "battle"):
+        gain_item(st, h, row["magic_item"])
+
+
+def blighted(st, c: int) -> bool:
+    """Razed or decimated last turn: no income this turn."""
+    return st.magic.blight[c] == st.turn

@@ -1,0 +1,485 @@
+"""Warbah's move phase (MOVE & EXPLORE) for the acting Hero: stepping into and exploring
+hexes, passing through a friendly Hero, garrison troops in and out, handing troops, special
+units and magic items to a friendly Hero instead of moving, Scouting's look at an enemy card,
+trading with allies, and (sea.py) boarding, sailing and unmanned fleets.
+
+A queue entry of the phase is one Hero of the player on turn: ``mask(st, seat, hero)`` and
+``apply(st, seat, hero, action)``; DONE ends the Hero's move.
+
+Designed (RULES.md): in one turn, at one hex, a Hero moves troops between his army and the
+garrison in one direction only (``garrison_lock``); troops are exchanged only by a Hero who has
+not moved yet, and a troop changes hands once per turn; at most 5 troop types (+1 per Command).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from . import diplomacy, espionage, heroes, hexes, luck, magic, sea
+from .actions import (
+    CEDE0,
+    DONE,
+    DROP_OFF,
+    DROP_ONE0,
+    DROP_SPECIAL,
+    EMPIRE0,
+    EXCHANGE0,
+    FLEET0,
+    FLEET_SLOTS,
+    GIVE0,
+    GIVE_ITEM0,
+    GIVE_SP0,
+    HERO_TO0,
+    LOOK0,
+    NUM_ACTIONS,
+    PASS0,
+    TAKE_GARRISON,
+    TAKE_ONE0,
+    TAKE_SPECIAL,
+)
+from .board import edge
+from .config import BASIC, NUM_SPECIALS, SETTLEMENTS, TERRAINS
+from .heroes import Hero
+
+#: garrison transfers of the move phase, taking from / dropping into the garrison
+GARRISON_TAKES = (TAKE_GARRISON, TAKE_SPECIAL) + tuple(range(TAKE_ONE0, TAKE_ONE0 + 4))
+GARRISON_DROPS = (DROP_OFF, DROP_SPECIAL) + tuple(range(DROP_ONE0, DROP_ONE0 + 4))
+
+
+# -- the mask -------------------------------------------------------------------------------------
+def mask(st, seat: int, hi: int) -> np.ndarray:
+    """The move-phase actions of Hero hi."""
+    out = np.zeros(NUM_ACTIONS, np.int8)
+    out[DONE] = 1
+    h = st.heroes[hi]
+    if not h.alive:
+        return out
+    occ = heroes.hero_map(st)
+    # the Heroes next to him: (direction, hex, Hero index), usually none
+    adj = [(d, m, occ[m]) for d, m in enumerate(st.neighbours[h.cell]) if m in occ]
+    _land_steps(st, seat, h, out, occ, adj)
+    if espionage.hero_delayed(st, h):  # Agent Success 6: cannot move or attack this turn
+        out[:6] = 0
+        out[EMPIRE0:] = 0  # he may still take his garrison or hand his army over
+        _whole_army_limits(st, h, out, occ)
+    else:
+        sea.move_mask(st, seat, hi, h, out)
+        sea.fleet_mask(st, seat, out, occ)
+        _whole_army_limits(st, h, out, occ)
+        if st.land[h.cell]:
+            _transfer_mask(st, seat, h, out, occ, adj)
+    garrison_lock(st, h, out)
+    return out
+
+
+def _land_steps(st, seat: int, h: Hero, mask, occ: dict, adj: list) -> None:
+    """Steps onto adjacent land (move or explore), the whole garrison, dropping troops, the
+    whole army to a friendly Hero, magic items (``adj``: the adjacent Heroes, see ``mask``)."""
+    g = st.game
+    c = h.cell
+    nbl = st.neighbours[c]
+    land, explored, encounter, owner = st.land, st.explored, st.encounter, st.owner
+    mp = h.mp
+    can_explore = mp + h.scout_moves >= 1
+    for d in range(6):
+        m = nbl[d]
+        if m < 0 or not land.item(m):
+            continue
+        if not explored.item(m):
+            if can_explore:
+                mask[d] = 1
+        # hexes.enterable(st, seat, h, m, occ) inlined: 0 (cannot enter) or the MP cost
+        elif encounter.item(m) == 0 and m not in occ:
+            o = owner.item(m)
+            if o != -1 and o != seat and hexes.garrisoned(st, m):
+                continue
+            cost = g.terrain_mp[st.terrain.item(m)]
+            if ((c, m) if c < m else (m, c)) in st.rivers:  # edge(c, m)
+                cost = max(cost, g.cfg["river"]["cross_mp"])
+            if 0 < cost <= mp:
+                mask[d] = 1
+    if owner.item(c) == seat:
+        if hexes.garrisoned(st, c) and heroes.army_size(h) < heroes.army_cap(st, h):
+            mask[TAKE_GARRISON] = 1  # special units count against the cap too
+        code = st.settle.item(c)
+        if code >= 0:
+            u = hexes.garrison_kind(st, c)
+            if u >= 0:  # the right type here is the settlement's special unit
+                if h.specials.item(u) > 0:
+                    mask[DROP_OFF] = 1
+            else:
+                t = g.settlement_recruits[code]
+                if t >= 0 and h.troops.item(t) > 0:
+                    mask[DROP_OFF] = 1
+    if adj and not h.received_army:  # exchange instead of moving (ends this hero's movement)
+        near = [(d, st.heroes[j]) for d, _, j in adj if st.heroes[j].seat == seat]
+        if near and sum(h.troops.tolist()) > 0:
+            for d, o in near:
+                if heroes.army_size(o) < heroes.army_cap(st, o):
+                    mask[EXCHANGE0 + d] = 1
+    if h.items:
+        magic.item_give_mask(st, seat, h, mask, occ)
+
+
+def _transfer_mask(st, seat: int, h: Hero, mask, occ: dict, adj: list) -> None:
+    """On land: passing through, trading with allies, Scouting's look, single garrison troops
+    and special units in and out, and single troops to a friendly Hero (``adj``: the adjacent
+    Heroes, see ``mask``)."""
+    c = h.cell
+    if h.mp >= 2 and adj:
+        _pass_mask(st, seat, h, mask, occ, adj)
+    if st.game.allies:
+        diplomacy.trade_mask(st, seat, h, mask)
+    if h.scout_moves > 0:  # Scouting: look at an adjacent Hero's card instead of exploring
+        for d, _, j in adj:
+            if st.heroes[j].seat != seat and not espionage.is_revealed(st, seat, j):
+                mask[LOOK0 + d] = 1
+    if st.owner.item(c) == seat:
+        _garrison_transfers(st, h, c, mask)
+    # exchange instead of moving: only a Hero that has not moved yet, with a friendly (or
+    # allied) Hero on adjacent land (looked for first: most Heroes have none)
+    near = []
+    land = st.land
+    for d, m, j in adj:
+        if land.item(m) and diplomacy.friendly(st, seat, st.heroes[j].seat):
+            o = st.heroes[j]
+            if heroes.army_size(o) < heroes.army_cap(st, o):
+                near.append((d, o))
+    if not near or not (h.exchanged_turn == st.turn or (
+            h.mp >= _full_mp(st, h) and h.scout_moves >= heroes.ability(st, h, "scouting"))):
+        return
+    sp = h.specials
+    give_sp = None
+    if any(sp.tolist()):  # special units, one at a time (once per turn each)
+        recv = h.received_specials if h.received_specials_turn == st.turn else 0
+        give_sp = np.flatnonzero(sp - recv > 0).tolist()
+    give = (h.troops - _received_troops(st, h)).tolist()
+    for d, o in near:
+        new_ok = heroes.type_count(o) < heroes.type_limit(st, o)
+        ot = o.troops.tolist()
+        for t in range(4):
+            if give[t] > 0 and (ot[t] > 0 or new_ok):
+                mask[GIVE0 + 4 * d + t] = 1
+        if give_sp is not None:
+            osp = o.specials
+            for u in give_sp:
+                if new_ok or osp.item(u) > 0:
+                    mask[GIVE_SP0 + 13 * d + u] = 1
+
+
+def _garrison_transfers(st, h: Hero, c: int, mask) -> None:
+    """In an own hex: single garrison troops and special units into the army (within the cap
+    and the type limit) and single troops of the settlement's kind into the garrison."""
+    room = heroes.army_cap(st, h) - heroes.army_size(h)
+    sp = h.specials
+    if room > 0:
+        g = st.garrison[c].tolist()
+        if any(g):
+            new_ok = heroes.type_count(h) < heroes.type_limit(st, h)  # 5 troop types (+Command)
+            tr = h.troops.tolist()
+            for t in range(4):
+                if g[t] > 0 and (tr[t] > 0 or new_ok):
+                    mask[TAKE_ONE0 + t] = 1
+        gsp = st.garrison_specials[c]
+        if any(gsp.tolist()):  # special units (Knights), one at a time
+            u = int(np.flatnonzero(gsp)[0])
+            if sp.item(u) > 0 or heroes.type_count(h) < heroes.type_limit(st, h):
+                mask[TAKE_SPECIAL] = 1
+    code = st.settle.item(c)
+    if code >= 0:
+        u = hexes.garrison_kind(st, c)
+        if u >= 0:  # the right type here is the settlement's special unit
+            if sp.item(u) > 0:
+                mask[DROP_SPECIAL] = 1
+        else:
+            t = st.game.settlement_recruits[code]
+            if t >= 0 and h.troops.item(t) > 0:
+                mask[DROP_ONE0 + t] = 1
+
+
+def _full_mp(st, h: Hero) -> int:
+    """The Hero's movement points at the start of the move phase (Logistics +1 each)."""
+    return st.game.cfg["designed"]["hero_mp"] + heroes.ability(st, h, "logistics")
+
+
+def _received_troops(st, h: Hero) -> np.ndarray:
+    """Troops Hero ``h`` received one by one this turn (they may not be handed on)."""
+    if h.received_troops_turn != st.turn:
+        h.received_troops_turn, h.received_troops = st.turn, np.zeros(4, np.int64)
+    return h.received_troops
+
+
+def _whole_army_limits(st, h: Hero, mask, occ: dict) -> None:
+    """Drop TAKE_GARRISON when the whole garrison would break Hero ``h``'s army cap or troop-type
+    limit, and each whole-army hand-over (EXCHANGE0 + d) that would break the receiver's type
+    limit (also for a Hero delayed by espionage, who may still do both)."""
+    c = h.cell
+    if mask[TAKE_GARRISON] and (
+            heroes.army_cap(st, h) - heroes.army_size(h) <= 0
+            or heroes.type_count(h) + _new_types(st.garrison[c], h.troops)
+            + _new_types(st.garrison_specials[c], h.specials) > heroes.type_limit(st, h)):
+        mask[TAKE_GARRISON] = 0
+    ex = mask[EXCHANGE0:EXCHANGE0 + 6].tolist()
+    if not any(ex):
+        return
+    nbl = st.neighbours[c]
+    for d in range(6):
+        if ex[d]:
+            o = st.heroes[occ.get(nbl[d], -1)]
+            if heroes.type_count(o) + _new_types(h.troops, o.troops) > heroes.type_limit(st, o):
+                mask[EXCHANGE0 + d] = 0
+
+
+def _new_types(give: np.ndarray, have: np.ndarray) -> int:
+    """Troop types present in ``give`` but absent from ``have``."""
+    return sum(1 for k, o in zip(give.tolist(), have.tolist()) if k > 0 and o == 0)
+
+
+def garrison_lock(st, h: Hero, mask) -> None:
+    """Designed (the rulebook lets a Hero pick up and drop off garrison troops but sets no
+    limit): in one turn, at one hex, a Hero moves troops between his army and the garrison in one
+    direction only. Without it a take / drop / take ... cycle never ends the move phase."""
+    lock = h.garrison_lock
+    if lock is not None and lock[0] == st.turn and lock[1] == h.cell:
+        mask[list(GARRISON_DROPS if lock[2] else GARRISON_TAKES)] = 0
+
+
+def _step_cost(st, a: int, b: int) -> int:
+    """MP to step from a into explored land hex b (terrain cost, 3 across a river)."""
+    cost = st.game.terrain[TERRAINS[st.terrain[b]]]["mp"]
+    if edge(a, b) in st.rivers:
+        cost = max(cost, st.game.cfg["river"]["cross_mp"])
+    return cost
+
+
+def pass_cost(st, seat: int, h: Hero, d: int, occ: dict | None = None) -> int:
+    """MP for a pass-through move (two hexes straight on through a friendly or allied Hero),
+    or 0 when not possible (``occ``: an optional heroes.hero_map of this state)."""
+    c = h.cell
+    m1 = st.neighbours[c][d]
+    if m1 < 0 or not st.land[m1] or not st.explored[m1]:
+        return 0
+    j = heroes.hero_at(st, m1) if occ is None else occ.get(m1, -1)
+    if j < 0 or not diplomacy.friendly(st, seat, st.heroes[j].seat):
+        return 0
+    m2 = st.neighbours[m1][d]
+    if m2 < 0 or not st.land[m2] or not st.explored[m2] or st.encounter[m2] != 0:
+        return 0
+    if (heroes.hero_at(st, m2) if occ is None else occ.get(m2, -1)) >= 0 or (
+            st.owner[m2] not in (-1, seat) and hexes.garrisoned(st, m2)):
+        return 0
+    return _step_cost(st, c, m1) + _step_cost(st, m1, m2)
+
+
+def _pass_mask(st, seat: int, h: Hero, mask: np.ndarray, occ: dict, adj: list) -> None:
+    """PASS0 + d towards each adjacent Hero (``adj``; elsewhere no Hero to pass through:
+    pass_cost would give 0)."""
+    if h.mp < 2:
+        return
+    for d, _, _ in adj:
+        cost = pass_cost(st, seat, h, d, occ)
+        mask[PASS0 + d] = 0 < cost <= h.mp
+
+
+# -- applying an action (dispatched by ``_HANDLERS``) ---------------------------------------------
+def apply(st, seat: int, hi: int, a: int) -> None:
+    note_garrison(st, st.heroes[hi], a)
+    _HANDLERS[a](st, seat, hi, a)
+
+
+def note_garrison(st, h: Hero, a: int) -> None:
+    """Record the direction of a garrison transfer (see ``garrison_lock``)."""
+    if a in GARRISON_TAKES:
+        h.garrison_lock = (st.turn, h.cell, True)
+    elif a in GARRISON_DROPS:
+        h.garrison_lock = (st.turn, h.cell, False)
+
+
+def _done(st, seat: int, hi: int, a: int) -> None:
+    st.queue_pos += 1  # this Hero's move is over
+
+
+def _step(st, seat: int, hi: int, a: int) -> None:
+    """A direction: at sea or onto water, sea.py; on land, explore an unknown hex (a Scouting
+    move first) or step into an explored one (a merchant caravan pays once)."""
+    h = st.heroes[hi]
+    if sea.is_sea_step(st, h, a):
+        sea.move_apply(st, seat, hi, h, a)
+        return
+    m = st.neighbours[h.cell][a]
+    if not st.explored[m]:
+        hexes.explore(st, m, seat)
+        if h.scout_moves > 0:
+            h.scout_moves -= 1
+        else:
+            h.mp -= 1
+        return
+    h.mp -= hexes.enterable(st, seat, h, m)
+    h.cell = m
+    _enter(st, seat, m)
+
+
+def _enter(st, seat: int, m: int) -> None:
+    if st.variant[m] == "merchant_caravan":  # once only
+        st.variant[m] = ""
+        caravan(st, seat)  # its gold dice (Luck may pause here)
+
+
+def _drop_off(st, seat: int, hi: int, a: int) -> None:
+    """All troops of the settlement's kind into its garrison (a Knights castle: knights)."""
+    h = st.heroes[hi]
+    c = h.cell
+    u = hexes.garrison_kind(st, c)
+    if u >= 0:
+        st.garrison_specials[c, u] += h.specials[u]
+        h.specials[u] = 0
+        return
+    t = BASIC.index(st.game.settle[SETTLEMENTS[st.settle[c]]]["recruit"])
+    st.garrison[c, t] += h.troops[t]
+    h.troops[t] = 0
+
+
+def _hand_army(st, seat: int, hi: int, a: int) -> None:
+    """The whole army (within the receiver's cap) to the friendly Hero in direction d."""
+    h = st.heroes[hi]
+    o = st.heroes[heroes.hero_at(st, st.neighbours[h.cell][a - EXCHANGE0])]
+    room = heroes.army_cap(st, o) - heroes.army_size(o)  # specials count too
+    for t in range(4):
+        k = int(min(room, h.troops[t]))
+        o.troops[t] += k
+        h.troops[t] -= k
+        room -= k
+    o.received_army = True  # a troop may be exchanged only once per turn
+    h.mp, h.scout_moves = 0, 0
+    st.queue_pos += 1  # instead of moving: this hero's move is over
+
+
+def _take_garrison(st, seat: int, hi: int, a: int) -> None:
+    """The whole garrison (within the cap): basic troops, then special units."""
+    h = st.heroes[hi]
+    c = h.cell
+    room = heroes.army_cap(st, h) - heroes.army_size(h)  # specials count too
+    for t in range(4):
+        k = int(min(room, st.garrison[c, t]))
+        h.troops[t] += k
+        st.garrison[c, t] -= k
+        room -= k
+    for u in np.flatnonzero(st.garrison_specials[c]).tolist():  # special units (Knights)
+        k = int(min(room, st.garrison_specials[c, u]))
+        h.specials[u] += k
+        st.garrison_specials[c, u] -= k
+        room -= k
+
+
+def _give_item(st, seat: int, hi: int, a: int) -> None:
+    magic.give_item(st, seat, hi, a - GIVE_ITEM0)
+
+
+def _give_troop(st, seat: int, hi: int, a: int) -> None:
+    h = st.heroes[hi]
+    d, t = divmod(a - GIVE0, 4)
+    o = st.heroes[heroes.hero_at(st, st.neighbours[h.cell][d])]
+    h.troops[t] -= 1
+    o.troops[t] += 1
+    _received_troops(st, o)[t] += 1  # a troop may be exchanged only once per turn
+    h.mp, h.scout_moves = 0, 0  # instead of moving
+    h.exchanged_turn = st.turn
+
+
+def _give_special(st, seat: int, hi: int, a: int) -> None:
+    h = st.heroes[hi]
+    d, u = divmod(a - GIVE_SP0, 13)
+    o = st.heroes[heroes.hero_at(st, st.neighbours[h.cell][d])]
+    h.specials[u] -= 1
+    o.specials[u] += 1
+    if o.received_specials_turn != st.turn:
+        o.received_specials_turn, o.received_specials = st.turn, np.zeros(NUM_SPECIALS, np.int64)
+    o.received_specials[u] += 1
+    h.mp, h.scout_moves = 0, 0  # instead of moving
+    h.exchanged_turn = st.turn
+
+
+def _take_one(st, seat: int, hi: int, a: int) -> None:
+    h = st.heroes[hi]
+    t = a - TAKE_ONE0
+    st.garrison[h.cell, t] -= 1
+    h.troops[t] += 1
+
+
+def _drop_one(st, seat: int, hi: int, a: int) -> None:
+    h = st.heroes[hi]
+    t = a - DROP_ONE0
+    st.garrison[h.cell, t] += 1
+    h.troops[t] -= 1
+
+
+def _take_special(st, seat: int, hi: int, a: int) -> None:
+    h = st.heroes[hi]
+    c = h.cell
+    u = int(np.flatnonzero(st.garrison_specials[c])[0])
+    st.garrison_specials[c, u] -= 1
+    h.specials[u] += 1
+
+
+def _drop_special(st, seat: int, hi: int, a: int) -> None:
+    h = st.heroes[hi]
+    c = h.cell
+    u = hexes.garrison_kind(st, c)
+    st.garrison_specials[c, u] += 1
+    h.specials[u] -= 1
+
+
+def _trade(st, seat: int, hi: int, a: int) -> None:
+    """Allies trade settlements and Heroes (diplomacy.py)."""
+    diplomacy.trade_apply(st, seat, hi, a)
+    if HERO_TO0 <= a:
+        st.queue_pos += 1  # the Hero now belongs to the ally: this queue entry is done
+
+
+def _look(st, seat: int, hi: int, a: int) -> None:
+    """Scouting: the adjacent enemy Hero's index card is seen this turn."""
+    h = st.heroes[hi]
+    st.espionage.revealed[(seat, heroes.hero_at(st, st.neighbours[h.cell][a - LOOK0]))] = st.turn
+    h.scout_moves -= 1
+
+
+def _pass_through(st, seat: int, hi: int, a: int) -> None:
+    """Two hexes straight on through a friendly or allied Hero."""
+    h = st.heroes[hi]
+    d = a - PASS0
+    h.mp -= pass_cost(st, seat, h, d)
+    m = st.neighbours[st.neighbours[h.cell][d]][d]
+    h.cell = m
+    _enter(st, seat, m)  # as a normal move
+
+
+def _fleet(st, seat: int, hi: int, a: int) -> None:
+    sea.fleet_apply(st, seat, a)
+
+
+_HANDLERS: list = [None] * NUM_ACTIONS
+for _actions, _handler in (
+        (range(6), _step), ((DONE,), _done), ((DROP_OFF,), _drop_off),
+        (range(EXCHANGE0, EXCHANGE0 + 6), _hand_army), ((TAKE_GARRISON,), _take_garrison),
+        (range(GIVE_ITEM0, GIVE_ITEM0 + 6), _give_item), (range(GIVE0, GIVE0 + 24), _give_troop),
+        (range(TAKE_ONE0, TAKE_ONE0 + 4), _take_one), (range(DROP_ONE0, DROP_ONE0 + 4), _drop_one),
+        ((TAKE_SPECIAL,), _take_special), ((DROP_SPECIAL,), _drop_special),
+        (range(GIVE_SP0, GIVE_SP0 + 6 * 13), _give_special), (range(CEDE0, HERO_TO0 + 3), _trade),
+        (range(LOOK0, LOOK0 + 6), _look), (range(PASS0, PASS0 + 6), _pass_through),
+        (range(FLEET0, FLEET0 + 6 * FLEET_SLOTS), _fleet)):
+    for _a in _actions:
+        _HANDLERS[_a] = _handler
+
+
+# -- the merchant caravan -------------------------------------------------------------------------
+def caravan(st, seat: int) -> None:
+    """MERCHANT CARAVAN (a Hero of ``seat`` enters it): its gold dice, open to Luck for the
+    Hero's player (designed: the roller's own roll)."""
+    dice = (st.game.cfg["caravan_gold_dice"], 10)
+    v = luck.roll(st.rng, dice)
+    if not luck.offer(st, (seat,), v, dice, "caravan", (seat,)):
+        st.gold[seat] += v
+
+
+@luck.register("caravan")
+def _caravan_gold(st, value: int, ctx) -> None:
+    st.gold[ctx[0]] += value
