@@ -168,7 +168,13 @@ class ArenaPolicy(MaskableActorCriticPolicy):
 
     def _build(self, lr_schedule) -> None:
         super()._build(lr_schedule)
-        if self.spatial_actions:
+        if getattr(self.features_extractor, "provides_logits", False):
+            # agents/nets.py: the extractor scores the actions itself (pointer / spatial heads)
+            from .nets import ExtractorHead
+            self.action_net = ExtractorHead(self.pi_features_extractor)
+            self.optimizer = self.optimizer_class(  # type: ignore[call-arg]  # as SB3 builds it
+                self.parameters(), lr=lr_schedule(1), **self.optimizer_kwargs)
+        elif self.spatial_actions:
             if not isinstance(self.features_extractor, LayoutExtractor) or not self.share_features_extractor:
                 raise ValueError("spatial_actions need the cnn network (LayoutExtractor, shared)")
             assert isinstance(self.action_space, spaces.Discrete)
@@ -334,6 +340,7 @@ class PPOAgent(BaseAgent):
 
     name = "ppo"
     needs_state = False
+    batchable = True  #: a vectorized self-play env may batch its moves (``logits_batch`` + ``choose``)
 
     def __init__(self, path: str | os.PathLike, game, seed: int | None = None,
                  deterministic: bool = True, check: bool = True):
@@ -354,11 +361,20 @@ class PPOAgent(BaseAgent):
         return agent
 
     def logits(self, observation: np.ndarray) -> np.ndarray:
-        obs = torch.as_tensor(np.asarray(observation, np.float32)[None])
+        obs = torch.as_tensor(np.asarray(observation, np.float32)[None], device=self.policy.device)
         with torch.no_grad():
             features = self.policy.extract_features(obs, self.policy.pi_features_extractor)
             latent = self.policy.mlp_extractor.forward_actor(features)
-            return self.policy.action_net(latent)[0].numpy().astype(np.float64)
+            return self.policy.action_net(latent)[0].cpu().numpy().astype(np.float64)
+
+    @staticmethod
+    def logits_batch(policy, observations: np.ndarray) -> np.ndarray:
+        """Logits of a batch of observations (one forward pass)."""
+        obs = torch.as_tensor(np.asarray(observations, np.float32), device=policy.device)
+        with torch.no_grad():
+            features = policy.extract_features(obs, policy.pi_features_extractor)
+            latent = policy.mlp_extractor.forward_actor(features)
+            return policy.action_net(latent).cpu().numpy().astype(np.float64)
 
     def act(self, obs, state=None) -> int:
         mask = np.asarray(obs["action_mask"]).astype(bool)
@@ -367,7 +383,16 @@ class PPOAgent(BaseAgent):
             raise ValueError("no legal action in the mask")
         if len(legal) == 1:
             return int(legal[0])
-        z = self.logits(obs["observation"])[legal]
+        return self.choose(self.logits(obs["observation"]), mask)
+
+    def choose(self, logits: np.ndarray, mask: np.ndarray) -> int:
+        """The move for these logits: argmax over the legal actions (ties at random), or a sample."""
+        legal = np.flatnonzero(np.asarray(mask).astype(bool))
+        if len(legal) == 0:
+            raise ValueError("no legal action in the mask")
+        if len(legal) == 1:
+            return int(legal[0])
+        z = np.asarray(logits, np.float64)[legal]
         if self.deterministic:
             best = np.flatnonzero(z >= z.max() - 1e-12)
             return int(legal[best[self.rng.integers(len(best))]] if len(best) > 1 else legal[best[0]])

@@ -83,6 +83,25 @@ def test_shipped_agent_on_the_wrong_game(capsys):
     assert_one_line_error(code, err, "does not fit this game variant")
 
 
+def _shipped_names():
+    from tabletop_arena.agents.shipped import shipped_agents
+    return sorted(shipped_agents())
+
+
+@pytest.mark.parametrize("name", _shipped_names())
+def test_eval_takes_a_shipped_agent_by_name(name, tmp_path, capsys):
+    """`arena eval GAME --agents ppo:NAME ...` as the README's reproduce commands write it: the
+    evaluator's up-front checkpoint check resolves a shipped agent's name (it used to read NAME as
+    a file path and stop with 'checkpoint not found')."""
+    pytest.importorskip("torch")
+    from tabletop_arena.agents.shipped import shipped_agents
+    game = shipped_agents()[name]["game"]
+    code, out, err = run(["eval", game, "--agents", f"ppo:{name}", "random", "--games", "2",
+                          "--workers", "1", "--no-progress", "--out", str(tmp_path / "ev")], capsys)
+    assert code == 0, err
+    assert f"ppo:{name}" in out and (tmp_path / "ev" / "report.json").is_file()
+
+
 @pytest.mark.parametrize("pair, needles", [
     ("n_env=2", ["--set: unknown key(s) n_env", "did you mean 'n_envs'"]),
     ("n_envs=abc", ["--set n_envs: expected an integer"]),

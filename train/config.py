@@ -35,10 +35,15 @@ class TrainConfig:
     seed: int = 0                         #: seeds torch, the envs, the pool and evaluation
     # --- parallel rollouts ----------------------------------------------------------------------
     n_envs: int = 8                       #: environments stepped in parallel
-    vec_env: str = "dummy"                #: dummy (one process) or subproc (one process per env)
+    vec_env: str = "dummy"                #: dummy / subproc (SB3: one process / one per env), batched
+    #:                                       (one process, snapshot moves batched) or parallel (batched
+    #:                                       envs split over ``workers`` processes): train/vecenv.py
+    workers: int = 2                      #: env worker processes of vec_env: parallel
     torch_threads: int = 1                #: torch intra-op threads in the learner process
+    device: str = "cpu"                   #: torch device of the learner: cpu, cuda, or auto (cuda if available)
     # --- network --------------------------------------------------------------------------------
-    network: str = "auto"                 #: auto (cnn if the layout has a (C,H,W) piece), cnn or mlp
+    network: str = "auto"                 #: auto (cnn if the layout has a (C,H,W) piece), cnn, mlp,
+    #:                                       board (agents/nets.py BoardNet) or slots (SlotNet, Zaka)
     net_arch: list = field(default_factory=lambda: [256, 256])  #: hidden sizes of the policy/value heads
     cnn_channels: list = field(default_factory=lambda: [32, 16])  #: conv layers (3x3) over the board
     cnn_hidden: int = 256                 #: linear layer after the convolutions
@@ -47,6 +52,16 @@ class TrainConfig:
     #: ^ board-aligned action ranges [[first action, planes], ...]: action first + p*H*W + cell is
     #:   plane p at that board cell; they get logits from a 1x1 conv over the board features (cnn
     #:   only). "auto": the ranges the game variant declares (Game.spatial_actions; none with mlp)
+    board_channels: int = 32              #: board network: channels of the residual tower
+    board_dilations: list = field(default_factory=lambda: [1, 2, 4])  #: board network: one residual block per entry
+    features_dim: int = 256               #: board / slots networks: width of the features (policy latent)
+    pointer_actions: list = field(default_factory=list)
+    #: ^ board network: [[first action, count, board plane(, only-where plane)], ...]: action first + k
+    #:   selects the piece marked by observation plane (plane + k) (on cells where the 4th plane is set,
+    #:   e.g. own units); its logit is read off the cells it marks
+    slot_dim: int = 64                    #: slots network: width of the per-slot embedding
+    pair_dim: int = 64                    #: slots network: width of the user x target pair layer
+    share_features: bool = True           #: policy and value share the features extractor
     # --- PPO ------------------------------------------------------------------------------------
     learning_rate: float = 3e-4           #: Adam step size
     n_steps: int = 256                    #: steps per env per rollout (buffer = n_steps * n_envs)
@@ -58,6 +73,10 @@ class TrainConfig:
     ent_coef: float = 0.01                #: entropy bonus
     vf_coef: float = 0.5                  #: value loss weight
     max_grad_norm: float = 0.5            #: gradient clipping
+    value_warmup_steps: int = 0           #: first learner steps of PPO that fit only the value head (the
+    #:                                       features and the policy stay as imitation left them)
+    kl_coef: float = 0.0                  #: weight of KL(policy || cloned policy) in the PPO loss (needs bc_games)
+    kl_coef_end: float = -1.0             #: KL weight at the end of the run, linear from kl_coef (-1 = constant)
     # --- self-play pool -------------------------------------------------------------------------
     opponent_mix: dict = field(default_factory=lambda: {"random": 0.2, "heuristic": 0.4, "snapshot": 0.4})
     #: ^ weight per opponent kind: any agent spec (random, heuristic, mcts:N, ppo:PATH) or
@@ -66,10 +85,27 @@ class TrainConfig:
     max_snapshots: int = 5                #: newest snapshots kept in the pool
     score_reward: float = 0.0             #: shaping weight of the score margin (own - best other): paid as
     #:                                       it changes (state.scores()) or at the end (final_info scores)
+    snapshot_sampling: bool = True        #: snapshots sample their moves as the learner does (False: argmax)
+    opponent_random_start: float = 0.0    #: curriculum: share of random moves of heuristic opponents at the start
+    opponent_random_end: float = 0.0      #: ... at opponent_random_steps (linear in between, then constant)
+    opponent_random_steps: int = 0        #: learner steps of the curriculum (0 = no curriculum)
     # --- warm start ---------------------------------------------------------------------------
     bc_games: int = 0                     #: before PPO, imitate the game's heuristic on this many of its
     #:                                       self-play games (behaviour cloning; 0 = off; fresh runs only)
-    bc_epochs: int = 4                    #: passes over the imitation data
+    bc_epochs: int = 4                    #: most passes over the imitation data per cloning stage
+    bc_patience: int = 3                  #: stop a cloning stage after this many passes without a better
+    #:                                       held-out agreement (the best weights are kept)
+    bc_keep: float = 1.0                  #: share of the imitation games' decisions stored (memory: a share
+    #:                                       of more games beats every state of fewer)
+    bc_holdout: float = 0.1               #: share of imitation games held out to measure agreement
+    bc_batch_size: int = 256              #: cloning minibatch
+    bc_learning_rate: float = 1e-3        #: cloning Adam step size
+    bc_value_coef: float = 0.5            #: weight of the value MSE on game results during cloning
+    dagger_rounds: int = 0                #: DAgger rounds after cloning (student plays, heuristic labels)
+    dagger_games: int = 200               #: games per DAgger round
+    dagger_epochs: int = 3                #: most passes over the grown data after each DAgger round
+    init_policy: str = ""                 #: start PPO from this checkpoint's policy weights (same network
+    #:                                       config) instead of imitation; it is the KL anchor too
     # --- logging, checkpoints, evaluation -------------------------------------------------------
     checkpoint_interval: int = 50_000     #: learner steps between checkpoints (also written at the end)
     eval_interval: int = 50_000           #: learner steps between evaluations (0 = only at the end)
@@ -136,11 +172,13 @@ def _validate_rllib(section: dict) -> dict:
 
 
 FIELDS = {f.name: f for f in dataclasses.fields(TrainConfig)}
-_CHOICES = {"vec_env": ("dummy", "subproc"), "network": ("auto", "cnn", "mlp")}
-_POSITIVE_INT = ("max_steps", "total_timesteps", "n_envs", "torch_threads", "n_steps", "batch_size",
+_CHOICES = {"vec_env": ("dummy", "subproc", "batched", "parallel"), "network": ("auto", "cnn", "mlp", "board", "slots"),
+            "device": ("auto", "cpu", "cuda")}
+_POSITIVE_INT = ("max_steps", "workers", "n_envs", "torch_threads", "n_steps", "batch_size",
                  "n_epochs", "snapshot_interval", "max_snapshots", "checkpoint_interval", "cnn_hidden",
-                 "vector_hidden", "win_rate_window", "bc_epochs")
-_NON_NEGATIVE_INT = ("seed", "eval_interval", "eval_games", "bc_games")
+                 "vector_hidden", "win_rate_window", "bc_epochs", "board_channels", "features_dim",
+                 "slot_dim", "pair_dim", "bc_patience", "bc_batch_size", "dagger_games", "dagger_epochs")
+_NON_NEGATIVE_INT = ("seed", "total_timesteps", "value_warmup_steps", "eval_interval", "eval_games", "bc_games", "dagger_rounds", "opponent_random_steps")
 _UNIT = ("gamma", "gae_lambda")
 
 
@@ -204,16 +242,46 @@ def validate(cfg: TrainConfig) -> TrainConfig:
     for key in _UNIT:
         if not 0.0 < getattr(cfg, key) <= 1.0:
             raise ConfigError(f"{key}: must be in (0, 1], got {getattr(cfg, key)!r}")
-    for key in ("learning_rate", "clip_range"):
+    for key in ("opponent_random_start", "opponent_random_end", "bc_holdout", "bc_keep"):
+        if not 0.0 <= getattr(cfg, key) <= 1.0:
+            raise ConfigError(f"{key}: must be in [0, 1], got {getattr(cfg, key)!r}")
+    if cfg.bc_holdout >= 1.0:
+        raise ConfigError("bc_holdout: must be below 1")
+    if cfg.bc_keep <= 0.0:
+        raise ConfigError("bc_keep: must be above 0")
+    if cfg.kl_coef_end != -1.0 and cfg.kl_coef_end < 0:
+        raise ConfigError(f"kl_coef_end: must be >= 0 or -1 (constant), got {cfg.kl_coef_end!r}")
+    for key in ("learning_rate", "clip_range", "bc_learning_rate"):
         if getattr(cfg, key) <= 0:
             raise ConfigError(f"{key}: must be > 0, got {getattr(cfg, key)!r}")
-    for key in ("ent_coef", "vf_coef", "max_grad_norm", "score_reward", "time_limit_minutes"):
+    for key in ("ent_coef", "vf_coef", "max_grad_norm", "score_reward", "time_limit_minutes", "kl_coef",
+                "bc_value_coef"):
         if getattr(cfg, key) < 0:
             raise ConfigError(f"{key}: must be >= 0, got {getattr(cfg, key)!r}")
     if cfg.batch_size > cfg.n_steps * cfg.n_envs:
         raise ConfigError(f"batch_size ({cfg.batch_size}) exceeds the rollout size n_steps * n_envs "
                           f"({cfg.n_steps * cfg.n_envs})")
-    for key in ("net_arch", "cnn_channels"):
+    _validate_networks(cfg)
+    _validate_opponents(cfg)
+    cfg.rllib = _validate_rllib(cfg.rllib)
+    if not all(isinstance(x, str) and x for x in cfg.eval_opponents):
+        raise ConfigError(f"eval_opponents: must be a list of agent specs, got {cfg.eval_opponents!r}")
+    return cfg
+
+
+def _validate_networks(cfg: TrainConfig) -> None:
+    """The network keys of ``validate``: layer lists, board blocks, pointer and spatial actions."""
+    if not cfg.board_dilations:
+        raise ConfigError("board_dilations: needs at least one block")
+    for entry in cfg.pointer_actions:
+        if (not isinstance(entry, (list, tuple)) or len(entry) not in (3, 4)
+                or not all(isinstance(x, int) and not isinstance(x, bool) and x >= 0 for x in entry)
+                or entry[1] < 1):
+            raise ConfigError(f"pointer_actions: entries must be [first action, count >= 1, plane] or "
+                              f"[first, count, plane, only-where plane], got {entry!r}")
+    if cfg.pointer_actions and cfg.network != "board":
+        raise ConfigError("pointer_actions need the board network (network: board)")
+    for key in ("net_arch", "cnn_channels", "board_dilations"):
         vals = getattr(cfg, key)
         if not all(isinstance(v, int) and not isinstance(v, bool) and v > 0 for v in vals):
             raise ConfigError(f"{key}: must be a list of positive integers, got {vals!r}")
@@ -226,6 +294,10 @@ def validate(cfg: TrainConfig) -> TrainConfig:
         raise ConfigError("spatial_actions need the cnn network (network: cnn or auto)")
     if not cfg.cnn_channels:
         raise ConfigError("cnn_channels: needs at least one layer")
+
+
+def _validate_opponents(cfg: TrainConfig) -> None:
+    """``opponent_mix`` of ``validate``: known agent kinds, weights >= 0, not all zero."""
     if not cfg.opponent_mix:
         raise ConfigError("opponent_mix: needs at least one opponent kind")
     for kind, weight in cfg.opponent_mix.items():
@@ -239,10 +311,6 @@ def validate(cfg: TrainConfig) -> TrainConfig:
             raise ConfigError(f"opponent_mix[{kind!r}]: weight must be a number >= 0, got {weight!r}")
     if sum(cfg.opponent_mix.values()) <= 0:
         raise ConfigError("opponent_mix: weights must not all be zero")
-    cfg.rllib = _validate_rllib(cfg.rllib)
-    if not all(isinstance(x, str) and x for x in cfg.eval_opponents):
-        raise ConfigError(f"eval_opponents: must be a list of agent specs, got {cfg.eval_opponents!r}")
-    return cfg
 
 
 def _check_keys(data: dict[str, Any], source: str) -> None:

@@ -15,7 +15,9 @@ style). ``games`` is the number of games per group, rounded up to a whole number
 
 **Seeds.** One ``np.random.SeedSequence(seed)`` spawns a child per block; the block's engine seed
 and opening come from it and every game of the block gets its own agent seeds (so each game has a
-distinct seed tuple). Results do not depend on the number of workers.
+distinct seed tuple). Results do not depend on the number of workers. Engine seeds here are always
+odd and the training pipeline's are always even (``evaluation_engine_seed``), so an evaluation
+never replays a game position a policy was trained on from the start.
 
 **Openings.** Deterministic agents would replay one game over and over; ``opening_moves`` random
 legal moves (seeded per block, the same for every arrangement of the block) start each game. They
@@ -246,13 +248,19 @@ def play_game(ctx: _Context, arrangement: tuple[int, ...], engine_seed: int, ope
                       tuple(res.returns), scores, res.steps, res.truncated, digest, tuple(res.history))
 
 
+def evaluation_engine_seed(x: int) -> int:
+    """The evaluator's engine seeds are odd; every engine seed used in training is even
+    (``train/selfplay.py``, ``train/imitation.py``), so no evaluated game is a training game."""
+    return (int(x) % (2**62)) * 2 + 1
+
+
 def _run_block(task) -> list[GameRecord]:
     block, group, seed_words, opening_moves = task
     ctx = _WORKER
     assert ctx is not None, "_init_worker runs first"
     ss = np.random.SeedSequence(seed_words)
     engine_ss, opening_ss, agents_ss = ss.spawn(3)
-    engine_seed = int(engine_ss.generate_state(1, np.uint64)[0] % (2**63))
+    engine_seed = evaluation_engine_seed(int(engine_ss.generate_state(1, np.uint64)[0]))
     opening_seed = int(opening_ss.generate_state(1, np.uint64)[0] % (2**63))
     opening = _opening(ctx.game, engine_seed, opening_seed, opening_moves)
     out = []
@@ -602,9 +610,11 @@ def evaluate(game, agents: Sequence[str | Callable], *, options: dict | None = N
         for a in agents:
             if isinstance(a, str) and not a.startswith("ppo:"):
                 make_agent(a, game_obj, seed=0)
-            elif isinstance(a, str):
+            elif isinstance(a, str):   # ppo:NAME (a shipped agent) or ppo:PATH
                 from ..agents.ppo import check_compatible, read_metadata
-                check_compatible(read_metadata(a[4:]), game_obj, a[4:])
+                from ..agents.shipped import resolve_checkpoint
+                path = resolve_checkpoint(a[4:])
+                check_compatible(read_metadata(path), game_obj, path)
     n_players = game_obj.num_agents
     groups = make_groups(len(agents), n_players)
     tasks: list[tuple] = []

@@ -67,13 +67,16 @@ from ..agents.ppo import (
     spatial_action_index,
 )
 from ..agents.registry import has_heuristic
+from .algo import ArenaPPO
 from .config import ConfigError, TrainConfig, from_dict, load_config, validate
-from .play import play
 from .run_control import RunLock, SignalStop, TrainingInterrupted, ignore_sigint_in_worker, truncate_progress
 
 #: config keys that fix the network's shape (cannot change when resuming)
 NETWORK_KEYS = ("network", "net_arch", "cnn_channels", "cnn_hidden", "vector_hidden", "spatial_actions",
                 "env_options")
+#: seed of the evaluations during training (``evaluate(seed=EVAL_SEED_BASE + cfg.seed)``); the
+#: evaluator's engine seeds are odd and every training engine seed is even (train/evaluate.py)
+EVAL_SEED_BASE = 7919
 #: PPO hyperparameters applied from the config when resuming
 PPO_KEYS = ("learning_rate", "n_steps", "batch_size", "n_epochs", "gamma", "gae_lambda", "clip_range",
             "ent_coef", "vf_coef", "max_grad_norm")
@@ -90,8 +93,19 @@ def _selfplay_factory(game_id: str, cfg: TrainConfig, seed: int, snapshots: list
         from .selfplay import SelfPlayEnv
         return SelfPlayEnv(game_id, cfg.env_options, cfg.opponent_mix, seed=seed, max_steps=cfg.max_steps,
                            max_snapshots=cfg.max_snapshots, score_reward=cfg.score_reward,
-                           snapshots=list(snapshots))
+                           snapshots=list(snapshots), snapshot_sampling=cfg.snapshot_sampling,
+                           opponent_random=opponent_random_share(cfg, 0))
     return make
+
+
+class _Unpickled:
+    """A factory sent to a worker process through cloudpickle (closures do not pickle)."""
+
+    def __init__(self, wrapped):
+        self.wrapped = wrapped
+
+    def __call__(self):
+        return self.wrapped.var()
 
 
 def make_vec_env(game_id: str, cfg: TrainConfig, seed: int, snapshots: Sequence[str] = ()):
@@ -100,17 +114,40 @@ def make_vec_env(game_id: str, cfg: TrainConfig, seed: int, snapshots: Sequence[
              for s in np.random.SeedSequence(seed).spawn(cfg.n_envs)]
     fns = [_selfplay_factory(game_id, cfg, s, list(snapshots)) for s in seeds]
     venv: VecEnv
-    if cfg.vec_env == "subproc":
+    if cfg.vec_env == "batched":
+        from .vecenv import SelfPlayVecEnv
+        venv = SelfPlayVecEnv(fns)
+    elif cfg.vec_env == "parallel":
+        from stable_baselines3.common.vec_env.base_vec_env import CloudpickleWrapper
+
+        from .vecenv import ParallelSelfPlayVecEnv
+        venv = ParallelSelfPlayVecEnv([_Unpickled(CloudpickleWrapper(f)) for f in fns], workers=cfg.workers)
+    elif cfg.vec_env == "subproc":
         venv = SubprocVecEnv(fns, start_method="forkserver" if os.name == "posix" else "spawn")
     else:
         venv = DummyVecEnv(fns)
     return VecMonitor(venv)
 
 
+def resolve_device(device: str) -> str:
+    """``auto``: cuda when torch sees a GPU, else cpu; ``cuda`` without one is an error."""
+    if device == "auto":
+        return "cuda" if torch.cuda.is_available() else "cpu"
+    if device == "cuda" and not torch.cuda.is_available():
+        raise ConfigError("device: cuda asked for, but torch sees no CUDA device (use auto or cpu)")
+    return device
+
+
 def resolve_network(game, cfg: TrainConfig) -> str:
     if cfg.network == "auto":
         return "cnn" if board_piece(game.observation_layout) is not None else "mlp"
-    if cfg.network == "cnn" and board_piece(game.observation_layout) is None:
+    if cfg.network == "slots":
+        names = {name for name, _ in game.observation_layout}
+        if not {"armies", "army_info"} <= names or not hasattr(game, "num_monster_designs"):
+            raise ConfigError(f"network: slots fits Zaka-like layouts (armies, army_info pieces); "
+                              f"{game.name} has {sorted(names)}")
+        return "slots"
+    if cfg.network in ("cnn", "board") and board_piece(game.observation_layout) is None:
         raise ConfigError(f"network: cnn needs a (C, H, W) piece in {game.name}'s observation layout "
                           f"{game.observation_layout}; use mlp or auto")
     return cfg.network
@@ -121,13 +158,40 @@ def resolve_spatial_actions(game, cfg: TrainConfig, network: str) -> list:
     variant declares (``Game.spatial_actions``: a 4-player board has other ranges than a
     2-player one), none for the mlp network."""
     if cfg.spatial_actions == "auto":
-        return [list(x) for x in game.spatial_actions] if network == "cnn" else []
+        return [list(x) for x in game.spatial_actions] if network in ("cnn", "board") else []
     return [list(x) for x in cfg.spatial_actions]
 
 
 def policy_kwargs(game, cfg: TrainConfig) -> dict[str, Any]:
     kwargs: dict[str, Any] = {"net_arch": {"pi": list(cfg.net_arch), "vf": list(cfg.net_arch)}}
     network = resolve_network(game, cfg)
+    layout = [[name, [int(x) for x in shape]] for name, shape in game.observation_layout]
+    if network in ("board", "slots"):
+        # agents/nets.py: the extractor gives the logits itself; the policy latent is its features,
+        # the value an MLP (net_arch) on them
+        from ..agents.nets import BoardNet, SlotNet
+        kwargs = {"net_arch": {"pi": [], "vf": list(cfg.net_arch)}, "ortho_init": False,
+                  "share_features_extractor": cfg.share_features}
+        if network == "board":
+            spatial = resolve_spatial_actions(game, cfg, network)
+            kwargs["features_extractor_class"] = BoardNet
+            kwargs["features_extractor_kwargs"] = {
+                "layout": layout, "num_actions": int(game.num_actions), "channels": cfg.board_channels,
+                "dilations": list(cfg.board_dilations), "vector_hidden": cfg.vector_hidden,
+                "features_dim": cfg.features_dim, "spatial_actions": spatial,
+                "pointer_actions": [list(x) for x in cfg.pointer_actions]}
+        else:
+            kwargs["features_extractor_class"] = SlotNet
+            kwargs["features_extractor_kwargs"] = {
+                "layout": layout, "num_actions": int(game.num_actions),
+                "monster_designs": int(game.num_monster_designs), "weapon_designs": int(game.num_weapon_designs),
+                "slot_dim": cfg.slot_dim, "pair_dim": cfg.pair_dim, "features_dim": cfg.features_dim}
+        try:  # build once to report a misfit (ranges, sizes) as a config error
+            kwargs["features_extractor_class"](
+                gymnasium_box(game.observation_size), **kwargs["features_extractor_kwargs"])
+        except ValueError as exc:
+            raise ConfigError(f"network {network}: {exc}") from None
+        return kwargs
     spatial = resolve_spatial_actions(game, cfg, network)
     if spatial:
         if network != "cnn":
@@ -150,6 +214,11 @@ def policy_kwargs(game, cfg: TrainConfig) -> dict[str, Any]:
     return kwargs
 
 
+def gymnasium_box(size: int):
+    import gymnasium
+    return gymnasium.spaces.Box(-1.0, 1.0, (int(size),), np.float32)
+
+
 def available_opponents(game, specs) -> list[str]:
     """Drop ``heuristic`` where the game has no rule-based baseline (with a warning)."""
     out = []
@@ -161,88 +230,32 @@ def available_opponents(game, specs) -> list[str]:
     return out
 
 
+def cpu_time() -> float:
+    """CPU seconds of this process and of its children (finished ones, and live ones from /proc)."""
+    t = os.times()
+    total = t.user + t.system + t.children_user + t.children_system
+    try:
+        import multiprocessing
+        tick = os.sysconf("SC_CLK_TCK")
+        for child in multiprocessing.active_children():
+            with open(f"/proc/{child.pid}/stat") as fh:
+                fields = fh.read().rsplit(")", 1)[1].split()
+            total += (int(fields[11]) + int(fields[12])) / tick
+    except (OSError, ValueError, IndexError):
+        pass
+    return total
+
+
+def opponent_random_share(cfg: TrainConfig, steps: int) -> float:
+    """The curriculum's share of random moves for scripted opponents after ``steps`` learner steps."""
+    if cfg.opponent_random_steps <= 0:
+        return cfg.opponent_random_start
+    frac = min(1.0, steps / cfg.opponent_random_steps)
+    return cfg.opponent_random_start + frac * (cfg.opponent_random_end - cfg.opponent_random_start)
+
+
 def default_out(game_id: str, seed: int) -> Path:
     return Path("runs") / game_id / f"ppo_seed{seed}"
-
-
-def imitation_data(game, games: int, seed: int, max_steps: int, progress: bool = False):
-    """Observations, masks, actions and final results of the game's heuristic playing itself."""
-    from ..agents.registry import make_agent
-
-    rng = np.random.default_rng(seed)
-    obs: list[np.ndarray] = []
-    masks: list[np.ndarray] = []
-    actions: list[int] = []
-    targets: list[float] = []
-    players = [make_agent("heuristic", game, seed=int(rng.integers(2**63))) for _ in range(game.num_agents)]
-    bar = None
-    if progress:
-        from tqdm import tqdm
-        bar = tqdm(total=games, desc="imitation games", unit="game", dynamic_ncols=True,
-                   mininterval=0.5 if sys.stderr.isatty() else 30.0)
-    movers: list[int] = []
-
-    def record(state, seat, o, action):
-        obs.append(o["observation"].astype(np.float16))
-        masks.append(o["action_mask"].astype(bool))
-        actions.append(action)
-        movers.append(game.seat_owner(seat))
-
-    for _ in range(games):
-        game_seed = int(rng.integers(2**63))
-        for p in players:
-            p.reset(int(rng.integers(2**63)))
-        movers.clear()
-        result = play(game, players, game_seed, max_steps=max_steps, det_rng=rng, on_move=record)
-        targets.extend(result.returns[m] for m in movers)
-        if bar:
-            bar.update(1)
-    if bar:
-        bar.close()
-    return np.stack(obs), np.stack(masks), np.asarray(actions), np.asarray(targets, np.float32)
-
-
-def behaviour_cloning(model, game, cfg: TrainConfig, log=print) -> dict[str, float]:
-    """Warm start: fit the policy to the heuristic's moves and the value head to the results.
-
-    Cross-entropy of the masked policy on the heuristic's action + 0.5 x MSE of the value on the
-    final result of the player who moved; Adam with the PPO learning rate, minibatches of
-    ``cfg.batch_size``, ``cfg.bc_epochs`` passes.
-    """
-    obs, masks, actions, targets = imitation_data(game, cfg.bc_games, cfg.seed + 104729, cfg.max_steps,
-                                                  progress=cfg.progress)
-    policy = model.policy
-    policy.set_training_mode(True)
-    opt = torch.optim.Adam(policy.parameters(), lr=cfg.learning_rate)
-    rng = np.random.default_rng(cfg.seed)
-    n = len(actions)
-    stats = {}
-    for epoch in range(cfg.bc_epochs):
-        order = rng.permutation(n)
-        tot_ce = tot_v = tot_acc = 0.0
-        for start in range(0, n, cfg.batch_size):
-            idx = order[start:start + cfg.batch_size]
-            o = torch.as_tensor(obs[idx].astype(np.float32))
-            a = torch.as_tensor(actions[idx])
-            dist = policy.get_distribution(o, action_masks=masks[idx])
-            ce = -dist.log_prob(a).mean()
-            v = policy.predict_values(o).flatten()
-            vloss = torch.nn.functional.mse_loss(v, torch.as_tensor(targets[idx]))
-            loss = ce + 0.5 * vloss
-            opt.zero_grad()
-            loss.backward()
-            torch.nn.utils.clip_grad_norm_(policy.parameters(), cfg.max_grad_norm)
-            opt.step()
-            with torch.no_grad():
-                acc = (dist.distribution.probs.argmax(dim=1) == a).float().mean()
-            tot_ce += float(ce.detach()) * len(idx)
-            tot_v += float(vloss.detach()) * len(idx)
-            tot_acc += float(acc) * len(idx)
-        stats = {"samples": n, "cross_entropy": tot_ce / n, "value_mse": tot_v / n, "accuracy": tot_acc / n}
-        log(f"behaviour cloning epoch {epoch + 1}/{cfg.bc_epochs}: " +
-            ", ".join(f"{k} {v:.3f}" if isinstance(v, float) else f"{k} {v}" for k, v in stats.items()))
-    policy.set_training_mode(False)
-    return stats
 
 
 # ---------------------------------------------------------------------------------------------
@@ -258,6 +271,22 @@ class Run:
         self.snap_dir = out / "snapshots"
         self.eval_opponents = available_opponents(self.game, cfg.eval_opponents)
         self.last_eval: dict[str, tuple[float, float, float]] = {}
+        self.t0 = time.time()
+        self.wall_offset = 0.0  # wall-clock seconds of earlier calls (a resumed run)
+        self.cpu0 = cpu_time()
+        self.cpu_offset = 0.0
+        from .curves import read_curve
+        self.curve: list[dict] = read_curve(out / "curve.csv")
+
+    def wall_seconds(self) -> float:
+        """Wall-clock seconds of the run so far (imitation, rollouts, updates, evaluations)."""
+        return self.wall_offset + time.time() - self.t0
+
+    def cpu_seconds(self) -> float:
+        """CPU seconds of the run so far: this process (every thread), its finished children and
+        its live ones (env workers). On a shared machine this, not the wall clock, says how long
+        the run takes on cores of its own."""
+        return self.cpu_offset + cpu_time() - self.cpu0
 
     def trained(self) -> MaskablePPO:
         """The model (``train`` builds or loads it before anything saves or evaluates)."""
@@ -267,8 +296,27 @@ class Run:
     def meta(self) -> dict[str, Any]:
         m = game_metadata(self.game, self.game_id)
         m.update(timesteps=int(self.trained().num_timesteps), config=self.cfg.to_dict(),
-                 network=resolve_network(self.game, self.cfg), saved_at=time.strftime("%Y-%m-%d %H:%M:%S"))
+                 network=resolve_network(self.game, self.cfg), saved_at=time.strftime("%Y-%m-%d %H:%M:%S"),
+                 wall_seconds=round(self.wall_seconds(), 1), cpu_seconds=round(self.cpu_seconds(), 1),
+                 last_eval={o: list(v) for o, v in self.last_eval.items()})
         return m
+
+    def curve_point(self, log=None, tag: str | None = None) -> dict:
+        """Evaluate now and add a point to the learning curve (curve.csv and curve.png)."""
+        from .curves import write_curve
+        steps = int(self.trained().num_timesteps)
+        res = self.evaluate(tag=tag or f"step_{steps:010d}")
+        row = {"timesteps": steps, "minutes": round(self.wall_seconds() / 60, 2),
+               "cpu_minutes": round(self.cpu_seconds() / 60, 2), "games": self.cfg.eval_games}
+        for o, (r, lo, hi) in res.items():
+            row.update({f"{o}_win_rate": round(r, 4), f"{o}_ci_low": round(lo, 4), f"{o}_ci_high": round(hi, 4)})
+        self.curve.append(row)
+        write_curve(self.curve, self.out / "curve.csv", self.out / "curve.png",
+                    title=f"{self.game_id} {self.game.options() or ''}".strip())
+        if log is not None:
+            log(f"[{steps} steps, {row['minutes']:.1f} min] eval: " + ", ".join(
+                f"vs {o} {100 * r:.1f}% [{100 * lo:.1f}, {100 * hi:.1f}]" for o, (r, lo, hi) in res.items()))
+        return row
 
     def save(self, name: str, policy_only: bool = False) -> Path:
         return save_checkpoint(self.trained(), self.out / name, self.meta(), policy_only=policy_only)
@@ -302,7 +350,7 @@ class Run:
         try:
             for opp in self.eval_opponents:
                 report = evaluate(self.game, [_LearnerFactory(policy), opp], names=["learner", opp],
-                                  games=games or self.cfg.eval_games, workers=1, seed=self.cfg.seed + 7919,
+                                  games=games or self.cfg.eval_games, workers=1, seed=EVAL_SEED_BASE + self.cfg.seed,
                                   opening_moves=2, max_steps=self.cfg.max_steps, progress=False, bootstrap=0)
                 a = report.agent("learner")
                 results[opp] = (a["win_rate"], *a["win_rate_ci95"])
@@ -343,6 +391,8 @@ class ArenaCallback(BaseCallback):
         self.csv_path = run.out / "progress.csv"
         self.columns = (["timesteps", "episodes", "elapsed_s", "steps_per_s", "win_rate"]
                         + [f"win_rate_{k}" for k in self.kinds]
+                        + ["opponent_random", "entropy", "kl_reference", "approx_kl", "clip_fraction",
+                           "value_loss", "explained_variance"]
                         + [f"eval_{o}_{x}" for o in run.eval_opponents for x in ("win_rate", "ci_low", "ci_high")])
 
     # -- helpers ----------------------------------------------------------------------------
@@ -402,13 +452,10 @@ class ArenaCallback(BaseCallback):
         return True
 
     def _evaluate(self) -> None:
-        res = self.run.evaluate(tag=f"step_{self.num_timesteps:010d}")
-        for opp, (rate, lo, _hi) in res.items():
+        self.run.curve_point(log=self.bar.write if self.bar is not None else (lambda m: print(m, flush=True)))
+        for opp, (rate, lo, _hi) in self.run.last_eval.items():
             self.logger.record(f"eval/win_rate_{opp}", rate)
             self.logger.record(f"eval/win_rate_{opp}_ci_low", lo)
-        if self.bar is not None:
-            self.bar.write(f"[{self.num_timesteps}] eval: " + ", ".join(
-                f"vs {o} {100 * r:.1f}% [{100 * lo:.1f}, {100 * hi:.1f}]" for o, (r, lo, hi) in res.items()))
 
     def _postfix(self) -> str:
         parts = [f"win {self._rate(self.window):.2f}"]
@@ -420,7 +467,7 @@ class ArenaCallback(BaseCallback):
     def _on_rollout_end(self) -> None:
         elapsed = time.time() - self.t0
         sps = (self.num_timesteps - self.start_steps) / max(elapsed, 1e-9)
-        row = {"timesteps": self.num_timesteps, "episodes": self.episodes, "elapsed_s": round(elapsed, 1),
+        row: dict[str, Any] = {"timesteps": self.num_timesteps, "episodes": self.episodes, "elapsed_s": round(elapsed, 1),
                "steps_per_s": round(sps, 1), "win_rate": self._rate(self.window)}
         self.logger.record("selfplay/win_rate", row["win_rate"])
         self.logger.record("selfplay/episodes", self.episodes)
@@ -431,6 +478,14 @@ class ArenaCallback(BaseCallback):
                 self.logger.record(f"selfplay/win_rate_{k}", row[f"win_rate_{k}"])
         for o, (r, lo, hi) in self.run.last_eval.items():
             row.update({f"eval_{o}_win_rate": r, f"eval_{o}_ci_low": lo, f"eval_{o}_ci_high": hi})
+        ts = getattr(self.model, "last_train_stats", None) or {}
+        row.update({"entropy": ts.get("ent"), "kl_reference": ts.get("kl_ref"), "approx_kl": ts.get("approx_kl"),
+                    "clip_fraction": ts.get("clip"), "value_loss": ts.get("vf"),
+                    "explained_variance": ts.get("explained_variance")})
+        eps = opponent_random_share(self.run.cfg, self.num_timesteps)
+        row["opponent_random"] = eps
+        if self.run.cfg.opponent_random_steps or self.run.cfg.opponent_random_start:
+            self.training_env.env_method("set_opponent_random", eps)
         self.writer.writerow(row)
         self.csv.flush()
 
@@ -504,44 +559,74 @@ def _train_locked(game_id: str, cfg: TrainConfig, out: Path, resume: bool, meta:
     """``train`` in its locked run folder: build or load the model, learn, save."""
     _write_config(cfg, out / "config.yaml")
     torch.set_num_threads(cfg.torch_threads)
+    device = resolve_device(cfg.device)
 
     run = Run(game_id, cfg, out)
     resolve_network(run.game, cfg)  # raise early on a cnn request without a board piece
+    log = (lambda m: print(m, flush=True))
     if resume:
         assert meta is not None and ckpt is not None   # train() reads both when resuming
         check_compatible(meta, run.game, ckpt)
         done = int(meta.get("timesteps", 0))
+        run.wall_offset = float(meta.get("wall_seconds", 0.0))
+        run.cpu_offset = float(meta.get("cpu_seconds", 0.0))
         torch.manual_seed(cfg.seed * 1_000_003 + done)
         venv = make_vec_env(game_id, cfg, seed=cfg.seed * 1_000_003 + done, snapshots=run.existing_snapshots())
         try:
-            run.model = MaskablePPO.load(ckpt, env=venv, device="cpu",
-                                         custom_objects={k: getattr(cfg, k) for k in ("learning_rate", "clip_range")},
-                                         **{k: getattr(cfg, k) for k in PPO_KEYS if k not in ("learning_rate", "clip_range")})
+            run.model = ArenaPPO.load(ckpt, env=venv, device=device,
+                                      custom_objects={k: getattr(cfg, k) for k in ("learning_rate", "clip_range")},
+                                      **{k: getattr(cfg, k) for k in PPO_KEYS if k not in ("learning_rate", "clip_range")})
         except CheckpointError:
             raise
         except Exception as exc:
             venv.close()
             raise CheckpointError(f"cannot resume from {ckpt}: {type(exc).__name__}: {exc}") from None
         run.model.tensorboard_log = str(out / "tb")
+        run.model.kl_coef, run.model.kl_coef_end = cfg.kl_coef, cfg.kl_coef_end
+        run.model.value_warmup_steps = cfg.value_warmup_steps
+        if cfg.kl_coef > 0 and (out / "reference.zip").is_file():
+            from ..agents.ppo import load_policy
+            run.model.set_reference(load_policy(out / "reference.zip", device=device))
     else:
         torch.manual_seed(cfg.seed)
         venv = make_vec_env(game_id, cfg, seed=cfg.seed)
-        run.model = MaskablePPO(
+        run.model = ArenaPPO(
             ArenaPolicy, venv, learning_rate=cfg.learning_rate, n_steps=cfg.n_steps,
             batch_size=cfg.batch_size, n_epochs=cfg.n_epochs, gamma=cfg.gamma, gae_lambda=cfg.gae_lambda,
             clip_range=cfg.clip_range, ent_coef=cfg.ent_coef, vf_coef=cfg.vf_coef,
             max_grad_norm=cfg.max_grad_norm, policy_kwargs=policy_kwargs(run.game, cfg),
-            tensorboard_log=str(out / "tb"), device="cpu", verbose=0)
-        if cfg.bc_games:
+            tensorboard_log=str(out / "tb"), device=device, verbose=0,
+            kl_coef=cfg.kl_coef, kl_coef_end=cfg.kl_coef_end, value_warmup_steps=cfg.value_warmup_steps)
+        if cfg.init_policy:
+            from ..agents.ppo import load_policy
+            start = load_policy(cfg.init_policy, device=device)
+            check_compatible(read_metadata(cfg.init_policy), run.game, cfg.init_policy)
+            try:
+                run.model.policy.load_state_dict(start.state_dict())
+            except RuntimeError as exc:
+                raise ConfigError(f"init_policy {cfg.init_policy}: the network differs from the config's: {exc}") from None
+            log(f"initial policy: {cfg.init_policy}")
+            if cfg.kl_coef > 0:
+                run.save("reference.zip", policy_only=True)
+                run.model.set_reference(load_policy(out / "reference.zip", device=device))
+        elif cfg.bc_games:
             if has_heuristic(run.game):
-                behaviour_cloning(run.model, run.game, cfg, log=lambda m: print(m, flush=True))
+                from .imitation import warm_start
+                warm_start(run.model.policy, run.game, cfg, log=log, out=out)
+                if cfg.kl_coef > 0:  # the clone, frozen: the anchor of the KL term
+                    run.save("reference.zip", policy_only=True)
+                    from ..agents.ppo import load_policy
+                    run.model.set_reference(load_policy(out / "reference.zip", device=device))
             else:
                 warnings.warn(f"bc_games: {run.game.name} has no heuristic to imitate; skipped", stacklevel=2)
         if "snapshot" in cfg.opponent_mix:  # the starting policy is the pool's first snapshot
             venv.env_method("add_snapshot", str(run.snapshot()))
     model = run.model
+    model.schedule_total = cfg.total_timesteps
     remaining = cfg.total_timesteps - model.num_timesteps
     try:
+        if not resume and run.eval_opponents and cfg.eval_games > 0 and cfg.eval_interval > 0:
+            run.curve_point(log)  # the learning curve starts at the (cloned) initial policy
         if remaining > 0:
             callback = ArenaCallback(run)
             with SignalStop() as stop:   # SIGINT / SIGTERM: stop at the next step, save, exit
@@ -553,9 +638,13 @@ def _train_locked(game_id: str, cfg: TrainConfig, out: Path, resume: bool, meta:
         final = run.save("final.zip")
         run.save("policy.zip", policy_only=True)
         if run.eval_opponents and cfg.eval_games > 0:
-            res = run.evaluate(tag="final")
+            if not run.curve or run.curve[-1]["timesteps"] != model.num_timesteps:
+                run.curve_point(log, tag="final")
+            res = run.last_eval
             msg = ", ".join(f"vs {o} {100 * r:.1f}% [{100 * lo:.1f}, {100 * hi:.1f}]" for o, (r, lo, hi) in res.items())
             print(f"final evaluation ({cfg.eval_games} games each): {msg}", flush=True)
+            run.save("final.zip")  # the wall time of the final evaluation in the metadata
+            run.save("policy.zip", policy_only=True)
     finally:
         venv.close()
     return final

@@ -24,7 +24,7 @@ Reads top to bottom:
    ``shared``, that every learner seat maps to;
 5. PPO on RLlib's current API stack (EnvRunner / Learner / RLModule) with SB3's loss: no KL
    term, no value clipping, global-norm gradient clipping; an optional behaviour-cloning warm
-   start (``bc_games``, ``train.ppo.behaviour_cloning``) before the first iteration;
+   start (``bc_games``, ``train.imitation.warm_start``) before the first iteration;
 6. the loop: ``algo.train()`` until ``total_timesteps``; snapshots (sent as weights to every env
    runner), checkpoints, evaluations (``train/evaluate.py``) and ``time_limit_minutes`` as in SB3.
 
@@ -485,7 +485,8 @@ def train_rllib(game: str, config_path: str | os.PathLike | None = None, timeste
 
     from ..agents.ppo import check_compatible, load_policy, read_metadata
     from ..agents.registry import has_heuristic
-    from .ppo import behaviour_cloning, policy_kwargs, resolve_network
+    from .imitation import warm_start
+    from .ppo import policy_kwargs, resolve_network
 
     game_id = envs.resolve(game)
     overrides = {k: v for k, v in overrides.items() if v is not None}
@@ -523,7 +524,7 @@ def train_rllib(game: str, config_path: str | os.PathLike | None = None, timeste
         else:
             if cfg.bc_games:
                 if has_heuristic(game_obj):
-                    behaviour_cloning(run.model, game_obj, cfg, log=lambda m: print(m, flush=True))
+                    warm_start(run.model.policy, game_obj, cfg, log=lambda m: print(m, flush=True), out=out)
                     run.push(algo)
                 else:
                     warnings.warn(f"bc_games: {game_obj.name} has no heuristic to imitate; skipped", stacklevel=2)

@@ -33,6 +33,17 @@ from .. import envs
 from ..agents.registry import has_heuristic, make_agent
 
 
+def drive(steps):
+    """Run a ``reset_steps`` / ``step_steps`` generator, answering each request by ``agent.act``."""
+    try:
+        request = next(steps)
+        while True:
+            agent, obs = request
+            request = steps.send(agent.act(obs))
+    except StopIteration as stop:
+        return stop.value
+
+
 def score_margins(state, game) -> np.ndarray | None:
     """Each agent's score minus the best other agent's score, from ``state.scores()`` where the
     game keeps a score, else (at the end only) from ``final_info()["scores"]``; None where neither
@@ -51,7 +62,7 @@ class OpponentPool:
     """Weighted opponent kinds; ``snapshot`` draws among the newest frozen learner checkpoints."""
 
     def __init__(self, game, mix: dict[str, float], seed: int | None = None, max_snapshots: int = 5,
-                 drop_unavailable: bool = True):
+                 drop_unavailable: bool = True, snapshot_sampling: bool = True):
         self.game = game
         mix = {k: float(w) for k, w in mix.items() if float(w) > 0}
         if drop_unavailable and "heuristic" in mix and not has_heuristic(game):
@@ -64,6 +75,7 @@ class OpponentPool:
         self.max_snapshots = max_snapshots
         self.snapshots: list[str] = []
         self.rng = np.random.default_rng(seed)
+        self.snapshot_sampling = snapshot_sampling
         self._agents: dict[tuple[str, int], Any] = {}
 
     def add_snapshot(self, path: str) -> None:
@@ -86,6 +98,9 @@ class OpponentPool:
         agent = self._agents.get(key)
         if agent is None:
             agent = make_agent(spec, self.game, seed=int(self.rng.integers(2**63)))
+            if spec.startswith("ppo:") and spec[4:] in self.snapshots:
+                # a frozen copy of the learner plays as the learner does: sampling, not argmax
+                agent.deterministic = not self.snapshot_sampling  # type: ignore[attr-defined]  # a PPOAgent
             self._agents[key] = agent
         return agent
 
@@ -114,7 +129,8 @@ class SelfPlayEnv(gymnasium.Env):
 
     def __init__(self, game: str, env_options: dict | None = None, opponent_mix: dict | None = None,
                  seed: int | None = None, max_steps: int = 1000, max_snapshots: int = 5,
-                 score_reward: float = 0.0, snapshots: list[str] | tuple = (), render_mode: str | None = None):
+                 score_reward: float = 0.0, snapshots: list[str] | tuple = (), render_mode: str | None = None,
+                 snapshot_sampling: bool = True, opponent_random: float = 0.0):
         super().__init__()
         self.game_id = envs.resolve(game)
         self.env_options = dict(env_options or {})
@@ -126,7 +142,10 @@ class SelfPlayEnv(gymnasium.Env):
         self.action_space = gymnasium.spaces.Discrete(n)
         self.rng = np.random.default_rng(seed)
         self.pool = OpponentPool(self.game, opponent_mix or {"random": 1.0},
-                                 seed=int(self.rng.integers(2**63)), max_snapshots=max_snapshots)
+                                 seed=int(self.rng.integers(2**63)), max_snapshots=max_snapshots,
+                                 snapshot_sampling=snapshot_sampling)
+        self.opponent_random = 0.0
+        self.set_opponent_random(opponent_random)
         for s in snapshots:
             self.pool.add_snapshot(s)
         self.score_reward = float(score_reward)
@@ -145,34 +164,60 @@ class SelfPlayEnv(gymnasium.Env):
     def snapshot_paths(self) -> list[str]:
         return list(self.pool.snapshots)
 
+    def set_opponent_random(self, share: float) -> None:
+        """Curriculum: scripted opponents (every kind but random and snapshot) play a uniformly
+        random legal move instead of their own with probability ``share``."""
+        share = float(share)
+        if not 0.0 <= share <= 1.0:
+            raise ValueError(f"opponent random share must be in [0, 1], got {share!r}")
+        self.opponent_random = share
+
     # -- gymnasium API ----------------------------------------------------------------------
     def reset(self, *, seed: int | None = None, options: dict | None = None):
         super().reset(seed=seed)
+        return drive(self.reset_steps(seed))
+
+    def step(self, action):
+        return drive(self.step_steps(action))
+
+    def action_masks(self) -> np.ndarray:
+        """Bool mask of the learner's legal actions (all False once the game is over)."""
+        return self.aec.action_masks()
+
+    def render(self):
+        return self.aec.state_.render_text(observer=None, color=False)
+
+    # -- the same as generators: they yield (policy agent, observation) where a snapshot must act,
+    #    so that a vectorized env can answer many envs' requests with one batched forward pass
+    #    (train/vecenv.py); ``drive`` answers them one by one
+    def reset_steps(self, seed: int | None = None):
         if seed is not None:
             self.rng = np.random.default_rng(seed)
             self.pool.rng = np.random.default_rng(self.rng.integers(2**63))
         for _ in range(1000):
-            self.aec.reset(seed=int(self.rng.integers(2**63)))
+            # training engine seeds are even; the evaluator's are odd (train/evaluate.py)
+            self.aec.reset(seed=int(self.rng.integers(2**62)) * 2)
             self.learner = int(self.rng.integers(len(self._names)))
             slots = [i for i in range(len(self._names)) if i != self.learner]
             self.kind, self.opponents = self.pool.draw(slots)
+            self._scripted = self.kind not in ("random", "snapshot")
             self._totals[:] = 0.0
             self._steps = 0
             self._done = False
-            self._advance()
+            yield from self._advance()
             if not self._done:  # a game decided before the learner's first move teaches nothing
                 self._last_margin = (self._margin() or 0.0) if self.score_reward else 0.0
                 return self._observe(), {"learner_index": self.learner, "opponent": self.kind}
         raise RuntimeError(f"{self.game_id}: 1000 games in a row ended before the learner could move")
 
-    def step(self, action):
+    def step_steps(self, action):
         if self._done:
             raise RuntimeError("step() after the episode ended; call reset()")
         before = self._totals[self.learner]
         self.aec.step(int(action))
         self._steps += 1
         self._collect()
-        self._advance()
+        yield from self._advance()
         reward = float(self._totals[self.learner] - before) + self._score_reward()
         info: dict[str, Any] = {}
         terminated = truncated = False
@@ -184,13 +229,6 @@ class SelfPlayEnv(gymnasium.Env):
                     "truncated_by_cap": truncated, "learner_steps": self._steps}
         return self._observe(), reward, terminated, truncated, info
 
-    def action_masks(self) -> np.ndarray:
-        """Bool mask of the learner's legal actions (all False once the game is over)."""
-        return self.aec.action_masks()
-
-    def render(self):
-        return self.aec.state_.render_text(observer=None, color=False)
-
     # -- internals --------------------------------------------------------------------------
     def _observe(self) -> np.ndarray:
         return self.aec.observe(self._names[self.learner])["observation"]
@@ -200,8 +238,9 @@ class SelfPlayEnv(gymnasium.Env):
         for i, name in enumerate(self._names):
             self._totals[i] += rewards.get(name, 0.0)
 
-    def _advance(self) -> None:
-        """Step the opponents until the learner is to move or the game is over."""
+    def _advance(self):
+        """Step the opponents until the learner is to move or the game is over (a generator:
+        a policy opponent's move is requested with ``yield (agent, observation)``)."""
         aec = self.aec
         me = self._names[self.learner]
         while True:
@@ -214,9 +253,17 @@ class SelfPlayEnv(gymnasium.Env):
             idx = aec._agent_index[agent]
             opponent = self.opponents[idx]
             obs = aec.observe(agent)
-            st = aec.state_
-            state = st.determinize(st.current_player, self.rng) if opponent.needs_state else None
-            aec.step(int(opponent.act(obs, state=state)))
+            if self._scripted and self.opponent_random > 0 and self.rng.random() < self.opponent_random:
+                legal = np.flatnonzero(obs["action_mask"])
+                action = int(legal[self.rng.integers(len(legal))])
+            elif getattr(opponent, "batchable", False):
+                action = yield (opponent, obs)
+            else:
+                st = aec.state_
+                state = (st.determinize(st.current_player, self.rng)
+                         if opponent.needs_state else None)
+                action = opponent.act(obs, state=state)
+            aec.step(int(action))
             self._collect()
 
     def outcome(self) -> str:

@@ -1,0 +1,268 @@
+"""Networks whose structure fits each game's decisions (features extractors that also give logits).
+
+Two families, chosen by the training config's ``network`` key (``train/ppo.py: policy_kwargs``):
+
+``board`` (``BoardNet``), for games with a (C, H, W) board piece (Peacekeepers, Zaberias,
+Gorgasali, Warbah): a residual tower of 3x3 convolutions with growing dilation (1, 2, 4, ... so
+that a few layers see the whole board; two plain 3x3 layers see only 5x5), each block also fed the
+board's global mean (a pooled summary broadcast back to every cell); an MLP over the vector pieces;
+the features are the pooled board (mean and max over cells) plus the vector embedding.
+Action logits come from three kinds of heads:
+
+- *spatial* ranges ``[first, planes]``: action ``first + p*H*W + cell`` is plane p of a 1x1
+  convolution over the final map at that cell, plus a per-plane bias from the latent;
+- *pointer* ranges ``[first, count, plane(, only)]``: action ``first + k`` selects the piece marked
+  by board plane ``plane + k`` of the observation (e.g. Zaberias' roster-slot planes: SELECT u
+  points at the cell where unit u stands), on cells where plane ``only`` is set if given (own
+  units); its logit is the mean over the marked cells of one score map (a 1x1 convolution of the
+  final map), plus a bias from the latent; a piece not on the board gets the bias only;
+- every other action: a linear layer on the latent (SB3's default head).
+
+``slots`` (``SlotNet``), for Zaka-like card games (observation pieces ``armies`` (S, F, X),
+``army_info`` (S, I), ``hands``, ``discard``, ``global``): one encoder shared by every battlefield
+slot (its features + its army's info + the army's relative seat), pooled per army, then a global
+MLP. Actions that name slots score the slots they name: PLAY_WEAPON(w, slot) from the own slot's
+embedding, USE_ON_MONSTER(user, army, target) from a bilinear pointer over (user slot, target slot)
+embeddings (a query per own slot, shifted by the global latent, against a key per slot of every
+army: 8 x 32 pairs), USE_ON_ARMY(user, army) from (user slot, army) the same way; PLAY_MONSTER and
+END_PLAY from the global latent.
+
+Both hand the policy head their logits through ``action_logits(latent)`` (``ExtractorHead``); the
+extractor keeps what it computed for the batch in ``self._cache``.
+"""
+from __future__ import annotations
+
+import numpy as np
+import torch
+from gymnasium import spaces
+from stable_baselines3.common.torch_layers import BaseFeaturesExtractor
+from torch import nn
+
+
+def _pieces(layout) -> list[tuple[str, tuple[int, ...], int]]:
+    """[(name, shape, offset)] of an observation layout."""
+    out, offset = [], 0
+    for name, shape in layout:
+        shape = tuple(int(x) for x in shape)
+        out.append((name, shape, offset))
+        offset += int(np.prod(shape))
+    return out
+
+
+# =============================================================================================
+# board games
+# =============================================================================================
+class _ResBlock(nn.Module):
+    """x + conv(relu(conv(x) + global mean)) with a dilation; keeps H x W."""
+
+    def __init__(self, ch: int, dilation: int):
+        super().__init__()
+        self.c1 = nn.Conv2d(ch, ch, 3, padding=dilation, dilation=dilation)
+        self.g = nn.Linear(ch, ch)
+        self.c2 = nn.Conv2d(ch, ch, 3, padding=1)
+
+    def forward(self, x):
+        h = self.c1(x) + self.g(x.mean(dim=(2, 3)))[:, :, None, None]
+        return torch.relu(x + self.c2(torch.relu(h)))
+
+
+class BoardNet(BaseFeaturesExtractor):
+    """Residual dilated CNN over the first (C, H, W) piece + MLP over the rest; spatial and
+    pointer action heads (see the module docstring)."""
+
+    position: torch.Tensor  # buffers (register_buffer)
+
+    provides_logits = True
+
+    def __init__(self, observation_space: spaces.Box, layout, num_actions: int, channels: int = 32,
+                 dilations=(1, 2, 4), vector_hidden: int = 128, features_dim: int = 256,
+                 spatial_actions=(), pointer_actions=()):
+        pieces = _pieces(layout)
+        boards = [(n, s, o) for n, s, o in pieces if len(s) == 3]
+        if not boards:
+            raise ValueError("BoardNet needs a (C, H, W) piece in the observation layout")
+        _, (c, h, w), off = boards[0]
+        super().__init__(observation_space, features_dim)
+        total = int(observation_space.shape[0])
+        self.board_slice = (off, off + c * h * w)
+        self.board_shape = (c, h, w)
+        self.vector_size = total - c * h * w
+        self.num_actions = int(num_actions)
+        self.stem = nn.Conv2d(c, channels, 3, padding=1)
+        self.blocks = nn.ModuleList(_ResBlock(channels, int(d)) for d in dilations)
+        self.vec = nn.Sequential(nn.Linear(self.vector_size, vector_hidden), nn.ReLU()) if self.vector_size else None
+        self.out = nn.Sequential(nn.Linear(2 * channels + (vector_hidden if self.vector_size else 0),
+                                           features_dim), nn.ReLU())
+        # --- heads ---------------------------------------------------------------------------
+        n = h * w
+        taken = np.zeros(num_actions, bool)
+        self.spatial = [[int(a), int(p)] for a, p in spatial_actions]
+        self.pointers = [[int(x) for x in entry] + ([-1] if len(entry) == 3 else []) for entry in pointer_actions]
+        sp_idx: list[int] = []
+        pt_idx: list[int] = []
+        for first, planes in self.spatial:
+            if first < 0 or first + planes * n > num_actions:
+                raise ValueError(f"spatial range {[first, planes]} does not fit {num_actions} actions")
+            sp_idx.extend(range(first, first + planes * n))
+        for first, count, plane, only in self.pointers:
+            if first < 0 or first + count > num_actions or plane < 0 or plane + count > c or only >= c:
+                raise ValueError(f"pointer range {[first, count, plane]} does not fit {num_actions} "
+                                 f"actions / {c} board planes")
+            pt_idx.extend(range(first, first + count))
+        for idx in (sp_idx, pt_idx):
+            if taken[idx].any() or len(set(idx)) != len(idx):
+                raise ValueError("spatial and pointer action ranges overlap")
+            taken[idx] = True
+        other = np.flatnonzero(~taken)
+        sp_planes = sum(p for _, p in self.spatial)
+        self.sp_conv = nn.Conv2d(channels, sp_planes, 1) if sp_planes else None
+        self.sp_bias = nn.Linear(features_dim, sp_planes) if sp_planes else None
+        self.pt_conv = nn.Conv2d(channels, len(self.pointers), 1) if self.pointers else None
+        self.pt_bias = nn.Linear(features_dim, len(pt_idx)) if self.pointers else None
+        self.dense = nn.Linear(features_dim, len(other)) if len(other) else None
+        order = np.concatenate([np.asarray(sp_idx, np.int64), np.asarray(pt_idx, np.int64), other])
+        position = np.empty(num_actions, np.int64)
+        position[order] = np.arange(num_actions)
+        self.register_buffer("position", torch.as_tensor(position), persistent=False)
+        self._cache: dict = {}
+
+    def forward(self, obs: torch.Tensor) -> torch.Tensor:
+        a, b = self.board_slice
+        board = obs[:, a:b].reshape(-1, *self.board_shape)
+        x = torch.relu(self.stem(board))
+        for blk in self.blocks:
+            x = blk(x)
+        pooled = torch.cat([x.mean(dim=(2, 3)), x.amax(dim=(2, 3))], dim=1)
+        if self.vec is not None:
+            vec = obs[:, b:] if a == 0 else torch.cat([obs[:, :a], obs[:, b:]], dim=1)
+            pooled = torch.cat([pooled, self.vec(vec)], dim=1)
+        self._cache = {"map": x, "board": board, "n": obs.shape[0]}
+        return self.out(pooled)
+
+    def action_logits(self, latent: torch.Tensor) -> torch.Tensor:
+        cache = self._cache
+        if cache.get("n") != latent.shape[0]:
+            raise RuntimeError("BoardNet: the features extractor must run on the same batch first")
+        fmap, parts = cache["map"], []
+        if self.sp_conv is not None and self.sp_bias is not None:
+            parts.append((self.sp_conv(fmap) + self.sp_bias(latent)[:, :, None, None]).flatten(1))
+        if self.pt_conv is not None and self.pt_bias is not None:
+            scores = self.pt_conv(fmap).flatten(2)                       # (B, R, HW)
+            board = cache["board"].flatten(2)                             # (B, C, HW)
+            logits = []
+            for r, (_, count, plane, only) in enumerate(self.pointers):
+                marks = board[:, plane:plane + count]                     # (B, count, HW)
+                if only >= 0:                                             # e.g. own units only
+                    marks = marks * board[:, only:only + 1]
+                denom = marks.abs().sum(dim=2).clamp_min(1.0)
+                logits.append((marks * scores[:, r:r + 1]).sum(dim=2) / denom)
+            parts.append(torch.cat(logits, dim=1) + self.pt_bias(latent))
+        if self.dense is not None:
+            parts.append(self.dense(latent))
+        return torch.index_select(torch.cat(parts, dim=1), 1, self.position)
+
+
+# =============================================================================================
+# card games with battlefield slots (Zaka)
+# =============================================================================================
+class SlotNet(BaseFeaturesExtractor):
+    """Shared per-slot encoder + user x target pointer heads (Zaka's action layout)."""
+
+    rest: torch.Tensor  # buffers (register_buffer)
+    rel_onehot: torch.Tensor
+
+    provides_logits = True
+
+    def __init__(self, observation_space: spaces.Box, layout, num_actions: int, monster_designs: int,
+                 weapon_designs: int, slot_dim: int = 64, pair_dim: int = 64, features_dim: int = 256):
+        pieces = {n: (s, o) for n, s, o in _pieces(layout)}
+        for need in ("armies", "army_info"):
+            if need not in pieces:
+                raise ValueError(f"SlotNet needs a {need!r} piece in the observation layout")
+        (S, F, X), self.armies_off = pieces["armies"]
+        (_, I), self.info_off = pieces["army_info"]
+        super().__init__(observation_space, features_dim)
+        self.S, self.F, self.X, self.I = S, F, X, I
+        self.dm, self.dw = int(monster_designs), int(weapon_designs)
+        expected = self.dm + self.dw * F + 1 + F * S * F + F * S
+        if expected != num_actions:
+            raise ValueError(f"SlotNet: the layout implies {expected} actions, the game has {num_actions}")
+        total = int(observation_space.shape[0])
+        self.rest_idx = [i for i in range(total)
+                         if not (self.armies_off <= i < self.armies_off + S * F * X)
+                         and not (self.info_off <= i < self.info_off + S * I)]
+        self.register_buffer("rest", torch.as_tensor(self.rest_idx, dtype=torch.long), persistent=False)
+        self.register_buffer("rel_onehot", torch.eye(S), persistent=False)
+        d = slot_dim
+        self.slot_enc = nn.Sequential(nn.Linear(X + I + S, d), nn.ReLU(), nn.Linear(d, d), nn.ReLU())
+        self.army_enc = nn.Sequential(nn.Linear(2 * d + I + S, d), nn.ReLU())
+        self.glob = nn.Sequential(nn.Linear(S * d + len(self.rest_idx), features_dim), nn.ReLU())
+        # heads
+        self.monster = nn.Linear(features_dim, self.dm + 1)               # PLAY_MONSTER x Dm, END_PLAY
+        self.weapon_slot = nn.Linear(d, pair_dim)
+        self.weapon_ctx = nn.Linear(features_dim, pair_dim)
+        self.weapon_out = nn.Linear(pair_dim, self.dw)
+        self.user = nn.Linear(d, pair_dim + 1)          # query + a per-user bias
+        self.target = nn.Linear(d, pair_dim + 1)        # key + a per-target bias
+        self.ctx = nn.Linear(features_dim, pair_dim)    # the global latent shifts every query
+        self.army_user = nn.Linear(d, pair_dim + 1)
+        self.army_t = nn.Linear(d, pair_dim + 1)
+        self.army_ctx = nn.Linear(features_dim, pair_dim)
+        self._cache: dict = {}
+
+    def forward(self, obs: torch.Tensor) -> torch.Tensor:
+        B, S, F, X, I = obs.shape[0], self.S, self.F, self.X, self.I
+        armies = obs[:, self.armies_off:self.armies_off + S * F * X].reshape(B, S, F, X)
+        info = obs[:, self.info_off:self.info_off + S * I].reshape(B, S, I)
+        rel = self.rel_onehot.expand(B, S, S)
+        army_ctx = torch.cat([info, rel], dim=2)                          # (B, S, I+S)
+        x = torch.cat([armies, army_ctx[:, :, None, :].expand(B, S, F, I + S)], dim=3)
+        present = armies[..., :1]                                         # (B, S, F, 1)
+        # encode the occupied slots only (a battlefield is mostly empty); empty slots stay 0
+        rows = torch.nonzero(present.reshape(-1) > 0, as_tuple=True)[0]
+        flat = x.reshape(B * S * F, -1)
+        enc = self.slot_enc(flat.index_select(0, rows))
+        e = torch.zeros(B * S * F, enc.shape[1], dtype=enc.dtype, device=enc.device)
+        e = e.index_copy(0, rows, enc).reshape(B, S, F, -1)
+        count = present.sum(dim=2).clamp_min(1.0)
+        mean = e.sum(dim=2) / count
+        mx = (e - (1 - present) * 1e4).amax(dim=2) * (present.amax(dim=2))
+        a = self.army_enc(torch.cat([mean, mx, army_ctx], dim=2))         # (B, S, d)
+        rest = torch.index_select(obs, 1, self.rest)
+        g = self.glob(torch.cat([a.flatten(1), rest], dim=1))
+        self._cache = {"e": e, "a": a, "n": B}
+        return g
+
+    def action_logits(self, latent: torch.Tensor) -> torch.Tensor:
+        c = self._cache
+        if c.get("n") != latent.shape[0]:
+            raise RuntimeError("SlotNet: the features extractor must run on the same batch first")
+        e, a = c["e"], c["a"]
+        B, S, F = e.shape[0], self.S, self.F
+        me = e[:, 0]                                                      # (B, F, d) own slots
+        mon = self.monster(latent)
+        monster, end = mon[:, :self.dm], mon[:, self.dm:]
+        wz = torch.relu(self.weapon_slot(me) + self.weapon_ctx(latent)[:, None, :])
+        weapon = self.weapon_out(wz).transpose(1, 2).flatten(1)          # (B, Dw*F): w * F + slot
+        use = self._pairs(self.user(me), self.target(e.reshape(B, S * F, -1)), self.ctx(latent))
+        ram = self._pairs(self.army_user(me), self.army_t(a), self.army_ctx(latent))
+        # (B, F, S*F) -> (u*S + rel)*F + t ; (B, F, S) -> u*S + rel
+        return torch.cat([monster, weapon, end, use.flatten(1), ram.flatten(1)], dim=1)
+
+    @staticmethod
+    def _pairs(user: torch.Tensor, target: torch.Tensor, ctx: torch.Tensor) -> torch.Tensor:
+        """Pointer scores (B, users, targets): (query + context) . key / sqrt(k) + biases."""
+        q, bu = user[..., :-1] + ctx[:, None, :], user[..., -1:]
+        k, bt = target[..., :-1], target[..., -1]
+        return torch.bmm(q, k.transpose(1, 2)) / q.shape[-1] ** 0.5 + bu + bt[:, None, :]
+
+
+class ExtractorHead(nn.Module):
+    """The policy's ``action_net`` for extractors that compute their own logits."""
+
+    def __init__(self, extractor):
+        super().__init__()
+        self._extractor = [extractor]  # a plain reference: its parameters belong to the policy already
+
+    def forward(self, latent: torch.Tensor) -> torch.Tensor:
+        return self._extractor[0].action_logits(latent)

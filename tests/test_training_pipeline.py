@@ -1,0 +1,247 @@
+"""The training pipeline's parts (issue 18): networks fitted to each game's decisions, imitation with
+DAgger, the KL anchor, the opponent curriculum, vectorized self-play with batched snapshots, the
+learning curve, disjoint training / evaluation seeds, the device choice. Tiny sizes: seconds."""
+from __future__ import annotations
+
+import gymnasium
+import numpy as np
+import pytest
+
+torch = pytest.importorskip("torch")
+pytest.importorskip("sb3_contrib")
+
+from tabletop_arena import envs  # noqa: E402
+from tabletop_arena.agents.nets import BoardNet, SlotNet  # noqa: E402
+from tabletop_arena.agents.ppo import ArenaPolicy, PPOAgent, game_metadata, save_checkpoint  # noqa: E402
+from tabletop_arena.train.config import ConfigError, load_config  # noqa: E402
+
+
+def _box(n):
+    return gymnasium.spaces.Box(-1.0, 1.0, (n,), np.float32)
+
+
+def test_board_net_pointer_reads_the_marked_cell():
+    """A pointer action's logit is the score map at the cell its plane marks (+ a bias), so moving
+    the piece moves the score it gets: what SELECT u in Zaberias needs."""
+    layout = [["board", [3, 2, 3]], ["vector", [2]]]
+    net = BoardNet(_box(20), layout, num_actions=4, channels=4, dilations=[1], vector_hidden=4,
+                   features_dim=8, spatial_actions=[], pointer_actions=[[1, 2, 1]])
+    with torch.no_grad():
+        net.pt_bias.weight.zero_()
+        net.pt_bias.bias.zero_()
+        obs = torch.zeros(1, 20)
+        board = obs[:, :18].view(1, 3, 2, 3)
+        board[0, 0] = torch.arange(6, dtype=torch.float32).view(2, 3) / 6   # something to score
+        board[0, 1, 0, 2] = 1.0       # piece 0 on cell (0, 2)
+        board[0, 2, 1, 1] = 1.0       # piece 1 on cell (1, 1)
+        latent = net(obs)
+        logits = net.action_logits(latent)[0]
+        scores = net.pt_conv(net._cache["map"])[0, 0].flatten()
+    assert logits.shape == (4,)
+    assert logits[1] == pytest.approx(float(scores[2]), abs=1e-6)
+    assert logits[2] == pytest.approx(float(scores[4]), abs=1e-6)
+    with pytest.raises(ValueError, match="overlap"):
+        BoardNet(_box(20), layout, 8, spatial_actions=[[0, 1]], pointer_actions=[[1, 1, 0]])
+    with pytest.raises(ValueError, match="does not fit"):
+        BoardNet(_box(20), layout, 4, spatial_actions=[[0, 1]])
+
+
+def test_slot_net_scores_user_target_pairs():
+    """Zaka's network encodes every battlefield slot with one shared encoder and scores
+    USE_ON_MONSTER(user, army, target) from the (user slot, target slot) pair: swapping two monsters
+    of an enemy army swaps exactly the logits of the actions aimed at them, and swapping two own
+    monsters swaps the users (the slot order carries no meaning of its own)."""
+    game = envs.make_game("zaka_v0", num_players=2)
+    layout = [[n, list(s)] for n, s in game.observation_layout]
+    net = SlotNet(_box(game.observation_size), layout, game.num_actions, game.num_monster_designs,
+                  game.num_weapon_designs, slot_dim=8, pair_dim=8, features_dim=16)
+    S, F, X = layout[0][1]
+    lay = game.layout
+    rng = np.random.default_rng(0)
+    obs = None
+    for seed in range(50):  # a position with two monsters in army rel 1 and two own monsters
+        st = game.new_initial_state(np.random.default_rng(seed))
+        while not st.is_terminal():
+            o = st.observation(st.current_player).reshape(-1)
+            armies = o[:S * F * X].reshape(S, F, X)
+            if armies[1, :2, 0].all() and armies[0, :2, 0].all():
+                obs = o
+                break
+            st.apply(int(rng.choice(np.flatnonzero(st.legal_actions_mask()))))
+        if obs is not None:
+            break
+    assert obs is not None
+
+    def logits(o):
+        with torch.no_grad():
+            t = torch.as_tensor(o[None].astype(np.float32))
+            return net.action_logits(net(t))[0].numpy()
+
+    def swapped(o, army):
+        o = o.copy()
+        armies = o[:S * F * X].reshape(S, F, X)
+        armies[army, [0, 1]] = armies[army, [1, 0]]
+        return o
+
+    base, enemy, own = logits(obs), logits(swapped(obs, 1)), logits(swapped(obs, 0))
+    assert base.shape == (game.num_actions,)
+    for u in range(2):
+        assert enemy[lay.use_on_monster(u, 1, 0)] == pytest.approx(base[lay.use_on_monster(u, 1, 1)], abs=1e-5)
+        assert enemy[lay.use_on_monster(u, 1, 1)] == pytest.approx(base[lay.use_on_monster(u, 1, 0)], abs=1e-5)
+        assert enemy[lay.use_on_army(u, 1)] == pytest.approx(base[lay.use_on_army(u, 1)], abs=1e-5)
+    assert own[lay.use_on_monster(0, 1, 0)] == pytest.approx(base[lay.use_on_monster(1, 1, 0)], abs=1e-5)
+    assert own[lay.use_on_army(1, 3)] == pytest.approx(base[lay.use_on_army(0, 3)], abs=1e-5)
+    assert base[lay.use_on_monster(0, 1, 0)] != pytest.approx(base[lay.use_on_monster(0, 1, 1)], abs=1e-6)
+    with pytest.raises(ValueError, match="implies"):
+        SlotNet(_box(game.observation_size), layout, game.num_actions + 1, game.num_monster_designs,
+                game.num_weapon_designs)
+
+
+def _tiny(**kw):
+    base = dict(n_envs=2, n_steps=32, batch_size=32, n_epochs=1, progress=False, eval_interval=0,
+                eval_games=2, eval_opponents=["random"], net_arch=[16], features_dim=16, slot_dim=8,
+                pair_dim=8, board_channels=4, board_dilations=[1], vector_hidden=8, snapshot_interval=64,
+                checkpoint_interval=64)
+    base.update(kw)
+    return base
+
+
+def test_imitation_dagger_and_kl_anchor(tmp_path):
+    """bc_games + dagger_rounds clone the heuristic (imitation.csv: held-out agreement per pass, the
+    student's own states after DAgger), the clone is saved as the KL anchor (reference.zip), the
+    curve starts at the clone and every run writes curve.csv / curve.png."""
+    from tabletop_arena.train.curves import read_curve
+    from tabletop_arena.train.ppo import train
+    out = tmp_path / "zk"
+    train("zaka", out=out, timesteps=64, **_tiny(bc_games=6, bc_epochs=2, dagger_rounds=1, dagger_games=4,
+                                                 kl_coef=0.5, eval_interval=64, eval_opponents=["heuristic"]))
+    rows = (out / "imitation.csv").read_text().splitlines()
+    assert rows[0].startswith("stage,epoch") and any(r.startswith("dagger1") for r in rows[1:])
+    assert (out / "reference.zip").is_file()
+    curve = read_curve(out / "curve.csv")
+    assert curve[0]["timesteps"] == 0 and curve[-1]["timesteps"] >= 64
+    assert 0.0 <= curve[0]["heuristic_win_rate"] <= 1.0
+    assert (out / "curve.png").is_file()
+    progress = (out / "progress.csv").read_text().splitlines()
+    assert "kl_reference" in progress[0]
+
+
+def test_kl_to_itself_is_zero():
+    """KL(pi || reference) is exactly 0 when the reference is the policy itself, and positive once
+    the policy moves away from it."""
+    from tabletop_arena.train.algo import masked_log_softmax, policy_logits
+    game = envs.make_game("zaka_v0")
+    cfg = load_config(None, _tiny(), game="zaka_v0")
+    from tabletop_arena.train.ppo import policy_kwargs
+    pol = ArenaPolicy(_box(game.observation_size), gymnasium.spaces.Discrete(game.num_actions),
+                      lambda _: 1e-3, **policy_kwargs(game, cfg))
+    st = game.new_initial_state(np.random.default_rng(1))
+    obs = torch.as_tensor(st.observation(st.current_player)[None])
+    mask = torch.as_tensor(st.legal_actions_mask()[None].astype(bool))
+    with torch.no_grad():
+        lp = masked_log_softmax(policy_logits(pol, obs), mask)
+        p = lp.exp()
+        kl = (p * (lp - lp).masked_fill(~mask, 0)).sum()
+        assert float(kl) == 0.0
+        shifted = masked_log_softmax(policy_logits(pol, obs) + torch.randn(1, game.num_actions), mask)
+        kl2 = (shifted.exp() * (shifted - lp).masked_fill(~mask, 0.0)).sum()
+    assert float(kl2) > 0
+
+
+def test_batched_vec_env_matches_one_env_at_a_time(tmp_path):
+    """SelfPlayVecEnv answers snapshot moves in one batched forward pass; the games are the same
+    as stepping each SelfPlayEnv on its own (same seeds, same actions)."""
+    from stable_baselines3.common.vec_env import DummyVecEnv
+
+    from tabletop_arena.train.algo import ArenaPPO
+    from tabletop_arena.train.ppo import make_vec_env, policy_kwargs
+    from tabletop_arena.train.vecenv import SelfPlayVecEnv
+
+    game = envs.make_game("zaka_v0")
+    cfg = load_config(None, _tiny(opponent_mix={"snapshot": 1.0}, n_envs=3), game="zaka_v0")
+    venv = make_vec_env("zaka_v0", cfg, seed=5)
+    model = ArenaPPO(ArenaPolicy, venv, n_steps=32, batch_size=32, policy_kwargs=policy_kwargs(game, cfg))
+    snap = save_checkpoint(model, tmp_path / "s.zip", game_metadata(game, "zaka_v0"), policy_only=True)
+    venv.close()
+    runs = []
+    for kind in ("dummy", "batched"):
+        c = load_config(None, _tiny(opponent_mix={"snapshot": 1.0}, n_envs=3, vec_env=kind), game="zaka_v0")
+        v = make_vec_env("zaka_v0", c, seed=5, snapshots=[str(snap)])
+        if kind == "batched":
+            assert isinstance(v.venv, SelfPlayVecEnv)
+        else:
+            assert isinstance(v.venv, DummyVecEnv)
+        rng = np.random.default_rng(0)
+        obs = v.reset()
+        trace = [obs.copy()]
+        for _ in range(60):
+            masks = np.stack(v.env_method("action_masks"))
+            acts = np.array([rng.choice(np.flatnonzero(m)) for m in masks])
+            obs, rew, done, _ = v.step(acts)
+            trace += [obs.copy(), rew.copy(), done.copy()]
+        v.close()
+        runs.append(trace)
+    for a, b in zip(*runs):
+        np.testing.assert_array_equal(a, b)
+
+
+def test_opponent_random_share_and_seed_domains():
+    """The curriculum's share of random opponent moves, and the seed domains: training engine seeds
+    are even, the evaluator's odd."""
+    from tabletop_arena.train.evaluate import evaluation_engine_seed
+    from tabletop_arena.train.imitation import train_seed
+    from tabletop_arena.train.ppo import opponent_random_share
+    from tabletop_arena.train.selfplay import SelfPlayEnv
+
+    cfg = load_config(None, {"opponent_random_start": 0.6, "opponent_random_end": 0.0,
+                             "opponent_random_steps": 100}, game="zaka_v0")
+    assert opponent_random_share(cfg, 0) == pytest.approx(0.6)
+    assert opponent_random_share(cfg, 50) == pytest.approx(0.3)
+    assert opponent_random_share(cfg, 500) == pytest.approx(0.0)
+    env = SelfPlayEnv("zaka_v0", {}, {"heuristic": 1.0}, seed=0, opponent_random=1.0)
+    calls = []
+    env.reset()
+    for agent in env.opponents.values():
+        agent.act = lambda *a, **k: calls.append(1)  # never consulted at share 1
+    for _ in range(30):
+        _, _, term, trunc, _ = env.step(int(np.flatnonzero(env.action_masks())[0]))
+        if term or trunc:
+            break
+    assert not calls
+    with pytest.raises(ValueError):
+        env.set_opponent_random(1.5)
+    rng = np.random.default_rng(0)
+    assert all(train_seed(rng) % 2 == 0 for _ in range(100))
+    assert all(evaluation_engine_seed(x) % 2 == 1 for x in rng.integers(2**63, size=100, dtype=np.uint64))
+
+
+def test_device_choice():
+    from tabletop_arena.train.ppo import resolve_device
+    assert resolve_device("cpu") == "cpu"
+    assert resolve_device("auto") == ("cuda" if torch.cuda.is_available() else "cpu")
+    if not torch.cuda.is_available():
+        with pytest.raises(ConfigError, match="no CUDA"):
+            resolve_device("cuda")
+    with pytest.raises(ConfigError):
+        load_config(None, {"device": "tpu"}, game="zaka_v0")
+
+
+def test_snapshots_sample_like_the_learner(tmp_path):
+    """With snapshot_sampling the pool's frozen copies sample from their policy (as the learner
+    does while it collects rollouts), without it they play the argmax."""
+    from stable_baselines3.common.vec_env import DummyVecEnv
+
+    from tabletop_arena.train.algo import ArenaPPO
+    from tabletop_arena.train.ppo import policy_kwargs
+    from tabletop_arena.train.selfplay import OpponentPool, SelfPlayEnv
+
+    game = envs.make_game("zaka_v0")
+    cfg = load_config(None, _tiny(), game="zaka_v0")
+    venv = DummyVecEnv([lambda: SelfPlayEnv("zaka_v0", {}, {"random": 1.0}, seed=0)])
+    model = ArenaPPO(ArenaPolicy, venv, n_steps=32, batch_size=32, policy_kwargs=policy_kwargs(game, cfg))
+    path = str(save_checkpoint(model, tmp_path / "s.zip", game_metadata(game, "zaka_v0"), policy_only=True))
+    for sampling in (True, False):
+        pool = OpponentPool(game, {"snapshot": 1.0}, seed=0, snapshot_sampling=sampling)
+        pool.add_snapshot(path)
+        _, agents = pool.draw([1])
+        assert isinstance(agents[1], PPOAgent) and agents[1].deterministic is (not sampling)

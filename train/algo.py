@@ -1,0 +1,234 @@
+"""ArenaPPO: sb3-contrib's MaskablePPO with a KL anchor to the cloned policy and a leaner update.
+
+The rollout collection, buffer, GAE, checkpoint format and ``MaskablePPO.load`` are sb3-contrib's.
+The update (``train``) is rewritten:
+
+- **KL toward the clone**: ``loss += kl_coef * KL(pi || pi_ref)`` over the legal actions of every
+  state in the minibatch, where ``pi_ref`` is the frozen policy the run had after imitation
+  (``set_reference``). It keeps PPO's fine-tune near the heuristic's play where the advantage says
+  nothing, instead of drifting (the issue's "PPO after cloning wins 0-1%"). ``kl_coef`` may fall
+  linearly to ``kl_coef_end`` over the run (``kl_schedule``). The reference's log-probabilities are
+  computed once per rollout (one batched forward), not per minibatch and epoch.
+- **Exact masked distributions**: logits are masked with -inf and normalised with ``log_softmax``
+  once per minibatch; the log-prob, the entropy and both KLs come from that one tensor (SB3 builds a
+  ``MaskableCategorical`` per call and re-masks).
+- The whole rollout is flattened into tensors once per update (SB3 copies per minibatch).
+
+Everything else (clipped surrogate, unclipped value loss, advantage normalisation per minibatch,
+gradient clipping, ``target_kl`` early stop) is as in MaskablePPO.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import torch
+import torch.nn.functional as F
+from sb3_contrib import MaskablePPO
+from stable_baselines3.common.utils import explained_variance
+
+
+def masked_log_softmax(logits: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+    """log-probabilities over the legal actions (-inf elsewhere)."""
+    return torch.log_softmax(logits.masked_fill(~mask, float("-inf")), dim=1)
+
+
+def policy_outputs(policy, obs: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    """(logits, values) of an SB3 actor-critic policy in one pass."""
+    features = policy.extract_features(obs)
+    if policy.share_features_extractor:
+        latent_pi, latent_vf = policy.mlp_extractor(features)
+    else:
+        latent_pi = policy.mlp_extractor.forward_actor(features[0])
+        latent_vf = policy.mlp_extractor.forward_critic(features[1])
+    return policy.action_net(latent_pi), policy.value_net(latent_vf).flatten()
+
+
+def policy_logits(policy, obs: torch.Tensor) -> torch.Tensor:
+    features = policy.extract_features(obs, policy.pi_features_extractor)
+    return policy.action_net(policy.mlp_extractor.forward_actor(features))
+
+
+class ArenaPPO(MaskablePPO):
+    """MaskablePPO + KL(pi || reference) + a single-pass masked update (see the module docstring)."""
+
+    def __init__(self, *args, kl_coef: float = 0.0, kl_coef_end: float = -1.0, value_warmup_steps: int = 0,
+                 **kwargs):
+        super().__init__(*args, **kwargs)
+        self.kl_coef = float(kl_coef)
+        self.kl_coef_end = float(kl_coef_end)
+        self.value_warmup_steps = int(value_warmup_steps)
+        self.schedule_total = 0          # learner steps over which kl_coef falls (the run's total)
+        self.reference = None            # frozen policy (the clone)
+
+    def set_reference(self, policy) -> None:
+        """Freeze ``policy`` (a copy is not made: pass one the learner does not share)."""
+        policy.set_training_mode(False)
+        for p in policy.parameters():
+            p.requires_grad_(False)
+        self.reference = policy
+
+    def current_kl_coef(self) -> float:
+        if self.kl_coef_end < 0 or self.schedule_total <= 0:
+            return self.kl_coef
+        frac = min(1.0, self.num_timesteps / self.schedule_total)
+        return self.kl_coef + frac * (self.kl_coef_end - self.kl_coef)
+
+    def collect_rollouts(self, env, callback, rollout_buffer, n_rollout_steps: int, use_masking: bool = True) -> bool:
+        """MaskablePPO's rollout loop with one forward pass per step giving logits and values, the
+        masks read from the vectorized env (``action_masks()``, kept from its last step) and
+        sampling from the exact masked softmax."""
+        from sb3_contrib.common.maskable.utils import get_action_masks
+
+        assert self._last_obs is not None, "No previous observation was provided"
+        policy = self.policy
+        policy.set_training_mode(False)
+        n_steps = 0
+        rollout_buffer.reset()
+        callback.on_rollout_start()
+        try:
+            read_masks = env.action_masks
+        except AttributeError:
+            read_masks = None
+        dones = None
+        new_obs = self._last_obs
+        while n_steps < n_rollout_steps:
+            masks = read_masks() if read_masks is not None else get_action_masks(env)
+            with torch.no_grad():
+                obs_t = torch.as_tensor(self._last_obs, dtype=torch.float32, device=self.device)
+                logits, values = policy_outputs(policy, obs_t)
+                logp_all = masked_log_softmax(logits, torch.as_tensor(masks, device=self.device))
+                actions_t = torch.multinomial(logp_all.exp(), 1).squeeze(1)
+                log_probs = logp_all.gather(1, actions_t[:, None]).squeeze(1)
+            actions = actions_t.cpu().numpy()
+            new_obs, rewards, dones, infos = env.step(actions)
+            self.num_timesteps += env.num_envs
+            callback.update_locals(locals())
+            if not callback.on_step():
+                return False
+            self._update_info_buffer(infos, dones)
+            n_steps += 1
+            for idx, done in enumerate(dones):
+                if done and infos[idx].get("terminal_observation") is not None \
+                        and infos[idx].get("TimeLimit.truncated", False):
+                    terminal_obs = torch.as_tensor(infos[idx]["terminal_observation"][None], dtype=torch.float32,
+                                                   device=self.device)
+                    with torch.no_grad():
+                        rewards[idx] += self.gamma * policy.predict_values(terminal_obs)[0].item()
+            rollout_buffer.add(self._last_obs, actions.reshape(-1, 1), rewards, self._last_episode_starts,
+                               values, log_probs, action_masks=masks)
+            self._last_obs = new_obs
+            self._last_episode_starts = dones
+        with torch.no_grad():
+            values = policy.predict_values(torch.as_tensor(new_obs, dtype=torch.float32, device=self.device))
+        rollout_buffer.compute_returns_and_advantage(last_values=values, dones=dones)
+        callback.on_rollout_end()
+        return True
+
+    def _excluded_save_params(self) -> list[str]:
+        return super()._excluded_save_params() + ["reference", "_value_opt"]
+
+    def train(self) -> None:
+        policy = self.policy
+        policy.set_training_mode(True)
+        self._update_learning_rate(policy.optimizer)
+        clip_range = self.clip_range(self._current_progress_remaining)  # type: ignore[operator]
+        buf = self.rollout_buffer
+        n = buf.buffer_size * buf.n_envs
+        dev = self.device
+
+        def flat(x, dtype=None):
+            t = torch.as_tensor(buf.swap_and_flatten(x), device=dev)
+            return t if dtype is None else t.to(dtype)
+
+        obs = flat(buf.observations, torch.float32).reshape(n, -1)
+        actions = flat(buf.actions).reshape(n).long()
+        old_logp = flat(buf.log_probs, torch.float32).reshape(n)
+        advantages = flat(buf.advantages, torch.float32).reshape(n)
+        returns = flat(buf.returns, torch.float32).reshape(n)
+        masks = flat(buf.action_masks).reshape(n, -1).bool()
+        kl_coef = self.current_kl_coef() if self.reference is not None else 0.0
+        ref_logp = None
+        if kl_coef > 0:
+            with torch.no_grad():
+                ref_logp = torch.cat([masked_log_softmax(policy_logits(self.reference, obs[s:s + 4096]),
+                                                         masks[s:s + 4096]) for s in range(0, n, 4096)])
+        warmup = self.num_timesteps <= self.value_warmup_steps
+        if warmup:  # fit the value head on detached features; nothing else moves
+            value_params = list(policy.mlp_extractor.value_net.parameters()) + list(policy.value_net.parameters())
+            value_opt: Any = getattr(self, "_value_opt", None)
+            if value_opt is None:
+                value_opt = self._value_opt = torch.optim.Adam(value_params, lr=self.lr_schedule(1), eps=1e-5)
+        stats: dict[str, list[float]] = {"pg": [], "vf": [], "ent": [], "kl_ref": [], "approx_kl": [], "clip": []}
+        continue_training = True
+        loss = torch.zeros(())
+        batch_size = int(self.batch_size or n)
+        for _epoch in range(self.n_epochs):
+            perm = torch.randperm(n, device=dev)
+            for start in range(0, n, batch_size):
+                idx = perm[start:start + batch_size]
+                if warmup:
+                    with torch.no_grad():
+                        features = policy.extract_features(obs[idx], policy.vf_features_extractor)
+                    critic = policy.mlp_extractor.forward_critic(features)  # type: ignore[arg-type]
+                    vf = F.mse_loss(policy.value_net(critic).flatten(),
+                                    returns[idx])
+                    value_opt.zero_grad(set_to_none=True)
+                    vf.backward()
+                    torch.nn.utils.clip_grad_norm_(value_params, self.max_grad_norm)
+                    value_opt.step()
+                    stats["vf"].append(float(vf.detach()))
+                    continue
+                m = masks[idx]
+                logits, values = policy_outputs(policy, obs[idx])
+                logp_all = masked_log_softmax(logits, m)
+                logp = logp_all.gather(1, actions[idx, None]).squeeze(1)
+                p_all = logp_all.exp()
+                safe = logp_all.masked_fill(~m, 0.0)
+                entropy = -(p_all * safe).sum(1)
+                adv = advantages[idx]
+                if self.normalize_advantage and len(idx) > 1:
+                    adv = (adv - adv.mean()) / (adv.std() + 1e-8)
+                log_ratio = logp - old_logp[idx]
+                ratio = log_ratio.exp()
+                pg = -torch.min(adv * ratio, adv * torch.clamp(ratio, 1 - clip_range, 1 + clip_range)).mean()
+                vf = F.mse_loss(values, returns[idx])
+                loss = pg + self.vf_coef * vf - self.ent_coef * entropy.mean()
+                if ref_logp is not None:
+                    kl = (p_all * (safe - ref_logp[idx].masked_fill(~m, 0.0))).sum(1).mean()
+                    loss = loss + kl_coef * kl
+                    stats["kl_ref"].append(float(kl.detach()))
+                with torch.no_grad():
+                    approx_kl = float(((ratio - 1) - log_ratio).mean())
+                stats["pg"].append(float(pg.detach()))
+                stats["vf"].append(float(vf.detach()))
+                stats["ent"].append(float(entropy.mean().detach()))
+                stats["approx_kl"].append(approx_kl)
+                stats["clip"].append(float(((ratio - 1).abs() > clip_range).float().mean()))
+                if self.target_kl is not None and approx_kl > 1.5 * self.target_kl:
+                    continue_training = False
+                    break
+                policy.optimizer.zero_grad(set_to_none=True)
+                loss.backward()
+                torch.nn.utils.clip_grad_norm_(policy.parameters(), self.max_grad_norm)
+                policy.optimizer.step()
+            self._n_updates += 1
+            if not continue_training:
+                break
+        ev = explained_variance(buf.values.flatten(), buf.returns.flatten())
+        rec = self.logger.record
+        rec("train/entropy", float(np.mean(stats["ent"])) if stats["ent"] else float("nan"))
+        rec("train/entropy_loss", -float(np.mean(stats["ent"])) if stats["ent"] else float("nan"))
+        rec("train/policy_gradient_loss", float(np.mean(stats["pg"])) if stats["pg"] else float("nan"))
+        rec("train/value_loss", float(np.mean(stats["vf"])) if stats["vf"] else float("nan"))
+        rec("train/approx_kl", float(np.mean(stats["approx_kl"])) if stats["approx_kl"] else float("nan"))
+        rec("train/clip_fraction", float(np.mean(stats["clip"])) if stats["clip"] else float("nan"))
+        if stats["kl_ref"]:
+            rec("train/kl_reference", float(np.mean(stats["kl_ref"])))
+            rec("train/kl_coef", kl_coef)
+        rec("train/loss", float(loss.detach()))
+        rec("train/explained_variance", ev)
+        rec("train/n_updates", self._n_updates, exclude="tensorboard")
+        rec("train/clip_range", clip_range)
+        self.last_train_stats = {k: (float(np.mean(v)) if v else float("nan")) for k, v in stats.items()}
+        self.last_train_stats["explained_variance"] = float(ev)

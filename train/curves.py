@@ -1,0 +1,101 @@
+"""Learning curves: win rate against each evaluation opponent vs wall-clock minutes and env steps.
+
+Every training run keeps ``curve.csv`` (one row per evaluation: ``timesteps``, ``minutes`` of wall
+clock since the run started, imitation included, ``games`` per opponent, and per opponent
+``<opp>_win_rate``, ``<opp>_ci_low``, ``<opp>_ci_high``: the Wilson 95% interval) and ``curve.png``
+(two panels: against minutes and against learner steps, the interval shaded). The first row is the
+policy before PPO (after imitation, when the config clones the heuristic).
+
+    python -m tabletop_arena.train.curves runs/zaka/ppo_seed0/curve.csv   # re-draw curve.png
+"""
+from __future__ import annotations
+
+import csv
+import sys
+from pathlib import Path
+from typing import Any
+
+
+def read_curve(path: str | Path) -> list[dict]:
+    path = Path(path)
+    if not path.is_file():
+        return []
+    rows = []
+    with open(path, newline="") as fh:
+        for row in csv.DictReader(fh):
+            out: dict[str, Any] = {}
+            for k, v in row.items():
+                try:
+                    out[k] = int(v) if k in ("timesteps", "games") else float(v)
+                except (TypeError, ValueError):
+                    out[k] = v
+            rows.append(out)
+    return rows
+
+
+def opponents(rows: list[dict]) -> list[str]:
+    seen = []
+    for r in rows:
+        for k in r:
+            if k.endswith("_win_rate") and k[:-9] not in seen:
+                seen.append(k[:-9])
+    return seen
+
+
+def write_curve(rows: list[dict], csv_path: str | Path, png_path: str | Path | None = None,
+                title: str = "") -> None:
+    """Write the rows as CSV and (matplotlib permitting) draw the PNG."""
+    keys = list(dict.fromkeys(k for r in rows for k in r))
+    with open(csv_path, "w", newline="") as fh:
+        w = csv.DictWriter(fh, fieldnames=keys)
+        w.writeheader()
+        w.writerows(rows)
+    if png_path is not None:
+        plot_curve(rows, png_path, title)
+
+
+def plot_curve(rows: list[dict], png_path: str | Path, title: str = "") -> None:
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:  # the curve stays in the CSV
+        return
+    fig, axes = plt.subplots(1, 2, figsize=(10, 3.8), sharey=True)
+    for ax, xkey, xlabel in ((axes[0], "minutes", "wall-clock minutes"), (axes[1], "timesteps", "learner steps")):
+        for opp in opponents(rows):
+            pts = [r for r in rows if isinstance(r.get(f"{opp}_win_rate"), float)]
+            if not pts:
+                continue
+            x = [r[xkey] for r in pts]
+            y = [100 * r[f"{opp}_win_rate"] for r in pts]
+            lo = [100 * r[f"{opp}_ci_low"] for r in pts]
+            hi = [100 * r[f"{opp}_ci_high"] for r in pts]
+            line, = ax.plot(x, y, marker="o", ms=3, label=f"vs {opp}")
+            ax.fill_between(x, lo, hi, color=line.get_color(), alpha=0.15)
+        ax.axhline(50, color="grey", lw=0.8, ls="--")
+        ax.set_xlabel(xlabel)
+        ax.set_ylim(0, 100)
+        ax.grid(alpha=0.3)
+    axes[0].set_ylabel("win rate % (Wilson 95%)")
+    axes[1].legend(loc="lower right", fontsize=8)
+    games = rows[-1].get("games") if rows else None
+    fig.suptitle(f"{title} learning curve" + (f" ({games} games per point)" if games else ""), fontsize=10)
+    fig.tight_layout()
+    fig.savefig(png_path, dpi=90)
+    plt.close(fig)
+
+
+def main(argv=None) -> int:
+    args = list(sys.argv[1:] if argv is None else argv)
+    if len(args) != 1:
+        print("usage: python -m tabletop_arena.train.curves RUN/curve.csv", file=sys.stderr)
+        return 2
+    path = Path(args[0])
+    plot_curve(read_curve(path), path.with_suffix(".png"), path.parent.name)
+    print(path.with_suffix(".png"))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
