@@ -11,6 +11,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import os
+import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -406,3 +407,19 @@ def load_config(path: str | os.PathLike | None = None, overrides: dict[str, Any]
         if value is not None:
             merged[key] = value
     return from_dict(merged, source=str(path))
+
+
+#: config keys that fix the network's shape (cannot change when a run is resumed)
+NETWORK_KEYS = ("network", "net_arch", "cnn_channels", "cnn_hidden", "vector_hidden", "spatial_actions",
+                "env_options")
+
+
+def check_resume(saved: dict, overrides: dict, config_file, where: str, stacklevel: int = 3) -> None:
+    """What a resumed run may change (both backends): ``--config`` is ignored with a warning (the
+    run's own config is used), and the network-shaping keys must keep their ``saved`` values."""
+    if config_file is not None:
+        warnings.warn("--config is ignored when resuming: the run's own config is used "
+                      "(override single keys instead)", stacklevel=stacklevel)
+    for key in NETWORK_KEYS:
+        if key in overrides and overrides[key] != saved.get(key):
+            raise ConfigError(f"{key} cannot change when resuming ({where}: {saved.get(key)!r})")

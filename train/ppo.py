@@ -68,12 +68,9 @@ from ..agents.ppo import (
 )
 from ..agents.registry import has_heuristic
 from .algo import ArenaPPO
-from .config import ConfigError, TrainConfig, from_dict, load_config, validate
+from .config import ConfigError, TrainConfig, check_resume, from_dict, load_config, validate
 from .run_control import RunLock, SignalStop, TrainingInterrupted, ignore_sigint_in_worker, truncate_progress
 
-#: config keys that fix the network's shape (cannot change when resuming)
-NETWORK_KEYS = ("network", "net_arch", "cnn_channels", "cnn_hidden", "vector_hidden", "spatial_actions",
-                "env_options")
 #: seed of the evaluations during training (``evaluate(seed=EVAL_SEED_BASE + cfg.seed)``); the
 #: evaluator's engine seeds are odd and every training engine seed is even (train/evaluate.py)
 EVAL_SEED_BASE = 7919
@@ -529,12 +526,7 @@ def train(game: str, config_path: str | os.PathLike | None = None, timesteps: in
         saved = meta.get("config")
         if not isinstance(saved, dict):
             raise CheckpointError(f"{ckpt} has no training config in its metadata")
-        if config_path is not None:
-            warnings.warn("--config is ignored when resuming: the run's own config is used "
-                          "(override single keys instead)", stacklevel=2)
-        for key in NETWORK_KEYS:
-            if key in overrides and overrides[key] != saved.get(key):
-                raise ConfigError(f"{key} cannot change when resuming (checkpoint: {saved.get(key)!r})")
+        check_resume(saved, overrides, config_path, "checkpoint")
         cfg = from_dict({**saved, **overrides}, source=f"{ckpt} config + overrides")
     else:
         cfg = load_config(config_path, overrides, game=game_id)

@@ -61,11 +61,7 @@ from typing import Any
 import numpy as np
 
 from .. import envs
-from .config import ConfigError, TrainConfig, from_dict, load_config, read_yaml, validate
-
-#: ``rllib`` section keys that fix the run's shape (cannot change when resuming)
-NETWORK_KEYS = ("network", "net_arch", "cnn_channels", "cnn_hidden", "vector_hidden", "spatial_actions",
-                "env_options")
+from .config import ConfigError, TrainConfig, check_resume, from_dict, load_config, read_yaml, validate
 
 
 class RLlibMissingError(ConfigError):
@@ -449,12 +445,7 @@ def _config(game_id: str, config_path, overrides: dict, rllib_flags: dict, resum
         if not (out / "algorithm").is_dir() or not (out / "rllib_state.json").is_file():
             raise ConfigError(f"{out} holds no rllib run to resume (algorithm/ and rllib_state.json)")
         saved = read_yaml(out / "config.yaml")
-        if config_path is not None:
-            warnings.warn("--config is ignored when resuming: the run's own config is used "
-                          "(override single keys instead)", stacklevel=3)
-        for key in NETWORK_KEYS:
-            if key in overrides and overrides[key] != saved.get(key):
-                raise ConfigError(f"{key} cannot change when resuming (run: {saved.get(key)!r})")
+        check_resume(saved, overrides, config_path, "run", stacklevel=4)
         data = {**saved, **overrides}
         data["rllib"] = _merge_rllib({**(saved.get("rllib") or {}), **(overrides.get("rllib") or {})},
                                      **rllib_flags)
