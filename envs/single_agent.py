@@ -108,6 +108,25 @@ def _label(opponent) -> str:
                or getattr(opponent, "__name__", None) or type(opponent).__name__)
 
 
+def checked_opponent_action(aec, agent: str, obs: dict, action, label: str) -> int:
+    """``action``, an opponent's choice on its observation ``obs`` in the AEC env ``aec``, as an
+    int once it is legal there. An illegal, out-of-range or non-integer choice raises
+    IllegalActionError naming the opponent (``label``) and plays nothing: it is a bug in that
+    policy, not a result for the learner (the AEC env would end the game with the opponent
+    losing: a free win). Every env that steps opponents inside its own ``step`` uses it (here,
+    self-play's SelfPlayEnv and the RLlib multi-agent env)."""
+    mask, phase = obs["action_mask"], aec.state_.phase_name()
+    who = f"opponent {label!r} ({agent}) chose it: "
+    try:
+        a = action_index(action, phase)
+    except IllegalActionError as exc:  # not an integer
+        raise IllegalActionError(action, phase, who + exc.reason) from None
+    if not 0 <= a < len(mask) or not mask[a]:
+        raise IllegalActionError(a, phase, who + (aec.illegal_reason(a) if 0 <= a < len(mask)
+                                                  else "out of range"))
+    return a
+
+
 class LearnerSeatEnv(gymnasium.Env):
     """What the single-agent views of an AEC game share (``SingleAgentEnv`` here, self-play's
     ``train.selfplay.SelfPlayEnv``): the learner's seat ``self.learner`` among ``self._names`` of
@@ -132,20 +151,9 @@ class LearnerSeatEnv(gymnasium.Env):
             self._totals[i] += rewards.get(name, 0.0)
 
     def _play_opponent(self, agent: str, obs: dict, action) -> None:
-        """Play ``agent``'s ``action`` (an opponent's choice on ``obs``) and collect the rewards.
-        An illegal or out-of-range choice raises IllegalActionError and plays nothing: it is a bug
-        in that policy, not a result for the learner (the AEC env would end the game with the
-        opponent losing, a free win)."""
-        mask, phase = obs["action_mask"], self.aec.state_.phase_name()
-        who = f"opponent {self._opponent_name()!r} ({agent}) chose it: "
-        try:
-            a = action_index(action, phase)
-        except IllegalActionError as exc:  # not an integer
-            raise IllegalActionError(action, phase, who + exc.reason) from None
-        if not 0 <= a < len(mask) or not mask[a]:
-            raise IllegalActionError(a, phase, who + (self.aec.illegal_reason(a) if 0 <= a < len(mask)
-                                                      else "out of range"))
-        self.aec.step(a)
+        """Play ``agent``'s ``action`` (an opponent's choice on ``obs``, checked by
+        ``checked_opponent_action``) and collect the rewards."""
+        self.aec.step(checked_opponent_action(self.aec, agent, obs, action, self._opponent_name()))
         self._collect()
 
     def outcome(self) -> str:
