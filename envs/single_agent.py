@@ -62,7 +62,7 @@ from typing import Any, Callable, Sequence
 import gymnasium
 import numpy as np
 
-from .core.game import ConfigError
+from .core.game import ConfigError, IllegalActionError, action_index
 
 #: Gymnasium ids: ``tabletop_arena/<Game>-v<version>`` for each registered ``<game>_v<version>``
 GYMNASIUM_NAMESPACE = "tabletop_arena"
@@ -108,7 +108,63 @@ def _label(opponent) -> str:
                or getattr(opponent, "__name__", None) or type(opponent).__name__)
 
 
-class SingleAgentEnv(gymnasium.Env):
+def checked_opponent_action(aec, agent: str, obs: dict, action, label: str) -> int:
+    """``action``, an opponent's choice on its observation ``obs`` in the AEC env ``aec``, as an
+    int once it is legal there. An illegal, out-of-range or non-integer choice raises
+    IllegalActionError naming the opponent (``label``) and plays nothing: it is a bug in that
+    policy, not a result for the learner (the AEC env would end the game with the opponent
+    losing: a free win). Every env that steps opponents inside its own ``step`` uses it (here,
+    self-play's SelfPlayEnv and the RLlib multi-agent env)."""
+    mask, phase = obs["action_mask"], aec.state_.phase_name()
+    who = f"opponent {label!r} ({agent}) chose it: "
+    try:
+        a = action_index(action, phase)
+    except IllegalActionError as exc:  # not an integer
+        raise IllegalActionError(action, phase, who + exc.reason) from None
+    if not 0 <= a < len(mask) or not mask[a]:
+        raise IllegalActionError(a, phase, who + (aec.illegal_reason(a) if 0 <= a < len(mask)
+                                                  else "out of range"))
+    return a
+
+
+class LearnerSeatEnv(gymnasium.Env):
+    """What the single-agent views of an AEC game share (``SingleAgentEnv`` here, self-play's
+    ``train.selfplay.SelfPlayEnv``): the learner's seat ``self.learner`` among ``self._names`` of
+    ``self.aec``, the per-player reward totals, the outcome, and the opponents' moves checked
+    before they are played. A subclass sets ``aec``, ``_names``, ``learner`` and ``_totals``, and
+    names this episode's opponents in ``_opponent_name``."""
+
+    aec: Any
+    _names: list
+    learner: int
+    _totals: np.ndarray
+
+    def _opponent_name(self) -> str:
+        return str(getattr(self, "opponent_label", ""))
+
+    def _observe(self) -> np.ndarray:
+        return self.aec.observe(self._names[self.learner])["observation"]
+
+    def _collect(self) -> None:
+        rewards = self.aec.rewards
+        for i, name in enumerate(self._names):
+            self._totals[i] += rewards.get(name, 0.0)
+
+    def _play_opponent(self, agent: str, obs: dict, action) -> None:
+        """Play ``agent``'s ``action`` (an opponent's choice on ``obs``, checked by
+        ``checked_opponent_action``) and collect the rewards."""
+        self.aec.step(checked_opponent_action(self.aec, agent, obs, action, self._opponent_name()))
+        self._collect()
+
+    def outcome(self) -> str:
+        """win / draw / loss of the learner from the players' totals (win = strictly highest)."""
+        mine = self._totals[self.learner]
+        others = np.delete(self._totals, self.learner)
+        best = others.max() if len(others) else 0.0  # one player: the sign of the return
+        return "win" if mine > best else "draw" if mine == best else "loss"
+
+
+class SingleAgentEnv(LearnerSeatEnv):
     """One player of a registered game against opponents stepped inside ``step()``.
 
     Args:
@@ -283,9 +339,6 @@ class SingleAgentEnv(gymnasium.Env):
         self.aec.close()
 
     # -- internals ------------------------------------------------------------------------------
-    def _observe(self) -> np.ndarray:
-        return self.aec.observe(self._names[self.learner])["observation"]
-
     def _info(self) -> dict[str, Any]:
         me = self._names[self.learner]
         mask = np.zeros(self.action_space.n, np.int8) if self._done else \
@@ -298,11 +351,6 @@ class SingleAgentEnv(gymnasium.Env):
             info["learner_steps"] = self._steps
             info.setdefault("truncated_by_cap", False)
         return info
-
-    def _collect(self) -> None:
-        rewards = self.aec.rewards
-        for i, name in enumerate(self._names):
-            self._totals[i] += rewards.get(name, 0.0)
 
     def _advance(self) -> None:
         """Step the opponents until the learner is to move or the game is over."""
@@ -320,24 +368,7 @@ class SingleAgentEnv(gymnasium.Env):
             st = aec.state_
             state = (st.determinize(st.current_player, self.np_random)
                      if getattr(opponent, "needs_state", False) else None)
-            action = opponent.act(obs, state=state)
-            if not (0 <= int(action) < len(obs["action_mask"])) or not obs["action_mask"][int(action)]:
-                # an opponent's bad move is a bug in that policy, not a result for the learner
-                from .core.game import IllegalActionError
-                raise IllegalActionError(action, st.phase_name(),
-                                         f"opponent {self.opponent_label!r} ({agent}) chose it: "
-                                         + (aec.illegal_reason(int(action))
-                                            if 0 <= int(action) < len(obs["action_mask"])
-                                            else "out of range"))
-            aec.step(int(action))
-            self._collect()
-
-    def outcome(self) -> str:
-        """win / draw / loss of the learner from the players' totals (win = strictly highest)."""
-        mine = self._totals[self.learner]
-        others = np.delete(self._totals, self.learner)
-        best = others.max() if len(others) else 0.0  # one player: the sign of the return
-        return "win" if mine > best else "draw" if mine == best else "loss"
+            self._play_opponent(agent, obs, opponent.act(obs, state=state))
 
 
 def make_single_agent(name: str, opponent: Any = "random", seat: int | None = None,

@@ -50,3 +50,33 @@ def test_every_package_folder_is_listed_in_pyproject():
         for init in (ROOT / top).rglob("__init__.py"):
             dotted = ".".join(("tabletop_arena",) + init.parent.relative_to(ROOT).parts)
             assert f'"{dotted}"' in text, f"{dotted} is missing from [tool.setuptools] packages"
+
+
+
+def test_every_folder_with_files_is_a_listed_package():
+    """Setuptools ships a folder inside a package only as a package of its own: a data folder
+    (checkpoints/<game>_v0/, train/static/) that pyproject does not list makes the build warn that
+    it "would be ignored" and a later setuptools may leave it out of the wheel."""
+    text = (ROOT / "pyproject.toml").read_text()
+    packages = text[text.index("packages = ["):text.index("]", text.index("packages = ["))]
+    for top in ("envs", "agents", "train", "configs", "checkpoints"):
+        for d in [ROOT / top, *(ROOT / top).rglob("*")]:
+            if not d.is_dir() or d.name == "__pycache__" or not any(f.is_file() for f in d.iterdir()):
+                continue
+            dotted = ".".join(("tabletop_arena",) + d.relative_to(ROOT).parts)
+            assert f'"{dotted}"' in packages, f"{dotted} is missing from [tool.setuptools] packages"
+
+
+def test_every_shipped_agent_folder_has_its_files_as_package_data():
+    """checkpoints/<game>_v0/ holds data only: its package-data patterns must match every kind of
+    file in it (the agent, its config, reports, learning curve)."""
+    text = (ROOT / "pyproject.toml").read_text()
+    folders = [d for d in (ROOT / "checkpoints").iterdir() if d.is_dir() and d.name != "__pycache__"]
+    assert folders
+    for d in folders:
+        dotted = f"tabletop_arena.checkpoints.{d.name}"
+        line = next((ln for ln in text.splitlines() if ln.startswith(f'"{dotted}" = [')), None)
+        assert line is not None, f"{dotted} has no [tool.setuptools.package-data] entry"
+        kinds = {f.suffix for f in d.iterdir() if f.is_file()}
+        missing = sorted(k for k in kinds if f'"*{k}"' not in line)
+        assert not missing, f"{dotted}: package-data does not match {missing}"

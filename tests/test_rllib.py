@@ -205,6 +205,31 @@ def test_multiagent_env_illegal_action_loses_and_is_reported():
 
 
 @needs_ray
+@pytest.mark.parametrize("kind", ["illegal", "float"])
+def test_multiagent_env_opponents_illegal_move_is_an_error_not_a_win(kind):
+    """A pool opponent's move is checked before it is played (envs.single_agent.
+    checked_opponent_action, as in the SB3 path): a buggy opponent raises instead of handing the
+    learner a win."""
+    from tabletop_arena.envs.core.game import IllegalActionError
+
+    class Bad:
+        needs_state = False
+
+        def act(self, obs, state=None):
+            if kind == "float":
+                return float(np.flatnonzero(obs["action_mask"])[0])
+            return int(np.flatnonzero(obs["action_mask"] == 0)[0])
+
+    env = _env("zaka_v0", opponent_mix={"random": 1.0}, self_play=0.0)
+    env.pool.draw = lambda slots: ("bad", {s: Bad() for s in slots})
+    with pytest.raises(IllegalActionError, match="opponent 'bad'"):
+        obs, _ = env.reset(seed=3)
+        for _ in range(200):  # the learner may move first: play until an opponent must move
+            (agent, o), = obs.items()
+            obs = env.step({agent: int(np.flatnonzero(o["action_mask"])[0])})[0]
+
+
+@needs_ray
 def test_multiagent_env_score_shaping_telescopes():
     env = _env("peacekeepers_v0", opponent_mix={"random": 1.0}, self_play=0.5, score_reward=0.1)
     rng = np.random.default_rng(1)

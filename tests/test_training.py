@@ -96,6 +96,48 @@ def test_selfplay_env_plays_every_seat(name):
     assert seats == set(range(env.game.num_agents))
 
 
+class _Bad:
+    """An opponent whose move is not allowed: the first masked-out action, or a float."""
+    needs_state = False
+    batchable = False
+
+    def __init__(self, kind):
+        self.kind = kind
+
+    def act(self, obs, state=None):
+        if self.kind == "float":
+            return float(np.flatnonzero(obs["action_mask"])[0])
+        return int(np.flatnonzero(obs["action_mask"] == 0)[0])
+
+
+@pytest.mark.parametrize("kind", ["illegal", "float"])
+@pytest.mark.parametrize("vec", ["single", "batched"])
+def test_an_opponents_illegal_move_is_an_error_not_a_win(kind, vec):
+    """Self-play steps the opponents through the AEC env, which would end the game with the
+    offender losing: a buggy opponent would hand the learner free wins. Its move is checked first
+    (envs.single_agent.LearnerSeatEnv._play_opponent, as SingleAgentEnv does), in the plain env and
+    in the batched vec env's generator path."""
+    from tabletop_arena.envs.core.game import IllegalActionError
+    from tabletop_arena.train.vecenv import SelfPlayVecEnv
+
+    def make():
+        env = SelfPlayEnv("zaka", {}, {"random": 1.0}, seed=0)
+        env.pool.draw = lambda slots: ("bad", {s: _Bad(kind) for s in slots})
+        return env
+
+    with pytest.raises(IllegalActionError, match="opponent 'bad'"):
+        if vec == "single":
+            env = make()
+            env.reset()
+            for _ in range(200):  # the learner may move first: play until an opponent must move
+                env.step(int(np.flatnonzero(env.action_masks())[0]))
+        else:
+            venv = SelfPlayVecEnv([make])
+            venv.reset()
+            for _ in range(200):
+                venv.step(np.array([int(np.flatnonzero(venv.env_method("action_masks")[0])[0])]))
+
+
 def test_resume_is_rejected_for_another_game_or_without_checkpoint(trained, tmp_path):
     name = GAMES[0]
     run, _, _ = trained[name]

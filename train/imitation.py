@@ -36,6 +36,7 @@ import numpy as np
 import torch
 
 from ..agents.registry import make_agent
+from ..envs.core.game import action_index
 
 
 def train_seed(rng: np.random.Generator) -> int:
@@ -118,7 +119,8 @@ def collect(game, games: int, rng: np.random.Generator, max_steps: int, student=
             return o, mask, -1
         agent = experts[owner[seat]]
         state = st.determinize(seat, rng) if needs_state else None
-        return o, mask, int(agent.act({"observation": o, "action_mask": mask}, state=state))
+        return o, mask, action_index(agent.act({"observation": o, "action_mask": mask}, state=state),
+                                     st.phase_name())  # an integer (no coercion); applied with checks
 
     def finish(entry):
         nonlocal wins, draws, played

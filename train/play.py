@@ -33,7 +33,7 @@ import numpy as np
 from .. import envs
 from ..agents.base import Agent
 from ..agents.registry import make_agent
-from ..envs.core.game import Game, IllegalActionError, State
+from ..envs.core.game import Game, IllegalActionError, State, action_index
 
 DEFAULT_MAX_STEPS = 1000
 
@@ -152,11 +152,15 @@ def agent_action(state: State, agent: Agent, obs: dict[str, np.ndarray], det_rng
     ``state.determinize(seat, det_rng)`` (hidden cards resampled, future chance re-seeded), never
     the real state. An action outside the mask raises AgentError naming the agent (``label``)."""
     view = state.determinize(state.current_player, det_rng) if agent.needs_state else None
-    action = int(agent.act(obs, state=view))
+    raw = agent.act(obs, state=view)
+    who = f"agent {label or agent.name!r} chose it"
+    try:
+        action = action_index(raw, state.phase_name())  # an integer: a float is not truncated
+    except IllegalActionError as exc:
+        raise AgentError(raw, state.phase_name(), f"{who}: {exc.reason}") from None
     mask = obs["action_mask"]
     if not (0 <= action < len(mask)) or not mask[action]:
-        raise AgentError(action, state.phase_name(),
-                         f"agent {label or agent.name!r} chose it, but it is not in the mask")
+        raise AgentError(action, state.phase_name(), f"{who}, but it is not in the mask")
     return action
 
 
@@ -212,7 +216,7 @@ def play_env(env, agents: Mapping[str, Agent], seed: int | None = None) -> int:
         if term or trunc:
             env.step(None)
             continue
-        env.step(int(agents[name].act(obs)))
+        env.step(agents[name].act(obs))  # the env checks it is an integer (no int() coercion)
         steps += 1
     return steps
 

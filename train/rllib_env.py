@@ -32,6 +32,8 @@ import numpy as np
 from ray.rllib.env.multi_agent_env import MultiAgentEnv
 
 from .. import envs
+from ..envs.core.game import action_index
+from ..envs.single_agent import checked_opponent_action
 from .selfplay import OpponentPool, score_margins
 
 SELF = "self"
@@ -166,7 +168,7 @@ class ArenaMultiAgentEnv(MultiAgentEnv):
             raise ValueError(f"turn-based env: expected an action for {agent!r} only, got "
                              f"{sorted(action_dict)}")
         self._acted.add(self._index[agent])
-        self.aec.step(int(action_dict[agent]))
+        self.aec.step(action_index(action_dict[agent], self.aec.state_.phase_name()))  # no coercion
         self._steps += 1
         self._collect()
         self._advance()
@@ -223,7 +225,7 @@ class ArenaMultiAgentEnv(MultiAgentEnv):
             st = aec.state_
             state = (st.determinize(st.current_player, self.rng)
                      if getattr(opponent, "needs_state", False) else None)
-            aec.step(int(opponent.act(obs, state=state)))
+            aec.step(checked_opponent_action(aec, agent, obs, opponent.act(obs, state=state), self.kind))
             self._collect()
 
     def _finish(self):

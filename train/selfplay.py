@@ -31,6 +31,7 @@ import numpy as np
 
 from .. import envs
 from ..agents.registry import has_heuristic, make_agent
+from ..envs.single_agent import LearnerSeatEnv
 
 
 def drive(steps):
@@ -122,7 +123,7 @@ class OpponentPool:
         return kind, out
 
 
-class SelfPlayEnv(gymnasium.Env):
+class SelfPlayEnv(LearnerSeatEnv):
     """Learner-centric single-agent env over ``envs.make(game, **env_options)``."""
 
     metadata = {"render_modes": ["ansi"]}
@@ -156,6 +157,10 @@ class SelfPlayEnv(gymnasium.Env):
         self.kind = ""
         self._totals = np.zeros(len(self._names))
         self._done = True
+
+    def _opponent_name(self) -> str:
+        """This episode's opponent kind (random, heuristic, snapshot, ...), for error messages."""
+        return self.kind
 
     # -- pool control (reachable through VecEnv.env_method) -----------------------------------
     def add_snapshot(self, path: str) -> None:
@@ -229,15 +234,8 @@ class SelfPlayEnv(gymnasium.Env):
                     "truncated_by_cap": truncated, "learner_steps": self._steps}
         return self._observe(), reward, terminated, truncated, info
 
-    # -- internals --------------------------------------------------------------------------
-    def _observe(self) -> np.ndarray:
-        return self.aec.observe(self._names[self.learner])["observation"]
-
-    def _collect(self) -> None:
-        rewards = self.aec.rewards
-        for i, name in enumerate(self._names):
-            self._totals[i] += rewards.get(name, 0.0)
-
+    # -- internals (the observation, reward totals, outcome and checked opponent moves are
+    #    envs.single_agent.LearnerSeatEnv's) ---------------------------------------------------
     def _advance(self):
         """Step the opponents until the learner is to move or the game is over (a generator:
         a policy opponent's move is requested with ``yield (agent, observation)``)."""
@@ -263,15 +261,7 @@ class SelfPlayEnv(gymnasium.Env):
                 state = (st.determinize(st.current_player, self.rng)
                          if opponent.needs_state else None)
                 action = opponent.act(obs, state=state)
-            aec.step(int(action))
-            self._collect()
-
-    def outcome(self) -> str:
-        """win / draw / loss of the learner from the per-player totals (finishing first = win)."""
-        mine = self._totals[self.learner]
-        others = np.delete(self._totals, self.learner)
-        best = others.max() if len(others) else 0.0  # one player: the sign of the return
-        return "win" if mine > best else "draw" if mine == best else "loss"
+            self._play_opponent(agent, obs, action)
 
     def _margin(self) -> float | None:
         """Own score minus the best other score (``score_margins``); None where the game has none."""
