@@ -297,31 +297,22 @@ def _quickstart_calls(argv, monkeypatch, capsys, tmp_path):
     return calls, out
 
 
-def test_quickstart_trains_peacekeepers_with_the_quickstart_config(monkeypatch, capsys, tmp_path):
-    """Peacekeepers' quickstart trains with configs/train/quickstart.yaml (its own run length),
-    not with the full-run config that `arena train peacekeepers` keeps; the other games keep
-    their own config and the short default run; --timesteps and --set still win."""
-    from tabletop_arena.train.config import CONFIG_DIR, load_config
-
-    path = cli.quickstart_config("peacekeepers_v0")
-    assert path == CONFIG_DIR / "quickstart.yaml" and path.is_file()
-    qs, full = load_config(path), load_config(None, game="peacekeepers_v0")
-    assert qs.env_options == full.env_options == {"mode": "competitive", "num_players": 2}
-    assert qs.total_timesteps < full.total_timesteps
+def test_quickstart_run_length_per_game(monkeypatch, capsys, tmp_path):
+    """Quickstart trains with the game's own config (Peacekeepers: the 300-game clone, then 100k
+    PPO steps, about 5 minutes on 2 cores; the other games the short default run); --timesteps and
+    --set total_timesteps win; the seed reaches training and evaluation."""
     calls, out = _quickstart_calls(["quickstart", "--seed", "3"], monkeypatch, capsys, tmp_path / "a")
     t = calls["train"]
-    assert (t["game"], t["config_path"], t["timesteps"], t["seed"]) == ("peacekeepers_v0", path,
-                                                                         qs.total_timesteps, 3)
-    assert t["overrides"]["checkpoint_interval"] == qs.total_timesteps
-    assert "quickstart.yaml" in out and calls["evaluate"]["seed"] == 3
+    assert (t["game"], t["config_path"], t["timesteps"], t["seed"]) == ("peacekeepers_v0", None, 100_000, 3)
+    assert t["overrides"]["checkpoint_interval"] == 100_000
+    assert "peacekeepers.yaml" in out and calls["evaluate"]["seed"] == 3
     calls, _ = _quickstart_calls(["quickstart", "--timesteps", "500"], monkeypatch, capsys, tmp_path / "b")
     assert calls["train"]["timesteps"] == 500
     calls, _ = _quickstart_calls(["quickstart", "--set", "total_timesteps=700"], monkeypatch, capsys,
                                  tmp_path / "c")
     assert calls["train"]["timesteps"] == 700
-    assert cli.quickstart_config("zaka_v0") is None
     calls, _ = _quickstart_calls(["quickstart", "zaka"], monkeypatch, capsys, tmp_path / "d")
-    assert (calls["train"]["config_path"], calls["train"]["timesteps"]) == (None, cli.QUICKSTART_TIMESTEPS)
+    assert calls["train"]["timesteps"] == cli.QUICKSTART_DEFAULT_TIMESTEPS
 
 
 # ----------------------------------------------------------------------------------- bench ----

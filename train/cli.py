@@ -189,18 +189,11 @@ def _compare_checks(check: dict[str, dict], report, label: str) -> list[str]:
     return lines
 
 
-#: learner steps of ``arena quickstart`` for a game without a quickstart config
-QUICKSTART_TIMESTEPS = 30_000
-
-
-def quickstart_config(game_id: str) -> Path | None:
-    """The training config of ``arena quickstart``: ``configs/train/quickstart.yaml`` for
-    Peacekeepers (tuned to finish in a few minutes on 2 cores; ``arena train peacekeepers``
-    keeps its own config), None (the game's own config) for the other games."""
-    if game_id != "peacekeepers_v0":
-        return None
-    from .config import CONFIG_DIR
-    return CONFIG_DIR / "quickstart.yaml"
+#: learner steps of ``arena quickstart`` per game (the game's own training config otherwise):
+#: Peacekeepers' 100k follow the 300-game clone of its config and fit about 5 minutes on 2 CPU
+#: cores (docs/training-notes.md, "Quickstart"); other games run the short default
+QUICKSTART_TIMESTEPS = {"peacekeepers_v0": 100_000}
+QUICKSTART_DEFAULT_TIMESTEPS = 30_000
 
 
 @command
@@ -211,7 +204,7 @@ def cmd_quickstart(args) -> int:
     if options:
         make_game(game, options)
     from .commands import _blame, check_set_overrides
-    from .config import ConfigError, load_config
+    from .config import ConfigError
 
     overrides = check_set_overrides(args.set)
     if options:
@@ -231,17 +224,16 @@ def cmd_quickstart(args) -> int:
     from .evaluate import evaluate
     from .ppo import train
 
-    config = quickstart_config(game)
     if args.timesteps is not None:
         steps = args.timesteps
     elif "total_timesteps" in overrides:
         steps = int(overrides["total_timesteps"])
     else:
-        steps = load_config(config).total_timesteps if config is not None else QUICKSTART_TIMESTEPS
-    print(f"[1/2] training {game} for {steps} steps"
-          + (f" (config {config.name})" if config is not None else "") + f" -> {out}", flush=True)
+        steps = QUICKSTART_TIMESTEPS.get(game, QUICKSTART_DEFAULT_TIMESTEPS)
+    print(f"[1/2] training {game} for {steps} steps (configs/train/{game.split('_v')[0]}.yaml) -> {out}",
+          flush=True)
     try:
-        final = train(game, config_path=config, timesteps=steps, seed=args.seed, out=out,
+        final = train(game, timesteps=steps, seed=args.seed, out=out,
                       **{"checkpoint_interval": steps, "eval_interval": 0, **overrides})
     except ConfigError as exc:
         raise _blame(exc, overrides) from None
@@ -374,8 +366,8 @@ def build_parser() -> ArenaParser:
                        "gets a fresh folder: runs/quickstart, then runs/quickstart-2, ...")
     s.add_argument("game", nargs="?", default="peacekeepers", help="game id or name")
     s.add_argument("--timesteps", type=_positive(int, "integer"),
-                   help="learner steps (default: the quickstart config's total_timesteps for Peacekeepers, "
-                        f"{QUICKSTART_TIMESTEPS} for the other games)")
+                   help="learner steps (default: 100,000 for Peacekeepers, about 5 minutes on 2 CPU cores; "
+                        f"{QUICKSTART_DEFAULT_TIMESTEPS:,} for the other games)")
     s.add_argument("--games", type=_positive(int, "integer"), default=200, help="evaluation games per pairing")
     s.add_argument("--workers", type=_positive(int, "integer"), default=2, help="evaluation worker processes")
     s.add_argument("--seed", type=int_at_least(0), default=0, help="seed of training and evaluation")
