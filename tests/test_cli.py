@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import builtins
 import json
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -263,6 +264,55 @@ def test_quickstart_run_folder_is_fresh_each_time(tmp_path):
     (base.with_name("quickstart-2")).mkdir()
     (base.with_name("quickstart-2") / "config.yaml").write_text("x")
     assert cli.fresh_run_folder(base) == base.with_name("quickstart-3")
+
+
+class _FakeReport:
+    names = ()
+
+    def table(self) -> str:
+        return "(table)"
+
+
+def _quickstart_calls(argv, monkeypatch, capsys, tmp_path):
+    """Run ``arena quickstart`` with training and evaluation replaced by recorders: what
+    would have been trained (config, steps, overrides) and evaluated."""
+    from tabletop_arena.train import evaluate as evaluate_mod
+    from tabletop_arena.train import ppo
+
+    calls = {}
+
+    def fake_train(game, config_path=None, timesteps=None, seed=None, out=None, **overrides):
+        calls["train"] = dict(game=game, config_path=config_path, timesteps=timesteps, seed=seed,
+                              overrides=overrides)
+        return Path(out) / "final.zip"
+
+    def fake_evaluate(game, agents, **kwargs):
+        calls["evaluate"] = dict(game=game, agents=agents, **kwargs)
+        return _FakeReport()
+
+    monkeypatch.setattr(ppo, "train", fake_train)
+    monkeypatch.setattr(evaluate_mod, "evaluate", fake_evaluate)
+    code, out, err = run(argv + ["--out", str(tmp_path / "q")], capsys)
+    assert code == 0, err
+    return calls, out
+
+
+def test_quickstart_run_length_per_game(monkeypatch, capsys, tmp_path):
+    """Quickstart trains with the game's own config (Peacekeepers: the 300-game clone, then 100k
+    PPO steps, about 5 minutes on 2 cores; the other games the short default run); --timesteps and
+    --set total_timesteps win; the seed reaches training and evaluation."""
+    calls, out = _quickstart_calls(["quickstart", "--seed", "3"], monkeypatch, capsys, tmp_path / "a")
+    t = calls["train"]
+    assert (t["game"], t["config_path"], t["timesteps"], t["seed"]) == ("peacekeepers_v0", None, 100_000, 3)
+    assert t["overrides"]["checkpoint_interval"] == 100_000
+    assert "peacekeepers.yaml" in out and calls["evaluate"]["seed"] == 3
+    calls, _ = _quickstart_calls(["quickstart", "--timesteps", "500"], monkeypatch, capsys, tmp_path / "b")
+    assert calls["train"]["timesteps"] == 500
+    calls, _ = _quickstart_calls(["quickstart", "--set", "total_timesteps=700"], monkeypatch, capsys,
+                                 tmp_path / "c")
+    assert calls["train"]["timesteps"] == 700
+    calls, _ = _quickstart_calls(["quickstart", "zaka"], monkeypatch, capsys, tmp_path / "d")
+    assert calls["train"]["timesteps"] == cli.QUICKSTART_DEFAULT_TIMESTEPS
 
 
 # ----------------------------------------------------------------------------------- bench ----

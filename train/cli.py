@@ -189,6 +189,13 @@ def _compare_checks(check: dict[str, dict], report, label: str) -> list[str]:
     return lines
 
 
+#: learner steps of ``arena quickstart`` per game (the game's own training config otherwise):
+#: Peacekeepers' 100k follow the 300-game clone of its config and fit about 5 minutes on 2 CPU
+#: cores (docs/training-notes.md, "Quickstart"); other games run the short default
+QUICKSTART_TIMESTEPS = {"peacekeepers_v0": 100_000}
+QUICKSTART_DEFAULT_TIMESTEPS = 30_000
+
+
 @command
 def cmd_quickstart(args) -> int:
     """The main job on a small default: a short PPO run, then an evaluation against the baselines."""
@@ -217,10 +224,17 @@ def cmd_quickstart(args) -> int:
     from .evaluate import evaluate
     from .ppo import train
 
-    print(f"[1/2] training {game} for {args.timesteps} steps -> {out}", flush=True)
+    if args.timesteps is not None:
+        steps = args.timesteps
+    elif "total_timesteps" in overrides:
+        steps = int(overrides["total_timesteps"])
+    else:
+        steps = QUICKSTART_TIMESTEPS.get(game, QUICKSTART_DEFAULT_TIMESTEPS)
+    print(f"[1/2] training {game} for {steps} steps (configs/train/{game.split('_v')[0]}.yaml) -> {out}",
+          flush=True)
     try:
-        final = train(game, timesteps=args.timesteps, seed=args.seed, out=out,
-                      **{"checkpoint_interval": args.timesteps, "eval_interval": 0, **overrides})
+        final = train(game, timesteps=steps, seed=args.seed, out=out,
+                      **{"checkpoint_interval": steps, "eval_interval": 0, **overrides})
     except ConfigError as exc:
         raise _blame(exc, overrides) from None
     label = f"ppo ({final})"
@@ -351,8 +365,10 @@ def build_parser() -> ArenaParser:
                        "seat-balanced evaluation against the rule-based and random agents. Each run "
                        "gets a fresh folder: runs/quickstart, then runs/quickstart-2, ...")
     s.add_argument("game", nargs="?", default="peacekeepers", help="game id or name")
-    s.add_argument("--timesteps", type=_positive(int, "integer"), default=30_000, help="learner steps")
-    s.add_argument("--games", type=_positive(int, "integer"), default=100, help="evaluation games per pairing")
+    s.add_argument("--timesteps", type=_positive(int, "integer"),
+                   help="learner steps (default: 100,000 for Peacekeepers, about 5 minutes on 2 CPU cores; "
+                        f"{QUICKSTART_DEFAULT_TIMESTEPS:,} for the other games)")
+    s.add_argument("--games", type=_positive(int, "integer"), default=200, help="evaluation games per pairing")
     s.add_argument("--workers", type=_positive(int, "integer"), default=2, help="evaluation worker processes")
     s.add_argument("--seed", type=int_at_least(0), default=0, help="seed of training and evaluation")
     s.add_argument("--out", help="run folder (default: runs/quickstart, or the next free runs/quickstart-N)")
