@@ -53,12 +53,13 @@ class ArenaPPO(MaskablePPO):
     """MaskablePPO + KL(pi || reference) + a single-pass masked update (see the module docstring)."""
 
     def __init__(self, *args, kl_coef: float = 0.0, kl_coef_end: float = -1.0, value_warmup_steps: int = 0,
-                 **kwargs):
+                 learning_rate_end: float = -1.0, **kwargs):
         super().__init__(*args, **kwargs)
         self.kl_coef = float(kl_coef)
         self.kl_coef_end = float(kl_coef_end)
+        self.learning_rate_end = float(learning_rate_end)
         self.value_warmup_steps = int(value_warmup_steps)
-        self.schedule_total = 0          # learner steps over which kl_coef falls (the run's total)
+        self.schedule_total = 0          # learner steps over which kl_coef and the step size move (the run's total)
         self.reference = None            # frozen policy (the clone)
 
     def set_reference(self, policy) -> None:
@@ -73,6 +74,22 @@ class ArenaPPO(MaskablePPO):
             return self.kl_coef
         frac = min(1.0, self.num_timesteps / self.schedule_total)
         return self.kl_coef + frac * (self.kl_coef_end - self.kl_coef)
+
+    def current_learning_rate(self) -> float:
+        """The Adam step size now: ``learning_rate`` (a number) falling linearly to
+        ``learning_rate_end`` over ``schedule_total`` learner steps (counted from the start of the
+        run, so a resumed run continues the same line), or SB3's own schedule when no end is set."""
+        if self.learning_rate_end < 0 or self.schedule_total <= 0 or not isinstance(self.learning_rate, (int, float)):
+            return float(self.lr_schedule(self._current_progress_remaining))
+        frac = min(1.0, self.num_timesteps / self.schedule_total)
+        return float(self.learning_rate) + frac * (self.learning_rate_end - float(self.learning_rate))
+
+    def _update_learning_rate(self, optimizers) -> None:
+        lr = self.current_learning_rate()
+        self.logger.record("train/learning_rate", lr)
+        for optimizer in optimizers if isinstance(optimizers, list) else [optimizers]:
+            for group in optimizer.param_groups:
+                group["lr"] = lr
 
     def collect_rollouts(self, env, callback, rollout_buffer, n_rollout_steps: int, use_masking: bool = True) -> bool:
         """MaskablePPO's rollout loop with one forward pass per step giving logits and values, the

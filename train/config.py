@@ -65,6 +65,8 @@ class TrainConfig:
     share_features: bool = True           #: policy and value share the features extractor
     # --- PPO ------------------------------------------------------------------------------------
     learning_rate: float = 3e-4           #: Adam step size
+    learning_rate_end: float = -1.0       #: step size at the end of the run, linear from learning_rate
+    #:                                       over total_timesteps (-1 = constant)
     n_steps: int = 256                    #: steps per env per rollout (buffer = n_steps * n_envs)
     batch_size: int = 512                 #: minibatch size
     n_epochs: int = 4                     #: passes over each rollout
@@ -252,6 +254,8 @@ def validate(cfg: TrainConfig) -> TrainConfig:
         raise ConfigError("bc_keep: must be above 0")
     if cfg.kl_coef_end != -1.0 and cfg.kl_coef_end < 0:
         raise ConfigError(f"kl_coef_end: must be >= 0 or -1 (constant), got {cfg.kl_coef_end!r}")
+    if cfg.learning_rate_end != -1.0 and cfg.learning_rate_end <= 0:
+        raise ConfigError(f"learning_rate_end: must be > 0 or -1 (constant), got {cfg.learning_rate_end!r}")
     for key in ("learning_rate", "clip_range", "bc_learning_rate"):
         if getattr(cfg, key) <= 0:
             raise ConfigError(f"{key}: must be > 0, got {getattr(cfg, key)!r}")

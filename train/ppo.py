@@ -575,6 +575,7 @@ def _train_locked(game_id: str, cfg: TrainConfig, out: Path, resume: bool, meta:
             raise CheckpointError(f"cannot resume from {ckpt}: {type(exc).__name__}: {exc}") from None
         run.model.tensorboard_log = str(out / "tb")
         run.model.kl_coef, run.model.kl_coef_end = cfg.kl_coef, cfg.kl_coef_end
+        run.model.learning_rate_end = cfg.learning_rate_end
         run.model.value_warmup_steps = cfg.value_warmup_steps
         if cfg.kl_coef > 0 and (out / "reference.zip").is_file():
             from ..agents.ppo import load_policy
@@ -588,7 +589,8 @@ def _train_locked(game_id: str, cfg: TrainConfig, out: Path, resume: bool, meta:
             clip_range=cfg.clip_range, ent_coef=cfg.ent_coef, vf_coef=cfg.vf_coef,
             max_grad_norm=cfg.max_grad_norm, policy_kwargs=policy_kwargs(run.game, cfg),
             tensorboard_log=str(out / "tb"), device=device, verbose=0,
-            kl_coef=cfg.kl_coef, kl_coef_end=cfg.kl_coef_end, value_warmup_steps=cfg.value_warmup_steps)
+            kl_coef=cfg.kl_coef, kl_coef_end=cfg.kl_coef_end, value_warmup_steps=cfg.value_warmup_steps,
+            learning_rate_end=cfg.learning_rate_end)
         if cfg.init_policy:
             from ..agents.ppo import load_policy
             start = load_policy(cfg.init_policy, device=device)

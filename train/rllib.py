@@ -174,6 +174,14 @@ def make_callbacks_class():
     return ArenaCallbacks
 
 
+def learning_rate_schedule(cfg: TrainConfig):
+    """RLlib's ``lr``: the step size, or with ``learning_rate_end`` the same straight line as the SB3
+    backend's (RLlib interpolates between [timestep, value] points; the run's steps sampled)."""
+    if cfg.learning_rate_end < 0:
+        return cfg.learning_rate
+    return [[0, cfg.learning_rate], [cfg.total_timesteps, cfg.learning_rate_end]]
+
+
 def algorithm_config(game_id: str, cfg: TrainConfig, policy_kwargs: dict, num_gpus_per_learner: float):
     """The ``PPOConfig`` of a run (RLlib's current API stack)."""
     require_ray()
@@ -210,7 +218,7 @@ def algorithm_config(game_id: str, cfg: TrainConfig, policy_kwargs: dict, num_gp
                                     model_config={"policy_kwargs": policy_kwargs})}))
         # SB3's PPO loss: no KL penalty, no value clipping, gradients clipped by their global norm
         .training(train_batch_size_per_learner=per_learner, minibatch_size=cfg.batch_size,
-                  num_epochs=cfg.n_epochs, lr=cfg.learning_rate, gamma=cfg.gamma, lambda_=cfg.gae_lambda,
+                  num_epochs=cfg.n_epochs, lr=learning_rate_schedule(cfg), gamma=cfg.gamma, lambda_=cfg.gae_lambda,
                   clip_param=cfg.clip_range, entropy_coeff=cfg.ent_coef, vf_loss_coeff=cfg.vf_coef,
                   use_kl_loss=False, kl_coeff=0.0, vf_clip_param=float("inf"),
                   grad_clip=cfg.max_grad_norm, grad_clip_by="global_norm")
