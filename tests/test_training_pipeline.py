@@ -250,7 +250,8 @@ def test_snapshots_sample_like_the_learner(tmp_path):
 def test_learning_rate_falls_linearly_over_the_run_and_its_resume(tmp_path):
     """learning_rate_end: the Adam step size goes from learning_rate to learning_rate_end in a
     straight line over total_timesteps; a resumed run continues the same line (steps count from
-    the run's start), and without the key the step size stays constant."""
+    the run's start), and with -1 (the default; Zaka's config sets an end) it stays constant.
+    No cloning (bc_games 0): the test is about the PPO phase and must stay seconds long."""
     from tabletop_arena.train.algo import ArenaPPO
     from tabletop_arena.train.ppo import train
     from tabletop_arena.train.rllib import learning_rate_schedule
@@ -259,7 +260,7 @@ def test_learning_rate_falls_linearly_over_the_run_and_its_resume(tmp_path):
         return ArenaPPO.load(path, device="cpu").policy.optimizer.param_groups[0]["lr"]
 
     out = tmp_path / "lr"
-    kw = _tiny(learning_rate=1e-3, learning_rate_end=1e-4, opponent_mix={"random": 1.0})
+    kw = _tiny(learning_rate=1e-3, learning_rate_end=1e-4, opponent_mix={"random": 1.0}, bc_games=0)
     train("zaka", out=out, timesteps=64, **kw)
     # one rollout of 2 envs x 32 steps, then its update at 64 of 64 steps: the end of the line
     assert saved_lr(out / "final.zip") == pytest.approx(1e-4)
@@ -279,7 +280,8 @@ def test_learning_rate_falls_linearly_over_the_run_and_its_resume(tmp_path):
     assert [t for t, _ in lrs] == [128, 192, 256]
     assert [lr for _, lr in lrs] == pytest.approx([1e-3 + f * (1e-4 - 1e-3) for f in (0.5, 0.75, 1.0)])
     out2 = tmp_path / "const"
-    train("zaka", out=out2, timesteps=64, **_tiny(learning_rate=1e-3, opponent_mix={"random": 1.0}))
+    train("zaka", out=out2, timesteps=64, **_tiny(learning_rate=1e-3, learning_rate_end=-1.0,
+                                                  opponent_mix={"random": 1.0}, bc_games=0))
     assert saved_lr(out2 / "final.zip") == pytest.approx(1e-3)
     cfg = load_config(None, _tiny(learning_rate=1e-3, learning_rate_end=1e-4), game="zaka_v0")
     assert learning_rate_schedule(cfg) == [[0, 1e-3], [cfg.total_timesteps, 1e-4]]
