@@ -62,7 +62,7 @@ from typing import Any, Callable, Sequence
 import gymnasium
 import numpy as np
 
-from .core.game import ConfigError, IllegalActionError, action_index
+from .core.game import ConfigError, checked_choice
 
 #: Gymnasium ids: ``tabletop_arena/<Game>-v<version>`` for each registered ``<game>_v<version>``
 GYMNASIUM_NAMESPACE = "tabletop_arena"
@@ -115,16 +115,8 @@ def checked_opponent_action(aec, agent: str, obs: dict, action, label: str) -> i
     policy, not a result for the learner (the AEC env would end the game with the opponent
     losing: a free win). Every env that steps opponents inside its own ``step`` uses it (here,
     self-play's SelfPlayEnv and the RLlib multi-agent env)."""
-    mask, phase = obs["action_mask"], aec.state_.phase_name()
-    who = f"opponent {label!r} ({agent}) chose it: "
-    try:
-        a = action_index(action, phase)
-    except IllegalActionError as exc:  # not an integer
-        raise IllegalActionError(action, phase, who + exc.reason) from None
-    if not 0 <= a < len(mask) or not mask[a]:
-        raise IllegalActionError(a, phase, who + (aec.illegal_reason(a) if 0 <= a < len(mask)
-                                                  else "out of range"))
-    return a
+    return checked_choice(action, obs["action_mask"], aec.state_.phase_name(),
+                          f"opponent {label!r} ({agent}) chose it", why=aec.illegal_reason)
 
 
 class LearnerSeatEnv(gymnasium.Env):

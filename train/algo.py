@@ -49,6 +49,15 @@ def policy_logits(policy, obs: torch.Tensor) -> torch.Tensor:
     return policy.action_net(policy.mlp_extractor.forward_actor(features))
 
 
+def along_line(start: float, end: float, step: int, total: int) -> float:
+    """The value ``step`` learner steps along a straight line from ``start`` to ``end`` over
+    ``total`` steps (``end`` from then on; ``start`` when ``total`` <= 0): the schedules of the KL
+    weight, the step size and the opponents' random-move curriculum."""
+    if total <= 0:
+        return start
+    return start + min(1.0, step / total) * (end - start)
+
+
 class ArenaPPO(MaskablePPO):
     """MaskablePPO + KL(pi || reference) + a single-pass masked update (see the module docstring)."""
 
@@ -70,10 +79,9 @@ class ArenaPPO(MaskablePPO):
         self.reference = policy
 
     def current_kl_coef(self) -> float:
-        if self.kl_coef_end < 0 or self.schedule_total <= 0:
+        if self.kl_coef_end < 0:
             return self.kl_coef
-        frac = min(1.0, self.num_timesteps / self.schedule_total)
-        return self.kl_coef + frac * (self.kl_coef_end - self.kl_coef)
+        return along_line(self.kl_coef, self.kl_coef_end, self.num_timesteps, self.schedule_total)
 
     def current_learning_rate(self) -> float:
         """The Adam step size now: ``learning_rate`` (a number) falling linearly to
@@ -81,8 +89,8 @@ class ArenaPPO(MaskablePPO):
         run, so a resumed run continues the same line), or SB3's own schedule when no end is set."""
         if self.learning_rate_end < 0 or self.schedule_total <= 0 or not isinstance(self.learning_rate, (int, float)):
             return float(self.lr_schedule(self._current_progress_remaining))
-        frac = min(1.0, self.num_timesteps / self.schedule_total)
-        return float(self.learning_rate) + frac * (self.learning_rate_end - float(self.learning_rate))
+        return along_line(float(self.learning_rate), self.learning_rate_end, self.num_timesteps,
+                          self.schedule_total)
 
     def _update_learning_rate(self, optimizers) -> None:
         lr = self.current_learning_rate()

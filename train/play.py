@@ -33,7 +33,7 @@ import numpy as np
 from .. import envs
 from ..agents.base import Agent
 from ..agents.registry import make_agent
-from ..envs.core.game import Game, IllegalActionError, State, action_index
+from ..envs.core.game import Game, IllegalActionError, State, checked_choice
 
 DEFAULT_MAX_STEPS = 1000
 
@@ -152,16 +152,8 @@ def agent_action(state: State, agent: Agent, obs: dict[str, np.ndarray], det_rng
     ``state.determinize(seat, det_rng)`` (hidden cards resampled, future chance re-seeded), never
     the real state. An action outside the mask raises AgentError naming the agent (``label``)."""
     view = state.determinize(state.current_player, det_rng) if agent.needs_state else None
-    raw = agent.act(obs, state=view)
-    who = f"agent {label or agent.name!r} chose it"
-    try:
-        action = action_index(raw, state.phase_name())  # an integer: a float is not truncated
-    except IllegalActionError as exc:
-        raise AgentError(raw, state.phase_name(), f"{who}: {exc.reason}") from None
-    mask = obs["action_mask"]
-    if not (0 <= action < len(mask)) or not mask[action]:
-        raise AgentError(action, state.phase_name(), f"{who}, but it is not in the mask")
-    return action
+    return checked_choice(agent.act(obs, state=view), obs["action_mask"], state.phase_name(),
+                          f"agent {label or agent.name!r} chose it", error=AgentError)
 
 
 #: ``on_move(state, seat, obs, action)``: sees each move (and what the mover saw) before it is applied

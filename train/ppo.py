@@ -67,7 +67,7 @@ from ..agents.ppo import (
     spatial_action_index,
 )
 from ..agents.registry import has_heuristic
-from .algo import ArenaPPO
+from .algo import ArenaPPO, along_line
 from .config import ConfigError, TrainConfig, check_resume, from_dict, load_config, validate
 from .run_control import RunLock, SignalStop, TrainingInterrupted, ignore_sigint_in_worker, truncate_progress
 
@@ -245,10 +245,7 @@ def cpu_time() -> float:
 
 def opponent_random_share(cfg: TrainConfig, steps: int) -> float:
     """The curriculum's share of random moves for scripted opponents after ``steps`` learner steps."""
-    if cfg.opponent_random_steps <= 0:
-        return cfg.opponent_random_start
-    frac = min(1.0, steps / cfg.opponent_random_steps)
-    return cfg.opponent_random_start + frac * (cfg.opponent_random_end - cfg.opponent_random_start)
+    return along_line(cfg.opponent_random_start, cfg.opponent_random_end, steps, cfg.opponent_random_steps)
 
 
 def default_out(game_id: str, seed: int) -> Path:

@@ -61,6 +61,24 @@ def action_index(action: Any, phase: str = "play") -> int:
     raise ActionTypeError(action, phase)
 
 
+def checked_choice(action: Any, mask, phase: str, who: str, error: type = IllegalActionError,
+                   why: Any = None) -> int:
+    """``action``, a policy's choice on its ``mask``, as an int once it is an integer action the
+    mask allows; otherwise ``error`` (IllegalActionError or a subclass) saying ``who`` chose it
+    and why (``why(a)`` explains a masked-out action; default "not in the mask"). The one check of
+    every loop that plays agents' moves: the evaluator's (``train.play.agent_action``) and the
+    envs that step opponents inside their own ``step`` (``envs.single_agent``, RLlib's env)."""
+    try:
+        a = action_index(action, phase)
+    except IllegalActionError as exc:  # not an integer: nothing is truncated or parsed
+        raise error(action, phase, f"{who}: {exc.reason}") from None
+    if not 0 <= a < len(mask):
+        raise error(a, phase, f"{who}: out of range (actions are 0..{len(mask) - 1})")
+    if not mask[a]:
+        raise error(a, phase, f"{who}: {why(a) if why is not None else 'not in the mask'}")
+    return a
+
+
 def check_seat(seat: Any, num_seats: int) -> int:
     """``seat`` as an int in ``0..num_seats-1``, else ValueError (no wrap-around of -1)."""
     if type(seat) is int and 0 <= seat < num_seats:
