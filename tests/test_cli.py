@@ -313,6 +313,14 @@ def test_quickstart_run_length_per_game(monkeypatch, capsys, tmp_path):
     assert calls["train"]["timesteps"] == 700
     calls, _ = _quickstart_calls(["quickstart", "zaka"], monkeypatch, capsys, tmp_path / "d")
     assert calls["train"]["timesteps"] == cli.QUICKSTART_DEFAULT_TIMESTEPS
+    assert "progress" not in calls["train"]["overrides"] and calls["evaluate"]["progress"] is True
+
+
+def test_quickstart_no_progress_reaches_training_and_evaluation(monkeypatch, capsys, tmp_path):
+    """--no-progress (as train and eval take it) switches off both stages' bars."""
+    calls, _ = _quickstart_calls(["quickstart", "--no-progress", "--timesteps", "500"], monkeypatch, capsys,
+                                 tmp_path)
+    assert calls["train"]["overrides"]["progress"] is False and calls["evaluate"]["progress"] is False
 
 
 # ----------------------------------------------------------------------------------- bench ----

@@ -209,6 +209,8 @@ def cmd_quickstart(args) -> int:
     overrides = check_set_overrides(args.set)
     if options:
         overrides["env_options"] = options
+    if args.no_progress:
+        overrides["progress"] = False
     if args.out is None:
         out = fresh_run_folder(Path("runs/quickstart"))
         if out.name != "quickstart":
@@ -242,7 +244,7 @@ def cmd_quickstart(args) -> int:
           flush=True)
     report = evaluate(game, [f"ppo:{final}", "heuristic", "random"], names=[label, "heuristic", "random"],
                       options=options or None, games=args.games, workers=args.workers, seed=args.seed,
-                      out=out / "eval")
+                      progress=not args.no_progress, out=out / "eval")
     print(report.table())
     check = _final_check(out)
     if check:
@@ -372,6 +374,7 @@ def build_parser() -> ArenaParser:
     s.add_argument("--workers", type=_positive(int, "integer"), default=2, help="evaluation worker processes")
     s.add_argument("--seed", type=int_at_least(0), default=0, help="seed of training and evaluation")
     s.add_argument("--out", help="run folder (default: runs/quickstart, or the next free runs/quickstart-N)")
+    s.add_argument("--no-progress", action="store_true", help="no progress bars")
     add_env_options(s)
     s.add_argument("--set", action="append", metavar="KEY=VALUE",
                    help="training-config key (train/config.py), repeatable, e.g. --set n_envs=4")
