@@ -252,6 +252,43 @@ def test_shipped_configs_are_valid():
         assert isinstance(load_config(path), TrainConfig), path
 
 
+def test_a_config_file_extends_another(tmp_path):
+    """``extends: other.yaml`` (relative to the file) takes the other's keys first; chains work,
+    a circle, a non-string value and a missing parent are errors naming the file."""
+    (tmp_path / "base.yaml").write_text("n_envs: 3\nseed: 5\nlearning_rate: 0.001\n")
+    (tmp_path / "mid.yaml").write_text("extends: base.yaml\nseed: 6\n")
+    (tmp_path / "top.yaml").write_text("extends: mid.yaml\nn_envs: 2\n")
+    cfg = load_config(tmp_path / "top.yaml", {"learning_rate": 0.002})
+    assert (cfg.n_envs, cfg.seed, cfg.learning_rate) == (2, 6, 0.002)
+    (tmp_path / "a.yaml").write_text("extends: b.yaml\n")
+    (tmp_path / "b.yaml").write_text("extends: a.yaml\n")
+    with pytest.raises(ConfigError, match="circle"):
+        load_config(tmp_path / "a.yaml")
+    (tmp_path / "bad.yaml").write_text("extends: 3\n")
+    with pytest.raises(ConfigError, match="must name a config file"):
+        load_config(tmp_path / "bad.yaml")
+    (tmp_path / "orphan.yaml").write_text("extends: nowhere.yaml\n")
+    with pytest.raises(ConfigError, match="not found"):
+        load_config(tmp_path / "orphan.yaml")
+
+
+def test_a_player_count_picks_its_own_config():
+    """``configs/train/<game>_<N>p.yaml`` is the default for N players where it exists (and says
+    N players itself); other counts and games without one use ``<game>.yaml``."""
+    from tabletop_arena.train.config import CONFIG_DIR, config_for_game
+    assert config_for_game("peacekeepers_v0", {"num_players": 4}).name == "peacekeepers_4p.yaml"
+    assert config_for_game("peacekeepers_v0", {"num_players": 2}).name == "peacekeepers.yaml"
+    assert config_for_game("peacekeepers_v0").name == "peacekeepers.yaml"
+    assert config_for_game("zaka_v0", {"num_players": 4}).name == "zaka.yaml"
+    cfg = load_config(None, {"env_options": {"num_players": 4}}, game="peacekeepers_v0")
+    assert cfg.env_options == {"num_players": 4} and cfg.total_timesteps == 400_000
+    variants = sorted(CONFIG_DIR.glob("*_*p.yaml"))
+    assert variants
+    for path in variants:
+        players = int(path.stem.rsplit("_", 1)[1][:-1])
+        assert load_config(path).env_options["num_players"] == players, path
+
+
 def test_spatial_actions_auto_follows_the_variant():
     """``spatial_actions: auto`` takes the ranges the variant declares: Zaberias' MOVE block starts
     at 31 with 2 players, 37 with 3 and 43 with 4 (more city sites before it), so one fixed list

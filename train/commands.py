@@ -198,7 +198,9 @@ def register(subparsers) -> None:
                     "frozen snapshots of itself), with periodic checkpoints and evaluations.",
         epilog=TRAIN_EPILOG, formatter_class=HelpFormatter)
     p.add_argument("game", help="game id or name, e.g. peacekeepers or peacekeepers_v0")
-    p.add_argument("--config", help="training config YAML (default: configs/train/<game>.yaml or default.yaml)")
+    p.add_argument("--config", help="training config YAML (default: configs/train/<game>_<N>p.yaml when --opt "
+                   "num_players=N and it exists, else <game>.yaml, else default.yaml; a config may "
+                   "start from another with 'extends: FILE')")
     p.add_argument("--timesteps", type=_positive_int, help="total learner steps of the run (a resumed run trains up to it; default: the config's)")
     p.add_argument("--seed", type=int_at_least(0), help="seed (default: the config's)")
     p.add_argument("--out", help="run folder (default runs/<game>/ppo_seed<seed>)")

@@ -2,8 +2,10 @@
 
     cfg = load_config("configs/train/peacekeepers.yaml", {"total_timesteps": 10_000})
 
-Lookup for a game without ``--config``: ``configs/train/<game base name>.yaml`` if it exists,
-else ``configs/train/default.yaml`` (``config_for_game``). Unknown keys and bad values raise
+Lookup for a game without ``--config``: ``configs/train/<game base name>_<N>p.yaml`` when the run's
+env options ask for N players and that file exists (``peacekeepers_4p.yaml``), else
+``configs/train/<game base name>.yaml`` if it exists, else ``configs/train/default.yaml``
+(``config_for_game``). Unknown keys and bad values raise
 ``ConfigError`` naming the key, so a typo never silently trains with a default.
 """
 from __future__ import annotations
@@ -365,9 +367,47 @@ def read_yaml(path: str | os.PathLike) -> dict[str, Any]:
     return {} if data is None else data
 
 
-def config_for_game(game: str) -> Path:
-    """``configs/train/<base>.yaml`` if present, else ``configs/train/default.yaml``."""
+#: the key naming a config file this one starts from (its keys, then this file's on top)
+EXTENDS = "extends"
+
+
+def read_config_file(path: str | os.PathLike) -> dict[str, Any]:
+    """The keys of a training config file: ``extends: other.yaml`` (a path relative to this
+    file's folder) takes the other file's keys first, this file's win; chains allowed, cycles not."""
+    chain: list[Path] = []
+    layers: list[dict[str, Any]] = []
+    path = Path(path)
+    while True:
+        if path.resolve() in chain:
+            raise ConfigError(f"{path}: 'extends' goes round in a circle: "
+                              + " -> ".join(str(p) for p in chain + [path.resolve()]))
+        chain.append(path.resolve())
+        data = read_yaml(path)
+        if not isinstance(data, dict):
+            raise ConfigError(f"{path}: must be a mapping of option: value")
+        data = dict(data)
+        parent = data.pop(EXTENDS, None)
+        layers.append(data)
+        if parent is None:
+            break
+        if not isinstance(parent, str) or not parent:
+            raise ConfigError(f"{path}: '{EXTENDS}' must name a config file, got {parent!r}")
+        path = path.parent / parent
+    merged: dict[str, Any] = {}
+    for data in reversed(layers):
+        merged.update(data)
+    return merged
+
+
+def config_for_game(game: str, env_options: dict[str, Any] | None = None) -> Path:
+    """``configs/train/<base>_<N>p.yaml`` if ``env_options`` asks for N players and it is present,
+    else ``configs/train/<base>.yaml`` if present, else ``configs/train/default.yaml``."""
     base = game.split("_v")[0]
+    players = env_options.get("num_players") if isinstance(env_options, dict) else None
+    if isinstance(players, int) and not isinstance(players, bool):
+        variant = CONFIG_DIR / f"{base}_{players}p.yaml"
+        if variant.is_file():
+            return variant
     own = CONFIG_DIR / f"{base}.yaml"
     return own if own.is_file() else CONFIG_DIR / "default.yaml"
 
@@ -402,11 +442,8 @@ def load_config(path: str | os.PathLike | None = None, overrides: dict[str, Any]
         if game is None:
             path = CONFIG_DIR / "default.yaml"
         else:
-            path = config_for_game(game)
-    data = read_yaml(path)
-    if not isinstance(data, dict):
-        raise ConfigError(f"{path}: must be a mapping of option: value")
-    merged = dict(data)
+            path = config_for_game(game, (overrides or {}).get("env_options"))
+    merged = read_config_file(path)
     for key, value in (overrides or {}).items():
         if value is not None:
             merged[key] = value
