@@ -84,6 +84,16 @@ def test_shipped_agent_on_the_wrong_game(capsys):
     assert_one_line_error(code, err, "does not fit this game variant")
 
 
+def test_shipped_agent_for_another_variant_names_the_one_that_fits(capsys):
+    """ppo:peacekeepers (2 players) in a 4-player game: the error lists the shipped agents of the
+    game with their variants, so the 4-player one is one read away."""
+    pytest.importorskip("torch")
+    code, _, err = run(["eval", "peacekeepers", "--opt", "num_players=4", "--agents", "ppo:peacekeepers",
+                        "heuristic", "--games", "2", "--no-progress"], capsys)
+    assert_one_line_error(code, err, "does not fit this game variant")
+    assert "ppo:peacekeepers (2-player competitive)" in err and "ppo:peacekeepers_4p (4-player competitive)" in err
+
+
 def _shipped_names():
     from tabletop_arena.agents.shipped import shipped_agents
     return sorted(shipped_agents())
@@ -96,8 +106,9 @@ def test_eval_takes_a_shipped_agent_by_name(name, tmp_path, capsys):
     a file path and stop with 'checkpoint not found')."""
     pytest.importorskip("torch")
     from tabletop_arena.agents.shipped import shipped_agents
-    game = shipped_agents()[name]["game"]
-    code, out, err = run(["eval", game, "--agents", f"ppo:{name}", "random", "--games", "2",
+    entry = shipped_agents()[name]
+    opts = [x for k, v in (entry.get("options") or {}).items() for x in ("--opt", f"{k}={v}")]
+    code, out, err = run(["eval", entry["game"], *opts, "--agents", f"ppo:{name}", "random", "--games", "2",
                           "--workers", "1", "--no-progress", "--out", str(tmp_path / "ev")], capsys)
     assert code == 0, err
     assert f"ppo:{name}" in out and (tmp_path / "ev" / "report.json").is_file()

@@ -438,7 +438,7 @@ def test_shipped_checkpoints_load_and_play():
         game = envs.make_game(meta["game"], **meta["options"])
         rep = evaluate(game, [lambda g, s, p=path: PPOAgent(p, g, seed=s), "random"], names=["ppo", "random"],
                        games=2, workers=1, progress=False, bootstrap=0)
-        assert rep.data["total_games"] == 2
+        assert rep.data["total_games"] >= 2  # a whole number of seatings (4 players, 2 agents: 6)
 
 
 def test_checkpoint_from_before_the_namespace_still_loads(trained, tmp_path, monkeypatch):

@@ -288,8 +288,8 @@ def agent_hint(game_id: str | None = None) -> str:
     from ..agents.shipped import shipped_agents
 
     try:
-        shipped = [f"ppo:{n}" for n, e in shipped_agents().items()
-                   if game_id is None or e.get("game") == game_id]
+        shipped = [f"ppo:{n}" + (f" ({e['variant']})" if e.get("variant") else "")
+                   for n, e in shipped_agents().items() if game_id is None or e.get("game") == game_id]
     except Exception:  # noqa: BLE001 - only a hint
         shipped = []
     return "agents: random, heuristic, mcts[:N], " + (", ".join(shipped) + ", " if shipped else "") + \
