@@ -190,9 +190,9 @@ def _compare_checks(check: dict[str, dict], report, label: str) -> list[str]:
 
 
 #: learner steps of ``arena quickstart`` per game (the game's own training config otherwise):
-#: Peacekeepers' 100k follow the 300-game clone of its config and fit about 5 minutes on 2 CPU
+#: Peacekeepers' 200k follow the 300-game clone of its config and fit about 9 minutes on 2 CPU
 #: cores (docs/training-notes.md, "Quickstart"); other games run the short default
-QUICKSTART_TIMESTEPS = {"peacekeepers_v0": 100_000}
+QUICKSTART_TIMESTEPS = {"peacekeepers_v0": 200_000}
 QUICKSTART_DEFAULT_TIMESTEPS = 30_000
 
 
@@ -363,14 +363,14 @@ def build_parser() -> ArenaParser:
 
     s = sub.add_parser("quickstart", help="train a short PPO run and evaluate it against the baselines",
                        description="The main job on a small default: MaskablePPO self-play on a game "
-                       "(default Peacekeepers, 2-player competitive) for a few minutes on CPU, then a "
+                       "(default Peacekeepers, 2-player competitive) for about 9 minutes on 2 CPU cores, then a "
                        "seat-balanced evaluation against the rule-based and random agents. Each run "
                        "gets a fresh folder: runs/quickstart, then runs/quickstart-2, ...")
     s.add_argument("game", nargs="?", default="peacekeepers", help="game id or name")
     s.add_argument("--timesteps", type=_positive(int, "integer"),
-                   help="learner steps (default: 100,000 for Peacekeepers, about 5 minutes on 2 CPU cores; "
+                   help="learner steps (default: 200,000 for Peacekeepers, about 9 minutes on 2 CPU cores; "
                         f"{QUICKSTART_DEFAULT_TIMESTEPS:,} for the other games)")
-    s.add_argument("--games", type=_positive(int, "integer"), default=200, help="evaluation games per pairing")
+    s.add_argument("--games", type=_positive(int, "integer"), default=400, help="evaluation games per pairing")
     s.add_argument("--workers", type=_positive(int, "integer"), default=2, help="evaluation worker processes")
     s.add_argument("--seed", type=int_at_least(0), default=0, help="seed of training and evaluation")
     s.add_argument("--out", help="run folder (default: runs/quickstart, or the next free runs/quickstart-N)")
