@@ -272,6 +272,20 @@ def test_a_config_file_extends_another(tmp_path):
         load_config(tmp_path / "orphan.yaml")
 
 
+def test_env_options_override_the_configs_key_by_key():
+    """--opt keys override the config's env_options one by one: another option on the 4-player
+    config keeps its 4 players (replacing the dict used to train 2 players without a word); a
+    resume with the run's own options passes check_resume, another player count does not."""
+    from tabletop_arena.train.config import CONFIG_DIR, check_resume, with_overrides
+    cfg = load_config(CONFIG_DIR / "peacekeepers_4p.yaml", {"env_options": {"zones": "halves"}})
+    assert cfg.env_options == {"mode": "competitive", "num_players": 4, "zones": "halves"}
+    saved = {"env_options": {"mode": "competitive", "num_players": 4}, "seed": 0}
+    assert with_overrides(saved, {"seed": 1}) == {"env_options": saved["env_options"], "seed": 1}
+    check_resume(saved, {"env_options": {"num_players": 4}}, None, "checkpoint")
+    with pytest.raises(ConfigError, match="env_options cannot change when resuming"):
+        check_resume(saved, {"env_options": {"num_players": 2}}, None, "checkpoint")
+
+
 def test_a_player_count_picks_its_own_config():
     """``configs/train/<game>_<N>p.yaml`` is the default for N players where it exists (and says
     N players itself); other counts and games without one use ``<game>.yaml``."""
@@ -281,7 +295,7 @@ def test_a_player_count_picks_its_own_config():
     assert config_for_game("peacekeepers_v0").name == "peacekeepers.yaml"
     assert config_for_game("zaka_v0", {"num_players": 4}).name == "zaka.yaml"
     cfg = load_config(None, {"env_options": {"num_players": 4}}, game="peacekeepers_v0")
-    assert cfg.env_options == {"num_players": 4} and cfg.total_timesteps == 400_000
+    assert cfg.env_options == {"mode": "competitive", "num_players": 4} and cfg.total_timesteps == 400_000
     variants = sorted(CONFIG_DIR.glob("*_*p.yaml"))
     assert variants
     for path in variants:

@@ -35,9 +35,10 @@ examples:
   arena train peacekeepers --backend rllib --num-env-runners 2 --out runs/pk_rllib
   arena train peacekeepers --backend rllib --address auto --num-env-runners 32 --num-learners 2 --device cuda
 
---opt sets the game's options (the env; they replace the config's env_options); --set sets a
-training-config key. Without --config the
-game's configs/train/<game>.yaml is used, else configs/train/default.yaml. Every config key is
+--opt sets the game's options (the env; each one overrides that key of the config's env_options);
+--set sets a training-config key. Without --config the game's configs/train/<game>_<N>p.yaml is used
+for --opt num_players=N where it exists, else configs/train/<game>.yaml, else
+configs/train/default.yaml. Every config key is
 documented in train/config.py. The run folder gets config.yaml, checkpoint.zip (latest,
 resumable), final.zip, policy.zip (small, for ppo:PATH), snapshots/, progress.csv,
 tb/ (tensorboard --logdir <out>/tb) and eval/. Ctrl-C (SIGINT) or SIGTERM stops at the next

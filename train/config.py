@@ -443,11 +443,18 @@ def load_config(path: str | os.PathLike | None = None, overrides: dict[str, Any]
             path = CONFIG_DIR / "default.yaml"
         else:
             path = config_for_game(game, (overrides or {}).get("env_options"))
-    merged = read_config_file(path)
-    for key, value in (overrides or {}).items():
-        if value is not None:
-            merged[key] = value
+    merged = with_overrides(read_config_file(path), {k: v for k, v in (overrides or {}).items() if v is not None})
     return from_dict(merged, source=str(path))
+
+
+def with_overrides(config: dict[str, Any], overrides: dict[str, Any]) -> dict[str, Any]:
+    """``config``'s keys with ``overrides`` on top; ``env_options`` is merged key by key (``--opt
+    zones=halves`` on a 4-player config keeps its 4 players; it used to replace the whole dict)."""
+    out = {**config, **overrides}
+    env = overrides.get("env_options")
+    if isinstance(env, dict) and isinstance(config.get("env_options"), dict):
+        out["env_options"] = {**config["env_options"], **env}
+    return out
 
 
 #: config keys that fix the network's shape (cannot change when a run is resumed)
@@ -461,6 +468,7 @@ def check_resume(saved: dict, overrides: dict, config_file, where: str, stacklev
     if config_file is not None:
         warnings.warn("--config is ignored when resuming: the run's own config is used "
                       "(override single keys instead)", stacklevel=stacklevel)
+    effective = with_overrides(saved, overrides)
     for key in NETWORK_KEYS:
-        if key in overrides and overrides[key] != saved.get(key):
+        if key in overrides and effective[key] != saved.get(key):
             raise ConfigError(f"{key} cannot change when resuming ({where}: {saved.get(key)!r})")

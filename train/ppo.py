@@ -68,7 +68,7 @@ from ..agents.ppo import (
 )
 from ..agents.registry import has_heuristic
 from .algo import ArenaPPO, along_line
-from .config import ConfigError, TrainConfig, check_resume, from_dict, load_config, validate
+from .config import ConfigError, TrainConfig, check_resume, from_dict, load_config, validate, with_overrides
 from .run_control import RunLock, SignalStop, TrainingInterrupted, ignore_sigint_in_worker, truncate_progress
 
 #: seed of the evaluations during training (``evaluate(seed=EVAL_SEED_BASE + cfg.seed)``); the
@@ -524,7 +524,7 @@ def train(game: str, config_path: str | os.PathLike | None = None, timesteps: in
         if not isinstance(saved, dict):
             raise CheckpointError(f"{ckpt} has no training config in its metadata")
         check_resume(saved, overrides, config_path, "checkpoint")
-        cfg = from_dict({**saved, **overrides}, source=f"{ckpt} config + overrides")
+        cfg = from_dict(with_overrides(saved, overrides), source=f"{ckpt} config + overrides")
     else:
         cfg = load_config(config_path, overrides, game=game_id)
         out = Path(out) if out is not None else default_out(game_id, cfg.seed)

@@ -61,7 +61,16 @@ from typing import Any
 import numpy as np
 
 from .. import envs
-from .config import ConfigError, TrainConfig, check_resume, from_dict, load_config, read_yaml, validate
+from .config import (
+    ConfigError,
+    TrainConfig,
+    check_resume,
+    from_dict,
+    load_config,
+    read_yaml,
+    validate,
+    with_overrides,
+)
 
 
 class RLlibMissingError(ConfigError):
@@ -454,7 +463,7 @@ def _config(game_id: str, config_path, overrides: dict, rllib_flags: dict, resum
             raise ConfigError(f"{out} holds no rllib run to resume (algorithm/ and rllib_state.json)")
         saved = read_yaml(out / "config.yaml")
         check_resume(saved, overrides, config_path, "run", stacklevel=4)
-        data = {**saved, **overrides}
+        data = with_overrides(saved, overrides)
         data["rllib"] = _merge_rllib({**(saved.get("rllib") or {}), **(overrides.get("rllib") or {})},
                                      **rllib_flags)
         return from_dict(data, source=f"{out / 'config.yaml'} + overrides"), out
