@@ -47,33 +47,54 @@ def monster_output(state, monster, rampage_targets: float = 2.0) -> float:
 OWN_WEIGHT = 0.8   # own monsters count less than enemy ones: attacking beats hoarding hearts
 
 
-def evaluate(state, seat: int) -> float:
-    """Board value from the side of ``seat``'s player (public information + own hands)."""
+def evaluate(state, seat: int, outputs: dict | None = None) -> float:
+    """Board value from the side of ``seat``'s player (public information + own hands).
+
+    ``outputs``: an optional memo for this game, shared by the calls of one player: the
+    ``monster_output`` of each (design, weapon, rampage targets), which depends on nothing else,
+    and per seat which armies are friendly and which are the player's own."""
     g = state.game
-    v = 0.0
-    sizes: dict[bool, list[int]] = {True: [], False: []}
-    for t in range(g.num_seats):
-        if not state.out[t] and state.fields[t]:
-            sizes[g.friendly(seat, t)].append(len(state.fields[t]))
+    n = g.num_seats
+    if outputs is None:
+        outputs = {}
+    rel = outputs.get(seat)
+    if rel is None:
+        owner = g.seat_owner(seat)
+        rel = outputs[seat] = ([g.friendly(seat, t) for t in range(n)],
+                               [g.seat_owner(t) == owner for t in range(n)])
+    friend, own = rel
+    out, fields = state.out, state.fields
+    friends: list[int] = []
+    enemies: list[int] = []
+    for t in range(n):
+        if not out[t] and fields[t]:
+            (friends if friend[t] else enemies).append(len(fields[t]))
     # a Rampage hits a whole army: worth about as many blows as the armies it faces are large
-    reach = {friend: min(3.0, max(1.0, sum(sizes[not friend]) / max(1, len(sizes[not friend]))))
-             for friend in (True, False)}
-    for t in range(g.num_seats):
-        friend = g.friendly(seat, t)
-        sign = OWN_WEIGHT if friend else -1.0
-        if state.out[t]:
-            if not friend:
+    reach_friend = min(3.0, max(1.0, sum(enemies) / max(1, len(enemies))))
+    reach_enemy = min(3.0, max(1.0, sum(friends) / max(1, len(friends))))
+    v = 0.0
+    for t in range(n):
+        f = friend[t]
+        if out[t]:
+            if not f:
                 v += 15.0
             continue
-        r = reach[friend]
-        for m in state.fields[t]:
-            v += sign * (1.0 + monster_output(state, m, r)) * (max(0, m[1]) + 3.0)
-        if g.seat_owner(t) == g.seat_owner(seat):
+        sign = OWN_WEIGHT if f else -1.0
+        r = reach_friend if f else reach_enemy
+        for m in fields[t]:
+            key = (m[0], m[2], r)
+            value = outputs.get(key)
+            if value is None:
+                value = outputs[key] = monster_output(state, m, r)
+            v += sign * (1.0 + value) * (max(0, m[1]) + 3.0)
+        if own[t]:
             v += float(sum(state.hands[t]))
     return v
 
 
 class HeuristicAgent(RuleBasedAgent):
+    _outputs: tuple = (None, {})   #: (the game, its monster_output memo): see ``evaluate``
+
     def act(self, obs, state=None) -> int:
         if state is None:
             raise ValueError("the Zaka heuristic needs the engine state (needs_state=True); "
@@ -82,13 +103,16 @@ class HeuristicAgent(RuleBasedAgent):
         if len(legal) == 1:
             return int(legal[0])
         seat = state.current_player
+        if self._outputs[0] is not state.game:
+            self._outputs = (state.game, {})
+        outputs = self._outputs[1]
         end = state.game.layout.end_play
         values = np.empty(len(legal))
         state.legal_actions_mask()   # computed once, shared by the clones below
         for i, a in enumerate(legal):
             nxt = state.clone()
             nxt.apply(int(a))
-            values[i] = evaluate(nxt, seat)
+            values[i] = evaluate(nxt, seat, outputs)
             if a == end:
                 values[i] += 1e-6   # hold a card that adds nothing (a sword weapon on a mender)
         best = np.flatnonzero(values >= values.max() - 1e-9)

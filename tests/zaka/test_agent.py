@@ -55,3 +55,22 @@ def test_heuristic_plays_legal_actions_and_ignores_hidden_cards():
         assert a == b and obs["action_mask"][a]
         st.apply(a)
         step += 1
+
+
+def test_board_value_memo_changes_no_value():
+    """The heuristic memoises monster outputs and seat relations per game (``evaluate``'s
+    ``outputs``); along random games of 2-4 players, one memo shared by every state and seat gives
+    exactly the values computed without it."""
+    from tabletop_arena.agents.zaka import evaluate
+    for n in (2, 3, 4):
+        game = envs.make_game("zaka_v0", num_players=n)
+        memo: dict = {}
+        rng = np.random.default_rng(n)
+        for seed in range(6):
+            st = game.new_initial_state(seed)
+            while not st.is_terminal():
+                for seat in range(game.num_seats):
+                    assert evaluate(st, seat, memo) == evaluate(st, seat)
+                legal = np.flatnonzero(st.legal_actions_mask())
+                st.apply(int(legal[rng.integers(len(legal))]))
+        assert memo
