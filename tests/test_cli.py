@@ -84,6 +84,23 @@ def test_shipped_agent_on_the_wrong_game(capsys):
     assert_one_line_error(code, err, "does not fit this game variant")
 
 
+def test_list_shows_every_game_variant_and_shipped_agent(capsys):
+    """`arena list`: each registered game with its variants, and each shipped agent under its game
+    with its variant and the --opt that selects it."""
+    from tabletop_arena.agents.shipped import shipped_agents
+    code, out, _ = run(["list"], capsys)
+    assert code == 0
+    for name in envs.names():
+        assert name in out
+        for vname, opts in envs.spec(name).variants.items():
+            assert f"variant {vname}: {json.dumps(opts)}" in out
+    for agent, entry in shipped_agents().items():
+        line = next(x for x in out.splitlines() if f"trained agent ppo:{agent} " in x)
+        assert entry["variant"] in line
+        for k, v in (entry.get("options") or {}).items():
+            assert f"--opt {k}={v}" in line
+
+
 def test_shipped_agent_for_another_variant_names_the_one_that_fits(capsys):
     """ppo:peacekeepers (2 players) in a 4-player game: the error lists the shipped agents of the
     game with their variants, so the 4-player one is one read away."""

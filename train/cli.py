@@ -39,13 +39,22 @@ AGENTS_HELP = "agent specs: random, heuristic, mcts[:N], ppo:NAME (shipped, e.g.
 
 @command
 def cmd_list(args) -> int:
+    from ..agents.shipped import shipped_agents
+
+    shipped = shipped_agents()
     print(f"{'id':20s} {'players':28s} description")
     for name in envs.names():
         sp = envs.spec(name)
         print(f"{name:20s} {sp.players:28s} {sp.description}")
         for vname, opts in sp.variants.items():
             print(f"{'':20s}   variant {vname}: {json.dumps(opts)}")
-    print("\nPick a variant's options with --opt, e.g. arena play zaka --opt num_players=3")
+        for agent, entry in shipped.items():
+            if entry.get("game") == name:
+                opts = " ".join(f"--opt {k}={v}" for k, v in (entry.get("options") or {}).items())
+                print(f"{'':20s}   trained agent ppo:{agent} ({entry.get('variant', 'default variant')})"
+                      + (f": {opts}" if opts else ""))
+    print("\nPick a variant's options with --opt, e.g. arena play zaka --opt num_players=3; a trained "
+          "agent plays as ppo:NAME, e.g. arena play peacekeepers --opponents ppo:peacekeepers")
     return 0
 
 
