@@ -50,9 +50,9 @@ def cmd_list(args) -> int:
             print(f"{'':20s}   variant {vname}: {json.dumps(opts)}")
         for agent, entry in shipped.items():
             if entry.get("game") == name:
-                opts = " ".join(f"--opt {k}={v}" for k, v in (entry.get("options") or {}).items())
+                flags = " ".join(f"--opt {k}={v}" for k, v in (entry.get("options") or {}).items())
                 print(f"{'':20s}   trained agent ppo:{agent} ({entry.get('variant', 'default variant')})"
-                      + (f": {opts}" if opts else ""))
+                      + (f": {flags}" if flags else ""))
     print("\nPick a variant's options with --opt, e.g. arena play zaka --opt num_players=3; a trained "
           "agent plays as ppo:NAME, e.g. arena play peacekeepers --opponents ppo:peacekeepers")
     return 0
