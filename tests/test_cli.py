@@ -339,6 +339,8 @@ def test_quickstart_run_length_per_game(monkeypatch, capsys, tmp_path):
     calls, _ = _quickstart_calls(["quickstart", "--set", "total_timesteps=700"], monkeypatch, capsys,
                                  tmp_path / "c")
     assert calls["train"]["timesteps"] == 700
+    _, out = _quickstart_calls(["quickstart", "--opt", "num_players=4"], monkeypatch, capsys, tmp_path / "e")
+    assert "configs/train/peacekeepers_4p.yaml" in out  # the config training will read
     calls, _ = _quickstart_calls(["quickstart", "zaka"], monkeypatch, capsys, tmp_path / "d")
     assert calls["train"]["timesteps"] == cli.QUICKSTART_DEFAULT_TIMESTEPS
     assert "progress" not in calls["train"]["overrides"] and calls["evaluate"]["progress"] is True

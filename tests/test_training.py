@@ -281,6 +281,9 @@ def test_env_options_override_the_configs_key_by_key():
     assert cfg.env_options == {"mode": "competitive", "num_players": 4, "zones": "halves"}
     saved = {"env_options": {"mode": "competitive", "num_players": 4}, "seed": 0}
     assert with_overrides(saved, {"seed": 1}) == {"env_options": saved["env_options"], "seed": 1}
+    merged = with_overrides({"rllib": {"num_env_runners": 2, "device": "cpu"}, "opponent_mix": {"random": 1.0}},
+                            {"rllib": {"num_env_runners": 4}, "opponent_mix": {"heuristic": 1.0}})
+    assert merged == {"rllib": {"num_env_runners": 4, "device": "cpu"}, "opponent_mix": {"heuristic": 1.0}}
     check_resume(saved, {"env_options": {"num_players": 4}}, None, "checkpoint")
     with pytest.raises(ConfigError, match="env_options cannot change when resuming"):
         check_resume(saved, {"env_options": {"num_players": 2}}, None, "checkpoint")

@@ -40,6 +40,7 @@ AGENTS_HELP = "agent specs: random, heuristic, mcts[:N], ppo:NAME (shipped, e.g.
 @command
 def cmd_list(args) -> int:
     from ..agents.shipped import shipped_agents
+    from .cli_common import shipped_agent_label
 
     shipped = shipped_agents()
     print(f"{'id':20s} {'players':28s} description")
@@ -50,9 +51,7 @@ def cmd_list(args) -> int:
             print(f"{'':20s}   variant {vname}: {json.dumps(opts)}")
         for agent, entry in shipped.items():
             if entry.get("game") == name:
-                flags = " ".join(f"--opt {k}={v}" for k, v in (entry.get("options") or {}).items())
-                print(f"{'':20s}   trained agent ppo:{agent} ({entry.get('variant', 'default variant')})"
-                      + (f": {flags}" if flags else ""))
+                print(f"{'':20s}   trained agent {shipped_agent_label(agent, entry)}")
     print("\nPick a variant's options with --opt, e.g. arena play zaka --opt num_players=3; a trained "
           "agent plays as ppo:NAME, e.g. arena play peacekeepers --opponents ppo:peacekeepers")
     return 0
@@ -213,7 +212,7 @@ def cmd_quickstart(args) -> int:
     if options:
         make_game(game, options)
     from .commands import _blame, check_set_overrides
-    from .config import ConfigError
+    from .config import ConfigError, config_for_game
 
     overrides = check_set_overrides(args.set)
     if options:
@@ -241,8 +240,8 @@ def cmd_quickstart(args) -> int:
         steps = int(overrides["total_timesteps"])
     else:
         steps = QUICKSTART_TIMESTEPS.get(game, QUICKSTART_DEFAULT_TIMESTEPS)
-    print(f"[1/2] training {game} for {steps} steps (configs/train/{game.split('_v')[0]}.yaml) -> {out}",
-          flush=True)
+    print(f"[1/2] training {game} for {steps} steps (configs/train/{config_for_game(game, options).name}) "
+          f"-> {out}", flush=True)
     try:
         final = train(game, timesteps=steps, seed=args.seed, out=out,
                       **{"checkpoint_interval": steps, "eval_interval": 0, **overrides})

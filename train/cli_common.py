@@ -284,12 +284,19 @@ def _option_error(game_id: str, message: str, unknown: str | None) -> CLIError:
     return CLIError(message, hint=hint)
 
 
+def shipped_agent_label(name: str, entry: dict) -> str:
+    """``ppo:NAME (variant): --opt k=v ...`` for a shipped agent (``agents.shipped``): its spec,
+    the variant it plays and the options that select that variant."""
+    flags = " ".join(f"--opt {k}={v}" for k, v in (entry.get("options") or {}).items())
+    return f"ppo:{name} ({entry.get('variant') or 'default variant'})" + (f": {flags}" if flags else "")
+
+
 def agent_hint(game_id: str | None = None) -> str:
     from ..agents.shipped import shipped_agents
 
     try:
-        shipped = [f"ppo:{n}" + (f" ({e['variant']})" if e.get("variant") else "")
-                   for n, e in shipped_agents().items() if game_id is None or e.get("game") == game_id]
+        shipped = [shipped_agent_label(n, e) for n, e in shipped_agents().items()
+                   if game_id is None or e.get("game") == game_id]
     except Exception:  # noqa: BLE001 - only a hint
         shipped = []
     return "agents: random, heuristic, mcts[:N], " + (", ".join(shipped) + ", " if shipped else "") + \

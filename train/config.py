@@ -447,13 +447,18 @@ def load_config(path: str | os.PathLike | None = None, overrides: dict[str, Any]
     return from_dict(merged, source=str(path))
 
 
+#: config sections an override changes key by key (other keys, e.g. opponent_mix, are replaced whole)
+MERGED_SECTIONS = ("env_options", "rllib")
+
+
 def with_overrides(config: dict[str, Any], overrides: dict[str, Any]) -> dict[str, Any]:
-    """``config``'s keys with ``overrides`` on top; ``env_options`` is merged key by key (``--opt
-    zones=halves`` on a 4-player config keeps its 4 players; it used to replace the whole dict)."""
+    """``config``'s keys with ``overrides`` on top; the ``MERGED_SECTIONS`` are merged key by key
+    (``--opt zones=halves`` on a 4-player config keeps its 4 players; ``--set
+    rllib.num_env_runners=4`` keeps the section's other keys)."""
     out = {**config, **overrides}
-    env = overrides.get("env_options")
-    if isinstance(env, dict) and isinstance(config.get("env_options"), dict):
-        out["env_options"] = {**config["env_options"], **env}
+    for key in MERGED_SECTIONS:
+        if isinstance(overrides.get(key), dict) and isinstance(config.get(key), dict):
+            out[key] = {**config[key], **overrides[key]}
     return out
 
 

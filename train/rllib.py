@@ -464,11 +464,10 @@ def _config(game_id: str, config_path, overrides: dict, rllib_flags: dict, resum
         saved = read_yaml(out / "config.yaml")
         check_resume(saved, overrides, config_path, "run", stacklevel=4)
         data = with_overrides(saved, overrides)
-        data["rllib"] = _merge_rllib({**(saved.get("rllib") or {}), **(overrides.get("rllib") or {})},
-                                     **rllib_flags)
+        data["rllib"] = _merge_rllib(data.get("rllib"), **rllib_flags)
         return from_dict(data, source=f"{out / 'config.yaml'} + overrides"), out
-    cfg = load_config(config_path, {k: v for k, v in overrides.items() if k != "rllib"}, game=game_id)
-    cfg.rllib = _merge_rllib({**cfg.rllib, **(overrides.get("rllib") or {})}, **rllib_flags)
+    cfg = load_config(config_path, overrides, game=game_id)
+    cfg.rllib = _merge_rllib(cfg.rllib, **rllib_flags)
     validate(cfg)
     out = Path(out) if out is not None else Path("runs") / game_id / f"rllib_seed{cfg.seed}"
     if (out / "algorithm").exists() or (out / "checkpoint.zip").exists():

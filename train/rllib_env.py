@@ -32,7 +32,6 @@ import numpy as np
 from ray.rllib.env.multi_agent_env import MultiAgentEnv
 
 from .. import envs
-from ..envs.core.game import action_index
 from ..envs.single_agent import checked_opponent_action
 from .selfplay import OpponentPool, score_margins
 
@@ -168,7 +167,7 @@ class ArenaMultiAgentEnv(MultiAgentEnv):
             raise ValueError(f"turn-based env: expected an action for {agent!r} only, got "
                              f"{sorted(action_dict)}")
         self._acted.add(self._index[agent])
-        self.aec.step(action_index(action_dict[agent], self.aec.state_.phase_name()))  # no coercion
+        self.aec.step(action_dict[agent])  # the AEC env refuses a non-integer (no coercion)
         self._steps += 1
         self._collect()
         self._advance()
