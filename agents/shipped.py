@@ -21,11 +21,11 @@ class ShippedAgentError(ValueError):
 
 def shipped_agents() -> dict[str, dict[str, Any]]:
     """name -> entry (``game``, ``file`` as an absolute path, ``variant``) of each shipped agent."""
-    import yaml
+    from ..envs.core.yamlio import load
 
     root = checkpoints_dir()
     with open(root / INDEX) as fh:
-        data = yaml.safe_load(fh) or {}
+        data = load(fh) or {}
     out = {}
     for name, entry in data.items():
         out[str(name)] = dict(entry, file=str(root / entry["file"]))

@@ -25,9 +25,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from . import make_game, names, spec
+from .core import yamlio
 from .core.aec import ILLEGAL_ACTION_MODES, RENDER_MODES
 from .core.options import Option
 from .core.resources import config_path
@@ -217,7 +216,7 @@ def _rule_rows(name: str) -> tuple[list[list[str]], list[str], str]:
     file_name = name.rsplit("_v", 1)[0] + ".yaml"
     path = config_path(file_name)
     text = path.read_text(encoding="utf-8")
-    data = yaml.safe_load(text)
+    data = yamlio.load(text)
     comments = yaml_comments(text)
     config = _config_module(name)
     limits = {o.name: o for o in getattr(config, "RULE_LIMITS", ())}

@@ -449,6 +449,11 @@ def test_rules_files_are_validated(name, tmp_path):
         with pytest.raises(ConfigError, match=word) as err:
             envs.make_game(name, config_path=str(path))
         assert str(path) in str(err.value)
+    twice = tmp_path / "twice.yaml"  # a key written twice: an error, not the last one winning
+    twice.write_text(ok.read_text() + "rules: {}\n")
+    with pytest.raises(ConfigError, match="'rules' twice") as err:
+        envs.make_game(name, config_path=str(twice))
+    assert str(twice) in str(err.value)
 
 
 # ------------------------------------------------------------------------------------------------

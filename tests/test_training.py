@@ -234,6 +234,11 @@ def test_config_validation(tmp_path):
     bad.write_text("n_envs: [unclosed\n")
     with pytest.raises(ConfigError, match="not valid YAML"):
         load_config(bad)
+    bad.write_text("n_envs: 4\nseed: 1\nn_envs: 8\n")  # not the last one silently winning
+    with pytest.raises(ConfigError, match="'n_envs' twice"):
+        load_config(bad)
+    with pytest.raises(ConfigError, match="opponent_mix: the key 'random' is given twice"):
+        parse_overrides(["opponent_mix={random: 1, random: 0}"])
     with pytest.raises(ConfigError, match="not found"):
         load_config(tmp_path / "nope.yaml")
     cfg = load_config(None, {"n_envs": 3, "seed": None}, game=GAMES[0])  # None: not overridden

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from ..envs.core.resources import config_path
+from ..envs.core.yamlio import load as yaml_load
 
 CONFIG_DIR = config_path("train")
 
@@ -361,7 +362,7 @@ def read_yaml(path: str | os.PathLike) -> dict[str, Any]:
     except FileNotFoundError:
         raise ConfigError(f"training config not found: {path}") from None
     try:
-        data = yaml.safe_load(text)
+        data = yaml_load(text)  # a key given twice is an error, not the last one winning
     except yaml.YAMLError as exc:
         raise ConfigError(f"{path} is not valid YAML: {exc}") from None
     return {} if data is None else data
@@ -424,8 +425,10 @@ def parse_overrides(pairs: list[str] | None) -> dict[str, Any]:
         key, value = pair.split("=", 1)
         key = key.strip().replace("-", "_")
         try:
-            parsed = yaml.safe_load(value)
-        except yaml.YAMLError:
+            parsed = yaml_load(value)
+        except yaml.YAMLError as exc:
+            if hasattr(exc, "duplicate_key"):  # {a: 1, a: 2}: not a string to pass on
+                raise ConfigError(f"{key}: the key {exc.duplicate_key!r} is given twice in {value!r}") from None
             parsed = value
         if key.startswith("rllib."):  # one key of the rllib section: rllib.num_env_runners=4
             section = out.get("rllib")

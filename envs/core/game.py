@@ -136,9 +136,11 @@ def read_yaml(path: str) -> dict:
     """Load a rules table (cached per path); a missing or malformed file raises ConfigError."""
     import yaml  # local import: only needed when a game is built
 
+    from .yamlio import load
+
     try:
         with open(path) as fh:
-            data = yaml.safe_load(fh)
+            data = load(fh)  # a key given twice is an error, not the last one winning
     except FileNotFoundError:
         raise ConfigError(f"config file not found: {path}") from None
     except yaml.YAMLError as exc:
