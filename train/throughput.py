@@ -1,6 +1,7 @@
 """Training throughput: learner env steps per second, rollouts *and* PPO updates included.
 
     python -m tabletop_arena.train.throughput [game] [--rounds 5] [--steps 8192] [--compare-vec]
+        [--also KEY=VALUE[,KEY=VALUE...]]   # e.g. --also device=cuda: the project config on a GPU
 
 Setups, all built once in this process and timed against the same self-play env (the game's
 default training variant and its config's **real opponent mix**: random / heuristic / frozen
@@ -24,6 +25,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 import statistics
 import tempfile
 import time
@@ -126,7 +128,17 @@ def main(argv=None) -> int:
                    help="learner steps per timed segment; whole rollouts of every setup (default 8192)")
     p.add_argument("--compare-vec", action="store_true",
                    help="also time the project config with vec_env dummy and batched (one process)")
+    p.add_argument("--also", action="append", default=[], metavar="KEY=VALUE[,KEY=VALUE...]",
+                   help="also time the project config with these training-config keys changed (one "
+                        "setup per --also; repeatable), e.g. --also device=cuda --also "
+                        "vec_env=parallel,n_envs=32; the speed-up line still compares the project default")
     args = p.parse_args(argv)
+    from .config import ConfigError, check_overrides, parse_overrides
+    try:
+        also = [check_overrides(parse_overrides(re.split(r",(?=[A-Za-z_][\w.]*=)", x)), source="--also")
+                for x in args.also]  # commas inside a value ([256,256]) stay
+    except ConfigError as exc:
+        p.error(str(exc))
     load0 = os.getloadavg()[0]
     print(f"{envs.resolve(args.game)}: {args.rounds} rounds of {args.steps} learner steps per setup; "
           f"load average (1 min) {load0:.2f} on {os.cpu_count()} CPUs", flush=True)
@@ -135,6 +147,8 @@ def main(argv=None) -> int:
         setups = [project_setup(args.game, folder)]
         if args.compare_vec:
             setups += [project_setup(args.game, folder, {"vec_env": v}, name=f"project {v}") for v in ("dummy", "batched")]
+        setups += [project_setup(args.game, folder, o, name="project " + ",".join(f"{k}={v}" for k, v in o.items()))
+                   for o in also]
         setups += [sb3_default_setup(args.game, folder, 1), sb3_default_setup(args.game, folder, 2)]
         try:
             measure(setups, args.rounds, args.steps, log=lambda m: print(m, flush=True))
