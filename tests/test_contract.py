@@ -528,3 +528,29 @@ def test_bad_seats_raise_with_kernels_and_in_python(name, monkeypatch):
             assert st.observation(seat).shape == (st.game.observation_size,)
         with pytest.raises(ValueError, match="seat"):
             st.determinize(n, np.random.default_rng(0))
+
+
+# ------------------------------------------------------------------------------------------------
+# rank returns: the results every 3-4 player game hands out
+# ------------------------------------------------------------------------------------------------
+@pytest.mark.parametrize("n", [2, 3, 4, 5, 6])
+def test_rank_returns_are_exact(n):
+    """Every pattern of ties among n players: each tie group gets the exact mean of its places'
+    values (a middle tie of four is 0.0, not a rounding residue), mirrored results are exact
+    opposites, and the sum is zero."""
+    from itertools import product
+
+    from tabletop_arena.envs.core.game import rank_returns
+    places = [(n - 1 - 2 * p) / (n - 1) for p in range(n)]
+    for scores in product(range(n), repeat=n):
+        out = rank_returns(list(scores))
+        for s in set(scores):
+            above = sum(x > s for x in scores)
+            group = [i for i, x in enumerate(scores) if x == s]
+            want = (n - 1 - 2 * above - (len(group) - 1)) / (n - 1)
+            assert all(out[i] == want for i in group), (scores, out)
+            assert abs(want - sum(places[above:above + len(group)]) / len(group)) < 1e-12
+        mirrored = rank_returns([-x for x in scores])
+        assert (mirrored == -out).all(), (scores, out, mirrored)
+        assert abs(out.sum()) < 1e-12
+    assert rank_returns([5, 3, 3, 1]).tolist() == [1.0, 0.0, 0.0, -1.0]

@@ -453,23 +453,25 @@ def owned_copy(value: Any) -> Any:
     raise TypeError(f"owned_copy: no rule to copy a {t.__name__} (give it a clone() method)")
 
 
-def rank_returns(scores: Sequence[float], active: Sequence[bool] | None = None) -> np.ndarray:
+def rank_returns(scores: Sequence[float]) -> np.ndarray:
     """Zero-sum rank rewards: +1 best .. -1 worst, ties share the mean of their ranks.
 
-    For two players this is +1/-1/0. Scores compare higher-is-better.
+    For two players this is +1/-1/0. Scores compare higher-is-better. Place p (0 = best) of n is
+    worth (n - 1 - 2p) / (n - 1); a tie over places i..j gets their mean, (n - 1 - i - j) / (n - 1),
+    computed from integers, so a tie in the middle of four is exactly 0 and mirrored places get
+    exactly opposite values.
     """
     n = len(scores)
     if n == 1:
         return np.zeros(1)
     order = sorted(range(n), key=lambda i: -scores[i])
-    values = np.linspace(1.0, -1.0, n)
     out = np.zeros(n)
     i = 0
     while i < n:
         j = i
         while j + 1 < n and scores[order[j + 1]] == scores[order[i]]:
             j += 1
-        v = values[i:j + 1].mean()
+        v = (n - 1 - i - j) / (n - 1)
         for k in range(i, j + 1):
             out[order[k]] = v
         i = j + 1
