@@ -126,6 +126,23 @@ def test_imitation_dagger_and_kl_anchor(tmp_path):
     assert "kl_reference" in progress[0]
 
 
+@pytest.mark.parametrize("name", envs.names())
+def test_dagger_collection_keeps_a_share_of_decisions(name):
+    """DAgger's collection with a student and bc_keep < 1 (the student's unstored decisions are not
+    labelled) plays every game to the end: a student position with one legal move takes that move
+    (it once applied the missing label, -1); stored labels are legal moves of their masks."""
+    from tabletop_arena.train.imitation import collect
+    from tabletop_arena.train.ppo import policy_kwargs
+    game = envs.make_game(name)
+    cfg = load_config(None, _tiny(), game=name)
+    student = ArenaPolicy(_box(game.observation_size), gymnasium.spaces.Discrete(game.num_actions),
+                          lambda _: 1e-3, **policy_kwargs(game, cfg))
+    data, info = collect(game, 2, np.random.default_rng(3), max_steps=400, student=student, keep=0.3,
+                         parallel=2)
+    assert info["games"] == 2 and 0 < len(data)
+    assert all(m[a] for m, a in zip(data.masks, data.actions))
+
+
 def test_kl_to_itself_is_zero():
     """KL(pi || reference) is exactly 0 when the reference is the policy itself, and positive once
     the policy moves away from it."""

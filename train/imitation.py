@@ -164,9 +164,12 @@ def collect(game, games: int, rng: np.random.Generator, max_steps: int, student=
                     movers.append(owner[seat])
                     gids.append(gno)
                     own.append(mine)
-                if mine and mask.sum() > 1:
-                    waiting.append((entry, o, mask))
-                    break
+                if mine:
+                    legal = np.flatnonzero(mask)
+                    if len(legal) > 1:
+                        waiting.append((entry, o, mask))
+                        break
+                    a = int(legal[0])  # no choice: the one legal move (unlabelled when not stored)
                 st.apply(a)
         if waiting:
             with torch.no_grad():
