@@ -11,6 +11,7 @@ import warnings
 from pathlib import Path
 
 import pytest
+import yaml
 
 from tabletop_arena import envs
 from tabletop_arena.envs import docs
@@ -32,7 +33,7 @@ def test_games_md_rules_rows_are_rules_keys(name):
     rows, larger, _ = docs._rule_rows(name)
     assert rows, f"{name}: no rules table rows"
     for row in rows:
-        key, value = row[0].strip("`"), docs.yaml.safe_load(row[1].strip("`"))
+        key, value = row[0].strip("`"), yaml.safe_load(row[1].strip("`"))
         nested: dict = {}
         *heads, last = key.split(".")
         inner = nested
