@@ -143,6 +143,20 @@ def test_dagger_collection_keeps_a_share_of_decisions(name):
     assert all(m[a] for m, a in zip(data.masks, data.actions))
 
 
+def test_time_limit_counts_the_cloning_too(tmp_path):
+    """time_limit_minutes bounds the whole call: a limit the cloning alone exceeds stops PPO at its
+    first check, and the run still saves its final checkpoint."""
+    import time as _time
+
+    from tabletop_arena.agents.ppo import read_metadata
+    from tabletop_arena.train.ppo import train
+    t = _time.time()
+    path = train("zaka", out=tmp_path / "tl", timesteps=200_000,
+                 **_tiny(bc_games=20, bc_epochs=1, dagger_rounds=0, time_limit_minutes=0.001))  # 60 ms
+    assert _time.time() - t < 120
+    assert read_metadata(path)["timesteps"] == 2   # stopped at the first check: one step of 2 envs
+
+
 def test_kl_to_itself_is_zero():
     """KL(pi || reference) is exactly 0 when the reference is the policy itself, and positive once
     the policy moves away from it."""

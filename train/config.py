@@ -35,7 +35,8 @@ class TrainConfig:
     max_steps: int = 1000                 #: move cap per game (the env truncates there)
     # --- run length and seeding -----------------------------------------------------------------
     total_timesteps: int = 200_000        #: learner steps to train (a resumed run continues up to it)
-    time_limit_minutes: float = 0.0       #: stop (and save) after this much wall-clock time per call (0 = none)
+    time_limit_minutes: float = 0.0       #: stop (and save) after this much wall-clock time per call, cloning
+    #:                                       included (0 = none); checked between PPO steps
     seed: int = 0                         #: seeds torch, the envs, the pool and evaluation
     # --- parallel rollouts ----------------------------------------------------------------------
     n_envs: int = 8                       #: environments stepped in parallel

@@ -438,7 +438,7 @@ class ArenaCallback(BaseCallback):
                 self.bar.set_postfix_str(self._postfix(), refresh=False)
         self.last_steps = now
         limit = cfg.time_limit_minutes
-        if limit and time.time() - self.t0 > 60 * limit:
+        if limit and time.time() - self.run.t0 > 60 * limit:  # this call's whole time, cloning included
             if self.bar is not None:
                 self.bar.write(f"time limit of {limit:g} min reached at {now} steps: stopping")
             self.stopped_by_time = True
