@@ -153,3 +153,32 @@ def test_no_import_cycle_inside_a_game(game):
 def test_the_cycle_finder_finds_cycles():
     assert cycles([("a", "b", False), ("b", "c", True), ("c", "a", False), ("c", "d", False)]) == [["a", "b", "c"]]
     assert cycles([("a", "b", False), ("b", "c", True)]) == []
+
+
+# ------------------------------------------------------------------------------------------------
+# GPU learners: a tensor goes to the host before numpy reads it
+# ------------------------------------------------------------------------------------------------
+def numpy_without_cpu(source: str) -> list[int]:
+    """Lines of ``source`` calling ``.numpy()`` on anything but ``<...>.cpu()``: on a GPU learner
+    (``--device cuda``) such a call raises (DAgger's collection did, found on an H100; CI has no GPU
+    to find the next one)."""
+    out = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "numpy":
+            inner = node.func.value
+            if not (isinstance(inner, ast.Call) and isinstance(inner.func, ast.Attribute)
+                    and inner.func.attr == "cpu"):
+                out.append(node.lineno)
+    return out
+
+
+def test_tensors_reach_numpy_through_cpu():
+    """Every ``.numpy()`` of the training and agent code follows ``.cpu()``."""
+    bad = [f"{path.relative_to(ROOT)}:{line}"
+           for folder in ("train", "agents") for path in sorted((ROOT / folder).rglob("*.py"))
+           for line in numpy_without_cpu(path.read_text())]
+    assert not bad, f".numpy() on a tensor that may live on the GPU (add .cpu() first): {bad}"
+
+
+def test_the_numpy_check_finds_a_gpu_tensor_read():
+    assert numpy_without_cpu("p = torch.softmax(x, 1).double().numpy()\nq = x.cpu().numpy()\n") == [1]

@@ -175,7 +175,7 @@ def collect(game, games: int, rng: np.random.Generator, max_steps: int, student=
             with torch.no_grad():
                 logits = _policy_logits(student, np.stack([w[1] for w in waiting]),
                                         np.stack([w[2].astype(bool) for w in waiting]))
-                p = torch.softmax(logits / max(temperature, 1e-6), dim=1).double().numpy()
+                p = torch.softmax(logits / max(temperature, 1e-6), dim=1).double().cpu().numpy()
             for (entry, _, _), pr in zip(waiting, p):
                 a = int(rng.choice(len(pr), p=pr / pr.sum()))
                 entry[0].apply(a)
