@@ -368,3 +368,46 @@ def test_bench_with_options(capsys):
     pytest.importorskip("pygame")
     code, out, _ = run(["bench", "zaka", "--seconds", "0.2", "--rounds", "1", "--opt", "num_players=3"], capsys)
     assert code == 0 and "| zaka_v0 | custom |" in out and "connect_four_v3" in out
+
+
+def _train_call(argv, monkeypatch, capsys):
+    """``arena train`` with training replaced by a recorder: (exit code, stderr, its arguments)."""
+    from tabletop_arena.train import ppo
+
+    calls = {}
+
+    def fake_train(game, config_path=None, timesteps=None, seed=None, out=None, resume=False, **overrides):
+        calls.update(game=game, timesteps=timesteps, seed=seed, overrides=overrides)
+        return Path(out or "runs/x") / "final.zip"
+
+    monkeypatch.setattr(ppo, "train", fake_train)
+    code, _, err = run(argv, capsys)
+    return code, err, calls
+
+
+def test_set_of_a_key_with_its_own_flag_is_that_flag(monkeypatch, capsys, tmp_path):
+    """--set seed=3 is --seed 3 (it reached training twice: a TypeError), --set total_timesteps is
+    --timesteps, --set device is --device; the same value twice is fine, two values are an error
+    rather than one silently winning, and so are --opt and --set env_options together."""
+    out = ["--out", str(tmp_path / "t")]
+    code, err, calls = _train_call(["train", "zaka", "--set", "seed=3", "--set", "total_timesteps=640", *out],
+                                   monkeypatch, capsys)
+    assert code == 0, err
+    assert calls["seed"] == 3 and calls["timesteps"] == 640
+    assert "seed" not in calls["overrides"] and "total_timesteps" not in calls["overrides"]
+    code, err, calls = _train_call(["train", "zaka", "--seed", "3", "--set", "seed=3", *out], monkeypatch, capsys)
+    assert code == 0 and calls["seed"] == 3
+    for argv, needle in [(["--seed", "2", "--set", "seed=3"], "--seed 2 and --set seed=3 disagree"),
+                         (["--timesteps", "64", "--set", "total_timesteps=640"], "disagree"),
+                         (["--device", "cpu", "--set", "device=auto"], "--device cpu and --set device=auto"),
+                         (["--opt", "num_players=2", "--set", "env_options={num_players: 2}"],
+                          "--opt and --set env_options")]:
+        code, err, calls = _train_call(["train", "zaka", *argv, *out], monkeypatch, capsys)
+        assert_one_line_error(code, err, needle)
+        assert not calls
+
+
+def test_quickstart_set_seed_seeds_training_and_evaluation(monkeypatch, capsys, tmp_path):
+    calls, _ = _quickstart_calls(["quickstart", "--set", "seed=5"], monkeypatch, capsys, tmp_path)
+    assert calls["train"]["seed"] == 5 and "seed" not in calls["train"]["overrides"]
+    assert calls["evaluate"]["seed"] == 5

@@ -211,10 +211,12 @@ def cmd_quickstart(args) -> int:
     options = env_options(args)
     if options:
         make_game(game, options)
-    from .commands import _blame, check_set_overrides
+    from .commands import _blame, check_set_overrides, fold_set_into_flags
     from .config import ConfigError, config_for_game
 
     overrides = check_set_overrides(args.set)
+    fold_set_into_flags(args, overrides)
+    seed = 0 if args.seed is None else args.seed
     if options:
         overrides["env_options"] = options
     if args.no_progress:
@@ -234,16 +236,14 @@ def cmd_quickstart(args) -> int:
     from .evaluate import evaluate
     from .ppo import train
 
-    if args.timesteps is not None:
+    if args.timesteps is not None:  # --timesteps, or --set total_timesteps (fold_set_into_flags)
         steps = args.timesteps
-    elif "total_timesteps" in overrides:
-        steps = int(overrides["total_timesteps"])
     else:
         steps = QUICKSTART_TIMESTEPS.get(game, QUICKSTART_DEFAULT_TIMESTEPS)
     print(f"[1/2] training {game} for {steps} steps (configs/train/{config_for_game(game, options).name}) "
           f"-> {out}", flush=True)
     try:
-        final = train(game, timesteps=steps, seed=args.seed, out=out,
+        final = train(game, timesteps=steps, seed=seed, out=out,
                       **{"checkpoint_interval": steps, "eval_interval": 0, **overrides})
     except ConfigError as exc:
         raise _blame(exc, overrides) from None
@@ -251,7 +251,7 @@ def cmd_quickstart(args) -> int:
     print(f"[2/2] evaluating {label} against heuristic and random ({args.games} games a pairing)",
           flush=True)
     report = evaluate(game, [f"ppo:{final}", "heuristic", "random"], names=[label, "heuristic", "random"],
-                      options=options or None, games=args.games, workers=args.workers, seed=args.seed,
+                      options=options or None, games=args.games, workers=args.workers, seed=seed,
                       progress=not args.no_progress, out=out / "eval")
     print(report.table())
     check = _final_check(out)
@@ -380,7 +380,7 @@ def build_parser() -> ArenaParser:
                         f"{QUICKSTART_DEFAULT_TIMESTEPS:,} for the other games)")
     s.add_argument("--games", type=_positive(int, "integer"), default=400, help="evaluation games per pairing")
     s.add_argument("--workers", type=_positive(int, "integer"), default=2, help="evaluation worker processes")
-    s.add_argument("--seed", type=int_at_least(0), default=0, help="seed of training and evaluation")
+    s.add_argument("--seed", type=int_at_least(0), help="seed of training and evaluation (default 0)")
     s.add_argument("--out", help="run folder (default: runs/quickstart, or the next free runs/quickstart-N)")
     s.add_argument("--no-progress", action="store_true", help="no progress bars")
     add_env_options(s)

@@ -87,6 +87,27 @@ def _blame(exc, overrides: dict) -> CLIError:
                               "else configs/train/<game>.yaml")
 
 
+#: training-config keys with a flag of their own: (flag's attribute, config key)
+FLAG_KEYS = (("seed", "seed"), ("timesteps", "total_timesteps"), ("device", "device"))
+
+
+def fold_set_into_flags(args, overrides: dict) -> None:
+    """``--set seed=3`` is ``--seed 3`` (likewise ``total_timesteps`` / ``--timesteps`` and
+    ``device`` / ``--device``, where the command has that flag): the key moves onto the flag, so it
+    reaches training once (it reached it twice: a TypeError). Both given with different values is
+    an error, not one of them silently winning; likewise ``--opt`` beside ``--set env_options``."""
+    for flag, key in FLAG_KEYS:
+        if key not in overrides or not hasattr(args, flag):
+            continue
+        value = overrides.pop(key)
+        given = getattr(args, flag)
+        if given is not None and given != value:
+            raise CLIError(f"--{flag} {given} and --set {key}={value} disagree", hint="give one of them")
+        setattr(args, flag, value)
+    if "env_options" in overrides and (getattr(args, "opt", None) or getattr(args, "options", None)):
+        raise CLIError("--opt and --set env_options both set env options", hint="use --opt KEY=VALUE")
+
+
 #: ``arena train`` flags only the rllib backend reads (keyword arguments of train/rllib.py)
 RLLIB_FLAGS = ("address", "num_env_runners", "num_learners", "gpus_per_learner")
 
@@ -97,6 +118,7 @@ def cmd_train(args) -> int:
 
     game = resolve_game(args.game)
     overrides = check_set_overrides(args.set)
+    fold_set_into_flags(args, overrides)
     options = env_options(args)
     if options:
         make_game(game, options)

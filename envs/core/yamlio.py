@@ -32,7 +32,7 @@ def _loader():
                 err = yaml.constructor.ConstructorError(
                     "while reading a mapping", node.start_mark,
                     f"found the key {key!r} twice (first on line {first + 1})", key_node.start_mark)
-                err.duplicate_key = key  # type: ignore[attr-defined]  # callers may say which
+                err.duplicate_key = key  # callers may say which key
                 raise err
             seen[key] = key_node.start_mark.line
         return yaml.SafeLoader.construct_mapping(loader, node, deep=deep)
