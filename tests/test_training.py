@@ -34,7 +34,8 @@ GAMES = envs.names()
 SMALL = dict(n_envs=2, n_steps=64, batch_size=64, n_epochs=1, net_arch=[32], cnn_channels=[4],
              cnn_hidden=32, vector_hidden=16, snapshot_interval=128, checkpoint_interval=128,
              eval_interval=0, eval_games=2, eval_opponents=["random"], progress=False,
-             opponent_mix={"random": 0.5, "snapshot": 0.5}, bc_games=1, bc_epochs=1)
+             opponent_mix={"random": 0.5, "snapshot": 0.5}, bc_games=1, bc_epochs=1, dagger_rounds=0,
+             board_channels=4, board_dilations=[1], features_dim=16, slot_dim=8, pair_dim=8)
 
 
 @pytest.fixture(scope="module")
