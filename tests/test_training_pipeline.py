@@ -318,3 +318,14 @@ def test_learning_rate_falls_linearly_over_the_run_and_its_resume(tmp_path):
     assert learning_rate_schedule(cfg) == [[0, 1e-3], [cfg.total_timesteps, 1e-4]]
     with pytest.raises(ConfigError, match="learning_rate_end"):
         load_config(None, {"learning_rate_end": 0.0}, game="zaka_v0")
+
+
+@pytest.mark.parametrize("name", envs.names())
+def test_every_action_has_a_kind_for_the_imitation_diagnostics(name):
+    """Cloning reports its agreement by the kind of the heuristic's move (which decisions the clone
+    copies worst); a game without kinds falls back to one bucket, "all" (Warbah did)."""
+    from tabletop_arena.train.imitation import action_kind
+    game = envs.make_game(name)
+    kind = action_kind(game)
+    kinds = {kind(a) for a in range(game.num_actions)}
+    assert "all" not in kinds and len(kinds) > 1, kinds

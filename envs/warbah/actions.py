@@ -161,6 +161,34 @@ for _first, _n, _fn in _TEXTS:
     for _i in range(_n):
         _TEXT_OF[_first + _i] = (_fn, _i)
 
+#: the kind of decision each block of _TEXTS is (by its first action): the names ``decode`` gives
+_KINDS = {0: "step", DONE: "done", RECRUIT: "recruit", TAKE_GARRISON: "garrison",
+          RECRUIT_HERO: "recruit", CALL_OFF: "attack", CONTINUE: "attack", CASUALTY0: "casualty",
+          CAPITOL0: "capitol", CAPITOL_AUTO: "capitol", EXCHANGE0: "exchange", DROP_OFF: "garrison",
+          REALM0: "realm_spell", BSPELL0: "battle_spell", GROUP0: "spell_target",
+          TSEAT0: "spell_target", CELL0: "spell_target", RECRUIT_WIZARD: "recruit",
+          GIVE_ITEM0: "exchange", HIRE_AGENT: "espionage", TARGET0: "espionage", GIVE0: "exchange",
+          TAKE_ONE0: "garrison", DROP_ONE0: "garrison", SHIP0: "recruit", REROLL: "luck",
+          KEEP_ROLL: "luck", RECRUIT_SP: "recruit", LOSS_SP0: "casualty", ALLY_PROPOSE0: "diplomacy",
+          ALLY_BREAK0: "diplomacy", ALLY_GOLD0: "diplomacy", ALLY_ACCEPT: "diplomacy",
+          ALLY_DECLINE: "diplomacy", FLEET0: "fleet", GIVE_SP0: "exchange", PASS0: "step",
+          LOOK0: "espionage", CEDE0: "diplomacy", HERO_TO0: "diplomacy",
+          MAGIC_SPGROUP0: "spell_target", BATTLE_JOIN0: "join", BATTLE_START: "join",
+          BATTLE_ACCEPT: "join", BATTLE_DECLINE: "join", TAKE_SPECIAL: "garrison",
+          DROP_SPECIAL: "garrison", LUCK_MINE: "luck", LUCK_FOE: "luck"}
+_KIND_OF: list = [None] * NUM_ACTIONS  # action -> (kind, offset in its block)
+for _first, _n, _fn in _TEXTS:
+    for _i in range(_n):
+        _KIND_OF[_first + _i] = (_KINDS[_first], _i)
+
+
+def decode(a: int) -> tuple[str, int]:
+    """(kind of decision, offset in its block) of action ``a``: imitation diagnostics group the
+    clone's agreement by the kind (train/imitation.py ``action_kind``)."""
+    if not 0 <= a < NUM_ACTIONS:
+        raise ValueError(f"action {a} out of range 0..{NUM_ACTIONS - 1}")
+    return _KIND_OF[a]
+
 
 def describe(st, a: int) -> str:
     """The text of action ``a`` in state ``st`` (the phase picks move or attack, discard or
