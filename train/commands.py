@@ -104,7 +104,7 @@ def fold_set_into_flags(args, overrides: dict) -> None:
         if given is not None and given != value:
             raise CLIError(f"--{flag} {given} and --set {key}={value} disagree", hint="give one of them")
         setattr(args, flag, value)
-    if "env_options" in overrides and (getattr(args, "opt", None) or getattr(args, "options", None)):
+    if "env_options" in overrides and getattr(args, "opt", None):  # --opt and its old alias --options
         raise CLIError("--opt and --set env_options both set env options", hint="use --opt KEY=VALUE")
 
 

@@ -127,7 +127,8 @@ def main(argv=None) -> int:
     p.add_argument("--steps", type=int, default=8192,
                    help="learner steps per timed segment; whole rollouts of every setup (default 8192)")
     p.add_argument("--compare-vec", action="store_true",
-                   help="also time the project config with vec_env dummy and batched (one process)")
+                   help="also time the project config with vec_env dummy and batched (one process): "
+                        "--also vec_env=dummy --also vec_env=batched")
     p.add_argument("--also", action="append", default=[], metavar="KEY=VALUE[,KEY=VALUE...]",
                    help="also time the project config with these training-config keys changed (one "
                         "setup per --also; repeatable), e.g. --also device=cuda --also "
@@ -139,14 +140,14 @@ def main(argv=None) -> int:
                 for x in args.also]  # commas inside a value ([256,256]) stay
     except ConfigError as exc:
         p.error(str(exc))
+    if args.compare_vec:  # shorthand for two --also setups
+        also += [{"vec_env": "dummy"}, {"vec_env": "batched"}]
     load0 = os.getloadavg()[0]
     print(f"{envs.resolve(args.game)}: {args.rounds} rounds of {args.steps} learner steps per setup; "
           f"load average (1 min) {load0:.2f} on {os.cpu_count()} CPUs", flush=True)
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
         setups = [project_setup(args.game, folder)]
-        if args.compare_vec:
-            setups += [project_setup(args.game, folder, {"vec_env": v}, name=f"project {v}") for v in ("dummy", "batched")]
         setups += [project_setup(args.game, folder, o, name="project " + ",".join(f"{k}={v}" for k, v in o.items()))
                    for o in also]
         setups += [sb3_default_setup(args.game, folder, 1), sb3_default_setup(args.game, folder, 2)]
