@@ -8,6 +8,8 @@
 | ``mcts[:N]``  | UCT / determinized MCTS with N simulations per move (default 200)        |
 | ``ppo:NAME``  | a shipped agent by name, e.g. ``ppo:peacekeepers`` (``agents.shipped``)  |
 | ``ppo:PATH``  | a MaskablePPO checkpoint written by ``arena train`` (``agents.ppo``)     |
+| ``puct:N:REF``| the checkpoint ``REF`` (a shipped name or a path, as for ``ppo``) with N |
+|               | simulations of policy-and-value guided search per move (``agents.puct``) |
 
     from tabletop_arena.agents.registry import make_agent
     agent = make_agent("mcts:100", envs.make_game("peacekeepers_v0"), seed=0)
@@ -24,7 +26,7 @@ import importlib.util
 from ..envs.core.game import Game
 from .base import BaseAgent, RandomAgent
 
-KINDS = ("random", "heuristic", "mcts[:N]", "ppo:NAME", "ppo:PATH")
+KINDS = ("random", "heuristic", "mcts[:N]", "ppo:NAME", "ppo:PATH", "puct:N:NAME", "puct:N:PATH")
 DEFAULT_MCTS_SIMULATIONS = 200
 
 
@@ -55,7 +57,7 @@ def agent_names(game_name) -> list[str]:
     out = ["random"]
     if has_heuristic(game_name):
         out.append("heuristic")
-    out += ["mcts", "mcts:N", "ppo:PATH"]
+    out += ["mcts", "mcts:N", "ppo:PATH", "puct:N:PATH"]
     return out
 
 
@@ -113,6 +115,22 @@ def make_agent(spec: str, game: Game, seed: int | None = None) -> BaseAgent:
             raise AgentSpecError(str(exc)) from None
         from .ppo import PPOAgent  # imports torch: only when asked for
         agent = PPOAgent(path, game, seed=seed)
+    elif kind == "puct":
+        n, _, ref = arg.partition(":")
+        try:
+            sims = int(n)
+        except ValueError:
+            sims = 0
+        if sims < 1 or not ref:
+            raise AgentSpecError(f"puct needs a number of simulations and a checkpoint: puct:N:NAME or "
+                                 f"puct:N:PATH with N >= 1 (e.g. puct:64:zaka), got {spec!r}")
+        from .shipped import ShippedAgentError, resolve_checkpoint
+        try:
+            path = resolve_checkpoint(ref)
+        except ShippedAgentError as exc:
+            raise AgentSpecError(str(exc)) from None
+        from .puct import PUCTAgent  # imports torch: only when asked for
+        agent = PUCTAgent(path, game, simulations=sims, seed=seed)
     else:
         raise AgentSpecError(f"unknown agent {spec!r}; known: {', '.join(KINDS)}")
     agent.name = spec

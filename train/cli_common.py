@@ -300,7 +300,7 @@ def agent_hint(game_id: str | None = None) -> str:
     except Exception:  # noqa: BLE001 - only a hint
         shipped = []
     return "agents: random, heuristic, mcts[:N], " + (", ".join(shipped) + ", " if shipped else "") + \
-        "ppo:PATH (a checkpoint from arena train)"
+        "ppo:PATH (a checkpoint from arena train), puct:N:NAME or puct:N:PATH (with N simulations of search)"
 
 
 def make_agent(spec: str, game, seed: int | None = None):
