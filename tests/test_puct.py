@@ -112,9 +112,7 @@ def test_with_a_shipped_checkpoint():
         return agent, res
 
     agent, first = one(3)
-    assert agent.evaluations > 0
-    searched = sum(1 for v in [agent.last_search] if v)  # the last move searched something
-    assert searched == 1
+    assert agent.evaluations > 0 and agent.last_search  # it searched
     assert agent.evaluations <= 4 * len(first.history)
     _, again = one(3)
     assert first.history == again.history and first.returns == again.returns
