@@ -316,14 +316,22 @@ def test_spatial_actions_auto_follows_the_variant():
     """``spatial_actions: auto`` takes the ranges the variant declares: Zaberias' MOVE block starts
     at 31 with 2 players, 37 with 3 and 43 with 4 (more city sites before it), so one fixed list
     could not fit them all; an explicit list is kept as given; mlp gets none."""
+    import dataclasses
+
     from tabletop_arena.train.ppo import policy_kwargs
     cfg = load_config(None, None, game="zaberias_v0")
     assert cfg.spatial_actions == "auto"
+
+    def spatial(kw):  # the cnn policy takes them itself, the board network in its extractor
+        return kw["spatial_actions"] if "spatial_actions" in kw else \
+            kw["features_extractor_kwargs"]["spatial_actions"]
+
     starts = {}
     for players in (2, 3, 4):
         game = envs.make_game("zaberias_v0", num_players=players)
-        kw = policy_kwargs(game, cfg)
-        assert kw["spatial_actions"] == [[game.layout.MOVE, 3]]
+        for network in ("board", "cnn"):  # the committed config uses board
+            kw = policy_kwargs(game, dataclasses.replace(cfg, network=network))
+            assert spatial(kw) == [[game.layout.MOVE, 3]], network
         starts[players] = game.layout.MOVE
     assert starts == {2: 31, 3: 37, 4: 43}
     game = envs.make_game("zaberias_v0", num_players=4)
