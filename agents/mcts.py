@@ -39,28 +39,22 @@ class _Node:
         self.mover = mover
 
 
-class MCTSAgent(BaseAgent):
-    """UCT / determinized ISMCTS with uniformly random rollouts."""
+class SearchAgent(BaseAgent):
+    """What the tree searches share (this UCT and ``agents.puct``): the checks of ``act``, no
+    search with one legal move, and ``simulations`` simulations from fresh determinizations of
+    the acting seat. Subclasses give ``_new_root()``, ``_simulate(root, state)`` and
+    ``_choose(root, legal, mask)``."""
 
-    name = "mcts"
     needs_state = True
 
-    def __init__(self, game, simulations: int = 200, seed: int | None = None,
-                 exploration: float = 1.4, rollout_cap: int = 300):
+    def __init__(self, game, simulations: int, seed: int | None = None):
         super().__init__(seed)
         if simulations < 1:
             raise ValueError(f"simulations must be >= 1, got {simulations}")
-        if rollout_cap < 0:
-            raise ValueError(f"rollout_cap must be >= 0, got {rollout_cap}")
         self.game = game
         self.simulations = int(simulations)
-        self.exploration = float(exploration)
-        self.rollout_cap = int(rollout_cap)
         self._owner = [game.seat_owner(s) for s in range(game.num_seats)]
-        #: statistics of the last search (visits and mean value per root action), for tests and logs
-        self.last_search: dict[int, tuple[int, float]] = {}
 
-    # ------------------------------------------------------------------------------------------
     def act(self, obs, state=None) -> int:
         mask = np.asarray(obs["action_mask"])
         legal = np.flatnonzero(mask)
@@ -68,16 +62,46 @@ class MCTSAgent(BaseAgent):
             raise ValueError("no legal action in the mask")
         if len(legal) == 1:
             return int(legal[0])
+        who = type(self).__name__
         if state is None:
-            raise ValueError("MCTSAgent needs the engine state (needs_state=True): pass a clone or "
+            raise ValueError(f"{who} needs the engine state (needs_state=True): pass a clone or "
                              "state.determinize(seat, rng)")
         if state.is_terminal():
-            raise ValueError("MCTSAgent.act called on a finished game")
+            raise ValueError(f"{who}.act called on a finished game")
         seat = state.current_player
-        root = _Node(mover=-1)
+        root = self._new_root()
         for _ in range(self.simulations):
             self._simulate(root, state.determinize(seat, self.rng))
         return self._choose(root, legal, mask)
+
+    def _new_root(self):
+        raise NotImplementedError
+
+    def _simulate(self, root, state) -> None:
+        raise NotImplementedError
+
+    def _choose(self, root, legal: np.ndarray, mask: np.ndarray) -> int:
+        raise NotImplementedError
+
+
+class MCTSAgent(SearchAgent):
+    """UCT / determinized ISMCTS with uniformly random rollouts."""
+
+    name = "mcts"
+
+    def __init__(self, game, simulations: int = 200, seed: int | None = None,
+                 exploration: float = 1.4, rollout_cap: int = 300):
+        super().__init__(game, simulations, seed)
+        if rollout_cap < 0:
+            raise ValueError(f"rollout_cap must be >= 0, got {rollout_cap}")
+        self.exploration = float(exploration)
+        self.rollout_cap = int(rollout_cap)
+        #: statistics of the last search (visits and mean value per root action), for tests and logs
+        self.last_search: dict[int, tuple[int, float]] = {}
+
+    # ------------------------------------------------------------------------------------------
+    def _new_root(self) -> _Node:
+        return _Node(mover=-1)
 
     # ------------------------------------------------------------------------------------------
     def _simulate(self, root: _Node, s) -> None:

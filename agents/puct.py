@@ -36,7 +36,7 @@ import os
 import numpy as np
 import torch
 
-from .base import BaseAgent
+from .mcts import SearchAgent
 from .ppo import check_compatible, load_policy, read_metadata
 
 
@@ -60,18 +60,15 @@ class _Edge:
         self.mover = mover
 
 
-class PUCTAgent(BaseAgent):
+class PUCTAgent(SearchAgent):
     """Policy-and-value guided search with a MaskablePPO checkpoint (see the module docstring)."""
 
     name = "puct"
-    needs_state = True
 
     def __init__(self, path: str | os.PathLike | None, game, simulations: int = 64,
                  seed: int | None = None, c_puct: float = 1.5, policy=None, check: bool = True,
                  evaluator=None):
-        super().__init__(seed)
-        if simulations < 1:
-            raise ValueError(f"simulations must be >= 1, got {simulations}")
+        super().__init__(game, simulations, seed)
         if not c_puct > 0:
             raise ValueError(f"c_puct must be > 0, got {c_puct}")
         if policy is None and evaluator is None:
@@ -82,10 +79,7 @@ class PUCTAgent(BaseAgent):
             policy = load_policy(path)
         self.path = str(path) if path is not None else "<memory>"
         self.policy = policy
-        self.game = game
-        self.simulations = int(simulations)
         self.c_puct = float(c_puct)
-        self._owner = [game.seat_owner(s) for s in range(game.num_seats)]
         self._n_agents = game.num_agents
         #: the last search's root statistics: action -> (visits, mean value of its mover, prior)
         self.last_search: dict[int, tuple[int, float, float]] = {}
@@ -120,25 +114,10 @@ class PUCTAgent(BaseAgent):
         out[mover] = v
         return out
 
-    def act(self, obs, state=None) -> int:
-        mask = np.asarray(obs["action_mask"])
-        legal = np.flatnonzero(mask)
-        if len(legal) == 0:
-            raise ValueError("no legal action in the mask")
-        if len(legal) == 1:
-            return int(legal[0])
-        if state is None:
-            raise ValueError("PUCTAgent needs the engine state (needs_state=True): pass a clone or "
-                             "state.determinize(seat, rng)")
-        if state.is_terminal():
-            raise ValueError("PUCTAgent.act called on a finished game")
-        seat = state.current_player
-        root = _Node()
-        for _ in range(self.simulations):
-            self._simulate(root, state.determinize(seat, self.rng))
-        return self._choose(root, legal)
-
     # ------------------------------------------------------------------------------------------
+    def _new_root(self) -> _Node:
+        return _Node()
+
     def _simulate(self, root: _Node, s) -> None:
         path: list[_Edge] = []
         node = root
@@ -202,7 +181,7 @@ class PUCTAgent(BaseAgent):
                 best_a, best = a, score
         return best_a
 
-    def _choose(self, root: _Node, legal: np.ndarray) -> int:
+    def _choose(self, root: _Node, legal: np.ndarray, mask: np.ndarray) -> int:
         priors = self._priors(root, legal) if root.logits is not None else np.ones(len(legal))
         stats = {}
         for a, p in zip(legal.tolist(), priors.tolist()):
@@ -213,11 +192,4 @@ class PUCTAgent(BaseAgent):
                 stats[a] = (e.visits, e.value / e.visits, p)
         self.last_search = stats
         return int(max(stats, key=lambda a: (stats[a][0], stats[a][2])))
-
-
-def from_checkpoint(ref: str, game, simulations: int, seed: int | None = None) -> PUCTAgent:
-    """A PUCTAgent over ``ref``: a shipped agent's name or a checkpoint path (as ``ppo:REF``)."""
-    from .shipped import resolve_checkpoint
-    return PUCTAgent(resolve_checkpoint(ref), game, simulations=simulations, seed=seed)
-
 

@@ -78,6 +78,15 @@ def _heuristic(game, seed):
     return cls(game, seed=seed)
 
 
+def _checkpoint(ref: str) -> str:
+    """The checkpoint path of a ``ppo:`` / ``puct:N:`` reference (a shipped name or a path)."""
+    from .shipped import ShippedAgentError, resolve_checkpoint
+    try:
+        return resolve_checkpoint(ref)
+    except ShippedAgentError as exc:
+        raise AgentSpecError(str(exc)) from None
+
+
 def make_agent(spec: str, game: Game, seed: int | None = None) -> BaseAgent:
     """Build the agent named by ``spec`` for ``game`` (an ``envs.core.game.Game``)."""
     if not isinstance(spec, str) or not spec.strip():
@@ -108,13 +117,8 @@ def make_agent(spec: str, game: Game, seed: int | None = None) -> BaseAgent:
         if not arg:
             raise AgentSpecError("ppo needs a shipped agent's name or a checkpoint path: ppo:NAME "
                                  "(e.g. ppo:peacekeepers) or ppo:PATH (e.g. ppo:runs/x/final.zip)")
-        from .shipped import ShippedAgentError, resolve_checkpoint
-        try:
-            path = resolve_checkpoint(arg)
-        except ShippedAgentError as exc:
-            raise AgentSpecError(str(exc)) from None
         from .ppo import PPOAgent  # imports torch: only when asked for
-        agent = PPOAgent(path, game, seed=seed)
+        agent = PPOAgent(_checkpoint(arg), game, seed=seed)
     elif kind == "puct":
         n, _, ref = arg.partition(":")
         try:
@@ -124,11 +128,7 @@ def make_agent(spec: str, game: Game, seed: int | None = None) -> BaseAgent:
         if sims < 1 or not ref:
             raise AgentSpecError(f"puct needs a number of simulations and a checkpoint: puct:N:NAME or "
                                  f"puct:N:PATH with N >= 1 (e.g. puct:64:zaka), got {spec!r}")
-        from .shipped import ShippedAgentError, resolve_checkpoint
-        try:
-            path = resolve_checkpoint(ref)
-        except ShippedAgentError as exc:
-            raise AgentSpecError(str(exc)) from None
+        path = _checkpoint(ref)
         from .puct import PUCTAgent  # imports torch: only when asked for
         agent = PUCTAgent(path, game, simulations=sims, seed=seed)
     else:
