@@ -362,7 +362,7 @@ class PPOAgent(BaseAgent):
 
     def logits(self, observation: np.ndarray) -> np.ndarray:
         obs = torch.as_tensor(np.asarray(observation, np.float32)[None], device=self.policy.device)
-        with torch.no_grad():
+        with torch.inference_mode():
             features = self.policy.extract_features(obs, self.policy.pi_features_extractor)
             latent = self.policy.mlp_extractor.forward_actor(features)
             return self.policy.action_net(latent)[0].cpu().numpy().astype(np.float64)
@@ -371,7 +371,7 @@ class PPOAgent(BaseAgent):
     def logits_batch(policy, observations: np.ndarray) -> np.ndarray:
         """Logits of a batch of observations (one forward pass)."""
         obs = torch.as_tensor(np.asarray(observations, np.float32), device=policy.device)
-        with torch.no_grad():
+        with torch.inference_mode():
             features = policy.extract_features(obs, policy.pi_features_extractor)
             latent = policy.mlp_extractor.forward_actor(features)
             return policy.action_net(latent).cpu().numpy().astype(np.float64)

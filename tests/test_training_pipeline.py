@@ -216,6 +216,67 @@ def test_batched_vec_env_matches_one_env_at_a_time(tmp_path):
         np.testing.assert_array_equal(a, b)
 
 
+def _one_rollout(game_id: str, vec_env: str, pipelined: bool, n_envs: int = 4, n_steps: int = 24):
+    """One rollout of a fresh ArenaPPO (seeded) on ``vec_env``: the buffer's arrays and the
+    episode statistics VecMonitor recorded."""
+    from tabletop_arena.train.algo import ArenaPPO
+    from tabletop_arena.train.ppo import make_vec_env, policy_kwargs
+
+    game = envs.make_game(game_id)
+    cfg = load_config(None, _tiny(opponent_mix={"heuristic": 0.5, "random": 0.5}, n_envs=n_envs,
+                                  vec_env=vec_env, max_steps=40), game=game_id)
+    venv = make_vec_env(game_id, cfg, seed=11)
+    try:
+        torch.manual_seed(3)
+        model = ArenaPPO(ArenaPolicy, venv, n_steps=n_steps, batch_size=32, n_epochs=1,
+                         policy_kwargs=policy_kwargs(game, cfg))
+        model.pipelined = pipelined
+        calls = []
+        stepped = model._collect_pipelined
+        model._collect_pipelined = lambda *a: calls.append(1) or stepped(*a)
+        model.learn(total_timesteps=n_steps * n_envs)
+        assert bool(calls) == (pipelined and vec_env == "parallel"), "the pipelined loop runs where it can"
+        buf = model.rollout_buffer
+        out = {k: getattr(buf, k).copy() for k in ("observations", "actions", "rewards", "episode_starts",
+                                                     "action_masks", "values", "log_probs")}
+        out["episodes"] = [(round(e["r"], 6), e["l"]) for e in model.ep_info_buffer]
+        out["timesteps"] = model.num_timesteps
+        return out
+    finally:
+        venv.close()
+
+
+def test_pipelined_rollouts_match_stepped_ones():
+    """ArenaPPO's pipelined rollouts over env worker processes (decide one worker's next actions
+    while the other steps) collect exactly the rollout of the whole-step loop and of the
+    in-process batched env: the same observations, actions, rewards, masks and finished episodes
+    (values and log-probabilities to float precision: the forward passes run on halves)."""
+    runs = [_one_rollout("zaka_v0", vec, pipe) for vec, pipe in
+            (("parallel", True), ("parallel", False), ("batched", True))]
+    ref = runs[0]
+    assert ref["timesteps"] == 4 * 24 and ref["episodes"], "the rollout should finish some games"
+    for other in runs[1:]:
+        for k in ("observations", "actions", "rewards", "episode_starts", "action_masks"):
+            np.testing.assert_array_equal(ref[k], other[k], err_msg=k)
+        for k in ("values", "log_probs"):
+            np.testing.assert_allclose(ref[k], other[k], rtol=1e-5, atol=1e-6, err_msg=k)
+        assert ref["episodes"] == other["episodes"]
+
+
+def test_sample_masked_draws_from_the_masked_distribution():
+    """The Gumbel-max sampler never picks an illegal action and matches the softmax frequencies."""
+    from tabletop_arena.train.algo import masked_log_softmax, sample_masked
+
+    logits = torch.tensor([[0.0, 1.0, 2.0, 5.0]]).repeat(20000, 1)
+    mask = torch.tensor([[True, True, True, False]]).repeat(20000, 1)
+    lp = masked_log_softmax(logits, mask)
+    g = torch.Generator().manual_seed(0)
+    a = sample_masked(lp, torch.rand(lp.shape, generator=g))
+    freq = torch.bincount(a, minlength=4).double() / len(a)
+    assert freq[3] == 0
+    np.testing.assert_allclose(freq[:3].numpy(), lp[0, :3].exp().double().numpy(), atol=0.01)
+
+
 def test_opponent_random_share_and_seed_domains():
     """The curriculum's share of random opponent moves, and the seed domains: training engine seeds
     are even, the evaluator's odd."""

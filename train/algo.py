@@ -49,6 +49,27 @@ def policy_logits(policy, obs: torch.Tensor) -> torch.Tensor:
     return policy.action_net(policy.mlp_extractor.forward_actor(features))
 
 
+def sample_masked(logp_all: torch.Tensor, uniform: torch.Tensor) -> torch.Tensor:
+    """One action per row drawn from the masked distribution ``exp(logp_all)`` (rows of
+    log-probabilities, -inf where illegal) by the Gumbel-max trick with the given uniform draws
+    (same shape, in [0, 1)): argmax(logp - log(-log u)). A row's action depends on its own draws
+    only, so splitting the rows into groups (pipelined rollouts) leaves every action unchanged."""
+    return torch.argmax(logp_all - torch.log(-torch.log(uniform)), dim=1)
+
+
+def stepwise_workers(env):
+    """The ``ParallelSelfPlayVecEnv`` under ``env`` when its workers can be stepped one at a
+    time for a pipelined rollout: two or more workers, and no wrapper between other than
+    VecMonitor (which passes observations through unchanged); else None."""
+    from stable_baselines3.common.vec_env import VecMonitor
+
+    while type(env) is VecMonitor:
+        env = env.venv
+    if hasattr(env, "step_group_async") and len(env.groups) > 1:
+        return env
+    return None
+
+
 def along_line(start: float, end: float, step: int, total: int) -> float:
     """The value ``step`` learner steps along a straight line from ``start`` to ``end`` over
     ``total`` steps (``end`` from then on; ``start`` when ``total`` <= 0): the schedules of the KL
@@ -70,6 +91,8 @@ class ArenaPPO(MaskablePPO):
         self.value_warmup_steps = int(value_warmup_steps)
         self.schedule_total = 0          # learner steps over which kl_coef and the step size move (the run's total)
         self.reference = None            # frozen policy (the clone)
+        self.pipelined = True            # pipeline rollouts across env worker processes (collect_rollouts)
+        self.update_threads = 0          # torch threads for the update (0: leave the count as it is)
 
     def set_reference(self, policy) -> None:
         """Freeze ``policy`` (a copy is not made: pass one the learner does not share)."""
@@ -102,58 +125,155 @@ class ArenaPPO(MaskablePPO):
     def collect_rollouts(self, env, callback, rollout_buffer, n_rollout_steps: int, use_masking: bool = True) -> bool:
         """MaskablePPO's rollout loop with one forward pass per step giving logits and values, the
         masks read from the vectorized env (``action_masks()``, kept from its last step) and
-        sampling from the exact masked softmax."""
-        from sb3_contrib.common.maskable.utils import get_action_masks
+        sampling from the exact masked softmax (``sample_masked``).
 
+        With env worker processes (``ParallelSelfPlayVecEnv`` under at most a VecMonitor) and
+        ``pipelined`` on, the steps are pipelined across the workers: as soon as one worker's envs
+        have stepped, their next actions are decided and sent while the other worker is still
+        stepping. The rollout is the same (same states, same actions for the same random draws:
+        one uniform draw per step for all envs, taken in step order); only the waiting changes."""
         assert self._last_obs is not None, "No previous observation was provided"
-        policy = self.policy
-        policy.set_training_mode(False)
-        n_steps = 0
+        self.policy.set_training_mode(False)
         rollout_buffer.reset()
         callback.on_rollout_start()
-        try:
-            read_masks = env.action_masks
-        except AttributeError:
-            read_masks = None
-        dones = None
-        new_obs = self._last_obs
-        while n_steps < n_rollout_steps:
-            masks = read_masks() if read_masks is not None else get_action_masks(env)
-            with torch.no_grad():
-                obs_t = torch.as_tensor(self._last_obs, dtype=torch.float32, device=self.device)
-                logits, values = policy_outputs(policy, obs_t)
-                logp_all = masked_log_softmax(logits, torch.as_tensor(masks, device=self.device))
-                actions_t = torch.multinomial(logp_all.exp(), 1).squeeze(1)
-                log_probs = logp_all.gather(1, actions_t[:, None]).squeeze(1)
-            actions = actions_t.cpu().numpy()
-            new_obs, rewards, dones, infos = env.step(actions)
-            self.num_timesteps += env.num_envs
-            callback.update_locals(locals())
-            if not callback.on_step():
-                return False
-            self._update_info_buffer(infos, dones)
-            n_steps += 1
-            for idx, done in enumerate(dones):
-                if done and infos[idx].get("terminal_observation") is not None \
-                        and infos[idx].get("TimeLimit.truncated", False):
-                    terminal_obs = torch.as_tensor(infos[idx]["terminal_observation"][None], dtype=torch.float32,
-                                                   device=self.device)
-                    with torch.no_grad():
-                        rewards[idx] += self.gamma * policy.predict_values(terminal_obs)[0].item()
-            rollout_buffer.add(self._last_obs, actions.reshape(-1, 1), rewards, self._last_episode_starts,
-                               values, log_probs, action_masks=masks)
-            self._last_obs = new_obs
-            self._last_episode_starts = dones
+        base = stepwise_workers(env) if self.pipelined else None
+        if base is not None:
+            done = self._collect_pipelined(env, base, callback, rollout_buffer, n_rollout_steps)
+        else:
+            done = self._collect_stepped(env, callback, rollout_buffer, n_rollout_steps)
+        if done is None:
+            return False
         with torch.no_grad():
-            values = policy.predict_values(torch.as_tensor(new_obs, dtype=torch.float32, device=self.device))
-        rollout_buffer.compute_returns_and_advantage(last_values=values, dones=dones)
+            values = self.policy.predict_values(torch.as_tensor(done[0], dtype=torch.float32, device=self.device))
+        rollout_buffer.compute_returns_and_advantage(last_values=values, dones=done[1])
         callback.on_rollout_end()
         return True
+
+    def _decide(self, obs, masks: np.ndarray, uniform: torch.Tensor):
+        """(actions, values, log-probs) of the current policy for ``obs`` under ``masks``."""
+        with torch.inference_mode():
+            obs_t = torch.as_tensor(obs, dtype=torch.float32, device=self.device)
+            logits, values = policy_outputs(self.policy, obs_t)
+            logp_all = masked_log_softmax(logits, torch.as_tensor(masks, device=self.device))
+            actions_t = sample_masked(logp_all, uniform)
+            log_probs = logp_all.gather(1, actions_t[:, None]).squeeze(1)
+        return actions_t.cpu().numpy(), values, log_probs
+
+    def _uniform(self, env) -> torch.Tensor:
+        """One step's random draws for every env (``sample_masked``)."""
+        return torch.rand(env.num_envs, int(env.action_space.n), device=self.device)
+
+    def _after_step(self, env, callback, rollout_buffer, step: tuple, new: tuple) -> bool:
+        """The bookkeeping of one whole step (both loops): counters, callback, episode info, the
+        value of truncated games' last states, the buffer row. False: the callback stops."""
+        actions, values, log_probs, masks = step
+        new_obs, rewards, dones, infos = new
+        self.num_timesteps += env.num_envs
+        callback.update_locals({"infos": infos, "dones": dones, "rewards": rewards, "new_obs": new_obs,
+                                "actions": actions, "values": values, "log_probs": log_probs, "env": env})
+        if not callback.on_step():
+            return False
+        self._update_info_buffer(infos, dones)
+        for idx, done in enumerate(dones):
+            if done and infos[idx].get("terminal_observation") is not None \
+                    and infos[idx].get("TimeLimit.truncated", False):
+                terminal_obs = torch.as_tensor(infos[idx]["terminal_observation"][None], dtype=torch.float32,
+                                               device=self.device)
+                with torch.no_grad():
+                    rewards[idx] += self.gamma * self.policy.predict_values(terminal_obs)[0].item()
+        rollout_buffer.add(self._last_obs, actions.reshape(-1, 1), rewards, self._last_episode_starts,
+                           values, log_probs, action_masks=masks)
+        self._last_obs = new_obs
+        self._last_episode_starts = dones
+        return True
+
+    def _collect_stepped(self, env, callback, rollout_buffer, n_rollout_steps: int):
+        """One whole vectorized step at a time. Returns (last observations, dones), or None when
+        the callback stopped the run."""
+        from sb3_contrib.common.maskable.utils import get_action_masks
+
+        read_masks = getattr(env, "action_masks", None)
+        dones = None
+        new_obs = self._last_obs
+        for _ in range(n_rollout_steps):
+            masks = read_masks() if read_masks is not None else get_action_masks(env)
+            actions, values, log_probs = self._decide(self._last_obs, masks, self._uniform(env))
+            new = env.step(actions)
+            new_obs, dones = new[0], new[2]
+            if not self._after_step(env, callback, rollout_buffer, (actions, values, log_probs, masks), new):
+                return None
+        return new_obs, dones
+
+    def _collect_pipelined(self, env, base, callback, rollout_buffer, n_rollout_steps: int):
+        """The pipelined loop (see ``collect_rollouts``): step t of worker k is received, its
+        envs' actions for step t + 1 decided and sent, then worker k + 1's; the whole step t then
+        goes through ``env.step_wait()`` (VecMonitor's episode statistics) and the bookkeeping."""
+        groups = base.groups
+        masks = env.action_masks()
+        cur = self._decide_groups(base, groups, self._last_obs, masks, self._uniform(env))
+        new_obs, dones = self._last_obs, None
+        for t in range(n_rollout_steps):
+            last = t + 1 == n_rollout_steps
+            uniform = None if last else self._uniform(env)
+            parts, nxt = [], []
+            for k, (a, b) in enumerate(groups):
+                part = base.step_group_wait(k)
+                parts.append(part)
+                if uniform is not None:  # not the last step: decide this worker's next actions now
+                    nxt.append(self._decide_group(base, k, part[0], base.action_masks()[a:b], uniform[a:b]))
+            base.finish_group_step(parts)
+            new = env.step_wait()
+            new_obs, dones = new[0], new[2]
+            if not self._after_step(env, callback, rollout_buffer, cur, new):
+                self._drain(env, base, last)
+                return None
+            if not last:
+                cur = self._join(nxt, env.action_masks())
+        return new_obs, dones
+
+    def _decide_group(self, base, k: int, obs, masks, uniform) -> tuple:
+        actions, values, log_probs = self._decide(obs, masks, uniform)
+        base.step_group_async(k, actions)
+        return actions, values, log_probs
+
+    def _decide_groups(self, base, groups, obs, masks, uniform) -> tuple:
+        parts = [self._decide_group(base, k, obs[a:b], masks[a:b], uniform[a:b]) for k, (a, b) in enumerate(groups)]
+        return self._join(parts, masks)
+
+    @staticmethod
+    def _join(parts: list[tuple], masks: np.ndarray) -> tuple:
+        """One step's (actions, values, log-probs, masks) for all envs from the workers' parts."""
+        return (np.concatenate([p[0] for p in parts]), torch.cat([p[1] for p in parts]),
+                torch.cat([p[2] for p in parts]), masks)
+
+    def _drain(self, env, base, last: bool) -> None:
+        """The run stops mid-rollout: finish the steps still in flight (so the envs, the
+        observation kept for the next ``learn`` and the episode statistics agree); they are not
+        learned from, as SB3 drops a partial rollout."""
+        if last:
+            return
+        parts = [base.step_group_wait(k) for k in range(len(base.groups))]
+        base.finish_group_step(parts)
+        new = env.step_wait()
+        self.num_timesteps += env.num_envs
+        self._update_info_buffer(new[3], new[2])
+        self._last_obs, self._last_episode_starts = new[0], new[2]
 
     def _excluded_save_params(self) -> list[str]:
         return super()._excluded_save_params() + ["reference", "_value_opt"]
 
     def train(self) -> None:
+        threads = torch.get_num_threads()
+        if self.update_threads > 0 and self.update_threads != threads:
+            torch.set_num_threads(self.update_threads)
+            try:
+                self._train()
+            finally:
+                torch.set_num_threads(threads)
+        else:
+            self._train()
+
+    def _train(self) -> None:
         policy = self.policy
         policy.set_training_mode(True)
         self._update_learning_rate(policy.optimizer)

@@ -44,7 +44,11 @@ class TrainConfig:
     #:                                       (one process, snapshot moves batched) or parallel (batched
     #:                                       envs split over ``workers`` processes): train/vecenv.py
     workers: int = 2                      #: env worker processes of vec_env: parallel
+    pipelined: bool = True                #: vec_env parallel: decide one worker's next actions while the
+    #:                                       others step (the same rollout, less waiting): train/algo.py
     torch_threads: int = 1                #: torch intra-op threads in the learner process
+    update_threads: int = 0               #: torch threads during the PPO update only (0: torch_threads);
+    #:                                       with env worker processes they are idle then
     device: str = "cpu"                   #: torch device of the learner: cpu, cuda, or auto (cuda if available)
     # --- network --------------------------------------------------------------------------------
     network: str = "auto"                 #: auto (cnn if the layout has a (C,H,W) piece), cnn, mlp,
@@ -185,7 +189,8 @@ _POSITIVE_INT = ("max_steps", "workers", "n_envs", "torch_threads", "n_steps", "
                  "n_epochs", "snapshot_interval", "max_snapshots", "checkpoint_interval", "cnn_hidden",
                  "vector_hidden", "win_rate_window", "bc_epochs", "board_channels", "features_dim",
                  "slot_dim", "pair_dim", "bc_patience", "bc_batch_size", "dagger_games", "dagger_epochs")
-_NON_NEGATIVE_INT = ("seed", "total_timesteps", "value_warmup_steps", "eval_interval", "eval_games", "bc_games", "dagger_rounds", "opponent_random_steps")
+_NON_NEGATIVE_INT = ("seed", "total_timesteps", "value_warmup_steps", "eval_interval", "eval_games", "bc_games", "dagger_rounds", "opponent_random_steps",
+                     "update_threads")
 _UNIT = ("gamma", "gae_lambda")
 
 

@@ -574,6 +574,7 @@ def _train_locked(game_id: str, cfg: TrainConfig, out: Path, resume: bool, meta:
         run.model.kl_coef, run.model.kl_coef_end = cfg.kl_coef, cfg.kl_coef_end
         run.model.learning_rate_end = cfg.learning_rate_end
         run.model.value_warmup_steps = cfg.value_warmup_steps
+        run.model.pipelined, run.model.update_threads = cfg.pipelined, cfg.update_threads
         if cfg.kl_coef > 0 and (out / "reference.zip").is_file():
             from ..agents.ppo import load_policy
             run.model.set_reference(load_policy(out / "reference.zip", device=device))
@@ -588,6 +589,7 @@ def _train_locked(game_id: str, cfg: TrainConfig, out: Path, resume: bool, meta:
             tensorboard_log=str(out / "tb"), device=device, verbose=0,
             kl_coef=cfg.kl_coef, kl_coef_end=cfg.kl_coef_end, value_warmup_steps=cfg.value_warmup_steps,
             learning_rate_end=cfg.learning_rate_end)
+        run.model.pipelined, run.model.update_threads = cfg.pipelined, cfg.update_threads
         if cfg.init_policy:
             from ..agents.ppo import load_policy
             start = load_policy(cfg.init_policy, device=device)

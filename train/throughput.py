@@ -76,6 +76,7 @@ def project_setup(game: str, folder: Path, overrides: dict | None = None, name: 
                      clip_range=cfg.clip_range, ent_coef=cfg.ent_coef, vf_coef=cfg.vf_coef,
                      max_grad_norm=cfg.max_grad_norm, policy_kwargs=policy_kwargs(g, cfg),
                      device=resolve_device(cfg.device), kl_coef=cfg.kl_coef)
+    model.pipelined, model.update_threads = cfg.pipelined, cfg.update_threads
     if cfg.kl_coef > 0:  # the KL term costs a reference forward pass per rollout: time it too
         from ..agents.ppo import load_policy
         path = Path(folder) / f"{name.replace(' ', '_')}_reference.zip"

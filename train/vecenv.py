@@ -14,7 +14,9 @@ differences that matter for speed:
 ``SelfPlayVecEnv`` of its share, torch limited to one thread) and exchanges whole arrays per step,
 so the game engines and the opponents of 2 cores run side by side while the learner's process does
 the forward pass and the PPO update. ``env_method`` reaches every ``SelfPlayEnv`` (pool control:
-``add_snapshot``, ``set_opponent_random``).
+``add_snapshot``, ``set_opponent_random``). Its workers can also be stepped one at a time
+(``step_group_async`` / ``step_group_wait``, then ``finish_group_step``): ArenaPPO's pipelined
+rollouts decide one worker's next actions while the other worker is still stepping its envs.
 
 Both follow SB3's VecEnv contract: ``step`` returns the next episode's first observation after an
 episode ends, with the last one in ``info["terminal_observation"]``.
@@ -193,6 +195,9 @@ class ParallelSelfPlayVecEnv(VecEnv):
             work_remote.close()
             self.remotes.append(remote)
             self.processes.append(p)
+        self._inflight: set[int] = set()      # workers with a group step sent and not yet received
+        self._received: dict[int, tuple] = {}  # group step replies taken off the pipes early
+        self._assembled: tuple | None = None   # the step the next step_wait() returns
         probe = env_fns[0]()
         super().__init__(n, probe.observation_space, probe.action_space)
         self.metadata = probe.metadata
@@ -200,7 +205,63 @@ class ParallelSelfPlayVecEnv(VecEnv):
         self._masks = np.zeros((n, probe.action_space.n), bool)
         self.closed = False
 
+    # -- stepping one worker at a time (ArenaPPO's pipelined rollouts) ------------------------
+    @property
+    def groups(self) -> list[tuple[int, int]]:
+        """The env index range [a, b) of each worker, in worker order."""
+        return list(self.slices)
+
+    def step_group_async(self, k: int, actions: np.ndarray) -> None:
+        """Send worker ``k`` the actions of its envs (``groups[k]``); it steps them while the
+        caller goes on."""
+        if k in self._inflight or k in self._received:
+            raise RuntimeError(f"worker {k} already has a step in flight (step_group_wait first)")
+        a, b = self.slices[k]
+        actions = np.asarray(actions)
+        if actions.shape != (b - a,):
+            raise ValueError(f"worker {k} runs envs {a}..{b - 1}: expected {b - a} actions, got shape {actions.shape}")
+        self.remotes[k].send(("step", actions))
+        self._inflight.add(k)
+
+    def step_group_wait(self, k: int) -> tuple:
+        """(obs, rewards, dones, infos) of worker ``k``'s envs after its step (SB3's step_wait
+        contract for that range); their masks become ``action_masks()[a:b]``."""
+        res = self._received.pop(k, None)
+        if res is None:
+            if k not in self._inflight:
+                raise RuntimeError(f"worker {k} has no step in flight (step_group_async first)")
+            res = self.remotes[k].recv()
+            self._inflight.discard(k)
+        obs, rews, dones, infos, masks = res
+        a, b = self.slices[k]
+        self._masks[a:b] = masks
+        return obs, rews, dones, infos
+
+    def finish_group_step(self, parts: list[tuple]) -> None:
+        """Join the per-worker ``step_group_wait`` results of one step (in worker order) into the
+        reply of the next ``step_wait()`` (so wrappers such as VecMonitor see a whole step)."""
+        if len(parts) != len(self.slices):
+            raise ValueError(f"expected the results of {len(self.slices)} workers, got {len(parts)}")
+        infos: list = []
+        for p in parts:
+            infos.extend(p[3])
+        self._assembled = (np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts]),
+                           np.concatenate([p[2] for p in parts]), infos)
+
+    def settle(self) -> None:
+        """Take the replies of group steps still in flight off the pipes (``step_group_wait``
+        returns them later), so that the pipes are free for another command."""
+        for k in sorted(self._inflight):
+            self._received[k] = self.remotes[k].recv()
+        self._inflight.clear()
+
+    def _check_no_group_step(self, what: str) -> None:
+        self.settle()
+        if self._received or self._assembled is not None:
+            raise RuntimeError(f"{what} while a stepwise step is unfinished (step_group_wait / step_wait first)")
+
     def reset(self):
+        self._check_no_group_step("reset()")
         for remote, (a, b) in zip(self.remotes, self.slices):
             remote.send(("reset", self._seeds[a:b]))
         obs = []
@@ -214,11 +275,15 @@ class ParallelSelfPlayVecEnv(VecEnv):
         return np.concatenate(obs)
 
     def step_async(self, actions: np.ndarray) -> None:
+        self._check_no_group_step("step_async()")
         actions = np.asarray(actions)
         for remote, (a, b) in zip(self.remotes, self.slices):
             remote.send(("step", actions[a:b]))
 
     def step_wait(self):
+        if self._assembled is not None:  # a step taken worker by worker (finish_group_step)
+            out, self._assembled = self._assembled, None
+            return out
         obs, rews, dones, infos = [], [], [], []
         for remote, (a, b) in zip(self.remotes, self.slices):
             o, r, d, i, masks = remote.recv()
@@ -241,6 +306,7 @@ class ParallelSelfPlayVecEnv(VecEnv):
         return out
 
     def env_method(self, method_name: str, *method_args, indices=None, **method_kwargs) -> list[Any]:
+        self.settle()  # replies of steps in flight first: the pipes carry one reply at a time
         jobs = self._by_worker(indices)
         for k, idx in jobs.items():
             self.remotes[k].send(("env_method", (method_name, method_args, method_kwargs, idx)))
@@ -250,6 +316,7 @@ class ParallelSelfPlayVecEnv(VecEnv):
         return out
 
     def get_attr(self, attr_name: str, indices=None) -> list[Any]:
+        self.settle()
         jobs = self._by_worker(indices)
         for k, idx in jobs.items():
             self.remotes[k].send(("get_attr", (attr_name, idx)))
@@ -259,6 +326,7 @@ class ParallelSelfPlayVecEnv(VecEnv):
         return out
 
     def set_attr(self, attr_name: str, value: Any, indices=None) -> None:
+        self.settle()
         jobs = self._by_worker(indices)
         for k, idx in jobs.items():
             self.remotes[k].send(("set_attr", (attr_name, value, idx)))
@@ -271,6 +339,10 @@ class ParallelSelfPlayVecEnv(VecEnv):
     def close(self) -> None:
         if self.closed:
             return
+        try:
+            self.settle()
+        except (BrokenPipeError, EOFError):
+            pass
         for remote in self.remotes:
             try:
                 remote.send(("close", None))
