@@ -29,6 +29,11 @@ END_PLAY from the global latent.
 
 Both hand the policy head their logits through ``action_logits(latent)`` (``ExtractorHead``); the
 extractor keeps what it computed for the batch in ``self._cache``.
+
+``SlotNet.numpy_logits`` is the same forward pass in numpy, for inference only (frozen snapshot
+opponents, evaluation): at the small batches those see (a few games waiting for a snapshot's move)
+torch's per-operation cost dominates, and numpy is several times faster (docs/training-notes.md,
+"Throughput"). tests/test_training_pipeline.py checks that both give the same logits.
 """
 from __future__ import annotations
 
@@ -248,6 +253,83 @@ class SlotNet(BaseFeaturesExtractor):
         ram = self._pairs(self.army_user(me), self.army_t(a), self.army_ctx(latent))
         # (B, F, S*F) -> (u*S + rel)*F + t ; (B, F, S) -> u*S + rel
         return torch.cat([monster, weapon, end, use.flatten(1), ram.flatten(1)], dim=1)
+
+    # -- inference in numpy (see the module docstring) -------------------------------------------
+    def _numpy_weights(self) -> dict:
+        """The weights as numpy arrays, packed for ``numpy_logits`` (transposed, the linears over
+        one input stacked); rebuilt when a parameter changes in place (torch's per-tensor
+        ``_version``, bumped by every optimizer step and ``load_state_dict``)."""
+        c = self.__dict__.get("_np")
+        if c is not None and c[0] == [p._version for p in c[1]]:
+            return c[2]
+        params = dict(self.named_parameters())
+        W = {k: v.detach().numpy() for k, v in params.items()}
+        X, I = self.X, self.I
+        w0 = W["slot_enc.0.weight"]
+
+        def stack(names):  # linears over one input, as one matrix product
+            return (np.concatenate([W[n + ".weight"] for n in names]).T.copy(),
+                    np.concatenate([W[n + ".bias"] for n in names]), np.cumsum([len(W[n + ".bias"]) for n in names])[:-1])
+
+        packed = {
+            # slot_enc.0 over [armies (X), info (I), relative seat (S)], split by input
+            "enc_a": w0[:, :X].T.copy(), "enc_i": w0[:, X:X + I].T.copy(), "enc_r": w0[:, X + I:].T.copy(),
+            "enc_b": W["slot_enc.0.bias"], "enc2": (W["slot_enc.2.weight"].T.copy(), W["slot_enc.2.bias"]),
+            "army": (W["army_enc.0.weight"].T.copy(), W["army_enc.0.bias"]),
+            "glob": (W["glob.0.weight"].T.copy(), W["glob.0.bias"]),
+            "latent": stack(["monster", "weapon_ctx", "ctx", "army_ctx"]),
+            "me": stack(["weapon_slot", "user", "army_user"]),
+            "target": (W["target.weight"].T.copy(), W["target.bias"]),
+            "army_t": (W["army_t.weight"].T.copy(), W["army_t.bias"]),
+            "weapon_out": (W["weapon_out.weight"].T.copy(), W["weapon_out.bias"]),
+            "rest": np.asarray(self.rest_idx, np.intp),
+        }
+        self._np = ([p._version for p in params.values()], list(params.values()), packed)
+        return packed
+
+    def numpy_logits(self, obs: np.ndarray) -> np.ndarray:
+        """``action_logits(forward(obs))`` computed in numpy (float32), for a batch of observations;
+        the same values as the torch pass up to float rounding."""
+        P = self._numpy_weights()
+        obs = np.asarray(obs, np.float32)
+        B, S, F, X, I = obs.shape[0], self.S, self.F, self.X, self.I
+        armies = obs[:, self.armies_off:self.armies_off + S * F * X].reshape(B * S * F, X)
+        info = obs[:, self.info_off:self.info_off + S * I].reshape(B, S, I)
+        ctx = (info @ P["enc_i"] + P["enc_r"][None] + P["enc_b"]).reshape(B * S, -1)  # per (game, army)
+        rows = np.flatnonzero(armies[:, 0] > 0)                          # occupied slots only
+        h = np.maximum(armies[rows] @ P["enc_a"] + ctx[rows // F], 0)
+        w2, b2 = P["enc2"]
+        d = w2.shape[1]
+        e = np.zeros((B * S * F, d), np.float32)
+        e[rows] = np.maximum(h @ w2 + b2, 0)
+        e = e.reshape(B, S, F, d)
+        count = np.maximum(armies[:, 0].reshape(B, S, F).sum(axis=2), 1.0)[..., None]
+        # the embeddings are >= 0 (ReLU) and 0 on empty slots: the plain max is the masked max
+        pooled = np.concatenate([e.sum(axis=2) / count, e.max(axis=2), info,
+                                 np.broadcast_to(np.eye(S, dtype=np.float32), (B, S, S))], axis=2)
+        wa, ba = P["army"]
+        a = np.maximum(pooled @ wa + ba, 0)                               # (B, S, d)
+        wg, bg = P["glob"]
+        latent = np.maximum(np.concatenate([a.reshape(B, -1), obs[:, P["rest"]]], axis=1) @ wg + bg, 0)
+        wl, bl, cut = P["latent"]
+        monster_end, weapon_ctx, use_ctx, ram_ctx = np.split(latent @ wl + bl, cut, axis=1)
+        me = e[:, 0]                                                      # (B, F, d) own slots
+        wm, bm, cut = P["me"]
+        weapon_slot, user, army_user = np.split(me @ wm + bm, cut, axis=2)
+        wo, bo = P["weapon_out"]
+        weapon = (np.maximum(weapon_slot + weapon_ctx[:, None, :], 0) @ wo + bo).transpose(0, 2, 1).reshape(B, -1)
+        wt, bt = P["target"]
+        use = self._np_pairs(user, e.reshape(B, S * F, d) @ wt + bt, use_ctx)
+        wt, bt = P["army_t"]
+        ram = self._np_pairs(army_user, a @ wt + bt, ram_ctx)
+        return np.concatenate([monster_end[:, :self.dm], weapon, monster_end[:, self.dm:],
+                               use.reshape(B, -1), ram.reshape(B, -1)], axis=1)
+
+    @staticmethod
+    def _np_pairs(user: np.ndarray, target: np.ndarray, ctx: np.ndarray) -> np.ndarray:
+        q, bu = user[..., :-1] + ctx[:, None, :], user[..., -1:]
+        k, bt = target[..., :-1], target[..., -1]
+        return q @ k.transpose(0, 2, 1) / np.float32(q.shape[-1] ** 0.5) + bu + bt[:, None, :]
 
     @staticmethod
     def _pairs(user: torch.Tensor, target: torch.Tensor, ctx: torch.Tensor) -> torch.Tensor:

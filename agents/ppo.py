@@ -44,6 +44,7 @@ from stable_baselines3.common.torch_layers import BaseFeaturesExtractor
 from torch import nn
 
 from .base import BaseAgent
+from .nets import ExtractorHead
 
 FORMAT = "tabletop-arena-ppo/1"
 META_NAME = "arena_meta.json"
@@ -159,6 +160,18 @@ class SpatialActionHead(nn.Module):
         return torch.index_select(torch.cat(parts, dim=1), 1, self.position)
 
 
+def numpy_forward(policy):
+    """The policy's logits as a numpy function of a float32 batch, where its features extractor
+    has a numpy twin (``SlotNet.numpy_logits``), it runs on the CPU and the actor adds no layer of
+    its own; else None (use torch)."""
+    ext = policy.pi_features_extractor
+    fn = getattr(ext, "numpy_logits", None)
+    if fn is None or policy.device.type != "cpu" or len(policy.mlp_extractor.policy_net) \
+            or not isinstance(policy.action_net, ExtractorHead):
+        return None
+    return fn
+
+
 class ArenaPolicy(MaskableActorCriticPolicy):
     """MaskablePPO's policy with an optional spatial action head (``spatial_actions``)."""
 
@@ -170,7 +183,6 @@ class ArenaPolicy(MaskableActorCriticPolicy):
         super()._build(lr_schedule)
         if getattr(self.features_extractor, "provides_logits", False):
             # agents/nets.py: the extractor scores the actions itself (pointer / spatial heads)
-            from .nets import ExtractorHead
             self.action_net = ExtractorHead(self.pi_features_extractor)
             self.optimizer = self.optimizer_class(  # type: ignore[call-arg]  # as SB3 builds it
                 self.parameters(), lr=lr_schedule(1), **self.optimizer_kwargs)
@@ -361,6 +373,9 @@ class PPOAgent(BaseAgent):
         return agent
 
     def logits(self, observation: np.ndarray) -> np.ndarray:
+        fast = numpy_forward(self.policy)
+        if fast is not None:
+            return fast(np.asarray(observation, np.float32)[None])[0].astype(np.float64)
         obs = torch.as_tensor(np.asarray(observation, np.float32)[None], device=self.policy.device)
         with torch.inference_mode():
             features = self.policy.extract_features(obs, self.policy.pi_features_extractor)
@@ -369,7 +384,11 @@ class PPOAgent(BaseAgent):
 
     @staticmethod
     def logits_batch(policy, observations: np.ndarray) -> np.ndarray:
-        """Logits of a batch of observations (one forward pass)."""
+        """Logits of a batch of observations (one forward pass; in numpy where the network has a
+        numpy twin, ``numpy_forward``)."""
+        fast = numpy_forward(policy)
+        if fast is not None:
+            return fast(np.asarray(observations, np.float32)).astype(np.float64)
         obs = torch.as_tensor(np.asarray(observations, np.float32), device=policy.device)
         with torch.inference_mode():
             features = policy.extract_features(obs, policy.pi_features_extractor)

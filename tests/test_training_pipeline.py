@@ -97,6 +97,51 @@ def test_slot_net_scores_user_target_pairs():
                 game.num_weapon_designs)
 
 
+@pytest.mark.parametrize("players", [2, 3])
+def test_slot_net_numpy_twin_gives_the_torch_logits(players):
+    """``SlotNet.numpy_logits`` (the inference path of snapshot opponents and evaluation,
+    ``agents.ppo.numpy_forward``) gives the torch pass's logits for batches of real positions,
+    empty battlefields included, and follows the weights when an optimizer step changes them."""
+    from tabletop_arena.agents.ppo import numpy_forward
+    from tabletop_arena.train.ppo import policy_kwargs
+
+    game = envs.make_game("zaka_v0", num_players=players)
+    cfg = load_config(None, _tiny(network="slots", net_arch=[16]), game="zaka_v0")
+    space = _box(game.observation_size)
+    pol = ArenaPolicy(space, gymnasium.spaces.Discrete(game.num_actions), lambda _: 1e-3,
+                      **policy_kwargs(game, cfg))
+    fast = numpy_forward(pol)
+    assert fast is not None
+    rng = np.random.default_rng(players)
+    obs = []
+    for seed in range(6):
+        st = game.new_initial_state(seed)
+        for _ in range(int(rng.integers(0, 40))):
+            if st.is_terminal():
+                break
+            st.apply(int(rng.choice(np.flatnonzero(st.legal_actions_mask()))))
+        obs.append(st.observation(max(st.current_player, 0)))
+    obs = np.stack(obs).astype(np.float32)
+    assert (obs[0] != obs[-1]).any()
+
+    def torch_logits(o):
+        with torch.no_grad():
+            t = torch.as_tensor(o)
+            return pol.action_net(pol.mlp_extractor.forward_actor(pol.extract_features(t, pol.pi_features_extractor))).numpy()
+
+    for batch in (obs[:1], obs[:3], obs):
+        np.testing.assert_allclose(fast(batch), torch_logits(batch), rtol=1e-4, atol=1e-4)
+    before = fast(obs)
+    loss = pol.action_net(pol.mlp_extractor.forward_actor(pol.extract_features(torch.as_tensor(obs)))).sum()
+    pol.optimizer.zero_grad()
+    loss.backward()
+    pol.optimizer.step()
+    after = fast(obs)
+    assert np.abs(after - before).max() > 1e-4
+    np.testing.assert_allclose(after, torch_logits(obs), rtol=1e-4, atol=1e-4)
+    np.testing.assert_allclose(PPOAgent.logits_batch(pol, obs), after, rtol=1e-6)
+
+
 def _tiny(**kw):
     base = dict(n_envs=2, n_steps=32, batch_size=32, n_epochs=1, progress=False, eval_interval=0,
                 eval_games=2, eval_opponents=["random"], net_arch=[16], features_dim=16, slot_dim=8,
