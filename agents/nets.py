@@ -263,7 +263,7 @@ class SlotNet(BaseFeaturesExtractor):
         if c is not None and c[0] == [p._version for p in c[1]]:
             return c[2]
         params = dict(self.named_parameters())
-        W = {k: v.detach().numpy() for k, v in params.items()}
+        W = {k: v.detach().cpu().numpy() for k, v in params.items()}
         X, I = self.X, self.I
         w0 = W["slot_enc.0.weight"]
 
@@ -290,6 +290,10 @@ class SlotNet(BaseFeaturesExtractor):
     def numpy_logits(self, obs: np.ndarray) -> np.ndarray:
         """``action_logits(forward(obs))`` computed in numpy (float32), for a batch of observations;
         the same values as the torch pass up to float rounding."""
+        return self.numpy_forward(obs)[0]
+
+    def numpy_forward(self, obs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(logits, features) of ``numpy_logits``: the features are ``forward(obs)``."""
         P = self._numpy_weights()
         obs = np.asarray(obs, np.float32)
         B, S, F, X, I = obs.shape[0], self.S, self.F, self.X, self.I
@@ -323,7 +327,7 @@ class SlotNet(BaseFeaturesExtractor):
         wt, bt = P["army_t"]
         ram = self._np_pairs(army_user, a @ wt + bt, ram_ctx)
         return np.concatenate([monster_end[:, :self.dm], weapon, monster_end[:, self.dm:],
-                               use.reshape(B, -1), ram.reshape(B, -1)], axis=1)
+                               use.reshape(B, -1), ram.reshape(B, -1)], axis=1), latent
 
     @staticmethod
     def _np_pairs(user: np.ndarray, target: np.ndarray, ctx: np.ndarray) -> np.ndarray:

@@ -34,7 +34,7 @@ import tempfile
 import zipfile
 from functools import partial
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 import numpy as np
 import torch
@@ -170,6 +170,33 @@ def numpy_forward(policy):
             or not isinstance(policy.action_net, ExtractorHead):
         return None
     return fn
+
+
+_NUMPY_ACTIVATIONS: dict[type, Callable[[np.ndarray], np.ndarray]] = {nn.Tanh: np.tanh, nn.ReLU: lambda x: np.maximum(x, 0)}
+
+
+def numpy_outputs(policy):
+    """(logits, values) as a numpy function of a float32 batch (the rollout's forward pass) where
+    ``numpy_forward`` applies and the critic (shared features, then Linear / Tanh / ReLU layers)
+    runs in numpy too; else None. The critic's weights are read as views of its parameters at
+    each call, so they follow the updates."""
+    if numpy_forward(policy) is None or not policy.share_features_extractor:
+        return None
+    layers = list(policy.mlp_extractor.value_net) + [policy.value_net]
+    if not all(isinstance(m, nn.Linear) or type(m) in _NUMPY_ACTIVATIONS for m in layers):
+        return None
+    forward = policy.features_extractor.numpy_forward
+
+    def outputs(obs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        logits, x = forward(obs)
+        for m in layers:
+            if isinstance(m, nn.Linear):
+                x = x @ m.weight.detach().cpu().numpy().T + m.bias.detach().cpu().numpy()
+            else:
+                x = _NUMPY_ACTIVATIONS[type(m)](x)
+        return logits, x[:, 0]
+
+    return outputs
 
 
 class ArenaPolicy(MaskableActorCriticPolicy):

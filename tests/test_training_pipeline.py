@@ -100,9 +100,11 @@ def test_slot_net_scores_user_target_pairs():
 @pytest.mark.parametrize("players", [2, 3])
 def test_slot_net_numpy_twin_gives_the_torch_logits(players):
     """``SlotNet.numpy_logits`` (the inference path of snapshot opponents and evaluation,
-    ``agents.ppo.numpy_forward``) gives the torch pass's logits for batches of real positions,
-    empty battlefields included, and follows the weights when an optimizer step changes them."""
-    from tabletop_arena.agents.ppo import numpy_forward
+    ``agents.ppo.numpy_forward``; with the critic, ``numpy_outputs``, the rollouts' forward pass)
+    gives the torch pass's logits and values for batches of real positions, empty battlefields
+    included, and follows the weights when an optimizer step changes them."""
+    from tabletop_arena.agents.ppo import numpy_forward, numpy_outputs
+    from tabletop_arena.train.algo import policy_outputs
     from tabletop_arena.train.ppo import policy_kwargs
 
     game = envs.make_game("zaka_v0", num_players=players)
@@ -129,10 +131,17 @@ def test_slot_net_numpy_twin_gives_the_torch_logits(players):
             t = torch.as_tensor(o)
             return pol.action_net(pol.mlp_extractor.forward_actor(pol.extract_features(t, pol.pi_features_extractor))).numpy()
 
+    both = numpy_outputs(pol)
+    assert both is not None
     for batch in (obs[:1], obs[:3], obs):
         np.testing.assert_allclose(fast(batch), torch_logits(batch), rtol=1e-4, atol=1e-4)
+        with torch.no_grad():
+            values = policy_outputs(pol, torch.as_tensor(batch))[1].numpy()
+        np.testing.assert_allclose(both(batch)[1], values, rtol=1e-4, atol=1e-5)
     before = fast(obs)
-    loss = pol.action_net(pol.mlp_extractor.forward_actor(pol.extract_features(torch.as_tensor(obs)))).sum()
+    before_values = both(obs)[1]
+    logits_t, values_t = policy_outputs(pol, torch.as_tensor(obs))
+    loss = logits_t.sum() + values_t.sum()
     pol.optimizer.zero_grad()
     loss.backward()
     pol.optimizer.step()
@@ -140,6 +149,10 @@ def test_slot_net_numpy_twin_gives_the_torch_logits(players):
     assert np.abs(after - before).max() > 1e-4
     np.testing.assert_allclose(after, torch_logits(obs), rtol=1e-4, atol=1e-4)
     np.testing.assert_allclose(PPOAgent.logits_batch(pol, obs), after, rtol=1e-6)
+    with torch.no_grad():
+        values = policy_outputs(pol, torch.as_tensor(obs))[1].numpy()
+    assert np.abs(both(obs)[1] - before_values).max() > 1e-4
+    np.testing.assert_allclose(both(obs)[1], values, rtol=1e-4, atol=1e-5)
 
 
 def _tiny(**kw):

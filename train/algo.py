@@ -27,6 +27,8 @@ import torch.nn.functional as F
 from sb3_contrib import MaskablePPO
 from stable_baselines3.common.utils import explained_variance
 
+from ..agents.ppo import numpy_outputs
+
 
 def masked_log_softmax(logits: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
     """log-probabilities over the legal actions (-inf elsewhere)."""
@@ -150,7 +152,15 @@ class ArenaPPO(MaskablePPO):
         return True
 
     def _decide(self, obs, masks: np.ndarray, uniform: torch.Tensor):
-        """(actions, values, log-probs) of the current policy for ``obs`` under ``masks``."""
+        """(actions, values, log-probs) of the current policy for ``obs`` under ``masks`` (in
+        numpy where the network has a numpy twin: ``agents.ppo.numpy_outputs``)."""
+        fast = numpy_outputs(self.policy)
+        if fast is not None:
+            logits, values = fast(np.asarray(obs, np.float32))
+            logp_all = masked_log_softmax(torch.from_numpy(logits), torch.as_tensor(masks))
+            actions_t = sample_masked(logp_all, uniform)
+            log_probs = logp_all.gather(1, actions_t[:, None]).squeeze(1)
+            return actions_t.cpu().numpy(), torch.from_numpy(values), log_probs
         with torch.inference_mode():
             obs_t = torch.as_tensor(obs, dtype=torch.float32, device=self.device)
             logits, values = policy_outputs(self.policy, obs_t)
