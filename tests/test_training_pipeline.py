@@ -3,6 +3,8 @@ DAgger, the KL anchor, the opponent curriculum, vectorized self-play with batche
 learning curve, disjoint training / evaluation seeds, the device choice. Tiny sizes: seconds."""
 from __future__ import annotations
 
+import os
+
 import gymnasium
 import numpy as np
 import pytest
@@ -319,6 +321,24 @@ def test_pipelined_rollouts_match_stepped_ones():
         for k in ("values", "log_probs"):
             np.testing.assert_allclose(ref[k], other[k], rtol=1e-5, atol=1e-6, err_msg=k)
         assert ref["episodes"] == other["episodes"]
+
+
+def test_update_threads_apply_to_the_update_only(monkeypatch):
+    """``update_threads``: 0 means the cores the process may use (at most 4); the update runs on
+    that many torch threads and the rollouts go back to ``torch_threads`` afterwards."""
+    from tabletop_arena.train import algo
+    from tabletop_arena.train.ppo import update_threads
+
+    cfg = load_config(None, {}, game="zaka_v0")
+    assert update_threads(cfg) == max(1, min(4, len(os.sched_getaffinity(0))))
+    assert update_threads(load_config(None, {"update_threads": 3}, game="zaka_v0")) == 3
+    seen = []
+    monkeypatch.setattr(algo.ArenaPPO, "_train", lambda self: seen.append(torch.get_num_threads()))
+    model = algo.ArenaPPO.__new__(algo.ArenaPPO)
+    model.update_threads = 3
+    before = torch.get_num_threads()
+    model.train()
+    assert seen == [3] and torch.get_num_threads() == before
 
 
 def test_sample_masked_draws_from_the_masked_distribution():

@@ -47,8 +47,10 @@ class TrainConfig:
     pipelined: bool = True                #: vec_env parallel: decide one worker's next actions while the
     #:                                       others step (the same rollout, less waiting): train/algo.py
     torch_threads: int = 1                #: torch intra-op threads in the learner process
-    update_threads: int = 0               #: torch threads during the PPO update only (0: torch_threads);
-    #:                                       with env worker processes they are idle then
+    update_threads: int = 0               #: torch threads during the PPO update only; 0: the cores this
+    #:                                       process may use, at most 4 (the rollout's small forward passes
+    #:                                       run on torch_threads; during the update the envs wait, so the
+    #:                                       other cores are free). Set 1 where other jobs keep the cores busy
     device: str = "cpu"                   #: torch device of the learner: cpu, cuda, or auto (cuda if available)
     # --- network --------------------------------------------------------------------------------
     network: str = "auto"                 #: auto (cnn if the layout has a (C,H,W) piece), cnn, mlp,

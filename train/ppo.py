@@ -126,6 +126,18 @@ def make_vec_env(game_id: str, cfg: TrainConfig, seed: int, snapshots: Sequence[
     return VecMonitor(venv)
 
 
+def update_threads(cfg: TrainConfig) -> int:
+    """Torch threads for the PPO update: the config's, or for 0 the cores this process may run on
+    (at most 4)."""
+    if cfg.update_threads > 0:
+        return cfg.update_threads
+    try:
+        cores = len(os.sched_getaffinity(0))
+    except AttributeError:  # not Linux
+        cores = os.cpu_count() or 1
+    return max(1, min(4, cores))
+
+
 def resolve_device(device: str) -> str:
     """``auto``: cuda when torch sees a GPU, else cpu; ``cuda`` without one is an error."""
     if device == "auto":
@@ -574,7 +586,7 @@ def _train_locked(game_id: str, cfg: TrainConfig, out: Path, resume: bool, meta:
         run.model.kl_coef, run.model.kl_coef_end = cfg.kl_coef, cfg.kl_coef_end
         run.model.learning_rate_end = cfg.learning_rate_end
         run.model.value_warmup_steps = cfg.value_warmup_steps
-        run.model.pipelined, run.model.update_threads = cfg.pipelined, cfg.update_threads
+        run.model.pipelined, run.model.update_threads = cfg.pipelined, update_threads(cfg)
         if cfg.kl_coef > 0 and (out / "reference.zip").is_file():
             from ..agents.ppo import load_policy
             run.model.set_reference(load_policy(out / "reference.zip", device=device))
@@ -589,7 +601,7 @@ def _train_locked(game_id: str, cfg: TrainConfig, out: Path, resume: bool, meta:
             tensorboard_log=str(out / "tb"), device=device, verbose=0,
             kl_coef=cfg.kl_coef, kl_coef_end=cfg.kl_coef_end, value_warmup_steps=cfg.value_warmup_steps,
             learning_rate_end=cfg.learning_rate_end)
-        run.model.pipelined, run.model.update_threads = cfg.pipelined, cfg.update_threads
+        run.model.pipelined, run.model.update_threads = cfg.pipelined, update_threads(cfg)
         if cfg.init_policy:
             from ..agents.ppo import load_policy
             start = load_policy(cfg.init_policy, device=device)

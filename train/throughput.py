@@ -9,7 +9,7 @@ snapshots of the learner; the pool starts with a snapshot of each setup's own in
 snapshot opponents play from the first step and cost what they cost):
 
 1. ``project default``: ``configs/train/<game>.yaml`` as ``arena train`` runs it (ArenaPPO, its
-   network, vectorized env, torch threads);
+   network, vectorized env, torch threads for the rollouts and for the update: ``update_threads``);
 2. ``sb3-contrib defaults, T threads``: ``MaskablePPO("MlpPolicy", env)`` with every hyperparameter
    at its default (n_steps 2048, batch 64, 10 epochs, a 64x64 MLP) on one ``SelfPlayEnv`` in SB3's
    DummyVecEnv, with torch limited to T = 1 and T = 2 threads.
@@ -63,7 +63,7 @@ def _seed_snapshot(model, game, game_id: str, venv, folder: Path, name: str) -> 
 def project_setup(game: str, folder: Path, overrides: dict | None = None, name: str = "project default") -> Setup:
     from ..agents.ppo import ArenaPolicy
     from .algo import ArenaPPO
-    from .ppo import make_vec_env, policy_kwargs, resolve_device
+    from .ppo import make_vec_env, policy_kwargs, resolve_device, update_threads
 
     game_id = envs.resolve(game)
     cfg = load_config(None, dict(overrides or {}, progress=False), game=game_id)
@@ -76,7 +76,7 @@ def project_setup(game: str, folder: Path, overrides: dict | None = None, name: 
                      clip_range=cfg.clip_range, ent_coef=cfg.ent_coef, vf_coef=cfg.vf_coef,
                      max_grad_norm=cfg.max_grad_norm, policy_kwargs=policy_kwargs(g, cfg),
                      device=resolve_device(cfg.device), kl_coef=cfg.kl_coef)
-    model.pipelined, model.update_threads = cfg.pipelined, cfg.update_threads
+    model.pipelined, model.update_threads = cfg.pipelined, update_threads(cfg)
     if cfg.kl_coef > 0:  # the KL term costs a reference forward pass per rollout: time it too
         from ..agents.ppo import load_policy
         path = Path(folder) / f"{name.replace(' ', '_')}_reference.zip"
@@ -85,8 +85,8 @@ def project_setup(game: str, folder: Path, overrides: dict | None = None, name: 
         model.set_reference(load_policy(path, device=str(model.device)))
     if "snapshot" in cfg.opponent_mix:
         _seed_snapshot(model, g, game_id, venv, Path(folder), name.replace(" ", "_"))
-    return Setup(f"{name} ({cfg.vec_env} x{cfg.n_envs}, {cfg.torch_threads} thread{'s' * (cfg.torch_threads > 1)})",
-                 model, venv, cfg.torch_threads)
+    return Setup(f"{name} ({cfg.vec_env} x{cfg.n_envs}, {cfg.torch_threads} thread{'s' * (cfg.torch_threads > 1)}, "
+                 f"update {model.update_threads})", model, venv, cfg.torch_threads)
 
 
 def sb3_default_setup(game: str, folder: Path, threads: int) -> Setup:
