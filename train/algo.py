@@ -133,7 +133,9 @@ class ArenaPPO(MaskablePPO):
         ``pipelined`` on, the steps are pipelined across the workers: as soon as one worker's envs
         have stepped, their next actions are decided and sent while the other worker is still
         stepping. The rollout is the same (same states, same actions for the same random draws:
-        one uniform draw per step for all envs, taken in step order); only the waiting changes."""
+        one uniform draw per step for all envs, taken in step order); only the waiting changes,
+        and a callback's commands to the envs (a new snapshot in the pool) reach each worker
+        after the step it is running, one step later than in the whole-step loop."""
         assert self._last_obs is not None, "No previous observation was provided"
         self.policy.set_training_mode(False)
         rollout_buffer.reset()
@@ -152,18 +154,16 @@ class ArenaPPO(MaskablePPO):
         return True
 
     def _decide(self, obs, masks: np.ndarray, uniform: torch.Tensor):
-        """(actions, values, log-probs) of the current policy for ``obs`` under ``masks`` (in
-        numpy where the network has a numpy twin: ``agents.ppo.numpy_outputs``)."""
+        """(actions, values, log-probs) of the current policy for ``obs`` under ``masks`` (the
+        network's pass in numpy where it has a numpy twin: ``agents.ppo.numpy_outputs``)."""
         fast = numpy_outputs(self.policy)
-        if fast is not None:
-            logits, values = fast(np.asarray(obs, np.float32))
-            logp_all = masked_log_softmax(torch.from_numpy(logits), torch.as_tensor(masks))
-            actions_t = sample_masked(logp_all, uniform)
-            log_probs = logp_all.gather(1, actions_t[:, None]).squeeze(1)
-            return actions_t.cpu().numpy(), torch.from_numpy(values), log_probs
         with torch.inference_mode():
-            obs_t = torch.as_tensor(obs, dtype=torch.float32, device=self.device)
-            logits, values = policy_outputs(self.policy, obs_t)
+            if fast is not None:  # a CPU policy
+                logits_np, values_np = fast(np.asarray(obs, np.float32))
+                logits, values = torch.from_numpy(logits_np), torch.from_numpy(values_np)
+            else:
+                logits, values = policy_outputs(self.policy, torch.as_tensor(obs, dtype=torch.float32,
+                                                                             device=self.device))
             logp_all = masked_log_softmax(logits, torch.as_tensor(masks, device=self.device))
             actions_t = sample_masked(logp_all, uniform)
             log_probs = logp_all.gather(1, actions_t[:, None]).squeeze(1)
