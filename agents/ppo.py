@@ -400,14 +400,7 @@ class PPOAgent(BaseAgent):
         return agent
 
     def logits(self, observation: np.ndarray) -> np.ndarray:
-        fast = numpy_forward(self.policy)
-        if fast is not None:
-            return fast(np.asarray(observation, np.float32)[None])[0].astype(np.float64)
-        obs = torch.as_tensor(np.asarray(observation, np.float32)[None], device=self.policy.device)
-        with torch.inference_mode():
-            features = self.policy.extract_features(obs, self.policy.pi_features_extractor)
-            latent = self.policy.mlp_extractor.forward_actor(features)
-            return self.policy.action_net(latent)[0].cpu().numpy().astype(np.float64)
+        return self.logits_batch(self.policy, np.asarray(observation, np.float32)[None])[0]
 
     @staticmethod
     def logits_batch(policy, observations: np.ndarray) -> np.ndarray:

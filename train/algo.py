@@ -235,7 +235,7 @@ class ArenaPPO(MaskablePPO):
             new = env.step_wait()
             new_obs, dones = new[0], new[2]
             if not self._after_step(env, callback, rollout_buffer, cur, new):
-                self._drain(env, base, last)
+                self._drain(env, last)
                 return None
             if not last:
                 cur = self._join(nxt, env.action_masks())
@@ -256,15 +256,13 @@ class ArenaPPO(MaskablePPO):
         return (np.concatenate([p[0] for p in parts]), torch.cat([p[1] for p in parts]),
                 torch.cat([p[2] for p in parts]), masks)
 
-    def _drain(self, env, base, last: bool) -> None:
+    def _drain(self, env, last: bool) -> None:
         """The run stops mid-rollout: finish the steps still in flight (so the envs, the
         observation kept for the next ``learn`` and the episode statistics agree); they are not
         learned from, as SB3 drops a partial rollout."""
         if last:
             return
-        parts = [base.step_group_wait(k) for k in range(len(base.groups))]
-        base.finish_group_step(parts)
-        new = env.step_wait()
+        new = env.step_wait()  # every worker's step in flight, joined
         self.num_timesteps += env.num_envs
         self._update_info_buffer(new[3], new[2])
         self._last_obs, self._last_episode_starts = new[0], new[2]

@@ -275,24 +275,19 @@ class ParallelSelfPlayVecEnv(VecEnv):
         return np.concatenate(obs)
 
     def step_async(self, actions: np.ndarray) -> None:
-        self._check_no_group_step("step_async()")
+        """A whole step: every worker's share of ``actions`` (``step_group_async``)."""
+        if self._assembled is not None:
+            raise RuntimeError("step_async() while a stepwise step is unfinished (step_wait first)")
         actions = np.asarray(actions)
-        for remote, (a, b) in zip(self.remotes, self.slices):
-            remote.send(("step", actions[a:b]))
+        for k, (a, b) in enumerate(self.slices):
+            self.step_group_async(k, actions[a:b])
 
     def step_wait(self):
-        if self._assembled is not None:  # a step taken worker by worker (finish_group_step)
-            out, self._assembled = self._assembled, None
-            return out
-        obs, rews, dones, infos = [], [], [], []
-        for remote, (a, b) in zip(self.remotes, self.slices):
-            o, r, d, i, masks = remote.recv()
-            obs.append(o)
-            rews.append(r)
-            dones.append(d)
-            infos.extend(i)
-            self._masks[a:b] = masks
-        return np.concatenate(obs), np.concatenate(rews), np.concatenate(dones), infos
+        """The whole step: every worker's reply joined (or the step ``finish_group_step`` joined)."""
+        if self._assembled is None:
+            self.finish_group_step([self.step_group_wait(k) for k in range(len(self.slices))])
+        out, self._assembled = self._assembled, None
+        return out
 
     def action_masks(self) -> np.ndarray:
         return self._masks.copy()
