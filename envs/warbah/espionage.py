@@ -93,13 +93,19 @@ def update_contact(st) -> None:
     if N == 2 and con[0, 1] and con[1, 0]:
         return  # every pair already in contact (permanent): nothing to add
     nbl = st.neighbours
+    held: list[set] = [set() for _ in range(N)]  # each player's hexes: controlled, Heroes
+    for c, o in enumerate(st.owner.tolist()):
+        if o >= 0:
+            held[o].add(c)
+    for h in st.heroes:
+        if h.alive:
+            held[h.seat].add(h.cell)
     pres = []
-    for s in range(N):
-        cells = set(int(c) for c in np.flatnonzero(st.owner == s))
-        cells |= {h.cell for h in st.heroes if h.alive and h.seat == s}
+    for cells in held:
         near = set(cells)
         for c in cells:
-            near.update(m for m in nbl[c] if m >= 0)
+            near.update(nbl[c])
+        near.discard(-1)
         pres.append((cells, near))
     for s in range(N):
         for o in range(s + 1, N):

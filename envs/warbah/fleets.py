@@ -134,8 +134,12 @@ def fleet_cells(st) -> list[int]:
 def unmanned_fleets(st, seat: int, occ=None) -> list[int]:
     """Cells of this player's fleets with no Hero on board (slot order, at most FLEET_SLOTS).
     ``occ``: the cells with a living Hero, when the caller has them."""
-    out = []
-    cells = fleet_cells(st)
+    return unmanned_from(st, seat, fleet_cells(st), occ)
+
+
+def unmanned_from(st, seat: int, cells: list, occ) -> list[int]:
+    """unmanned_fleets from the fleet cells (``fleet_cells``)."""
+    out: list[int] = []
     if not cells:
         return out
     own = st.fleets.owner
@@ -152,7 +156,7 @@ def unmanned_fleets(st, seat: int, occ=None) -> list[int]:
 def fleet_left(st, c: int) -> int:
     """Moves left this turn for the unmanned fleet in cell c."""
     t, left = st.fleets.moves.get(c, (-1, 0))
-    return left if t == st.turn else sea_rules(st)["sea_moves"]
+    return left if t == st.turn else st.game.sea_moves
 
 
 def disband_at_sea(st) -> None:

@@ -61,6 +61,13 @@ class WarbahGame(Game):
         self.terrain = {t["type"]: t for t in self.cfg["terrain"]}
         #: MP to enter a hex, by terrain code (config.TERRAINS order)
         self.terrain_mp = [self.terrain[t]["mp"] for t in TERRAINS]
+        #: designed.army_cap / command_bonus / troop_types / turn_cap / max_actions and
+        #: sea.sea_moves, read on every step (plain attributes: no dict lookups on the hot path)
+        self.army_cap = d["army_cap"]
+        self.command_bonus = d["command_bonus"]
+        self.troop_types = d["troop_types"]
+        self.sea_moves = self.cfg["sea"]["sea_moves"]
+        self.turn_cap, self.max_actions = d["turn_cap"], d["max_actions"]
         self.settle_roll = {r: s["type"] for s in self.cfg["settlements"] for r in s["rolls"]}
         self.settle = {s["type"]: s for s in self.cfg["settlements"]}
         self.settle["capitol"] = dict(self.cfg["capitol"], type="capitol")

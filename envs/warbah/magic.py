@@ -125,7 +125,7 @@ def towers(st, seat: int) -> int:
 def temples(st, seat: int) -> int:
     if "temple" not in st.variant:
         return 0
-    return sum(1 for c in np.flatnonzero(st.owner == seat) if st.variant[c] == "temple")
+    return sum(1 for o, v in zip(st.owner.tolist(), st.variant) if o == seat and v == "temple")
 
 
 def hand_limit(st, seat: int) -> int:

@@ -43,6 +43,7 @@ from .heroes import Hero
 #: garrison transfers of the move phase, taking from / dropping into the garrison
 GARRISON_TAKES = (TAKE_GARRISON, TAKE_SPECIAL) + tuple(range(TAKE_ONE0, TAKE_ONE0 + 4))
 GARRISON_DROPS = (DROP_OFF, DROP_SPECIAL) + tuple(range(DROP_ONE0, DROP_ONE0 + 4))
+_TAKES, _DROPS = frozenset(GARRISON_TAKES), frozenset(GARRISON_DROPS)  # membership tests
 
 
 # -- the mask -------------------------------------------------------------------------------------
@@ -56,22 +57,32 @@ def mask(st, seat: int, hi: int) -> np.ndarray:
     occ = heroes.hero_map(st)
     # the Heroes next to him: (direction, hex, Hero index), usually none
     adj = [(d, m, occ[m]) for d, m in enumerate(st.neighbours[h.cell]) if m in occ]
-    _land_steps(st, seat, h, out, occ, adj)
-    if espionage.hero_delayed(st, h):  # Agent Success 6: cannot move or attack this turn
+    stats: dict = {}  # heroes.army_stats of the Heroes looked at, computed once
+    _land_steps(st, seat, h, out, occ, adj, stats)
+    if h.delayed_turn == st.turn:  # espionage.hero_delayed (Agent Success 6): no move / attack
         out[:6] = 0
         out[EMPIRE0:] = 0  # he may still take his garrison or hand his army over
-        _whole_army_limits(st, h, out, occ)
+        _whole_army_limits(st, h, out, occ, adj, stats)
     else:
-        sea.move_mask(st, seat, hi, h, out)
+        sea.move_mask(st, seat, hi, h, out, occ)
         sea.fleet_mask(st, seat, out, occ)
-        _whole_army_limits(st, h, out, occ)
-        if st.land[h.cell]:
-            _transfer_mask(st, seat, h, out, occ, adj)
-    garrison_lock(st, h, out)
+        _whole_army_limits(st, h, out, occ, adj, stats)
+        if st.land.item(h.cell):
+            _transfer_mask(st, seat, h, out, occ, adj, stats)
+    if h.garrison_lock is not None:
+        garrison_lock(st, h, out)
     return out
 
 
-def _land_steps(st, seat: int, h: Hero, mask, occ: dict, adj: list) -> None:
+def _stats(st, h: Hero, stats: dict) -> tuple:
+    """heroes.army_stats of ``h`` (size, cap, type count, type limit), kept in ``stats``."""
+    r = stats.get(h)
+    if r is None:
+        r = stats[h] = heroes.army_stats(st, h)
+    return r
+
+
+def _land_steps(st, seat: int, h: Hero, mask, occ: dict, adj: list, stats: dict) -> None:
     """Steps onto adjacent land (move or explore), the whole garrison, dropping troops, the
     whole army to a friendly Hero, magic items (``adj``: the adjacent Heroes, see ``mask``)."""
     g = st.game
@@ -98,8 +109,10 @@ def _land_steps(st, seat: int, h: Hero, mask, occ: dict, adj: list) -> None:
             if 0 < cost <= mp:
                 mask[d] = 1
     if owner.item(c) == seat:
-        if hexes.garrisoned(st, c) and heroes.army_size(h) < heroes.army_cap(st, h):
-            mask[TAKE_GARRISON] = 1  # special units count against the cap too
+        if hexes.garrisoned(st, c):
+            size, cap = _stats(st, h, stats)[:2]
+            if size < cap:
+                mask[TAKE_GARRISON] = 1  # special units count against the cap too
         code = st.settle.item(c)
         if code >= 0:
             u = hexes.garrison_kind(st, c)
@@ -114,13 +127,14 @@ def _land_steps(st, seat: int, h: Hero, mask, occ: dict, adj: list) -> None:
         near = [(d, st.heroes[j]) for d, _, j in adj if st.heroes[j].seat == seat]
         if near and sum(h.troops.tolist()) > 0:
             for d, o in near:
-                if heroes.army_size(o) < heroes.army_cap(st, o):
+                size, cap = _stats(st, o, stats)[:2]
+                if size < cap:
                     mask[EXCHANGE0 + d] = 1
     if h.items:
         magic.item_give_mask(st, seat, h, mask, occ)
 
 
-def _transfer_mask(st, seat: int, h: Hero, mask, occ: dict, adj: list) -> None:
+def _transfer_mask(st, seat: int, h: Hero, mask, occ: dict, adj: list, stats: dict) -> None:
     """On land: passing through, trading with allies, Scouting's look, single garrison troops
     and special units in and out, and single troops to a friendly Hero (``adj``: the adjacent
     Heroes, see ``mask``)."""
@@ -134,7 +148,9 @@ def _transfer_mask(st, seat: int, h: Hero, mask, occ: dict, adj: list) -> None:
             if st.heroes[j].seat != seat and not espionage.is_revealed(st, seat, j):
                 mask[LOOK0 + d] = 1
     if st.owner.item(c) == seat:
-        _garrison_transfers(st, h, c, mask)
+        _garrison_transfers(st, h, c, mask, stats)
+    if not adj:
+        return
     # exchange instead of moving: only a Hero that has not moved yet, with a friendly (or
     # allied) Hero on adjacent land (looked for first: most Heroes have none)
     near = []
@@ -142,7 +158,8 @@ def _transfer_mask(st, seat: int, h: Hero, mask, occ: dict, adj: list) -> None:
     for d, m, j in adj:
         if land.item(m) and diplomacy.friendly(st, seat, st.heroes[j].seat):
             o = st.heroes[j]
-            if heroes.army_size(o) < heroes.army_cap(st, o):
+            size, cap = _stats(st, o, stats)[:2]
+            if size < cap:
                 near.append((d, o))
     if not near or not (h.exchanged_turn == st.turn or (
             h.mp >= _full_mp(st, h) and h.scout_moves >= heroes.ability(st, h, "scouting"))):
@@ -154,7 +171,8 @@ def _transfer_mask(st, seat: int, h: Hero, mask, occ: dict, adj: list) -> None:
         give_sp = np.flatnonzero(sp - recv > 0).tolist()
     give = (h.troops - _received_troops(st, h)).tolist()
     for d, o in near:
-        new_ok = heroes.type_count(o) < heroes.type_limit(st, o)
+        tc, tl = _stats(st, o, stats)[2:]
+        new_ok = tc < tl
         ot = o.troops.tolist()
         for t in range(4):
             if give[t] > 0 and (ot[t] > 0 or new_ok):
@@ -166,15 +184,15 @@ def _transfer_mask(st, seat: int, h: Hero, mask, occ: dict, adj: list) -> None:
                     mask[GIVE_SP0 + 13 * d + u] = 1
 
 
-def _garrison_transfers(st, h: Hero, c: int, mask) -> None:
+def _garrison_transfers(st, h: Hero, c: int, mask, stats: dict) -> None:
     """In an own hex: single garrison troops and special units into the army (within the cap
     and the type limit) and single troops of the settlement's kind into the garrison."""
-    room = heroes.army_cap(st, h) - heroes.army_size(h)
+    size, cap, tc, tl = _stats(st, h, stats)
     sp = h.specials
-    if room > 0:
+    if cap - size > 0:
         g = st.garrison[c].tolist()
         if any(g):
-            new_ok = heroes.type_count(h) < heroes.type_limit(st, h)  # 5 troop types (+Command)
+            new_ok = tc < tl  # 5 troop types (+Command)
             tr = h.troops.tolist()
             for t in range(4):
                 if g[t] > 0 and (tr[t] > 0 or new_ok):
@@ -182,7 +200,7 @@ def _garrison_transfers(st, h: Hero, c: int, mask) -> None:
         gsp = st.garrison_specials[c]
         if any(gsp.tolist()):  # special units (Knights), one at a time
             u = int(np.flatnonzero(gsp)[0])
-            if sp.item(u) > 0 or heroes.type_count(h) < heroes.type_limit(st, h):
+            if sp.item(u) > 0 or tc < tl:
                 mask[TAKE_SPECIAL] = 1
     code = st.settle.item(c)
     if code >= 0:
@@ -208,16 +226,19 @@ def _received_troops(st, h: Hero) -> np.ndarray:
     return h.received_troops
 
 
-def _whole_army_limits(st, h: Hero, mask, occ: dict) -> None:
+def _whole_army_limits(st, h: Hero, mask, occ: dict, adj: list, stats: dict) -> None:
     """Drop TAKE_GARRISON when the whole garrison would break Hero ``h``'s army cap or troop-type
     limit, and each whole-army hand-over (EXCHANGE0 + d) that would break the receiver's type
-    limit (also for a Hero delayed by espionage, who may still do both)."""
+    limit (also for a Hero delayed by espionage, who may still do both). ``adj``: the
+    adjacent Heroes (see ``mask``); without them there is no hand-over to check."""
     c = h.cell
-    if mask[TAKE_GARRISON] and (
-            heroes.army_cap(st, h) - heroes.army_size(h) <= 0
-            or heroes.type_count(h) + _new_types(st.garrison[c], h.troops)
-            + _new_types(st.garrison_specials[c], h.specials) > heroes.type_limit(st, h)):
-        mask[TAKE_GARRISON] = 0
+    if mask[TAKE_GARRISON]:
+        size, cap, tc, tl = _stats(st, h, stats)
+        if (cap - size <= 0 or tc + _new_types(st.garrison[c], h.troops)
+                + _new_types(st.garrison_specials[c], h.specials) > tl):
+            mask[TAKE_GARRISON] = 0
+    if not adj:
+        return
     ex = mask[EXCHANGE0:EXCHANGE0 + 6].tolist()
     if not any(ex):
         return
@@ -225,7 +246,8 @@ def _whole_army_limits(st, h: Hero, mask, occ: dict) -> None:
     for d in range(6):
         if ex[d]:
             o = st.heroes[occ.get(nbl[d], -1)]
-            if heroes.type_count(o) + _new_types(h.troops, o.troops) > heroes.type_limit(st, o):
+            tc, tl = _stats(st, o, stats)[2:]
+            if tc + _new_types(h.troops, o.troops) > tl:
                 mask[EXCHANGE0 + d] = 0
 
 
@@ -288,9 +310,9 @@ def apply(st, seat: int, hi: int, a: int) -> None:
 
 def note_garrison(st, h: Hero, a: int) -> None:
     """Record the direction of a garrison transfer (see ``garrison_lock``)."""
-    if a in GARRISON_TAKES:
+    if a in _TAKES:
         h.garrison_lock = (st.turn, h.cell, True)
-    elif a in GARRISON_DROPS:
+    elif a in _DROPS:
         h.garrison_lock = (st.turn, h.cell, False)
 
 

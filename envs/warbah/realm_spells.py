@@ -35,8 +35,9 @@ def open_window(st, timing: str) -> bool:
     if timing in m.opened:
         return False
     m.opened.add(timing)
+    # (only a Hero with a wizard or an item has a source: see _sources)
     q = [(s, i) for s in st.order for i, h in enumerate(st.heroes)
-         if h.alive and h.seat == s and castable(st, s, i, timing)]
+         if h.alive and h.seat == s and (h.wizard or h.items) and castable(st, s, i, timing)]
     if not q:
         return False
     m.saved = (st.phase, st.queue, st.queue_pos)

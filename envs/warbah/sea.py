@@ -30,9 +30,10 @@ def is_sea_step(st, h: Hero, d: int) -> bool:
     return fleets.at_sea(st, h) or (m >= 0 and not st.land[m])
 
 
-def move_mask(st, seat: int, x: int, h: Hero, mask: np.ndarray) -> None:
+def move_mask(st, seat: int, x: int, h: Hero, mask: np.ndarray, occ=None) -> None:
     """The direction actions at sea (sail, explore, land) and, on land, boarding an adjacent
-    own (or capturable) fleet; no whole-army hand-over onto or from a ship."""
+    own (or capturable) fleet; no whole-army hand-over onto or from a ship. ``occ``:
+    heroes.hero_map of this state, when the caller has it."""
     c = h.cell
     if fleets.at_sea(st, h):
         mask[:6] = 0
@@ -51,11 +52,13 @@ def move_mask(st, seat: int, x: int, h: Hero, mask: np.ndarray) -> None:
                 mask[d] = hexes.enterable(st, seat, h, m) > 0
         return
     land, ships, owner = st.land, st.fleets.ships, st.fleets.owner
+    if occ is None:
+        occ = heroes.hero_map(st)
     for d, m in enumerate(st.neighbours[c]):
         if m < 0 or land.item(m):
             continue
         mask[EXCHANGE0 + d] = 0  # no hand-over onto a ship
-        if (h.mp >= 1 and ships.item(m) > 0 and heroes.hero_at(st, m) < 0
+        if (h.mp >= 1 and ships.item(m) > 0 and m not in occ  # (hero_at(st, m) < 0)
                 and (owner.item(m) == seat or fleets.capturable(st, seat, m))):
             mask[d] = 1  # board the fleet
 
@@ -130,20 +133,24 @@ def fleet_mask(st, seat: int, mask: np.ndarray, occ=None) -> None:
     """MOVE: fleets without a Hero on board may move (designed: up to 4 hexes a turn, during any
     of the player's Heroes' moves; no sea encounters, no attacks). ``occ``: the hexes with a
     living Hero (a set, or heroes.hero_map's dict), when the caller has them."""
-    if not fleets.fleet_cells(st):
+    cells = fleets.fleet_cells(st)
+    if not cells:
         return
     if occ is None:
         occ = {h.cell for h in st.heroes if h.alive}  # hexes with a Hero (hero_at >= 0)
-    mine = fleets.unmanned_fleets(st, seat, occ)
+    mine = fleets.unmanned_from(st, seat, cells, occ)
     if not mine:
         return
-    land, own = st.land, st.fleets.owner
+    land, own, nbl = st.land, st.fleets.owner, st.neighbours
+    moves, turn, fresh = st.fleets.moves, st.turn, st.game.sea_moves
     for k, c in enumerate(mine):
-        if fleets.fleet_left(st, c) <= 0:
+        t, left = moves.get(c, (-1, 0))  # fleets.fleet_left
+        if (left if t == turn else fresh) <= 0:
             continue
-        for d, m in enumerate(st.neighbours[c]):
+        a0 = FLEET0 + 6 * k
+        for d, m in enumerate(nbl[c]):
             if m >= 0 and not land.item(m) and m not in occ and own.item(m) in (-1, seat):
-                mask[FLEET0 + 6 * k + d] = 1
+                mask[a0 + d] = 1
 
 
 def fleet_apply(st, seat: int, a: int) -> None:

@@ -298,9 +298,9 @@ def advance(st) -> None:
     """Run automatic steps until a player must decide (or the game ends). Queue entries with
     nothing to decide (only DONE) are skipped; the mask of the entry that stops the loop is
     kept as the state's cached mask."""
-    d = st.game.cfg["designed"]
+    max_actions = st.game.max_actions
     while True:
-        if st.phase != "over" and len(st.history) >= d["max_actions"]:
+        if st.phase != "over" and len(st.history) >= max_actions:
             st.capped, st.phase, st.ending = True, "over", "cap"
         phase = st.phase
         if phase == "over":
@@ -420,7 +420,11 @@ def domination_winner(st) -> int:
     ``domination_share`` of all the settlements the players hold, else -1."""
     v = st.game.cfg["designed"]["victory"]
     n = st.game.num_seats
-    held = [len(hexes.settlements_of(st, s)) if st.alive[s] else 0 for s in range(n)]
+    held = [0] * n  # settlements held (hexes.settlements_of) by the players still in
+    alive = st.alive.tolist()
+    for o, k in zip(st.owner.tolist(), st.settle.tolist()):
+        if o >= 0 and k >= 0 and alive[o]:
+            held[o] += 1
     best = max(range(n), key=lambda s: held[s])
     if held[best] >= v["domination_min"] and held[best] >= v["domination_share"] * sum(held):
         return best
@@ -430,11 +434,11 @@ def domination_winner(st) -> int:
 def victory(st, domination: bool = True) -> bool:
     """The victory condition: one player left (last standing), or (at the end of a Recovery
     phase) a dominating player. True: the game is over."""
-    live = np.flatnonzero(st.alive).tolist()
+    live = [s for s, a in enumerate(st.alive.tolist()) if a]
     if len(live) <= 1:
         st.winner, st.ending = (live[0] if live else -1), "last_standing"
-    elif domination and domination_winner(st) >= 0:
-        st.winner, st.ending = domination_winner(st), "domination"
+    elif domination and (best := domination_winner(st)) >= 0:
+        st.winner, st.ending = best, "domination"
     else:
         return False
     st.phase = "over"
