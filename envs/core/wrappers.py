@@ -18,16 +18,19 @@ class OrderEnforcing(OrderEnforcingWrapper):
 
     @property
     def agents(self):
-        self._check_reset("agents")
+        if not self._has_reset:
+            self._check_reset("agents")
         return self.env.agents
 
     @property
     def agent_selection(self):
-        self._check_reset("agent_selection")
+        if not self._has_reset:
+            self._check_reset("agent_selection")
         return self.env.agent_selection
 
     def last(self, observe: bool = True):
-        self._check_reset("agent_selection")
+        if not self._has_reset:
+            self._check_reset("agent_selection")
         return self.env.last(observe)
 
     def step(self, action) -> None:

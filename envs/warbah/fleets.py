@@ -127,7 +127,7 @@ def fleet_cells(st) -> list[int]:
     key = st.fleets.ships.tobytes()
     c = st.__dict__.get("_fleet_cells")
     if c is None or c[0] != key:
-        c = st._fleet_cells = (key, np.flatnonzero(st.fleets.ships).tolist())
+        c = st._fleet_cells = (key, st.fleets.ships.nonzero()[0].tolist())
     return c[1]
 
 

@@ -66,7 +66,8 @@ class WarbahGame(Game):
         self.army_cap = d["army_cap"]
         self.command_bonus = d["command_bonus"]
         self.troop_types = d["troop_types"]
-        self.sea_moves = self.cfg["sea"]["sea_moves"]
+        sea = self.cfg["sea"]
+        self.sea_moves, self.ship_cost = sea["sea_moves"], sea["ship_cost"]
         self.turn_cap, self.max_actions = d["turn_cap"], d["max_actions"]
         self.settle_roll = {r: s["type"] for s in self.cfg["settlements"] for r in s["rolls"]}
         self.settle = {s["type"]: s for s in self.cfg["settlements"]}

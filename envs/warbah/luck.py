@@ -22,7 +22,6 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from . import heroes
 from .actions import KEEP_ROLL, NUM_ACTIONS, REROLL
 
 
@@ -81,10 +80,19 @@ def lucky_hero(st, seat: int) -> int:
     """A living Hero of ``seat`` with Luck not used this turn (lowest index), else -1."""
     if seat < 0:
         return -1
+    turn = st.turn
+    units = st.game.granting_units.get("luck")
     for i, h in enumerate(st.heroes):
-        if h.alive and h.seat == seat and h.luck_used_turn != st.turn \
-                and heroes.ability(st, h, "luck"):
-            return i
+        if h.alive and h.seat == seat and h.luck_used_turn != turn:
+            # heroes.ability(st, h, "luck") > 0, stopping at the first source
+            for a, _ in h.abilities:
+                if a == "luck":
+                    return i
+            if units:
+                sp = h.specials
+                for u in units:
+                    if sp.item(u):
+                        return i
     return -1
 
 

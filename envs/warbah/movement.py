@@ -168,7 +168,7 @@ def _transfer_mask(st, seat: int, h: Hero, mask, occ: dict, adj: list, stats: di
     give_sp = None
     if any(sp.tolist()):  # special units, one at a time (once per turn each)
         recv = h.received_specials if h.received_specials_turn == st.turn else 0
-        give_sp = np.flatnonzero(sp - recv > 0).tolist()
+        give_sp = ((sp - recv) > 0).nonzero()[0].tolist()
     give = (h.troops - _received_troops(st, h)).tolist()
     for d, o in near:
         tc, tl = _stats(st, o, stats)[2:]

@@ -260,7 +260,7 @@ def _unmanned_fleet_plane(st, w, n: int, my_fleets: list, occ: set) -> None:
     their moves left / 4."""
     k = 0
     turn = st.turn
-    fm, sea_moves = st.fleets.moves, fleets.sea_rules(st)["sea_moves"]
+    fm, sea_moves = st.fleets.moves, st.game.sea_moves
     for c in my_fleets:
         if c not in occ:
             t, left = fm.get(c, (-1, 0))  # fleets.fleet_left
@@ -317,15 +317,12 @@ def _espionage_part(st, seat: int, w, n: int, vo: int) -> None:
 def _sea_part(st, seat: int, w, n: int, vo: int, mine: list) -> None:
     """My Heroes at sea (plane 4: sea moves left), the acting Hero's fleet and his Luck."""
     turn, land = st.turn, st.land
-    sea_moves = None
     for h in mine:
         if not land[h.cell]:
             if h.sea_moves_turn == turn:
                 mp = h.sea_moves
             else:
-                if sea_moves is None:
-                    sea_moves = fleets.sea_rules(st)["sea_moves"]
-                mp = sea_moves
+                mp = st.game.sea_moves
             w[4 * n + h.cell] = min(mp, 6) / 6.0
     q = st.queue[st.queue_pos] if st.queue_pos < len(st.queue) else None
     if st.phase == "move" and q is not None and q[0] == seat:

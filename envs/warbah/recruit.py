@@ -88,7 +88,7 @@ def ship_recruit_mask(st, seat: int, c: int, mask: np.ndarray) -> None:
     if (SETTLEMENTS[code] == "mine"
             or st.recruited.item(c) >= st.game.cfg["designed"]["max_recruit_per_settlement"]):
         return
-    if st.gold.item(seat) < fleets.sea_rules(st)["ship_cost"]:
+    if st.gold.item(seat) < st.game.ship_cost:
         return
     land, own = st.land, st.fleets.owner
     occ = None
