@@ -241,13 +241,21 @@ def _empire_section(st, seat: int, w: memoryview, my_fleets: list, occ: set,
     if k is not None:
         w[vo + k] = 1
     esp = st.espionage
+    N = st.game.num_seats
     if (esp.mission is not None or st.luck is not None or st.troop_loss is not None
             or esp.revealed or esp.log):  # else only the contacts are set (the quiet case)
         _espionage_part(st, seat, w, n, vo)
+    elif N == 2:  # _relative_flags for two players: one entry
+        if esp.contact.item(seat, 1 - seat):
+            w[vo + 23] = 1
     else:
-        _relative_flags(esp.contact, seat, st.game.num_seats, w, vo + 22)
+        _relative_flags(esp.contact, seat, N, w, vo + 22)
     _sea_part(st, seat, w, n, vo, mine)
-    _relative_flags(st.diplomacy.allied, seat, st.game.num_seats, w, vo + 58)
+    if N == 2:
+        if st.diplomacy.allied.item(seat, 1 - seat):
+            w[vo + 59] = 1
+    else:
+        _relative_flags(st.diplomacy.allied, seat, N, w, vo + 58)
     if phase in _DIPLOMACY_INDEX:
         _diplomacy_part(st, seat, w, vo)
     _specials_part(st, seat, w, vo)
@@ -318,7 +326,7 @@ def _sea_part(st, seat: int, w, n: int, vo: int, mine: list) -> None:
     """My Heroes at sea (plane 4: sea moves left), the acting Hero's fleet and his Luck."""
     turn, land = st.turn, st.land
     for h in mine:
-        if not land[h.cell]:
+        if not land.item(h.cell):
             if h.sea_moves_turn == turn:
                 mp = h.sea_moves
             else:
