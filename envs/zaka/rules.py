@@ -514,6 +514,13 @@ class ZakaState(State):
     def army_hearts(self, seat: int) -> int:
         return sum(m[1] for m in self.fields[seat])
 
+    def scores(self) -> list[float]:
+        """The running score per army (seat): hearts left on its monsters, 0 once it is out.
+        Read only by score shaping in training (``score_reward``; a player's two armies count
+        as their mean); the ranking at the end is ``owner_scores``."""
+        return [0.0 if self.out[t] else float(self.army_hearts(t))
+                for t in range(self.game.num_seats)]
+
     def owner_scores(self) -> list[float]:
         """Ranking score per player: surviving players above eliminated ones; among the eliminated,
         later is better; at the turn limit survivors are ordered by hearts left on their armies."""

@@ -524,3 +524,21 @@ def test_every_card_has_name_numbers_and_text():
     monsters = [c for c in g.cards if c["kind"] == "monster"]
     assert len({c["hearts"] for c in monsters}) >= 4 and len({c["swords"] for c in monsters}) >= 3
     assert len({c["ability"] for c in monsters}) == 7
+
+
+def test_running_score_is_hearts_left_and_feeds_score_shaping():
+    """HEARTS (a designed running score for training's score shaping, RULES.md): each army's score
+    is the hearts left on its monsters, 0 once it is out; a player's two armies count as their mean
+    in the score margin."""
+    from tabletop_arena.train.selfplay import score_margins
+    st = position(num_players=2, fields={0: ["warlord", ("imp", 1)], 1: ["goblin_grunt"],
+                                         2: ["stone_troll"], 3: ["imp"]})
+    g = st.game
+    hearts = [sum(m[1] for m in st.fields[t]) for t in range(4)]
+    assert st.scores() == [float(h) for h in hearts] and hearts[3] > 0
+    st.out[3] = True  # an army out scores 0 (its monsters no longer count)
+    assert st.scores()[3] == 0.0
+    owners = [g.seat_owner(t) for t in range(4)]
+    mine = np.mean([hearts[t] for t in range(4) if owners[t] == 0])
+    theirs = np.mean([0.0 if t == 3 else hearts[t] for t in range(4) if owners[t] == 1])
+    assert np.allclose(score_margins(st, g), [mine - theirs, theirs - mine])
