@@ -84,9 +84,11 @@ def roll_granted_types(st, hi: int, in_recovery: bool) -> bool:
 
 
 def _missing_granted(st, h: Hero) -> list[str]:
-    sp = h.specials
+    sp = h.specials.tolist()
+    if not any(sp):  # no special units: nothing granted (most Heroes)
+        return []
     return [a for a, units in st.game.granting_units.items()
-            if a in TYPED and a not in h.granted_types and any(sp.item(u) for u in units)]
+            if a in TYPED and a not in h.granted_types and any(sp[u] for u in units)]
 
 
 @luck.step("granted")

@@ -199,27 +199,32 @@ def mass_kills(rng: np.random.Generator, n: int, k: int) -> int:
 def hits(game, rng: np.random.Generator, n: int, k: int) -> int:
     """Kills by n attacks at Kill rank k: one d10 each (1D10 <= k), or the designer's formula
     when the option ``mass_formula`` is on."""
-    if game.cfg.get("mass_formula"):
+    if game.mass_formula:
         return mass_kills(rng, n, k)
     if 0 < n <= 3:  # scalar draws: the same numbers as size=n (rules.d10), no array
         return int(sum([int(rng.integers(1, 11)) <= k for _ in range(n)]))
     return int(sum([r <= k for r in rng.integers(1, 11, size=n).tolist()]))
 
 
+_GROUPS = ("warriors", "archers", "cavalry", "catapults", "hero")  # counts[0:5] (game.troop)
+
+
 def attacks(game, side: Army, seg: int, rng: np.random.Generator) -> int:
     """Kills scored by ``side`` in segment ``seg``."""
     kills = 0
-    mass = bool(game.cfg.get("mass_formula"))
-    names = ("warriors", "archers", "cavalry", "catapults", "hero")
+    mass = game.mass_formula
     mg = side.magic  # spell effects (battle_spells.py), None without magic
-    for t, name in enumerate(names):
-        n = int(side.counts[t])
+    counts = side.counts[:5].tolist()
+    troop, init_mod = game.troop, side.init_mod
+    for t in range(5):
+        n = counts[t]
         if mg is not None:  # neutralized units and blocked groups do not attack
             n = 0 if mg.blocked[t] else n - mg.neutral[t]
         if n <= 0:
             continue
-        init, kill, _ = game.troop[name]
-        if segment_of(init + side.init_mod[t]) != seg:
+        init, kill, _ = troop[_GROUPS[t]]
+        i = init + init_mod[t]
+        if (0 if i >= 5 else (5 if i <= 0 else 5 - i)) != seg:  # segment_of(i)
             continue
         k = kill + side.kill_mod[t]
         n += side.extra_attacks[t]  # Prowess: +1 attack per round for the group
@@ -315,7 +320,7 @@ def special_attacks(st, side: Army, seg: int) -> int:
     """Kills by the side's special groups: one 1D10 per unit (``special_attacks_d10``), or, with
     the designer's formula (option ``mass_formula``), one die per group through mass_kills
     (same initiative / kill / spell handling)."""
-    if not st.game.cfg["mass_formula"]:
+    if not st.game.mass_formula:
         return special_attacks_d10(st, side, seg)
     cnt = side.counts
     if len(cnt) <= FIRST_SPECIAL or not cnt[FIRST_SPECIAL:].any():
@@ -375,7 +380,7 @@ def ship_attacks(st, a: Army, d: Army, seg: int, ka: int, kd: int) -> tuple[int,
         if s.ships and segment_of(init) == seg:
             n = hits(st.game, st.rng, s.ships, kill)  # (or the designer's formula)
             record(s, kill, s.ships, n, (AT_SHIPS if o.ships else 0)
-                   | (MASS if st.game.cfg.get("mass_formula") else 0))  # Luck's window
+                   | (MASS if st.game.mass_formula else 0))  # Luck's window
             if o.ships:
                 sinking += n
             else:

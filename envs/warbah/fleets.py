@@ -162,8 +162,9 @@ def fleet_left(st, c: int) -> int:
 def disband_at_sea(st) -> None:
     """End of the recovery phase: troops gained at sea beyond the ships' room disband; the
     fleets of eliminated players are removed."""
+    land = st.land
     for h in st.heroes:  # troops gained at sea (treasure) beyond the ships' room disband
-        if h.alive and not st.land[h.cell]:
+        if h.alive and not land.item(h.cell):
             over = heroes.army_size(h) - capacity(st, st.fleets.ships[h.cell])
             while over > 0:  # designed: automatically, largest group first
                 opts = heroes.loss_actions(h)
@@ -171,7 +172,7 @@ def disband_at_sea(st) -> None:
                        for a in opts]
                 heroes.lose(h, opts[int(np.argmax(cnt))])
                 over -= 1
-    for seat in np.flatnonzero(~st.alive).tolist():  # fleets of eliminated players are removed
+    for seat in [s for s, a in enumerate(st.alive.tolist()) if not a]:  # out: fleets removed
         gone = st.fleets.owner == seat
         st.fleets.ships[gone] = 0
         st.fleets.owner[gone] = -1

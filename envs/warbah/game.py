@@ -69,6 +69,8 @@ class WarbahGame(Game):
         sea = self.cfg["sea"]
         self.sea_moves, self.ship_cost = sea["sea_moves"], sea["ship_cost"]
         self.turn_cap, self.max_actions = d["turn_cap"], d["max_actions"]
+        self.max_recruit = d["max_recruit_per_settlement"]
+        self.mass_formula = bool(self.cfg["mass_formula"])
         self.settle_roll = {r: s["type"] for s in self.cfg["settlements"] for r in s["rolls"]}
         self.settle = {s["type"]: s for s in self.cfg["settlements"]}
         self.settle["capitol"] = dict(self.cfg["capitol"], type="capitol")

@@ -180,6 +180,8 @@ def gain_warriors(st, h: Hero, n: int) -> int:
     for special units taken over by Control spells). Only as many join as the army cap leaves
     room for (designed: the rest disband at once, as RECOVERY's trim would disband them, warriors
     first; so a Research or Animate Dead in the Realm phase cannot take an army over the cap)."""
+    if n <= 0:  # nothing to add (Healing with no troops lost)
+        return 0
     n = min(n, army_cap(st, h) - army_size(h))
     if n <= 0 or (h.troops[0] == 0 and type_count(h) >= type_limit(st, h)):
         return 0

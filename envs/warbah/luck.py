@@ -119,12 +119,18 @@ def offer(st, seats, value: int, dice, resume: str, ctx: tuple, roller: int | No
     """Offer Luck on a roll just made. True: a player decides now (phase ``luck``) and
     ``CONT[resume](st, value, ctx)`` runs afterwards; False: nobody can, the caller resolves
     ``value`` itself."""
-    order = tuple(dict.fromkeys(int(s) for s in seats if s is not None and s >= 0))
-    if roller is None:
-        roller = order[0] if order else -1
-    for j, s in enumerate(order):
+    asked: list[int] = []  # the seats in order, each once (most rolls: nobody has Luck)
+    for x in seats:
+        if x is None or x < 0 or x in asked:
+            continue
+        s = int(x)
+        asked.append(s)
         hi = lucky_hero(st, s)
         if hi >= 0:
+            order = tuple(dict.fromkeys(int(x) for x in seats if x is not None and x >= 0))
+            j = order.index(s)
+            if roller is None:
+                roller = order[0]
             n, faces = dice
             st.luck = LuckDecision(hi, max(1, min(10, -(-10 * int(value) // (n * faces)))),
                                    st.phase, value=int(value), dice=tuple(dice), resume=resume,

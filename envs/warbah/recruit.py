@@ -51,7 +51,7 @@ def mask(st, seat: int, c: int) -> np.ndarray:
     rec = g.settle[name]["recruit"]
     u = hexes.garrison_kind(st, c)
     gold = st.gold.item(seat)
-    if st.recruited.item(c) < g.cfg["designed"]["max_recruit_per_settlement"]:
+    if st.recruited.item(c) < g.max_recruit:
         if u >= 0:  # a Knights castle recruits knights into its garrison
             out[RECRUIT] = gold >= special_cost(st, u)
         elif rec != "none" and gold >= g.troop[rec][2]:
@@ -68,7 +68,7 @@ def mask(st, seat: int, c: int) -> np.ndarray:
 
 def special_recruit_mask(st, seat: int, c: int, mask: np.ndarray) -> None:
     u = recruit_unit(st, c)
-    if u is None or st.recruited[c] >= st.game.cfg["designed"]["max_recruit_per_settlement"]:
+    if u is None or st.recruited.item(c) >= st.game.max_recruit:
         return
     j = heroes.hero_at(st, c)
     if j < 0 or st.heroes[j].seat != seat:
@@ -86,7 +86,7 @@ def special_recruit_mask(st, seat: int, c: int, mask: np.ndarray) -> None:
 def ship_recruit_mask(st, seat: int, c: int, mask: np.ndarray) -> None:
     code = st.settle.item(c)
     if (SETTLEMENTS[code] == "mine"
-            or st.recruited.item(c) >= st.game.cfg["designed"]["max_recruit_per_settlement"]):
+            or st.recruited.item(c) >= st.game.max_recruit):
         return
     if st.gold.item(seat) < st.game.ship_cost:
         return

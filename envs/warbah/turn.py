@@ -35,6 +35,7 @@ try:  # numpy's C function behind np.count_nonzero(a) (no Python-level wrapper p
 except ImportError:  # pragma: no cover - other numpy layouts
     _count_nonzero = np.count_nonzero
 _INT8 = np.dtype(np.int8)
+_UNDEAD = SPECIALS.index("undead")
 
 
 def _one_above_1(m: np.ndarray) -> bool:
@@ -517,8 +518,8 @@ def _undead_roll(st, ctx, vals):
     hi, = ctx
     h = st.heroes[hi]
     sp = h.specials
-    k = SPECIALS.index("undead")
-    if not (h.alive and sp[k] > 0):
+    k = _UNDEAD
+    if not (h.alive and sp.item(k) > 0):
         return None
     if not vals:
         return (h.seat,), (1, 10)

@@ -209,6 +209,7 @@ def test_luck_battle_mass_formula_group_die(choice, left, monkeypatch):
     kills), LUCK_FOE the foe's group with the most to lose (his warriors' 10 -> 3)."""
     g, st, a, b, cell = _battle_state([10, 0, 0, 0], [10, 0, 0, 0])
     monkeypatch.setitem(st.game.cfg, "mass_formula", True)
+    monkeypatch.setattr(st.game, "mass_formula", True)  # the game reads its rules when built
     a.abilities = list(LUCKY)
     x = 8 if choice == LUCK_MINE else 3
     st.rng = ScriptRng([1, 1, 10, 1] + ([x] if choice != KEEP_ROLL else []))
