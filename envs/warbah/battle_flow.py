@@ -342,7 +342,7 @@ def _segment(st, b: Battle) -> bool:
             other.wall_damage += n
     # Luck's segment window; dice are noted only while a player of the battle has Luck
     # unused this turn
-    lucky = any(luck.lucky_hero(st, q) >= 0 for q in battle_luck.battle_seats(st, b))
+    lucky = battle_luck.anyone_lucky(st, b)
     for sd in (a, d) + tuple(members):
         sd.dice = [] if lucky else None
         sd.wall_rolls = None
@@ -366,7 +366,7 @@ def _resolve_segment(st) -> bool:
     members = b.members
     ka, kd, e0, e1 = b.raw_kills
     b.raw_kills = None
-    lucky = any(luck.lucky_hero(st, q) >= 0 for q in battle_luck.battle_seats(st, b))
+    lucky = battle_luck.anyone_lucky(st, b)
     for sd in (a, d) + tuple(members):
         sd.dice = None
         sd.wall_rolls = [] if lucky else None

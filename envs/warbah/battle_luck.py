@@ -16,6 +16,14 @@ def battle_seats(st, b: Battle) -> tuple:
     return tuple(dict.fromkeys(s for s in out + [b.sides[1].seat] if s >= 0))
 
 
+def anyone_lucky(st, b: Battle) -> bool:
+    """A player in the battle has a Hero with Luck unused this turn (``luck.lucky_hero`` of
+    ``battle_seats``, without building the tuple)."""
+    if luck.lucky_hero(st, b.sides[0].seat) >= 0 or luck.lucky_hero(st, b.sides[1].seat) >= 0:
+        return True
+    return any(luck.lucky_hero(st, m.seat) >= 0 for m in b.members)
+
+
 def teams(b: Battle, seat: int) -> tuple:
     """(the seat's side of the battle: its armies, the other side's armies)."""
     force = [b.sides[0]] + list(b.members)

@@ -58,8 +58,11 @@ def mask(st, seat: int, hi: int) -> np.ndarray:
     # the Heroes next to him: (direction, hex, Hero index), usually none
     adj = [(d, m, occ[m]) for d, m in enumerate(st.neighbours[h.cell]) if m in occ]
     stats: dict = {}  # heroes.army_stats of the Heroes looked at, computed once
-    _land_steps(st, seat, h, out, occ, adj, stats)
-    if h.delayed_turn == st.turn:  # espionage.hero_delayed (Agent Success 6): no move / attack
+    delayed = h.delayed_turn == st.turn  # espionage.hero_delayed (Agent Success 6)
+    # single transfers (garrison troops, troops to a Hero, ...) only on land and not delayed
+    transfers = not delayed and st.land.item(h.cell)
+    _land_steps(st, seat, h, out, occ, adj, stats, transfers)
+    if delayed:  # cannot move or attack this turn
         out[:6] = 0
         out[EMPIRE0:] = 0  # he may still take his garrison or hand his army over
         _whole_army_limits(st, h, out, occ, adj, stats)
@@ -67,7 +70,7 @@ def mask(st, seat: int, hi: int) -> np.ndarray:
         sea.move_mask(st, seat, hi, h, out, occ)
         sea.fleet_mask(st, seat, out, occ)
         _whole_army_limits(st, h, out, occ, adj, stats)
-        if st.land.item(h.cell):
+        if transfers:
             _transfer_mask(st, seat, h, out, occ, adj, stats)
     if h.garrison_lock is not None:
         garrison_lock(st, h, out)
@@ -82,9 +85,11 @@ def _stats(st, h: Hero, stats: dict) -> tuple:
     return r
 
 
-def _land_steps(st, seat: int, h: Hero, mask, occ: dict, adj: list, stats: dict) -> None:
-    """Steps onto adjacent land (move or explore), the whole garrison, dropping troops, the
-    whole army to a friendly Hero, magic items (``adj``: the adjacent Heroes, see ``mask``)."""
+def _land_steps(st, seat: int, h: Hero, mask, occ: dict, adj: list, stats: dict,
+                transfers: bool) -> None:
+    """Steps onto adjacent land (move or explore), the garrison of an own hex (``_own_hex``),
+    the whole army to a friendly Hero, magic items (``adj``: the adjacent Heroes, see
+    ``mask``)."""
     g = st.game
     c = h.cell
     nbl = st.neighbours[c]
@@ -109,20 +114,7 @@ def _land_steps(st, seat: int, h: Hero, mask, occ: dict, adj: list, stats: dict)
             if 0 < cost <= mp:
                 mask[d] = 1
     if owner.item(c) == seat:
-        if hexes.garrisoned(st, c):
-            size, cap = _stats(st, h, stats)[:2]
-            if size < cap:
-                mask[TAKE_GARRISON] = 1  # special units count against the cap too
-        code = st.settle.item(c)
-        if code >= 0:
-            u = hexes.garrison_kind(st, c)
-            if u >= 0:  # the right type here is the settlement's special unit
-                if h.specials.item(u) > 0:
-                    mask[DROP_OFF] = 1
-            else:
-                t = g.settlement_recruits[code]
-                if t >= 0 and h.troops.item(t) > 0:
-                    mask[DROP_OFF] = 1
+        _own_hex(st, h, c, mask, stats, transfers)
     if adj and not h.received_army:  # exchange instead of moving (ends this hero's movement)
         near = [(d, st.heroes[j]) for d, _, j in adj if st.heroes[j].seat == seat]
         if near and sum(h.troops.tolist()) > 0:
@@ -135,10 +127,9 @@ def _land_steps(st, seat: int, h: Hero, mask, occ: dict, adj: list, stats: dict)
 
 
 def _transfer_mask(st, seat: int, h: Hero, mask, occ: dict, adj: list, stats: dict) -> None:
-    """On land: passing through, trading with allies, Scouting's look, single garrison troops
-    and special units in and out, and single troops to a friendly Hero (``adj``: the adjacent
-    Heroes, see ``mask``)."""
-    c = h.cell
+    """On land: passing through, trading with allies, Scouting's look and single troops to a
+    friendly Hero (``adj``: the adjacent Heroes, see ``mask``; the garrison's single troops are
+    in ``_own_hex``)."""
     if h.mp >= 2 and adj:
         _pass_mask(st, seat, h, mask, occ, adj)
     if st.game.allies:
@@ -147,8 +138,6 @@ def _transfer_mask(st, seat: int, h: Hero, mask, occ: dict, adj: list, stats: di
         for d, _, j in adj:
             if st.heroes[j].seat != seat and not espionage.is_revealed(st, seat, j):
                 mask[LOOK0 + d] = 1
-    if st.owner.item(c) == seat:
-        _garrison_transfers(st, h, c, mask, stats)
     if not adj:
         return
     # exchange instead of moving: only a Hero that has not moved yet, with a friendly (or
@@ -184,34 +173,44 @@ def _transfer_mask(st, seat: int, h: Hero, mask, occ: dict, adj: list, stats: di
                     mask[GIVE_SP0 + 13 * d + u] = 1
 
 
-def _garrison_transfers(st, h: Hero, c: int, mask, stats: dict) -> None:
-    """In an own hex: single garrison troops and special units into the army (within the cap
-    and the type limit) and single troops of the settlement's kind into the garrison."""
-    size, cap, tc, tl = _stats(st, h, stats)
+def _own_hex(st, h: Hero, c: int, mask, stats: dict, transfers: bool) -> None:
+    """In an own hex: the whole garrison into the army (within the cap; ``_whole_army_limits``
+    checks the type limit), dropping troops of the settlement's kind; with ``transfers`` (on
+    land, not delayed) also single garrison troops and special units into the army (within the
+    cap and the type limit) and single troops of the settlement's kind into the garrison."""
+    gar = st.garrison[c].tolist()
+    gsp = st.garrison_specials[c].tolist()
+    has_troops, has_sp = any(gar), any(gsp)
     sp = h.specials
-    if cap - size > 0:
-        g = st.garrison[c].tolist()
-        if any(g):
-            new_ok = tc < tl  # 5 troop types (+Command)
-            tr = h.troops.tolist()
-            for t in range(4):
-                if g[t] > 0 and (tr[t] > 0 or new_ok):
-                    mask[TAKE_ONE0 + t] = 1
-        gsp = st.garrison_specials[c]
-        if any(gsp.tolist()):  # special units (Knights), one at a time
-            u = int(np.flatnonzero(gsp)[0])
-            if sp.item(u) > 0 or tc < tl:
-                mask[TAKE_SPECIAL] = 1
+    if has_troops or has_sp:  # hexes.garrisoned
+        size, cap, tc, tl = _stats(st, h, stats)
+        if size < cap:
+            mask[TAKE_GARRISON] = 1  # special units count against the cap too
+            if transfers:
+                new_ok = tc < tl  # 5 troop types (+Command)
+                if has_troops:
+                    tr = h.troops.tolist()
+                    for t in range(4):
+                        if gar[t] > 0 and (tr[t] > 0 or new_ok):
+                            mask[TAKE_ONE0 + t] = 1
+                if has_sp:  # special units (Knights), one at a time: the first kind
+                    u = next(k for k, x in enumerate(gsp) if x)
+                    if sp.item(u) > 0 or new_ok:
+                        mask[TAKE_SPECIAL] = 1
     code = st.settle.item(c)
     if code >= 0:
         u = hexes.garrison_kind(st, c)
         if u >= 0:  # the right type here is the settlement's special unit
             if sp.item(u) > 0:
-                mask[DROP_SPECIAL] = 1
+                mask[DROP_OFF] = 1
+                if transfers:
+                    mask[DROP_SPECIAL] = 1
         else:
             t = st.game.settlement_recruits[code]
             if t >= 0 and h.troops.item(t) > 0:
-                mask[DROP_ONE0 + t] = 1
+                mask[DROP_OFF] = 1
+                if transfers:
+                    mask[DROP_ONE0 + t] = 1
 
 
 def _full_mp(st, h: Hero) -> int:

@@ -122,7 +122,7 @@ class WarbahState(State):
         else:
             seat, x = self.queue[self.queue_pos]
             mask = turn.QUEUE_STEPS[self.phase][0](self, seat, x)
-        mask.flags.writeable = False   # cached: callers read it, a write would corrupt the cache
+        mask.setflags(write=False)   # cached: callers read it, a write would corrupt the cache
         self._mask, self._mask_at = mask, (self.phase, self.to_act, self.queue_pos)
         return mask
 

@@ -328,7 +328,7 @@ def advance(st) -> None:
                 if c > 1 or (c == 1 and (_one_above_1(m) if m.dtype == _INT8 else m.max() > 1)):
                     st.to_act = seat
                     if st.reuse_advance_mask:  # the mask legal_actions_mask would compute
-                        m.flags.writeable = False   # cached, as legal_actions_mask keeps it
+                        m.setflags(write=False)   # cached, as legal_actions_mask keeps it
                         st._mask, st._mask_at = m, (phase, seat, st.queue_pos)
                     return
             st.queue_pos += 1
