@@ -285,24 +285,34 @@ def base_planes(st, seat: int) -> np.ndarray:
     """A fresh observation-sized array holding the array-derived parts of ``seat``'s
     observation: the map planes, ownership, chits, alive, settlements held (kept per seat while
     the arrays they come from keep their bytes: most steps change none of them), then the
-    garrisons written in (``_write_garrisons``: recruiting changes only those)."""
+    garrisons (``_write_garrisons``: recruiting changes only those). Each seat's entry keeps two
+    read-only arrays: the base without garrisons and, while the garrisons keep their bytes too,
+    the base with them (a recruit then costs one copy and the garrison writes, not a rebuild)."""
     bw = st.magic.bonus_walls
     key = (st.land.tobytes(), st.explored.tobytes(), st.terrain.tobytes(), st.settle.tobytes(),
            st.wall_damage.tobytes(), st.variant, tuple(sorted(bw.items())) if bw else (),
            st.owner.tobytes(), st.alive.tobytes(), st.encounter.tobytes())
+    gsp = st.garrison_specials  # special units in garrisons: almost always none
+    specials = _count_nonzero(gsp) > 0
+    gk = (st.garrison.tobytes(), gsp.tobytes() if specials else gsp.shape)
     cache = st.__dict__.get("_obs_base")
     if cache is None:
         cache = st._obs_base = {}
-    hit = cache.get(seat)
+    hit = cache.get(seat)  # [key, rivers, base, garrison key, base with garrisons]
     if hit is not None and hit[0] == key and hit[1] == st.rivers:
+        if hit[3] == gk:
+            return hit[4].copy()
         out = hit[2].copy()
     else:
         key = key[:5] + (list(st.variant),) + key[6:]  # the cache keeps a copy of the variant list
         owned = _map_and_owned(st, seat, key)
-        owned.flags.writeable = False
-        cache[seat] = (key, set(st.rivers), owned)
+        owned.setflags(write=False)
+        hit = cache[seat] = [key, set(st.rivers), owned, None, None]
         out = owned.copy()
-    _write_garrisons(st, seat, out, key[7])
+    _write_garrisons(st, seat, out, key[7], gk, specials)
+    full = out.copy()
+    full.setflags(write=False)
+    hit[3], hit[4] = gk, full
     return out
 
 
@@ -332,16 +342,15 @@ def _map_and_owned(st, seat: int, key: tuple) -> np.ndarray:
     return out
 
 
-def _write_garrisons(st, seat: int, out: np.ndarray, owner: bytes) -> None:
+def _write_garrisons(st, seat: int, out: np.ndarray, owner: bytes, lk: tuple,
+                     specials: bool) -> None:
     """Garrison planes 9-10 into ``out``: the (cell, value) list kept while the garrison arrays
-    keep their bytes (shared by the seats), the flat indices per seat while the owners
-    (``owner``: their bytes) keep theirs too; a few cells, written one by one."""
-    gsp = st.garrison_specials  # special units in garrisons: almost always none
-    k = _count_nonzero(gsp)
-    lk = (st.garrison.tobytes(), gsp.tobytes() if k else gsp.shape)
+    keep their bytes (``lk``, shared by the seats; ``specials``: a garrison holds special units),
+    the flat indices per seat while the owners (``owner``: their bytes) keep theirs too; a few
+    cells, written one by one."""
     c = st.__dict__.get("_obs_gar")
     if c is None or c[0] != lk:
-        c = st._obs_gar = (lk, _garrisons(st, k > 0), {})
+        c = st._obs_gar = (lk, _garrisons(st, specials), {})
     if not c[1]:
         return
     r = c[2].get(seat)
