@@ -11,6 +11,24 @@ from .config import SETTLEMENTS, SPECIALS, TERRAINS
 from .heroes import Hero
 
 
+def neighbours_by_kind(st) -> tuple[tuple, tuple]:
+    """(land, water): for each cell, the (direction, cell) pairs of its neighbours on land and
+    on water, in direction order (off the map left out). Kept on the state while ``st.land``
+    keeps its bytes (the map never changes in play; scenario tests may edit it); a clone takes
+    the tables along (tuples: nothing to copy)."""
+    key = st.land.tobytes()
+    c = st.__dict__.get("_nbr_kind")
+    if c is None or c[0] != key:
+        land = st.land.tolist()
+        c = st._nbr_kind = (
+            key,
+            tuple(tuple((d, m) for d, m in enumerate(nb) if m >= 0 and land[m])
+                  for nb in st.neighbours),
+            tuple(tuple((d, m) for d, m in enumerate(nb) if m >= 0 and not land[m])
+                  for nb in st.neighbours))
+    return c[1], c[2]
+
+
 def garrisoned(st, m: int) -> bool:
     """A garrison (basic troops or special units) stands in hex m."""
     return any(st.garrison[m].tolist()) or any(st.garrison_specials[m].tolist())

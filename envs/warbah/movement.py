@@ -58,17 +58,18 @@ def mask(st, seat: int, hi: int) -> np.ndarray:
     # the Heroes next to him: (direction, hex, Hero index), usually none
     adj = [(d, m, occ[m]) for d, m in enumerate(st.neighbours[h.cell]) if m in occ]
     stats: dict = {}  # heroes.army_stats of the Heroes looked at, computed once
+    by_kind = hexes.neighbours_by_kind(st)  # (land, water) neighbours of every cell
     delayed = h.delayed_turn == st.turn  # espionage.hero_delayed (Agent Success 6)
     # single transfers (garrison troops, troops to a Hero, ...) only on land and not delayed
     transfers = not delayed and st.land.item(h.cell)
-    _land_steps(st, seat, h, out, occ, adj, stats, transfers)
+    _land_steps(st, seat, h, out, occ, adj, stats, transfers, by_kind[0][h.cell])
     if delayed:  # cannot move or attack this turn
         out[:6] = 0
         out[EMPIRE0:] = 0  # he may still take his garrison or hand his army over
         _whole_army_limits(st, h, out, occ, adj, stats)
     else:
-        sea.move_mask(st, seat, hi, h, out, occ)
-        sea.fleet_mask(st, seat, out, occ)
+        sea.move_mask(st, seat, hi, h, out, occ, by_kind[1])
+        sea.fleet_mask(st, seat, out, occ, by_kind[1])
         _whole_army_limits(st, h, out, occ, adj, stats)
         if transfers:
             _transfer_mask(st, seat, h, out, occ, adj, stats)
@@ -86,20 +87,16 @@ def _stats(st, h: Hero, stats: dict) -> tuple:
 
 
 def _land_steps(st, seat: int, h: Hero, mask, occ: dict, adj: list, stats: dict,
-                transfers: bool) -> None:
+                transfers: bool, near_land: tuple) -> None:
     """Steps onto adjacent land (move or explore), the garrison of an own hex (``_own_hex``),
     the whole army to a friendly Hero, magic items (``adj``: the adjacent Heroes, see
-    ``mask``)."""
+    ``mask``; ``near_land``: the (direction, cell) pairs of the land around him)."""
     g = st.game
     c = h.cell
-    nbl = st.neighbours[c]
-    land, explored, encounter, owner = st.land, st.explored, st.encounter, st.owner
+    explored, encounter, owner = st.explored, st.encounter, st.owner
     mp = h.mp
     can_explore = mp + h.scout_moves >= 1
-    for d in range(6):
-        m = nbl[d]
-        if m < 0 or not land.item(m):
-            continue
+    for d, m in near_land:
         if not explored.item(m):
             if can_explore:
                 mask[d] = 1

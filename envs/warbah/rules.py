@@ -105,6 +105,8 @@ class WarbahState(State):
         s.luck = None if self.luck is None else self.luck.clone()
         s.troop_loss = None if self.troop_loss is None else self.troop_loss.clone()
         s._mask = self._mask   # read-only (legal_actions_mask caches it so): safe to share
+        if "_nbr_kind" in self.__dict__:  # hexes.neighbours_by_kind: tuples keyed by land's bytes
+            s._nbr_kind = self._nbr_kind
         s._mask_at, s.to_act = self._mask_at, self.to_act
         s.espionage, s.fleets = self.espionage.clone(), self.fleets.clone()
         s.diplomacy, s.magic = self.diplomacy.clone(), self.magic.clone()

@@ -30,10 +30,12 @@ def is_sea_step(st, h: Hero, d: int) -> bool:
     return fleets.at_sea(st, h) or (m >= 0 and not st.land[m])
 
 
-def move_mask(st, seat: int, x: int, h: Hero, mask: np.ndarray, occ=None) -> None:
+def move_mask(st, seat: int, x: int, h: Hero, mask: np.ndarray, occ=None,
+              near_water: tuple | None = None) -> None:
     """The direction actions at sea (sail, explore, land) and, on land, boarding an adjacent
     own (or capturable) fleet; no whole-army hand-over onto or from a ship. ``occ``:
-    heroes.hero_map of this state, when the caller has it."""
+    heroes.hero_map of this state, ``near_water``: hexes.neighbours_by_kind's water table,
+    when the caller has them."""
     c = h.cell
     if fleets.at_sea(st, h):
         mask[:6] = 0
@@ -51,12 +53,12 @@ def move_mask(st, seat: int, x: int, h: Hero, mask: np.ndarray, occ=None) -> Non
             else:
                 mask[d] = hexes.enterable(st, seat, h, m) > 0
         return
-    land, ships, owner = st.land, st.fleets.ships, st.fleets.owner
+    ships, owner = st.fleets.ships, st.fleets.owner
     if occ is None:
         occ = heroes.hero_map(st)
-    for d, m in enumerate(st.neighbours[c]):
-        if m < 0 or land.item(m):
-            continue
+    if near_water is None:
+        near_water = hexes.neighbours_by_kind(st)[1]
+    for d, m in near_water[c]:
         mask[EXCHANGE0 + d] = 0  # no hand-over onto a ship
         if (h.mp >= 1 and ships.item(m) > 0 and m not in occ  # (hero_at(st, m) < 0)
                 and (owner.item(m) == seat or fleets.capturable(st, seat, m))):
@@ -129,10 +131,11 @@ def _storm_roll(st, ctx, vals):
     return None
 
 
-def fleet_mask(st, seat: int, mask: np.ndarray, occ=None) -> None:
+def fleet_mask(st, seat: int, mask: np.ndarray, occ=None, near_water: tuple | None = None) -> None:
     """MOVE: fleets without a Hero on board may move (designed: up to 4 hexes a turn, during any
     of the player's Heroes' moves; no sea encounters, no attacks). ``occ``: the hexes with a
-    living Hero (a set, or heroes.hero_map's dict), when the caller has them."""
+    living Hero (a set, or heroes.hero_map's dict), ``near_water``: hexes.neighbours_by_kind's
+    water table, when the caller has them."""
     cells = fleets.fleet_cells(st)
     if not cells:
         return
@@ -141,15 +144,17 @@ def fleet_mask(st, seat: int, mask: np.ndarray, occ=None) -> None:
     mine = fleets.unmanned_from(st, seat, cells, occ)
     if not mine:
         return
-    land, own, nbl = st.land, st.fleets.owner, st.neighbours
+    own = st.fleets.owner
+    if near_water is None:
+        near_water = hexes.neighbours_by_kind(st)[1]
     moves, turn, fresh = st.fleets.moves, st.turn, st.game.sea_moves
     for k, c in enumerate(mine):
         t, left = moves.get(c, (-1, 0))  # fleets.fleet_left
         if (left if t == turn else fresh) <= 0:
             continue
         a0 = FLEET0 + 6 * k
-        for d, m in enumerate(nbl[c]):
-            if m >= 0 and not land.item(m) and m not in occ and own.item(m) in (-1, seat):
+        for d, m in near_water[c]:
+            if m not in occ and own.item(m) in (-1, seat):
                 mask[a0 + d] = 1
 
 
