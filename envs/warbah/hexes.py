@@ -85,14 +85,15 @@ def owned_cells(st) -> tuple[dict, dict]:
 def enterable(st, seat: int, h: Hero, m: int, occ: dict | None = None) -> int:
     """MP cost to enter explored land hex m, or 0 if it cannot be entered (``occ``: an
     optional heroes.hero_map of this state, to skip the hero scan)."""
-    if st.encounter[m] != 0 or (heroes.hero_at(st, m) if occ is None else occ.get(m, -1)) >= 0:
+    if st.encounter.item(m) != 0 or (
+            heroes.hero_at(st, m) if occ is None else occ.get(m, -1)) >= 0:
         return 0
-    if int(st.owner[m]) not in (-1, seat) and garrisoned(st, m):
+    if st.owner.item(m) not in (-1, seat) and garrisoned(st, m):
         return 0
-    t = TERRAINS[st.terrain[m]]
-    cost = st.game.terrain[t]["mp"]
+    g = st.game
+    cost = g.terrain_mp[st.terrain.item(m)]  # the terrain's MP (game.terrain[...]["mp"])
     if edge(h.cell, m) in st.rivers:
-        cost = max(cost, st.game.cfg["river"]["cross_mp"])
+        cost = max(cost, g.cfg["river"]["cross_mp"])
     return cost
 
 

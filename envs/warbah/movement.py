@@ -324,7 +324,7 @@ def _step(st, seat: int, hi: int, a: int) -> None:
         sea.move_apply(st, seat, hi, h, a)
         return
     m = st.neighbours[h.cell][a]
-    if not st.explored[m]:
+    if not st.explored.item(m):
         hexes.explore(st, m, seat)
         if h.scout_moves > 0:
             h.scout_moves -= 1

@@ -26,8 +26,9 @@ def _water_ok(st, seat: int, m: int) -> bool:
 
 def is_sea_step(st, h: Hero, d: int) -> bool:
     """Direction action d for this Hero is handled here (boarding, sailing, landing)."""
-    m = int(st.neighbours[h.cell][d])
-    return fleets.at_sea(st, h) or (m >= 0 and not st.land[m])
+    m = st.neighbours[h.cell][d]  # (plain ints)
+    land = st.land
+    return not land.item(h.cell) or (m >= 0 and not land.item(m))  # at sea, or onto water
 
 
 def move_mask(st, seat: int, x: int, h: Hero, mask: np.ndarray, occ=None,
