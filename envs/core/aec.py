@@ -130,12 +130,12 @@ class TabletopAEC(AECEnv):
             raise RuntimeError(f"call reset() before {what}")
 
     def observe(self, agent):
-        self._require_reset("observe()")
+        st = self.state_
+        if st is None:
+            self._require_reset("observe()")
         if agent not in self._agent_index:
             raise ValueError(f"unknown agent {agent!r}; agents: {self.possible_agents}")
-        st = self.state_
-        seat = self._seat_for_observation(agent)
-        obs = st.observation(seat)
+        obs = st.observation(self._seat_for_observation(agent))
         if (agent == self.agent_selection and not st.is_terminal()
                 and not self.terminations[agent] and not self.truncations[agent]):
             mask = self._current_mask()
@@ -159,13 +159,15 @@ class TabletopAEC(AECEnv):
         return self._current_mask().astype(bool)
 
     def step(self, action):
-        self._require_reset("step()")
+        st = self.state_
+        if st is None:
+            self._require_reset("step()")
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
             return
-        st = self.state_
-        a = action_index(action, st.phase_name())   # an integer, or ActionTypeError: nothing changes
+        # an integer, or ActionTypeError: nothing changes
+        a = action if type(action) is int else action_index(action, st.phase_name())
         if not 0 <= a < self.game.num_actions:
             raise IllegalActionError(a, st.phase_name(),
                                      f"out of range: actions are 0..{self.game.num_actions - 1}")

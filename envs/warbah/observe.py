@@ -335,7 +335,7 @@ def _sea_part(st, seat: int, w, n: int, vo: int, mine: list) -> None:
     q = st.queue[st.queue_pos] if st.queue_pos < len(st.queue) else None
     if st.phase == "move" and q is not None and q[0] == seat:
         h = st.heroes[q[1]]
-        if h.alive and not land[h.cell]:
+        if h.alive and not land.item(h.cell):
             w[vo + 26] = 1
             w[vo + 27] = w[4 * n + h.cell]
             ships = int(st.fleets.ships[h.cell])
