@@ -355,18 +355,20 @@ def _segment(st, b: Battle) -> bool:
     if lucky and luck.window(st, battle_luck.battle_seats(st, b), "battle_dice", (),
                              "battle_dice"):
         return True  # RARE ABILITY Luck: a player may reroll one die of this segment
-    return _resolve_segment(st)
+    return _resolve_segment(st, lucky)  # nobody decided since the check above
 
 
-def _resolve_segment(st) -> bool:
+def _resolve_segment(st, lucky: bool | None = None) -> bool:
     """The segment's kills after walls and Defense (a combined attack shares the defender's
-    kills); then Luck's wall-break window. True: paused for a Luck decision."""
+    kills); then Luck's wall-break window. True: paused for a Luck decision. ``lucky``:
+    battle_luck.anyone_lucky of this state, when the caller has just checked it."""
     b, g = st.battle, st.game
     a, d = b.sides
     members = b.members
     ka, kd, e0, e1 = b.raw_kills
     b.raw_kills = None
-    lucky = battle_luck.anyone_lucky(st, b)
+    if lucky is None:
+        lucky = battle_luck.anyone_lucky(st, b)
     for sd in (a, d) + tuple(members):
         sd.dice = None
         sd.wall_rolls = [] if lucky else None

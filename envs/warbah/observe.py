@@ -82,11 +82,11 @@ def _fleet_layer(fleet_list: list, seat: int, o: int, n: int) -> tuple:
     return iv, mine  # plain lists: written one by one (a few fleets)
 
 
-def _heroes_and_vector(st, seat: int, out: np.ndarray, w: memoryview, o: int) -> tuple:
+def _heroes_and_vector(st, seat: int, out: np.ndarray, w: memoryview, o: int, q) -> tuple:
     """``observe``'s writes after the base planes: hero planes 6-7, the acting Hero (plane 12)
     or the capitol candidates, vector 0-31 and 40-47, and the fleet planes 0-1 of the empire
-    section at ``o``. Returns (cells of the living Heroes, my living Heroes, my fleet cells)
-    for the empire and magic sections."""
+    section at ``o``. ``q``: the queue entry now (``_queue_entry``). Returns (cells of the
+    living Heroes, my living Heroes, my fleet cells) for the empire and magic sections."""
     g = st.game
     n = g.n_cells
     occ, my_heroes = set(), []  # cells of the living Heroes, my living Heroes
@@ -100,8 +100,10 @@ def _heroes_and_vector(st, seat: int, out: np.ndarray, w: memoryview, o: int) ->
                 my_heroes.append(h)
             else:
                 w[o6 + n + x] = 1
-    h = _acting_hero(st, seat)
     phase = st.phase
+    # the Hero acting now for ``seat`` (move, battle), else None
+    h = st.heroes[q[1]] if q is not None and q[0] == seat and (
+        phase == "move" or phase == "battle") else None
     if h is not None:
         w[12 * n + h.cell] = 1
     elif phase == "capitol":
@@ -163,14 +165,9 @@ def _fleet_planes(st, seat: int, w: memoryview, o: int, n: int) -> list:
     return r[1]
 
 
-def _acting_hero(st, seat: int):
-    """The Hero acting now for ``seat`` (move, battle), else None."""
-    phase = st.phase
-    if (phase == "move" or phase == "battle") and st.queue_pos < len(st.queue):
-        q = st.queue[st.queue_pos]
-        if q[0] == seat:
-            return st.heroes[q[1]]
-    return None
+def _queue_entry(st):
+    """The queue entry (seat, hex or Hero) now, or None past the queue's end."""
+    return st.queue[st.queue_pos] if st.queue_pos < len(st.queue) else None
 
 
 def observe(st, seat: int) -> np.ndarray:
@@ -184,8 +181,9 @@ def observe(st, seat: int) -> np.ndarray:
     vo = 17 * n
     o = vo + VECTOR
     ob = o + PLANES_B * n + VECTOR_B
-    occ, my_heroes, my_fleets = _heroes_and_vector(st, seat, out, w, o)
-    _empire_section(st, seat, w[o:ob], my_fleets, occ, my_heroes)
+    q = _queue_entry(st)
+    occ, my_heroes, my_fleets = _heroes_and_vector(st, seat, out, w, o, q)
+    _empire_section(st, seat, w[o:ob], my_fleets, occ, my_heroes, q)
     observe_magic(st, seat, w[ob:], my_heroes)
     return out
 
@@ -203,7 +201,7 @@ def _relative_flags(matrix, seat: int, N: int, v, base: int) -> None:
 
 
 def _empire_section(st, seat: int, w: memoryview, my_fleets: list, occ: set,
-                    mine: list) -> None:
+                    mine: list, q) -> None:
     """The fleets / espionage / special units / alliances section (``board_b``, ``vector_b``):
     planes (7, H, W) then a vector (76), observer-relative, written into ``w`` (a memoryview of
     the zeroed section with planes 0-1 filled in).
@@ -228,7 +226,8 @@ def _empire_section(st, seat: int, w: memoryview, my_fleets: list, occ: set,
     joining army (the chooser only).
 
     ``my_fleets`` / ``occ`` / ``mine``: the cells of my fleets, of the living Heroes, and my
-    living Heroes in order. Written through a memoryview (float32 items: no numpy scalar per
+    living Heroes in order; ``q``: the queue entry now (``_queue_entry``). Written through a
+    memoryview (float32 items: no numpy scalar per
     read / write); planes with flat indices: plane k, cell c at w[k * n + c]; the vector at
     w[vo + k].
     """
@@ -250,7 +249,7 @@ def _empire_section(st, seat: int, w: memoryview, my_fleets: list, occ: set,
             w[vo + 23] = 1
     else:
         _relative_flags(esp.contact, seat, N, w, vo + 22)
-    _sea_part(st, seat, w, n, vo, mine)
+    _sea_part(st, seat, w, n, vo, mine, q)
     if N == 2:
         if st.diplomacy.allied.item(seat, 1 - seat):
             w[vo + 59] = 1
@@ -258,7 +257,7 @@ def _empire_section(st, seat: int, w: memoryview, my_fleets: list, occ: set,
         _relative_flags(st.diplomacy.allied, seat, N, w, vo + 58)
     if phase in _DIPLOMACY_INDEX:
         _diplomacy_part(st, seat, w, vo)
-    _specials_part(st, seat, w, vo)
+    _specials_part(st, seat, w, vo, q)
     if st.declared_attack is not None or (st.battle is not None and st.battle.members):
         _combined_attack_part(st, seat, w, n, vo)
 
@@ -322,7 +321,7 @@ def _espionage_part(st, seat: int, w, n: int, vo: int) -> None:
         w[vo + 31] = min(n_log, 10) / 10.0
 
 
-def _sea_part(st, seat: int, w, n: int, vo: int, mine: list) -> None:
+def _sea_part(st, seat: int, w, n: int, vo: int, mine: list, q) -> None:
     """My Heroes at sea (plane 4: sea moves left), the acting Hero's fleet and his Luck."""
     turn, land = st.turn, st.land
     for h in mine:
@@ -332,7 +331,6 @@ def _sea_part(st, seat: int, w, n: int, vo: int, mine: list) -> None:
             else:
                 mp = st.game.sea_moves
             w[4 * n + h.cell] = min(mp, 6) / 6.0
-    q = st.queue[st.queue_pos] if st.queue_pos < len(st.queue) else None
     if st.phase == "move" and q is not None and q[0] == seat:
         h = st.heroes[q[1]]
         if h.alive and not land.item(h.cell):
@@ -354,11 +352,10 @@ def _diplomacy_part(st, seat: int, w, vo: int) -> None:
             w[vo + 64] = ((cur.seat - seat) % st.game.num_seats) / 3.0
 
 
-def _specials_part(st, seat: int, w, vo: int) -> None:
+def _specials_part(st, seat: int, w, vo: int, q) -> None:
     """The acting Hero's special troops; in battle, my side's special groups and the foe's
     special troops (seen on the battlefield)."""
     phase, heroes = st.phase, st.heroes
-    q = st.queue[st.queue_pos] if st.queue_pos < len(st.queue) else None
     if q is not None and q[0] == seat and phase in ("move", "recruit", "battle"):
         x = q[1]
         if phase == "recruit":
