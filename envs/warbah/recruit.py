@@ -90,10 +90,10 @@ def ship_recruit_mask(st, seat: int, c: int, mask: np.ndarray) -> None:
         return
     if st.gold.item(seat) < st.game.ship_cost:
         return
-    land, own = st.land, st.fleets.owner
+    own = st.fleets.owner
     occ = None
-    for d, m in enumerate(st.neighbours[c]):
-        if m >= 0 and not land.item(m) and own.item(m) in (-1, seat):
+    for d, m in hexes.neighbours_by_kind(st)[1][c]:  # the water around the hex
+        if own.item(m) in (-1, seat):
             if occ is None:
                 occ = heroes.hero_map(st)
             j = occ.get(m, -1)  # heroes.hero_at

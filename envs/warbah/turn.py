@@ -322,7 +322,7 @@ def advance(st) -> None:
             continue
         if st.queue_pos < len(st.queue):
             seat, x = st.queue[st.queue_pos]
-            if st.alive[seat]:
+            if st.alive.item(seat):
                 m = QUEUE_STEPS[phase][0](st, seat, x)
                 c = _count_nonzero(m)  # == (m.sum() > 1): entries are 0 / 1 (int8)
                 if c > 1 or (c == 1 and (_one_above_1(m) if m.dtype == _INT8 else m.max() > 1)):
@@ -379,15 +379,16 @@ def recover_hero(st, h: Hero, healed: int) -> None:
     heroes.gain_warriors(st, h, healed)  # as warriors, within the type limit
     heroes.trim_to_cap(st, h)  # over the cap: basic, then special troops
     c = h.cell
-    if (st.variant[c] in g.cfg["variant_gold"] or st.variant[c] == "temple"
-            or (st.variant[c].startswith("recruit_") and st.settle[c] < 0)):
+    v = st.variant[c]
+    if v and (v in g.cfg["variant_gold"] or v == "temple"
+              or (v.startswith("recruit_") and st.settle.item(c) < 0)):
         st.owner[c] = s  # designed: a Hero marks a Lumbermill / Gold Mine hex
     for _ in range(heroes.ability(st, h, "diplomacy")):  # 1 adjacent neutral settlement
         near = [int(m) for m in st.neighbours[c] if m >= 0 and st.settle[m] >= 0
                 and st.owner[m] < 0]
         if near:
             st.owner[near[0]] = s
-    if st.settle[c] >= 0 and st.owner[c] != s:
+    if st.settle.item(c) >= 0 and st.owner.item(c) != s:
         prev = int(st.owner[c])
         st.owner[c] = s
         st.garrison[c] = 0
@@ -504,7 +505,7 @@ def _heal_roll(st, ctx, vals):
     h = st.heroes[hi]
     if not h.alive:
         return None
-    heal = heroes.ability(st, h, "healing") and h.troops_lost > 0
+    heal = h.troops_lost > 0 and heroes.ability(st, h, "healing") > 0
     if heal and not vals:
         return (h.seat,), (1, 10)
     recover_hero(st, h, min(h.troops_lost, vals[0]) if heal else 0)
