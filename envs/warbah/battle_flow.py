@@ -92,12 +92,13 @@ def attack_mask(st, seat: int, hi: int) -> np.ndarray:
     mask = np.zeros(NUM_ACTIONS, np.int8)
     mask[DONE] = 1
     h = st.heroes[hi]
-    if h.alive and h.attacks_left > 0:
-        nbl = st.neighbours[h.cell]
-        for d in range(6):
-            mask[d] = hexes.is_target(st, seat, nbl[d])
     if not h.alive:
         return mask
+    if h.attacks_left > 0:  # is_target: only explored land can be attacked from land
+        occ = heroes.hero_map(st)
+        for d, m in hexes.neighbours_by_kind(st)[0][h.cell]:
+            if hexes.is_target(st, seat, m, occ):
+                mask[d] = 1
     if espionage.hero_delayed(st, h):  # Agent Success 6: cannot move or attack this turn
         mask[:6] = 0
         mask[EMPIRE0:] = 0
@@ -596,18 +597,17 @@ def _after_battle_capacity(st, b: Battle) -> None:
 
 
 def sea_attack_mask(st, seat: int, h: Hero, mask: np.ndarray) -> None:
-    """At sea a Hero may attack only adjacent enemy Heroes at sea; land Heroes not ships."""
-    sea = fleets.at_sea(st, h)
+    """At sea a Hero may attack only adjacent enemy Heroes at sea, or sink an enemy fleet
+    without a Hero; a Hero on land attacks no ship (``attack_mask`` offers land targets only)."""
+    if not fleets.at_sea(st, h):
+        return
     for d in range(6):
         m = int(st.neighbours[h.cell][d])
         if m < 0:
             continue
-        if sea:
-            j = heroes.hero_at(st, m)
-            if j >= 0:
-                mask[d] = (h.attacks_left > 0 and not st.land[m] and st.heroes[j].seat != seat)
-            else:  # an enemy fleet without a Hero cannot fight back: attacking sinks it
-                mask[d] = (h.attacks_left > 0 and not st.land[m] and st.fleets.ships[m] > 0
-                           and st.fleets.owner[m] != seat)
-        elif not st.land[m]:
-            mask[d] = 0
+        j = heroes.hero_at(st, m)
+        if j >= 0:
+            mask[d] = (h.attacks_left > 0 and not st.land[m] and st.heroes[j].seat != seat)
+        else:  # an enemy fleet without a Hero cannot fight back: attacking sinks it
+            mask[d] = (h.attacks_left > 0 and not st.land[m] and st.fleets.ships[m] > 0
+                       and st.fleets.owner[m] != seat)

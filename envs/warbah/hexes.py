@@ -97,17 +97,17 @@ def enterable(st, seat: int, h: Hero, m: int, occ: dict | None = None) -> int:
     return cost
 
 
-def is_target(st, seat: int, m: int) -> bool:
+def is_target(st, seat: int, m: int, occ: dict | None = None) -> bool:
     """BATTLE: hex m may be attacked by ``seat`` (an enemy Hero, an encounter, an enemy
-    garrison; not a Sanctuary)."""
-    if m < 0 or not st.land[m] or not st.explored[m] or m in st.magic.sanctuary:
+    garrison; not a Sanctuary). ``occ``: an optional heroes.hero_map of this state."""
+    if m < 0 or not st.land.item(m) or not st.explored.item(m) or m in st.magic.sanctuary:
         return False
-    j = heroes.hero_at(st, m)
+    j = heroes.hero_at(st, m) if occ is None else occ.get(m, -1)
     if j >= 0:
         return st.heroes[j].seat != seat
-    if st.encounter[m] != 0:
+    if st.encounter.item(m) != 0:
         return True
-    return st.owner[m] not in (-1, seat) and garrisoned(st, m)
+    return st.owner.item(m) not in (-1, seat) and garrisoned(st, m)
 
 
 def explore(st, m: int, seat: int = -1) -> None:
