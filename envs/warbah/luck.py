@@ -99,6 +99,8 @@ def lucky_hero(st, seat: int) -> int:
 def roll(rng, dice) -> int:
     """The sum of ``dice`` = (n, faces) dice from ``rng``."""
     n, faces = dice
+    if n == 1:  # most rolls: one scalar draw
+        return int(rng.integers(1, faces + 1))
     if 0 < n <= 3:  # scalar draws: the same numbers as size=n, without the array
         return sum([int(rng.integers(1, faces + 1)) for _ in range(n)])
     return sum(rng.integers(1, faces + 1, size=n).tolist())
