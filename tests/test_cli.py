@@ -326,13 +326,13 @@ def _quickstart_calls(argv, monkeypatch, capsys, tmp_path):
 
 
 def test_quickstart_run_length_per_game(monkeypatch, capsys, tmp_path):
-    """Quickstart trains with the game's own config (Peacekeepers: the 300-game clone, then 200k
+    """Quickstart trains with the game's own config (Peacekeepers: the 300-game clone, then 250k
     PPO steps, about 9 minutes on 2 cores; the other games the short default run); --timesteps and
     --set total_timesteps win; the seed reaches training and evaluation."""
     calls, out = _quickstart_calls(["quickstart", "--seed", "3"], monkeypatch, capsys, tmp_path / "a")
     t = calls["train"]
-    assert (t["game"], t["config_path"], t["timesteps"], t["seed"]) == ("peacekeepers_v0", None, 200_000, 3)
-    assert t["overrides"]["checkpoint_interval"] == 200_000
+    assert (t["game"], t["config_path"], t["timesteps"], t["seed"]) == ("peacekeepers_v0", None, 250_000, 3)
+    assert t["overrides"]["checkpoint_interval"] == 250_000
     assert "peacekeepers.yaml" in out and calls["evaluate"]["seed"] == 3
     calls, _ = _quickstart_calls(["quickstart", "--timesteps", "500"], monkeypatch, capsys, tmp_path / "b")
     assert calls["train"]["timesteps"] == 500
