@@ -191,18 +191,19 @@ def collect_gold(st, sets: dict | None = None, owned: dict | None = None) -> Non
     g = st.game
     if sets is None:
         sets, owned = hexes.owned_cells(st)
+    settle, terrain = st.settle.tolist(), st.terrain.tolist()  # plain ints, read per cell
+    adjacency, vg = g.cfg["adjacency_bonus"], g.cfg["variant_gold"]
     for s in st.order:
         total = 0
         for c in sets.get(s, ()):
             if magic.blighted(st, c):  # razed / decimated: no income
                 continue
-            name = SETTLEMENTS[st.settle[c]]
+            name = SETTLEMENTS[settle[c]]
             total += g.settle[name]["gold"]
-            bonus = g.cfg["adjacency_bonus"].get(name)
+            bonus = adjacency.get(name)
             if bonus:
-                total += sum(1 for m in st.neighbours[c] if m >= 0 and st.terrain[m] >= 0
-                             and TERRAINS[st.terrain[m]] == bonus)
-        vg = st.game.cfg["variant_gold"]
+                total += sum(1 for m in st.neighbours[c] if m >= 0 and terrain[m] >= 0
+                             and TERRAINS[terrain[m]] == bonus)
         total += sum(vg.get(st.variant[c], 0) for c in owned.get(s, ()))
         total += sum(heroes.ability(st, h, "wealth") for h in st.heroes
                      if h.alive and h.seat == s)
