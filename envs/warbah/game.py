@@ -61,16 +61,7 @@ class WarbahGame(Game):
         self.terrain = {t["type"]: t for t in self.cfg["terrain"]}
         #: MP to enter a hex, by terrain code (config.TERRAINS order)
         self.terrain_mp = [self.terrain[t]["mp"] for t in TERRAINS]
-        #: designed.army_cap / command_bonus / troop_types / turn_cap / max_actions and
-        #: sea.sea_moves, read on every step (plain attributes: no dict lookups on the hot path)
-        self.army_cap = d["army_cap"]
-        self.command_bonus = d["command_bonus"]
-        self.troop_types = d["troop_types"]
-        sea = self.cfg["sea"]
-        self.sea_moves, self.ship_cost = sea["sea_moves"], sea["ship_cost"]
-        self.turn_cap, self.max_actions = d["turn_cap"], d["max_actions"]
-        self.max_recruit = d["max_recruit_per_settlement"]
-        self.mass_formula = bool(self.cfg["mass_formula"])
+        self._step_constants()
         self.settle_roll = {r: s["type"] for s in self.cfg["settlements"] for r in s["rolls"]}
         self.settle = {s["type"]: s for s in self.cfg["settlements"]}
         self.settle["capitol"] = dict(self.cfg["capitol"], type="capitol")
@@ -93,6 +84,16 @@ class WarbahGame(Game):
         self.observation_layout = [("board", (17, self.h, self.w)), ("vector", (48,)),
                                    ("board_b", (7, self.h, self.w)), ("vector_b", (76,)),
                                    ("magic", (266,))]
+
+    def _step_constants(self) -> None:
+        """The rules numbers read on every step, as plain attributes (no dict lookups on the hot
+        path). The game reads its rules when built: a later edit of ``cfg`` is not seen."""
+        d, sea = self.cfg["designed"], self.cfg["sea"]
+        self.army_cap, self.command_bonus = d["army_cap"], d["command_bonus"]
+        self.troop_types, self.max_recruit = d["troop_types"], d["max_recruit_per_settlement"]
+        self.turn_cap, self.max_actions = d["turn_cap"], d["max_actions"]
+        self.sea_moves, self.ship_cost = sea["sea_moves"], sea["ship_cost"]
+        self.mass_formula = bool(self.cfg["mass_formula"])
 
     def options(self) -> dict[str, Any]:
         out: dict[str, Any] = {"num_players": self.num_players}
