@@ -129,7 +129,7 @@ def offer(st, seats, value: int, dice, resume: str, ctx: tuple, roller: int | No
         asked.append(s)
         hi = lucky_hero(st, s)
         if hi >= 0:
-            order = tuple(dict.fromkeys(int(x) for x in seats if x is not None and x >= 0))
+            order = tuple(dict.fromkeys(int(y) for y in seats if y is not None and y >= 0))
             j = order.index(s)
             if roller is None:
                 roller = order[0]
