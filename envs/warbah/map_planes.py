@@ -79,7 +79,7 @@ def _map_base(st, key: tuple) -> np.ndarray:
             return c[2]
         base = _map_update(st, c, key)  # a few cells changed (explore, walls): patch a copy
         if base is not None:
-            st._obs_map = (key, c[1], base, c[3], c[4])
+            st._obs_map = (key, c[1], base, c[3])
             return base
     g = st.game
     m = np.zeros((len(_MAP_ROWS), g.n_cells), np.float32)
@@ -101,24 +101,11 @@ def _map_base(st, key: tuple) -> np.ndarray:
     base[:17 * g.n_cells].reshape(17, g.n_cells)[_MAP_ROWS] = m
     base.flags.writeable = False
     st._obs_map = (key, set(st.rivers), base,
-                   {name: getattr(st, name).dtype for name in _MAP_ARRAYS}, {})
+                   {name: getattr(st, name).dtype for name in _MAP_ARRAYS})
     return base
 
 
 _MAP_ARRAYS = ("land", "explored", "terrain", "settle", "wall_damage")  # the key's order
-
-
-_BYTE_CELLS: dict = {}
-
-
-def _byte_cells(c: tuple, n: int) -> list:
-    """For the cached map key ``c[0]``: the cell of each byte of its five arrays joined (in
-    _MAP_ARRAYS order, with the dtypes they had when cached, ``c[3]``)."""
-    sizes = (n,) + tuple(c[3][name].itemsize for name in _MAP_ARRAYS)
-    t = _BYTE_CELLS.get(sizes)
-    if t is None:
-        t = _BYTE_CELLS[sizes] = [x for k in sizes[1:] for x in range(n) for _ in range(k)]
-    return t
 
 
 def _map_update(st, c: tuple, key: tuple):
@@ -138,30 +125,17 @@ def _map_update(st, c: tuple, key: tuple):
 
 def _changed_cells(st, c: tuple, key: tuple) -> set | None:
     """The cells whose map inputs differ between the cached key ``c[0]`` and ``key``; None when
-    an array changed shape or type."""
+    an array changed shape or type. Only the arrays whose bytes differ are compared (as arrays
+    of the dtype they were cached with: an explore changes two or three of the five)."""
     old = c[0]
-    n = st.game.n_cells
-    diff = False
+    changed: set = set()
     for i, name in enumerate(_MAP_ARRAYS):
         if old[i] != key[i]:
             a = getattr(st, name)
-            if a.ndim != 1 or len(old[i]) != a.nbytes or a.dtype != c[3].get(name):
+            dt = c[3].get(name)
+            if a.ndim != 1 or len(old[i]) != a.nbytes or a.dtype != dt:
                 return None
-            diff = True
-    if diff:  # the differing bytes of the five arrays at once, mapped to their cells
-        cells = c[4].get("cells")  # kept with the cache (its dtypes do not change)
-        if cells is None:
-            cells = c[4]["cells"] = _byte_cells(c, n)
-        prev = c[4].get("bytes")  # (key, its joined bytes as uint8) kept by the last update
-        was = prev[1] if prev is not None and prev[0] is old else \
-            np.frombuffer(b"".join(old[:5]), np.uint8)
-        now = np.frombuffer(b"".join(key[:5]), np.uint8)
-        if len(cells) != len(was) or len(was) != len(now):
-            return None
-        c[4]["bytes"] = (key, now)
-        changed = {cells[i] for i in (was != now).nonzero()[0].tolist()}
-    else:
-        changed = set()
+            changed.update((np.frombuffer(old[i], dt) != a).nonzero()[0].tolist())
     if old[5] != key[5]:
         if len(old[5]) != len(key[5]):
             return None
