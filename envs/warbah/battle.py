@@ -223,8 +223,7 @@ def attacks(game, side: Army, seg: int, rng: np.random.Generator) -> int:
         if n <= 0:
             continue
         init, kill, _ = troop[_GROUPS[t]]
-        i = init + init_mod[t]
-        if (0 if i >= 5 else (5 if i <= 0 else 5 - i)) != seg:  # segment_of(i)
+        if segment_of(init + init_mod[t]) != seg:
             continue
         k = kill + side.kill_mod[t]
         n += side.extra_attacks[t]  # Prowess: +1 attack per round for the group

@@ -172,7 +172,7 @@ def start_battle(st, hi: int, cell: int, members=()) -> None:
 
 
 def _force_seats(st, hi: int, members) -> tuple:
-    return tuple(dict.fromkeys([st.heroes[hi].seat] + [st.heroes[j].seat for j in members]))
+    return luck.seat_order([st.heroes[hi].seat] + [st.heroes[j].seat for j in members])
 
 
 @luck.step("encounter")

@@ -12,16 +12,12 @@ from .battle import Army, Battle
 
 def battle_seats(st, b: Battle) -> tuple:
     """Players in the battle, the attacking force first (lead, joiners), then the defender."""
-    out = [b.sides[0].seat] + [m.seat for m in b.members]
-    return tuple(dict.fromkeys(s for s in out + [b.sides[1].seat] if s >= 0))
+    return luck.seat_order([b.sides[0].seat] + [m.seat for m in b.members] + [b.sides[1].seat])
 
 
 def anyone_lucky(st, b: Battle) -> bool:
-    """A player in the battle has a Hero with Luck unused this turn (``luck.lucky_hero`` of
-    ``battle_seats``, without building the tuple)."""
-    if luck.lucky_hero(st, b.sides[0].seat) >= 0 or luck.lucky_hero(st, b.sides[1].seat) >= 0:
-        return True
-    return any(luck.lucky_hero(st, m.seat) >= 0 for m in b.members)
+    """A player in the battle has a Hero with Luck unused this turn (``luck.lucky_hero``)."""
+    return any(luck.lucky_hero(st, q) >= 0 for q in battle_seats(st, b))
 
 
 def teams(b: Battle, seat: int) -> tuple:

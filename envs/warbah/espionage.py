@@ -93,10 +93,8 @@ def update_contact(st) -> None:
     if N == 2 and con[0, 1] and con[1, 0]:
         return  # every pair already in contact (permanent): nothing to add
     nbl = st.neighbours
-    held: list[set] = [set() for _ in range(N)]  # each player's hexes: controlled, Heroes
-    for c, o in enumerate(st.owner.tolist()):
-        if o >= 0:
-            held[o].add(c)
+    _, owned = hexes.owned_cells(st)
+    held = [set(owned.get(s, ())) for s in range(N)]  # each player's hexes: controlled, Heroes
     for h in st.heroes:
         if h.alive:
             held[h.seat].add(h.cell)

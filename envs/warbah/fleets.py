@@ -53,7 +53,7 @@ def sea_rules(st) -> dict:
 
 
 def at_sea(st, h: Hero) -> bool:
-    return not st.land[h.cell]
+    return not st.land.item(h.cell)
 
 
 def capacity(st, ships: int) -> int:

@@ -132,8 +132,17 @@ def ability(st, h: Hero, name: str) -> int:
 
 def army_cap(st, h: Hero) -> int:
     """ARMY SIZE: 40 troops, +10 per Command (special units count too)."""
-    g = st.game
-    return g.army_cap + g.command_bonus * ability(st, h, "command")
+    return _cap(st.game, ability(st, h, "command"))
+
+
+def _cap(g, commands: int) -> int:
+    """The army cap for a Hero with ``commands`` Command abilities."""
+    return g.army_cap + g.command_bonus * commands
+
+
+def _type_limit(g, commands: int) -> int:
+    """The troop-type limit for a Hero with ``commands`` Command abilities."""
+    return g.troop_types + commands
 
 
 def army_size(h: Hero) -> int:
@@ -155,22 +164,13 @@ def type_count(h: Hero) -> int:
 def army_stats(st, h: Hero) -> tuple[int, int, int, int]:
     """(army_size, army_cap, type_count, type_limit) of Hero ``h`` at once: one Command count
     and one pass over the troops (the move-phase mask reads all four of several Heroes)."""
-    g = st.game
     cmd = ability(st, h, "command")
-    tr, sp = h.troops.tolist(), h.specials.tolist()
-    tc = 0
-    for k in tr:
-        if k > 0:
-            tc += 1
-    for k in sp:
-        if k > 0:
-            tc += 1
-    return sum(tr) + sum(sp), g.army_cap + g.command_bonus * cmd, tc, g.troop_types + cmd
+    return army_size(h), _cap(st.game, cmd), type_count(h), _type_limit(st.game, cmd)
 
 
 def type_limit(st, h: Hero) -> int:
     """A Hero may have 5 troop types; each Command ability adds one."""
-    return st.game.troop_types + ability(st, h, "command")
+    return _type_limit(st.game, ability(st, h, "command"))
 
 
 def gain_warriors(st, h: Hero, n: int) -> int:

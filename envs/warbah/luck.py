@@ -22,6 +22,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from . import heroes
 from .actions import KEEP_ROLL, NUM_ACTIONS, REROLL
 
 
@@ -81,19 +82,22 @@ def lucky_hero(st, seat: int) -> int:
     if seat < 0:
         return -1
     turn = st.turn
-    units = st.game.granting_units.get("luck")
     for i, h in enumerate(st.heroes):
-        if h.alive and h.seat == seat and h.luck_used_turn != turn:
-            # heroes.ability(st, h, "luck") > 0, stopping at the first source
-            for a, _ in h.abilities:
-                if a == "luck":
-                    return i
-            if units:
-                sp = h.specials
-                for u in units:
-                    if sp.item(u):
-                        return i
+        if h.alive and h.seat == seat and h.luck_used_turn != turn \
+                and heroes.ability(st, h, "luck"):
+            return i
     return -1
+
+
+def seat_order(seats) -> tuple:
+    """The seats asked, in order, each once (None and negative seats left out; plain ints)."""
+    out: list[int] = []
+    for s in seats:
+        if s is not None and s >= 0:
+            s = int(s)
+            if s not in out:
+                out.append(s)
+    return tuple(out)
 
 
 def roll(rng, dice) -> int:
@@ -121,18 +125,12 @@ def offer(st, seats, value: int, dice, resume: str, ctx: tuple, roller: int | No
     """Offer Luck on a roll just made. True: a player decides now (phase ``luck``) and
     ``CONT[resume](st, value, ctx)`` runs afterwards; False: nobody can, the caller resolves
     ``value`` itself."""
-    asked: list[int] = []  # the seats in order, each once (most rolls: nobody has Luck)
-    for x in seats:
-        if x is None or x < 0 or x in asked:
-            continue
-        s = int(x)
-        asked.append(s)
+    order = seat_order(seats)
+    if roller is None:
+        roller = order[0] if order else -1
+    for j, s in enumerate(order):
         hi = lucky_hero(st, s)
         if hi >= 0:
-            order = tuple(dict.fromkeys(int(y) for y in seats if y is not None and y >= 0))
-            j = order.index(s)
-            if roller is None:
-                roller = order[0]
             n, faces = dice
             st.luck = LuckDecision(hi, max(1, min(10, -(-10 * int(value) // (n * faces)))),
                                    st.phase, value=int(value), dice=tuple(dice), resume=resume,
@@ -230,7 +228,7 @@ def window(st, seats, kind: str, ctx: tuple, resume: str) -> bool:
     reroll can matter (``WINDOWS[kind][0]`` names at least one choice). True: a player decides
     now (phase ``luck``; ``CONT[resume](st, None, ctx)`` runs once all are asked); False: nobody
     can, the caller goes on."""
-    order = tuple(dict.fromkeys(int(s) for s in seats if s is not None and s >= 0))
+    order = seat_order(seats)
     for j, s in enumerate(order):
         hi = lucky_hero(st, s)
         if hi >= 0 and WINDOWS[kind][0](st, s, ctx):

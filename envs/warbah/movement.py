@@ -59,7 +59,7 @@ def mask(st, seat: int, hi: int) -> np.ndarray:
     adj = [(d, m, occ[m]) for d, m in enumerate(st.neighbours[h.cell]) if m in occ]
     stats: dict = {}  # heroes.army_stats of the Heroes looked at, computed once
     by_kind = hexes.neighbours_by_kind(st)  # (land, water) neighbours of every cell
-    delayed = h.delayed_turn == st.turn  # espionage.hero_delayed (Agent Success 6)
+    delayed = espionage.hero_delayed(st, h)  # Agent Success 6
     # single transfers (garrison troops, troops to a Hero, ...) only on land and not delayed
     transfers = not delayed and st.land.item(h.cell)
     _land_steps(st, seat, h, out, occ, adj, stats, transfers, by_kind[0][h.cell])

@@ -244,17 +244,10 @@ def _empire_section(st, seat: int, w: memoryview, my_fleets: list, occ: set,
     if (esp.mission is not None or st.luck is not None or st.troop_loss is not None
             or esp.revealed or esp.log):  # else only the contacts are set (the quiet case)
         _espionage_part(st, seat, w, n, vo)
-    elif N == 2:  # _relative_flags for two players: one entry
-        if esp.contact.item(seat, 1 - seat):
-            w[vo + 23] = 1
     else:
         _relative_flags(esp.contact, seat, N, w, vo + 22)
     _sea_part(st, seat, w, n, vo, mine, q)
-    if N == 2:
-        if st.diplomacy.allied.item(seat, 1 - seat):
-            w[vo + 59] = 1
-    else:
-        _relative_flags(st.diplomacy.allied, seat, N, w, vo + 58)
+    _relative_flags(st.diplomacy.allied, seat, N, w, vo + 58)
     if phase in _DIPLOMACY_INDEX:
         _diplomacy_part(st, seat, w, vo)
     _specials_part(st, seat, w, vo, q)
@@ -266,12 +259,9 @@ def _unmanned_fleet_plane(st, w, n: int, my_fleets: list, occ: set) -> None:
     """Plane 5: my fleets without a Hero on board (fleets.unmanned_fleets, in cell order):
     their moves left / 4."""
     k = 0
-    turn = st.turn
-    fm, sea_moves = st.fleets.moves, st.game.sea_moves
     for c in my_fleets:
         if c not in occ:
-            t, left = fm.get(c, (-1, 0))  # fleets.fleet_left
-            w[5 * n + c] = (left if t == turn else sea_moves) / 4.0
+            w[5 * n + c] = fleets.fleet_left(st, c) / 4.0
             k += 1
             if k == FLEET_SLOTS:
                 break

@@ -27,8 +27,7 @@ def _water_ok(st, seat: int, m: int) -> bool:
 def is_sea_step(st, h: Hero, d: int) -> bool:
     """Direction action d for this Hero is handled here (boarding, sailing, landing)."""
     m = st.neighbours[h.cell][d]  # (plain ints)
-    land = st.land
-    return not land.item(h.cell) or (m >= 0 and not land.item(m))  # at sea, or onto water
+    return fleets.at_sea(st, h) or (m >= 0 and not st.land.item(m))
 
 
 def move_mask(st, seat: int, x: int, h: Hero, mask: np.ndarray, occ=None,
@@ -148,10 +147,8 @@ def fleet_mask(st, seat: int, mask: np.ndarray, occ=None, near_water: tuple | No
     own = st.fleets.owner
     if near_water is None:
         near_water = hexes.neighbours_by_kind(st)[1]
-    moves, turn, fresh = st.fleets.moves, st.turn, st.game.sea_moves
     for k, c in enumerate(mine):
-        t, left = moves.get(c, (-1, 0))  # fleets.fleet_left
-        if (left if t == turn else fresh) <= 0:
+        if fleets.fleet_left(st, c) <= 0:
             continue
         a0 = FLEET0 + 6 * k
         for d, m in near_water[c]:

@@ -423,11 +423,9 @@ def domination_winner(st) -> int:
     ``domination_share`` of all the settlements the players hold, else -1."""
     v = st.game.cfg["designed"]["victory"]
     n = st.game.num_seats
-    held = [0] * n  # settlements held (hexes.settlements_of) by the players still in
+    sets, _ = hexes.owned_cells(st)  # settlements_of every player in one pass
     alive = st.alive.tolist()
-    for o, k in zip(st.owner.tolist(), st.settle.tolist()):
-        if o >= 0 and k >= 0 and alive[o]:
-            held[o] += 1
+    held = [len(sets.get(s, ())) if alive[s] else 0 for s in range(n)]
     best = max(range(n), key=lambda s: held[s])
     if held[best] >= v["domination_min"] and held[best] >= v["domination_share"] * sum(held):
         return best
