@@ -40,7 +40,10 @@ class BaseAgent:
             self.rng = np.random.default_rng(seed)
 
     def random_legal(self, mask: np.ndarray) -> int:
-        legal = np.flatnonzero(mask)
+        # np.flatnonzero's indices, without its Python-level wrappers (every step of every
+        # random game, `arena bench` included, comes through here)
+        legal = (mask.nonzero()[0] if type(mask) is np.ndarray and mask.ndim == 1
+                 else np.flatnonzero(mask))
         if len(legal) == 0:
             raise ValueError("no legal action in the mask")
         return int(legal[self.rng.integers(len(legal))])

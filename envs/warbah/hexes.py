@@ -71,14 +71,23 @@ def settlements_of(st, seat: int) -> list[int]:
 
 
 def owned_cells(st) -> tuple[dict, dict]:
-    """({seat: settlements_of(seat)}, {seat: every hex it owns}), cell order, one pass."""
+    """({seat: settlements_of(seat)}, {seat: every hex it owns}), cell order, one pass; tuples
+    kept on the state while ``st.owner`` and ``st.settle`` keep their bytes (gold, contacts,
+    domination and the observation read them in one turn; a clone starts without them)."""
+    key = (st.owner.tobytes(), st.settle.tobytes())
+    c = st.__dict__.get("_owned_cells")
+    if c is not None and c[0] == key:
+        return c[1], c[2]
     sets: dict = {}
     owned: dict = {}
-    for c, (o, k) in enumerate(zip(st.owner.tolist(), st.settle.tolist())):
+    for x, (o, k) in enumerate(zip(st.owner.tolist(), st.settle.tolist())):
         if o >= 0:
-            owned.setdefault(o, []).append(c)
+            owned.setdefault(o, []).append(x)
             if k >= 0:
-                sets.setdefault(o, []).append(c)
+                sets.setdefault(o, []).append(x)
+    sets = {o: tuple(v) for o, v in sets.items()}
+    owned = {o: tuple(v) for o, v in owned.items()}
+    st._owned_cells = (key, sets, owned)
     return sets, owned
 
 

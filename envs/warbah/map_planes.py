@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from . import hexes
 from .config import SETTLEMENTS, TERRAINS
 
 try:  # numpy's C function behind np.count_nonzero(a) (no Python-level wrapper per call)
@@ -189,17 +190,13 @@ def _write_cells(st, wb, changed: set) -> bool:
 
 def _owned_common(st) -> tuple:
     """The seat-independent part of _build_owned: ([(cell, owner)] of the owned cells, flat
-    indices of the encounter chits (plane 8), settlements held per seat, alive per seat)."""
+    indices of the encounter chits (plane 8), settlements held per seat, alive per seat), from
+    hexes.owned_cells."""
     g = st.game
     N, n = g.num_seats, g.n_cells
-    own = st.owner
-    cells = (own >= 0).nonzero()[0]
-    owned = list(zip(cells.tolist(), own[cells].tolist()))
-    held = [0] * N
-    if owned:
-        for (_, o), s in zip(owned, st.settle[cells].tolist()):
-            if s >= 0:
-                held[o] += 1
+    sets, by_seat = hexes.owned_cells(st)
+    owned = [(c, o) for o, cells in by_seat.items() for c in cells]
+    held = [len(sets.get(s, ())) for s in range(N)]
     o8 = 8 * n
     chits = [o8 + c for c in st.encounter.nonzero()[0].tolist()]
     return owned, chits, held, st.alive.tolist()
@@ -230,22 +227,17 @@ def _build_owned(st, seat: int, common: tuple | None = None):
 
 def _garrisons(st, specials: bool) -> list:
     """[(cell, garrison size/20)] of the cells with a garrison (special units too), in cell
-    order. ``specials``: whether ``st.garrison_specials`` has any unit."""
-    gar = st.garrison
-    if gar.dtype == np.int64 and gar.ndim == 2:  # row sums as one dot product (same integers)
-        ones = _ONES.get(gar.shape[1])
-        if ones is None:
-            ones = _ONES[gar.shape[1]] = np.ones(gar.shape[1], np.int64)
-        tot = gar.dot(ones)
-    else:
-        tot = gar.sum(1)
-    if specials:
-        tot += st.garrison_specials.sum(1)
-    nz = tot.nonzero()[0]
-    return [(c, min(k, 20) / 20.0) for c, k in zip(nz.tolist(), tot[nz].tolist())]
-
-
-_ONES: dict = {}
+    order. ``specials``: whether ``st.garrison_specials`` has any unit. Sums only the nonzero
+    entries (a few garrisons on the map)."""
+    tot: dict = {}
+    for arr in (st.garrison, st.garrison_specials) if specials else (st.garrison,):
+        k = arr.shape[1]
+        flat = arr.ravel()
+        idx = flat.nonzero()[0]
+        for i, v in zip(idx.tolist(), flat[idx].tolist()):
+            c = i // k
+            tot[c] = tot.get(c, 0) + v
+    return [(c, min(t, 20) / 20.0) for c, t in sorted(tot.items()) if t]
 
 
 def _obs_size(g) -> int:
@@ -283,7 +275,7 @@ def base_planes(st, seat: int) -> np.ndarray:
         owned.setflags(write=False)
         hit = cache[seat] = [key, set(st.rivers), owned, None, None]
         out = owned.copy()
-    _write_garrisons(st, seat, out, key[7], gk, specials)
+    _write_garrisons(st, seat, out, gk, specials)
     full = out.copy()
     full.setflags(write=False)
     hit[3], hit[4] = gk, full
@@ -316,22 +308,17 @@ def _map_and_owned(st, seat: int, key: tuple) -> np.ndarray:
     return out
 
 
-def _write_garrisons(st, seat: int, out: np.ndarray, owner: bytes, lk: tuple,
-                     specials: bool) -> None:
-    """Garrison planes 9-10 into ``out``: the (cell, value) list kept while the garrison arrays
-    keep their bytes (``lk``, shared by the seats; ``specials``: a garrison holds special units),
-    the flat indices per seat while the owners (``owner``: their bytes) keep theirs too; a few
-    cells, written one by one."""
+def _write_garrisons(st, seat: int, out: np.ndarray, lk: tuple, specials: bool) -> None:
+    """Garrison planes 9 (mine) and 10 (another's) into ``out``, from the (cell, value) list
+    kept while the garrison arrays keep their bytes (``lk``, shared by the seats; ``specials``:
+    a garrison holds special units); a few cells, written one by one."""
     c = st.__dict__.get("_obs_gar")
     if c is None or c[0] != lk:
-        c = st._obs_gar = (lk, _garrisons(st, specials), {})
+        c = st._obs_gar = (lk, _garrisons(st, specials))
     if not c[1]:
         return
-    r = c[2].get(seat)
-    if r is None or r[0] != owner:
-        n, own = st.game.n_cells, st.owner
-        r = c[2][seat] = (owner, [((9 if own.item(x) == seat else 10) * n + x, v)
-                                  for x, v in c[1]])
+    n, own = st.game.n_cells, st.owner
+    o9, o10 = 9 * n, 10 * n
     w = memoryview(out)  # float32 items: no numpy scalars
-    for i, v in r[1]:
-        w[i] = v
+    for x, v in c[1]:
+        w[(o9 if own.item(x) == seat else o10) + x] = v

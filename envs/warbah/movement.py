@@ -171,22 +171,23 @@ def _transfer_mask(st, seat: int, h: Hero, mask, occ: dict, adj: list, stats: di
 
 
 def _own_hex(st, h: Hero, c: int, mask, stats: dict, transfers: bool) -> None:
-    """In an own hex: the whole garrison into the army (within the cap; ``_whole_army_limits``
-    checks the type limit), dropping troops of the settlement's kind; with ``transfers`` (on
-    land, not delayed) also single garrison troops and special units into the army (within the
-    cap and the type limit) and single troops of the settlement's kind into the garrison."""
+    """In an own hex: the whole garrison into the army (within the cap and the type limit),
+    dropping troops of the settlement's kind; with ``transfers`` (on land, not delayed) also
+    single garrison troops and special units into the army (within the cap and the type limit)
+    and single troops of the settlement's kind into the garrison."""
     gar = st.garrison[c].tolist()
     gsp = st.garrison_specials[c].tolist()
     has_troops, has_sp = any(gar), any(gsp)
     sp = h.specials
     if has_troops or has_sp:  # hexes.garrisoned
         size, cap, tc, tl = _stats(st, h, stats)
-        if size < cap:
-            mask[TAKE_GARRISON] = 1  # special units count against the cap too
+        if size < cap:  # special units count against the cap too
+            tr = h.troops.tolist()
+            if tc + _new_types(gar, tr) + _new_types(gsp, sp.tolist()) <= tl:
+                mask[TAKE_GARRISON] = 1  # the whole garrison: no type past the limit
             if transfers:
                 new_ok = tc < tl  # 5 troop types (+Command)
                 if has_troops:
-                    tr = h.troops.tolist()
                     for t in range(4):
                         if gar[t] > 0 and (tr[t] > 0 or new_ok):
                             mask[TAKE_ONE0 + t] = 1
@@ -223,33 +224,28 @@ def _received_troops(st, h: Hero) -> np.ndarray:
 
 
 def _whole_army_limits(st, h: Hero, mask, occ: dict, adj: list, stats: dict) -> None:
-    """Drop TAKE_GARRISON when the whole garrison would break Hero ``h``'s army cap or troop-type
-    limit, and each whole-army hand-over (EXCHANGE0 + d) that would break the receiver's type
-    limit (also for a Hero delayed by espionage, who may still do both). ``adj``: the
-    adjacent Heroes (see ``mask``); without them there is no hand-over to check."""
-    c = h.cell
-    if mask[TAKE_GARRISON]:
-        size, cap, tc, tl = _stats(st, h, stats)
-        if (cap - size <= 0 or tc + _new_types(st.garrison[c], h.troops)
-                + _new_types(st.garrison_specials[c], h.specials) > tl):
-            mask[TAKE_GARRISON] = 0
+    """Drop each whole-army hand-over (EXCHANGE0 + d) that would break the receiver's type
+    limit (also for a Hero delayed by espionage, who may still hand his army over; the whole
+    garrison's limits are ``_own_hex``'s). ``adj``: the adjacent Heroes (see ``mask``);
+    without them there is no hand-over to check."""
     if not adj:
         return
     ex = mask[EXCHANGE0:EXCHANGE0 + 6].tolist()
     if not any(ex):
         return
-    nbl = st.neighbours[c]
+    nbl = st.neighbours[h.cell]
+    give = h.troops.tolist()
     for d in range(6):
         if ex[d]:
             o = st.heroes[occ.get(nbl[d], -1)]
             tc, tl = _stats(st, o, stats)[2:]
-            if tc + _new_types(h.troops, o.troops) > tl:
+            if tc + _new_types(give, o.troops.tolist()) > tl:
                 mask[EXCHANGE0 + d] = 0
 
 
-def _new_types(give: np.ndarray, have: np.ndarray) -> int:
-    """Troop types present in ``give`` but absent from ``have``."""
-    return sum(1 for k, o in zip(give.tolist(), have.tolist()) if k > 0 and o == 0)
+def _new_types(give: list, have: list) -> int:
+    """Troop types present in ``give`` but absent from ``have`` (counts as plain lists)."""
+    return sum(1 for k, o in zip(give, have) if k > 0 and o == 0)
 
 
 def garrison_lock(st, h: Hero, mask) -> None:

@@ -114,7 +114,7 @@ def _heroes_and_vector(st, seat: int, out: np.ndarray, w: memoryview, o: int, q)
     if k is not None:  # the sub-steps have their own flags in their sections
         w[vo + k] = 1
     w[vo + 7] = min(st.turn / g.turn_cap, 1)
-    w[vo + 8] = min(int(st.gold.item(seat)), 50) / 50.0
+    w[vo + 8] = min(st.gold.item(seat), 50) / 50.0
     if h is not None:
         _acting_hero_vector(h, w, vo)
     if st.battle is not None:

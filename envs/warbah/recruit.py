@@ -18,7 +18,7 @@ from .config import BASIC, SETTLEMENTS, SPECIALS
 from .heroes import new_hero
 
 
-def recruit_hexes(st, seat: int, owned: list | None = None) -> list[int]:
+def recruit_hexes(st, seat: int, owned: tuple | None = None) -> list[int]:
     """Controlled non-settlement hexes with a 'Recruit X' variant, in cell order (``owned``:
     the cells ``seat`` owns, when the caller has them)."""
     cells = np.flatnonzero(st.owner == seat).tolist() if owned is None else owned

@@ -180,7 +180,7 @@ def begin_recruit(st) -> None:
     collect_gold(st, sets, owned)
     st.recruited[:] = 0
     st.queue = [(s, c) for s in st.order
-                for c in sets.get(s, []) + recruit.recruit_hexes(st, s, owned.get(s, ()))]
+                for c in (*sets.get(s, ()), *recruit.recruit_hexes(st, s, owned.get(s, ())))]
     st.queue_pos, st.phase = 0, "recruit"
 
 
