@@ -135,7 +135,7 @@ class TabletopAEC(AECEnv):
             self._require_reset("observe()")
         if agent not in self._agent_index:
             raise ValueError(f"unknown agent {agent!r}; agents: {self.possible_agents}")
-        obs = st.observation(self._seat_for_observation(agent))
+        obs = st._observation(self._seat_for_observation(agent))  # a seat of this game: no check
         if (agent == self.agent_selection and not st.is_terminal()
                 and not self.terminations[agent] and not self.truncations[agent]):
             mask = self._current_mask()
