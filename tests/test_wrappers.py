@@ -44,3 +44,28 @@ def test_loop_matches_the_raw_env_and_warns_after_the_end(caplog):
     assert env.agents == [] == raw.agents
     env.step(None)
     assert "step() called after all agents are terminated" in caplog.text
+
+
+def test_agent_iter_keeps_the_stock_checks():
+    """The one-hop ``agent_iter`` iterator: the stock wrapper's errors before reset, its
+    assertion when a loop forgets to step, its ``max_iter`` and the same agent sequence."""
+    env = envs.make("zaka_v0")
+    stock = OrderEnforcingWrapper(envs.make_raw("zaka_v0"))
+    assert _error_of(env.agent_iter) is _error_of(stock.agent_iter) is not None
+    for e in (env, stock):
+        e.reset(seed=5)
+    for e in (env, stock):
+        it = iter(e.agent_iter())
+        assert next(it) == e.agent_selection
+        with pytest.raises(AssertionError, match="need to call step"):
+            next(it)
+    seqs = []
+    for e in (env, stock):
+        e.reset(seed=5)
+        seq, rng = [], np.random.default_rng(1)
+        for agent in e.agent_iter(max_iter=7):  # stops after 7 names, as the stock one does
+            seq.append(agent)
+            obs = e.last()[0]
+            e.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+        seqs.append(seq)
+    assert len(seqs[0]) == 7 and seqs[0] == seqs[1]

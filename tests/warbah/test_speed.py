@@ -10,7 +10,8 @@ from tabletop_arena.envs.warbah.rules import WarbahState
 
 
 def _drop_observation_caches(st) -> None:
-    for k in [k for k in vars(st) if k.startswith("_obs_")]:
+    """Forget the observation's caches and hexes.owned_cells' (the observation reads it too)."""
+    for k in [k for k in vars(st) if k.startswith("_obs_") or k == "_owned_cells"]:
         delattr(st, k)
 
 
@@ -86,6 +87,29 @@ def test_observation_caches_follow_hand_edits(n):
                 assert _all_obs(st) == before
             legal = np.flatnonzero(st.legal_actions_mask())
             st.apply(int(legal[rng.integers(len(legal))]))
+
+
+def test_owned_cells_follow_hand_edits():
+    """hexes.owned_cells (kept per owner / settlement bytes) answers like settlements_of and a
+    scan of the owner array after ownership and settlements are edited by hand."""
+    from tabletop_arena.envs.warbah import hexes
+    g = make_game(num_players=3)
+    st = g.new_initial_state(np.random.default_rng(4))
+    rng = np.random.default_rng(4)
+    for _ in range(150):  # into play: capitols placed, hexes owned
+        legal = np.flatnonzero(st.legal_actions_mask())
+        st.apply(int(legal[rng.integers(len(legal))]))
+    for k in range(8):
+        sets, owned = hexes.owned_cells(st)
+        for s in range(g.num_seats):
+            assert list(sets.get(s, ())) == hexes.settlements_of(st, s)
+            assert list(owned.get(s, ())) == np.flatnonzero(st.owner == s).tolist()
+        x = int(rng.integers(g.n_cells))
+        if k % 2:  # one array at a time: each must be seen on its own (a settlement comes or
+            x = int(rng.choice(np.flatnonzero(st.owner >= 0)))  # goes on an owned hex)
+            st.settle[x] = -1 if st.settle[x] >= 0 else 0
+        else:
+            st.owner[x] = (int(st.owner[x]) + 2) % (g.num_seats + 1) - 1  # another owner
 
 
 def test_ability_steps_match_the_float32_loop():
