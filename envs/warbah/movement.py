@@ -91,26 +91,17 @@ def _land_steps(st, seat: int, h: Hero, mask, occ: dict, adj: list, stats: dict,
     """Steps onto adjacent land (move or explore), the garrison of an own hex (``_own_hex``),
     the whole army to a friendly Hero, magic items (``adj``: the adjacent Heroes, see
     ``mask``; ``near_land``: the (direction, cell) pairs of the land around him)."""
-    g = st.game
     c = h.cell
-    explored, encounter, owner = st.explored, st.encounter, st.owner
+    explored = st.explored
     mp = h.mp
     can_explore = mp + h.scout_moves >= 1
     for d, m in near_land:
         if not explored.item(m):
             if can_explore:
                 mask[d] = 1
-        # hexes.enterable(st, seat, h, m, occ) inlined: 0 (cannot enter) or the MP cost
-        elif encounter.item(m) == 0 and m not in occ:
-            o = owner.item(m)
-            if o != -1 and o != seat and hexes.garrisoned(st, m):
-                continue
-            cost = g.terrain_mp[st.terrain.item(m)]
-            if ((c, m) if c < m else (m, c)) in st.rivers:  # edge(c, m)
-                cost = max(cost, g.cfg["river"]["cross_mp"])
-            if 0 < cost <= mp:
-                mask[d] = 1
-    if owner.item(c) == seat:
+        elif 0 < hexes.enterable(st, seat, h, m, occ) <= mp:  # 0: cannot enter; else MP
+            mask[d] = 1
+    if st.owner.item(c) == seat:
         _own_hex(st, h, c, mask, stats, transfers)
     if adj and not h.received_army:  # exchange instead of moving (ends this hero's movement)
         near = [(d, st.heroes[j]) for d, _, j in adj if st.heroes[j].seat == seat]

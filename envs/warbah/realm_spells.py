@@ -35,9 +35,8 @@ def open_window(st, timing: str) -> bool:
     if timing in m.opened:
         return False
     m.opened.add(timing)
-    # (only a Hero with a wizard or an item has a source: see _sources)
     q = [(s, i) for s in st.order for i, h in enumerate(st.heroes)
-         if h.alive and h.seat == s and (h.wizard or h.items) and castable(st, s, i, timing)]
+         if h.alive and h.seat == s and castable(st, s, i, timing)]
     if not q:
         return False
     m.saved = (st.phase, st.queue, st.queue_pos)
@@ -48,6 +47,8 @@ def open_window(st, timing: str) -> bool:
 def _sources(st, seat: int, hi: int, timing: str) -> list:
     """Realm spell ids castable by hero hi in this window, from the hand (wizard) or items."""
     h = st.heroes[hi]
+    if not magic.has_wizard(h) and not h.items:  # no wizard, no item: no source (most Heroes)
+        return []
     T = st.game.spells
     out = set()
     if magic.has_wizard(h) and h.wizard_cast_turn != st.turn:
