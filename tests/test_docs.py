@@ -118,3 +118,22 @@ def test_env_docstring_names_every_option(name):
     options = [o.name for o in type(envs.make_game(name)).OPTIONS] + list(ENV_OPTIONS)
     missing = [o for o in options if not re.search(rf"^\|\s*{o}\s*\|", doc, re.M)]
     assert not missing, f"{name}: aec_env.py docstring's options table lacks {missing}"
+
+
+@pytest.mark.parametrize("game", ["gorgasali", "peacekeepers", "warbah", "zaberias", "zaka"])
+def test_rules_md_code_references_exist(game):
+    """Every ``module.name`` a game's RULES.md cites for a rule, where ``module`` is a file of
+    that game's package, names something still in that file (or a key of the game's rules
+    file, as ``rules.reroll_hordes``): renamed or removed code leaves no dangling citation."""
+    pkg = ROOT / "envs" / game
+    rules_yaml = (ROOT / "configs" / f"{game}.yaml").read_text()
+    missing = []
+    for mod, name in sorted(set(re.findall(r"`([a-z_]+)\.([A-Za-z_]\w*)`",
+                                           (pkg / "RULES.md").read_text()))):
+        src = pkg / f"{mod}.py"
+        if name == "py" or not src.exists():
+            continue
+        if not (re.search(rf"\b{name}\b", src.read_text())
+                or re.search(rf"^\s*{name}\s*:", rules_yaml, re.M)):
+            missing.append(f"{mod}.{name}")
+    assert not missing, f"envs/{game}/RULES.md cites code that is gone: {missing}"
