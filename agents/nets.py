@@ -43,6 +43,8 @@ from gymnasium import spaces
 from stable_baselines3.common.torch_layers import BaseFeaturesExtractor
 from torch import nn
 
+from .hint import HINT_PIECE
+
 
 def _pieces(layout) -> list[tuple[str, tuple[int, ...], int]]:
     """[(name, shape, offset)] of an observation layout."""
@@ -179,7 +181,8 @@ class SlotNet(BaseFeaturesExtractor):
     provides_logits = True
 
     def __init__(self, observation_space: spaces.Box, layout, num_actions: int, monster_designs: int,
-                 weapon_designs: int, slot_dim: int = 64, pair_dim: int = 64, features_dim: int = 256):
+                 weapon_designs: int, slot_dim: int = 64, pair_dim: int = 64, features_dim: int = 256,
+                 hint_gate_init: float = 0.0, hint_gate_lr_scale: float = 1.0):
         pieces = {n: (s, o) for n, s, o in _pieces(layout)}
         for need in ("armies", "army_info"):
             if need not in pieces:
@@ -189,13 +192,23 @@ class SlotNet(BaseFeaturesExtractor):
         super().__init__(observation_space, features_dim)
         self.S, self.F, self.X, self.I = S, F, X, I
         self.dm, self.dw = int(monster_designs), int(weapon_designs)
+        self.num_actions = int(num_actions)
         expected = self.dm + self.dw * F + 1 + F * S * F + F * S
         if expected != num_actions:
             raise ValueError(f"SlotNet: the layout implies {expected} actions, the game has {num_actions}")
         total = int(observation_space.shape[0])
+        # the heuristic's choice (agents/hint.py), when the layout has it: added to the logits
+        # through a gate, not part of the features (so a policy trained without it loads as is)
+        self.hint_off = -1
+        if HINT_PIECE in pieces:
+            (n_hint,), self.hint_off = pieces[HINT_PIECE]
+            if n_hint != num_actions:
+                raise ValueError(f"SlotNet: the {HINT_PIECE} piece has {n_hint} entries, the game {num_actions} actions")
+        hint_end = self.hint_off + num_actions if self.hint_off >= 0 else -1
         self.rest_idx = [i for i in range(total)
                          if not (self.armies_off <= i < self.armies_off + S * F * X)
-                         and not (self.info_off <= i < self.info_off + S * I)]
+                         and not (self.info_off <= i < self.info_off + S * I)
+                         and not (self.hint_off <= i < hint_end)]
         self.register_buffer("rest", torch.as_tensor(self.rest_idx, dtype=torch.long), persistent=False)
         self.register_buffer("rel_onehot", torch.eye(S), persistent=False)
         d = slot_dim
@@ -213,6 +226,12 @@ class SlotNet(BaseFeaturesExtractor):
         self.army_user = nn.Linear(d, pair_dim + 1)
         self.army_t = nn.Linear(d, pair_dim + 1)
         self.army_ctx = nn.Linear(features_dim, pair_dim)
+        if self.hint_off >= 0:
+            # the trust in the heuristic's move, per state: gate(latent) x hint joins the logits
+            self.hint_gate = nn.Linear(features_dim, 1)
+            nn.init.zeros_(self.hint_gate.weight)
+            nn.init.constant_(self.hint_gate.bias, float(hint_gate_init))
+        self.hint_gate_lr_scale = float(hint_gate_lr_scale)
         self._cache: dict = {}
 
     def forward(self, obs: torch.Tensor) -> torch.Tensor:
@@ -236,6 +255,8 @@ class SlotNet(BaseFeaturesExtractor):
         rest = torch.index_select(obs, 1, self.rest)
         g = self.glob(torch.cat([a.flatten(1), rest], dim=1))
         self._cache = {"e": e, "a": a, "n": B}
+        if self.hint_off >= 0:
+            self._cache["hint"] = obs[:, self.hint_off:self.hint_off + self.num_actions]
         return g
 
     def action_logits(self, latent: torch.Tensor) -> torch.Tensor:
@@ -252,7 +273,10 @@ class SlotNet(BaseFeaturesExtractor):
         use = self._pairs(self.user(me), self.target(e.reshape(B, S * F, -1)), self.ctx(latent))
         ram = self._pairs(self.army_user(me), self.army_t(a), self.army_ctx(latent))
         # (B, F, S*F) -> (u*S + rel)*F + t ; (B, F, S) -> u*S + rel
-        return torch.cat([monster, weapon, end, use.flatten(1), ram.flatten(1)], dim=1)
+        logits = torch.cat([monster, weapon, end, use.flatten(1), ram.flatten(1)], dim=1)
+        if self.hint_off >= 0:
+            logits = logits + self.hint_gate(latent) * c["hint"]
+        return logits
 
     # -- inference in numpy (see the module docstring) -------------------------------------------
     def _numpy_weights(self) -> dict:
@@ -284,6 +308,8 @@ class SlotNet(BaseFeaturesExtractor):
             "weapon_out": (W["weapon_out.weight"].T.copy(), W["weapon_out.bias"]),
             "rest": np.asarray(self.rest_idx, np.intp),
         }
+        if self.hint_off >= 0:
+            packed["hint_gate"] = (W["hint_gate.weight"].T.copy(), W["hint_gate.bias"])
         self._np = ([p._version for p in params.values()], list(params.values()), packed)
         return packed
 
@@ -326,8 +352,12 @@ class SlotNet(BaseFeaturesExtractor):
         use = self._np_pairs(user, e.reshape(B, S * F, d) @ wt + bt, use_ctx)
         wt, bt = P["army_t"]
         ram = self._np_pairs(army_user, a @ wt + bt, ram_ctx)
-        return np.concatenate([monster_end[:, :self.dm], weapon, monster_end[:, self.dm:],
-                               use.reshape(B, -1), ram.reshape(B, -1)], axis=1), latent
+        logits = np.concatenate([monster_end[:, :self.dm], weapon, monster_end[:, self.dm:],
+                                 use.reshape(B, -1), ram.reshape(B, -1)], axis=1)
+        if self.hint_off >= 0:
+            wh, bh = P["hint_gate"]
+            logits = logits + (latent @ wh + bh) * obs[:, self.hint_off:self.hint_off + self.num_actions]
+        return logits, latent
 
     @staticmethod
     def _np_pairs(user: np.ndarray, target: np.ndarray, ctx: np.ndarray) -> np.ndarray:

@@ -102,6 +102,16 @@ class HeuristicAgent(RuleBasedAgent):
         legal = np.flatnonzero(obs["action_mask"])
         if len(legal) == 1:
             return int(legal[0])
+        best = self.best_actions(obs["action_mask"], state)
+        return int(best[self.rng.integers(len(best))])
+
+    def best_actions(self, mask, state) -> np.ndarray:
+        """The legal actions of ``mask`` whose one-ply value is the highest (ties all kept), for
+        ``state.current_player`` on a (determinized) state; also the ``heuristic_hint`` piece
+        (agents/hint.py)."""
+        legal = np.flatnonzero(mask)
+        if len(legal) == 1:
+            return legal
         seat = state.current_player
         if self._outputs[0] is not state.game:
             self._outputs = (state.game, {})
@@ -115,5 +125,4 @@ class HeuristicAgent(RuleBasedAgent):
             values[i] = evaluate(nxt, seat, outputs)
             if a == end:
                 values[i] += 1e-6   # hold a card that adds nothing (a sword weapon on a mender)
-        best = np.flatnonzero(values >= values.max() - 1e-9)
-        return int(legal[best[self.rng.integers(len(best))]])
+        return legal[values >= values.max() - 1e-9]

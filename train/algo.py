@@ -122,7 +122,7 @@ class ArenaPPO(MaskablePPO):
         self.logger.record("train/learning_rate", lr)
         for optimizer in optimizers if isinstance(optimizers, list) else [optimizers]:
             for group in optimizer.param_groups:
-                group["lr"] = lr
+                group["lr"] = lr * group.get("lr_scale", 1.0)   # the hint gate's group (agents/ppo.py)
 
     def collect_rollouts(self, env, callback, rollout_buffer, n_rollout_steps: int, use_masking: bool = True) -> bool:
         """MaskablePPO's rollout loop with one forward pass per step giving logits and values, the

@@ -118,7 +118,12 @@ class TrainConfig:
     dagger_games: int = 200               #: games per DAgger round
     dagger_epochs: int = 3                #: most passes over the grown data after each DAgger round
     init_policy: str = ""                 #: start PPO from this checkpoint's policy weights (same network
-    #:                                       config) instead of imitation; it is the KL anchor too
+    #:                                       config) instead of imitation; it is the KL anchor too; a path or
+    #:                                       a shipped agent's name (checkpoints/shipped.yaml, e.g. zaka)
+    heuristic_hint: bool = False          #: append the heuristic's best moves to the learner's observation
+    #:                                       (agents/hint.py; slots network: a gate adds them to the logits)
+    hint_gate_init: float = 0.0           #: the gate's starting value (0: a hint-less init_policy plays as before)
+    hint_gate_lr_scale: float = 1.0       #: the gate's Adam step size relative to learning_rate
     # --- logging, checkpoints, evaluation -------------------------------------------------------
     checkpoint_interval: int = 50_000     #: learner steps between checkpoints (also written at the end)
     eval_interval: int = 50_000           #: learner steps between evaluations (0 = only at the end)
@@ -295,6 +300,10 @@ def _validate_networks(cfg: TrainConfig) -> None:
                 or entry[1] < 1):
             raise ConfigError(f"pointer_actions: entries must be [first action, count >= 1, plane] or "
                               f"[first, count, plane, only-where plane], got {entry!r}")
+    if cfg.hint_gate_lr_scale <= 0:
+        raise ConfigError(f"hint_gate_lr_scale: must be > 0, got {cfg.hint_gate_lr_scale!r}")
+    if cfg.heuristic_hint and cfg.network != "slots":
+        raise ConfigError("heuristic_hint needs the slots network (network: slots): only its logits take the gate")
     if cfg.pointer_actions and cfg.network != "board":
         raise ConfigError("pointer_actions need the board network (network: board)")
     for key in ("net_arch", "cnn_channels", "board_dilations"):

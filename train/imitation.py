@@ -79,7 +79,8 @@ def _policy_logits(policy, obs: np.ndarray, masks: np.ndarray) -> torch.Tensor:
 
 def collect(game, games: int, rng: np.random.Generator, max_steps: int, student=None,
             first_game: int = 0, temperature: float = 1.0, parallel: int = 16,
-            progress: bool = False, desc: str = "games", keep: float = 1.0) -> tuple[Samples, dict]:
+            progress: bool = False, desc: str = "games", keep: float = 1.0,
+            heuristic_hint: bool = False) -> tuple[Samples, dict]:
     """Play ``games`` games and label every decision with the heuristic's move.
 
     Without ``student``: the heuristic plays every player (expert data). With ``student`` (a policy):
@@ -88,11 +89,16 @@ def collect(game, games: int, rng: np.random.Generator, max_steps: int, student=
     probability ``keep`` (the states of one game are alike: a share of many games is worth more than
     all of few), labelled with the heuristic's move; ``own`` marks the student's. ``parallel`` games
     are played side by side so that the student's moves are one batched forward pass.
+    ``heuristic_hint``: every observation carries the heuristic's best moves (agents/hint.py).
     """
     owner = [game.seat_owner(s) for s in range(game.num_seats)]
     counts = np.maximum(np.bincount(owner, minlength=game.num_agents), 1)
     experts = [make_agent("heuristic", game, seed=int(rng.integers(2**63))) for _ in range(game.num_agents)]
     needs_state = getattr(experts[0], "needs_state", False)
+    hint = None
+    if heuristic_hint:
+        from ..agents.hint import HeuristicHint
+        hint = HeuristicHint(game, seed=0)
     obs, masks, actions, movers, gids, own = [], [], [], [], [], []
     returns_by_game: dict[int, np.ndarray] = {}
     wins = draws = played = 0
@@ -115,10 +121,14 @@ def collect(game, games: int, rng: np.random.Generator, max_steps: int, student=
         seat = st.current_player
         mask = st.legal_actions_mask()
         o = st.observation(seat)
+        if hint is not None:   # the hint needs the state on every decision: determinize always
+            state = st.determinize(seat, rng)
+            o = hint.extend(o, state, rng, determinized=True)
         if not need:
             return o, mask, -1
         agent = experts[owner[seat]]
-        state = st.determinize(seat, rng) if needs_state else None
+        if hint is None:
+            state = st.determinize(seat, rng) if needs_state else None
         return o, mask, action_index(agent.act({"observation": o, "action_mask": mask}, state=state),
                                      st.phase_name())  # an integer (no coercion); applied with checks
 
@@ -331,7 +341,7 @@ def warm_start(policy, game, cfg, log=print, out: Path | None = None) -> dict:
     rows: list[dict] = []
     t0 = time.time()
     data, info = collect(game, cfg.bc_games, rng, cfg.max_steps, progress=cfg.progress, desc="expert games",
-                         keep=cfg.bc_keep)
+                         keep=cfg.bc_keep, heuristic_hint=cfg.heuristic_hint)
     log(f"imitation: {info['samples']} decisions from {cfg.bc_games} heuristic games ({time.time() - t0:.0f}s)")
     train_part, held = split(data, cfg.bc_holdout, rng)
     stats = fit(policy, train_part, held, cfg, rng, log=log, tag="bc", rows=rows)
@@ -339,7 +349,8 @@ def warm_start(policy, game, cfg, log=print, out: Path | None = None) -> dict:
     for r in range(cfg.dagger_rounds):
         t1 = time.time()
         new, info = collect(game, cfg.dagger_games, rng, cfg.max_steps, student=policy, first_game=next_game,
-                            progress=cfg.progress, desc=f"dagger {r + 1}", keep=cfg.bc_keep)
+                            progress=cfg.progress, desc=f"dagger {r + 1}", keep=cfg.bc_keep,
+                            heuristic_hint=cfg.heuristic_hint)
         next_game += cfg.dagger_games
         log(f"dagger round {r + 1}: {info['student_samples']} student decisions in {cfg.dagger_games} games "
             f"vs heuristic, student won {100 * info['student_win_rate']:.1f}% ({time.time() - t1:.0f}s)")
@@ -408,7 +419,8 @@ def main(argv=None) -> int:
     rng = np.random.default_rng([cfg.seed, 104729])
     if args.collect:
         t0 = time.time()
-        data, info = collect(game, args.collect, rng, cfg.max_steps, keep=cfg.bc_keep)
+        data, info = collect(game, args.collect, rng, cfg.max_steps, keep=cfg.bc_keep,
+                             heuristic_hint=cfg.heuristic_hint)
         save_samples(data, args.out)
         print(f"{info['samples']} decisions from {args.collect} games in {time.time() - t0:.0f}s -> {args.out}")
         return 0
@@ -417,7 +429,8 @@ def main(argv=None) -> int:
         parts[k].game = parts[k].game + parts[k - 1].game.max() + 1
     data = Samples.concat(parts)
     torch.manual_seed(cfg.seed)
-    policy = ArenaPolicy(spaces.Box(-1.0, 1.0, (game.observation_size,), np.float32),
+    size = game.observation_size + (game.num_actions if cfg.heuristic_hint else 0)
+    policy = ArenaPolicy(spaces.Box(-1.0, 1.0, (size,), np.float32),
                          spaces.Discrete(game.num_actions), lambda _: cfg.learning_rate, **policy_kwargs(game, cfg))
     n_params = sum(x.numel() for x in policy.parameters())
     train_part, held = split(data, cfg.bc_holdout, rng)

@@ -91,7 +91,7 @@ def _selfplay_factory(game_id: str, cfg: TrainConfig, seed: int, snapshots: list
         return SelfPlayEnv(game_id, cfg.env_options, cfg.opponent_mix, seed=seed, max_steps=cfg.max_steps,
                            max_snapshots=cfg.max_snapshots, score_reward=cfg.score_reward,
                            snapshots=list(snapshots), snapshot_sampling=cfg.snapshot_sampling,
-                           opponent_random=opponent_random_share(cfg, 0))
+                           opponent_random=opponent_random_share(cfg, 0), heuristic_hint=cfg.heuristic_hint)
     return make
 
 
@@ -175,6 +175,13 @@ def policy_kwargs(game, cfg: TrainConfig) -> dict[str, Any]:
     kwargs: dict[str, Any] = {"net_arch": {"pi": list(cfg.net_arch), "vf": list(cfg.net_arch)}}
     network = resolve_network(game, cfg)
     layout = [[name, [int(x) for x in shape]] for name, shape in game.observation_layout]
+    obs_size = int(game.observation_size)
+    if cfg.heuristic_hint:
+        from ..agents.hint import HINT_PIECE, supports_hint
+        if not supports_hint(game):
+            raise ConfigError(f"heuristic_hint: {game.name}'s heuristic cannot rate actions (no best_actions)")
+        layout.append([HINT_PIECE, [int(game.num_actions)]])
+        obs_size += int(game.num_actions)
     if network in ("board", "slots"):
         # agents/nets.py: the extractor gives the logits itself; the policy latent is its features,
         # the value an MLP (net_arch) on them
@@ -195,9 +202,12 @@ def policy_kwargs(game, cfg: TrainConfig) -> dict[str, Any]:
                 "layout": layout, "num_actions": int(game.num_actions),
                 "monster_designs": int(game.num_monster_designs), "weapon_designs": int(game.num_weapon_designs),
                 "slot_dim": cfg.slot_dim, "pair_dim": cfg.pair_dim, "features_dim": cfg.features_dim}
+            if cfg.heuristic_hint:
+                kwargs["features_extractor_kwargs"].update(hint_gate_init=cfg.hint_gate_init,
+                                                           hint_gate_lr_scale=cfg.hint_gate_lr_scale)
         try:  # build once to report a misfit (ranges, sizes) as a config error
             kwargs["features_extractor_class"](
-                gymnasium_box(game.observation_size), **kwargs["features_extractor_kwargs"])
+                gymnasium_box(obs_size), **kwargs["features_extractor_kwargs"])
         except ValueError as exc:
             raise ConfigError(f"network {network}: {exc}") from None
         return kwargs
@@ -221,6 +231,20 @@ def policy_kwargs(game, cfg: TrainConfig) -> dict[str, Any]:
             "cnn_channels": list(cfg.cnn_channels), "cnn_hidden": cfg.cnn_hidden,
             "vector_hidden": cfg.vector_hidden}
     return kwargs
+
+
+def load_init_policy(policy, start, cfg: TrainConfig) -> None:
+    """``start``'s weights into ``policy`` (same network config). With ``heuristic_hint`` a policy
+    trained without the hint loads too: everything but the hint gate, which keeps its
+    ``hint_gate_init`` (0 by default: the policy plays exactly as ``start`` did)."""
+    state = start.state_dict()
+    if not cfg.heuristic_hint or any("hint_gate" in k for k in state):
+        policy.load_state_dict(state)
+        return
+    missing, unexpected = policy.load_state_dict(state, strict=False)
+    other = [k for k in missing if "hint_gate" not in k]
+    if other or unexpected:
+        raise RuntimeError(f"missing keys {other}, unexpected keys {list(unexpected)}")
 
 
 def gymnasium_box(size: int):
@@ -302,7 +326,8 @@ class Run:
     def meta(self) -> dict[str, Any]:
         m = game_metadata(self.game, self.game_id)
         m.update(timesteps=int(self.trained().num_timesteps), config=self.cfg.to_dict(),
-                 network=resolve_network(self.game, self.cfg), saved_at=time.strftime("%Y-%m-%d %H:%M:%S"),
+                 network=resolve_network(self.game, self.cfg), heuristic_hint=bool(self.cfg.heuristic_hint),
+                 saved_at=time.strftime("%Y-%m-%d %H:%M:%S"),
                  wall_seconds=round(self.wall_seconds(), 1), cpu_seconds=round(self.cpu_seconds(), 1),
                  last_eval={o: list(v) for o, v in self.last_eval.items()})
         return m
@@ -355,7 +380,7 @@ class Run:
         results = {}
         try:
             for opp in self.eval_opponents:
-                report = evaluate(self.game, [_LearnerFactory(policy), opp], names=["learner", opp],
+                report = evaluate(self.game, [_LearnerFactory(policy, self.cfg.heuristic_hint), opp], names=["learner", opp],
                                   games=games or self.cfg.eval_games, workers=1, seed=EVAL_SEED_BASE + self.cfg.seed,
                                   opening_moves=2, max_steps=self.cfg.max_steps, progress=False, bootstrap=0)
                 a = report.agent("learner")
@@ -373,11 +398,12 @@ class _LearnerFactory:
 
     name = "learner"
 
-    def __init__(self, policy):
+    def __init__(self, policy, heuristic_hint: bool = False):
         self.policy = policy
+        self.heuristic_hint = heuristic_hint
 
     def __call__(self, game, seed):
-        return PPOAgent.from_policy(self.policy, seed=seed)
+        return PPOAgent.from_policy(self.policy, seed=seed, hint_game=game if self.heuristic_hint else None)
 
 
 class ArenaCallback(BaseCallback):
@@ -604,10 +630,15 @@ def _train_locked(game_id: str, cfg: TrainConfig, out: Path, resume: bool, meta:
         run.model.pipelined, run.model.update_threads = cfg.pipelined, update_threads(cfg)
         if cfg.init_policy:
             from ..agents.ppo import load_policy
-            start = load_policy(cfg.init_policy, device=device)
-            check_compatible(read_metadata(cfg.init_policy), run.game, cfg.init_policy)
+            from ..agents.shipped import ShippedAgentError, resolve_checkpoint
+            try:   # a shipped agent's name (checkpoints/shipped.yaml) or a path
+                init_path = resolve_checkpoint(cfg.init_policy)
+            except ShippedAgentError as exc:
+                raise ConfigError(f"init_policy: {exc}") from None
+            start = load_policy(init_path, device=device)
+            check_compatible(read_metadata(init_path), run.game, init_path)
             try:
-                run.model.policy.load_state_dict(start.state_dict())
+                load_init_policy(run.model.policy, start, cfg)
             except RuntimeError as exc:
                 raise ConfigError(f"init_policy {cfg.init_policy}: the network differs from the config's: {exc}") from None
             log(f"initial policy: {cfg.init_policy}")

@@ -201,6 +201,8 @@ def algorithm_config(game_id: str, cfg: TrainConfig, policy_kwargs: dict, num_gp
     from .rllib_env import ArenaMultiAgentEnv
     from .rllib_module import MODULE_ID, ArenaRLModule
 
+    if cfg.heuristic_hint:
+        raise ConfigError("heuristic_hint: the RLlib backend does not feed the hint yet (use the default backend)")
     r = cfg.rllib
     runners, learners = r["num_env_runners"], r["num_learners"]
     batch = cfg.n_steps * cfg.n_envs * max(1, runners)

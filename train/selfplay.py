@@ -6,7 +6,8 @@ over. So every transition and every reward is the learner's own, its losses incl
 it has. Sub-steps (the same player acting several times in a row), 3-4 players and players owning
 several seats (``game.seat_owner``) all come out of the AEC env's ``agent_selection``.
 
-- observation: the flat float32 vector (``Box(-1, 1, (observation_size,))``) of the seat that acts;
+- observation: the flat float32 vector (``Box(-1, 1, (observation_size,))``) of the seat that acts,
+  followed by the heuristic's best moves with ``heuristic_hint`` (agents/hint.py);
 - the legal-action mask: ``action_masks()`` (the name sb3-contrib's MaskablePPO looks up);
 - reward: the learner's AEC rewards summed since its previous action (zero-sum results at the end),
   plus, optionally (``score_reward`` > 0), potential-based shaping: ``score_reward`` x the change of
@@ -131,7 +132,7 @@ class SelfPlayEnv(LearnerSeatEnv):
     def __init__(self, game: str, env_options: dict | None = None, opponent_mix: dict | None = None,
                  seed: int | None = None, max_steps: int = 1000, max_snapshots: int = 5,
                  score_reward: float = 0.0, snapshots: list[str] | tuple = (), render_mode: str | None = None,
-                 snapshot_sampling: bool = True, opponent_random: float = 0.0):
+                 snapshot_sampling: bool = True, opponent_random: float = 0.0, heuristic_hint: bool = False):
         super().__init__()
         self.game_id = envs.resolve(game)
         self.env_options = dict(env_options or {})
@@ -139,9 +140,14 @@ class SelfPlayEnv(LearnerSeatEnv):
         self.game = self.aec.game
         self.render_mode = render_mode
         n, k = self.game.num_actions, self.game.observation_size
+        self.rng = np.random.default_rng(seed)
+        self.hint = None
+        if heuristic_hint:   # the heuristic's best moves after the observation (agents/hint.py)
+            from ..agents.hint import HeuristicHint
+            self.hint = HeuristicHint(self.game, seed=int(self.rng.integers(2**63)))
+            k += n
         self.observation_space = gymnasium.spaces.Box(-1.0, 1.0, (k,), np.float32)
         self.action_space = gymnasium.spaces.Discrete(n)
-        self.rng = np.random.default_rng(seed)
         self.pool = OpponentPool(self.game, opponent_mix or {"random": 1.0},
                                  seed=int(self.rng.integers(2**63)), max_snapshots=max_snapshots,
                                  snapshot_sampling=snapshot_sampling)
@@ -157,6 +163,12 @@ class SelfPlayEnv(LearnerSeatEnv):
         self.kind = ""
         self._totals = np.zeros(len(self._names))
         self._done = True
+
+    def _observe(self) -> np.ndarray:
+        obs = super()._observe()
+        if self.hint is None:
+            return obs
+        return self.hint.extend(obs, self.aec.state_, self.rng)
 
     def _opponent_name(self) -> str:
         """This episode's opponent kind (random, heuristic, snapshot, ...), for error messages."""
