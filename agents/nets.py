@@ -83,7 +83,8 @@ class BoardNet(BaseFeaturesExtractor):
 
     def __init__(self, observation_space: spaces.Box, layout, num_actions: int, channels: int = 32,
                  dilations=(1, 2, 4), vector_hidden: int = 128, features_dim: int = 256,
-                 spatial_actions=(), pointer_actions=()):
+                 spatial_actions=(), pointer_actions=(), hint_gate_init: float = 0.0,
+                 hint_gate_lr_scale: float = 1.0):
         pieces = _pieces(layout)
         boards = [(n, s, o) for n, s, o in pieces if len(s) == 3]
         if not boards:
@@ -91,10 +92,19 @@ class BoardNet(BaseFeaturesExtractor):
         _, (c, h, w), off = boards[0]
         super().__init__(observation_space, features_dim)
         total = int(observation_space.shape[0])
+        self.num_actions = int(num_actions)
+        # the heuristic's choice (agents/hint.py), the last piece when present: it joins the
+        # logits through a gate and stays out of the vector MLP (as in SlotNet)
+        self.hint_off = -1
+        hints = [(s, o) for n, s, o in pieces if n == HINT_PIECE]
+        if hints:
+            (shape, self.hint_off), = hints
+            if shape != (num_actions,) or self.hint_off + num_actions != total:
+                raise ValueError(f"BoardNet: the {HINT_PIECE} piece must be the last, with {num_actions} entries")
+        self.vec_end = self.hint_off if self.hint_off >= 0 else total
         self.board_slice = (off, off + c * h * w)
         self.board_shape = (c, h, w)
-        self.vector_size = total - c * h * w
-        self.num_actions = int(num_actions)
+        self.vector_size = self.vec_end - c * h * w
         self.stem = nn.Conv2d(c, channels, 3, padding=1)
         self.blocks = nn.ModuleList(_ResBlock(channels, int(d)) for d in dilations)
         self.vec = nn.Sequential(nn.Linear(self.vector_size, vector_hidden), nn.ReLU()) if self.vector_size else None
@@ -131,6 +141,11 @@ class BoardNet(BaseFeaturesExtractor):
         position = np.empty(num_actions, np.int64)
         position[order] = np.arange(num_actions)
         self.register_buffer("position", torch.as_tensor(position), persistent=False)
+        if self.hint_off >= 0:
+            self.hint_gate = nn.Linear(features_dim, 1)
+            nn.init.zeros_(self.hint_gate.weight)
+            nn.init.constant_(self.hint_gate.bias, float(hint_gate_init))
+        self.hint_gate_lr_scale = float(hint_gate_lr_scale)
         self._cache: dict = {}
 
     def forward(self, obs: torch.Tensor) -> torch.Tensor:
@@ -141,9 +156,12 @@ class BoardNet(BaseFeaturesExtractor):
             x = blk(x)
         pooled = torch.cat([x.mean(dim=(2, 3)), x.amax(dim=(2, 3))], dim=1)
         if self.vec is not None:
-            vec = obs[:, b:] if a == 0 else torch.cat([obs[:, :a], obs[:, b:]], dim=1)
+            e = self.vec_end
+            vec = obs[:, b:e] if a == 0 else torch.cat([obs[:, :a], obs[:, b:e]], dim=1)
             pooled = torch.cat([pooled, self.vec(vec)], dim=1)
         self._cache = {"map": x, "board": board, "n": obs.shape[0]}
+        if self.hint_off >= 0:
+            self._cache["hint"] = obs[:, self.hint_off:]
         return self.out(pooled)
 
     def action_logits(self, latent: torch.Tensor) -> torch.Tensor:
@@ -166,7 +184,10 @@ class BoardNet(BaseFeaturesExtractor):
             parts.append(torch.cat(logits, dim=1) + self.pt_bias(latent))
         if self.dense is not None:
             parts.append(self.dense(latent))
-        return torch.index_select(torch.cat(parts, dim=1), 1, self.position)
+        out = torch.index_select(torch.cat(parts, dim=1), 1, self.position)
+        if self.hint_off >= 0:
+            out = out + self.hint_gate(latent) * cache["hint"]
+        return out
 
 
 # =============================================================================================

@@ -44,9 +44,11 @@ def _policy(game, cfg):
 
 
 def test_only_games_whose_heuristic_rates_actions_give_a_hint():
-    assert supports_hint(envs.make_game("zaka_v0"))
+    rated = ("zaka_v0", "gorgasali_v0")
+    for name in rated:
+        assert supports_hint(envs.make_game(name))
     for name in envs.names():
-        if name != "zaka_v0":
+        if name not in rated:
             game = envs.make_game(name)
             assert not supports_hint(game)
             with pytest.raises(ValueError, match="best_actions"):
@@ -151,7 +153,7 @@ def test_gate_learning_rate_scale_survives_the_schedule():
 
 
 def test_config_refuses_a_hint_it_cannot_feed():
-    with pytest.raises(ConfigError, match="slots"):
+    with pytest.raises(ConfigError, match="slots or board"):
         load_config(None, {"heuristic_hint": True, "network": "mlp"}, game="zaka_v0")
     with pytest.raises(ConfigError, match="hint_gate_lr_scale"):
         load_config(None, {"hint_gate_lr_scale": 0.0}, game="zaka_v0")
@@ -210,3 +212,48 @@ def test_init_policy_by_shipped_name_continues_with_the_hint(tmp_path):
     o = st.observation(st.current_player)
     ext = HeuristicHint(game).extend(o, st, np.random.default_rng(0))
     np.testing.assert_allclose(PPOAgent.logits_batch(cont, ext[None]), PPOAgent.logits_batch(base, o[None]), atol=1e-6)
+
+
+def test_gorgasali_hint_is_the_rules_pick_or_every_legal_move():
+    """Gorgasali's heuristic picks one move by its rules (its walk plan's next square included) or,
+    where no rule applies, a random legal one: the hint marks that one move, or all legal moves."""
+    game = envs.make_game("gorgasali_v0", num_players=2)
+    hint = HeuristicHint(game)
+    heuristic = make_agent("heuristic", game, seed=1)
+    singles = 0
+    for seed in range(10):
+        st = _midgame(game, seed, 5 + 7 * seed)
+        if st.is_terminal():
+            continue
+        seat, mask = st.current_player, st.legal_actions_mask()
+        det = st.determinize(seat, np.random.default_rng(seed))
+        v = hint.vector(det, np.random.default_rng(0), determinized=True)
+        assert not v[~mask].any() and v.sum() >= 1
+        if v.sum() == 1:
+            singles += 1
+            a = heuristic.act({"observation": st.observation(seat), "action_mask": mask}, state=det)
+            assert v[a] == 1.0
+        else:
+            np.testing.assert_array_equal(v, mask.astype(np.float32))
+    assert singles > 0
+
+
+def test_board_net_gate_moves_only_the_hinted_logits():
+    from tabletop_arena.train.ppo import load_init_policy
+    game = envs.make_game("gorgasali_v0", num_players=2)
+    kw = dict(network="board", board_channels=4, board_dilations=[1], vector_hidden=8, features_dim=16)
+    plain_cfg = load_config(None, _tiny(**kw), game="gorgasali_v0")
+    cfg = load_config(None, _tiny(heuristic_hint=True, **kw), game="gorgasali_v0")
+    plain, hinted = _policy(game, plain_cfg), _policy(game, cfg)
+    load_init_policy(hinted, plain, cfg)
+    hint = HeuristicHint(game)
+    st = _midgame(game, 3, 12)
+    o = st.observation(st.current_player).astype(np.float32)
+    ext = hint.extend(o, st, np.random.default_rng(0))[None]
+    base = PPOAgent.logits_batch(plain, o[None])
+    np.testing.assert_allclose(PPOAgent.logits_batch(hinted, ext), base, atol=1e-6)
+    with torch.no_grad():
+        hinted.features_extractor.hint_gate.bias.fill_(1.5)
+    moved = np.abs(PPOAgent.logits_batch(hinted, ext) - base)[0]
+    on = ext[0, -game.num_actions:] == 1
+    assert np.allclose(moved[on], 1.5, atol=1e-5) and (moved[~on] < 1e-6).all()

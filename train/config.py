@@ -121,7 +121,7 @@ class TrainConfig:
     #:                                       config) instead of imitation; it is the KL anchor too; a path or
     #:                                       a shipped agent's name (checkpoints/shipped.yaml, e.g. zaka)
     heuristic_hint: bool = False          #: append the heuristic's best moves to the learner's observation
-    #:                                       (agents/hint.py; slots network: a gate adds them to the logits)
+    #:                                       (agents/hint.py; slots / board network: a gate adds them to the logits)
     hint_gate_init: float = 0.0           #: the gate's starting value (0: a hint-less init_policy plays as before)
     hint_gate_lr_scale: float = 1.0       #: the gate's Adam step size relative to learning_rate
     # --- logging, checkpoints, evaluation -------------------------------------------------------
@@ -302,8 +302,9 @@ def _validate_networks(cfg: TrainConfig) -> None:
                               f"[first, count, plane, only-where plane], got {entry!r}")
     if cfg.hint_gate_lr_scale <= 0:
         raise ConfigError(f"hint_gate_lr_scale: must be > 0, got {cfg.hint_gate_lr_scale!r}")
-    if cfg.heuristic_hint and cfg.network != "slots":
-        raise ConfigError("heuristic_hint needs the slots network (network: slots): only its logits take the gate")
+    if cfg.heuristic_hint and cfg.network not in ("slots", "board"):
+        raise ConfigError("heuristic_hint needs the slots or board network (network: slots / board): "
+                          "only their logits take the gate")
     if cfg.pointer_actions and cfg.network != "board":
         raise ConfigError("pointer_actions need the board network (network: board)")
     for key in ("net_arch", "cnn_channels", "board_dilations"):

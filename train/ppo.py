@@ -202,9 +202,9 @@ def policy_kwargs(game, cfg: TrainConfig) -> dict[str, Any]:
                 "layout": layout, "num_actions": int(game.num_actions),
                 "monster_designs": int(game.num_monster_designs), "weapon_designs": int(game.num_weapon_designs),
                 "slot_dim": cfg.slot_dim, "pair_dim": cfg.pair_dim, "features_dim": cfg.features_dim}
-            if cfg.heuristic_hint:
-                kwargs["features_extractor_kwargs"].update(hint_gate_init=cfg.hint_gate_init,
-                                                           hint_gate_lr_scale=cfg.hint_gate_lr_scale)
+        if cfg.heuristic_hint:
+            kwargs["features_extractor_kwargs"].update(hint_gate_init=cfg.hint_gate_init,
+                                                       hint_gate_lr_scale=cfg.hint_gate_lr_scale)
         try:  # build once to report a misfit (ranges, sizes) as a config error
             kwargs["features_extractor_class"](
                 gymnasium_box(obs_size), **kwargs["features_extractor_kwargs"])
