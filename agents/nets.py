@@ -46,6 +46,15 @@ from torch import nn
 from .hint import HINT_PIECE
 
 
+def _hint_gate(features_dim: int, init: float) -> nn.Linear:
+    """The gate of the ``heuristic_hint`` piece (agents/hint.py): ``gate(latent) x hint`` joins the
+    logits, starting as the constant ``init`` (0: a policy trained without the hint plays as before)."""
+    gate = nn.Linear(features_dim, 1)
+    nn.init.zeros_(gate.weight)
+    nn.init.constant_(gate.bias, float(init))
+    return gate
+
+
 def _pieces(layout) -> list[tuple[str, tuple[int, ...], int]]:
     """[(name, shape, offset)] of an observation layout."""
     out, offset = [], 0
@@ -142,10 +151,8 @@ class BoardNet(BaseFeaturesExtractor):
         position[order] = np.arange(num_actions)
         self.register_buffer("position", torch.as_tensor(position), persistent=False)
         if self.hint_off >= 0:
-            self.hint_gate = nn.Linear(features_dim, 1)
-            nn.init.zeros_(self.hint_gate.weight)
-            nn.init.constant_(self.hint_gate.bias, float(hint_gate_init))
-        self.hint_gate_lr_scale = float(hint_gate_lr_scale)
+            self.hint_gate = _hint_gate(features_dim, hint_gate_init)
+        self.hint_gate_lr_scale = float(hint_gate_lr_scale)   # its Adam step size (agents/ppo.py)
         self._cache: dict = {}
 
     def forward(self, obs: torch.Tensor) -> torch.Tensor:
@@ -248,11 +255,8 @@ class SlotNet(BaseFeaturesExtractor):
         self.army_t = nn.Linear(d, pair_dim + 1)
         self.army_ctx = nn.Linear(features_dim, pair_dim)
         if self.hint_off >= 0:
-            # the trust in the heuristic's move, per state: gate(latent) x hint joins the logits
-            self.hint_gate = nn.Linear(features_dim, 1)
-            nn.init.zeros_(self.hint_gate.weight)
-            nn.init.constant_(self.hint_gate.bias, float(hint_gate_init))
-        self.hint_gate_lr_scale = float(hint_gate_lr_scale)
+            self.hint_gate = _hint_gate(features_dim, hint_gate_init)
+        self.hint_gate_lr_scale = float(hint_gate_lr_scale)   # its Adam step size (agents/ppo.py)
         self._cache: dict = {}
 
     def forward(self, obs: torch.Tensor) -> torch.Tensor:

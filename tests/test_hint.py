@@ -36,6 +36,18 @@ def _midgame(game, seed: int, moves: int):
     return st
 
 
+def _hinted_positions(game, seeds: int, moves):
+    """(state, seat, mask, determinized state, hint) at mid-game positions of seeded random games."""
+    hint = HeuristicHint(game)
+    for seed in range(seeds):
+        st = _midgame(game, seed, moves(seed))
+        if st.is_terminal():
+            continue
+        seat, mask = st.current_player, st.legal_actions_mask()
+        det = st.determinize(seat, np.random.default_rng(seed))
+        yield st, seat, mask, det, hint.vector(det, np.random.default_rng(0), determinized=True)
+
+
 def _policy(game, cfg):
     from tabletop_arena.train.ppo import policy_kwargs
     size = game.observation_size + (game.num_actions if cfg.heuristic_hint else 0)
@@ -57,23 +69,14 @@ def test_only_games_whose_heuristic_rates_actions_give_a_hint():
 
 def test_hint_marks_the_heuristics_best_moves_and_its_pick_is_one_of_them():
     game = envs.make_game("zaka_v0", num_players=2)
-    hint = HeuristicHint(game)
     heuristic = make_agent("heuristic", game, seed=3)
-    marked_ties = 0
-    for seed in range(12):
-        st = _midgame(game, seed, 3 + 4 * seed)
-        if st.is_terminal():
-            continue
-        seat, mask = st.current_player, st.legal_actions_mask()
-        det = st.determinize(seat, np.random.default_rng(seed))
-        v = hint.vector(det, np.random.default_rng(0), determinized=True)
+    for st, seat, mask, det, v in _hinted_positions(game, 12, lambda seed: 3 + 4 * seed):
         assert v.shape == (game.num_actions,) and v.dtype == np.float32
         assert set(np.unique(v)) <= {0.0, 1.0} and v.sum() >= 1
         assert not v[~mask].any()                  # legal moves only
         picks = {heuristic.act({"observation": st.observation(seat), "action_mask": mask}, state=det)
                  for _ in range(6)}
         assert all(v[a] == 1.0 for a in picks)
-        marked_ties += int(v.sum() > 1)
     over = _midgame(game, 0, 10_000)
     assert over.is_terminal() and not HeuristicHint(game).vector(over, np.random.default_rng(0)).any()
 
@@ -218,16 +221,9 @@ def test_gorgasali_hint_is_the_rules_pick_or_every_legal_move():
     """Gorgasali's heuristic picks one move by its rules (its walk plan's next square included) or,
     where no rule applies, a random legal one: the hint marks that one move, or all legal moves."""
     game = envs.make_game("gorgasali_v0", num_players=2)
-    hint = HeuristicHint(game)
     heuristic = make_agent("heuristic", game, seed=1)
     singles = 0
-    for seed in range(10):
-        st = _midgame(game, seed, 5 + 7 * seed)
-        if st.is_terminal():
-            continue
-        seat, mask = st.current_player, st.legal_actions_mask()
-        det = st.determinize(seat, np.random.default_rng(seed))
-        v = hint.vector(det, np.random.default_rng(0), determinized=True)
+    for st, seat, mask, det, v in _hinted_positions(game, 10, lambda seed: 5 + 7 * seed):
         assert not v[~mask].any() and v.sum() >= 1
         if v.sum() == 1:
             singles += 1
