@@ -239,6 +239,30 @@ def test_kl_to_itself_is_zero():
     assert float(kl2) > 0
 
 
+def test_clone_label_smoothing_keeps_the_teachers_move_and_bounds_the_logits():
+    """bc_label_smoothing: 0 is the plain cross-entropy; with 0.1 the loss's minimum is the
+    teacher's move at 1 - 0.1 + 0.1 / L and every other legal move at 0.1 / L (a clone that PPO can
+    still move), illegal moves get nothing; the config refuses values outside [0, 1)."""
+    from tabletop_arena.train.imitation import _clone_loss
+    mask = torch.tensor([[True, True, False, True, True]])
+    act, w = torch.tensor([1]), torch.ones(1)
+    logits = torch.randn(1, 5).masked_fill(~mask, float("-inf"))
+    plain = -torch.log_softmax(logits, 1)[0, 1]
+    assert torch.allclose(_clone_loss(logits, mask, act, w, 0.0), plain)
+    z = torch.zeros(1, 5, requires_grad=True)
+    opt = torch.optim.Adam([z], lr=0.05)
+    for _ in range(3000):
+        opt.zero_grad()
+        _clone_loss(z.masked_fill(~mask, float("-inf")), mask, act, w, 0.1).backward()
+        opt.step()
+    p = torch.softmax(z.detach().masked_fill(~mask, float("-inf")), 1)[0]
+    assert p.argmax() == 1 and p[2] == 0
+    assert torch.allclose(p, torch.tensor([0.025, 0.925, 0.0, 0.025, 0.025]), atol=2e-3)
+    for bad in (1.0, -0.1):
+        with pytest.raises(ConfigError, match="bc_label_smoothing"):
+            load_config(None, _tiny(bc_label_smoothing=bad), game="zaka_v0")
+
+
 def test_batched_vec_env_matches_one_env_at_a_time(tmp_path):
     """SelfPlayVecEnv answers snapshot moves in one batched forward pass; the games are the same
     as stepping each SelfPlayEnv on its own (same seeds, same actions)."""

@@ -114,6 +114,11 @@ class TrainConfig:
     bc_batch_size: int = 256              #: cloning minibatch
     bc_learning_rate: float = 1e-3        #: cloning Adam step size
     bc_value_coef: float = 0.5            #: weight of the value MSE on game results during cloning
+    bc_label_smoothing: float = 0.0       #: cloning target: 1 - this on the heuristic's move, this spread
+    #:                                       evenly over the legal moves (0 = the move alone). A clone that
+    #:                                       matches a deterministic teacher exactly saturates its softmax
+    #:                                       and PPO's gradients vanish; smoothing keeps its argmax and
+    #:                                       leaves PPO some probability to move
     dagger_rounds: int = 0                #: DAgger rounds after cloning (student plays, heuristic labels)
     dagger_games: int = 200               #: games per DAgger round
     dagger_epochs: int = 3                #: most passes over the grown data after each DAgger round
@@ -264,6 +269,8 @@ def validate(cfg: TrainConfig) -> TrainConfig:
     for key in ("opponent_random_start", "opponent_random_end", "bc_holdout", "bc_keep"):
         if not 0.0 <= getattr(cfg, key) <= 1.0:
             raise ConfigError(f"{key}: must be in [0, 1], got {getattr(cfg, key)!r}")
+    if not 0.0 <= cfg.bc_label_smoothing < 1.0:
+        raise ConfigError(f"bc_label_smoothing: must be in [0, 1), got {cfg.bc_label_smoothing!r}")
     if cfg.bc_holdout >= 1.0:
         raise ConfigError("bc_holdout: must be below 1")
     if cfg.bc_keep <= 0.0:

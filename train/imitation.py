@@ -261,6 +261,18 @@ def evaluate_clone(policy, data: Samples, batch: int = 2048) -> dict:
     return out
 
 
+def _clone_loss(logits, mask, actions, weight, smoothing: float = 0.0):
+    """Weighted cross-entropy of the masked ``logits`` against the teacher's ``actions``; with
+    ``smoothing`` > 0 the target puts ``1 - smoothing`` on the teacher's move and spreads
+    ``smoothing`` evenly over the legal moves (``mask``)."""
+    logp_all = torch.log_softmax(logits, dim=1)
+    nll = -logp_all.gather(1, actions[:, None]).squeeze(1)
+    if smoothing > 0:
+        legal_mean = logp_all.masked_fill(~mask, 0.0).sum(1) / mask.sum(1).clamp_min(1)
+        nll = (1.0 - smoothing) * nll - smoothing * legal_mean
+    return (nll * weight).sum() / weight.sum().clamp_min(1.0)
+
+
 def fit(policy, train: Samples, held: Samples, cfg, rng: np.random.Generator, log=print,
         tag: str = "bc", rows: list | None = None, epochs: int | None = None) -> dict:
     """Clone ``train`` until the held-out agreement stops improving; keep the best weights."""
@@ -268,6 +280,7 @@ def fit(policy, train: Samples, held: Samples, cfg, rng: np.random.Generator, lo
     opt = torch.optim.Adam(policy.parameters(), lr=cfg.bc_learning_rate, eps=1e-5)
     best, best_state, stale = -1.0, None, 0
     choice = train.masks.sum(1) > 1   # forced moves teach nothing; they still train the value
+    smoothing = float(getattr(cfg, "bc_label_smoothing", 0.0))
     result = {}
     t0 = time.time()
     for epoch in range(epochs or cfg.bc_epochs):
@@ -281,9 +294,8 @@ def fit(policy, train: Samples, held: Samples, cfg, rng: np.random.Generator, lo
                                     (policy.mlp_extractor.forward_actor(features[0]),
                                      policy.mlp_extractor.forward_critic(features[1])))
             logits = policy.action_net(latent_pi).masked_fill(~m, float("-inf"))
-            logp = torch.log_softmax(logits, dim=1).gather(1, a[:, None]).squeeze(1)
-            w = torch.as_tensor(choice[idx], dtype=torch.float32, device=policy.device)
-            ce = -(logp * w).sum() / w.sum().clamp_min(1.0)
+            ce = _clone_loss(logits, m, a, torch.as_tensor(choice[idx], dtype=torch.float32,
+                                                           device=policy.device), smoothing)
             loss = ce
             if cfg.bc_value_coef > 0:
                 v = policy.value_net(latent_vf).flatten()
