@@ -67,16 +67,25 @@ class PUCTAgent(SearchAgent):
 
     def __init__(self, path: str | os.PathLike | None, game, simulations: int = 64,
                  seed: int | None = None, c_puct: float = 1.5, policy=None, check: bool = True,
-                 evaluator=None):
+                 evaluator=None, heuristic_hint: bool | None = None):
         super().__init__(game, simulations, seed)
         if not c_puct > 0:
             raise ValueError(f"c_puct must be > 0, got {c_puct}")
         if policy is None and evaluator is None:
             if path is None:
                 raise ValueError("PUCTAgent needs a checkpoint path or a policy")
+            meta = read_metadata(path)
             if check:
-                check_compatible(read_metadata(path), game, path)
+                check_compatible(meta, game, path)
             policy = load_policy(path)
+            if heuristic_hint is None:
+                heuristic_hint = bool(meta.get("heuristic_hint"))
+        #: a policy trained with ``heuristic_hint`` (agents/hint.py) reads the heuristic's best moves
+        #: after the observation: computed for the seat to act on its own determinized view
+        self.hint = None
+        if heuristic_hint:
+            from .hint import HeuristicHint
+            self.hint = HeuristicHint(game, seed=0)
         self.path = str(path) if path is not None else "<memory>"
         self.policy = policy
         self.c_puct = float(c_puct)
@@ -92,8 +101,10 @@ class PUCTAgent(SearchAgent):
         """(logits over every action, value for the seat to act) of ``state`` from the network,
         on that seat's observation (the one the seat may see)."""
         seat = state.current_player
-        obs = torch.as_tensor(np.asarray(state.observation(seat), np.float32)[None],
-                              device=self.policy.device)
+        observation = np.asarray(state.observation(seat), np.float32)
+        if self.hint is not None:   # on a fresh determinization for that seat, as the heuristic sees it
+            observation = self.hint.extend(observation, state, self.rng)
+        obs = torch.as_tensor(observation[None], device=self.policy.device)
         p = self.policy
         with torch.no_grad():
             features = p.extract_features(obs)

@@ -195,6 +195,17 @@ def test_selfplay_env_and_a_hinted_run_end_to_end(tmp_path):
     report = evaluate(game, [f"ppo:{out / 'final.zip'}", "heuristic"], names=["hinted", "heuristic"],
                       games=4, workers=1, seed=9, progress=False, bootstrap=0)
     assert report.agent("hinted")["games"] == 4
+    # search over a hinted checkpoint feeds its leaves the hint too (it used to crash on the shape)
+    searcher = make_agent(f"puct:4:{out / 'final.zip'}", game, seed=0)
+    assert searcher.hint is not None
+    st = next(s for s in (_midgame(game, k, 5 + k) for k in range(20))
+              if not s.is_terminal() and len(s.legal_actions()) > 1)
+    a = searcher.act({"observation": st.observation(st.current_player),
+                      "action_mask": st.legal_actions_mask()}, st)
+    assert a in st.legal_actions() and searcher.evaluations > 0
+    report = evaluate(game, [f"puct:4:{out / 'final.zip'}", "random"], names=["search", "random"],
+                      games=2, workers=1, seed=9, progress=False, bootstrap=0)
+    assert report.agent("search")["games"] == 2
 
 
 def test_init_policy_by_shipped_name_continues_with_the_hint(tmp_path):
