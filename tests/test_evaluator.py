@@ -307,3 +307,26 @@ def test_in_process_evaluation_runs_torch_on_one_thread_and_restores_it():
         assert torch.get_num_threads() == 2
     finally:
         torch.set_num_threads(before)
+
+
+@pytest.mark.parametrize("spec", ["ppo:zaka", "puct:2:zaka"])
+def test_worker_processes_run_torch_agents_on_one_thread(spec):
+    """Each evaluation worker is one core: an agent that runs a network (ppo, puct) gets one torch
+    thread in it, however torch comes to be imported (two puct:64 workers on 2 cores with torch's
+    default threads took 15x the CPU time of one worker). Run as a fresh interpreter does it."""
+    pytest.importorskip("torch")
+    import os
+    import subprocess
+    import sys
+    code = ("import sys\n"
+            "from tabletop_arena.train.evaluate import _Context, _init_worker\n"
+            f"ctx = _Context(('registry', 'zaka_v0', {{'num_players': 2}}), [{spec!r}, 'heuristic'], 100)\n"
+            "assert 'torch' not in sys.modules\n"
+            "_init_worker(ctx)\n"
+            "ctx.agent(0, 0, 1)\n"
+            "import torch\n"
+            "print(torch.get_num_threads())\n")
+    env = {k: v for k, v in os.environ.items() if k not in ("OMP_NUM_THREADS", "MKL_NUM_THREADS")}
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip().splitlines()[-1] == "1"
