@@ -221,20 +221,15 @@ class _Context:
 _WORKER: _Context | None = None
 
 
-#: agent specs whose agents run a torch network (their workers get one torch thread each)
-_TORCH_SPECS = ("ppo:", "puct:")
-
-
 def _init_worker(ctx: _Context, subprocess: bool = True):
     global _WORKER
     if subprocess:
-        # one core per worker: no oversubscription. The variable covers torch imported later by an
-        # agent the worker builds; a torch already imported is set directly. (Two puct:64 workers
-        # on 2 cores, torch at its default 2 threads each: 15x the CPU time of one worker.)
+        # one core per worker: no oversubscription, whichever agent imports torch later (the
+        # variable) or already has (set directly). Two puct:64 workers on 2 cores at torch's default
+        # threads took 15x the CPU time of one worker.
         os.environ["OMP_NUM_THREADS"] = "1"
-        if "torch" in sys.modules or any(isinstance(e, str) and e.startswith(_TORCH_SPECS)
-                                         for e in ctx.entrants):
-            import torch
+        torch = sys.modules.get("torch")
+        if torch is not None:
             torch.set_num_threads(1)
     _WORKER = ctx.setup()
 

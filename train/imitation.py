@@ -121,14 +121,13 @@ def collect(game, games: int, rng: np.random.Generator, max_steps: int, student=
         seat = st.current_player
         mask = st.legal_actions_mask()
         o = st.observation(seat)
-        if hint is not None:   # the hint needs the state on every decision: determinize always
-            state = st.determinize(seat, rng)
+        # the hint needs the seat's view on every decision, the expert only on labelled ones
+        state = st.determinize(seat, rng) if hint is not None or (need and needs_state) else None
+        if hint is not None:
             o = hint.extend(o, state, rng, determinized=True)
         if not need:
             return o, mask, -1
         agent = experts[owner[seat]]
-        if hint is None:
-            state = st.determinize(seat, rng) if needs_state else None
         return o, mask, action_index(agent.act({"observation": o, "action_mask": mask}, state=state),
                                      st.phase_name())  # an integer (no coercion); applied with checks
 
