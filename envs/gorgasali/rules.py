@@ -516,6 +516,11 @@ class GorgasaliState(MovementMixin, MaskMixin, DuoMixin, CombatMixin, State):
                 scores.append(float(max(self.out_time[s] for s in members)))
         return scores
 
+    def scores(self) -> list[float]:
+        """The running score per seat: health left, 0 once out (designed, RULES.md). Read only by
+        score shaping in training (``score_reward``); the ranking is ``team_scores``."""
+        return [float(self.health[s]) if self.alive[s] else 0.0 for s in range(self.game.num_seats)]
+
     def returns(self) -> np.ndarray:
         if self.phase != "over":
             return np.zeros(self.game.num_seats)

@@ -318,6 +318,22 @@ def test_elimination_passes_the_mat_zone_death_does_not():
     assert list(st.returns()) == [1.0, -1.0, 0.0]
 
 
+def test_running_score_is_health_left_and_zero_once_out():
+    """Designed running score (RULES.md, Designed values; read only by score shaping): each
+    seat's health left, 0 once out; the shaping margin is own score minus the best other."""
+    from tabletop_arena.train.selfplay import score_margins
+    st = make_state(["Armazi", "Ebue", "Varas"], [sq(18, 10), sq(18, 11), sq(18, 18)],
+                    health=[100, 30, 70])
+    assert st.scores() == [100.0, 30.0, 70.0]
+    assert list(score_margins(st, st.game)) == [30.0, -70.0, -30.0]
+    give(st, 0, W0, "Club")
+    st.rng = Dice(6, 6)
+    st.apply(A.shoot(0, 1))                        # 40 damage: Ebue (30) is out
+    assert not st.alive[1] and st.health[0] == 100
+    assert st.scores() == [100.0, 0.0, 70.0]
+    assert list(score_margins(st, st.game)) == [30.0, -100.0, -30.0]
+
+
 def test_scouts_tochinator_within_one_range():
     """Scouts, Tochinator: 'you must end your movement within 1 range from your enemy and roll
     minimum unit of 4 with one dice' -- a shot at range 1 only; 4+ on one die hits."""
