@@ -40,6 +40,7 @@ import numpy as np
 import torch
 from gymnasium import spaces
 from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
+from stable_baselines3.common.policies import BaseModel
 from stable_baselines3.common.torch_layers import BaseFeaturesExtractor
 from torch import nn
 
@@ -158,6 +159,32 @@ class SpatialActionHead(nn.Module):
         spatial = (self.conv(fmap) + self.plane_bias(latent)[:, :, None, None]).flatten(1)
         parts = [spatial] if self.dense is None else [spatial, self.dense(latent)]
         return torch.index_select(torch.cat(parts, dim=1), 1, self.position)
+
+
+def actor_latent(policy, obs: torch.Tensor) -> torch.Tensor:
+    """The policy branch's latent (what ``action_net`` reads) of an SB3 actor-critic policy, whether
+    or not it shares its features extractor with the value branch (``share_features``). SB3's own
+    ``extract_features(obs, extractor)`` ignores the extractor it is given when the two are not
+    shared and returns both branches' features, so every caller goes through here."""
+    return policy.mlp_extractor.forward_actor(
+        BaseModel.extract_features(policy, obs, policy.pi_features_extractor))
+
+
+def critic_features(policy, obs: torch.Tensor) -> torch.Tensor:
+    """The value branch's features (what its MLP reads); see ``actor_latent``."""
+    return BaseModel.extract_features(policy, obs, policy.vf_features_extractor)
+
+
+def critic_latent(policy, obs: torch.Tensor) -> torch.Tensor:
+    """The value branch's latent (what ``value_net`` reads); see ``actor_latent``."""
+    return policy.mlp_extractor.forward_critic(critic_features(policy, obs))
+
+
+def latents(policy, obs: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    """(policy latent, value latent), with one extractor pass where the two branches share it."""
+    if policy.share_features_extractor:
+        return policy.mlp_extractor(BaseModel.extract_features(policy, obs, policy.features_extractor))
+    return actor_latent(policy, obs), critic_latent(policy, obs)
 
 
 def numpy_forward(policy):
@@ -434,9 +461,7 @@ class PPOAgent(BaseAgent):
             return fast(np.asarray(observations, np.float32)).astype(np.float64)
         obs = torch.as_tensor(np.asarray(observations, np.float32), device=policy.device)
         with torch.inference_mode():
-            features = policy.extract_features(obs, policy.pi_features_extractor)
-            latent = policy.mlp_extractor.forward_actor(features)
-            return policy.action_net(latent).cpu().numpy().astype(np.float64)
+            return policy.action_net(actor_latent(policy, obs)).cpu().numpy().astype(np.float64)
 
     def act(self, obs, state=None) -> int:
         mask = np.asarray(obs["action_mask"]).astype(bool)

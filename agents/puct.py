@@ -37,7 +37,7 @@ import numpy as np
 import torch
 
 from .mcts import SearchAgent
-from .ppo import check_compatible, load_policy, read_metadata
+from .ppo import check_compatible, latents, load_policy, read_metadata
 
 
 class _Node:
@@ -107,13 +107,7 @@ class PUCTAgent(SearchAgent):
         obs = torch.as_tensor(observation[None], device=self.policy.device)
         p = self.policy
         with torch.no_grad():
-            features = p.extract_features(obs)
-            if p.share_features_extractor:
-                latent_pi, latent_vf = p.mlp_extractor(features)
-            else:
-                pi_f, vf_f = features
-                latent_pi = p.mlp_extractor.forward_actor(pi_f)
-                latent_vf = p.mlp_extractor.forward_critic(vf_f)
+            latent_pi, latent_vf = latents(p, obs)
             logits = p.action_net(latent_pi)[0].cpu().numpy().astype(np.float64)
             value = float(p.value_net(latent_vf)[0, 0])
         return logits, max(-1.0, min(1.0, value))

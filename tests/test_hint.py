@@ -13,7 +13,7 @@ os.environ.setdefault("MPLBACKEND", "Agg")
 
 from tabletop_arena import envs  # noqa: E402
 from tabletop_arena.agents.hint import HINT_PIECE, HeuristicHint, supports_hint  # noqa: E402
-from tabletop_arena.agents.ppo import ArenaPolicy, PPOAgent, load_policy, read_metadata  # noqa: E402
+from tabletop_arena.agents.ppo import ArenaPolicy, PPOAgent, actor_latent, load_policy, read_metadata  # noqa: E402
 from tabletop_arena.agents.registry import make_agent  # noqa: E402
 from tabletop_arena.train.config import ConfigError, load_config  # noqa: E402
 
@@ -124,8 +124,7 @@ def test_gate_starts_where_the_hintless_policy_stopped_and_numpy_matches_torch()
     assert fast is not None
     with torch.no_grad():
         t = torch.as_tensor(ext)
-        slow = hinted.action_net(hinted.mlp_extractor.forward_actor(
-            hinted.extract_features(t, hinted.pi_features_extractor))).numpy()
+        slow = hinted.action_net(actor_latent(hinted, t)).numpy()
     np.testing.assert_allclose(fast(ext), slow, rtol=1e-4, atol=1e-4)
     moved = np.abs(slow - PPOAgent.logits_batch(plain, obs))
     assert (moved[ext[:, -game.num_actions:] == 1] > 0.5).all()      # hinted moves shifted

@@ -105,7 +105,7 @@ def test_slot_net_numpy_twin_gives_the_torch_logits(players):
     ``agents.ppo.numpy_forward``; with the critic, ``numpy_outputs``, the rollouts' forward pass)
     gives the torch pass's logits and values for batches of real positions, empty battlefields
     included, and follows the weights when an optimizer step changes them."""
-    from tabletop_arena.agents.ppo import numpy_forward, numpy_outputs
+    from tabletop_arena.agents.ppo import actor_latent, numpy_forward, numpy_outputs
     from tabletop_arena.train.algo import policy_outputs
     from tabletop_arena.train.ppo import policy_kwargs
 
@@ -131,7 +131,7 @@ def test_slot_net_numpy_twin_gives_the_torch_logits(players):
     def torch_logits(o):
         with torch.no_grad():
             t = torch.as_tensor(o)
-            return pol.action_net(pol.mlp_extractor.forward_actor(pol.extract_features(t, pol.pi_features_extractor))).numpy()
+            return pol.action_net(actor_latent(pol, t)).numpy()
 
     both = numpy_outputs(pol)
     assert both is not None
@@ -492,3 +492,55 @@ def test_every_action_has_a_kind_for_the_imitation_diagnostics(name):
     kind = action_kind(game)
     kinds = {kind(a) for a in range(game.num_actions)}
     assert "all" not in kinds and len(kinds) > 1, kinds
+
+
+@pytest.mark.parametrize("name,network", [("peacekeepers", "mlp"), ("peacekeepers", "cnn"),
+                                          ("zaberias", "board"), ("zaka", "slots")])
+def test_unshared_value_extractor_trains_and_plays(tmp_path, name, network):
+    """``share_features: false`` gives the value branch its own features extractor with every
+    network: cloning (with the value loss), DAgger, the value warm-up, PPO with the KL anchor and
+    play from the saved checkpoint all run, and the value comes from the value branch's extractor.
+    SB3's ``extract_features(obs, extractor)`` ignores the extractor it is handed when the two are
+    not shared, so the callers that passed one crashed (slots) or, for mlp and cnn, the key was
+    never passed to the policy at all; they all go through ``agents.ppo.actor_latent`` /
+    ``critic_latent`` / ``latents`` now."""
+    from tabletop_arena.agents.ppo import actor_latent, critic_latent, latents, load_policy
+    from tabletop_arena.agents.registry import make_agent
+    from tabletop_arena.train.algo import policy_outputs
+    from tabletop_arena.train.play import play
+    from tabletop_arena.train.ppo import train
+    extra = {"spatial_actions": []} if network == "cnn" else {}
+    path = train(name, out=tmp_path / name, timesteps=64,
+                 **_tiny(network=network, share_features=False, bc_games=2, bc_epochs=1, dagger_rounds=1,
+                         dagger_games=1, kl_coef=0.1, value_warmup_steps=32, **extra))
+    pol = load_policy(path)
+    assert not pol.share_features_extractor
+    assert pol.vf_features_extractor is not pol.pi_features_extractor
+    game = envs.make_game(envs.resolve(name))
+    st = game.new_initial_state(5)
+    obs = torch.as_tensor(np.asarray(st.observation(st.current_player), np.float32)[None])
+    with torch.no_grad():
+        logits, value = policy_outputs(pol, obs)
+        pi, vf = latents(pol, obs)
+        np.testing.assert_allclose(logits.numpy(), pol.action_net(actor_latent(pol, obs)).numpy(), rtol=1e-5)
+        np.testing.assert_allclose(value.numpy(), pol.value_net(critic_latent(pol, obs)).flatten().numpy(),
+                                   rtol=1e-5)
+        np.testing.assert_allclose(vf.numpy(), critic_latent(pol, obs).numpy(), rtol=1e-5)
+        if network != "mlp":   # (mlp's extractor is a parameter-free flatten)
+            # a value read through the policy branch's extractor differs (its own weights)
+            wrong = pol.value_net(pol.mlp_extractor.forward_critic(pol.pi_features_extractor(obs)))
+            assert not np.allclose(wrong.flatten().numpy(), value.numpy())
+    agent = make_agent(f"ppo:{path}", game, seed=0)
+    result = play(game, [agent] + [make_agent("random", game, seed=i) for i in range(1, game.num_agents)],
+                  seed=3, max_steps=3000)
+    assert result.steps > 0
+
+
+def test_spatial_head_needs_shared_features():
+    """The cnn network's spatial head reads the shared extractor: share_features false with
+    spatial actions is a config error naming the way out, not a failure inside SB3."""
+    from tabletop_arena.train.ppo import policy_kwargs
+    game = envs.make_game("peacekeepers_v0")
+    cfg = load_config(None, _tiny(network="cnn", share_features=False), game="peacekeepers_v0")
+    with pytest.raises(ConfigError, match="share_features"):
+        policy_kwargs(game, cfg)

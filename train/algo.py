@@ -27,7 +27,7 @@ import torch.nn.functional as F
 from sb3_contrib import MaskablePPO
 from stable_baselines3.common.utils import explained_variance
 
-from ..agents.ppo import numpy_outputs
+from ..agents.ppo import actor_latent, critic_features, latents, numpy_outputs
 
 
 def masked_log_softmax(logits: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
@@ -37,18 +37,12 @@ def masked_log_softmax(logits: torch.Tensor, mask: torch.Tensor) -> torch.Tensor
 
 def policy_outputs(policy, obs: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
     """(logits, values) of an SB3 actor-critic policy in one pass."""
-    features = policy.extract_features(obs)
-    if policy.share_features_extractor:
-        latent_pi, latent_vf = policy.mlp_extractor(features)
-    else:
-        latent_pi = policy.mlp_extractor.forward_actor(features[0])
-        latent_vf = policy.mlp_extractor.forward_critic(features[1])
+    latent_pi, latent_vf = latents(policy, obs)
     return policy.action_net(latent_pi), policy.value_net(latent_vf).flatten()
 
 
 def policy_logits(policy, obs: torch.Tensor) -> torch.Tensor:
-    features = policy.extract_features(obs, policy.pi_features_extractor)
-    return policy.action_net(policy.mlp_extractor.forward_actor(features))
+    return policy.action_net(actor_latent(policy, obs))
 
 
 def sample_masked(logp_all: torch.Tensor, uniform: torch.Tensor) -> torch.Tensor:
@@ -321,9 +315,9 @@ class ArenaPPO(MaskablePPO):
             for start in range(0, n, batch_size):
                 idx = perm[start:start + batch_size]
                 if warmup:
-                    with torch.no_grad():
-                        features = policy.extract_features(obs[idx], policy.vf_features_extractor)
-                    critic = policy.mlp_extractor.forward_critic(features)  # type: ignore[arg-type]
+                    with torch.no_grad():   # the warm-up fits the value MLP on frozen features
+                        features = critic_features(policy, obs[idx])
+                    critic = policy.mlp_extractor.forward_critic(features)
                     vf = F.mse_loss(policy.value_net(critic).flatten(),
                                     returns[idx])
                     value_opt.zero_grad(set_to_none=True)

@@ -35,6 +35,7 @@ from pathlib import Path
 import numpy as np
 import torch
 
+from ..agents.ppo import actor_latent, latents
 from ..agents.registry import make_agent
 from ..envs.core.game import action_index
 
@@ -71,9 +72,7 @@ class Samples:
 
 def _policy_logits(policy, obs: np.ndarray, masks: np.ndarray) -> torch.Tensor:
     o = torch.as_tensor(np.asarray(obs, np.float32), device=policy.device)
-    features = policy.extract_features(o, policy.pi_features_extractor)
-    latent = policy.mlp_extractor.forward_actor(features)
-    logits = policy.action_net(latent)
+    logits = policy.action_net(actor_latent(policy, o))
     return logits.masked_fill(~torch.as_tensor(masks, device=logits.device), float("-inf"))
 
 
@@ -288,10 +287,7 @@ def fit(policy, train: Samples, held: Samples, cfg, rng: np.random.Generator, lo
             o = torch.as_tensor(train.obs[idx].astype(np.float32), device=policy.device)
             m = torch.as_tensor(train.masks[idx], device=policy.device)
             a = torch.as_tensor(train.actions[idx], device=policy.device)
-            features = policy.extract_features(o, policy.pi_features_extractor)
-            latent_pi, latent_vf = (policy.mlp_extractor(features) if policy.share_features_extractor else
-                                    (policy.mlp_extractor.forward_actor(features[0]),
-                                     policy.mlp_extractor.forward_critic(features[1])))
+            latent_pi, latent_vf = latents(policy, o)
             logits = policy.action_net(latent_pi).masked_fill(~m, float("-inf"))
             ce = _clone_loss(logits, m, a, torch.as_tensor(choice[idx], dtype=torch.float32,
                                                            device=policy.device), smoothing)

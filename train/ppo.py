@@ -172,7 +172,8 @@ def resolve_spatial_actions(game, cfg: TrainConfig, network: str) -> list:
 
 
 def policy_kwargs(game, cfg: TrainConfig) -> dict[str, Any]:
-    kwargs: dict[str, Any] = {"net_arch": {"pi": list(cfg.net_arch), "vf": list(cfg.net_arch)}}
+    kwargs: dict[str, Any] = {"net_arch": {"pi": list(cfg.net_arch), "vf": list(cfg.net_arch)},
+                              "share_features_extractor": cfg.share_features}
     network = resolve_network(game, cfg)
     layout = [[name, [int(x) for x in shape]] for name, shape in game.observation_layout]
     obs_size = int(game.observation_size)
@@ -216,6 +217,10 @@ def policy_kwargs(game, cfg: TrainConfig) -> dict[str, Any]:
         if network != "cnn":
             raise ConfigError(f"spatial_actions need a (C, H, W) board piece and the cnn network; "
                               f"{game.name} resolves to {network}")
+        if not cfg.share_features:
+            raise ConfigError("spatial_actions (the cnn network's spatial head reads the shared "
+                              "features extractor) need share_features: true; set spatial_actions: [] "
+                              "to give the value branch its own extractor")
         piece = board_piece(game.observation_layout)
         assert piece is not None   # resolve_network gives cnn only with a (C, H, W) piece
         _, (_, h, w) = piece

@@ -26,7 +26,7 @@ from ray.rllib.core.rl_module.apis import ValueFunctionAPI
 from ray.rllib.core.rl_module.torch import TorchRLModule
 from ray.rllib.utils.torch_utils import FLOAT_MIN
 
-from ..agents.ppo import ArenaPolicy
+from ..agents.ppo import ArenaPolicy, critic_latent, latents
 
 #: the module id of the one policy every learner seat maps to
 MODULE_ID = "shared"
@@ -78,8 +78,7 @@ class ArenaRLModule(TorchRLModule, ValueFunctionAPI):
         return obs["observation"].float(), obs["action_mask"]
 
     def _latents(self, x):
-        features = self.policy.extract_features(x, self.policy.pi_features_extractor)
-        return self.policy.mlp_extractor(features)
+        return latents(self.policy, x)
 
     def _masked_logits(self, latent_pi, mask):
         logits = self.policy.action_net(latent_pi)
@@ -99,6 +98,5 @@ class ArenaRLModule(TorchRLModule, ValueFunctionAPI):
     def compute_values(self, batch: dict[str, Any], embeddings: Any = None):
         if embeddings is None:
             x, _ = self._split(batch)
-            features = self.policy.extract_features(x, self.policy.vf_features_extractor)
-            embeddings = self.policy.mlp_extractor.forward_critic(features)  # type: ignore[arg-type]
+            embeddings = critic_latent(self.policy, x)
         return self.policy.value_net(embeddings).squeeze(-1)
