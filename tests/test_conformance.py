@@ -3,7 +3,7 @@
 Checks: PettingZoo api_test and seed_test; many random playouts (no crash, every game ends under
 the move cap, the mask is never empty while the game runs); mask <-> apply consistency (every
 masked action applies, unmasked ones raise and change nothing); clone independence; serialise /
-restore round trips; observations inside their spaces; no hidden information in observations;
+restore round trips; running scores per seat; observations inside their spaces; no hidden information in observations;
 illegal-action handling through the AEC env; rendering.
 """
 from __future__ import annotations
@@ -94,6 +94,28 @@ def test_mask_matches_apply(name, vname, opts):
     game = envs.make_game(name, **opts)
     for seed in range(10):
         _random_game(game, 1000 + seed, check=_mask_apply_check)
+
+
+@pytest.mark.parametrize("name,vname,opts", CASES, ids=IDS)
+def test_running_scores_are_per_seat_and_read_only(name, vname, opts):
+    """``State.scores()`` (what score shaping reads, ``train.selfplay.score_margins``) is None or
+    one finite number per seat at every position, the finished one included, and reading it
+    changes nothing; where a variant keeps one, the shaping margins come out one per agent."""
+    from tabletop_arena.train.selfplay import score_margins
+    game = envs.make_game(name, **opts)
+
+    def check(st, mask, rng):
+        snap = st.serialize()
+        scores = st.scores()
+        assert st.serialize() == snap
+        if scores is not None:
+            assert len(scores) == game.num_seats and np.isfinite(np.asarray(scores, float)).all()
+            margins = score_margins(st, game)
+            assert margins is None or len(margins) == game.num_agents
+
+    for seed in range(3):
+        st = _random_game(game, 2000 + seed, check=check)
+        check(st, None, None)
 
 
 @pytest.mark.parametrize("name,vname,opts", CASES, ids=IDS)
