@@ -10,6 +10,8 @@
 | ``ppo:PATH``  | a MaskablePPO checkpoint written by ``arena train`` (``agents.ppo``)     |
 | ``puct:N:REF``| the checkpoint ``REF`` (a shipped name or a path, as for ``ppo``) with N |
 |               | simulations of policy-and-value guided search per move (``agents.puct``) |
+| ``rollout:N:REF``| the checkpoint ``REF`` improved at play time by N of its own rollouts |
+|               | per candidate move, where it is unsure (``agents.rollout``)              |
 
     from tabletop_arena.agents.registry import make_agent
     agent = make_agent("mcts:100", envs.make_game("peacekeepers_v0"), seed=0)
@@ -26,7 +28,8 @@ import importlib.util
 from ..envs.core.game import Game
 from .base import BaseAgent, RandomAgent
 
-KINDS = ("random", "heuristic", "mcts[:N]", "ppo:NAME", "ppo:PATH", "puct:N:NAME", "puct:N:PATH")
+KINDS = ("random", "heuristic", "mcts[:N]", "ppo:NAME", "ppo:PATH", "puct:N:NAME", "puct:N:PATH",
+         "rollout:N:NAME", "rollout:N:PATH")
 DEFAULT_MCTS_SIMULATIONS = 200
 
 
@@ -57,7 +60,7 @@ def agent_names(game_name) -> list[str]:
     out = ["random"]
     if has_heuristic(game_name):
         out.append("heuristic")
-    out += ["mcts", "mcts:N", "ppo:PATH", "puct:N:PATH"]
+    out += ["mcts", "mcts:N", "ppo:PATH", "puct:N:PATH", "rollout:N:PATH"]
     return out
 
 
@@ -79,7 +82,7 @@ def _heuristic(game, seed):
 
 
 def _checkpoint(ref: str) -> str:
-    """The checkpoint path of a ``ppo:`` / ``puct:N:`` reference (a shipped name or a path)."""
+    """The checkpoint path of a ``ppo:`` / ``puct:N:`` / ``rollout:N:`` reference (a shipped name or a path)."""
     from .shipped import ShippedAgentError, resolve_checkpoint
     try:
         return resolve_checkpoint(ref)
@@ -119,18 +122,21 @@ def make_agent(spec: str, game: Game, seed: int | None = None) -> BaseAgent:
                                  "(e.g. ppo:peacekeepers) or ppo:PATH (e.g. ppo:runs/x/final.zip)")
         from .ppo import PPOAgent  # imports torch: only when asked for
         agent = PPOAgent(_checkpoint(arg), game, seed=seed)
-    elif kind == "puct":
+    elif kind in ("puct", "rollout"):
         n, _, ref = arg.partition(":")
-        try:
-            sims = int(n)
-        except ValueError:
-            sims = 0
-        if sims < 1 or not ref:
-            raise AgentSpecError(f"puct needs a number of simulations and a checkpoint: puct:N:NAME or "
-                                 f"puct:N:PATH with N >= 1 (e.g. puct:64:zaka), got {spec!r}")
+        count = int(n) if n.isdigit() else 0   # digits only: no sign, space or "1e3" coerced
+        if count < 1 or not ref:
+            what, example = (("simulations", "puct:64:zaka") if kind == "puct"
+                             else ("rollouts per candidate move", "rollout:16:zaka"))
+            raise AgentSpecError(f"{kind} needs a number of {what} and a checkpoint: {kind}:N:NAME or "
+                                 f"{kind}:N:PATH with N >= 1 (e.g. {example}), got {spec!r}")
         path = _checkpoint(ref)
-        from .puct import PUCTAgent  # imports torch: only when asked for
-        agent = PUCTAgent(path, game, simulations=sims, seed=seed)
+        if kind == "puct":
+            from .puct import PUCTAgent  # imports torch: only when asked for
+            agent = PUCTAgent(path, game, simulations=count, seed=seed)
+        else:
+            from .rollout import RolloutAgent
+            agent = RolloutAgent(path, game, rollouts=count, seed=seed)
     else:
         raise AgentSpecError(f"unknown agent {spec!r}; known: {', '.join(KINDS)}")
     agent.name = spec

@@ -131,6 +131,25 @@ def test_eval_takes_a_shipped_agent_by_name(name, tmp_path, capsys):
     assert f"ppo:{name}" in out and (tmp_path / "ev" / "report.json").is_file()
 
 
+def _shipped_entry(name):
+    from tabletop_arena.agents.shipped import shipped_agents
+    return shipped_agents()[name]
+
+
+@pytest.mark.parametrize("name", [n for n in _shipped_names() if _shipped_entry(n).get("strongest")])
+def test_a_shipped_agents_strongest_spec_plays_its_own_checkpoint(name, capsys):
+    """shipped.yaml's ``strongest`` (search at play time over the shipped network) builds for the
+    entry's game and variant, plays that entry's checkpoint, and `arena list` shows it."""
+    pytest.importorskip("torch")
+    from tabletop_arena.agents.registry import make_agent
+    entry = _shipped_entry(name)
+    game = envs.make_game(entry["game"], **(entry.get("options") or {}))
+    agent = make_agent(entry["strongest"], game, seed=0)
+    assert agent.path == entry["file"]
+    code, out, _ = run(["list"], capsys)
+    assert code == 0 and f"strongest as {entry['strongest']}" in out
+
+
 @pytest.mark.parametrize("pair, needles", [
     ("n_env=2", ["--set: unknown key(s) n_env", "did you mean 'n_envs'"]),
     ("n_envs=abc", ["--set n_envs: expected an integer"]),

@@ -35,7 +35,8 @@ from .cli_common import (
 __all__ = ["main", "build_parser", "parse_env_options"]
 
 AGENTS_HELP = ("agent specs: random, heuristic, mcts[:N], ppo:NAME (shipped, e.g. ppo:peacekeepers), ppo:PATH, "
-               "puct:N:NAME / puct:N:PATH (a checkpoint with N simulations of search a move)")
+               "puct:N:NAME / puct:N:PATH (a checkpoint with N simulations of search a move), "
+               "rollout:N:NAME / rollout:N:PATH (a checkpoint improved by N of its own rollouts a candidate move)")
 
 
 @command

@@ -288,7 +288,8 @@ def shipped_agent_label(name: str, entry: dict) -> str:
     """``ppo:NAME (variant): --opt k=v ...`` for a shipped agent (``agents.shipped``): its spec,
     the variant it plays and the options that select that variant."""
     flags = " ".join(f"--opt {k}={v}" for k, v in (entry.get("options") or {}).items())
-    return f"ppo:{name} ({entry.get('variant') or 'default variant'})" + (f": {flags}" if flags else "")
+    strongest = f"; strongest as {entry['strongest']}" if entry.get("strongest") else ""
+    return f"ppo:{name} ({entry.get('variant') or 'default variant'}{strongest})" + (f": {flags}" if flags else "")
 
 
 def agent_hint(game_id: str | None = None) -> str:
@@ -300,7 +301,8 @@ def agent_hint(game_id: str | None = None) -> str:
     except Exception:  # noqa: BLE001 - only a hint
         shipped = []
     return "agents: random, heuristic, mcts[:N], " + (", ".join(shipped) + ", " if shipped else "") + \
-        "ppo:PATH (a checkpoint from arena train), puct:N:NAME or puct:N:PATH (with N simulations of search)"
+        "ppo:PATH (a checkpoint from arena train), puct:N:NAME or puct:N:PATH (with N simulations of search), " \
+        "rollout:N:NAME or rollout:N:PATH (with N of its own rollouts a candidate move)"
 
 
 def make_agent(spec: str, game, seed: int | None = None):

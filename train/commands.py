@@ -50,7 +50,8 @@ by another run is refused (exit 2); a resume cuts progress.csv back to the check
 
 EVAL_EPILOG = """\
 agents: random | heuristic | mcts[:N] | ppo:NAME (a shipped agent, e.g. ppo:peacekeepers) | ppo:PATH |
-puct:N:NAME | puct:N:PATH (the checkpoint with N simulations of policy-guided search a move)
+puct:N:NAME | puct:N:PATH (the checkpoint with N simulations of policy-guided search a move) |
+rollout:N:NAME | rollout:N:PATH (the checkpoint improved by N of its own rollouts a candidate move)
 examples:
   arena eval peacekeepers --agents ppo:runs/pk/policy.zip heuristic --games 1000
   arena eval peacekeepers --agents mcts:100 random --games 20 --opt num_players=4

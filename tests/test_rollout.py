@@ -1,0 +1,150 @@
+"""Policy-rollout search (agents/rollout.py, ``rollout:N:REF``).
+
+- on tests/test_mcts.py's fake engines with a stand-in prior and random rollouts: it takes a win in
+  one that the prior ranks last, it cannot peek at a hidden card or a future die even when handed the
+  true state, and an agent owning several seats is scored by its own result;
+- the gate: a sure prior (or one candidate) is played without a rollout, an unsure one is searched,
+  and every candidate gets the same number of rollouts;
+- with a shipped checkpoint: legal moves only, the real state untouched, the same game from the
+  same seed; bad settings and specs are one-line errors.
+"""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from tabletop_arena import envs
+from tabletop_arena.agents.base import RandomAgent
+from tabletop_arena.agents.registry import AgentSpecError, make_agent
+from tabletop_arena.agents.rollout import RolloutAgent
+from tabletop_arena.train.play import play
+from tests.test_mcts import GuessGame, TeamGame, TicTacToe
+
+
+def _prior(logits):
+    return lambda observation, state: np.asarray(logits, np.float64)
+
+
+def _agent(game, logits, **kw):
+    kw.setdefault("gate", 1.0)
+    kw.setdefault("min_prior", 0.0)
+    return RolloutAgent(None, game, prior=_prior(logits), rollout_agent=RandomAgent(0), **kw)
+
+
+def _act(agent, s):
+    return agent.act({"observation": s.observation(s.current_player),
+                      "action_mask": s.legal_actions_mask()}, s.clone())
+
+
+def _position(moves):
+    game = TicTacToe()
+    s = game.new_initial_state(0)
+    for a in moves:
+        s.apply(a)
+    return game, s
+
+
+def test_takes_a_win_in_one_the_prior_ranks_last():
+    # X: 0, 1; O: 3, 4; X to move: 2 wins at once. The prior puts 2 last of the legal moves.
+    game, s = _position([0, 3, 1, 4])
+    logits = np.array([0, 0, -1.0, 0, 0, 0.5, 0.4, 0.3, 0.2])
+    agent = _agent(game, logits, rollouts=30, top_k=9, seed=0)
+    assert _act(agent, s) == 2
+    stats = agent.last_search
+    assert set(stats) == {2, 5, 6, 7, 8}
+    assert stats[2][1] == 1.0 and all(v[1] < 1.0 for a, v in stats.items() if a != 2)
+    assert {v[2] for v in stats.values()} == {30} and agent.rollouts_played == 5 * 30
+    # the same position with top_k too small to see the win: the prior's best survives
+    narrow = _agent(game, logits, rollouts=30, top_k=2, seed=0)
+    assert _act(narrow, s) in (5, 6) and set(narrow.last_search) == {5, 6}
+
+
+def test_a_sure_prior_or_one_candidate_is_played_without_rollouts():
+    game, s = _position([])
+    sure = np.full(9, -20.0)
+    sure[4] = 20.0
+    agent = _agent(game, sure, rollouts=8, gate=0.99, seed=0)
+    assert _act(agent, s) == 4 and agent.rollouts_played == 0 and agent.last_search == {}
+    # unsure prior, but min_prior leaves one candidate: no rollouts either
+    lean = np.zeros(9)
+    lean[7] = 6.0   # p(7) ~ 0.98, every other ~ 0.0025 < min_prior
+    agent = _agent(game, lean, rollouts=8, gate=0.99, min_prior=0.02, seed=0)
+    assert _act(agent, s) == 7 and agent.rollouts_played == 0
+    # the same prior below the gate with a lower floor: searched
+    agent = _agent(game, lean, rollouts=8, gate=0.99, min_prior=0.001, top_k=3, seed=0)
+    _act(agent, s)
+    assert agent.rollouts_played == 3 * 8 and len(agent.last_search) == 3
+
+
+@pytest.mark.parametrize("hidden_card", [False, True], ids=["chance", "hidden_card"])
+def test_cannot_peek(hidden_card):
+    game = GuessGame(hidden_card)
+    agent = _agent(game, np.zeros(6), rollouts=20, top_k=6, seed=0)
+    hits = 0
+    for g in range(60):
+        st = game.new_initial_state(np.random.default_rng(1000 + g))
+        # hand it the *true* state (with the real generator and card): it must still not know
+        a = _act(agent, st)
+        st.apply(a)
+        hits += bool(st.won)
+    assert hits <= 25, f"{hits}/60 correct guesses: the rollouts saw the hidden value (expected about 10)"
+
+
+def test_scores_the_owner_of_several_seats():
+    game = TeamGame()   # seats 0 and 2 are agent 0, which wins iff seat 2 picks 1
+    st = game.new_initial_state(np.random.default_rng(0))
+    st.apply(0)
+    st.apply(0)
+    agent = _agent(game, np.array([1.0, 0.0]), rollouts=10, seed=0)   # the prior prefers 0
+    assert st.current_player == 2
+    assert _act(agent, st) == 1
+    assert agent.last_search[1][1] == 1.0 and agent.last_search[0][1] == -1.0
+
+
+def test_bad_settings_are_errors():
+    game = TicTacToe()
+    for kw, match in (({"rollouts": 0}, "rollouts"), ({"rollouts": 2.0}, "rollouts"),
+                      ({"rollouts": True}, "rollouts"), ({"top_k": 0}, "top_k"),
+                      ({"rollout_cap": 0}, "rollout_cap"), ({"gate": 0.0}, "gate"),
+                      ({"gate": 1.5}, "gate"), ({"min_prior": 1.0}, "min_prior"),
+                      ({"min_prior": -0.1}, "min_prior")):
+        with pytest.raises(ValueError, match=match):
+            _agent(game, np.zeros(9), **kw)
+    with pytest.raises(ValueError, match="checkpoint path"):
+        RolloutAgent(None, game)
+    agent = _agent(game, np.zeros(9))
+    s = game.new_initial_state(0)
+    with pytest.raises(ValueError, match="engine state"):
+        agent.act({"observation": s.observation(0), "action_mask": s.legal_actions_mask()})
+
+
+@pytest.mark.parametrize("spec", ["rollout", "rollout:8", "rollout:0:peacekeepers", "rollout:x:peacekeepers",
+                                  "rollout:-2:peacekeepers", "rollout: 8:peacekeepers", "rollout:8:",
+                                  "rollout:8:no_such_agent"])
+def test_bad_specs(spec):
+    with pytest.raises(AgentSpecError):
+        make_agent(spec, envs.make_game("peacekeepers_v0"))
+
+
+def test_with_a_shipped_checkpoint():
+    """rollout:2:zaka against random on Zaka (two armies a player): legal moves only (``play``
+    checks each against the mask), the real state untouched, the same game from the same seed."""
+    game = envs.make_game("zaka_v0", num_players=2)
+
+    def one(seed):
+        agent = make_agent("rollout:2:zaka", game, seed=seed)
+        agent.gate = 1.0   # search every decision with two candidates or more
+        res = play(game, [agent, make_agent("random", game, seed=seed)], seed=seed, max_steps=30)
+        return agent, res
+
+    agent, first = one(3)
+    assert agent.rollouts_played > 0
+    _, again = one(3)
+    assert first.history == again.history and first.returns == again.returns
+    st = game.new_initial_state(5)
+    while len(np.flatnonzero(st.legal_actions_mask())) < 2:
+        st.apply(int(np.flatnonzero(st.legal_actions_mask())[0]))
+    before = st.serialize()
+    obs = {"observation": st.observation(st.current_player), "action_mask": st.legal_actions_mask()}
+    a = agent.act(obs, state=st)
+    assert st.serialize() == before and obs["action_mask"][a]
