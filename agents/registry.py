@@ -11,7 +11,9 @@
 | ``puct:N:REF``| the checkpoint ``REF`` (a shipped name or a path, as for ``ppo``) with N |
 |               | simulations of policy-and-value guided search per move (``agents.puct``) |
 | ``rollout:N:REF``| the checkpoint ``REF`` improved at play time by N of its own rollouts |
-|               | per candidate move, where it is unsure (``agents.rollout``)              |
+|               | per candidate move, where it is unsure (``agents.rollout``); settings   |
+|               | after N: ``rollout:64,k=10,gate=1,by=random:peacekeepers`` (top 10      |
+|               | moves, always search, uniformly random rollouts)                         |
 
     from tabletop_arena.agents.registry import make_agent
     agent = make_agent("mcts:100", envs.make_game("peacekeepers_v0"), seed=0)
@@ -90,6 +92,31 @@ def _checkpoint(ref: str) -> str:
         raise AgentSpecError(str(exc)) from None
 
 
+def _rollout_settings(items: list[str], spec: str) -> dict:
+    """``k=K``, ``gate=G``, ``floor=P``, ``by=policy|random`` after ``rollout:N`` (comma separated)."""
+    out: dict = {}
+    names = {"k": "top_k", "gate": "gate", "floor": "min_prior", "by": "by"}
+    for item in items:
+        key, eq, value = item.partition("=")
+        if not eq or key not in names or names[key] in out:
+            raise AgentSpecError(f"rollout settings are k=K, gate=G, floor=P, by=policy|random, each once "
+                                 f"(e.g. rollout:64,k=10,gate=1,by=random:peacekeepers), got {item!r} in {spec!r}")
+        try:
+            if key == "k":
+                if not value.isdigit():
+                    raise ValueError(value)
+                out["top_k"] = int(value)
+            elif key == "by":
+                if value not in ("policy", "random"):
+                    raise ValueError(value)
+                out["by"] = value
+            else:
+                out[names[key]] = float(value)
+        except ValueError:
+            raise AgentSpecError(f"rollout setting {key}: bad value {value!r} in {spec!r}") from None
+    return out
+
+
 def make_agent(spec: str, game: Game, seed: int | None = None) -> BaseAgent:
     """Build the agent named by ``spec`` for ``game`` (an ``envs.core.game.Game``)."""
     if not isinstance(spec, str) or not spec.strip():
@@ -124,6 +151,10 @@ def make_agent(spec: str, game: Game, seed: int | None = None) -> BaseAgent:
         agent = PPOAgent(_checkpoint(arg), game, seed=seed)
     elif kind in ("puct", "rollout"):
         n, _, ref = arg.partition(":")
+        settings: dict = {}
+        if kind == "rollout":
+            n, *extra = n.split(",")
+            settings = _rollout_settings(extra, spec)
         count = int(n) if n.isdigit() else 0   # digits only: no sign, space or "1e3" coerced
         if count < 1 or not ref:
             what, example = (("simulations", "puct:64:zaka") if kind == "puct"
@@ -136,7 +167,14 @@ def make_agent(spec: str, game: Game, seed: int | None = None) -> BaseAgent:
             agent = PUCTAgent(path, game, simulations=count, seed=seed)
         else:
             from .rollout import RolloutAgent
-            agent = RolloutAgent(path, game, rollouts=count, seed=seed)
+            by_random = settings.pop("by", "policy") == "random"
+            try:
+                agent = RolloutAgent(path, game, rollouts=count, seed=seed,
+                                     rollout_agent=RandomAgent(seed) if by_random else None, **settings)
+            except ValueError as exc:   # a setting out of range (k=0, gate=2): the spec's fault
+                if type(exc) is not ValueError:   # checkpoint errors keep their own type
+                    raise
+                raise AgentSpecError(f"{spec!r}: {exc}") from None
     else:
         raise AgentSpecError(f"unknown agent {spec!r}; known: {', '.join(KINDS)}")
     agent.name = spec

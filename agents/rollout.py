@@ -20,6 +20,9 @@ rollout policy:
   games stay alike; the comparison is paired, not just averaged.
 - **The move** is the candidate with the highest mean return for the acting agent (an agent owning
   several seats is scored as ``Game.agent_returns`` does); ties go to the higher prior.
+- **Settings** in the spec, after N: ``rollout:64,k=10,gate=1,floor=0.02,by=random:peacekeepers``
+  (``k`` = ``top_k``, ``floor`` = ``min_prior``, ``by=random``: uniformly random rollouts instead of
+  the checkpoint's policy, cheap where the network is slow against a long game).
 
 Cost: ``k x N`` rollouts of the rest of the game, on the decisions where the network is unsure.
 ``rollout:16:zaka`` plays a Zaka game in about 3-4 s on one core (the network alone in ~0.02 s).

@@ -120,10 +120,24 @@ def test_bad_settings_are_errors():
 
 @pytest.mark.parametrize("spec", ["rollout", "rollout:8", "rollout:0:peacekeepers", "rollout:x:peacekeepers",
                                   "rollout:-2:peacekeepers", "rollout: 8:peacekeepers", "rollout:8:",
-                                  "rollout:8:no_such_agent"])
+                                  "rollout:8:no_such_agent", "rollout:8,k=0:peacekeepers",
+                                  "rollout:8,k=2.5:peacekeepers", "rollout:8,gate=2:peacekeepers",
+                                  "rollout:8,gate=nan:peacekeepers", "rollout:8,floor=1:peacekeepers",
+                                  "rollout:8,x=1:peacekeepers", "rollout:8,k:peacekeepers",
+                                  "rollout:8,by=heuristic:peacekeepers", "rollout:8,k=3,k=4:peacekeepers"])
 def test_bad_specs(spec):
     with pytest.raises(AgentSpecError):
         make_agent(spec, envs.make_game("peacekeepers_v0"))
+
+
+def test_spec_settings():
+    game = envs.make_game("peacekeepers_v0")
+    plain = make_agent("rollout:8:peacekeepers", game, seed=0)
+    assert (plain.rollouts, plain.top_k, plain.gate, plain.min_prior) == (8, 4, 0.99, 0.02)
+    assert not isinstance(plain._rollout_agent, RandomAgent)   # the checkpoint's own policy
+    tuned = make_agent("rollout:64,k=10,gate=1,floor=0,by=random:peacekeepers", game, seed=0)
+    assert (tuned.rollouts, tuned.top_k, tuned.gate, tuned.min_prior) == (64, 10, 1.0, 0.0)
+    assert isinstance(tuned._rollout_agent, RandomAgent) and tuned.path == plain.path
 
 
 def test_with_a_shipped_checkpoint():
