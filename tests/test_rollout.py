@@ -162,3 +162,30 @@ def test_with_a_shipped_checkpoint():
     obs = {"observation": st.observation(st.current_player), "action_mask": st.legal_actions_mask()}
     a = agent.act(obs, state=st)
     assert st.serialize() == before and obs["action_mask"][a]
+
+
+@pytest.mark.parametrize("name,opts", [(n, o) for n in envs.names() for o in envs.variants(n).values()],
+                         ids=[f"{n}-{v}" for n in envs.names() for v in envs.variants(n)])
+def test_searches_every_registered_variant(name, opts):
+    """On every env and variant (a flat prior, short random rollouts so it is cheap): each search
+    scores every candidate, returns one of them, and leaves the real state as it was."""
+    game = envs.make_game(name, **opts)
+    agent = RolloutAgent(None, game, rollouts=2, top_k=3, gate=1.0, min_prior=0.0, rollout_cap=15, seed=0,
+                         prior=_prior(np.zeros(game.num_actions)), rollout_agent=RandomAgent(0))
+    st = game.new_initial_state(7)
+    rng = np.random.default_rng(8)
+    searched = 0
+    for _ in range(12):
+        if st.is_terminal():
+            break
+        seat = st.current_player
+        mask = st.legal_actions_mask()
+        before = st.serialize()
+        a = agent.act({"observation": st.observation(seat), "action_mask": mask},
+                      state=st.determinize(seat, rng))
+        assert st.serialize() == before and mask[a], st.action_to_str(a)
+        if agent.last_search:
+            searched += 1
+            assert a in agent.last_search and len(agent.last_search) == min(3, int(mask.sum()))
+        st.apply(a)
+    assert searched > 0
