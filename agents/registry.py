@@ -174,7 +174,7 @@ def make_agent(spec: str, game: Game, seed: int | None = None) -> BaseAgent:
             except ValueError as exc:   # a setting out of range (k=0, gate=2): the spec's fault
                 if type(exc) is not ValueError:   # checkpoint errors keep their own type
                     raise
-                raise AgentSpecError(f"{spec!r}: {exc}") from None
+                raise AgentSpecError(f"rollout setting out of range: {exc}") from None
     else:
         raise AgentSpecError(f"unknown agent {spec!r}; known: {', '.join(KINDS)}")
     agent.name = spec
