@@ -35,7 +35,7 @@ from typing import Callable
 import numpy as np
 
 from .base import BaseAgent
-from .ppo import PPOAgent, check_compatible, load_policy, read_metadata
+from .ppo import PPOAgent
 
 #: the defaults of ``rollout:N:REF`` (chosen on Zaka: docs/training-notes.md, "R1")
 TOP_K, GATE, MIN_PRIOR, ROLLOUT_CAP = 4, 0.99, 0.02, 1000
@@ -73,17 +73,13 @@ class RolloutAgent(BaseAgent):
         if prior is None or rollout_agent is None:
             if path is None:
                 raise ValueError("RolloutAgent needs a checkpoint path, or both prior and rollout_agent")
-            meta = read_metadata(path)
-            if check:
-                check_compatible(meta, game, path)
-            policy = load_policy(path)
-            hint_game = game if meta.get("heuristic_hint") else None
-            self.path = str(path)
+            net = PPOAgent(path, game, seed=0, check=check)   # reads, checks and loads the checkpoint
+            self.path = net.path
             if prior is None:
-                net = PPOAgent.from_policy(policy, seed=0, deterministic=True, hint_game=hint_game)
                 prior = self._network_prior(net)
             if rollout_agent is None:
-                rollout_agent = PPOAgent.from_policy(policy, seed=0, deterministic=False, hint_game=hint_game)
+                rollout_agent = PPOAgent.from_policy(net.policy, seed=0, deterministic=False,
+                                                     hint_game=game if net.hint is not None else None)
         self._prior = prior
         self._rollout_agent = rollout_agent
         #: the last search: candidate -> (prior, mean return of the acting agent, rollouts); {} if none
@@ -142,6 +138,9 @@ class RolloutAgent(BaseAgent):
             if s.is_terminal():
                 break
             seat = s.current_player
-            obs = {"observation": s.observation(seat), "action_mask": s.legal_actions_mask()}
-            s.apply(int(agent.act(obs, state=s)))
+            mask = s.legal_actions_mask()
+            a = int(agent.act({"observation": s.observation(seat), "action_mask": mask}, state=s))
+            if not mask[a]:
+                raise ValueError(f"the rollout agent chose an illegal action: {s.action_to_str(a)}")
+            s.apply_legal(a)   # checked against the mask just computed: no second check
         return np.asarray(self.game.agent_returns(s.returns()), np.float64)

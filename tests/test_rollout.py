@@ -19,6 +19,7 @@ from tabletop_arena.agents.registry import AgentSpecError, make_agent
 from tabletop_arena.agents.rollout import RolloutAgent
 from tabletop_arena.train.play import play
 from tests.test_mcts import GuessGame, TeamGame, TicTacToe
+from tests.test_puct import _act, _position
 
 
 def _prior(logits):
@@ -29,19 +30,6 @@ def _agent(game, logits, **kw):
     kw.setdefault("gate", 1.0)
     kw.setdefault("min_prior", 0.0)
     return RolloutAgent(None, game, prior=_prior(logits), rollout_agent=RandomAgent(0), **kw)
-
-
-def _act(agent, s):
-    return agent.act({"observation": s.observation(s.current_player),
-                      "action_mask": s.legal_actions_mask()}, s.clone())
-
-
-def _position(moves):
-    game = TicTacToe()
-    s = game.new_initial_state(0)
-    for a in moves:
-        s.apply(a)
-    return game, s
 
 
 def test_takes_a_win_in_one_the_prior_ranks_last():
