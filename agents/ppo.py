@@ -492,3 +492,28 @@ class PPOAgent(BaseAgent):
         p = np.exp(z - z.max())
         p /= p.sum()
         return int(legal[self.rng.choice(len(legal), p=p)])
+
+    @staticmethod
+    def sample_batch(logits: np.ndarray, masks: np.ndarray, rngs) -> np.ndarray:
+        """``choose`` of a sampling agent (``deterministic=False``) for a batch of rows, row ``r``
+        drawing from ``rngs[r]``: one softmax over the batch instead of a Python loop a row. Row by
+        row it draws what ``choose`` draws (``Generator.choice``'s inverse CDF on one uniform),
+        so the moves are ``choose``'s up to the last bit of rounding; a row with one legal move
+        takes it without a draw, as ``choose`` does."""
+        masks = np.asarray(masks, bool)
+        rows, cols = np.nonzero(masks)            # the legal moves, row by row, in action order
+        n_legal = np.bincount(rows, minlength=len(masks))
+        if (n_legal == 0).any():
+            raise ValueError("no legal action in the mask")
+        # the legal logits packed to the left of a (rows x most legal moves) table, -inf after
+        starts = np.concatenate(([0], np.cumsum(n_legal)[:-1]))
+        at = np.arange(len(rows)) - starts[rows]
+        z = np.full((len(masks), int(n_legal.max())), -np.inf)
+        z[rows, at] = np.asarray(logits, np.float64)[rows, cols]
+        p = np.exp(z - z.max(axis=1, keepdims=True))
+        p /= p.sum(axis=1, keepdims=True)
+        cdf = np.cumsum(p, axis=1)
+        cdf /= cdf[np.arange(len(masks)), n_legal - 1][:, None]
+        u = np.array([rng.random() if k > 1 else 0.0 for rng, k in zip(rngs, n_legal)])
+        k = np.minimum((cdf <= u[:, None]).sum(axis=1), n_legal - 1)   # searchsorted 'right'
+        return cols[starts + k]

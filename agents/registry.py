@@ -93,13 +93,15 @@ def _checkpoint(ref: str) -> str:
 
 
 def _rollout_settings(items: list[str], spec: str) -> dict:
-    """``k=K``, ``gate=G``, ``floor=P``, ``by=policy|random`` after ``rollout:N`` (comma separated)."""
+    """``k=K``, ``gate=G``, ``floor=P``, ``by=policy|random``, ``alloc=uniform|halving`` after
+    ``rollout:N`` (comma separated)."""
     out: dict = {}
-    names = {"k": "top_k", "gate": "gate", "floor": "min_prior", "by": "by"}
+    names = {"k": "top_k", "gate": "gate", "floor": "min_prior", "by": "by", "alloc": "allocation"}
     for item in items:
         key, eq, value = item.partition("=")
         if not eq or key not in names or names[key] in out:
-            raise AgentSpecError(f"rollout settings are k=K, gate=G, floor=P, by=policy|random, each once "
+            raise AgentSpecError(f"rollout settings are k=K, gate=G, floor=P, by=policy|random, "
+                                 f"alloc=uniform|halving, each once "
                                  f"(e.g. rollout:64,k=10,gate=1,by=random:peacekeepers), got {item!r} in {spec!r}")
         try:
             if key == "k":
@@ -110,6 +112,10 @@ def _rollout_settings(items: list[str], spec: str) -> dict:
                 if value not in ("policy", "random"):
                     raise ValueError(value)
                 out["by"] = value
+            elif key == "alloc":
+                if value not in ("uniform", "halving"):
+                    raise ValueError(value)
+                out["allocation"] = value
             else:
                 out[names[key]] = float(value)
         except ValueError:

@@ -15,6 +15,7 @@ import pytest
 
 from tabletop_arena import envs
 from tabletop_arena.agents.base import RandomAgent
+from tabletop_arena.agents.ppo import PPOAgent
 from tabletop_arena.agents.registry import AgentSpecError, make_agent
 from tabletop_arena.agents.rollout import RolloutAgent
 from tabletop_arena.train.play import play
@@ -45,6 +46,26 @@ def test_takes_a_win_in_one_the_prior_ranks_last():
     # the same position with top_k too small to see the win: the prior's best survives
     narrow = _agent(game, logits, rollouts=30, top_k=2, seed=0)
     assert _act(narrow, s) in (5, 6) and set(narrow.last_search) == {5, 6}
+
+
+def test_halving_spends_the_budget_on_the_survivors():
+    """alloc=halving (sequential halving, Karnin, Koren & Somekh 2013): the k x N rollouts are
+    split over ceil(log2 k) rounds and the better half survives each round, so the move that wins
+    at once, ranked last by the prior, is kept to the end and gets the most rollouts."""
+    game, s = _position([0, 3, 1, 4])   # X to move; 2 wins at once
+    logits = np.array([0, 0, -1.0, 0, 0, 0.5, 0.4, 0.3, 0.2])
+    agent = _agent(game, logits, rollouts=16, top_k=9, allocation="halving", seed=0)
+    assert _act(agent, s) == 2
+    stats = agent.last_search
+    assert set(stats) == {2, 5, 6, 7, 8}
+    # 5 candidates, 3 rounds of 80 // 3 = 26 rollouts: 5 x 5, then the best 3 x 8, then the best 2 x 13
+    assert stats[2][1:] == (1.0, 5 + 8 + 13)
+    assert sorted(v[2] for v in stats.values()) == [5, 5, 5 + 8, 5 + 8 + 13, 5 + 8 + 13]
+    assert agent.rollouts_played == 5 * 5 + 3 * 8 + 2 * 13 <= 5 * 16
+    # two candidates: one round, N each, as uniform
+    two = _agent(game, logits, rollouts=16, top_k=2, allocation="halving", seed=0)
+    _act(two, s)
+    assert {v[2] for v in two.last_search.values()} == {16} and two.rollouts_played == 32
 
 
 def test_a_sure_prior_or_one_candidate_is_played_without_rollouts():
@@ -95,7 +116,7 @@ def test_bad_settings_are_errors():
                       ({"rollouts": True}, "rollouts"), ({"top_k": 0}, "top_k"),
                       ({"rollout_cap": 0}, "rollout_cap"), ({"gate": 0.0}, "gate"),
                       ({"gate": 1.5}, "gate"), ({"min_prior": 1.0}, "min_prior"),
-                      ({"min_prior": -0.1}, "min_prior")):
+                      ({"min_prior": -0.1}, "min_prior"), ({"allocation": "greedy"}, "allocation")):
         with pytest.raises(ValueError, match=match):
             _agent(game, np.zeros(9), **kw)
     with pytest.raises(ValueError, match="checkpoint path"):
@@ -112,7 +133,8 @@ def test_bad_settings_are_errors():
                                   "rollout:8,k=2.5:peacekeepers", "rollout:8,gate=2:peacekeepers",
                                   "rollout:8,gate=nan:peacekeepers", "rollout:8,floor=1:peacekeepers",
                                   "rollout:8,x=1:peacekeepers", "rollout:8,k:peacekeepers",
-                                  "rollout:8,by=heuristic:peacekeepers", "rollout:8,k=3,k=4:peacekeepers"])
+                                  "rollout:8,by=heuristic:peacekeepers", "rollout:8,k=3,k=4:peacekeepers",
+                                  "rollout:8,alloc=best:peacekeepers", "rollout:8,alloc=halving,alloc=uniform:peacekeepers"])
 def test_bad_specs(spec):
     with pytest.raises(AgentSpecError):
         make_agent(spec, envs.make_game("peacekeepers_v0"))
@@ -123,8 +145,10 @@ def test_spec_settings():
     plain = make_agent("rollout:8:peacekeepers", game, seed=0)
     assert (plain.rollouts, plain.top_k, plain.gate, plain.min_prior) == (8, 4, 0.99, 0.02)
     assert not isinstance(plain._rollout_agent, RandomAgent)   # the checkpoint's own policy
-    tuned = make_agent("rollout:64,k=10,gate=1,floor=0,by=random:peacekeepers", game, seed=0)
+    assert plain.allocation == "uniform"
+    tuned = make_agent("rollout:64,k=10,gate=1,floor=0,by=random,alloc=halving:peacekeepers", game, seed=0)
     assert (tuned.rollouts, tuned.top_k, tuned.gate, tuned.min_prior) == (64, 10, 1.0, 0.0)
+    assert tuned.allocation == "halving"
     assert isinstance(tuned._rollout_agent, RandomAgent) and tuned.path == plain.path
 
 
@@ -150,6 +174,51 @@ def test_with_a_shipped_checkpoint():
     obs = {"observation": st.observation(st.current_player), "action_mask": st.legal_actions_mask()}
     a = agent.act(obs, state=st)
     assert st.serialize() == before and obs["action_mask"][a]
+
+
+def test_sample_batch_draws_what_choose_draws():
+    """``PPOAgent.sample_batch`` (the batched rollouts' sampler) picks, row by row, the move a
+    sampling agent's ``choose`` picks from the same generator, takes a lone legal move without a
+    draw, and refuses a row with no legal move."""
+    rng = np.random.default_rng(0)
+    rows, width = 300, 40
+    logits = rng.normal(0, 3, (rows, width))
+    masks = rng.random((rows, width)) < rng.uniform(0.02, 1, (rows, 1))
+    masks[np.arange(rows), rng.integers(width, size=rows)] = True     # at least one legal move a row
+    masks[:5] = False
+    masks[np.arange(5), rng.integers(width, size=5)] = True             # rows with exactly one
+    seeds = rng.integers(2**32, size=rows)
+    batch = PPOAgent.sample_batch(logits, masks, [np.random.default_rng(sd) for sd in seeds])
+    one = PPOAgent.from_policy(None, deterministic=False)
+    for r in range(rows):
+        one.rng = np.random.default_rng(seeds[r])
+        assert batch[r] == one.choose(logits[r], masks[r]), r
+    lone = [np.random.default_rng(1)]
+    assert PPOAgent.sample_batch(logits[:1], masks[:1], lone)[0] == np.flatnonzero(masks[0])[0]
+    assert lone[0].random() == np.random.default_rng(1).random()        # no draw for a lone move
+    with pytest.raises(ValueError, match="no legal action"):
+        PPOAgent.sample_batch(logits[:2], np.zeros((2, width), bool), lone * 2)
+
+
+@pytest.mark.parametrize("by", ["policy", "random"])
+def test_batched_rollouts_match_rollouts_played_alone(by):
+    """The rollouts of a search advance together (one forward pass a round for all of them);
+    each game draws from its own generator, so playing them together gives every game the
+    result it gets when played alone."""
+    game = envs.make_game("zaka_v0")
+    agent = make_agent(f"rollout:2,by={by}:zaka", game, seed=0)
+    rng = np.random.default_rng(4)
+    starts, seeds = [], []
+    for i in range(6):
+        st = game.new_initial_state(20 + i)
+        for _ in range(int(rng.integers(0, 30))):
+            st.apply(agent.random_legal(st.legal_actions_mask()))
+        starts.append(st)
+        seeds.append(int(rng.integers(2**63)))
+    together = agent._play_out_all([s.clone() for s in starts], seeds)
+    alone = np.concatenate([agent._play_out_all([s.clone()], [sd]) for s, sd in zip(starts, seeds)])
+    assert np.array_equal(together, alone)
+    assert set(np.unique(together)) <= {-1.0, 0.0, 1.0} and (together != 0).any()
 
 
 @pytest.mark.parametrize("name,opts", [(n, o) for n in envs.names() for o in envs.variants(n).values()],

@@ -51,7 +51,9 @@ by another run is refused (exit 2); a resume cuts progress.csv back to the check
 EVAL_EPILOG = """\
 agents: random | heuristic | mcts[:N] | ppo:NAME (a shipped agent, e.g. ppo:peacekeepers) | ppo:PATH |
 puct:N:NAME | puct:N:PATH (the checkpoint with N simulations of policy-guided search a move) |
-rollout:N:NAME | rollout:N:PATH (the checkpoint improved by N of its own rollouts a candidate move)
+rollout:N:NAME | rollout:N:PATH (the checkpoint improved by N of its own rollouts a candidate move;
+  settings after N: k=K candidates, gate=G, floor=P, by=policy|random, alloc=uniform|halving,
+  e.g. rollout:64,k=16,gate=1,by=random,alloc=halving:peacekeepers)
 examples:
   arena eval peacekeepers --agents ppo:runs/pk/policy.zip heuristic --games 1000
   arena eval peacekeepers --agents mcts:100 random --games 20 --opt num_players=4
@@ -256,7 +258,7 @@ def register(subparsers) -> None:
         epilog=EVAL_EPILOG, formatter_class=HelpFormatter)
     p.add_argument("game", help="game id or name, e.g. peacekeepers")
     p.add_argument("--agents", nargs="+", required=True, metavar="AGENT",
-                   help="agent specs: random, heuristic, mcts[:N], ppo:NAME (shipped), ppo:PATH")
+                   help="agent specs, e.g. ppo:peacekeepers heuristic (every kind: below)")
     p.add_argument("--games", type=_positive_int, default=100, help="games per group of agents")
     p.add_argument("--workers", type=_positive_int, default=2, help="parallel worker processes")
     p.add_argument("--seed", type=int_at_least(0), default=0, help="seed of the whole evaluation")
