@@ -33,7 +33,8 @@ rollout policy:
   ICML 2013, as in Gumbel MuZero's root): the same ``k x N`` budget split over ``ceil(log2 k)``
   rounds; each round the surviving candidates share that round's budget equally (common random
   numbers within the round) and the better half by mean so far survives (ties to the prior), so
-  the close contenders at the end get the most rollouts.
+  the close contenders at the end get the most rollouts (at least one rollout for each survivor
+  a round, so a budget smaller than the rounds' candidates is exceeded).
 
 Cost: ``k x N`` rollouts of the rest of the game, on the decisions where the network is unsure.
 ``rollout:16:zaka`` plays a Zaka game in about 1-2 s on one core (the network alone in ~0.02 s);
@@ -189,7 +190,7 @@ class RolloutAgent(BaseAgent):
                 if rows:
                     obs = np.stack([states[live[i]].observation(states[live[i]].current_player) for i in rows])
                     moves = net.sample_batch(net.logits_batch(net.policy, obs),
-                                               np.stack([masks[i] for i in rows]), [gens[live[i]] for i in rows])
+                                             np.stack([masks[i] for i in rows]), [gens[live[i]] for i in rows])
                     picks = dict(zip(rows, moves.tolist()))
             for i, r in enumerate(live):
                 s, mask = states[r], masks[i]
