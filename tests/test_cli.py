@@ -108,7 +108,7 @@ def test_shipped_agent_for_another_variant_names_the_one_that_fits(capsys):
     code, _, err = run(["eval", "peacekeepers", "--opt", "num_players=4", "--agents", "ppo:peacekeepers",
                         "heuristic", "--games", "2", "--no-progress"], capsys)
     assert_one_line_error(code, err, "does not fit this game variant")
-    assert "ppo:peacekeepers (2-player competitive)" in err and "ppo:peacekeepers_4p (4-player competitive)" in err
+    assert "ppo:peacekeepers (2-player competitive" in err and "ppo:peacekeepers_4p (4-player competitive)" in err
 
 
 def _shipped_names():
