@@ -14,6 +14,9 @@
 |               | per candidate move, where it is unsure (``agents.rollout``); settings   |
 |               | after N: ``rollout:64,k=10,gate=1,by=random:peacekeepers`` (top 10      |
 |               | moves, always search, uniformly random rollouts)                         |
+| ``vlook:REF`` | the heuristic with a learned value's one-step lookahead at the phases    |
+|               | its training accepted (``agents.lookahead``; ``REF``: a shipped name or  |
+|               | a ``value.pt`` from ``algorithm: value_lookahead``)                      |
 
     from tabletop_arena.agents.registry import make_agent
     agent = make_agent("mcts:100", envs.make_game("peacekeepers_v0"), seed=0)
@@ -31,7 +34,7 @@ from ..envs.core.game import Game
 from .base import BaseAgent, RandomAgent
 
 KINDS = ("random", "heuristic", "mcts[:N]", "ppo:NAME", "ppo:PATH", "puct:N:NAME", "puct:N:PATH",
-         "rollout:N:NAME", "rollout:N:PATH")
+         "rollout:N:NAME", "rollout:N:PATH", "vlook:NAME", "vlook:PATH")
 DEFAULT_MCTS_SIMULATIONS = 200
 
 
@@ -63,6 +66,8 @@ def agent_names(game_name) -> list[str]:
     if has_heuristic(game_name):
         out.append("heuristic")
     out += ["mcts", "mcts:N", "ppo:PATH", "puct:N:PATH", "rollout:N:PATH"]
+    if has_heuristic(game_name):
+        out.append("vlook:PATH")
     return out
 
 
@@ -83,11 +88,12 @@ def _heuristic(game, seed):
     return cls(game, seed=seed)
 
 
-def _checkpoint(ref: str) -> str:
-    """The checkpoint path of a ``ppo:`` / ``puct:N:`` / ``rollout:N:`` reference (a shipped name or a path)."""
+def _checkpoint(ref: str, kind: str = "ppo") -> str:
+    """The checkpoint path of a ``ppo:`` / ``puct:N:`` / ``rollout:N:`` reference (``kind`` ppo) or a
+    ``vlook:`` one (``kind`` vlook): a shipped name or a path."""
     from .shipped import ShippedAgentError, resolve_checkpoint
     try:
-        return resolve_checkpoint(ref)
+        return resolve_checkpoint(ref, kind)
     except ShippedAgentError as exc:
         raise AgentSpecError(str(exc)) from None
 
@@ -181,6 +187,12 @@ def make_agent(spec: str, game: Game, seed: int | None = None) -> BaseAgent:
                 if type(exc) is not ValueError:   # checkpoint errors keep their own type
                     raise
                 raise AgentSpecError(f"rollout setting out of range: {exc}") from None
+    elif kind == "vlook":
+        if not arg:
+            raise AgentSpecError("vlook needs a shipped agent's name or a value checkpoint: vlook:NAME "
+                                 "(e.g. vlook:gorgasali) or vlook:PATH (e.g. vlook:runs/x/value.pt)")
+        from .lookahead import ValueLookaheadAgent  # imports torch: only when asked for
+        agent = ValueLookaheadAgent(_checkpoint(arg, "vlook"), game, seed=seed)
     else:
         raise AgentSpecError(f"unknown agent {spec!r}; known: {', '.join(KINDS)}")
     agent.name = spec

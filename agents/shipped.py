@@ -32,12 +32,23 @@ def shipped_agents() -> dict[str, dict[str, Any]]:
     return out
 
 
-def resolve_checkpoint(ref: str | os.PathLike) -> str:
-    """A checkpoint path for ``ref``: a shipped agent's name, or a path to a file."""
+def agent_kind(entry: dict[str, Any]) -> str:
+    """How a shipped entry plays: ``ppo`` (a MaskablePPO checkpoint, the default) or ``vlook`` (a
+    value-lookahead checkpoint, ``agents.lookahead``), from the entry's ``agent`` key."""
+    return str(entry.get("agent", "ppo"))
+
+
+def resolve_checkpoint(ref: str | os.PathLike, kind: str = "ppo") -> str:
+    """A checkpoint path for ``ref``: a shipped agent's name (whose entry plays as ``kind``: a
+    ``ppo:`` / ``puct:`` / ``rollout:`` spec needs a PPO checkpoint, ``vlook:`` a value one), or a
+    path to a file."""
     ref = str(ref)
-    if os.path.sep not in ref and not ref.endswith(".zip"):
+    if os.path.sep not in ref and not ref.endswith((".zip", ".pt")):
         shipped = shipped_agents()
         if ref in shipped:
+            have = agent_kind(shipped[ref])
+            if have != kind:
+                raise ShippedAgentError(f"the shipped agent {ref!r} is a {have} agent: play it as {have}:{ref}")
             return shipped[ref]["file"]
         if not Path(ref).exists():
             raise ShippedAgentError(

@@ -94,8 +94,9 @@ def test_list_shows_every_game_variant_and_shipped_agent(capsys):
         assert name in out
         for vname, opts in envs.spec(name).variants.items():
             assert f"variant {vname}: {json.dumps(opts)}" in out
+    from tabletop_arena.agents.shipped import agent_kind
     for agent, entry in shipped_agents().items():
-        line = next(x for x in out.splitlines() if f"trained agent ppo:{agent} " in x)
+        line = next(x for x in out.splitlines() if f"trained agent {agent_kind(entry)}:{agent} " in x)
         assert entry["variant"] in line
         for k, v in (entry.get("options") or {}).items():
             assert f"--opt {k}={v}" in line
@@ -122,13 +123,14 @@ def test_eval_takes_a_shipped_agent_by_name(name, tmp_path, capsys):
     evaluator's up-front checkpoint check resolves a shipped agent's name (it used to read NAME as
     a file path and stop with 'checkpoint not found')."""
     pytest.importorskip("torch")
-    from tabletop_arena.agents.shipped import shipped_agents
+    from tabletop_arena.agents.shipped import agent_kind, shipped_agents
     entry = shipped_agents()[name]
+    spec = f"{agent_kind(entry)}:{name}"     # ppo:NAME, or vlook:NAME for a value-lookahead entry
     opts = [x for k, v in (entry.get("options") or {}).items() for x in ("--opt", f"{k}={v}")]
-    code, out, err = run(["eval", entry["game"], *opts, "--agents", f"ppo:{name}", "random", "--games", "2",
+    code, out, err = run(["eval", entry["game"], *opts, "--agents", spec, "random", "--games", "2",
                           "--workers", "1", "--no-progress", "--out", str(tmp_path / "ev")], capsys)
     assert code == 0, err
-    assert f"ppo:{name}" in out and (tmp_path / "ev" / "report.json").is_file()
+    assert spec in out and (tmp_path / "ev" / "report.json").is_file()
 
 
 def _shipped_entry(name):

@@ -254,8 +254,14 @@ def test_shipped_configs_are_valid():
     from tabletop_arena.train.config import CONFIG_DIR
     paths = sorted(CONFIG_DIR.glob("*.yaml"))
     assert len(paths) >= 2
+    from tabletop_arena.train import value_lookahead
+    from tabletop_arena.train.config import read_config_file
     for path in paths:
-        assert isinstance(load_config(path), TrainConfig), path
+        data = read_config_file(path)
+        if value_lookahead.is_value_config(data):   # arena train's other algorithm (Gorgasali)
+            assert isinstance(value_lookahead.from_dict(data, str(path)), value_lookahead.ValueLookaheadConfig)
+        else:
+            assert isinstance(load_config(path), TrainConfig), path
 
 
 def test_a_config_file_extends_another(tmp_path):
@@ -364,7 +370,9 @@ def test_cli_subcommands(trained, tmp_path, capsys):
     args = parser.parse_args(["eval", base, "--agents", "nonsense", "random", "--no-progress"])
     assert args.func(args) == 2
     assert "unknown agent" in capsys.readouterr().err
-    args = parser.parse_args(["train", base, "--out", str(tmp_path / "t"), "--set", "n_env=2"])
+    from tabletop_arena.train.config import config_for_game, ppo_config
+    ppo_cfg = str(ppo_config(config_for_game(name)))   # Gorgasali's default trains a value lookahead
+    args = parser.parse_args(["train", base, "--out", str(tmp_path / "t"), "--config", ppo_cfg, "--set", "n_env=2"])
     assert args.func(args) == 2
     assert "did you mean 'n_envs'" in capsys.readouterr().err
     with pytest.raises(SystemExit):
@@ -453,18 +461,27 @@ def test_shipped_checkpoints_load_and_play():
     """Every shipped agent (checkpoints/shipped.yaml, package data) loads by name and still fits
     its game (a layout change needs retraining); no checkpoint file is left out of the index."""
     from tabletop_arena.agents.registry import make_agent
-    from tabletop_arena.agents.shipped import shipped_agents
+    from tabletop_arena.agents.shipped import agent_kind, shipped_agents
     from tabletop_arena.envs.core.resources import checkpoints_dir
 
     shipped = shipped_agents()
     assert shipped, "checkpoints/shipped.yaml lists no agent"
     listed = {Path(e["file"]).resolve() for e in shipped.values()}
-    on_disk = {p.resolve() for p in checkpoints_dir().glob("*/*.zip")}
+    on_disk = {p.resolve() for pattern in ("*/*.zip", "*/*.pt") for p in checkpoints_dir().glob(pattern)}
     assert on_disk <= listed, f"checkpoints not in shipped.yaml: {sorted(map(str, on_disk - listed))}"
+    ppo_files = set()
     for name, entry in shipped.items():
-        agent = make_agent(f"ppo:{name}", envs.make_game(entry["game"], **read_metadata(entry["file"])["options"]))
+        if agent_kind(entry) == "vlook":   # a value-lookahead checkpoint (tests/test_value_lookahead.py)
+            game = envs.make_game(entry["game"], **(entry.get("options") or {}))
+            agent = make_agent(f"vlook:{name}", game, seed=0)
+            rep = evaluate(entry["game"], [f"vlook:{name}", "random"], options=entry.get("options"), games=2,
+                           workers=1, progress=False, bootstrap=0)
+            assert rep.data["total_games"] >= 2
+        else:
+            agent = make_agent(f"ppo:{name}", envs.make_game(entry["game"], **read_metadata(entry["file"])["options"]))
+            ppo_files.add(Path(entry["file"]).resolve())
         assert Path(agent.path).resolve() == Path(entry["file"]).resolve()
-    for path in sorted(listed):
+    for path in sorted(ppo_files):
         meta = read_metadata(path)
         game = envs.make_game(meta["game"], **meta["options"])
         rep = evaluate(game, [lambda g, s, p=path: PPOAgent(p, g, seed=s), "random"], names=["ppo", "random"],

@@ -55,7 +55,8 @@ def cmd_list(args) -> int:
             if entry.get("game") == name:
                 print(f"{'':20s}   trained agent {shipped_agent_label(agent, entry)}")
     print("\nPick a variant's options with --opt, e.g. arena play zaka --opt num_players=3; a trained "
-          "agent plays as ppo:NAME, e.g. arena play peacekeepers --opponents ppo:peacekeepers")
+          "agent plays as the spec listed (ppo:NAME, or vlook:NAME), e.g. arena play peacekeepers "
+          "--opponents ppo:peacekeepers")
     return 0
 
 

@@ -62,7 +62,8 @@ def user_error_types() -> tuple[type[BaseException], ...]:
 
     out: list[type[BaseException]] = [CLIError, envs.ConfigError, AgentSpecError, ShippedAgentError]
     for module, name in ((f"{__package__}.config", "ConfigError"),
-                         (f"{__package__.rsplit('.', 1)[0]}.agents.ppo", "CheckpointError")):
+                         (f"{__package__.rsplit('.', 1)[0]}.agents.ppo", "CheckpointError"),
+                         (f"{__package__.rsplit('.', 1)[0]}.agents.lookahead", "ValueCheckpointError")):
         mod = sys.modules.get(module)
         if mod is not None:
             out.append(getattr(mod, name))
@@ -284,12 +285,18 @@ def _option_error(game_id: str, message: str, unknown: str | None) -> CLIError:
     return CLIError(message, hint=hint)
 
 
+def agent_kind(entry: dict) -> str:
+    from ..agents.shipped import agent_kind as kind
+    return kind(entry)
+
+
 def shipped_agent_label(name: str, entry: dict) -> str:
     """``ppo:NAME (variant): --opt k=v ...`` for a shipped agent (``agents.shipped``): its spec,
     the variant it plays and the options that select that variant."""
     flags = " ".join(f"--opt {k}={v}" for k, v in (entry.get("options") or {}).items())
     strongest = f"; strongest as {entry['strongest']}" if entry.get("strongest") else ""
-    return f"ppo:{name} ({entry.get('variant') or 'default variant'}{strongest})" + (f": {flags}" if flags else "")
+    return f"{agent_kind(entry)}:{name} ({entry.get('variant') or 'default variant'}{strongest})" + \
+        (f": {flags}" if flags else "")
 
 
 def agent_hint(game_id: str | None = None) -> str:
@@ -302,7 +309,8 @@ def agent_hint(game_id: str | None = None) -> str:
         shipped = []
     return "agents: random, heuristic, mcts[:N], " + (", ".join(shipped) + ", " if shipped else "") + \
         "ppo:PATH (a checkpoint from arena train), puct:N:NAME or puct:N:PATH (with N simulations of search), " \
-        "rollout:N:NAME or rollout:N:PATH (with N of its own rollouts a candidate move)"
+        "rollout:N:NAME or rollout:N:PATH (with N of its own rollouts a candidate move), " \
+        "vlook:PATH (a value.pt from an algorithm: value_lookahead run)"
 
 
 def make_agent(spec: str, game, seed: int | None = None):

@@ -46,6 +46,10 @@ step, saves checkpoint.zip and exits with 130 / 143 (continue with --resume); a 
 by another run is refused (exit 2); a resume cuts progress.csv back to the checkpoint.
 --backend rllib trains the same self-play PPO on Ray RLlib (a local Ray, or a cluster with
 --address) and writes policy.zip, algorithm/, snapshots/, progress.csv and eval/ (docs/rllib.md).
+A config with "algorithm: value_lookahead" (Gorgasali's default; its PPO recipe is
+configs/train/gorgasali_ppo.yaml) trains the heuristic's value lookahead instead
+(train/value_lookahead.py): value.pt (play it as vlook:PATH), curve.csv/png, fit.csv, accept.csv,
+eval/; --set takes that algorithm's keys (rounds, games_per_round, ...); --timesteps does not apply.
 """
 
 EVAL_EPILOG = """\
@@ -53,7 +57,8 @@ agents: random | heuristic | mcts[:N] | ppo:NAME (a shipped agent, e.g. ppo:peac
 puct:N:NAME | puct:N:PATH (the checkpoint with N simulations of policy-guided search a move) |
 rollout:N:NAME | rollout:N:PATH (the checkpoint improved by N of its own rollouts a candidate move;
   settings after N: k=K candidates, gate=G, floor=P, by=policy|random, alloc=uniform|halving,
-  e.g. rollout:64,k=16,gate=1,by=random,alloc=halving:peacekeepers)
+  e.g. rollout:64,k=16,gate=1,by=random,alloc=halving:peacekeepers) |
+vlook:NAME | vlook:PATH (the heuristic with a learned value's lookahead, e.g. vlook:gorgasali)
 examples:
   arena eval peacekeepers --agents ppo:runs/pk/policy.zip heuristic --games 1000
   arena eval peacekeepers --agents mcts:100 random --games 20 --opt num_players=4
@@ -121,14 +126,17 @@ def cmd_train(args) -> int:
     from .config import ConfigError
 
     game = resolve_game(args.game)
+    if args.backend != "rllib" and not args.resume:
+        from .value_lookahead import read_if_value_config
+        try:
+            found = read_if_value_config(args.config, game, env_options(args))
+        except ConfigError as exc:
+            raise CLIError(str(exc)) from None
+        if found is not None:
+            return _train_value_lookahead(args, game, found)
     overrides = check_set_overrides(args.set)
     fold_set_into_flags(args, overrides)
-    options = env_options(args)
-    if options:
-        make_game(game, options)
-        overrides["env_options"] = options
-    if args.no_progress:
-        overrides["progress"] = False
+    _add_env_and_progress(args, game, overrides)
     if args.backend == "rllib":
         from .rllib import RLlibMissingError, train_rllib
         flags = {k: getattr(args, k) for k in RLLIB_FLAGS}
@@ -161,6 +169,41 @@ def cmd_train(args) -> int:
         print("arena train: interrupted (no checkpoint written by this stop)", file=sys.stderr)
         return 130
     print(f"final checkpoint: {path}")
+    return 0
+
+
+def _add_env_and_progress(args, game: str, overrides: dict) -> None:
+    """--opt (checked by building the game) and --no-progress, as config overrides."""
+    options = env_options(args)
+    if options:
+        make_game(game, options)
+        overrides["env_options"] = options
+    if args.no_progress:
+        overrides["progress"] = False
+
+
+def _train_value_lookahead(args, game: str, found: tuple[dict, str]) -> int:
+    """``arena train`` with an ``algorithm: value_lookahead`` config (train/value_lookahead.py)."""
+    from .config import ConfigError, parse_overrides
+    from .value_lookahead import train_value_lookahead
+
+    unused = [f"--{f}" for f in ("timesteps", "device") if getattr(args, f, None) is not None]
+    if unused:
+        raise CLIError(f"{', '.join(unused)}: not read by algorithm value_lookahead ({found[1]})",
+                       hint="its run length is rounds x games_per_round (--set rounds=1)")
+    try:
+        overrides = parse_overrides(args.set)
+    except ConfigError as exc:
+        raise CLIError(str(exc)) from None
+    if args.seed is not None:
+        overrides["seed"] = args.seed
+    _add_env_and_progress(args, game, overrides)
+    try:
+        path = train_value_lookahead(game, found[0], found[1], args.out, overrides)
+    except ConfigError as exc:
+        raise CLIError(str(exc), hint="value-lookahead keys: train/value_lookahead.py "
+                                      "(ValueLookaheadConfig)") from None
+    print(f"value checkpoint: {path} (play it as vlook:{path})")
     return 0
 
 

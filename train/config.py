@@ -347,6 +347,9 @@ def _validate_opponents(cfg: TrainConfig) -> None:
 
 
 def _check_keys(data: dict[str, Any], source: str) -> None:
+    if "algorithm" in data:   # not a TrainConfig key: the CLI picks the trainer by it
+        raise ConfigError(f"{source}: algorithm {data['algorithm']!r} is not trained by PPO here; "
+                          "`arena train` runs it (train/value_lookahead.py), or pass a PPO config")
     unknown = sorted(set(data) - set(FIELDS))
     if unknown:
         import difflib
@@ -438,6 +441,19 @@ def config_for_game(game: str, env_options: dict[str, Any] | None = None) -> Pat
     return own if own.is_file() else CONFIG_DIR / "default.yaml"
 
 
+def ppo_config(path: Path) -> Path:
+    """``path``, or its ``<stem>_ppo.yaml`` sibling where ``path`` sets another ``algorithm`` (a game
+    whose default ``arena train`` is not PPO keeps its PPO recipe there: Gorgasali)."""
+    algorithm = read_config_file(path).get("algorithm", "ppo")
+    if algorithm == "ppo":
+        return path
+    sibling = path.with_name(f"{path.stem}_ppo.yaml")
+    if not sibling.is_file():
+        raise ConfigError(f"{path} is an algorithm {algorithm!r} config and there is no {sibling.name} "
+                          "beside it: pass a PPO config with --config")
+    return sibling
+
+
 def parse_overrides(pairs: list[str] | None) -> dict[str, Any]:
     """``["n_envs=4", "opponent_mix={\\"random\\": 1}"]`` -> dict (values parsed as JSON/YAML);
     ``rllib.KEY=VALUE`` sets one key of the ``rllib`` section."""
@@ -470,7 +486,7 @@ def load_config(path: str | os.PathLike | None = None, overrides: dict[str, Any]
         if game is None:
             path = CONFIG_DIR / "default.yaml"
         else:
-            path = config_for_game(game, (overrides or {}).get("env_options"))
+            path = ppo_config(config_for_game(game, (overrides or {}).get("env_options")))
     merged = with_overrides(read_config_file(path), {k: v for k, v in (overrides or {}).items() if v is not None})
     return from_dict(merged, source=str(path))
 

@@ -43,7 +43,7 @@ def opponents(rows: list[dict]) -> list[str]:
 
 
 def write_curve(rows: list[dict], csv_path: str | Path, png_path: str | Path | None = None,
-                title: str = "") -> None:
+                title: str = "", steps_label: str = "learner steps") -> None:
     """Write the rows as CSV and (matplotlib permitting) draw the PNG."""
     keys = list(dict.fromkeys(k for r in rows for k in r))
     with open(csv_path, "w", newline="") as fh:
@@ -51,10 +51,11 @@ def write_curve(rows: list[dict], csv_path: str | Path, png_path: str | Path | N
         w.writeheader()
         w.writerows(rows)
     if png_path is not None:
-        plot_curve(rows, png_path, title)
+        plot_curve(rows, png_path, title, steps_label)
 
 
-def plot_curve(rows: list[dict], png_path: str | Path, title: str = "") -> None:
+def plot_curve(rows: list[dict], png_path: str | Path, title: str = "", steps_label: str = "learner steps") -> None:
+    """Win rate by wall-clock minutes and by ``timesteps`` (``steps_label`` on that axis)."""
     try:
         import matplotlib
         matplotlib.use("Agg")
@@ -62,7 +63,7 @@ def plot_curve(rows: list[dict], png_path: str | Path, title: str = "") -> None:
     except ImportError:  # the curve stays in the CSV
         return
     fig, axes = plt.subplots(1, 2, figsize=(10, 3.8), sharey=True)
-    for ax, xkey, xlabel in ((axes[0], "minutes", "wall-clock minutes"), (axes[1], "timesteps", "learner steps")):
+    for ax, xkey, xlabel in ((axes[0], "minutes", "wall-clock minutes"), (axes[1], "timesteps", steps_label)):
         for opp in opponents(rows):
             pts = [r for r in rows if isinstance(r.get(f"{opp}_win_rate"), float)]
             if not pts:

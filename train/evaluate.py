@@ -593,8 +593,9 @@ def build_report(records: list[GameRecord], names: list[str], game, game_id: str
 def _label(entry, used: Counter) -> str:
     # a factory may carry a name (ConstFactory.name), else its function or class name
     base = entry if isinstance(entry, str) else str(getattr(entry, "name", None) or getattr(entry, "__name__", "agent"))
-    if isinstance(entry, str) and entry.startswith("ppo:"):
-        base = "ppo:" + Path(entry[4:]).name if len(entry) > 40 else entry
+    if isinstance(entry, str) and entry.startswith(("ppo:", "vlook:")):
+        kind, _, ref = entry.partition(":")
+        base = f"{kind}:{Path(ref).name}" if len(entry) > 40 else entry
     used[base] += 1
     return base if used[base] == 1 else f"{base}#{used[base]}"
 

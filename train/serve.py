@@ -51,7 +51,7 @@ class RequestError(Exception):
 def catalog(defaults: dict[str, Any] | None = None) -> dict[str, Any]:
     """Games (with variants and player counts), the agents offered per game, and the presets."""
     from ..agents.registry import has_heuristic
-    from ..agents.shipped import shipped_agents
+    from ..agents.shipped import agent_kind, shipped_agents
 
     shipped = shipped_agents()
     games = []
@@ -66,11 +66,11 @@ def catalog(defaults: dict[str, Any] | None = None) -> dict[str, Any]:
                 continue
             variants.append({"name": vname, "options": opts, "players": players})
         agents = (["heuristic"] if has_heuristic(name) else []) + ["random", "mcts:50", "mcts:200"]
-        agents += [f"ppo:{n}" for n, e in shipped.items() if e.get("game") == name]
+        agents += [f"{agent_kind(e)}:{n}" for n, e in shipped.items() if e.get("game") == name]
         games.append({"id": name, "description": sp.description, "players": sp.players,
                       "default_options": json.loads(json.dumps(default_game.options(), default=str)),
                       "variants": variants, "agents": agents,
-                      "shipped": {f"ppo:{n}": e.get("variant", "") for n, e in shipped.items()
+                      "shipped": {f"{agent_kind(e)}:{n}": e.get("variant", "") for n, e in shipped.items()
                                   if e.get("game") == name}})
     return {"games": games, "defaults": dict(defaults or {})}
 

@@ -1,0 +1,154 @@
+"""algorithm: value_lookahead (train/value_lookahead.py) and its agent vlook:REF (agents/lookahead.py)."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from tabletop_arena import envs
+from tabletop_arena.train.config import ConfigError
+
+torch = pytest.importorskip("torch")
+
+from tabletop_arena.agents.lookahead import ValueCheckpointError, ValueLookaheadAgent, load_value  # noqa: E402
+from tabletop_arena.agents.registry import AgentSpecError, make_agent  # noqa: E402
+from tabletop_arena.train.play import play  # noqa: E402
+from tabletop_arena.train.value_lookahead import from_dict  # noqa: E402
+
+TINY = ["--set", "games_per_round=6", "--set", "fit_steps=20", "--set", "fit_eval_every=10",
+        "--set", "accept_games=2", "--set", "accept_min_per_game=0.0", "--set", "eval_games=2",
+        "--set", "rounds=1", "--set", "workers=1", "--set", "torch_threads=1", "--no-progress"]
+
+
+def _cli(argv, capsys):
+    from tabletop_arena.train.cli import main
+    code = main(argv)
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+@pytest.fixture(scope="module")
+def run(tmp_path_factory):
+    """One tiny `arena train gorgasali` run (the default config is the value lookahead)."""
+    from tabletop_arena.train.cli import main
+    out = tmp_path_factory.mktemp("vlook") / "run"
+    assert main(["train", "gorgasali", "--out", str(out), *TINY]) == 0
+    return out
+
+
+def _game():
+    return envs.make_game("gorgasali", num_players=2)
+
+
+def test_the_run_writes_its_files_and_the_agent_plays_a_whole_game(run):
+    for f in ("value.pt", "config.yaml", "curve.csv", "curve.png", "fit.csv", "accept.csv"):
+        assert (run / f).is_file(), f
+    net, meta = load_value(run / "value.pt", _game())
+    assert meta["game"] == "gorgasali_v0" and meta["options"]["num_players"] == 2
+    tried = (run / "accept.csv").read_text().splitlines()[1:]
+    assert set(meta["phases"]) <= {row.split(",")[1] for row in tried}
+    assert "move" not in {row.split(",")[1] for row in tried}     # skip_phases: the walk's steps
+    game = _game()
+    agent = make_agent(f"vlook:{run / 'value.pt'}", game, seed=3)
+    agent.phases = {"loot", "act", "start"}        # search wherever it can, whatever the trials said
+    result = play(game, [agent, make_agent("heuristic", game, seed=4)], 12)
+    assert agent.searched > 0 and len(result.history) > 10
+
+
+def test_without_accepted_phases_it_plays_the_heuristics_game(run):
+    """No accepted phase: the same game, move for move, as the heuristic in its seat."""
+    game = _game()
+    mine = ValueLookaheadAgent(run / "value.pt", game, seed=5, phases=[])
+    a = play(game, [mine, make_agent("heuristic", game, seed=6)], 20)
+    b = play(game, [make_agent("heuristic", game, seed=5), make_agent("heuristic", game, seed=6)], 20)
+    assert a.history == b.history and mine.searched == 0
+
+
+def test_it_leaves_the_heuristic_only_for_a_move_valued_above_it_by_delta(run, monkeypatch):
+    game = _game()
+    state = game.new_initial_state(8)
+    agent = ValueLookaheadAgent(run / "value.pt", game, seed=0)
+    while True:   # a decision of a searched phase with at least two legal moves
+        legal = np.flatnonzero(state.legal_actions_mask())
+        if len(legal) > 1 and state.phase_name() in ("start", "act"):
+            break
+        state.apply(int(make_agent("heuristic", game, seed=1).act(
+            {"observation": state.observation(state.current_player), "action_mask": state.legal_actions_mask()},
+            state)))
+    agent.phases = {state.phase_name()}
+    obs = {"observation": state.observation(state.current_player), "action_mask": state.legal_actions_mask()}
+    h = int(make_agent("heuristic", game, seed=0).act(obs, state))
+    other = int(next(a for a in legal if a != h))
+    for gap, expected in ((0.3, other), (0.1, h)):
+        q = np.where(legal == h, 0.0, np.where(legal == other, gap, -1.0))
+        monkeypatch.setattr(agent, "action_values", lambda s, lg, q=q: q)
+        agent.delta = 0.2
+        agent.rng = np.random.default_rng(0)
+        assert agent.act(obs, state) == expected
+
+
+def test_bad_checkpoints_are_clear_errors(run, tmp_path):
+    bad = tmp_path / "bad.pt"
+    bad.write_bytes(b"not a checkpoint")
+    with pytest.raises(ValueCheckpointError, match="corrupt value checkpoint"):
+        load_value(bad)
+    torch.save({"format": "something else"}, tmp_path / "other.pt")
+    with pytest.raises(ValueCheckpointError, match="not a value-lookahead checkpoint"):
+        load_value(tmp_path / "other.pt")
+    with pytest.raises(ValueCheckpointError, match="not found"):
+        load_value(tmp_path / "missing.pt")
+    with pytest.raises(ValueCheckpointError, match="fitted on 'gorgasali_v0'"):
+        load_value(run / "value.pt", envs.make_game("zaka"))
+    with pytest.raises(ValueCheckpointError, match="variant"):
+        load_value(run / "value.pt", envs.make_game("gorgasali", num_players=4))
+    with pytest.raises(AgentSpecError, match="vlook needs"):
+        make_agent("vlook", _game())
+    with pytest.raises(AgentSpecError, match="no shipped agent named"):
+        make_agent("vlook:nobody", _game())
+
+
+@pytest.mark.parametrize("data, needle", [
+    ({"games_per_rond": 3}, "did you mean 'games_per_round'"),
+    ({"games_per_round": 10.0}, "games_per_round must be an integer"),
+    ({"rounds": True}, "rounds must be an integer"),
+    ({"explore": 1.5}, "explore must be a number in"),
+    ({"skip_phases": "move"}, "skip_phases must be a list"),
+    ({"progress": "yes"}, "progress must be true or false"),
+])
+def test_config_errors_name_the_key(data, needle):
+    with pytest.raises(ConfigError, match=needle):
+        from_dict({"algorithm": "value_lookahead", **data}, "test")
+
+
+def test_cli_refuses_ppo_flags_and_unknown_keys(tmp_path, capsys):
+    code, _, err = _cli(["train", "gorgasali", "--out", str(tmp_path / "a"), "--timesteps", "100"], capsys)
+    assert code != 0 and "--timesteps: not read by algorithm value_lookahead" in err
+    code, _, err = _cli(["train", "gorgasali", "--out", str(tmp_path / "b"), "--set", "n_envs=2"], capsys)
+    assert code != 0 and "unknown key(s) n_envs" in err
+    assert not (tmp_path / "b" / "value.pt").exists()
+
+
+def test_ppo_paths_take_the_games_ppo_recipe():
+    """The PPO trainer, the throughput tool and RLlib read configs/train/gorgasali_ppo.yaml (the
+    default gorgasali.yaml is a value-lookahead config); that file given to PPO says what it is."""
+    from tabletop_arena.train.config import CONFIG_DIR, TrainConfig, load_config
+    cfg = load_config(None, None, game="gorgasali_v0")
+    assert isinstance(cfg, TrainConfig) and cfg.network == "cnn"
+    with pytest.raises(ConfigError, match="algorithm 'value_lookahead' is not trained by PPO"):
+        load_config(CONFIG_DIR / "gorgasali.yaml")
+
+
+def test_a_shipped_entry_plays_only_as_its_kind():
+    """shipped.yaml's ``agent: vlook`` entry builds as vlook:NAME; ppo:NAME (or rollout/puct over it)
+    says which spec to use, and vlook: over a PPO entry says the same the other way round."""
+    from tabletop_arena.agents.shipped import agent_kind, shipped_agents
+    vlooks = [n for n, e in shipped_agents().items() if agent_kind(e) == "vlook"]
+    assert vlooks, "no vlook entry in shipped.yaml"
+    entry = shipped_agents()[vlooks[0]]
+    game = envs.make_game(entry["game"], **(entry.get("options") or {}))
+    agent = make_agent(f"vlook:{vlooks[0]}", game, seed=0)
+    assert isinstance(agent, ValueLookaheadAgent) and agent.path == entry["file"] and agent.phases
+    for spec in (f"ppo:{vlooks[0]}", f"rollout:4:{vlooks[0]}"):
+        with pytest.raises(AgentSpecError, match=f"play it as vlook:{vlooks[0]}"):
+            make_agent(spec, game, seed=0)
+    with pytest.raises(AgentSpecError, match="play it as ppo:zaka"):
+        make_agent("vlook:zaka", envs.make_game("zaka"), seed=0)

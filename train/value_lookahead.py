@@ -1,0 +1,410 @@
+"""``algorithm: value_lookahead``: one step of approximate policy iteration over the heuristic.
+
+    arena train gorgasali                 # configs/train/gorgasali.yaml sets this algorithm
+    arena eval gorgasali --opt num_players=2 --agents vlook:runs/gorgasali/vlook_seed0/value.pt heuristic
+
+Each round: (1) play ``games_per_round`` heuristic-vs-heuristic games in which a share ``explore``
+of the decisions (outside ``skip_phases``, with two or more legal moves) is a uniformly random
+legal move, keeping every ``sample_every``-th position seen from each seat with that seat's final
+return; (2) fit a small value network (``agents.lookahead.value_net``) to all positions so far,
+keeping the weights with the lowest squared error on held-out games (every ``holdout_every``-th);
+(3) accept phases: for each phase with at least ``accept_min_per_game`` such decisions a game, play
+``accept_games`` seat-balanced games of the lookahead agent searching in that phase alone against
+the heuristic, and accept the phase where the Wilson 95% lower bound of its win rate is above one
+half; (4) evaluate the agent (all accepted phases) against ``eval_opponents`` for the learning
+curve. All engine seeds here are even (the evaluator's are odd).
+
+Out folder: ``value.pt`` (the agent: ``vlook:PATH``), ``config.yaml``, ``curve.csv`` / ``curve.png``
+(win rate against minutes and env steps: the engine actions of the data games), ``accept.csv``
+(each round's phase trials), ``fit.csv`` (held-out error by fitting step), ``eval/``.
+"""
+from __future__ import annotations
+
+import dataclasses
+import difflib
+import json
+import multiprocessing as mp
+import os
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from .. import envs
+from ..agents.lookahead import (
+    ValueLookaheadAgent,
+    board_shape,
+    check_pool,
+    feature_size,
+    features,
+    load_value,
+    save_value,
+    value_net,
+)
+from .config import ConfigError, read_config_file, with_overrides
+
+ALGORITHM = "value_lookahead"
+
+
+@dataclass
+class ValueLookaheadConfig:
+    algorithm: str = ALGORITHM
+    env_options: dict = field(default_factory=dict)   #: options for the game (e.g. num_players: 2)
+    seed: int = 0                        #: seeds the data games, the fit, the trials and evaluation
+    max_steps: int = 2000                #: move cap per game
+    rounds: int = 2                      #: data / fit / accept / evaluate rounds
+    games_per_round: int = 8000          #: data games per round
+    explore: float = 0.15                #: share of random moves at searchable decisions in data games
+    sample_every: int = 10               #: keep every n-th position of a data game (both seats)
+    skip_phases: list = field(default_factory=list)   #: phases never explored nor searched
+    feature_pool: int = 4                #: board planes averaged over pool x pool cells
+    hidden: int = 64                     #: value network width (two hidden layers)
+    dropout: float = 0.2
+    learning_rate: float = 1e-4
+    weight_decay: float = 1e-4
+    batch_size: int = 512
+    fit_steps: int = 5000                #: gradient steps per round
+    fit_eval_every: int = 250            #: held-out check interval (steps)
+    holdout_every: int = 10              #: every n-th data game is held out
+    samples: int = 1                     #: determinizations per candidate move
+    delta: float = 0.0                   #: margin the best move must beat the heuristic's by
+    accept_games: int = 400              #: trial games per phase
+    accept_min_per_game: float = 1.0     #: phases rarer than this (decisions a game) are not tried
+    eval_games: int = 100                #: learning-curve games per opponent
+    eval_opponents: list = field(default_factory=lambda: ["random", "heuristic"])
+    workers: int = 2                     #: processes for data, trials and evaluation
+    torch_threads: int = 2               #: torch threads for the fit
+    time_limit_minutes: float = 0.0      #: stop after the round that passes this (0 = none)
+    progress: bool = True
+
+
+_INTS = {"seed": 0, "max_steps": 1, "rounds": 1, "games_per_round": 2, "sample_every": 1, "feature_pool": 1,
+         "hidden": 1, "batch_size": 1, "fit_steps": 1, "fit_eval_every": 1, "holdout_every": 2,
+         "samples": 1, "accept_games": 2, "eval_games": 2, "workers": 1, "torch_threads": 1}
+_FLOATS = {"explore": (0.0, 1.0), "dropout": (0.0, 0.95), "learning_rate": (1e-9, 1.0),
+           "weight_decay": (0.0, 1.0), "delta": (0.0, 2.0), "accept_min_per_game": (0.0, 1e6),
+           "time_limit_minutes": (0.0, 1e9)}
+
+
+def is_value_config(data: dict[str, Any]) -> bool:
+    return data.get("algorithm") == ALGORITHM
+
+
+def from_dict(data: dict[str, Any], source: str) -> ValueLookaheadConfig:
+    """A checked config: unknown keys, wrong types (no coercion) and out-of-range values raise."""
+    known = {f.name for f in dataclasses.fields(ValueLookaheadConfig)}
+    unknown = sorted(set(data) - known)
+    if unknown:
+        hints = [f" (did you mean {m[0]!r}?)" for k in unknown for m in [difflib.get_close_matches(k, known, 1)] if m]
+        raise ConfigError(f"{source}: unknown key(s) {', '.join(unknown)} for algorithm {ALGORITHM}"
+                          + "".join(hints))
+    for key, low in _INTS.items():
+        v = data.get(key, getattr(ValueLookaheadConfig, key, None))
+        if key in data and (not isinstance(v, int) or isinstance(v, bool) or v < low):
+            raise ConfigError(f"{source}: {key} must be an integer >= {low}, got {v!r}")
+    for key, (lo, hi) in _FLOATS.items():
+        if key in data:
+            v = data[key]
+            if not isinstance(v, (int, float)) or isinstance(v, bool) or not lo <= v <= hi:
+                raise ConfigError(f"{source}: {key} must be a number in [{lo}, {hi}], got {v!r}")
+    for key in ("env_options",):
+        if key in data and not isinstance(data[key], dict):
+            raise ConfigError(f"{source}: {key} must be a mapping, got {data[key]!r}")
+    for key in ("skip_phases", "eval_opponents"):
+        if key in data and (not isinstance(data[key], list) or not all(isinstance(x, str) for x in data[key])):
+            raise ConfigError(f"{source}: {key} must be a list of names, got {data[key]!r}")
+    if "progress" in data and not isinstance(data["progress"], bool):
+        raise ConfigError(f"{source}: progress must be true or false, got {data['progress']!r}")
+    cfg = ValueLookaheadConfig(**{k: v for k, v in data.items()})
+    for k, f in ((k, getattr(cfg, k)) for k in ("explore", "dropout", "learning_rate", "weight_decay", "delta",
+                                                 "accept_min_per_game", "time_limit_minutes")):
+        setattr(cfg, k, float(f))
+    return cfg
+
+
+# ------------------------------------------------------------------------------ data games --
+def _data_game(task) -> tuple[np.ndarray, np.ndarray, int, dict[str, int]]:
+    """One data game: (features, returns, engine actions, searchable decisions by phase)."""
+    from ..agents.registry import make_agent
+    game_id, options, seed, explore, every, skip, max_steps, pool = task
+    game = envs.make_game(game_id, **options)
+    board = board_shape(game)
+    rng = np.random.default_rng(seed + 1)
+    state = game.new_initial_state(seed)
+    bots = [make_agent("heuristic", game, seed=seed + s) for s in range(game.num_seats)]
+    rows: list[list[np.ndarray]] = [[] for _ in range(game.num_seats)]
+    phases: dict[str, int] = {}
+    k = 0
+    while not state.is_terminal() and len(state.history) < max_steps:
+        seat = state.current_player
+        mask = state.legal_actions_mask()
+        if k % every == 0:
+            for s in range(game.num_seats):
+                rows[s].append(features(state.observation(s), board, pool).astype(np.float16))
+        k += 1
+        legal = np.flatnonzero(mask)
+        phase = state.phase_name()
+        if len(legal) > 1 and phase not in skip:
+            phases[phase] = phases.get(phase, 0) + 1
+            if rng.random() < explore:
+                state.apply(int(rng.choice(legal)))
+                continue
+        view = state.determinize(seat, rng)
+        state.apply(int(bots[seat].act({"observation": state.observation(seat), "action_mask": mask}, view)))
+    ret = np.asarray(state.returns(), np.float32) if state.is_terminal() else np.zeros(game.num_seats, np.float32)
+    x = np.concatenate([np.stack(r) for r in rows if r]) if any(rows) else np.zeros((0, 0), np.float16)
+    y = np.concatenate([np.full(len(r), ret[s], np.float32) for s, r in enumerate(rows) if r])
+    return x, y, len(state.history), phases
+
+
+# ------------------------------------------------------------------------------ trials --
+_CACHE: dict[str, Any] = {}
+
+
+def _trial_game(task) -> float:
+    """One trial game: the lookahead agent (searching in ``phases``) against the heuristic; its
+    result (+1 / 0 / -1 by return) from seat ``me``."""
+    from ..agents.registry import make_agent
+    from .play import play
+    game_id, options, path, phases, seed, me, aseed = task
+    game = envs.make_game(game_id, **options)
+    key = f"{path}:{os.path.getmtime(path)}"
+    if key not in _CACHE:
+        _CACHE.clear()
+        _CACHE[key] = load_value(path, game)
+    net, meta = _CACHE[key]
+    agent = ValueLookaheadAgent(path, game, seed=aseed, net=net, meta=meta, phases=phases)
+    agents = [make_agent("heuristic", game, seed=aseed + 7) for _ in range(game.num_agents)]
+    agents[me] = agent
+    r = play(game, agents, seed, det_rng=np.random.default_rng(aseed ^ 0x5EED))
+    ret = np.asarray(game.agent_returns(r.returns))
+    others = np.delete(ret, me)
+    return float(np.sign(ret[me] - others.max()))
+
+
+def _torch_one_thread():
+    import torch
+    torch.set_num_threads(1)
+
+
+class _Run:
+    def __init__(self, game_id: str, cfg: ValueLookaheadConfig, out: Path):
+        self.game_id, self.cfg, self.out = game_id, cfg, out
+        self.game = envs.make_game(game_id, **cfg.env_options)
+        check_pool(self.game, cfg.feature_pool)
+        self.t0 = time.time()
+        self.cpu0 = time.process_time()
+        self.rng = np.random.default_rng(cfg.seed)
+        self.pool = mp.get_context().Pool(cfg.workers, initializer=_torch_one_thread) if cfg.workers > 1 else None
+        self.X: list[np.ndarray] = []
+        self.Y: list[np.ndarray] = []
+        self.G: list[np.ndarray] = []
+        self.games = 0
+        self.env_steps = 0
+        self.phase_counts: dict[str, int] = {}
+        self.curve: list[dict] = []
+        self.net: Any = None
+        self.accepted: list[str] = []
+
+    def log(self, msg: str) -> None:
+        if self.cfg.progress:
+            print(f"[{(time.time() - self.t0) / 60:5.1f} min] {msg}", flush=True)
+
+    def map(self, fn, tasks):
+        if self.pool is None:
+            return [fn(t) for t in tasks]
+        return self.pool.map(fn, tasks, chunksize=max(1, len(tasks) // (8 * self.cfg.workers)))
+
+    def close(self):
+        if self.pool is not None:
+            self.pool.close()
+            self.pool.join()
+
+    # -- (1) data
+    def collect(self) -> None:
+        cfg = self.cfg
+        tasks = [(self.game_id, cfg.env_options, 2 * int(self.rng.integers(2**61)), cfg.explore, cfg.sample_every,
+                  tuple(cfg.skip_phases), cfg.max_steps, cfg.feature_pool) for _ in range(cfg.games_per_round)]
+        chunk = max(1, len(tasks) // (8 * cfg.workers))
+        got = self.pool.imap(_data_game, tasks, chunksize=chunk) if self.pool is not None else map(_data_game, tasks)
+        step = max(1, len(tasks) // 5)
+        for i, (x, y, steps, phases) in enumerate(got, 1):
+            if i % step == 0 and i < len(tasks):
+                self.log(f"data: {i} of {len(tasks)} games")
+            if len(y):
+                self.X.append(x)
+                self.Y.append(y)
+                self.G.append(np.full(len(y), self.games, np.int64))
+            self.games += 1
+            self.env_steps += steps
+            for p, n in phases.items():
+                self.phase_counts[p] = self.phase_counts.get(p, 0) + n
+        self.log(f"data: {self.games} games, {sum(len(y) for y in self.Y)} positions, {self.env_steps} env steps")
+
+    # -- (2) fit
+    def fit(self, round_no: int) -> float:
+        import torch
+        cfg = self.cfg
+        torch.set_num_threads(cfg.torch_threads)
+        torch.manual_seed(cfg.seed + round_no)
+        # one float16 array of all positions so far (a float32 copy of 900k x 2800 would not fit in
+        # a small machine's memory): batches are converted as they are drawn
+        self.X, self.Y, self.G = [np.concatenate(self.X)], [np.concatenate(self.Y)], [np.concatenate(self.G)]
+        X, Y, G = self.X[0], self.Y[0], self.G[0]
+        held = G % cfg.holdout_every == 0
+        train_rows = np.flatnonzero(~held)
+        xall = torch.from_numpy(X)
+        yt = torch.as_tensor(Y[~held])
+        xh, yh = torch.as_tensor(X[held].astype(np.float32)), torch.as_tensor(Y[held])
+        if self.net is None:
+            self.net = value_net(X.shape[1], cfg.hidden, cfg.dropout)
+        net = self.net
+        opt = torch.optim.Adam(net.parameters(), cfg.learning_rate, weight_decay=cfg.weight_decay)
+        gen = torch.Generator().manual_seed(cfg.seed * 1000 + round_no)
+        best, best_state = self._held_error(xh, yh), {k: v.clone() for k, v in net.state_dict().items()}
+        rows = []
+        for step in range(1, cfg.fit_steps + 1):
+            net.train()
+            b = torch.randint(0, len(yt), (cfg.batch_size,), generator=gen)
+            xb = xall[torch.as_tensor(train_rows[b.cpu().numpy()])].float()
+            loss = ((net(xb).squeeze(-1) - yt[b]) ** 2).mean()
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+            if step % cfg.fit_eval_every == 0 or step == cfg.fit_steps:
+                err = self._held_error(xh, yh)
+                rows.append({"round": round_no, "step": step, "held_out_mse": round(err, 5),
+                             "predict_zero_mse": round(float((yh ** 2).mean()), 5)})
+                if err < best:
+                    best, best_state = err, {k: v.clone() for k, v in net.state_dict().items()}
+        net.load_state_dict(best_state)
+        net.eval()
+        _append_csv(self.out / "fit.csv", rows)
+        self.log(f"fit: held-out squared error {best:.4f} (predicting 0: {float((yh ** 2).mean()):.4f})")
+        return best
+
+    def _held_error(self, xh, yh) -> float:
+        import torch
+        self.net.eval()
+        with torch.no_grad():
+            return float(((self.net(xh).squeeze(-1) - yh) ** 2).mean())
+
+    def meta(self, phases: list[str], extra: dict | None = None) -> dict[str, Any]:
+        cfg = self.cfg
+        return {"game": self.game_id, "options": self.game.options(), "inputs": feature_size(self.game, cfg.feature_pool),
+                "hidden": cfg.hidden, "dropout": cfg.dropout, "pool": cfg.feature_pool, "phases": list(phases),
+                "samples": cfg.samples, "delta": cfg.delta, "config": dataclasses.asdict(cfg),
+                "games": self.games, "env_steps": self.env_steps, **(extra or {})}
+
+    # -- (3) accept
+    def accept(self, round_no: int, path: Path) -> list[str]:
+        from .evaluate import wilson_interval
+        cfg = self.cfg
+        games_played = max(1, self.games)
+        tried = sorted((p for p, n in self.phase_counts.items() if n / games_played >= cfg.accept_min_per_game),
+                       key=lambda p: -self.phase_counts[p])
+        accepted, rows = [], []
+        for phase in tried:
+            tasks = []
+            for _ in range(max(1, cfg.accept_games // self.game.num_agents)):
+                seed, aseed = 2 * int(self.rng.integers(2**61)), int(self.rng.integers(2**62))
+                tasks += [(self.game_id, cfg.env_options, str(path), [phase], seed, me, aseed)
+                          for me in range(self.game.num_agents)]
+            res = np.asarray(self.map(_trial_game, tasks))
+            score = float(((res > 0) + 0.5 * (res == 0)).sum())
+            lo, hi = wilson_interval(score, len(res))
+            ok = lo > 0.5
+            rows.append({"round": round_no, "phase": phase, "decisions_per_game": round(self.phase_counts[phase] / games_played, 2),
+                         "games": len(res), "win_rate": round(score / len(res), 4), "ci_low": round(lo, 4),
+                         "ci_high": round(hi, 4), "accepted": ok})
+            self.log(f"trial {phase}: {100 * score / len(res):.1f}% [{100 * lo:.1f}, {100 * hi:.1f}] of {len(res)}"
+                     + (" accepted" if ok else ""))
+            if ok:
+                accepted.append(phase)
+        _append_csv(self.out / "accept.csv", rows)
+        return accepted
+
+    # -- (4) evaluate
+    def curve_point(self, path: Path, tag: str) -> None:
+        from .curves import write_curve
+        from .evaluate import evaluate
+        cfg = self.cfg
+        row: dict[str, Any] = {"timesteps": self.env_steps, "minutes": round((time.time() - self.t0) / 60, 2),
+                               "cpu_minutes": round(time.process_time() / 60 - self.cpu0 / 60, 2), "games": cfg.eval_games}
+        for opp in cfg.eval_opponents:
+            report = evaluate(self.game_id, [f"vlook:{path}", opp], names=["learner", opp], games=cfg.eval_games,
+                              workers=cfg.workers, seed=7919 + cfg.seed, opening_moves=2, max_steps=cfg.max_steps,
+                              progress=False, bootstrap=0, options=cfg.env_options)
+            a = report.agent("learner")
+            lo, hi = a["win_rate_ci95"]
+            row.update({f"{opp}_win_rate": round(a["win_rate"], 4), f"{opp}_ci_low": round(lo, 4),
+                        f"{opp}_ci_high": round(hi, 4)})
+            report.write(self.out / "eval" / tag / opp.replace(":", "_").replace("/", "_"))
+            self.log(f"eval vs {opp}: {100 * a['win_rate']:.1f}% [{100 * lo:.1f}, {100 * hi:.1f}]")
+        self.curve.append(row)
+        write_curve(self.curve, self.out / "curve.csv", self.out / "curve.png", title=self.title(),
+                    steps_label="env steps of the data games")
+
+    def title(self) -> str:
+        players = self.game.options().get("num_players")
+        return f"{self.game_id}{f' {players}p' if players else ''} value lookahead"
+
+
+def _append_csv(path: Path, rows: list[dict]) -> None:
+    import csv
+    if not rows:
+        return
+    new = not path.exists()
+    with open(path, "a", newline="") as fh:
+        w = csv.DictWriter(fh, fieldnames=list(rows[0]))
+        if new:
+            w.writeheader()
+        w.writerows(rows)
+
+
+def train_value_lookahead(game: str, data: dict[str, Any], source: str, out: str | os.PathLike | None,
+                          overrides: dict[str, Any]) -> Path:
+    """Run the algorithm on ``game`` with the config keys ``data`` (+ ``overrides``); return value.pt."""
+    import yaml
+    game_id = envs.resolve(game)
+    merged = with_overrides(data, {k: v for k, v in overrides.items() if v is not None})
+    cfg = from_dict(merged, source)
+    out = Path(out) if out is not None else Path("runs") / game_id.split("_v")[0] / f"vlook_seed{cfg.seed}"
+    if (out / "value.pt").exists():
+        raise ConfigError(f"{out} already holds a run (value.pt); choose another --out")
+    out.mkdir(parents=True, exist_ok=True)
+    with open(out / "config.yaml", "w") as fh:
+        yaml.safe_dump(dataclasses.asdict(cfg), fh, sort_keys=False)
+    run = _Run(game_id, cfg, out)
+    path = out / "value.pt"
+    try:
+        for r in range(1, cfg.rounds + 1):
+            run.collect()
+            err = run.fit(r)
+            trial = out / "trial.pt"
+            save_value(run.net, trial, run.meta([]))
+            run.accepted = run.accept(r, trial)
+            extra = {"held_out_mse": round(err, 5), "round": r, "wall_seconds": round(time.time() - run.t0, 1),
+                     "accept": run.accepted}
+            save_value(run.net, path, run.meta(run.accepted, extra))
+            trial.unlink()
+            run.curve_point(path, tag=f"round_{r}")
+            if cfg.time_limit_minutes and time.time() - run.t0 > 60 * cfg.time_limit_minutes:
+                run.log(f"time limit {cfg.time_limit_minutes} min reached after round {r}")
+                break
+    finally:
+        run.close()
+    run.log(f"done: {path} (accepted phases: {', '.join(run.accepted) or 'none'}); "
+            f"{json.dumps({'games': run.games, 'env_steps': run.env_steps})}")
+    return path
+
+
+def read_if_value_config(config_path, game_id: str, env_options: Any) -> tuple[dict, str] | None:
+    """The config's keys and source when the config (given, or the game's default) asks for this
+    algorithm; None otherwise (the PPO path goes on)."""
+    from .config import config_for_game
+    path = Path(config_path) if config_path is not None else config_for_game(game_id, env_options)
+    data = read_config_file(path)
+    return (data, str(path)) if is_value_config(data) else None
