@@ -2,8 +2,11 @@
 
 Reads the (determinized) engine state for what its player may see (positions, health, its own
 mat, the visible cards of others, the destinations the engine offers) and acts by fixed rules:
-- loots early: opens the extra chest at once, heads for chests, keeps the better card
-  (rarity) when a slot is full;
+- loots early: opens the extra chest at once, heads for chests; a new card goes to the first
+  free position the rules allow it (its category's slots, then the backpack), else replaces the
+  worst card there if better (rarity), else is discarded; it never swaps a backpack card back onto
+  the mat, so an upgrade looted while its category is full waits in the backpack (a weapon for
+  good: weapon slots never empty) -- a measured weakness, docs/training-notes.md G6;
 - keeps inside the zone: a destination's score pays for zone damage and for zones about to go
   inactive, and prefers the inner zones as the game goes on;
 - shoots at the best expected damage (hit chance x damage, kills first), uses a matching
