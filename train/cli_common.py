@@ -291,8 +291,9 @@ def agent_kind(entry: dict) -> str:
 
 
 def shipped_agent_label(name: str, entry: dict) -> str:
-    """``ppo:NAME (variant): --opt k=v ...`` for a shipped agent (``agents.shipped``): its spec,
-    the variant it plays and the options that select that variant."""
+    """``ppo:NAME (variant): --opt k=v ...`` (``vlook:NAME`` for a value-lookahead entry) for a
+    shipped agent (``agents.shipped``): its spec, the variant it plays and the options that select
+    that variant."""
     flags = " ".join(f"--opt {k}={v}" for k, v in (entry.get("options") or {}).items())
     strongest = f"; strongest as {entry['strongest']}" if entry.get("strongest") else ""
     return f"{agent_kind(entry)}:{name} ({entry.get('variant') or 'default variant'}{strongest})" + \
