@@ -125,6 +125,12 @@ def test_cli_refuses_ppo_flags_and_unknown_keys(tmp_path, capsys):
     code, _, err = _cli(["train", "gorgasali", "--out", str(tmp_path / "b"), "--set", "n_envs=2"], capsys)
     assert code != 0 and "unknown key(s) n_envs" in err
     assert not (tmp_path / "b" / "value.pt").exists()
+    code, _, err = _cli(["train", "gorgasali", "--out", str(tmp_path / "c"), "--set", "feature_pool=3"], capsys)
+    assert code == 2 and "feature_pool 3 must divide the board's 20x20" in err
+    code, _, err = _cli(["train", "gorgasali", "--out", str(tmp_path / "d"), "--set", "eval_opponents=[nobody]"],
+                        capsys)
+    assert code == 2 and "unknown agent 'nobody'" in err
+    assert not (tmp_path / "c").exists() and not (tmp_path / "d").exists()   # nothing written
 
 
 def test_ppo_paths_take_the_games_ppo_recipe():

@@ -101,17 +101,16 @@ def from_dict(data: dict[str, Any], source: str) -> ValueLookaheadConfig:
         raise ConfigError(f"{source}: unknown key(s) {', '.join(unknown)} for algorithm {ALGORITHM}"
                           + "".join(hints))
     for key, low in _INTS.items():
-        v = data.get(key, getattr(ValueLookaheadConfig, key, None))
-        if key in data and (not isinstance(v, int) or isinstance(v, bool) or v < low):
+        v = data.get(key, low)
+        if not isinstance(v, int) or isinstance(v, bool) or v < low:
             raise ConfigError(f"{source}: {key} must be an integer >= {low}, got {v!r}")
     for key, (lo, hi) in _FLOATS.items():
         if key in data:
             v = data[key]
             if not isinstance(v, (int, float)) or isinstance(v, bool) or not lo <= v <= hi:
                 raise ConfigError(f"{source}: {key} must be a number in [{lo}, {hi}], got {v!r}")
-    for key in ("env_options",):
-        if key in data and not isinstance(data[key], dict):
-            raise ConfigError(f"{source}: {key} must be a mapping, got {data[key]!r}")
+    if not isinstance(data.get("env_options", {}), dict):
+        raise ConfigError(f"{source}: env_options must be a mapping, got {data['env_options']!r}")
     for key in ("skip_phases", "eval_opponents"):
         if key in data and (not isinstance(data[key], list) or not all(isinstance(x, str) for x in data[key])):
             raise ConfigError(f"{source}: {key} must be a list of names, got {data[key]!r}")
@@ -193,7 +192,13 @@ class _Run:
     def __init__(self, game_id: str, cfg: ValueLookaheadConfig, out: Path):
         self.game_id, self.cfg, self.out = game_id, cfg, out
         self.game = envs.make_game(game_id, **cfg.env_options)
-        check_pool(self.game, cfg.feature_pool)
+        try:
+            check_pool(self.game, cfg.feature_pool)
+        except ValueError as exc:
+            raise ConfigError(str(exc)) from None
+        from ..agents.registry import make_agent
+        for spec in ["heuristic", *cfg.eval_opponents]:   # a bad opponent fails now, not after a round
+            make_agent(spec, self.game, seed=0)
         self.t0 = time.time()
         self.cpu0 = time.process_time()
         self.rng = np.random.default_rng(cfg.seed)
@@ -374,10 +379,10 @@ def train_value_lookahead(game: str, data: dict[str, Any], source: str, out: str
     out = Path(out) if out is not None else Path("runs") / game_id.split("_v")[0] / f"vlook_seed{cfg.seed}"
     if (out / "value.pt").exists():
         raise ConfigError(f"{out} already holds a run (value.pt); choose another --out")
+    run = _Run(game_id, cfg, out)   # checks the game, pool and opponents before the folder is made
     out.mkdir(parents=True, exist_ok=True)
     with open(out / "config.yaml", "w") as fh:
         yaml.safe_dump(dataclasses.asdict(cfg), fh, sort_keys=False)
-    run = _Run(game_id, cfg, out)
     path = out / "value.pt"
     try:
         for r in range(1, cfg.rounds + 1):
