@@ -168,12 +168,13 @@ class ValueLookaheadAgent(BaseAgent):
         import torch
         me = state.current_player
         seeds = self.rng.integers(2**62, size=self.samples)
+        views = [state.determinize(me, np.random.default_rng(int(s))) for s in seeds]   # the same for every move
         q = np.zeros(len(legal))
         rows, where = [], []
         for i, a in enumerate(legal):
-            for s in seeds:
-                after = state.determinize(me, np.random.default_rng(int(s)))
-                after.apply(int(a))
+            for view in views:
+                after = view.clone()
+                after.apply(int(a))   # checked: the view is another position than the mask's
                 if after.is_terminal():
                     q[i] += float(after.returns()[me])
                 else:

@@ -285,15 +285,12 @@ def _option_error(game_id: str, message: str, unknown: str | None) -> CLIError:
     return CLIError(message, hint=hint)
 
 
-def agent_kind(entry: dict) -> str:
-    from ..agents.shipped import agent_kind as kind
-    return kind(entry)
-
-
 def shipped_agent_label(name: str, entry: dict) -> str:
     """``ppo:NAME (variant): --opt k=v ...`` (``vlook:NAME`` for a value-lookahead entry) for a
     shipped agent (``agents.shipped``): its spec, the variant it plays and the options that select
     that variant."""
+    from ..agents.shipped import agent_kind
+
     flags = " ".join(f"--opt {k}={v}" for k, v in (entry.get("options") or {}).items())
     strongest = f"; strongest as {entry['strongest']}" if entry.get("strongest") else ""
     return f"{agent_kind(entry)}:{name} ({entry.get('variant') or 'default variant'}{strongest})" + \

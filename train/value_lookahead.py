@@ -127,6 +127,7 @@ def from_dict(data: dict[str, Any], source: str) -> ValueLookaheadConfig:
 def _data_game(task) -> tuple[np.ndarray, np.ndarray, int, dict[str, int]]:
     """One data game: (features, returns, engine actions, searchable decisions by phase)."""
     from ..agents.registry import make_agent
+    from .play import agent_action, observe
     game_id, options, seed, explore, every, skip, max_steps, pool = task
     game = envs.make_game(game_id, **options)
     board = board_shape(game)
@@ -150,8 +151,7 @@ def _data_game(task) -> tuple[np.ndarray, np.ndarray, int, dict[str, int]]:
             if rng.random() < explore:
                 state.apply(int(rng.choice(legal)))
                 continue
-        view = state.determinize(seat, rng)
-        state.apply(int(bots[seat].act({"observation": state.observation(seat), "action_mask": mask}, view)))
+        state.apply_legal(agent_action(state, bots[seat], observe(state), rng))
     ret = np.asarray(state.returns(), np.float32) if state.is_terminal() else np.zeros(game.num_seats, np.float32)
     x = np.concatenate([np.stack(r) for r in rows if r]) if any(rows) else np.zeros((0, 0), np.float16)
     y = np.concatenate([np.full(len(r), ret[s], np.float32) for s, r in enumerate(rows) if r])
@@ -217,10 +217,11 @@ class _Run:
         if self.cfg.progress:
             print(f"[{(time.time() - self.t0) / 60:5.1f} min] {msg}", flush=True)
 
-    def map(self, fn, tasks):
+    def imap(self, fn, tasks):
+        """``fn`` over ``tasks`` on the worker pool (in order, as results come), or here."""
         if self.pool is None:
-            return [fn(t) for t in tasks]
-        return self.pool.map(fn, tasks, chunksize=max(1, len(tasks) // (8 * self.cfg.workers)))
+            return map(fn, tasks)
+        return self.pool.imap(fn, tasks, chunksize=max(1, len(tasks) // (8 * self.cfg.workers)))
 
     def close(self):
         if self.pool is not None:
@@ -232,8 +233,7 @@ class _Run:
         cfg = self.cfg
         tasks = [(self.game_id, cfg.env_options, 2 * int(self.rng.integers(2**61)), cfg.explore, cfg.sample_every,
                   tuple(cfg.skip_phases), cfg.max_steps, cfg.feature_pool) for _ in range(cfg.games_per_round)]
-        chunk = max(1, len(tasks) // (8 * cfg.workers))
-        got = self.pool.imap(_data_game, tasks, chunksize=chunk) if self.pool is not None else map(_data_game, tasks)
+        got = self.imap(_data_game, tasks)
         step = max(1, len(tasks) // 5)
         for i, (x, y, steps, phases) in enumerate(got, 1):
             if i % step == 0 and i < len(tasks):
@@ -317,7 +317,7 @@ class _Run:
                 seed, aseed = 2 * int(self.rng.integers(2**61)), int(self.rng.integers(2**62))
                 tasks += [(self.game_id, cfg.env_options, str(path), [phase], seed, me, aseed)
                           for me in range(self.game.num_agents)]
-            res = np.asarray(self.map(_trial_game, tasks))
+            res = np.asarray(list(self.imap(_trial_game, tasks)))
             score = float(((res > 0) + 0.5 * (res == 0)).sum())
             lo, hi = wilson_interval(score, len(res))
             ok = lo > 0.5
