@@ -42,17 +42,18 @@ def monster_line(state, monster, slot: int, color: bool) -> str:
     hearts = _c("♥" * max(0, hp), _RED, color) + _c("·" * (full - max(0, hp)), _DIM, color)
     kind = g.ability[d]
     sym = g.type_symbols[g.card_type[d]]
-    if kind == MEND:
-        power = f"Mend {g.swords[d]}"
-    else:
-        power = f"{ABILITIES[kind].capitalize()} {state.strength(monster)}"
+    # the number after the ability is its whole strength (the weapon's swords included); the
+    # brackets say how it is made up, so nothing reads as a further addition
+    power = f"{ABILITIES[kind].capitalize()} {state.strength(monster)}"
     weapon = ""
     if w >= 0:
         if g.heart_weapon[w]:
-            weapon = f" + {g.names[w]} (heart)"
+            weapon = f" ({g.names[w]}: +{g.rules['heart_weapon_heal']} heart per use)"
+        elif kind == MEND:
+            weapon = f" ({g.names[w]}: no effect on Mend)"
         else:
-            bonus = f", +{g.bonus[w]} vs {g.type_symbols[g.bonus_vs[w]]}" if g.bonus_vs[w] >= 0 else ""
-            weapon = f" + {g.names[w]} (+{g.swords[w]}{bonus})"
+            bonus = f", {g.bonus[w]} more vs {g.type_symbols[g.bonus_vs[w]]}" if g.bonus_vs[w] >= 0 else ""
+            weapon = f" ({g.swords[d]} + {g.swords[w]} {g.names[w]}{bonus})"
     return f"   {slot}: {g.names[d]:<14} [{sym}] {hearts:<{full}} {hp}/{full}  {power}{weapon}"
 
 
