@@ -335,13 +335,16 @@ pk_placement_bits(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
                 if (counts[2] >= 2)
                     company |= pk_dilate(code[0] & active & ~pk_dilate(bad));
                 ok &= company;
-            } else if (c == 1 && !(flags & PK_PUZZLE) && !first) {   /* Trolls */
+            } else if (c == 1 && !(flags & PK_PUZZLE)) {   /* Trolls */
                 u128 one_bad, two_bad;
                 pk_counts(bad, &one_bad, &two_bad);
-                if (flags & PK_TROLL_AFTER_CHASE)   /* the chased cube may be the only neighbour */
-                    ok |= code[0] & active & one_bad & ~two_bad;
-                u128 replaceable = code[0 + 1] | code[3 + 1] | code[4 + 1] | code[5 + 1];
-                ok |= replaceable & active & ~one_bad & touch1;
+                /* the chased cube may be the only neighbour; a first cube too, in its area */
+                if (flags & PK_TROLL_AFTER_CHASE)
+                    ok |= empty & one_bad & ~two_bad;
+                if (!first) {   /* or replace a cube (a first cube goes on an empty edge cell) */
+                    u128 replaceable = code[0 + 1] | code[3 + 1] | code[4 + 1] | code[5 + 1];
+                    ok |= replaceable & active & ~one_bad & touch1;
+                }
             }
             bits[c] = ok;
         }
@@ -626,7 +629,7 @@ PyInit__accel(void)
     PyObject *m = PyModule_Create(&module);
     /* bump with any change of a kernel's arguments or results (envs/core/accel.py checks it, so
      * an extension built from an older checkout is not used) */
-    if (m != NULL && PyModule_AddIntConstant(m, "ABI", 4) < 0) {
+    if (m != NULL && PyModule_AddIntConstant(m, "ABI", 5) < 0) {
         Py_DECREF(m);
         return NULL;
     }

@@ -12,7 +12,7 @@ import os
 PURE_ENV = "TABLETOP_ARENA_PURE_PYTHON"
 #: the kernels' interface version this Python code expects (envs/_accel.c's ABI constant); an
 #: extension left from an older checkout (an editable install not rebuilt) is not used
-ABI = 4
+ABI = 5
 
 
 def _load():

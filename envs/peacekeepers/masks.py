@@ -143,6 +143,10 @@ class MaskMixin:
         """PLACE legality as one integer: bit ``colour * 100 + cell`` (memoised per position and
         hand; computed by the compiled kernel when built, else by the Python code)."""
         counts = self.hand_counts(seat)
+        if counts[YELLOW] > 1 and self.end_phase is not None and self.allot[seat] < 2:
+            # End Phase: the allowance counts cubes; with one left a Giant cannot bring its
+            # partner from hand (two cubes), only join a Giant already on the board
+            counts[YELLOW] = 1
         memo = self._position().memo
         key = (seat, *counts)
         found = memo.get(key)
@@ -180,17 +184,20 @@ class MaskMixin:
                 ok = empty & ~dilate(bad)
                 if c == YELLOW:
                     ok &= self._giant_company_bits(counts[YELLOW], code_bits, active, bad)
-                elif c == ORANGE and not g.puzzle and not first:
+                elif c == ORANGE and not g.puzzle:
                     one_bad, two_bad = neighbour_count_bits(bad)
                     if g.rules["troll_check_after_chase"]:
                         # one incompatible neighbour the Troll itself chases off; that cube is
                         # the neighbour the placement needs, even when it is the only one
-                        # (Orange: only Giants, Temples and Volcanoes cannot be chased)
-                        ok |= code_bits[0] & active & one_bad & ~two_bad
-                    # or the Troll replaces a cube on the board
-                    replaceable = code_bits[RED + 1] | code_bits[GREEN + 1] | code_bits[BLUE + 1] \
-                        | code_bits[PURPLE + 1]
-                    ok |= replaceable & active & ~one_bad & touch1
+                        # (Orange: only Giants, Temples and Volcanoes cannot be chased); the
+                        # same on a first cube, within its area (an edge of one's own zone)
+                        ok |= empty & one_bad & ~two_bad
+                    if not first:
+                        # or the Troll replaces a cube on the board (a first cube goes on an
+                        # empty edge cell)
+                        replaceable = code_bits[RED + 1] | code_bits[GREEN + 1] \
+                            | code_bits[BLUE + 1] | code_bits[PURPLE + 1]
+                        ok |= replaceable & active & ~one_bad & touch1
                 total |= ok << (c * CELLS)
             if not first:
                 if counts[BROWN]:

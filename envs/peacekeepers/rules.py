@@ -367,7 +367,7 @@ class PeacekeepersState(MaskMixin, HazardMixin, State):
             if kind == "cell":
                 cube = self._take_from_hand(self.cur, YELLOW)
                 self._put(args[0], YELLOW, cube)
-            self._finish_placement()
+            self._finish_placement(cubes=2 if kind == "cell" else 1)
         elif ph == "troll_chase":
             if kind == "cell":
                 self._remove(args[0], self.cur, "troll")
@@ -436,7 +436,9 @@ class PeacekeepersState(MaskMixin, HazardMixin, State):
                 has_company = has_company or any(self.board[z] == WHITE for z in NEIGHBOURS[cell])
             if self.game.rules["giant_pairs_only"]:
                 has_company = False
-            if self.hand_counts(seat)[YELLOW] and partners:
+            # End Phase: a partner from hand is a second cube of the allowance
+            may_pair = self.end_phase is None or self.allot[seat] >= 2
+            if self.hand_counts(seat)[YELLOW] and partners and may_pair:
                 self.pending_optional = has_company
                 self.phase = "giant2"
                 return
@@ -470,7 +472,8 @@ class PeacekeepersState(MaskMixin, HazardMixin, State):
             hand.append((cube, self._roll(cube)))  # the re-rolled reserve Giant is played next
 
     # ------------------------------------------------------------------ turn flow -----------
-    def _finish_placement(self) -> None:
+    def _finish_placement(self, cubes: int = 1) -> None:
+        """After a placement of ``cubes`` cubes (a Giant pair is two)."""
         g = self.game
         seat = self.cur
         self.pending_cell = -1
@@ -483,7 +486,7 @@ class PeacekeepersState(MaskMixin, HazardMixin, State):
                 self.solved = not self._lonely_giants()
                 return self._game_over()
         if self.end_phase is not None:
-            self.allot[seat] -= 1
+            self.allot[seat] -= cubes   # the allowance counts cubes, not placements
         if g.points and self.end_phase is None:
             for s in range(g.num_seats):
                 if not self.out[s] and self._zone_full(s):

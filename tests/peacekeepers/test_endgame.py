@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 
 from tabletop_arena.envs.peacekeepers import actions as A
-from tabletop_arena.envs.peacekeepers.board import BROWN, EMPTY, GREEN, PURPLE
+from tabletop_arena.envs.peacekeepers.board import BROWN, EMPTY, GREEN, PURPLE, WHITE, YELLOW
 
 from .helpers import cell, make_state
 
@@ -150,6 +150,63 @@ def test_stuck_allotment_used_up_ends_game():
     st.apply(A.place(PURPLE, cell(4, 8)))
     assert st.is_terminal()
     assert st.scores() == [-(50 - 6) + 0.0, -50.0 - 2.0]
+
+
+def _giant_cells(st) -> set[int]:
+    m = st.legal_actions_mask()
+    return {int(x) for x in np.flatnonzero(m[A.place(YELLOW, 0):A.place(YELLOW, 0) + 100])}
+
+
+def test_end_phase_allowance_counts_cubes_a_giant_pair_is_two():
+    """Multi-Player Competitive Game Play, End Phase: 'each player may place up to as many cubes
+    as were remaining in the 'out' player's hand'; Scoring: 'If Mike was only able to place two
+    more of his allotted 3 additional pieces he would have to subtract 1 point.' The allowance
+    counts cubes: a Giant pair is two of them. Seat 1 is stuck with three cubes (a lone Giant and
+    two hordes on a board of Temples); seat 0 places a Giant pair (3 -> 1 left), then stops: it
+    loses one point, not two (issue 42: the pair counted as one placement)."""
+    st = make_state("W", origin=(4, 4), hands=["WYYYY", "YNN"], bag=[])
+    st.apply(A.place(WHITE, cell(4, 5)))
+    assert st.out == [False, True] and st.end_phase == "stuck" and st.allot == [3, 0]
+    st.apply(A.place(YELLOW, cell(3, 4)))
+    assert st.phase == "giant2"
+    st.apply(A.cell_target(cell(3, 5)))                 # the pair: two cubes of the three
+    assert st.cur == 0 and st.allot == [1, 0]
+    st.apply(A.PASS)                                    # the third allotted cube is not placed
+    assert st.is_terminal()
+    assert st.penalty == [1, 3]
+    assert st.scores() == [-(50 - 4) - 1.0, -50.0 - 3.0]
+
+
+def test_end_phase_allowance_of_one_cube_offers_no_giant_pair():
+    """Multi-Player Competitive Game Play, End Phase: 'each player may place up to as many cubes
+    as were remaining in the 'out' player's hand' -- with one cube left to place, a Giant pair
+    from hand (two cubes) cannot be placed: the mask offers no Giant that would need a partner
+    from hand, and a Giant beside a Giant already on the board goes alone (no partner sub-step).
+    Every offered choice has a legal completion."""
+    st = make_state("W", origin=(4, 4), hands=["YYW", "YNN"], bag=[], end_phase="stuck",
+                    allot=[1, 0], out=[False, True])
+    assert _giant_cells(st) == set()                    # the old code forced a pair here
+    assert st.legal_actions_mask()[A.place(WHITE, cell(4, 5))] == 1
+    st = make_state("YW", origin=(4, 3), hands=["YYW", "YNN"], bag=[], end_phase="stuck",
+                    allot=[1, 0], out=[False, True])
+    assert _giant_cells(st) == {cell(3, 3), cell(5, 3), cell(4, 2)}  # beside the board Giant only
+    st.apply(A.place(YELLOW, cell(3, 3)))
+    assert st.is_terminal()                             # no partner step: the allowance is used
+    assert st.penalty == [0, 0] and sum(1 for f in st.hands[0] if f[1] == YELLOW) == 1
+
+
+def test_zone_filled_one_additional_cube_is_not_a_giant_pair():
+    """Multi-Player Competitive Game Play: 'If one player fills their zone each remaining player
+    may place one additional cube.' One cube: a Giant pair from hand is not offered, a single
+    cube is (the allowance counts cubes, as in the End Phase)."""
+    st = make_state(TOP_FULL_BUT_ONE + "\nG.........", hands=["GGG", "YYG"])
+    st.apply(A.place(GREEN, cell(4, 9)))
+    st.apply(A.PASS)                                    # Elf: no re-roll
+    assert st.end_phase == "zone" and st.cur == 1 and st.allot == [0, 1]
+    assert _giant_cells(st) == set()
+    st.apply(A.place(GREEN, cell(5, 1)))
+    st.apply(A.PASS)
+    assert st.is_terminal() and st.penalty == [0, 0]
 
 
 def test_rulebook_scoring_example_four_players():

@@ -207,6 +207,29 @@ def test_orange_troll_only_neighbour_check_before_chase():
     assert st.phase == "troll_chase" and _targets(st) == {cell(4, 4)}
 
 
+@pytest.mark.parametrize("flag", [True, False])
+def test_orange_troll_check_after_chase_first_cube_too(flag):
+    """Placing a Cube, Orange: 'Trolls can chase off one inhabitant when they move in' -- read
+    with ``troll_check_after_chase`` (RULES.md: the Troll may move in next to one cube it cannot
+    live with and chase exactly that one) the same way on a player's first cube (Multi-Player
+    Competitive Game Play: 'They may play any cube from their hand in a space along an outer edge
+    of the playing field in their zone') as on later turns (issue 42: only later turns had it).
+    Seat 1 has not placed yet; an opponent's Elf lies on its zone's bottom edge."""
+    st = make_state("G.R", origin=(9, 3), hands=["WWW", "O"], cur=1, first_done=[True, False],
+                    rules={"troll_check_after_chase": flag})
+    elf = int(st.board_cube[cell(9, 3)])
+    troll = A.place(ORANGE, cell(9, 4))     # beside the Elf (hostile) and the Dwarf (fine)
+    assert st.legal_actions_mask()[troll] == int(flag)
+    assert st.legal_actions_mask()[A.place(ORANGE, cell(9, 6))] == 1   # beside the Dwarf only
+    if flag:
+        st.apply(troll)
+        assert st.phase == "troll_chase" and _targets(st) == {cell(9, 3)}
+        assert st.legal_actions_mask()[A.PASS] == 0      # the Elf must go
+        st.apply(A.cell_target(cell(9, 3)))
+        assert st.board[cell(9, 3)] == EMPTY and st.board[cell(9, 4)] == ORANGE
+        assert st.discard == [elf] and st.first_done == [True, True]   # own zone: discarded
+
+
 def test_troll_solo_removed_cube_discarded():
     """Orange: 'In all other games the removed cube is discarded' (solo: not back to the bag)."""
     st = make_state("WR\n..W", origin=(4, 4), mode="solo", hands=["OR"], hand_size=2)
