@@ -223,7 +223,8 @@ class CombatMixin:
                 self.fallen_at[m] = -1
         self.pos[t] = -1
         self.frozen[t] = False
-        self.banners = [b for b in self.banners if b[2] != t]
+        # its banners stay: "The defensive card banner remains on the map for 2 rounds after which
+        # it must be removed" (rules._pass_turn removes them at the turn the player would have had)
         self._check_over()
 
     def team_members(self, seat: int) -> list[int]:
@@ -255,9 +256,10 @@ class CombatMixin:
                                  and self.extension.group == card.group) else None
         n = card.dice + (ext.value if ext is not None and card.group in ("six_shooter", "striker")
                          else 0)
-        dice = [int(x) for x in self.rng.integers(1, 7, size=n)]
+        rolled = [int(x) for x in self.rng.integers(1, 7, size=n)]
+        dice = rolled
         if self.standing_on(t, "tree"):  # Tree Platform: every die one less against weapons
-            dice = [max(0, x - 1) for x in dice]
+            dice = [max(0, x - 1) for x in rolled]
         total = sum(dice)
         skill_roll = dice[0] if self.game.rules["skill_die"] == "first" else total
         if card.per_bullet:
@@ -275,15 +277,19 @@ class CombatMixin:
         drain = 0
         if hit and self.has_passive(s, DRAIN) and not self.immune(t):
             # D'rain: +5 per die above 4, healed by as much. It is his special ability: E'moon is
-            # immune to it, and armour and the Magic Field do not stop it (they stop card damage)
+            # immune to it, and armour and the Magic Field do not stop it (they stop card damage).
+            # "cannot be affected by any card": it counts the dice as rolled, before the Tree
+            # Platform ("only effective against weapon cards") lowers them
             ch = self.game.chars[DRAIN]
-            drain = ch.bonus * sum(1 for x in dice if x > ch.above)
+            drain = ch.bonus * sum(1 for x in rolled if x > ch.above)
             self._spend_copy(s)
         self.extension = None
         self._remove_smoke(s)
         if not (card.skill == "no_reload" and skill_roll >= card.skill_value):
             self.loaded[s][p] = False
-        bonus = card.skill == "extra_move" and skill_roll >= card.skill_value
+        # the six shooter's extra move is a move: a frozen player ("unable to move during their
+        # turn", Tsiva) gets none
+        bonus = card.skill == "extra_move" and skill_roll >= card.skill_value and not self.frozen[s]
         dealt = self._damage(t, dmg, s, "weapon", piercing=card.skill == "armour_piercing")
         if hit and drain:
             dealt += self._damage(t, drain, s, "ability")

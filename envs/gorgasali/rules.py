@@ -278,11 +278,15 @@ class GorgasaliState(MovementMixin, MaskMixin, DuoMixin, CombatMixin, State):
         n = self.game.num_seats
         # next living seat clockwise; a new round when play passes the first player again
         nxt = s
+        skipped = []
         for k in range(1, n + 1):
             t = (s + k) % n
             if self.alive[t]:
                 nxt = t
                 break
+            skipped.append(t)
+        if self.banners and skipped:
+            self._expire_fallen_banners(s, skipped)
         if (nxt - self.first) % n <= (s - self.first) % n:
             self.round += 1
             done = self.round - 1
@@ -294,6 +298,15 @@ class GorgasaliState(MovementMixin, MaskMixin, DuoMixin, CombatMixin, State):
                 self.cur = -1
                 return
         self._begin_turn(nxt)
+
+    def _expire_fallen_banners(self, s: int, skipped: list) -> None:
+        """'The defensive card banner remains on the map for 2 rounds after which it must be
+        removed': a fallen player's banners stay, and go at the turn it would have had in the
+        round they expire (a living owner's go at the start of its turn, ``_begin_turn``)."""
+        n = self.game.num_seats
+        after = (s - self.first) % n
+        due = {t: self.round + (1 if (t - self.first) % n <= after else 0) for t in skipped}
+        self.banners = [b for b in self.banners if not (b[2] in due and b[3] <= due[b[2]])]
 
     def _check_over(self) -> None:
         teams = {self.game.team[t] for t in range(self.game.num_seats) if self.alive[t]}
