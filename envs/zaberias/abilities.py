@@ -188,7 +188,12 @@ def teleport(st, tele: int, uid: int, x: int) -> None:
 
 
 def plague(st, uid: int) -> None:
-    """Mutant Corpse: every non-Undead unit on its board rolls one die; a blank removes it."""
+    """Mutant Corpse: every non-Undead unit on its board rolls one die; a blank removes it.
+
+    "You must roll the die individually for every unit you have on the board": a Dragon's rider
+    is a unit on the board, so it rolls for itself and only its own blank removes it. A rider
+    whose Dragon falls to the plague while it survives is set down on the Dragon's square (over
+    water too: it may walk off as any unit, RULES.md)."""
     g = st.game
     st.ability_used[uid] = True
     board = st.geo.board_of[st.cell[uid]]
@@ -202,7 +207,15 @@ def plague(st, uid: int) -> None:
         if faces[int(st.rng.integers(len(faces)))] == 0:
             victims.append(u)
     for u in victims:
-        kill(st, u, -1)                       # cities withstand the plague
+        r = st.rider[u]
+        if r >= 0 and r not in victims:       # the rider survived its own roll: it gets off
+            x = st.cell[u]
+            st.rider[u] = -1
+            st.status[r], st.holder[r] = M.BOARD, -1
+            kill(st, u, -1)
+            st.occ[x] = r
+        else:
+            kill(st, u, -1)                   # cities withstand the plague
     finish_removals(st)
 
 
