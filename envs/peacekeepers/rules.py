@@ -121,6 +121,7 @@ class PeacekeepersState(MaskMixin, HazardMixin, State):
         #: a set-up that leaves the first player unable to place (non-competitive modes): that
         #: player's pass is an explicit PASS action, so no game is decided before anyone acts
         self.stuck_pass = False
+        self.turns_done = 0         # turns begun (a Wizard's extra turn included), for final_info
         self._setting_up = True
         self._setup()
         self._setting_up = False
@@ -534,6 +535,7 @@ class PeacekeepersState(MaskMixin, HazardMixin, State):
         self.cur = seat
         self.phase = "play"
         self.bonus_turn = bonus
+        self.turns_done += 1
         if g.competitive and len(self.hands[seat]) <= g.rules["refill_at"] and self.bag:
             if g.rules["refill_choice"]:
                 self.phase = "refill"
@@ -681,7 +683,15 @@ class PeacekeepersState(MaskMixin, HazardMixin, State):
         return self._returns
 
     def final_info(self) -> dict:
-        return {"scores": self.scores(), "solved": self.solved} if self.phase == "over" else {}
+        """At the end: the scores, whether a puzzle was solved, ``turns`` (turns begun, a
+        Wizard's extra turn included) and ``ended_by``: always ``"rules"``, since every game ends
+        by a rulebook ending (a zone stays filled, the End Phase is used up, nobody can place,
+        the field is full); the engine has no cap of its own (the AEC env's ``max_steps``
+        truncates instead)."""
+        if self.phase != "over":
+            return {}
+        return {"scores": self.scores(), "solved": self.solved, "turns": self.turns_done,
+                "ended_by": "rules"}
 
     # ------------------------------------------------------------------ views ---------------
     def _observation(self, seat: int) -> np.ndarray:

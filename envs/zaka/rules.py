@@ -23,6 +23,12 @@ from .render import action_to_str, render_rgb, render_text
 
 PHASES = ("deploy", "play", "ability", "over")
 _SURVIVOR = 1_000_000  # ranking score of an army still standing at the end
+#: how each end reason is classed (``final_info()["ended_by"]``, RULES.md "Game length"): the
+#: rulebook's ENDING (one player's monsters left); a stalemate (a full round in which no army can
+#: act) is a designed ending, since the game cannot go on; the turn limit is a cap (a backstop
+#: the rulebook does not have). An empty deck never ends a game (``empty_deck``: kills then
+#: draw nothing, or the discard pile is reshuffled).
+_ENDED_BY = {"last army standing": "rules", "stalemate": "designed", "turn limit": "cap"}
 
 
 class ZakaState(State):
@@ -555,9 +561,12 @@ class ZakaState(State):
         return sc.index(best) if sc.count(best) == 1 else -1
 
     def final_info(self) -> dict:
+        """At the end: ``end_reason``, ``ended_by`` (``_ENDED_BY``), the winner, ``turns`` (all
+        armies together), kills, rewards lost to an empty deck and the elimination order."""
         if self.phase != "over":
             return {}
-        return {"end_reason": self.end_reason, "winner": self.winner(), "turns": self.turns_done,
+        return {"end_reason": self.end_reason, "ended_by": _ENDED_BY[self.end_reason],
+                "winner": self.winner(), "turns": self.turns_done,
                 "kills": list(self.kills), "rewards_lost": self.rewards_lost,
                 "eliminated": list(self.elim)}
 

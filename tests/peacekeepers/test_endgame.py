@@ -150,6 +150,8 @@ def test_stuck_allotment_used_up_ends_game():
     st.apply(A.place(PURPLE, cell(4, 8)))
     assert st.is_terminal()
     assert st.scores() == [-(50 - 6) + 0.0, -50.0 - 2.0]
+    # seat 1's turn (stuck), then seat 0's two End Phase turns; a rulebook ending
+    assert st.final_info()["ended_by"] == "rules" and st.final_info()["turns"] == 3
 
 
 def _giant_cells(st) -> set[int]:

@@ -280,6 +280,7 @@ def test_stalemate_when_nobody_can_act():
     st2.fields[0].append(st2.fields[0][0][:])   # two Dryads: they cannot mend each other
     st2._end_turn()
     assert st2.is_terminal() and st2.end_reason == "stalemate"
+    assert st2.final_info()["ended_by"] == "designed"    # the game cannot go on
 
 
 # ---------------------------------------------------------------- DEFEATING A MONSTER -----
@@ -463,6 +464,7 @@ def test_last_player_with_monsters_wins_two_player_owner():
     st.apply(L(st).use_on_monster(0, 1, 0))
     assert st.is_terminal() and st.winner() == 0
     assert st.returns().tolist() == [1.0, -1.0, 1.0, -1.0]
+    assert st.final_info()["ended_by"] == "rules"        # the rulebook's ENDING
 
 
 def test_two_player_game_continues_while_each_player_has_an_army():
@@ -496,6 +498,7 @@ def test_turn_limit_ranks_survivors_by_hearts():
     st.apply(L(st).use_on_monster(0, 2, 0))
     assert st.is_terminal() and st.end_reason == "turn limit"
     assert np.allclose(st.returns(), [0.0, 1.0, -1.0])
+    assert st.final_info()["ended_by"] == "cap"          # a backstop, not the rulebook's ending
 
 
 # ---------------------------------------------------------------- options -----------------
