@@ -308,6 +308,54 @@ def test_metadata_is_owned_by_each_env(name):
     assert env.unwrapped.metadata["name"] == envs.resolve(name)
 
 
+def _end_game(env, ending: str, rng) -> None:
+    """Play ``env`` (reset) until the game ends the way ``ending`` says: by its rules (random
+    moves under the default move cap, which random games never reach), by an illegal move, or
+    by a move cap of 5 (the env was built with it)."""
+    import warnings
+    for step, _agent in enumerate(env.agent_iter()):
+        obs, *_ = env.last()
+        if ending == "illegal" and step == 3:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", envs.IllegalMoveWarning)
+                env.step(int(np.flatnonzero(obs["action_mask"] == 0)[0]))
+            return
+        env.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+        if any(env.terminations.values()) or any(env.truncations.values()):
+            return
+
+
+@pytest.mark.parametrize("ending", ["rules", "illegal", "cap"])
+@pytest.mark.parametrize("name", envs.names())
+def test_observe_answers_for_every_agent_after_every_ending(name, ending):
+    """PettingZoo envs answer ``observe(agent)`` for every agent at any time after reset: here
+    after each kind of ending, at every dead step (agents leave one by one) and once all have
+    left; the mask is all zeros then. SuperSuit's sticky_actions_v0 and delay_observations_v0
+    call it so (issue 41: a KeyError once an agent was removed after an illegal move or the cap,
+    where the engine's state is not over)."""
+    opts = next(iter(envs.variants(name).values()))
+    env = envs.make(name, **opts, **({"max_steps": 5} if ending == "cap" else {}))
+    env.reset(seed=0)
+    _end_game(env, ending, np.random.default_rng(0))
+    flag = {"rules": env.terminations, "illegal": env.terminations, "cap": env.truncations}[ending]
+    assert all(flag.values()), f"the game did not end by {ending}"
+    assert env.unwrapped.state_.is_terminal() == (ending == "rules")
+
+    def observe_all(when: str) -> None:
+        for agent in env.possible_agents:
+            obs = env.observe(agent)
+            assert env.observation_space(agent).contains(obs), f"{when}: {agent} outside its space"
+            assert not obs["action_mask"].any(), f"{when}: {agent} has a mask after the end"
+
+    observe_all("at the end")
+    for agent in env.agent_iter():
+        observe_all(f"before {agent}'s dead step")
+        env.last()
+        env.step(None)
+    assert env.agents == []
+    observe_all("after every dead step")
+
+
 def test_move_cap_truncates():
     name = envs.names()[0]
     opts = next(iter(envs.variants(name).values()))

@@ -136,8 +136,10 @@ class TabletopAEC(AECEnv):
         if agent not in self._agent_index:
             raise ValueError(f"unknown agent {agent!r}; agents: {self.possible_agents}")
         obs = st._observation(self._seat_for_observation(agent))  # a seat of this game: no check
+        # an agent already removed by its dead step is done (get, not []): observe() answers for
+        # every agent after every ending, as PettingZoo's own envs do (SuperSuit's wrappers ask)
         if (agent == self.agent_selection and not st.is_terminal()
-                and not self.terminations[agent] and not self.truncations[agent]):
+                and not self.terminations.get(agent, True) and not self.truncations.get(agent, True)):
             mask = self._current_mask()
         else:
             mask = self._zero_mask
