@@ -9,7 +9,7 @@ from ..core.game import ConfigError
 from ..core.options import Option, merge_rules, read_config
 from ..core.resources import config_path as data_file
 from . import actions as A
-from .board import Board
+from .board import SIZE, Board
 
 DEFAULT_CONFIG = data_file("gorgasali.yaml")
 CHARACTERS = A.CHARACTER_NAMES
@@ -60,88 +60,150 @@ class Character:
     above: int = 0
 
 
-def _cards(data: dict) -> list[CardType]:
+#: the value of a support card, by kind, where the generic 0..100 is too wide to play (the
+#: Adrenaline card multiplies the walk; an extension adds dice or range)
+SUPPORT_VALUE = {"adrenaline": (1, 3), "extension": (0, 3)}
+
+
+def _cards(data: dict, at: str) -> list[CardType]:
+    """The card designs of the (schema-checked) tables, weapons first; what ties fields together
+    is checked here."""
     cards: list[CardType] = []
-    for name, w in (data.get("weapons") or {}).items():
-        if w.get("group") not in GROUPS or w.get("rarity") not in RARITIES:
-            raise ConfigError(f"weapon {name!r}: group must be one of {GROUPS}, rarity one of {RARITIES}")
+    for name, w in data["weapons"].items():
+        where = f"{at}weapons.{name}"
         skill = w.get("skill", "")
-        if skill and skill not in SKILLS:
-            raise ConfigError(f"weapon {name!r}: unknown skill {skill!r}; known {SKILLS}")
         rarity = RARITIES.index(w["rarity"])
         if skill and rarity < 2:
-            raise ConfigError(f"weapon {name!r}: only epic and legendary weapons carry skills (rulebook)")
-        lo, hi = (int(x) for x in w["range"])
-        if not 1 <= lo <= hi <= 8:
-            raise ConfigError(f"weapon {name!r}: range must satisfy 1 <= min <= max <= 8")
-        per_bullet = int(w.get("per_bullet", 0))
-        hbr = tuple(int(x) for x in w.get("hit_by_range", ()))
+            raise ConfigError(f"{where}: only epic and legendary weapons carry skills (rulebook)")
+        lo, hi = w["range"]
+        if lo > hi:
+            raise ConfigError(f"{where}.range: the minimum {lo} exceeds the maximum {hi}")
+        per_bullet = w.get("per_bullet", 0)
+        hbr = tuple(w.get("hit_by_range", ()))
         if (per_bullet > 0) == bool(w.get("damage")):
-            raise ConfigError(f"weapon {name!r}: give either per_bullet or damage")
+            raise ConfigError(f"{where}: give either per_bullet or damage")
         if not per_bullet and not (w.get("hit") or hbr):
-            raise ConfigError(f"weapon {name!r}: fixed-damage weapons need hit or hit_by_range")
+            raise ConfigError(f"{where}: fixed-damage weapons need hit or hit_by_range")
         if hbr and len(hbr) != hi:
-            raise ConfigError(f"weapon {name!r}: hit_by_range needs one number per distance 1..{hi}")
+            raise ConfigError(f"{where}.hit_by_range needs one number per distance 1..{hi}")
         cards.append(CardType(len(cards), name, "weapon", rarity, kind=w["group"], group=w["group"],
-                              range_min=lo, range_max=hi, dice=int(w["dice"]),
-                              per_bullet=per_bullet, damage=int(w.get("damage", 0)),
-                              hit=int(w.get("hit", 0)), hit_by_range=hbr, skill=skill,
-                              skill_value=int(w.get("skill_value", 0)), count=int(w["count"])))
-    for name, s in (data.get("supports") or {}).items():
-        if s.get("category") not in CATEGORIES[1:] or s.get("kind") not in SUPPORT_KINDS:
-            raise ConfigError(f"support {name!r}: bad category or kind")
-        if s.get("rarity") not in RARITIES:
-            raise ConfigError(f"support {name!r}: rarity must be one of {RARITIES}")
+                              range_min=lo, range_max=hi, dice=w["dice"],
+                              per_bullet=per_bullet, damage=w.get("damage", 0),
+                              hit=w.get("hit", 0), hit_by_range=hbr, skill=skill,
+                              skill_value=w.get("skill_value", 0), count=w["count"]))
+    for name, s in data["supports"].items():
+        where = f"{at}supports.{name}"
         group = s.get("group", "")
-        if s["kind"] == "extension" and group not in GROUPS:
-            raise ConfigError(f"extension {name!r} needs a weapon group")
-        rng = int(s.get("range", 0))
+        if (s["kind"] == "extension") != bool(group):
+            raise ConfigError(f"{where}: an extension names a weapon group, other cards none")
+        lo, hi = SUPPORT_VALUE.get(s["kind"], (0, 100))
+        if not lo <= s.get("value", 0) <= hi:
+            raise ConfigError(f"{where}.value must be in {lo}..{hi} for a {s['kind']} card, "
+                              f"got {s.get('value', 0)}")
+        rng = s.get("range", 0)
         cards.append(CardType(len(cards), name, s["category"], RARITIES.index(s["rarity"]),
                               kind=s["kind"], group=group, range_max=rng,
                               range_min=2 if s["kind"] == "flame" else (1 if rng else 0),
-                              hit=int(s.get("hit", 0)), value=int(s.get("value", 0)),
-                              count=int(s["count"])))
-    if any(c.count < 0 for c in cards):
-        raise ConfigError("card counts must be >= 0")
+                              hit=s.get("hit", 0), value=s.get("value", 0), count=s["count"]))
     kinds = {c.kind for c in cards if c.category != "weapon"}
-    if len(cards) > 40 or sum(1 for c in cards if c.category == "weapon") == 0 or "heal" not in kinds:
-        raise ConfigError("the card tables need weapons, healing cards and at most 40 card designs")
+    if len(cards) > MAX_DESIGNS or "heal" not in kinds:
+        raise ConfigError(f"{at}the card tables need healing cards and at most {MAX_DESIGNS} card "
+                          f"designs, got {len(cards)}")
     return cards
 
 
-#: choices and ranges of the rules-table keys (their types come from configs/gorgasali.yaml)
-RULE_LIMITS = (
+#: card designs (weapons and supports): the observation has a slot per design
+MAX_DESIGNS = 40
+
+#: the rules section (configs/gorgasali.yaml ``rules:``): every key's type and range
+RULES = Option("rules", dict, doc="rules values (the rules= option overrides them)", fields=(
     Option("max_health", int, low=1, high=1000),
-    Option("heal_square", int, low=0, high=1000),
-    Option("zone_interval", int, low=1, high=100),
+    Option("heal_square", int, doc="health a healing square gives", low=0, high=1000),
+    Option("movement_cost", dict, doc="movement points to enter water, forest, mountain", fields=(
+        Option("water", int, low=1, high=6), Option("forest", int, low=1, high=6),
+        Option("mountain", int, low=1, high=6))),
+    Option("zone_interval", int, doc="rounds between zones going inactive", low=1, high=100),
+    Option("zone_penalty", list, doc="health lost per inactive square entered, by zones gone",
+           size=(4, 4), each=Option("penalty", int, low=0, high=1000)),
+    Option("teleport_penalty", bool),
     Option("max_rounds", int, low=1, high=200),
     Option("banner_rounds", int, low=1, high=100),
     Option("start_extra_chests", int, low=0, high=10),
     Option("chest_weapons", int, low=0, high=10),
     Option("chest_supports", int, low=0, high=10),
     Option("skill_die", str, choices=("first", "sum")),
+    Option("ability_ready_at_start", bool),
+    Option("react_window", bool),
+    Option("extra_chest_any_time", bool),
     Option("burn_turns", int, low=0, high=10),
     Option("octor_copies_per_turn", int, low=1, high=100),
-)
+))
+
+_ROW = Option("row", str, size=(SIZE, SIZE))
+_HIT = Option("hit", int, 0, "minimum roll to hit (fixed-damage cards)", low=0, high=36)
+_COUNT = Option("count", int, doc="copies in the deck", low=0, high=20)
+_RARITY = Option("rarity", str, choices=RARITIES)
+_CARD_NAME = Option("name", str, size=(1, 30))
+
+#: the whole file, section by section
+SCHEMA = Option("", dict, fields=(
+    Option("map", dict, doc="the 20x20 map", fields=(
+        Option("rows", list, doc="glyphs . c + ~ f ^ # G, one string per row", size=(SIZE, SIZE),
+               each=_ROW),
+        Option("zones", list, doc="zone digits 1..4, one string per row", size=(SIZE, SIZE),
+               each=_ROW),
+        Option("gates", list, doc="[row, col] of the 20 start sectors' gates", size=(20, 20),
+               each=Option("gate", list, size=(2, 2), each=Option("coordinate", int, low=0,
+                                                                   high=SIZE - 1))))),
+    RULES,
+    Option("characters", dict, doc="the ten characters", fields=tuple(
+        Option(name, dict, fields=(
+            Option("range", int, doc="ability range (Chebyshev)", low=0, high=SIZE),
+            Option("cooldown", int, doc="turns between uses", low=0, high=20),
+            Option("damage", int, 0, low=0, high=200),
+            Option("heal", int, 0, low=0, high=200),
+            Option("bonus", int, 0, low=0, high=50),
+            Option("above", int, 0, doc="dice above this count", low=0, high=6)))
+        for name in CHARACTERS)),
+    Option("weapons", dict, doc="weapon designs by name", size=(1, MAX_DESIGNS - 1),
+           keys=_CARD_NAME, each=Option("weapon", dict, fields=(
+               Option("group", str, choices=GROUPS), _RARITY, _COUNT,
+               Option("range", list, doc="[min, max] distance", size=(2, 2),
+                      each=Option("distance", int, low=1, high=8)),
+               Option("dice", int, low=1, high=6),
+               Option("per_bullet", int, 0, "damage per pip (six shooters, strikers)",
+                      low=0, high=50),
+               Option("damage", int, 0, "damage on a hit (fixed-damage cards)", low=0, high=200),
+               _HIT,
+               Option("hit_by_range", list, [], "minimum roll by distance 1..max", size=(0, 8),
+                      each=Option("roll", int, low=1, high=36)),
+               Option("skill", str, "", "epic and legendary cards only", choices=("",) + SKILLS),
+               Option("skill_value", int, 0, low=0, high=50)))),
+    Option("supports", dict, doc="support card designs by name", size=(1, MAX_DESIGNS - 1),
+           keys=_CARD_NAME, each=Option("support", dict, fields=(
+               Option("category", str, choices=CATEGORIES[1:]),
+               Option("kind", str, choices=SUPPORT_KINDS), _RARITY, _COUNT,
+               Option("value", int, 0, f"the card's number (adrenaline {SUPPORT_VALUE['adrenaline']}"
+                      f", extension {SUPPORT_VALUE['extension']})", low=0, high=100),
+               Option("range", int, 0, low=0, high=10), _HIT,
+               Option("group", str, "", "the weapon group of an extension",
+                      choices=("",) + GROUPS)))),
+))
 
 
 def load_tables(path: str | Path | None = None, rules: dict | None = None) -> dict:
-    """Read and check the YAML tables; ``rules`` overrides keys of its ``rules`` section."""
-    data = dict(read_config(path, DEFAULT_CONFIG, RULE_LIMITS))
-    merged = merge_rules(data.get("rules"), rules, limits=RULE_LIMITS)
-    if len(merged["zone_penalty"]) != 4 or any(x < 0 for x in merged["zone_penalty"]):
-        raise ConfigError("rules key 'zone_penalty' must list 4 non-negative ints")
-    cost = merged["movement_cost"]
-    if any(not 1 <= v <= 6 for v in cost.values()):
-        raise ConfigError("movement_cost needs water, forest, mountain in 1..6")
-    board = Board.from_config(data.get("map") or {})
-    chars = []
-    table = data.get("characters") or {}
-    for name in CHARACTERS:
-        if name not in table:
-            raise ConfigError(f"characters: {name!r} missing")
-        c = table[name]
-        chars.append(Character(name, int(c.get("range", 0)), int(c.get("cooldown", 0)),
-                               int(c.get("damage", 0)), int(c.get("heal", 0)),
-                               int(c.get("bonus", 0)), int(c.get("above", 0))))
-    return {"rules": merged, "board": board, "cards": _cards(data), "characters": chars}
+    """Read and check the YAML tables (``SCHEMA``, then what ties fields together); ``rules``
+    overrides keys of its ``rules`` section."""
+    data = read_config(path, DEFAULT_CONFIG, SCHEMA)
+    at = f"{path}: " if path is not None else ""
+    merged = merge_rules(data["rules"], rules, schema=RULES)
+    try:
+        board = Board.from_config(data["map"])
+    except ConfigError as exc:
+        raise ConfigError(f"{at}{exc}") from None
+    table = data["characters"]
+    chars = [Character(name, table[name]["range"], table[name]["cooldown"],
+                       table[name].get("damage", 0), table[name].get("heal", 0),
+                       table[name].get("bonus", 0), table[name].get("above", 0))
+             for name in CHARACTERS]
+    return {"rules": merged, "board": board, "cards": _cards(data, at), "characters": chars}

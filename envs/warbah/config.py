@@ -1,10 +1,17 @@
-"""Warbah rules tables: the names the engine indexes by, the phases, and configs/warbah.yaml.
+"""Warbah rules tables: the names the engine indexes by, the phases, and configs/warbah.yaml
+with its schema (``SCHEMA``: every section and field, type and range; ``load_tables`` checks
+the file with the ``rules=`` overrides against it).
 
 The numbers themselves (troop ranks, terrain costs, the designed values) live in
 configs/warbah.yaml; game.WarbahGame reads them once per variant.
 """
 from __future__ import annotations
 
+from dataclasses import replace
+from typing import Any
+
+from ..core.game import ConfigError, read_yaml
+from ..core.options import REQUIRED, Option, merge_rules
 from ..core.resources import config_path as data_file
 
 DEFAULT_CONFIG = data_file("warbah.yaml")
@@ -49,3 +56,184 @@ class SpellTables:
                           for t in TIMINGS}
         self.NR, self.NB = len(self.realm), len(self.battle)
         self.dispell = self.battle_names.index("dispell")
+
+
+
+# -- the rules file: its schema (every section and field) and what ties fields together -------
+#: variant names a terrain's VARIANT TYPES table may give a hex
+VARIANTS = ("lumbermill", "gold_mine", "temple", "merchant_caravan") + tuple(
+    f"recruit_{u}" for u in SPECIALS)
+TROOP_KINDS = BASIC + ("hero",)
+#: realm-spell targets (realm_spells._TARGETS) and effects (realm_spells._EFFECTS)
+REALM_TARGETS = ("none", "adj_army", "adj_settlement", "adj_encounter", "adj_ship", "opponent",
+                 "hero_no_wizard", "own_cell", "any_cell", "unexplored_cell")
+REALM_EFFECTS = ("sea_move", "teleport", "dimension_door", "fly", "blizzard", "raze", "decimate",
+                 "death", "gain_warriors", "gold", "curse", "heal", "research", "avatar", "banish",
+                 "whirlpool", "sanctuary", "stone_walls", "view", "scry", "fortell")
+#: battle-spell effects (battle_spells: the scheduled ones, _EFFECTS, dispell)
+BATTLE_EFFECTS = ("kill", "neutralize", "neutralize_kill", "weaken", "control", "blessing", "boost",
+                  "group_boost", "smite", "stone_to_mud", "shield", "forget", "spellbind", "armor",
+                  "raise_dead", "illusions", "summon", "shatter", "slow", "ice_wall", "block",
+                  "precision", "fog", "dispell")
+GROUP_NAMES = ("warriors", "archers", "cavalry", "catapults", "hero", "monster")
+#: what a spell card does is the engine's (the actions and observation are laid out per card):
+#: these keys of a card keep their shipped values; its numbers may change within their ranges
+FIXED_SPELL_KEYS = ("timing", "target", "effect", "group", "own_group")
+#: SEA ENCOUNTER TABLE: the keys each kind of sea encounter reads
+SEA_KIND_KEYS = {"monster": ("monster",), "storm": ("sink_max",), "winds": ("moves",),
+                 "becalmed": ("moves",), "pirates": ()}
+ESPIONAGE_RESULTS = ("kill_hero", "garrison", "item", "steal_gold", "damage", "delay", "wizard",
+                     "disband", "false_orders", "sink")
+
+
+def _n(name: str, low: int, high: int, doc: str = "", default: Any = REQUIRED) -> Option:
+    return Option(name, int, default, doc, low=low, high=high)
+
+
+def _s(name: str, choices: tuple, doc: str = "", default: Any = REQUIRED) -> Option:
+    return Option(name, str, default, doc, choices=choices)
+
+
+def _b(name: str, doc: str = "", default: Any = REQUIRED) -> Option:
+    return Option(name, bool, default, doc)
+
+
+def _record(name: str, *fields: Option, doc: str = "", default: Any = REQUIRED) -> Option:
+    return Option(name, dict, default, doc, fields=fields)
+
+
+def _table(name: str, keys: Option, each: Option, size: tuple[int, int], doc: str = "") -> Option:
+    return Option(name, dict, doc=doc, keys=keys, each=each, size=size)
+
+
+_D10 = _n("d10", 1, 10)
+_ROLLS = Option("rolls", list, doc="its d10 results", size=(1, 10), each=_n("roll", 1, 10))
+_TEXT = Option("text", str, doc="card text", size=(1, 200))
+_MONSTER = _record("monster", _n("init", 0, 10), _n("kill", 0, 10), _n("hits", 1, 20),
+                   _b("hits_ships", "its kills sink ships", False), doc="a monster foe", default={})
+_GROUPS = Option("groups", list, [], "troop groups: [troop, number of d10]", size=(0, 4),
+                 each=Option("group", list, fields=(_s("troop", BASIC), _n("dice", 1, 5))))
+_TROOP = _record("troop", _n("cost", 0, 50, "gold"), _n("init", 0, 10, "initiative"),
+                 _n("kill", 0, 10, "1d10 <= kill scores a kill"))
+_UNIT = _record("unit", _n("cost", 0, 20), _n("init", 0, 10), _n("kill", 0, 10),
+                _s("location", TERRAINS + ("castle",)),
+                Option("grants", list, doc="abilities the Hero gets", size=(0, 5),
+                       each=_s("ability", ABILITIES)),
+                _n("regenerate_dice", 0, 5, default=0))
+_REALM = _record("realm spell", _s("timing", TIMINGS), _s("target", REALM_TARGETS),
+                 _s("effect", REALM_EFFECTS), _n("n", 0, 10, default=0),
+                 _n("dice", 1, 5, "d10 rolled", default=1), _TEXT)
+_BATTLE = _record("battle spell", _s("effect", BATTLE_EFFECTS), _n("n", 0, 10, "units", default=0),
+                  _n("d5", 1, 5, "d5 rolled for the units", default=1),
+                  _n("init", -5, 10, "initiative segment or modifier", default=0),
+                  _n("kill", -5, 5, "kill rank modifier", default=0),
+                  _b("group", "the caster picks a target group", False),
+                  _b("own_group", "the target group is the caster's own", False),
+                  Option("types", (str, list), [], "the groups it acts on ('all': every group)",
+                         choices=GROUP_NAMES + ("all",), size=(1, 6)),
+                  _n("rounds", 1, 10, default=1), _n("hits", 1, 20, default=1), _TEXT)
+
+#: the whole of configs/warbah.yaml (the rules= option overrides any part of it, nested)
+SCHEMA = Option("", dict, fields=(
+    Option("terrain", list, doc="TERRAIN TABLE: every terrain once, each d10 roll once",
+           size=(len(TERRAINS), len(TERRAINS)), each=_record(
+               "terrain", _s("type", TERRAINS), _ROLLS, _n("mp", 1, 6, "movement points to enter"),
+               _n("walls", 0, 5, "defensive wall ranks"))),
+    _n("encounter_chance", 0, 10, "non-settlement terrain holds an encounter on d10 <= this"),
+    _record("river", _n("cross_mp", 1, 6), _n("same_side_walls", 0, 5), _n("cross_walls", 0, 5)),
+    Option("settlements", list, doc="SETTLEMENT TABLE: every settlement once, each d10 roll once",
+           size=(len(SETTLEMENTS) - 1, len(SETTLEMENTS) - 1), each=_record(
+               "settlement", _s("type", SETTLEMENTS[:-1]), _ROLLS, _n("gold", 0, 10, "per turn"),
+               _n("walls", 0, 10), _s("recruit", BASIC + ("none",)))),
+    _record("capitol", _n("gold", 0, 10), _n("walls", 0, 10), _s("recruit", BASIC + ("none",))),
+    _record("adjacency_bonus", _s("village", TERRAINS), _s("mine", TERRAINS),
+            doc="+1 gold per adjacent terrain of this kind"),
+    _record("troops", *(replace(_TROOP, name=k) for k in TROOP_KINDS)),
+    _table("encounters", _D10, _record(
+        "encounter", Option("name", str, size=(1, 40)), _GROUPS,
+        _n("treasure", 0, 3, "treasure rolls", default=0),
+        _n("lose_dice", 1, 5, "disease: d10 troops lost", default=1), _MONSTER,
+        _b("wizard", default=False), _b("hero", default=False)), (10, 10), "ENCOUNTER TABLE"),
+    Option("treasure", list, doc="TREASURE TABLE: each d10 roll once", size=(1, 10), each=_record(
+        "treasure", _ROLLS, _n("gold_dice", 1, 5, default=1), _n("followers_dice", 1, 5, default=1),
+        _b("wandering_mage", default=False),
+        _s("magic_item", ("ability", "realm", "battle"), default="ability"))),
+    _table("abilities", _D10, _s("ability", ABILITIES), (1, 10), "ABILITY TABLE (d10; the rest "
+           "from rare_abilities)"),
+    _table("rare_abilities", _D10, _s("ability", ABILITIES), (10, 10)),
+    _table("random_troop_type", _n("d5", 1, 5), _s("troop", TROOP_KINDS), (5, 5)),
+    _record("designed", _n("turn_cap", 1, 200, "turns before the game is ranked"),
+            _n("max_actions", 10, 100000, "engine actions before the game is ranked"),
+            _n("start_gold", 0, 100), _n("hero_mp", 1, 10, "a Hero's movement points"),
+            _n("army_cap", 1, 200, "troops per army"), _n("command_bonus", 0, 50),
+            _n("max_recruit_per_settlement", 1, 20), _n("wall_break_chance", 0, 10),
+            _n("battle_round_cap", 1, 50), _n("capitol_candidates", 4, 8, "capitol sites offered"),
+            _n("troop_types", 1, 10, "troop types per army"),
+            _record("victory", _b("heroless_out"),
+                    _n("domination_min", 1, 100, "settlements held"),
+                    Option("domination_share", float, doc="more than 0.5 of all held settlements",
+                           low=0.5, high=1.0))),
+    _table("variants", _s("terrain", TERRAINS + ("castle",)),
+           _table("table", _D10, _s("variant", VARIANTS), (1, 10)), (1, 8), "VARIANT TYPES"),
+    _record("variant_gold", _n("lumbermill", 0, 10), _n("gold_mine", 0, 10)),
+    _b("mass_formula", "the designers' one-roll kill shortcut"),
+    _n("caravan_gold_dice", 0, 5),
+    _record("espionage", _record("table", _n("failure_max", 0, 10), _n("look_max", 0, 10)),
+            _table("agent_success", _D10, _s("result", ESPIONAGE_RESULTS), (10, 10)),
+            _n("agent_cost", 0, 20, "gold per agent"), _n("contact_distance", 1, 10)),
+    _record("sea", _n("ship_cost", 0, 20), _n("ship_init", 0, 10), _n("ship_kill", 0, 10),
+            _n("ship_capacity", 1, 50, "land units per ship"), _n("sea_moves", 1, 10),
+            _table("encounters", _D10, _record(
+                "sea encounter", _s("kind", tuple(SEA_KIND_KEYS)), _MONSTER,
+                _n("treasure", 0, 3, default=0), _n("sink_max", 0, 10, default=0),
+                _n("moves", -10, 10, default=0), _n("ships", 0, 10, default=0), _GROUPS),
+                (1, 10), "SEA ENCOUNTER TABLE (d10; the rest: nothing)"),
+            _n("island_min_size", 0, 20, "0: the main land mass only")),
+    _record("spells", _n("wizard_cost", 0, 50), _n("battle_draw", 0, 10, "drawn per battle"),
+            _n("disaster_troop_dice", 0, 5),
+            _table("realm", Option("spell", str, size=(1, 40)), _REALM, (1, 64)),
+            _table("battle", Option("spell", str, size=(1, 40)), _BATTLE, (1, 64))),
+    _record("special_units", *(replace(_UNIT, name=u) for u in SPECIALS)),
+))
+
+
+def _partition(rows: list, what: str) -> None:
+    seen = sorted(r for row in rows for r in row["rolls"])
+    if seen != list(range(1, 11)):
+        raise ConfigError(f"rules.{what}: the rolls must cover 1..10 once each, got {seen}")
+
+
+def load_tables(rules: dict | None = None) -> dict:
+    """configs/warbah.yaml with the ``rules=`` overrides (any part of the file, nested), checked
+    against ``SCHEMA`` and then for what ties fields together."""
+    default = read_yaml(str(DEFAULT_CONFIG))
+    cfg = merge_rules(default, rules, "rules", SCHEMA)
+    for key, names in (("terrain", TERRAINS), ("settlements", SETTLEMENTS[:-1])):
+        if sorted(row["type"] for row in cfg[key]) != sorted(names):
+            raise ConfigError(f"rules.{key}: every type of {list(names)} once")
+        _partition(cfg[key], key)
+    _partition(cfg["treasure"], "treasure")
+    share = cfg["designed"]["victory"]["domination_share"]
+    if not 0.5 < share <= 1:
+        raise ConfigError("rules.designed.victory.domination_share must be more than 0.5 (one "
+                          f"dominating player at most), got {share}")
+    table = cfg["espionage"]["table"]
+    if table["failure_max"] > table["look_max"]:
+        raise ConfigError("rules.espionage.table: failure_max cannot exceed look_max")
+    for kind in ("realm", "battle"):
+        shipped = default["spells"][kind]
+        for spell, row in cfg["spells"][kind].items():
+            for key in FIXED_SPELL_KEYS:
+                if row.get(key) != shipped[spell].get(key):
+                    raise ConfigError(f"rules.spells.{kind}.{spell}.{key} is the engine's "
+                                      f"({shipped[spell].get(key)!r}): it cannot change")
+            was = shipped[spell].get("types")
+            if "types" in row and isinstance(row["types"], str) != isinstance(was, str):
+                raise ConfigError(f"rules.spells.{kind}.{spell}.types must be "
+                                  f"{repr(was) if isinstance(was, str) else 'a list of groups'}")
+    for d, row in cfg["sea"]["encounters"].items():
+        missing = [k for k in SEA_KIND_KEYS[row["kind"]] if k not in row]
+        if missing:
+            raise ConfigError(f"rules.sea.encounters.{d}: a {row['kind']} encounter needs "
+                              f"{', '.join(missing)}")
+    return cfg

@@ -2,16 +2,15 @@
 and the factory of its states."""
 from __future__ import annotations
 
-import copy
 from typing import Any
 
 import numpy as np
 
-from ..core.game import ConfigError, Game, read_yaml
-from ..core.options import Option, OptionTable, merge_rules
+from ..core.game import ConfigError, Game
+from ..core.options import Option, OptionTable
 from .actions import NUM_ACTIONS
 from .board import MAP_SIZE
-from .config import BASIC, DEFAULT_CONFIG, SETTLEMENTS, SPECIALS, TERRAINS, SpellTables
+from .config import BASIC, SETTLEMENTS, SPECIALS, TERRAINS, SpellTables, load_tables
 from .rules import WarbahState
 
 
@@ -33,28 +32,9 @@ class WarbahGame(Game):
             raise ConfigError("allies=True needs 3 or 4 players (alliances)")
         self.allies = allies
         self.rules_override = rules or {}
-        # checked key by key against the default file (unknown keys, types; nested tables); a
-        # deep copy so that nothing here can write into read_yaml's cached table
-        self.cfg = merge_rules(copy.deepcopy(read_yaml(str(DEFAULT_CONFIG))), self.rules_override)
-        d = self.cfg["designed"]
-        for k in ("turn_cap", "max_actions", "hero_mp", "army_cap", "battle_round_cap"):
-            if not isinstance(d[k], int) or d[k] < 1:
-                raise ConfigError(f"designed.{k} must be a positive int")
-        rtt = self.cfg["random_troop_type"]
-        if sorted(rtt) != [1, 2, 3, 4, 5] or not set(rtt.values()) <= set(BASIC + ("hero",)):
-            raise ConfigError("random_troop_type maps 1D5 (1-5) to a troop type "
-                              f"({', '.join(BASIC)}, hero)")
-        v = d["victory"]
-        if v["heroless_out"] not in (False, True):
-            raise ConfigError("designed.victory.heroless_out must be true or false")
-        if not isinstance(v["domination_min"], int) or v["domination_min"] < 1:
-            raise ConfigError("designed.victory.domination_min must be a positive int")
-        share = v["domination_share"]
-        if isinstance(share, bool) or not isinstance(share, (int, float)) or not 0.5 < share <= 1:
-            raise ConfigError("designed.victory.domination_share must be a number in (0.5, 1] "
-                              "(more than half: one dominating player at most)")
-        if self.cfg["mass_formula"] not in (False, True):
-            raise ConfigError("mass_formula must be true or false (the designer's shortcut)")
+        # the file with the overrides, checked against config.SCHEMA (every section and field:
+        # type, range; what ties fields together): a fresh table, never read_yaml's cached one
+        self.cfg = load_tables(self.rules_override)
         self.h, self.w = MAP_SIZE[num_players]
         self.troop = {k: (v["init"], v["kill"], v["cost"]) for k, v in self.cfg["troops"].items()}
         self.terrain_roll = {r: t["type"] for t in self.cfg["terrain"] for r in t["rolls"]}

@@ -7,7 +7,7 @@ from typing import NamedTuple
 from ..core.game import ConfigError
 from ..core.options import Option, merge_rules, read_config
 from ..core.resources import config_path as data_file
-from .board import MAX_RANGE
+from .board import MAX_RANGE, MapTables
 
 DEFAULT_CONFIG = data_file("zaberias.yaml")
 TRIBES = ("undead", "humans", "orcs", "guardians")
@@ -41,50 +41,93 @@ class UnitSpec(NamedTuple):
     group: str
 
 
-def _parse_roster(tribe: str, rows) -> tuple[UnitSpec, ...]:
-    out = []
-    for row in rows:
-        if not isinstance(row, list) or len(row) != 10:
-            raise ConfigError(f"{tribe}: a unit row needs 10 fields, got {row!r}")
-        name, glyph, dice, muscle, rng, steps, grade, cost, flags, ability = row
-        if ability not in ABILITY_GROUP:
-            raise ConfigError(f"{tribe} {name}: unknown ability {ability!r}")
-        if not (0 <= int(dice) <= 6 and 0 <= int(muscle) <= 9 and 1 <= int(rng) <= MAX_RANGE - 1
-                and 1 <= int(steps) <= 8 and 1 <= int(grade) <= 3 and 0 <= int(cost) <= 6):
-            raise ConfigError(f"{tribe} {name}: stats out of range {row!r}")
-        if str(flags) not in ("-", "f", "s", "fs"):
-            raise ConfigError(f"{tribe} {name}: flags must be -, f, s or fs")
-        out.append(UnitSpec(str(name), str(glyph)[:1], int(dice), int(muscle), int(rng),
-                            int(steps), int(grade), int(cost), "f" in str(flags),
-                            "s" in str(flags), str(ability), ABILITY_GROUP[str(ability)]))
-    return tuple(out)
+def _parse_roster(rows: list) -> tuple[UnitSpec, ...]:
+    """A tribe's (schema-checked) unit rows as UnitSpecs."""
+    return tuple(UnitSpec(name, glyph, dice, muscle, rng, steps, grade, cost, "f" in flags,
+                          "s" in flags, ability, ABILITY_GROUP[ability])
+                 for name, glyph, dice, muscle, rng, steps, grade, cost, flags, ability in rows)
 
 
-#: ranges of the rules-table keys (their types come from configs/zaberias.yaml)
-RULE_LIMITS = (
-    Option("start_coins", int, low=0, high=20),
-    Option("max_coins", int, low=1, high=20),
-    Option("siphon_capacity", int, low=1, high=3),
-    Option("headhunter_coins", int, low=0, high=20),
-    Option("max_rounds", int, low=1, high=500),
-    Option("max_actions", int, low=10, high=100000),
-)
+#: the rules section (configs/zaberias.yaml ``rules:``): every key's type and range
+RULES = Option("rules", dict, doc="rule options (the rules= option overrides them)", fields=(
+    Option("start_coins", int, doc="coins at the start", low=0, high=20),
+    Option("max_coins", int, doc="coins a tribe may hold", low=1, high=20),
+    Option("siphon_capacity", int, doc="units a Siphon holds", low=1, high=3),
+    Option("headhunter_coins", int, doc="coins for a head", low=0, high=20),
+    Option("max_rounds", int, doc="rounds before the game is ranked", low=1, high=500),
+    Option("max_actions", int, doc="engine actions before the game is ranked", low=10, high=100000),
+    Option("auto_defence_assist", bool),
+    Option("income_first_turn", bool),
+    Option("rider_attacks_alone", bool),
+))
+
+#: the side of a map board (the observation and action sizes follow it)
+BOARD_SIDE = (3, 10)
+_CELL = Option("coordinate", int, low=0, high=BOARD_SIDE[1] - 1)
+_GRADE = Option("grade", int, doc="1 wood, 2 metal, 3 gold", low=1, high=3)
+#: a unit row: [name, glyph, dice, muscle, range, steps, grade, cost, flags, ability]
+UNIT = Option("unit", list, fields=(
+    Option("name", str, size=(1, 30)), Option("glyph", str, doc="its letter on the board", size=(1, 1)),
+    Option("dice", int, low=0, high=6), Option("muscle", int, low=0, high=9),
+    Option("range", int, low=1, high=MAX_RANGE - 1), Option("steps", int, low=1, high=8),
+    _GRADE, Option("cost", int, doc="coins", low=0, high=6),
+    Option("flags", str, doc="- none, f flying, s swimming, fs both", choices=("-", "f", "s", "fs")),
+    Option("ability", str, choices=tuple(ABILITY_GROUP))))
+
+#: the whole file, section by section
+SCHEMA = Option("", dict, fields=(
+    Option("board", list, doc="one player's map board: rows of space-separated glyphs "
+           ". T ~ O $ * H C", size=BOARD_SIDE,
+           each=Option("row", str, size=(BOARD_SIDE[0] * 2 - 1, BOARD_SIDE[1] * 2 + 10))),
+    Option("roads", list, [], "diagonal roads: chains of [row, col] cells", size=(0, 20),
+           each=Option("road", list, size=(2, 10), each=Option("cell", list, size=(2, 2),
+                                                              each=_CELL))),
+    Option("layouts", dict, doc="board placement per player count: [top, left, quarter turns]",
+           size=(3, 3), keys=Option("players", int, low=2, high=4),
+           each=Option("layout", list, size=(2, 4), each=Option("board", list, fields=(
+               Option("top", int, low=0, high=4 * BOARD_SIDE[1]),
+               Option("left", int, low=0, high=4 * BOARD_SIDE[1]),
+               Option("turns", int, low=0, high=3))))),
+    Option("die_faces", list, doc="the die: digits 0..9 (0 = blank)", size=(2, 12),
+           each=Option("face", int, low=0, high=9)),
+    Option("city_dice", list, doc="defence dice of wood, metal, gold cities", size=(3, 3),
+           each=Option("dice", int, low=0, high=6)),
+    Option("city_income", list, doc="income of wood, metal, gold cities", size=(3, 3),
+           each=Option("coins", int, low=0, high=6)),
+    Option("city_cost", list, doc="buying cost of wood, metal, gold cities", size=(3, 3),
+           each=Option("coins", int, low=0, high=20)),
+    Option("tribes", dict, doc="unit rosters, slot order fixed", fields=tuple(
+        Option(t, list, size=(1, 12), each=UNIT) for t in TRIBES)),
+    RULES,
+))
 
 
 def load_tables(path=None, rules: dict | None = None) -> dict:
-    data = read_config(path, DEFAULT_CONFIG, RULE_LIMITS)
-    try:
-        rosters = {t: _parse_roster(t, data["tribes"][t]) for t in TRIBES}
-    except KeyError as exc:
-        raise ConfigError(f"config lacks tribe {exc}") from None
-    sizes = {len(r) for r in rosters.values()}
-    if len(sizes) != 1:
-        raise ConfigError("every tribe roster must have the same number of units")
-    faces = [int(f) for f in data["die_faces"]]
-    if not faces or min(faces) < 0 or max(faces) > 9:
-        raise ConfigError("die_faces must be digits 0..9 (0 = blank)")
-    merged = merge_rules(data.get("rules"), rules, limits=RULE_LIMITS)
+    """Read and check the YAML tables (``SCHEMA``, then what ties fields together); ``rules``
+    overrides keys of the ``rules`` section."""
+    data = read_config(path, DEFAULT_CONFIG, SCHEMA)
+    at = f"{path}: " if path is not None else ""
+    rosters = {t: _parse_roster(data["tribes"][t]) for t in TRIBES}
+    if len({len(r) for r in rosters.values()}) != 1:
+        raise ConfigError(f"{at}tribes: every roster must have the same number of units")
+    for t, roster in rosters.items():
+        abilities = [u.ability for u in roster if u.ability != "none"]
+        if len(set(abilities)) != len(abilities):
+            raise ConfigError(f"{at}tribes.{t}: an ability appears twice in one roster")
+    faces = tuple(data["die_faces"])
+    if all(f == 1 for f in faces):
+        raise ConfigError(f"{at}die_faces: a face other than 1 is needed (the Balloon Dragon "
+                          "rolls again on every 1)")
+    if sorted(data["layouts"]) != [2, 3, 4] or any(len(data["layouts"][k]) != k for k in (2, 3, 4)):
+        raise ConfigError(f"{at}layouts: one placement per board for 2, 3 and 4 players")
+    if path is not None:  # the shipped boards are known to fit; a custom file's are built here
+        for k in (2, 3, 4):
+            try:
+                MapTables(data["board"], data.get("roads", []), data["layouts"][k])
+            except (KeyError, ValueError) as exc:
+                raise ConfigError(f"{at}board, roads or layouts.{k} do not fit: {exc}") from None
+    merged = merge_rules(data["rules"], rules, schema=RULES)
     if merged["start_coins"] > merged["max_coins"]:
-        raise ConfigError(f"rules key 'start_coins' ({merged['start_coins']}) cannot exceed "
-                          f"'max_coins' ({merged['max_coins']})")
-    return {"data": data, "rosters": rosters, "faces": tuple(faces), "rules": merged}
+        raise ConfigError(f"{at}rules.start_coins ({merged['start_coins']}) cannot exceed "
+                          f"rules.max_coins ({merged['max_coins']})")
+    return {"data": data, "rosters": rosters, "faces": faces, "rules": merged}

@@ -20,84 +20,103 @@ MAX_HEARTS = 10
 MAX_SWORDS = 5
 NUM_PLAYERS = (2, 3, 4)
 
-#: choices and ranges of the rules-table keys (their types come from configs/zaka.yaml)
-RULE_LIMITS = (
+#: the rules section (configs/zaka.yaml ``rules:``): every key's type and range
+RULES = Option("rules", dict, doc="rules values (the rules= option overrides them)", fields=(
+    Option("hand_size", int, doc="cards dealt to each hand", low=3, high=10),
+    Option("min_monsters", int, doc="a dealt hand is redrawn until it holds this many monsters",
+           low=1, high=5),
+    Option("reshuffle_after_redraw", bool, doc="reshuffle the deck when a redraw happened"),
+    Option("first_turn_monsters", int, doc="monsters placed on an army's first turn", low=1, high=5),
+    Option("plays_per_turn", int, doc="cards played on a regular turn", low=1, high=5),
+    Option("battlefield_cap", int, doc="active monsters per army (action/observation size)",
+           low=2, high=12),
     Option("empty_deck", str, choices=("no_reward", "reshuffle_discard")),
     Option("kill_reward", str, choices=("per_monster", "per_ability")),
     Option("two_player_friendly", str, choices=("owner", "army")),
-    Option("hand_size", int, low=3, high=10),
-    Option("min_monsters", int, low=1, high=5),
-    Option("first_turn_monsters", int, low=1, high=5),
-    Option("plays_per_turn", int, low=1, high=5),
-    Option("battlefield_cap", int, low=2, high=12),
     Option("reap_threshold", int, low=0, high=MAX_HEARTS),
     Option("drain_heal", int, low=0, high=MAX_HEARTS),
     Option("heart_weapon_heal", int, low=0, high=MAX_HEARTS),
-    Option("max_turns", int, low=10, high=300),
-)
+    Option("max_turns", int, doc="turns before the game is ranked", low=10, high=300),
+))
 
+_ID = Option("id", str, doc="unique card id", size=(1, 40))
+_NAME = Option("name", str, doc="card name", size=(1, 60))
+_TEXT = Option("text", str, doc="card text", size=(1, 300))
+_TYPE = Option("type", str, doc="a key of weapon_types", size=(1, 20))
+_COPIES = Option("copies", int, doc="copies in the deck", low=1, high=10)
 
-def _int(card: dict, key: str, lo: int, hi: int, where: str) -> int:
-    v = card.get(key)
-    if not isinstance(v, int) or isinstance(v, bool) or not lo <= v <= hi:
-        raise ConfigError(f"{where}: {key!r} must be an int in {lo}..{hi}, got {v!r}")
-    return v
+#: the whole file, section by section
+SCHEMA = Option("", dict, fields=(
+    Option("weapon_types", dict, doc="the two weapon types", size=(2, 2),
+           keys=Option("type id", str, size=(1, 20)),
+           each=Option("weapon type", dict, fields=(
+               Option("symbol", str, "", "one letter (default: the id's first)", size=(1, 1)),
+               Option("name", str, "", "display name (default: the id)", size=(1, 20))))),
+    Option("monsters", list, doc="monster designs", size=(1, 32), each=Option("monster", dict, fields=(
+        _ID, _NAME, _TYPE,
+        Option("hearts", int, low=1, high=MAX_HEARTS),
+        Option("ability", str, choices=ABILITIES),
+        Option("swords", int, low=1, high=MAX_SWORDS),
+        _COPIES, _TEXT))),
+    Option("weapons", list, doc="weapon designs", size=(1, 32), each=Option("weapon", dict, fields=(
+        _ID, _NAME, _TYPE,
+        Option("swords", int, low=0, high=MAX_SWORDS),
+        Option("heart", bool, False, "a heart weapon (heals its holder) instead of swords"),
+        Option("bonus_vs", str, None, "the monster type taking the bonus (null: none)",
+               size=(1, 20)),
+        Option("bonus", int, low=0, high=MAX_SWORDS),
+        _COPIES, _TEXT))),
+    RULES,
+))
 
 
 def load_tables(path: str | Path | None = None, rules: dict | None = None) -> dict:
-    """Read and check the card list and rules; ``rules`` overrides keys of the ``rules`` section."""
-    data = read_config(path, DEFAULT_CONFIG, RULE_LIMITS)
-    types = data.get("weapon_types")
-    if not isinstance(types, dict) or len(types) != 2:
-        raise ConfigError("config 'weapon_types' must name exactly two weapon types")
+    """Read and check the card list and rules (``SCHEMA``, then what ties fields together);
+    ``rules`` overrides keys of the ``rules`` section."""
+    where = str(path or DEFAULT_CONFIG)
+    data = read_config(path, DEFAULT_CONFIG, SCHEMA)
+    types = data["weapon_types"]
     type_ids = list(types)
     symbols = [str(types[t].get("symbol", t[0])).upper()[:1] for t in type_ids]
-    monsters, weapons = data.get("monsters") or [], data.get("weapons") or []
-    if not monsters or not weapons:
-        raise ConfigError("config needs a non-empty 'monsters' and 'weapons' list")
     seen = set()
     cards = []
-    for kind, rows in (("monster", monsters), ("weapon", weapons)):
+    for kind, rows in (("monster", data["monsters"]), ("weapon", data["weapons"])):
         for i, c in enumerate(rows):
-            where = f"{kind} #{i} ({c.get('id') if isinstance(c, dict) else c!r})"
-            if not isinstance(c, dict):
-                raise ConfigError(f"{where}: must be a mapping")
-            cid = c.get("id")
-            if not isinstance(cid, str) or cid in seen:
-                raise ConfigError(f"{where}: needs a unique string 'id'")
-            seen.add(cid)
+            at = f"{where}: {kind}s[{i}] ({c['id']})"
+            if c["id"] in seen:
+                raise ConfigError(f"{at}: id {c['id']!r} is used twice")
+            seen.add(c["id"])
             for key in ("name", "text"):
-                if not isinstance(c.get(key), str) or not c[key].strip():
-                    raise ConfigError(f"{where}: needs a non-empty {key!r}")
-            if c.get("type") not in type_ids:
-                raise ConfigError(f"{where}: 'type' must be one of {type_ids}, got {c.get('type')!r}")
-            card = {"id": cid, "name": c["name"], "text": c["text"], "kind": kind,
-                    "type": type_ids.index(c["type"]), "copies": _int(c, "copies", 1, 10, where)}
+                if not c[key].strip():
+                    raise ConfigError(f"{at}: {key} is blank")
+            if c["type"] not in type_ids:
+                raise ConfigError(f"{at}: type must be one of {type_ids}, got {c['type']!r}")
+            card = {"id": c["id"], "name": c["name"], "text": c["text"], "kind": kind,
+                    "type": type_ids.index(c["type"]), "copies": c["copies"]}
             if kind == "monster":
-                if c.get("ability") not in ABILITIES:
-                    raise ConfigError(f"{where}: 'ability' must be one of {ABILITIES}, got {c.get('ability')!r}")
-                card.update(hearts=_int(c, "hearts", 1, MAX_HEARTS, where),
-                            ability=ABILITIES.index(c["ability"]),
-                            swords=_int(c, "swords", 1, MAX_SWORDS, where))
+                card.update(hearts=c["hearts"], ability=ABILITIES.index(c["ability"]),
+                            swords=c["swords"])
             else:
                 heart = c.get("heart", False)
-                if not isinstance(heart, bool):
-                    raise ConfigError(f"{where}: 'heart' must be true or false")
                 bonus_vs = c.get("bonus_vs")
                 if bonus_vs is not None and bonus_vs not in type_ids:
-                    raise ConfigError(f"{where}: 'bonus_vs' must be null or one of {type_ids}")
-                card.update(swords=_int(c, "swords", 0, MAX_SWORDS, where), heart=heart,
+                    raise ConfigError(f"{at}: bonus_vs must be null or one of {type_ids}, "
+                                      f"got {bonus_vs!r}")
+                card.update(swords=c["swords"], heart=heart,
                             bonus_vs=-1 if bonus_vs is None else type_ids.index(bonus_vs),
-                            bonus=_int(c, "bonus", 0, MAX_SWORDS, where))
+                            bonus=c["bonus"])
                 if heart and card["swords"]:
-                    raise ConfigError(f"{where}: a heart weapon carries a heart instead of swords")
+                    raise ConfigError(f"{at}: a heart weapon carries a heart instead of swords")
                 if not heart and card["swords"] == 0 and card["bonus"] == 0:
-                    raise ConfigError(f"{where}: a weapon needs swords, a bonus or a heart")
+                    raise ConfigError(f"{at}: a weapon needs swords, a bonus or a heart")
             cards.append(card)
-    merged = merge_rules(data.get("rules"), rules, limits=RULE_LIMITS)
+    merged = merge_rules(data["rules"], rules, schema=RULES)
+    at = f"{path}: " if path is not None else ""
     if merged["min_monsters"] > merged["hand_size"]:
-        raise ConfigError("min_monsters cannot exceed hand_size")
+        raise ConfigError(f"{at}rules.min_monsters ({merged['min_monsters']}) cannot exceed "
+                          f"rules.hand_size ({merged['hand_size']})")
     if merged["first_turn_monsters"] > merged["battlefield_cap"]:
-        raise ConfigError("first_turn_monsters cannot exceed battlefield_cap")
+        raise ConfigError(f"{at}rules.first_turn_monsters ({merged['first_turn_monsters']}) "
+                          f"cannot exceed rules.battlefield_cap ({merged['battlefield_cap']})")
     return {"cards": cards, "type_names": [str(types[t].get("name", t)) for t in type_ids],
             "type_symbols": symbols, "rules": merged}
