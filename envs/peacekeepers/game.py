@@ -59,8 +59,20 @@ class PeacekeepersGame(Game):
             mountains = "none" if mode == "puzzle" else "choose"
         if mode == "puzzle" and mountains != "none":
             raise ConfigError("puzzle modes are played without mountains")
+        # an option the mode ignores is refused (not silently dropped); its default value (what
+        # options() reports, and saved games and checkpoints carry) is accepted
+        uses_hand = mode in ("solo", "collaborative") or (mode == "puzzle" and puzzle_level == "challenge")
+        default_hand = {"solo": 3, "collaborative": 1}.get(mode, 1)
+        if not uses_hand and hand_size not in (None, default_hand):
+            raise ConfigError(f"hand_size={hand_size} has no effect in {mode} mode"
+                              f"{' ' + puzzle_level if mode == 'puzzle' else ''} (hand_size is for "
+                              "solo, collaborative and puzzle challenge; competitive hands are "
+                              "rules.competitive_hand)")
+        if mode != "puzzle" and puzzle_level != "standard":
+            raise ConfigError(f"puzzle_level={puzzle_level!r} has no effect in {mode} mode "
+                              "(it is for mode='puzzle')")
         if hand_size is None:
-            hand_size = {"solo": 3, "collaborative": 1}.get(mode, 1)
+            hand_size = default_hand
         if mode == "puzzle" and puzzle_level == "challenge" and hand_size > 3:
             raise ConfigError("puzzle challenge keeps a hand of 1, 2 or 3 cubes")
         self.mode, self.num_seats, self.hand_size = mode, n, hand_size
