@@ -167,15 +167,27 @@ class SingleAgentEnv(LearnerSeatEnv):
         render_mode: None, ``"ansi"`` (returns the text), ``"rgb_array"`` or ``"human"`` (prints the
             position after reset and after each of the learner's steps; ``render()`` returns None).
         max_steps: the AEC move cap (all players' actions); the episode is truncated there.
+        registered_as: the game a Gymnasium id stands for (``register_gymnasium`` sets it): a
+            ``game`` naming another one (``gymnasium.make("tabletop_arena/Zaka-v0",
+            game="warbah_v0")``) is refused rather than silently building that other game.
         **options: the game's options (``envs.make(game, **options)``), ``illegal_action`` included.
     """
 
     metadata = {"render_modes": ["ansi", "rgb_array", "human"], "render_fps": 2}
 
     def __init__(self, game: str, opponent: Any = "random", seat: int | None = None,
-                 render_mode: str | None = None, max_steps: int = 1000, **options):
+                 render_mode: str | None = None, max_steps: int = 1000, *,
+                 registered_as: str | None = None, **options):
         super().__init__()
         from . import make_raw, resolve  # the registry (this module is imported by envs/__init__)
+
+        if registered_as is not None and game not in (registered_as, registered_as.rpartition("_v")[0]):
+            try:
+                other = f": make {gymnasium_id(resolve(game))!r} instead" if isinstance(game, str) else ""
+            except KeyError:
+                other = ""
+            raise ConfigError(f"{gymnasium_id(registered_as)} is {registered_as}; game={game!r} "
+                              f"cannot change it{other}")
 
         self.metadata = {k: (list(v) if isinstance(v, list) else v) for k, v in self.metadata.items()}
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
@@ -391,7 +403,8 @@ def register_gymnasium(names: Sequence[str]) -> None:
         if env_id in gymnasium.registry:
             continue
         gymnasium.register(id=env_id, entry_point=f"{__name__}:SingleAgentEnv",
-                           kwargs={"game": name}, additional_wrappers=(masks,))
+                           kwargs={"game": name, "registered_as": name},
+                           additional_wrappers=(masks,))
 
 
 # Importing this module registers every game with Gymnasium (envs/__init__ is loaded first).
