@@ -101,6 +101,16 @@ def _realm(st, i: int) -> str:
     return f"{verb} realm spell {T.realm_names[i]}"
 
 
+def _direction(st, i: int) -> str:
+    """A direction action: an attack (battle phase), a realm spell's hex target (realm_target:
+    the spell's name), else a move or exploration."""
+    if st.phase == "battle":
+        return f"attack {DIR_NAMES[i]}"
+    if st.phase == "realm_target" and st.magic.pending is not None:
+        return f"cast realm spell {st.game.spells.realm_names[st.magic.pending[0]]} at the hex {DIR_NAMES[i]}"
+    return f"move/explore {DIR_NAMES[i]}"
+
+
 def _battle_spell(st, i: int) -> str:
     T = st.game.spells
     return f"cast battle spell {T.battle_names[i]}" if i < T.NB else f"action {BSPELL0 + i}"
@@ -108,7 +118,7 @@ def _battle_spell(st, i: int) -> str:
 
 #: (first action, how many, text(state, offset)) for every block of the layout
 _TEXTS = (
-    (0, 6, lambda st, i: ("attack " if st.phase == "battle" else "move/explore ") + DIR_NAMES[i]),
+    (0, 6, lambda st, i: _direction(st, i)),
     (DONE, 1, lambda st, i: "done"), (RECRUIT, 1, lambda st, i: "recruit one"),
     (TAKE_GARRISON, 1, lambda st, i: "take garrison"),
     (RECRUIT_HERO, 1, lambda st, i: "recruit hero"), (CALL_OFF, 1, lambda st, i: "call off attack"),
@@ -123,7 +133,7 @@ _TEXTS = (
     (TSEAT0, 3, lambda st, i: f"target the player {i + 1} seat(s) after me"),
     (CELL0, 99, lambda st, i: f"target cell {i}"),
     (RECRUIT_WIZARD, 1, lambda st, i: "recruit the tower's wizard"),
-    (GIVE_ITEM0, 6, lambda st, i: f"hand a magic item to the friendly hero in direction {i}"),
+    (GIVE_ITEM0, 6, lambda st, i: f"hand a magic item to the friendly hero {DIR_NAMES[i]}"),
     (HIRE_AGENT, 1, lambda st, i: "hire an agent"),
     (TARGET0, TARGET_SLOTS, lambda st, i: f"target slot {i}"),
     (GIVE0, 24, lambda st, i: f"give one {BASIC[i % 4]} to the hero {DIR_NAMES[i // 4]}"),

@@ -557,7 +557,10 @@ def finish(st) -> None:
             if win >= 0:  # the treasure: the lead, or the first joiner still alive
                 st.pending_treasure.append((win, b.treasure))
         win = next((h for _, h in force if h.alive), None)
-        if win is not None and heroes.hero_at(st, cell) < 0 and st.land[cell]:  # designed: advance
+        # designed: the victor advances into the hex, unless he may not enter it (MOVE &
+        # EXPLORE: a Hero slain over his own garrison leaves it standing)
+        if (win is not None and heroes.hero_at(st, cell) < 0 and st.land[cell]
+                and not hexes.foreign_garrison(st, win.seat, cell)):
             win.cell = cell
     battle_spells.end_battle(st)  # spells discarded, items of a slain hero taken
     st.battle = None

@@ -55,12 +55,11 @@ class Hero:
     items: list = field(default_factory=list)       # Item records
     wizard: int = 0                 # 0 none, tower cell + 1, -1 a wandering wizard
     wizard_cast_turn: int = -1      # the wizard casts one realm spell per turn
-    received_army: bool = False     # took a whole army this turn (EXCHANGE0)
-    received_troops: np.ndarray = field(default_factory=_no_troops)  # one by one (GIVE0) ...
+    received_troops: np.ndarray = field(default_factory=_no_troops)  # handed over (GIVE0, EXCHANGE0) ...
     received_troops_turn: int = -1  # ... in this turn
     received_specials: np.ndarray = field(default_factory=_no_specials)
     received_specials_turn: int = -1
-    exchanged_turn: int = -1        # handed troops over instead of moving
+    moved_turn: int = -1            # the turn he last moved or explored (exchanges only instead)
     garrison_lock: tuple | None = None  # (turn, cell, taking): one direction per turn and hex
     delayed_turn: int = -1          # Agent Success 6: cannot move or attack
     luck_used_turn: int = -1        # RARE ABILITY Luck: one reroll per turn
@@ -73,10 +72,10 @@ class Hero:
         return Hero(self.seat, self.cell, self.troops.copy(), self.id, list(self.abilities),
                     self.xp, self.alive, self.mp, self.scout_moves, self.attacks_left,
                     self.troops_lost, self.specials.copy(), [it.clone() for it in self.items],
-                    self.wizard, self.wizard_cast_turn, self.received_army,
+                    self.wizard, self.wizard_cast_turn,
                     self.received_troops.copy(), self.received_troops_turn,
                     self.received_specials.copy(), self.received_specials_turn,
-                    self.exchanged_turn, self.garrison_lock, self.delayed_turn,
+                    self.moved_turn, self.garrison_lock, self.delayed_turn,
                     self.luck_used_turn, self.sea_moves, self.sea_moves_turn,
                     dict(self.granted_types))
 
@@ -128,6 +127,14 @@ def ability(st, h: Hero, name: str) -> int:
             if sp.item(u):
                 n += 1
     return n
+
+
+def unmoved(st, h: Hero) -> bool:
+    """The Hero has not moved or explored this turn (boarding and sailing included), so he may
+    still exchange troops and magic items instead (MOVE & EXPLORE: "Instead of moving, friendly
+    adjacent heroes may exchange troops or magic items"); after a first exchange he may go on
+    exchanging (he can no longer move)."""
+    return h.moved_turn != st.turn
 
 
 def army_cap(st, h: Hero) -> int:

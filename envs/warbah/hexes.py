@@ -34,6 +34,12 @@ def garrisoned(st, m: int) -> bool:
     return any(st.garrison[m].tolist()) or any(st.garrison_specials[m].tolist())
 
 
+def foreign_garrison(st, seat: int, m: int) -> bool:
+    """Hex m holds another player's garrison (MOVE & EXPLORE: "Heroes cannot move into hexes
+    that contain ... enemy garrison"; an ally's garrison is not entered either)."""
+    return st.owner.item(m) not in (-1, seat) and garrisoned(st, m)
+
+
 def garrison_kind(st, c: int) -> int:
     """Special unit kind (config.SPECIALS index) a settlement recruits into its garrison
     (a Knights castle: CASTLE VARIANT TYPES), or -1."""
@@ -97,7 +103,7 @@ def enterable(st, seat: int, h: Hero, m: int, occ: dict | None = None) -> int:
     if st.encounter.item(m) != 0 or (
             heroes.hero_at(st, m) if occ is None else occ.get(m, -1)) >= 0:
         return 0
-    if st.owner.item(m) not in (-1, seat) and garrisoned(st, m):
+    if foreign_garrison(st, seat, m):
         return 0
     g = st.game
     cost = g.terrain_mp[st.terrain.item(m)]  # the terrain's MP (game.terrain[...]["mp"])

@@ -214,10 +214,10 @@ def _friend(st, seat: int, h: Hero, d: int, occ: dict | None = None) -> int:
 
 
 def item_give_mask(st, seat: int, h: Hero, mask, occ: dict | None = None) -> None:
-    """Move phase: a hero with an item not yet exchanged this turn may hand it to an adjacent
-    friendly (own or allied) hero (instead of moving), unless it is a Command item whose loss
+    """Move phase: a hero who has not moved this turn, with an item not yet exchanged this turn,
+    may hand it to an adjacent friendly (own or allied) hero (instead of moving), unless it is a Command item whose loss
     would leave him with more troop types than his limit (designed)."""
-    givable = _givable(st, h) if h.items and h.alive else None
+    givable = _givable(st, h) if h.items and h.alive and heroes.unmoved(st, h) else None
     if givable:
         it = givable[0]  # the item give_item hands over
         if (it.kind == "ability" and tuple(it.ability)[0] == "command"

@@ -6,9 +6,12 @@ trading with allies, and (sea.py) boarding, sailing and unmanned fleets.
 A queue entry of the phase is one Hero of the player on turn: ``mask(st, seat, hero)`` and
 ``apply(st, seat, hero, action)``; DONE ends the Hero's move.
 
+MOVE & EXPLORE: "Instead of moving, friendly adjacent heroes may exchange troops or magic
+items. A troop or magic item may be exchanged only once per turn": troops (one by one or the
+whole army) and items are handed over only by a Hero who has not moved or explored this turn
+(``heroes.unmoved``), and troops received this turn are not handed on (``givable_troops``).
 Designed (RULES.md): in one turn, at one hex, a Hero moves troops between his army and the
-garrison in one direction only (``garrison_lock``); troops are exchanged only by a Hero who has
-not moved yet, and a troop changes hands once per turn; at most 5 troop types (+1 per Command).
+garrison in one direction only (``garrison_lock``); at most 5 troop types (+1 per Command).
 """
 from __future__ import annotations
 
@@ -103,9 +106,9 @@ def _land_steps(st, seat: int, h: Hero, mask, occ: dict, adj: list, stats: dict,
             mask[d] = 1
     if st.owner.item(c) == seat:
         _own_hex(st, h, c, mask, stats, transfers)
-    if adj and not h.received_army:  # exchange instead of moving (ends this hero's movement)
+    if adj and heroes.unmoved(st, h):  # the whole army, instead of moving (ends this hero's movement)
         near = [(d, st.heroes[j]) for d, _, j in adj if st.heroes[j].seat == seat]
-        if near and sum(h.troops.tolist()) > 0:
+        if near and sum(givable_troops(st, h)) > 0:
             for d, o in near:
                 size, cap = _stats(st, o, stats)[:2]
                 if size < cap:
@@ -138,15 +141,14 @@ def _transfer_mask(st, seat: int, h: Hero, mask, occ: dict, adj: list, stats: di
             size, cap = _stats(st, o, stats)[:2]
             if size < cap:
                 near.append((d, o))
-    if not near or not (h.exchanged_turn == st.turn or (
-            h.mp >= _full_mp(st, h) and h.scout_moves >= heroes.ability(st, h, "scouting"))):
+    if not near or not heroes.unmoved(st, h):
         return
     sp = h.specials
     give_sp = None
     if any(sp.tolist()):  # special units, one at a time (once per turn each)
         recv = h.received_specials if h.received_specials_turn == st.turn else 0
         give_sp = ((sp - recv) > 0).nonzero()[0].tolist()
-    give = (h.troops - _received_troops(st, h)).tolist()
+    give = givable_troops(st, h)
     for d, o in near:
         tc, tl = _stats(st, o, stats)[2:]
         new_ok = tc < tl
@@ -202,9 +204,12 @@ def _own_hex(st, h: Hero, c: int, mask, stats: dict, transfers: bool) -> None:
                     mask[DROP_ONE0 + t] = 1
 
 
-def _full_mp(st, h: Hero) -> int:
-    """The Hero's movement points at the start of the move phase (Logistics +1 each)."""
-    return st.game.cfg["designed"]["hero_mp"] + heroes.ability(st, h, "logistics")
+def givable_troops(st, h: Hero) -> list:
+    """The Hero's basic troops by type less those he received this turn (a troop is exchanged
+    only once per turn), as a plain list."""
+    if h.received_troops_turn != st.turn:
+        return h.troops.tolist()
+    return (h.troops - h.received_troops).tolist()
 
 
 def _received_troops(st, h: Hero) -> np.ndarray:
@@ -225,7 +230,7 @@ def _whole_army_limits(st, h: Hero, mask, occ: dict, adj: list, stats: dict) -> 
     if not any(ex):
         return
     nbl = st.neighbours[h.cell]
-    give = h.troops.tolist()
+    give = givable_troops(st, h)
     for d in range(6):
         if ex[d]:
             o = st.heroes[occ.get(nbl[d], -1)]
@@ -311,6 +316,7 @@ def _step(st, seat: int, hi: int, a: int) -> None:
         sea.move_apply(st, seat, hi, h, a)
         return
     m = st.neighbours[h.cell][a]
+    h.moved_turn = st.turn
     if not st.explored.item(m):
         hexes.explore(st, m, seat)
         if h.scout_moves > 0:
@@ -344,16 +350,19 @@ def _drop_off(st, seat: int, hi: int, a: int) -> None:
 
 
 def _hand_army(st, seat: int, hi: int, a: int) -> None:
-    """The whole army (within the receiver's cap) to the friendly Hero in direction d."""
+    """The whole army (its troops not received this turn, within the receiver's cap) to the
+    friendly Hero in direction d."""
     h = st.heroes[hi]
     o = st.heroes[heroes.hero_at(st, st.neighbours[h.cell][a - EXCHANGE0])]
     room = heroes.army_cap(st, o) - heroes.army_size(o)  # specials count too
+    give = givable_troops(st, h)
+    got = _received_troops(st, o)
     for t in range(4):
-        k = int(min(room, h.troops[t]))
+        k = min(room, give[t])
         o.troops[t] += k
         h.troops[t] -= k
+        got[t] += k  # a troop may be exchanged only once per turn
         room -= k
-    o.received_army = True  # a troop may be exchanged only once per turn
     h.mp, h.scout_moves = 0, 0
     st.queue_pos += 1  # instead of moving: this hero's move is over
 
@@ -387,7 +396,6 @@ def _give_troop(st, seat: int, hi: int, a: int) -> None:
     o.troops[t] += 1
     _received_troops(st, o)[t] += 1  # a troop may be exchanged only once per turn
     h.mp, h.scout_moves = 0, 0  # instead of moving
-    h.exchanged_turn = st.turn
 
 
 def _give_special(st, seat: int, hi: int, a: int) -> None:
@@ -400,7 +408,6 @@ def _give_special(st, seat: int, hi: int, a: int) -> None:
         o.received_specials_turn, o.received_specials = st.turn, np.zeros(NUM_SPECIALS, np.int64)
     o.received_specials[u] += 1
     h.mp, h.scout_moves = 0, 0  # instead of moving
-    h.exchanged_turn = st.turn
 
 
 def _take_one(st, seat: int, hi: int, a: int) -> None:
@@ -452,6 +459,7 @@ def _pass_through(st, seat: int, hi: int, a: int) -> None:
     h = st.heroes[hi]
     d = a - PASS0
     h.mp -= pass_cost(st, seat, h, d)
+    h.moved_turn = st.turn
     m = st.neighbours[st.neighbours[h.cell][d]][d]
     h.cell = m
     _enter(st, seat, m)  # as a normal move

@@ -249,8 +249,13 @@ def _fly(st, c: Cast) -> None:
 
 
 def _blizzard(st, c: Cast) -> None:
+    """Blizzard: "Target adjacent army cannot move or attack" (this turn): on land or at sea
+    (as a Hero delayed by an agent, Agent Success 6: he may still exchange instead of moving)."""
     o = st.heroes[heroes.hero_at(st, c.adj)]
     o.mp, o.scout_moves, o.attacks_left = 0, 0, 0
+    fleets.sea_moves_left(st, o)  # the turn's sea moves, then none
+    o.sea_moves = 0
+    o.delayed_turn = st.turn  # no move of any kind (a later Fly or Gust of Wind included)
 
 
 def _disaster(st, c: Cast) -> None:

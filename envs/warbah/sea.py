@@ -69,6 +69,7 @@ def move_apply(st, seat: int, x: int, h: Hero, a: int) -> None:
     """A direction action that boards, sails, explores from the sea, or lands."""
     c = h.cell
     m = int(st.neighbours[c][a])
+    h.moved_turn = st.turn  # boarding, sailing, exploring and landing are moves
     if not fleets.at_sea(st, h):  # boarding (1 MP); excess troops disband
         fleets.capture(st, seat, m)  # an undefended enemy fleet is taken
         h.mp -= 1

@@ -232,7 +232,6 @@ def _after_recruit(st) -> None:
     for h in st.heroes:
         h.mp = d["hero_mp"] + heroes.ability(st, h, "logistics")
         h.scout_moves = heroes.ability(st, h, "scouting")  # explore-only points
-        h.received_army = False
         h.attacks_left = 1 + heroes.ability(st, h, "strategy")
         h.troops_lost = 0
     realm_spells.open_window(st, "move")  # move-phase realm spells
@@ -381,16 +380,21 @@ def recover_hero(st, h: Hero, healed: int) -> None:
     heroes.trim_to_cap(st, h)  # over the cap: basic, then special troops
     c = h.cell
     v = st.variant[c]
-    if v and (v in g.cfg["variant_gold"] or v == "temple"
-              or (v.startswith("recruit_") and st.settle.item(c) < 0)):
+    # RECOVERY: "A Hero may remove an enemy control marker in the hex he occupies": not an
+    # ally's (ALLIES), nor over an enemy garrison he could not have entered (MOVE & EXPLORE:
+    # an agent may have turned the garrison under him); the garrison is fought first
+    prev = int(st.owner[c])
+    may_mark = prev == -1 or (not diplomacy.friendly(st, s, prev)
+                              and not hexes.foreign_garrison(st, s, c))
+    if v and may_mark and (v in g.cfg["variant_gold"] or v == "temple"
+                           or (v.startswith("recruit_") and st.settle.item(c) < 0)):
         st.owner[c] = s  # designed: a Hero marks a Lumbermill / Gold Mine hex
     for _ in range(heroes.ability(st, h, "diplomacy")):  # 1 adjacent neutral settlement
         near = [int(m) for m in st.neighbours[c] if m >= 0 and st.settle[m] >= 0
                 and st.owner[m] < 0]
         if near:
             st.owner[near[0]] = s
-    if st.settle.item(c) >= 0 and st.owner.item(c) != s:
-        prev = int(st.owner[c])
+    if st.settle.item(c) >= 0 and prev != s and may_mark:
         st.owner[c] = s
         st.garrison[c] = 0
         st.garrison_specials[c] = 0

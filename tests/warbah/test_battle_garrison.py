@@ -129,14 +129,19 @@ def test_battle_knights_garrison_blocks_and_defends():
     assert st.battle is None
 
 
-def test_recovery_taken_castle_loses_its_knights():
-    """RECOVERY: a Hero who takes an enemy settlement puts down his marker; its garrison (knights
-    included) is gone."""
+def test_recovery_castle_kept_by_its_knights():
+    """RECOVERY ("A Hero may remove an enemy control marker in the hex he occupies") with MOVE &
+    EXPLORE ("Heroes cannot move into hexes that contain ... enemy garrison"): a Hero standing on
+    an enemy Knights castle whose knights still stand does not take it (issue 42: before, the
+    knights vanished unfought); once they are beaten, he puts down his marker."""
     g, st, t, ring = arena()
     _castle(st, t, 1)
     st.garrison_specials[t, KNI] = 4
     st.heroes[0].cell = t
     st.order = [0, 1]
+    turn.recovery(st)
+    assert st.owner[t] == 1 and st.garrison_specials[t, KNI] == 4
+    st.garrison_specials[t, KNI] = 0  # the knights beaten in battle
     turn.recovery(st)
     assert st.owner[t] == 0 and st.garrison_specials[t].sum() == 0
 

@@ -280,12 +280,11 @@ def test_exchange_and_drop_off():
     # a second friendly hero next door receives the army
     d = next(d for d in range(6) if st.neighbours[h.cell][d] >= 0 and st.land[st.neighbours[h.cell][d]]
              and heroes.hero_at(st, int(st.neighbours[h.cell][d])) < 0)
-    other = replace(h.clone(), cell=int(st.neighbours[h.cell][d]), troops=np.zeros(4, np.int64), abilities=[],
-                 received_army=False)
+    other = replace(h.clone(), cell=int(st.neighbours[h.cell][d]), troops=np.zeros(4, np.int64), abilities=[])
     st.heroes.append(other)
     h.troops[:] = [0, 3, 2, 1]
     st._mask = None
     assert st.legal_actions_mask()[EXCHANGE0 + d]
     st.apply(EXCHANGE0 + d)
     assert other.troops.tolist() == [0, 3, 2, 1] and h.troops.sum() == 0
-    assert other.received_army
+    assert other.received_troops.tolist() == [0, 3, 2, 1]  # not to be handed on this turn

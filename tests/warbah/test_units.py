@@ -59,7 +59,7 @@ def test_exchange_chosen_troops_instead_of_moving():
 def test_no_exchange_after_moving():
     """MOVE & EXPLORE: the exchange replaces the move, so a Hero that moved cannot exchange."""
     g, st, a, b, d = two_heroes()
-    a.mp = 2
+    a.mp, a.moved_turn = 2, st.turn  # he has stepped one hex this turn
     st._mask = None
     assert not st.legal_actions_mask()[GIVE0:GIVE0 + 24].any()
 
