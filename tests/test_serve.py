@@ -3,6 +3,7 @@ tests/test_serve_browser.py drives the page itself)."""
 from __future__ import annotations
 
 import json
+import re
 import threading
 import urllib.error
 import urllib.request
@@ -11,6 +12,7 @@ import numpy as np
 import pytest
 
 from tabletop_arena import envs
+from tabletop_arena.agents.shipped import agent_kind, shipped_agents
 from tabletop_arena.train.serve import RequestError, Sessions, make_server
 
 
@@ -19,24 +21,35 @@ def server():
     srv = make_server("127.0.0.1", 0, defaults={"game": "zaka_v0", "opponents": ["random"]})
     thread = threading.Thread(target=srv.serve_forever, daemon=True)
     thread.start()
+    srv.token = page_token(srv)
     yield srv
     srv.shutdown()
     srv.server_close()
 
 
-def call(server, path, body=None):
+def page_token(server) -> str:
+    """The token the page carries (a fresh one each load; "" from a server that gives none)."""
+    with urllib.request.urlopen(server.url, timeout=60) as resp:
+        found = re.search(rb'name="arena-token" content="([^"]+)"', resp.read())
+    return found.group(1).decode() if found else ""
+
+
+def call(server, path, body=None, token=None):
     data = None if body is None else json.dumps(body).encode()
-    req = urllib.request.Request(server.url + path.lstrip("/"), data=data,
-                                 headers={"Content-Type": "application/json"})
+    headers = {"X-Arena-Token": server.token if token is None else token}
+    if data is not None:
+        headers["Content-Type"] = "application/json"
+    req = urllib.request.Request(server.url + path.lstrip("/"), data=data, headers=headers)
     try:
         with urllib.request.urlopen(req, timeout=60) as resp:
             return resp.status, resp.headers.get("Content-Type"), resp.read()
     except urllib.error.HTTPError as exc:
-        return exc.code, exc.headers.get("Content-Type"), exc.read()
+        with exc:
+            return exc.code, exc.headers.get("Content-Type"), exc.read()
 
 
-def call_json(server, path, body=None):
-    status, _, raw = call(server, path, body)
+def call_json(server, path, body=None, token=None):
+    status, _, raw = call(server, path, body, token)
     return status, json.loads(raw)
 
 
@@ -50,6 +63,13 @@ def test_page_and_catalog(server):
     assert cat["defaults"] == {"game": "zaka_v0", "opponents": ["random"]}
     pk = next(g for g in cat["games"] if g["id"] == "peacekeepers_v0")
     assert {"heuristic", "random", "ppo:peacekeepers"} <= set(pk["agents"])
+    assert pk["notes"]["ppo:peacekeepers"] == "trained for 2-player competitive"
+    shipped = shipped_agents()
+    for game in cat["games"]:   # every shipped agent, and its strongest spec, is on its game's list
+        for name, entry in shipped.items():
+            if entry["game"] == game["id"]:
+                assert f"{agent_kind(entry)}:{name}" in game["agents"]
+                assert entry.get("strongest", "random") in game["agents"]
     assert any(v["name"] == "competitive_4p" and v["players"] == 4 for v in pk["variants"])
 
 
@@ -90,6 +110,8 @@ def test_errors_are_readable(server):
     assert status == 400 and "did you mean 'num_players'" in err["error"]
     status, err = call_json(server, "/api/new", {"game": "zaka", "opponents": ["nonsense"]})
     assert status == 400 and "unknown agent" in err["error"]
+    status, err = call_json(server, "/api/new", {"game": "zaka", "opponents": ["ppo:peacekeepers"]})
+    assert status == 400 and "plays peacekeepers_v0, not zaka_v0" in err["error"]
     status, err = call_json(server, "/api/new", {"game": "zaka", "seat": 3})
     assert status == 400 and "seat must be 0..1" in err["error"]
     status, st = call_json(server, "/api/new", {"game": "zaka", "options": "num_players=3", "seed": 1})
@@ -106,9 +128,11 @@ def test_errors_are_readable(server):
     assert status == 404
 
 
-def test_sessions_keep_the_newest():
-    sessions = Sessions(limit=2)
-    ids = [sessions.add(object()) for _ in range(3)]
+def test_sessions_keep_the_newest_of_a_page():
+    sessions = Sessions(limit=10, per_page=2)
+    ids = [sessions.add(object(), page="a") for _ in range(3)]
     with pytest.raises(RequestError):
-        sessions.get(ids[0])
-    assert sessions.get(ids[2])[0] is not None
+        sessions.get(ids[0], "a")
+    assert sessions.get(ids[2], "a")[0] is not None
+    with pytest.raises(RequestError):   # another page does not see it
+        sessions.get(ids[2], "b")

@@ -270,8 +270,16 @@ def cmd_quickstart(args) -> int:
 # ----------------------------------------------------------------------------------- serve ----
 @command
 def cmd_serve(args) -> int:
-    from .serve import serve
+    from .serve import DEFAULT_MAX_BUDGET, AgentAllowList, RequestError, build_agent, command_line_agent, serve
 
+    trust = bool(getattr(args, "trust_checkpoint", False))
+    try:
+        listed = [command_line_agent(item, trust=trust) for item in args.agent or []]
+        allowed = AgentAllowList(args.max_budget or DEFAULT_MAX_BUDGET, listed, trust=trust)
+    except ValueError as exc:
+        raise CLIError(str(exc), hint="e.g. arena serve zaka --agent mine=runs/x/final.zip --opponents ppo:mine") from None
+    refused = "name the file with --agent NAME=PATH, then --opponents ppo:NAME"
+    shipped = allowed.checkpoints
     defaults = {}
     if args.game:
         game_id = resolve_game(args.game)
@@ -281,15 +289,39 @@ def cmd_serve(args) -> int:
         if not 0 <= args.seat < game.num_agents:
             raise CLIError(f"--seat must be 0..{game.num_agents - 1} for this variant, got {args.seat}")
         for spec in args.opponents or []:
-            make_agent(spec, game, seed=0)
+            try:
+                internal = allowed.check(spec, game_id)
+            except RequestError as exc:
+                kind, _, arg = spec.partition(":")
+                if kind.lower() not in ("ppo", "puct", "rollout", "vlook") or arg.rpartition(":")[2] in shipped:
+                    make_agent(spec, game, seed=0)   # its own words (a typo, another game's agent); no file of yours
+                if exc.status == 403:
+                    raise CLIError(f"--opponents {spec}: the page plays checkpoints by name, not by path",
+                                   hint=refused) from None
+                raise CLIError(f"--opponents {spec}: {exc}") from None
+            build_agent(internal, game, 0, trust=trust and internal != spec)   # loaded once, before serving
     elif args.opt:
         raise CLIError("--opt needs a game", hint="e.g. arena serve zaka --opt num_players=3")
+    else:
+        for spec in args.opponents or []:   # no game: offered for at least one
+            errors = []
+            for game_id in envs.names():
+                try:
+                    allowed.check(spec, game_id)
+                    break
+                except RequestError as exc:
+                    errors.append(exc)
+            else:
+                if all(exc.status == 403 for exc in errors):
+                    raise CLIError(f"--opponents {spec}: the page plays checkpoints by name, not by path",
+                                   hint=refused)
+                raise CLIError(f"--opponents {spec}: {errors[0]}")
     if args.opponents:
         defaults["opponents"] = list(args.opponents)
     defaults["seat"] = args.seat
     if args.seed is not None:
         defaults["seed"] = args.seed
-    return serve(args.host, args.port, defaults=defaults, open_browser=args.open)
+    return serve(args.host, args.port, defaults=defaults, open_browser=args.open, allowed=allowed)
 
 
 # ------------------------------------------------------------------------------------ main ----
@@ -352,8 +384,17 @@ def build_parser() -> ArenaParser:
     add_env_options(s)
     s.add_argument("--seat", type=int_at_least(0), default=0, help="preset player index for you")
     s.add_argument("--seed", type=int_at_least(0), help="preset seed (default: a new one each game)")
-    s.add_argument("--host", default="127.0.0.1", help="address to listen on (0.0.0.0: reachable from "
-                   "other machines; there is no login)")
+    s.add_argument("--agent", action="append", metavar="NAME=PATH",
+                   help="a checkpoint file the page may play, as ppo:NAME (and puct:N:NAME, rollout:N:NAME), "
+                        "or vlook:NAME for a value.pt; repeatable. The page itself never names a file")
+    s.add_argument("--max-budget", type=int_at_least(1), metavar="N",
+                   help="the most search simulations a move the page may choose (mcts:N, puct:N, rollout:N "
+                        "times its k; default 400, about 1.5 s a move on Zaka or Peacekeepers)")
+    s.add_argument("--trust-checkpoint", action="store_true",
+                   help="also load --agent checkpoints in the old pickled format (SB3 zips): such a file "
+                        "runs any code it carries, so only for files whose source you trust")
+    s.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1: this "
+                   "machine only; 0.0.0.0: anyone who can reach the port can play, there is no login)")
     s.add_argument("--port", type=_port, default=8000, help="port (0: any free one)")
     s.add_argument("--open", action="store_true", help="open the page in the default browser")
     s.set_defaults(func=cmd_serve)
