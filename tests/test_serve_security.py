@@ -611,8 +611,12 @@ def test_a_checkpoint_named_on_the_command_line_is_offered_by_name(monkeypatch):
         serve_module.AgentAllowList(command_line=[serve_module.command_line_agent(f"zaka={path}")])
 
 
-def test_serve_refuses_a_preset_opponent_that_names_a_file(tmp_path, capsys):
+def test_serve_refuses_a_preset_opponent_that_names_a_file(tmp_path, capsys, monkeypatch):
     from tabletop_arena.train.cli import main
+
+    def stop():   # were a preset accepted, the server would stop at once instead of serving
+        raise KeyboardInterrupt
+    monkeypatch.setattr(serve_module.ArenaServer, "serve_forever", lambda self, *a: stop())
 
     marker = tmp_path / "MARKER"
     evil = crafted_checkpoint(tmp_path / "evil.zip", marker)
