@@ -263,7 +263,7 @@ def cmd_quickstart(args) -> int:
         print("\n".join(_compare_checks(check, report, label)))
     print(f"\nreport: {out / 'eval'}/report.md (and .json, .png); checkpoint: {final}")
     print(f"play it: arena play {game.split('_v')[0]} --opponents ppo:{final}   "
-          f"or in the browser: arena serve {game.split('_v')[0]} --opponents ppo:{final}")
+          f"or in the browser: arena serve {game.split('_v')[0]} --agent mine={final} --opponents ppo:mine")
     return 0
 
 
