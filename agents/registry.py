@@ -27,6 +27,7 @@ Game-specific modules are found by convention, so a new game gets its baseline b
 """
 from __future__ import annotations
 
+import difflib
 import importlib
 import importlib.util
 
@@ -35,7 +36,11 @@ from .base import BaseAgent, RandomAgent
 
 KINDS = ("random", "heuristic", "mcts[:N]", "ppo:NAME", "ppo:PATH", "puct:N:NAME", "puct:N:PATH",
          "rollout:N:NAME", "rollout:N:PATH", "vlook:NAME", "vlook:PATH")
+#: the spec forms in one short line (REF: a shipped agent's name or a checkpoint path)
+KINDS_SHORT = "random, heuristic, mcts[:N], ppo:NAME|PATH, puct:N:REF, rollout:N:REF, vlook:REF"
 DEFAULT_MCTS_SIMULATIONS = 200
+#: the most simulations / rollouts a spec may ask for a move (more is hours a move, not a setting)
+MAX_SEARCH = 100_000
 
 
 class AgentSpecError(ValueError):
@@ -88,14 +93,31 @@ def _heuristic(game, seed):
     return cls(game, seed=seed)
 
 
-def _checkpoint(ref: str, kind: str = "ppo") -> str:
+def checkpoint_for(ref: str, kind: str = "ppo", game: Game | None = None, spec: str | None = None) -> str:
     """The checkpoint path of a ``ppo:`` / ``puct:N:`` / ``rollout:N:`` reference (``kind`` ppo) or a
-    ``vlook:`` one (``kind`` vlook): a shipped name or a path."""
-    from .shipped import ShippedAgentError, resolve_checkpoint
+    ``vlook:`` one (``kind`` vlook): a shipped name or a path. A name close to a shipped one gets a
+    did-you-mean; a shipped agent of another game than ``game`` is refused in one short line."""
+    from .shipped import ShippedAgentError, resolve_checkpoint, shipped_agents
+    spec = spec or f"{kind}:{ref}"
     try:
-        return resolve_checkpoint(ref, kind)
+        path = resolve_checkpoint(ref, kind)
     except ShippedAgentError as exc:
+        shipped = shipped_agents()
+        close = difflib.get_close_matches(ref, list(shipped), n=1, cutoff=0.6)
+        if close and ref not in shipped:
+            raise AgentSpecError(f"no shipped agent named {ref!r} and no such file; did you mean "
+                                 f"{spec[:len(spec) - len(ref)] + close[0]!r}?") from None
         raise AgentSpecError(str(exc)) from None
+    entry = shipped_agents().get(ref) if path != ref else None
+    if game is not None and entry is not None and entry.get("game") != game.name:
+        raise AgentSpecError(f"{spec} was trained for {entry.get('game')}, not {game.name}")
+    return path
+
+
+def shipped_for(game_name: str) -> list[str]:
+    """The specs of the shipped agents of ``game_name`` (``ppo:zaka``, ``vlook:gorgasali`` ...)."""
+    from .shipped import agent_kind, shipped_agents
+    return [f"{agent_kind(e)}:{n}" for n, e in shipped_agents().items() if e.get("game") == game_name]
 
 
 def _rollout_settings(items: list[str], spec: str) -> dict:
@@ -107,8 +129,7 @@ def _rollout_settings(items: list[str], spec: str) -> dict:
         key, eq, value = item.partition("=")
         if not eq or key not in names or names[key] in out:
             raise AgentSpecError(f"rollout settings are k=K, gate=G, floor=P, by=policy|random, "
-                                 f"alloc=uniform|halving, each once "
-                                 f"(e.g. rollout:64,k=10,gate=1,by=random:peacekeepers), got {item!r} in {spec!r}")
+                                 f"alloc=uniform|halving, each once; got {item!r} in {spec!r}")
         try:
             if key == "k":
                 if not value.isdigit():
@@ -151,16 +172,17 @@ def make_agent(spec: str, game: Game, seed: int | None = None) -> BaseAgent:
                 sims = int(arg)
             except ValueError:
                 raise AgentSpecError(f"mcts:N needs an integer number of simulations, got {spec!r}") from None
-            if sims < 1:
-                raise AgentSpecError(f"mcts:N needs N >= 1, got {spec!r}")
+            if not 1 <= sims <= MAX_SEARCH:
+                raise AgentSpecError(f"mcts:N needs N >= 1 and at most {MAX_SEARCH}, got {spec!r}")
         from .mcts import MCTSAgent
         agent = MCTSAgent(game, simulations=sims, seed=seed)
     elif kind == "ppo":
         if not arg:
             raise AgentSpecError("ppo needs a shipped agent's name or a checkpoint path: ppo:NAME "
                                  "(e.g. ppo:peacekeepers) or ppo:PATH (e.g. ppo:runs/x/final.zip)")
+        path = checkpoint_for(arg, game=game, spec=spec)
         from .ppo import PPOAgent  # imports torch: only when asked for
-        agent = PPOAgent(_checkpoint(arg), game, seed=seed)
+        agent = PPOAgent(path, game, seed=seed)
     elif kind in ("puct", "rollout"):
         n, _, ref = arg.partition(":")
         settings: dict = {}
@@ -168,12 +190,12 @@ def make_agent(spec: str, game: Game, seed: int | None = None) -> BaseAgent:
             n, *extra = n.split(",")
             settings = _rollout_settings(extra, spec)
         count = int(n) if n.isdigit() else 0   # digits only: no sign, space or "1e3" coerced
-        if count < 1 or not ref:
+        if not 1 <= count <= MAX_SEARCH or not ref:
             what, example = (("simulations", "puct:64:zaka") if kind == "puct"
                              else ("rollouts per candidate move", "rollout:16:zaka"))
             raise AgentSpecError(f"{kind} needs a number of {what} and a checkpoint: {kind}:N:NAME or "
-                                 f"{kind}:N:PATH with N >= 1 (e.g. {example}), got {spec!r}")
-        path = _checkpoint(ref)
+                                 f"{kind}:N:PATH with 1 <= N <= {MAX_SEARCH} (e.g. {example}), got {spec!r}")
+        path = checkpoint_for(ref, game=game, spec=spec)
         if kind == "puct":
             from .puct import PUCTAgent  # imports torch: only when asked for
             agent = PUCTAgent(path, game, simulations=count, seed=seed)
@@ -191,10 +213,14 @@ def make_agent(spec: str, game: Game, seed: int | None = None) -> BaseAgent:
         if not arg:
             raise AgentSpecError("vlook needs a shipped agent's name or a value checkpoint: vlook:NAME "
                                  "(e.g. vlook:gorgasali) or vlook:PATH (e.g. vlook:runs/x/value.pt)")
+        path = checkpoint_for(arg, "vlook", game=game, spec=spec)
         from .lookahead import ValueLookaheadAgent  # imports torch: only when asked for
-        agent = ValueLookaheadAgent(_checkpoint(arg, "vlook"), game, seed=seed)
+        agent = ValueLookaheadAgent(path, game, seed=seed)
     else:
-        raise AgentSpecError(f"unknown agent {spec!r}; known: {', '.join(KINDS)}")
+        names = ("random", "heuristic", "mcts", "ppo", "puct", "rollout", "vlook")
+        close = difflib.get_close_matches(kind, names, n=1, cutoff=0.6)
+        guess = f"did you mean {close[0] + spec[len(kind):]!r}? " if close else ""
+        raise AgentSpecError(f"unknown agent {spec!r}; {guess}agents: {KINDS_SHORT}")
     agent.name = spec
     agent.spec = spec
     return agent

@@ -23,14 +23,18 @@ from .cli_common import (
     ArenaParser,
     CLIError,
     add_env_options,
+    check_out_folder,
     command,
     env_options,
     int_at_least,
+    int_between,
     make_agent,
     make_game,
+    number_between,
     parse_env_options,
     resolve_game,
 )
+from .commands import MAX_GAMES, MAX_WORKERS
 
 __all__ = ["main", "build_parser", "parse_env_options"]
 
@@ -134,6 +138,10 @@ def cmd_play(args) -> int:
 
 
 # ----------------------------------------------------------------------------------- bench ----
+#: the longest measurement a bench run takes per env, and its most rounds (each round measures
+#: every env for seconds / rounds: many rounds of nearly nothing measure only the overhead)
+MAX_BENCH_SECONDS, MAX_BENCH_ROUNDS = 3600.0, 100
+
 @command
 def cmd_bench(args) -> int:
     from .bench import ReferenceUnavailable, format_table, run
@@ -226,17 +234,17 @@ def cmd_quickstart(args) -> int:
     if args.no_progress:
         overrides["progress"] = False
     if args.out is None:
+        check_out_folder("runs/quickstart")
         out = fresh_run_folder(Path("runs/quickstart"))
         if out.name != "quickstart":
             print(f"runs/quickstart already holds a run; this one goes to {out} "
                   f"(--out DIR picks the folder)")
     else:
-        out = Path(args.out)
+        out = check_out_folder(args.out)
         if out.exists() and any(out.iterdir()):
             raise CLIError(f"{out} already holds files",
-                           hint=f"leave out --out for a fresh runs/quickstart-N folder, or continue that "
-                                f"run with: arena train {game.split('_v')[0]} --out {out} --resume "
-                                f"--timesteps N")
+                           hint=f"leave out --out for a fresh runs/quickstart-N, or continue it: arena train "
+                                f"{game.split('_v')[0]} --out DIR --resume --timesteps N")
     from .evaluate import evaluate
     from .ppo import train
 
@@ -406,9 +414,10 @@ def build_parser() -> ArenaParser:
                        "printed, never asserted. Without pygame (connect_four_v3 needs it) the envs "
                        "are measured without the reference.")
     s.add_argument("games", nargs="*", help="games to measure (default: all)")
-    s.add_argument("--seconds", type=_positive(float, "number"), default=4.0, help="seconds of play per env")
+    s.add_argument("--seconds", type=number_between(0, MAX_BENCH_SECONDS), default=4.0,
+                   help=f"seconds of play per env (at most {MAX_BENCH_SECONDS})")
     s.add_argument("--all-variants", action="store_true", help="measure every registered variant")
-    s.add_argument("--rounds", type=_positive(int, "integer"), default=2,
+    s.add_argument("--rounds", type=int_between(1, MAX_BENCH_ROUNDS), default=2,
                    help="rounds, each measuring connect_four_v3 then every env for seconds/rounds "
                         "(the table shows the lowest and highest per-round ratio)")
     add_env_options(s)
@@ -423,8 +432,8 @@ def build_parser() -> ArenaParser:
     s.add_argument("--timesteps", type=_positive(int, "integer"),
                    help="learner steps (default: 250,000 for Peacekeepers, about 9 minutes on 2 CPU cores; "
                         f"{QUICKSTART_DEFAULT_TIMESTEPS:,} for the other games)")
-    s.add_argument("--games", type=_positive(int, "integer"), default=400, help="evaluation games per pairing")
-    s.add_argument("--workers", type=_positive(int, "integer"), default=2, help="evaluation worker processes")
+    s.add_argument("--games", type=int_between(1, MAX_GAMES), default=400, help="evaluation games per pairing")
+    s.add_argument("--workers", type=int_between(1, MAX_WORKERS), default=2, help="evaluation worker processes")
     s.add_argument("--seed", type=int_at_least(0), help="seed of training and evaluation (default 0)")
     s.add_argument("--out", help="run folder (default: runs/quickstart, or the next free runs/quickstart-N)")
     s.add_argument("--no-progress", action="store_true", help="no progress bars")

@@ -22,8 +22,10 @@ import argparse
 import difflib
 import functools
 import json
+import os
 import re
 import sys
+from pathlib import Path
 from typing import Any
 
 from .. import envs
@@ -138,11 +140,19 @@ def add_env_options(parser: argparse.ArgumentParser, deprecated: tuple[str, ...]
                             help="deprecated spelling of --opt")
 
 
-def env_options(args) -> dict[str, Any]:
-    """The env options of parsed ``args`` (notes about deprecated spellings go to stderr)."""
+def env_options(args, notes: bool = True) -> dict[str, Any]:
+    """The env options of parsed ``args``; notes about deprecated spellings go to stderr (with
+    ``notes=False`` the caller prints them once the options proved good: ``print_notes``)."""
+    if notes:
+        print_notes(args)
+    return parse_env_options(getattr(args, "opt", None))
+
+
+def print_notes(args) -> None:
+    """The notes about deprecated spellings in ``args`` (once), on stderr."""
     for note in sorted(getattr(args, "deprecated_notes", ()) or ()):
         print(f"arena {getattr(args, 'command', '')}: note: {note}".replace("  ", " "), file=sys.stderr)
-    return parse_env_options(getattr(args, "opt", None))
+    args.deprecated_notes = set()
 
 
 def int_at_least(low: int):
@@ -156,6 +166,36 @@ def int_at_least(low: int):
             raise argparse.ArgumentTypeError(f"expected an integer >= {low}, got {text!r}")
         return value
     parse.__name__ = f"integer >= {low}"
+    return parse
+
+
+def int_between(low: int, high: int):
+    """An argparse type: an integer from ``low`` to ``high``."""
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            value = low - 1
+        if not low <= value <= high:
+            raise argparse.ArgumentTypeError(f"expected an integer from {low} to {high:,}, got {text!r}")
+        return value
+    parse.__name__ = f"integer in {low}..{high}"
+    return parse
+
+
+def number_between(low: float, high: float, what: str = "seconds"):
+    """An argparse type: a finite number above ``low`` and at most ``high`` (nan, inf refused)."""
+    import math
+
+    def parse(text: str) -> float:
+        try:
+            value = float(text)
+        except ValueError:
+            value = math.nan
+        if not (math.isfinite(value) and low < value <= high):
+            raise argparse.ArgumentTypeError(f"expected {what} above {low:g} and at most {high:g}, got {text!r}")
+        return value
+    parse.__name__ = f"number in ({low}, {high}]"
     return parse
 
 
@@ -274,14 +314,41 @@ def make_game(game_id: str, options: dict[str, Any]):
         match = re.search(r"(?<!rules )unknown (?:env |game )?options? \[?'([^']+)'", text)
         if match:  # the same words as a keyword the game's constructor does not take
             raise _option_error(game_id, f"{game_id} has no option {match.group(1)!r}", match.group(1)) from None
-        raise _option_error(game_id, f"bad option for {game_id}: {text}", None) from None
+        text = text.removeprefix(f"{game_id}: ")   # the game is named once, here
+        raise CLIError(f"bad option for {game_id}: {text}", hint="see 'arena list'") from None
+    except OSError as exc:   # a rules file (config_path) that cannot be read: a folder, no permission
+        raise CLIError(f"bad option for {game_id}: cannot read {exc.filename or 'a file'}: "
+                       f"{exc.strerror or exc}", hint="config_path names a YAML rules file") from None
+
+
+def check_out_folder(path: str | os.PathLike, flag: str = "--out") -> Path:
+    """``path`` as the folder a command will write into: an existing folder, or one that can be
+    made there. Checked before any work and without leaving anything behind (a folder is made and
+    removed in the nearest existing part of the path); a file in the way, a path through a file,
+    ``/proc`` or a read-only folder is a CLIError naming ``flag``."""
+    import tempfile
+
+    out = Path(path)
+    if out.exists() and not out.is_dir():
+        raise CLIError(f"{flag} {out} is a file, not a folder", hint="give a folder (it is made if missing)")
+    near = out
+    while not near.exists() and near != near.parent:   # the nearest part of the path that exists
+        near = near.parent
+    if not near.is_dir():
+        raise CLIError(f"{flag} {out}: {near} is a file, not a folder")
+    try:
+        os.rmdir(tempfile.mkdtemp(prefix=".arena-write-check-", dir=near))
+    except OSError as exc:
+        raise CLIError(f"{flag} {out}: cannot write in {near} ({exc.strerror or exc})",
+                       hint="choose a folder you can write to") from None
+    return out
 
 
 def _option_error(game_id: str, message: str, unknown: str | None) -> CLIError:
     known = known_options(game_id)
     close = difflib.get_close_matches(unknown, known, n=1) if unknown else []
     hint = (f"did you mean {close[0]!r}? " if close else "")
-    hint += f"{game_id} options: {', '.join(known)}" if known else "see 'arena list'"
+    hint += f"options: {', '.join(known)}" if known else "see 'arena list'"
     return CLIError(message, hint=hint)
 
 
@@ -297,20 +364,6 @@ def shipped_agent_label(name: str, entry: dict) -> str:
         (f": {flags}" if flags else "")
 
 
-def agent_hint(game_id: str | None = None) -> str:
-    from ..agents.shipped import shipped_agents
-
-    try:
-        shipped = [shipped_agent_label(n, e) for n, e in shipped_agents().items()
-                   if game_id is None or e.get("game") == game_id]
-    except Exception:  # noqa: BLE001 - only a hint
-        shipped = []
-    return "agents: random, heuristic, mcts[:N], " + (", ".join(shipped) + ", " if shipped else "") + \
-        "ppo:PATH (a checkpoint from arena train), puct:N:NAME or puct:N:PATH (with N simulations of search), " \
-        "rollout:N:NAME or rollout:N:PATH (with N of its own rollouts a candidate move), " \
-        "vlook:PATH (a value.pt from an algorithm: value_lookahead run)"
-
-
 def make_agent(spec: str, game, seed: int | None = None):
     """``agents.make_agent`` with every "no such agent / checkpoint" failure as a CLIError."""
     from ..agents.registry import make_agent as build
@@ -322,22 +375,87 @@ def make_agent(spec: str, game, seed: int | None = None):
         raise CLIError(f"agent {spec!r} needs {exc.name or 'a package'} that is not installed",
                        hint="install the training extra: pip install -e '.[train]'") from None
     except user_error_types() as exc:
-        raise CLIError(f"agent {spec!r}: {exc}", hint=agent_hint(game.name)) from None
+        raise agent_error(spec, exc, game) from None
+
+
+def agent_error(spec: str, exc: BaseException, game) -> CLIError:
+    """One short line for an agent ``spec`` that ``game`` cannot use: the error's own words (with the
+    spec named once), a checkpoint of another variant said as the options it was trained with."""
+    text = one_line(exc)
+    if "does not fit this game variant" in text:   # agents.ppo.check_compatible lists every field
+        text = _misfit(spec, game) or text
+    ref = checkpoint_ref(spec)
+    if spec not in text and not (ref and ref[1] in text):   # the spec (or its file) named once
+        text = f"agent {spec!r}: {text}"
+    return CLIError(text, hint=shipped_hint(game.name) if "trained for" in text or "shipped" in text else None)
+
+
+def shipped_hint(game_id: str) -> str | None:
+    """``trained for GAME: ppo:a, ppo:b`` (None when the game has no shipped agent)."""
+    from ..agents.registry import shipped_for
+
+    try:
+        shipped = shipped_for(game_id)
+    except Exception:  # noqa: BLE001 - only a hint
+        return None
+    return f"trained for {game_id}: {', '.join(shipped)}" if shipped else None
+
+
+def checkpoint_ref(spec: str) -> tuple[str, str] | None:
+    """(kind, REF) of a checkpoint-backed spec: ``ppo:REF``, ``puct:N:REF``, ``rollout:N...:REF``,
+    ``vlook:REF`` (``kind`` ppo or vlook: what the checkpoint must be); None for other specs."""
+    kind, _, arg = spec.strip().partition(":")
+    kind = kind.lower()
+    if kind in ("ppo", "vlook"):
+        return (kind, arg) if arg else None
+    if kind in ("puct", "rollout"):
+        ref = arg.partition(":")[2]
+        return ("ppo", ref) if ref else None
+    return None
+
+
+def _misfit(spec: str, game) -> str | None:
+    """``SPEC was trained for GAME with k=v (here w)``: the options where a PPO checkpoint differs
+    from ``game`` (None when they agree: the layout differs, and the long message says how)."""
+    ref = checkpoint_ref(spec)
+    if ref is None or ref[0] != "ppo":
+        return None
+    try:
+        from ..agents.ppo import game_metadata, read_metadata
+        from ..agents.shipped import resolve_checkpoint
+        meta, want = read_metadata(resolve_checkpoint(ref[1])), game_metadata(game)
+    except Exception:  # noqa: BLE001 - only a shorter wording of an error already raised
+        return None
+    if meta.get("game") != want["game"]:
+        return f"{spec} was trained for {meta.get('game')}, not {want['game']}"
+    have, asked = dict(meta.get("options") or {}), dict(want.get("options") or {})
+    diffs = [f"{k}={json.dumps(have.get(k))} (here {json.dumps(asked.get(k))})"
+             for k in sorted(set(have) | set(asked)) if have.get(k) != asked.get(k)]
+    if not diffs:
+        return None
+    return f"{spec} was trained for {want['game']} with {', '.join(diffs[:3])}" + \
+        (f" and {len(diffs) - 3} more options" if len(diffs) > 3 else "")
 
 
 def check_checkpoint_exists(spec: str, game) -> None:
-    """For ``ppo:PATH``: the file exists (checked before torch is imported to read it)."""
-    import os
-
-    if not (isinstance(spec, str) and spec.strip().lower().startswith("ppo:")):
+    """For a checkpoint-backed spec (``ppo:``, ``puct:N:``, ``rollout:N:``, ``vlook:``): the shipped
+    name or the file exists and (a shipped name) was trained for ``game``, checked before torch is
+    imported to read it."""
+    ref = checkpoint_ref(spec) if isinstance(spec, str) else None
+    if ref is None:
         return
-    from ..agents.shipped import ShippedAgentError, resolve_checkpoint
+    from ..agents.registry import AgentSpecError, checkpoint_for
 
     try:
-        path = resolve_checkpoint(spec.strip()[4:]) if spec.strip()[4:] else None
-    except ShippedAgentError as exc:
-        raise CLIError(f"agent {spec!r}: {exc}", hint=agent_hint(game.name)) from None
-    if path is not None and not os.path.isfile(path):
-        raise CLIError(f"agent {spec!r}: checkpoint not found: {path}",
-                       hint="give a file written by arena train (e.g. runs/x/policy.zip) or a shipped "
-                            "agent's name")
+        path = checkpoint_for(ref[1], ref[0], game=game, spec=spec.strip())
+    except AgentSpecError as exc:
+        raise agent_error(spec.strip(), exc, game) from None
+    if os.path.isdir(path):
+        raise CLIError(f"agent {spec!r} names a folder, not a checkpoint file",
+                       hint="e.g. ppo:runs/x/policy.zip or vlook:runs/x/value.pt")
+    if not os.path.isfile(path):
+        raise CLIError(f"agent {spec!r}: checkpoint not found",
+                       hint="a file written by arena train, or a shipped agent's name ('arena list')")
+    misfit = _misfit(spec.strip(), game)   # its metadata only (JSON): nothing of the file runs
+    if misfit:
+        raise CLIError(misfit, hint=shipped_hint(game.name))

@@ -10,17 +10,22 @@ config key. Mistakes raise ``CLIError``: one line with a hint, exit code 2.
 """
 from __future__ import annotations
 
+import re
 import sys
+from pathlib import Path
 
 from .cli_common import (
     CLIError,
     HelpFormatter,
     add_env_options,
+    check_out_folder,
     command,
     env_options,
     int_at_least,
+    int_between,
     make_game,
     parse_env_options,
+    print_notes,
     resolve_game,
 )
 
@@ -89,11 +94,11 @@ def _blame(exc, overrides: dict) -> CLIError:
     """A training-config error raised while training starts, naming --set when a --set key (or a
     value out of range there) caused it, else the config file."""
     text = str(exc)
+    body = re.sub(r"^\S+?(?:\.ya?ml|\.zip config \+ overrides): ", "", text)   # the file a value came from
     for key in overrides:
-        if text.startswith(f"{key}:") or f"({key}" in text or text.startswith(f"{key} "):
-            return CLIError(f"--set {text}", hint="see train/config.py for the allowed values")
-    return CLIError(text, hint="training-config keys: train/config.py; the file in use: --config, "
-                              "else configs/train/<game>.yaml")
+        if body.startswith(f"{key}:") or f"({key}" in body or body.startswith(f"{key} "):
+            return CLIError(f"--set {body}", hint="see train/config.py for the allowed values")
+    return CLIError(text)
 
 
 #: training-config keys with a flag of their own: (flag's attribute, config key)
@@ -126,10 +131,13 @@ def cmd_train(args) -> int:
     from .config import ConfigError
 
     game = resolve_game(args.game)
+    check_out_folder(args.out if args.out is not None else "runs")
+    if args.resume and args.out is not None:
+        _check_resumable(Path(args.out))
     if args.backend != "rllib" and not args.resume:
         from .value_lookahead import read_if_value_config
         try:
-            found = read_if_value_config(args.config, game, env_options(args))
+            found = read_if_value_config(args.config, game, env_options(args, notes=False))
         except ConfigError as exc:
             raise CLIError(str(exc)) from None
         if found is not None:
@@ -172,12 +180,23 @@ def cmd_train(args) -> int:
     return 0
 
 
+def _check_resumable(out: Path) -> None:
+    """``--resume`` of a folder that a value-lookahead run wrote: that algorithm does not resume."""
+    from .value_lookahead import is_value_run
+
+    if not (out / "checkpoint.zip").exists() and is_value_run(out):
+        raise CLIError(f"{out} holds a value_lookahead run, which cannot be resumed (each round refits "
+                       f"on every data game so far, and those are not kept)",
+                       hint="start a new run with another --out")
+
+
 def _add_env_and_progress(args, game: str, overrides: dict) -> None:
     """--opt (checked by building the game) and --no-progress, as config overrides."""
-    options = env_options(args)
+    options = env_options(args, notes=False)
     if options:
         make_game(game, options)
         overrides["env_options"] = options
+    print_notes(args)
     if args.no_progress:
         overrides["progress"] = False
 
@@ -201,8 +220,7 @@ def _train_value_lookahead(args, game: str, found: tuple[dict, str]) -> int:
     try:
         path = train_value_lookahead(game, found[0], found[1], args.out, overrides)
     except ConfigError as exc:
-        raise CLIError(str(exc), hint="value-lookahead keys: train/value_lookahead.py "
-                                      "(ValueLookaheadConfig)") from None
+        raise CLIError(str(exc), hint="its keys: train/value_lookahead.py") from None
     print(f"value checkpoint: {path} (play it as vlook:{path})")
     return 0
 
@@ -212,15 +230,20 @@ def cmd_eval(args) -> int:
     from .evaluate import evaluate
 
     game = resolve_game(args.game)
-    options = env_options(args)
+    options = env_options(args, notes=False)
     game_obj = make_game(game, options)
+    print_notes(args)
+    if args.opening_moves >= args.max_steps:
+        raise CLIError(f"--opening-moves {args.opening_moves} must be below the move cap "
+                       f"--max-steps {args.max_steps}", hint="the random opening is part of every game")
+    out = args.out or f"runs/eval/{game}"
+    check_out_folder(out)
     from .cli_common import make_agent
     for spec in args.agents:  # each spec (and checkpoint) checked before any game is played
         if not spec.startswith("ppo:"):
             make_agent(spec, game_obj, seed=0)
         else:
             _check_checkpoint(spec, game_obj)
-    out = args.out or f"runs/eval/{game}"
     report = evaluate(game, args.agents, options=options, games=args.games,
                       workers=args.workers, seed=args.seed, opening_moves=args.opening_moves,
                       max_steps=args.max_steps, progress=not args.no_progress, out=out)
@@ -241,7 +264,7 @@ def _check_checkpoint(spec: str, game) -> None:
     evaluation needs it anyway)."""
     from ..agents.registry import AgentSpecError
     from ..agents.shipped import ShippedAgentError, resolve_checkpoint
-    from .cli_common import agent_hint, check_checkpoint_exists
+    from .cli_common import agent_error, check_checkpoint_exists
 
     check_checkpoint_exists(spec, game)
     try:
@@ -254,10 +277,12 @@ def _check_checkpoint(spec: str, game) -> None:
         raise CLIError(f"agent {spec!r} needs {exc.name or 'torch'}",
                        hint="install the training extra: pip install -e '.[train]'") from None
     except (ValueError, ShippedAgentError) as exc:  # AgentSpecError, CheckpointError
-        raise CLIError(f"agent {spec!r}: {exc}", hint=agent_hint(game.name)) from None
+        raise agent_error(spec, exc, game) from None
 
 
 _positive_int = int_at_least(1)
+#: the most games per group and worker processes an evaluation takes (more is a typo, not a plan)
+MAX_GAMES, MAX_WORKERS = 1_000_000, 256
 
 
 def register(subparsers) -> None:
@@ -302,8 +327,8 @@ def register(subparsers) -> None:
     p.add_argument("game", help="game id or name, e.g. peacekeepers")
     p.add_argument("--agents", nargs="+", required=True, metavar="AGENT",
                    help="agent specs, e.g. ppo:peacekeepers heuristic (every kind: below)")
-    p.add_argument("--games", type=_positive_int, default=100, help="games per group of agents")
-    p.add_argument("--workers", type=_positive_int, default=2, help="parallel worker processes")
+    p.add_argument("--games", type=int_between(1, MAX_GAMES), default=100, help="games per group of agents")
+    p.add_argument("--workers", type=int_between(1, MAX_WORKERS), default=2, help="parallel worker processes")
     p.add_argument("--seed", type=int_at_least(0), default=0, help="seed of the whole evaluation")
     p.add_argument("--out", help="report folder (default runs/eval/<game>)")
     p.add_argument("--opening-moves", type=int_at_least(0), default=2,

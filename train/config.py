@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import math
 import os
 import warnings
 from dataclasses import dataclass, field
@@ -233,6 +234,8 @@ def _coerce(key: str, value: Any) -> Any:
         if not isinstance(value, (int, float)) or isinstance(value, bool):
             raise ConfigError(f"{key}: expected a number, got {value!r}")
         value = float(value)
+        if not math.isfinite(value):   # .nan passes every range check below; .inf most
+            raise ConfigError(f"{key}: expected a finite number, got {value!r}")
     elif kind == "bool":
         if not isinstance(value, bool):
             raise ConfigError(f"{key}: expected true or false, got {value!r}")
@@ -355,7 +358,8 @@ def _check_keys(data: dict[str, Any], source: str) -> None:
         import difflib
         hints = [f"{k} (did you mean {m[0]!r}?)" if (m := difflib.get_close_matches(k, FIELDS, 1)) else k
                  for k in unknown]
-        raise ConfigError(f"{source}: unknown key(s) {', '.join(hints)}; known keys: {', '.join(FIELDS)}")
+        raise ConfigError(f"{source}: unknown key(s) {', '.join(hints)}"
+                          + ("" if "did you mean" in hints[0] else "; the keys are listed in train/config.py"))
 
 
 def check_overrides(overrides: dict[str, Any], source: str = "--set") -> dict[str, Any]:
@@ -376,9 +380,12 @@ def from_dict(data: dict[str, Any], source: str = "config") -> TrainConfig:
         raise ConfigError(f"{source}: must be a mapping of option: value, got {type(data).__name__}")
     _check_keys(data, source)
     cfg = TrainConfig()
-    for key, value in data.items():
-        setattr(cfg, key, _coerce(key, value))
-    return validate(cfg)
+    try:
+        for key, value in data.items():
+            setattr(cfg, key, _coerce(key, value))
+        return validate(cfg)
+    except ConfigError as exc:   # name the file the value came from
+        raise ConfigError(f"{source}: {exc}") from None
 
 
 def read_yaml(path: str | os.PathLike) -> dict[str, Any]:
@@ -389,10 +396,18 @@ def read_yaml(path: str | os.PathLike) -> dict[str, Any]:
         text = path.read_text()
     except FileNotFoundError:
         raise ConfigError(f"training config not found: {path}") from None
+    except IsADirectoryError:
+        raise ConfigError(f"training config {path} is a folder, not a YAML file") from None
+    except OSError as exc:   # unreadable: permissions, a device, a path through a file
+        raise ConfigError(f"cannot read training config {path}: {exc.strerror or exc}") from None
+    except UnicodeDecodeError:
+        raise ConfigError(f"training config {path} is not a text (UTF-8) file") from None
     try:
         data = yaml_load(text)  # a key given twice is an error, not the last one winning
     except yaml.YAMLError as exc:
-        raise ConfigError(f"{path} is not valid YAML: {exc}") from None
+        mark = getattr(exc, "problem_mark", None)
+        where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark is not None else ""
+        raise ConfigError(f"{path} is not valid YAML: {getattr(exc, 'problem', None) or exc}{where}") from None
     return {} if data is None else data
 
 
@@ -408,8 +423,10 @@ def read_config_file(path: str | os.PathLike) -> dict[str, Any]:
     path = Path(path)
     while True:
         if path.resolve() in chain:
-            raise ConfigError(f"{path}: 'extends' goes round in a circle: "
-                              + " -> ".join(str(p) for p in chain + [path.resolve()]))
+            raise ConfigError(f"{chain[-1]}: 'extends' goes round in a circle: "
+                              + " -> ".join(p.name for p in chain + [path.resolve()]))
+        if chain and path.is_dir():
+            raise ConfigError(f"{chain[-1]}: '{EXTENDS}' names a folder, not a config file: {path}")
         chain.append(path.resolve())
         data = read_yaml(path)
         if not isinstance(data, dict):

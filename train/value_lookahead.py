@@ -375,7 +375,8 @@ def train_value_lookahead(game: str, data: dict[str, Any], source: str, out: str
     import yaml
     game_id = envs.resolve(game)
     merged = with_overrides(data, {k: v for k, v in overrides.items() if v is not None})
-    cfg = from_dict(merged, source)
+    from_dict(data, source)           # the file's own mistakes name the file,
+    cfg = from_dict(merged, "--set")  # the rest came from the command line
     out = Path(out) if out is not None else Path("runs") / game_id.split("_v")[0] / f"vlook_seed{cfg.seed}"
     if (out / "value.pt").exists():
         raise ConfigError(f"{out} already holds a run (value.pt); choose another --out")
@@ -404,6 +405,16 @@ def train_value_lookahead(game: str, data: dict[str, Any], source: str, out: str
     run.log(f"done: {path} (accepted phases: {', '.join(run.accepted) or 'none'}); "
             f"{json.dumps({'games': run.games, 'env_steps': run.env_steps})}")
     return path
+
+
+def is_value_run(out: Path) -> bool:
+    """Whether the run folder ``out`` was written by this algorithm (its value.pt or config.yaml)."""
+    if (out / "value.pt").exists():
+        return True
+    try:
+        return is_value_config(read_config_file(out / "config.yaml"))
+    except ConfigError:
+        return False
 
 
 def read_if_value_config(config_path, game_id: str, env_options: Any) -> tuple[dict, str] | None:
