@@ -22,7 +22,9 @@ Options (``envs.make("warbah_v0", **options)``):
 |                | mode plain; human mode only on a terminal without  |         |
 |                | NO_COLOR), True / False force them on / off        |         |
 | illegal_action | lose (game over, offender -1) or raise (error)     | lose    |
-| max_steps      | AEC move cap (truncation)                          | 1000    |
+| max_steps      | AEC move cap (truncation); None: 1000, or 100 more | None    |
+|                | than the engine's own action cap when that is      |         |
+|                | higher (3-4 players)                               |         |
 
 Actions: ``Discrete(actions.NUM_ACTIONS)``, one table for every phase (constants in actions.py):
 
@@ -64,8 +66,10 @@ and alliances (observe.py), ``magic`` (266) for spells, wizards and items (obser
 Rewards and end (designed victory condition, RULES.md "Win condition"): a player whose capitol
 is taken, or who has no Hero at the end of the Recruit phase, is out; the game ends when one
 player is left, when a player holds at least 6 settlements and 60 % of all held settlements at
-the end of a Recovery phase (domination), or after ``designed.turn_cap`` (20) turns or
-``designed.max_actions`` (950) engine actions. Rewards come at the end only, rank based and
+the end of a Recovery phase (domination); backstops (``final_info()["ended_by"] == "cap"``): the
+game is ranked after ``designed.turn_cap_per_player`` (10) turns a player (20 / 30 / 40) or
+``designed.action_cap_per_player_turn`` (24) engine actions a player a turn of that limit
+(960 / 2160 / 3840). Rewards come at the end only, rank based and
 zero-sum (envs.core.game.rank_returns): the winner first, then survivors over eliminated players
 (later elimination ranks higher), then settlements held, then gold.
 
@@ -78,17 +82,22 @@ from ..core.wrappers import OrderEnforcing
 from .game import WarbahGame
 
 ENV_NAME = "warbah_v0"
+#: the AEC move cap when none is given: this, or 100 more than the engine's own action cap (which
+#: ends the game, ranked) when that is higher: the outer backstop stays above the engine's
+DEFAULT_MAX_STEPS = 1000
 
 
 class raw_env(TabletopAEC):
     metadata = dict(TabletopAEC.metadata, name=ENV_NAME)
 
     def __init__(self, render_mode: str | None = None, illegal_action: str = "lose",
-                 max_steps: int = 1000, ansi_color: bool | None = None,
+                 max_steps: int | None = None, ansi_color: bool | None = None,
                  **options):
-        super().__init__(WarbahGame(**options), render_mode=render_mode,
-                         illegal_action=illegal_action, max_steps=max_steps,
-                         ansi_color=ansi_color)
+        game = WarbahGame(**options)
+        if max_steps is None:
+            max_steps = max(DEFAULT_MAX_STEPS, game.max_actions + 100)
+        super().__init__(game, render_mode=render_mode, illegal_action=illegal_action,
+                         max_steps=max_steps, ansi_color=ansi_color)
 
 
 def env(**kwargs):

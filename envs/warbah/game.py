@@ -71,7 +71,9 @@ class WarbahGame(Game):
         d, sea = self.cfg["designed"], self.cfg["sea"]
         self.army_cap, self.command_bonus = d["army_cap"], d["command_bonus"]
         self.troop_types, self.max_recruit = d["troop_types"], d["max_recruit_per_settlement"]
-        self.turn_cap, self.max_actions = d["turn_cap"], d["max_actions"]
+        # the backstops scale with the player count: turns per player, actions per player-turn
+        self.turn_cap = d["turn_cap_per_player"] * self.num_seats
+        self.max_actions = d["action_cap_per_player_turn"] * self.num_seats * self.turn_cap
         self.sea_moves, self.ship_cost = sea["sea_moves"], sea["ship_cost"]
         self.mass_formula = bool(self.cfg["mass_formula"])
 

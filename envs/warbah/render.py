@@ -184,7 +184,7 @@ def _acting_hero(st) -> int:
 def _status(st) -> dict:
     return {"turn": int(st.turn), "phase": st.phase, "to_move": int(st.current_player),
             "over": st.is_terminal(), "capped": bool(st.capped),
-            "turn_cap": int(st.game.cfg["designed"]["turn_cap"])}
+            "turn_cap": int(st.game.turn_cap)}
 
 
 def _encounter_name(st, k: int) -> str:

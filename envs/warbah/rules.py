@@ -27,6 +27,10 @@ from .heroes import Hero
 from .magic import MagicState
 
 
+#: final_info ``ended_by`` of each ending (turn.ENDINGS)
+ENDED_BY = {"last_standing": "designed", "domination": "designed", "cap": "cap"}
+
+
 class WarbahState(State):
     # Keep the mask computed while advancing (it is exactly the next legal_actions_mask as long
     # as nothing changes the state in between). The cached mask is tied to its decision point
@@ -165,9 +169,13 @@ class WarbahState(State):
         return rank_returns(self.scores())
 
     def final_info(self) -> dict:
-        return {"turn": min(self.turn, self.game.cfg["designed"]["turn_cap"]),
+        """``ended_by``: "designed" for the designed victory conditions (last player standing,
+        domination: the rulebook names no ending; RULES.md "Win condition"), "cap" for the turn
+        and action backstops."""
+        return {"turn": min(self.turn, self.game.turn_cap),
                 "capped": bool(self.capped),
                 "ending": self.ending, "winner": int(self.winner),
+                "ended_by": ENDED_BY.get(self.ending, ""),
                 "settlements": [len(hexes.settlements_of(self, s))
                                 for s in range(self.game.num_seats)],
                 "alive": self.alive.tolist()}

@@ -83,8 +83,7 @@ def place_capitol(st, seat: int, cell: int) -> None:
 def start_turn(st) -> None:
     """The next turn: INITIATIVE PHASE (1D10 each, open to Luck), then the Realm phase."""
     st.turn += 1
-    d = st.game.cfg["designed"]
-    if st.turn > d["turn_cap"]:
+    if st.turn > st.game.turn_cap:
         st.capped, st.ending = True, "cap"
         st.phase = "over"
         return
@@ -299,7 +298,7 @@ def advance(st) -> None:
     """Run automatic steps until a player must decide (or the game ends). Queue entries with
     nothing to decide (only DONE) are skipped; the mask of the entry that stops the loop is
     kept as the state's cached mask."""
-    max_actions = st.game.max_actions
+    max_actions = st.game.max_actions - 1  # the action being applied is not in the history yet
     while True:
         if st.phase != "over" and len(st.history) >= max_actions:
             st.capped, st.phase, st.ending = True, "over", "cap"

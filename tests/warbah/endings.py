@@ -52,7 +52,7 @@ def main(argv=None) -> None:
             ending, t, actions = play(game, seed)
             ends[ending] += 1
             turns.append(t)
-            action_cap += ending == "cap" and actions >= game.cfg["designed"]["max_actions"]
+            action_cap += ending == "cap" and actions >= game.max_actions
         g = args.games
         won = g - ends["cap"]
         detail = ", ".join(f"{k} {100 * ends[k] / g:.0f}%" for k in ("last_standing", "domination"))

@@ -90,7 +90,7 @@ def test_designers_notes_special_units_and_ships():
 def test_designers_notes_random_games_run_to_the_end():
     """Whole games with the shortcut on stay consistent (random legal play to the end)."""
     g = make_game(num_players=2, rules={"mass_formula": True,
-                                        "designed": {"turn_cap": 4}})
+                                        "designed": {"turn_cap_per_player": 2}})
     for seed in range(3):
         st = g.new_initial_state(np.random.default_rng(seed))
         rng = np.random.default_rng(seed)

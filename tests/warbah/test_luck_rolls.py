@@ -99,7 +99,7 @@ def test_luck_encounter_disease_loss_rerolled():
 
 
 def _last_turn(st):
-    st.turn = st.game.cfg["designed"]["turn_cap"]  # recovery then ends the game (no new turn)
+    st.turn = st.game.turn_cap  # recovery then ends the game (no new turn)
     st.phase, st.queue, st.queue_pos = "battle", [], 0
 
 

@@ -195,14 +195,18 @@ def test_illegal_action_leaves_state():
 
 
 def test_turn_cap_truncates():
-    """Designed: the game ends after the turn cap and is ranked by settlements."""
-    g = make_game(num_players=2, rules={"designed": {"turn_cap": 2}})
+    """Designed: the game ends after the turn cap (a backstop: here 1 turn a player) and is
+    ranked by settlements; ``final_info`` says a cap ended it."""
+    g = make_game(num_players=2, rules={"designed": {"turn_cap_per_player": 1}})
     st = g.new_initial_state(np.random.default_rng(1))
     rng = np.random.default_rng(1)
     while not st.is_terminal():
         la = st.legal_actions()
         st.apply(la[rng.integers(len(la))])
-    assert st.final_info()["turn"] <= 2 and abs(st.returns().sum()) < 1e-9
+    info = st.final_info()
+    assert info["turn"] <= 2 and abs(st.returns().sum()) < 1e-9
+    assert (info["ending"], info["ended_by"]) in (("cap", "cap"), ("domination", "designed"),
+                                                  ("last_standing", "designed"))
 
 
 def test_determinize_hides_enemy_cards():

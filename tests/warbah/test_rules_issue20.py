@@ -297,4 +297,4 @@ def test_victory_decides_seeded_heuristic_games(n, seeds):
     ends = [play(g, seed) for seed in seeds]
     decided = [e for e in ends if e[0] in ("last_standing", "domination")]
     assert len(decided) >= len(ends) - 1, ends
-    assert all(t < g.cfg["designed"]["turn_cap"] for _, t, _ in decided)
+    assert all(t < g.turn_cap for _, t, _ in decided)

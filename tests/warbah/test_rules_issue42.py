@@ -18,6 +18,7 @@ from tabletop_arena.envs.warbah.actions import (
 from tabletop_arena.envs.warbah.config import SETTLEMENTS, TERRAINS
 from tabletop_arena.envs.warbah.heroes import Item
 from tests.warbah.test_allies import diplomacy_state
+from tests.warbah.test_rules import setup_state
 from tests.warbah.test_sea import dir_to, sea_world
 from tests.warbah.test_spells import R, two_heroes
 from tests.warbah.test_units import two_heroes as own_pair
@@ -241,3 +242,29 @@ def test_allies_ceded_settlement_stays_with_the_ally():
     turn.recovery(st)
     assert st.owner[c] == 1 and a.xp == 0
 
+
+
+# -- Win condition (designed, RULES.md): the backstops and how a game ended -------------------------
+def test_game_length_backstops_scale_with_the_player_count():
+    """RULES.md "Win condition" (designed; the rulebook names no ending and no turn limit): the
+    turn and action caps are backstops that scale with the player count (10 turns a player, 24
+    actions a player a turn); a game they end says so (``ended_by`` "cap"), a game won by the
+    designed victory conditions says "designed"."""
+    from tabletop_arena import envs
+    from tabletop_arena.envs.warbah import make_game
+    caps = {n: (make_game(num_players=n).turn_cap, make_game(num_players=n).max_actions)
+            for n in (2, 3, 4)}
+    assert caps == {2: (20, 960), 3: (30, 2160), 4: (40, 3840)}
+    assert envs.make("warbah_v0", num_players=4).unwrapped.max_steps > 3840  # the outer backstop
+    g = make_game(num_players=3, rules={"designed": {"action_cap_per_player_turn": 1}})
+    st = g.new_initial_state(5)
+    while not st.is_terminal():
+        st.apply(st.legal_actions()[0])
+    assert len(st.history) == g.max_actions == 90
+    info = st.final_info()
+    assert (info["ending"], info["ended_by"]) == ("cap", "cap")
+    g, st = setup_state(2)
+    st.heroes[1].alive = False
+    st.heroes[0].cell = int(st.capitol[1])
+    turn.recovery(st)  # the capitol taken: the last player standing
+    assert st.final_info()["ended_by"] == "designed"
