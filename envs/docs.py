@@ -7,7 +7,8 @@ code so that it cannot drift from it.
 
 Sources, per registered game: the ``OPTIONS`` table of its Game class (name, type, allowed values,
 default, description), the ``rules:`` table of ``configs/<game>.yaml`` (defaults, the comment on
-each line, and the limits the game declares in ``RULE_LIMITS``), the registered variants, the
+each line, and each field's type and range from the game's ``SCHEMA``, with every other field
+of the file in a second table), the registered variants, the
 env's ``max_steps`` default, the default variant's action and observation sizes, and two
 paragraphs of the ``aec_env.py`` module docstring: the one after the title (the rules in brief) and the
 one starting with "Rewards". ``tests/test_docs.py`` fails when the committed page differs.
@@ -183,25 +184,91 @@ def yaml_comments(text: str) -> dict[str, str]:
     return comments
 
 
-def _rule_allowed(value: Any, limit: Option | None) -> str:
-    """What a rules entry accepts: the game's declared limit, else the default's type."""
-    if limit is not None and limit.choices is not None:
-        return ", ".join(_code(_flow(c)) for c in limit.choices)
-    if limit is not None and (limit.low is not None or limit.high is not None):
-        return f"{'' if limit.low is None else limit.low}..{'' if limit.high is None else limit.high}"
-    if isinstance(value, bool):
-        return "`true`, `false`"
-    if isinstance(value, int):
-        return "int"
-    if isinstance(value, float):
-        return "number"
-    if isinstance(value, str):
-        return "str"
-    if isinstance(value, dict):
-        return "mapping, the same keys"
-    if isinstance(value, list):
-        return "list"
-    return ""
+def _row_type(row: Option | None, value: Any = None) -> str:
+    """A schema row's type in words (``list of int``, ``mapping``); the value's without a row."""
+    if row is None:
+        kinds: tuple = (type(value),) if value is not None else ()
+    else:
+        kinds = row.kinds()
+    words = []
+    for kind in kinds:
+        word = {bool: "bool", int: "int", float: "float", str: "str", dict: "mapping",
+                list: "list"}.get(kind, getattr(kind, "__name__", str(kind)))
+        if kind is list and row is not None and row.each is not None and row.fields is None:
+            word = f"list of {_row_type(row.each)}"
+        words.append(word)
+    return " or ".join(words)
+
+
+def _row_allowed(row: Option | None) -> str:
+    """What a schema row accepts beyond its type: choices, range, size, keys; null; optional."""
+    if row is None:
+        return ""
+    parts = []
+    if row.choices is not None:
+        parts.append(", ".join(_code(_flow(c)) for c in row.choices))
+    elif row.kinds() == (bool,):
+        parts.append("`true`, `false`")
+    if row.low is not None or row.high is not None:
+        parts.append(f"{'' if row.low is None else row.low}..{'' if row.high is None else row.high}")
+    if row.size is not None:
+        lo, hi = row.size
+        unit = ("characters" if row.kinds() == (str,) else "entries" if dict in row.kinds()
+                else "items")
+        parts.append((f"{lo} {unit}" if lo != 1 else f"1 {unit[:-1]}".replace("entrie", "entry"))
+                     if lo == hi else f"{lo}..{hi} {unit}")
+    if row.fields is not None and list in row.kinds():
+        parts.append(f"[{', '.join(f.name for f in row.fields)}]")
+    elif row.fields is not None:
+        parts.append("keys " + ", ".join(f.name for f in row.fields))
+    if row.keys is not None and row.keys.choices is None and row.keys.low is not None:
+        parts.append(f"keys {row.keys.low}..{row.keys.high}")
+    elif row.keys is not None and row.keys.choices is not None:
+        parts.append("keys " + ", ".join(_code(_flow(c)) for c in row.keys.choices))
+    if row.default is None:
+        parts.append("`null`")
+    if not row.required and row.default is not None:
+        parts.append(f"optional (default {_code(_flow(row.default))})")
+    return "; ".join(parts)
+
+
+def _schema(name: str) -> Option | None:
+    return getattr(_config_module(name), "SCHEMA", None)
+
+
+def _same_rows(rows: tuple) -> bool:
+    """Whether the rows differ in their names only (one record repeated under fixed keys)."""
+    from dataclasses import replace
+    first = replace(rows[0], name="")
+    return len(rows) >= 3 and all(replace(r, name="") == first for r in rows[1:])
+
+
+def schema_rows(schema: Option, path: str = "") -> list[tuple[str, Option, str]]:
+    """``(path, row, note)`` for every row below ``schema``: fixed keys that share one record are
+    written ``<name>`` once (the note lists the names), free keys ``<key>``, list items ``[]``
+    (positional items ``[i]``)."""
+    out: list[tuple[str, Option, str]] = []
+    at = f"{path}." if path else ""
+    if schema.fields is not None and list in schema.kinds():
+        for i, f in enumerate(schema.fields):
+            out.append((f"{path}[{i}]", f, f"`{f.name}`"))
+            out += schema_rows(f, f"{path}[{i}]")
+    elif schema.fields is not None and _same_rows(schema.fields):
+        sub = f"{at}<name>"
+        out.append((sub, schema.fields[0], "one of " + ", ".join(f"`{f.name}`" for f in schema.fields)))
+        out += schema_rows(schema.fields[0], sub)
+    elif schema.fields is not None:
+        for f in schema.fields:
+            out.append((f"{at}{f.name}", f, ""))
+            out += schema_rows(f, f"{at}{f.name}")
+    elif schema.each is not None:
+        sub = f"{path}[]" if list in schema.kinds() and dict not in schema.kinds() else \
+            f"{at}<{schema.keys.name if schema.keys is not None else 'key'}>"
+        if list in schema.kinds() and str in schema.kinds():
+            return out   # a string or a list of choices: the row says it all
+        out.append((sub, schema.each, ""))
+        out += schema_rows(schema.each, sub)
+    return out
 
 
 def _config_module(name: str):
@@ -218,8 +285,7 @@ def _rule_rows(name: str) -> tuple[list[list[str]], list[str], str]:
     text = path.read_text(encoding="utf-8")
     data = yamlio.load(text)
     comments = yaml_comments(text)
-    config = _config_module(name)
-    limits = {o.name: o for o in getattr(config, "RULE_LIMITS", ())}
+    schema = _schema(name)
     if "rules" in data:
         table, prefix = data["rules"], "rules."
     else:                                 # the rules option overrides any table of the file
@@ -228,8 +294,9 @@ def _rule_rows(name: str) -> tuple[list[list[str]], list[str], str]:
     larger: list[str] = []
 
     def row(key: str, value: Any, note: str) -> None:
-        rows.append([_code(key), _code(_flow(value)), _rule_allowed(value, limits.get(key)),
-                     _rst_to_md(note)])
+        at = schema.at(tuple((prefix + key).split("."))) if schema is not None else None
+        rows.append([_code(key), _code(_flow(value)), _row_type(at, value), _row_allowed(at),
+                     _rst_to_md(note or (at.doc if at is not None else ""))])
 
     def scalar_tree(value: Any) -> bool:
         """A mapping whose leaves are scalars (no lists), at any depth."""
@@ -303,16 +370,44 @@ def _game_section(name: str) -> list[str]:
               f"Entries of `configs/{file_name}` that the `rules` option overrides (values as "
               f"in the file, YAML / JSON), e.g. {_rules_example(name, rule_rows)}; a dotted key "
               "sets one entry of a nested table.", ""]
-    lines += _table(["key", "default", "allowed", "note (from the file)"], rule_rows)
+    lines += _table(["key", "default", "type", "allowed", "note (from the file)"], rule_rows)
     if larger:
         lines += ["", "Larger tables of the file (overridable the same way, nested): "
                   + ", ".join(_code(k) for k in larger) + "."]
+    lines += _schema_section(name, file_name, rule_rows)
     lines += ["", "### Variants", "",
               "The named option sets that the conformance suite plays (`arena list`):", ""]
     lines += _table(["variant", "options"],
                     [[_code(v), _code(json.dumps(o))] for v, o in sp.variants.items()])
     lines += ["", "### Rewards", "", _rewards(name, doc), ""]
     return lines
+
+
+def _schema_section(name: str, file_name: str, rule_rows: list[list[str]]) -> list[str]:
+    """The rules file's schema: every field the rules table above does not list, with its type
+    and range (the game's ``SCHEMA``; a file or override that breaks it is a ConfigError)."""
+    schema = _schema(name)
+    if schema is None:
+        return []
+    listed = {r[0].strip("`") for r in rule_rows}
+    rules_game = schema.field("rules") is not None
+    rows = []
+    for path, row, note in schema_rows(schema):
+        key = path[len("rules."):] if rules_game and path.startswith("rules.") else path
+        if (rules_game and path == "rules") or key in listed:
+            continue
+        text = "; ".join(t for t in (note, _rst_to_md(row.doc)) if t)
+        rows.append([_code(path), _row_type(row), _row_allowed(row), text])
+    where = ("a `config_path` file has the same sections; a section it leaves out comes from "
+             f"`configs/{file_name}`" if rules_game else
+             "the `rules` option overrides any part of it, nested")
+    lines = ["", "### Rules file", "",
+             f"The other fields of `configs/{file_name}` ({where}). Every field is checked when the "
+             "game is built: a value of another type, out of its range or of another size, an "
+             "unknown or a missing key is an `envs.ConfigError` naming the file, the section and "
+             "the field. `<name>`: any key (or one of those listed); `[]`: every item of a list; "
+             "`[i]`: item i of a fixed-length row.", ""]
+    return lines + _table(["field", "type", "allowed", "description"], rows)
 
 
 def _rules_example(name: str, rows: list[list[str]]) -> str:

@@ -45,6 +45,27 @@ def test_games_md_rules_rows_are_rules_keys(name):
         envs.make_game(name, rules={"no_such_rules_key": 1})
 
 
+@pytest.mark.parametrize("name", envs.names())
+def test_games_md_lists_every_rules_file_field_with_its_type_and_range(name):
+    """Each field of the game's rules-file schema (envs/<game>/config.py SCHEMA) has a row of the
+    page with its type and, for a number, its range: what a user reads is what load checks."""
+    schema = docs._schema(name)
+    assert schema is not None, f"{name}: no SCHEMA in its config.py"
+    section = docs.games_markdown().split(f"(`{name}`)\n", 1)[1].split("\n## ", 1)[0]
+    lines = section.splitlines()
+    in_rules_section = schema.field("rules") is not None
+    missing = []
+    for path, row, _ in docs.schema_rows(schema):
+        key = path[len("rules."):] if in_rules_section and path.startswith("rules.") else path
+        if path == "rules" and in_rules_section:
+            continue
+        found = [line for line in lines if line.startswith((f"| `{key}` |", f"| `{path}` |"))]
+        words = f"{row.low}..{row.high}" if row.low is not None else docs._row_type(row)
+        if not any(words in line for line in found):
+            missing.append(f"{path} ({words})")
+    assert not missing, f"{name}: docs/games.md lacks {missing[:10]}"
+
+
 def test_yaml_comments_reads_trailing_continued_and_leading_comments():
     text = ("rules:\n"
             "  a: 1      # first\n"

@@ -183,8 +183,9 @@ SCHEMA = Option("", dict, fields=(
            keys=_CARD_NAME, each=Option("support", dict, fields=(
                Option("category", str, choices=CATEGORIES[1:]),
                Option("kind", str, choices=SUPPORT_KINDS), _RARITY, _COUNT,
-               Option("value", int, 0, f"the card's number (adrenaline {SUPPORT_VALUE['adrenaline']}"
-                      f", extension {SUPPORT_VALUE['extension']})", low=0, high=100),
+               Option("value", int, 0, "the card's number (adrenaline {}..{}, extension {}..{})"
+                      .format(*SUPPORT_VALUE["adrenaline"], *SUPPORT_VALUE["extension"]),
+                      low=0, high=100),
                Option("range", int, 0, low=0, high=10), _HIT,
                Option("group", str, "", "the weapon group of an extension",
                       choices=("",) + GROUPS)))),

@@ -80,7 +80,7 @@ def load_tables(path: str | Path | None = None, rules: dict | None = None) -> di
     for length in range(1, 7):
         most = sum(1 for t in tokens if length in t)
         if most > ranges.get(length, 0):
-            raise ConfigError(f"{at}mountain tokens can ask for {most} ranges of length {length}, "
+            raise ConfigError(f"{at}mountain_tokens can ask for {most} ranges of length {length}, "
                               f"mountain_ranges has {ranges.get(length, 0)}")
     cells = [tuple(cell) for cell, _ in data["eruption_path"]]
     if len(set(cells)) != len(cells) or (0, 0) in cells:

@@ -120,16 +120,19 @@ _UNIT = _record("unit", _n("cost", 0, 20), _n("init", 0, 10), _n("kill", 0, 10),
                 Option("grants", list, doc="abilities the Hero gets", size=(0, 5),
                        each=_s("ability", ABILITIES)),
                 _n("regenerate_dice", 0, 5, default=0))
-_REALM = _record("realm spell", _s("timing", TIMINGS), _s("target", REALM_TARGETS),
-                 _s("effect", REALM_EFFECTS), _n("n", 0, 10, default=0),
+_FIXED = "fixed: each card keeps its shipped value"
+_REALM = _record("realm spell", _s("timing", TIMINGS, _FIXED), _s("target", REALM_TARGETS, _FIXED),
+                 _s("effect", REALM_EFFECTS, _FIXED), _n("n", 0, 10, default=0),
                  _n("dice", 1, 5, "d10 rolled", default=1), _TEXT)
-_BATTLE = _record("battle spell", _s("effect", BATTLE_EFFECTS), _n("n", 0, 10, "units", default=0),
+_BATTLE = _record("battle spell", _s("effect", BATTLE_EFFECTS, _FIXED),
+                  _n("n", 0, 10, "units", default=0),
                   _n("d5", 1, 5, "d5 rolled for the units", default=1),
                   _n("init", -5, 10, "initiative segment or modifier", default=0),
                   _n("kill", -5, 5, "kill rank modifier", default=0),
-                  _b("group", "the caster picks a target group", False),
-                  _b("own_group", "the target group is the caster's own", False),
-                  Option("types", (str, list), [], "the groups it acts on ('all': every group)",
+                  _b("group", f"the caster picks a target group ({_FIXED})", False),
+                  _b("own_group", f"the target group is the caster's own ({_FIXED})", False),
+                  Option("types", (str, list), [], "the groups it acts on ('all': every group, "
+                         "only where the card has it)",
                          choices=GROUP_NAMES + ("all",), size=(1, 6)),
                   _n("rounds", 1, 10, default=1), _n("hits", 1, 20, default=1), _TEXT)
 
