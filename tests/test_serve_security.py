@@ -434,19 +434,20 @@ def test_error_messages_carry_no_server_path(server, monkeypatch):
 
 
 # ---------------------------------------------------------------------------- search budgets ----
-@pytest.mark.parametrize("spec", ["mcts:3000", "mcts:401", "puct:5000:zaka", "rollout:200:zaka",
-                                  "rollout:101:zaka", "rollout:50,k=10:zaka", "rollout:1,k=500:zaka",
+@pytest.mark.parametrize("spec", ["mcts:3000", "mcts:401", "puct:5000:zaka", "puct:41:zaka", "rollout:2:zaka",
+                                  "rollout:101,by=random:zaka", "rollout:50,k=10,by=random:zaka",
+                                  "rollout:1,k=500,by=random:zaka", "rollout:64,k=16,gate=1:peacekeepers",
                                   "mcts:99999999999999999999"])
 def test_search_budgets_over_the_cap_are_refused(server, spec):
     status, _, body = api(server, "POST", "/api/new", {"game": "zaka", "opponents": [spec]})
     assert status == 400, (spec, body)
-    assert "at most 400" in body["error"] or "whole number" in body["error"], body
+    assert "at most 400 (arena serve --max-budget)" in body["error"] or "whole number" in body["error"], body
 
 
 def test_the_budget_cap_is_set_on_the_command_line():
     allowed = serve_module.AgentAllowList(max_budget=50)
     assert allowed.check("mcts:50", "zaka_v0") == "mcts:50"
-    for spec in ("mcts", "mcts:51", "puct:51:zaka", "rollout:13:zaka"):   # mcts alone is mcts:200
+    for spec in ("mcts", "mcts:51", "puct:6:zaka", "rollout:13,by=random:zaka", "rollout:1:zaka"):   # mcts: 200
         with pytest.raises(serve_module.RequestError, match="at most 50"):
             allowed.check(spec, "zaka_v0")
     assert [s for s, _ in allowed.offered("zaka_v0") if s.startswith("mcts")] == ["mcts:50"]
@@ -465,8 +466,10 @@ def test_specs_are_checked_strictly():
                  "ppo:zaka\x00", "ppo:ZAKA", "ppo:zaka/../zaka", "vlook:zaka", "ppo:gorgasali"):
         with pytest.raises(serve_module.RequestError):
             allowed.check(spec, "zaka_v0")
-    assert allowed.check("puct:64:zaka", "zaka_v0") == "puct:64:zaka"
-    assert allowed.check("rollout:100:zaka", "zaka_v0") == "rollout:100:zaka"   # 100 x the default k=4
+    # search weighted by its cost in MCTS simulations: a puct one 10, a rollout of the network 100
+    for spec in ("mcts:400", "puct:40:zaka", "rollout:1:zaka", "rollout:100,by=random:zaka",
+                 "rollout:25,k=16,by=random,alloc=halving:zaka"):
+        assert allowed.check(spec, "zaka_v0") == spec
 
 
 # ----------------------------------------------------------------------- sessions per client ----
@@ -626,3 +629,4 @@ def test_serve_refuses_a_preset_opponent_that_names_a_file(tmp_path, capsys, mon
         assert main(["serve", "zaka", "--opponents", f"ppo:{evil}", "--port", "0"]) == 2
     assert "by name, not by path" in capsys.readouterr().err
     assert not marker.exists() and [p for p in seen if p.endswith("evil.zip")] == []
+

@@ -396,8 +396,9 @@ def build_parser() -> ArenaParser:
                    help="a checkpoint file the page may play, as ppo:NAME (and puct:N:NAME, rollout:N:NAME), "
                         "or vlook:NAME for a value.pt; repeatable. The page itself never names a file")
     s.add_argument("--max-budget", type=int_at_least(1), metavar="N",
-                   help="the most search simulations a move the page may choose (mcts:N, puct:N, rollout:N "
-                        "times its k; default 400, about 1.5 s a move on Zaka or Peacekeepers)")
+                   help="the most search a move the page may choose, in MCTS simulations (a puct simulation "
+                        "counts 10, a rollout N x k of the network 100 each, a random one 1; default 400, "
+                        "about 1.5 s a move on Zaka or Peacekeepers)")
     s.add_argument("--trust-checkpoint", action="store_true",
                    help="also load --agent checkpoints in the old pickled format (SB3 zips): such a file "
                         "runs any code it carries, so only for files whose source you trust")

@@ -38,9 +38,10 @@ rebinding, so:
 - *Nothing a request says opens a file.* Opponents come from an allow-list (``AgentAllowList``):
   built-in agents, shipped agents by name (and their ``strongest`` specs), and the checkpoints
   named on the command line (``arena serve --agent NAME=PATH``, offered as ``ppo:NAME``). Search
-  budgets (``mcts:N``, ``puct:N``, ``rollout:N`` x its ``k``) are capped by ``--max-budget``. Game
-  options are checked against the game's option table, and options that name a file
-  (``config_path``) are refused by name. Error messages carry no server path.
+  budgets (``mcts:N``, ``puct:N``, ``rollout:N`` x its ``k``, each weighted by its cost in MCTS
+  simulations, ``SEARCH_COST``) are capped by ``--max-budget``. Game options are checked against
+  the game's option table, and options that name a file (``config_path``) are refused by name.
+  Error messages carry no server path.
 - *Cost per client*: ``MAX_GAMES_PER_PAGE`` games per page token; when ``MAX_SESSIONS`` are held,
   the game that goes belongs to the biggest holder (the client address, then the page, with the
   most games; among equals the newest), so one client flooding the server evicts its own games.
@@ -88,10 +89,14 @@ MAX_JSON_DEPTH = 32           # nesting of a POST body
 MAX_OPPONENTS = 8             # agent specs in one /api/new
 MAX_SPEC_LENGTH = 200         # characters of one agent spec
 MAX_SEED = 2**63 - 1
-#: the most simulations a move a request may choose (mcts:N, puct:N, rollout:N x k): mcts:400 is
-#: ~1.5 s of one core a move on Zaka and Peacekeepers, ~3 s on Gorgasali, ~5 s on Zaberias and
-#: ~7.5 s on Warbah (measured on the 2-core development machine)
+#: the most search a move a request may choose, in MCTS simulations: mcts:400 is ~1.5 s of one
+#: core a move on Zaka and Peacekeepers, ~3 s on Gorgasali, ~5 s on Zaberias, ~7.5 s on Warbah
+#: (measured on the 2-core development machine)
 DEFAULT_MAX_BUDGET = 400
+#: what one unit of each search costs, in MCTS simulations (CPU time a decision, Zaka / Peacekeepers:
+#: an MCTS simulation 2.6 / 4.5 ms, a PUCT simulation 38 / 28 ms, a rollout played by the network
+#: 16 / 610 ms, a uniformly random rollout 1.8 / 6.4 ms)
+SEARCH_COST = {"mcts": 1, "puct": 10, "rollout by policy": 100, "rollout by random": 1}
 MAX_CONNECTIONS = 64          # connections served at once (one thread each)
 REQUEST_QUEUE_SIZE = 128      # listen backlog: 20 players connecting at once are all accepted
 CONNECTION_TIMEOUT = 30.0     # seconds an idle or slow connection is kept
@@ -153,8 +158,8 @@ class AgentAllowList:
     agents by name (``ppo:NAME``, ``puct:N:NAME``, ``rollout:N[,settings]:NAME``, ``vlook:NAME``)
     and their ``strongest`` specs exactly as listed, and the checkpoints named on the command line
     (the same forms). Every search budget is at most ``max_budget`` simulations a move (a rollout
-    spec counts N x k); the shipped ``strongest`` specs are offered as listed (their cost is in
-    their reports). A request never names a file: a reference that is not one of these names is
+    spec counts N x k rollouts; each kind weighted by its cost, ``SEARCH_COST``); the shipped
+    ``strongest`` specs are offered as listed (their cost is in their reports). A request never names a file: a reference that is not one of these names is
     refused before anything is opened."""
 
     def __init__(self, max_budget: int = DEFAULT_MAX_BUDGET,
@@ -212,8 +217,10 @@ class AgentAllowList:
 
     def _budget(self, spec: str, budget: int) -> None:
         if budget > self.max_budget:
-            raise RequestError(f"agent {spec!r} asks for {budget} simulations a move; this server "
-                               f"allows at most {self.max_budget} (arena serve --max-budget)")
+            raise RequestError(f"agent {spec!r} asks for {budget} MCTS simulations' worth of search a move "
+                               f"(a puct simulation counts {SEARCH_COST['puct']}, a rollout N x k, "
+                               f"{SEARCH_COST['rollout by policy']} each by the network); this server allows "
+                               f"at most {self.max_budget} (arena serve --max-budget)")
 
     def check(self, spec: Any, game_id: str) -> str:
         """The spec ``agents.make_agent`` builds for the request's ``spec`` (a command-line
@@ -255,14 +262,15 @@ class AgentAllowList:
                 raise RequestError(f"{kind} needs a whole number N >= 1 and an agent name: "
                                    f"{kind}:N:NAME (e.g. {kind}:16:{next(iter(self.names(game_id)), 'NAME')}), "
                                    f"got {spec!r}")
-            budget = count
+            budget = count * SEARCH_COST["puct"]
             if kind == "rollout":
                 try:
                     parsed = _rollout_settings(settings, spec)
                 except AgentSpecError as exc:
                     raise RequestError(str(exc)) from None
                 from ..agents.rollout import TOP_K
-                budget = count * int(parsed.get("top_k", TOP_K))
+                by = f"rollout by {parsed.get('by', 'policy')}"
+                budget = count * int(parsed.get("top_k", TOP_K)) * SEARCH_COST[by]
             self._budget(spec, budget)
             entry = self._reference(spec, ref, "ppo", game_id)
             return (f"{kind}:{head}:{entry.path}", True) if entry.command_line else (spec, False)
