@@ -52,6 +52,7 @@ def browser():
     profile = tempfile.mkdtemp(prefix="arena-chromium-")
     opts = webdriver.ChromeOptions()
     opts.binary_location = CHROMIUM
+    opts.set_capability("goog:loggingPrefs", {"browser": "ALL"})   # CSP refusals show in the console
     for flag in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
                  "--disable-background-networking", "--disable-component-update", "--disable-sync",
                  "--disable-dev-shm-usage", f"--user-data-dir={profile}", "--window-size=1280,900"):
@@ -119,6 +120,11 @@ def test_page_loads_every_game(browser, server_url):
 
     browser.get(server_url)
     _wait(browser, "document.body.dataset.ready === '1'", what="the page and its catalog")
+    # the Content-Security-Policy lets the page's own style and script run (by their nonce), nothing else
+    assert browser.execute_script("return getComputedStyle(document.querySelector('header')).backgroundColor") \
+        == "rgb(35, 33, 29)", "the page's style did not apply"
+    refused = [e["message"] for e in browser.get_log("browser") if "Content Security Policy" in e["message"]]
+    assert not refused, refused
     for name in envs.names():
         _start(browser, name, "random", seed=1)
         _wait(browser, "document.getElementById('board').complete", what=f"{name}'s board picture")
@@ -175,6 +181,7 @@ def test_play_a_game_to_the_end(browser, server_url):
     assert len(log) == int(browser.execute_script("return document.body.dataset.moves"))
     assert any("player_1 (heuristic)" in li.text for li in log)  # the agent's moves are shown
     assert "The game is over." in browser.find_element(By.ID, "moves").text
+    assert not [e["message"] for e in browser.get_log("browser") if e["level"] == "SEVERE"]
     if SHOTS:
         _wait(browser, "document.getElementById('board').complete")
         browser.save_screenshot(str(Path(SHOTS) / "serve_end.png"))
