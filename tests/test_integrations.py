@@ -153,3 +153,16 @@ def test_cleanrl_style_ppo_example(name):
     lines = out.stdout.strip().splitlines()
     assert [line.split()[0] for line in lines[:2]] == ["update=1", "update=2"]
     assert lines[-1].startswith("done: 2 updates, 128 learner steps")
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_torchrl_gymenv_builds_and_resets(name):
+    """TorchRL's ``GymEnv(id)`` passes ``frameskip`` and drops it only on a TypeError with Python's
+    "unexpected keyword argument" words: an unknown option is such an error, so every registered
+    id builds and resets (issue 43)."""
+    _need("torchrl")
+    from torchrl.envs import GymEnv
+    env = GymEnv(envs.gymnasium_id(name))
+    td = env.reset()
+    assert td["observation"].shape[-1] == envs.make_game(name).observation_size
+    env.close()
