@@ -29,6 +29,7 @@ tests/test_rules_files.py fails until the row exists.
 """
 from __future__ import annotations
 
+import functools
 import math
 import numbers
 import os
@@ -129,7 +130,15 @@ class Option:
     size: tuple[int, int] | None = None
 
     def kinds(self) -> tuple:
+        return self._kinds
+
+    @functools.cached_property
+    def _kinds(self) -> tuple:
         return self.kind if isinstance(self.kind, tuple) else (self.kind,)
+
+    @functools.cached_property
+    def _rows(self) -> dict[str, Option]:
+        return {f.name: f for f in self.fields or ()}
 
     @property
     def required(self) -> bool:
@@ -226,7 +235,7 @@ class Option:
     def _check_mapping(self, value: Mapping, prefix: str, label: str) -> dict:
         at = f"{label}." if label else ""
         if self.fields is not None:
-            rows = {f.name: f for f in self.fields}
+            rows = self._rows
             for key in value:
                 if key not in rows:
                     if not label:
@@ -240,7 +249,7 @@ class Option:
         out = {}
         for key, item in value.items():
             if self.keys is not None:
-                self.keys._check(key, prefix, f"a key of {label or 'the file'} ({short(key)})")
+                self.keys._check(key, prefix, f"a key of {label or 'the file'}")
             out[key] = item if self.each is None else self.each._check(item, prefix, f"{at}{key}")
         return out
 
@@ -251,7 +260,7 @@ class Option:
         if self.fields is not None:
             if isinstance(name, int) and not isinstance(name, bool) and list in self.kinds():
                 return self.fields[name] if 0 <= name < len(self.fields) else None
-            return next((f for f in self.fields if f.name == name), None)
+            return self._rows.get(name) if isinstance(name, str) else None
         return self.each
 
     def at(self, path) -> Option | None:
