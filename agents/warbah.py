@@ -2,11 +2,19 @@
 acting seat may see: map, chits, its own heroes and the troops on the battlefield).
 
 - capitol: the automatic choice;
-- recruit every troop the treasury allows; a second Hero once 10 gold is left over; with no
-  Hero left, a Hero first (10 gold kept back): a player without one after recruiting is out
-  (the designed victory condition, RULES.md "Win condition");
-- move: take garrisons into the army, step onto unclaimed / enemy settlements, explore unknown
-  land, otherwise walk towards the nearest unclaimed settlement or unexplored hex;
+- recruit: with no Hero left, a Hero first (10 gold kept back): a player without one after
+  recruiting is out (the designed victory condition, RULES.md "Win condition"); a Wizard; a
+  Hero while the player has fewer than it can use (one, plus one per four settlements, at most
+  four, with 15 troops in garrisons and armies for each), the gold for him kept back at the
+  settlements before the capitol; troops only into garrisons below their target (8, the
+  capitol 20) or under an own Hero (who takes them);
+- move: take the garrison of an own hex (at the capitol leaving 10 while an enemy Hero is
+  within 3 hexes); step onto adjacent unclaimed / enemy settlements that are open; a Hero
+  below half his army cap walks back to the nearest own garrison of 5 or more; else explore
+  unknown land, or walk towards the nearest goal: unexplored land, unclaimed settlements, enemy
+  settlements he would attack, an enemy capitol he would attack first unless another goal is
+  more than 3 hexes nearer (issue 42: play to win; before, Heroes bled out while garrisons grew
+  to hundreds and 4-player games stalled at the caps);
 - battle: attack encounters with 12+ troops, enemy garrisons when twice as strong or ahead by
   5 plus 3 per wall rank (taking settlements wins by domination), enemy Heroes
   with 15+ troops; casualties from the lowest Kill rank first (catapults, archers, cavalry,
@@ -25,7 +33,7 @@ from collections import deque
 
 import numpy as np
 
-from ..envs.warbah import battle_luck, battle_spells, heroes, hexes
+from ..envs.warbah import battle_luck, battle_spells, board, heroes, hexes, recruit
 from ..envs.warbah.actions import (
     ALLY_ACCEPT,
     BATTLE_ACCEPT,
@@ -47,11 +55,32 @@ from ..envs.warbah.actions import (
     RECRUIT_WIZARD,
     REROLL,
     TAKE_GARRISON,
+    TAKE_ONE0,
     TARGET0,
 )
+from ..envs.warbah.config import SETTLEMENTS
 from .base import RuleBasedAgent
 
 LOSS_ORDER = (3, 1, 2, 0)  # catapults (kill 2), archers (3), cavalry (4), warriors (5)
+GARRISON_TARGET = 8   # troops recruited into a settlement's garrison (more: only under a Hero)
+CAPITOL_TARGET = 20   # ... into the capitol's (losing it puts the player out)
+CAPITOL_KEEP = 10     # troops a Hero leaves in the capitol's garrison when he takes it
+REFILL_MIN = 5        # a weak Hero walks back to an own garrison of at least this many
+MAX_HEROES = 4        # Heroes a player buys at most (with no Hero left: always one)
+HERO_TROOPS = 15      # ... and only with this many troops for each Hero to lead
+CAPITOL_PULL = 3      # hexes a Hero goes out of his way for an enemy capitol he can take
+THREAT_RANGE = 3      # an enemy Hero this close to the capitol: keep its garrison
+
+
+def _garrison(st, c: int) -> int:
+    return int(st.garrison[c].sum() + st.garrison_specials[c].sum())
+
+
+def _beats_garrison(st, army: int, c: int, from_cell: int) -> bool:
+    """Attack the garrison of hex c with ``army`` troops: twice its size, or 5 more than it
+    plus 3 per wall rank."""
+    gar = _garrison(st, c)
+    return army > 2 * gar or (gar > 0 and army >= gar + 3 * hexes.walls(st, c, from_cell) + 5)
 
 
 class HeuristicAgent(RuleBasedAgent):
@@ -96,24 +125,57 @@ class HeuristicAgent(RuleBasedAgent):
         return self.random_legal(mask)
 
     def _recruit(self, st, mask) -> int:
-        """Troops first; but a player without a living Hero is out at the end of this phase
-        (the designed victory condition): then a Hero comes first, and the gold for one is
-        kept back from the other settlements' troops."""
+        """A player without a living Hero is out at the end of this phase (the designed victory
+        condition): then a Hero comes first, and the gold for one is kept back from the other
+        settlements' troops. Otherwise: a Wizard; a Hero while the player has fewer than it
+        can use (``_heroes_wanted``: Heroes are what attacks and takes land), with the gold
+        for him kept back at the settlements before the capitol; troops only into garrisons
+        below their target (``GARRISON_TARGET``, the capitol's ``CAPITOL_TARGET``) or under
+        an own Hero (who takes them): troops nobody fights with are gold lost."""
         seat = st.current_player
         hero_cost = st.game.troop["hero"][2]
-        heroless = not any(h.alive and h.seat == seat for h in st.heroes)
-        if heroless:
+        mine = sum(1 for h in st.heroes if h.alive and h.seat == seat)
+        if not mine:
             if mask[RECRUIT_HERO]:
                 return RECRUIT_HERO
             if st.gold[seat] < hero_cost + 1:
                 return DONE
         if mask[RECRUIT_WIZARD]:
             return RECRUIT_WIZARD
-        if mask[RECRUIT]:
-            return RECRUIT
-        if mask[RECRUIT_HERO] and st.gold[seat] >= hero_cost:
+        want_hero = mine < self._heroes_wanted(st, seat)
+        if mask[RECRUIT_HERO] and (want_hero or not mine):
             return RECRUIT_HERO
-        return DONE
+        if not mask[RECRUIT]:
+            return DONE
+        c = st.queue[st.queue_pos][1]
+        cap = int(st.capitol[seat])
+        keep = 0
+        if want_hero and cap >= 0 and heroes.hero_at(st, cap) < 0 and (seat, cap) in st.queue[st.queue_pos + 1:]:
+            keep = hero_cost  # the capitol's turn is still to come: a Hero there first
+        if st.gold[seat] - self._unit_cost(st, c) < keep:
+            return DONE
+        j = heroes.hero_at(st, c)
+        if j >= 0 and st.heroes[j].seat == seat:
+            return RECRUIT  # he takes them into his army
+        target = CAPITOL_TARGET if c == cap else GARRISON_TARGET
+        return RECRUIT if _garrison(st, c) < target else DONE
+
+    @staticmethod
+    def _heroes_wanted(st, seat: int) -> int:
+        """One Hero, and one more for every four settlements held (at most ``MAX_HEROES``),
+        as long as there are ``HERO_TROOPS`` troops (in garrisons and armies) for each."""
+        sets = hexes.settlements_of(st, seat)
+        troops = sum(_garrison(st, c) for c in sets) + sum(
+            heroes.army_size(h) for h in st.heroes if h.alive and h.seat == seat)
+        return max(1, min(MAX_HEROES, 1 + len(sets) // 4, troops // HERO_TROOPS))
+
+    @staticmethod
+    def _unit_cost(st, c: int) -> int:
+        u = hexes.garrison_kind(st, c)
+        if u >= 0:
+            return recruit.special_cost(st, u)
+        rec = st.game.settle[SETTLEMENTS[st.settle[c]]]["recruit"]
+        return st.game.troop[rec][2] if rec in st.game.troop else 0
 
     def _magic(self, st, ph, mask) -> int:
         legal = [int(a) for a in np.flatnonzero(mask) if a != DONE]
@@ -141,27 +203,90 @@ class HeuristicAgent(RuleBasedAgent):
             return max(legal, key=size)
         return legal[0]
 
-    def _goal(self, st, seat: int, c: int) -> bool:
-        return (not st.explored[c]) or (st.settle[c] >= 0 and st.owner[c] != seat)
+    def _goal(self, st, seat: int, c: int, army: int) -> bool:
+        """Where a Hero with ``army`` troops heads: unexplored land, unclaimed settlements and
+        the enemy settlements he can take (an empty one, or a garrison he would attack)."""
+        if not st.explored[c]:
+            return True
+        if st.settle[c] < 0 or st.owner[c] == seat:
+            return False
+        if st.owner[c] < 0:
+            return True
+        if st.game.allies and st.diplomacy.allied[seat, st.owner[c]]:
+            return False
+        return _beats_garrison(st, army, c, c)
 
     def _move(self, st, seat, h, mask) -> int:
-        if mask[TAKE_GARRISON]:
-            return TAKE_GARRISON
+        """Take the garrison of an own hex (at the capitol, leaving ``CAPITOL_KEEP``); step
+        onto an adjacent unclaimed or enemy settlement that is open; a weak Hero (below half
+        his army cap) goes back to the nearest own garrison to fill up; else explore, or walk
+        towards the nearest goal (``_goal``)."""
+        take = self._take(st, seat, h, mask)
+        if take is not None:
+            return take
         dirs = [d for d in range(6) if mask[d]]
         if not dirs:
             return DONE
+        nb = st.neighbours[h.cell]
         for d in dirs:
-            m = int(st.neighbours[h.cell][d])
+            m = int(nb[d])
             if st.explored[m] and st.settle[m] >= 0 and st.owner[m] != seat:
                 return d
-        unexplored = [d for d in dirs if not st.explored[int(st.neighbours[h.cell][d])]]
+        army = heroes.army_size(h)
+        if army < heroes.army_cap(st, h) // 2:  # weak: back to a garrison of his own
+            mine = {x.cell for x in st.heroes if x.alive and x.seat == seat and x is not h}
+            src = [c for c in hexes.settlements_of(st, seat)
+                   if c != h.cell and c not in mine and _garrison(st, c) >= REFILL_MIN]
+            step = self._step_towards(st, h, dirs, src)
+            if step is not None:
+                return step
+        unexplored = [d for d in dirs if not st.explored[int(nb[d])]]
         if unexplored:
             return unexplored[self.rng.integers(len(unexplored))]
-        dist = self._dist_to_goal(st, seat)
-        best = min(dirs, key=lambda d: dist[int(st.neighbours[h.cell][d])])
-        if dist[int(st.neighbours[h.cell][best])] < dist[h.cell]:
-            return best
-        return DONE
+        goals = [c for c in range(st.game.n_cells) if st.land[c] and self._goal(st, seat, c, army)]
+        caps = [c for c in goals if st.owner[c] >= 0 and st.capitol[st.owner[c]] == c]
+        if caps:  # finish a player: his capitol, unless another goal is much nearer
+            step = self._step_towards(st, h, dirs, caps)
+            if step is not None and self._dist_from(st, caps)[h.cell] <= (
+                    self._dist_from(st, goals)[h.cell] + CAPITOL_PULL):
+                return step
+        step = self._step_towards(st, h, dirs, goals)
+        return DONE if step is None else step
+
+    def _take(self, st, seat, h, mask):
+        """The garrison of an own hex into the army; at the capitol one troop at a time while
+        more than ``CAPITOL_KEEP`` would stay (its walls and garrison keep the player in the
+        game), the whole garrison when that leaves enough. None: nothing to take."""
+        if not mask[TAKE_GARRISON] and not any(mask[TAKE_ONE0:TAKE_ONE0 + 4]):
+            return None
+        if h.cell != st.capitol[seat]:
+            return TAKE_GARRISON if mask[TAKE_GARRISON] else None
+        gar = _garrison(st, h.cell)
+        room = heroes.army_cap(st, h) - heroes.army_size(h)
+        if mask[TAKE_GARRISON] and (gar - room >= CAPITOL_KEEP or not self._threatened(st, seat, h.cell)):
+            return TAKE_GARRISON
+        if gar <= CAPITOL_KEEP:
+            return None
+        ones = [t for t in range(4) if mask[TAKE_ONE0 + t]]
+        if not ones:
+            return None
+        return TAKE_ONE0 + max(ones, key=lambda t: int(st.garrison[h.cell, t]))
+
+    @staticmethod
+    def _threatened(st, seat: int, c: int) -> bool:
+        """An enemy Hero within ``THREAT_RANGE`` hexes of c (straight-line hex distance)."""
+        return any(x.alive and x.seat != seat and board.hex_distance(st.game.h, st.game.w, c, x.cell) <= THREAT_RANGE
+                   for x in st.heroes)
+
+    def _step_towards(self, st, h, dirs, targets):
+        """The legal direction that brings the Hero closer to the nearest of ``targets`` (land
+        distance), or None."""
+        if not targets:
+            return None
+        dist = self._dist_from(st, targets)
+        nb = st.neighbours[h.cell]
+        best = min(dirs, key=lambda d: dist[int(nb[d])])
+        return best if dist[int(nb[best])] < dist[h.cell] else None
 
     def _espionage_luck_diplomacy(self, st, ph, mask) -> int:
         """Espionage: hire agents while gold lasts beyond 5, take the first target; Luck: see
@@ -236,14 +361,15 @@ class HeuristicAgent(RuleBasedAgent):
             return REROLL if v < avg else KEEP_ROLL
         return REROLL if v > avg else KEEP_ROLL
 
-    def _dist_to_goal(self, st, seat: int) -> np.ndarray:
+    @staticmethod
+    def _dist_from(st, targets) -> np.ndarray:
+        """Land distance (steps) of every cell to the nearest of ``targets``."""
         n = st.game.n_cells
         dist = np.full(n, 10**6)
         q: deque[int] = deque()
-        for c in range(n):
-            if st.land[c] and self._goal(st, seat, c):
-                dist[c] = 0
-                q.append(c)
+        for c in targets:
+            dist[c] = 0
+            q.append(c)
         while q:
             c = q.popleft()
             for m in st.neighbours[c]:
@@ -268,8 +394,6 @@ class HeuristicAgent(RuleBasedAgent):
             elif st.encounter[m] != 0:
                 if mine >= 12:
                     return d
-            else:  # an enemy garrison: taking settlements is the way to win (domination)
-                gar = int(st.garrison[m].sum() + st.garrison_specials[m].sum())
-                if mine > 2 * gar or (gar and mine >= gar + 3 * hexes.walls(st, m, h.cell) + 5):
-                    return d
+            elif _beats_garrison(st, mine, m, h.cell):  # taking settlements wins (domination)
+                return d
         return DONE
