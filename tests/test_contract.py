@@ -287,6 +287,70 @@ def test_arrays_handed_out_are_the_callers_own(name, vname, opts):
         twin_env.step(action)
 
 
+def _scribble_everything(st) -> None:
+    """Write into every array ``st`` hands out: its mask, each seat's observation, its returns."""
+    if not st.is_terminal():
+        _scribble(st.legal_actions_mask())
+    for seat in range(st.game.num_seats):
+        _scribble(st.observation(seat))
+    _scribble(st.returns())
+
+
+def _copies(st, game, rng) -> list:
+    """The states a caller gets from ``st`` other than itself: a clone, a determinize() sample for
+    the seat to move and for the next seat (whose sample resamples the mover's hidden cards),
+    and the state restored from its blob."""
+    out = [("clone", st.clone())]
+    seats = sorted({st.current_player, (st.current_player + 1) % game.num_seats})
+    out += [(f"determinize({seat})", st.determinize(seat, rng)) for seat in seats]
+    out.append(("restore", restore(game, st.serialize())))
+    return out
+
+
+@pytest.mark.parametrize("name,vname,opts", CASES, ids=IDS)
+def test_copies_hand_out_arrays_that_cannot_change_them(name, vname, opts):
+    """Every state a caller can get (the original, a clone, a determinize() sample, a restored
+    state) hands out masks, observations and returns that are read-only or the caller's own:
+    after writing into all of them (every illegal action now looks legal in a writable mask),
+    the state must be exactly what a twin copied before the writes is, refuse every action its
+    true mask forbids, and play on like the twin (issue 41: Peacekeepers and Zaka clones copied
+    their read-only cached mask into a writable one, and then accepted illegal moves)."""
+    game = envs.make_game(name, **opts)
+    rng = np.random.default_rng(7)
+    positions = 0
+    for seed in (5, 6):
+        st = game.new_initial_state(np.random.default_rng(seed))
+        while not st.is_terminal() and len(st.history) < 200:
+            if len(st.history) < 6 or len(st.history) % 9 == 0:   # puzzles end early
+                positions += 1
+                _views(st)   # fill every memo first: a copy carries its memos over
+                for kind, copy in [("original", st)] + _copies(st, game, rng):
+                    twin = copy.clone() if kind != "original" else restore(game, st.serialize())
+                    _views(copy)
+                    _scribble_everything(copy)
+                    where = f"seed {seed} step {len(st.history)}, {kind}"
+                    _assert_same(copy, twin, f"{where}, after writing into its arrays")
+                    mask = twin.legal_actions_mask()
+                    illegal = np.flatnonzero(mask == 0)
+                    for a in illegal[rng.permutation(len(illegal))[:12]]:
+                        with pytest.raises(IllegalActionError):
+                            copy.apply(int(a))
+                    _assert_same(copy, twin, f"{where}, after refusing illegal actions")
+                    if kind != "original":
+                        a = _random_move(twin, rng)
+                        copy.apply(a)
+                        twin.apply(a)
+                        _assert_same(copy, twin, f"{where}, after a legal move")
+            st.apply(_random_move(st, rng))
+        if st.is_terminal():   # and at the end: the returns
+            for kind, copy in [("original", st), ("clone", st.clone()),
+                               ("restore", restore(game, st.serialize()))]:
+                want = copy.returns().copy()
+                _scribble_everything(copy)
+                assert np.array_equal(copy.returns(), want), f"seed {seed}: {kind}'s returns changed"
+    assert positions >= 2
+
+
 # ------------------------------------------------------------------------------------------------
 # replayable states
 # ------------------------------------------------------------------------------------------------

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..core.accel import KERNELS
+from ..core.game import owned_copy
 from . import actions as A
 from .board import (
     BLACK,
@@ -95,8 +96,11 @@ class PositionCache:
     zones: tuple[int, ...] | None = None   # each seat's zone (competitive modes)
 
     def clone(self) -> "PositionCache":
-        """A copy that shares nothing writable: its own memo, with its own copy of each array."""
-        memo = {k: v.copy() if isinstance(v, np.ndarray) else v for k, v in self.memo.items()}
+        """A copy that shares nothing writable: its own memo dict. The entries are immutable
+        (ints, tuples, read-only masks) and shared as they are: a ``.copy()`` of a memoised mask
+        would be writable, and a caller writing into the clone's mask could make it accept
+        illegal moves (issue 41)."""
+        memo = owned_copy(self.memo)
         return PositionCache(memo, self.code_bits, self.active, self.cubes, self.touch1,
                              self.touch2, self.zones)
 

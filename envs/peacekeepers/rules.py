@@ -666,7 +666,7 @@ class PeacekeepersState(MaskMixin, HazardMixin, State):
         if self.phase != "over":
             return np.zeros(n)
         if self._returns is not None:
-            return self._returns
+            return self._returns.copy()   # the caller's own: a write cannot change the result
         sc = self.scores()
         if g.competitive and not g.points:
             # No Points Version: the last player able to place wins; earlier exits rank lower
@@ -680,7 +680,8 @@ class PeacekeepersState(MaskMixin, HazardMixin, State):
         else:
             ret = np.asarray(sc, float) / 100.0
         self._returns = np.asarray(ret, float)
-        return self._returns
+        self._returns.flags.writeable = False   # memoised (clones share it)
+        return self._returns.copy()
 
     def final_info(self) -> dict:
         """At the end: the scores, whether a puzzle was solved, ``turns`` (turns begun, a

@@ -99,8 +99,9 @@ class ZakaState(State):
         s.cur, s.phase, s.played, s.turns_done = self.cur, self.phase, self.played, self.turns_done
         s.end_reason, s.rewards_lost, s.redraws = self.end_reason, self.rewards_lost, self.redraws
         s.log = list(self.log)
-        s._mask = None if self._mask is None else self._mask.copy()
-        s._returns = None if self._returns is None else self._returns.copy()
+        # read-only (a .copy() would be writable: a caller writing into the clone's mask could
+        # make it accept illegal moves, issue 41): both states share them
+        s._mask, s._returns = self._mask, self._returns
         return s
 
     def _determinize(self, observer: int, rng: np.random.Generator) -> "ZakaState":
@@ -143,8 +144,8 @@ class ZakaState(State):
             s.hands[seat] = hand
             pos += k
         s.deck = pool[pos:]
-        if g.seat_owner(self.cur) != me:   # the mover's own hand was resampled
-            s._mask = None
+        s._mask = None   # computed from the sample's own hands (the same as the real one's when
+        # the observer moves: the conformance suite compares them)
         return s
 
     # ------------------------------------------------------------------ set-up --------------
@@ -550,7 +551,8 @@ class ZakaState(State):
         if self._returns is None:
             per_owner = rank_returns(self.owner_scores())
             self._returns = np.array([per_owner[g.seat_owner(t)] for t in range(g.num_seats)], float)
-        return self._returns
+            self._returns.flags.writeable = False   # memoised (clones share it)
+        return self._returns.copy()   # the caller's own: a write cannot change the result
 
     def winner(self) -> int:
         """The winning player (agent index), -1 while running or when the top rank is shared."""
