@@ -22,8 +22,9 @@ IDS = [f"{name}-{vname}" for name, vname, _ in CASES]
 PLAYOUTS = int(os.environ.get("CONFORMANCE_PLAYOUTS", "200"))
 CAP = 1000
 #: games whose engine action cap grows past CAP with the player count: the random playouts' cap
-#: (Warbah: 24 actions a player a turn for 10 turns a player, 3840 at 4 players; issue 42)
-CAPS = {"warbah_v0": 4000}
+#: (Warbah: 24 actions a player a turn for 10 turns a player, 3840 at 4 players; Zaberias: 30
+#: actions a player a round for 30 rounds an opponent, 10,800 at 4 players; issue 42)
+CAPS = {"warbah_v0": 4000, "zaberias_v0": 11000}
 
 
 def _random_game(game, seed, max_steps=CAP, check=None):
@@ -183,6 +184,86 @@ def test_no_hidden_information_in_observation(name, vname, opts):
                     assert np.array_equal(d.legal_actions_mask(), st.legal_actions_mask())
             legal = st.legal_actions()
             st.apply(legal[rng.integers(len(legal))])
+
+
+def _sample_contradictions(st, sample, seat: int, rng) -> list[str]:
+    """How a determinize(seat) sample of ``st`` contradicts what ``seat`` sees, or is not a
+    position the game can play on: what differs of the observation, the seat's own view of the
+    position (``render_text(observer=seat)``: every card it has seen, Warbah's espied index
+    cards and items included), the mask when the seat is to move; a running game without a
+    legal move; a move its own mask allows that fails to apply (all of them, up to 20 sampled)."""
+    bad = []
+    if not np.array_equal(sample.observation(seat), st.observation(seat)):
+        bad.append("the observation differs")
+    if sample.render_text(observer=seat) != st.render_text(observer=seat):
+        bad.append("the observer's text view differs")
+    if sample.is_terminal() != st.is_terminal() or sample.current_player != st.current_player:
+        bad.append("the player to move or the end differs")
+    if st.is_terminal() or bad:
+        return bad
+    mask = sample.legal_actions_mask()
+    if seat == st.current_player and not np.array_equal(mask, st.legal_actions_mask()):
+        bad.append("the mover's mask differs")
+    legal = np.flatnonzero(mask)
+    if not len(legal):
+        bad.append("no legal move")
+    for a in legal[rng.permutation(len(legal))[:20]]:
+        try:
+            sample.clone().apply(int(a))
+        except Exception as exc:  # noqa: BLE001 - any failure is the finding
+            bad.append(f"its legal {int(a)} ({sample.action_to_str(int(a))}) fails: "
+                       f"{type(exc).__name__}: {exc}")
+            break
+    return bad
+
+
+#: games per variant; positions checked in each: each phase's first 3, and every 9th position up
+#: to 40 of them; at each, the samples of every seat (the mover's and 3 more in turn where the
+#: game has more)
+DETERMINIZE_GAMES, DETERMINIZE_FIRST, DETERMINIZE_EVERY, DETERMINIZE_PERIODIC = 2, 3, 9, 40
+DETERMINIZE_SEATS = 4
+
+
+@pytest.mark.parametrize("name,vname,opts", CASES, ids=IDS)
+def test_determinized_samples_agree_with_the_observer(name, vname, opts):
+    """For every seat, at positions of seeded random games covering every phase reached (every
+    compound sub-step, such as Peacekeepers' ``giant2``, included): ``determinize(seat, rng)``
+    gives a position the game plays on, every move its mask allows applies, and it contradicts
+    nothing ``seat`` sees (observation, text view, the mask when ``seat`` is to move). Issue 41:
+    Peacekeepers' hidden hands dealt a player in the middle of a Giant pair no Giant for the
+    partner; Warbah's samples kept the real hand's cached mask and resampled the items of a
+    Hero whose index card the observer had espied, and the card paying a spell awaiting its
+    target."""
+    game = envs.make_game(name, **opts)
+    rng = np.random.default_rng(41)
+    checked: dict[str, int] = {}
+    failures: list[str] = []
+    tried = 0
+    for seed in range(DETERMINIZE_GAMES):
+        st = game.new_initial_state(seed)
+        play = np.random.default_rng(seed)
+        first: dict[str, int] = {}
+        periodic = 0
+        while not st.is_terminal():
+            phase = st.phase_name()
+            new = first.get(phase, 0) < DETERMINIZE_FIRST
+            if new or (len(st.history) % DETERMINIZE_EVERY == 0 and periodic < DETERMINIZE_PERIODIC):
+                first[phase] = first.get(phase, 0) + 1
+                periodic += not new
+                checked[phase] = checked.get(phase, 0) + 1
+                n = game.num_seats
+                seats = range(n) if n <= DETERMINIZE_SEATS else sorted(
+                    {max(st.current_player, 0)} | {(tried + k) % n for k in range(DETERMINIZE_SEATS - 1)})
+                for seat in seats:
+                    tried += 1
+                    sample = st.determinize(seat, rng)
+                    for why in _sample_contradictions(st, sample, seat, rng):
+                        failures.append(f"seed {seed} step {len(st.history)} phase {phase!r} "
+                                        f"seat {seat}: {why}")
+            st.apply(int(play.choice(st.legal_actions())))
+    assert not failures, f"{len(failures)} of {tried} samples:\n" + "\n".join(failures[:10])
+    if game.hidden_information and name == "peacekeepers_v0" and game.competitive:
+        assert "giant2" in checked, "no Giant pair in these games: pick other seeds"
 
 
 @pytest.mark.parametrize("name,vname,opts", CASES[:1] + [c for c in CASES if "4p" in c[1]][:1],

@@ -158,9 +158,18 @@ class PeacekeepersState(MaskMixin, HazardMixin, State):
             others = [seat for seat in range(self.game.num_seats) if seat != observer]
             pool = list(s.bag) + [c for seat in others for c, _ in s.hands[seat]]
             order = [pool[i] for i in s.rng.permutation(len(pool))]
+            partner = None
+            if self.phase == "giant2" and self.cur != observer and not self.reserves[self.cur]:
+                # what everyone sees: a player in the middle of a Giant pair holds a cube showing
+                # Yellow for the partner (Giants); the sample deals one such cube to that hand
+                faces = self.game.face_sets
+                partner = order.pop(next(i for i, c in enumerate(order) if YELLOW in faces[c]))
             for seat in others:
-                k = len(s.hands[seat])
-                s.hands[seat] = [(c, int(self.game.faces[c][s.rng.integers(6)])) for c in order[:k]]
+                k = len(s.hands[seat]) - (seat == self.cur and partner is not None)
+                hand = [(c, int(self.game.faces[c][s.rng.integers(6)])) for c in order[:k]]
+                if seat == self.cur and partner is not None:   # anywhere in the hand
+                    hand.insert(int(s.rng.integers(k + 1)), (partner, YELLOW))
+                s.hands[seat] = hand
                 order = order[k:]
             s.bag = order
             s._cache = None

@@ -65,36 +65,74 @@ def scried(st, observer: int) -> bool:
     return st.magic.scry_turn[observer] == st.turn
 
 
+def _without(cards: list, card) -> list:
+    """``cards`` less one ``card`` (None: all of them)."""
+    if card is None:
+        return list(cards)
+    out = list(cards)
+    out.remove(card)
+    return out
+
+
 def determinize(s, observer: int, rng) -> None:
     """Resample hidden magic: opponents' realm hands, enemy battle hands, deck order, the cards
-    behind enemy heroes' items (unless the observer scried this turn)."""
+    behind enemy heroes' items (unless the observer scried this turn). What the observer has
+    seen stays: the items of a Hero whose index card it espied this turn or who is in the
+    battle, and what pays for a spell awaiting its target (every observation shows that spell;
+    the card stays in its hand, or the item on its Hero, as realm_spells.pay and
+    battle_spells._pay_battle will take it)."""
     if scried(s, observer):
         return
     m, T = s.magic, s.game.spells
+    held: dict = {}      # seat -> the realm card paying for the pending realm spell
+    paying = None        # (Hero, item index) paying for it
+    if m.pending is not None:
+        spell, hi = m.pending
+        h = s.heroes[hi]
+        if h.seat != observer:
+            if has_wizard(h) and h.wizard_cast_turn != s.turn and spell in m.hands[h.seat]:
+                held[h.seat] = spell
+            else:
+                paying = next((hi, j) for j, it in enumerate(h.items) if it.kind == "realm"
+                              and it.spell == spell and it.used_turn != s.turn)
     opp = [q for q in range(s.game.num_seats) if q != observer]
-    pool = list(m.realm_deck) + [k for q in opp for k in m.hands[q]]
+    pool = list(m.realm_deck) + [k for q in opp for k in _without(m.hands[q], held.get(q))]
     pool = [pool[i] for i in rng.permutation(len(pool))]
     for q in opp:
-        n = len(m.hands[q])
-        m.hands[q], pool = pool[:n], pool[n:]
+        n = len(m.hands[q]) - (q in held)
+        m.hands[q], pool = pool[:n] + ([held[q]] if q in held else []), pool[n:]
     m.realm_deck = pool
     b = s.battle
     busy = set()
     if b is not None:
-        everyone = list(b.sides) + list(b.members)  # combined attacks too
+        everyone = list(b.sides) + list(b.members)  # combined attacks too (battle_spells.armies)
         sides = [sd for sd in everyone if sd.magic is not None and sd.seat != observer]
         busy = {sd.hero for sd in everyone}
-        pool = list(m.battle_deck) + [k for sd in sides for k in sd.magic.hand]
+        kept = {}   # id(army) -> the battle card paying for the pending battle spell
+        bm = b.magic
+        if bm is not None and bm.pending is not None and 0 <= bm.caster < len(everyone):
+            sd = everyone[bm.caster]
+            sm = sd.magic
+            if (sm is not None and sd.seat != observer and sm.wizard and not sm.cast
+                    and b.round not in sm.spellbound and bm.pending in sm.hand):
+                kept[id(sd)] = bm.pending
+        pool = list(m.battle_deck) + [k for sd in sides
+                                      for k in _without(sd.magic.hand, kept.get(id(sd)))]
         pool = [pool[i] for i in rng.permutation(len(pool))]
         for sd in sides:
-            n = len(sd.magic.hand)
-            sd.magic.hand, pool = pool[:n], pool[n:]
+            n = len(sd.magic.hand) - (id(sd) in kept)
+            extra = [kept[id(sd)]] if id(sd) in kept else []
+            sd.magic.hand, pool = pool[:n] + extra, pool[n:]
         m.battle_deck = pool
     else:
         m.battle_deck = [m.battle_deck[i] for i in rng.permutation(len(m.battle_deck))]
+    revealed, turn = s.espionage.revealed, s.turn
     for i, h in enumerate(s.heroes):
-        if h.seat != observer and i not in busy and h.items:
-            for it in h.items:
+        if (h.seat != observer and i not in busy and h.items
+                and revealed.get((observer, i), -1) != turn):   # espionage.is_revealed
+            for j, it in enumerate(h.items):
+                if (i, j) == paying:
+                    continue
                 if it.kind == "realm":
                     it.spell = int(rng.integers(T.NR))
                 elif it.kind == "battle":

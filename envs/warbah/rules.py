@@ -189,6 +189,7 @@ class WarbahState(State):
         scried), hidden hands, deck order and the cards behind enemy items (magic.py)."""
         s = self.clone()
         s.rng = np.random.default_rng(rng.integers(2**63))
+        s._mask = None   # the cached mask belongs to the real hands and items, not the sample's
         busy = set()
         if s.battle is not None:
             busy = {s.battle.sides[k].hero for k in (0, 1)}
