@@ -436,7 +436,7 @@ def test_error_messages_carry_no_server_path(server, monkeypatch):
 # ---------------------------------------------------------------------------- search budgets ----
 @pytest.mark.parametrize("spec", ["mcts:3000", "mcts:401", "puct:5000:zaka", "puct:41:zaka", "rollout:2:zaka",
                                   "rollout:101,by=random:zaka", "rollout:50,k=10,by=random:zaka",
-                                  "rollout:1,k=500,by=random:zaka", "rollout:64,k=16,gate=1:peacekeepers",
+                                  "rollout:1,k=500,by=random:zaka", "rollout:64,k=16,gate=1:zaka",
                                   "mcts:99999999999999999999"])
 def test_search_budgets_over_the_cap_are_refused(server, spec):
     status, _, body = api(server, "POST", "/api/new", {"game": "zaka", "opponents": [spec]})

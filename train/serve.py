@@ -271,8 +271,8 @@ class AgentAllowList:
                 from ..agents.rollout import TOP_K
                 by = f"rollout by {parsed.get('by', 'policy')}"
                 budget = count * int(parsed.get("top_k", TOP_K)) * SEARCH_COST[by]
+            entry = self._reference(spec, ref, "ppo", game_id)   # a path: refused as such, whatever N
             self._budget(spec, budget)
-            entry = self._reference(spec, ref, "ppo", game_id)
             return (f"{kind}:{head}:{entry.path}", True) if entry.command_line else (spec, False)
         raise RequestError(f"unknown agent {spec!r}; this server offers random, heuristic, mcts:N "
                            f"(N <= {self.max_budget}), ppo:NAME, puct:N:NAME, rollout:N:NAME, vlook:NAME "
