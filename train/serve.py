@@ -157,10 +157,11 @@ class AgentAllowList:
     """The opponents a request may choose: ``random``, ``heuristic``, ``mcts[:N]``, the shipped
     agents by name (``ppo:NAME``, ``puct:N:NAME``, ``rollout:N[,settings]:NAME``, ``vlook:NAME``)
     and their ``strongest`` specs exactly as listed, and the checkpoints named on the command line
-    (the same forms). Every search budget is at most ``max_budget`` simulations a move (a rollout
-    spec counts N x k rollouts; each kind weighted by its cost, ``SEARCH_COST``); the shipped
-    ``strongest`` specs are offered as listed (their cost is in their reports). A request never names a file: a reference that is not one of these names is
-    refused before anything is opened."""
+    (the same forms). Every search budget is at most ``max_budget`` MCTS simulations a move (a
+    rollout spec counts N x k rollouts; each kind weighted by its cost, ``SEARCH_COST``); the
+    shipped ``strongest`` specs are offered as listed (their cost is in their reports). A request
+    never names a file: a reference that is not one of these names is refused before anything is
+    opened."""
 
     def __init__(self, max_budget: int = DEFAULT_MAX_BUDGET,
                  command_line: list[OfferedCheckpoint] | None = None, trust: bool = False):
