@@ -114,7 +114,7 @@ def test_battle_combined_force_attacks_together_walls_negate_once_per_round():
     """BATTLE / BATTLE ROUND SEQUENCE: the joiners' troops attack too (with their own Hero's
     abilities); the target's walls negate one kill per rank per round against the whole force."""
     rules = {"designed": {"wall_break_chance": 0},
-             "encounters": {6: {"monster": {"init": 1, "kill": 0, "hits": 100}}}}
+             "encounters": {6: {"monster": {"init": 1, "kill": 0, "hits": 20}}}}
     g, st, t, ring = arena(rules=rules)
     st.terrain[t] = TERRAINS.index("hills")  # 2 wall ranks
     st.encounter[t] = 6  # a monster that never kills
@@ -129,7 +129,7 @@ def test_battle_combined_force_attacks_together_walls_negate_once_per_round():
     st.apply(BATTLE_START)
     assert st.phase == "call_off" and st.current_player == 0  # the lead's player decides
     b = st.battle
-    assert b.sides[1].monster[2] == 100 - (7 - 2)  # 7 kills, 2 negated by the walls
+    assert b.sides[1].monster[2] == 20 - (7 - 2)  # 7 kills, 2 negated by the walls
     st.apply(CALL_OFF)
     assert st.battle is None and lead.alive and friend.alive
     assert friend.troops.tolist() == [0, 5, 0, 0] and friend.attacks_left == 0
