@@ -541,7 +541,12 @@ class GorgasaliState(MovementMixin, MaskMixin, DuoMixin, CombatMixin, State):
         return np.array([team[self.game.team[s]] for s in range(self.game.num_seats)])
 
     def final_info(self) -> dict:
-        return {"rounds": self.round if not self.capped else self.game.rules["max_rounds"],
+        """``ended_by``: ``"rules"`` when one player (duo: one team) is left standing, the
+        rulebook's only ending; ``"cap"`` at the round cap (``max_rounds``, a safety backstop the
+        rulebook does not have: survivors rank by health); None while the game goes on."""
+        ended = None if self.phase != "over" else ("cap" if self.capped else "rules")
+        return {"ended_by": ended,
+                "rounds": self.round if not self.capped else self.game.rules["max_rounds"],
                 "round_cap": self.capped,
                 "survivors": [s for s in range(self.game.num_seats) if self.alive[s]]}
 

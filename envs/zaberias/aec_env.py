@@ -11,7 +11,9 @@ on roads; water only for flyers and swimmers; portals are one step apart. Battle
 the loser is removed only if the winner's range reaches it; ambushes combine attackers; defenders'
 friends in range of the attacker add their muscle. Each tribe has five special units (Sorcerer,
 Siphon, Helper, Mighty Titan, Flying Dragon). A tribe with no units and no cities is out; the last
-tribe standing wins; after ``max_rounds`` rounds survivors are ranked by material.
+tribe standing wins; backstops (not rules): after ``rules.round_cap_per_opponent`` rounds an
+opponent, or ``rules.action_cap_per_player_round`` engine actions a player a round of that cap,
+survivors are ranked by material.
 
 Options (``envs.make("zaberias_v0", **options)``):
 
@@ -22,14 +24,16 @@ Options (``envs.make("zaberias_v0", **options)``):
 |                | guardians (seat order)                               | that order          |
 | rules          | dict overriding configs/zaberias.yaml ``rules:``      | {}                  |
 |                | (start_coins, max_coins, siphon_capacity,            |                     |
-|                | headhunter_coins, max_rounds, max_actions, ...)      |                     |
+|                | headhunter_coins, round_cap_per_opponent, ...)       |                     |
 | config_path    | another rules YAML (boards, rosters, die)            | configs/zaberias.yaml |
 | render_mode    | None, ansi, rgb_array (a drawn picture), human       | None                |
 | ansi_color     | colour codes in text renders: None = auto (ansi mode | None                |
 |                | plain; human mode only on a terminal without         |                     |
 |                | NO_COLOR), True / False force them on / off          |                     |
 | illegal_action | lose (game over, offender -1) or raise (error)       | lose                |
-| max_steps      | env move cap; the game is truncated there            | 2000                |
+| max_steps      | env move cap; the game is truncated there; None:     | None                |
+|                | 2000, or 100 more than the engine's action cap when  |                     |
+|                | that is higher (3-4 players)                         |                     |
 
 Actions: ``Discrete(1 + 2U + 2S + 3N + U + 8 + (n - 1)U)`` (U = 9 roster slots, S = 3 city sites
 per board, N = grid cells, n players; 2 players: 14x7 grid, 3-4 players: 14x14), table in ``envs/zaberias/actions.py``:
@@ -43,9 +47,12 @@ planes over the global grid from the observer's side, then a vector (coins, aliv
 phase, own roster status, turn, last battle); table in ``envs/zaberias/observe.py``.
 
 Rewards: rank based and zero-sum at the end (+1 winner, -1 last; 3-4 players linear in rank,
-ties share): the last tribe standing ranks first, eliminated tribes rank by when they fell; at the
-round cap (``rules.max_rounds``, default 30) or the engine action cap (``rules.max_actions``,
-default 950) survivors rank by material (unit costs + city worth + coins).
+ties share): the last tribe standing ranks first (``final_info()["ended_by"] == "rules"``),
+eliminated tribes rank by when they fell; at a backstop (``"cap"``), the round cap
+(``rules.round_cap_per_opponent`` 30 rounds an opponent: 30 / 60 / 90 rounds with 2 / 3 / 4
+players) or the engine action cap (``rules.action_cap_per_player_round`` 30 actions a player a
+round of that cap: 1,800 / 5,400 / 10,800), survivors rank by material (unit costs + city worth +
+coins).
 
 Version history: v0 (first release; the RELEASE block grew from 4 to (n - 1)U actions
 so that a Siphon holding more than 4 can choose whom to keep; two phases were added, `pickup`
@@ -60,6 +67,8 @@ from ..core.aec import TabletopAEC
 from ..core.wrappers import OrderEnforcing
 from .game import ZaberiasGame
 
+#: the AEC move cap when none is given: this, or 100 more than the engine's own action cap (which
+#: ends the game, ranked) when that is higher: the outer backstop stays above the engine's
 DEFAULT_MAX_STEPS = 2000
 
 
@@ -67,11 +76,13 @@ class raw_env(TabletopAEC):
     metadata = dict(TabletopAEC.metadata, name=ZaberiasGame.name)
 
     def __init__(self, render_mode: str | None = None, illegal_action: str = "lose",
-                 max_steps: int = DEFAULT_MAX_STEPS, ansi_color: bool | None = None,
+                 max_steps: int | None = None, ansi_color: bool | None = None,
                  **options):
-        super().__init__(ZaberiasGame(**options), render_mode=render_mode,
-                         illegal_action=illegal_action, max_steps=max_steps,
-                         ansi_color=ansi_color)
+        game = ZaberiasGame(**options)
+        if max_steps is None:
+            max_steps = max(DEFAULT_MAX_STEPS, game.action_cap + 100)
+        super().__init__(game, render_mode=render_mode, illegal_action=illegal_action,
+                         max_steps=max_steps, ansi_color=ansi_color)
 
 
 def env(**kwargs):

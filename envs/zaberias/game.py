@@ -46,6 +46,10 @@ class ZaberiasGame(Game):
         tables = load_tables(config_path, rules)
         data = tables["data"]
         self.rules = tables["rules"]
+        # backstops (the rulebook's only ending is the last tribe standing): the round cap grows
+        # with the opponents to beat, the action cap with the turns the round cap allows
+        self.round_cap = self.rules["round_cap_per_opponent"] * (num_players - 1)
+        self.action_cap = self.rules["action_cap_per_player_round"] * num_players * self.round_cap
         self.die_faces = tables["faces"]
         self.rosters = [tables["rosters"][t] for t in tribes]
         self.U = len(self.rosters[0])

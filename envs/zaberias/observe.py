@@ -169,7 +169,7 @@ def build_observation(st, seat: int) -> np.ndarray:
     k = 28 + _PH
     v[k:k + U] = [_STATUS_VALUE[x] for x in status[seat * U:seat * U + U]]
     k += U
-    v[k] = min(1.0, sum(st.turns_taken) / (g.rules["max_rounds"] * n))
+    v[k] = min(1.0, sum(st.turns_taken) / (g.round_cap * n))
     v[k + 1] = float(st.current_player == seat)
     v[k + 2] = min(1.0, st.last_battle[0] / 40)
     v[k + 3] = min(1.0, st.last_battle[1] / 40)

@@ -260,7 +260,9 @@ class ZaberiasState(State):
             self.boost[u] = (0, 0, 0)
         self.sel = -1
         self.pending_unit = -1
-        if sum(self.turns_taken) >= g.rules["max_rounds"] * g.num_seats:
+        # the round cap: every living tribe has had its turns of the last round (with tribes
+        # out, rounds are counted, not the turns all players together could have had)
+        if all(self.turns_taken[s] >= g.round_cap for s in range(g.num_seats) if self.alive[s]):
             self.capped = True
             return self._game_over()
         i = self.order.index(seat)
@@ -457,7 +459,7 @@ class ZaberiasState(State):
             CB.tie_decision(self, kind == "reroll")
         elif ph == "siphon":
             CB.release(self, arg)
-        if self.phase != "over" and len(self.history) + 1 >= g.rules["max_actions"]:
+        if self.phase != "over" and len(self.history) + 1 >= g.action_cap:
             self.capped = True
             self._game_over()
         self._memo = {}
@@ -543,9 +545,13 @@ class ZaberiasState(State):
         return rank_returns(self.scores())
 
     def final_info(self) -> dict:
+        """``ended_by``: ``"rules"`` when one tribe is left (the rulebook's only ending), ``"cap"``
+        at the round or action cap (safety backstops the rulebook does not have; survivors rank
+        by material); ``rounds``: rounds played (the most turns any player has taken)."""
         if self.phase != "over":
             return {}
-        return {"scores": self.scores(), "capped": self.capped, "out_order": list(self.out_order),
+        return {"ended_by": "cap" if self.capped else "rules", "rounds": max(self.turns_taken),
+                "scores": self.scores(), "capped": self.capped, "out_order": list(self.out_order),
                 "turns": self.turn}
 
     # ------------------------------------------------------------------ views ---------------

@@ -324,7 +324,8 @@ def test_city_scenario_3_from_afar_and_assist_for_empty_city():
 
 
 def test_elimination_and_last_tribe_wins():
-    """Rulebook: a tribe with no units and no cities is out; the last one standing wins."""
+    """Rulebook: a tribe with no units and no cities is out; the last one standing wins (the
+    game's own ending: ``final_info()["ended_by"] == "rules"``)."""
     st = blank(tribes=["humans", "undead"])
     st.city_owner[3], st.city_grade[3] = -1, 0   # seat 1 loses its home city
     knight = put(st, 0, "Knight", 11, 5)
@@ -332,16 +333,41 @@ def test_elimination_and_last_tribe_wins():
     attack(st, knight, 10, 5, dice=[5, 0])
     assert st.is_terminal() and st.returns().tolist() == [1.0, -1.0]
     assert st.out_order == [1]
+    assert st.final_info()["ended_by"] == "rules" and not st.capped
 
 
 def test_round_cap_ranks_by_material_zero_sum():
-    """Designed: after max_rounds the survivors rank by material; returns sum to zero."""
-    st = blank(num_players=3, tribes=["humans", "undead", "orcs"], rules={"max_rounds": 1})
+    """Designed backstop: after ``round_cap_per_opponent`` x (players - 1) rounds the survivors
+    rank by material; returns sum to zero; ``final_info`` says the cap ended it."""
+    st = blank(num_players=3, tribes=["humans", "undead", "orcs"],
+               rules={"round_cap_per_opponent": 1})
+    assert st.game.round_cap == 2 and st.game.action_cap == 30 * 3 * 2
     put(st, 0, "Knight", 11, 5)
-    st._end_turn(); st._end_turn(); st._end_turn()
+    for _ in range(5):
+        st._end_turn()
+        assert not st.is_terminal()
+    st._end_turn()
     assert st.is_terminal() and st.capped
     r = st.returns()
     assert abs(r.sum()) < 1e-9 and r[0] == 1.0
+    info = st.final_info()
+    assert info["ended_by"] == "cap" and info["rounds"] == 2
+
+
+def test_round_cap_counts_rounds_when_a_tribe_is_out():
+    """Designed backstop: the round cap counts rounds, so a tribe out does not stretch it (the
+    cap used to count the turns all players together could have had: with one of three tribes
+    out early, 3 rounds of the others instead of 2)."""
+    st = blank(num_players=3, tribes=["humans", "undead", "orcs"],
+               rules={"round_cap_per_opponent": 1})
+    put(st, 0, "Knight", 11, 5)
+    st.alive[2] = False
+    st.out_order = [2]
+    for _ in range(3):               # seat 0, seat 1 (round 1), seat 0 (round 2)
+        st._end_turn()
+        assert not st.is_terminal()
+    st._end_turn()                   # seat 1 ends round 2
+    assert st.is_terminal() and st.capped and st.turns_taken == [2, 2, 0]
 
 
 def test_end_turn_always_legal_and_bad_options():
@@ -365,7 +391,7 @@ def test_every_tribe_combination_plays_to_the_end():
     combos = [list(c) for c in permutations(TRIBES, 2)] + [list(c) for c in combinations(TRIBES, 3)]
     combos.append(list(TRIBES))
     for i, tribes in enumerate(combos):
-        g = make_game(num_players=len(tribes), tribes=tribes, rules={"max_rounds": 8})
+        g = make_game(num_players=len(tribes), tribes=tribes, rules={"round_cap_per_opponent": 4})
         st = g.new_initial_state(i)
         play_checking(st, np.random.default_rng(i), lambda s: [], f"tribes {tribes}")  # a position
         # without a legal action would stop the random mover with "no legal action in the mask"
