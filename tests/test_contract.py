@@ -7,7 +7,11 @@
   replay of its seed and history.
 - Search never touches the state it is given (the MCTS agent, ``mcts:N``).
 - Replayable states: a state built straight from the engine records its seed, so
-  ``serialize``/``restore`` rebuilds the same game; a determinized sample refuses to serialize.
+  ``serialize``/``restore`` rebuilds the same game; a determinized sample refuses to serialize;
+  ``restore`` of anything else raises RestoreError.
+- Arrays handed out (masks, observations, returns) by the original, a clone, a determinize()
+  sample or a restored state are read-only or the caller's own.
+- ``determinize`` takes a Generator, a seed or None; views check their ``observer``.
 - Options and rules files: unknown names, wrong types and out-of-range values raise ConfigError
   naming the option (and the file, for a rules file).
 - Actions are integers: anything else raises and changes nothing, in the engine and the env.
@@ -17,6 +21,7 @@ from __future__ import annotations
 
 import dataclasses
 import importlib
+import json
 import sys
 
 import numpy as np
@@ -24,7 +29,7 @@ import pytest
 import yaml
 
 from tabletop_arena import envs
-from tabletop_arena.envs.core.game import ConfigError, Game, IllegalActionError, restore
+from tabletop_arena.envs.core.game import ConfigError, Game, IllegalActionError, RestoreError, restore
 
 CASES = [(name, vname, opts) for name in envs.names() for vname, opts in envs.variants(name).items()]
 IDS = [f"{name}-{vname}" for name, vname, _ in CASES]
@@ -424,6 +429,126 @@ def test_a_determinized_sample_refuses_to_serialize(name):
     with pytest.raises(ValueError, match="replay"):
         sample.serialize()
     st.clone().serialize()   # a clone is the same game: it serializes
+
+
+@pytest.mark.parametrize("name,vname,opts", CASES, ids=IDS)
+def test_determinize_takes_a_generator_a_seed_or_none(name, vname, opts):
+    """``determinize(seat, rng)``: a Generator (drawn from), an int seed (the same sample each
+    time), or None / no argument (a seed from OS entropy, as new_initial_state(None)); anything
+    else is a ConfigError naming the seed (it raised AttributeError on None, issue 41)."""
+    st = envs.make_game(name, **opts).new_initial_state(3)
+    seat = st.current_player
+    for rng in (None, 5, np.int64(5), np.random.default_rng(5)):
+        sample = st.determinize(seat, rng)
+        assert np.array_equal(sample.observation(seat), st.observation(seat))
+        assert sample.seed is None
+    assert np.array_equal(st.determinize(seat).legal_actions_mask(), st.legal_actions_mask())
+    a, b = st.determinize(seat, 11), st.determinize(seat, 11)
+    assert _views(a) == _views(b)
+    for bad in ("5", 1.5, -1, True, [5], object()):
+        with pytest.raises(ConfigError, match="seed"):
+            st.determinize(seat, bad)
+
+
+def _malformed_blobs(game, blob: str, rng) -> list:
+    """Mutations of a real saved game ``blob`` that are not one: not JSON (text, truncations,
+    bytes, binary garbage), other types, missing / unknown / repeated fields, nesting thousands
+    deep, wrong types of each field, another game or options, actions out of range, illegal
+    at some step of the replay or after the end."""
+    data = json.loads(blob)
+    n_act = game.num_actions
+    out: list = ["", "x", "null", "[]", "42", '"a string"', "{", blob[:-1], blob + "}", blob[: len(blob) // 2],
+                 blob.encode("utf-16"), b"\xff\xfe\x00garbage\x80", bytes(rng.integers(0, 256, 64).tolist()),
+                 None, 42, [blob], {"blob": blob},
+                 "[" * 100_000 + "]" * 100_000, '{"game": ' + "[" * 50_000 + "]" * 50_000 + "}",
+                 blob.replace('"seed"', '"seed": 1, "seed"', 1), "NaN", "{} " + blob]
+    out += [json.dumps(blob), "   ", blob.replace(":", "=", 1), blob.replace('"', "'")]
+    for cut in rng.integers(1, len(blob) - 1, 8):   # truncated anywhere
+        out.append(blob[:int(cut)])
+
+    def edit(**change):
+        d = dict(data)
+        for k, v in change.items():
+            if v is _DROP:
+                d.pop(k)
+            else:
+                d[k] = v
+        return json.dumps(d)
+
+    for key in data:
+        out.append(edit(**{key: _DROP}))
+        out += [edit(**{key: v}) for v in (None, [], {}, "x", 1.5, True)
+                if not (key == "options" and v == data["options"]) and not (key == "actions" and v == [])]
+    out.append(edit(extra=1))
+    out += [edit(game=g) for g in [n for n in envs.names() if n != game.name] + ["", game.name.upper()]]
+    out += [edit(options=o) for o in ({"num_players": 99}, dict(data["options"], bogus=1),
+                                      [data["options"]])]
+    out += [edit(seed=s) for s in (-1, "7", 7.0, 2**64 + 0.5, [7], {"seed": 7})]
+    out.append('{"game": %s, "options": %s, "seed": %s, "actions": []}' % (
+        json.dumps(data["game"]), json.dumps(data["options"]), "9" * 6000))   # an int too long
+    acts = data["actions"]
+    out += [edit(actions=acts + [a]) for a in (-1, n_act, n_act + 10**6, 10**30, 1.0, "0", None, True, [0])]
+    for i in rng.integers(0, len(acts), 6):   # an action illegal at its step of the replay
+        st = game.new_initial_state(data["seed"])
+        for a in acts[:int(i)]:
+            st.apply(a)
+        illegal = np.flatnonzero(st.legal_actions_mask() == 0)
+        out.append(edit(actions=acts[:int(i)] + [int(rng.choice(illegal))] + acts[int(i) + 1:]))
+    return out
+
+
+_DROP = object()
+
+
+@pytest.mark.parametrize("name", envs.names())
+def test_restore_refuses_every_malformed_blob_with_one_error(name):
+    """``restore`` of anything but a saved game of this variant raises RestoreError (a
+    ValueError), one line, for ~100 mutations of a real blob per game; a random byte flipped
+    either breaks the blob (RestoreError) or makes another valid save of the same variant
+    (issue 41: raw JSONDecodeError, KeyError, TypeError and RecursionError got out)."""
+    opts = next(iter(envs.variants(name).values()))
+    game = envs.make_game(name, **opts)
+    rng = np.random.default_rng(41)
+    st = game.new_initial_state(8)
+    while not st.is_terminal() and len(st.history) < 30:
+        st.apply(_random_move(st, rng))
+    blob = st.serialize()
+    cases = _malformed_blobs(game, blob, rng)
+    assert len(cases) >= 90
+    for k, bad in enumerate(cases):
+        with pytest.raises(RestoreError) as err:
+            restore(game, bad)
+        assert "\n" not in str(err.value), f"case {k}: not one line: {str(err.value)[:300]}"
+    for _ in range(40):   # a byte flipped anywhere: an error, or a save this variant replays
+        i = int(rng.integers(len(blob)))
+        flipped = blob[:i] + chr(int(rng.integers(32, 127))) + blob[i + 1:]
+        try:
+            back = restore(game, flipped)
+        except RestoreError:
+            continue
+        assert back.serialize() == json.dumps(json.loads(flipped))
+    assert restore(game, blob).serialize() == blob
+
+
+@pytest.mark.parametrize("name", envs.names())
+def test_views_check_their_observer(name):
+    """``render_text`` / ``render_rgb(observer=...)``: None or a seat, checked in one place for
+    every game (envs.core.game.check_observer): -1, a bool, a seat too large, a float or a name
+    raise ValueError (Zaka drew a player's private view for -1, True, 4 or 9; issue 41)."""
+    for opts in envs.variants(name).values():
+        st = envs.make_game(name, **opts).new_initial_state(2)
+        n = st.game.num_seats
+        for bad in (-1, -n, n, n + 5, True, False, np.bool_(True), 1.0, "0", [0], np.int64(-1)):
+            with pytest.raises(ValueError, match="observer"):
+                st.render_text(observer=bad)
+            with pytest.raises(ValueError, match="observer"):
+                st.render_rgb(observer=bad)
+            with pytest.raises(ValueError, match="observer"):
+                st.render_text(bad)   # passed by position too
+        assert st.render_text(observer=np.int64(n - 1)) == st.render_text(observer=n - 1)
+        for observer in (None, 0, n - 1):
+            assert st.render_text(observer=observer)
+        assert st.render_rgb(observer=None).ndim == 3
 
 
 # ------------------------------------------------------------------------------------------------

@@ -97,6 +97,35 @@ class NotReplayableError(ValueError):
     """``serialize()`` of a state whose randomness no seed reproduces (a determinize() sample)."""
 
 
+class RestoreError(ValueError):
+    """``restore()`` of a blob that is not a saved game of this variant: not JSON, missing or
+    unknown fields, wrong types, another game or options, actions out of range or illegal in
+    the replay. Nothing is built."""
+
+
+def check_observer(observer: Any, num_seats: int) -> int | None:
+    """``observer`` of a view (``render_text``, ``render_rgb``): None (the spectator's view) or
+    a seat as an int in ``0..num_seats-1``; anything else (a bool, -1, a seat too large, a
+    float, a name) raises ValueError: a view never falls back to another seat's."""
+    if observer is None or (type(observer) is int and 0 <= observer < num_seats):
+        return observer
+    if isinstance(observer, (numbers.Integral, np.integer)) and not isinstance(observer, (bool, np.bool_)) \
+            and 0 <= int(observer) < num_seats:
+        return int(observer)
+    raise ValueError(f"observer must be None (the spectator's view) or a seat in "
+                     f"0..{num_seats - 1}, got {observer!r}")
+
+
+def _checks_observer(render):
+    """A game's ``render_text`` / ``render_rgb``, with its ``observer`` checked first."""
+    @functools.wraps(render)
+    def checked(self, observer=None, *args, **kwargs):
+        return render(self, check_observer(observer, self.game.num_seats), *args, **kwargs)
+
+    checked.checks_observer = True  # type: ignore[attr-defined]
+    return checked
+
+
 def _recovered_seed(gen: np.random.Generator) -> int | None:
     """The seed of a generator exactly as ``np.random.default_rng(seed)`` built it (not drawn
     from since), else None."""
@@ -251,6 +280,15 @@ class State:
     #: the state's own generator: every draw, roll and shuffle of the game
     rng: np.random.Generator
 
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        # every game's views check their observer in one place (``check_observer``), as
+        # ``observation`` checks its seat: a game draws only for None or a real seat
+        for name in ("render_text", "render_rgb"):
+            render = cls.__dict__.get(name)
+            if render is not None and not getattr(render, "checks_observer", False):
+                setattr(cls, name, _checks_observer(render))
+
     # -- abstract -----------------------------------------------------------------------------
     @property
     def current_player(self) -> int:
@@ -288,7 +326,8 @@ class State:
 
     def render_text(self, observer: int | None = None, color: bool = False) -> str:
         """The position as text. ``observer`` None: the spectator's view (public information
-        only where the game hides some); a seat: what that seat's player may see. ``color``: ANSI
+        only where the game hides some); a seat: what that seat's player may see (anything else
+        raises ValueError, checked here for every game: ``check_observer``). ``color``: ANSI
         colour codes (off by default, see ``envs.core.terminal``)."""
         raise NotImplementedError
 
@@ -297,6 +336,7 @@ class State:
         ``render_text``. Games draw their own (``envs/<game>/render.py``); this fallback is a
         picture of the coloured text."""
         from .textimage import text_to_rgb
+        observer = check_observer(observer, self.game.num_seats)
         return text_to_rgb(self.render_text(observer=observer, color=True))
 
     # -- optional hooks (documented defaults) --------------------------------------------------
@@ -347,12 +387,17 @@ class State:
         self._apply(action)
         self.history.append(action)
 
-    def determinize(self, observer: int, rng: np.random.Generator) -> "State":
-        """A clone in which everything ``observer`` cannot see is resampled from ``rng``.
+    def determinize(self, observer: int, rng: Any = None) -> "State":
+        """A clone in which everything ``observer`` cannot see is resampled from ``rng``: a
+        numpy Generator (drawn from), an int seed, or None (a seed drawn from OS entropy, as
+        ``new_initial_state(None)`` does); anything else raises ConfigError.
 
         A sample is not the real game: it has no seed and refuses to serialize.
         """
-        s = self._determinize(check_seat(observer, self.game.num_seats), rng)
+        seat = check_seat(observer, self.game.num_seats)
+        if not isinstance(rng, np.random.Generator):
+            rng = np.random.default_rng(seed_of(rng))
+        s = self._determinize(seat, rng)
         s.seed = None
         return s
 
@@ -373,14 +418,71 @@ class State:
                            "seed": self.seed, "actions": list(self.history)})
 
 
+#: the fields of a saved game (``State.serialize``)
+SAVE_FIELDS = ("game", "options", "seed", "actions")
+
+
+def _unique_keys(pairs: list) -> dict:
+    """json object hook: a key given twice is an error (not the last one silently winning)."""
+    out: dict = {}
+    for key, value in pairs:
+        if key in out:
+            raise RestoreError(f"not a saved game: the field {key[:80]!r} is given twice")
+        out[key] = value
+    return out
+
+
 def restore(game: Game, blob: str) -> State:
-    """Inverse of ``State.serialize`` for a game built with the same options."""
-    data = json.loads(blob)
-    if data.get("game") != game.name:
-        raise ConfigError(f"saved game is {data.get('game')!r}, not {game.name!r}")
-    if data.get("options") != json.loads(json.dumps(game.options())):
-        raise ConfigError(f"saved options {data.get('options')} differ from {game.options()}")
-    return game.replay(data.get("seed"), data["actions"])
+    """Inverse of ``State.serialize`` for a game built with the same options. Anything else
+    (not JSON, missing or unknown fields, wrong types, another game or options, actions out of
+    range or illegal in the replay) raises RestoreError, one line saying what is wrong."""
+    try:
+        return _restore(game, blob)
+    except RecursionError:   # JSON nested thousands deep
+        raise RestoreError("not a saved game: nested too deeply") from None
+
+
+def _restore(game: Game, blob: str) -> State:
+    if not isinstance(blob, str):
+        raise RestoreError(f"a saved game is JSON text (a str, as serialize() returns), got "
+                           f"{type(blob).__name__}")
+    try:
+        data = json.loads(blob, object_pairs_hook=_unique_keys)
+    except ValueError as exc:   # JSONDecodeError, a number too long
+        if isinstance(exc, RestoreError):
+            raise
+        first = (str(exc).splitlines() or ["?"])[0]
+        raise RestoreError(f"not a saved game: not JSON ({first[:200]})") from None
+    if type(data) is not dict:
+        raise RestoreError(f"not a saved game: a JSON object with fields {list(SAVE_FIELDS)} "
+                           f"is expected, got a {type(data).__name__}")
+    if set(data) != set(SAVE_FIELDS):
+        missing = [k for k in SAVE_FIELDS if k not in data]
+        unknown = sorted(str(k) for k in data if k not in SAVE_FIELDS)
+        raise RestoreError(f"not a saved game: missing fields {missing}, unknown fields {unknown} "
+                           f"(a saved game has exactly {list(SAVE_FIELDS)})")
+    if data["game"] != game.name:
+        raise RestoreError(f"saved game is {str(data['game'])[:80]!r}, not {game.name!r}")
+    options = json.loads(json.dumps(game.options()))
+    if data["options"] != options:
+        raise RestoreError(f"saved options {str(data['options'])[:200]} differ from this "
+                           f"variant's {options}")
+    seed = data["seed"]
+    if type(seed) is not int or seed < 0:
+        raise RestoreError(f"saved seed must be an int >= 0, got {str(seed)[:80]}")
+    actions = data["actions"]
+    if type(actions) is not list:
+        raise RestoreError(f"saved actions must be a list of ints, got {type(actions).__name__}")
+    bad = next((i for i, a in enumerate(actions) if type(a) is not int), None)
+    if bad is not None:
+        raise RestoreError(f"saved action {bad} must be an int, got {str(actions[bad])[:80]}")
+    state = game.new_initial_state(seed)
+    for i, a in enumerate(actions):
+        try:
+            state.apply(a)
+        except IllegalActionError as exc:
+            raise RestoreError(f"saved action {i} ({a}) cannot be replayed: {exc}") from None
+    return state
 
 
 def new_rng(seed: Any = None) -> tuple[np.random.Generator, int]:
