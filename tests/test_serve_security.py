@@ -630,3 +630,21 @@ def test_serve_refuses_a_preset_opponent_that_names_a_file(tmp_path, capsys, mon
     assert "by name, not by path" in capsys.readouterr().err
     assert not marker.exists() and [p for p in seen if p.endswith("evil.zip")] == []
 
+
+def test_serve_agent_refuses_a_pickled_checkpoint_unless_trusted(tmp_path, capsys, monkeypatch):
+    """``arena serve --agent NAME=PATH`` loads the file once at start: a pickled one is refused
+    (nothing runs) unless ``--trust-checkpoint``, which is the opt-in to running its code."""
+    from tabletop_arena.train.cli import main
+
+    def stop():   # were the file accepted, the server would stop at once instead of serving
+        raise KeyboardInterrupt
+    monkeypatch.setattr(serve_module.ArenaServer, "serve_forever", lambda self, *a: stop())
+    marker = tmp_path / "MARKER"
+    evil = crafted_checkpoint(tmp_path / "evil.zip", marker)
+    argv = ["serve", "zaka", "--agent", f"evil={evil}", "--opponents", "ppo:evil", "--port", "0"]
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert "pickled checkpoint" in err and "--trust-checkpoint" in err and len(err.strip().splitlines()) == 1
+    assert not marker.exists()
+    assert main(argv + ["--trust-checkpoint"]) == 2   # trusted: SB3's loader runs the code, then fails
+    assert marker.exists()
