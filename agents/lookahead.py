@@ -92,8 +92,16 @@ def load_value(path: str | os.PathLike, game=None):
         raise ValueCheckpointError(f"{path} is not a value-lookahead checkpoint (format {FORMAT})")
     meta = blob["meta"]
     try:
-        net = value_net(int(meta["inputs"]), int(meta["hidden"]), float(meta["dropout"]))
-        net.load_state_dict(blob["state_dict"])
+        inputs, hidden, dropout = int(meta["inputs"]), int(meta["hidden"]), float(meta["dropout"])
+        with torch.device("meta"):   # the described network's shapes, no memory: sizes in the
+            want = value_net(inputs, hidden, dropout).state_dict()   # metadata cannot allocate
+        state = blob["state_dict"]
+        if not isinstance(state, dict) or set(state) != set(want) or any(
+                not isinstance(state[k], torch.Tensor) or state[k].shape != v.shape for k, v in want.items()):
+            raise ValueError(f"its weights do not fit the network of its metadata ({inputs} inputs, "
+                             f"{hidden} hidden)")
+        net = value_net(inputs, hidden, dropout)
+        net.load_state_dict(state)
     except Exception as exc:
         raise ValueCheckpointError(f"corrupt value checkpoint {path}: {type(exc).__name__}: {exc}") from None
     net.eval()

@@ -37,7 +37,7 @@ import numpy as np
 import torch
 
 from .mcts import SearchAgent
-from .ppo import check_compatible, latents, load_policy, read_metadata
+from .ppo import check_compatible, check_trusted, latents, load_policy, read_metadata
 
 
 class _Node:
@@ -67,7 +67,7 @@ class PUCTAgent(SearchAgent):
 
     def __init__(self, path: str | os.PathLike | None, game, simulations: int = 64,
                  seed: int | None = None, c_puct: float = 1.5, policy=None, check: bool = True,
-                 evaluator=None, heuristic_hint: bool | None = None):
+                 evaluator=None, heuristic_hint: bool | None = None, trust: bool = False):
         super().__init__(game, simulations, seed)
         if not c_puct > 0:
             raise ValueError(f"c_puct must be > 0, got {c_puct}")
@@ -75,9 +75,10 @@ class PUCTAgent(SearchAgent):
             if path is None:
                 raise ValueError("PUCTAgent needs a checkpoint path or a policy")
             meta = read_metadata(path)
+            check_trusted(meta, path, trust)   # a pickled checkpoint only with trust=True
             if check:
                 check_compatible(meta, game, path)
-            policy = load_policy(path)
+            policy = load_policy(path, trust=trust)
             if heuristic_hint is None:
                 heuristic_hint = bool(meta.get("heuristic_hint"))
         #: a policy trained with ``heuristic_hint`` (agents/hint.py) reads the heuristic's best moves

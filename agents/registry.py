@@ -7,7 +7,8 @@
 |               | (``agents.peacekeepers`` for ``peacekeepers_v0``)                        |
 | ``mcts[:N]``  | UCT / determinized MCTS with N simulations per move (default 200)        |
 | ``ppo:NAME``  | a shipped agent by name, e.g. ``ppo:peacekeepers`` (``agents.shipped``)  |
-| ``ppo:PATH``  | a MaskablePPO checkpoint written by ``arena train`` (``agents.ppo``)     |
+| ``ppo:PATH``  | a MaskablePPO checkpoint written by ``arena train`` (``agents.ppo``; a   |
+|               | pickled one from before the safe format only with ``trust=True``)        |
 | ``puct:N:REF``| the checkpoint ``REF`` (a shipped name or a path, as for ``ppo``) with N |
 |               | simulations of policy-and-value guided search per move (``agents.puct``) |
 | ``rollout:N:REF``| the checkpoint ``REF`` improved at play time by N of its own rollouts |
@@ -150,8 +151,11 @@ def _rollout_settings(items: list[str], spec: str) -> dict:
     return out
 
 
-def make_agent(spec: str, game: Game, seed: int | None = None) -> BaseAgent:
-    """Build the agent named by ``spec`` for ``game`` (an ``envs.core.game.Game``)."""
+def make_agent(spec: str, game: Game, seed: int | None = None, trust: bool = False) -> BaseAgent:
+    """Build the agent named by ``spec`` for ``game`` (an ``envs.core.game.Game``).
+
+    ``trust=True`` lets a ``ppo:`` / ``puct:`` / ``rollout:`` spec load a pickled (legacy) checkpoint,
+    which runs any code the file carries (``agents.ppo``); safe checkpoints need no trust."""
     if not isinstance(spec, str) or not spec.strip():
         raise AgentSpecError(f"agent spec must be a non-empty string, got {spec!r}; known: {KINDS}")
     spec = spec.strip()
@@ -182,7 +186,7 @@ def make_agent(spec: str, game: Game, seed: int | None = None) -> BaseAgent:
                                  "(e.g. ppo:peacekeepers) or ppo:PATH (e.g. ppo:runs/x/final.zip)")
         path = checkpoint_for(arg, game=game, spec=spec)
         from .ppo import PPOAgent  # imports torch: only when asked for
-        agent = PPOAgent(path, game, seed=seed)
+        agent = PPOAgent(path, game, seed=seed, trust=trust)
     elif kind in ("puct", "rollout"):
         n, _, ref = arg.partition(":")
         settings: dict = {}
@@ -198,12 +202,12 @@ def make_agent(spec: str, game: Game, seed: int | None = None) -> BaseAgent:
         path = checkpoint_for(ref, game=game, spec=spec)
         if kind == "puct":
             from .puct import PUCTAgent  # imports torch: only when asked for
-            agent = PUCTAgent(path, game, simulations=count, seed=seed)
+            agent = PUCTAgent(path, game, simulations=count, seed=seed, trust=trust)
         else:
             from .rollout import RolloutAgent
             by_random = settings.pop("by", "policy") == "random"
             try:
-                agent = RolloutAgent(path, game, rollouts=count, seed=seed,
+                agent = RolloutAgent(path, game, rollouts=count, seed=seed, trust=trust,
                                      rollout_agent=RandomAgent(seed) if by_random else None, **settings)
             except ValueError as exc:   # a setting out of range (k=0, gate=2): the spec's fault
                 if type(exc) is not ValueError:   # checkpoint errors keep their own type

@@ -70,7 +70,7 @@ class RolloutAgent(BaseAgent):
                  top_k: int = TOP_K, gate: float = GATE, min_prior: float = MIN_PRIOR,
                  rollout_cap: int = ROLLOUT_CAP, allocation: str = "uniform", check: bool = True,
                  prior: Callable[[np.ndarray, object], np.ndarray] | None = None,
-                 rollout_agent: BaseAgent | None = None):
+                 rollout_agent: BaseAgent | None = None, trust: bool = False):
         super().__init__(seed)
         for key, value, ok in (("rollouts", rollouts, rollouts >= 1), ("top_k", top_k, top_k >= 1),
                                ("rollout_cap", rollout_cap, rollout_cap >= 1)):
@@ -91,7 +91,8 @@ class RolloutAgent(BaseAgent):
         if prior is None or rollout_agent is None:
             if path is None:
                 raise ValueError("RolloutAgent needs a checkpoint path, or both prior and rollout_agent")
-            net = PPOAgent(path, game, seed=0, check=check)   # reads, checks and loads the checkpoint
+            # reads, checks and loads the checkpoint (a pickled one only with trust=True)
+            net = PPOAgent(path, game, seed=0, check=check, trust=trust)
             self.path = net.path
             if prior is None:
                 prior = self._network_prior(net)

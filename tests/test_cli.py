@@ -219,7 +219,7 @@ def test_help_of_every_command_has_a_description_and_defaults(capsys):
     for name, p in sub.choices.items():
         assert p.description, name
         text = p.format_help()
-        if name not in ("list",):
+        if name not in ("list", "convert-checkpoint"):   # these have no option with a default
             assert "(default: " in text, name
     assert "--opt KEY=VALUE" in sub.choices["bench"].format_help()
     train_help = sub.choices["train"].format_help()

@@ -239,6 +239,10 @@ CASES: list[tuple[str, list[str], str]] = [
     ("eval-options-deprecated-bad", ["eval", "zaka", "--agents", "random", "--options", "num_player=3",
                                      *EVAL], "did you mean 'num_players'"),
     ("eval-unknown-flag", ["eval", "zaka", "--agents", "random", "--gmaes", "3"], "unrecognized arguments"),
+    # ---- convert-checkpoint
+    ("convert-no-args", ["convert-checkpoint"], "required"),
+    ("convert-missing", ["convert-checkpoint", "{dir}/none.zip", "{dir}/new.zip"], "none.zip"),
+    ("convert-garbage", ["convert-checkpoint", "{bad_zip}", "{dir}/new.zip"], "bad.zip"),
 ]
 
 

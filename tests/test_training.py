@@ -173,7 +173,7 @@ def test_corrupt_checkpoints(trained, tmp_path):
     with zipfile.ZipFile(path) as src, zipfile.ZipFile(broken_weights, "w") as dst:
         for item in src.infolist():
             data = src.read(item.filename)
-            dst.writestr(item, b"garbage" if item.filename == "policy.pth" else data)
+            dst.writestr(item, b"garbage" if item.filename == "policy.pt" else data)
     for bad, pattern in [(tmp_path / "missing.zip", "not found"), (garbage, "corrupt"),
                          (truncated, "corrupt"), (plain, "not a Tabletop Arena checkpoint"),
                          (bad_meta, "corrupt"), (broken_weights, "corrupt")]:
@@ -490,43 +490,32 @@ def test_shipped_checkpoints_load_and_play():
 
 
 def test_checkpoint_from_before_the_namespace_still_loads(trained, tmp_path, monkeypatch):
-    """A checkpoint written before the tabletop_arena namespace pickled its classes as
-    ``agents.ppo.*``: it loads (names mapped for the duration of the load only), and no top-level
-    ``agents`` module is left behind, where a research repo's or another package's would be."""
-    import io
+    """A (pickled, legacy) checkpoint written before the tabletop_arena namespace pickled its
+    classes as ``agents.ppo.*``: with ``trust`` it loads (names mapped for the duration of the load
+    only), and no top-level ``agents`` module is left behind, where a research repo's or another
+    package's would be."""
     import sys
 
-    from stable_baselines3.common.save_util import data_to_json, load_from_zip_file
-
     from tabletop_arena.agents import ppo as ppo_module
+    from tabletop_arena.agents.ppo import load_policy
+    from tests.test_checkpoint_safety import legacy_checkpoint
 
     # the repository root holds agents/ itself: keep it off the path, as it is for an installed copy
     monkeypatch.setattr(sys, "path", [p for p in sys.path if not (Path(p or ".") / "agents").is_dir()])
     name = GAMES[0]
     _, path, game = trained[name]
-    data, _, _ = load_from_zip_file(str(path), custom_objects={"learning_rate": 0.0, "lr_schedule": None,
-                                                               "clip_range": None})
+    policy = load_policy(path)
     for cls in {ppo_module.ArenaPolicy, ppo_module.LayoutExtractor, ppo_module.SpatialActionHead}:
         monkeypatch.setattr(cls, "__module__", "agents.ppo")
     monkeypatch.setitem(sys.modules, "agents", sys.modules["tabletop_arena.agents"])
     monkeypatch.setitem(sys.modules, "agents.ppo", ppo_module)
-    legacy = json.loads(data_to_json({"policy_class": data["policy_class"],
-                                      "policy_kwargs": data["policy_kwargs"]}))
+    old = legacy_checkpoint(policy, read_metadata(path), tmp_path / "legacy.zip")
     for cls in {ppo_module.ArenaPolicy, ppo_module.LayoutExtractor, ppo_module.SpatialActionHead}:
         monkeypatch.setattr(cls, "__module__", ppo_module.__name__)
     del sys.modules["agents"], sys.modules["agents.ppo"]
-    old = tmp_path / "legacy.zip"
-    buf = io.BytesIO()
-    with zipfile.ZipFile(path) as src, zipfile.ZipFile(buf, "w") as dst:
-        for item in src.infolist():
-            raw = src.read(item.filename)
-            if item.filename == "data":
-                blob = json.loads(raw)
-                blob.update(policy_class=legacy["policy_class"], policy_kwargs=legacy["policy_kwargs"])
-                raw = json.dumps(blob).encode()
-            dst.writestr(item, raw)
-    old.write_bytes(buf.getvalue())
-    agent = make_agent(f"ppo:{old}", game, seed=0)
+    with pytest.raises(CheckpointError, match="pickled checkpoint"):
+        make_agent(f"ppo:{old}", game, seed=0)
+    agent = make_agent(f"ppo:{old}", game, seed=0, trust=True)
     assert type(agent.policy) is ppo_module.ArenaPolicy
     assert "agents" not in sys.modules and "agents.ppo" not in sys.modules
 

@@ -451,7 +451,8 @@ def test_learning_rate_falls_linearly_over_the_run_and_its_resume(tmp_path):
     from tabletop_arena.train.rllib import learning_rate_schedule
 
     def saved_lr(path):
-        return ArenaPPO.load(path, device="cpu").policy.optimizer.param_groups[0]["lr"]
+        from tabletop_arena.agents.ppo import read_training_state
+        return read_training_state(path)[1]["param_groups"][0]["lr"]
 
     out = tmp_path / "lr"
     kw = _tiny(learning_rate=1e-3, learning_rate_end=1e-4, opponent_mix={"random": 1.0}, bc_games=0)

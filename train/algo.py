@@ -1,7 +1,8 @@
 """ArenaPPO: sb3-contrib's MaskablePPO with a KL anchor to the cloned policy and a leaner update.
 
-The rollout collection, buffer, GAE, checkpoint format and ``MaskablePPO.load`` are sb3-contrib's.
-The update (``train``) is rewritten:
+The rollout collection, buffer and GAE are sb3-contrib's; the checkpoints are agents/ppo.py's safe
+format (JSON + tensors; ``train/ppo.py`` rebuilds a resumed learner from them, and SB3's pickled
+``MaskablePPO.load`` serves only a trusted legacy ``--resume``). The update (``train``) is rewritten:
 
 - **KL toward the clone**: ``loss += kl_coef * KL(pi || pi_ref)`` over the legal actions of every
   state in the minibatch, where ``pi_ref`` is the frozen policy the run had after imitation

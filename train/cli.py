@@ -23,6 +23,7 @@ from .cli_common import (
     ArenaParser,
     CLIError,
     add_env_options,
+    add_trust_checkpoint,
     check_out_folder,
     command,
     env_options,
@@ -105,7 +106,8 @@ def cmd_play(args) -> int:
     game = make_game(game_id, options)
     try:
         match = Match(game_id, options, human=args.seat, opponents=args.opponents or ["heuristic"],
-                      seed=args.seed, agent_factory=make_agent, game_obj=game)
+                      seed=args.seed, game_obj=game,
+                      agent_factory=lambda spec, g, seed=None: make_agent(spec, g, seed, trust=args.trust_checkpoint))
     except MatchError as exc:
         raise CLIError(str(exc), hint="--seat is your player index, from 0") from None
     others = ", ".join(label for i, label in enumerate(match.labels) if i != match.human)
@@ -380,6 +382,7 @@ def build_parser() -> ArenaParser:
     add_env_options(s)
     s.add_argument("--seed", type=int_at_least(0), default=0, help="seed of the game")
     s.add_argument("--no-color", action="store_true", help="plain text board (colour is only used on a terminal without NO_COLOR)")
+    add_trust_checkpoint(s)
     s.set_defaults(func=cmd_play)
 
     s = sub.add_parser("serve", help="a local web page to play any game against any agent",

@@ -199,6 +199,16 @@ def number_between(low: float, high: float, what: str = "seconds"):
     return parse
 
 
+TRUST_HELP = ("also load pickled checkpoints (SB3 zips written before the safe format, "
+              "tabletop-arena-ppo/1): such a file runs any code it carries, so use this only for files "
+              "whose source you trust; 'arena convert-checkpoint' rewrites one in the safe format once")
+
+
+def add_trust_checkpoint(parser: argparse.ArgumentParser, help: str = TRUST_HELP) -> None:
+    """``--trust-checkpoint`` (read as ``args.trust_checkpoint``): the explicit opt-in to unpickling."""
+    parser.add_argument("--trust-checkpoint", action="store_true", help=help)
+
+
 # ---------------------------------------------------------------------------- env options ----
 # a comma starts a new pair only when a KEY= follows (so '["orcs", "humans"]' stays one value)
 _PAIR_START = re.compile(r"\s*[A-Za-z_][A-Za-z0-9_.]*\s*=")
@@ -364,13 +374,14 @@ def shipped_agent_label(name: str, entry: dict) -> str:
         (f": {flags}" if flags else "")
 
 
-def make_agent(spec: str, game, seed: int | None = None):
-    """``agents.make_agent`` with every "no such agent / checkpoint" failure as a CLIError."""
+def make_agent(spec: str, game, seed: int | None = None, trust: bool = False):
+    """``agents.make_agent`` with every "no such agent / checkpoint" failure as a CLIError;
+    ``trust``: a pickled (legacy) checkpoint may load (``--trust-checkpoint``)."""
     from ..agents.registry import make_agent as build
 
     check_checkpoint_exists(spec, game)
     try:
-        return build(spec, game, seed=seed)
+        return build(spec, game, seed=seed, trust=trust)
     except ImportError as exc:
         raise CLIError(f"agent {spec!r} needs {exc.name or 'a package'} that is not installed",
                        hint="install the training extra: pip install -e '.[train]'") from None

@@ -18,6 +18,7 @@ from .cli_common import (
     CLIError,
     HelpFormatter,
     add_env_options,
+    add_trust_checkpoint,
     check_out_folder,
     command,
     env_options,
@@ -29,7 +30,8 @@ from .cli_common import (
     resolve_game,
 )
 
-__all__ = ["register", "parse_env_options", "check_set_overrides", "cmd_train", "cmd_eval"]
+__all__ = ["register", "parse_env_options", "check_set_overrides", "cmd_train", "cmd_eval",
+           "cmd_convert_checkpoint"]
 
 TRAIN_EPILOG = """\
 examples:
@@ -150,7 +152,8 @@ def cmd_train(args) -> int:
         flags = {k: getattr(args, k) for k in RLLIB_FLAGS}
         try:
             path = train_rllib(game, config_path=args.config, timesteps=args.timesteps, seed=args.seed,
-                               out=args.out, resume=args.resume, device=args.device, **flags, **overrides)
+                               out=args.out, resume=args.resume, device=args.device,
+                               trust=args.trust_checkpoint, **flags, **overrides)
         except RLlibMissingError as exc:
             raise CLIError(str(exc), hint="docs/rllib.md") from None
         except ConfigError as exc:
@@ -167,7 +170,7 @@ def cmd_train(args) -> int:
 
     try:
         path = train(game, config_path=args.config, timesteps=args.timesteps, seed=args.seed,
-                     out=args.out, resume=args.resume, **overrides)
+                     out=args.out, resume=args.resume, trust=args.trust_checkpoint, **overrides)
     except ConfigError as exc:
         raise _blame(exc, overrides) from None
     except TrainingInterrupted as exc:   # checkpoint saved: exit 130 (SIGINT) / 143 (SIGTERM)
@@ -239,14 +242,15 @@ def cmd_eval(args) -> int:
     out = args.out or f"runs/eval/{game}"
     check_out_folder(out)
     from .cli_common import make_agent
+    trust = args.trust_checkpoint
     for spec in args.agents:  # each spec (and checkpoint) checked before any game is played
         if not spec.startswith("ppo:"):
-            make_agent(spec, game_obj, seed=0)
+            make_agent(spec, game_obj, seed=0, trust=trust)
         else:
-            _check_checkpoint(spec, game_obj)
+            _check_checkpoint(spec, game_obj, trust)
     report = evaluate(game, args.agents, options=options, games=args.games,
                       workers=args.workers, seed=args.seed, opening_moves=args.opening_moves,
-                      max_steps=args.max_steps, progress=not args.no_progress, out=out)
+                      max_steps=args.max_steps, progress=not args.no_progress, out=out, trust=trust)
     print(report.table())
     print(f"report: {out}/report.md, report.json, report.png")
     if args.record:
@@ -259,9 +263,9 @@ def cmd_eval(args) -> int:
     return 0
 
 
-def _check_checkpoint(spec: str, game) -> None:
+def _check_checkpoint(spec: str, game, trust: bool = False) -> None:
     """A ppo: spec names a readable checkpoint that fits ``game`` (torch is imported: the
-    evaluation needs it anyway)."""
+    evaluation needs it anyway), refused if pickled (legacy) unless ``trust``."""
     from ..agents.registry import AgentSpecError
     from ..agents.shipped import ShippedAgentError, resolve_checkpoint
     from .cli_common import agent_error, check_checkpoint_exists
@@ -271,13 +275,32 @@ def _check_checkpoint(spec: str, game) -> None:
         if not spec[4:]:
             raise AgentSpecError("ppo needs a shipped agent's name or a checkpoint path")
         path = resolve_checkpoint(spec[4:])
-        from ..agents.ppo import check_compatible, read_metadata
-        check_compatible(read_metadata(path), game, path)
+        from ..agents.ppo import check_compatible, check_trusted, read_metadata
+        meta = read_metadata(path)
+        check_trusted(meta, path, trust)
+        check_compatible(meta, game, path)
     except ImportError as exc:
         raise CLIError(f"agent {spec!r} needs {exc.name or 'torch'}",
                        hint="install the training extra: pip install -e '.[train]'") from None
     except (ValueError, ShippedAgentError) as exc:  # AgentSpecError, CheckpointError
         raise agent_error(spec, exc, game) from None
+
+
+@command
+def cmd_convert_checkpoint(args) -> int:
+    from pathlib import Path
+
+    from ..agents.ppo import convert_checkpoint, is_legacy, read_metadata
+
+    src, dst = Path(args.src), Path(args.dst)   # the same path: converted in place (atomically)
+    meta = read_metadata(src)
+    try:
+        written = convert_checkpoint(src, dst, trust=args.trust_checkpoint)
+    except OSError as exc:   # DST in a folder that cannot be written, DST a folder
+        raise CLIError(f"cannot write {dst}: {exc.strerror or exc}", hint="DST is the new .zip file") from None
+    what = "converted" if is_legacy(meta) else "already in the safe format; copied"
+    print(f"{src}: {what} -> {written}")
+    return 0
 
 
 _positive_int = int_at_least(1)
@@ -317,6 +340,9 @@ def register(subparsers) -> None:
                    help="rllib: learner processes (default: the config's rllib section, 0 = in-process)")
     p.add_argument("--gpus-per-learner", type=float,
                    help="rllib: GPUs per learner, fractions allowed (default: 1 with a GPU device)")
+    add_trust_checkpoint(p, help="also load pickled checkpoints (written before the safe format) as "
+                         "init_policy, for --resume, as snapshots or opponents: such a file runs any code "
+                         "it carries; only for files whose source you trust")
     p.set_defaults(func=cmd_train)
 
     p = subparsers.add_parser(
@@ -340,4 +366,18 @@ def register(subparsers) -> None:
                    help="also write N of the games as animated GIFs into --out, one frame per move")
     p.add_argument("--record-format", choices=("gif", "mp4"), default="gif",
                    help="recording format (mp4 needs imageio-ffmpeg)")
+    add_trust_checkpoint(p)
     p.set_defaults(func=cmd_eval)
+
+    p = subparsers.add_parser(
+        "convert-checkpoint", help="rewrite a pickled checkpoint in the safe format",
+        description="Rewrite a checkpoint written before the safe format (an SB3 zip whose 'data' "
+                    "member is a pickle, tabletop-arena-ppo/1) as a safe one (JSON + tensors, "
+                    "tabletop-arena-ppo/2) with the same weights, metadata and, for a full "
+                    "checkpoint, optimizer state. Reading the old file unpickles it, which runs any "
+                    "code it carries: --trust-checkpoint says that you trust its source.",
+        formatter_class=HelpFormatter)
+    p.add_argument("src", help="the pickled checkpoint (.zip)")
+    p.add_argument("dst", help="where to write the safe checkpoint (.zip; replaced atomically)")
+    add_trust_checkpoint(p, help="required: unpickle SRC (it runs any code it carries)")
+    p.set_defaults(func=cmd_convert_checkpoint)

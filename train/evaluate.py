@@ -178,8 +178,9 @@ def arrangements(group: tuple[int, ...]) -> list[tuple[int, ...]]:
 class _Context:
     """What a worker needs: the game, how to build each entrant, the move cap."""
 
-    def __init__(self, game_source, entrants, max_steps: int):
+    def __init__(self, game_source, entrants, max_steps: int, trust: bool = False):
         self.game_source, self.entrants, self.max_steps = game_source, entrants, max_steps
+        self.trust = trust   #: spec strings may load pickled (legacy) checkpoints
         self._game: Game | None = None   # built in the worker (setup), not pickled to it
         self.cache: dict[tuple[int, int], Any] = {}
 
@@ -210,7 +211,7 @@ class _Context:
             entry = self.entrants[entrant]
             if isinstance(entry, str):
                 from ..agents.registry import make_agent
-                agent = make_agent(entry, self.game, seed=seed)
+                agent = make_agent(entry, self.game, seed=seed, trust=self.trust)
             else:
                 agent = entry(self.game, seed)
             self.cache[key] = agent
@@ -603,7 +604,8 @@ def _label(entry, used: Counter) -> str:
 def evaluate(game, agents: Sequence[str | Callable], *, options: dict | None = None, games: int = 100,
              workers: int = 2, seed: int = 0, opening_moves: int = 2, max_steps: int = 1000,
              names: Sequence[str] | None = None, progress: bool = True, bootstrap: int = 200,
-             out: str | os.PathLike | None = None, start_method: str = "spawn") -> EvalReport:
+             out: str | os.PathLike | None = None, start_method: str = "spawn",
+             trust: bool = False) -> EvalReport:
     """Play seat-balanced matches between ``agents`` and return an ``EvalReport``.
 
     ``game``: a registered id or bare name (built with ``options``), or an ``envs.core.game.Game``.
@@ -611,6 +613,8 @@ def evaluate(game, agents: Sequence[str | Callable], *, options: dict | None = N
     ``f(game, seed) -> Agent`` (picklable when ``workers > 1``).
     ``games``: games per group of agents that meet (rounded up to whole blocks of arrangements).
     ``out``: if given, the report files are written there.
+    ``trust``: spec strings may load pickled (legacy) checkpoints, which run any code they carry
+    (``arena eval --trust-checkpoint``); without it such a spec is refused before any game.
     """
     if isinstance(game, str):
         from .. import envs
@@ -634,12 +638,14 @@ def evaluate(game, agents: Sequence[str | Callable], *, options: dict | None = N
         from ..agents.registry import make_agent
         for a in agents:
             if isinstance(a, str) and not a.startswith("ppo:"):
-                make_agent(a, game_obj, seed=0)
+                make_agent(a, game_obj, seed=0, trust=trust)
             elif isinstance(a, str):   # ppo:NAME (a shipped agent) or ppo:PATH
-                from ..agents.ppo import check_compatible, read_metadata
+                from ..agents.ppo import check_compatible, check_trusted, read_metadata
                 from ..agents.shipped import resolve_checkpoint
                 path = resolve_checkpoint(a[4:])
-                check_compatible(read_metadata(path), game_obj, path)
+                meta = read_metadata(path)
+                check_trusted(meta, path, trust)
+                check_compatible(meta, game_obj, path)
     n_players = game_obj.num_agents
     groups = make_groups(len(agents), n_players)
     tasks: list[tuple] = []
@@ -649,7 +655,7 @@ def evaluate(game, agents: Sequence[str | Callable], *, options: dict | None = N
         for b in range(blocks):
             tasks.append((len(tasks), group, (seed, g_idx, b), opening_moves))
     total_games = sum(len(arrangements(t[1])) for t in tasks)
-    ctx = _Context(source, agents, max_steps)
+    ctx = _Context(source, agents, max_steps, trust)
     records: list[GameRecord] = []
     bar = None
     if progress:

@@ -449,34 +449,10 @@ def main(argv=None) -> int:
     by_kind = agreement_by_kind(policy, held, action_kind(game))
     print("by kind: " + ", ".join(f"{k} {100 * r:.0f}% ({n})" for k, (r, n) in by_kind.items()))
     if args.save:
-        from sb3_contrib import MaskablePPO  # noqa: F401  (the policy class is SB3's)
-
-        from ..agents.ppo import game_metadata
-        _save_policy(policy, policy_kwargs(game, cfg), args.save,
-                     dict(game_metadata(game, game_id), config=cfg.to_dict(), timesteps=0))
+        from ..agents.ppo import game_metadata, write_checkpoint  # the safe format: JSON + tensors
+        write_checkpoint(args.save, dict(game_metadata(game, game_id), config=cfg.to_dict(), timesteps=0), policy)
         print(f"saved {args.save}")
     return 0
-
-
-def _save_policy(policy, kwargs: dict, path, meta) -> None:
-    """A policy-only checkpoint from a bare policy built with ``kwargs`` (the SB3 zip layout +
-    arena_meta.json), loadable by ``agents.ppo.load_policy`` and as ``init_policy``."""
-    import io
-    import json
-    import zipfile
-
-    from stable_baselines3.common.save_util import data_to_json
-
-    from ..agents.ppo import FORMAT, META_NAME
-
-    data = {"policy_class": type(policy), "observation_space": policy.observation_space,
-            "action_space": policy.action_space, "policy_kwargs": kwargs}
-    buf = io.BytesIO()
-    torch.save(policy.state_dict(), buf)
-    with zipfile.ZipFile(path, "w", compression=zipfile.ZIP_DEFLATED) as zf:
-        zf.writestr("data", data_to_json(data))
-        zf.writestr("policy.pth", buf.getvalue())
-        zf.writestr(META_NAME, json.dumps(dict(meta, format=FORMAT, policy_only=True), default=str))
 
 
 if __name__ == "__main__":

@@ -33,8 +33,12 @@ Run folder (``out``):
 | progress.csv, tb/         | training curves                                                |
 | eval/step_*/              | evaluation reports (report.json/.md/.png)                      |
 
-Every checkpoint carries ``arena_meta.json`` (game, options, layout, action count, timesteps,
-config); see ``agents/ppo.py``.
+Every checkpoint is in the safe format of ``agents/ppo.py`` (``tabletop-arena-ppo/2``: JSON
+metadata, with the game, options, layout, action count, timesteps, config and the network's
+description, plus tensors read with ``torch.load(weights_only=True)``; nothing is pickled). The full
+ones (checkpoint.zip, final.zip) add the optimizer state and step counters that ``--resume`` reads.
+A pickled checkpoint of an older version (``--resume`` of an old run, ``init_policy``, snapshots)
+loads only with ``trust=True`` (``arena train --trust-checkpoint``).
 """
 from __future__ import annotations
 
@@ -61,6 +65,7 @@ from ..agents.ppo import (
     PPOAgent,
     board_piece,
     check_compatible,
+    check_trusted,
     game_metadata,
     read_metadata,
     save_checkpoint,
@@ -82,7 +87,7 @@ PPO_KEYS = ("learning_rate", "n_steps", "batch_size", "n_epochs", "gamma", "gae_
 # ---------------------------------------------------------------------------------------------
 # building blocks
 # ---------------------------------------------------------------------------------------------
-def _selfplay_factory(game_id: str, cfg: TrainConfig, seed: int, snapshots: list[str]):
+def _selfplay_factory(game_id: str, cfg: TrainConfig, seed: int, snapshots: list[str], trust: bool = False):
     def make():
         import torch as _torch
         ignore_sigint_in_worker()
@@ -91,7 +96,8 @@ def _selfplay_factory(game_id: str, cfg: TrainConfig, seed: int, snapshots: list
         return SelfPlayEnv(game_id, cfg.env_options, cfg.opponent_mix, seed=seed, max_steps=cfg.max_steps,
                            max_snapshots=cfg.max_snapshots, score_reward=cfg.score_reward,
                            snapshots=list(snapshots), snapshot_sampling=cfg.snapshot_sampling,
-                           opponent_random=opponent_random_share(cfg, 0), heuristic_hint=cfg.heuristic_hint)
+                           opponent_random=opponent_random_share(cfg, 0), heuristic_hint=cfg.heuristic_hint,
+                           trust=trust)
     return make
 
 
@@ -105,11 +111,12 @@ class _Unpickled:
         return self.wrapped.var()
 
 
-def make_vec_env(game_id: str, cfg: TrainConfig, seed: int, snapshots: Sequence[str] = ()):
-    """``cfg.n_envs`` self-play envs, DummyVecEnv or SubprocVecEnv, with episode statistics."""
+def make_vec_env(game_id: str, cfg: TrainConfig, seed: int, snapshots: Sequence[str] = (), trust: bool = False):
+    """``cfg.n_envs`` self-play envs, DummyVecEnv or SubprocVecEnv, with episode statistics;
+    ``trust``: their opponents may load pickled (legacy) checkpoints."""
     seeds = [int(s.generate_state(1, np.uint64)[0] % (2**63))
              for s in np.random.SeedSequence(seed).spawn(cfg.n_envs)]
-    fns = [_selfplay_factory(game_id, cfg, s, list(snapshots)) for s in seeds]
+    fns = [_selfplay_factory(game_id, cfg, s, list(snapshots), trust) for s in seeds]
     venv: VecEnv
     if cfg.vec_env == "batched":
         from .vecenv import SelfPlayVecEnv
@@ -310,6 +317,7 @@ class Run:
         self.wall_offset = 0.0  # wall-clock seconds of earlier calls (a resumed run)
         self.cpu0 = cpu_time()
         self.cpu_offset = 0.0
+        self.trust = False   #: pickled (legacy) checkpoints may load (``train(trust=True)``)
         from .curves import read_curve
         self.curve: list[dict] = read_curve(out / "curve.csv")
 
@@ -369,7 +377,9 @@ class Run:
         good = []
         for p in paths:
             try:
-                check_compatible(read_metadata(p), self.game, p)
+                meta = read_metadata(p)
+                check_trusted(meta, p, self.trust)
+                check_compatible(meta, self.game, p)
                 good.append(p)
             except CheckpointError as exc:
                 warnings.warn(f"skipping snapshot: {exc}", stacklevel=2)
@@ -387,7 +397,8 @@ class Run:
             for opp in self.eval_opponents:
                 report = evaluate(self.game, [_LearnerFactory(policy, self.cfg.heuristic_hint), opp], names=["learner", opp],
                                   games=games or self.cfg.eval_games, workers=1, seed=EVAL_SEED_BASE + self.cfg.seed,
-                                  opening_moves=2, max_steps=self.cfg.max_steps, progress=False, bootstrap=0)
+                                  opening_moves=2, max_steps=self.cfg.max_steps, progress=False, bootstrap=0,
+                                  trust=self.trust)
                 a = report.agent("learner")
                 results[opp] = (a["win_rate"], *a["win_rate_ci95"])
                 if tag:
@@ -543,11 +554,14 @@ def _write_config(cfg: TrainConfig, path: Path) -> None:
 
 def train(game: str, config_path: str | os.PathLike | None = None, timesteps: int | None = None,
           seed: int | None = None, out: str | os.PathLike | None = None, resume: bool = False,
-          **overrides) -> Path:
+          trust: bool = False, **overrides) -> Path:
     """Train (or, with ``resume``, continue training) a MaskablePPO policy; return final.zip's path.
 
     ``timesteps`` is the run's total (a resumed run trains the difference). ``overrides`` are
-    config keys (see ``train/config.py``); ``None`` values are ignored.
+    config keys (see ``train/config.py``); ``None`` values are ignored. ``trust`` (``arena train
+    --trust-checkpoint``) lets the run load pickled (legacy) checkpoints: the ``--resume``
+    checkpoint, ``init_policy``, snapshots and checkpoint opponents; such a file runs any code it
+    carries. Every file the run writes is in the safe format.
     """
     game_id = envs.resolve(game)
     overrides = {k: v for k, v in overrides.items() if v is not None}
@@ -561,6 +575,7 @@ def train(game: str, config_path: str | os.PathLike | None = None, timesteps: in
         out = Path(out)
         ckpt = out / "checkpoint.zip"
         meta = read_metadata(ckpt)
+        check_trusted(meta, ckpt, trust)
         if meta.get("game") != game_id:
             raise CheckpointError(f"{ckpt} was trained on {meta.get('game')!r}, not {game_id!r}")
         saved = meta.get("config")
@@ -575,6 +590,8 @@ def train(game: str, config_path: str | os.PathLike | None = None, timesteps: in
             raise ConfigError(f"{out} already holds a run (checkpoint.zip); pass --resume to continue it "
                               f"or choose another --out")
     validate(cfg)
+    if cfg.init_policy:   # before the run folder is made: a refused file changes nothing
+        _init_policy_path(cfg, envs.make_game(game_id, **cfg.env_options), trust)
     out.mkdir(parents=True, exist_ok=True)
     with RunLock(out) as lock:
         if lock.took_over:
@@ -583,18 +600,76 @@ def train(game: str, config_path: str | os.PathLike | None = None, timesteps: in
         if resume:   # rows past the checkpoint belong to training that was lost
             truncate_progress(out / "progress.csv", int(meta.get("timesteps", 0)))
         return _train_locked(game_id, cfg, out, resume, meta if resume else None,
-                             ckpt if resume else None)
+                             ckpt if resume else None, trust)
+
+
+def _init_policy_path(cfg: TrainConfig, game, trust: bool) -> str:
+    """``init_policy``'s file (a shipped agent's name or a path), checked from its metadata alone
+    (nothing is unpickled): it exists, fits ``game``, and is a safe checkpoint or ``trust``."""
+    from ..agents.shipped import ShippedAgentError, resolve_checkpoint
+    try:
+        path = resolve_checkpoint(cfg.init_policy)
+    except ShippedAgentError as exc:
+        raise ConfigError(f"init_policy: {exc}") from None
+    try:
+        meta = read_metadata(path)
+        check_trusted(meta, path, trust)
+        check_compatible(meta, game, path)
+    except CheckpointError as exc:
+        raise CheckpointError(f"init_policy: {exc}") from None
+    return path
+
+
+def _checkpoint_opponents(run: Run) -> None:
+    """The config's opponents and evaluation opponents that play a checkpoint (``ppo:``,
+    ``puct:``, ``rollout:``) load now: a missing, mismatched or untrusted pickled file is one error
+    before any training, not a crash in an env worker later."""
+    from ..agents.registry import make_agent
+    for spec in list(run.cfg.opponent_mix) + list(run.eval_opponents):
+        if spec.split(":", 1)[0] in ("ppo", "puct", "rollout"):
+            make_agent(spec, run.game, seed=0, trust=run.trust)
+
+
+def _resume_model(ckpt: Path, meta: dict, venv, cfg: TrainConfig, device: str, trust: bool) -> ArenaPPO:
+    """The learner of a run folder's checkpoint.zip, on ``venv``, with the config's PPO settings:
+    rebuilt from the safe format (network description, weights, optimizer state, step counters),
+    or, for a pickled (legacy) file and only with ``trust``, SB3's own ``load``."""
+    from ..agents.ppo import decode_spec, is_legacy, numpy_too_old, read_training_state
+    ppo_settings = {k: getattr(cfg, k) for k in PPO_KEYS}
+    if is_legacy(meta):
+        check_trusted(meta, ckpt, trust)
+        try:
+            return ArenaPPO.load(ckpt, env=venv, device=device,
+                                 custom_objects={k: ppo_settings.pop(k) for k in ("learning_rate", "clip_range")},
+                                 **ppo_settings)
+        except Exception as exc:
+            raise numpy_too_old(exc, ckpt) or CheckpointError(
+                f"cannot resume from {ckpt}: {type(exc).__name__}: {exc}") from None
+    state, optimizer, training = read_training_state(ckpt, meta)
+    policy_class, _, _, kwargs = decode_spec(meta["policy"], ckpt)
+    model = ArenaPPO(policy_class, venv, policy_kwargs=kwargs, device=device, verbose=0, **ppo_settings)
+    try:
+        model.policy.load_state_dict(state)
+        model.policy.optimizer.load_state_dict(optimizer)
+        model.num_timesteps = int(training["num_timesteps"])
+        model._n_updates = int(training.get("n_updates", 0))
+        model._episode_num = int(training.get("episode_num", 0))
+    except Exception as exc:   # noqa: BLE001 - an optimizer state of another network, a bad counter
+        raise CheckpointError(f"cannot resume from {ckpt}: {type(exc).__name__}: {exc}") from None
+    return model
 
 
 def _train_locked(game_id: str, cfg: TrainConfig, out: Path, resume: bool, meta: dict | None,
-                  ckpt: Path | None) -> Path:
+                  ckpt: Path | None, trust: bool = False) -> Path:
     """``train`` in its locked run folder: build or load the model, learn, save."""
     _write_config(cfg, out / "config.yaml")
     torch.set_num_threads(cfg.torch_threads)
     device = resolve_device(cfg.device)
 
     run = Run(game_id, cfg, out)
+    run.trust = trust
     resolve_network(run.game, cfg)  # raise early on a cnn request without a board piece
+    _checkpoint_opponents(run)
     log = (lambda m: print(m, flush=True))
     if resume:
         assert meta is not None and ckpt is not None   # train() reads both when resuming
@@ -603,16 +678,13 @@ def _train_locked(game_id: str, cfg: TrainConfig, out: Path, resume: bool, meta:
         run.wall_offset = float(meta.get("wall_seconds", 0.0))
         run.cpu_offset = float(meta.get("cpu_seconds", 0.0))
         torch.manual_seed(cfg.seed * 1_000_003 + done)
-        venv = make_vec_env(game_id, cfg, seed=cfg.seed * 1_000_003 + done, snapshots=run.existing_snapshots())
+        venv = make_vec_env(game_id, cfg, seed=cfg.seed * 1_000_003 + done, snapshots=run.existing_snapshots(),
+                            trust=trust)
         try:
-            run.model = ArenaPPO.load(ckpt, env=venv, device=device,
-                                      custom_objects={k: getattr(cfg, k) for k in ("learning_rate", "clip_range")},
-                                      **{k: getattr(cfg, k) for k in PPO_KEYS if k not in ("learning_rate", "clip_range")})
-        except CheckpointError:
-            raise
-        except Exception as exc:
+            run.model = _resume_model(ckpt, meta, venv, cfg, device, trust)
+        except BaseException:
             venv.close()
-            raise CheckpointError(f"cannot resume from {ckpt}: {type(exc).__name__}: {exc}") from None
+            raise
         run.model.tensorboard_log = str(out / "tb")
         run.model.kl_coef, run.model.kl_coef_end = cfg.kl_coef, cfg.kl_coef_end
         run.model.learning_rate_end = cfg.learning_rate_end
@@ -620,10 +692,10 @@ def _train_locked(game_id: str, cfg: TrainConfig, out: Path, resume: bool, meta:
         run.model.pipelined, run.model.update_threads = cfg.pipelined, update_threads(cfg)
         if cfg.kl_coef > 0 and (out / "reference.zip").is_file():
             from ..agents.ppo import load_policy
-            run.model.set_reference(load_policy(out / "reference.zip", device=device))
+            run.model.set_reference(load_policy(out / "reference.zip", device=device, trust=trust))
     else:
         torch.manual_seed(cfg.seed)
-        venv = make_vec_env(game_id, cfg, seed=cfg.seed)
+        venv = make_vec_env(game_id, cfg, seed=cfg.seed, trust=trust)
         run.model = ArenaPPO(
             ArenaPolicy, venv, learning_rate=cfg.learning_rate, n_steps=cfg.n_steps,
             batch_size=cfg.batch_size, n_epochs=cfg.n_epochs, gamma=cfg.gamma, gae_lambda=cfg.gae_lambda,
@@ -635,13 +707,8 @@ def _train_locked(game_id: str, cfg: TrainConfig, out: Path, resume: bool, meta:
         run.model.pipelined, run.model.update_threads = cfg.pipelined, update_threads(cfg)
         if cfg.init_policy:
             from ..agents.ppo import load_policy
-            from ..agents.shipped import ShippedAgentError, resolve_checkpoint
-            try:   # a shipped agent's name (checkpoints/shipped.yaml) or a path
-                init_path = resolve_checkpoint(cfg.init_policy)
-            except ShippedAgentError as exc:
-                raise ConfigError(f"init_policy: {exc}") from None
-            start = load_policy(init_path, device=device)
-            check_compatible(read_metadata(init_path), run.game, init_path)
+            init_path = _init_policy_path(cfg, run.game, trust)   # a shipped agent's name or a path
+            start = load_policy(init_path, device=device, trust=trust)
             try:
                 load_init_policy(run.model.policy, start, cfg)
             except RuntimeError as exc:

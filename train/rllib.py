@@ -481,12 +481,14 @@ def train_rllib(game: str, config_path: str | os.PathLike | None = None, timeste
                 seed: int | None = None, out: str | os.PathLike | None = None, resume: bool = False,
                 address: str | None = None, num_env_runners: int | None = None,
                 num_learners: int | None = None, gpus_per_learner: float | None = None,
-                device: str | None = None, **overrides) -> Path:
+                device: str | None = None, trust: bool = False, **overrides) -> Path:
     """Train (or with ``resume`` continue) self-play PPO on RLlib; return ``policy.zip``'s path.
 
     ``address``, ``num_env_runners``, ``num_learners``, ``gpus_per_learner``, ``device`` override
     the config's ``rllib`` section; other keyword arguments are config keys (``None`` ignored;
-    ``rllib={...}`` merges into the section).
+    ``rllib={...}`` merges into the section). ``trust``: a resumed run's snapshots may be pickled
+    (legacy) checkpoints (they run any code they carry); the files this run writes are safe ones.
+    The ``algorithm/`` folder is RLlib's own checkpoint (pickled by Ray): resume only your own runs.
     """
     require_ray()
     import ray
@@ -521,6 +523,7 @@ def train_rllib(game: str, config_path: str | os.PathLike | None = None, timeste
         gpus = resolve_gpus(r["device"], r["gpus_per_learner"], r["num_learners"],
                             local_gpu=_local_gpu(), cluster_gpus=_cluster_gpus())
         run = RLlibRun(game_id, cfg, out, kwargs)
+        run.base.trust = trust
         algo = algorithm_config(game_id, cfg, kwargs, gpus).build_algo()
         if resume:
             algo.restore_from_path(str((out / "algorithm").resolve()))
@@ -528,7 +531,7 @@ def train_rllib(game: str, config_path: str | os.PathLike | None = None, timeste
             run.timesteps, run.iterations = int(state["timesteps"]), int(state["iterations"])
             run.pull(algo)
             for path in run.base.existing_snapshots():
-                snap = load_policy(path)
+                snap = load_policy(path, trust=trust)
                 send_snapshot(algo, Path(path).stem, snap)
         else:
             if cfg.bc_games:

@@ -64,8 +64,9 @@ class OpponentPool:
     """Weighted opponent kinds; ``snapshot`` draws among the newest frozen learner checkpoints."""
 
     def __init__(self, game, mix: dict[str, float], seed: int | None = None, max_snapshots: int = 5,
-                 drop_unavailable: bool = True, snapshot_sampling: bool = True):
+                 drop_unavailable: bool = True, snapshot_sampling: bool = True, trust: bool = False):
         self.game = game
+        self.trust = trust   #: checkpoint opponents may be pickled (legacy) files (``train(trust=True)``)
         mix = {k: float(w) for k, w in mix.items() if float(w) > 0}
         if drop_unavailable and "heuristic" in mix and not has_heuristic(game):
             warnings.warn(f"no heuristic baseline for {game.name}: dropped from the opponent pool",
@@ -99,7 +100,7 @@ class OpponentPool:
         key = (spec, slot)
         agent = self._agents.get(key)
         if agent is None:
-            agent = make_agent(spec, self.game, seed=int(self.rng.integers(2**63)))
+            agent = make_agent(spec, self.game, seed=int(self.rng.integers(2**63)), trust=self.trust)
             if spec.startswith("ppo:") and spec[4:] in self.snapshots:
                 # a frozen copy of the learner plays as the learner does: sampling, not argmax
                 agent.deterministic = not self.snapshot_sampling  # type: ignore[attr-defined]  # a PPOAgent
@@ -132,7 +133,8 @@ class SelfPlayEnv(LearnerSeatEnv):
     def __init__(self, game: str, env_options: dict | None = None, opponent_mix: dict | None = None,
                  seed: int | None = None, max_steps: int = 1000, max_snapshots: int = 5,
                  score_reward: float = 0.0, snapshots: list[str] | tuple = (), render_mode: str | None = None,
-                 snapshot_sampling: bool = True, opponent_random: float = 0.0, heuristic_hint: bool = False):
+                 snapshot_sampling: bool = True, opponent_random: float = 0.0, heuristic_hint: bool = False,
+                 trust: bool = False):
         super().__init__()
         self.game_id = envs.resolve(game)
         self.env_options = dict(env_options or {})
@@ -150,7 +152,7 @@ class SelfPlayEnv(LearnerSeatEnv):
         self.action_space = gymnasium.spaces.Discrete(n)
         self.pool = OpponentPool(self.game, opponent_mix or {"random": 1.0},
                                  seed=int(self.rng.integers(2**63)), max_snapshots=max_snapshots,
-                                 snapshot_sampling=snapshot_sampling)
+                                 snapshot_sampling=snapshot_sampling, trust=trust)
         self.opponent_random = 0.0
         self.set_opponent_random(opponent_random)
         for s in snapshots:
