@@ -6,15 +6,20 @@ never run past the checkpoint a resume starts from.
   lock is an OS advisory lock (``fcntl.flock``) where there is one, so it ends with its process;
   a lock file left by a dead process (its pid no longer runs) is taken over. Without ``fcntl``
   the pid in the file decides alone.
-- ``SignalStop``: while training, SIGINT (Ctrl-C) and SIGTERM ask the run to stop at the next
-  step; the caller saves ``checkpoint.zip`` (atomically) and raises ``TrainingInterrupted``; the
-  ``arena train`` command prints one line and exits with 130 (SIGINT) or 143 (SIGTERM), the shell's
-  128 + signal number. A second signal is not caught (a second Ctrl-C stops at once).
+- ``SignalStop``: while PPO learns, SIGINT (Ctrl-C) and SIGTERM ask the run to stop: at the next
+  step during a rollout, after the update (seconds) during one, at once during an evaluation (cut
+  short); the first signal says so on stderr at once. The caller saves ``checkpoint.zip``
+  (atomically) and raises ``TrainingInterrupted``; ``arena`` prints one line and exits with 130
+  (SIGINT) or 143 (SIGTERM), the shell's 128 + signal number. A second signal aborts without
+  saving (the handlers of ``train/stops.py`` take it). Outside ``learn`` a stop raises
+  ``Stopped`` (``train/stops.py``), which the trainer words as what was saved.
 - ``truncate_progress``: on ``--resume``, ``progress.csv`` keeps only the rows up to the
   checkpoint's timestep, so the curve never goes back in time.
 """
 from __future__ import annotations
 
+import contextlib
+import copy
 import csv
 import os
 import signal
@@ -22,10 +27,15 @@ import socket
 import tempfile
 import threading
 from pathlib import Path
+from typing import Iterator
 
 from stable_baselines3.common.callbacks import BaseCallback
 
 from .config import ConfigError
+from .stops import Stopped, TrainingInterrupted, notice, quiet_worker
+
+__all__ = ["RunLock", "RunFolderBusy", "SignalStop", "EvaluationCut", "UpdateCut", "Stopped",
+           "TrainingInterrupted", "ignore_sigint_in_worker", "truncate_progress"]
 
 try:
     import fcntl
@@ -37,16 +47,6 @@ LOCK_NAME = ".lock"
 
 class RunFolderBusy(ConfigError):
     """Another live process is using the run folder."""
-
-
-class TrainingInterrupted(Exception):
-    """Training stopped on a signal after saving its checkpoint."""
-
-    def __init__(self, signum: int, checkpoint: Path, timesteps: int):
-        self.signum, self.checkpoint, self.timesteps = signum, Path(checkpoint), int(timesteps)
-        self.exit_code = 128 + signum
-        super().__init__(f"stopped by {signal.Signals(signum).name} at {timesteps} steps; "
-                         f"checkpoint saved to {checkpoint} (continue with --resume)")
 
 
 def _pid_alive(pid: int) -> bool:
@@ -127,22 +127,87 @@ class RunLock:
         self.release()
 
 
+class EvaluationCut(Exception):
+    """A stop arrived during an evaluation inside ``learn``: the evaluation is dropped."""
+
+
+class UpdateCut(Exception):
+    """A stop arrived during a PPO update: the update is dropped (``SignalStop.restore`` puts the
+    model back as it was before the rollout the update learned from)."""
+
+
 class SignalStop(BaseCallback):
-    """An SB3 callback that ends ``learn`` at the next step once SIGINT or SIGTERM arrived
-    (installed as a context manager around ``learn``; only the main thread can catch signals)."""
+    """An SB3 callback that ends ``learn`` once SIGINT or SIGTERM arrived (installed as a context
+    manager around ``learn``; only the main thread can catch signals): at the next step of a
+    rollout; at once during an update (``UpdateCut``: the update, seconds to a minute of a big
+    network on a busy machine, is dropped and ``restore`` gives back the weights, optimizer state
+    and step count from before its rollout, copied at each rollout's end); at once inside
+    ``cut_short()`` (an evaluation). The first signal says on stderr at once what happens."""
 
     SIGNALS = (signal.SIGINT, signal.SIGTERM)
 
-    def __init__(self):
+    def __init__(self, prog: str = "arena train"):
         super().__init__()
+        self.prog = prog
         self.signum: int | None = None
+        self.phase = "rollout"   # rollout / update: where learn is (on_rollout_start / _end)
+        self._cut = False
         self._previous: dict = {}
+        self._rollout_start = 0
+        self._before: tuple | None = None   # (policy state, optimizer state, steps) before the update
 
     def _handle(self, signum, frame) -> None:
         self.signum = signum
         for sig, old in self._previous.items():   # a second signal acts at once
             signal.signal(sig, old)
         self._previous = {}
+        update = self.phase == "update" and self._before is not None
+        if self._cut:
+            what = "cutting the evaluation short"
+        elif update:
+            what = "dropping the update in progress (its rollout is played again after --resume)"
+        else:
+            what = "stopping at the next step"
+        again = "Ctrl-C" if signum == signal.SIGINT else "another SIGINT or SIGTERM"
+        notice(f"{self.prog}: stopping ({signal.Signals(signum).name}): {what} to save a checkpoint "
+               f"({again} aborts without saving)")
+        if self._cut:
+            raise EvaluationCut(signum)
+        if update:
+            raise UpdateCut(signum)
+
+    @contextlib.contextmanager
+    def cut_short(self) -> Iterator[None]:
+        """Inside the block a stop raises ``EvaluationCut`` at once (the work there is not needed
+        for the checkpoint); a stop that came before the block skips it."""
+        if self.signum is not None:
+            raise EvaluationCut(self.signum)
+        self._cut = True
+        try:
+            yield
+        finally:
+            self._cut = False
+
+    def _on_rollout_start(self) -> None:
+        self.phase = "rollout"
+        self._before = None
+        self._rollout_start = int(self.model.num_timesteps)
+
+    def _on_rollout_end(self) -> None:
+        policy = self.model.policy
+        self._before = ({k: v.detach().clone() for k, v in policy.state_dict().items()},
+                        copy.deepcopy(policy.optimizer.state_dict()), self._rollout_start)
+        self.phase = "update"
+        if self.signum is not None:   # the stop came while the rollout was closing: no update
+            raise UpdateCut(self.signum)
+
+    def restore(self, model) -> None:
+        """``model`` as it was before the dropped update's rollout: weights, optimizer state, steps."""
+        assert self._before is not None, "restore follows an UpdateCut"
+        policy_state, optimizer_state, steps = self._before
+        model.policy.load_state_dict(policy_state)
+        model.policy.optimizer.load_state_dict(optimizer_state)
+        model.num_timesteps = steps
 
     def __enter__(self) -> "SignalStop":
         if threading.current_thread() is threading.main_thread():
@@ -161,10 +226,11 @@ class SignalStop(BaseCallback):
 
 def ignore_sigint_in_worker() -> None:
     """In a SubprocVecEnv worker: leave Ctrl-C to the main process (it stops and saves; the
-    workers end when it closes them), instead of dying with a traceback each."""
+    workers end when it closes them), instead of dying with a traceback each; a worker dies with
+    its parent (``train/stops.py``, ``quiet_worker``)."""
     import multiprocessing
     if multiprocessing.parent_process() is not None:
-        signal.signal(signal.SIGINT, signal.SIG_IGN)
+        quiet_worker()
 
 
 def truncate_progress(csv_path: str | os.PathLike, timesteps: int) -> int:

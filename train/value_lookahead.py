@@ -44,6 +44,7 @@ from ..agents.lookahead import (
     value_net,
 )
 from .config import ConfigError, read_config_file, with_overrides
+from .stops import as_stopped, deferred, end_pool, pool_map
 
 ALGORITHM = "value_lookahead"
 
@@ -183,7 +184,10 @@ def _trial_game(task) -> float:
     return float(np.sign(ret[me] - others.max()))
 
 
-def _torch_one_thread():
+def _init_worker():
+    """A pool worker: one torch thread; Ctrl-C left to the main process, which ends the pool."""
+    from .stops import quiet_worker
+    quiet_worker()
     import torch
     torch.set_num_threads(1)
 
@@ -202,7 +206,7 @@ class _Run:
         self.t0 = time.time()
         self.cpu0 = time.process_time()
         self.rng = np.random.default_rng(cfg.seed)
-        self.pool = mp.get_context().Pool(cfg.workers, initializer=_torch_one_thread) if cfg.workers > 1 else None
+        self.pool: Any = None   # the worker processes, started by the first imap
         self.X: list[np.ndarray] = []
         self.Y: list[np.ndarray] = []
         self.G: list[np.ndarray] = []
@@ -219,14 +223,23 @@ class _Run:
 
     def imap(self, fn, tasks):
         """``fn`` over ``tasks`` on the worker pool (in order, as results come), or here."""
-        if self.pool is None:
+        if self.cfg.workers <= 1:
             return map(fn, tasks)
-        return self.pool.imap(fn, tasks, chunksize=max(1, len(tasks) // (8 * self.cfg.workers)))
+        if self.pool is None:
+            with deferred():   # a stop while the workers start waits until they have started
+                self.pool = mp.get_context().Pool(self.cfg.workers, initializer=_init_worker)
+        return pool_map(self.pool, fn, tasks, chunksize=max(1, len(tasks) // (8 * self.cfg.workers)))
 
-    def close(self):
+    def close(self, abort: bool = False):
+        """End the worker pool: let it finish (``close``), or, on a stop or an error, end the
+        workers now (``terminate``: a closed pool waits for tasks a stop will never collect)."""
         if self.pool is not None:
-            self.pool.close()
-            self.pool.join()
+            if abort:
+                end_pool(self.pool)
+            else:
+                self.pool.close()
+                self.pool.join()
+            self.pool = None
 
     # -- (1) data
     def collect(self) -> None:
@@ -384,24 +397,38 @@ def train_value_lookahead(game: str, data: dict[str, Any], source: str, out: str
     out.mkdir(parents=True, exist_ok=True)
     with open(out / "config.yaml", "w") as fh:
         yaml.safe_dump(dataclasses.asdict(cfg), fh, sort_keys=False)
-    path = out / "value.pt"
+    path, trial = out / "value.pt", out / "trial.pt"
+    done, stage = 0, "the start"   # rounds whose value.pt is written; where a stop finds the run
     try:
         for r in range(1, cfg.rounds + 1):
+            stage = f"round {r} (data games)"
             run.collect()
+            stage = f"round {r} (fitting the value)"
             err = run.fit(r)
-            trial = out / "trial.pt"
             save_value(run.net, trial, run.meta([]))
+            stage = f"round {r} (phase trials)"
             run.accepted = run.accept(r, trial)
             extra = {"held_out_mse": round(err, 5), "round": r, "wall_seconds": round(time.time() - run.t0, 1),
                      "accept": run.accepted}
             save_value(run.net, path, run.meta(run.accepted, extra))
+            done = r
             trial.unlink()
+            stage = f"round {r} (evaluation)"
             run.curve_point(path, tag=f"round_{r}")
             if cfg.time_limit_minutes and time.time() - run.t0 > 60 * cfg.time_limit_minutes:
                 run.log(f"time limit {cfg.time_limit_minutes} min reached after round {r}")
                 break
-    finally:
-        run.close()
+    except KeyboardInterrupt as exc:   # SIGINT / SIGTERM (train/stops.py): say what is kept
+        run.close(abort=True)
+        trial.unlink(missing_ok=True)
+        kept = (f"value.pt of round {done} is kept (play it as vlook:{path})" if done
+                else "no value.pt written")
+        raise as_stopped(exc).with_detail(f"during {stage}; {kept}; a value_lookahead run cannot be "
+                                          f"resumed (start a new one with another --out)") from None
+    except BaseException:
+        run.close(abort=True)
+        raise
+    run.close()
     run.log(f"done: {path} (accepted phases: {', '.join(run.accepted) or 'none'}); "
             f"{json.dumps({'games': run.games, 'env_steps': run.env_steps})}")
     return path
