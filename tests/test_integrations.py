@@ -81,7 +81,37 @@ def _run(name: str, **values) -> dict:
 
 def test_every_recipe_is_tested():
     assert set(RECIPES) == {"sb3_single_agent", "pettingzoo_sb3_tutorial", "torchrl", "tianshou",
-                            "cleanrl", "supersuit"}
+                            "cleanrl", "supersuit", "sb3_finetune_shipped"}
+
+
+def _shipped_ppo() -> list[str]:
+    from tabletop_arena.agents.shipped import agent_kind, shipped_agents
+    return [n for n, e in shipped_agents().items() if agent_kind(e) == "ppo"]
+
+
+@pytest.mark.parametrize("agent", _shipped_ppo())
+def test_sb3_fine_tune_a_shipped_agent(agent, tmp_path):
+    """The fine-tuning recipe on every shipped PPO agent: a MaskablePPO with the shipped weights
+    learns a rollout on its game's single-agent env, and its safe checkpoint plays as ppo:PATH."""
+    _need("sb3_contrib")
+    from tabletop_arena.agents.registry import make_agent
+    from tabletop_arena.agents.shipped import shipped_agents
+    entry = shipped_agents()[agent]
+    opts = entry.get("options") or {}
+    env_id = envs.gymnasium_id(entry["game"])
+    code = RECIPES["sb3_finetune_shipped"]
+    if opts:   # the variant the agent was trained on: make() kwargs
+        code = code.replace('gymnasium.make(ENV_ID, opponent="heuristic", seat=None)',
+                            f'gymnasium.make(ENV_ID, opponent="heuristic", seat=None, **{opts!r})')
+        assert code != RECIPES["sb3_finetune_shipped"]
+    code = _with_constants(code, AGENT=agent, ENV_ID=env_id, STEPS=256, OUT=str(tmp_path / "ft.zip"))
+    ns = {"__name__": "recipe_sb3_finetune_shipped"}
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", envs.IllegalMoveWarning)
+        exec(compile(code, "docs/integrations.md#sb3_finetune_shipped", "exec"), ns)
+    assert ns["model"].num_timesteps >= 256
+    game = envs.make_game(entry["game"], **opts)
+    assert make_agent(f"ppo:{tmp_path / 'ft.zip'}", game, seed=0).path == str(tmp_path / "ft.zip")
 
 
 @pytest.mark.parametrize("name", NAMES)
