@@ -38,7 +38,6 @@ as a prior, on an Elo scale (400 log10), with bootstrap 95% intervals over games
 """
 from __future__ import annotations
 
-import contextlib
 import dataclasses
 import hashlib
 import itertools
@@ -56,6 +55,7 @@ import numpy as np
 
 from ..agents.base import RandomAgent
 from ..envs.core.game import Game
+from ..threads import limit_threads, limited_threads
 from .play import play
 
 Z95 = 1.959963984540054
@@ -225,33 +225,22 @@ _WORKER: _Context | None = None
 def _init_worker(ctx: _Context, subprocess: bool = True):
     global _WORKER
     if subprocess:
-        # one core per worker: no oversubscription, whichever agent imports torch later (the
-        # variable) or already has (set directly). Two puct:64 workers on 2 cores at torch's default
-        # threads took 15x the CPU time of one worker.
-        os.environ["OMP_NUM_THREADS"] = "1"
-        torch = sys.modules.get("torch")
-        if torch is not None:
-            torch.set_num_threads(1)
+        # one core per worker, no oversubscription: torch and numpy's BLAS on one thread each
+        # (TABLETOP_ARENA_TORCH_THREADS), whichever agent loads torch later. Two puct:64 workers on
+        # 2 cores at torch's default threads took 15x the CPU time of one worker; rollout:16 workers
+        # with torch on one thread but numpy's OpenBLAS at its default 3-4x (tabletop_arena/threads.py)
+        limit_threads()
     _WORKER = ctx.setup()
 
 
-@contextlib.contextmanager
 def _one_torch_thread():
-    """Games played in the calling process run torch on one thread, as the worker processes do,
-    and the caller's setting comes back afterwards. A policy's forward pass on one observation
-    gains nothing from more threads, and on a busy machine their spin-waiting slows in-process
-    evaluation down (10 Peacekeepers games, ppo:peacekeepers vs heuristic, 2-core machine at load
-    2.3: 9.2 s with torch's default 2 threads, 6.2 s with one; same results)."""
-    torch = sys.modules.get("torch")
-    if torch is None:
-        yield
-        return
-    before = torch.get_num_threads()
-    torch.set_num_threads(1)
-    try:
-        yield
-    finally:
-        torch.set_num_threads(before)
+    """Games played in the calling process run torch and numpy's BLAS on one thread, as the worker
+    processes do, and the caller's settings come back afterwards. A policy's forward pass on one
+    observation gains nothing from more threads, and on a busy machine their spin-waiting slows
+    in-process evaluation down (10 Peacekeepers games, ppo:peacekeepers vs heuristic, 2-core machine
+    at load 2.3: 9.2 s with torch's default 2 threads, 6.2 s with one; same results). It used to
+    skip torch when the agents had not loaded it yet, i.e. always on the first evaluation."""
+    return limited_threads()
 
 
 def _opening(game, engine_seed: int, opening_seed: int, k: int) -> list[int]:
