@@ -71,30 +71,28 @@ class _Quit(Exception):
 
 
 def _choose(state, legal: list[tuple[int, str]]) -> int:
-    """Ask the person for an action: a number from the list, or words to filter it."""
+    """Ask the person for an action: a number from the list, or words to filter it
+    (``train.play.pick_move``: 'help', out-of-range numbers and whole-word cells answered)."""
+    from .play import LIST_LIMIT, pick_move
+
     shown = legal
     while True:
-        for i, (_, text) in enumerate(shown[:60]):
+        for i, (_, text) in enumerate(shown[:LIST_LIMIT]):
             print(f"  [{i}] {text}")
-        if len(shown) > 60:
-            print(f"  ... {len(shown) - 60} more: type words to filter (e.g. 'Giants C4')")
+        if len(shown) > LIST_LIMIT:
+            print(f"  ... {len(shown) - LIST_LIMIT} more: type words to filter (e.g. 'Giants C4')")
         try:
             text = input("your move> ").strip()
         except EOFError:
             raise _Quit from None
         if text in ("q", "quit", "exit"):
             raise _Quit
-        if text.isdigit() and int(text) < min(60, len(shown)):
-            return shown[int(text)][0]
-        words = text.lower().split()
-        filtered = [m for m in legal if all(w in m[1].lower() for w in words)]
-        if len(filtered) == 1:
-            return filtered[0][0]
-        if not filtered:
-            print("no legal move matches; showing all")
-            shown = legal
-        else:
-            shown = filtered
+        pick = pick_move(text, legal, shown)
+        if pick.message:
+            print(pick.message)
+        if pick.action is not None:
+            return pick.action
+        shown = pick.shown
 
 
 @command

@@ -213,6 +213,73 @@ def play_env(env, agents: Mapping[str, Agent], seed: int | None = None) -> int:
     return steps
 
 
+# ------------------------------------------------------------------------- a person's pick --
+#: how many moves a terminal list shows at once (more: type words to narrow them)
+LIST_LIMIT = 60
+PICK_HELP = ("Type a move's number from the list, words that pick it out (e.g. 'Giants C4': a word "
+             "that is a whole word of some moves, such as the cell A1, matches only those, not A10), "
+             "'all' to list every move again, 'help' for this, or q to quit.")
+
+
+@dataclasses.dataclass
+class Pick:
+    """What a person's typed line chose: ``action`` (None: ask again), the moves to list next
+    (``shown``) and a line to print first (``message``, may be None)."""
+
+    action: int | None
+    shown: list[tuple[int, str]]
+    message: str | None = None
+
+
+def _has_word(word: str, text: str) -> bool:
+    """``word`` stands alone in ``text`` (no letter or digit either side): A1 in 'at A1', not 'at A10'."""
+    import re
+    return re.search(rf"(?<![a-z0-9]){re.escape(word)}(?![a-z0-9])", text) is not None
+
+
+def filter_moves(words: Sequence[str], legal: Sequence[tuple[int, str]]) -> list[tuple[int, str]]:
+    """The moves whose text holds every word (case-insensitive). A word that is a whole word of
+    some of them (a cell such as ``A1``, a name) keeps only those: ``A1`` picks ``at A1`` over
+    ``at A10``; a part of a word (``gia``) still matches inside words."""
+    found = list(legal)
+    for word in (w.lower() for w in words):
+        found = [m for m in found if word in m[1].lower()]
+        exact = [m for m in found if _has_word(word, m[1].lower())]
+        if exact:
+            found = exact
+    return found
+
+
+def pick_move(text: str, legal: Sequence[tuple[int, str]], shown: Sequence[tuple[int, str]],
+              limit: int = LIST_LIMIT) -> Pick:
+    """The terminal's move chooser (``arena play``): ``text`` typed while ``shown`` (the first
+    ``limit`` of them numbered) was listed, out of the ``legal`` moves. A number picks from the
+    list (out of range: says how many there are), words filter the moves (one match plays it),
+    ``help`` / ``?`` explain, ``all`` or an empty line lists every move again."""
+    legal, shown = list(legal), list(shown)
+    text = text.strip()
+    low = text.lower()
+    if low in ("help", "h", "?"):
+        return Pick(None, shown, PICK_HELP)
+    if low in ("", "all", "list"):
+        return Pick(None, legal)
+    if text.isdigit():
+        listed = min(limit, len(shown))
+        if int(text) < listed:
+            return Pick(shown[int(text)][0], shown)
+        more = (f"; {len(shown) - listed} more are not numbered: type words to narrow them"
+                if len(shown) > listed else "")
+        return Pick(None, shown, f"{text} is out of range: the list has moves 0..{listed - 1}{more} "
+                                 f"('help' explains)")
+    found = filter_moves(text.split(), legal)
+    if len(found) == 1:
+        return Pick(found[0][0], found)
+    if not found:
+        return Pick(None, legal, f"no legal move matches {text!r}; showing all {len(legal)} "
+                                 f"('help' explains what to type)")
+    return Pick(None, found)
+
+
 class Match:
     """One game of a person (player ``human``) against agents in every other player's place.
 
