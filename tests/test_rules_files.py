@@ -43,7 +43,7 @@ GAMES = ("gorgasali_v0", "peacekeepers_v0", "warbah_v0", "zaberias_v0", "zaka_v0
 #: games whose rules file is replaced with ``config_path``; Warbah's ``rules=`` overrides any part
 FILE_GAMES = ("gorgasali_v0", "peacekeepers_v0", "zaberias_v0", "zaka_v0")
 #: mutated paths drawn per game and kind of mutation
-PER_KIND = 4
+PER_KIND = 3
 SEED = 4101
 #: random moves played on an accepted case, and the guard on building and playing it
 MOVES = 6
