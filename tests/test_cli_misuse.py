@@ -195,6 +195,9 @@ CASES: list[tuple[str, list[str], str]] = [
      "/proc/self/x"),
     ("train-vlook-resume", ["train", "gorgasali", "--resume", "--out", "{vlook_run}", "--no-progress"],
      "value_lookahead run, which cannot be resumed"),
+    ("train-resume-no-folder", ["train", "zaka", "--resume", "--out", "{dir}/none", *TRAIN], "does not exist"),
+    ("train-resume-before-first-checkpoint", ["train", "zaka", "--resume", "--out", "{ppo_started}", *TRAIN],
+     "stopped before its first checkpoint"),
     ("train-vlook-bad-opponent", ["train", "gorgasali", "--set", "eval_opponents=[heuristc]",
                                   "--no-progress", "--out", "{dir}/v"], "did you mean 'heuristic'"),
     # ---- eval

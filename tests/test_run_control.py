@@ -98,8 +98,9 @@ def test_a_signal_saves_a_checkpoint_and_exits_cleanly(tmp_path, sig, code):
         if proc.poll() is None:
             proc.kill()
     assert proc.returncode == code, stderr
-    lines = stderr.strip().splitlines()
-    assert len(lines) == 1 and f"stopped by {sig.name}" in lines[0] and "--resume" in lines[0], stderr
+    lines = stderr.strip().splitlines()   # the notice at once, then what was saved
+    assert len(lines) == 2 and lines[0].startswith(f"arena train: stopping ({sig.name})"), stderr
+    assert f"stopped by {sig.name}" in lines[1] and "--resume" in lines[1], stderr
     meta = read_metadata(out / "checkpoint.zip")
     assert meta["timesteps"] >= max(_timesteps(out / "progress.csv"))
     assert (out / ".lock").read_text() == ""   # released

@@ -448,6 +448,13 @@ def build_parser() -> ArenaParser:
     return p
 
 
+#: what a stop (SIGINT / SIGTERM) of a command leaves, where the command does not say more itself
+STOP_NOTES = {"eval": "; no report written (an evaluation does not resume: run it again)",
+              "train": "; no checkpoint written by this stop",
+              "quickstart": "; no checkpoint written by this stop",
+              "bench": "; no table printed"}
+
+
 def main(argv: list[str] | None = None) -> int:
     """``arena``: returns the exit code (2 for a mistake on the command line, printed as one line)."""
     parser = build_parser()
@@ -456,15 +463,23 @@ def main(argv: list[str] | None = None) -> int:
     except CLIError as exc:
         print(exc.line(), file=sys.stderr)
         return 2
+    from .stops import as_stopped, stop_raises
+
+    prog = f"arena {args.command}"
     try:
-        return int(args.func(args) or 0)
-    except KeyboardInterrupt:
-        print(f"arena {args.command}: interrupted", file=sys.stderr)
-        return 130
+        with stop_raises(prog):   # SIGINT and SIGTERM unwind (worker pools end), then one line here
+            return int(args.func(args) or 0)
+    except KeyboardInterrupt as exc:
+        stop = as_stopped(exc)
+        line = f"{prog}: {stop.text() if stop.detail else stop.text() + STOP_NOTES.get(args.command, '')}"
+        code = stop.exit_code
+        del stop   # the stop's frames go now: a progress bar in them closes before the last line
     except BrokenPipeError:  # the reader stopped reading (arena list | head): not an error
         import os
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
+    print(line, file=sys.stderr)
+    return code
 
 
 if __name__ == "__main__":

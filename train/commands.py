@@ -11,7 +11,6 @@ config key. Mistakes raise ``CLIError``: one line with a hint, exit code 2.
 from __future__ import annotations
 
 import re
-import sys
 from pathlib import Path
 
 from .cli_common import (
@@ -98,7 +97,7 @@ def _blame(exc, overrides: dict) -> CLIError:
     text = str(exc)
     body = re.sub(r"^\S+?(?:\.ya?ml|\.zip config \+ overrides): ", "", text)   # the file a value came from
     for key in overrides:
-        if body.startswith(f"{key}:") or f"({key}" in body or body.startswith(f"{key} "):
+        if re.match(rf"{re.escape(key)}\b", body) or f"({key}" in body:
             return CLIError(f"--set {body}", hint="see train/config.py for the allowed values")
     return CLIError(text)
 
@@ -166,19 +165,12 @@ def cmd_train(args) -> int:
     if args.device is not None:
         overrides["device"] = args.device  # a training-config key of the SB3 path
     from .ppo import train
-    from .run_control import TrainingInterrupted
 
-    try:
+    try:   # a stop (SIGINT / SIGTERM) ends in arena's main: one line saying what was saved
         path = train(game, config_path=args.config, timesteps=args.timesteps, seed=args.seed,
                      out=args.out, resume=args.resume, trust=args.trust_checkpoint, **overrides)
     except ConfigError as exc:
         raise _blame(exc, overrides) from None
-    except TrainingInterrupted as exc:   # checkpoint saved: exit 130 (SIGINT) / 143 (SIGTERM)
-        print(f"arena train: {exc}", file=sys.stderr)
-        return exc.exit_code
-    except KeyboardInterrupt:   # before training started (or a second Ctrl-C): nothing saved now
-        print("arena train: interrupted (no checkpoint written by this stop)", file=sys.stderr)
-        return 130
     print(f"final checkpoint: {path}")
     return 0
 

@@ -57,6 +57,7 @@ from ..agents.base import RandomAgent
 from ..envs.core.game import Game
 from ..threads import limit_threads, limited_threads
 from .play import play
+from .stops import deferred, end_pool, pool_map
 
 Z95 = 1.959963984540054
 
@@ -225,6 +226,10 @@ _WORKER: _Context | None = None
 def _init_worker(ctx: _Context, subprocess: bool = True):
     global _WORKER
     if subprocess:
+        # Ctrl-C (sent to the whole process group) is the main process's to handle: it ends the
+        # pool; a worker whose main process died (even by SIGKILL) ends too (train/stops.py)
+        from .stops import quiet_worker
+        quiet_worker()
         # one core per worker, no oversubscription: torch and numpy's BLAS on one thread each
         # (TABLETOP_ARENA_TORCH_THREADS), whichever agent loads torch later. Two puct:64 workers on
         # 2 cores at torch's default threads took 15x the CPU time of one worker; rollout:16 workers
@@ -662,12 +667,16 @@ def evaluate(game, agents: Sequence[str | Callable], *, options: dict | None = N
                         bar.update(len(recs))
         else:
             mpctx = mp.get_context(start_method)
-            with mpctx.Pool(min(workers, len(tasks)), initializer=_init_worker, initargs=(ctx,)) as pool:
+            with deferred():   # a stop while the workers start waits until they have started
+                pool = mpctx.Pool(min(workers, len(tasks)), initializer=_init_worker, initargs=(ctx,))
+            try:
                 chunk = max(1, min(8, len(tasks) // (4 * workers)))
-                for recs in pool.imap_unordered(_run_block, tasks, chunksize=chunk):
+                for recs in pool_map(pool, _run_block, tasks, chunksize=chunk, ordered=False):
                     records.extend(recs)
                     if bar:
                         bar.update(len(recs))
+            finally:   # as `with Pool()` would, and whatever a signal left the workers holding
+                end_pool(pool)
     finally:
         if bar:
             bar.close()

@@ -339,22 +339,27 @@ def split(data: Samples, holdout: float, rng: np.random.Generator) -> tuple[Samp
     return data.subset(~held), data.subset(held)
 
 
-def warm_start(policy, game, cfg, log=print, out: Path | None = None) -> dict:
+def warm_start(policy, game, cfg, log=print, out: Path | None = None, on_phase=None) -> dict:
     """Clone the heuristic (expert games), then DAgger rounds; returns the last round's stats.
 
-    Writes ``imitation.csv`` (one row per pass) into ``out`` when given.
+    Writes ``imitation.csv`` (one row per pass) into ``out`` when given. ``on_phase(words)`` hears
+    each step as it starts (the words a stop prints: where the warm start was).
     """
+    phase = on_phase or (lambda what: None)
     rng = np.random.default_rng([cfg.seed, 104729])
     rows: list[dict] = []
     t0 = time.time()
+    phase(f"{cfg.bc_games} expert games")
     data, info = collect(game, cfg.bc_games, rng, cfg.max_steps, progress=cfg.progress, desc="expert games",
                          keep=cfg.bc_keep, heuristic_hint=cfg.heuristic_hint)
     log(f"imitation: {info['samples']} decisions from {cfg.bc_games} heuristic games ({time.time() - t0:.0f}s)")
     train_part, held = split(data, cfg.bc_holdout, rng)
+    phase("behaviour cloning")
     stats = fit(policy, train_part, held, cfg, rng, log=log, tag="bc", rows=rows)
     next_game = cfg.bc_games
     for r in range(cfg.dagger_rounds):
         t1 = time.time()
+        phase(f"DAgger round {r + 1} of {cfg.dagger_rounds}")
         new, info = collect(game, cfg.dagger_games, rng, cfg.max_steps, student=policy, first_game=next_game,
                             progress=cfg.progress, desc=f"dagger {r + 1}", keep=cfg.bc_keep,
                             heuristic_hint=cfg.heuristic_hint)

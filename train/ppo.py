@@ -74,7 +74,16 @@ from ..agents.ppo import (
 from ..agents.registry import has_heuristic
 from .algo import ArenaPPO, along_line
 from .config import ConfigError, TrainConfig, check_resume, from_dict, load_config, validate, with_overrides
-from .run_control import RunLock, SignalStop, TrainingInterrupted, ignore_sigint_in_worker, truncate_progress
+from .run_control import (
+    EvaluationCut,
+    RunLock,
+    SignalStop,
+    TrainingInterrupted,
+    UpdateCut,
+    ignore_sigint_in_worker,
+    truncate_progress,
+)
+from .stops import as_stopped
 
 #: seed of the evaluations during training (``evaluate(seed=EVAL_SEED_BASE + cfg.seed)``); the
 #: evaluator's engine seeds are odd and every training engine seed is even (train/evaluate.py)
@@ -362,8 +371,14 @@ class Run:
                 f"vs {o} {100 * r:.1f}% [{100 * lo:.1f}, {100 * hi:.1f}]" for o, (r, lo, hi) in res.items()))
         return row
 
+    #: where the run is and its last checkpoint (the words of a stop), set by ``train``
+    stage: "_Stage | None" = None
+
     def save(self, name: str, policy_only: bool = False) -> Path:
-        return save_checkpoint(self.trained(), self.out / name, self.meta(), policy_only=policy_only)
+        path = save_checkpoint(self.trained(), self.out / name, self.meta(), policy_only=policy_only)
+        if name == "checkpoint.zip" and self.stage is not None:
+            self.stage.checkpoint, self.stage.steps = path, int(self.trained().num_timesteps)
+        return path
 
     def snapshot(self) -> Path:
         model = self.trained()
@@ -425,9 +440,10 @@ class _LearnerFactory:
 class ArenaCallback(BaseCallback):
     """Progress bar, live win rates, TensorBoard, CSV, snapshots, checkpoints, evaluations."""
 
-    def __init__(self, run: Run):
+    def __init__(self, run: Run, stop: SignalStop | None = None):
         super().__init__()
         self.run = run
+        self.stop = stop   # a stop asked for: no snapshot, checkpoint or evaluation before it saves
         cfg = run.cfg
         self.window: deque = deque(maxlen=cfg.win_rate_window)
         self.kinds = [k for k in cfg.opponent_mix if cfg.opponent_mix[k] > 0]
@@ -451,7 +467,8 @@ class ArenaCallback(BaseCallback):
         return sum(1.0 if x == "win" else 0.0 for x in d) / len(d)
 
     def _due(self, interval: int, last: int) -> bool:
-        return interval > 0 and self.num_timesteps // interval > last // interval
+        stopping = self.stop is not None and self.stop.signum is not None
+        return interval > 0 and self.num_timesteps // interval > last // interval and not stopping
 
     # -- SB3 hooks --------------------------------------------------------------------------
     def _on_training_start(self) -> None:
@@ -500,7 +517,15 @@ class ArenaCallback(BaseCallback):
         return True
 
     def _evaluate(self) -> None:
-        self.run.curve_point(log=self.bar.write if self.bar is not None else (lambda m: print(m, flush=True)))
+        log = self.bar.write if self.bar is not None else (lambda m: print(m, flush=True))
+        if self.stop is None:
+            self.run.curve_point(log=log)
+        else:
+            try:   # a stop cuts the evaluation short: the checkpoint does not need it
+                with self.stop.cut_short():
+                    self.run.curve_point(log=log)
+            except EvaluationCut:
+                return
         for opp, (rate, lo, _hi) in self.run.last_eval.items():
             self.logger.record(f"eval/win_rate_{opp}", rate)
             self.logger.record(f"eval/win_rate_{opp}_ci_low", lo)
@@ -574,6 +599,8 @@ def train(game: str, config_path: str | os.PathLike | None = None, timesteps: in
             raise ConfigError("--resume needs --out (the run folder to continue)")
         out = Path(out)
         ckpt = out / "checkpoint.zip"
+        if not ckpt.is_file():
+            raise ConfigError(_no_checkpoint(out))
         meta = read_metadata(ckpt)
         check_trusted(meta, ckpt, trust)
         if meta.get("game") != game_id:
@@ -599,8 +626,42 @@ def train(game: str, config_path: str | os.PathLike | None = None, timesteps: in
                   flush=True)
         if resume:   # rows past the checkpoint belong to training that was lost
             truncate_progress(out / "progress.csv", int(meta.get("timesteps", 0)))
-        return _train_locked(game_id, cfg, out, resume, meta if resume else None,
-                             ckpt if resume else None, trust)
+        stage = _Stage(ckpt if resume else None, int(meta.get("timesteps", 0)) if resume else 0)
+        try:
+            return _train_locked(game_id, cfg, out, resume, meta if resume else None,
+                                 ckpt if resume else None, trust, stage=stage)
+        except KeyboardInterrupt as exc:   # SIGINT / SIGTERM outside PPO's own stop: say what is kept
+            if isinstance(exc, TrainingInterrupted):
+                raise
+            raise as_stopped(exc).with_detail(stage.words()) from None
+
+
+class _Stage:
+    """Where a run is and its last checkpoint: the words of the line a stop prints."""
+
+    def __init__(self, checkpoint: Path | None, steps: int = 0):
+        self.what = "the start of the run"
+        self.checkpoint, self.steps = checkpoint, steps
+        self.signal_stop: SignalStop | None = None   # PPO's own stop, while it learns
+
+    def words(self) -> str:
+        what = self.what
+        if self.signal_stop is not None and self.signal_stop.signum is not None:
+            what += " (a second signal: stopped without saving)"
+        if self.checkpoint is None:
+            return (f"during {what}; no checkpoint written (the first is saved when PPO starts, after the "
+                    f"warm start): start the run again without --resume")
+        return f"during {what}; checkpoint {self.checkpoint} ({self.steps} steps) is kept (continue with --resume)"
+
+
+def _no_checkpoint(out: Path) -> str:
+    """Why ``--resume`` finds no checkpoint.zip in ``out``."""
+    if not out.exists():
+        return f"--resume: {out} does not exist (there is no run to continue)"
+    if (out / "config.yaml").is_file():
+        return (f"--resume: {out} has no checkpoint.zip: its run stopped before its first checkpoint "
+                f"(saved when PPO starts, after the warm start); start it again without --resume")
+    return f"--resume: {out} holds no run (no checkpoint.zip)"
 
 
 def _init_policy_path(cfg: TrainConfig, game, trust: bool) -> str:
@@ -660,17 +721,21 @@ def _resume_model(ckpt: Path, meta: dict, venv, cfg: TrainConfig, device: str, t
 
 
 def _train_locked(game_id: str, cfg: TrainConfig, out: Path, resume: bool, meta: dict | None,
-                  ckpt: Path | None, trust: bool = False) -> Path:
-    """``train`` in its locked run folder: build or load the model, learn, save."""
+                  ckpt: Path | None, trust: bool = False, stage: _Stage | None = None) -> Path:
+    """``train`` in its locked run folder: build or load the model, learn, save. ``stage`` follows
+    where the run is and its last checkpoint, for the line a stop prints."""
+    stage = stage or _Stage(ckpt)
     _write_config(cfg, out / "config.yaml")
     torch.set_num_threads(cfg.torch_threads)
     device = resolve_device(cfg.device)
 
     run = Run(game_id, cfg, out)
+    run.stage = stage
     run.trust = trust
     resolve_network(run.game, cfg)  # raise early on a cnn request without a board piece
     _checkpoint_opponents(run)
     log = (lambda m: print(m, flush=True))
+    stage.what = "loading the checkpoint" if resume else "building the model"
     if resume:
         assert meta is not None and ckpt is not None   # train() reads both when resuming
         check_compatible(meta, run.game, ckpt)
@@ -720,7 +785,8 @@ def _train_locked(game_id: str, cfg: TrainConfig, out: Path, resume: bool, meta:
         elif cfg.bc_games:
             if has_heuristic(run.game):
                 from .imitation import warm_start
-                warm_start(run.model.policy, run.game, cfg, log=log, out=out)
+                warm_start(run.model.policy, run.game, cfg, log=log, out=out,
+                           on_phase=lambda what: setattr(stage, "what", f"the warm start ({what})"))
                 if cfg.kl_coef > 0:  # the clone, frozen: the anchor of the KL term
                     run.save("reference.zip", policy_only=True)
                     from ..agents.ppo import load_policy
@@ -729,23 +795,33 @@ def _train_locked(game_id: str, cfg: TrainConfig, out: Path, resume: bool, meta:
                 warnings.warn(f"bc_games: {run.game.name} has no heuristic to imitate; skipped", stacklevel=2)
         if "snapshot" in cfg.opponent_mix:  # the starting policy is the pool's first snapshot
             venv.env_method("add_snapshot", str(run.snapshot()))
+        run.save("checkpoint.zip")   # from here on a stop leaves a run that resumes (the clone kept)
     model = run.model
     model.schedule_total = cfg.total_timesteps
     remaining = cfg.total_timesteps - model.num_timesteps
     try:
         if not resume and run.eval_opponents and cfg.eval_games > 0 and cfg.eval_interval > 0:
+            stage.what = "the first evaluation"
             run.curve_point(log)  # the learning curve starts at the (cloned) initial policy
         if remaining > 0:
-            callback = ArenaCallback(run)
-            with SignalStop() as stop:   # SIGINT / SIGTERM: stop at the next step, save, exit
-                model.learn(total_timesteps=remaining, callback=[callback, stop],
-                            reset_num_timesteps=not resume, tb_log_name="ppo", progress_bar=False)
+            stage.what = "PPO"
+            with SignalStop() as stop:   # SIGINT / SIGTERM: stop (rollout: next step), save, exit
+                stage.signal_stop = stop
+                callback = ArenaCallback(run, stop)
+                try:
+                    model.learn(total_timesteps=remaining, callback=[callback, stop],
+                                reset_num_timesteps=not resume, tb_log_name="ppo", progress_bar=False)
+                except UpdateCut:   # the update is dropped: the model from before its rollout is saved
+                    stop.restore(model)
+                    callback.on_training_end()
+            stage.what = "saving the checkpoint"
             if stop.signum is not None:
                 raise TrainingInterrupted(stop.signum, run.save("checkpoint.zip"), model.num_timesteps)
         run.save("checkpoint.zip")
         final = run.save("final.zip")
         run.save("policy.zip", policy_only=True)
         if run.eval_opponents and cfg.eval_games > 0:
+            stage.what = "the final evaluation"
             if not run.curve or run.curve[-1]["timesteps"] != model.num_timesteps:
                 run.curve_point(log, tag="final")
             res = run.last_eval

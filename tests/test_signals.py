@@ -1,0 +1,349 @@
+"""Stops (issue 41 item 8, issue 47 item 4): SIGINT and SIGTERM in every training algorithm and
+phase, and in ``arena eval``, end with exit code 130 / 143 within 10 s, say what was saved (a
+resumable checkpoint, or that none was written and why), leave no child process alive (checked by
+pid: the process tree is read from /proc before the signal) and ``--resume`` afterwards works or
+says exactly why not.
+
+Most cases run ``cli.main`` in this process: a helper thread sends the signal to this process at
+the moment the phase starts (a wrapper around the function that runs the phase says so), which
+reaches every phase in a second or two instead of a process start-up each. A few cases run
+``python -m tabletop_arena.train.cli`` as a process of its own, with Ctrl-C sent to its whole
+process group as a terminal does, to check the exit code the shell sees.
+
+Not covered: ``arena train --backend rllib`` (train/rllib.py; needs the [rllib] extra, ray, which
+the test machines do not install).
+"""
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+
+import pytest
+
+pytest.importorskip("torch")
+pytest.importorskip("sb3_contrib")
+
+from tabletop_arena.agents.ppo import read_metadata  # noqa: E402
+from tabletop_arena.train import algo, cli, evaluate, imitation, ppo, stops, value_lookahead  # noqa: E402
+
+if not sys.platform.startswith("linux"):
+    pytest.skip("the process tree is read from /proc (Linux)", allow_module_level=True)
+
+#: the most seconds from the signal to the command's return (the issue's bound)
+STOP_SECONDS = 10
+#: a phase not reached within this many seconds fails the case (a guard, not a measurement)
+REACH_SECONDS = 120
+CODES = {signal.SIGINT: 130, signal.SIGTERM: 143}
+BOTH = pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
+
+#: a tiny PPO run on Zaka: one env, 32-step rollouts, a small MLP, random opponents, no evaluation
+PPO = ["--no-progress", "--set", "n_envs=1", "--set", "n_steps=32", "--set", "batch_size=32",
+       "--set", "n_epochs=1", "--set", "net_arch=[16]", "--set", "network=mlp", "--set", "vec_env=dummy",
+       "--set", "snapshot_interval=1000000000", "--set", "checkpoint_interval=64", "--set", "eval_interval=0",
+       "--set", "eval_games=0", "--set", "eval_opponents=[]", "--set", "opponent_mix={random: 1.0}"]
+#: a tiny value-lookahead round on Gorgasali, with two pool workers
+VLOOK = ["--no-progress", "--set", "rounds=1", "--set", "games_per_round=2", "--set", "fit_steps=5",
+         "--set", "fit_eval_every=5", "--set", "accept_min_per_game=0", "--set", "accept_games=2",
+         "--set", "eval_games=2", "--set", "workers=2", "--set", "torch_threads=1"]
+
+
+# ------------------------------------------------------------------------------ helpers ----
+def process_tree(pid: int) -> list[int]:
+    """The live descendants of ``pid`` (from /proc/<pid>/task/*/children)."""
+    found, todo = [], [pid]
+    while todo:
+        p = todo.pop()
+        try:
+            tasks = os.listdir(f"/proc/{p}/task")
+        except OSError:
+            continue
+        for t in tasks:
+            try:
+                with open(f"/proc/{p}/task/{t}/children") as fh:
+                    kids = [int(x) for x in fh.read().split()]
+            except OSError:
+                continue
+            found += kids
+            todo += kids
+    return found
+
+
+def alive(pid: int) -> bool:
+    """The process runs (a zombie waiting to be reaped does not count)."""
+    try:
+        with open(f"/proc/{pid}/stat") as fh:
+            return fh.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+def helper(pid: int) -> bool:
+    """multiprocessing's resource tracker: one per process that ever spawned, alive as long as
+    that process (here the test run), so not a child the command leaves behind."""
+    try:
+        with open(f"/proc/{pid}/cmdline", "rb") as fh:
+            return b"resource_tracker" in fh.read()
+    except OSError:
+        return False
+
+
+def at_start_of(monkeypatch, owner, name: str, when=lambda *a, **k: True) -> threading.Event:
+    """An event set as ``owner.name`` is entered (and ``when(args)`` holds): the phase has begun."""
+    event = threading.Event()
+    original = getattr(owner, name)
+
+    def wrapper(*args, **kwargs):
+        if when(*args, **kwargs):
+            event.set()
+        return original(*args, **kwargs)
+    monkeypatch.setattr(owner, name, wrapper)
+    return event
+
+
+class NotCaught(Exception):
+    """A signal reached the test's own handler: the command did not handle it."""
+
+
+class Stop:
+    """What a stopped command did: exit code, output, seconds from the signal to its return, the
+    child processes it had when signalled."""
+
+    def __init__(self, code, out, err, seconds, children):
+        self.code, self.out, self.err, self.seconds, self.children = code, out, err, seconds, children
+
+    def check(self, sig, *needles: str) -> str:
+        """Exit 128 + signal within STOP_SECONDS, no traceback, no child left; the last line of
+        stderr holds every needle; returns that line."""
+        assert self.code == CODES[sig], self.err[-3000:]
+        assert "Traceback" not in self.err, self.err[-3000:]
+        assert self.seconds < STOP_SECONDS, f"{self.seconds:.1f} s from the signal to the end"
+        assert not [p for p in self.children if alive(p)], f"children still alive: {self.children}"
+        last = [line for line in self.err.splitlines() if line.strip()][-1]
+        assert last.startswith("arena ") and f"stopped by {sig.name}" in last, last
+        for needle in needles:
+            assert needle in last, last
+        return last
+
+
+def run_and_stop(argv: list[str], ready: threading.Event, sig, capfd) -> Stop:
+    """``cli.main(argv)`` in this process; a thread sends ``sig`` to this process once ``ready``
+    is set. A signal that would come after the command returned is caught here (never the test
+    run's own)."""
+    before = set(process_tree(os.getpid()))
+    sent: dict = {}
+    done = threading.Event()
+
+    def signaller():
+        if ready.wait(REACH_SECONDS) and not done.is_set():
+            sent["children"] = [p for p in process_tree(os.getpid()) if p not in before and not helper(p)]
+            sent["at"] = time.monotonic()
+            os.kill(os.getpid(), sig)
+    late: list[int] = []
+
+    def outside(signum, frame):   # the command had no handler of its own (or had ended)
+        late.append(signum)
+        raise NotCaught(f"{signal.Signals(signum).name} was not caught by the command")
+    previous = {s: signal.signal(s, outside) for s in CODES}
+    thread = threading.Thread(target=signaller, daemon=True)
+    thread.start()
+    try:
+        code = cli.main(argv)
+    finally:
+        ended = time.monotonic()
+        done.set()
+        thread.join()
+        for s, handler in previous.items():
+            signal.signal(s, handler)
+    out, err = capfd.readouterr()
+    assert "at" in sent, f"the phase was not reached (exit {code}): {err[-2000:]}"
+    assert not late, "the signal came after the command had ended"
+    return Stop(code, out, err, ended - sent["at"], sent["children"])
+
+
+def cli_line(argv: list[str], capfd) -> tuple[int, str]:
+    code = cli.main(argv)
+    out, err = capfd.readouterr()
+    return code, err.strip().splitlines()[-1] if err.strip() else out
+
+
+# ------------------------------------------------------------------------------ PPO ----
+@BOTH
+def test_ppo_rollout(sig, tmp_path, capfd, monkeypatch):
+    """During a rollout: the notice at once, the checkpoint saved, --resume continues."""
+    ready = at_start_of(monkeypatch, algo.ArenaPPO, "_after_step")
+    out = tmp_path / "run"
+    stop = run_and_stop(["train", "zaka", "--out", str(out), "--timesteps", "100000000", *PPO,
+                         "--set", "bc_games=0"], ready, sig, capfd)
+    stop.check(sig, "checkpoint saved to", "continue with --resume")
+    assert f"stopping ({sig.name}): stopping at the next step" in stop.err
+    done = read_metadata(out / "checkpoint.zip")["timesteps"]
+    assert (out / ".lock").read_text() == ""
+    code, line = cli_line(["train", "zaka", "--out", str(out), "--resume", "--timesteps", str(done + 64),
+                           "--no-progress"], capfd)
+    assert code == 0, line
+    assert read_metadata(out / "final.zip")["timesteps"] >= done + 64
+
+
+@BOTH
+def test_ppo_update(sig, tmp_path, capfd, monkeypatch):
+    """During an update (a long one: 3000 epochs): dropped at once, the model from before its
+    rollout saved (0 steps: the first rollout's), --resume continues."""
+    ready = at_start_of(monkeypatch, algo.ArenaPPO, "_train")
+    out = tmp_path / "run"
+    stop = run_and_stop(["train", "zaka", "--out", str(out), "--timesteps", "100000000", *PPO,
+                         "--set", "bc_games=0", "--set", "n_epochs=3000"], ready, sig, capfd)
+    stop.check(sig, "at 0 steps; checkpoint saved to")
+    assert "dropping the update in progress" in stop.err
+    assert read_metadata(out / "checkpoint.zip")["timesteps"] == 0
+    code, line = cli_line(["train", "zaka", "--out", str(out), "--resume", "--timesteps", "64",
+                           "--set", "n_epochs=1", "--no-progress"], capfd)
+    assert code == 0, line
+
+
+# ------------------------------------------------------------------------ warm start ----
+WARM = [*PPO, "--set", "bc_games=4", "--set", "bc_epochs=1", "--set", "dagger_rounds=0"]
+
+
+@pytest.mark.parametrize("phase, patch, settings, words", [
+    ("expert games", lambda mp: at_start_of(mp, imitation, "collect", lambda *a, **k: k.get("student") is None),
+     ["--set", "bc_games=100000"], "the warm start (100000 expert games)"),
+    ("cloning", lambda mp: at_start_of(mp, imitation, "fit"),
+     ["--set", "bc_epochs=100000", "--set", "bc_patience=100000"], "the warm start (behaviour cloning)"),
+    ("dagger", lambda mp: at_start_of(mp, imitation, "collect", lambda *a, **k: k.get("student") is not None),
+     ["--set", "dagger_rounds=1", "--set", "dagger_games=100000"], "the warm start (DAgger round 1 of 1)"),
+], ids=["expert-games", "cloning", "dagger"])
+@BOTH
+def test_warm_start(sig, phase, patch, settings, words, tmp_path, capfd, monkeypatch):
+    """During the warm start no checkpoint exists yet: the line says so and names the phase;
+    --resume then says exactly why it cannot continue."""
+    out = tmp_path / "run"
+    stop = run_and_stop(["train", "zaka", "--out", str(out), "--timesteps", "100000000", *WARM, *settings],
+                        patch(monkeypatch), sig, capfd)
+    stop.check(sig, f"during {words}", "no checkpoint written", "without --resume")
+    assert not (out / "checkpoint.zip").exists()
+    code, line = cli_line(["train", "zaka", "--out", str(out), "--resume", "--no-progress"], capfd)
+    assert code == 2 and "stopped before its first checkpoint" in line, line
+
+
+@BOTH
+def test_after_the_warm_start_the_clone_is_kept(sig, tmp_path, capfd, monkeypatch):
+    """Stopped in the first evaluation, after the warm start: the clone's checkpoint (0 steps) is
+    kept and --resume trains from it."""
+    ready = at_start_of(monkeypatch, ppo.Run, "curve_point")
+    out = tmp_path / "run"
+    stop = run_and_stop(["train", "zaka", "--out", str(out), "--timesteps", "100000000", *WARM,
+                         "--set", "eval_interval=1000000", "--set", "eval_games=100000",
+                         "--set", "eval_opponents=[random]"], ready, sig, capfd)
+    stop.check(sig, "during the first evaluation", "(0 steps) is kept", "continue with --resume")
+    code, line = cli_line(["train", "zaka", "--out", str(out), "--resume", "--timesteps", "64",
+                           "--set", "eval_games=2", "--no-progress"], capfd)
+    assert code == 0, line
+
+
+# ------------------------------------------------------------------ value lookahead ----
+@pytest.mark.parametrize("phase, method, settings, words", [
+    ("data", "collect", ["--set", "games_per_round=100000"], "during round 1 (data games); no value.pt written"),
+    ("trials", "accept", ["--set", "accept_games=100000"], "during round 1 (phase trials); no value.pt written"),
+], ids=["data", "trials"])
+@BOTH
+def test_value_lookahead(sig, phase, method, settings, words, tmp_path, capfd, monkeypatch):
+    """The pool's workers end with the run (Ctrl-C left them running, SIGTERM orphaned them); the
+    line says what is kept and that this algorithm does not resume, as --resume then does."""
+    started = threading.Event()
+    original = value_lookahead._Run.imap
+    target = {"collect": value_lookahead._data_game, "accept": value_lookahead._trial_game}[method]
+
+    def imap(self, fn, tasks):   # the pool's workers exist once the original has returned
+        results = original(self, fn, tasks)
+        if fn is target:
+            started.set()
+        return results
+    monkeypatch.setattr(value_lookahead._Run, "imap", imap)
+    out = tmp_path / "run"
+    stop = run_and_stop(["train", "gorgasali", "--out", str(out), *VLOOK, *settings], started, sig, capfd)
+    stop.check(sig, words, "cannot be resumed")
+    assert len(stop.children) >= 2, stop.children   # the two pool workers were running
+    code, line = cli_line(["train", "gorgasali", "--out", str(out), "--resume", "--no-progress"], capfd)
+    assert code == 2 and "value_lookahead run, which cannot be resumed" in line, line
+
+
+# ------------------------------------------------------------------------ arena eval ----
+@BOTH
+def test_eval(sig, tmp_path, capfd, monkeypatch):
+    """The evaluation's worker processes end with it (SIGTERM left them running)."""
+    ready = at_start_of(monkeypatch, evaluate, "pool_map")
+    stop = run_and_stop(["eval", "zaka", "--agents", "heuristic", "random", "--games", "100000",
+                         "--workers", "2", "--no-progress", "--out", str(tmp_path / "e")], ready, sig, capfd)
+    stop.check(sig, "no report written")
+    assert len(stop.children) >= 2, stop.children
+    assert not (tmp_path / "e" / "report.json").exists()
+
+
+# ------------------------------------------------------------------- as real processes ----
+def _process(argv, tmp_path, ready, sig, group: bool):
+    """``python -m tabletop_arena.train.cli ARGV`` in a session of its own; ``sig`` to it (or its
+    whole process group, as Ctrl-C in a terminal) once ``ready(tree)``; (exit code, stderr,
+    seconds to exit, the tree when signalled)."""
+    err_path = tmp_path / "stderr.txt"
+    with open(err_path, "w") as err, open(tmp_path / "stdout.txt", "w") as out:
+        proc = subprocess.Popen([sys.executable, "-m", "tabletop_arena.train.cli", *argv], stdout=out,
+                                stderr=err, stdin=subprocess.DEVNULL, start_new_session=True, cwd=tmp_path)
+    try:
+        deadline = time.monotonic() + REACH_SECONDS
+        while not ready(process_tree(proc.pid)):
+            assert proc.poll() is None, err_path.read_text()[-3000:]
+            assert time.monotonic() < deadline, "the phase was not reached"
+            time.sleep(0.05)
+        tree = process_tree(proc.pid)
+        sent = time.monotonic()
+        os.killpg(proc.pid, sig) if group else proc.send_signal(sig)
+        try:
+            proc.wait(timeout=REACH_SECONDS)   # a guard; the bound is checked below
+        except subprocess.TimeoutExpired:
+            pytest.fail(f"still running {REACH_SECONDS} s after {sig.name}: {err_path.read_text()[-3000:]}")
+        seconds = time.monotonic() - sent
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+    time.sleep(0.2)   # the workers' own exit
+    return proc.returncode, err_path.read_text(), seconds, tree
+
+
+@pytest.mark.parametrize("argv, sig, group, needle", [
+    (["eval", "zaka", "--agents", "heuristic", "random", "--games", "100000", "--workers", "2",
+      "--no-progress", "--out", "e"], signal.SIGINT, True, "no report written"),
+    (["eval", "zaka", "--agents", "heuristic", "random", "--games", "100000", "--workers", "2",
+      "--no-progress", "--out", "e"], signal.SIGTERM, False, "no report written"),
+    (["train", "gorgasali", "--out", "v", *VLOOK, "--set", "games_per_round=100000"], signal.SIGTERM, True,
+     "during round 1 (data games)"),
+], ids=["eval-ctrl-c-to-the-group", "eval-sigterm", "vlook-sigterm-to-the-group"])
+def test_as_a_process(argv, sig, group, needle, tmp_path):
+    """The exit code the shell sees, one line, no traceback (a worker's included), no worker left;
+    a signal to the whole group reaches the workers too (they leave it to the main process, or die
+    of SIGTERM without hanging its pool)."""
+    code, err, seconds, tree = _process(argv, tmp_path, lambda kids: len(kids) >= 2, sig, group)
+    assert code == CODES[sig], err[-3000:]
+    assert "Traceback" not in err, err[-3000:]
+    assert [line for line in err.splitlines() if line.strip()] == [err.strip().splitlines()[-1]], err
+    assert needle in err and f"stopped by {sig.name}" in err, err
+    assert seconds < STOP_SECONDS + 10, f"{seconds:.1f} s (interpreter exit included)"
+    assert not [p for p in tree if alive(p)], f"children still alive: {tree}"
+    assert len(tree) >= 2
+
+
+def test_a_stop_while_workers_start_waits_for_them(monkeypatch):
+    """stops.deferred: a stop inside the block is raised as the block ends, not in the middle (a
+    spawned worker whose start-up was cut short printed a traceback of its own)."""
+    order = []
+    with pytest.raises(stops.Stopped) as info:
+        with stops.stop_raises():
+            with stops.deferred():
+                os.kill(os.getpid(), signal.SIGTERM)
+                time.sleep(0.2)
+                order.append("block ran to its end")
+    assert order == ["block ran to its end"] and info.value.exit_code == 143
