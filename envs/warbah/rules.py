@@ -26,7 +26,6 @@ from .fleets import Fleets
 from .heroes import Hero
 from .magic import MagicState
 
-
 #: final_info ``ended_by`` of each ending (turn.ENDINGS)
 ENDED_BY = {"last_standing": "designed", "domination": "designed", "cap": "cap"}
 
