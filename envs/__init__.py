@@ -12,7 +12,6 @@ suite runs; ``envs.make_game(name, **kw)`` gives the pure engine (no PettingZoo)
 from __future__ import annotations
 
 import importlib
-import sys
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -162,8 +161,8 @@ register(EnvSpec(
 # The single-agent Gymnasium view (opponents stepped inside step()), registered with Gymnasium as
 # tabletop_arena/<Game>-v<k> for every game above: gymnasium.make("tabletop_arena/Peacekeepers-v0").
 # It imports Gymnasium, which an engine (make_game) does not need: it loads on first use of
-# make_single_agent / SingleAgentEnv / gymnasium_id, or of envs.single_agent, and right here when
-# the program has imported Gymnasium already (import gymnasium; import tabletop_arena.envs).
+# make_single_agent / SingleAgentEnv / gymnasium_id, or of envs.single_agent, and as soon as the
+# program imports Gymnasium, before or after this package (tabletop_arena/_gymnasium.py).
 _SINGLE_AGENT = ("make_single_agent", "SingleAgentEnv", "gymnasium_id")
 
 
@@ -176,9 +175,6 @@ def __getattr__(name: str):
         return getattr(_single_agent(), name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
-
-if "gymnasium" in sys.modules:
-    _single_agent()
 
 __all__ = ["make", "make_raw", "make_game", "names", "variants", "register", "EnvSpec", "spec",
            "resolve", "ConfigError", "IllegalActionError", "IllegalMoveWarning", "Game", "State",

@@ -5,10 +5,12 @@
     obs, info = env.reset(seed=0)
     obs, reward, terminated, truncated, info = env.step(env.action_space.sample(info["action_mask"]))
 
-or through Gymnasium (registered when ``tabletop_arena.envs`` is imported; options as kwargs)::
+or through Gymnasium (options as kwargs): the ids exist once ``tabletop_arena`` is imported, before
+or after ``gymnasium`` (tabletop_arena/_gymnasium.py), and ``"tabletop_arena:<id>"`` imports it
+for you (Gymnasium's ``module:id`` form, for tools that take an id string)::
 
-    import gymnasium, tabletop_arena.envs
-    env = gymnasium.make("tabletop_arena/Zaka-v0", opponent="random", num_players=3)
+    import gymnasium
+    env = gymnasium.make("tabletop_arena:tabletop_arena/Zaka-v0", opponent="random", num_players=3)
 
 The learner plays one player (``seat``: its player index ``0..num_agents-1``, i.e. ``player_<seat>``
 of the AEC env; ``None`` draws a seat each episode). The opponents are stepped **inside**
@@ -407,7 +409,8 @@ def register_gymnasium(names: Sequence[str]) -> None:
                            additional_wrappers=(masks,))
 
 
-# Importing this module registers every game with Gymnasium (envs/__init__ is loaded first).
+# Importing this module registers every game with Gymnasium (envs/__init__ is loaded first);
+# importing tabletop_arena imports it once Gymnasium is loaded (tabletop_arena/_gymnasium.py).
 from . import names as _registered_names  # noqa: E402
 
 register_gymnasium(_registered_names())

@@ -6,6 +6,9 @@ Everything installed lives under this one namespace (the repository keeps its ``
     from tabletop_arena import envs
     env = envs.make("peacekeepers_v0")
 
+    import gymnasium
+    env = gymnasium.make("tabletop_arena:tabletop_arena/Zaka-v0", opponent="heuristic")
+
 | module                    | what it holds                                                   |
 |---------------------------|-----------------------------------------------------------------|
 | ``tabletop_arena.envs``   | the game registry, the pure engines and their PettingZoo envs   |
@@ -28,3 +31,9 @@ except PackageNotFoundError:  # running from a source tree that was never instal
     __version__ = "0+unknown"
 
 __all__ = ["__version__"]
+
+# gymnasium.make("tabletop_arena/<Game>-v0") works once this package is imported, whichever of it
+# and Gymnasium comes first, without loading Gymnasium here (tabletop_arena/_gymnasium.py)
+from ._gymnasium import register_ids as _register_ids  # noqa: E402
+
+_register_ids()

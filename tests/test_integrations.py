@@ -196,3 +196,34 @@ def test_torchrl_gymenv_builds_and_resets(name):
     td = env.reset()
     assert td["observation"].shape[-1] == envs.make_game(name).observation_size
     env.close()
+
+
+GYMNASIUM_ONLY = """
+import sys
+import gymnasium
+assert not any(m.split(".")[0] == "tabletop_arena" for m in sys.modules), "the project came first"
+env = gymnasium.make("tabletop_arena:{env_id}", opponent="random")
+obs, info = env.reset(seed=0)
+steps = 0
+for steps in range(1, 31):
+    obs, reward, terminated, truncated, info = env.step(env.action_space.sample(info["action_mask"]))
+    if terminated or truncated:
+        break
+vec = gymnasium.make_vec("tabletop_arena:{env_id}", num_envs=2, vectorization_mode="sync", opponent="random")
+obs, info = vec.reset(seed=0)
+assert info["action_mask"].dtype.kind == "i" and info["action_mask"].shape == (2, env.action_space.n)
+print("OK", env.spec.id, steps)
+"""
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_gymnasium_make_without_importing_the_project(name):
+    """A program that imports only Gymnasium makes every game by its id: Gymnasium 1.x's
+    "module:id" form imports tabletop_arena, which registers the ids (Gymnasium 1.0 dropped the
+    plugin entry points that would have done it at Gymnasium's import). A fresh interpreter, so
+    nothing of this suite has imported the project."""
+    env_id = envs.gymnasium_id(name)
+    out = subprocess.run([sys.executable, "-c", GYMNASIUM_ONLY.format(env_id=env_id)], capture_output=True,
+                         text=True, timeout=300, cwd=ROOT.parent)
+    assert out.returncode == 0, out.stderr[-3000:]
+    assert out.stdout.split()[:2] == ["OK", env_id]

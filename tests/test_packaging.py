@@ -7,6 +7,8 @@ such names. These tests keep every module and test on the namespace.
 from __future__ import annotations
 
 import ast
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -80,3 +82,58 @@ def test_every_shipped_agent_folder_has_its_files_as_package_data():
         kinds = {f.suffix for f in d.iterdir() if f.is_file()}
         missing = sorted(k for k in kinds if f'"*{k}"' not in line)
         assert not missing, f"{dotted}: package-data does not match {missing}"
+
+
+# --- Gymnasium ids in any import order (issue 43 item 3) ----------------------------------------
+#: what each fresh interpreter imports before it makes the id; the ids must exist in every case
+IMPORT_ORDERS = {
+    "gymnasium_then_package": "import gymnasium\nimport tabletop_arena",
+    "package_then_gymnasium": "import tabletop_arena\nimport gymnasium",
+    "envs_then_gymnasium": "from tabletop_arena import envs\nimport gymnasium",
+    "gymnasium_then_envs": "import gymnasium\nfrom tabletop_arena import envs",
+    "engine_then_gymnasium": "import tabletop_arena.envs.zaka.rules\nimport gymnasium",
+    "agents_then_gymnasium": "from tabletop_arena.agents import make_agent\nimport gymnasium",
+    "package_then_registration_module": "import tabletop_arena\nfrom gymnasium.envs.registration import registry",
+    "registration_module_then_package": "from gymnasium.envs.registration import registry\nimport tabletop_arena",
+    "single_agent_module_only": "import tabletop_arena.envs.single_agent\nimport gymnasium",
+}
+MAKE = """
+{imports}
+import gymnasium
+env = gymnasium.make({env_id!r}, opponent="random")
+obs, info = env.reset(seed=0)
+env.step(int(info["action_mask"].nonzero()[0][0]))
+print("OK", env.spec.id, env.unwrapped.game.name)
+"""
+
+
+def _make_in_fresh_interpreter(imports: str, env_id: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-c", MAKE.format(imports=imports, env_id=env_id)],
+                          capture_output=True, text=True, timeout=120, cwd=ROOT.parent)
+
+
+@pytest.mark.parametrize("order", IMPORT_ORDERS)
+def test_gymnasium_ids_exist_whatever_the_import_order(order):
+    """gymnasium.make("tabletop_arena/Zaka-v0") after importing tabletop_arena (or any part of it)
+    and gymnasium, in either order: it raised NamespaceNotFound when the package came first."""
+    out = _make_in_fresh_interpreter(IMPORT_ORDERS[order], "tabletop_arena/Zaka-v0")
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert out.stdout.split() == ["OK", "tabletop_arena/Zaka-v0", "zaka_v0"]
+
+
+def test_gymnasium_make_with_the_module_prefix_imports_nothing_first():
+    """No import of the project at all: Gymnasium 1.x's "module:id" form imports tabletop_arena,
+    which registers the ids (every game: tests/test_integrations.py)."""
+    out = _make_in_fresh_interpreter("", "tabletop_arena:tabletop_arena/Zaka-v0")
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert out.stdout.split() == ["OK", "tabletop_arena/Zaka-v0", "zaka_v0"]
+
+
+def test_importing_the_package_loads_no_gymnasium():
+    """The ids' hook waits for Gymnasium: importing the package (or an engine) does not load it."""
+    code = ("import sys, tabletop_arena, tabletop_arena.envs.zaka.rules\n"
+            "print(sorted(m for m in ('gymnasium', 'pettingzoo', 'torch', 'numpy') if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120,
+                         cwd=ROOT.parent)
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert out.stdout.split() == ["['numpy']"]
