@@ -814,6 +814,7 @@ def _train_locked(game_id: str, cfg: TrainConfig, out: Path, resume: bool, meta:
                 except UpdateCut:   # the update is dropped: the model from before its rollout is saved
                     stop.restore(model)
                     callback.on_training_end()
+                    truncate_progress(out / "progress.csv", model.num_timesteps)   # no row past it
             stage.what = "saving the checkpoint"
             if stop.signum is not None:
                 raise TrainingInterrupted(stop.signum, run.save("checkpoint.zip"), model.num_timesteps)
