@@ -20,7 +20,8 @@
 |               | a ``value.pt`` from ``algorithm: value_lookahead``)                      |
 
     from tabletop_arena.agents.registry import make_agent
-    agent = make_agent("mcts:100", envs.make_game("peacekeepers_v0"), seed=0)
+    agent = make_agent("mcts:100", "peacekeepers_v0", seed=0)     # or a Game, or an env
+    agent = make_agent("vlook:gorgasali", "gorgasali_v0", options={"num_players": 2})
 
 Game-specific modules are found by convention, so a new game gets its baseline by adding
 ``agents/<game base name>.py`` with ``class HeuristicAgent(BaseAgent)`` and
@@ -151,11 +152,37 @@ def _rollout_settings(items: list[str], spec: str) -> dict:
     return out
 
 
-def make_agent(spec: str, game: Game, seed: int | None = None, trust: bool = False) -> BaseAgent:
-    """Build the agent named by ``spec`` for ``game`` (an ``envs.core.game.Game``).
+def game_for_agent(game, options: dict | None = None) -> Game:
+    """The ``Game`` an agent is built for: a ``Game`` as it is, a registered id or bare name
+    (``"peacekeepers_v0"``, ``"zaka"``) built with ``options``, or an env of this project (its
+    ``unwrapped.game``). Options go with an id only (a built game or env already has its own)."""
+    if isinstance(game, Game):
+        if options:
+            raise TypeError("options= goes with a game id; this game is already built with its options")
+        return game
+    if isinstance(game, str):
+        from .. import envs
+        return envs.make_game(game, **dict(options or {}))
+    inner = getattr(getattr(game, "unwrapped", None), "game", None)
+    if isinstance(inner, Game):
+        if options:
+            raise TypeError("options= goes with a game id; this env is already built with its options")
+        return inner
+    raise TypeError(f"make_agent needs a game: a registered id such as 'peacekeepers_v0', an "
+                    f"envs.make_game(...) Game or an envs.make(...) env, got {type(game).__name__}")
+
+
+def make_agent(spec: str, game: Game | str, seed: int | None = None, trust: bool = False, *,
+               options: dict | None = None) -> BaseAgent:
+    """Build the agent named by ``spec`` for ``game``: an ``envs.core.game.Game``, a registered id
+    (``"peacekeepers_v0"``, built with ``options``) or an env of this project.
+
+        make_agent("ppo:peacekeepers", "peacekeepers_v0")
+        make_agent("vlook:gorgasali", "gorgasali_v0", options={"num_players": 2})
 
     ``trust=True`` lets a ``ppo:`` / ``puct:`` / ``rollout:`` spec load a pickled (legacy) checkpoint,
     which runs any code the file carries (``agents.ppo``); safe checkpoints need no trust."""
+    game = game_for_agent(game, options)
     if not isinstance(spec, str) or not spec.strip():
         raise AgentSpecError(f"agent spec must be a non-empty string, got {spec!r}; known: {KINDS}")
     spec = spec.strip()

@@ -93,6 +93,8 @@ class TabletopAEC(AECEnv):
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None):
         self.seed_used = seed_of(seed)
         self.state_ = self.game.new_initial_state(self.seed_used)
+        #: draws the hidden information of view_state()'s samples (seeded: same seed, same game)
+        self._view_rng = np.random.default_rng(self.seed_used ^ 0x5EED)
         self.agents = list(self.possible_agents)
         self.rewards = {a: 0.0 for a in self.agents}
         self._rewards_given = False  # rewards only come at the end (or an illegal-move loss)
@@ -269,8 +271,26 @@ class TabletopAEC(AECEnv):
     # -- convenience --------------------------------------------------------------------------
     @property
     def engine_state(self) -> State:
-        """The engine state (clone it before experimenting)."""
+        """The real engine state, hidden information included (clone it before experimenting).
+        Never hand it to an agent: ``view_state()`` is what the agent to act may see."""
         return self.state_
+
+    def view_state(self, rng: Any = None) -> State:
+        """The engine state as the agent to act may see it, for agents that read the state
+        (``agent.needs_state``: the rule-based ``heuristic``, ``mcts``, ``vlook``):
+        ``state.determinize(seat, rng)``, a clone in which what that seat cannot see (other hands,
+        face-down cards, future draws) is resampled. ``rng``: a Generator, an int seed, or None for
+        the env's own generator (seeded by ``reset(seed)``: same seed, same samples)::
+
+            obs, reward, terminated, truncated, info = env.last()
+            state = env.unwrapped.view_state() if agent.needs_state else None
+            env.step(agent.act(obs, state=state))
+        """
+        self._require_reset("view_state()")
+        seat = self.state_.current_player
+        if seat < 0:
+            raise RuntimeError("the game is over: no agent is to act (view_state() is the mover's view)")
+        return self.state_.determinize(seat, self._view_rng if rng is None else rng)
 
     def action_to_str(self, action: int) -> str:
         return self.state_.action_to_str(action_index(action))
