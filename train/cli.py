@@ -41,7 +41,8 @@ __all__ = ["main", "build_parser", "parse_env_options"]
 
 AGENTS_HELP = ("agent specs: random, heuristic, mcts[:N], ppo:NAME (shipped, e.g. ppo:peacekeepers), ppo:PATH, "
                "puct:N:NAME / puct:N:PATH (a checkpoint with N simulations of search a move), "
-               "rollout:N:NAME / rollout:N:PATH (a checkpoint improved by N of its own rollouts a candidate move)")
+               "rollout:N:NAME / rollout:N:PATH (a checkpoint improved by N of its own rollouts a candidate move), "
+               "vlook:NAME / vlook:PATH (the heuristic with a learned value's lookahead, e.g. vlook:gorgasali)")
 
 
 @command

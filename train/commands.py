@@ -47,9 +47,12 @@ for --opt num_players=N where it exists, else configs/train/<game>.yaml, else
 configs/train/default.yaml. Every config key is
 documented in train/config.py. The run folder gets config.yaml, checkpoint.zip (latest,
 resumable), final.zip, policy.zip (small, for ppo:PATH), snapshots/, progress.csv,
-tb/ (tensorboard --logdir <out>/tb) and eval/. Ctrl-C (SIGINT) or SIGTERM stops at the next
-step, saves checkpoint.zip and exits with 130 / 143 (continue with --resume); a run folder in use
-by another run is refused (exit 2); a resume cuts progress.csv back to the checkpoint.
+tb/ (tensorboard --logdir <out>/tb) and eval/. Ctrl-C (SIGINT) or SIGTERM stops within a second:
+in PPO it saves checkpoint.zip (an update in progress is dropped: the model from before its
+rollout is saved), says so and exits with 130 / 143 (continue with --resume); a checkpoint is
+first saved when PPO starts, after the warm start, and a stop before it says that none was
+written; a second Ctrl-C aborts without saving. A run folder in use by another run is refused
+(exit 2); a resume cuts progress.csv back to the checkpoint.
 --backend rllib trains the same self-play PPO on Ray RLlib (a local Ray, or a cluster with
 --address) and writes policy.zip, algorithm/, snapshots/, progress.csv and eval/ (docs/rllib.md).
 A config with "algorithm: value_lookahead" (Gorgasali's default; its PPO recipe is
