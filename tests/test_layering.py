@@ -6,7 +6,9 @@
   other test's imports hide a slip.
 - No import cycle inside a game package: the graph of its modules' imports of each other, at
   module level and inside functions alike, has no cycle (a function-local import that only breaks
-  a cycle hides one; it does not remove it).
+  a cycle hides one; it does not remove it). Imports under ``if TYPE_CHECKING:`` are not edges:
+  they never run, and they are how a module names a type of a module that imports it (a state's
+  ``game: ZakaGame``, issue 44).
 """
 from __future__ import annotations
 
@@ -87,18 +89,31 @@ def test_the_adapter_still_comes_with_the_package(game):
     assert f"OK tabletop_arena.envs.{game}.aec_env" in out.stdout
 
 
+def _type_checking_only(node: ast.AST) -> bool:
+    """``node`` is an ``if TYPE_CHECKING:`` (or ``typing.TYPE_CHECKING``) block."""
+    if not isinstance(node, ast.If):
+        return False
+    test = node.test
+    return (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING") or \
+        (isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING")
+
+
 def import_edges(package: Path) -> list[tuple[str, str, bool]]:
-    """(importer, imported, inside a function) for each import of a sibling module in ``package``."""
+    """(importer, imported, inside a function) for each import of a sibling module in ``package``
+    that runs (those under ``if TYPE_CHECKING:`` do not)."""
     modules = {p.stem for p in package.glob("*.py")}
     edges = []
     for path in sorted(package.glob("*.py")):
         tree = ast.parse(path.read_text(), filename=str(path))
         in_function = set()
+        for_types = set()
         for node in ast.walk(tree):
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 in_function.update(id(n) for n in ast.walk(node) if n is not node)
+            if isinstance(node, ast.If) and _type_checking_only(node):
+                for_types.update(id(n) for stmt in node.body for n in ast.walk(stmt))
         for node in ast.walk(tree):
-            if not isinstance(node, ast.ImportFrom) or node.level != 1:
+            if not isinstance(node, ast.ImportFrom) or node.level != 1 or id(node) in for_types:
                 continue
             names = [node.module.split(".")[0]] if node.module else [a.name for a in node.names]
             edges += [(path.stem, n, id(node) in in_function) for n in names
@@ -153,6 +168,21 @@ def test_no_import_cycle_inside_a_game(game):
 def test_the_cycle_finder_finds_cycles():
     assert cycles([("a", "b", False), ("b", "c", True), ("c", "a", False), ("c", "d", False)]) == [["a", "b", "c"]]
     assert cycles([("a", "b", False), ("b", "c", True)]) == []
+
+
+def test_imports_for_the_type_checker_are_not_edges(tmp_path):
+    """An import under ``if TYPE_CHECKING:`` never runs; one in its ``else:`` branch and one in
+    a function do."""
+    (tmp_path / "game.py").write_text("from .rules import State\n")
+    (tmp_path / "rules.py").write_text(
+        "from typing import TYPE_CHECKING\nimport typing\n"
+        "if TYPE_CHECKING:\n    from .game import Game\nelse:\n    from .board import B\n"
+        "if typing.TYPE_CHECKING:\n    from .render import R\n"
+        "def f():\n    from .observe import O\n")
+    for name in ("board", "render", "observe"):
+        (tmp_path / f"{name}.py").write_text("")
+    assert sorted(import_edges(tmp_path)) == [("game", "rules", False), ("rules", "board", False),
+                                              ("rules", "observe", True)]
 
 
 # ------------------------------------------------------------------------------------------------

@@ -17,9 +17,12 @@ import copy
 import functools
 import json
 import numbers
-from typing import Any, Sequence
+from typing import TYPE_CHECKING, Any, Sequence
 
 import numpy as np
+
+if TYPE_CHECKING:   # for the type checker only: options.py imports this module
+    from .options import OptionTable
 
 
 class IllegalActionError(ValueError):
@@ -188,7 +191,7 @@ class Game:
     """
 
     #: the constructor's options (an envs.core.options.OptionTable); None: not checked here
-    OPTIONS = None
+    OPTIONS: OptionTable | None = None
 
     name: str = "game"
     num_seats: int = 2

@@ -25,6 +25,12 @@ into the action space and no duplicate actions exist).
 """
 from __future__ import annotations
 
+from typing import Literal, Union
+
+#: what ``ActionLayout.decode`` gives: the kind, then its numbers
+Decoded = Union[tuple[Literal["monster"], int], tuple[Literal["weapon"], int, int], tuple[Literal["end"]],
+                tuple[Literal["use"], int, int, int], tuple[Literal["rampage"], int, int]]
+
 
 class ActionLayout:
     """Index arithmetic for one (deck, battlefield cap, seats) combination."""
@@ -54,7 +60,7 @@ class ActionLayout:
         return self.use_army + user * self.s + rel
 
     # -- decoder ----------------------------------------------------------------------------
-    def decode(self, action: int) -> tuple:
+    def decode(self, action: int) -> Decoded:
         """('monster', design) | ('weapon', weapon_index, slot) | ('end',)
         | ('use', user, rel, target) | ('rampage', user, rel)"""
         a = int(action)

@@ -6,6 +6,7 @@ Cards are named by *design* index: monster designs ``0..Dm-1`` first, then weapo
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Literal, TypedDict, cast, get_args
 
 from ..core.game import ConfigError
 from ..core.options import Option, merge_rules, read_config
@@ -20,6 +21,59 @@ MAX_HEARTS = 10
 MAX_SWORDS = 5
 NUM_PLAYERS = (2, 3, 4)
 
+#: the rules values that name a reading (``Option`` choices below); compared with literals in the
+#: engine, so a misspelt literal is a type error (mypy, strict_equality), not a silent False
+EmptyDeck = Literal["no_reward", "reshuffle_discard"]
+KillReward = Literal["per_monster", "per_ability"]
+TwoPlayerFriendly = Literal["owner", "army"]
+CardKind = Literal["monster", "weapon"]
+
+
+class Rules(TypedDict):
+    """The rules table as the engine reads it (``game.rules``): ``RULES`` below checks every
+    value when it is loaded (tests/zaka/test_config.py keeps the two in step)."""
+
+    hand_size: int
+    min_monsters: int
+    reshuffle_after_redraw: bool
+    first_turn_monsters: int
+    plays_per_turn: int
+    battlefield_cap: int
+    empty_deck: EmptyDeck
+    kill_reward: KillReward
+    two_player_friendly: TwoPlayerFriendly
+    reap_threshold: int
+    drain_heal: int
+    heart_weapon_heal: int
+    max_turns: int
+
+
+class Card(TypedDict):
+    """One card design (``game.cards``). Every card carries every field: a monster has no heart
+    weapon, bonus or bonus type (False, 0, -1), a weapon no hearts or ability (0, -1)."""
+
+    id: str
+    name: str
+    text: str
+    kind: CardKind
+    type: int        # index into the weapon types
+    copies: int
+    hearts: int
+    ability: int     # index into ABILITIES; -1 for a weapon
+    swords: int
+    heart: bool      # a heart weapon (heals its holder instead of adding swords)
+    bonus_vs: int    # the monster type (index) a weapon's bonus applies to; -1: none
+    bonus: int
+
+
+class Tables(TypedDict):
+    """What ``load_tables`` returns."""
+
+    cards: list[Card]
+    type_names: list[str]
+    type_symbols: list[str]
+    rules: Rules
+
 #: the rules section (configs/zaka.yaml ``rules:``): every key's type and range
 RULES = Option("rules", dict, doc="rules values (the rules= option overrides them)", fields=(
     Option("hand_size", int, doc="cards dealt to each hand", low=3, high=10),
@@ -30,9 +84,9 @@ RULES = Option("rules", dict, doc="rules values (the rules= option overrides the
     Option("plays_per_turn", int, doc="cards played on a regular turn", low=1, high=5),
     Option("battlefield_cap", int, doc="active monsters per army (action/observation size)",
            low=2, high=12),
-    Option("empty_deck", str, choices=("no_reward", "reshuffle_discard")),
-    Option("kill_reward", str, choices=("per_monster", "per_ability")),
-    Option("two_player_friendly", str, choices=("owner", "army")),
+    Option("empty_deck", str, choices=get_args(EmptyDeck)),
+    Option("kill_reward", str, choices=get_args(KillReward)),
+    Option("two_player_friendly", str, choices=get_args(TwoPlayerFriendly)),
     Option("reap_threshold", int, low=0, high=MAX_HEARTS),
     Option("drain_heal", int, low=0, high=MAX_HEARTS),
     Option("heart_weapon_heal", int, low=0, high=MAX_HEARTS),
@@ -70,7 +124,7 @@ SCHEMA = Option("", dict, fields=(
 ))
 
 
-def load_tables(path: str | Path | None = None, rules: dict | None = None) -> dict:
+def load_tables(path: str | Path | None = None, rules: dict | None = None) -> Tables:
     """Read and check the card list and rules (``SCHEMA``, then what ties fields together);
     ``rules`` overrides keys of the ``rules`` section."""
     where = str(path or DEFAULT_CONFIG)
@@ -79,8 +133,9 @@ def load_tables(path: str | Path | None = None, rules: dict | None = None) -> di
     type_ids = list(types)
     symbols = [str(types[t].get("symbol", t[0])).upper()[:1] for t in type_ids]
     seen = set()
-    cards = []
-    for kind, rows in (("monster", data["monsters"]), ("weapon", data["weapons"])):
+    cards: list[Card] = []
+    kinds: tuple[tuple[CardKind, list], ...] = (("monster", data["monsters"]), ("weapon", data["weapons"]))
+    for kind, rows in kinds:
         for i, c in enumerate(rows):
             at = f"{where}: {kind}s[{i}] ({c['id']})"
             if c["id"] in seen:
@@ -91,20 +146,20 @@ def load_tables(path: str | Path | None = None, rules: dict | None = None) -> di
                     raise ConfigError(f"{at}: {key} is blank")
             if c["type"] not in type_ids:
                 raise ConfigError(f"{at}: type must be one of {type_ids}, got {c['type']!r}")
-            card = {"id": c["id"], "name": c["name"], "text": c["text"], "kind": kind,
-                    "type": type_ids.index(c["type"]), "copies": c["copies"]}
+            card: Card = {"id": c["id"], "name": c["name"], "text": c["text"], "kind": kind,
+                          "type": type_ids.index(c["type"]), "copies": c["copies"],
+                          "hearts": 0, "ability": -1, "swords": c["swords"], "heart": False,
+                          "bonus_vs": -1, "bonus": 0}
             if kind == "monster":
-                card.update(hearts=c["hearts"], ability=ABILITIES.index(c["ability"]),
-                            swords=c["swords"])
+                card["hearts"], card["ability"] = c["hearts"], ABILITIES.index(c["ability"])
             else:
                 heart = c.get("heart", False)
                 bonus_vs = c.get("bonus_vs")
                 if bonus_vs is not None and bonus_vs not in type_ids:
                     raise ConfigError(f"{at}: bonus_vs must be null or one of {type_ids}, "
                                       f"got {bonus_vs!r}")
-                card.update(swords=c["swords"], heart=heart,
-                            bonus_vs=-1 if bonus_vs is None else type_ids.index(bonus_vs),
-                            bonus=c["bonus"])
+                card["heart"], card["bonus"] = heart, c["bonus"]
+                card["bonus_vs"] = -1 if bonus_vs is None else type_ids.index(bonus_vs)
                 if heart and card["swords"]:
                     raise ConfigError(f"{at}: a heart weapon carries a heart instead of swords")
                 if not heart and card["swords"] == 0 and card["bonus"] == 0:
@@ -119,4 +174,4 @@ def load_tables(path: str | Path | None = None, rules: dict | None = None) -> di
         raise ConfigError(f"{at}rules.first_turn_monsters ({merged['first_turn_monsters']}) "
                           f"cannot exceed rules.battlefield_cap ({merged['battlefield_cap']})")
     return {"cards": cards, "type_names": [str(types[t].get("name", t)) for t in type_ids],
-            "type_symbols": symbols, "rules": merged}
+            "type_symbols": symbols, "rules": cast(Rules, merged)}   # checked by RULES

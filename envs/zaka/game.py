@@ -5,6 +5,8 @@ from __future__ import annotations
 import os
 from typing import Any
 
+import numpy as np
+
 from ..core.game import ConfigError, Game
 from ..core.options import Option, OptionTable
 from .actions import ActionLayout
@@ -46,12 +48,12 @@ class ZakaGame(Game):
         # flat per-design tables (tuples: plain Python indexing is the fast path)
         self.is_monster = tuple(c["kind"] == "monster" for c in cards)
         self.card_type = tuple(c["type"] for c in cards)
-        self.hearts = tuple(c.get("hearts", 0) for c in cards)
-        self.ability = tuple(c.get("ability", -1) for c in cards)
+        self.hearts = tuple(c["hearts"] for c in cards)
+        self.ability = tuple(c["ability"] for c in cards)
         self.swords = tuple(c["swords"] for c in cards)
-        self.heart_weapon = tuple(bool(c.get("heart", False)) for c in cards)
-        self.bonus_vs = tuple(c.get("bonus_vs", -1) for c in cards)
-        self.bonus = tuple(c.get("bonus", 0) for c in cards)
+        self.heart_weapon = tuple(c["heart"] for c in cards)
+        self.bonus_vs = tuple(c["bonus_vs"] for c in cards)
+        self.bonus = tuple(c["bonus"] for c in cards)
         self.copies = tuple(c["copies"] for c in cards)
         self.names = tuple(c["name"] for c in cards)
         self.monster_designs = tuple(range(dm))
@@ -104,5 +106,5 @@ class ZakaGame(Game):
         return {"num_players": self.num_players, "rules": self._rules_override,
                 "config_path": self.config_path}
 
-    def _new_state(self, rng):
+    def _new_state(self, rng: np.random.Generator) -> ZakaState:
         return ZakaState(self, rng)

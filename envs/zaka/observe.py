@@ -32,10 +32,15 @@ bytes for empty slots, and the few per-army, discard and global numbers packed i
 from __future__ import annotations
 
 from array import array
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from .config import ABILITIES, MAX_HEARTS
+
+if TYPE_CHECKING:   # for the type checker only: game.py and rules.py import this module
+    from .game import ZakaGame
+    from .rules import ZakaState
 
 ARMY_INFO = 8
 GLOBAL = 7
@@ -43,11 +48,11 @@ _PHASE = {"deploy": 0, "play": 1, "ability": 2}
 _FLOAT32 = np.dtype(np.float32).itemsize
 
 
-def slot_features(game) -> int:
+def slot_features(game: ZakaGame) -> int:
     return 1 + game.num_monster_designs + 2 + 2 + len(ABILITIES) + 1 + game.num_weapon_designs
 
 
-def observation_layout(game) -> list[tuple[str, tuple[int, ...]]]:
+def observation_layout(game: ZakaGame) -> list[tuple[str, tuple[int, ...]]]:
     S, F, D = game.num_seats, game.field_cap, game.num_designs
     return [("armies", (S, F, slot_features(game))), ("army_info", (S, ARMY_INFO)),
             ("hands", (S, D)), ("discard", (D,)), ("global", (GLOBAL,))]
@@ -56,7 +61,7 @@ def observation_layout(game) -> list[tuple[str, tuple[int, ...]]]:
 class ObservationTables:
     """Everything about one game variant's observation that does not depend on the position."""
 
-    def __init__(self, game):
+    def __init__(self, game: ZakaGame):
         S, F, D, dm = game.num_seats, game.field_cap, game.num_designs, game.num_monster_designs
         self.feat = feat = slot_features(game)
         o_type = 1 + dm
@@ -145,7 +150,7 @@ def _discard(t: "ObservationTables", pile: list[int]) -> tuple[float, ...]:
     return values
 
 
-def build_observation(state, seat: int) -> np.ndarray:
+def build_observation(state: ZakaState, seat: int) -> np.ndarray:
     t: ObservationTables = state.game.observation_tables
     F = t.field_cap
     rows, empty = t.slot_rows, t.empty_slots

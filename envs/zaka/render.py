@@ -2,11 +2,17 @@
 weapons, hands, deck and discard pile)."""
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from ..core import draw as D
 from .actions import rel_name
 from .config import ABILITIES, MEND, RAMPAGE
+
+if TYPE_CHECKING:   # for the type checker only: game.py and rules.py import this module
+    from .game import ZakaGame
+    from .rules import ZakaState
 
 _RED, _DIM, _BOLD, _GREEN, _YELLOW, _RESET = ("\x1b[31m", "\x1b[2m", "\x1b[1m", "\x1b[32m",
                                               "\x1b[33m", "\x1b[0m")
@@ -16,13 +22,13 @@ def _c(text: str, code: str, color: bool) -> str:
     return f"{code}{text}{_RESET}" if color and code else text
 
 
-def army_label(game, seat: int) -> str:
+def army_label(game: ZakaGame, seat: int) -> str:
     if game.two_player:
         return f"army {seat} (player_{game.seat_owner(seat)})"
     return f"army {seat} (player_{seat})"
 
 
-def card_label(game, design: int) -> str:
+def card_label(game: ZakaGame, design: int) -> str:
     sym = game.type_symbols[game.card_type[design]]
     if game.is_monster[design]:
         kind = ABILITIES[game.ability[design]].capitalize()
@@ -35,7 +41,7 @@ def card_label(game, design: int) -> str:
     return f"{game.names[design]} [{sym}] +{game.swords[design]}{extra}"
 
 
-def monster_line(state, monster, slot: int, color: bool) -> str:
+def monster_line(state: ZakaState, monster: list[int], slot: int, color: bool) -> str:
     g = state.game
     d, hp, w = monster
     full = g.hearts[d]
@@ -57,7 +63,7 @@ def monster_line(state, monster, slot: int, color: bool) -> str:
     return f"   {slot}: {g.names[d]:<14} [{sym}] {hearts:<{full}} {hp}/{full}  {power}{weapon}"
 
 
-def hand_text(game, hand) -> str:
+def hand_text(game: ZakaGame, hand: list[int]) -> str:
     items = []
     for d, k in enumerate(hand):
         if k:
@@ -65,7 +71,7 @@ def hand_text(game, hand) -> str:
     return "; ".join(items) if items else "(empty)"
 
 
-def render_text(state, observer: int | None = None, color: bool = False) -> str:
+def render_text(state: ZakaState, observer: int | None = None, color: bool = False) -> str:
     """``observer`` None: every hand is shown (spectator / debugging view); otherwise only the
     hands of the observer's player."""
     g = state.game
@@ -107,7 +113,7 @@ def render_text(state, observer: int | None = None, color: bool = False) -> str:
     return "\n".join(lines)
 
 
-def action_to_str(state, action: int) -> str:
+def action_to_str(state: ZakaState, action: int) -> str:
     g = state.game
     kind, *args = g.layout.decode(action)
     s = state.cur if state.cur >= 0 else 0
@@ -150,7 +156,7 @@ _ABILITY_TEXT = {"attack": "damage one enemy monster",
                  "reap": "damage one enemy monster; defeat it when low on hearts"}
 
 
-def _type_rgb(g, design: int):
+def _type_rgb(g: ZakaGame, design: int) -> D.RGB:
     return _TYPE_RGB[g.card_type[design] % len(_TYPE_RGB)]
 
 
@@ -170,7 +176,7 @@ def _type_badge(draw, g, design, cx, cy, r):
            fill=(255, 255, 255), anchor="mm")
 
 
-def _weapon_words(g, w: int) -> str:
+def _weapon_words(g: ZakaGame, w: int) -> str:
     if g.heart_weapon[w]:
         return f"+{g.rules['heart_weapon_heal']} heart per use"
     out = f"+{g.swords[w]} sword{'s' if g.swords[w] != 1 else ''}"
@@ -179,7 +185,7 @@ def _weapon_words(g, w: int) -> str:
     return out
 
 
-def _monster_card(draw, state, monster, x, y, w, h):
+def _monster_card(draw, state: ZakaState, monster: list[int], x, y, w, h):
     """A monster on the battlefield: name, type, hearts left / printed, ability and strength,
     and its weapon as a strip at the bottom."""
     g = state.game
@@ -223,7 +229,7 @@ def _hand_chip(draw, g, design, x, y, w):
     D.text(draw, (x + 18, y), D.fit(f"{g.names[design]}: {what}", 12, w - 20), size=12)
 
 
-def render_rgb(state, observer: int | None = None) -> np.ndarray:
+def render_rgb(state: ZakaState, observer: int | None = None) -> np.ndarray:
     """An (H, W, 3) uint8 card table: one band per army with its monsters as cards (hearts left,
     ability with its strength, weapon), its hand (face down when ``observer``'s player may not see
     it, else listed), kills and status; the deck, the discard pile, the last events, whose turn
@@ -327,7 +333,8 @@ def render_rgb(state, observer: int | None = None) -> np.ndarray:
             ty += 16
         ty += 4
     y = max(y + 116, ty + 6)
-    items = [(_TYPE_RGB[k], f"{g.type_symbols[k]} = {g.type_names[k]} card")
+    items: list[tuple[D.Swatch | D.RGB | None, str]] = [
+        (_TYPE_RGB[k], f"{g.type_symbols[k]} = {g.type_names[k]} card")
              for k in range(len(g.type_names))]
     items += [(lambda d_, x, yy, s: D.heart(d_, x + s / 2, yy + s / 2 + 1, s / 2, _HEART), "heart left"),
               (lambda d_, x, yy, s: D.heart(d_, x + s / 2, yy + s / 2 + 1, s / 2, _HEART_LOST), "heart lost"),

@@ -14,6 +14,8 @@ Representation (all plain Python lists, so cloning is a handful of list copies):
 """
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any, Literal, Mapping, get_args
+
 import numpy as np
 
 from ..core.game import State, owned_copy, rank_returns
@@ -21,20 +23,32 @@ from .config import DISARM, DRAIN, MEND, RAMPAGE, REAP, SNATCH
 from .observe import build_observation
 from .render import action_to_str, render_rgb, render_text
 
-PHASES = ("deploy", "play", "ability", "over")
+if TYPE_CHECKING:   # for the type checker only: game.py imports this module
+    from .game import ZakaGame
+
+Phase = Literal["deploy", "play", "ability", "over"]
+PHASES: tuple[Phase, ...] = get_args(Phase)
+#: why a game ended (``end_reason``; "" while it runs)
+EndReason = Literal["last army standing", "stalemate", "turn limit"]
 _SURVIVOR = 1_000_000  # ranking score of an army still standing at the end
 #: how each end reason is classed (``final_info()["ended_by"]``, RULES.md "Game length"): the
 #: rulebook's ENDING (one player's monsters left); a stalemate (a full round in which no army can
 #: act) is a designed ending, since the game cannot go on; the turn limit is a cap (a backstop
 #: the rulebook does not have). An empty deck never ends a game (``empty_deck``: kills then
 #: draw nothing, or the discard pile is reshuffled).
-_ENDED_BY = {"last army standing": "rules", "stalemate": "designed", "turn limit": "cap"}
+_ENDED_BY: dict[EndReason, str] = {"last army standing": "rules", "stalemate": "designed",
+                                   "turn limit": "cap"}
 
 
 class ZakaState(State):
     """One position of a Zaka game."""
 
-    def __init__(self, game, rng: np.random.Generator, _blank: bool = False):
+    game: ZakaGame
+    #: the generator once built (see ``rng``); else the saved state it is built from
+    _rng: np.random.Generator | None
+    _rng_state: tuple[type[np.random.BitGenerator], Mapping[str, Any]] | None
+
+    def __init__(self, game: ZakaGame, rng: np.random.Generator | None, _blank: bool = False):
         self.game = game
         self.rng = rng
         if _blank:
@@ -52,10 +66,10 @@ class ZakaState(State):
         self.n_elim = 0
         self.kills = [0] * n           # monsters defeated by each army (final blows)
         self.cur = 0
-        self.phase = "deploy"
+        self.phase: Phase = "deploy"
         self.played = 0                # cards played this turn
         self.turns_done = 0
-        self.end_reason = ""
+        self.end_reason: EndReason | Literal[""] = ""
         self.rewards_lost = 0          # kill rewards not drawn because the deck was empty
         self.redraws = 0               # set-up redraw rounds (for tests and final_info)
         self.log: list[str] = []       # short text of the last turn's events (render)
@@ -69,6 +83,7 @@ class ZakaState(State):
     @property
     def rng(self) -> np.random.Generator:
         if self._rng is None:
+            assert self._rng_state is not None   # one of the two is always set
             kind, state = self._rng_state
             self._rng = np.random.Generator(kind(0))
             self._rng.bit_generator.state = state
@@ -502,7 +517,7 @@ class ZakaState(State):
             if idle >= n:                  # a full round where nobody can act: stalemate
                 self._game_over("stalemate")
 
-    def _game_over(self, reason: str) -> None:
+    def _game_over(self, reason: EndReason) -> None:
         self.phase = "over"
         self.end_reason = reason
         self._returns = None
@@ -515,7 +530,7 @@ class ZakaState(State):
     def is_terminal(self) -> bool:
         return self.phase == "over"
 
-    def phase_name(self) -> str:
+    def phase_name(self) -> Phase:
         return self.phase
 
     def army_hearts(self, seat: int) -> int:
@@ -567,6 +582,7 @@ class ZakaState(State):
         armies together), kills, rewards lost to an empty deck and the elimination order."""
         if self.phase != "over":
             return {}
+        assert self.end_reason != "", "a game over has its reason (_game_over)"
         return {"end_reason": self.end_reason, "ended_by": _ENDED_BY[self.end_reason],
                 "winner": self.winner(), "turns": self.turns_done,
                 "kills": list(self.kills), "rewards_lost": self.rewards_lost,
