@@ -327,13 +327,44 @@ def test_as_a_process(argv, sig, group, needle, tmp_path):
     a signal to the whole group reaches the workers too (they leave it to the main process, or die
     of SIGTERM without hanging its pool)."""
     code, err, seconds, tree = _process(argv, tmp_path, lambda kids: len(kids) >= 2, sig, group)
+    left = [p for p in tree if alive(p)]
+    for pid in left:   # a failure here leaves nothing running
+        os.kill(pid, signal.SIGKILL)
     assert code == CODES[sig], err[-3000:]
     assert "Traceback" not in err, err[-3000:]
     assert [line for line in err.splitlines() if line.strip()] == [err.strip().splitlines()[-1]], err
     assert needle in err and f"stopped by {sig.name}" in err, err
     assert seconds < STOP_SECONDS + 10, f"{seconds:.1f} s (interpreter exit included)"
-    assert not [p for p in tree if alive(p)], f"children still alive: {tree}"
+    assert not left, f"children still alive: {left} of {tree}"
     assert len(tree) >= 2
+
+
+def _busy(pid: int) -> bool:
+    """The process has used more than a second of CPU (a worker past its start-up, playing)."""
+    try:
+        with open(f"/proc/{pid}/stat") as fh:
+            fields = fh.read().rsplit(")", 1)[1].split()
+    except OSError:
+        return False
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK") > 1.0
+
+
+def test_a_killed_main_process_takes_its_workers_along(tmp_path):
+    """SIGKILL cannot be caught: the evaluation's workers (busy with mcts:5000 games, minutes
+    each) end with their parent (PR_SET_PDEATHSIG) instead of playing on."""
+    code, _, _, tree = _process(["eval", "zaka", "--agents", "mcts:5000", "random", "--games", "100",
+                                 "--workers", "2", "--no-progress", "--out", "e"], tmp_path,
+                                lambda kids: sum(_busy(k) and not helper(k) for k in kids) >= 2, signal.SIGKILL,
+                                False)
+    assert code == -signal.SIGKILL
+    deadline = time.monotonic() + STOP_SECONDS
+    while [p for p in tree if alive(p)] and time.monotonic() < deadline:
+        time.sleep(0.1)
+    left = [p for p in tree if alive(p) and not helper(p)]
+    for pid in tree:   # a failure here leaves nothing running
+        if alive(pid):
+            os.kill(pid, signal.SIGKILL)
+    assert not left, f"workers still alive: {left} of {tree}"
 
 
 def test_a_stop_while_workers_start_waits_for_them(monkeypatch):
