@@ -185,7 +185,7 @@ CASES: list[tuple[str, list[str], str]] = [
     ("train-opt-out-of-range", ["train", "zaka", "--opt", "num_players=9", *TRAIN], "num_players"),
     ("train-opt-and-set-env", ["train", "zaka", "--opt", "num_players=3", "--set", "env_options={}",
                                *TRAIN], "both set env options"),
-    ("train-vlook-timesteps", ["train", "gorgasali", "--timesteps", "100"], "not read by algorithm"),
+    ("train-vlook-device", ["train", "gorgasali", "--device", "cpu"], "not read by algorithm"),
     ("train-vlook-set-zero", ["train", "gorgasali", "--set", "rounds=0", "--no-progress"], "rounds"),
     ("train-vlook-set-unknown", ["train", "gorgasali", "--set", "round=1", "--no-progress"],
      "did you mean 'rounds'"),
