@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from . import luck
 from .config import BASIC
-from .heroes import Hero
+from .state import Hero, WarbahState
 
 #: the troop types an ability may apply to, in battle.Army group order (BASIC, then the Hero)
 TROOP_TYPES = BASIC + ("hero",)
@@ -34,7 +34,7 @@ def ability_rolls(cfg, vals: tuple, i: int):
     return None, (name, troop_type(cfg, vals[i])), i + 1
 
 
-def gain_ability(st, h: Hero) -> None:
+def gain_ability(st: WarbahState, h: Hero) -> None:
     """One Ability roll (set-up: no Luck; ``gain_abilities`` offers Luck on the rolls)."""
     vals: tuple = ()
     while True:  # the same table reading and dice as the Luck chain (``ability_rolls``)
@@ -45,7 +45,7 @@ def gain_ability(st, h: Hero) -> None:
     h.abilities.append(ability)
 
 
-def gain_abilities(st, hi: int, n: int = 1) -> bool:
+def gain_abilities(st: WarbahState, hi: int, n: int = 1) -> bool:
     """Hero hi gains n abilities (n = 0: one per 2 XP, in recovery); each roll (Ability /
     Rare Ability table, troop type 1D5) is open to Luck for the Hero's player (luck.chain
     ``ability``, same dice as ``gain_ability``). True: paused for a Luck decision."""
@@ -53,7 +53,7 @@ def gain_abilities(st, hi: int, n: int = 1) -> bool:
 
 
 @luck.step("ability")
-def _ability_rolls(st, ctx, vals):
+def _ability_rolls(st: WarbahState, ctx, vals):
     """HEROES / ABILITY TABLE: new abilities (n; n = 0: one per 2 XP, the recovery task), each
     roll open to Luck for the Hero's player; the abilities are written once all are rolled."""
     hi, n = ctx
@@ -73,7 +73,7 @@ def _ability_rolls(st, ctx, vals):
     return None
 
 
-def roll_granted_types(st, hi: int, in_recovery: bool) -> bool:
+def roll_granted_types(st: WarbahState, hi: int, in_recovery: bool) -> bool:
     """SPECIAL UNIT TYPES: a unit granting a typed ability (Goblins: "Hero gets Tactics
     ability") gives the Hero that ability, and Tactics needs its random troop type (1D5, the
     Random Troop Type table, open to Luck like every ability roll). Rolled once per Hero and
@@ -83,7 +83,7 @@ def roll_granted_types(st, hi: int, in_recovery: bool) -> bool:
     return luck.chain(st, "granted", (hi, in_recovery))
 
 
-def _missing_granted(st, h: Hero) -> list[str]:
+def _missing_granted(st: WarbahState, h: Hero) -> list[str]:
     sp = h.specials.tolist()
     if not any(sp):  # no special units: nothing granted (most Heroes)
         return []
@@ -92,7 +92,7 @@ def _missing_granted(st, h: Hero) -> list[str]:
 
 
 @luck.step("granted")
-def _granted_rolls(st, ctx, vals):
+def _granted_rolls(st: WarbahState, ctx, vals):
     """The troop-type rolls of abilities granted by special units (``roll_granted_types``)."""
     hi, _ = ctx
     h = st.heroes[hi]

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 from .board import DIR_NAMES
 from .config import BASIC, SPECIALS
+from .state import WarbahState
 
 # -- base ---------------------------------------------------------------------------------------
 DONE, RECRUIT, TAKE_GARRISON, RECRUIT_HERO, CALL_OFF, CONTINUE = 6, 7, 8, 9, 10, 11
@@ -93,7 +94,7 @@ def _seats(what: str):
     return lambda st, i: f"{what} the player {i + 1} seat(s) on"
 
 
-def _realm(st, i: int) -> str:
+def _realm(st: WarbahState, i: int) -> str:
     T = st.game.spells
     if i >= T.NR:
         return f"action {REALM0 + i}"
@@ -101,7 +102,7 @@ def _realm(st, i: int) -> str:
     return f"{verb} realm spell {T.realm_names[i]}"
 
 
-def _direction(st, i: int) -> str:
+def _direction(st: WarbahState, i: int) -> str:
     """A direction action: an attack (battle phase), a realm spell's hex target (realm_target:
     the spell's name), else a move or exploration."""
     if st.phase == "battle":
@@ -111,7 +112,7 @@ def _direction(st, i: int) -> str:
     return f"move/explore {DIR_NAMES[i]}"
 
 
-def _battle_spell(st, i: int) -> str:
+def _battle_spell(st: WarbahState, i: int) -> str:
     T = st.game.spells
     return f"cast battle spell {T.battle_names[i]}" if i < T.NB else f"action {BSPELL0 + i}"
 
@@ -200,7 +201,7 @@ def decode(a: int) -> tuple[str, int]:
     return _KIND_OF[a]
 
 
-def describe(st, a: int) -> str:
+def describe(st: WarbahState, a: int) -> str:
     """The text of action ``a`` in state ``st`` (the phase picks move or attack, discard or
     cast; spell names come from the rules tables)."""
     entry = _TEXT_OF[a] if 0 <= a < NUM_ACTIONS else None

@@ -7,155 +7,22 @@ the first round on, the 13 special unit groups (index 5 + u, config.SPECIALS ord
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-
 import numpy as np
 
 from . import fleets, heroes
 from .actions import LOSS_SP0
 from .config import NUM_SPECIALS, SPECIALS
+from .state import Army, ArmyMagic, WarbahState
 
 SEGMENTS = 6  # initiative segments of a round: 5+, 4, 3, 2, 1, 0-
 #: an army's counts index of the first special unit group (after the 4 troop types and the Hero)
 FIRST_SPECIAL = 5
-#: battle-spell target groups: 0-3 the basic troop types, 4 the Hero, 5 a monster, 6 + u the
-#: special unit group u (an army's counts[FIRST_SPECIAL + u])
-GROUP_NAMES = ("warriors", "archers", "cavalry", "catapults", "hero", "monster")
-SPECIAL_GROUP0 = 6
-NUM_GROUPS = SPECIAL_GROUP0 + len(SPECIALS)
 #: flags of a die record (``record``): the dice aimed at enemy ships; one die of the designer's
 #: mass formula for the group; with Blessing (the group's misses rolled again: two dice)
 AT_SHIPS, MASS, BLESSED = 1, 2, 4
 
 
-def _zeros5() -> list:
-    return [0] * 5
-
-
-@dataclass(slots=True)
-class ArmyMagic:
-    """One army's battle-spell state (battle_spells.py): its Wizard's hand, the Hero's battle
-    items (indices into his ``items``), and the effects on it this round / battle."""
-    wizard: bool
-    hand: list
-    items: list
-    resist: int = 0                 # Resist Spells: hostile spells it still negates
-    neutral: list = field(default_factory=lambda: [0] * NUM_GROUPS)     # units neutralized
-    blocked: list = field(default_factory=lambda: [False] * NUM_GROUPS)  # may not attack
-    auto_hit: list = field(default_factory=lambda: [False] * NUM_GROUPS)  # Precision: all hit
-    special_init: list = field(default_factory=lambda: [0] * NUM_SPECIALS)
-    special_kill: list = field(default_factory=lambda: [0] * NUM_SPECIALS)
-    blessed: bool = False           # Blessing: misses rolled again this round
-    ranged_shield: int = 0          # Shield: kills by archers / catapults stopped this round
-    armor: int = 0                  # Armor: kills negated this round
-    smite_rounds: int = 0
-    spellbound: set = field(default_factory=set)    # rounds in which its Wizard cannot cast
-    cast: bool = False              # its Wizard cast this round
-    round_mods: list = field(default_factory=list)  # (group, init, kill) undone at round end
-    scheduled: list = field(default_factory=list)   # delayed effects (battle_spells.py)
-
-    def clone(self) -> "ArmyMagic":
-        return ArmyMagic(self.wizard, list(self.hand), list(self.items), self.resist,
-                         list(self.neutral), list(self.blocked), list(self.auto_hit),
-                         list(self.special_init), list(self.special_kill), self.blessed,
-                         self.ranged_shield, self.armor, self.smite_rounds, set(self.spellbound),
-                         self.cast, list(self.round_mods), list(self.scheduled))
-
-
-@dataclass(slots=True)
-class Army:
-    """One army in a battle (a Hero's, a garrison, an encounter, pirates or a sea monster)."""
-    counts: np.ndarray              # int64: 4 troop types, the Hero, then the special groups
-    seat: int = -1                  # -1: neutral
-    hero: int = -1                  # Hero index, -1: no Hero
-    monster: list | None = None     # [init, kill, hits left]
-    init_mod: list = field(default_factory=_zeros5)   # per group 0-4 (Tactics, spells)
-    kill_mod: list = field(default_factory=_zeros5)   # (Leadership, spells)
-    extra_attacks: list = field(default_factory=_zeros5)  # Prowess, Smite
-    defense: int = 0                # kills negated per segment (Defense)
-    siege: int = 0                  # wall ranks destroyed in the Initiative 1 segment
-    walls_base: int = 0
-    walls_left: int = 0
-    wall_damage: int = 0
-    ships: int | None = None        # ships fighting with it (None: not counted yet)
-    hits_ships: bool = False        # a sea monster that attacks ships
-    ship_kills: int = 0             # ships it sank this segment (sea monster)
-    ship_spare: int = 0             # hits on ships that sank nothing (Luck)
-    specials_added: bool = False    # counts extended by the special groups
-    magic: ArmyMagic | None = None
-    dice: list | None = None        # the segment's attack dice, while a Luck window may open
-    wall_rolls: list | None = None  # the segment's wall-break dice, likewise
-
-    def clone(self) -> "Army":
-        return Army(self.counts.copy(), self.seat, self.hero,
-                    None if self.monster is None else list(self.monster), list(self.init_mod),
-                    list(self.kill_mod), list(self.extra_attacks), self.defense, self.siege,
-                    self.walls_base, self.walls_left, self.wall_damage, self.ships,
-                    self.hits_ships, self.ship_kills, self.ship_spare, self.specials_added,
-                    None if self.magic is None else self.magic.clone(),
-                    None if self.dice is None else [list(r) for r in self.dice],
-                    None if self.wall_rolls is None else list(self.wall_rolls))
-
-    def restore(self, other: "Army") -> None:
-        """Become ``other`` in place (Dispell; callers hold this object)."""
-        for name in Army.__slots__:
-            setattr(self, name, getattr(other, name))
-
-
-@dataclass(slots=True)
-class BattleMagic:
-    """The spell segment's progress (battle_spells.py)."""
-    step: int = 0                   # index into battle_spells.sequence
-    done: bool = False
-    last_cast: tuple | None = None  # (army, snapshot, round, spell) for Dispell
-    limbo: list = field(default_factory=list)       # cards spent this battle
-    caster: int = -1                # the army whose player picks a spell now
-    pending: int | None = None      # a spell awaiting its target
-    target_army: int | None = None  # its target army (None: still to pick)
-
-    def clone(self) -> "BattleMagic":
-        last = self.last_cast
-        if last is not None:
-            armies, limbo, held = last[1]
-            snap = ([a.clone() for a in armies], list(limbo),
-                    {hi: ([i.clone() for i in items], list(abil))
-                     for hi, (items, abil) in held.items()})
-            last = (last[0], snap, last[2], last[3])
-        return BattleMagic(self.step, self.done, last, list(self.limbo), self.caster,
-                           self.pending, self.target_army)
-
-
-@dataclass(slots=True)
-class Battle:
-    """A battle in progress: the lead attacker and the defender, the armies joining the
-    attack (combined attacks), the round and segment, the kills still to assign."""
-    sides: list                     # [attacking (lead) Army, defending Army]
-    kind: str                       # "hero", "garrison", "encounter" or "sea"
-    cell: int                       # the target hex
-    treasure: int = 0               # treasure rolls for beating an encounter
-    round: int = 0
-    segment: int = 0
-    kills: list = field(default_factory=lambda: [0, 0])  # still to assign, per side
-    chooser: int = -1               # the side picking a casualty now
-    members: list = field(default_factory=list)         # joining Armies (combined attack)
-    member_kills: list = field(default_factory=list)    # kills still to assign to each
-    member_choosing: int = -1       # the joining army picking a casualty now
-    next_share: int = 0             # whose turn the next shared kill is (battle_flow._share)
-    magic: BattleMagic | None = None
-    raw_kills: list | None = None   # this segment's kills before walls (Luck window)
-    return_phase: str = "battle"    # a sea battle returns to the move phase
-
-    def clone(self) -> "Battle":
-        return Battle([a.clone() for a in self.sides], self.kind, self.cell, self.treasure,
-                      self.round, self.segment, list(self.kills), self.chooser,
-                      [a.clone() for a in self.members], list(self.member_kills),
-                      self.member_choosing, self.next_share,
-                      None if self.magic is None else self.magic.clone(),
-                      None if self.raw_kills is None else list(self.raw_kills),
-                      self.return_phase)
-
-
-def hero_army(st, hi: int, walls: int = 0) -> Army:
+def hero_army(st: WarbahState, hi: int, walls: int = 0) -> Army:
     """Hero hi's army (its abilities: Tactics, Leadership, Prowess, Defense, Siegecraft)."""
     h = st.heroes[hi]
     init_mod, kill_mod, extra = [0] * 5, [0] * 5, [0] * 5
@@ -315,7 +182,7 @@ def magic_hits(mg: ArmyMagic, t: int, n: int, k: int, rng: np.random.Generator,
     return hits
 
 
-def special_attacks(st, side: Army, seg: int) -> int:
+def special_attacks(st: WarbahState, side: Army, seg: int) -> int:
     """Kills by the side's special groups: one 1D10 per unit (``special_attacks_d10``), or, with
     the designer's formula (option ``mass_formula``), one die per group through mass_kills
     (same initiative / kill / spell handling)."""
@@ -338,7 +205,7 @@ def special_attacks(st, side: Army, seg: int) -> int:
     return kills
 
 
-def special_attacks_d10(st, side: Army, seg: int) -> int:
+def special_attacks_d10(st: WarbahState, side: Army, seg: int) -> int:
     """Kills by the side's special groups in segment ``seg`` (1D10 <= Kill each)."""
     cnt = side.counts
     if len(cnt) <= FIRST_SPECIAL or not any(cnt.tolist()[FIRST_SPECIAL:]):  # no numpy reduction
@@ -363,7 +230,7 @@ def special_attacks_d10(st, side: Army, seg: int) -> int:
     return kills
 
 
-def ship_attacks(st, a: Army, d: Army, seg: int, ka: int, kd: int) -> tuple[int, int]:
+def ship_attacks(st: WarbahState, a: Army, d: Army, seg: int, ka: int, kd: int) -> tuple[int, int]:
     """Ships (Init 2, Kill 3) attack enemy ships first, then troops; ship-hunting monsters sink
     ships. Returns the troop kills (ka, kd) after ships took their share."""
     for s in (a, d):
@@ -433,7 +300,7 @@ def destroyed(side: Army) -> bool:
     return sum(side.counts.tolist()) == 0 and (mon is None or mon[2] <= 0)
 
 
-def add_special_groups(st, armies) -> None:
+def add_special_groups(st: WarbahState, armies) -> None:
     """Give each army its 13 special groups (index 5 + u), once per battle."""
     for s in armies:
         if len(s.counts) == FIRST_SPECIAL and not s.specials_added:
@@ -443,7 +310,7 @@ def add_special_groups(st, armies) -> None:
             s.counts = np.concatenate([s.counts, sp]).astype(np.int64)
 
 
-def write_back_specials(st, armies) -> None:
+def write_back_specials(st: WarbahState, armies) -> None:
     """Write the surviving special troops back to the Heroes."""
     for s in armies:
         hi = s.hero

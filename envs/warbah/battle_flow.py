@@ -15,8 +15,6 @@ force's kills are summed and the target's walls negate them as one attack.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-
 import numpy as np
 
 from . import battle, battle_luck, battle_spells, diplomacy, espionage, fleets, heroes, hexes, luck, magic
@@ -33,26 +31,11 @@ from .actions import (
     LOSS_SP0,
     NUM_ACTIONS,
 )
-from .battle import Army, Battle
 from .config import TERRAINS
-from .heroes import Hero
+from .state import Army, Battle, DeclaredAttack, Hero, WarbahState
 
 
-@dataclass(slots=True)
-class DeclaredAttack:
-    """An attack declared by Hero ``lead`` on ``cell`` while other Heroes may still join."""
-    lead: int
-    cell: int
-    members: list = field(default_factory=list)     # Heroes that joined
-    declined: list = field(default_factory=list)    # allied Heroes whose players declined
-    asking: int = -1                # the allied Hero whose player answers now
-
-    def clone(self) -> "DeclaredAttack":
-        return DeclaredAttack(self.lead, self.cell, list(self.members), list(self.declined),
-                              self.asking)
-
-
-def joiners(st, lead: int, cell: int) -> list[tuple[int, int]]:
+def joiners(st: WarbahState, lead: int, cell: int) -> list[tuple[int, int]]:
     """(direction from the target, hero) of the Heroes that may still join the attack of Hero
     ``lead`` on ``cell``: own or allied Heroes on land next to it, with an attack left this turn,
     not delayed by an agent, for whom the hex is a target too; not yet in or asked."""
@@ -74,7 +57,7 @@ def joiners(st, lead: int, cell: int) -> list[tuple[int, int]]:
     return out
 
 
-def declare(st, hi: int, cell: int) -> None:
+def declare(st: WarbahState, hi: int, cell: int) -> None:
     """A declared attack: with possible joiners the attacker picks them first (phase ``join``),
     otherwise the battle starts at once."""
     st.declared_attack = DeclaredAttack(hi, cell)
@@ -86,7 +69,7 @@ def declare(st, hi: int, cell: int) -> None:
 
 
 # -- declaring attacks (the battle phase's queue entry: one Hero of the player on turn) ---------
-def attack_mask(st, seat: int, hi: int) -> np.ndarray:
+def attack_mask(st: WarbahState, seat: int, hi: int) -> np.ndarray:
     """BATTLE: the hexes Hero hi may attack (DONE: no more attacks); at sea only adjacent enemy
     Heroes at sea or unmanned enemy fleets; a Hero delayed by an agent does not attack."""
     mask = np.zeros(NUM_ACTIONS, np.int8)
@@ -107,7 +90,7 @@ def attack_mask(st, seat: int, hi: int) -> np.ndarray:
     return mask
 
 
-def attack_apply(st, seat: int, hi: int, a: int) -> None:
+def attack_apply(st: WarbahState, seat: int, hi: int, a: int) -> None:
     if a == DONE:
         st.queue_pos += 1
         return
@@ -118,7 +101,7 @@ def attack_apply(st, seat: int, hi: int, a: int) -> None:
     declare(st, hi, cell)  # joiners, then the battle
 
 
-def join_mask(st) -> np.ndarray:
+def join_mask(st: WarbahState) -> np.ndarray:
     mask = np.zeros(NUM_ACTIONS, np.int8)
     jn = st.declared_attack
     if st.phase == "join_answer":
@@ -130,7 +113,7 @@ def join_mask(st) -> np.ndarray:
     return mask
 
 
-def join_apply(st, a: int) -> None:
+def join_apply(st: WarbahState, a: int) -> None:
     jn = st.declared_attack
     lead = jn.lead
     if st.phase == "join_answer":  # the ally's player answers the call
@@ -154,7 +137,7 @@ def join_apply(st, a: int) -> None:
         st.phase, st.to_act = "join_answer", st.heroes[j].seat
 
 
-def on_attack(st, hi: int, cell: int) -> None:
+def on_attack(st: WarbahState, hi: int, cell: int) -> None:
     """Hero hi attacks ``cell``: attacking an ally ends the alliance."""
     j = heroes.hero_at(st, cell)
     foe = (st.heroes[j].seat if j >= 0 else int(st.owner[cell]) if st.land[cell]
@@ -162,7 +145,7 @@ def on_attack(st, hi: int, cell: int) -> None:
     diplomacy.on_attack(st, st.heroes[hi].seat, foe)
 
 
-def start_battle(st, hi: int, cell: int, members=()) -> None:
+def start_battle(st: WarbahState, hi: int, cell: int, members=()) -> None:
     """Hero hi (with the joining Heroes ``members``) attacks ``cell``; an encounter's rolls
     (ENCOUNTER TABLE) come first, open to Luck."""
     if heroes.hero_at(st, cell) < 0 and st.encounter[cell] != 0:
@@ -171,12 +154,12 @@ def start_battle(st, hi: int, cell: int, members=()) -> None:
     _start(st, hi, cell, members, None)
 
 
-def _force_seats(st, hi: int, members) -> tuple:
+def _force_seats(st: WarbahState, hi: int, members) -> tuple:
     return luck.seat_order([st.heroes[hi].seat] + [st.heroes[j].seat for j in members])
 
 
 @luck.step("encounter")
-def _encounter_rolls(st, ctx, vals):
+def _encounter_rolls(st: WarbahState, ctx, vals):
     """ENCOUNTER TABLE: the type (1D10, when still unknown), then Disease's loss dice or the
     size of each troop group; the attacking players may reroll (luck.py). Once all are known
     the battle starts (or Disease strikes)."""
@@ -206,7 +189,7 @@ def _encounter_rolls(st, ctx, vals):
     return None
 
 
-def _start(st, hi: int, cell: int, members, sizes) -> None:
+def _start(st: WarbahState, hi: int, cell: int, members, sizes) -> None:
     h = st.heroes[hi]
     walls = hexes.walls(st, cell, h.cell)
     j = heroes.hero_at(st, cell)
@@ -230,7 +213,7 @@ def _start(st, hi: int, cell: int, members, sizes) -> None:
         if st.garrison_specials[cell].any():  # garrison special units (Knights): groups 5 + u
             counts = np.concatenate([counts, st.garrison_specials[cell]])
         defender = battle.neutral_army(counts, None, walls, int(st.owner[cell]))
-    st.battle = battle.Battle([battle.hero_army(st, hi), defender], kind, cell, treasure)
+    st.battle = Battle([battle.hero_army(st, hi), defender], kind, cell, treasure)
     if members:  # a combined attack: the joining Heroes' armies
         ms = [battle.hero_army(st, j) for j in members]
         for m in ms:
@@ -241,7 +224,7 @@ def _start(st, hi: int, cell: int, members, sizes) -> None:
     run(st)
 
 
-def start_sea_battle(st, hi: int, row: dict) -> None:
+def start_sea_battle(st: WarbahState, hi: int, row: dict) -> None:
     """SEA ENCOUNTER TABLE: pirates or a sea monster attack Hero hi's fleet."""
     counts = np.zeros(5, np.int64)
     for troop, dice in row.get("groups", []):
@@ -253,18 +236,18 @@ def start_sea_battle(st, hi: int, row: dict) -> None:
     foe.hits_ships = bool(mon and mon.get("hits_ships"))
     me = battle.hero_army(st, hi)
     me.ships = int(st.fleets.ships[st.heroes[hi].cell])
-    st.battle = battle.Battle([me, foe], "sea", st.heroes[hi].cell, row.get("treasure", 0),
+    st.battle = Battle([me, foe], "sea", st.heroes[hi].cell, row.get("treasure", 0),
                        return_phase=st.phase)
     battle_spells.setup_battle(st)  # a Hero's wizard draws Battle spells at sea too
     run(st)
 
 
-def _clear_encounter(st, cell: int) -> None:
+def _clear_encounter(st: WarbahState, cell: int) -> None:
     st.encounter[cell] = 0
     st.terrain[cell] = TERRAINS.index("clear")
 
 
-def run(st) -> None:
+def run(st: WarbahState) -> None:
     """Resolve segments / rounds until a side must choose casualties, a player decides on a
     spell or on Luck, or the attacker may call off; or the battle ends."""
     b = st.battle
@@ -291,7 +274,7 @@ def run(st) -> None:
             return
 
 
-def _casualties_to_choose(st, b: Battle) -> bool:
+def _casualties_to_choose(st: WarbahState, b: Battle) -> bool:
     """Kills still to assign: a player army with a real choice decides (True), the others
     lose their largest groups automatically."""
     for k in (0, 1):
@@ -320,7 +303,7 @@ def _casualties_to_choose(st, b: Battle) -> bool:
     return False
 
 
-def _segment(st, b: Battle) -> bool:
+def _segment(st: WarbahState, b: Battle) -> bool:
     """One initiative segment: the spell segment and delayed spells, Siegecraft, every army's
     attacks, Luck's window on the dice, then walls and Defense. True: paused for a decision."""
     g = st.game
@@ -359,7 +342,7 @@ def _segment(st, b: Battle) -> bool:
     return _resolve_segment(st, lucky)  # nobody decided since the check above
 
 
-def _resolve_segment(st, lucky: bool | None = None) -> bool:
+def _resolve_segment(st: WarbahState, lucky: bool | None = None) -> bool:
     """The segment's kills after walls and Defense (a combined attack shares the defender's
     kills); then Luck's wall-break window. True: paused for a Luck decision. ``lucky``:
     battle_luck.anyone_lucky of this state, when the caller has just checked it."""
@@ -388,7 +371,7 @@ def _resolve_segment(st, lucky: bool | None = None) -> bool:
 
 
 @luck.register("battle_dice")
-def _after_dice(st, value, ctx) -> None:
+def _after_dice(st: WarbahState, value, ctx) -> None:
     st.phase = "battle"
     if _resolve_segment(st):
         return
@@ -396,7 +379,7 @@ def _after_dice(st, value, ctx) -> None:
 
 
 @luck.register("wall_dice")
-def _after_walls(st, value, ctx) -> None:
+def _after_walls(st: WarbahState, value, ctx) -> None:
     b = st.battle
     for sd in tuple(b.sides) + tuple(b.members):
         sd.wall_rolls = None
@@ -411,7 +394,7 @@ def _room(side: Army) -> int:
     return int(c.sum() - c[4]) + (max(int(mon[2]), 0) if mon is not None else 0)
 
 
-def _share(st, b: Battle, kills: int, extra: int) -> tuple[int, list[int]]:
+def _share(st: WarbahState, b: Battle, kills: int, extra: int) -> tuple[int, list[int]]:
     """Kills on a combined attacking force (designed): dealt one at a time, in turn, to the
     armies (lead first, then the joiners in joining order; the turn carries over between
     segments) that still have units other than their Hero; each army's Defense (and the lead's
@@ -454,7 +437,7 @@ def chooser_side(b: Battle) -> Army:
 
 
 # -- the players' choices during a battle ---------------------------------------------------------
-def casualty_mask(st) -> np.ndarray:
+def casualty_mask(st: WarbahState) -> np.ndarray:
     """The troop groups the chooser's army may lose a unit of (never the Hero while troops
     are left)."""
     mask = np.zeros(NUM_ACTIONS, np.int8)
@@ -466,7 +449,7 @@ def casualty_mask(st) -> np.ndarray:
     return mask
 
 
-def casualty_apply(st, action: int) -> None:
+def casualty_apply(st: WarbahState, action: int) -> None:
     b = st.battle
     t = (action - CASUALTY0 if action < CASUALTY0 + 4
          else battle.FIRST_SPECIAL + action - LOSS_SP0)
@@ -480,13 +463,13 @@ def casualty_apply(st, action: int) -> None:
     run(st)
 
 
-def call_off_mask(st) -> np.ndarray:
+def call_off_mask(st: WarbahState) -> np.ndarray:
     mask = np.zeros(NUM_ACTIONS, np.int8)
     mask[CALL_OFF] = mask[CONTINUE] = 1
     return mask
 
 
-def call_off_apply(st, action: int) -> None:
+def call_off_apply(st: WarbahState, action: int) -> None:
     """BATTLE: at the end of a round the attacker calls the attack off or goes on."""
     if action == CALL_OFF:
         return finish(st)
@@ -494,7 +477,7 @@ def call_off_apply(st, action: int) -> None:
     run(st)
 
 
-def spell_apply(st, action: int) -> None:
+def spell_apply(st: WarbahState, action: int) -> None:
     """A choice in the spell segment (battle_spells.py); then the battle goes on."""
     if battle_spells.apply(st, action):
         st.phase = "battle"
@@ -502,14 +485,14 @@ def spell_apply(st, action: int) -> None:
 
 
 @luck.register("bspell")
-def _after_spell_dice(st, value: int, ctx) -> None:
+def _after_spell_dice(st: WarbahState, value: int, ctx) -> None:
     """After a Luck decision on a battle spell's dice: resolve it and go on with the battle."""
     battle_spells.resolve_after_luck(st, value, ctx)
     st.phase = "battle"
     run(st)
 
 
-def finish(st) -> None:
+def finish(st: WarbahState) -> None:
     b = st.battle
     _finish_ships(st, b)  # ships written back, drowned armies
     battle.write_back_specials(st, b.sides)  # surviving special troops written back
@@ -568,7 +551,7 @@ def finish(st) -> None:
     _after_battle_capacity(st, b)
 
 
-def _finish_ships(st, b: Battle) -> None:
+def _finish_ships(st: WarbahState, b: Battle) -> None:
     """Battle end: write ships back; a Hero whose fleet sank is lost with his army at sea."""
     a, d = b.sides
     for s in (a, d):
@@ -590,7 +573,7 @@ def _finish_ships(st, b: Battle) -> None:
             st.pending_treasure.append((a.hero, b.treasure))
 
 
-def _after_battle_capacity(st, b: Battle) -> None:
+def _after_battle_capacity(st: WarbahState, b: Battle) -> None:
     """Enforce the carrying capacity of Heroes whose fleets lost ships."""
     for s in b.sides:
         hi = s.hero
@@ -599,7 +582,7 @@ def _after_battle_capacity(st, b: Battle) -> None:
                 return
 
 
-def sea_attack_mask(st, seat: int, h: Hero, mask: np.ndarray) -> None:
+def sea_attack_mask(st: WarbahState, seat: int, h: Hero, mask: np.ndarray) -> None:
     """At sea a Hero may attack only adjacent enemy Heroes at sea, or sink an enemy fleet
     without a Hero; a Hero on land attacks no ship (``attack_mask`` offers land targets only)."""
     if not fleets.at_sea(st, h):

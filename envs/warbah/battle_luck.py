@@ -7,15 +7,15 @@ from __future__ import annotations
 
 from . import battle, luck
 from .actions import LUCK_FOE, LUCK_MINE, REROLL
-from .battle import Army, Battle
+from .state import Army, Battle, WarbahState
 
 
-def battle_seats(st, b: Battle) -> tuple:
+def battle_seats(st: WarbahState, b: Battle) -> tuple:
     """Players in the battle, the attacking force first (lead, joiners), then the defender."""
     return luck.seat_order([b.sides[0].seat] + [m.seat for m in b.members] + [b.sides[1].seat])
 
 
-def anyone_lucky(st, b: Battle) -> bool:
+def anyone_lucky(st: WarbahState, b: Battle) -> bool:
     """A player in the battle has a Hero with Luck unused this turn (``luck.lucky_hero``)."""
     return any(luck.lucky_hero(st, q) >= 0 for q in battle_seats(st, b))
 
@@ -61,7 +61,7 @@ def facing(b: Battle, sd: Army) -> dict:
     return b.sides[1] if sd is b.sides[0] else b.sides[0]
 
 
-def _dice_can(st, seat: int, ctx) -> list:
+def _dice_can(st: WarbahState, seat: int, ctx) -> list:
     b = st.battle
     mine, foe = teams(b, seat)
     out = []
@@ -72,7 +72,7 @@ def _dice_can(st, seat: int, ctx) -> list:
     return out
 
 
-def _dice_act(st, seat: int, a: int, ctx) -> None:
+def _dice_act(st: WarbahState, seat: int, a: int, ctx) -> None:
     """LUCK_MINE: one of my side's missed dice is rolled again (a hit adds a kill); LUCK_FOE:
     one of the foe's hits is rolled again (a miss takes the kill away). A mass-formula die is
     rolled again for its group (its kills replaced; a Blessed group's two dice as one roll);
@@ -106,14 +106,14 @@ def _dice_act(st, seat: int, a: int, ctx) -> None:
         b.raw_kills[0 if att else 1] += delta
 
 
-def _wall_can(st, seat: int, ctx) -> list:
+def _wall_can(st: WarbahState, seat: int, ctx) -> list:
     mine, foe = teams(st.battle, seat)
     own_broke = any(True in (sd.wall_rolls or ()) for sd in mine)
     foe_held = any(False in (sd.wall_rolls or ()) for sd in foe)
     return [REROLL] if own_broke or foe_held else []
 
 
-def _wall_act(st, seat: int, a: int, ctx) -> None:
+def _wall_act(st: WarbahState, seat: int, a: int, ctx) -> None:
     """REROLL: a wall-break die is rolled again: one that broke an own wall rank (a miss undoes
     the damage), else one of the foe's that did not (a hit breaks the rank)."""
     mine, foe = teams(st.battle, seat)

@@ -26,7 +26,8 @@ import numpy as np
 
 from . import battle, heroes, luck, magic
 from .actions import BATTLE_JOIN0, BSPELL0, DONE, GROUP0, MAGIC_SPGROUP0, NUM_ACTIONS
-from .battle import NUM_GROUPS, SPECIAL_GROUP0, Army, ArmyMagic, Battle, BattleMagic
+from .config import GROUP_NAMES
+from .state import NUM_GROUPS, SPECIAL_GROUP0, Army, ArmyMagic, Battle, BattleMagic, WarbahState
 
 HOSTILE = ("kill", "neutralize", "neutralize_kill", "weaken", "control", "forget", "spellbind",
            "illusions", "shatter", "slow", "block", "stone_to_mud")
@@ -61,7 +62,7 @@ def sequence(b: Battle) -> list:
     return [(k, False) for k in att] + [(1, False)] + [(k, True) for k in att]
 
 
-def _kind(st, s: int) -> str:
+def _kind(st: WarbahState, s: int) -> str:
     sp = st.game.spells.battle[s]
     eff = sp["effect"]
     if eff == "fog":
@@ -73,12 +74,12 @@ def _kind(st, s: int) -> str:
     return "foe"
 
 
-def natural(st, k: int, s: int) -> int:
+def natural(st: WarbahState, k: int, s: int) -> int:
     """The army a spell of army k reaches in a battle of two armies."""
     return k if _kind(st, s) in ("own", "all", "none") else 1 - team(k)
 
 
-def spell_armies(st, k: int, s: int) -> list:
+def spell_armies(st: WarbahState, k: int, s: int) -> list:
     """Armies spell s of army k may reach now (friendly or enemy, as the spell says)."""
     b = st.battle
     kind = _kind(st, s)
@@ -89,13 +90,13 @@ def spell_armies(st, k: int, s: int) -> list:
             if not battle.destroyed(army(b, a)) and spell_groups(st, k, s, a)]
 
 
-def army_dir(st, a: int) -> int:
+def army_dir(st: WarbahState, a: int) -> int:
     """Direction from the target hex to army a's Hero (the army-picking action)."""
     b = st.battle
     return list(st.neighbours[b.cell]).index(st.heroes[army(b, a).hero].cell)
 
 
-def setup_battle(st) -> None:
+def setup_battle(st: WarbahState) -> None:
     """At battle start each force with a Wizard draws its Battle spells (4, Wizardry +1 each)."""
     b = st.battle
     any_magic = False
@@ -128,7 +129,7 @@ def setup_battle(st) -> None:
     b.magic = BattleMagic()
 
 
-def _battle_items(st, sd: Army) -> list:
+def _battle_items(st: WarbahState, sd: Army) -> list:
     """Battle-spell items of the side's hero usable now (once per turn)."""
     if sd.hero < 0:
         return []
@@ -137,11 +138,11 @@ def _battle_items(st, sd: Army) -> list:
             and its[i].used_turn != st.turn]
 
 
-def _item_spell(st, sd: Army, i: int) -> int:
+def _item_spell(st: WarbahState, sd: Army, i: int) -> int:
     return st.heroes[sd.hero].items[i].spell
 
 
-def battle_options(st, k: int) -> list:
+def battle_options(st: WarbahState, k: int) -> list:
     """Battle spell ids side k may cast now in the spell segment."""
     b = st.battle
     bm, sd = b.magic, army(b, k)
@@ -166,7 +167,7 @@ def battle_options(st, k: int) -> list:
     return out
 
 
-def spell_groups(st, k: int, s: int, a: int | None = None) -> list:
+def spell_groups(st: WarbahState, k: int, s: int, a: int | None = None) -> list:
     """Target groups for battle spell s cast by army k at army a (default: the natural one,
     ``natural``) ([None] = no target needed; [] = not castable now)."""
     T = st.game.spells
@@ -215,7 +216,7 @@ def _group_alive(sd: Army, t: int) -> bool:
     return c < len(sd.counts) and sd.counts[c] > 0
 
 
-def _can_hold(st, me: Army, t: int) -> bool:
+def _can_hold(st: WarbahState, me: Army, t: int) -> bool:
     """Whether troops of group t (a basic type t < 4 or a special group) may join army ``me``:
     a kind its Hero lacks needs room under his troop-type limit (SPECIAL UNIT NOTES: 5 types,
     +1 per Command; designed for Control (Charm, Command) and Raise Dead). Armies without a Hero
@@ -227,7 +228,7 @@ def _can_hold(st, me: Army, t: int) -> bool:
     return types < heroes.type_limit(st, st.heroes[me.hero])
 
 
-def spell_segment(st, seg: int) -> bool:
+def spell_segment(st: WarbahState, seg: int) -> bool:
     """Spell segment (start of each round): attacker, then defender, then the attacker may
     answer with Dispell. True when a player must decide (phase 'spell')."""
     b = st.battle
@@ -268,7 +269,7 @@ def _group_size(sd: Army, t) -> int:
     return int(sd.monster[2]) if t == 5 else int(sd.counts[cidx(t)])
 
 
-def mask(st) -> np.ndarray:
+def mask(st: WarbahState) -> np.ndarray:
     b = st.battle
     bm = b.magic
     k = bm.caster
@@ -286,7 +287,7 @@ def mask(st) -> np.ndarray:
     return mask
 
 
-def apply(st, a: int) -> bool:
+def apply(st: WarbahState, a: int) -> bool:
     """A spell-segment choice (a spell, its army, its group, or DONE). True when the battle goes
     on now (battle_flow.spell_apply runs it); False while a target is still to pick or a Luck
     decision on the spell's dice comes first."""
@@ -335,7 +336,7 @@ def apply(st, a: int) -> bool:
     return True
 
 
-def _pay_battle(st, k: int, s: int) -> None:
+def _pay_battle(st: WarbahState, k: int, s: int) -> None:
     b = st.battle
     sd = army(b, k)
     sm = sd.magic
@@ -348,7 +349,7 @@ def _pay_battle(st, k: int, s: int) -> None:
     st.heroes[sd.hero].items[i].used_turn = st.turn
 
 
-def _snapshot(st, k: int):
+def _snapshot(st: WarbahState, k: int):
     b = st.battle
     held = {}  # Hero index -> (his items, his abilities)
     for sd in armies(b):
@@ -358,7 +359,7 @@ def _snapshot(st, k: int):
     return ([sd.clone() for sd in armies(b)], list(b.magic.limbo), held)
 
 
-def cast_battle(st, k: int, s: int, t, a: int | None = None) -> None:
+def cast_battle(st: WarbahState, k: int, s: int, t, a: int | None = None) -> None:
     """Pay for battle spell s cast by army k (target group t of army a; default: the natural
     army, ``natural``) and resolve or schedule it."""
     T = st.game.spells
@@ -398,7 +399,7 @@ def cast_battle(st, k: int, s: int, t, a: int | None = None) -> None:
     _resolve_battle(st, k, s, t, sp.get("n", 0), 0, a)
 
 
-def resolve_after_luck(st, value: int, ctx) -> None:
+def resolve_after_luck(st: WarbahState, value: int, ctx) -> None:
     """A battle spell whose dice went to Luck (``cast_battle``), once they are final: resolve
     it (battle_flow then goes on with the battle)."""
     k, s, t, a = ctx
@@ -406,7 +407,7 @@ def resolve_after_luck(st, value: int, ctx) -> None:
                     a)
 
 
-def _resolve_battle(st, k: int, s: int, t, n: int, dice: int, a: int | None = None) -> None:
+def _resolve_battle(st: WarbahState, k: int, s: int, t, n: int, dice: int, a: int | None = None) -> None:
     """Battle spell s of army k (target group t of army a) with n units, once its dice are
     known."""
     b = st.battle
@@ -432,93 +433,93 @@ def _resolve_battle(st, k: int, s: int, t, n: int, dice: int, a: int | None = No
 
 # -- effects that act at once: (st, spell row, the friendly army reached, the enemy army, target
 # group, units) -------------------------------------------------------------------------------
-def _blessing(st, sp, me, foe, t, n) -> None:
+def _blessing(st: WarbahState, sp, me, foe, t, n) -> None:
     me.magic.blessed = True
 
 
-def _boost(st, sp, me, foe, t, n) -> None:
+def _boost(st: WarbahState, sp, me, foe, t, n) -> None:
     types = (list(range(5)) + list(range(SPECIAL_GROUP0, NUM_GROUPS)) if sp["types"] == "all"
-             else [battle.GROUP_NAMES.index(x) for x in sp["types"]])
+             else [GROUP_NAMES.index(x) for x in sp["types"]])
     for x in types:
         _round_mod(me, x, sp.get("init", 0), sp.get("kill", 0))
 
 
-def _group_boost(st, sp, me, foe, t, n) -> None:
+def _group_boost(st: WarbahState, sp, me, foe, t, n) -> None:
     _round_mod(me, t, sp.get("init", 0), sp.get("kill", 0))
 
 
-def _smite(st, sp, me, foe, t, n) -> None:
+def _smite(st: WarbahState, sp, me, foe, t, n) -> None:
     if me.magic.smite_rounds <= 0:
         me.extra_attacks[4] += 1
     me.magic.smite_rounds = sp["rounds"]
 
 
-def _stone_to_mud(st, sp, me, foe, t, n) -> None:
+def _stone_to_mud(st: WarbahState, sp, me, foe, t, n) -> None:
     x = min(n, foe.walls_left)
     foe.walls_left -= x
     foe.wall_damage += x
 
 
-def _shield(st, sp, me, foe, t, n) -> None:
+def _shield(st: WarbahState, sp, me, foe, t, n) -> None:
     foe.magic.ranged_shield += sp["n"]
 
 
-def _forget(st, sp, me, foe, t, n) -> None:
+def _forget(st: WarbahState, sp, me, foe, t, n) -> None:
     hand = foe.magic.hand
     for _ in range(min(sp["n"], len(hand))):
         st.battle.magic.limbo.append(hand.pop(int(st.rng.integers(len(hand)))))
 
 
-def _spellbind(st, sp, me, foe, t, n) -> None:
+def _spellbind(st: WarbahState, sp, me, foe, t, n) -> None:
     foe.magic.spellbound.update(st.battle.round + r for r in range(1, sp["rounds"] + 1))
 
 
-def _armor(st, sp, me, foe, t, n) -> None:
+def _armor(st: WarbahState, sp, me, foe, t, n) -> None:
     me.magic.armor += sp["n"]
 
 
-def _raise_dead(st, sp, me, foe, t, n) -> None:
+def _raise_dead(st: WarbahState, sp, me, foe, t, n) -> None:
     if _can_hold(st, me, 0):  # warriors as a new type only under the type limit
         me.counts[0] += n
 
 
-def _illusions(st, sp, me, foe, t, n) -> None:
+def _illusions(st: WarbahState, sp, me, foe, t, n) -> None:
     foe.magic.blocked[t] = True
 
 
-def _summon(st, sp, me, foe, t, n) -> None:
+def _summon(st: WarbahState, sp, me, foe, t, n) -> None:
     me.monster = [sp["init"], sp["kill"], sp["hits"]]
 
 
-def _shatter(st, sp, me, foe, t, n) -> None:
+def _shatter(st: WarbahState, sp, me, foe, t, n) -> None:
     h = st.heroes[foe.hero]
     magic.drop_item(h, h.items[int(st.rng.integers(len(h.items)))])
     foe.magic.items = [i for i, it in enumerate(h.items) if it.kind == "battle"]
 
 
-def _slow(st, sp, me, foe, t, n) -> None:
+def _slow(st: WarbahState, sp, me, foe, t, n) -> None:
     _battle_mod(foe, t, sp["init"], 0)
 
 
-def _ice_wall(st, sp, me, foe, t, n) -> None:
+def _ice_wall(st: WarbahState, sp, me, foe, t, n) -> None:
     me.walls_base += sp["n"]
     me.walls_left += sp["n"]
 
 
-def _block(st, sp, me, foe, t, n) -> None:
+def _block(st: WarbahState, sp, me, foe, t, n) -> None:
     for x in sp["types"]:
-        foe.magic.blocked[battle.GROUP_NAMES.index(x)] = True
+        foe.magic.blocked[GROUP_NAMES.index(x)] = True
 
 
-def _precision(st, sp, me, foe, t, n) -> None:
+def _precision(st: WarbahState, sp, me, foe, t, n) -> None:
     for x in sp["types"]:
-        me.magic.auto_hit[battle.GROUP_NAMES.index(x)] = True
+        me.magic.auto_hit[GROUP_NAMES.index(x)] = True
 
 
-def _fog(st, sp, me, foe, t, n) -> None:
+def _fog(st: WarbahState, sp, me, foe, t, n) -> None:
     for sd in armies(st.battle):
         for x in sp["types"]:
-            _battle_mod(sd, battle.GROUP_NAMES.index(x), 0, sp["kill"])
+            _battle_mod(sd, GROUP_NAMES.index(x), 0, sp["kill"])
 
 
 #: effect (configs/warbah.yaml spells.battle.*.effect) -> its resolution; the delayed effects
@@ -549,7 +550,7 @@ def _battle_mod(sd: Army, t: int, init: int, kill: int) -> None:
         sd.monster[1] += kill
 
 
-def segment_effects(st, seg: int) -> list:
+def segment_effects(st: WarbahState, seg: int) -> list:
     """Delayed spell effects landing in segment ``seg`` (before its attacks); returns extra
     kills [on side 0, on side 1] that the victim assigns like ordinary kills."""
     b = st.battle
@@ -606,7 +607,7 @@ def _spell_kill(sd: Army, t: int, n: int) -> int:
     return n - x
 
 
-def end_round(st) -> None:
+def end_round(st: WarbahState) -> None:
     """Round-long effects end; Smite counts down; the next spell segment opens."""
     b = st.battle
     b.magic.step, b.magic.done = 0, False
@@ -624,7 +625,7 @@ def end_round(st) -> None:
                 sd.extra_attacks[4] -= 1
 
 
-def end_battle(st) -> None:
+def end_battle(st: WarbahState) -> None:
     """Unused battle spells are discarded; items of a Hero killed go to the Hero who beat him;
     a killed Hero's wizard teleports home (or off the map if wandering)."""
     b = st.battle

@@ -3,16 +3,17 @@ with its schema (``SCHEMA``: every section and field, type and range; ``load_tab
 the file with the ``rules=`` overrides against it).
 
 The numbers themselves (troop ranks, terrain costs, the designed values) live in
-configs/warbah.yaml; game.WarbahGame reads them once per variant.
+configs/warbah.yaml; ``WarbahTables`` (the base of game.WarbahGame) reads them once per variant.
 """
 from __future__ import annotations
 
 from dataclasses import replace
 from typing import Any
 
-from ..core.game import ConfigError, read_yaml
+from ..core.game import ConfigError, Game, read_yaml
 from ..core.options import REQUIRED, Option, merge_rules
 from ..core.resources import config_path as data_file
+from .board import MAP_SIZE
 
 DEFAULT_CONFIG = data_file("warbah.yaml")
 BASIC = ("warriors", "archers", "cavalry", "catapults")
@@ -241,3 +242,86 @@ def load_tables(rules: dict | None = None) -> dict:
             raise ConfigError(f"rules.sea.encounters.{d}: a {row['kind']} encounter needs "
                               f"{', '.join(missing)}")
     return cfg
+
+
+class WarbahTables(Game):
+    """One variant's rules tables, read once when the game is built (configs/warbah.yaml with the
+    ``rules=`` overrides, checked by ``load_tables``): what the rules read from ``st.game``. The
+    base of game.WarbahGame, which adds the options and builds the states; declared here, below
+    the rules, so that state.WarbahState types its ``game`` without an import cycle. The game
+    reads its rules when built: a later edit of ``cfg`` is not seen."""
+
+    num_players: int
+    allies: bool
+    rules_override: dict
+    cfg: dict                       # the checked rules file (configs/warbah.yaml + overrides)
+    h: int                          # the map's rows and columns (board.MAP_SIZE)
+    w: int
+    n_cells: int
+    troop: dict[str, tuple[int, int, int]]  # troop type -> (initiative, kill, cost)
+    terrain_roll: dict[int, str]    # TERRAIN TABLE: d10 -> terrain type
+    terrain: dict[str, dict]        # terrain type -> its row
+    terrain_mp: list[int]           # MP to enter a hex, by terrain code (TERRAINS order)
+    settle_roll: dict[int, str]     # SETTLEMENT TABLE: d10 -> settlement type
+    settle: dict[str, dict]         # settlement type -> its row (the capitol included)
+    #: the basic troop type (BASIC index) each settlement recruits, -1 none (SETTLEMENTS order)
+    settlement_recruits: list[int]
+    variant_names: list[str]
+    spells: SpellTables
+    #: {ability: indices of the special unit kinds granting it} (SPECIAL UNIT TYPES)
+    granting_units: dict[str, list[int]]
+    # the rules numbers read on every step (``_step_constants``)
+    army_cap: int
+    command_bonus: int
+    troop_types: int
+    max_recruit: int
+    turn_cap: int
+    max_actions: int
+    sea_moves: int
+    ship_cost: int
+    mass_formula: bool
+    # caches of the observation (map_planes.py), built on first use
+    _obs_wall_tables: tuple[Any, Any]
+    _obs_size: int
+
+    def __init__(self, num_players: int, rules: dict | None, allies: bool):
+        self.num_players = self.num_seats = num_players
+        if allies and num_players < 3:
+            raise ConfigError("allies=True needs 3 or 4 players (alliances)")
+        self.allies = allies
+        self.rules_override = rules or {}
+        # the file with the overrides, checked against SCHEMA (every section and field: type,
+        # range; what ties fields together): a fresh table, never read_yaml's cached one
+        self.cfg = load_tables(self.rules_override)
+        self.h, self.w = MAP_SIZE[num_players]
+        self.troop = {k: (v["init"], v["kill"], v["cost"]) for k, v in self.cfg["troops"].items()}
+        self.terrain_roll = {r: t["type"] for t in self.cfg["terrain"] for r in t["rolls"]}
+        self.terrain = {t["type"]: t for t in self.cfg["terrain"]}
+        self.terrain_mp = [self.terrain[t]["mp"] for t in TERRAINS]
+        self._step_constants()
+        self.settle_roll = {r: s["type"] for s in self.cfg["settlements"] for r in s["rolls"]}
+        self.settle = {s["type"]: s for s in self.cfg["settlements"]}
+        self.settle["capitol"] = dict(self.cfg["capitol"], type="capitol")
+        self.settlement_recruits = [BASIC.index(self.settle[s]["recruit"])
+                                    if self.settle[s]["recruit"] in BASIC else -1
+                                    for s in SETTLEMENTS]
+        self.variant_names = sorted({v for t in self.cfg["variants"].values() for v in t.values()})
+        self.spells = SpellTables(self.cfg)
+        self.granting_units = {}
+        for u, kind in enumerate(SPECIALS):
+            for a in self.cfg["special_units"][kind].get("grants", ()):
+                if u not in self.granting_units.setdefault(a, []):
+                    self.granting_units[a].append(u)
+        self.n_cells = self.h * self.w
+
+    def _step_constants(self) -> None:
+        """The rules numbers read on every step, as plain attributes (no dict lookups on the hot
+        path)."""
+        d, sea = self.cfg["designed"], self.cfg["sea"]
+        self.army_cap, self.command_bonus = d["army_cap"], d["command_bonus"]
+        self.troop_types, self.max_recruit = d["troop_types"], d["max_recruit_per_settlement"]
+        # the backstops scale with the player count: turns per player, actions per player-turn
+        self.turn_cap = d["turn_cap_per_player"] * self.num_seats
+        self.max_actions = d["action_cap_per_player_turn"] * self.num_seats * self.turn_cap
+        self.sea_moves, self.ship_cost = sea["sea_moves"], sea["ship_cost"]
+        self.mass_formula = bool(self.cfg["mass_formula"])

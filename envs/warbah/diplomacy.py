@@ -15,8 +15,6 @@ other's agents, and are ranked separately at the end (designed).
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-
 import numpy as np
 
 from .actions import (
@@ -30,43 +28,15 @@ from .actions import (
     HERO_TO0,
     NUM_ACTIONS,
 )
+from .state import AllianceTurn, WarbahState
 
 
-@dataclass(slots=True)
-class AllianceTurn:
-    """The player now conducting diplomacy and the player its offer waits on."""
-    seat: int
-    offered_to: int = -1
-
-    def clone(self) -> "AllianceTurn":
-        return AllianceTurn(self.seat, self.offered_to)
-
-
-@dataclass(slots=True)
-class Diplomacy:
-    """Alliances (option allies=True) and the diplomacy step in progress."""
-    allied: np.ndarray              # bool[N, N], symmetric
-    current: AllianceTurn | None = None
-    queue: list = field(default_factory=list)       # players still to act this turn
-    proposed: list = field(default_factory=list)    # (seat, other) offers made this turn
-    turn: int = 0                   # the turn the step last ran
-
-    @staticmethod
-    def new(num_seats: int) -> "Diplomacy":
-        return Diplomacy(np.zeros((num_seats, num_seats), bool))
-
-    def clone(self) -> "Diplomacy":
-        return Diplomacy(self.allied.copy(),
-                         None if self.current is None else self.current.clone(),
-                         list(self.queue), list(self.proposed), self.turn)
-
-
-def enabled(st) -> bool:
+def enabled(st: WarbahState) -> bool:
     """The variant plays with alliances (allies=True)."""
     return st.game.allies
 
 
-def begin(st) -> bool:
+def begin(st: WarbahState) -> bool:
     if not enabled(st) or st.diplomacy.turn == st.turn:
         return False
     st.diplomacy.turn = st.turn
@@ -77,11 +47,11 @@ def begin(st) -> bool:
     return True
 
 
-def _other(st, seat: int, r: int) -> int:
+def _other(st: WarbahState, seat: int, r: int) -> int:
     return (seat + r) % st.game.num_seats
 
 
-def mask(st) -> np.ndarray:
+def mask(st: WarbahState) -> np.ndarray:
     out = np.zeros(NUM_ACTIONS, np.int8)
     if st.phase == "ally_answer":
         out[ALLY_ACCEPT] = out[ALLY_DECLINE] = 1
@@ -100,7 +70,7 @@ def mask(st) -> np.ndarray:
     return out
 
 
-def advance(st) -> bool:
+def advance(st: WarbahState) -> bool:
     while True:
         if st.diplomacy.current is None:
             if not st.diplomacy.queue:
@@ -117,7 +87,7 @@ def advance(st) -> bool:
         return True
 
 
-def apply(st, a: int) -> None:
+def apply(st: WarbahState, a: int) -> None:
     d = st.diplomacy.current
     seat = d.seat
     if st.phase == "ally_answer":
@@ -142,19 +112,19 @@ def apply(st, a: int) -> None:
         st.gold[o] += 1
 
 
-def on_attack(st, attacker_seat: int, defender_seat: int) -> None:
+def on_attack(st: WarbahState, attacker_seat: int, defender_seat: int) -> None:
     """An attack on an ally ends the alliance."""
     if attacker_seat >= 0 and defender_seat >= 0:
         allied = st.diplomacy.allied
         allied[attacker_seat, defender_seat] = allied[defender_seat, attacker_seat] = False
 
 
-def friendly(st, a: int, b: int) -> bool:
+def friendly(st: WarbahState, a: int, b: int) -> bool:
     """Seats a and b are the same player or allies."""
     return a == b or bool(st.diplomacy.allied[a, b])
 
 
-def trade_mask(st, seat: int, h, mask: np.ndarray) -> None:
+def trade_mask(st: WarbahState, seat: int, h, mask: np.ndarray) -> None:
     """Allies may trade settlements and Heroes: the acting Hero may cede the (non-capitol)
     settlement he stands on, or join an ally's side with his army and items (designed)."""
     if not enabled(st) or not st.diplomacy.allied[seat].any():
@@ -169,7 +139,7 @@ def trade_mask(st, seat: int, h, mask: np.ndarray) -> None:
             mask[HERO_TO0 + r - 1] = mine > 1  # a player keeps at least one Hero
 
 
-def trade_apply(st, seat: int, x: int, a: int) -> None:
+def trade_apply(st: WarbahState, seat: int, x: int, a: int) -> None:
     h = st.heroes[x]
     if CEDE0 <= a < CEDE0 + 3:
         st.owner[h.cell] = _other(st, seat, a - CEDE0 + 1)

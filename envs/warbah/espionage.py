@@ -23,13 +23,11 @@ seen this turn); a delayed Hero has ``delayed_turn`` = the turn.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-
 import numpy as np
 
 from . import fleets, heroes, hexes, luck, magic, realm_spells
 from .actions import DONE, HIRE_AGENT, NUM_ACTIONS, REALM0, TARGET0, TARGET_SLOTS
-from .heroes import Hero
+from .state import Hero, SpyMission, WarbahState
 
 STAGES = ("hire", "look", "kill_hero", "garrison", "item", "steal_gold", "damage", "delay",
           "wizard", "disband", "false_orders", "sink", "give_item", "move")
@@ -38,54 +36,12 @@ SUCCESS_STAGE = {1: "kill_hero", 2: "garrison", 3: "item", 4: "steal_gold", 5: "
                  6: "delay", 7: "wizard", 8: "disband", 9: "false_orders", 10: "sink"}
 
 
-@dataclass(slots=True)
-class SpyMission:
-    """The espionage of the player now spying (one per player and turn)."""
-    seat: int
-    roll: int                       # the espionage roll: agents it may hire
-    hired: int = 0
-    agents: int = 0                 # hired agents still to resolve
-    stage: str = "hire"             # STAGES: what the spy decides now
-    targets: list = field(default_factory=list)     # target slots of the stage
-    victim: int = -1                # the Hero losing troops / moved by False Orders
-    left: int = 0                   # troops still to lose (stage disband)
-    item: object = None             # a stolen magic item to hand over
-    fortell: tuple | None = None    # (stage, target) a victim may negate with Fortell
-    fortell_seat: int = -1          # that victim
-
-    def clone(self) -> "SpyMission":
-        return SpyMission(self.seat, self.roll, self.hired, self.agents, self.stage,
-                          list(self.targets), self.victim, self.left,
-                          None if self.item is None else self.item.clone(), self.fortell,
-                          self.fortell_seat)
-
-
-@dataclass(slots=True)
-class Espionage:
-    """Contacts between empires, enemy cards seen, and the espionage phase in progress."""
-    contact: np.ndarray             # bool[N, N], permanent once made
-    revealed: dict = field(default_factory=dict)    # {(seat, hero): turn the card was seen}
-    mission: SpyMission | None = None
-    queue: list = field(default_factory=list)       # players still to spy this turn
-    turn: int = 0                   # the turn the phase last ran
-    log: list = field(default_factory=list)         # (turn, seat, result, roll)
-
-    @staticmethod
-    def new(num_seats: int) -> "Espionage":
-        return Espionage(np.zeros((num_seats, num_seats), bool))
-
-    def clone(self) -> "Espionage":
-        return Espionage(self.contact.copy(), dict(self.revealed),
-                         None if self.mission is None else self.mission.clone(),
-                         list(self.queue), self.turn, list(self.log))
-
-
-def spy_rules(st) -> dict:
+def spy_rules(st: WarbahState) -> dict:
     """configs/warbah.yaml, section espionage."""
     return st.game.cfg["espionage"]
 
 
-def update_contact(st) -> None:
+def update_contact(st: WarbahState) -> None:
     """Two empires are in contact once a hex of one (hero or controlled hex) is within
     ``contact_distance`` (designed: 1, adjacent) of a hex of the other; contact is permanent."""
     N = st.game.num_seats
@@ -111,7 +67,7 @@ def update_contact(st) -> None:
                 st.espionage.contact[s, o] = st.espionage.contact[o, s] = True
 
 
-def begin(st) -> bool:
+def begin(st: WarbahState) -> bool:
     """Start the espionage phase; False when nobody may spy this turn (or it already ran)."""
     if st.espionage.turn == st.turn:
         return False
@@ -124,18 +80,18 @@ def begin(st) -> bool:
     return True
 
 
-def _intrigue(st, seat: int) -> int:
+def _intrigue(st: WarbahState, seat: int) -> int:
     return sum(heroes.ability(st, h, "intrigue") for h in st.heroes if h.alive and h.seat == seat)
 
 
-def _foes(st, seat: int) -> list[int]:
+def _foes(st: WarbahState, seat: int) -> list[int]:
     N = st.game.num_seats
     return [(seat + k) % N for k in range(1, N)
             if st.espionage.contact[seat, (seat + k) % N] and st.alive[(seat + k) % N]
             and not st.diplomacy.allied[seat, (seat + k) % N]]  # no spying on allies (designed)
 
 
-def targets(st) -> list[int]:
+def targets(st: WarbahState) -> list[int]:
     """Target slot list for the current stage: hero indices, cells or seats (max TARGET_SLOTS)."""
     e = st.espionage.mission
     seat, stage = e.seat, e.stage
@@ -174,13 +130,13 @@ def targets(st) -> list[int]:
     return out[:TARGET_SLOTS]
 
 
-def _false_order_ok(st, h: Hero, d: int) -> bool:
+def _false_order_ok(st: WarbahState, h: Hero, d: int) -> bool:
     m = int(st.neighbours[h.cell][d])
     return (m >= 0 and bool(st.land[m]) and bool(st.explored[m])
             and hexes.enterable(st, h.seat, h, m) > 0)
 
 
-def mask(st) -> np.ndarray:
+def mask(st: WarbahState) -> np.ndarray:
     out = np.zeros(NUM_ACTIONS, np.int8)
     e = st.espionage.mission
     if st.phase == "spy_loss":
@@ -201,7 +157,7 @@ def mask(st) -> np.ndarray:
     return out
 
 
-def advance(st) -> bool:
+def advance(st: WarbahState) -> bool:
     """Run espionage until a player decides (True) or the phase is over (False)."""
     while True:
         e = st.espionage.mission
@@ -252,7 +208,7 @@ def advance(st) -> bool:
             return True
 
 
-def victims_luck(st, die: int, value: int) -> bool:
+def victims_luck(st: WarbahState, die: int, value: int) -> bool:
     """RARE ABILITY Luck on an enemy's espionage roll (designed reading; also called after the
     spy's own Luck decision on the roll): the roll is aimed at
     every player the spy may spy on (``_foes``: in contact, not allied), known when it is made;
@@ -268,11 +224,11 @@ def victims_luck(st, die: int, value: int) -> bool:
 
 
 @luck.register("esp_roll")
-def _esp_roll(st, value: int, ctx) -> None:
+def _esp_roll(st: WarbahState, value: int, ctx) -> None:
     st.espionage.mission.roll += value - ctx[0]
 
 
-def resolve_agent(st, r: int, victims: bool = True) -> None:
+def resolve_agent(st: WarbahState, r: int, victims: bool = True) -> None:
     """ESPIONAGE TABLE for one agent's roll r (then the Agent Success table on 9-0). With
     ``victims``, a result other than failure is first offered to Luck of the players the agent
     may act against (``_foes``, designed: see ``victims_luck``)."""
@@ -294,16 +250,16 @@ def resolve_agent(st, r: int, victims: bool = True) -> None:
 
 
 @luck.register("esp_table")
-def _table_roll(st, r: int, ctx) -> None:
+def _table_roll(st: WarbahState, r: int, ctx) -> None:
     resolve_agent(st, r, False)
 
 
 @luck.register("agent_success")
-def _success_roll(st, s: int, ctx) -> None:
+def _success_roll(st: WarbahState, s: int, ctx) -> None:
     _set_stage(st, SUCCESS_STAGE[s], ctx[0])
 
 
-def _set_stage(st, stage: str, r: int) -> None:
+def _set_stage(st: WarbahState, stage: str, r: int) -> None:
     e = st.espionage.mission
     e.stage = stage
     st.espionage.log.append((st.turn, e.seat, e.stage, r))
@@ -312,7 +268,7 @@ def _set_stage(st, stage: str, r: int) -> None:
         e.stage = "done"
 
 
-def apply(st, a: int) -> None:
+def apply(st: WarbahState, a: int) -> None:
     e = st.espionage.mission
     seat = e.seat
     if st.phase == "spy_loss":
@@ -352,16 +308,16 @@ def apply(st, a: int) -> None:
     _result(st, stage, x)
 
 
-def _result(st, stage: str, x) -> None:
+def _result(st: WarbahState, stage: str, x) -> None:
     """The agent's result ``stage`` against target x takes effect."""
     _RESULTS[stage](st, st.espionage.mission, stage, x)
 
 
-def _look(st, e: SpyMission, stage: str, x: int) -> None:
+def _look(st: WarbahState, e: SpyMission, stage: str, x: int) -> None:
     st.espionage.revealed[(e.seat, x)] = st.turn
 
 
-def _kill_hero(st, e: SpyMission, stage: str, x: int) -> None:
+def _kill_hero(st: WarbahState, e: SpyMission, stage: str, x: int) -> None:
     """The army stays behind as a garrison of its owner; a wizard teleports home."""
     h = st.heroes[x]
     h.alive = False
@@ -375,37 +331,37 @@ def _kill_hero(st, e: SpyMission, stage: str, x: int) -> None:
         magic.kill_wizard(st, x)
 
 
-def _garrison(st, e: SpyMission, stage: str, x: int) -> None:
+def _garrison(st: WarbahState, e: SpyMission, stage: str, x: int) -> None:
     st.owner[x] = e.seat
 
 
-def _gold(st, e: SpyMission, stage: str, x: int) -> None:
+def _gold(st: WarbahState, e: SpyMission, stage: str, x: int) -> None:
     """Steal gold / damage: 1D10 gold (Luck: the spy, then the victim, may reroll it)."""
     _lucky_amount(st, stage, x, luck.d10(st.rng), (1, 10), x)
 
 
-def _delay(st, e: SpyMission, stage: str, x: int) -> None:
+def _delay(st: WarbahState, e: SpyMission, stage: str, x: int) -> None:
     st.heroes[x].delayed_turn = st.turn
 
 
-def _wizard(st, e: SpyMission, stage: str, x: int) -> None:
+def _wizard(st: WarbahState, e: SpyMission, stage: str, x: int) -> None:
     magic.kill_wizard(st, x)
 
 
-def _disband(st, e: SpyMission, stage: str, x: int) -> None:
+def _disband(st: WarbahState, e: SpyMission, stage: str, x: int) -> None:
     """1D5 troops (Luck: the spy, then the victim, may reroll it)."""
     _lucky_amount(st, stage, x, int(st.rng.integers(1, 6)), (1, 5), st.heroes[x].seat)
 
 
-def _false_orders(st, e: SpyMission, stage: str, x: int) -> None:
+def _false_orders(st: WarbahState, e: SpyMission, stage: str, x: int) -> None:
     e.victim, e.stage = x, "move"
 
 
-def _sink(st, e: SpyMission, stage: str, x: int) -> None:
+def _sink(st: WarbahState, e: SpyMission, stage: str, x: int) -> None:
     fleets.sink_ship(st, x)
 
 
-def _item(st, e: SpyMission, stage: str, x: int) -> None:
+def _item(st: WarbahState, e: SpyMission, stage: str, x: int) -> None:
     """A random item (designed) is taken; the spy hands it to one of his Heroes."""
     items = st.heroes[x].items
     it = items[int(st.rng.integers(len(items)))]
@@ -417,7 +373,7 @@ def _item(st, e: SpyMission, stage: str, x: int) -> None:
         e.stage = "done"
 
 
-def _give_item(st, e: SpyMission, stage: str, x: int) -> None:
+def _give_item(st: WarbahState, e: SpyMission, stage: str, x: int) -> None:
     it = e.item
     if it.kind == "ability":  # as magic.take_items does
         st.heroes[x].abilities.append(tuple(it.ability))
@@ -432,14 +388,14 @@ _RESULTS = {"look": _look, "kill_hero": _kill_hero, "garrison": _garrison, "stea
             "give_item": _give_item}
 
 
-def _lucky_amount(st, stage: str, x: int, value: int, dice, victim: int) -> None:
+def _lucky_amount(st: WarbahState, stage: str, x: int, value: int, dice, victim: int) -> None:
     if not luck.offer(st, (st.espionage.mission.seat, victim), value, dice, "agent_amount",
                       (stage, x)):
         _amount_roll(st, value, (stage, x))
 
 
 @luck.register("agent_amount")
-def _amount_roll(st, value: int, ctx) -> None:
+def _amount_roll(st: WarbahState, value: int, ctx) -> None:
     """AGENT SUCCESS 4 / 5 / 8 once the amount die is known."""
     e = st.espionage.mission
     stage, x = ctx
@@ -455,12 +411,12 @@ def _amount_roll(st, value: int, ctx) -> None:
         e.stage = "disband"
 
 
-def _victim(st, stage: str, x: int) -> int:
+def _victim(st: WarbahState, stage: str, x: int) -> int:
     return (x if stage in ("steal_gold", "damage") else int(st.owner[x]) if stage == "garrison"
             else st.heroes[x].seat)
 
 
-def _fortell_offer(st, stage: str, x: int) -> bool:
+def _fortell_offer(st: WarbahState, stage: str, x: int) -> bool:
     """REALM SPELLS Fortell ("negate espionage result. Cast in espionage phase"): a victim able
     to cast it decides now (stage ``fortell``: REALM0 + fortell casts, DONE lets it pass)."""
     v = _victim(st, stage, x)
@@ -471,23 +427,23 @@ def _fortell_offer(st, stage: str, x: int) -> bool:
     return True
 
 
-def hero_delayed(st, h: Hero) -> bool:
+def hero_delayed(st: WarbahState, h: Hero) -> bool:
     """Agent Success 6: the Hero cannot move or attack this turn."""
     return h.delayed_turn == st.turn
 
 
-def is_revealed(st, observer: int, hi: int) -> bool:
+def is_revealed(st: WarbahState, observer: int, hi: int) -> bool:
     """``observer`` has seen Hero hi's index card this turn (a look, Scouting)."""
     return st.espionage.revealed.get((observer, hi), -1) == st.turn
 
 
 @luck.register("esp_own")
-def _own_esp_roll(st, value: int, ctx) -> None:
+def _own_esp_roll(st: WarbahState, value: int, ctx) -> None:
     """The espionage roll after the spy's Luck decision: then its victims' chance at it."""
     victims_luck(st, ctx[0], value)
 
 
 @luck.register("esp_spy_table")
-def _spy_table_roll(st, value: int, ctx) -> None:
+def _spy_table_roll(st: WarbahState, value: int, ctx) -> None:
     """An agent's Espionage table roll after the spy's Luck decision (then the victims')."""
     resolve_agent(st, value)

@@ -9,63 +9,32 @@ or sails into its hex; when the last ship of a Hero's fleet sinks, he and his ar
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-
 import numpy as np
 
 from . import heroes, magic
 from .actions import CASUALTY0, FLEET_SLOTS, LOSS_SP0, NUM_ACTIONS
-from .heroes import Hero
+from .state import Hero, TroopLoss, WarbahState
 
 
-@dataclass(slots=True)
-class Fleets:
-    """Ships on the water hexes: a fleet is the stack of ships in one hex."""
-    ships: np.ndarray               # int[cells]
-    owner: np.ndarray               # int[cells], -1 none
-    moves: dict = field(default_factory=dict)       # cell -> (turn, moves left) unmanned
-    captures: list = field(default_factory=list)    # (turn, taker, old owner, cell, ships)
-    encounter_log: list = field(default_factory=list)  # (turn, hero, roll, kind) at sea
-
-    @staticmethod
-    def new(n_cells: int) -> "Fleets":
-        return Fleets(np.zeros(n_cells, np.int64), -np.ones(n_cells, np.int64))
-
-    def clone(self) -> "Fleets":
-        return Fleets(self.ships.copy(), self.owner.copy(), dict(self.moves),
-                      list(self.captures), list(self.encounter_log))
-
-
-@dataclass(slots=True)
-class TroopLoss:
-    """Troops over the ships' capacity (phase ``sea_loss``): the owner picks ``left`` more."""
-    hero: int
-    left: int
-    return_phase: str
-
-    def clone(self) -> "TroopLoss":
-        return TroopLoss(self.hero, self.left, self.return_phase)
-
-
-def sea_rules(st) -> dict:
+def sea_rules(st: WarbahState) -> dict:
     """configs/warbah.yaml, section sea."""
     return st.game.cfg["sea"]
 
 
-def at_sea(st, h: Hero) -> bool:
+def at_sea(st: WarbahState, h: Hero) -> bool:
     return not st.land.item(h.cell)
 
 
-def capacity(st, ships: int) -> int:
+def capacity(st: WarbahState, ships: int) -> int:
     return sea_rules(st)["ship_capacity"] * int(ships)
 
 
-def ships_of(st, hi: int) -> int:
+def ships_of(st: WarbahState, hi: int) -> int:
     h = st.heroes[hi]
     return int(st.fleets.ships[h.cell]) if h.alive and at_sea(st, h) else 0
 
 
-def sea_moves_left(st, h: Hero) -> int:
+def sea_moves_left(st: WarbahState, h: Hero) -> int:
     """The Hero's sea moves left this turn (4 + Navigation at his first sea move of the turn)."""
     if h.sea_moves_turn != st.turn:
         h.sea_moves_turn = st.turn
@@ -73,7 +42,7 @@ def sea_moves_left(st, h: Hero) -> int:
     return h.sea_moves
 
 
-def capturable(st, seat: int, m: int) -> bool:
+def capturable(st: WarbahState, seat: int, m: int) -> bool:
     """An enemy fleet with no Hero on board (not an ally's): a Hero who boards it or sails into
     its hex takes it (designed reading of the control tokens on ships and the Hero's control
     marker in the hex he occupies; an unmanned fleet may not attack, so it cannot resist)."""
@@ -82,7 +51,7 @@ def capturable(st, seat: int, m: int) -> bool:
             and heroes.hero_at(st, m) < 0)
 
 
-def capture(st, seat: int, m: int) -> None:
+def capture(st: WarbahState, seat: int, m: int) -> None:
     """``seat`` takes the fleet in water hex m (if it is another player's)."""
     if st.fleets.ships[m] > 0 and st.fleets.owner[m] != seat:
         st.fleets.captures.append((st.turn, seat, int(st.fleets.owner[m]), m,
@@ -91,7 +60,7 @@ def capture(st, seat: int, m: int) -> None:
         st.fleets.moves.pop(m, None)
 
 
-def sink_ship(st, hi: int) -> None:
+def sink_ship(st: WarbahState, hi: int) -> None:
     """One ship of Hero hi's fleet sinks (a storm, Whirlpool, an agent)."""
     h = st.heroes[hi]
     c = h.cell
@@ -108,7 +77,7 @@ def sink_ship(st, hi: int) -> None:
     enforce_capacity(st, hi, st.phase)
 
 
-def enforce_capacity(st, hi: int, ret: str) -> bool:
+def enforce_capacity(st: WarbahState, hi: int, ret: str) -> bool:
     """Excess troops over 10 per ship disband: the owner picks which (sub-step)."""
     h = st.heroes[hi]
     if not at_sea(st, h):
@@ -121,7 +90,7 @@ def enforce_capacity(st, hi: int, ret: str) -> bool:
     return True
 
 
-def fleet_cells(st) -> list[int]:
+def fleet_cells(st: WarbahState) -> list[int]:
     """Cells with ships, in cell order (np.flatnonzero(st.fleets.ships)); cached on the state
     while ``st.fleets.ships`` keeps the same bytes. Read-only: callers must not change it."""
     key = st.fleets.ships.tobytes()
@@ -131,13 +100,13 @@ def fleet_cells(st) -> list[int]:
     return c[1]
 
 
-def unmanned_fleets(st, seat: int, occ=None) -> list[int]:
+def unmanned_fleets(st: WarbahState, seat: int, occ=None) -> list[int]:
     """Cells of this player's fleets with no Hero on board (slot order, at most FLEET_SLOTS).
     ``occ``: the cells with a living Hero, when the caller has them."""
     return unmanned_from(st, seat, fleet_cells(st), occ)
 
 
-def unmanned_from(st, seat: int, cells: list, occ) -> list[int]:
+def unmanned_from(st: WarbahState, seat: int, cells: list, occ) -> list[int]:
     """unmanned_fleets from the fleet cells (``fleet_cells``)."""
     out: list[int] = []
     if not cells:
@@ -153,13 +122,13 @@ def unmanned_from(st, seat: int, cells: list, occ) -> list[int]:
     return out
 
 
-def fleet_left(st, c: int) -> int:
+def fleet_left(st: WarbahState, c: int) -> int:
     """Moves left this turn for the unmanned fleet in cell c."""
     t, left = st.fleets.moves.get(c, (-1, 0))
     return left if t == st.turn else st.game.sea_moves
 
 
-def disband_at_sea(st) -> None:
+def disband_at_sea(st: WarbahState) -> None:
     """End of the recovery phase: troops gained at sea beyond the ships' room disband; the
     fleets of eliminated players are removed."""
     land = st.land
@@ -179,13 +148,13 @@ def disband_at_sea(st) -> None:
 
 
 # -- the phase ``sea_loss``: the owner picks the troops lost over capacity -----------------------
-def loss_mask(st) -> np.ndarray:
+def loss_mask(st: WarbahState) -> np.ndarray:
     out = np.zeros(NUM_ACTIONS, np.int8)
     out[heroes.loss_actions(st.heroes[st.troop_loss.hero])] = 1
     return out
 
 
-def loss_advance(st) -> bool:
+def loss_advance(st: WarbahState) -> bool:
     """Losses with only one kind left are taken automatically; True while the player must
     pick; then the interrupted phase resumes."""
     s = st.troop_loss
@@ -202,6 +171,6 @@ def loss_advance(st) -> bool:
     return False
 
 
-def loss_apply(st, a: int) -> None:
+def loss_apply(st: WarbahState, a: int) -> None:
     heroes.lose(st.heroes[st.troop_loss.hero], a)
     st.troop_loss.left -= 1

@@ -8,81 +8,16 @@ reset pass (a field equal to the current turn is "this turn").
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-
 import numpy as np
 
 from .actions import CASUALTY0, LOSS_SP0
 from .config import NUM_SPECIALS, SPECIALS
-
-
-def _no_specials() -> np.ndarray:
-    return np.zeros(NUM_SPECIALS, np.int64)
-
-
-def _no_troops() -> np.ndarray:
-    return np.zeros(4, np.int64)
-
-
-@dataclass(slots=True)
-class Item:
-    """A magic item: a realm- or battle-spell item (``spell``: the card id that defines it) or
-    a magic ability item (``ability``: the (name, troop type) it grants while held)."""
-    kind: str                       # "realm", "battle" or "ability"
-    spell: int = -1
-    ability: tuple | None = None
-    used_turn: int = -1             # a spell item is usable once per turn
-    moved_turn: int = -1            # an item changes hands once per turn
-
-    def clone(self) -> "Item":
-        return Item(self.kind, self.spell, self.ability, self.used_turn, self.moved_turn)
-
-
-@dataclass(slots=True, eq=False)
-class Hero:
-    seat: int
-    cell: int
-    troops: np.ndarray              # int64[4]: warriors, archers, cavalry, catapults
-    id: int                         # 1, 2, ... among the Heroes of its player
-    abilities: list = field(default_factory=list)   # (name, troop type) pairs
-    xp: int = 0
-    alive: bool = True
-    mp: int = 0                     # movement points left this turn
-    scout_moves: int = 0            # Scouting: explore-only moves left this turn
-    attacks_left: int = 0
-    troops_lost: int = 0            # this turn (Healing, Heal)
-    specials: np.ndarray = field(default_factory=_no_specials)  # int64[13] special units
-    items: list = field(default_factory=list)       # Item records
-    wizard: int = 0                 # 0 none, tower cell + 1, -1 a wandering wizard
-    wizard_cast_turn: int = -1      # the wizard casts one realm spell per turn
-    received_troops: np.ndarray = field(default_factory=_no_troops)  # handed over (GIVE0, EXCHANGE0) ...
-    received_troops_turn: int = -1  # ... in this turn
-    received_specials: np.ndarray = field(default_factory=_no_specials)
-    received_specials_turn: int = -1
-    moved_turn: int = -1            # the turn he last moved or explored (exchanges only instead)
-    garrison_lock: tuple | None = None  # (turn, cell, taking): one direction per turn and hex
-    delayed_turn: int = -1          # Agent Success 6: cannot move or attack
-    luck_used_turn: int = -1        # RARE ABILITY Luck: one reroll per turn
-    sea_moves: int = 0              # sea moves left ...
-    sea_moves_turn: int = -1        # ... in this turn (set when first needed)
-    granted_types: dict = field(default_factory=dict)  # typed ability from units -> troop type
-
-    def clone(self) -> "Hero":
-        """A copy that shares no mutable container with this Hero."""
-        return Hero(self.seat, self.cell, self.troops.copy(), self.id, list(self.abilities),
-                    self.xp, self.alive, self.mp, self.scout_moves, self.attacks_left,
-                    self.troops_lost, self.specials.copy(), [it.clone() for it in self.items],
-                    self.wizard, self.wizard_cast_turn,
-                    self.received_troops.copy(), self.received_troops_turn,
-                    self.received_specials.copy(), self.received_specials_turn,
-                    self.moved_turn, self.garrison_lock, self.delayed_turn,
-                    self.luck_used_turn, self.sea_moves, self.sea_moves_turn,
-                    dict(self.granted_types))
+from .state import Hero, WarbahState
 
 
 def new_hero(heroes: list, seat: int, cell: int, troops: np.ndarray | None = None) -> Hero:
     """A new Hero of ``seat`` at ``cell`` (numbered after that player's Heroes), appended."""
-    h = Hero(seat, cell, _no_troops() if troops is None else troops,
+    h = Hero(seat, cell, np.zeros(4, np.int64) if troops is None else troops,
              sum(1 for x in heroes if x.seat == seat) + 1)
     heroes.append(h)
     return h
@@ -96,7 +31,7 @@ def disband_army(h: Hero) -> None:
     h.specials[:] = 0
 
 
-def hero_at(st, cell: int) -> int:
+def hero_at(st: WarbahState, cell: int) -> int:
     """Index of the living Hero standing in ``cell``, else -1."""
     for i, h in enumerate(st.heroes):
         if h.cell == cell and h.alive:
@@ -104,7 +39,7 @@ def hero_at(st, cell: int) -> int:
     return -1
 
 
-def hero_map(st) -> dict:
+def hero_map(st: WarbahState) -> dict:
     """{hex: index of the first living Hero there}: hero_at for many hexes at once."""
     out = {}
     for i, h in enumerate(st.heroes):
@@ -113,7 +48,7 @@ def hero_map(st) -> dict:
     return out
 
 
-def ability(st, h: Hero, name: str) -> int:
+def ability(st: WarbahState, h: Hero, name: str) -> int:
     """How many times Hero ``h`` has ability ``name``: his own (and his ability items'), plus
     one per special unit kind in his army that grants it (SPECIAL UNIT TYPES)."""
     n = 0
@@ -129,7 +64,7 @@ def ability(st, h: Hero, name: str) -> int:
     return n
 
 
-def unmoved(st, h: Hero) -> bool:
+def unmoved(st: WarbahState, h: Hero) -> bool:
     """The Hero has not moved or explored this turn (boarding and sailing included), so he may
     still exchange troops and magic items instead (MOVE & EXPLORE: "Instead of moving, friendly
     adjacent heroes may exchange troops or magic items"); after a first exchange he may go on
@@ -137,7 +72,7 @@ def unmoved(st, h: Hero) -> bool:
     return h.moved_turn != st.turn
 
 
-def army_cap(st, h: Hero) -> int:
+def army_cap(st: WarbahState, h: Hero) -> int:
     """ARMY SIZE: 40 troops, +10 per Command (special units count too)."""
     return _cap(st.game, ability(st, h, "command"))
 
@@ -168,19 +103,19 @@ def type_count(h: Hero) -> int:
     return n
 
 
-def army_stats(st, h: Hero) -> tuple[int, int, int, int]:
+def army_stats(st: WarbahState, h: Hero) -> tuple[int, int, int, int]:
     """(army_size, army_cap, type_count, type_limit) of Hero ``h`` at once: one Command count
     and one pass over the troops (the move-phase mask reads all four of several Heroes)."""
     cmd = ability(st, h, "command")
     return army_size(h), _cap(st.game, cmd), type_count(h), _type_limit(st.game, cmd)
 
 
-def type_limit(st, h: Hero) -> int:
+def type_limit(st: WarbahState, h: Hero) -> int:
     """A Hero may have 5 troop types; each Command ability adds one."""
     return _type_limit(st.game, ability(st, h, "command"))
 
 
-def gain_warriors(st, h: Hero, n: int) -> int:
+def gain_warriors(st: WarbahState, h: Hero, n: int) -> int:
     """Add ``n`` warriors to Hero ``h`` (Animate Dead, Heal, the Healing ability, a treasure's
     followers) and return how many joined. SPECIAL UNIT NOTES allow 5 troop types (Command +1):
     when warriors would be a new type over that limit, none join (designed, the same reading as
@@ -196,7 +131,7 @@ def gain_warriors(st, h: Hero, n: int) -> int:
     return n
 
 
-def trim_to_cap(st, h: Hero) -> None:
+def trim_to_cap(st: WarbahState, h: Hero) -> None:
     """Recovery: troops over the army cap (40, Command +10; special troops count) disband.
     The rulebook gives no choice here (designed): basic troops go first (warriors, archers,
     cavalry, catapults), then special units, the cheapest kind first (table order on ties)."""

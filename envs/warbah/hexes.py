@@ -8,10 +8,10 @@ import numpy as np
 from . import heroes, luck
 from .board import edge
 from .config import SETTLEMENTS, SPECIALS, TERRAINS
-from .heroes import Hero
+from .state import Hero, WarbahState
 
 
-def neighbours_by_kind(st) -> tuple[tuple, tuple]:
+def neighbours_by_kind(st: WarbahState) -> tuple[tuple, tuple]:
     """(land, water): for each cell, the (direction, cell) pairs of its neighbours on land and
     on water, in direction order (off the map left out). Kept on the state while ``st.land``
     keeps its bytes (the map never changes in play; scenario tests may edit it); a clone takes
@@ -29,18 +29,18 @@ def neighbours_by_kind(st) -> tuple[tuple, tuple]:
     return c[1], c[2]
 
 
-def garrisoned(st, m: int) -> bool:
+def garrisoned(st: WarbahState, m: int) -> bool:
     """A garrison (basic troops or special units) stands in hex m."""
     return any(st.garrison[m].tolist()) or any(st.garrison_specials[m].tolist())
 
 
-def foreign_garrison(st, seat: int, m: int) -> bool:
+def foreign_garrison(st: WarbahState, seat: int, m: int) -> bool:
     """Hex m holds another player's garrison (MOVE & EXPLORE: "Heroes cannot move into hexes
     that contain ... enemy garrison"; an ally's garrison is not entered either)."""
     return st.owner.item(m) not in (-1, seat) and garrisoned(st, m)
 
 
-def garrison_kind(st, c: int) -> int:
+def garrison_kind(st: WarbahState, c: int) -> int:
     """Special unit kind (config.SPECIALS index) a settlement recruits into its garrison
     (a Knights castle: CASTLE VARIANT TYPES), or -1."""
     v = st.variant[c]
@@ -49,7 +49,7 @@ def garrison_kind(st, c: int) -> int:
     return SPECIALS.index(v[len("recruit_"):])
 
 
-def walls(st, cell: int, from_cell: int) -> int:
+def walls(st: WarbahState, cell: int, from_cell: int) -> int:
     """Wall ranks of ``cell`` against an attack from ``from_cell``: the terrain's or the
     settlement's, a river between (or along) them, less the damage, plus Stone Walls."""
     cfg = st.game.cfg
@@ -65,18 +65,18 @@ def walls(st, cell: int, from_cell: int) -> int:
     return max(0, w - int(st.wall_damage[cell])) + st.magic.bonus_walls.get(cell, 0)
 
 
-def free_candidates(st) -> list[int]:
+def free_candidates(st: WarbahState) -> list[int]:
     """Capitol candidates not taken and not next to a taken capitol."""
     taken = [int(c) for c in st.capitol if c >= 0]
     return [k for k, c in enumerate(st.capitol_candidates)
             if c not in taken and all(int(m) not in taken for m in st.neighbours[c] if m >= 0)]
 
 
-def settlements_of(st, seat: int) -> list[int]:
+def settlements_of(st: WarbahState, seat: int) -> list[int]:
     return np.flatnonzero((st.owner == seat) & (st.settle >= 0)).tolist()
 
 
-def owned_cells(st) -> tuple[dict, dict]:
+def owned_cells(st: WarbahState) -> tuple[dict, dict]:
     """({seat: settlements_of(seat)}, {seat: every hex it owns}), cell order, one pass; tuples
     kept on the state while ``st.owner`` and ``st.settle`` keep their bytes (gold, contacts,
     domination and the observation read them in one turn; a clone starts without them)."""
@@ -97,7 +97,7 @@ def owned_cells(st) -> tuple[dict, dict]:
     return sets, owned
 
 
-def enterable(st, seat: int, h: Hero, m: int, occ: dict | None = None) -> int:
+def enterable(st: WarbahState, seat: int, h: Hero, m: int, occ: dict | None = None) -> int:
     """MP cost to enter explored land hex m, or 0 if it cannot be entered (``occ``: an
     optional heroes.hero_map of this state, to skip the hero scan)."""
     if st.encounter.item(m) != 0 or (
@@ -112,7 +112,7 @@ def enterable(st, seat: int, h: Hero, m: int, occ: dict | None = None) -> int:
     return cost
 
 
-def is_target(st, seat: int, m: int, occ: dict | None = None) -> bool:
+def is_target(st: WarbahState, seat: int, m: int, occ: dict | None = None) -> bool:
     """BATTLE: hex m may be attacked by ``seat`` (an enemy Hero, an encounter, an enemy
     garrison; not a Sanctuary). ``occ``: an optional heroes.hero_map of this state."""
     if m < 0 or not st.land.item(m) or not st.explored.item(m) or m in st.magic.sanctuary:
@@ -125,7 +125,7 @@ def is_target(st, seat: int, m: int, occ: dict | None = None) -> bool:
     return st.owner.item(m) not in (-1, seat) and garrisoned(st, m)
 
 
-def explore(st, m: int, seat: int = -1) -> None:
+def explore(st: WarbahState, m: int, seat: int = -1) -> None:
     """Explore hex m: TERRAIN TABLE, then the SETTLEMENT TABLE (castles: CASTLE VARIANT
     TYPES) or the terrain's variant table and the encounter chit (1D10 <= 3). With ``seat``
     (a Hero of that player explores) each roll may be rerolled by Luck (luck.py); the hex is
@@ -139,7 +139,7 @@ def castle_variant(game, roll: int) -> str:
 
 
 @luck.step("explore")
-def _explore_rolls(st, ctx, vals):
+def _explore_rolls(st: WarbahState, ctx, vals):
     m, seat = ctx
     g = st.game
     who = (seat,) if seat >= 0 else ()

@@ -18,39 +18,11 @@ player (``lucky_hero``), not only the Hero the roll is about.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import numpy as np
 
 from . import heroes
 from .actions import KEEP_ROLL, NUM_ACTIONS, REROLL
-
-
-@dataclass(slots=True)
-class LuckDecision:
-    """A pending Luck decision (phase ``luck``) of the player owning Hero ``hero``.
-
-    ``roll``: the value scaled to 1-10 (shown in the observation). A roll offered through
-    ``offer`` / ``chain`` / ``window`` names its continuation (``resume``, with ``ctx``), the
-    real ``value`` and ``dice`` (n, faces), the players still to ask (``seats``), the roller and
-    the kind of roll (``what``; ``window``: a battle segment's dice)."""
-    hero: int
-    roll: int
-    return_phase: str
-    value: int = 0
-    dice: tuple = (1, 10)
-    resume: str = ""
-    ctx: tuple = ()
-    seats: tuple = ()
-    roller: int = -1
-    what: str = ""
-    window: str = ""
-
-    def clone(self) -> "LuckDecision":
-        return LuckDecision(self.hero, self.roll, self.return_phase, self.value,
-                            self.dice, self.resume, self.ctx, self.seats, self.roller, self.what,
-                            self.window)
-
+from .state import LuckDecision, WarbahState
 
 #: continuation name -> function(st, value, ctx) of a roll offered with ``offer``; registered
 #: by the modules owning the rolls
@@ -77,7 +49,7 @@ def register(name: str):
     return deco
 
 
-def lucky_hero(st, seat: int) -> int:
+def lucky_hero(st: WarbahState, seat: int) -> int:
     """A living Hero of ``seat`` with Luck not used this turn (lowest index), else -1."""
     if seat < 0:
         return -1
@@ -120,7 +92,7 @@ def d5(rng, n: int = 1) -> int:
     return roll(rng, (n, 5))
 
 
-def offer(st, seats, value: int, dice, resume: str, ctx: tuple, roller: int | None = None,
+def offer(st: WarbahState, seats, value: int, dice, resume: str, ctx: tuple, roller: int | None = None,
           what: str | None = None) -> bool:
     """Offer Luck on a roll just made. True: a player decides now (phase ``luck``) and
     ``CONT[resume](st, value, ctx)`` runs afterwards; False: nobody can, the caller resolves
@@ -143,19 +115,19 @@ def offer(st, seats, value: int, dice, resume: str, ctx: tuple, roller: int | No
 
 
 # -- the phase ``luck`` -------------------------------------------------------------------------
-def mask(st) -> np.ndarray:
+def mask(st: WarbahState) -> np.ndarray:
     out = np.zeros(NUM_ACTIONS, np.int8)
     out[mask_actions(st)] = 1
     return out
 
 
-def advance(st) -> bool:
+def advance(st: WarbahState) -> bool:
     """The decision waits for the Hero's player."""
     st.to_act = st.heroes[st.luck.hero].seat
     return True
 
 
-def apply(st, a: int) -> None:
+def apply(st: WarbahState, a: int) -> None:
     """REROLL (uses this Hero's Luck for the turn) or KEEP_ROLL, then the next player in line,
     then the continuation."""
     s = st.luck
@@ -172,7 +144,7 @@ def apply(st, a: int) -> None:
     CONT[s.resume](st, value, s.ctx)
 
 
-def pending_for(st, seat: int):
+def pending_for(st: WarbahState, seat: int):
     """(kind index, own roll?) of a Luck decision ``seat`` must take now, else None."""
     s = st.luck
     if st.phase != "luck" or s is None or st.heroes[s.hero].seat != seat:
@@ -180,7 +152,7 @@ def pending_for(st, seat: int):
     return KINDS.index(s.what), s.roller == seat
 
 
-def mask_actions(st) -> list:
+def mask_actions(st: WarbahState) -> list:
     """Legal actions of the pending Luck decision: REROLL / KEEP_ROLL for one roll; for a
     battle window the reroll choices ``WINDOWS[kind]`` offers, and KEEP_ROLL."""
     s = st.luck
@@ -198,7 +170,7 @@ def step(name: str):
     return deco
 
 
-def chain(st, name: str, ctx: tuple, vals: tuple = ()) -> bool:
+def chain(st: WarbahState, name: str, ctx: tuple, vals: tuple = ()) -> bool:
     """Make the rolls ``STEPS[name]`` asks for, one at a time, offering Luck on each (to the
     seats it names, in order). True: paused for a Luck decision (``AFTER[name]`` runs once the
     chain is done); False: every roll is made and applied."""
@@ -214,7 +186,7 @@ def chain(st, name: str, ctx: tuple, vals: tuple = ()) -> bool:
 
 
 @register("chain")
-def _chain_roll(st, value: int, ctx) -> None:
+def _chain_roll(st: WarbahState, value: int, ctx) -> None:
     name, c, vals = ctx
     if chain(st, name, c, vals + (value,)):
         return
@@ -223,7 +195,7 @@ def _chain_roll(st, value: int, ctx) -> None:
 
 
 # -- windows: after a battle segment's dice the players may reroll one die of their choice ----
-def window(st, seats, kind: str, ctx: tuple, resume: str) -> bool:
+def window(st: WarbahState, seats, kind: str, ctx: tuple, resume: str) -> bool:
     """Ask the players in ``seats`` (in order) whose Luck is unused this turn and for whom a
     reroll can matter (``WINDOWS[kind][0]`` names at least one choice). True: a player decides
     now (phase ``luck``; ``CONT[resume](st, None, ctx)`` runs once all are asked); False: nobody
@@ -240,7 +212,7 @@ def window(st, seats, kind: str, ctx: tuple, resume: str) -> bool:
     return False
 
 
-def _window_apply(st, a: int) -> None:
+def _window_apply(st: WarbahState, a: int) -> None:
     s = st.luck
     seat = st.heroes[s.hero].seat
     if a != KEEP_ROLL:

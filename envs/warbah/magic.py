@@ -8,59 +8,15 @@ Hero who beats an enemy Hero takes all his items.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-
-import numpy as np
-
 from . import diplomacy, heroes
 from .actions import GIVE_ITEM0
 from .config import SETTLEMENTS
-from .heroes import Hero, Item
+from .state import Hero, Item, WarbahState
 
 TOWER = SETTLEMENTS.index("tower")
 
 
-@dataclass(slots=True)
-class MagicState:
-    """Spell decks and hands, the open realm-spell window and the realm spells' lasting
-    effects. Decks: the top card is the end of the list."""
-    realm_deck: list
-    battle_deck: list
-    hands: list                     # realm spell ids held, per seat
-    realm_discard: list = field(default_factory=list)
-    battle_discard: list = field(default_factory=list)
-    window: str = ""                # the open realm-spell window (TIMINGS), "" none
-    saved: tuple | None = None      # (phase, queue, queue position) the window interrupted
-    opened: set = field(default_factory=set)        # windows opened this turn
-    pending: tuple | None = None    # (spell, hero) awaiting its target
-    sanctuary: set = field(default_factory=set)     # cells no one may attack this turn
-    bonus_walls: dict = field(default_factory=dict)  # {cell: extra wall ranks} this turn
-    blight: np.ndarray | None = None  # int[cells]: the turn whose income a hex loses
-    curse: list = field(default_factory=list)        # gold each seat loses this turn
-    scry_turn: list = field(default_factory=list)    # the turn each seat last cast Scry
-    hand_limit: list = field(default_factory=list)   # each seat's limit at the Realm phase
-
-    @staticmethod
-    def new(game, rng) -> "MagicState":
-        """Shuffled decks (two draws from ``rng``: realm, then battle), empty hands."""
-        T, N = game.spells, game.num_seats
-        return MagicState([int(x) for x in rng.permutation(T.NR)],
-                          [int(x) for x in rng.permutation(T.NB)], [[] for _ in range(N)],
-                          blight=np.zeros(game.n_cells, np.int64), curse=[0] * N,
-                          scry_turn=[-1] * N, hand_limit=[0] * N)
-
-    def clone(self) -> "MagicState":
-        saved = self.saved
-        return MagicState(list(self.realm_deck), list(self.battle_deck),
-                          [list(x) for x in self.hands], list(self.realm_discard),
-                          list(self.battle_discard), self.window,
-                          None if saved is None else (saved[0], list(saved[1]), saved[2]),
-                          set(self.opened), self.pending, set(self.sanctuary),
-                          dict(self.bonus_walls), self.blight.copy(), list(self.curse),
-                          list(self.scry_turn), list(self.hand_limit))
-
-
-def scried(st, observer: int) -> bool:
+def scried(st: WarbahState, observer: int) -> bool:
     """Scry shows the observer every hero card and realm hand and the decks' tops this turn."""
     return st.magic.scry_turn[observer] == st.turn
 
@@ -139,7 +95,7 @@ def determinize(s, observer: int, rng) -> None:
                     it.spell = int(rng.integers(T.NB))
 
 
-def draw(st, kind: str):
+def draw(st: WarbahState, kind: str):
     """Top card of the realm ('r') or battle ('b') deck; the discards are reshuffled when empty."""
     m = st.magic
     deck, disc = (m.realm_deck, m.realm_discard) if kind == "r" else (m.battle_deck,
@@ -152,7 +108,7 @@ def draw(st, kind: str):
     return deck.pop()
 
 
-def towers(st, seat: int) -> int:
+def towers(st: WarbahState, seat: int) -> int:
     """Towers ``seat`` controls."""
     settle = st.settle.tolist()  # plain lists: usually no tower at all (no numpy calls)
     if TOWER not in settle:
@@ -160,18 +116,18 @@ def towers(st, seat: int) -> int:
     return sum(1 for o, x in zip(st.owner.tolist(), settle) if o == seat and x == TOWER)
 
 
-def temples(st, seat: int) -> int:
+def temples(st: WarbahState, seat: int) -> int:
     if "temple" not in st.variant:
         return 0
     return sum(1 for o, v in zip(st.owner.tolist(), st.variant) if o == seat and v == "temple")
 
 
-def hand_limit(st, seat: int) -> int:
+def hand_limit(st: WarbahState, seat: int) -> int:
     """Towers controlled, +1 per controlled Temple (desert variant)."""
     return towers(st, seat) + temples(st, seat)
 
 
-def refill(st, seat: int) -> None:
+def refill(st: WarbahState, seat: int) -> None:
     """The Realm phase's draw: ``seat`` draws up to its hand limit."""
     hand = st.magic.hands[seat]
     lim = st.magic.hand_limit[seat] = hand_limit(st, seat)
@@ -186,12 +142,12 @@ def has_wizard(h: Hero) -> bool:
     return bool(h.wizard)
 
 
-def tower_wizard_home(st, c: int) -> bool:
+def tower_wizard_home(st: WarbahState, c: int) -> bool:
     """The tower's wizard is home unless a living hero has him (killed wizards teleport home)."""
     return not any(h.alive and h.wizard == c + 1 for h in st.heroes)
 
 
-def kill_wizard(st, hi: int) -> None:
+def kill_wizard(st: WarbahState, hi: int) -> None:
     """The wizard leaves the army: a tower wizard goes home (recruitable again), a wandering
     one leaves the map."""
     st.heroes[hi].wizard = 0
@@ -204,7 +160,7 @@ def gain_ability_item(h: Hero, ab: tuple) -> None:
     h.items.append(Item("ability", ability=ab))
 
 
-def gain_item(st, h: Hero, kind: str) -> None:
+def gain_item(st: WarbahState, h: Hero, kind: str) -> None:
     """A realm- or battle-spell item: the card drawn defines it (ability items:
     ``gain_ability_item``)."""
     k = draw(st, kind[0])
@@ -228,7 +184,7 @@ def drop_item(h: Hero, it: Item) -> None:
     h.abilities[:] = _abilities_without(h, it)
 
 
-def take_items(st, winner: Hero, loser: Hero) -> None:
+def take_items(st: WarbahState, winner: Hero, loser: Hero) -> None:
     """A Hero who defeats an enemy Hero takes all his magic items."""
     for it in list(loser.items):
         drop_item(loser, it)
@@ -237,11 +193,11 @@ def take_items(st, winner: Hero, loser: Hero) -> None:
         winner.items.append(it)
 
 
-def _givable(st, h: Hero) -> list:
+def _givable(st: WarbahState, h: Hero) -> list:
     return [it for it in h.items if it.moved_turn != st.turn]
 
 
-def _friend(st, seat: int, h: Hero, d: int, occ: dict | None = None) -> int:
+def _friend(st: WarbahState, seat: int, h: Hero, d: int, occ: dict | None = None) -> int:
     """The own or allied Hero in direction d of ``h`` (allies may trade magic items too);
     ``occ``: an optional heroes.hero_map of this state, to skip the hero scan."""
     m = int(st.neighbours[h.cell][d])
@@ -251,7 +207,7 @@ def _friend(st, seat: int, h: Hero, d: int, occ: dict | None = None) -> int:
     return j if diplomacy.friendly(st, seat, st.heroes[j].seat) else -1
 
 
-def item_give_mask(st, seat: int, h: Hero, mask, occ: dict | None = None) -> None:
+def item_give_mask(st: WarbahState, seat: int, h: Hero, mask, occ: dict | None = None) -> None:
     """Move phase: a hero who has not moved this turn, with an item not yet exchanged this turn,
     may hand it to an adjacent friendly (own or allied) hero (instead of moving), unless it is a Command item whose loss
     would leave him with more troop types than his limit (designed)."""
@@ -267,7 +223,7 @@ def item_give_mask(st, seat: int, h: Hero, mask, occ: dict | None = None) -> Non
                 mask[GIVE_ITEM0 + d] = 1
 
 
-def give_item(st, seat: int, hi: int, d: int) -> None:
+def give_item(st: WarbahState, seat: int, hi: int, d: int) -> None:
     """Hand the first item not exchanged this turn to the friendly hero in direction d; an item
     changes hands once per turn; the giver's movement ends (designed: he may still give more)."""
     h = st.heroes[hi]
@@ -281,7 +237,7 @@ def give_item(st, seat: int, hi: int, d: int) -> None:
     h.mp, h.scout_moves = 0, 0
 
 
-def treasure_item(st, hi: int, row: dict) -> None:
+def treasure_item(st: WarbahState, hi: int, row: dict) -> None:
     """Treasure 7 (Wandering Mage: a wizard, else a realm-spell item) and 10 (battle-spell
     item); 8-9 (ability item) is rolled and given by the treasure chain (turn.py)."""
     h = st.heroes[hi]
@@ -296,6 +252,6 @@ def treasure_item(st, hi: int, row: dict) -> None:
         gain_item(st, h, row["magic_item"])
 
 
-def blighted(st, c: int) -> bool:
+def blighted(st: WarbahState, c: int) -> bool:
     """Razed or decimated last turn: no income this turn."""
     return st.magic.blight[c] == st.turn

@@ -13,6 +13,7 @@ import numpy as np
 
 from . import hexes
 from .config import SETTLEMENTS, TERRAINS
+from .state import WarbahState
 
 try:  # numpy's C function behind np.count_nonzero(a) (no Python-level wrapper per call)
     from numpy._core.multiarray import count_nonzero as _count_nonzero
@@ -20,7 +21,7 @@ except ImportError:  # pragma: no cover - other numpy layouts
     _count_nonzero = np.count_nonzero
 
 
-def _river_cache(st):
+def _river_cache(st: WarbahState):
     """(river planes (3, n) for the E/NE/NW edges, bool per cell: a river runs on one of its
     edges), recomputed only when ``st.rivers`` differs from the set it was built from."""
     c = getattr(st, "_obs_rivers", None)
@@ -49,7 +50,7 @@ def _wall_tables(g):
     return t
 
 
-def _walls_here(st, cells: np.ndarray) -> np.ndarray:
+def _walls_here(st: WarbahState, cells: np.ndarray) -> np.ndarray:
     """Vectorised ``hexes.walls(st, c, c)`` for the given cells (the same values)."""
     tw, sw = _wall_tables(st.game)
     t = st.terrain[cells]
@@ -68,7 +69,7 @@ def _walls_here(st, cells: np.ndarray) -> np.ndarray:
 _MAP_ROWS = [0, 1, 2, 3, 11, 13, 14, 15, 16]
 
 
-def _map_base(st, key: tuple) -> np.ndarray:
+def _map_base(st: WarbahState, key: tuple) -> np.ndarray:
     """A read-only observation-sized array holding only the seat-independent map planes (land,
     explored, terrain, settlement, walls, rivers, variants). Rebuilt only when one of the arrays
     they come from differs from the copy they were built from (compared byte for byte, so hand
@@ -109,7 +110,7 @@ def _map_base(st, key: tuple) -> np.ndarray:
 _MAP_ARRAYS = ("land", "explored", "terrain", "settle", "wall_damage")  # the key's order
 
 
-def _map_update(st, c: tuple, key: tuple):
+def _map_update(st: WarbahState, c: tuple, key: tuple):
     """The cached map base ``c`` brought up to ``key``: a copy with the map planes of the cells
     whose land / explored / terrain / settlement / wall damage / variant / bonus walls differ
     recomputed one by one (same values as the full build: _walls_here cell by cell). None when
@@ -124,7 +125,7 @@ def _map_update(st, c: tuple, key: tuple):
     return base
 
 
-def _changed_cells(st, c: tuple, key: tuple) -> set | None:
+def _changed_cells(st: WarbahState, c: tuple, key: tuple) -> set | None:
     """The cells whose map inputs differ between the cached key ``c[0]`` and ``key``; None when
     an array changed shape or type. Only the arrays whose bytes differ are compared (as arrays
     of the dtype they were cached with: an explore changes two or three of the five)."""
@@ -147,7 +148,7 @@ def _changed_cells(st, c: tuple, key: tuple) -> set | None:
     return changed
 
 
-def _write_cells(st, wb, changed: set) -> bool:
+def _write_cells(st: WarbahState, wb, changed: set) -> bool:
     """The map planes (land, explored, terrain, settlement, walls, variant) of the ``changed``
     cells written into ``wb``; False when a cell is off the map."""
     g = st.game
@@ -188,7 +189,7 @@ def _write_cells(st, wb, changed: set) -> bool:
     return True
 
 
-def _owned_common(st) -> tuple:
+def _owned_common(st: WarbahState) -> tuple:
     """The seat-independent part of _build_owned: ([(cell, owner)] of the owned cells, flat
     indices of the encounter chits (plane 8), settlements held per seat, alive per seat), from
     hexes.owned_cells."""
@@ -202,7 +203,7 @@ def _owned_common(st) -> tuple:
     return owned, chits, held, st.alive.tolist()
 
 
-def _build_owned(st, seat: int, common: tuple | None = None):
+def _build_owned(st: WarbahState, seat: int, common: tuple | None = None):
     """(indices, values) of the nonzero entries of the planes 4, 5, 8 and the vector entries
     32-39 (alive, settlements held) for ``seat``: ownership and encounter chits (plain Python
     over the cell lists of _owned_common, shared by the seats)."""
@@ -225,7 +226,7 @@ def _build_owned(st, seat: int, common: tuple | None = None):
     return np.array(idx, np.intp), np.array(val, np.float32)
 
 
-def _garrisons(st, specials: bool) -> list:
+def _garrisons(st: WarbahState, specials: bool) -> list:
     """[(cell, garrison size/20)] of the cells with a garrison (special units too), in cell
     order. ``specials``: whether ``st.garrison_specials`` has any unit. Sums only the nonzero
     entries (a few garrisons on the map)."""
@@ -247,7 +248,7 @@ def _obs_size(g) -> int:
     return k
 
 
-def base_planes(st, seat: int) -> np.ndarray:
+def base_planes(st: WarbahState, seat: int) -> np.ndarray:
     """A fresh observation-sized array holding the array-derived parts of ``seat``'s
     observation: the map planes, ownership, chits, alive, settlements held (kept per seat while
     the arrays they come from keep their bytes: most steps change none of them), then the
@@ -282,7 +283,7 @@ def base_planes(st, seat: int) -> np.ndarray:
     return out
 
 
-def _map_and_owned(st, seat: int, key: tuple) -> np.ndarray:
+def _map_and_owned(st: WarbahState, seat: int, key: tuple) -> np.ndarray:
     """The map planes (``key[:7]``), ownership, chits, alive and settlements held for ``seat``,
     from the finer caches."""
     d = st.__dict__
@@ -308,7 +309,7 @@ def _map_and_owned(st, seat: int, key: tuple) -> np.ndarray:
     return out
 
 
-def _write_garrisons(st, seat: int, out: np.ndarray, lk: tuple, specials: bool) -> None:
+def _write_garrisons(st: WarbahState, seat: int, out: np.ndarray, lk: tuple, specials: bool) -> None:
     """Garrison planes 9 (mine) and 10 (another's) into ``out``, from the (cell, value) list
     kept while the garrison arrays keep their bytes (``lk``, shared by the seats; ``specials``:
     a garrison holds special units); a few cells, written one by one."""

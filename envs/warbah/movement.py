@@ -41,7 +41,7 @@ from .actions import (
 )
 from .board import edge
 from .config import BASIC, NUM_SPECIALS, SETTLEMENTS, TERRAINS
-from .heroes import Hero
+from .state import Hero, WarbahState
 
 #: garrison transfers of the move phase, taking from / dropping into the garrison
 GARRISON_TAKES = (TAKE_GARRISON, TAKE_SPECIAL) + tuple(range(TAKE_ONE0, TAKE_ONE0 + 4))
@@ -50,7 +50,7 @@ _TAKES, _DROPS = frozenset(GARRISON_TAKES), frozenset(GARRISON_DROPS)  # members
 
 
 # -- the mask -------------------------------------------------------------------------------------
-def mask(st, seat: int, hi: int) -> np.ndarray:
+def mask(st: WarbahState, seat: int, hi: int) -> np.ndarray:
     """The move-phase actions of Hero hi."""
     out = np.zeros(NUM_ACTIONS, np.int8)
     out[DONE] = 1
@@ -81,7 +81,7 @@ def mask(st, seat: int, hi: int) -> np.ndarray:
     return out
 
 
-def _stats(st, h: Hero, stats: dict) -> tuple:
+def _stats(st: WarbahState, h: Hero, stats: dict) -> tuple:
     """heroes.army_stats of ``h`` (size, cap, type count, type limit), kept in ``stats``."""
     r = stats.get(h)
     if r is None:
@@ -89,7 +89,7 @@ def _stats(st, h: Hero, stats: dict) -> tuple:
     return r
 
 
-def _land_steps(st, seat: int, h: Hero, mask, occ: dict, adj: list, stats: dict,
+def _land_steps(st: WarbahState, seat: int, h: Hero, mask, occ: dict, adj: list, stats: dict,
                 transfers: bool, near_land: tuple) -> None:
     """Steps onto adjacent land (move or explore), the garrison of an own hex (``_own_hex``),
     the whole army to a friendly Hero, magic items (``adj``: the adjacent Heroes, see
@@ -117,7 +117,7 @@ def _land_steps(st, seat: int, h: Hero, mask, occ: dict, adj: list, stats: dict,
         magic.item_give_mask(st, seat, h, mask, occ)
 
 
-def _transfer_mask(st, seat: int, h: Hero, mask, occ: dict, adj: list, stats: dict) -> None:
+def _transfer_mask(st: WarbahState, seat: int, h: Hero, mask, occ: dict, adj: list, stats: dict) -> None:
     """On land: passing through, trading with allies, Scouting's look and single troops to a
     friendly Hero (``adj``: the adjacent Heroes, see ``mask``; the garrison's single troops are
     in ``_own_hex``)."""
@@ -163,7 +163,7 @@ def _transfer_mask(st, seat: int, h: Hero, mask, occ: dict, adj: list, stats: di
                     mask[GIVE_SP0 + 13 * d + u] = 1
 
 
-def _own_hex(st, h: Hero, c: int, mask, stats: dict, transfers: bool) -> None:
+def _own_hex(st: WarbahState, h: Hero, c: int, mask, stats: dict, transfers: bool) -> None:
     """In an own hex: the whole garrison into the army (within the cap and the type limit),
     dropping troops of the settlement's kind; with ``transfers`` (on land, not delayed) also
     single garrison troops and special units into the army (within the cap and the type limit)
@@ -204,7 +204,7 @@ def _own_hex(st, h: Hero, c: int, mask, stats: dict, transfers: bool) -> None:
                     mask[DROP_ONE0 + t] = 1
 
 
-def givable_troops(st, h: Hero) -> list:
+def givable_troops(st: WarbahState, h: Hero) -> list:
     """The Hero's basic troops by type less those he received this turn (a troop is exchanged
     only once per turn), as a plain list."""
     if h.received_troops_turn != st.turn:
@@ -212,14 +212,14 @@ def givable_troops(st, h: Hero) -> list:
     return (h.troops - h.received_troops).tolist()
 
 
-def _received_troops(st, h: Hero) -> np.ndarray:
+def _received_troops(st: WarbahState, h: Hero) -> np.ndarray:
     """Troops Hero ``h`` received one by one this turn (they may not be handed on)."""
     if h.received_troops_turn != st.turn:
         h.received_troops_turn, h.received_troops = st.turn, np.zeros(4, np.int64)
     return h.received_troops
 
 
-def _whole_army_limits(st, h: Hero, mask, occ: dict, adj: list, stats: dict) -> None:
+def _whole_army_limits(st: WarbahState, h: Hero, mask, occ: dict, adj: list, stats: dict) -> None:
     """Drop each whole-army hand-over (EXCHANGE0 + d) that would break the receiver's type
     limit (also for a Hero delayed by espionage, who may still hand his army over; the whole
     garrison's limits are ``_own_hex``'s). ``adj``: the adjacent Heroes (see ``mask``);
@@ -244,7 +244,7 @@ def _new_types(give: list, have: list) -> int:
     return sum(1 for k, o in zip(give, have) if k > 0 and o == 0)
 
 
-def garrison_lock(st, h: Hero, mask) -> None:
+def garrison_lock(st: WarbahState, h: Hero, mask) -> None:
     """Designed (the rulebook lets a Hero pick up and drop off garrison troops but sets no
     limit): in one turn, at one hex, a Hero moves troops between his army and the garrison in one
     direction only. Without it a take / drop / take ... cycle never ends the move phase."""
@@ -253,7 +253,7 @@ def garrison_lock(st, h: Hero, mask) -> None:
         mask[list(GARRISON_DROPS if lock[2] else GARRISON_TAKES)] = 0
 
 
-def _step_cost(st, a: int, b: int) -> int:
+def _step_cost(st: WarbahState, a: int, b: int) -> int:
     """MP to step from a into explored land hex b (terrain cost, 3 across a river)."""
     cost = st.game.terrain[TERRAINS[st.terrain[b]]]["mp"]
     if edge(a, b) in st.rivers:
@@ -261,7 +261,7 @@ def _step_cost(st, a: int, b: int) -> int:
     return cost
 
 
-def pass_cost(st, seat: int, h: Hero, d: int, occ: dict | None = None) -> int:
+def pass_cost(st: WarbahState, seat: int, h: Hero, d: int, occ: dict | None = None) -> int:
     """MP for a pass-through move (two hexes straight on through a friendly or allied Hero),
     or 0 when not possible (``occ``: an optional heroes.hero_map of this state)."""
     c = h.cell
@@ -280,7 +280,7 @@ def pass_cost(st, seat: int, h: Hero, d: int, occ: dict | None = None) -> int:
     return _step_cost(st, c, m1) + _step_cost(st, m1, m2)
 
 
-def _pass_mask(st, seat: int, h: Hero, mask: np.ndarray, occ: dict, adj: list) -> None:
+def _pass_mask(st: WarbahState, seat: int, h: Hero, mask: np.ndarray, occ: dict, adj: list) -> None:
     """PASS0 + d towards each adjacent Hero (``adj``; elsewhere no Hero to pass through:
     pass_cost would give 0)."""
     if h.mp < 2:
@@ -291,12 +291,12 @@ def _pass_mask(st, seat: int, h: Hero, mask: np.ndarray, occ: dict, adj: list) -
 
 
 # -- applying an action (dispatched by ``_HANDLERS``) ---------------------------------------------
-def apply(st, seat: int, hi: int, a: int) -> None:
+def apply(st: WarbahState, seat: int, hi: int, a: int) -> None:
     note_garrison(st, st.heroes[hi], a)
     _HANDLERS[a](st, seat, hi, a)
 
 
-def note_garrison(st, h: Hero, a: int) -> None:
+def note_garrison(st: WarbahState, h: Hero, a: int) -> None:
     """Record the direction of a garrison transfer (see ``garrison_lock``)."""
     if a in _TAKES:
         h.garrison_lock = (st.turn, h.cell, True)
@@ -304,11 +304,11 @@ def note_garrison(st, h: Hero, a: int) -> None:
         h.garrison_lock = (st.turn, h.cell, False)
 
 
-def _done(st, seat: int, hi: int, a: int) -> None:
+def _done(st: WarbahState, seat: int, hi: int, a: int) -> None:
     st.queue_pos += 1  # this Hero's move is over
 
 
-def _step(st, seat: int, hi: int, a: int) -> None:
+def _step(st: WarbahState, seat: int, hi: int, a: int) -> None:
     """A direction: at sea or onto water, sea.py; on land, explore an unknown hex (a Scouting
     move first) or step into an explored one (a merchant caravan pays once)."""
     h = st.heroes[hi]
@@ -329,13 +329,13 @@ def _step(st, seat: int, hi: int, a: int) -> None:
     _enter(st, seat, m)
 
 
-def _enter(st, seat: int, m: int) -> None:
+def _enter(st: WarbahState, seat: int, m: int) -> None:
     if st.variant[m] == "merchant_caravan":  # once only
         st.variant[m] = ""
         caravan(st, seat)  # its gold dice (Luck may pause here)
 
 
-def _drop_off(st, seat: int, hi: int, a: int) -> None:
+def _drop_off(st: WarbahState, seat: int, hi: int, a: int) -> None:
     """All troops of the settlement's kind into its garrison (a Knights castle: knights)."""
     h = st.heroes[hi]
     c = h.cell
@@ -349,7 +349,7 @@ def _drop_off(st, seat: int, hi: int, a: int) -> None:
     h.troops[t] = 0
 
 
-def _hand_army(st, seat: int, hi: int, a: int) -> None:
+def _hand_army(st: WarbahState, seat: int, hi: int, a: int) -> None:
     """The whole army (its troops not received this turn, within the receiver's cap) to the
     friendly Hero in direction d."""
     h = st.heroes[hi]
@@ -367,7 +367,7 @@ def _hand_army(st, seat: int, hi: int, a: int) -> None:
     st.queue_pos += 1  # instead of moving: this hero's move is over
 
 
-def _take_garrison(st, seat: int, hi: int, a: int) -> None:
+def _take_garrison(st: WarbahState, seat: int, hi: int, a: int) -> None:
     """The whole garrison (within the cap): basic troops, then special units."""
     h = st.heroes[hi]
     c = h.cell
@@ -384,11 +384,11 @@ def _take_garrison(st, seat: int, hi: int, a: int) -> None:
         room -= k
 
 
-def _give_item(st, seat: int, hi: int, a: int) -> None:
+def _give_item(st: WarbahState, seat: int, hi: int, a: int) -> None:
     magic.give_item(st, seat, hi, a - GIVE_ITEM0)
 
 
-def _give_troop(st, seat: int, hi: int, a: int) -> None:
+def _give_troop(st: WarbahState, seat: int, hi: int, a: int) -> None:
     h = st.heroes[hi]
     d, t = divmod(a - GIVE0, 4)
     o = st.heroes[heroes.hero_at(st, st.neighbours[h.cell][d])]
@@ -398,7 +398,7 @@ def _give_troop(st, seat: int, hi: int, a: int) -> None:
     h.mp, h.scout_moves = 0, 0  # instead of moving
 
 
-def _give_special(st, seat: int, hi: int, a: int) -> None:
+def _give_special(st: WarbahState, seat: int, hi: int, a: int) -> None:
     h = st.heroes[hi]
     d, u = divmod(a - GIVE_SP0, 13)
     o = st.heroes[heroes.hero_at(st, st.neighbours[h.cell][d])]
@@ -410,21 +410,21 @@ def _give_special(st, seat: int, hi: int, a: int) -> None:
     h.mp, h.scout_moves = 0, 0  # instead of moving
 
 
-def _take_one(st, seat: int, hi: int, a: int) -> None:
+def _take_one(st: WarbahState, seat: int, hi: int, a: int) -> None:
     h = st.heroes[hi]
     t = a - TAKE_ONE0
     st.garrison[h.cell, t] -= 1
     h.troops[t] += 1
 
 
-def _drop_one(st, seat: int, hi: int, a: int) -> None:
+def _drop_one(st: WarbahState, seat: int, hi: int, a: int) -> None:
     h = st.heroes[hi]
     t = a - DROP_ONE0
     st.garrison[h.cell, t] += 1
     h.troops[t] -= 1
 
 
-def _take_special(st, seat: int, hi: int, a: int) -> None:
+def _take_special(st: WarbahState, seat: int, hi: int, a: int) -> None:
     h = st.heroes[hi]
     c = h.cell
     u = int(np.flatnonzero(st.garrison_specials[c])[0])
@@ -432,7 +432,7 @@ def _take_special(st, seat: int, hi: int, a: int) -> None:
     h.specials[u] += 1
 
 
-def _drop_special(st, seat: int, hi: int, a: int) -> None:
+def _drop_special(st: WarbahState, seat: int, hi: int, a: int) -> None:
     h = st.heroes[hi]
     c = h.cell
     u = hexes.garrison_kind(st, c)
@@ -440,21 +440,21 @@ def _drop_special(st, seat: int, hi: int, a: int) -> None:
     h.specials[u] -= 1
 
 
-def _trade(st, seat: int, hi: int, a: int) -> None:
+def _trade(st: WarbahState, seat: int, hi: int, a: int) -> None:
     """Allies trade settlements and Heroes (diplomacy.py)."""
     diplomacy.trade_apply(st, seat, hi, a)
     if HERO_TO0 <= a:
         st.queue_pos += 1  # the Hero now belongs to the ally: this queue entry is done
 
 
-def _look(st, seat: int, hi: int, a: int) -> None:
+def _look(st: WarbahState, seat: int, hi: int, a: int) -> None:
     """Scouting: the adjacent enemy Hero's index card is seen this turn."""
     h = st.heroes[hi]
     st.espionage.revealed[(seat, heroes.hero_at(st, st.neighbours[h.cell][a - LOOK0]))] = st.turn
     h.scout_moves -= 1
 
 
-def _pass_through(st, seat: int, hi: int, a: int) -> None:
+def _pass_through(st: WarbahState, seat: int, hi: int, a: int) -> None:
     """Two hexes straight on through a friendly or allied Hero."""
     h = st.heroes[hi]
     d = a - PASS0
@@ -465,7 +465,7 @@ def _pass_through(st, seat: int, hi: int, a: int) -> None:
     _enter(st, seat, m)  # as a normal move
 
 
-def _fleet(st, seat: int, hi: int, a: int) -> None:
+def _fleet(st: WarbahState, seat: int, hi: int, a: int) -> None:
     sea.fleet_apply(st, seat, a)
 
 
@@ -484,7 +484,7 @@ for _actions, _handler in (
 
 
 # -- the merchant caravan -------------------------------------------------------------------------
-def caravan(st, seat: int) -> None:
+def caravan(st: WarbahState, seat: int) -> None:
     """MERCHANT CARAVAN (a Hero of ``seat`` enters it): its gold dice, open to Luck for the
     Hero's player (designed: the roller's own roll)."""
     dice = (st.game.cfg["caravan_gold_dice"], 10)
@@ -494,5 +494,5 @@ def caravan(st, seat: int) -> None:
 
 
 @luck.register("caravan")
-def _caravan_gold(st, value: int, ctx) -> None:
+def _caravan_gold(st: WarbahState, value: int, ctx) -> None:
     st.gold[ctx[0]] += value

@@ -40,6 +40,7 @@ from .config import ABILITIES, DIPLOMACY_PHASES, SUBSTEP_PHASES, TURN_PHASES
 from .heroes import ability, hero_at
 from .map_planes import base_planes
 from .observe_magic import observe_magic
+from .state import WarbahState
 
 VECTOR = 48          # the base vector's length
 PLANES_B = 7         # the empire section's planes
@@ -63,7 +64,7 @@ def _abil_steps() -> list:
 _ABIL_STEPS = _abil_steps()
 
 
-def _fleets(st, _seat=None) -> list:
+def _fleets(st: WarbahState, _seat=None) -> list:
     """[(cell, owner, ships/10)] of the fleets, in cell order (empire planes 0-1)."""
     ships, own = st.fleets.ships, st.fleets.owner  # read cell by cell: a few fleets
     return [(c, own.item(c), min(ships.item(c), 10) / 10.0) for c in fleets.fleet_cells(st)]
@@ -82,7 +83,7 @@ def _fleet_layer(fleet_list: list, seat: int, o: int, n: int) -> tuple:
     return iv, mine  # plain lists: written one by one (a few fleets)
 
 
-def _heroes_and_vector(st, seat: int, out: np.ndarray, w: memoryview, o: int, q) -> tuple:
+def _heroes_and_vector(st: WarbahState, seat: int, out: np.ndarray, w: memoryview, o: int, q) -> tuple:
     """``observe``'s writes after the base planes: hero planes 6-7, the acting Hero (plane 12)
     or the capitol candidates, vector 0-31 and 40-47, and the fleet planes 0-1 of the empire
     section at ``o``. ``q``: the queue entry now (``_queue_entry``). Returns (cells of the
@@ -150,7 +151,7 @@ def _battle_vector(b, seat: int, out: np.ndarray, w: memoryview, vo: int) -> Non
         w[vo + 47] = min(foe.monster[2], 10) / 10.0 if foe.monster is not None else 0
 
 
-def _fleet_planes(st, seat: int, w: memoryview, o: int, n: int) -> list:
+def _fleet_planes(st: WarbahState, seat: int, w: memoryview, o: int, n: int) -> list:
     """The empire section's fleet planes 0-1 at ``o`` (cached per fleet layout and seat).
     Returns my fleet cells."""
     lk = (st.fleets.ships.tobytes(), st.fleets.owner.tobytes())
@@ -165,12 +166,12 @@ def _fleet_planes(st, seat: int, w: memoryview, o: int, n: int) -> list:
     return r[1]
 
 
-def _queue_entry(st):
+def _queue_entry(st: WarbahState):
     """The queue entry (seat, hex or Hero) now, or None past the queue's end."""
     return st.queue[st.queue_pos] if st.queue_pos < len(st.queue) else None
 
 
-def observe(st, seat: int) -> np.ndarray:
+def observe(st: WarbahState, seat: int) -> np.ndarray:
     """``seat``'s observation, one float32 array: the map planes and vector (the cached
     map_planes and plain writes), then the empire and magic sections written in place.
     tests/warbah/test_golden.py holds the hashes of seeded games' observations."""
@@ -200,7 +201,7 @@ def _relative_flags(matrix, seat: int, N: int, v, base: int) -> None:
             v[base + k] = 1
 
 
-def _empire_section(st, seat: int, w: memoryview, my_fleets: list, occ: set,
+def _empire_section(st: WarbahState, seat: int, w: memoryview, my_fleets: list, occ: set,
                     mine: list, q) -> None:
     """The fleets / espionage / special units / alliances section (``board_b``, ``vector_b``):
     planes (7, H, W) then a vector (76), observer-relative, written into ``w`` (a memoryview of
@@ -255,7 +256,7 @@ def _empire_section(st, seat: int, w: memoryview, my_fleets: list, occ: set,
         _combined_attack_part(st, seat, w, n, vo)
 
 
-def _unmanned_fleet_plane(st, w, n: int, my_fleets: list, occ: set) -> None:
+def _unmanned_fleet_plane(st: WarbahState, w, n: int, my_fleets: list, occ: set) -> None:
     """Plane 5: my fleets without a Hero on board (fleets.unmanned_fleets, in cell order):
     their moves left / 4."""
     k = 0
@@ -267,7 +268,7 @@ def _unmanned_fleet_plane(st, w, n: int, my_fleets: list, occ: set) -> None:
                 break
 
 
-def _espionage_part(st, seat: int, w, n: int, vo: int) -> None:
+def _espionage_part(st: WarbahState, seat: int, w, n: int, vo: int) -> None:
     """My espionage (roll, agents, stage, target slots: plane 2), troops to lose to an agent,
     enemy cards seen (plane 3), contacts, results logged this turn."""
     heroes, turn, phase = st.heroes, st.turn, st.phase
@@ -311,7 +312,7 @@ def _espionage_part(st, seat: int, w, n: int, vo: int) -> None:
         w[vo + 31] = min(n_log, 10) / 10.0
 
 
-def _sea_part(st, seat: int, w, n: int, vo: int, mine: list, q) -> None:
+def _sea_part(st: WarbahState, seat: int, w, n: int, vo: int, mine: list, q) -> None:
     """My Heroes at sea (plane 4: sea moves left), the acting Hero's fleet and his Luck."""
     turn, land = st.turn, st.land
     for h in mine:
@@ -333,7 +334,7 @@ def _sea_part(st, seat: int, w, n: int, vo: int, mine: list, q) -> None:
         w[vo + 30] = h.luck_used_turn != turn and ability(st, h, "luck") > 0
 
 
-def _diplomacy_part(st, seat: int, w, vo: int) -> None:
+def _diplomacy_part(st: WarbahState, seat: int, w, vo: int) -> None:
     k = _DIPLOMACY_INDEX.get(st.phase)
     if k is not None:
         w[vo + 62 + k] = 1
@@ -342,7 +343,7 @@ def _diplomacy_part(st, seat: int, w, vo: int) -> None:
             w[vo + 64] = ((cur.seat - seat) % st.game.num_seats) / 3.0
 
 
-def _specials_part(st, seat: int, w, vo: int, q) -> None:
+def _specials_part(st: WarbahState, seat: int, w, vo: int, q) -> None:
     """The acting Hero's special troops; in battle, my side's special groups and the foe's
     special troops (seen on the battlefield)."""
     phase, heroes = st.phase, st.heroes
@@ -370,7 +371,7 @@ def _specials_part(st, seat: int, w, vo: int, q) -> None:
                 break
 
 
-def _combined_attack_part(st, seat: int, w, n: int, vo: int) -> None:
+def _combined_attack_part(st: WarbahState, seat: int, w, n: int, vo: int) -> None:
     """Plane 6 and vector 66-75: a declared combined attack or one in battle."""
     heroes = st.heroes
     jn, b = st.declared_attack, st.battle

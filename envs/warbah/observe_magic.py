@@ -9,13 +9,14 @@ import numpy as np
 from . import luck
 from .config import MAGIC_PHASES, TIMINGS
 from .espionage import STAGES
+from .state import WarbahState
 
 _MAGIC_PHASE = {p: i for i, p in enumerate(MAGIC_PHASES)}
 
 MAGIC_VECTOR = 266
 
 
-def observe_magic(st, seat: int, v: np.ndarray | None = None,
+def observe_magic(st: WarbahState, seat: int, v: np.ndarray | None = None,
                   mine: list | None = None) -> np.ndarray:
     """Magic section of the observation (see observe.py's docstring for the layout), written
     into ``v`` (zeros, MAGIC_VECTOR long: observe.py passes a memoryview of its section) or a new
@@ -93,7 +94,7 @@ def _hand_and_items(w, hand: list, mine: list, NR: int, NB: int) -> int:
     return wiz
 
 
-def _decisions_part(st, seat: int, w) -> None:
+def _decisions_part(st: WarbahState, seat: int, w) -> None:
     """261-264: a Luck decision of mine on a spell / agent roll; 265: I decide on Fortell."""
     phase = st.phase
     lk = luck.pending_for(st, seat) if phase == "luck" else None
@@ -106,7 +107,7 @@ def _decisions_part(st, seat: int, w) -> None:
         w[265] = (STAGES.index(e.fortell[0]) + 1) / len(STAGES)
 
 
-def _battle_part(st, seat: int, w, bo: int, s0: int, NB: int):
+def _battle_part(st: WarbahState, seat: int, w, bo: int, s0: int, NB: int):
     """My battle hand and the spell state of both sides (my army: the casting one when it is
     mine, else my first: lead, defender, joiners). Returns my army's Hero, else None."""
     b = st.battle
@@ -133,7 +134,7 @@ def _battle_part(st, seat: int, w, bo: int, s0: int, NB: int):
     return st.heroes[me.hero] if me.hero >= 0 else None
 
 
-def _scry_part(st, seat: int, w, sc: int, NR: int, NB: int) -> None:
+def _scry_part(st: WarbahState, seat: int, w, sc: int, NR: int, NB: int) -> None:
     """Scry this turn: the next 5 realm and battle cards, the opponents' realm hands."""
     m = st.magic
     N = st.game.num_seats

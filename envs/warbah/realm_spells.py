@@ -19,17 +19,17 @@ import numpy as np
 from . import abilities, fleets, heroes, hexes, luck, magic
 from .actions import CELL0, DONE, NUM_ACTIONS, REALM0, TSEAT0
 from .config import TERRAINS
-from .heroes import Hero
+from .state import Hero, WarbahState
 
 
 # -- windows --------------------------------------------------------------------------------------
-def open_queue(st, timing: str, queue) -> None:
+def open_queue(st: WarbahState, timing: str, queue) -> None:
     """Phase ``realm`` for the window ``timing`` with these (seat, hero) entries."""
     st.magic.window = timing
     st.phase, st.queue, st.queue_pos = "realm", queue, 0
 
 
-def open_window(st, timing: str) -> bool:
+def open_window(st: WarbahState, timing: str) -> bool:
     """Open the realm-spell window ``timing`` (once per turn) if anyone can cast in it."""
     m = st.magic
     if timing in m.opened:
@@ -44,7 +44,7 @@ def open_window(st, timing: str) -> bool:
     return True
 
 
-def _sources(st, seat: int, hi: int, timing: str) -> list:
+def _sources(st: WarbahState, seat: int, hi: int, timing: str) -> list:
     """Realm spell ids castable by hero hi in this window, from the hand (wizard) or items."""
     h = st.heroes[hi]
     if not magic.has_wizard(h) and not h.items:  # no wizard, no item: no source (most Heroes)
@@ -60,7 +60,7 @@ def _sources(st, seat: int, hi: int, timing: str) -> list:
     return sorted(out)
 
 
-def castable(st, seat: int, hi: int, timing: str) -> list:
+def castable(st: WarbahState, seat: int, hi: int, timing: str) -> list:
     """Realm spell ids Hero hi may cast in window ``timing`` (with a target)."""
     if not st.heroes[hi].alive:
         return []
@@ -68,11 +68,11 @@ def castable(st, seat: int, hi: int, timing: str) -> list:
 
 
 # -- targets --------------------------------------------------------------------------------------
-def _adj(st, c: int) -> list:
+def _adj(st: WarbahState, c: int) -> list:
     return [(d, m) for d, m in enumerate(st.neighbours[c]) if m >= 0]
 
 
-def _enemy_force(st, seat: int, m: int, heroes_only: bool) -> bool:
+def _enemy_force(st: WarbahState, seat: int, m: int, heroes_only: bool) -> bool:
     j = heroes.hero_at(st, m)
     if j >= 0:
         return st.heroes[j].seat != seat
@@ -80,7 +80,7 @@ def _enemy_force(st, seat: int, m: int, heroes_only: bool) -> bool:
             and st.land[m])
 
 
-def _avatar_cell(st, seat: int) -> int:
+def _avatar_cell(st: WarbahState, seat: int) -> int:
     """Where an Avatar appears: the own capitol, else the first own settlement (no Hero)."""
     c = int(st.capitol[seat])
     if c >= 0 and st.owner[c] == seat and heroes.hero_at(st, c) < 0:
@@ -91,7 +91,7 @@ def _avatar_cell(st, seat: int) -> int:
     return -1
 
 
-def _no_target(st, seat: int, hi: int, h: Hero, eff: str) -> list:
+def _no_target(st: WarbahState, seat: int, hi: int, h: Hero, eff: str) -> list:
     if eff == "sea_move":
         return [None] if not st.land[h.cell] else []
     if eff == "heal":
@@ -103,7 +103,7 @@ def _no_target(st, seat: int, hi: int, h: Hero, eff: str) -> list:
     return [None]
 
 
-def _hero_no_wizard(st, seat: int, hi: int, h: Hero, eff: str) -> list:
+def _hero_no_wizard(st: WarbahState, seat: int, hi: int, h: Hero, eff: str) -> list:
     if not magic.has_wizard(h):  # an item-cast Teleport needs a wizard to move
         return []
     return [CELL0 + o.cell for j, o in enumerate(st.heroes)
@@ -136,7 +136,7 @@ _TARGETS = {
 }
 
 
-def realm_targets(st, seat: int, hi: int, k: int) -> list:
+def realm_targets(st: WarbahState, seat: int, hi: int, k: int) -> list:
     """Target actions for realm spell k cast by hero hi ([None] when it needs no target)."""
     sp = st.game.spells.realm[k]
     targets = _TARGETS.get(sp["target"])
@@ -146,7 +146,7 @@ def realm_targets(st, seat: int, hi: int, k: int) -> list:
 
 
 # -- the phases ``realm`` / ``realm_target`` ------------------------------------------------------
-def mask(st, seat: int, x: int) -> np.ndarray:
+def mask(st: WarbahState, seat: int, x: int) -> np.ndarray:
     out = np.zeros(NUM_ACTIONS, np.int8)
     out[DONE] = 1
     m = st.magic
@@ -163,7 +163,7 @@ def mask(st, seat: int, x: int) -> np.ndarray:
     return out
 
 
-def apply(st, seat: int, x: int, a: int) -> None:
+def apply(st: WarbahState, seat: int, x: int, a: int) -> None:
     m = st.magic
     if st.phase == "realm_target":
         k, hi = m.pending
@@ -190,7 +190,7 @@ def apply(st, seat: int, x: int, a: int) -> None:
         st.phase = "realm_target"
 
 
-def pay(st, seat: int, h: Hero, k: int) -> None:
+def pay(st: WarbahState, seat: int, h: Hero, k: int) -> None:
     """A wizard casts from the hand (one realm spell per wizard per turn), else an item is used."""
     m = st.magic
     if magic.has_wizard(h) and h.wizard_cast_turn != st.turn and k in m.hands[seat]:
@@ -216,7 +216,7 @@ class Cast(NamedTuple):
     adj: int
 
 
-def cast_realm(st, seat: int, hi: int, k: int, target) -> None:
+def cast_realm(st: WarbahState, seat: int, hi: int, k: int, target) -> None:
     """Pay for and resolve realm spell k cast by hero hi at ``target``."""
     row = st.game.spells.realm[k]
     effect = _EFFECTS.get(row["effect"])
@@ -229,26 +229,26 @@ def cast_realm(st, seat: int, hi: int, k: int, target) -> None:
     effect(st, Cast(seat, hi, h, k, row, target, cell, adj))
 
 
-def _sea_move(st, c: Cast) -> None:
+def _sea_move(st: WarbahState, c: Cast) -> None:
     fleets.sea_moves_left(st, c.hero)
     c.hero.sea_moves += c.row["n"]
 
 
-def _teleport(st, c: Cast) -> None:
+def _teleport(st: WarbahState, c: Cast) -> None:
     o = st.heroes[heroes.hero_at(st, c.cell)]
     o.wizard, c.hero.wizard = c.hero.wizard, 0
     o.wizard_cast_turn = st.turn
 
 
-def _dimension_door(st, c: Cast) -> None:
+def _dimension_door(st: WarbahState, c: Cast) -> None:
     c.hero.cell = c.cell
 
 
-def _fly(st, c: Cast) -> None:
+def _fly(st: WarbahState, c: Cast) -> None:
     c.hero.mp += c.row["n"]
 
 
-def _blizzard(st, c: Cast) -> None:
+def _blizzard(st: WarbahState, c: Cast) -> None:
     """Blizzard: "Target adjacent army cannot move or attack" (this turn): on land or at sea
     (as a Hero delayed by an agent, Agent Success 6: he may still exchange instead of moving)."""
     o = st.heroes[heroes.hero_at(st, c.adj)]
@@ -258,7 +258,7 @@ def _blizzard(st, c: Cast) -> None:
     o.delayed_turn = st.turn  # no move of any kind (a later Fly or Gust of Wind included)
 
 
-def _disaster(st, c: Cast) -> None:
+def _disaster(st: WarbahState, c: Cast) -> None:
     """Raze / Decimate: no income next turn (Raze: the walls are destroyed until rebuilt in
     recovery), then troops lost (dice open to Luck)."""
     st.magic.blight[c.adj] = st.turn + 1
@@ -268,7 +268,7 @@ def _disaster(st, c: Cast) -> None:
     _lucky_realm(st, c, luck.d10(st.rng, n), (n, 10), _force_seat(st, c.adj))
 
 
-def _dice_spell(st, c: Cast) -> None:
+def _dice_spell(st: WarbahState, c: Cast) -> None:
     """Death, Animate Dead, Prosperity, Curse, Heal: the spell's dice decide (Luck may reroll
     them: the caster's player, then the player the spell is aimed at)."""
     eff = c.row["effect"]
@@ -278,21 +278,21 @@ def _dice_spell(st, c: Cast) -> None:
     _lucky_realm(st, c, luck.d10(st.rng, dice), (dice, 10), victim)
 
 
-def _research(st, c: Cast) -> None:
+def _research(st: WarbahState, c: Cast) -> None:
     _lucky_realm(st, c, int(st.rng.integers(1, 6)), (1, 5), -1)
 
 
-def _avatar(st, c: Cast) -> None:
+def _avatar(st: WarbahState, c: Cast) -> None:
     heroes.new_hero(st.heroes, c.seat, _avatar_cell(st, c.seat))
     abilities.gain_abilities(st, len(st.heroes) - 1)  # its Ability rolls are open to Luck
 
 
-def _banish(st, c: Cast) -> None:
+def _banish(st: WarbahState, c: Cast) -> None:
     st.encounter[c.adj] = 0
     st.terrain[c.adj] = TERRAINS.index("clear")
 
 
-def _whirlpool(st, c: Cast) -> None:
+def _whirlpool(st: WarbahState, c: Cast) -> None:
     j = heroes.hero_at(st, c.adj)
     if j >= 0:
         fleets.sink_ship(st, j)
@@ -302,23 +302,23 @@ def _whirlpool(st, c: Cast) -> None:
         st.fleets.owner[c.adj] = -1
 
 
-def _sanctuary(st, c: Cast) -> None:
+def _sanctuary(st: WarbahState, c: Cast) -> None:
     st.magic.sanctuary.add(c.cell)
 
 
-def _stone_walls(st, c: Cast) -> None:
+def _stone_walls(st: WarbahState, c: Cast) -> None:
     walls = st.magic.bonus_walls
     walls[c.hero.cell] = walls.get(c.hero.cell, 0) + c.row["n"]
 
 
-def _view(st, c: Cast) -> None:
+def _view(st: WarbahState, c: Cast) -> None:
     cells = [c.cell] + [x for x in st.neighbours[c.cell]
                         if x >= 0 and st.land[x] and not st.explored[x]][:c.row["n"] - 1]
     for x in cells:
         hexes.explore(st, x)
 
 
-def _scry(st, c: Cast) -> None:
+def _scry(st: WarbahState, c: Cast) -> None:
     st.magic.scry_turn[c.seat] = st.turn
 
 
@@ -333,7 +333,7 @@ _EFFECTS = {
 }
 
 
-def _force_seat(st, m: int) -> int:
+def _force_seat(st: WarbahState, m: int) -> int:
     """The player whose army or garrison stands at cell m (-1: none)."""
     j = heroes.hero_at(st, m)
     if j >= 0:
@@ -341,7 +341,7 @@ def _force_seat(st, m: int) -> int:
     return int(st.owner[m]) if st.land[m] and hexes.garrisoned(st, m) else -1
 
 
-def _lucky_realm(st, c: Cast, value: int, dice, victim: int) -> None:
+def _lucky_realm(st: WarbahState, c: Cast, value: int, dice, victim: int) -> None:
     """RARE ABILITY Luck on a realm spell's die roll: the caster's player, then the player it is
     aimed at, may have it rolled again (luck.py); then the roll takes effect."""
     ctx = (c.seat, c.hi, c.spell, c.target)
@@ -362,7 +362,7 @@ def _lose_mixed(troops, special, n: int) -> None:
             special[u] -= 1
 
 
-def _force_loses(st, m: int, n: int) -> None:
+def _force_loses(st: WarbahState, m: int, n: int) -> None:
     j = heroes.hero_at(st, m)
     if j >= 0:
         _lose_mixed(st.heroes[j].troops, st.heroes[j].specials, n)
@@ -370,17 +370,17 @@ def _force_loses(st, m: int, n: int) -> None:
         _lose_mixed(st.garrison[m], st.garrison_specials[m], n)
 
 
-def _heal(st, seat: int, hi: int, h: Hero, target, adj: int, value: int) -> None:
+def _heal(st: WarbahState, seat: int, hi: int, h: Hero, target, adj: int, value: int) -> None:
     # as warriors, like Healing (lost types are not tracked), within the type limit
     back = heroes.gain_warriors(st, h, min(int(h.troops_lost), value))
     h.troops_lost -= back
 
 
-def _gold(st, seat: int, hi: int, h: Hero, target, adj: int, value: int) -> None:
+def _gold(st: WarbahState, seat: int, hi: int, h: Hero, target, adj: int, value: int) -> None:
     st.gold[seat] += value
 
 
-def _curse(st, seat: int, hi: int, h: Hero, target, adj: int, value: int) -> None:
+def _curse(st: WarbahState, seat: int, hi: int, h: Hero, target, adj: int, value: int) -> None:
     st.magic.curse[(seat + target - TSEAT0 + 1) % st.game.num_seats] += value
 
 
@@ -396,7 +396,7 @@ _ROLLED = {
 
 
 @luck.register("realm")
-def _realm_roll(st, value: int, ctx) -> None:
+def _realm_roll(st: WarbahState, value: int, ctx) -> None:
     """The part of a realm spell that depends on its die roll ``value``."""
     seat, hi, k, target = ctx
     h = st.heroes[hi]
@@ -404,18 +404,18 @@ def _realm_roll(st, value: int, ctx) -> None:
     _ROLLED[st.game.spells.realm[k]["effect"]](st, seat, hi, h, target, adj, value)
 
 
-def apply_treasure(st, hi: int, r: int) -> None:
+def apply_treasure(st: WarbahState, hi: int, r: int) -> None:
     """One Treasure table result r for hero hi (Research): its dice (gold, followers, a magic
     ability item's Ability rolls) through the treasure chain (turn.py), open to Luck."""
     luck.chain(st, "treasure", (hi, "research"), (r,))
 
 
 # -- Fortell --------------------------------------------------------------------------------------
-def fortell_id(st) -> int:
+def fortell_id(st: WarbahState) -> int:
     return st.game.spells.realm_names.index("fortell")
 
 
-def fortell_caster(st, seat: int) -> int:
+def fortell_caster(st: WarbahState, seat: int) -> int:
     """A living hero of ``seat`` able to cast Fortell now (a wizard who has not cast this turn
     with the card in hand, or a Fortell item unused this turn), else -1."""
     if seat < 0:
@@ -427,7 +427,7 @@ def fortell_caster(st, seat: int) -> int:
     return -1
 
 
-def use_fortell(st, seat: int) -> bool:
+def use_fortell(st: WarbahState, seat: int) -> bool:
     """``seat`` casts Fortell (its first able hero pays: the wizard's card, else an item) to
     cancel one enemy espionage result against it; False if it cannot. The choice whether to
     cast is the victim's (espionage.py, stage ``fortell``)."""

@@ -16,9 +16,10 @@ from . import abilities, fleets, heroes, hexes, magic
 from .actions import DONE, NUM_ACTIONS, RECRUIT, RECRUIT_HERO, RECRUIT_SP, RECRUIT_WIZARD, SHIP0
 from .config import BASIC, SETTLEMENTS, SPECIALS
 from .heroes import new_hero
+from .state import WarbahState
 
 
-def recruit_hexes(st, seat: int, owned: tuple | None = None) -> list[int]:
+def recruit_hexes(st: WarbahState, seat: int, owned: tuple | None = None) -> list[int]:
     """Controlled non-settlement hexes with a 'Recruit X' variant, in cell order (``owned``:
     the cells ``seat`` owns, when the caller has them)."""
     cells = np.flatnonzero(st.owner == seat).tolist() if owned is None else owned
@@ -26,11 +27,11 @@ def recruit_hexes(st, seat: int, owned: tuple | None = None) -> list[int]:
     return [c for c in cells if settle[c] < 0 and variant[c].startswith("recruit_")]
 
 
-def special_cost(st, u: int) -> int:
+def special_cost(st: WarbahState, u: int) -> int:
     return st.game.cfg["special_units"][SPECIALS[u]]["cost"]
 
 
-def recruit_unit(st, c: int) -> str | None:
+def recruit_unit(st: WarbahState, c: int) -> str | None:
     """The special unit recruitable at hex c, or None."""
     v = st.variant[c]
     if v.startswith("recruit_"):
@@ -39,7 +40,7 @@ def recruit_unit(st, c: int) -> str | None:
 
 
 # -- the mask -----------------------------------------------------------------------------------
-def mask(st, seat: int, c: int) -> np.ndarray:
+def mask(st: WarbahState, seat: int, c: int) -> np.ndarray:
     out = np.zeros(NUM_ACTIONS, np.int8)
     out[DONE] = 1
     code = st.settle.item(c)
@@ -66,7 +67,7 @@ def mask(st, seat: int, c: int) -> np.ndarray:
     return out
 
 
-def special_recruit_mask(st, seat: int, c: int, mask: np.ndarray) -> None:
+def special_recruit_mask(st: WarbahState, seat: int, c: int, mask: np.ndarray) -> None:
     u = recruit_unit(st, c)
     if u is None or st.recruited.item(c) >= st.game.max_recruit:
         return
@@ -83,7 +84,7 @@ def special_recruit_mask(st, seat: int, c: int, mask: np.ndarray) -> None:
     mask[RECRUIT_SP] = 1
 
 
-def ship_recruit_mask(st, seat: int, c: int, mask: np.ndarray) -> None:
+def ship_recruit_mask(st: WarbahState, seat: int, c: int, mask: np.ndarray) -> None:
     code = st.settle.item(c)
     if (SETTLEMENTS[code] == "mine"
             or st.recruited.item(c) >= st.game.max_recruit):
@@ -101,7 +102,7 @@ def ship_recruit_mask(st, seat: int, c: int, mask: np.ndarray) -> None:
                 mask[SHIP0 + d] = 1
 
 
-def wizard_recruit_mask(st, seat: int, c: int, mask) -> None:
+def wizard_recruit_mask(st: WarbahState, seat: int, c: int, mask) -> None:
     if st.settle[c] != magic.TOWER or st.gold[seat] < st.game.cfg["spells"]["wizard_cost"]:
         return
     j = heroes.hero_at(st, c)
@@ -111,15 +112,15 @@ def wizard_recruit_mask(st, seat: int, c: int, mask) -> None:
 
 
 # -- applying an action -------------------------------------------------------------------------
-def apply(st, seat: int, c: int, a: int) -> None:
+def apply(st: WarbahState, seat: int, c: int, a: int) -> None:
     _HANDLERS[a](st, seat, c, a)
 
 
-def _done(st, seat: int, c: int, a: int) -> None:
+def _done(st: WarbahState, seat: int, c: int, a: int) -> None:
     st.queue_pos += 1
 
 
-def _recruit(st, seat: int, c: int, a: int) -> None:
+def _recruit(st: WarbahState, seat: int, c: int, a: int) -> None:
     """One troop of the settlement's kind into its garrison (a Knights castle: a knight)."""
     u = hexes.garrison_kind(st, c)
     if u >= 0:
@@ -132,7 +133,7 @@ def _recruit(st, seat: int, c: int, a: int) -> None:
     st.recruited[c] += 1
 
 
-def _recruit_hero(st, seat: int, c: int, a: int) -> None:
+def _recruit_hero(st: WarbahState, seat: int, c: int, a: int) -> None:
     """A new Hero at the capitol; his first ability's rolls are open to Luck."""
     st.gold[seat] -= st.game.troop["hero"][2]
     new_hero(st.heroes, seat, c)
@@ -140,12 +141,12 @@ def _recruit_hero(st, seat: int, c: int, a: int) -> None:
     st.recruited[c] += 1
 
 
-def _recruit_wizard(st, seat: int, c: int, a: int) -> None:
+def _recruit_wizard(st: WarbahState, seat: int, c: int, a: int) -> None:
     st.gold[seat] -= st.game.cfg["spells"]["wizard_cost"]
     st.heroes[heroes.hero_at(st, c)].wizard = c + 1
 
 
-def _recruit_ship(st, seat: int, c: int, a: int) -> None:
+def _recruit_ship(st: WarbahState, seat: int, c: int, a: int) -> None:
     m = st.neighbours[c][a - SHIP0]
     st.gold[seat] -= fleets.sea_rules(st)["ship_cost"]
     st.fleets.ships[m] += 1
@@ -153,7 +154,7 @@ def _recruit_ship(st, seat: int, c: int, a: int) -> None:
     st.recruited[c] += 1
 
 
-def _recruit_special(st, seat: int, c: int, a: int) -> None:
+def _recruit_special(st: WarbahState, seat: int, c: int, a: int) -> None:
     u = recruit_unit(st, c)
     hi = heroes.hero_at(st, c)
     h = st.heroes[hi]

@@ -21,6 +21,7 @@ import numpy as np
 from ..core import draw as D
 from . import abilities, espionage, hexes, magic
 from .config import BASIC, SETTLEMENTS, SPECIALS, TERRAINS
+from .state import WarbahState
 
 
 # ============================================================================================
@@ -54,11 +55,11 @@ class Hero:
     items: list[str]         # magic item names
 
 
-def _size(st) -> tuple[int, int]:
+def _size(st: WarbahState) -> tuple[int, int]:
     return st.game.h, st.game.w
 
 
-def _map(st) -> list[Hex]:
+def _map(st: WarbahState) -> list[Hex]:
     g = st.game
     out = []
     for i in range(g.h * g.w):
@@ -71,18 +72,18 @@ def _map(st) -> list[Hex]:
     return out
 
 
-def _rivers(st) -> list[tuple[int, int]]:
+def _rivers(st: WarbahState) -> list[tuple[int, int]]:
     return sorted(st.rivers)
 
 
-def _capitol_candidates(st) -> list[tuple[int, int]]:
+def _capitol_candidates(st: WarbahState) -> list[tuple[int, int]]:
     """(candidate number k, cell) still free in the set-up (action "capitol at candidate k")."""
     if st.phase != "capitol":
         return []
     return [(k, int(st.capitol_candidates[k])) for k in hexes.free_candidates(st)]
 
 
-def _heroes(st) -> list[Hero]:
+def _heroes(st: WarbahState) -> list[Hero]:
     names = st.game.spells
     out = []
     for i, h in enumerate(st.heroes):
@@ -126,7 +127,7 @@ def _ability_word(ab) -> str:
     return f"{name} ({abilities.TROOP_TYPES[t]})" if typed else str(name)
 
 
-def _card_visible(st, observer: int | None, hero: Hero) -> bool:
+def _card_visible(st: WarbahState, observer: int | None, hero: Hero) -> bool:
     """Whether ``observer`` may read this Hero's index card (see the module docstring)."""
     if observer is None or hero.seat == observer:
         return True
@@ -139,7 +140,7 @@ def _card_visible(st, observer: int | None, hero: Hero) -> bool:
     return False
 
 
-def _players(st) -> list[dict]:
+def _players(st: WarbahState) -> list[dict]:
     g = st.game
     hands = st.magic.hands
     out = []
@@ -150,11 +151,11 @@ def _players(st) -> list[dict]:
     return out
 
 
-def _realm_spell_name(st, k: int) -> str:
+def _realm_spell_name(st: WarbahState, k: int) -> str:
     return st.game.spells.realm_names[k]
 
 
-def _battle(st) -> dict | None:
+def _battle(st: WarbahState) -> dict | None:
     """The battle being fought: per side its seat, Hero (index or -1), counts of warriors,
     archers, cavalry, catapults (and the Hero), a monster's hits left and walls left; plus the
     cell."""
@@ -172,7 +173,7 @@ def _battle(st) -> dict | None:
             "kills": list(b.kills), "sides": sides, "joined": len(b.members)}
 
 
-def _acting_hero(st) -> int:
+def _acting_hero(st: WarbahState) -> int:
     """Index of the Hero acting now (move or battle phase), -1 if none."""
     if st.phase in ("move", "battle") and st.queue_pos < len(st.queue):
         seat, x = st.queue[st.queue_pos]
@@ -181,19 +182,19 @@ def _acting_hero(st) -> int:
     return -1
 
 
-def _status(st) -> dict:
+def _status(st: WarbahState) -> dict:
     return {"turn": int(st.turn), "phase": st.phase, "to_move": int(st.current_player),
             "over": st.is_terminal(), "capped": bool(st.capped),
             "turn_cap": int(st.game.turn_cap)}
 
 
-def _encounter_name(st, k: int) -> str:
+def _encounter_name(st: WarbahState, k: int) -> str:
     table = st.game.cfg.get("encounters", {})
     row = table.get(k) or table.get(str(k)) or {}
     return str(row.get("name", "encounter"))
 
 
-def _result(st) -> str:
+def _result(st: WarbahState) -> str:
     """Who won (or the ranking at the cap), for the end of the game."""
     g = st.game
     ret = st.returns()
@@ -224,7 +225,7 @@ def _troop_words(troops) -> str:
     return ", ".join(f"{name} {k}" for name, k in zip(BASIC, troops))
 
 
-def _hero_words(st, hero: Hero, observer: int | None) -> str:
+def _hero_words(st: WarbahState, hero: Hero, observer: int | None) -> str:
     where = f"cell {hero.cell} (row {hero.cell // st.game.w}, col {hero.cell % st.game.w})"
     head = f"player_{hero.seat} Hero {hero.number} at {where}: "
     if not _card_visible(st, observer, hero):
@@ -243,7 +244,7 @@ def _hero_words(st, hero: Hero, observer: int | None) -> str:
     return head + "; ".join(parts)
 
 
-def render_text(st, observer: int | None = None, color: bool = False) -> str:
+def render_text(st: WarbahState, observer: int | None = None, color: bool = False) -> str:
     """The map as text with a legend, the players, the Heroes (index cards hidden from other
     observers), the battle being fought and the result. Warbah's text has no colours."""
     del color
@@ -407,7 +408,7 @@ def _fleet_mark(draw, cx, cy, R, colour, ships: int) -> None:
         D.text(draw, (cx - s * 0.15, cy - s * 0.45), str(ships), size=12, anchor="rm")
 
 
-def render_rgb(st, observer: int | None = None) -> np.ndarray:
+def render_rgb(st: WarbahState, observer: int | None = None) -> np.ndarray:
     """An (H, W, 3) uint8 picture: the hex map (cell numbers as the spell targets name them,
     terrain, rivers, settlements and capitols with their owner's colour, encounter chits,
     garrison sizes, fleets, Heroes with their army size, unexplored hexes in fog, capitol
@@ -509,7 +510,7 @@ def _draw_hex(draw, i: int, x: Hex, centre, R: float, crowded: bool, cand: dict,
         draw.polygon(D.hexagon(cx, cy, R * 0.95), outline=(220, 30, 30), width=3)
 
 
-def _draw_rivers(draw, st, w: int, R: float, x0: float, y0: float) -> None:
+def _draw_rivers(draw, st: WarbahState, w: int, R: float, x0: float, y0: float) -> None:
     """Each river on the shared edge of its two hexes."""
     for a, b in _rivers(st):
         pa, pb = _hex_centre(*divmod(a, w), R, x0, y0), _hex_centre(*divmod(b, w), R, x0, y0)
@@ -522,7 +523,7 @@ def _draw_rivers(draw, st, w: int, R: float, x0: float, y0: float) -> None:
         draw.line([mx - ex, my - ey, mx + ex, my + ey], fill=_RIVER, width=max(3, int(R * 0.1)))
 
 
-def _draw_players(draw, st, s: dict, players: list, heroes: list, observer, sx: int, sy: int,
+def _draw_players(draw, st: WarbahState, s: dict, players: list, heroes: list, observer, sx: int, sy: int,
                   side_w: int) -> int:
     """The side panel: per player its colour, gold, settlements, realm hand (face down for
     other observers) and its Heroes' index cards. Returns the next free y."""
@@ -604,7 +605,7 @@ def _hsw(mark, fill, letter: str = ""):
     return paint
 
 
-def _hero_card(draw, st, hero: Hero, observer, x, y, width) -> int:
+def _hero_card(draw, st: WarbahState, hero: Hero, observer, x, y, width) -> int:
     """One Hero's index card in the side panel (hidden from other observers); returns the y below."""
     colour = D.SEAT_RGB[hero.seat]
     _hero_mark(draw, x + 8, y + 9, 18, colour, str(hero.number), False)

@@ -1,119 +1,24 @@
-"""The Warbah state (``WarbahState``): one position of the game and the engine contract
-(envs.core.game.State): legal actions, apply, returns, observation, clone, determinize.
-
-The state holds the map (land, rivers, explored hexes, terrain, settlements, encounters,
-owners, terrain variants, garrisons, wall damage), the Heroes (heroes.Hero), the turn (phase,
-initiative order, the queue of the phase's decisions), a battle in progress (battle.Battle) and
-the records of the other rules: magic (magic.MagicState), fleets (fleets.Fleets), espionage
-(espionage.Espionage), diplomacy (diplomacy.Diplomacy), a pending Luck decision
-(luck.LuckDecision), troops to lose at sea (fleets.TroopLoss), a declared combined attack
-(battle_flow.DeclaredAttack). Each record owns its creation and its clone. The turn's flow and
-the dispatch of every phase's actions are in turn.py.
+"""The Warbah engine contract (envs.core.game.State) over a position: ``WarbahPosition``, the
+class of the states the game builds, is state.WarbahState (every field, its creation and its
+clone) with the contract's methods: legal actions, apply, returns, final info, observation,
+determinize and the views. The turn's flow and the dispatch of every phase's actions are in
+turn.py; the rules modules take a ``state.WarbahState``.
 """
 from __future__ import annotations
 
 import numpy as np
 
-from ..core.game import State, copy_generator, rank_returns
+from ..core.game import rank_returns
 from . import hexes, magic, observe, render, turn
 from .actions import describe
-from .battle import Battle
-from .board import generate_map
-from .config import NUM_SPECIALS
-from .diplomacy import Diplomacy
-from .espionage import Espionage
-from .fleets import Fleets
-from .heroes import Hero
-from .magic import MagicState
+from .state import WarbahState
 
 #: final_info ``ended_by`` of each ending (turn.ENDINGS)
 ENDED_BY = {"last_standing": "designed", "domination": "designed", "cap": "cap"}
 
 
-class WarbahState(State):
-    # Keep the mask computed while advancing (it is exactly the next legal_actions_mask as long
-    # as nothing changes the state in between). The cached mask is tied to its decision point
-    # (phase, player, queue position): code that moves the game on outside apply() (scenario
-    # tests calling the engine's functions) gets a fresh one; a test that edits arrays by hand
-    # at the same decision point clears ``_mask`` itself. test_speed.py turns the reuse off.
-    reuse_advance_mask = True
-
-    def __init__(self, game, rng):
-        self.game, self.rng, self.history, self.seed = game, rng, [], None
-        g, n = game, game.n_cells
-        d = g.cfg["designed"]
-        self.land, self.rivers, cand, nb = generate_map(
-            rng, g.h, g.w, d["capitol_candidates"], g.cfg["sea"]["island_min_size"])  # islands
-        # the grid's neighbours and the capitol candidates never change: tuples, shared by clones
-        self.capitol_candidates = tuple(cand)
-        self.neighbours = tuple(map(tuple, nb.tolist()))  # [cell][direction]: -1 off the map
-        self.explored = np.zeros(n, bool)
-        self.terrain = -np.ones(n, np.int64)      # index into TERRAINS, -1 unknown / water
-        self.settle = -np.ones(n, np.int64)       # index into SETTLEMENTS
-        self.encounter = np.zeros(n, np.int64)    # 0 none, -1 unknown type, k>0 known type k
-        self.owner = -np.ones(n, np.int64)
-        self.variant = [""] * n                   # terrain variant name ("" none)
-        self.garrison = np.zeros((n, 4), np.int64)
-        self.garrison_specials = np.zeros((n, NUM_SPECIALS), np.int64)  # (Knights castles)
-        self.wall_damage = np.zeros(n, np.int64)
-        self.recruited = np.zeros(n, np.int64)    # recruits at each hex this turn
-        self.heroes: list[Hero] = []
-        N = g.num_seats
-        self.gold = np.full(N, d["start_gold"], np.int64)
-        self.alive = np.ones(N, bool)
-        self.out_turn = np.zeros(N, np.int64)     # the turn a player was eliminated
-        self.capitol = -np.ones(N, np.int64)
-        self.turn, self.phase, self.order = 0, "capitol", list(range(N))
-        self.queue: list[tuple[int, int]] = []  # the phase's decisions: (seat, hex or Hero)
-        self.queue_pos = 0
-        self.battle: Battle | None = None
-        self.pending_treasure: list[tuple[int, int]] = []  # (Hero, treasure rolls) to make
-        self.capped = False                       # ended by the turn / action cap
-        self.winner = -1                          # the winner by the victory condition
-        self.ending = ""                          # how the game ended (turn.ENDINGS)
-        self.declared_attack = None  # a declared combined attack (battle_flow.declare)
-        self.recovery_tasks = ()  # recovery tasks still to do (a tuple; turn.recovery)
-        self.luck = None  # a pending Luck decision (luck.LuckDecision)
-        self.troop_loss = None  # troops over a fleet's capacity to pick (fleets.TroopLoss)
-        self._mask = None
-        self._mask_at = None  # (phase, player, queue position) the cached mask belongs to
-        self.to_act = 0
-        self.espionage = Espionage.new(N)
-        self.fleets = Fleets.new(n)
-        self.diplomacy = Diplomacy.new(N)
-        self.magic = MagicState.new(g, rng)  # draws the deck order from rng
-
-    def clone(self):
-        """A copy that shares no writable container with this state (only the game's tables and
-        the immutable neighbour and capitol-candidate tuples); observation caches are not
-        carried over."""
-        s = object.__new__(type(self))
-        s.game, s.seed, s.history = self.game, self.seed, list(self.history)
-        s.rng = copy_generator(self.rng)
-        s.land, s.rivers = self.land.copy(), set(self.rivers)  # scenario tests edit them
-        s.capitol_candidates, s.neighbours = self.capitol_candidates, self.neighbours
-        for k in ("explored", "terrain", "settle", "encounter", "owner", "garrison",
-                  "garrison_specials", "wall_damage", "recruited", "gold", "alive", "out_turn",
-                  "capitol"):
-            setattr(s, k, getattr(self, k).copy())
-        s.variant = list(self.variant)
-        s.heroes = [h.clone() for h in self.heroes]
-        s.turn, s.phase, s.order = self.turn, self.phase, list(self.order)
-        s.queue, s.queue_pos = list(self.queue), self.queue_pos
-        s.battle = None if self.battle is None else self.battle.clone()
-        s.pending_treasure, s.capped = list(self.pending_treasure), self.capped
-        s.winner, s.ending = self.winner, self.ending
-        s.declared_attack = None if self.declared_attack is None else self.declared_attack.clone()
-        s.recovery_tasks = self.recovery_tasks  # a tuple
-        s.luck = None if self.luck is None else self.luck.clone()
-        s.troop_loss = None if self.troop_loss is None else self.troop_loss.clone()
-        s._mask = self._mask   # read-only (legal_actions_mask caches it so): safe to share
-        if "_nbr_kind" in self.__dict__:  # hexes.neighbours_by_kind: tuples keyed by land's bytes
-            s._nbr_kind = self._nbr_kind
-        s._mask_at, s.to_act = self._mask_at, self.to_act
-        s.espionage, s.fleets = self.espionage.clone(), self.fleets.clone()
-        s.diplomacy, s.magic = self.diplomacy.clone(), self.magic.clone()
-        return s
+class WarbahPosition(WarbahState):
+    """A Warbah position under the engine contract (its fields: state.WarbahState)."""
 
     # -- the engine contract ------------------------------------------------------------------
     def legal_actions_mask(self) -> np.ndarray:

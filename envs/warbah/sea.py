@@ -15,22 +15,22 @@ import numpy as np
 
 from . import battle_flow, fleets, heroes, hexes, luck
 from .actions import EXCHANGE0, FLEET0
-from .heroes import Hero
+from .state import Hero, WarbahState
 
 
-def _water_ok(st, seat: int, m: int) -> bool:
+def _water_ok(st: WarbahState, seat: int, m: int) -> bool:
     return (m >= 0 and not st.land[m] and heroes.hero_at(st, m) < 0
             and (st.fleets.ships[m] == 0 or st.fleets.owner[m] == seat
                  or fleets.capturable(st, seat, m)))
 
 
-def is_sea_step(st, h: Hero, d: int) -> bool:
+def is_sea_step(st: WarbahState, h: Hero, d: int) -> bool:
     """Direction action d for this Hero is handled here (boarding, sailing, landing)."""
     m = st.neighbours[h.cell][d]  # (plain ints)
     return fleets.at_sea(st, h) or (m >= 0 and not st.land.item(m))
 
 
-def move_mask(st, seat: int, x: int, h: Hero, mask: np.ndarray, occ=None,
+def move_mask(st: WarbahState, seat: int, x: int, h: Hero, mask: np.ndarray, occ=None,
               near_water: tuple | None = None) -> None:
     """The direction actions at sea (sail, explore, land) and, on land, boarding an adjacent
     own (or capturable) fleet; no whole-army hand-over onto or from a ship. ``occ``:
@@ -65,7 +65,7 @@ def move_mask(st, seat: int, x: int, h: Hero, mask: np.ndarray, occ=None,
             mask[d] = 1  # board the fleet
 
 
-def move_apply(st, seat: int, x: int, h: Hero, a: int) -> None:
+def move_apply(st: WarbahState, seat: int, x: int, h: Hero, a: int) -> None:
     """A direction action that boards, sails, explores from the sea, or lands."""
     c = h.cell
     m = int(st.neighbours[c][a])
@@ -97,7 +97,7 @@ def move_apply(st, seat: int, x: int, h: Hero, a: int) -> None:
     sea_encounter(st, x, roll)
 
 
-def sea_encounter(st, hi: int, roll: int) -> None:
+def sea_encounter(st: WarbahState, hi: int, roll: int) -> None:
     """SEA ENCOUNTER TABLE, rolled after each hex moved at sea."""
     h = st.heroes[hi]
     row = fleets.sea_rules(st)["encounters"].get(roll, {})
@@ -115,13 +115,13 @@ def sea_encounter(st, hi: int, roll: int) -> None:
 
 
 @luck.register("sea")
-def _sea_roll(st, value: int, ctx) -> None:
+def _sea_roll(st: WarbahState, value: int, ctx) -> None:
     """The sea encounter roll once Luck is settled (ctx: the sailing Hero)."""
     sea_encounter(st, ctx[0], value)
 
 
 @luck.step("storm")
-def _storm_roll(st, ctx, vals):
+def _storm_roll(st: WarbahState, ctx, vals):
     """SEA ENCOUNTER TABLE, Storm: 1D10 <= sink_max sinks a ship; Luck may reroll it (the
     sailing Hero's player)."""
     hi, sink_max = ctx
@@ -132,7 +132,7 @@ def _storm_roll(st, ctx, vals):
     return None
 
 
-def fleet_mask(st, seat: int, mask: np.ndarray, occ=None, near_water: tuple | None = None) -> None:
+def fleet_mask(st: WarbahState, seat: int, mask: np.ndarray, occ=None, near_water: tuple | None = None) -> None:
     """MOVE: fleets without a Hero on board may move (designed: up to 4 hexes a turn, during any
     of the player's Heroes' moves; no sea encounters, no attacks). ``occ``: the hexes with a
     living Hero (a set, or heroes.hero_map's dict), ``near_water``: hexes.neighbours_by_kind's
@@ -157,7 +157,7 @@ def fleet_mask(st, seat: int, mask: np.ndarray, occ=None, near_water: tuple | No
                 mask[a0 + d] = 1
 
 
-def fleet_apply(st, seat: int, a: int) -> None:
+def fleet_apply(st: WarbahState, seat: int, a: int) -> None:
     """FLEET0 + 6k + d: the player's unmanned fleet k moves one hex in direction d."""
     k, d = divmod(a - FLEET0, 6)
     c = fleets.unmanned_fleets(st, seat)[k]

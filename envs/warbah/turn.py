@@ -28,7 +28,7 @@ from . import (
 )
 from .actions import CAPITOL0, CAPITOL_AUTO, NUM_ACTIONS
 from .config import BATTLE_SPELL_PHASES, JOIN_PHASES, SETTLEMENTS, SPECIALS, TERRAINS
-from .heroes import Hero
+from .state import Hero, WarbahState
 
 try:  # numpy's C function behind np.count_nonzero(a) (no Python-level wrapper per call)
     from numpy._core.multiarray import count_nonzero as _count_nonzero
@@ -45,7 +45,7 @@ def _one_above_1(m: np.ndarray) -> bool:
 
 
 # -- set-up -------------------------------------------------------------------------------------
-def capitol_mask(st) -> np.ndarray:
+def capitol_mask(st: WarbahState) -> np.ndarray:
     mask = np.zeros(NUM_ACTIONS, np.int8)
     for k in hexes.free_candidates(st):
         mask[CAPITOL0 + k] = 1
@@ -53,7 +53,7 @@ def capitol_mask(st) -> np.ndarray:
     return mask
 
 
-def capitol_apply(st, a: int) -> None:
+def capitol_apply(st: WarbahState, a: int) -> None:
     """CAPITOL0 + k: the capitol at candidate k; CAPITOL_AUTO: the first free candidate (or,
     with none left, the first land hex away from the other capitols)."""
     free = hexes.free_candidates(st)
@@ -69,7 +69,7 @@ def capitol_apply(st, a: int) -> None:
     st.queue_pos += 1
 
 
-def place_capitol(st, seat: int, cell: int) -> None:
+def place_capitol(st: WarbahState, seat: int, cell: int) -> None:
     """SET-UP: the capitol and the first Hero (1D10 of each basic troop type, one ability)."""
     st.explored[cell] = True
     st.terrain[cell] = TERRAINS.index("settlement")
@@ -80,7 +80,7 @@ def place_capitol(st, seat: int, cell: int) -> None:
     abilities.gain_ability(st, h)
 
 
-def start_turn(st) -> None:
+def start_turn(st: WarbahState) -> None:
     """The next turn: INITIATIVE PHASE (1D10 each, open to Luck), then the Realm phase."""
     st.turn += 1
     if st.turn > st.game.turn_cap:
@@ -95,7 +95,7 @@ def start_turn(st) -> None:
     begin_turn(st)  # Realm phase, collect-phase spells, then begin_recruit
 
 
-def initiative(st, rolls: dict) -> bool:
+def initiative(st: WarbahState, rolls: dict) -> bool:
     """INITIATIVE PHASE: each initiative die (in seat order) is offered to its own player, then
     to the opponents with Luck (designed; the tie-break fraction is kept). True: a player
     decides now and the continuation orders the players and starts the turn (begin_turn);
@@ -103,7 +103,7 @@ def initiative(st, rolls: dict) -> bool:
     return _initiative_from(st, tuple(sorted(rolls.items())), 0)
 
 
-def _initiative_from(st, rolls: tuple, i: int) -> bool:
+def _initiative_from(st: WarbahState, rolls: tuple, i: int) -> bool:
     for j in range(i, len(rolls)):
         s, r = rolls[j]
         others = tuple(o for o, _ in rolls if o != s)  # then the opponents, in seat order
@@ -113,7 +113,7 @@ def _initiative_from(st, rolls: tuple, i: int) -> bool:
 
 
 @luck.register("initiative")
-def _initiative_roll(st, value: int, ctx) -> None:
+def _initiative_roll(st: WarbahState, value: int, ctx) -> None:
     rolls, j = ctx
     s, r = rolls[j]
     rolls = rolls[:j] + ((s, value + (r - int(r))),) + rolls[j + 1:]
@@ -124,7 +124,7 @@ def _initiative_roll(st, value: int, ctx) -> None:
     begin_turn(st)
 
 
-def begin_turn(st) -> None:
+def begin_turn(st: WarbahState) -> None:
     """Realm phase: seats holding cards may discard (sub-steps), then all draw up to their
     limit; then the collect-phase window, gold, and the recruit phase."""
     m = st.magic
@@ -145,7 +145,7 @@ def begin_turn(st) -> None:
     _after_discard(st)
 
 
-def _after_discard(st) -> None:
+def _after_discard(st: WarbahState) -> None:
     """The collect-phase window, then gold and the recruit phase (and its window)."""
     if realm_spells.open_window(st, "collect"):
         return
@@ -153,7 +153,7 @@ def _after_discard(st) -> None:
     realm_spells.open_window(st, "recruit")
 
 
-def end_window(st) -> None:
+def end_window(st: WarbahState) -> None:
     """A realm-spell window's queue is done: after the discard step everyone draws and the
     collect window / recruit phase follow; after the collect window the recruit phase; else
     the interrupted phase resumes."""
@@ -172,7 +172,7 @@ def end_window(st) -> None:
         m.saved = None
 
 
-def begin_recruit(st) -> None:
+def begin_recruit(st: WarbahState) -> None:
     """GOLD, then RECRUIT TROOPS: a queue entry per settlement and 'Recruit X' hex of each
     player, in initiative order."""
     sets, owned = hexes.owned_cells(st)  # gold collection changes no owner / settlement
@@ -183,7 +183,7 @@ def begin_recruit(st) -> None:
     st.queue_pos, st.phase = 0, "recruit"
 
 
-def collect_gold(st, sets: dict | None = None, owned: dict | None = None) -> None:
+def collect_gold(st: WarbahState, sets: dict | None = None, owned: dict | None = None) -> None:
     """GOLD: each settlement's income (none when razed or decimated last turn), adjacency
     bonuses, variant hexes, Wealth, less a Curse (``sets`` / ``owned``: hexes.owned_cells of
     this state, when the caller has them)."""
@@ -209,7 +209,7 @@ def collect_gold(st, sets: dict | None = None, owned: dict | None = None) -> Non
         st.gold[s] += max(0, total - st.magic.curse[s])  # Curse
 
 
-def hero_queue(st) -> list[tuple[int, int]]:
+def hero_queue(st: WarbahState) -> list[tuple[int, int]]:
     """(seat, hero) of every living Hero, players in initiative order."""
     return [(s, i) for s in st.order for i, h in enumerate(st.heroes)
             if h.alive and h.seat == s]
@@ -218,7 +218,7 @@ def hero_queue(st) -> list[tuple[int, int]]:
 
 
 # -- the phases in order ----------------------------------------------------------------------
-def _after_recruit(st) -> None:
+def _after_recruit(st: WarbahState) -> None:
     """ESPIONAGE and diplomacy, then MOVE & EXPLORE (and its realm-spell window). The first
     time in a turn (espionage hands back here once it is done): the heroless check."""
     if st.espionage.turn != st.turn and heroless_out(st):
@@ -236,14 +236,14 @@ def _after_recruit(st) -> None:
     realm_spells.open_window(st, "move")  # move-phase realm spells
 
 
-def _after_move(st) -> None:
+def _after_move(st: WarbahState) -> None:
     """The Disaster window, then BATTLE."""
     st.phase, st.queue_pos = "battle", 0
     st.queue = hero_queue(st)
     realm_spells.open_window(st, "disaster")
 
 
-def _after_battles(st) -> None:
+def _after_battles(st: WarbahState) -> None:
     """The recovery window (Heal, Cure Wounds), RECOVERY, then the next turn."""
     if realm_spells.open_window(st, "recovery"):
         return
@@ -289,12 +289,12 @@ ADVANCE = {"espionage": espionage.advance, "spy_loss": espionage.advance,
 _WAIT_PHASES = frozenset(("casualty", "call_off") + BATTLE_SPELL_PHASES + JOIN_PHASES)
 
 
-def queue_mask(st, seat: int, x: int) -> np.ndarray:
+def queue_mask(st: WarbahState, seat: int, x: int) -> np.ndarray:
     """The mask of the current queue entry (seat, x) of a queue phase."""
     return QUEUE_STEPS[st.phase][0](st, seat, x)
 
 
-def advance(st) -> None:
+def advance(st: WarbahState) -> None:
     """Run automatic steps until a player must decide (or the game ends). Queue entries with
     nothing to decide (only DONE) are skipped; the mask of the entry that stops the loop is
     kept as the state's cached mask."""
@@ -336,7 +336,7 @@ def advance(st) -> None:
 
 
 # -- RECOVERY -----------------------------------------------------------------------------------
-def recovery(st) -> bool:
+def recovery(st: WarbahState) -> bool:
     """RECOVERY PHASE as a list of tasks (treasure rolls, each Hero in initiative order,
     Undead regeneration, the end), so that a Luck decision on a roll (treasure, Healing,
     Undead: luck.py) can pause it. True: paused (it resumes by itself and then starts the
@@ -351,7 +351,7 @@ def recovery(st) -> bool:
     return recovery_run(st)
 
 
-def recovery_run(st) -> bool:
+def recovery_run(st: WarbahState) -> bool:
     while st.recovery_tasks:
         task, st.recovery_tasks = st.recovery_tasks[0], st.recovery_tasks[1:]
         if task[0] == "rec_end":
@@ -363,7 +363,7 @@ def recovery_run(st) -> bool:
     return False
 
 
-def recovery_resume(st, ctx=None) -> None:
+def recovery_resume(st: WarbahState, ctx=None) -> None:
     """After a Luck decision in recovery: the rest of the phase, then the next turn."""
     if recovery_run(st):
         return
@@ -371,7 +371,7 @@ def recovery_resume(st, ctx=None) -> None:
         start_turn(st)
 
 
-def recover_hero(st, h: Hero, healed: int) -> None:
+def recover_hero(st: WarbahState, h: Hero, healed: int) -> None:
     """RECOVERY for one Hero after Healing: the army cap, markers on variant hexes, Diplomacy,
     capturing the settlement he stands on (an enemy capitol eliminates its player)."""
     g, s = st.game, h.seat
@@ -409,7 +409,7 @@ def recover_hero(st, h: Hero, healed: int) -> None:
 ENDINGS = ("last_standing", "domination", "cap")
 
 
-def heroless_out(st) -> bool:
+def heroless_out(st: WarbahState) -> bool:
     """End of the RECRUIT TROOPS phase (designed): a player without a living Hero, who did not
     (or could not) recruit one at his capitol, is out. True: the game is over."""
     if not st.game.cfg["designed"]["victory"]["heroless_out"]:
@@ -421,7 +421,7 @@ def heroless_out(st) -> bool:
     return victory(st, domination=False)
 
 
-def domination_winner(st) -> int:
+def domination_winner(st: WarbahState) -> int:
     """The player holding at least ``domination_min`` settlements and at least
     ``domination_share`` of all the settlements the players hold, else -1."""
     v = st.game.cfg["designed"]["victory"]
@@ -435,7 +435,7 @@ def domination_winner(st) -> int:
     return -1
 
 
-def victory(st, domination: bool = True) -> bool:
+def victory(st: WarbahState, domination: bool = True) -> bool:
     """The victory condition: one player left (last standing), or (at the end of a Recovery
     phase) a dominating player. True: the game is over."""
     live = [s for s, a in enumerate(st.alive.tolist()) if a]
@@ -449,7 +449,7 @@ def victory(st, domination: bool = True) -> bool:
     return True
 
 
-def eliminate(st, seat: int) -> None:
+def eliminate(st: WarbahState, seat: int) -> None:
     """A player whose capitol is taken (or who has no Hero left: ``heroless_out``) is out: his
     Heroes, fleets and hexes are gone; the Heroes' armies disband and their Wizards go home."""
     st.alive[seat] = False
@@ -470,7 +470,7 @@ def eliminate(st, seat: int) -> None:
 
 
 @luck.step("treasure")
-def _treasure_rolls(st, ctx, vals):
+def _treasure_rolls(st: WarbahState, ctx, vals):
     """TREASURE TABLE (1D10), then its gold or followers dice or a magic ability item's Ability
     rolls; the finder's player may reroll. ``vals`` may start with the table roll (Research)."""
     hi = ctx[0]
@@ -500,7 +500,7 @@ def _treasure_rolls(st, ctx, vals):
 
 
 @luck.step("heal")
-def _heal_roll(st, ctx, vals):
+def _heal_roll(st: WarbahState, ctx, vals):
     """Recovery for one Hero: Healing (1D10 troops back, at most those lost; Luck may reroll
     it), then the cap, markers, Diplomacy, settlement capture and abilities from XP."""
     hi, = ctx
@@ -515,7 +515,7 @@ def _heal_roll(st, ctx, vals):
 
 
 @luck.step("undead")
-def _undead_roll(st, ctx, vals):
+def _undead_roll(st: WarbahState, ctx, vals):
     """SPECIAL UNIT TYPES, Undead: 1D10 regenerate in recovery (designed: while one is
     present, within the army cap); the owner may reroll it."""
     hi, = ctx

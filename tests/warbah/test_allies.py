@@ -21,7 +21,7 @@ from tabletop_arena.envs.warbah.actions import (
     TARGET0,
 )
 from tabletop_arena.envs.warbah.config import TERRAINS
-from tabletop_arena.envs.warbah.heroes import Item
+from tabletop_arena.envs.warbah.state import Item
 
 
 def diplomacy_state(n=3, seed=0):

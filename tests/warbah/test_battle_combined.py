@@ -17,9 +17,8 @@ from tabletop_arena.envs.warbah.actions import (
     CASUALTY0,
     LOSS_SP0,
 )
-from tabletop_arena.envs.warbah.battle import Battle
 from tabletop_arena.envs.warbah.config import TERRAINS
-from tabletop_arena.envs.warbah.heroes import Hero
+from tabletop_arena.envs.warbah.state import Battle, Hero
 
 
 def _hero(seat, cell, troops, abil=()):

@@ -10,7 +10,7 @@ import pytest
 from tabletop_arena.envs.core.game import IllegalActionError
 from tabletop_arena.envs.warbah import battle, battle_flow, fleets, sea
 from tabletop_arena.envs.warbah.actions import FLEET0
-from tabletop_arena.envs.warbah.battle import Battle
+from tabletop_arena.envs.warbah.state import Battle
 from tests.warbah.test_sea import _at_sea, dir_to, sea_world
 
 

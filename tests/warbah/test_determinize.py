@@ -4,7 +4,7 @@ from __future__ import annotations
 import numpy as np
 
 from tabletop_arena.envs.warbah.actions import TARGET0
-from tabletop_arena.envs.warbah.heroes import Item
+from tabletop_arena.envs.warbah.state import Item
 from tests.warbah.test_espionage import at_stage, contact_state
 
 

@@ -7,7 +7,7 @@ import pytest
 from tabletop_arena.envs.warbah import espionage, heroes, make_game, realm_spells, turn
 from tabletop_arena.envs.warbah.actions import CAPITOL_AUTO, CASUALTY0, DONE, HIRE_AGENT, TARGET0
 from tabletop_arena.envs.warbah.config import SETTLEMENTS, TERRAINS
-from tabletop_arena.envs.warbah.heroes import Item
+from tabletop_arena.envs.warbah.state import Item
 
 
 class ScriptRng:

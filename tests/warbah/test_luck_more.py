@@ -12,8 +12,7 @@ import pytest
 from tabletop_arena.envs.core.game import IllegalActionError
 from tabletop_arena.envs.warbah import battle, battle_flow, espionage, heroes, luck, make_game, realm_spells, turn
 from tabletop_arena.envs.warbah.actions import HIRE_AGENT, KEEP_ROLL, LUCK_FOE, LUCK_MINE, RECRUIT_HERO, REROLL
-from tabletop_arena.envs.warbah.battle import Army, ArmyMagic
-from tabletop_arena.envs.warbah.heroes import Item
+from tabletop_arena.envs.warbah.state import Army, ArmyMagic, Item
 from tests.warbah.test_battle_mass import Dice
 from tests.warbah.test_espionage import ScriptRng, contact_state
 from tests.warbah.test_luck_rolls import LUCKY, _last_turn, _legal

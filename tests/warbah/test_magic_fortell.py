@@ -10,7 +10,7 @@ import pytest
 from tabletop_arena.envs.core.game import IllegalActionError
 from tabletop_arena.envs.warbah import espionage, observe_magic, realm_spells
 from tabletop_arena.envs.warbah.actions import DONE, REALM0, TARGET0
-from tabletop_arena.envs.warbah.heroes import Item
+from tabletop_arena.envs.warbah.state import Item
 from tests.warbah.test_espionage import at_stage, contact_state
 
 

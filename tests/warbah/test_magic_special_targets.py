@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from tabletop_arena.envs.core.game import IllegalActionError
-from tabletop_arena.envs.warbah import battle, battle_flow, battle_spells, heroes
+from tabletop_arena.envs.warbah import battle, battle_flow, battle_spells, heroes, state
 from tabletop_arena.envs.warbah.actions import BSPELL0, DONE, GROUP0, MAGIC_SPGROUP0
 from tabletop_arena.envs.warbah.config import SPECIALS
 from tests.warbah.test_spells import BS, T, two_heroes
@@ -57,7 +57,7 @@ def test_kill_spell_targets_a_special_group():
     assert "kobolds" in st.action_to_str(MAGIC_SPGROUP0 + KOB)
     st.apply(MAGIC_SPGROUP0 + KOB)
     sched = sides(st)[0].magic.scheduled
-    assert sched == [(battle.segment_of(3), "kill", battle.SPECIAL_GROUP0 + KOB, 2, 0)]
+    assert sched == [(battle.segment_of(3), "kill", state.SPECIAL_GROUP0 + KOB, 2, 0)]
     battle_spells.segment_effects(st, battle.segment_of(3))
     foe = sides(st)[1]
     assert foe.counts[battle.FIRST_SPECIAL + KOB] == 3 and foe.counts[battle.FIRST_SPECIAL + UND] == 1
@@ -82,10 +82,10 @@ def test_neutralize_spell_stops_a_special_group():
     st.apply(MAGIC_SPGROUP0 + UND)
     battle_spells.segment_effects(st, battle.segment_of(2))
     foe = sides(st)[1]
-    assert foe.magic.neutral[battle.SPECIAL_GROUP0 + UND] == 4 and foe.counts[battle.FIRST_SPECIAL + UND] == 4
+    assert foe.magic.neutral[state.SPECIAL_GROUP0 + UND] == 4 and foe.counts[battle.FIRST_SPECIAL + UND] == 4
     st.rng = FixedRng(1)  # every die would hit
     assert battle.special_attacks_d10(st, foe, battle.segment_of(1)) == 0
-    foe.magic.neutral[battle.SPECIAL_GROUP0 + UND] = 1
+    foe.magic.neutral[state.SPECIAL_GROUP0 + UND] = 1
     assert battle.special_attacks_d10(st, foe, battle.segment_of(1)) == 3
 
 
@@ -117,7 +117,7 @@ def test_slow_and_illusions_on_special_groups():
     battle_spells.end_round(st)
     sides(st)[0].magic.cast = False
     assert battle.special_attacks_d10(st, foe, battle.segment_of(0)) == 2  # still slow next round
-    battle_spells.cast_battle(st, 0, BS["illusions"], battle.SPECIAL_GROUP0 + UND)
+    battle_spells.cast_battle(st, 0, BS["illusions"], state.SPECIAL_GROUP0 + UND)
     assert battle.special_attacks_d10(st, foe, battle.segment_of(1)) == 0
     battle_spells.end_round(st)
     assert battle.special_attacks_d10(st, foe, battle.segment_of(1)) == 2
@@ -219,4 +219,4 @@ def test_neutral_wizard_targets_the_largest_group_including_specials(monkeypatch
     st.magic.battle_deck = [k for k in range(T.NB) if k != BS["fireball"]] + [BS["fireball"]]
     st.phase, st.queue, st.queue_pos = "battle", [(0, 0)], 0
     battle_flow.start_battle(st, 0, cell)
-    assert casts[0] == (1, BS["fireball"], battle.SPECIAL_GROUP0 + UND)
+    assert casts[0] == (1, BS["fireball"], state.SPECIAL_GROUP0 + UND)

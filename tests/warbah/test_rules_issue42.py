@@ -16,7 +16,7 @@ from tabletop_arena.envs.warbah.actions import (
     describe,
 )
 from tabletop_arena.envs.warbah.config import SETTLEMENTS, TERRAINS
-from tabletop_arena.envs.warbah.heroes import Item
+from tabletop_arena.envs.warbah.state import Item
 from tests.warbah.test_allies import diplomacy_state
 from tests.warbah.test_rules import setup_state
 from tests.warbah.test_sea import dir_to, sea_world

@@ -15,9 +15,9 @@ from tabletop_arena.envs.warbah.actions import (
     REROLL,
     SHIP0,
 )
-from tabletop_arena.envs.warbah.battle import Battle
 from tabletop_arena.envs.warbah.board import generate_map, neighbour_table
 from tabletop_arena.envs.warbah.config import SETTLEMENTS, TERRAINS
+from tabletop_arena.envs.warbah.state import Battle
 
 
 class ScriptRng:

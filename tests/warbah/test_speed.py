@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from tabletop_arena.envs.warbah import make_game
-from tabletop_arena.envs.warbah.rules import WarbahState
+from tabletop_arena.envs.warbah.state import WarbahState
 
 
 def _drop_observation_caches(st) -> None:

@@ -8,9 +8,8 @@ import pytest
 
 from tabletop_arena.envs.warbah import battle, espionage, heroes, hexes, make_game, realm_spells, recruit, turn
 from tabletop_arena.envs.warbah.actions import CAPITOL_AUTO, DROP_ONE0, GIVE0, TAKE_ONE0
-from tabletop_arena.envs.warbah.battle import Army
 from tabletop_arena.envs.warbah.config import SETTLEMENTS, SPECIALS, TERRAINS
-from tabletop_arena.envs.warbah.heroes import Item
+from tabletop_arena.envs.warbah.state import Army, Item
 
 
 def two_heroes(seed=0):
