@@ -15,7 +15,10 @@
 """
 from __future__ import annotations
 
+from typing import Literal, Union
+
 from .board import CELLS, LETTERS, NAMES, cell_name
+from .config import ZoneKind
 
 PLACE = 0
 CELL = 1000
@@ -27,7 +30,7 @@ DRAW = 1345
 PASS = 1346
 NUM_ACTIONS = 1347
 
-ZONE_NAMES = {
+ZONE_NAMES: dict[ZoneKind, list[str]] = {
     "halves": ["top half", "bottom half", "left half", "right half"],
     "quadrants2": ["NW+SE quadrants", "NE+SW quadrants", "(unused)", "(unused)"],
     "quadrants4": ["NW quadrant", "NE quadrant", "SE quadrant", "SW quadrant"],
@@ -54,7 +57,14 @@ def zone(choice: int) -> int:
     return ZONE + choice
 
 
-def decode(action: int) -> tuple:
+#: what ``decode`` gives: the kind, then its numbers
+Decoded = Union[tuple[Literal["place"], int, int], tuple[Literal["cell"], int],
+                tuple[Literal["reroll"], int, int], tuple[Literal["mountain"], int, int],
+                tuple[Literal["zone"], int], tuple[Literal["reserve"]], tuple[Literal["draw"]],
+                tuple[Literal["pass"]]]
+
+
+def decode(action: int) -> Decoded:
     """('place', colour, cell) | ('cell', cell) | ('reroll', rel, colour) | ('mountain', o, anchor)
     | ('zone', k) | ('reserve',) | ('draw',) | ('pass',)"""
     a = int(action)
@@ -70,10 +80,14 @@ def decode(action: int) -> tuple:
         return ("mountain",) + divmod(a - MOUNTAIN, CELLS)
     if a < RESERVE:
         return ("zone", a - ZONE)
-    return {RESERVE: ("reserve",), DRAW: ("draw",), PASS: ("pass",)}[a]
+    if a == RESERVE:
+        return ("reserve",)
+    if a == DRAW:
+        return ("draw",)
+    return ("pass",)
 
 
-def action_to_str(action: int, zone_kind: str = "halves") -> str:
+def action_to_str(action: int, zone_kind: ZoneKind = "halves") -> str:
     kind, *args = decode(action)
     if kind == "place":
         colour, cell = args

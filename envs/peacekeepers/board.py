@@ -6,6 +6,8 @@ Cells are numbered ``r * 10 + c`` on the 10x10 field. Cell codes on the board:
 """
 from __future__ import annotations
 
+from typing import Literal
+
 import numpy as np
 
 SIZE = 10
@@ -100,8 +102,12 @@ def eruption_tree(path: list) -> tuple[tuple[tuple[int, int], ...], ...]:
     return tuple(out)
 
 
-def _horde_zone() -> tuple[tuple[tuple[int, tuple[int, ...]], ...], ...]:
-    """Per target cell: ((cell, blockers), ...) of the Goblin Horde's attack zone.
+#: how a Goblin Horde reaches a cell past its blockers: stopped by any of them, or only by all
+HordeReach = Literal["all", "both"]
+
+
+def _horde_zone() -> tuple[tuple[tuple[int, tuple[int, ...], HordeReach], ...], ...]:
+    """Per target cell: ((cell, blockers, reach), ...) of the Goblin Horde's attack zone.
 
     Rulebook, "Resolving a Goblin Horde": two cells orthogonally, one diagonally. A volcano or
     mountain stops the attack going past it: the second orthogonal cell is reached through the first;
@@ -111,7 +117,7 @@ def _horde_zone() -> tuple[tuple[tuple[int, tuple[int, ...]], ...], ...]:
     out = []
     for t in range(CELLS):
         r, c = divmod(t, SIZE)
-        zone = []
+        zone: list[tuple[int, tuple[int, ...], HordeReach]] = []
         for dr, dc in ((-1, 0), (1, 0), (0, -1), (0, 1)):
             for k in (1, 2):
                 rr, cc = r + k * dr, c + k * dc
@@ -129,9 +135,9 @@ def _horde_zone() -> tuple[tuple[tuple[int, tuple[int, ...]], ...], ...]:
 HORDE_ZONE = _horde_zone()
 
 
-def mountain_candidates(length: int) -> list[tuple[int, ...]]:
+def mountain_candidates(length: int) -> list[tuple[int, ...] | None]:
     """Action-ordered candidates: index = orientation * 100 + anchor; None where off the board."""
-    cands = []
+    cands: list[tuple[int, ...] | None] = []
     for orient in (0, 1):  # 0 horizontal (anchor is the left end), 1 vertical (anchor is the top)
         for anchor in range(CELLS):
             r, c = divmod(anchor, SIZE)
@@ -159,7 +165,7 @@ CELL_BITS = tuple(_bit(c) for c in range(CELLS))
 def _candidate_tables():
     tables = {}
     for length, cands in MOUNTAIN_CANDIDATES.items():
-        rows = []
+        rows: list[tuple[int, int, bool, int] | None] = []
         for cells in cands:
             if cells is None:
                 rows.append(None)

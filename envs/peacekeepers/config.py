@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections import Counter
 from pathlib import Path
+from typing import Literal, TypedDict, cast, get_args
 
 import numpy as np
 
@@ -13,12 +14,53 @@ from ..core.resources import config_path as data_file
 from .board import LETTERS
 
 DEFAULT_CONFIG = data_file("peacekeepers.yaml")
-MODES = ("solo", "collaborative", "competitive", "competitive_no_points", "puzzle")
-PUZZLE_LEVELS = ("standard", "easy", "challenge")
+# The names the engine compares with literals are Literal types (mypy with strict_equality: a
+# misspelt literal is an error, not a silent False); the tuples of choices come from them.
+Mode = Literal["solo", "collaborative", "competitive", "competitive_no_points", "puzzle"]
+MODES: tuple[Mode, ...] = get_args(Mode)
+PuzzleLevel = Literal["standard", "easy", "challenge"]
+PUZZLE_LEVELS: tuple[PuzzleLevel, ...] = get_args(PuzzleLevel)
+Mountains = Literal["choose", "random", "none"]
+Zones = Literal["halves", "quadrants"]
+Reward = Literal["result", "score"]
+#: how the board is split (``game.zone_kind``): halves, or quadrants for 2 or for 4 players
+ZoneKind = Literal["halves", "quadrants2", "quadrants4"]
 BOARD_PLANES = 18
 VECTOR_SIZE = 84
 #: the phases of a game, in the order of the observation's phase one-hot
-PHASES = ("mountain", "zone", "start_temple", "refill", "play", "giant2", "troll_chase", "elf", "over")
+Phase = Literal["mountain", "zone", "start_temple", "refill", "play", "giant2", "troll_chase", "elf",
+                "over"]
+PHASES: tuple[Phase, ...] = get_args(Phase)
+#: the end phases (``state.end_phase``, None in normal play): a zone was filled, a player got stuck
+EndPhase = Literal["zone", "stuck"]
+
+
+class Rules(TypedDict):
+    """The rules table as the engine reads it (``game.rules``): ``RULES`` below checks every
+    value when it is loaded (tests/test_typed_tables.py keeps the two in step)."""
+
+    giant_pairs_only: bool
+    troll_check_after_chase: bool
+    eruption_captures: bool
+    solo_horde_to_bag: bool
+    refill_choice: bool
+    restart_on_empty_board: bool
+    hidden_hands: bool
+    reroll_hordes: bool
+    reroll_eruptions: bool
+    puzzle_size: int
+    puzzle_hazards: bool
+    competitive_hand: int
+    refill_at: int
+
+
+class Tables(TypedDict):
+    """What ``load_tables`` returns."""
+
+    faces: np.ndarray                      # int8 [100, 6]: each cube's face colours
+    tokens: list[tuple[int, ...]]          # the mountain tokens' two sides
+    eruption_path: list[list[list[int]]]   # [[row, col], [parent row, parent col]] per cell
+    rules: Rules
 
 
 #: the rules section (configs/peacekeepers.yaml ``rules:``): every key's type and range
@@ -61,7 +103,7 @@ SCHEMA = Option("", dict, fields=(
 ))
 
 
-def load_tables(path: str | Path | None = None, rules: dict | None = None) -> dict:
+def load_tables(path: str | Path | None = None, rules: dict | None = None) -> Tables:
     """Read and check the YAML tables (``SCHEMA``, then what ties fields together); ``rules``
     overrides keys of its ``rules`` section."""
     data = read_config(path, DEFAULT_CONFIG, SCHEMA)
@@ -96,4 +138,4 @@ def load_tables(path: str | Path | None = None, rules: dict | None = None) -> di
                           f"rules.competitive_hand ({merged['competitive_hand']})")
     faces = np.array([[LETTERS.index(ch) for ch in c] for c in cubes], dtype=np.int8)
     return {"faces": faces, "tokens": [tuple(t) for t in tokens],
-            "eruption_path": data["eruption_path"], "rules": merged}
+            "eruption_path": data["eruption_path"], "rules": cast(Rules, merged)}   # checked by RULES

@@ -4,7 +4,7 @@ reward), the cube and token tables, and the factory of game states
 from __future__ import annotations
 
 import os
-from typing import Any
+from typing import Any, get_args
 
 import numpy as np
 
@@ -12,7 +12,19 @@ from ..core.game import ConfigError, Game
 from ..core.options import Option, OptionTable
 from . import actions as A
 from .board import BLACK, BROWN, GRAY, WHITE, eruption_tree
-from .config import BOARD_PLANES, MODES, PUZZLE_LEVELS, VECTOR_SIZE, load_tables
+from .config import (
+    BOARD_PLANES,
+    MODES,
+    PUZZLE_LEVELS,
+    VECTOR_SIZE,
+    Mode,
+    Mountains,
+    PuzzleLevel,
+    Reward,
+    ZoneKind,
+    Zones,
+    load_tables,
+)
 from .rules import PeacekeepersState
 
 
@@ -31,21 +43,22 @@ class PeacekeepersGame(Game):
         Option("hand_size", int, None, "cubes in hand (solo/collaborative/puzzle challenge)",
                low=1, high=4),
         Option("mountains", str, None, "mountain ranges (default: by mode)",
-               choices=("choose", "random", "none")),
-        Option("zones", str, "halves", "competitive zones", choices=("halves", "quadrants")),
+               choices=get_args(Mountains)),
+        Option("zones", str, "halves", "competitive zones", choices=get_args(Zones)),
         Option("puzzle_level", str, "standard", "puzzle mode level", choices=PUZZLE_LEVELS),
-        Option("reward", str, "result", "terminal reward", choices=("result", "score")),
+        Option("reward", str, "result", "terminal reward", choices=get_args(Reward)),
         Option("rules", dict, None, "overrides of the rules table (configs/peacekeepers.yaml)"),
         Option("config_path", os.PathLike, None, "a rules file replacing configs/peacekeepers.yaml"),
     )
 
-    def __init__(self, mode: str = "competitive", num_players: int | None = None,
-                 hand_size: int | None = None, mountains: str | None = None, zones: str = "halves",
-                 puzzle_level: str = "standard", reward: str = "result",
-                 rules: dict | None = None, config_path: str | None = None):
+    def __init__(self, mode: Mode = "competitive", num_players: int | None = None,
+                 hand_size: int | None = None, mountains: Mountains | None = None,
+                 zones: Zones = "halves", puzzle_level: PuzzleLevel = "standard",
+                 reward: Reward = "result", rules: dict | None = None,
+                 config_path: str | None = None):
         # each option's type and range is checked by OPTIONS; here: what depends on several
-        defaults_players = {"solo": 1, "collaborative": 2, "competitive": 2,
-                            "competitive_no_points": 2, "puzzle": 1}
+        defaults_players: dict[Mode, int] = {"solo": 1, "collaborative": 2, "competitive": 2,
+                                             "competitive_no_points": 2, "puzzle": 1}
         n = defaults_players[mode] if num_players is None else num_players
         if mode == "solo" and n != 1:
             raise ConfigError("solo mode is for exactly 1 player")
@@ -62,7 +75,8 @@ class PeacekeepersGame(Game):
         # an option the mode ignores is refused (not silently dropped); its default value (what
         # options() reports, and saved games and checkpoints carry) is accepted
         uses_hand = mode in ("solo", "collaborative") or (mode == "puzzle" and puzzle_level == "challenge")
-        default_hand = {"solo": 3, "collaborative": 1}.get(mode, 1)
+        default_hands: dict[Mode, int] = {"solo": 3, "collaborative": 1}
+        default_hand = default_hands.get(mode, 1)
         if not uses_hand and hand_size not in (None, default_hand):
             raise ConfigError(f"hand_size={hand_size} has no effect in {mode} mode"
                               f"{' ' + puzzle_level if mode == 'puzzle' else ''} (hand_size is for "
@@ -95,7 +109,8 @@ class PeacekeepersGame(Game):
         self.competitive = mode.startswith("competitive")
         self.points = mode == "competitive"
         self.puzzle = mode == "puzzle"
-        self.zone_kind = ("halves" if zones == "halves" else "quadrants2" if n == 2 else "quadrants4") \
+        self.zone_kind: ZoneKind = \
+            ("halves" if zones == "halves" else "quadrants2" if n == 2 else "quadrants4") \
             if self.competitive else "halves"
         self.hidden_information = bool(self.rules["hidden_hands"])
         self.hand_cap = self.rules["competitive_hand"] if self.competitive else hand_size
@@ -119,5 +134,5 @@ class PeacekeepersGame(Game):
                 "mountains": self.mountains, "zones": self.zones, "puzzle_level": self.puzzle_level,
                 "reward": self.reward, "rules": self._rules_override, "config_path": self.config_path}
 
-    def _new_state(self, rng: np.random.Generator):
+    def _new_state(self, rng: np.random.Generator) -> PeacekeepersState:
         return PeacekeepersState(self, rng)

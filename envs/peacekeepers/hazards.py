@@ -9,13 +9,14 @@ from __future__ import annotations
 import numpy as np
 
 from .board import BLACK, BLUE, EMPTY, ERUPTED, GREEN, HORDE_ZONE, MOUNTAIN, NEIGHBOURS, ORANGE, RED, WHITE, YELLOW
+from .fields import PeacekeepersFields
 
 #: cubes a Goblin Horde chases off (Faerie, Temples, Volcanoes and puzzle blocks stay)
 HORDE_TARGETS = (RED, ORANGE, YELLOW, GREEN, BLUE)
 HORDE_WALLS = (BLACK, ERUPTED, MOUNTAIN)
 
 
-class HazardMixin:
+class HazardMixin(PeacekeepersFields):
     """Hordes and eruptions of the current position (board writes go through ``_set``)."""
 
     def _horde(self, target: int, by: int) -> None:
@@ -67,7 +68,7 @@ class HazardMixin:
             lonely.add(int(cell))
         return lonely
 
-    def _remove_solitary_giants(self, spared: set[int] = frozenset()) -> None:
+    def _remove_solitary_giants(self, spared: frozenset[int] | set[int] = frozenset()) -> None:
         """After hordes and eruptions: Giants this hazard left without company leave (discarded).
 
         ``spared``: Giants that were already alone before the hazard. Only puzzle set-ups have

@@ -42,6 +42,8 @@ from .board import (
     neighbour_count_bits,
     obstacle_labels,
 )
+from .config import Phase
+from .fields import PeacekeepersFields
 from .hazards import HORDE_TARGETS
 
 
@@ -61,7 +63,7 @@ _MASK_BYTES = (A.NUM_ACTIONS + 7) // 8
 _COMPAT_BYTES = np.ascontiguousarray(COMPAT, np.uint8).tobytes()
 _HORDE_CODES = bytes(1 if j - 1 in HORDE_TARGETS else 0 for j in range(12))
 #: range length -> its mountain mask on an empty board (where every game's set-up starts)
-_EMPTY_BOARD_MOUNTAINS: dict = {}
+_EMPTY_BOARD_MOUNTAINS: dict[int, np.ndarray] = {}
 
 
 def _unpack_mask(bits: int) -> np.ndarray:
@@ -105,7 +107,7 @@ class PositionCache:
                              self.touch2, self.zones)
 
 
-class MaskMixin:
+class MaskMixin(PeacekeepersFields):
     """What the player to move may do, read from cached bitboards of the position."""
 
     # ------------------------------------------------------------------ analysis -----------
@@ -138,6 +140,7 @@ class MaskMixin:
             # Multi-Player Competitive: the first cube goes on an outer edge of one's own zone
             # (designed fallback: anywhere in the zone when mountains cover that whole edge);
             # with the field emptied (hordes, eruptions) a cube starts again the same way
+            assert a.zones is not None and a.code_bits is not None, "a first cube needs the zones"
             zone = a.zones[seat]
             edge = EDGE_BITS & zone
             return (edge if edge & a.code_bits[0] else zone), False
@@ -172,6 +175,7 @@ class MaskMixin:
         g = self.game
         a = self._analysis()
         code_bits, active, touch1 = a.code_bits, a.active, a.touch1
+        assert code_bits is not None   # filled by _analysis
         total = 0
         if any(counts):
             area, need_touch = self._area(seat)
@@ -259,7 +263,7 @@ class MaskMixin:
 
     def _reroll_targets(self) -> list[tuple[int, int]]:
         n = self.game.num_seats
-        out = []
+        out: list[tuple[int, int]] = []
         for rel in range(n):
             s = (self.cur + rel) % n
             if self.out[s]:
@@ -284,13 +288,13 @@ class MaskMixin:
                 self._mlab = obstacle_labels(self.board)
             length = self.ranges[0]
             fresh = self._code_bits()[EMPTY + 1] == FULL     # an empty board: the same every game
-            found = _EMPTY_BOARD_MOUNTAINS.get(length) if fresh else None
-            if found is None:
-                found = mountain_placements(self.board, length, self._mlab)
+            placements = _EMPTY_BOARD_MOUNTAINS.get(length) if fresh else None
+            if placements is None:
+                placements = mountain_placements(self.board, length, self._mlab)
                 if fresh:
-                    found.flags.writeable = False
-                    _EMPTY_BOARD_MOUNTAINS[length] = found
-            self._mountain_cache = found
+                    placements.flags.writeable = False
+                    _EMPTY_BOARD_MOUNTAINS[length] = placements
+            self._mountain_cache = placements
         return self._mountain_cache
 
     # ------------------------------------------------------------------ mask ----------------
@@ -368,8 +372,9 @@ class MaskMixin:
     def illegal_reason(self, action: int) -> str:
         kind, *args = A.decode(action)
         ph = self.phase
-        expected = {"mountain": "mountain", "zone": "zone", "start_temple": "cell", "refill": "draw/pass",
-                    "play": "place", "giant2": "cell", "troll_chase": "cell", "elf": "reroll/pass"}
+        expected: dict[Phase, str] = {
+            "mountain": "mountain", "zone": "zone", "start_temple": "cell", "refill": "draw/pass",
+            "play": "place", "giant2": "cell", "troll_chase": "cell", "elf": "reroll/pass"}
         if kind not in expected.get(ph, "") and not (kind == "pass" and ph in ("play",)):
             return f"phase {ph!r} expects a {expected.get(ph)} action, not {kind}"
         if kind == "place":
@@ -383,5 +388,5 @@ class MaskMixin:
             return "nothing may be declined here"
         return "not a legal target here"
 
-    def phase_name(self) -> str:
+    def phase_name(self) -> Phase:
         return self.phase

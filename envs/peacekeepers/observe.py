@@ -34,14 +34,18 @@ from __future__ import annotations
 
 import functools
 import struct
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from ..core.accel import KERNELS
 from .board import CELLS
-from .config import BOARD_PLANES, PHASES, VECTOR_SIZE
+from .config import BOARD_PLANES, PHASES, VECTOR_SIZE, EndPhase, Phase
 
-_PHASE_INDEX = {p: i for i, p in enumerate(PHASES)}
+if TYPE_CHECKING:   # for the type checker only: rules.py imports this module
+    from .rules import PeacekeepersState
+
+_PHASE_INDEX: dict[Phase, int] = {p: i for i, p in enumerate(PHASES)}
 BOARD_SIZE = BOARD_PLANES * CELLS
 _CODE_SIZE = 12 * CELLS          # planes 0..11, kept up to date by the engine (``code_planes``)
 _OFF_FIELD = 11 * CELLS           # plane 11 (empty cells) is masked by the field in puzzles
@@ -58,19 +62,19 @@ def _template(zone_bytes: bytes | None, active_bytes: bytes | None, seat: int, n
             t[rel] = zone == (seat + rel) % n
     if active_bytes is not None:
         t[5] = ~np.frombuffer(active_bytes, bool)
-    t = t.reshape(-1)
-    t.flags.writeable = False
-    return t
+    flat = t.reshape(-1)
+    flat.flags.writeable = False
+    return flat
 
 
 _VECTOR = struct.Struct(f"={VECTOR_SIZE}f")
 _VEC_OFFSET = BOARD_SIZE * 4          # byte offset of the scalar part in the float32 vector
 
 
-_END_CODE = {None: 0, "zone": 1, "stuck": 2}
+_END_CODE: dict[EndPhase | None, int] = {None: 0, "zone": 1, "stuck": 2}
 
 
-def build_observation(state, seat: int) -> np.ndarray:
+def build_observation(state: PeacekeepersState, seat: int) -> np.ndarray:
     """The observation of ``seat`` (the compiled kernel when built, else the Python code)."""
     if KERNELS is None:
         return build_observation_py(state, seat)
@@ -91,7 +95,7 @@ def build_observation(state, seat: int) -> np.ndarray:
     return obs
 
 
-def build_observation_py(state, seat: int) -> np.ndarray:
+def build_observation_py(state: PeacekeepersState, seat: int) -> np.ndarray:
     """The pure-Python observation (the reference for the kernel)."""
     g = state.game
     n = g.num_seats
@@ -150,5 +154,6 @@ def build_observation_py(state, seat: int) -> np.ndarray:
         v[74] = 1.0
     if state.pending_optional or state._may_decline_turn():
         v[79] = 1.0
-    _VECTOR.pack_into(obs, _VEC_OFFSET, *v)
+    # an ndarray is a writable buffer; numpy's stubs say so (__buffer__) from Python 3.12 on only
+    _VECTOR.pack_into(obs, _VEC_OFFSET, *v)  # type: ignore[arg-type]
     return obs

@@ -12,9 +12,15 @@ fits), matched to real cubes in the bag; a set-up the solver cannot finish is ge
 """
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from .board import BLACK, COMPAT, EMPTY, GRAY, NEIGHBOURS, RACES, SIZE, WHITE, YELLOW
+
+if TYPE_CHECKING:   # for the type checker only: rules.py (which game.py imports) imports this module
+    from .game import PeacekeepersGame
+    from .rules import PeacekeepersState
 
 MAX_TRIES = 50
 SOLVER_BUDGET = 4000
@@ -35,7 +41,7 @@ def _fits(board, cell: int, colour: int) -> bool:
     return all(ok[board[z] + 1] for z in NEIGHBOURS[cell])
 
 
-def generate(state) -> tuple[np.ndarray, np.ndarray, list[int]]:
+def generate(state: PeacekeepersState) -> tuple[np.ndarray, np.ndarray, list[int]]:
     """Run the generator with the state's rng. Returns (board, board_cube, bag)."""
     g = state.game
     rng = state.rng
@@ -87,8 +93,8 @@ def solve(board: np.ndarray, holes: list[int], colours: list[int], budget: int =
         for nbs in waiting:
             if not any(b[z] in company for z in nbs):
                 return False
-        for h, nbs in hole_giants:
-            if b[h] == YELLOW and not any(b[z] in company for z in nbs):
+        for h, around in hole_giants:
+            if b[h] == YELLOW and not any(b[z] in company for z in around):
                 return False
         return True
 
@@ -116,7 +122,7 @@ def solve(board: np.ndarray, holes: list[int], colours: list[int], budget: int =
     return None
 
 
-def setup_puzzle(state) -> None:
+def setup_puzzle(state: PeacekeepersState) -> None:
     """Fill ``state`` with a generated puzzle and deal the stock for its level."""
     g = state.game
     rng = state.rng
@@ -150,6 +156,7 @@ def setup_puzzle(state) -> None:
     state.cur = 0
     state.phase = "play"
     if g.puzzle_level == "standard":
+        assert stock is not None   # the standard level leaves the loop with a matched stock
         order = [int(i) for i in rng.permutation(len(stock))]
         for k, i in enumerate(order):  # the stock is shared out among the players in turn
             state.hands[k % g.num_seats].append(stock[i])
@@ -159,7 +166,8 @@ def setup_puzzle(state) -> None:
     state._begin_turn(0)
 
 
-def _match_cubes(g, bag: list[int], solution: list[int]):
+def _match_cubes(g: PeacekeepersGame, bag: list[int],
+                 solution: list[int]) -> list[tuple[int, int]] | None:
     """Take one bag cube with the right face for each solution colour (rarest colours first)."""
     stock = []
     pool = list(bag)

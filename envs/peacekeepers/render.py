@@ -2,11 +2,16 @@
 from __future__ import annotations
 
 import math
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from ..core import draw as D
 from .board import CELLS, EMPTY, ERUPTED, LETTERS, MOUNTAIN, SIZE, cell_name
+from .config import Phase
+
+if TYPE_CHECKING:   # for the type checker only: rules.py imports this module
+    from .rules import PeacekeepersState
 
 # ANSI 256-colour codes per board code (cube colours, brown, erupted, mountain)
 _FG = {0: 196, 1: 208, 2: 226, 3: 40, 4: 33, 5: 129, 6: 240, 7: 255, 8: 94, 9: 245}
@@ -15,7 +20,7 @@ _RGB = {0: (220, 40, 40), 1: (240, 140, 30), 2: (240, 220, 40), 3: (50, 170, 60)
         5: (140, 60, 190), 6: (25, 25, 25), 7: (245, 245, 245), 8: (120, 80, 40), 9: (150, 150, 150),
         10: (110, 100, 90), -1: (235, 225, 200)}
 #: the sub-step phases with a pending cube (plain text; the colour render underlines the cell)
-_SUB_STEP = {"giant2": "the second Giant", "troll_chase": "the Troll's chase", "elf": "the Elf's re-roll"}
+_SUB_STEP: dict[Phase, str] = {"giant2": "the second Giant", "troll_chase": "the Troll's chase", "elf": "the Elf's re-roll"}
 
 
 def _glyph(code: int) -> str:
@@ -28,7 +33,7 @@ def _glyph(code: int) -> str:
     return LETTERS[code]
 
 
-def render_text(state, observer: int | None = None, color: bool = False) -> str:
+def render_text(state: PeacekeepersState, observer: int | None = None, color: bool = False) -> str:
     g = state.game
     lines = [f"Peacekeepers [{g.mode}{' ' + g.puzzle_level if g.puzzle else ''}] "
              f"phase={state.phase} to move={'-' if state.cur < 0 else 'player_%d' % state.cur}"]
@@ -106,7 +111,7 @@ def _erupted(draw, x, y, size):
     draw.polygon(pts, fill=(255, 140, 40))
 
 
-def render_rgb(state, observer: int | None = None, cell_px: int = 52) -> np.ndarray:
+def render_rgb(state: PeacekeepersState, observer: int | None = None, cell_px: int = 52) -> np.ndarray:
     """An (H, W, 3) uint8 picture: the 10x10 field with the coordinates the actions use (A-J,
     1-10), zones tinted in their owner's colour, cubes with their letters, mountains, erupted
     cells and the pending cube outlined; beside it the hands (face down for the players
@@ -234,7 +239,7 @@ def _swatch(code):
     return lambda draw, x, y, s: _cube(draw, x, y, s, code, 11)
 
 
-def _result_line(state, scores) -> str:
+def _result_line(state: PeacekeepersState, scores: list[float]) -> str:
     g = state.game
     if g.competitive:
         ret = state.returns()

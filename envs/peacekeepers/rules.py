@@ -8,6 +8,7 @@ tests and lists every designed value and interpretation.
 from __future__ import annotations
 
 import functools
+from typing import TYPE_CHECKING, Iterable
 
 import numpy as np
 
@@ -33,11 +34,16 @@ from .board import (
     add_mountains,
     dilate,
 )
+from .config import ZoneKind
+from .fields import RemovalCause
 from .hazards import HazardMixin
 from .masks import MaskMixin, _active_bits, _zone_bits
 from .observe import build_observation
 from .puzzle import setup_puzzle
 from .render import render_rgb, render_text
+
+if TYPE_CHECKING:   # for the type checker only: game.py imports this module
+    from .game import PeacekeepersGame
 
 #: board code + 1 -> one-hot column (12 codes x 12) used to split the board into bitboards
 _ONEHOT_T = np.eye(12, dtype=bool)
@@ -48,7 +54,7 @@ _PLANE_CODE[list(_CODE_PLANE), 0] = np.arange(-1, 11)
 
 
 @functools.lru_cache(maxsize=64)
-def _zone_layout(zone_kind: str, k: int, chooser: int, n: int) -> np.ndarray:
+def _zone_layout(zone_kind: ZoneKind, k: int, chooser: int, n: int) -> np.ndarray:
     """The seat owning each cell once ``chooser`` picks zone choice ``k`` (read-only)."""
     r, c = np.divmod(np.arange(CELLS), SIZE)
     half = SIZE // 2
@@ -69,9 +75,9 @@ def _zone_layout(zone_kind: str, k: int, chooser: int, n: int) -> np.ndarray:
 
 
 class PeacekeepersState(MaskMixin, HazardMixin, State):
-    """One position of a Peacekeepers game."""
+    """One position of a Peacekeepers game (its fields are declared in fields.py)."""
 
-    def __init__(self, game, rng: np.random.Generator, _blank: bool = False):
+    def __init__(self, game: PeacekeepersGame, rng: np.random.Generator, _blank: bool = False):
         self.game = game
         self.rng = rng
         if _blank:
@@ -83,44 +89,41 @@ class PeacekeepersState(MaskMixin, HazardMixin, State):
         self.board_cube = np.full(CELLS, -1, np.int16)
         self.active = np.ones(CELLS, bool)      # the field of play (puzzle: a corner square)
         self.zone = np.full(CELLS, -1, np.int8)  # zone owner per cell (competitive)
-        self.bag: list[int] = list(range(100))
-        self.discard: list[int] = []
-        self.captured: list[list[int]] = [[] for _ in range(n)]
-        self.hands: list[list[tuple[int, int]]] = [[] for _ in range(n)]  # (cube, face up)
-        self.reserves: list[list[tuple[int, int]]] = [[] for _ in range(n)]  # hand-of-one Giant reserve
+        self.bag = list(range(100))
+        self.discard = []
+        self.captured = [[] for _ in range(n)]
+        self.hands = [[] for _ in range(n)]      # (cube, face up)
+        self.reserves = [[] for _ in range(n)]   # hand-of-one Giant reserve
         self.out = [False] * n
         self.first_done = [not game.competitive] * n
         self.peaks = [0] * n
-        self.ranges: list[int] = []
+        self.ranges = []
         self.phase = "mountain"
         self.cur = 0
         self.pending_cell = -1      # the cell of the cube whose sub-step is running
         self.pending_optional = False
         self.extra_turn = False
-        #: the turn running is a Wizard's extra turn: the player may decline it (PASS) and is not
-        #: out when it has nothing to place on it
-        self.bonus_turn = False
-        self.end_phase: str | None = None  # None | "zone" (a zone filled) | "stuck"
+        self.bonus_turn = False     # a Wizard's extra turn (fields.py)
+        self.end_phase = None       # None | "zone" (a zone filled) | "stuck"
         self.filler = -1
         self.allot = [0] * n
         self.penalty = [0] * n      # unplaced cubes that count against the score
         self.phase_penalty = [0] * n
-        self.eliminated_order: list[int] = []
+        self.eliminated_order = []
         self.stuck_streak = 0
         self.solved = False
         self.puzzle_holes = 0
-        self.on_volcanoes: list[int] = []  # gray cubes resting on erupted volcanoes
+        self.on_volcanoes = []      # gray cubes resting on erupted volcanoes
         self.pending_first = False
         self.placed_colour = -1
-        self._returns: np.ndarray | None = None
+        self._returns = None
         self._cache = None
         self._codes = None          # bitboard per board code (see _set / _code_bits)
         self._planes = None         # the matching observation planes
         self._mlab = None           # mountain components (board.obstacle_labels), kept up to date
         self._mountain_cache = None
-        #: a set-up that leaves the first player unable to place (non-competitive modes): that
-        #: player's pass is an explicit PASS action, so no game is decided before anyone acts
-        self.stuck_pass = False
+        self._stock_counts = None   # puzzle easy: the stock's counts per bag content
+        self.stuck_pass = False     # the first player's set-up pass (fields.py)
         self.turns_done = 0         # turns begun (a Wizard's extra turn included), for final_info
         self._setting_up = True
         self._setup()
@@ -132,7 +135,7 @@ class PeacekeepersState(MaskMixin, HazardMixin, State):
         return [x for r in self.reserves for x in r]
 
     @reserve.setter
-    def reserve(self, cubes) -> None:
+    def reserve(self, cubes: Iterable[tuple[int, int]]) -> None:
         self.reserves[max(self.cur, 0)] = list(cubes)
 
     # ------------------------------------------------------------------ cloning -------------
@@ -140,8 +143,7 @@ class PeacekeepersState(MaskMixin, HazardMixin, State):
         """A state that owns copies of every field (the memo in ``_cache`` included: its entries
         are this position's, so the copy starts with them, and from then on each state writes
         only its own)."""
-        s = PeacekeepersState(self.game, None, _blank=True)
-        s.rng = copy_generator(self.rng)
+        s = PeacekeepersState(self.game, copy_generator(self.rng), _blank=True)
         d = s.__dict__
         for k, v in self.__dict__.items():
             if k not in ("game", "rng"):
@@ -215,7 +217,7 @@ class PeacekeepersState(MaskMixin, HazardMixin, State):
             self._draw(s, self.game.hand_size, reroll=(GRAY, BROWN))
 
     # ------------------------------------------------------------------ cubes ---------------
-    def _roll(self, cube: int, reroll=()) -> int:
+    def _roll(self, cube: int, reroll: tuple[int, ...] = ()) -> int:
         g = self.game
         faces = g.face_tuples[cube]
         banned = g.always_reroll.union(reroll) if reroll else g.always_reroll
@@ -226,7 +228,7 @@ class PeacekeepersState(MaskMixin, HazardMixin, State):
             if f not in banned:
                 return f
 
-    def _draw(self, seat: int, count: int, reroll=()) -> None:
+    def _draw(self, seat: int, count: int, reroll: tuple[int, ...] = ()) -> None:
         """Draw ``count`` cubes from the bag and roll them into ``seat``'s hand."""
         hand = self.hands[seat]
         for _ in range(count):
@@ -262,7 +264,7 @@ class PeacekeepersState(MaskMixin, HazardMixin, State):
         if self._easy_stock():
             # the whole bag is the stock: counted once per bag content (a step asks several times)
             key = bytes(self.bag)
-            c = self.__dict__.get("_stock_counts")
+            c = self._stock_counts
             if c is None or c[0] != key:
                 counts = self.game.face_present[self.bag].sum(axis=0)
                 if not self.game.rules["puzzle_hazards"]:
@@ -276,7 +278,7 @@ class PeacekeepersState(MaskMixin, HazardMixin, State):
             counts[YELLOW] += len(self.reserves[seat])
         return counts
 
-    def _remove(self, cell: int, by: int, cause: str) -> None:
+    def _remove(self, cell: int, by: int, cause: RemovalCause) -> None:
         """Take the cube off ``cell``: captured, discarded or back to the bag (see RULES.md)."""
         cube = int(self.board_cube[cell])
         self._set(cell, EMPTY)
@@ -310,6 +312,7 @@ class PeacekeepersState(MaskMixin, HazardMixin, State):
             codes[old + 1] &= ~bit
             codes[code + 1] |= bit
             planes = self._planes
+            assert planes is not None   # built together with the codes (_code_bits)
             planes[_CODE_PLANE[old + 1], cell] = 0.0
             planes[_CODE_PLANE[code + 1], cell] = 1.0
         self.board[cell] = code
@@ -317,17 +320,20 @@ class PeacekeepersState(MaskMixin, HazardMixin, State):
 
     def _code_bits(self) -> list[int]:
         """``codes[j]``: the cells holding board code ``j - 1`` (rebuilt only after bulk writes)."""
-        if self._codes is None:
+        codes = self._codes
+        if codes is None:
             packed = np.packbits(_ONEHOT_T[:, self.board + 1], axis=1, bitorder="little").tobytes()
             k = (CELLS + 7) // 8
-            self._codes = [int.from_bytes(packed[j * k:(j + 1) * k], "little") for j in range(12)]
+            codes = self._codes = [int.from_bytes(packed[j * k:(j + 1) * k], "little") for j in range(12)]
             self._planes = np.equal(self.board, _PLANE_CODE).astype(np.float32)
-        return self._codes
+        return codes
 
     def code_planes(self) -> np.ndarray:
         """float32 (12, cells): observation planes 0..11, one per board code (kept up to date)."""
         self._code_bits()
-        return self._planes
+        planes = self._planes
+        assert planes is not None   # built together with the codes
+        return planes
 
     # ------------------------------------------------------------------ apply ---------------
     def _apply(self, action: int) -> None:
@@ -391,6 +397,7 @@ class PeacekeepersState(MaskMixin, HazardMixin, State):
     def _place_mountain(self, idx: int, seat: int | None) -> None:
         length = self.ranges.pop(0)
         cells = MOUNTAIN_CANDIDATES[length][idx]
+        assert cells is not None, "a range off the board is never in the mask"
         for cell in cells:
             self._set(cell, MOUNTAIN)
         if self._mlab is not None:

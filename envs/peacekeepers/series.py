@@ -52,7 +52,11 @@ class Series:
         self.num_games = num_games
         self.rotate_seats = bool(rotate_seats)
         root = np.random.SeedSequence(seed)
-        self.seed = int(root.entropy) if seed is None else seed
+        if seed is None:
+            entropy = root.entropy   # an int when drawn from OS entropy
+            assert isinstance(entropy, int)
+            seed = entropy
+        self.seed = seed
         #: the engine seed of each game (independent streams of one root seed)
         self.game_seeds = [int(s.generate_state(1, np.uint64)[0] % (2**63))
                            for s in root.spawn(num_games)]
