@@ -242,6 +242,9 @@ CASES: list[tuple[str, list[str], str]] = [
     ("eval-options-deprecated-bad", ["eval", "zaka", "--agents", "random", "--options", "num_player=3",
                                      *EVAL], "did you mean 'num_players'"),
     ("eval-unknown-flag", ["eval", "zaka", "--agents", "random", "--gmaes", "3"], "unrecognized arguments"),
+    # ---- ladder (its own cases: train/ladder_cli.py's tests)
+    ("ladder-unknown-flag", ["ladder", "--bogus-flag"], ""),
+    ("ladder-games-zero", ["ladder", "zaka", "--games", "0"], ""),
     # ---- convert-checkpoint
     ("convert-no-args", ["convert-checkpoint"], "required"),
     ("convert-missing", ["convert-checkpoint", "{dir}/none.zip", "{dir}/new.zip"], "none.zip"),

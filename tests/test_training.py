@@ -142,7 +142,7 @@ def test_an_opponents_illegal_move_is_an_error_not_a_win(kind, vec):
 def test_resume_is_rejected_for_another_game_or_without_checkpoint(trained, tmp_path):
     name = GAMES[0]
     run, _, _ = trained[name]
-    with pytest.raises(CheckpointError, match="not found"):
+    with pytest.raises(ConfigError, match="does not exist"):   # says why there is nothing to resume
         train(name, out=tmp_path / "empty", resume=True)
     with pytest.raises(ConfigError, match="already holds a run"):
         train(name, timesteps=64, out=run, **SMALL)
