@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import csv
 import sys
+import textwrap
 from pathlib import Path
 from typing import Any
 
@@ -40,6 +41,19 @@ def opponents(rows: list[dict]) -> list[str]:
             if k.endswith("_win_rate") and k[:-9] not in seen:
                 seen.append(k[:-9])
     return seen
+
+
+def curve_title(game_id: str, options: dict | None = None) -> str:
+    """``peacekeepers_v0 (mode=competitive, num_players=2, ...)``: the game and the options that
+    say something (empty rules and unset files left out)."""
+    shown = [f"{k}={v}" for k, v in (options or {}).items() if v not in (None, {}, [], "")]
+    return f"{game_id} ({', '.join(shown)})" if shown else game_id
+
+
+def wrap_title(text: str, width: int = 95, lines: int = 2) -> str:
+    """``text`` on at most ``lines`` lines of ``width`` characters (the last cut with '...'), so a
+    long title fits the figure instead of running off its edges."""
+    return "\n".join(textwrap.wrap(text, width, max_lines=lines, placeholder=" ...")) or text
 
 
 def write_curve(rows: list[dict], csv_path: str | Path, png_path: str | Path | None = None,
@@ -72,16 +86,24 @@ def plot_curve(rows: list[dict], png_path: str | Path, title: str = "", steps_la
             y = [100 * r[f"{opp}_win_rate"] for r in pts]
             lo = [100 * r[f"{opp}_ci_low"] for r in pts]
             hi = [100 * r[f"{opp}_ci_high"] for r in pts]
-            line, = ax.plot(x, y, marker="o", ms=3, label=f"vs {opp}")
+            line, = ax.plot(x, y, marker="o", ms=4, label=f"vs {opp}")
             ax.fill_between(x, lo, hi, color=line.get_color(), alpha=0.15)
+            ax.errorbar(x, y, yerr=[[a - b for a, b in zip(y, lo)], [b - a for a, b in zip(y, hi)]], fmt="none",
+                        ecolor=line.get_color(), alpha=0.6, capsize=3)   # the interval, even of a lone point
+        if len(rows) == 1:
+            ax.text(0.03, 0.95, "one evaluation so far (the run evaluates every\neval_interval steps and at the end)",
+                    transform=ax.transAxes, ha="left", va="top", fontsize=7, color="grey")
+        ax.set_xlim(left=0)   # both axes count from the start of the run
         ax.axhline(50, color="grey", lw=0.8, ls="--")
         ax.set_xlabel(xlabel)
         ax.set_ylim(0, 100)
         ax.grid(alpha=0.3)
     axes[0].set_ylabel("win rate % (Wilson 95%)")
     axes[1].legend(loc="lower right", fontsize=8)
-    games = rows[-1].get("games") if rows else None
-    fig.suptitle(f"{title} learning curve" + (f" ({games} games per point)" if games else ""), fontsize=10)
+    counts = sorted({r.get("games") for r in rows if isinstance(r.get("games"), int)})
+    games = (f" ({counts[0]} games per point)" if len(counts) == 1
+             else f" ({'-'.join(str(c) for c in (counts[0], counts[-1]))} games per point)" if counts else "")
+    fig.suptitle(wrap_title(f"{title} learning curve{games}".strip()), fontsize=10)
     fig.tight_layout()
     fig.savefig(png_path, dpi=90)
     plt.close(fig)

@@ -337,11 +337,27 @@ class EvalReport:
 
     # -- output ---------------------------------------------------------------------------------
     def table(self, legend: bool = True) -> str:
-        """The per-agent and per-pair tables as text (full agent names), with a legend."""
+        """The results as text (full agent names), with a legend: each pairing first (what one agent
+        did against one other), then each agent against all the others pooled (with three or more
+        agents a pooled row mixes opponents: heuristic's row counts its games against random too)."""
         d = self.data
+        lines = []
+        if d["pairs"]:
+            pw = max([7] + [len(p["a"]) + len(p["b"]) + 4 for p in d["pairs"]])
+            lines.append("Each pairing, from the first agent's side (its wins, draws, losses against the second):")
+            lines.append(f"{'pairing':{pw}s} {'W-D-L':>16s} {'win%':>6s} {'95% CI':>15s} {'p (sign)':>9s}")
+            for p in d["pairs"]:
+                lo, hi = p["win_rate_ci95"]
+                wdl = f"{p['wins']}-{p['draws']}-{p['losses']}"
+                lines.append(f"{p['a'] + ' vs ' + p['b']:{pw}s} {wdl:>16s} {100 * p['win_rate']:6.1f} "
+                             f"[{100 * lo:5.1f},{100 * hi:5.1f}] {p['p_value']:9.2g}")
+            lines.append("")
+        pooled = len(d["agents"]) > 2
+        lines.append("Each agent against all the others" + (" pooled (its games against every opponent "
+                     "together):" if pooled else ":"))
         width = max([5] + [len(n) for n in d["agents"]])
-        lines = [f"{'agent':{width}s} {'games':>6s} {'W':>6s} {'D':>5s} {'L':>6s} {'win%':>6s} "
-                 f"{'95% CI':>15s} {'Elo':>7s} {'Elo 95% CI':>17s} {'len':>6s}"]
+        lines.append(f"{'agent':{width}s} {'games':>6s} {'W':>6s} {'D':>5s} {'L':>6s} {'win%':>6s} "
+                     f"{'95% CI':>15s} {'Elo':>7s} {'Elo 95% CI':>17s} {'len':>6s}")
         for name in d["agents"]:
             a = d["per_agent"][name]
             r = d["ratings"][name]
@@ -349,15 +365,6 @@ class EvalReport:
             lines.append(f"{name:{width}s} {a['games']:6d} {a['wins']:6d} {a['draws']:5d} {a['losses']:6d} "
                          f"{100 * a['win_rate']:6.1f} [{100 * lo:5.1f},{100 * hi:5.1f}] {r['elo']:7.0f} "
                          f"[{r['elo_ci95'][0]:7.0f},{r['elo_ci95'][1]:7.0f}] {a['mean_length']:6.1f}")
-        if d["pairs"]:
-            pw = max([4] + [len(p["a"]) + len(p["b"]) + 4 for p in d["pairs"]])
-            lines.append("")
-            lines.append(f"{'pair':{pw}s} {'W-D-L':>16s} {'win%':>6s} {'95% CI':>15s} {'p (sign)':>9s}")
-            for p in d["pairs"]:
-                lo, hi = p["win_rate_ci95"]
-                wdl = f"{p['wins']}-{p['draws']}-{p['losses']}"
-                lines.append(f"{p['a'] + ' vs ' + p['b']:{pw}s} {wdl:>16s} {100 * p['win_rate']:6.1f} "
-                             f"[{100 * lo:5.1f},{100 * hi:5.1f}] {p['p_value']:9.2g}")
         if legend:
             lines += ["",
                       "W/D/L: games won (first place alone), drawn (first place shared), lost; 95% CI: "
@@ -421,36 +428,39 @@ class EvalReport:
         return "\n".join(out) + "\n"
 
     def plot(self, path: str | os.PathLike) -> Path:
+        """Win rates with their intervals as horizontal bars, one row each (so that long agent
+        names never overlap): every pairing from both sides first, then each agent pooled over
+        all its opponents."""
         import matplotlib
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
 
         d = self.data
-        labels, rates, los, his = [], [], [], []
-        for name in d["agents"]:
-            a = d["per_agent"][name]
-            labels.append(f"{name}\n(all)")
-            rates.append(a["win_rate"])
-            los.append(a["win_rate_ci95"][0])
-            his.append(a["win_rate_ci95"][1])
+        rows: list[tuple[str, dict, str]] = []
         for p in d["pairs"]:
             for a, b in ((p["a"], p["b"]), (p["b"], p["a"])):
-                q = self.pair(a, b)
-                labels.append(f"{a}\nvs {b}")
-                rates.append(q["win_rate"])
-                los.append(q["win_rate_ci95"][0])
-                his.append(q["win_rate_ci95"][1])
-        rate, lo, hi = np.asarray(rates), np.asarray(los), np.asarray(his)
-        fig, ax = plt.subplots(figsize=(max(6, 1.1 * len(labels)), 4.5))
-        x = np.arange(len(labels))
-        ax.bar(x, rate, color=["tab:blue"] * len(d["agents"]) + ["tab:orange"] * (len(labels) - len(d["agents"])))
-        ax.errorbar(x, rate, yerr=[rate - lo, hi - rate], fmt="none", ecolor="black", capsize=4)
-        ax.axhline(0.5, color="gray", lw=0.8, ls="--")
-        ax.set_xticks(x)
-        ax.set_xticklabels([lbl if len(lbl) < 40 else lbl[:37] + "..." for lbl in labels], fontsize=7)
-        ax.set_ylim(0, 1)
-        ax.set_ylabel("win rate (95% Wilson CI)")
-        ax.set_title(f"{d['game']}: {d['total_games']} games")
+                rows.append((f"{a}  vs  {b}", self.pair(a, b), "tab:orange"))
+        if len(d["agents"]) > 2 or not d["pairs"]:
+            for name in d["agents"]:
+                rows.append((f"{name}  vs  all others (pooled)", d["per_agent"][name], "tab:blue"))
+        labels = [r[0] if len(r[0]) <= 70 else r[0][:67] + "..." for r in rows]
+        rate = np.asarray([r[1]["win_rate"] for r in rows])
+        lo = np.asarray([r[1]["win_rate_ci95"][0] for r in rows])
+        hi = np.asarray([r[1]["win_rate_ci95"][1] for r in rows])
+        longest = max(len(lbl) for lbl in labels)
+        fig, ax = plt.subplots(figsize=(5.5 + 0.075 * longest, 1.2 + 0.42 * len(rows)))
+        y = np.arange(len(rows))[::-1]
+        ax.barh(y, rate, color=[r[2] for r in rows], height=0.6)
+        ax.errorbar(rate, y, xerr=[rate - lo, hi - rate], fmt="none", ecolor="black", capsize=3)
+        for yi, r, row in zip(y, rate, rows):   # the number beside the plot, clear of the bars
+            ax.text(1.02, yi, f"{100 * r:.1f}% of {row[1]['games']}", va="center", fontsize=8,
+                    transform=ax.get_yaxis_transform())
+        ax.axvline(0.5, color="gray", lw=0.8, ls="--")
+        ax.set_yticks(y)
+        ax.set_yticklabels(labels, fontsize=8)
+        ax.set_xlim(0, 1)
+        ax.set_xlabel("win rate (first place alone; 95% Wilson interval)")
+        ax.set_title(f"{d['game']}: {d['total_games']} games", fontsize=10)
         fig.tight_layout()
         path = Path(path)
         fig.savefig(path, dpi=110)

@@ -94,8 +94,9 @@ class Result:
             if self.scores is not None:
                 row += f", score {_num(self.scores[i])}"
             out.append(row)
-        if self.details:
-            out.append("  details: " + ", ".join(f"{k}={_compact(v)}" for k, v in self.details.items()))
+        shown = shown_details(self.details, len(self.returns))
+        if shown:
+            out.append("  details: " + ", ".join(f"{k}={_compact(v)}" for k, v in shown.items()))
         return out
 
     def text(self, labels: list[str]) -> str:
@@ -105,6 +106,23 @@ class Result:
         return {"headline": self.headline(labels), "lines": self.lines(labels), "returns": self.returns,
                 "scores": self.scores, "winners": self.winners, "truncated": self.truncated,
                 "steps": self.steps, "details": json.loads(json.dumps(self.details, default=str))}
+
+
+def shown_details(details: dict[str, Any], players: int) -> dict[str, Any]:
+    """The ``final_info`` details worth a line at the end of a game: not the empty ones, not
+    ``ended_by: rules`` (the usual ending; a cap or a designed ending is shown), and, with several
+    players, not a flag that did not happen (a puzzle's ``solved=false`` in a competitive game).
+    ``Result.details`` and ``to_dict`` keep them all."""
+    out = {}
+    for key, value in details.items():
+        if value is None or value == {} or value == [] or value == "":
+            continue
+        if key == "ended_by" and value == "rules":
+            continue
+        if value is False and players > 1:
+            continue
+        out[key] = value
+    return out
 
 
 def _num(x: float) -> str:

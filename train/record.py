@@ -105,14 +105,27 @@ def _result(state, players) -> str:
     return f"game over: shared first place; returns {[round(float(x), 3) for x in per]}"
 
 
-def _frames(pairs):
-    """Quantize the frames as they come (one byte a pixel) to one palette, taken from the first
-    frame (it holds the legend, so nearly every colour the game draws): the same colour keeps
-    its index from frame to frame, so the GIF writer stores only what a move changed (and
-    255 colours leave it a free slot for transparency). Returns (frames padded to one even size,
-    seconds per frame)."""
+def _palette(pictures):
+    """One palette (255 colours) for every frame, taken from ``pictures`` stacked: the start and
+    the end of the game. The start alone (the old palette) holds the legend but not what the game
+    colours later, e.g. Peacekeepers' zones once a player owns them, which then came out grey."""
     from PIL import Image
-    frames, seconds, palette = [], [], None
+    w = max(p.width for p in pictures)
+    sheet = Image.new("RGB", (w, sum(p.height for p in pictures)), CAPTION_BG)
+    y = 0
+    for p in pictures:
+        sheet.paste(p.convert("RGB"), (0, y))
+        y += p.height
+    return sheet.quantize(colors=255, method=Image.Quantize.MEDIANCUT)
+
+
+def _frames(pairs, palette=None):
+    """Quantize the frames as they come (one byte a pixel) to one palette (``palette``, or one
+    taken from the first frame): the same colour keeps its index from frame to frame, so the GIF
+    writer stores only what a move changed (and 255 colours leave it a free slot for
+    transparency). Returns (frames padded to one even size, seconds per frame)."""
+    from PIL import Image
+    frames, seconds = [], []
     for img, s in pairs:
         if palette is None:
             palette = img.quantize(colors=255, method=Image.Quantize.MEDIANCUT)
@@ -147,8 +160,13 @@ def record_game(game, seed: int | None, actions: Sequence[int], path: str | os.P
         except ImportError:
             raise RecordingError("MP4 recordings need imageio-ffmpeg (pip install imageio-ffmpeg); "
                                  "GIF needs only Pillow") from None
-    frames, seconds = _frames(record_frames(game, seed, actions, players=players,
-                                            max_frames=max_frames, opening_moves=opening_moves))
+    start = game.new_initial_state(np.random.default_rng(seed))
+    end = start.clone()
+    for action in actions:
+        end.apply(int(action))
+    palette = _palette([_caption(start.render_rgb(), [""]), _caption(end.render_rgb(), [""])])
+    frames, seconds = _frames(record_frames(game, seed, actions, players=players, max_frames=max_frames,
+                                            opening_moves=opening_moves), palette)
     path.parent.mkdir(parents=True, exist_ok=True)
     if fmt == "gif":
         frames[0].save(path, save_all=True, append_images=frames[1:], loop=0, optimize=True,
