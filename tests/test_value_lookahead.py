@@ -120,8 +120,8 @@ def test_config_errors_name_the_key(data, needle):
 
 
 def test_cli_refuses_ppo_flags_and_unknown_keys(tmp_path, capsys):
-    code, _, err = _cli(["train", "gorgasali", "--out", str(tmp_path / "a"), "--timesteps", "100"], capsys)
-    assert code != 0 and "--timesteps: not read by algorithm value_lookahead" in err
+    code, _, err = _cli(["train", "gorgasali", "--out", str(tmp_path / "a"), "--device", "cpu"], capsys)
+    assert code != 0 and "--device: not read by algorithm value_lookahead" in err
     code, _, err = _cli(["train", "gorgasali", "--out", str(tmp_path / "b"), "--set", "n_envs=2"], capsys)
     assert code != 0 and "unknown key(s) n_envs" in err
     assert not (tmp_path / "b" / "value.pt").exists()
@@ -158,3 +158,29 @@ def test_a_shipped_entry_plays_only_as_its_kind():
             make_agent(spec, game, seed=0)
     with pytest.raises(AgentSpecError, match="play it as ppo:zaka"):
         make_agent("vlook:zaka", envs.make_game("zaka"), seed=0)
+
+
+def test_timesteps_caps_the_data_games_and_scales_the_rest(tmp_path, capsys):
+    """``arena train gorgasali --timesteps N`` (issue 44: a tiny run is tiny): the data games stop
+    at about N engine actions, and the trials, evaluations and fit shrink by the share of the
+    round's games played (at least their floors); a key set with --set keeps its value."""
+    import math
+
+    import yaml
+    out = tmp_path / "run"
+    code, stdout, err = _cli(["train", "gorgasali", "--out", str(out), "--timesteps", "600",
+                              "--set", "games_per_round=40", "--set", "rounds=1", "--set", "workers=1",
+                              "--set", "accept_min_per_game=1000000", "--set", "eval_opponents=[random]",
+                              "--set", "torch_threads=1", "--set", "holdout_every=2", "--no-progress"], capsys)
+    assert code == 0, err
+    cfg = yaml.safe_load((out / "config.yaml").read_text())
+    assert cfg["max_env_steps"] == 600 and cfg["games_per_round"] == 40
+    _, meta = load_value(out / "value.pt", _game())
+    played = meta["games"]
+    assert 1 <= played < 40 and 600 <= meta["env_steps"] < 600 + 2 * 2000
+    share = played / 40
+    assert cfg["accept_games"] == max(20, math.ceil(400 * share)) < 400
+    assert cfg["fit_steps"] == max(200, math.ceil(5000 * share)) < 5000
+    assert cfg["eval_games"] == 20     # 100 x share is below the floor
+    assert f"{played} of 40 data games in this round's share of max_env_steps 600" in stdout
+    assert "20" in (out / "curve.csv").read_text().splitlines()[1].split(",")[3]

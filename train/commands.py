@@ -41,6 +41,14 @@ examples:
   arena train peacekeepers --backend rllib --num-env-runners 2 --out runs/pk_rllib
   arena train peacekeepers --backend rllib --address auto --num-env-runners 32 --num-learners 2 --device cuda
 
+What a run does: the config's warm start (cloning bc_games heuristic games, then dagger_rounds
+of dagger_games), then PPO to total_timesteps, evaluating eval_games per opponent every
+eval_interval steps and at the end. A run shorter than its config (--timesteps below the file's
+total_timesteps) scales bc_games, dagger_games and eval_games by the same share, keeping at least
+20 / 10 / 20 (a key given with --set keeps its value; --set scale_with_run=false keeps them all):
+`arena train zaka --timesteps 4000` clones 20 heuristic games, not 2000, and ends in a few
+minutes; the first lines of a run say what it scaled.
+
 --opt sets the game's options (the env; each one overrides that key of the config's env_options);
 --set sets a training-config key. Without --config the game's configs/train/<game>_<N>p.yaml is used
 for --opt num_players=N where it exists, else configs/train/<game>.yaml, else
@@ -58,7 +66,9 @@ written; a second Ctrl-C aborts without saving. A run folder in use by another r
 A config with "algorithm: value_lookahead" (Gorgasali's default; its PPO recipe is
 configs/train/gorgasali_ppo.yaml) trains the heuristic's value lookahead instead
 (train/value_lookahead.py): value.pt (play it as vlook:PATH), curve.csv/png, fit.csv, accept.csv,
-eval/; --set takes that algorithm's keys (rounds, games_per_round, ...); --timesteps does not apply.
+eval/; --set takes that algorithm's keys (rounds, games_per_round, ...); --timesteps N stops its data
+games at N engine actions (max_env_steps) and scales its trials, evaluations and fit to the share
+of games played.
 """
 
 EVAL_EPILOG = """\
@@ -204,16 +214,20 @@ def _train_value_lookahead(args, game: str, found: tuple[dict, str]) -> int:
     from .config import ConfigError, parse_overrides
     from .value_lookahead import train_value_lookahead
 
-    unused = [f"--{f}" for f in ("timesteps", "device") if getattr(args, f, None) is not None]
-    if unused:
-        raise CLIError(f"{', '.join(unused)}: not read by algorithm value_lookahead ({found[1]})",
-                       hint="its run length is rounds x games_per_round (--set rounds=1)")
+    if getattr(args, "device", None) is not None:
+        raise CLIError(f"--device: not read by algorithm value_lookahead ({found[1]})",
+                       hint="its value network fits on the CPU (torch_threads)")
     try:
         overrides = parse_overrides(args.set)
     except ConfigError as exc:
         raise CLIError(str(exc)) from None
     if args.seed is not None:
         overrides["seed"] = args.seed
+    if args.timesteps is not None:   # env steps of the data games, as the curve counts them
+        if overrides.get("max_env_steps", args.timesteps) != args.timesteps:
+            raise CLIError(f"--timesteps {args.timesteps} and --set max_env_steps={overrides['max_env_steps']} "
+                           f"disagree", hint="give one of them")
+        overrides["max_env_steps"] = args.timesteps
     _add_env_and_progress(args, game, overrides)
     try:
         path = train_value_lookahead(game, found[0], found[1], args.out, overrides)
@@ -314,7 +328,9 @@ def register(subparsers) -> None:
     p.add_argument("--config", help="training config YAML (default: configs/train/<game>_<N>p.yaml when --opt "
                    "num_players=N and it exists, else <game>.yaml, else default.yaml; a config may "
                    "start from another with 'extends: FILE')")
-    p.add_argument("--timesteps", type=_positive_int, help="total learner steps of the run (a resumed run trains up to it; default: the config's)")
+    p.add_argument("--timesteps", type=_positive_int,
+                   help="total learner steps of the run (a resumed run trains up to it; default: the config's); "
+                        "fewer than the config's total also scale its warm start and evaluations (below)")
     p.add_argument("--seed", type=int_at_least(0), help="seed (default: the config's)")
     p.add_argument("--out", help="run folder (default runs/<game>/ppo_seed<seed>)")
     p.add_argument("--resume", action="store_true", help="continue the run in --out from its checkpoint.zip")

@@ -36,6 +36,10 @@ class TrainConfig:
     max_steps: int = 1000                 #: move cap per game (the env truncates there)
     # --- run length and seeding -----------------------------------------------------------------
     total_timesteps: int = 200_000        #: learner steps to train (a resumed run continues up to it)
+    scale_with_run: bool = True           #: a run shorter than its config file's total_timesteps (--timesteps)
+    #:                                       scales the file's bc_games, dagger_games and eval_games by the
+    #:                                       same share, keeping at least RUN_SCALED's floor each (keys set
+    #:                                       by --set are kept); false: the file's sizes whatever the length
     time_limit_minutes: float = 0.0       #: stop (and save) after this much wall-clock time per call, cloning
     #:                                       included (0 = none); checked between PPO steps
     seed: int = 0                         #: seeds torch, the envs, the pool and evaluation
@@ -497,15 +501,61 @@ def parse_overrides(pairs: list[str] | None) -> dict[str, Any]:
 
 
 def load_config(path: str | os.PathLike | None = None, overrides: dict[str, Any] | None = None,
-                game: str | None = None) -> TrainConfig:
-    """Read ``path`` (or the game's default), apply ``overrides`` (None values ignored), validate."""
+                game: str | None = None, notes: list[str] | None = None) -> TrainConfig:
+    """Read ``path`` (or the game's default), apply ``overrides`` (None values ignored), scale the
+    warm start and evaluations to a shortened run (``scale_to_run``), validate. ``notes`` (a
+    list) receives the line saying what the scaling changed, if anything."""
     if path is None:
         if game is None:
             path = CONFIG_DIR / "default.yaml"
         else:
             path = ppo_config(config_for_game(game, (overrides or {}).get("env_options")))
-    merged = with_overrides(read_config_file(path), {k: v for k, v in (overrides or {}).items() if v is not None})
+    overrides = {k: v for k, v in (overrides or {}).items() if v is not None}
+    data = read_config_file(path)
+    merged = with_overrides(data, overrides)
+    merged, note = scale_to_run(merged, data.get("total_timesteps", TrainConfig.total_timesteps), overrides,
+                                Path(path).name)
+    if note and notes is not None:
+        notes.append(note)
     return from_dict(merged, source=str(path))
+
+
+#: the sizes a run shorter than its config scales with its length, and the least each keeps: cloning
+#: games, games per DAgger round, evaluation games per opponent (a 4,000-step try of a config
+#: written for 1.7M steps clones 20 heuristic games, not 2000)
+RUN_SCALED = {"bc_games": 20, "dagger_games": 10, "eval_games": 20}
+
+
+def scale_to_run(data: dict[str, Any], written_for: Any, given: dict[str, Any] | set[str],
+                 name: str = "the config") -> tuple[dict[str, Any], str | None]:
+    """``data`` (a merged config) with the ``RUN_SCALED`` sizes cut by ``total_timesteps /
+    written_for`` (the config file's own total) when that is below 1 and ``scale_with_run`` holds
+    (rounded up, at least the floor, never above the file's value); keys in ``given`` (set on the
+    command line) stay. Returns (the data, a line saying what changed, or None)."""
+    total = data.get("total_timesteps", TrainConfig.total_timesteps)
+    if (data.get("scale_with_run", True) is not True or not _is_count(total) or not _is_count(written_for)
+            or not 0 < total < written_for):
+        return data, None
+    share = total / written_for
+    out, changed = dict(data), []
+    for key, floor in RUN_SCALED.items():
+        value = out.get(key, getattr(TrainConfig, key))
+        if key in given or not _is_count(value) or value <= floor:
+            continue
+        if key == "dagger_games" and not out.get("dagger_rounds", TrainConfig.dagger_rounds):
+            continue   # no DAgger round plays them
+        out[key] = max(floor, math.ceil(value * share))
+        if out[key] != value:
+            changed.append(f"{key} {value} -> {out[key]}")
+    if not changed:
+        return data, None
+    return out, (f"a {total:,}-step run of {name} (written for {written_for:,} steps): the warm start and "
+                 f"evaluations scale with it: {', '.join(changed)} (--set scale_with_run=false keeps the "
+                 f"config's sizes; --set KEY=N sets one)")
+
+
+def _is_count(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
 
 
 #: config sections an override changes key by key (other keys, e.g. opponent_mix, are replaced whole)

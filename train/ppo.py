@@ -356,7 +356,7 @@ class Run:
 
     def curve_point(self, log=None, tag: str | None = None) -> dict:
         """Evaluate now and add a point to the learning curve (curve.csv and curve.png)."""
-        from .curves import write_curve
+        from .curves import curve_title, write_curve
         steps = int(self.trained().num_timesteps)
         res = self.evaluate(tag=tag or f"step_{steps:010d}")
         row = {"timesteps": steps, "minutes": round(self.wall_seconds() / 60, 2),
@@ -365,7 +365,7 @@ class Run:
             row.update({f"{o}_win_rate": round(r, 4), f"{o}_ci_low": round(lo, 4), f"{o}_ci_high": round(hi, 4)})
         self.curve.append(row)
         write_curve(self.curve, self.out / "curve.csv", self.out / "curve.png",
-                    title=f"{self.game_id} {self.game.options() or ''}".strip())
+                    title=curve_title(self.game_id, self.game.options()))
         if log is not None:
             log(f"[{steps} steps, {row['minutes']:.1f} min] eval: " + ", ".join(
                 f"vs {o} {100 * r:.1f}% [{100 * lo:.1f}, {100 * hi:.1f}]" for o, (r, lo, hi) in res.items()))
@@ -611,7 +611,10 @@ def train(game: str, config_path: str | os.PathLike | None = None, timesteps: in
         check_resume(saved, overrides, config_path, "checkpoint")
         cfg = from_dict(with_overrides(saved, overrides), source=f"{ckpt} config + overrides")
     else:
-        cfg = load_config(config_path, overrides, game=game_id)
+        notes: list[str] = []   # a run shorter than its config: what its warm start and evaluations scale to
+        cfg = load_config(config_path, overrides, game=game_id, notes=notes)
+        for note in notes:
+            print(note, flush=True)
         out = Path(out) if out is not None else default_out(game_id, cfg.seed)
         if (out / "checkpoint.zip").exists():
             raise ConfigError(f"{out} already holds a run (checkpoint.zip); pass --resume to continue it "

@@ -468,7 +468,10 @@ def _config(game_id: str, config_path, overrides: dict, rllib_flags: dict, resum
         data = with_overrides(saved, overrides)
         data["rllib"] = _merge_rllib(data.get("rllib"), **rllib_flags)
         return from_dict(data, source=f"{out / 'config.yaml'} + overrides"), out
-    cfg = load_config(config_path, overrides, game=game_id)
+    notes: list[str] = []   # the same scaling of a shortened run as the SB3 path (train/config.py scale_to_run)
+    cfg = load_config(config_path, overrides, game=game_id, notes=notes)
+    for note in notes:
+        print(note, flush=True)
     cfg.rllib = _merge_rllib(cfg.rllib, **rllib_flags)
     validate(cfg)
     out = Path(out) if out is not None else Path("runs") / game_id / f"rllib_seed{cfg.seed}"

@@ -78,12 +78,23 @@ class ValueLookaheadConfig:
     workers: int = 2                     #: processes for data, trials and evaluation
     torch_threads: int = 2               #: torch threads for the fit
     time_limit_minutes: float = 0.0      #: stop after the round that passes this (0 = none)
+    max_env_steps: int = 0               #: >0 (arena train --timesteps): the data games stop at this many
+    #:                                      engine actions in all, an equal share each round; a round that
+    #:                                      plays fewer than games_per_round games then scales accept_games,
+    #:                                      eval_games and fit_steps by the same share (at least SCALED's
+    #:                                      floor each; keys set by --set stay). 0: games_per_round each round
     progress: bool = True
+
+
+#: what a run cut short by max_env_steps scales with the share of its data games, and the least
+#: each keeps (trial games per phase, evaluation games per opponent, fitting steps a round)
+SCALED = {"accept_games": 20, "eval_games": 20, "fit_steps": 200}
 
 
 _INTS = {"seed": 0, "max_steps": 1, "rounds": 1, "games_per_round": 2, "sample_every": 1, "feature_pool": 1,
          "hidden": 1, "batch_size": 1, "fit_steps": 1, "fit_eval_every": 1, "holdout_every": 2,
-         "samples": 1, "accept_games": 2, "eval_games": 2, "workers": 1, "torch_threads": 1}
+         "samples": 1, "accept_games": 2, "eval_games": 2, "workers": 1, "torch_threads": 1,
+         "max_env_steps": 0}
 _FLOATS = {"explore": (0.0, 1.0), "dropout": (0.0, 0.95), "learning_rate": (1e-9, 1.0),
            "weight_decay": (0.0, 1.0), "delta": (0.0, 2.0), "accept_min_per_game": (0.0, 1e6),
            "time_limit_minutes": (0.0, 1e9)}
@@ -242,24 +253,33 @@ class _Run:
             self.pool = None
 
     # -- (1) data
-    def collect(self) -> None:
+    def collect(self, budget: int = 0) -> int:
+        """One round's data games: ``games_per_round``, or fewer where ``budget`` (> 0) engine
+        actions are reached first (the games are played in batches of a few per worker, so the
+        round stops at the first batch that reaches it). Returns the games played."""
         cfg = self.cfg
-        tasks = [(self.game_id, cfg.env_options, 2 * int(self.rng.integers(2**61)), cfg.explore, cfg.sample_every,
-                  tuple(cfg.skip_phases), cfg.max_steps, cfg.feature_pool) for _ in range(cfg.games_per_round)]
-        got = self.imap(_data_game, tasks)
-        step = max(1, len(tasks) // 5)
-        for i, (x, y, steps, phases) in enumerate(got, 1):
-            if i % step == 0 and i < len(tasks):
-                self.log(f"data: {i} of {len(tasks)} games")
-            if len(y):
-                self.X.append(x)
-                self.Y.append(y)
-                self.G.append(np.full(len(y), self.games, np.int64))
-            self.games += 1
-            self.env_steps += steps
-            for p, n in phases.items():
-                self.phase_counts[p] = self.phase_counts.get(p, 0) + n
+        seeds = [2 * int(self.rng.integers(2**61)) for _ in range(cfg.games_per_round)]
+        batch = len(seeds) if budget <= 0 else max(1, 2 * cfg.workers)
+        step = max(1, len(seeds) // 5)
+        played = steps_now = 0
+        while played < len(seeds) and (budget <= 0 or steps_now < budget):
+            tasks = [(self.game_id, cfg.env_options, seed, cfg.explore, cfg.sample_every, tuple(cfg.skip_phases),
+                      cfg.max_steps, cfg.feature_pool) for seed in seeds[played:played + batch]]
+            for x, y, steps, phases in self.imap(_data_game, tasks):
+                played += 1
+                if played % step == 0 and played < len(seeds):
+                    self.log(f"data: {played} of {len(seeds)} games")
+                if len(y):
+                    self.X.append(x)
+                    self.Y.append(y)
+                    self.G.append(np.full(len(y), self.games, np.int64))
+                self.games += 1
+                self.env_steps += steps
+                steps_now += steps
+                for p, n in phases.items():
+                    self.phase_counts[p] = self.phase_counts.get(p, 0) + n
         self.log(f"data: {self.games} games, {sum(len(y) for y in self.Y)} positions, {self.env_steps} env steps")
+        return played
 
     # -- (2) fit
     def fit(self, round_no: int) -> float:
@@ -370,6 +390,22 @@ class _Run:
         return f"{self.game_id}{f' {players}p' if players else ''} value lookahead"
 
 
+def scale_to_share(cfg: ValueLookaheadConfig, share: float, given: set[str]) -> str:
+    """Cut ``cfg``'s ``SCALED`` sizes to ``share`` of them (rounded up, at least the floor; keys in
+    ``given`` stay), in place; returns what changed, as words ('' if nothing)."""
+    import math
+    changed = []
+    for key, floor in SCALED.items():
+        value = getattr(cfg, key)
+        if key in given or value <= floor:
+            continue
+        setattr(cfg, key, max(floor, math.ceil(value * share)))
+        changed.append(f"{key} {value} -> {getattr(cfg, key)}")
+    if changed:
+        changed.append("--set KEY=N sets one")
+    return ", ".join(changed)
+
+
 def _append_csv(path: Path, rows: list[dict]) -> None:
     import csv
     if not rows:
@@ -393,6 +429,7 @@ def train_value_lookahead(game: str, data: dict[str, Any], source: str, out: str
     out = Path(out) if out is not None else Path("runs") / game_id.split("_v")[0] / f"vlook_seed{cfg.seed}"
     if (out / "value.pt").exists():
         raise ConfigError(f"{out} already holds a run (value.pt); choose another --out")
+    given = set(overrides)
     run = _Run(game_id, cfg, out)   # checks the game, pool and opponents before the folder is made
     out.mkdir(parents=True, exist_ok=True)
     with open(out / "config.yaml", "w") as fh:
@@ -402,7 +439,17 @@ def train_value_lookahead(game: str, data: dict[str, Any], source: str, out: str
     try:
         for r in range(1, cfg.rounds + 1):
             stage = f"round {r} (data games)"
-            run.collect()
+            budget = 0
+            if cfg.max_env_steps:   # this round's share of what is left
+                budget = max(1, (cfg.max_env_steps - run.env_steps) // (cfg.rounds - r + 1))
+            played = run.collect(budget)
+            if cfg.max_env_steps and r == 1 and played < cfg.games_per_round:
+                note = scale_to_share(cfg, played / cfg.games_per_round, given)
+                if note:
+                    print(f"{played} of {cfg.games_per_round} data games in this round's share of "
+                          f"max_env_steps {cfg.max_env_steps:,}: {note}", flush=True)
+                    with open(out / "config.yaml", "w") as fh:   # the sizes the run uses
+                        yaml.safe_dump(dataclasses.asdict(cfg), fh, sort_keys=False)
             stage = f"round {r} (fitting the value)"
             err = run.fit(r)
             save_value(run.net, trial, run.meta([]))
