@@ -303,76 +303,7 @@ def test_result_wording():
     assert game_result(S([0.3, 0.3, 0.3], [30, 30, 30])).headline(labels).startswith("No single winner")
 
 
-# ------------------------------------------------------------------------------ quickstart ----
-def test_quickstart_run_folder_is_fresh_each_time(tmp_path):
-    base = tmp_path / "runs" / "quickstart"
-    assert cli.fresh_run_folder(base) == base
-    base.mkdir(parents=True)
-    assert cli.fresh_run_folder(base) == base  # empty: still free
-    (base / "checkpoint.zip").write_bytes(b"x")
-    assert cli.fresh_run_folder(base) == base.with_name("quickstart-2")
-    (base.with_name("quickstart-2")).mkdir()
-    (base.with_name("quickstart-2") / "config.yaml").write_text("x")
-    assert cli.fresh_run_folder(base) == base.with_name("quickstart-3")
-
-
-class _FakeReport:
-    names = ()
-
-    def table(self) -> str:
-        return "(table)"
-
-
-def _quickstart_calls(argv, monkeypatch, capsys, tmp_path):
-    """Run ``arena quickstart`` with training and evaluation replaced by recorders: what
-    would have been trained (config, steps, overrides) and evaluated."""
-    from tabletop_arena.train import evaluate as evaluate_mod
-    from tabletop_arena.train import ppo
-
-    calls = {}
-
-    def fake_train(game, config_path=None, timesteps=None, seed=None, out=None, **overrides):
-        calls["train"] = dict(game=game, config_path=config_path, timesteps=timesteps, seed=seed,
-                              overrides=overrides)
-        return Path(out) / "final.zip"
-
-    def fake_evaluate(game, agents, **kwargs):
-        calls["evaluate"] = dict(game=game, agents=agents, **kwargs)
-        return _FakeReport()
-
-    monkeypatch.setattr(ppo, "train", fake_train)
-    monkeypatch.setattr(evaluate_mod, "evaluate", fake_evaluate)
-    code, out, err = run(argv + ["--out", str(tmp_path / "q")], capsys)
-    assert code == 0, err
-    return calls, out
-
-
-def test_quickstart_run_length_per_game(monkeypatch, capsys, tmp_path):
-    """Quickstart trains with the game's own config (Peacekeepers: the 300-game clone, then 250k
-    PPO steps, about 9 minutes on 2 cores; the other games the short default run); --timesteps and
-    --set total_timesteps win; the seed reaches training and evaluation."""
-    calls, out = _quickstart_calls(["quickstart", "--seed", "3"], monkeypatch, capsys, tmp_path / "a")
-    t = calls["train"]
-    assert (t["game"], t["config_path"], t["timesteps"], t["seed"]) == ("peacekeepers_v0", None, 250_000, 3)
-    assert t["overrides"]["checkpoint_interval"] == 250_000
-    assert "peacekeepers.yaml" in out and calls["evaluate"]["seed"] == 3
-    calls, _ = _quickstart_calls(["quickstart", "--timesteps", "500"], monkeypatch, capsys, tmp_path / "b")
-    assert calls["train"]["timesteps"] == 500
-    calls, _ = _quickstart_calls(["quickstart", "--set", "total_timesteps=700"], monkeypatch, capsys,
-                                 tmp_path / "c")
-    assert calls["train"]["timesteps"] == 700
-    _, out = _quickstart_calls(["quickstart", "--opt", "num_players=4"], monkeypatch, capsys, tmp_path / "e")
-    assert "configs/train/peacekeepers_4p.yaml" in out  # the config training will read
-    calls, _ = _quickstart_calls(["quickstart", "zaka"], monkeypatch, capsys, tmp_path / "d")
-    assert calls["train"]["timesteps"] == cli.QUICKSTART_DEFAULT_TIMESTEPS
-    assert "progress" not in calls["train"]["overrides"] and calls["evaluate"]["progress"] is True
-
-
-def test_quickstart_no_progress_reaches_training_and_evaluation(monkeypatch, capsys, tmp_path):
-    """--no-progress (as train and eval take it) switches off both stages' bars."""
-    calls, _ = _quickstart_calls(["quickstart", "--no-progress", "--timesteps", "500"], monkeypatch, capsys,
-                                 tmp_path)
-    assert calls["train"]["overrides"]["progress"] is False and calls["evaluate"]["progress"] is False
+# quickstart: tests/test_quickstart.py
 
 
 # ----------------------------------------------------------------------------------- bench ----
@@ -427,9 +358,3 @@ def test_set_of_a_key_with_its_own_flag_is_that_flag(monkeypatch, capsys, tmp_pa
         code, err, calls = _train_call(["train", "zaka", *argv, *out], monkeypatch, capsys)
         assert_one_line_error(code, err, needle)
         assert not calls
-
-
-def test_quickstart_set_seed_seeds_training_and_evaluation(monkeypatch, capsys, tmp_path):
-    calls, _ = _quickstart_calls(["quickstart", "--set", "seed=5"], monkeypatch, capsys, tmp_path)
-    assert calls["train"]["seed"] == 5 and "seed" not in calls["train"]["overrides"]
-    assert calls["evaluate"]["seed"] == 5

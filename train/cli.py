@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import json
 import sys
-from pathlib import Path
 
 from .. import envs
 from .cli_common import (
@@ -24,7 +23,6 @@ from .cli_common import (
     CLIError,
     add_env_options,
     add_trust_checkpoint,
-    check_out_folder,
     command,
     env_options,
     int_at_least,
@@ -35,7 +33,9 @@ from .cli_common import (
     parse_env_options,
     resolve_game,
 )
-from .commands import MAX_GAMES, MAX_WORKERS
+
+# arena quickstart: train/quickstart.py (these names stay importable from here)
+from .quickstart import QUICKSTART_DEFAULT_TIMESTEPS, cmd_quickstart, fresh_run_folder  # noqa: F401
 
 __all__ = ["main", "build_parser", "parse_env_options"]
 
@@ -165,117 +165,6 @@ def cmd_bench(args) -> int:
     return 0
 
 
-# ------------------------------------------------------------------------------ quickstart ----
-def fresh_run_folder(base: Path) -> Path:
-    """``base`` if it holds no run yet, else the first of ``base-2``, ``base-3`` ... that does not."""
-    def taken(p: Path) -> bool:
-        return p.exists() and any(p.iterdir())
-    if not taken(base):
-        return base
-    k = 2
-    while taken(base.with_name(f"{base.name}-{k}")):
-        k += 1
-    return base.with_name(f"{base.name}-{k}")
-
-
-def _final_check(out: Path) -> dict[str, dict]:
-    """The training's own final evaluation (eval/final/<opponent>/report.json), per opponent."""
-    found = {}
-    for path in sorted((out / "eval" / "final").glob("*/report.json")):
-        data = json.loads(path.read_text())
-        opp = data["agents"][1]
-        a = data["per_agent"]["learner"]
-        found[opp] = dict(a, seed=data["settings"]["seed"], opening_moves=data["settings"]["opening_moves"])
-    return found
-
-
-def _compare_checks(check: dict[str, dict], report, label: str) -> list[str]:
-    """Lines that put the training's final check next to the evaluation, with sizes and seeds."""
-    lines = ["", "Two measurements of the same policy (different games, so they differ by chance):"]
-    for opp, a in check.items():
-        if opp not in report.names:
-            continue
-        p = report.pair(label, opp)
-        lo1, hi1 = a["win_rate_ci95"]
-        lo2, hi2 = p["win_rate_ci95"]
-        lines.append(f"  vs {opp:10s} training's final check: {100 * a['win_rate']:5.1f}% "
-                     f"[{100 * lo1:.1f}, {100 * hi1:.1f}] of {a['games']} games (seed {a['seed']}); "
-                     f"this evaluation: {100 * p['win_rate']:5.1f}% [{100 * lo2:.1f}, {100 * hi2:.1f}] "
-                     f"of {p['games']} games (seed {report.data['settings']['seed']})")
-        agree = lo1 <= hi2 and lo2 <= hi1
-        lines.append(f"  {'':13s} " + ("the 95% intervals overlap: they agree within sampling noise"
-                                      if agree else "the 95% intervals do not overlap: more than "
-                                      "sampling noise; compare the two reports"))
-    return lines
-
-
-#: learner steps of ``arena quickstart`` per game (the game's own training config otherwise):
-#: Peacekeepers' 250k follow the 300-game clone of its config and fit about 9 minutes on 2 CPU
-#: cores (docs/training-notes.md, "Quickstart", Q5: at 200k one run in three ended below the
-#: heuristic); other games run the short default
-QUICKSTART_TIMESTEPS = {"peacekeepers_v0": 250_000}
-QUICKSTART_DEFAULT_TIMESTEPS = 30_000
-
-
-@command
-def cmd_quickstart(args) -> int:
-    """The main job on a small default: a short PPO run, then an evaluation against the baselines."""
-    game = resolve_game(args.game)
-    options = env_options(args)
-    if options:
-        make_game(game, options)
-    from .commands import _blame, check_set_overrides, fold_set_into_flags
-    from .config import ConfigError, config_for_game
-
-    overrides = check_set_overrides(args.set)
-    fold_set_into_flags(args, overrides)
-    seed = 0 if args.seed is None else args.seed
-    if options:
-        overrides["env_options"] = options
-    if args.no_progress:
-        overrides["progress"] = False
-    if args.out is None:
-        check_out_folder("runs/quickstart")
-        out = fresh_run_folder(Path("runs/quickstart"))
-        if out.name != "quickstart":
-            print(f"runs/quickstart already holds a run; this one goes to {out} "
-                  f"(--out DIR picks the folder)")
-    else:
-        out = check_out_folder(args.out)
-        if out.exists() and any(out.iterdir()):
-            raise CLIError(f"{out} already holds files",
-                           hint=f"leave out --out for a fresh runs/quickstart-N, or continue it: arena train "
-                                f"{game.split('_v')[0]} --out DIR --resume --timesteps N")
-    from .evaluate import evaluate
-    from .ppo import train
-
-    if args.timesteps is not None:  # --timesteps, or --set total_timesteps (fold_set_into_flags)
-        steps = args.timesteps
-    else:
-        steps = QUICKSTART_TIMESTEPS.get(game, QUICKSTART_DEFAULT_TIMESTEPS)
-    print(f"[1/2] training {game} for {steps} steps (configs/train/{config_for_game(game, options).name}) "
-          f"-> {out}", flush=True)
-    try:
-        final = train(game, timesteps=steps, seed=seed, out=out,
-                      **{"checkpoint_interval": steps, "eval_interval": 0, **overrides})
-    except ConfigError as exc:
-        raise _blame(exc, overrides) from None
-    label = f"ppo ({final})"
-    print(f"[2/2] evaluating {label} against heuristic and random ({args.games} games a pairing)",
-          flush=True)
-    report = evaluate(game, [f"ppo:{final}", "heuristic", "random"], names=[label, "heuristic", "random"],
-                      options=options or None, games=args.games, workers=args.workers, seed=seed,
-                      progress=not args.no_progress, out=out / "eval")
-    print(report.table())
-    check = _final_check(out)
-    if check:
-        print("\n".join(_compare_checks(check, report, label)))
-    print(f"\nreport: {out / 'eval'}/report.md (and .json, .png); checkpoint: {final}")
-    print(f"play it: arena play {game.split('_v')[0]} --opponents ppo:{final}   "
-          f"or in the browser: arena serve {game.split('_v')[0]} --agent mine={final} --opponents ppo:mine")
-    return 0
-
-
 # ----------------------------------------------------------------------------------- serve ----
 @command
 def cmd_serve(args) -> int:
@@ -334,21 +223,6 @@ def cmd_serve(args) -> int:
 
 
 # ------------------------------------------------------------------------------------ main ----
-def _positive(convert, what: str):
-    """An argparse type: ``convert(text)``, which must be above zero."""
-    import argparse
-
-    def parse(text: str):
-        try:
-            value = convert(text)
-        except ValueError:
-            value = None
-        if value is None or not value > 0:
-            raise argparse.ArgumentTypeError(f"expected a positive {what}, got {text!r}")
-        return value
-    return parse
-
-
 def _port(text: str) -> int:
     import argparse
     try:
@@ -426,24 +300,8 @@ def build_parser() -> ArenaParser:
     add_env_options(s)
     s.set_defaults(func=cmd_bench)
 
-    s = sub.add_parser("quickstart", help="train a short PPO run and evaluate it against the baselines",
-                       description="The main job on a small default: MaskablePPO self-play on a game "
-                       "(default Peacekeepers, 2-player competitive) for about 9 minutes on 2 CPU cores, then a "
-                       "seat-balanced evaluation against the rule-based and random agents. Each run "
-                       "gets a fresh folder: runs/quickstart, then runs/quickstart-2, ...")
-    s.add_argument("game", nargs="?", default="peacekeepers", help="game id or name")
-    s.add_argument("--timesteps", type=_positive(int, "integer"),
-                   help="learner steps (default: 250,000 for Peacekeepers, about 9 minutes on 2 CPU cores; "
-                        f"{QUICKSTART_DEFAULT_TIMESTEPS:,} for the other games)")
-    s.add_argument("--games", type=int_between(1, MAX_GAMES), default=400, help="evaluation games per pairing")
-    s.add_argument("--workers", type=int_between(1, MAX_WORKERS), default=2, help="evaluation worker processes")
-    s.add_argument("--seed", type=int_at_least(0), help="seed of training and evaluation (default 0)")
-    s.add_argument("--out", help="run folder (default: runs/quickstart, or the next free runs/quickstart-N)")
-    s.add_argument("--no-progress", action="store_true", help="no progress bars")
-    add_env_options(s)
-    s.add_argument("--set", action="append", metavar="KEY=VALUE",
-                   help="training-config key (train/config.py), repeatable, e.g. --set n_envs=4")
-    s.set_defaults(func=cmd_quickstart)
+    from . import quickstart
+    quickstart.register(sub)
     from . import commands
     commands.register(sub)
     return p
