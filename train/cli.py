@@ -103,8 +103,10 @@ def cmd_play(args) -> int:
     game_id = resolve_game(args.game)
     options = env_options(args)
     game = make_game(game_id, options)
+    from .ladder_cli import level_opponents  # --level N: an agent from the ladder's data
+    opponents = level_opponents(args, game_id, game) or args.opponents or ["heuristic"]
     try:
-        match = Match(game_id, options, human=args.seat, opponents=args.opponents or ["heuristic"],
+        match = Match(game_id, options, human=args.seat, opponents=opponents,
                       seed=args.seed, game_obj=game,
                       agent_factory=lambda spec, g, seed=None: make_agent(spec, g, seed, trust=args.trust_checkpoint))
     except MatchError as exc:
@@ -254,6 +256,9 @@ def build_parser() -> ArenaParser:
                    help=f"agents for the other players, in order, cycled ({AGENTS_HELP}); default heuristic")
     add_env_options(s)
     s.add_argument("--seed", type=int_at_least(0), default=0, help="seed of the game")
+    s.add_argument("--level", type=int_between(1, 5), metavar="N",
+                   help="an opponent of difficulty level N (1 Beginner ... 5 Master) instead of --opponents: "
+                        "an agent from the game's rating ladder (docs/ladder.md), 'arena ladder GAME --show' lists them")
     s.add_argument("--no-color", action="store_true", help="plain text board (colour is only used on a terminal without NO_COLOR)")
     add_trust_checkpoint(s)
     s.set_defaults(func=cmd_play)
@@ -304,6 +309,8 @@ def build_parser() -> ArenaParser:
     quickstart.register(sub)
     from . import commands
     commands.register(sub)
+    from . import ladder_cli  # arena ladder: train/ladder_cli.py
+    ladder_cli.register(sub)
     return p
 
 

@@ -1,0 +1,318 @@
+"""Rating ladders (issue 46): the files, the anchoring, resuming, placing an agent, difficulty
+levels, the generated page, ``arena ladder`` and ``arena play --level``.
+
+The ladders here are tiny (random, heuristic, mcts:2; two games a pairing) so that every game runs
+in CI; the published ones (checkpoints/ladder/) are made by ``arena ladder GAME``.
+"""
+from __future__ import annotations
+
+import json
+import math
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from tabletop_arena import envs
+from tabletop_arena.agents.base import RandomAgent
+from tabletop_arena.train import ladder, ladder_fit, ladder_page, levels
+from tabletop_arena.train.cli import main
+from tabletop_arena.train.stops import Stopped
+
+ROOT = Path(__file__).resolve().parents[1]
+TINY = ["random", "heuristic", "mcts:2"]
+#: on every game: one simulation a move (each a random rollout of up to 300 moves) keeps the long
+#: games (Zaberias, Gorgasali) to seconds
+EVERY = ["random", "heuristic", "mcts:1"]
+
+
+def _tiny(game, folder, num_players=2, specs=TINY, games=2, **kw):
+    return ladder.run_ladder(game, num_players, games=games, specs=specs, folder=folder, progress=False,
+                             bootstrap=20, **kw)
+
+
+def _seat_balanced(rows):
+    """Every table of every round plays every seat arrangement once."""
+    tables: dict = {}
+    for r in rows:
+        tables.setdefault((r["round"], tuple(sorted(r["seats"]))), []).append(tuple(r["seats"]))
+    for (_, table), seatings in tables.items():
+        assert len(seatings) == len(set(seatings)) == math.factorial(len(table))
+
+
+@pytest.mark.parametrize("game", envs.names())
+def test_tiny_ladder_on_every_game_writes_the_files_anchored_at_random(game, tmp_path):
+    run = _tiny(game, tmp_path, specs=EVERY)
+    name = ladder.ladder_name(game, 2)
+    assert run.csv_path == tmp_path / f"{name}.csv" and run.json_path == tmp_path / f"{name}.json"
+    rows = ladder.read_games(run.csv_path)
+    assert len(rows) == run.played == 6   # 3 pairings x 2 games
+    assert Counter(tuple(sorted(r["seats"])) for r in rows) == {p: 2 for p in
+                                                                [("heuristic", "random"), ("mcts:1", "random"),
+                                                                 ("heuristic", "mcts:1")]}
+    _seat_balanced(rows)
+    data = json.loads(run.json_path.read_text())
+    assert data == run.data and data["format"] == levels.FORMAT
+    assert data["game"] == game and data["num_players"] == 2 and data["roster"] == EVERY
+    assert data["games"] == data["scheduled_games"] == 6 and data["complete"] and data["games_per_pairing"] == {"min": 2, "max": 2, "target": 2}
+    assert data["ratings"]["random"]["rating"] == 0 and data["ratings"]["random"]["ci95"] == [0, 0]
+    for spec in EVERY:
+        r = data["ratings"][spec]
+        assert r["games"] == 4 and r["ci95"][0] <= r["rating"] <= r["ci95"][1]
+    assert data["command"] == f"arena ladder {game.split('_v')[0]} --players 2 --games 2"
+    assert data["cpu_minutes"] >= 0 and "UTC" in data["updated"]
+
+
+def test_multi_player_ladder_plays_subsets_seat_balanced_and_fits_finishing_orders(tmp_path):
+    specs = ["random", "heuristic", "mcts:2", "mcts:4"]
+    run = _tiny("zaka", tmp_path, num_players=3, specs=specs, games=1)
+    rows = ladder.read_games(run.csv_path)
+    # 4 tables of 3, every arrangement once: 24 games; a pair shares 2 tables x 6 arrangements
+    assert len(rows) == 24 and {tuple(sorted(r["seats"])) for r in rows} == \
+        {tuple(sorted(t)) for t in [specs[:3], specs[1:], [specs[0], *specs[2:]], [*specs[:2], specs[3]]]}
+    _seat_balanced(rows)
+    assert {(p["a"], p["b"]): p["games"] for p in run.data["pairs"]} == \
+        {(a, b): 12 for i, a in enumerate(specs) for b in specs[i + 1:]}
+    assert run.data["games_per_pairing"]["min"] == 12 and run.data["ratings"]["random"]["rating"] == 0
+    # the fit is on whole finishing orders: a table's winner beats both others in one observation
+    fit = ladder_fit.fit_ladder(rows, specs, bootstrap=0)
+    assert fit["ratings"]["random"]["rating"] == 0 and all(fit["ratings"][s]["rating"] is not None for s in specs)
+
+
+def test_a_stopped_ladder_resumes_without_replaying_a_game(tmp_path, monkeypatch):
+    whole = _tiny("zaka", tmp_path / "whole")
+    folder = tmp_path / "parts"
+    first = _tiny("zaka", folder, max_games=2)
+    assert first.played == 2 and not first.data["complete"]
+    # a process killed while writing a row leaves half a line: it is cut, and that game played again
+    with open(first.csv_path, "a") as fh:
+        fh.write('1,"[""random"", ""mcts')
+    calls = []
+    real = ladder._play_task
+
+    def stop_after_one(task):
+        if calls:
+            raise Stopped(2)   # SIGINT, as train.stops raises it in a run of arena
+        calls.append(task.key)
+        return real(task)
+
+    monkeypatch.setattr(ladder, "_play_task", stop_after_one)
+    with pytest.raises(Stopped) as stop:
+        _tiny("zaka", folder)
+    assert "1 new games saved (3 of 6" in str(stop.value.detail) and "continues with the 3 left" in stop.value.detail
+    assert len(ladder.read_games(first.csv_path)) == 3
+    assert json.loads(first.json_path.read_text())["games"] == 3   # the stop wrote the ratings too
+    replayed = []
+
+    def count(task):
+        replayed.append(task.key)
+        return real(task)
+
+    monkeypatch.setattr(ladder, "_play_task", count)
+    done = {(r["round"], tuple(r["seats"])) for r in ladder.read_games(first.csv_path)}
+    rest = _tiny("zaka", folder)
+    assert rest.played == 3 and len(replayed) == 3 and not done & set(replayed)
+    rows = ladder.read_games(rest.csv_path)
+
+    def games(rs):
+        return sorted((r["round"], tuple(r["seats"]), tuple(r["returns"]), r["history_hash"]) for r in rs)
+    assert games(rows) == games(ladder.read_games(whole.csv_path))   # the same games as one run
+    assert rest.data["ratings"] == whole.data["ratings"]
+    replayed.clear()
+    again = _tiny("zaka", folder)   # finished: nothing is played, the data stay
+    assert again.played == 0 and not replayed and again.data["updated"] == rest.data["updated"]
+
+
+def test_a_ladder_refuses_other_settings_and_a_roster_without_random(tmp_path):
+    _tiny("zaka", tmp_path, max_games=1)
+    with pytest.raises(levels.LadderError, match="seed=0"):
+        ladder.run_ladder("zaka", 2, games=2, specs=TINY, folder=tmp_path, seed=5, progress=False)
+    with pytest.raises(levels.LadderError, match="includes 'random'"):
+        ladder.run_ladder("zaka", 2, specs=["heuristic", "mcts:2"], folder=tmp_path / "b", progress=False)
+    with pytest.raises(levels.LadderError, match="cannot be played by 5 players"):
+        ladder.run_ladder("zaka", 5, specs=TINY, folder=tmp_path / "c", progress=False)
+
+
+def test_the_roster_is_random_heuristic_three_mcts_and_the_shipped_agents_of_the_player_count():
+    assert ladder.roster("zaka", 2) == ["random", "heuristic", "mcts:4", "mcts:16", "mcts:64", "ppo:zaka",
+                                        "rollout:16:zaka"]
+    assert ladder.roster("zaka", 3) == ["random", "heuristic", "mcts:4", "mcts:16", "mcts:64"]
+    pk4 = ladder.roster("peacekeepers", 4)
+    assert "ppo:peacekeepers_4p" in pk4 and "ppo:peacekeepers" not in pk4
+    assert ladder.roster("gorgasali", 2)[-1] == "vlook:gorgasali" and "vlook:gorgasali" not in ladder.roster("gorgasali", 3)
+
+
+# ------------------------------------------------------------------------------- placing ----
+def test_fit_one_holds_the_anchors_and_matches_bradley_terry():
+    # 300 wins and 100 losses against an anchor at 0, 200 and 200 against one at 400
+    rows = ([{"seats": ["new", "a"], "returns": [1.0, -1.0]}] * 300 + [{"seats": ["new", "a"], "returns": [-1.0, 1.0]}] * 100
+            + [{"seats": ["b", "new"], "returns": [1.0, -1.0]}] * 200 + [{"seats": ["b", "new"], "returns": [-1.0, 1.0]}] * 200)
+    alone = ladder_fit.fit_one(rows[:400], "new", {"a": 0.0})
+    assert alone == pytest.approx(400 * math.log10(300.5 / 100.5), abs=0.05)   # with one virtual draw
+    both = ladder_fit.fit_one(rows, "new", {"a": 0.0, "b": 400.0})
+    # the maximum-likelihood strength: 300/(1+q) + 200/(1+q*10) ... solved by bisection here
+    def score(r):
+        p_a, p_b = 1 / (1 + 10 ** (-r / 400)), 1 / (1 + 10 ** ((400 - r) / 400))
+        return (300.5 - 401 * p_a) + (200.5 - 401 * p_b)
+    lo, hi = 0.0, 400.0
+    for _ in range(60):
+        mid = (lo + hi) / 2
+        lo, hi = (mid, hi) if score(mid) > 0 else (lo, mid)
+    assert both == pytest.approx(lo, abs=0.05)
+
+
+def test_placing_an_agent_plays_the_anchors_only_and_fits_it_alone(tmp_path):
+    run = _tiny("zaka", tmp_path)
+    before = run.csv_path.read_bytes(), run.json_path.read_bytes()
+    placed = ladder.place("mcts:4", "zaka", 2, games=2, folder=tmp_path, progress=False, bootstrap=30,
+                          out=tmp_path / "placed")
+    assert (run.csv_path.read_bytes(), run.json_path.read_bytes()) == before   # the roster's games stay
+    assert placed.label == "mcts:4" and placed.games == 6
+    assert [a["spec"] for a in placed.anchors] == TINY and all(a["games"] == 2 for a in placed.anchors)
+    assert [a["rating"] for a in placed.anchors] == [run.data["ratings"][s]["rating"] for s in TINY]
+    assert placed.ci95[0] <= placed.rating <= placed.ci95[1]
+    rows = ladder.read_games(tmp_path / "placed" / "games.csv")
+    assert len(rows) == 6 and all("mcts:4" in r["seats"] for r in rows)
+    _seat_balanced(rows)
+    assert json.loads((tmp_path / "placed" / "placement.json").read_text())["rating"] == placed.rating
+    assert "mcts:4 on the zaka_2p ladder: rating" in placed.text()
+    # the same call again continues from its games file: nothing is played, the same answer
+    again = ladder.place("mcts:4", "zaka", 2, games=2, folder=tmp_path, progress=False, bootstrap=30,
+                         out=tmp_path / "placed")
+    assert again == placed
+
+
+def test_place_takes_an_agent_object_and_anchors(tmp_path):
+    _tiny("zaka", tmp_path)
+    me = RandomAgent(3)
+    me.name = "my-random"
+    placed = ladder.place(me, "zaka_v0", 2, games=2, anchors=["random", "heuristic"], folder=tmp_path,
+                          progress=False, bootstrap=10)
+    assert placed.label == "my-random" and placed.games == 4
+    assert [a["spec"] for a in placed.anchors] == ["random", "heuristic"]
+    with pytest.raises(levels.LadderError, match="workers=1"):
+        ladder.place(me, "zaka", 2, workers=2, folder=tmp_path, progress=False)
+    with pytest.raises(levels.LadderError, match="must be rated agents"):
+        ladder.place("mcts:4", "zaka", 2, anchors=["mcts:99"], folder=tmp_path, progress=False)
+    with pytest.raises(levels.LadderError, match="no ladder data for zaka_v0 with 3 players"):
+        ladder.place("mcts:4", "zaka", 3, folder=tmp_path, progress=False)
+
+
+# -------------------------------------------------------------------------------- levels ----
+def _data(ratings: dict[str, float]) -> dict:
+    return {"name": "x_2p", "options": {}, "ratings": {s: {"rating": r, "ci95": [r - 50, r + 50]} for s, r in ratings.items()}}
+
+
+def test_levels_are_steps_of_about_200_down_from_the_strongest():
+    got = levels.derive_levels(_data({"random": 0, "a": 180, "b": 390, "c": 600, "d": 820, "e": 850}))
+    assert [(lv.number, lv.name, lv.spec, lv.step) for lv in got] == [
+        (5, "Master", "e", 250), (4, "Advanced", "c", 210), (3, "Intermediate", "b", 210),
+        (2, "Casual", "a", 180), (1, "Beginner", "random", None)]
+    # several chains of five: the one with steps closest to 200
+    got = levels.derive_levels(_data({"random": 0, "m1": 150, "m2": 200, "m3": 400, "m4": 420, "h": 600,
+                                      "p": 800, "q": 1000}))
+    assert [lv.spec for lv in got] == ["q", "p", "h", "m3", "m2"]   # steps 200, 200, 200, 200
+
+
+def test_levels_are_absent_where_the_roster_has_no_agent_far_enough_below():
+    got = levels.derive_levels(_data({"random": 0, "heuristic": 900, "ppo": 950}))
+    assert [(lv.number, lv.spec) for lv in got] == [(5, "ppo"), (4, "random")]   # never 150 apart: heuristic left out
+    assert all(a.rating - b.rating >= levels.LEVEL_MIN_STEP for a, b in zip(got, got[1:]))
+    assert "levels 1, 2, 3: absent" in levels.level_table(got)
+    assert levels.derive_levels(_data({})) == []
+
+
+def test_levels_come_from_a_ladders_data_and_say_when_there_is_none(tmp_path):
+    with pytest.raises(levels.LadderError, match="no difficulty levels for zaka_v0 with 2 players yet"):
+        levels.levels_for("zaka", 2, folder=tmp_path)
+    run = _tiny("zaka", tmp_path)
+    got = levels.levels_for("zaka", 2, folder=tmp_path)
+    assert got == levels.derive_levels(run.data) and got[0].number == 5
+    game = envs.make_game("zaka_v0", num_players=2)
+    assert levels.levels_for("zaka", 2, options=game.options(), folder=tmp_path) == got
+    other = envs.make_game("zaka_v0", num_players=2, rules={"two_player_friendly": "army"})
+    with pytest.raises(levels.LadderError, match="options differ"):
+        levels.levels_for("zaka", 2, options=other.options(), folder=tmp_path)
+    missing = next(n for n in range(1, 6) if n not in {lv.number for lv in got})
+    with pytest.raises(levels.LadderError, match=f"has no level {missing}"):
+        levels.level_spec("zaka", 2, missing, folder=tmp_path)
+
+
+# ---------------------------------------------------------------------------------- page ----
+def test_the_page_is_generated_from_the_data(tmp_path):
+    run = _tiny("zaka", tmp_path / "data")
+    _tiny("zaka", tmp_path / "data", num_players=3, specs=["random", "heuristic", "mcts:2"], games=1, max_games=3)
+    costs = {"zaka_3p": {"engine": 0.01, "random": 0.0, "heuristic": 0.01, "mcts:2": 0.1}}
+    (tmp_path / "data" / "costs.json").write_text(json.dumps(costs))
+    docs = tmp_path / "docs"
+    written = ladder_page.write_page(tmp_path / "data", docs)
+    assert written == [docs / "ladder.md", docs / "images" / "ladder_zaka.png"]
+    assert (docs / "images" / "ladder_zaka.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    page = (docs / "ladder.md").read_text()
+    assert page == ladder_page.page_text(levels.all_ladders(tmp_path / "data"), costs)
+    for spec, r in run.data["ratings"].items():
+        lo, hi = r["ci95"]
+        assert f"| `{spec}` | {r['rating']:.0f} | {lo:.0f} to {hi:.0f} | 4 | " in page
+    assert "`arena ladder zaka --players 2 --games 2`" in page and run.data["updated"] in page
+    assert "| [Zaka](#zaka-3-players) | 3 | partial (3 of 6 games, 3 a pairing)" in page
+    assert "Not run yet: `arena ladder warbah --players 3`" in page
+    assert "![Zaka ladder: ratings with 95% intervals](images/ladder_zaka.png)" in page
+    assert "![Warbah ladder" not in page   # no plot without data
+    assert "Difficulty levels (`--level N`):" in page
+
+
+def test_the_committed_page_is_the_one_the_committed_data_give():
+    page = ROOT / "docs" / "ladder.md"
+    assert page.read_text() == ladder_page.page_text(levels.all_ladders(), ladder_page.read_costs()), \
+        "docs/ladder.md is stale: run arena ladder --page"
+    for data in levels.all_ladders():
+        assert (ROOT / "docs" / "images" / ladder_page.plot_name(data["game"])).is_file()
+
+
+# ----------------------------------------------------------------------------------- CLI ----
+def test_arena_ladder_runs_shows_places_and_writes_the_page(tmp_path, capsys):
+    d = str(tmp_path)
+    assert main(["ladder", "zaka", "--games", "2", "--dir", d, "--roster", *TINY, "--no-progress"]) == 0
+    out = capsys.readouterr().out
+    assert "zaka_2p: 6 games, 2-2 a pairing" in out and "difficulty levels" in out and "6 games played now" in out
+    assert main(["ladder", "zaka", "--dir", d, "--show"]) == 0
+    assert "random" in capsys.readouterr().out
+    assert main(["ladder", "zaka", "--dir", d, "--add", "mcts:4", "--games", "2", "--no-progress"]) == 0
+    assert "mcts:4 on the zaka_2p ladder: rating" in capsys.readouterr().out
+    (tmp_path / "docs").mkdir()
+    assert main(["ladder", "--page", "--dir", d, "--docs", str(tmp_path / "docs")]) == 0
+    assert (tmp_path / "docs" / "ladder.md").is_file()
+
+
+@pytest.mark.parametrize("argv, words", [
+    (["ladder"], "which game?"),
+    (["ladder", "zakka"], "unknown game 'zakka'"),
+    (["ladder", "zaka", "--players", "5"], "cannot be played by 5 players"),
+    (["ladder", "zaka", "--roster", "random", "heuristic"], "needs --dir"),
+    (["ladder", "zaka", "--page"], "--page writes the page"),
+    (["ladder", "zaka", "--anchors", "random", "--dir", "X"], "--anchors and --out go with --add"),
+    (["ladder", "zaka", "--players", "3", "--show", "--dir", "X"], "no ladder data for zaka_v0 with 3 players"),
+    (["ladder", "zaka", "--add", "mctz:4", "--dir", "X"], "did you mean 'mcts:4'"),
+    (["play", "zaka", "--level", "3", "--opponents", "random"], "--level picks the opponents"),
+    (["play", "zaka", "--level", "6"], "expected an integer from 1 to 5"),
+])
+def test_ladder_and_level_misuse_is_one_line(argv, words, tmp_path, capsys, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    assert main(argv) == 2
+    err = capsys.readouterr().err.strip()
+    assert words in err and len(err.splitlines()) == 1 and "Traceback" not in err
+
+
+def test_arena_play_level_plays_the_levels_agent(tmp_path, capsys, monkeypatch):
+    monkeypatch.setattr(levels, "ladder_dir", lambda: tmp_path)
+    monkeypatch.setattr("builtins.input", lambda prompt="": "q")
+    assert main(["play", "zaka", "--level", "5"]) == 2
+    assert "no difficulty levels for zaka_v0 with 2 players yet" in capsys.readouterr().err
+    run = _tiny("zaka", tmp_path)
+    top = levels.derive_levels(run.data)[0]
+    assert main(["play", "zaka", "--level", "5", "--no-color"]) == 0
+    out = capsys.readouterr().out
+    assert f"level 5 Master: {top.spec}, rating {top.rating:.0f} on the zaka_2p ladder" in out
+    assert f"player_1 ({top.spec})" in out
+    assert main(["play", "zaka", "--level", "5", "--opt", "rules.two_player_friendly=army"]) == 2
+    assert "options differ" in capsys.readouterr().err

@@ -1,0 +1,256 @@
+"""``docs/ladder.md`` and the ladder plots, generated from the ladders' data only.
+
+    arena ladder --page              # or: python -c "from tabletop_arena.train.ladder_page import write_page; write_page()"
+
+``page_text(ladders, costs)`` is a pure function of the data (each ladder's JSON, and the measured
+costs in ``costs.json`` for the estimates of tables not finished), so a test checks that the
+committed page is the one the committed data give. ``plot_game`` draws one game's ladders (ratings
+with their 95% intervals, one panel per player count) into ``docs/images/ladder_<game>.png``.
+"""
+from __future__ import annotations
+
+import json
+import math
+import os
+from pathlib import Path
+from typing import Any, Sequence
+
+from .ladder import DEFAULT_GAMES, PUBLISHED, blocks_per_group
+from .levels import ANCHOR, LEVEL_MIN_STEP, LEVEL_NAMES, LEVEL_STEP, all_ladders, derive_levels, ladder_dir
+
+PAGE = "ladder.md"
+#: where the page links the data from (the page lives in docs/)
+DATA_LINK = "../checkpoints/ladder"
+
+
+def game_title(game_id: str) -> str:
+    return game_id.split("_v")[0].capitalize()
+
+
+def plot_name(game_id: str) -> str:
+    return f"ladder_{game_id.split('_v')[0]}.png"
+
+
+def _fmt_int(n: int) -> str:
+    return f"{n:,}"
+
+
+def read_costs(folder: str | os.PathLike | None = None) -> dict[str, Any]:
+    """The measured costs (``scripts/ladder_costs.py``), {} when there are none."""
+    path = Path(folder if folder is not None else ladder_dir()) / "costs.json"
+    if not path.is_file():
+        return {}
+    return json.loads(path.read_text(encoding="utf-8"))
+
+
+def _cost_specs(entry: dict[str, Any]) -> dict[str, float]:
+    return {k: float(v) for k, v in entry.items() if k not in ("engine", "measured", "games_each")}
+
+
+def estimate_cpu_hours(name: str, num_players: int, costs: dict[str, Any], data: dict[str, Any] | None = None,
+                       games: int = DEFAULT_GAMES) -> float | None:
+    """CPU hours left to finish the ladder ``name`` (all of it when ``data`` is None), from the measured
+    seconds a game of each roster agent's moves plus the engine's; None without measurements."""
+    entry = costs.get(name)
+    if not entry:
+        return None
+    per_agent = _cost_specs(entry)
+    specs = list(data["roster"]) if data is not None else list(per_agent)
+    if any(s not in per_agent for s in specs) or len(specs) < num_players:
+        return None
+    n, p = len(specs), num_players
+    target = data["settings"]["games"] if data is not None else games
+    blocks = blocks_per_group(target, n, p)
+    games_each = blocks * math.factorial(p) * math.comb(n - 1, p - 1)
+    total_games = blocks * math.factorial(p) * math.comb(n, p)
+    played_games = data["games"] if data is not None else 0
+    seconds = 0.0
+    for s in specs:
+        played = data["ratings"][s]["games"] if data is not None else 0
+        seconds += max(0, games_each - played) * per_agent[s]
+    seconds += max(0, total_games - played_games) * float(entry.get("engine", 0.0))
+    return seconds / 3600
+
+
+def _status(data: dict[str, Any]) -> str:
+    g = data["games_per_pairing"]
+    if data["complete"]:
+        return "complete"
+    per = f"{g['min']}" if g["min"] == g["max"] else f"{g['min']}-{g['max']}"
+    return f"partial ({_fmt_int(data['games'])} of {_fmt_int(data['scheduled_games'])} games, {per} a pairing)"
+
+
+def _table(data: dict[str, Any]) -> list[str]:
+    from .ladder import sorted_ratings
+
+    out = ["| # | agent | rating | 95% interval | games | W-D-L |", "|--:|---|--:|---|--:|---|"]
+    for rank, (spec, r) in enumerate(sorted_ratings(data), start=1):
+        if r["rating"] is None:
+            out.append(f"| | `{spec}` | (no games yet) | | {r['games']} | |")
+            continue
+        lo, hi = r["ci95"]
+        out.append(f"| {rank} | `{spec}` | {r['rating']:.0f} | {lo:.0f} to {hi:.0f} | {_fmt_int(r['games'])} | "
+                   f"{r['wins']}-{r['draws']}-{r['losses']} |")
+    return out
+
+
+def _levels_line(data: dict[str, Any]) -> str:
+    levels = sorted(derive_levels(data), key=lambda lv: lv.number)
+    if not levels:
+        return "Difficulty levels: none yet (no rated agents)."
+    parts = [f"{lv.number} {lv.name}: `{lv.spec}` ({lv.rating:.0f})" for lv in levels]
+    missing = [str(n) for n in LEVEL_NAMES if n not in {lv.number for lv in levels}]
+    tail = (f"; levels {', '.join(missing)} absent (no roster agent {LEVEL_MIN_STEP:.0f}+ points below "
+            f"the lowest)") if missing else ""
+    return "Difficulty levels (`--level N`): " + " · ".join(parts) + tail + "."
+
+
+def _ladder_section(data: dict[str, Any], costs: dict[str, Any]) -> list[str]:
+    name = data["name"]
+    g = data["games_per_pairing"]
+    head = (f"`{data['command']}` · {_fmt_int(data['games'])} games, "
+            f"{g['min'] if g['min'] == g['max'] else str(g['min']) + '-' + str(g['max'])} a pairing · "
+            f"{data['cpu_minutes']:,.0f} CPU minutes · {data['updated']} · data: "
+            f"[{name}.csv]({DATA_LINK}/{name}.csv), [{name}.json]({DATA_LINK}/{name}.json)")
+    out = [f"### {game_title(data['game'])}, {data['num_players']} players", "", head, ""]
+    if not data["complete"]:
+        left = estimate_cpu_hours(name, data["num_players"], costs, data)
+        est = f"; about {left:.1f} CPU hours left (estimated)" if left is not None else ""
+        out += [f"**Partial:** {_status(data).removeprefix('partial (').rstrip(')')} (planned: "
+                f"{g['target']} a pairing){est}. The same command continues it.", ""]
+    if data.get("truncated_games"):
+        out += [f"{data['truncated_games']} games reached the move cap (scored as the engine scores "
+                f"them).", ""]
+    out += _table(data) + ["", _levels_line(data), ""]
+    return out
+
+
+def _missing_section(game_id: str, num_players: int, costs: dict[str, Any]) -> list[str]:
+    from .levels import ladder_name
+
+    name = ladder_name(game_id, num_players)
+    est = estimate_cpu_hours(name, num_players, costs)
+    cost = f" (estimated {est:.1f} CPU hours for {DEFAULT_GAMES} games a pairing)" if est is not None else ""
+    base = game_id.split("_v")[0]
+    return [f"### {game_title(game_id)}, {num_players} players", "",
+            f"Not run yet: `arena ladder {base} --players {num_players}`{cost}.", ""]
+
+
+def _published(ladders: Sequence[dict[str, Any]]) -> list[tuple[str, int]]:
+    keys = [(g, n) for g, ns in PUBLISHED.items() for n in ns]
+    keys += sorted({(d["game"], d["num_players"]) for d in ladders} - set(keys))
+    return keys
+
+
+def page_text(ladders: Sequence[dict[str, Any]], costs: dict[str, Any] | None = None) -> str:
+    """The whole of docs/ladder.md from the ladders' data (``levels.all_ladders``) and costs."""
+    costs = costs or {}
+    by_key = {(d["game"], d["num_players"]): d for d in ladders}
+    out = [
+        "# Rating ladders",
+        "",
+        "<!-- generated by `arena ladder --page` (train/ladder_page.py) from checkpoints/ladder/*.json: "
+        "change the data, not this file -->",
+        "",
+        "A fixed reference to report an agent against, as chess engines' rating lists and OpenSpiel's "
+        "evaluations do: per game and player count, a fixed roster plays round-robin and every agent "
+        "gets a rating on one anchored scale. A new agent is *placed* on a ladder by playing the roster "
+        "only ([Python and command line](integrations.md#report-results-on-the-rating-ladder)); the "
+        "difficulty levels of `arena play --level` and `arena serve` come from these tables.",
+        "",
+        f"- **Rating:** the evaluator's Plackett-Luce fit (Bradley-Terry with 2 players; the whole "
+        f"finishing order with more, ties split), on 400 log10 odds (Elo-like): an agent 200 points "
+        f"above another is expected to score 76% against it, 400 points 91%. **Anchored:** `{ANCHOR}` = 0, "
+        f"so numbers stay comparable when the roster grows.",
+        "- **95% intervals:** percentiles of 200 bootstrap resamples of the games, each refitted and "
+        "re-anchored (so they are intervals relative to random; random's is 0 to 0).",
+        "- **Roster:** random, the rule-based heuristic, MCTS (random rollouts) at three budgets chosen per "
+        "game from measured costs, and every shipped agent of the game and player count alone and at its "
+        "`strongest` spec (`checkpoints/shipped.yaml`).",
+        "- **Schedule:** as `arena eval`: every subset of the roster that fills a table meets in blocks, "
+        "a block plays the subset in every seat arrangement from the same start (seed and two random "
+        "opening moves); *games a pairing* counts the games in which two given agents sit at the same "
+        "table. W-D-L: first place alone, shared, or not.",
+        f"- **Difficulty levels:** level 5 (Master) is the highest-rated agent; each level below is an "
+        f"agent at least {LEVEL_MIN_STEP:.0f} points weaker than the one above, the chain of up to five "
+        f"chosen with steps as close to {LEVEL_STEP:.0f} points as the roster allows, so a level is "
+        f"the same strength step in every game (`train/levels.py`, `derive_levels`).",
+        "- **Cost:** CPU minutes are the sum of every game's CPU time as recorded in the data (one "
+        "worker process per core; the results do not depend on the number of workers). Estimates for "
+        "tables not finished use the measured seconds a game of each agent "
+        f"([costs.json]({DATA_LINK}/costs.json), `scripts/ladder_costs.py`).",
+        "",
+        "## Summary",
+        "",
+        "| game | players | status | games | CPU minutes | updated |",
+        "|---|--:|---|--:|--:|---|",
+    ]
+    keys = _published(ladders)
+    for game_id, n in keys:
+        d = by_key.get((game_id, n))
+        anchor = f"[{game_title(game_id)}](#{game_title(game_id).lower()}-{n}-players)"
+        if d is None:
+            out.append(f"| {anchor} | {n} | not run yet | | | |")
+        else:
+            out.append(f"| {anchor} | {n} | {_status(d)} | {_fmt_int(d['games'])} | {d['cpu_minutes']:,.0f} | "
+                       f"{d['updated']} |")
+    out.append("")
+    games_in_order = list(dict.fromkeys(g for g, _ in keys))
+    for game_id in games_in_order:
+        out += [f"## {game_title(game_id)}", ""]
+        if any(by_key.get((game_id, n)) for g, n in keys if g == game_id):
+            out += [f"![{game_title(game_id)} ladder: ratings with 95% intervals](images/{plot_name(game_id)})", ""]
+        for g, n in keys:
+            if g != game_id:
+                continue
+            d = by_key.get((g, n))
+            out += _ladder_section(d, costs) if d is not None else _missing_section(g, n, costs)
+    return "\n".join(out).rstrip() + "\n"
+
+
+def plot_game(ladders: Sequence[dict[str, Any]], path: str | os.PathLike) -> Path:
+    """One game's ladders as a picture: per player count, each agent's rating with its 95% interval."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from .ladder import sorted_ratings
+
+    ladders = sorted(ladders, key=lambda d: d["num_players"])
+    rows = [[(s, r) for s, r in sorted_ratings(d) if r["rating"] is not None] for d in ladders]
+    height = max(len(r) for r in rows)
+    fig, axes = plt.subplots(1, len(ladders), figsize=(6.2 * len(ladders), 1.0 + 0.42 * height), squeeze=False)
+    for ax, d, items in zip(axes[0], ladders, rows):
+        items = items[::-1]   # strongest at the top
+        y = list(range(len(items)))
+        rating = [r["rating"] for _, r in items]
+        lo = [r["rating"] - r["ci95"][0] for _, r in items]
+        hi = [r["ci95"][1] - r["rating"] for _, r in items]
+        ax.errorbar(rating, y, xerr=[lo, hi], fmt="o", color="tab:blue", ecolor="black", capsize=3)
+        ax.axvline(0, color="gray", lw=0.8, ls="--")
+        ax.set_yticks(y)
+        ax.set_yticklabels([s if len(s) <= 40 else s[:37] + "..." for s, _ in items], fontsize=8)
+        g = d["games_per_pairing"]
+        done = f"{g['min']} games a pairing" if d["complete"] else f"partial: {g['min']}-{g['max']} games a pairing"
+        ax.set_title(f"{game_title(d['game'])}, {d['num_players']} players ({done})", fontsize=9)
+        ax.set_xlabel(f"rating (400 log10 odds, {ANCHOR} = 0; 95% bootstrap interval)", fontsize=8)
+        ax.grid(axis="x", alpha=0.3)
+    fig.tight_layout()
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
+    return path
+
+
+def write_page(folder: str | os.PathLike | None = None, docs: str | os.PathLike | None = None) -> list[Path]:
+    """Write ``docs/ladder.md`` and one plot per game with data; returns the files written."""
+    docs = Path(docs) if docs is not None else Path(__file__).resolve().parents[1] / "docs"
+    ladders = all_ladders(folder)
+    page = docs / PAGE
+    docs.mkdir(parents=True, exist_ok=True)
+    page.write_text(page_text(ladders, read_costs(folder)), encoding="utf-8")
+    written = [page]
+    for game_id in dict.fromkeys(d["game"] for d in ladders):
+        written.append(plot_game([d for d in ladders if d["game"] == game_id], docs / "images" / plot_name(game_id)))
+    return written
