@@ -254,12 +254,14 @@ def test_shipped_configs_are_valid():
     from tabletop_arena.train.config import CONFIG_DIR
     paths = sorted(CONFIG_DIR.glob("*.yaml"))
     assert len(paths) >= 2
-    from tabletop_arena.train import value_lookahead
+    from tabletop_arena.train import search_distill, value_lookahead
     from tabletop_arena.train.config import read_config_file
     for path in paths:
         data = read_config_file(path)
         if value_lookahead.is_value_config(data):   # arena train's other algorithm (Gorgasali)
             assert isinstance(value_lookahead.from_dict(data, str(path)), value_lookahead.ValueLookaheadConfig)
+        elif search_distill.is_distill_config(data):   # <game>_distill.yaml (tests/test_search_distill.py)
+            assert isinstance(search_distill.from_dict(data, str(path)), search_distill.SearchDistillConfig)
         else:
             assert isinstance(load_config(path), TrainConfig), path
 

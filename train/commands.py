@@ -148,6 +148,10 @@ def cmd_train(args) -> int:
     check_out_folder(args.out if args.out is not None else "runs")
     if args.resume and args.out is not None:
         _check_resumable(Path(args.out))
+    from .search_distill import cli_train  # algorithm: search_distill (its config, or --resume of its run)
+    code = cli_train(args, game)
+    if code is not None:
+        return code
     if args.backend != "rllib" and not args.resume:
         from .value_lookahead import read_if_value_config
         try:

@@ -1,0 +1,1216 @@
+"""``algorithm: search_distill``: expert iteration (search distilled into the network), every game.
+
+    arena train zaka --config configs/train/zaka_distill.yaml --out runs/zaka/distill
+    arena train zaka --out runs/zaka/distill --resume --set iterations=40   # continue
+    arena eval zaka --agents ppo:runs/zaka/distill/best.zip heuristic --games 400
+
+Each iteration (Anthony et al. 2017, "Thinking fast and slow with deep learning and tree search";
+AlphaZero; for hidden information, search over determinizations of the mover's view as IS-MCTS and
+the project's ``puct`` agent do):
+
+1. **Self-play with search.** ``games_per_iteration`` games of the best network against itself,
+   ``parallel_games`` of them advancing in lockstep. At every decision with two or more legal moves
+   the mover runs ``simulations`` PUCT simulations (``agents/puct.py``'s tree: open loop, each
+   simulation from a fresh ``state.determinize(seat, rng)`` of the mover's view, never the real
+   hidden state; priors from the network's softmax over the sample's legal moves, first-play urgency
+   at the parent's mean). Every simulation step sends the leaves of *all* games' searches through
+   one batched forward pass (on one torch thread, in numpy where the network has a numpy twin).
+   A leaf is scored by the value head, or with ``rollout_weight`` > 0 also by a playout of the
+   network's own sampled moves to the end, all the step's playouts advancing together with one
+   forward pass a move (``agents/rollout.py``'s batching): ``(1 - w) * value + w * playout``.
+   The root's priors get Dirichlet noise (``dirichlet_alpha``, ``dirichlet_fraction``); for the
+   first ``temperature_moves`` decisions of a game the move is drawn in proportion to the root's
+   visits, then it is the most visited (ties: the higher prior).
+2. **Targets.** Every seat's positions (every seat learns): the mover's observation, the root's
+   visit distribution over the legal moves (sums to one over them, zero elsewhere; a forced move is
+   the one move, which teaches the value only), and the game's result for the seat's player
+   (``Game.agent_returns`` of ``state.returns()``: +1/-1 with two players, rank returns summing to
+   0 with more; a game stopped at ``max_steps`` is 0). The value head reads one seat's observation
+   and predicts that seat's result; the search credits the other players ``-v / (n - 1)``.
+3. **Learning.** A replay buffer of the most recent ``replay_positions`` positions (whole
+   iterations are dropped, oldest first); ``ceil(train_passes x new positions / batch_size)``
+   Adam steps of cross-entropy between the masked softmax and the visit distribution plus
+   ``value_coef`` x the squared error of the value head, gradient norm clipped at 1.
+4. **Gating.** The trained network plays the best one ``gate_games`` seat-balanced games, both
+   without search (argmax; with n players one trained network against n - 1 best ones). It
+   replaces the best unless it is significantly worse: the Wilson 95% upper bound of its score
+   (wins + draws / 2) is below the fair share 1/n. A gate that asked for a significant gain would
+   freeze the run: one iteration moves a network a point or two, which a few hundred games cannot
+   tell apart; this one stops a collapse and otherwise lets the run move on (AlphaZero dropped the
+   gate altogether). ``gate_games: 0`` accepts every network. Self-play always uses the best.
+5. **Evaluation** every ``eval_every`` iterations and at the end: the best network alone against
+   each ``eval_opponents`` entry (spec: games; with n players against n - 1 of them), for the
+   learning curve by minutes and by self-play games.
+
+Seeding the first network: ``init_policy`` (a shipped agent's name or a checkpoint: its network and
+weights), or a fresh ``network`` (the PPO config's network keys, ``train/config.py``), cloned from
+the heuristic first when ``clone`` sets ``bc_games`` (``train/imitation.py``: cloning, DAgger).
+
+Run folder: ``config.yaml``; ``checkpoint.zip`` (the trained network with its Adam state and the
+loop's state: iteration, generator, replay files: what ``--resume`` reads); ``best.zip`` (the gated
+network, ``ppo:PATH`` / ``puct:N:PATH`` / ``rollout:N:PATH`` play it); ``snapshots/iter_*.zip``
+(each accepted network); ``replay/iter_*.npz`` (the buffer, one file an iteration); ``curve.csv``
+/ ``curve.png``; ``iterations.csv`` (self-play, learning and gate numbers of every iteration);
+``eval/``. Every engine seed of self-play is even (the evaluator's are odd). A stop (SIGINT /
+SIGTERM) keeps the checkpoint of the last finished iteration; ``--resume`` replays the cut
+iteration from the same generator state, so it is the iteration the run would have played.
+"""
+from __future__ import annotations
+
+import csv
+import dataclasses
+import difflib
+import math
+import os
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable
+
+import numpy as np
+
+from .. import envs
+from .config import ConfigError, read_config_file, with_overrides
+from .stops import as_stopped, deferred
+
+ALGORITHM = "search_distill"
+#: evaluation seeds (``evaluate(seed=...)``): the curve's as PPO's (train/ppo.py), the gate's per iteration
+EVAL_SEED_BASE, GATE_SEED_BASE = 7919, 104_729
+#: gradient norm clip of the learning steps
+MAX_GRAD_NORM = 1.0
+#: the PPO config's keys that describe a fresh network (``network:``) and the warm start (``clone:``)
+NETWORK_KEYS = ("network", "net_arch", "cnn_channels", "cnn_hidden", "vector_hidden", "spatial_actions",
+                "board_channels", "board_dilations", "features_dim", "pointer_actions", "slot_dim",
+                "pair_dim", "share_features")
+CLONE_KEYS = ("bc_games", "bc_epochs", "bc_patience", "bc_keep", "bc_holdout", "bc_batch_size",
+              "bc_learning_rate", "bc_value_coef", "bc_label_smoothing", "dagger_rounds", "dagger_games",
+              "dagger_epochs")
+#: keys that fix the network or the data it learns from: they cannot change on --resume
+FIXED_ON_RESUME = ("env_options", "init_policy", "network", "clone", "seed")
+
+
+@dataclass
+class SearchDistillConfig:
+    algorithm: str = ALGORITHM
+    env_options: dict = field(default_factory=dict)   #: options for the game (e.g. num_players: 2)
+    seed: int = 0                          #: seeds self-play, learning and evaluation
+    max_steps: int = 1000                  #: move cap of a game (self-play, playouts, evaluation); 0 result there
+    init_policy: str = ""                  #: first network: a shipped agent's name or a checkpoint path
+    network: dict = field(default_factory=dict)   #: or a fresh one: train/config.py's network keys
+    clone: dict = field(default_factory=dict)     #: fresh network only: train/config.py's bc_* / dagger_* keys
+    iterations: int = 20                   #: self-play / learn / gate / evaluate rounds (a resumed run goes on to it)
+    games_per_iteration: int = 64          #: self-play games an iteration
+    parallel_games: int = 32               #: games advancing in lockstep (their leaves share a forward pass)
+    simulations: int = 32                  #: PUCT simulations a decision (>= 2; the first expands the root)
+    c_puct: float = 1.5                    #: exploration constant of PUCT
+    rollout_weight: float = 0.0            #: leaf value: (1 - w) x value head + w x a playout of the network
+    dirichlet_alpha: float = 0.3           #: root noise: Dirichlet(alpha) over the legal moves
+    dirichlet_fraction: float = 0.25       #: root priors: (1 - f) x the network's + f x the noise
+    temperature_moves: int = 10            #: first decisions of a game drawn by visit counts, then the most visited
+    replay_positions: int = 100_000        #: the replay buffer keeps the newest iterations up to this many positions
+    train_passes: float = 4.0              #: learning steps = ceil(this x new positions / batch_size)
+    batch_size: int = 256                  #: positions a learning step
+    learning_rate: float = 1e-4            #: Adam step size
+    value_coef: float = 1.0                #: weight of the value's squared error
+    gate_games: int = 200                  #: new network vs the best, network alone (0 = accept every one)
+    eval_every: int = 1                    #: iterations between evaluations (and one at the end)
+    eval_opponents: dict = field(default_factory=lambda: {"heuristic": 100, "random": 50})  #: spec: games
+    workers: int = 2                       #: evaluation processes
+    torch_threads: int = 1                 #: torch threads of this process
+    device: str = "cpu"                    #: cpu, cuda or auto: where the network learns and self-play's leaves run
+    time_limit_minutes: float = 0.0        #: stop after the iteration that passes this (0 = none)
+    progress: bool = True                  #: progress bars and a line an iteration
+
+    def to_dict(self) -> dict[str, Any]:
+        return dataclasses.asdict(self)
+
+
+_INTS = {"seed": 0, "max_steps": 1, "iterations": 1, "games_per_iteration": 1, "parallel_games": 1,
+         "simulations": 2, "temperature_moves": 0, "replay_positions": 1, "batch_size": 1, "gate_games": 0,
+         "eval_every": 1, "workers": 1, "torch_threads": 1}
+_FLOATS = {"c_puct": (1e-6, 1e3), "rollout_weight": (0.0, 1.0), "dirichlet_alpha": (1e-6, 1e3),
+           "dirichlet_fraction": (0.0, 1.0), "train_passes": (0.0, 1e4), "learning_rate": (1e-9, 1.0),
+           "value_coef": (0.0, 1e3), "time_limit_minutes": (0.0, 1e9)}
+_DEVICES = ("cpu", "cuda", "auto")
+
+
+def is_distill_config(data: Any) -> bool:
+    return isinstance(data, dict) and data.get("algorithm") == ALGORITHM
+
+
+def _unknown(keys, known, what: str, source: str) -> None:
+    unknown = sorted(set(keys) - set(known))
+    if unknown:
+        hints = [f"{k} (did you mean {m[0]!r}?)" if (m := difflib.get_close_matches(k, known, 1)) else k
+                 for k in unknown]
+        raise ConfigError(f"{source}: unknown key(s) {', '.join(hints)} {what}")
+
+
+def from_dict(data: Any, source: str) -> SearchDistillConfig:
+    """A checked config: unknown keys (with a suggestion), wrong types (no coercion: a string is
+    not a number) and out-of-range values raise ConfigError naming the key."""
+    if not isinstance(data, dict):
+        raise ConfigError(f"{source}: must be a mapping of option: value, got {type(data).__name__}")
+    known = [f.name for f in dataclasses.fields(SearchDistillConfig)]
+    _unknown(data, known, f"for algorithm {ALGORITHM} (its keys: train/search_distill.py)", source)
+    if data.get("algorithm", ALGORITHM) != ALGORITHM:
+        raise ConfigError(f"{source}: algorithm must be {ALGORITHM!r}, got {data['algorithm']!r}")
+    for key, low in _INTS.items():
+        v = data.get(key, low)
+        if not isinstance(v, int) or isinstance(v, bool) or v < low:
+            raise ConfigError(f"{source}: {key} must be an integer >= {low}, got {v!r}")
+    for key, (lo, hi) in _FLOATS.items():
+        v = data.get(key, lo)
+        if not isinstance(v, (int, float)) or isinstance(v, bool) or not lo <= v <= hi:
+            raise ConfigError(f"{source}: {key} must be a number in [{lo}, {hi}], got {v!r}")
+    for key in ("env_options", "network", "clone"):
+        if not isinstance(data.get(key, {}), dict):
+            raise ConfigError(f"{source}: {key} must be a mapping, got {data[key]!r}")
+    for key in ("init_policy",):
+        if not isinstance(data.get(key, ""), str):
+            raise ConfigError(f"{source}: {key} must be a string (a shipped agent's name or a path), got {data[key]!r}")
+    if "progress" in data and not isinstance(data["progress"], bool):
+        raise ConfigError(f"{source}: progress must be true or false, got {data['progress']!r}")
+    if data.get("device", "cpu") not in _DEVICES:
+        raise ConfigError(f"{source}: device must be one of {', '.join(_DEVICES)}, got {data['device']!r}")
+    opponents = data.get("eval_opponents", {})
+    if not isinstance(opponents, dict) or not all(
+            isinstance(k, str) and k and isinstance(v, int) and not isinstance(v, bool) and v >= 0
+            for k, v in opponents.items()):
+        raise ConfigError(f"{source}: eval_opponents must map agent specs to games (integers >= 0), "
+                          f"e.g. {{heuristic: 200, 'mcts:200': 20}}; got {opponents!r}")
+    _unknown(data.get("network", {}), NETWORK_KEYS, "in network (train/config.py's network keys)",
+             source)
+    _unknown(data.get("clone", {}), CLONE_KEYS, "in clone (train/config.py's bc_* and dagger_* keys)", source)
+    if data.get("init_policy") and (data.get("network") or data.get("clone")):
+        raise ConfigError(f"{source}: init_policy brings its own network and weights: leave network and "
+                          f"clone out, or init_policy empty")
+    cfg = SearchDistillConfig(**data)
+    for key in _FLOATS:
+        setattr(cfg, key, float(getattr(cfg, key)))
+    if cfg.network or cfg.clone:
+        ppo_config(cfg, source)   # the network and cloning keys are checked as the PPO config checks them
+    return cfg
+
+
+def ppo_config(cfg: SearchDistillConfig, source: str = "config"):
+    """The ``train.config.TrainConfig`` of the network and clone sections (checked there, a
+    mistake named by the key as the PPO config names it)."""
+    from .config import from_dict as ppo_from_dict
+    data = {**cfg.network, **cfg.clone, "seed": cfg.seed, "max_steps": cfg.max_steps, "progress": cfg.progress,
+            "env_options": cfg.env_options}
+    return ppo_from_dict(data, source=f"{source} (network / clone)")
+
+
+# ==============================================================================================
+# the network: leaves, seeding, learning
+# ==============================================================================================
+class Forward:
+    """(logits over every action, value for the seat to act) of a batch of observations: one
+    forward pass, in numpy where the network has a numpy twin on the CPU (``numpy_outputs``,
+    Zaka's slot network), else torch in inference mode. Values are clipped to [-1, 1]."""
+
+    def __init__(self, policy):
+        from ..agents.ppo import numpy_outputs
+        self.policy = policy
+        self.fast = numpy_outputs(policy)
+
+    def __call__(self, obs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        obs = np.asarray(obs, np.float32)
+        if self.fast is not None:
+            logits, values = self.fast(obs)
+        else:
+            import torch
+
+            from ..agents.ppo import latents
+            p = self.policy
+            with torch.inference_mode():
+                latent_pi, latent_vf = latents(p, torch.as_tensor(obs, device=p.device))
+                logits = p.action_net(latent_pi).cpu().numpy()
+                values = p.value_net(latent_vf)[:, 0].cpu().numpy()
+        return np.asarray(logits, np.float64), np.clip(np.asarray(values, np.float64), -1.0, 1.0)
+
+
+def _lr_schedule(lr: float) -> Callable[[float], float]:
+    return lambda _progress: lr
+
+
+def new_policy(game, cfg: SearchDistillConfig, device: str):
+    """A fresh ArenaPolicy from the ``network`` section (the PPO config's network keys)."""
+    from gymnasium import spaces
+
+    from ..agents.ppo import ArenaPolicy
+    from .ppo import gymnasium_box, policy_kwargs
+    tcfg = ppo_config(cfg)
+    if tcfg.heuristic_hint:
+        raise ConfigError("network: heuristic_hint is not supported by search_distill")
+    kwargs = policy_kwargs(game, tcfg)
+    policy = ArenaPolicy(gymnasium_box(game.observation_size), spaces.Discrete(game.num_actions),
+                         _lr_schedule(cfg.learning_rate), **kwargs)
+    return policy.to(device)
+
+
+def policy_from_checkpoint(path, device: str, trust: bool = False):
+    """A trainable copy of a checkpoint's network and weights (with a fresh Adam optimizer)."""
+    from ..agents.ppo import CheckpointError, load_policy, read_metadata
+    if read_metadata(path).get("heuristic_hint"):
+        raise CheckpointError(f"{path}: a policy that reads the heuristic's hint (heuristic_hint) is not "
+                              f"supported by search_distill")
+    return copy_policy(load_policy(path, trust=trust), device)
+
+
+def copy_policy(policy, device: str):
+    """A new policy of the same network (rebuilt from its JSON description, as a checkpoint is)
+    with the same weights, in eval mode on ``device``."""
+    from ..agents.ppo import decode_spec, policy_spec
+    cls, obs, act, kwargs = decode_spec(policy_spec(policy))
+    new = cls(obs, act, _lr_schedule(1e-4), **kwargs)
+    new.load_state_dict(policy.state_dict())
+    new.set_training_mode(False)
+    return new.to(device)
+
+
+def set_learning_rate(policy, lr: float) -> None:
+    for group in policy.optimizer.param_groups:
+        group["lr"] = lr * float(group.get("lr_scale", 1.0))
+
+
+# ==============================================================================================
+# self-play with batched search
+# ==============================================================================================
+class _Node:
+    """A position of the open-loop tree (reached by an action sequence, not a state)."""
+
+    __slots__ = ("children", "visits", "logits", "value_sum", "prior_cache")
+
+    def __init__(self):
+        self.children: dict[int, _Edge] = {}
+        self.visits = 0
+        self.logits: np.ndarray | None = None   # the network's logits where the node was expanded
+        self.value_sum: list[float] | None = None   # per agent: the sum of the returns backed up
+        self.prior_cache: tuple[list[int], list[float]] | None = None   # (legal moves, their priors)
+
+
+class _Edge:
+    __slots__ = ("node", "visits", "value", "mover")
+
+    def __init__(self, mover: int):
+        self.node = _Node()
+        self.visits = 0
+        self.value = 0.0   # sum of the returns of ``mover`` (the agent taking this edge)
+        self.mover = mover
+
+
+def _priors(node: _Node, legal: list[int]) -> list[float]:
+    """The softmax of the node's logits over ``legal`` (cached for the last legal set seen)."""
+    cache = node.prior_cache
+    if cache is not None and cache[0] == legal:
+        return cache[1]
+    assert node.logits is not None
+    z = node.logits[legal]
+    p = np.exp(z - z.max())
+    out = (p / p.sum()).tolist()
+    node.prior_cache = (legal, out)
+    return out
+
+
+def _select(node: _Node, legal: list[int], priors: list[float], mover: int, c: float) -> int:
+    """PUCT: ``Q + c P sqrt(N) / (1 + n)``; an unvisited child scores the parent's mean for the
+    mover (first-play urgency), as ``agents/puct.py``."""
+    sqrt_n = math.sqrt(max(node.visits, 1))
+    vs = node.value_sum
+    fpu = vs[mover] / node.visits if vs is not None and node.visits else 0.0
+    best_a, best = legal[0], -math.inf
+    children = node.children
+    for a, p in zip(legal, priors):
+        e = children.get(a)
+        if e is None or e.visits == 0:
+            score = fpu + c * p * sqrt_n
+        else:
+            score = e.value / e.visits + c * p * sqrt_n / (1 + e.visits)
+        if score > best:
+            best_a, best = a, score
+    return best_a
+
+
+def _backup(root: _Node, path: list[_Edge], ret: list[float]) -> None:
+    for node in [root] + [e.node for e in path]:
+        node.visits += 1
+        if node.value_sum is None:
+            node.value_sum = list(ret)
+        else:
+            vs = node.value_sum
+            for i, r in enumerate(ret):
+                vs[i] += r
+    for e in path:
+        e.visits += 1
+        e.value += ret[e.mover]
+
+
+class _Game:
+    """One self-play game and the positions it has produced so far."""
+
+    __slots__ = ("number", "state", "rng", "decisions", "obs", "legal", "targets", "owners")
+
+    def __init__(self, number: int, state, rng: np.random.Generator):
+        self.number, self.state, self.rng = number, state, rng
+        self.decisions = 0   # searched decisions so far (the temperature schedule counts them)
+        self.obs: list[np.ndarray] = []
+        self.legal: list[np.ndarray] = []
+        self.targets: list[np.ndarray] = []
+        self.owners: list[int] = []
+
+
+class _Search:
+    """One game's search at its current decision."""
+
+    __slots__ = ("game", "seat", "legal", "root", "root_priors", "raw_priors")
+
+    def __init__(self, game: _Game, seat: int, legal: list[int]):
+        self.game, self.seat, self.legal = game, seat, legal
+        self.root = _Node()
+        self.root_priors: list[float] | None = None   # with the Dirichlet noise
+        self.raw_priors: list[float] | None = None
+
+
+@dataclass
+class Chunk:
+    """The positions of one iteration's self-play games (ragged: each position's legal moves)."""
+
+    obs: np.ndarray      # float16 (n, observation size): the mover's observation
+    ptr: np.ndarray      # int64 (n + 1,): position i's legal moves are legal[ptr[i]:ptr[i + 1]]
+    legal: np.ndarray    # int32: the legal moves, position after position
+    target: np.ndarray   # float32: the search's visit share of each of them (sums to 1 a position)
+    value: np.ndarray    # float32 (n,): the game's result for the mover's player
+    game: np.ndarray     # int64 (n,): the self-play game number
+
+    FIELDS = ("obs", "ptr", "legal", "target", "value", "game")
+
+    def __len__(self) -> int:
+        return len(self.value)
+
+    def save(self, path: Path) -> None:
+        tmp = path.with_name(f".{path.name}.tmp")
+        with open(tmp, "wb") as fh:
+            np.savez(fh, **{f: getattr(self, f) for f in self.FIELDS})
+        os.replace(tmp, path)
+
+    @classmethod
+    def load(cls, path: Path, obs_size: int, num_actions: int) -> "Chunk":
+        """A replay file, checked (no pickles, shapes and ranges that fit the game)."""
+        from ..agents.ppo import CheckpointError
+        try:
+            with np.load(path, allow_pickle=False) as z:
+                chunk = cls(**{f: z[f] for f in cls.FIELDS})
+        except (OSError, ValueError, KeyError, TypeError) as exc:
+            raise CheckpointError(f"replay file {path}: {type(exc).__name__}: {exc}") from None
+        n = len(chunk.value)
+        ok = (chunk.obs.shape == (n, obs_size) and chunk.ptr.shape == (n + 1,) and len(chunk.game) == n
+              and chunk.legal.shape == chunk.target.shape and chunk.ptr[0] == 0 and chunk.ptr[-1] == len(chunk.legal)
+              and bool(np.all(np.diff(chunk.ptr) >= 1))
+              and (len(chunk.legal) == 0 or 0 <= chunk.legal.min() <= chunk.legal.max() < num_actions))
+        if not ok:
+            raise CheckpointError(f"replay file {path} does not fit this game (shapes or action numbers)")
+        return chunk
+
+
+def _chunk_of(games: list[_Game], returns: dict[int, np.ndarray], obs_size: int) -> Chunk:
+    obs, legal, target, value, number = [], [], [], [], []
+    for g in games:
+        ret = returns[g.number]
+        obs += g.obs
+        legal += g.legal
+        target += g.targets
+        value += [float(ret[o]) for o in g.owners]
+        number += [g.number] * len(g.owners)
+    sizes = np.asarray([len(x) for x in legal], np.int64)
+    return Chunk(obs=np.stack(obs) if obs else np.zeros((0, obs_size), np.float16),
+                 ptr=np.concatenate(([0], np.cumsum(sizes))).astype(np.int64),
+                 legal=np.concatenate(legal).astype(np.int32) if legal else np.zeros(0, np.int32),
+                 target=np.concatenate(target).astype(np.float32) if target else np.zeros(0, np.float32),
+                 value=np.asarray(value, np.float32), game=np.asarray(number, np.int64))
+
+
+class SelfPlay:
+    """Self-play games with PUCT at every decision; the leaves of every game's search go through
+    one forward pass a simulation step (see the module docstring)."""
+
+    def __init__(self, game, cfg: SearchDistillConfig, forward: Forward):
+        self.game, self.cfg, self.forward = game, cfg, forward
+        self.owner = [game.seat_owner(s) for s in range(game.num_seats)]
+        self.n_agents = game.num_agents
+        #: called with (state, game number) after every real move (tests: nothing leaks from search)
+        self.after_move: Callable[[Any, int], None] | None = None
+        self.stats = {"forward_s": 0.0, "playout_s": 0.0, "leaves": 0, "playout_moves": 0, "searches": 0}
+
+    # -- one real move or a whole decision -------------------------------------------------------
+    def _spread(self, mover: int, v: float) -> list[float]:
+        n = self.n_agents
+        out = [-v / (n - 1) if n > 1 else 0.0] * n
+        out[mover] = v
+        return out
+
+    def _record(self, g: _Game, seat: int, legal: list[int], target: np.ndarray) -> None:
+        g.obs.append(g.state.observation(seat).astype(np.float16))
+        g.legal.append(np.asarray(legal, np.int32))
+        g.targets.append(np.asarray(target, np.float32))
+        g.owners.append(self.owner[seat])
+
+    def _apply(self, g: _Game, action: int) -> None:
+        g.state.apply(action)   # checked against the real position's mask
+        if self.after_move is not None:
+            self.after_move(g.state, g.number)
+
+    def _over(self, g: _Game) -> bool:
+        return g.state.is_terminal() or len(g.state.history) >= self.cfg.max_steps
+
+    def _to_decision(self, g: _Game) -> list[int] | None:
+        """Play ``g``'s forced moves (recorded: they teach the value); the legal moves of its next
+        decision, or None when the game is over."""
+        while not self._over(g):
+            seat = g.state.current_player
+            legal = g.state.legal_actions()
+            if len(legal) > 1:
+                return legal
+            self._record(g, seat, legal, np.ones(1))
+            self._apply(g, legal[0])
+        return None
+
+    # -- the search ------------------------------------------------------------------------------
+    def _root_priors(self, sr: _Search) -> list[float]:
+        if sr.root_priors is None:
+            raw = _priors(sr.root, sr.legal)
+            sr.raw_priors = raw
+            f = self.cfg.dirichlet_fraction
+            if f > 0:
+                noise = sr.game.rng.dirichlet(np.full(len(sr.legal), self.cfg.dirichlet_alpha))
+                sr.root_priors = ((1.0 - f) * np.asarray(raw) + f * noise).tolist()
+            else:
+                sr.root_priors = raw
+        return sr.root_priors
+
+    def _descend(self, sr: _Search, pending: list) -> None:
+        """One simulation of ``sr`` down to a leaf: a finished game is backed up at once, a new
+        position joins ``pending`` for the batched evaluation."""
+        s = sr.game.state.determinize(sr.seat, sr.game.rng)
+        node: _Node = sr.root
+        path: list[_Edge] = []
+        c, owner = self.cfg.c_puct, self.owner
+        while True:
+            if s.is_terminal() or len(s.history) >= self.cfg.max_steps:
+                _backup(sr.root, path, self.game.agent_returns(s.returns()).tolist())
+                return
+            if node.logits is None:
+                pending.append((sr, node, path, s))
+                return
+            legal = s.legal_actions()
+            mover = owner[s.current_player]
+            if node is sr.root and legal == sr.legal:
+                priors = self._root_priors(sr)
+            else:
+                priors = _priors(node, legal)
+            a = _select(node, legal, priors, mover, c)
+            edge = node.children.get(a)
+            if edge is None:
+                edge = node.children[a] = _Edge(mover)
+            s.apply_legal(a)   # a is in this sample's legal list
+            path.append(edge)
+            node = edge.node
+
+    def _evaluate(self, pending: list) -> None:
+        t0 = time.perf_counter()
+        states = [p[3] for p in pending]
+        movers = [self.owner[s.current_player] for s in states]
+        logits, values = self.forward(np.stack([s.observation(s.current_player) for s in states]))
+        self.stats["forward_s"] += time.perf_counter() - t0
+        self.stats["leaves"] += len(pending)
+        w = self.cfg.rollout_weight
+        outcomes = self._playouts(states, pending[0][0].game.rng) if w > 0 else None
+        for i, (sr, node, path, _) in enumerate(pending):
+            node.logits = logits[i]
+            ret = self._spread(movers[i], float(values[i]))
+            if outcomes is not None:
+                ret = [(1.0 - w) * r + w * float(z) for r, z in zip(ret, outcomes[i])]
+            _backup(sr.root, path, ret)
+
+    def _playouts(self, states: list, rng: np.random.Generator) -> np.ndarray:
+        """Play every (throwaway) leaf sample to the end with the network sampling every seat's
+        moves, all together: one forward pass a move for all of them; the agents' returns."""
+        from ..agents.ppo import PPOAgent
+        t0 = time.perf_counter()
+        live = [i for i, s in enumerate(states) if not s.is_terminal()]
+        cap = self.cfg.max_steps
+        while live:
+            live = [i for i in live if not states[i].is_terminal() and len(states[i].history) < cap]
+            if not live:
+                break
+            masks = np.stack([states[i].legal_actions_mask() for i in live]).astype(bool)
+            many = masks.sum(axis=1) > 1
+            moves = np.argmax(masks, axis=1)   # the one legal move where there is one
+            if many.any():
+                rows = np.flatnonzero(many)
+                obs = np.stack([states[live[r]].observation(states[live[r]].current_player) for r in rows])
+                logits, _ = self.forward(obs)
+                moves[rows] = PPOAgent.sample_batch(logits, masks[rows], [rng] * len(rows))
+            for i, a in zip(live, moves.tolist()):
+                states[i].apply_legal(a)   # legal in the mask just computed
+            self.stats["playout_moves"] += len(live)
+        self.stats["playout_s"] += time.perf_counter() - t0
+        return np.asarray([self.game.agent_returns(s.returns()) for s in states], np.float64)
+
+    def _decide(self, sr: _Search) -> tuple[int, np.ndarray]:
+        """The move and the visit distribution over ``sr.legal`` after the search."""
+        g = sr.game
+        visits = np.asarray([e.visits if (e := sr.root.children.get(a)) is not None else 0 for a in sr.legal],
+                            np.float64)
+        raw = np.asarray(sr.raw_priors if sr.raw_priors is not None else _priors(sr.root, sr.legal))
+        total = visits.sum()
+        target = visits / total if total > 0 else raw
+        if g.decisions < self.cfg.temperature_moves:
+            i = int(g.rng.choice(len(sr.legal), p=target))
+        else:
+            i = max(range(len(sr.legal)), key=lambda j: (visits[j], raw[j]))
+        return sr.legal[i], target
+
+    # -- the games -------------------------------------------------------------------------------
+    def play(self, games: int, rng: np.random.Generator, first_number: int = 0,
+             bar=None) -> tuple[Chunk, dict[str, Any]]:
+        """``games`` games (``parallel_games`` at a time); every engine seed is even, every game's
+        generator (determinizations, noise, temperature) drawn from ``rng``."""
+        from .imitation import train_seed
+        cfg = self.cfg
+        live: list[_Game] = []
+        done: list[_Game] = []
+        returns: dict[int, np.ndarray] = {}
+        started = 0
+        records: list[tuple[int, int, list[int]]] = []   # (game number, engine seed, history) a game
+
+        def start() -> None:
+            nonlocal started
+            seed = train_seed(rng)
+            g = _Game(first_number + started, self.game.new_initial_state(seed),
+                      np.random.default_rng(int(rng.integers(2**63))))
+            started += 1
+            live.append(g)
+
+        def finish(g: _Game) -> None:
+            returns[g.number] = self.game.agent_returns(g.state.returns())
+            done.append(g)
+            records.append((g.number, int(g.state.seed), list(g.state.history)))
+            if bar is not None:
+                bar.update(1)
+
+        while started < min(games, cfg.parallel_games):
+            start()
+        while live:
+            searches = []
+            for g in list(live):
+                legal = self._to_decision(g)
+                while legal is None:   # finished: its slot takes a new game
+                    live.remove(g)
+                    finish(g)
+                    if started >= games:
+                        break
+                    start()
+                    g = live[-1]
+                    legal = self._to_decision(g)
+                if legal is not None:
+                    searches.append(_Search(g, g.state.current_player, legal))
+            if not searches:
+                continue
+            for _ in range(cfg.simulations):
+                pending: list = []
+                for sr in searches:
+                    self._descend(sr, pending)
+                if pending:
+                    self._evaluate(pending)
+            self.stats["searches"] += len(searches)
+            for sr in searches:
+                a, target = self._decide(sr)
+                self._record(sr.game, sr.seat, sr.legal, target)
+                sr.game.decisions += 1
+                self._apply(sr.game, a)
+        done.sort(key=lambda g: g.number)
+        records.sort()
+        info = {"games": len(done), "records": records,
+                "moves": sum(len(h) for _, _, h in records),
+                "capped": sum(1 for g in done if not g.state.is_terminal())}
+        return _chunk_of(done, returns, self.game.observation_size), info
+
+
+# ==============================================================================================
+# the replay buffer and the learning steps
+# ==============================================================================================
+class Replay:
+    """The newest iterations' chunks, at most ``capacity`` positions (whole chunks dropped, oldest
+    first; the newest chunk is always kept)."""
+
+    def __init__(self, capacity: int):
+        self.capacity = capacity
+        self.chunks: list[tuple[int, Chunk]] = []   # (iteration, chunk)
+
+    def __len__(self) -> int:
+        return sum(len(c) for _, c in self.chunks)
+
+    def add(self, iteration: int, chunk: Chunk) -> None:
+        self.chunks.append((iteration, chunk))
+        while len(self.chunks) > 1 and len(self) - len(self.chunks[0][1]) >= self.capacity:
+            self.chunks.pop(0)
+
+    def batch(self, rng: np.random.Generator, size: int, num_actions: int):
+        """(observations float32, legal masks, target distributions, values) of ``size``
+        positions drawn uniformly with replacement."""
+        sizes = np.asarray([len(c) for _, c in self.chunks])
+        idx = np.sort(rng.integers(int(sizes.sum()), size=size))
+        which = np.searchsorted(np.cumsum(sizes), idx, side="right")
+        starts = np.concatenate(([0], np.cumsum(sizes)[:-1]))
+        obs, masks, targets, values = [], [], [], []
+        for k in np.unique(which):
+            c = self.chunks[int(k)][1]
+            rows = idx[which == k] - starts[k]
+            obs.append(c.obs[rows].astype(np.float32))
+            values.append(c.value[rows])
+            lo, hi = c.ptr[rows], c.ptr[rows + 1]
+            lens = hi - lo
+            flat = np.concatenate([np.arange(a, b) for a, b in zip(lo, hi)])
+            r = np.repeat(np.arange(len(rows)), lens)
+            m = np.zeros((len(rows), num_actions), bool)
+            t = np.zeros((len(rows), num_actions), np.float32)
+            m[r, c.legal[flat]] = True
+            t[r, c.legal[flat]] = c.target[flat]
+            masks.append(m)
+            targets.append(t)
+        return np.concatenate(obs), np.concatenate(masks), np.concatenate(targets), np.concatenate(values)
+
+
+def learn(policy, replay: Replay, steps: int, cfg: SearchDistillConfig, rng: np.random.Generator,
+          num_actions: int) -> dict[str, float]:
+    """``steps`` Adam steps on batches from ``replay``: cross-entropy to the visit distribution
+    (over the legal moves) + ``value_coef`` x squared error of the value; mean losses."""
+    import torch
+
+    from ..agents.ppo import latents
+    policy.set_training_mode(True)
+    set_learning_rate(policy, cfg.learning_rate)
+    dev = policy.device
+    tot_p = tot_v = 0.0
+    for _ in range(steps):
+        o, m, t, v = replay.batch(rng, cfg.batch_size, num_actions)
+        obs = torch.as_tensor(o, device=dev)
+        mask = torch.as_tensor(m, device=dev)
+        target = torch.as_tensor(t, device=dev)
+        latent_pi, latent_vf = latents(policy, obs)
+        logits = policy.action_net(latent_pi).masked_fill(~mask, -1e9)
+        logp = torch.log_softmax(logits, dim=1).masked_fill(~mask, 0.0)
+        policy_loss = -(target * logp).sum(dim=1).mean()
+        value_loss = torch.nn.functional.mse_loss(policy.value_net(latent_vf).flatten(),
+                                                  torch.as_tensor(v, device=dev))
+        loss = policy_loss + cfg.value_coef * value_loss
+        policy.optimizer.zero_grad(set_to_none=True)
+        loss.backward()
+        torch.nn.utils.clip_grad_norm_(policy.parameters(), MAX_GRAD_NORM)
+        policy.optimizer.step()
+        tot_p += float(policy_loss.detach())
+        tot_v += float(value_loss.detach())
+    policy.set_training_mode(False)
+    return {"policy_loss": tot_p / max(steps, 1), "value_loss": tot_v / max(steps, 1)}
+
+
+# ==============================================================================================
+# the run
+# ==============================================================================================
+def _rng_state(rng: np.random.Generator) -> dict:
+    return dict(rng.bit_generator.state)
+
+
+def _rng_from(state: Any, where: str) -> np.random.Generator:
+    from ..agents.ppo import CheckpointError
+    rng = np.random.default_rng()
+    try:
+        rng.bit_generator.state = state
+    except (TypeError, ValueError, KeyError) as exc:
+        raise CheckpointError(f"{where}: the generator state is not one numpy can take: {exc}") from None
+    return rng
+
+
+def _write_rows(path: Path, rows: list[dict]) -> None:
+    keys = list(dict.fromkeys(k for r in rows for k in r))
+    tmp = path.with_name(f".{path.name}.tmp")
+    with open(tmp, "w", newline="") as fh:
+        w = csv.DictWriter(fh, fieldnames=keys)
+        w.writeheader()
+        w.writerows(rows)
+    os.replace(tmp, path)
+
+
+def _read_rows(path: Path, upto: int) -> list[dict]:
+    """The rows of ``path`` (iterations.csv) up to iteration ``upto`` (a resume drops the rest)."""
+    if not path.is_file():
+        return []
+    with open(path, newline="") as fh:
+        rows = list(csv.DictReader(fh))
+    return [r for r in rows if r.get("iteration", "").isdigit() and int(r["iteration"]) <= upto]
+
+
+def gate_accepts(score: float, games: int, players: int) -> bool:
+    """The gate's rule: the new network (``score`` = wins + draws / 2 of ``games`` against the best)
+    is accepted unless the Wilson 95% upper bound of its score is below the fair share 1/players."""
+    from .evaluate import wilson_interval
+    return games == 0 or wilson_interval(score, games)[1] >= 1.0 / players
+
+
+class _Run:
+    """The run folder, the networks, the buffer and the loop's counters."""
+
+    def __init__(self, game_id: str, cfg: SearchDistillConfig, out: Path, trust: bool):
+        from .ppo import available_opponents, cpu_time, resolve_device
+        self.game_id, self.cfg, self.out, self.trust = game_id, cfg, out, trust
+        self.game = envs.make_game(game_id, **cfg.env_options)
+        self.device = resolve_device(cfg.device)
+        self.rng = np.random.default_rng([cfg.seed, 45])   # everything the loop draws comes from here
+        self.replay = Replay(cfg.replay_positions)
+        self.iteration = self.best_iteration = 0
+        self.games = self.positions = self.updates = 0
+        self.saved: int | None = None   # the iteration of the last checkpoint.zip
+        self.stage = "the start of the run"
+        self.policy: Any = None   # the network that learns
+        self.best: Any = None     # the gated network: self-play and evaluation
+        self.t0, self.cpu0 = time.time(), cpu_time()
+        self.wall_offset = self.cpu_offset = 0.0
+        opponents = available_opponents(self.game, [s for s, n in cfg.eval_opponents.items() if n > 0])
+        self.eval_opponents = [(s, cfg.eval_opponents[s]) for s in opponents]
+        self.curve: list[dict] = []
+        self.rows: list[dict] = []
+        self.last_eval: dict[str, list[float]] = {}
+
+    # -- clocks and words ------------------------------------------------------------------------
+    def wall_seconds(self) -> float:
+        return self.wall_offset + time.time() - self.t0
+
+    def cpu_seconds(self) -> float:
+        from .ppo import cpu_time
+        return self.cpu_offset + cpu_time() - self.cpu0
+
+    def log(self, msg: str) -> None:
+        if self.cfg.progress:
+            print(f"[{self.wall_seconds() / 60:6.1f} min] {msg}", flush=True)
+
+    def stop_words(self) -> str:
+        if self.saved is None:
+            return (f"during {self.stage}; no checkpoint written (the first is saved once the first network "
+                    f"is made): start the run again without --resume")
+        return (f"during {self.stage}; {self.out / 'checkpoint.zip'} of iteration {self.saved} is kept "
+                f"(continue with --resume)")
+
+    # -- files -----------------------------------------------------------------------------------
+    def snapshot_path(self, iteration: int) -> Path:
+        return self.out / "snapshots" / f"iter_{iteration:05d}.zip"
+
+    def replay_path(self, iteration: int) -> Path:
+        return self.out / "replay" / f"iter_{iteration:05d}.npz"
+
+    def meta(self, iteration: int) -> dict[str, Any]:
+        from ..agents.ppo import game_metadata
+        m = game_metadata(self.game, self.game_id)
+        m.update(algorithm=ALGORITHM, timesteps=self.positions, config=self.cfg.to_dict(), iteration=iteration,
+                 saved_at=time.strftime("%Y-%m-%d %H:%M:%S"), wall_seconds=round(self.wall_seconds(), 1),
+                 cpu_seconds=round(self.cpu_seconds(), 1), last_eval=self.last_eval)
+        return m
+
+    def save(self, accepted: bool) -> None:
+        """The iteration's files, in an order that a crash or a stop at any point leaves a run that
+        resumes: the replay file and the accepted network first, then checkpoint.zip (which names
+        them), then best.zip and the clean-up. A stop waits until they are written."""
+        from ..agents.ppo import write_checkpoint
+        k = self.iteration
+        with deferred():
+            if k > 0 and self.replay.chunks and self.replay.chunks[-1][0] == k:
+                self.replay_path(k).parent.mkdir(parents=True, exist_ok=True)
+                self.replay.chunks[-1][1].save(self.replay_path(k))
+            if accepted:
+                write_checkpoint(self.snapshot_path(k), self.meta(k), self.best)
+            meta = self.meta(k)
+            meta["search_distill"] = {
+                "iteration": k, "best_iteration": self.best_iteration, "games": self.games,
+                "positions": self.positions, "updates": self.updates, "rng": _rng_state(self.rng),
+                "replay": [self.replay_path(i).name for i, _ in self.replay.chunks]}
+            write_checkpoint(self.out / "checkpoint.zip", meta, self.policy, self.policy.optimizer.state_dict(),
+                             {"num_timesteps": self.positions, "n_updates": self.updates, "episode_num": self.games})
+            self.saved = k
+            if accepted:
+                write_checkpoint(self.out / "best.zip", self.meta(k), self.best)
+            keep = set(meta["search_distill"]["replay"])
+            for old in (self.out / "replay").glob("iter_*.npz") if (self.out / "replay").is_dir() else []:
+                if old.name not in keep:
+                    old.unlink()
+            if self.rows:
+                _write_rows(self.out / "iterations.csv", self.rows)
+
+    # -- the first network, or the checkpoint's --------------------------------------------------
+    def start_fresh(self) -> None:
+        cfg = self.cfg
+        if cfg.init_policy:
+            self.stage = f"loading init_policy {cfg.init_policy}"
+            path = init_policy_path(cfg, self.game, self.trust)
+            self.policy = policy_from_checkpoint(path, self.device, self.trust)
+            self.log(f"first network: {cfg.init_policy} ({path})")
+        else:
+            self.stage = "building the network"
+            self.policy = new_policy(self.game, cfg, self.device)
+            if cfg.clone.get("bc_games", 0) > 0:
+                from ..agents.registry import has_heuristic
+                from .imitation import warm_start
+                if not has_heuristic(self.game):
+                    raise ConfigError(f"clone: {self.game.name} has no heuristic to clone")
+                warm_start(self.policy, self.game, ppo_config(cfg), log=self.log, out=self.out,
+                           on_phase=lambda what: setattr(self, "stage", f"the warm start ({what})"))
+                self.policy.to(self.device)
+        self.policy.set_training_mode(False)
+        self.best = copy_policy(self.policy, self.device)
+        self.stage = "saving the first network"
+        self.save(accepted=True)
+
+    def start_resumed(self, ckpt: Path, meta: dict) -> None:
+        from ..agents.ppo import CheckpointError, check_compatible, decode_spec, load_policy, read_training_state
+        self.stage = "loading the checkpoint"
+        check_compatible(meta, self.game, ckpt)
+        state = meta.get("search_distill")
+        if not isinstance(state, dict):
+            raise CheckpointError(f"{ckpt} holds no search_distill state")
+        try:
+            k, b = int(state["iteration"]), int(state["best_iteration"])
+            games, positions, updates = int(state["games"]), int(state["positions"]), int(state["updates"])
+            names = [str(n) for n in state["replay"]]
+        except (KeyError, TypeError, ValueError) as exc:
+            raise CheckpointError(f"{ckpt}: corrupt search_distill state: {exc!r}") from None
+        weights, optimizer, _ = read_training_state(ckpt, meta)
+        cls, obs, act, kwargs = decode_spec(meta["policy"], ckpt)
+        self.policy = cls(obs, act, _lr_schedule(self.cfg.learning_rate), **kwargs).to(self.device)
+        try:
+            self.policy.load_state_dict(weights)
+            self.policy.optimizer.load_state_dict(optimizer)
+        except Exception as exc:   # noqa: BLE001 - an optimizer state of another network
+            raise CheckpointError(f"cannot resume from {ckpt}: {type(exc).__name__}: {exc}") from None
+        self.policy.set_training_mode(False)
+        self.best = copy_policy(load_policy(self.snapshot_path(b)), self.device)
+        for name in names:
+            if not name.startswith("iter_") or not name.endswith(".npz") or not name[5:-4].isdigit():
+                raise CheckpointError(f"{ckpt}: replay file name {name!r} is not one this trainer writes")
+            self.replay.chunks.append((int(name[5:-4]), Chunk.load(self.out / "replay" / name, self.game.observation_size,
+                                                                  self.game.num_actions)))
+        self.rng = _rng_from(state.get("rng"), str(ckpt))
+        self.iteration, self.best_iteration, self.saved = k, b, k
+        self.games, self.positions, self.updates = games, positions, updates
+        self.wall_offset = float(meta.get("wall_seconds", 0.0))
+        self.cpu_offset = float(meta.get("cpu_seconds", 0.0))
+        self.last_eval = meta.get("last_eval") or {}
+        from .curves import read_curve
+        self.curve = [r for r in read_curve(self.out / "curve.csv") if r.get("iteration", math.inf) <= k]
+        self.rows = _read_rows(self.out / "iterations.csv", k)
+        self.log(f"resumed at iteration {k} ({games} self-play games, {len(self.replay)} positions in the "
+                 f"buffer, best network of iteration {b})")
+
+    # -- one iteration ---------------------------------------------------------------------------
+    def step(self) -> None:
+        cfg = self.cfg
+        k = self.iteration + 1
+        self.stage = f"iteration {k} (self-play)"
+        t0 = time.time()
+        selfplay = SelfPlay(self.game, cfg, Forward(self.best))
+        bar = None
+        if cfg.progress:
+            import sys
+
+            from tqdm import tqdm
+            bar = tqdm(total=cfg.games_per_iteration, desc=f"iteration {k}/{cfg.iterations} self-play", unit="game",
+                       dynamic_ncols=True, mininterval=0.5 if sys.stderr.isatty() else 30.0, leave=False)
+        try:
+            chunk, info = selfplay.play(cfg.games_per_iteration, self.rng, first_number=self.games, bar=bar)
+        finally:
+            if bar is not None:
+                bar.close()
+        t_play = time.time() - t0
+        self.replay.add(k, chunk)
+        self.games += info["games"]
+        self.positions += len(chunk)
+        self.stage = f"iteration {k} (learning)"
+        t1 = time.time()
+        steps = math.ceil(cfg.train_passes * len(chunk) / cfg.batch_size)
+        losses = learn(self.policy, self.replay, steps, cfg, self.rng, self.game.num_actions)
+        self.updates += steps
+        t_learn = time.time() - t1
+        self.stage = f"iteration {k} (gate)"
+        accepted, gate = self.gate(k)
+        self.iteration = k
+        if accepted:
+            self.best.load_state_dict(self.policy.state_dict())
+            self.best_iteration = k
+        st = selfplay.stats
+        row = {"iteration": k, "selfplay_games": self.games, "positions": self.positions, "new_positions": len(chunk),
+               "buffer": len(self.replay), "moves_per_game": round(info["moves"] / max(info["games"], 1), 1),
+               "capped_games": info["capped"], "searches": st["searches"], "leaves": st["leaves"],
+               "playout_moves": st["playout_moves"], "selfplay_s": round(t_play, 1), "forward_s": round(st["forward_s"], 1),
+               "playout_s": round(st["playout_s"], 1), "learn_steps": steps, "learn_s": round(t_learn, 1),
+               "policy_loss": round(losses["policy_loss"], 4), "value_loss": round(losses["value_loss"], 4),
+               **gate, "accepted": accepted, "best_iteration": self.best_iteration,
+               "minutes": round(self.wall_seconds() / 60, 2), "cpu_minutes": round(self.cpu_seconds() / 60, 2)}
+        self.rows.append(row)
+        self.stage = f"iteration {k} (saving)"
+        self.save(accepted)
+        gate_words = (f"gate {100 * gate['gate_score']:.1f}% [{100 * gate['gate_ci_low']:.1f}, "
+                      f"{100 * gate['gate_ci_high']:.1f}] of {gate['gate_games']}" if gate["gate_games"] else "no gate")
+        self.log(f"iteration {k}: {info['games']} games ({row['moves_per_game']} moves each), {len(chunk)} positions "
+                 f"(buffer {len(self.replay)}), self-play {t_play:.0f}s ({st['leaves']} leaves, forward "
+                 f"{st['forward_s']:.0f}s, playouts {st['playout_s']:.0f}s); {steps} steps {t_learn:.0f}s, "
+                 f"loss policy {losses['policy_loss']:.3f} value {losses['value_loss']:.3f}; {gate_words}: "
+                 + ("accepted" if accepted else f"kept iteration {self.best_iteration}"))
+
+    def gate(self, k: int) -> tuple[bool, dict[str, Any]]:
+        """The trained network against the best, both without search (see the module docstring)."""
+        from .evaluate import evaluate, wilson_interval
+        from .ppo import _LearnerFactory
+        cfg = self.cfg
+        if cfg.gate_games == 0:
+            return True, {"gate_games": 0, "gate_score": math.nan, "gate_ci_low": math.nan, "gate_ci_high": math.nan}
+        n = self.game.num_agents
+        entrants = [_LearnerFactory(self.policy)] + [_LearnerFactory(self.best)] * (n - 1)
+        names = ["new"] + [f"best_{i}" for i in range(1, n)]
+        report = evaluate(self.game, entrants, names=names, games=cfg.gate_games, workers=1,
+                          seed=GATE_SEED_BASE + 1000 * cfg.seed + k, opening_moves=2, max_steps=cfg.max_steps,
+                          progress=False, bootstrap=0)
+        a = report.agent("new")
+        score = a["wins"] + 0.5 * a["draws"]
+        lo, hi = wilson_interval(score, a["games"])
+        return gate_accepts(score, a["games"], n), {
+            "gate_games": a["games"], "gate_score": round(score / a["games"], 4), "gate_ci_low": round(lo, 4),
+            "gate_ci_high": round(hi, 4)}
+
+    def curve_point(self) -> None:
+        """The best network alone against each evaluation opponent (n - 1 of them with n players)."""
+        from .curves import curve_title, write_curve
+        from .evaluate import evaluate
+        cfg = self.cfg
+        k, b = self.iteration, self.best_iteration
+        self.stage = f"the evaluation after iteration {k}"
+        row: dict[str, Any] = {"timesteps": self.games, "iteration": k, "best_iteration": b,
+                               "selfplay_games": self.games, "positions": self.positions,
+                               "minutes": round(self.wall_seconds() / 60, 2),
+                               "cpu_minutes": round(self.cpu_seconds() / 60, 2),
+                               "games": self.eval_opponents[0][1] if self.eval_opponents else 0}
+        last = self.curve[-1] if self.curve else None
+        n = self.game.num_agents
+        for spec, games in self.eval_opponents:
+            if last is not None and last.get("best_iteration") == b and f"{spec}_win_rate" in last:
+                r, lo, hi = (last[f"{spec}_{x}"] for x in ("win_rate", "ci_low", "ci_high"))   # the same network
+            else:
+                path = self.snapshot_path(b)
+                report = evaluate(self.game_id, [f"ppo:{path}"] + [spec] * (n - 1), options=cfg.env_options,
+                                  names=["learner"] + [spec if i == 1 else f"{spec}_{i}" for i in range(1, n)],
+                                  games=games, workers=cfg.workers, seed=EVAL_SEED_BASE + cfg.seed, opening_moves=2,
+                                  max_steps=cfg.max_steps, progress=False, bootstrap=0, trust=self.trust)
+                report.write(self.out / "eval" / f"iter_{k:05d}" / spec.replace(":", "_").replace("/", "_"))
+                a = report.agent("learner")
+                r, (lo, hi) = a["win_rate"], a["win_rate_ci95"]
+            row.update({f"{spec}_win_rate": round(float(r), 4), f"{spec}_ci_low": round(float(lo), 4),
+                        f"{spec}_ci_high": round(float(hi), 4), f"{spec}_games": games})
+            self.last_eval[spec] = [round(float(r), 4), round(float(lo), 4), round(float(hi), 4)]
+        self.curve.append(row)
+        players = self.game.options().get("num_players")
+        write_curve(self.curve, self.out / "curve.csv", self.out / "curve.png", steps_label="self-play games",
+                    title=f"{curve_title(self.game_id, self.game.options())} search distillation"
+                          + (f" ({players}p)" if players and players > 2 else ""))
+        self.log(f"evaluation of the best network (iteration {b}) after iteration {k}: " + ", ".join(
+            f"vs {s} {100 * row[f'{s}_win_rate']:.1f}% [{100 * row[f'{s}_ci_low']:.1f}, "
+            f"{100 * row[f'{s}_ci_high']:.1f}] of {row[f'{s}_games']}" for s, _ in self.eval_opponents))
+
+    def evaluation_due(self) -> bool:
+        if not self.eval_opponents:
+            return False
+        if self.curve and self.curve[-1].get("iteration") == self.iteration:
+            return False
+        return self.iteration % self.cfg.eval_every == 0 or self.iteration >= self.cfg.iterations
+
+    # -- the loop --------------------------------------------------------------------------------
+    def loop(self) -> None:
+        cfg = self.cfg
+        t_call = time.time()
+        if self.evaluation_due() or not self.curve:
+            self.curve_point()
+        while self.iteration < cfg.iterations:
+            self.step()
+            out_of_time = cfg.time_limit_minutes and time.time() - t_call > 60 * cfg.time_limit_minutes
+            if self.evaluation_due() or (out_of_time and self.eval_opponents
+                                         and self.curve[-1].get("iteration") != self.iteration):
+                self.curve_point()
+            if out_of_time:
+                self.log(f"time limit {cfg.time_limit_minutes} min reached after iteration {self.iteration} "
+                         f"(continue with --resume)")
+                break
+        self.stage = "the end of the run"
+
+
+# ==============================================================================================
+# entry points: the trainer and arena train
+# ==============================================================================================
+def init_policy_path(cfg: SearchDistillConfig, game, trust: bool) -> str:
+    """``init_policy``'s file (a shipped agent's name or a path), checked from its metadata."""
+    from ..agents.ppo import CheckpointError, check_compatible, check_trusted, read_metadata
+    from ..agents.shipped import ShippedAgentError, resolve_checkpoint
+    try:
+        path = resolve_checkpoint(cfg.init_policy)
+    except ShippedAgentError as exc:
+        raise ConfigError(f"init_policy: {exc}") from None
+    try:
+        meta = read_metadata(path)
+        check_trusted(meta, path, trust)
+        check_compatible(meta, game, path)
+    except CheckpointError as exc:
+        raise CheckpointError(f"init_policy: {exc}") from None
+    return str(path)
+
+
+def default_out(game_id: str, seed: int) -> Path:
+    return Path("runs") / game_id.split("_v")[0] / f"distill_seed{seed}"
+
+
+def _resume_config(ckpt: Path, overrides: dict[str, Any]) -> tuple[SearchDistillConfig, dict]:
+    from ..agents.ppo import CheckpointError, read_metadata
+    meta = read_metadata(ckpt)
+    if meta.get("algorithm") != ALGORITHM or not isinstance(meta.get("config"), dict):
+        raise CheckpointError(f"{ckpt} is not a {ALGORITHM} checkpoint")
+    saved = meta["config"]
+    for key in FIXED_ON_RESUME:
+        if key in overrides and with_overrides(saved, {key: overrides[key]})[key] != saved.get(key):
+            raise ConfigError(f"{key} cannot change when resuming (the checkpoint's: {saved.get(key)!r})")
+    return from_dict(with_overrides(saved, overrides), f"{ckpt} config + overrides"), meta
+
+
+def train_search_distill(game: str, data: dict[str, Any] | None, source: str, out: str | os.PathLike | None,
+                         overrides: dict[str, Any], resume: bool = False, trust: bool = False) -> Path:
+    """Run (or with ``resume`` continue) ``algorithm: search_distill`` on ``game`` with the config
+    keys ``data`` (+ ``overrides``; a resumed run takes its checkpoint's config); return best.zip."""
+    import torch
+    import yaml
+
+    from ..agents.registry import make_agent
+    from .run_control import RunLock
+    game_id = envs.resolve(game)
+    overrides = {k: v for k, v in overrides.items() if v is not None}
+    meta: dict = {}
+    if resume:
+        if out is None:
+            raise ConfigError("--resume needs --out (the run folder to continue)")
+        out = Path(out)
+        ckpt = out / "checkpoint.zip"
+        if not ckpt.is_file():
+            why = ("its run stopped before its first checkpoint (saved once the first network is made); "
+                   "start it again without --resume") if (out / "config.yaml").is_file() else "there is no run to continue"
+            raise ConfigError(f"--resume: {out} has no checkpoint.zip: {why}")
+        cfg, meta = _resume_config(ckpt, overrides)
+    else:
+        from_dict(data, source)          # the file's own mistakes name the file,
+        cfg = from_dict(with_overrides(data or {}, overrides), "--set")   # the rest came from the command line
+        out = Path(out) if out is not None else default_out(game_id, cfg.seed)
+        if (out / "checkpoint.zip").exists():
+            raise ConfigError(f"{out} already holds a run (checkpoint.zip); pass --resume to continue it or "
+                              f"choose another --out")
+    game_obj = envs.make_game(game_id, **cfg.env_options)   # a bad variant fails before the folder is made
+    from .ppo import resolve_device
+    resolve_device(cfg.device)
+    if cfg.init_policy and not resume:
+        init_policy_path(cfg, game_obj, trust)
+    if not cfg.init_policy and not resume:
+        ppo_config(cfg)
+        if not cfg.network:
+            raise ConfigError(f"{source}: give init_policy (a shipped agent or a checkpoint) or a network section")
+    for spec in cfg.eval_opponents:   # a bad opponent fails now, not after an iteration
+        make_agent(spec, game_obj, seed=0, trust=trust)
+    out.mkdir(parents=True, exist_ok=True)
+    torch.set_num_threads(cfg.torch_threads)
+    with RunLock(out) as lock:
+        if lock.took_over:
+            print(f"{out}: taking over the lock left by pid {lock.took_over} (no longer running)", flush=True)
+        with open(out / "config.yaml", "w") as fh:
+            yaml.safe_dump(cfg.to_dict(), fh, sort_keys=False)
+        run = _Run(game_id, cfg, out, trust)
+        try:
+            if resume:
+                run.start_resumed(out / "checkpoint.zip", meta)
+            else:
+                run.start_fresh()
+            run.loop()
+        except KeyboardInterrupt as exc:   # SIGINT / SIGTERM (train/stops.py): say what is kept
+            raise as_stopped(exc).with_detail(run.stop_words()) from None
+    run.log(f"done: {out / 'best.zip'} (best network of iteration {run.best_iteration}; {run.games} self-play "
+            f"games, {run.wall_seconds() / 60:.1f} min wall, {run.cpu_seconds() / 60:.1f} CPU min)")
+    return out / "best.zip"
+
+
+def _found(args, game_id: str) -> tuple[dict | None, str] | None:
+    """(config keys, their source) where ``arena train``'s config (or, with --resume, the run
+    folder) is algorithm search_distill; None otherwise (another trainer takes the command)."""
+    from ..agents.ppo import CheckpointError, read_metadata
+    from .cli_common import env_options
+    from .config import config_for_game
+    if args.resume:
+        if args.out is None:
+            return None
+        out = Path(args.out)
+        try:
+            if (out / "checkpoint.zip").is_file():
+                return (None, str(out / "checkpoint.zip")) \
+                    if read_metadata(out / "checkpoint.zip").get("algorithm") == ALGORITHM else None
+            data = read_config_file(out / "config.yaml") if (out / "config.yaml").is_file() else {}
+        except (CheckpointError, ConfigError):
+            return None   # the PPO path says what is wrong with it
+        return (data, str(out / "config.yaml")) if is_distill_config(data) else None
+    path = Path(args.config) if args.config is not None else config_for_game(game_id, env_options(args, notes=False))
+    data = read_config_file(path)
+    return (data, str(path)) if is_distill_config(data) else None
+
+
+def cli_train(args, game_id: str) -> int | None:
+    """``arena train`` for a search_distill config or run folder; None when the command is another
+    trainer's (PPO, value_lookahead)."""
+    from .cli_common import CLIError, env_options, make_game, print_notes
+    from .config import parse_overrides
+    found = _found(args, game_id)
+    if found is None:
+        return None
+    if getattr(args, "backend", "sb3") == "rllib":
+        raise CLIError(f"--backend rllib trains PPO; {found[1]} is algorithm {ALGORITHM}",
+                       hint="leave --backend out")
+    flags = [f"--{k.replace('_', '-')}" for k in ("address", "num_env_runners", "num_learners", "gpus_per_learner")
+             if getattr(args, k, None) is not None]
+    if flags:
+        raise CLIError(f"{', '.join(flags)}: rllib flags, not read by algorithm {ALGORITHM}")
+    if getattr(args, "timesteps", None) is not None:
+        raise CLIError(f"--timesteps: algorithm {ALGORITHM} counts iterations, not learner steps",
+                       hint="--set iterations=N (or time_limit_minutes=M)")
+    try:
+        overrides = parse_overrides(args.set)
+    except ConfigError as exc:
+        raise CLIError(str(exc)) from None
+    for flag in ("seed", "device"):
+        value = getattr(args, flag, None)
+        if value is None:
+            continue
+        if flag in overrides and overrides[flag] != value:
+            raise CLIError(f"--{flag} {value} and --set {flag}={overrides[flag]} disagree", hint="give one of them")
+        overrides[flag] = value
+    options = env_options(args, notes=False)
+    if options:
+        if "env_options" in overrides:
+            raise CLIError("--opt and --set env_options both set env options", hint="use --opt KEY=VALUE")
+        make_game(game_id, options)
+        overrides["env_options"] = options
+    print_notes(args)
+    if args.no_progress:
+        overrides["progress"] = False
+    if args.resume and args.config is not None:
+        print(f"arena train: note: --config {args.config} is ignored when resuming (the run's own config is "
+              f"used; --set changes single keys)", flush=True)
+    path = train_search_distill(game_id, found[0], found[1], args.out, overrides, resume=args.resume,
+                                trust=getattr(args, "trust_checkpoint", False))
+    print(f"best network: {path} (play it as ppo:{path}, or with search as puct:64:{path})")
+    return 0
