@@ -11,6 +11,35 @@ wheel="$(ls "$work"/dist/tabletop_arena-*.whl)"
 echo "wheel: $(basename "$wheel") ($(du -k "$wheel" | cut -f1) KiB)"
 python -m venv "$work/venv"
 "$work/venv/bin/python" -m pip install --quiet --upgrade pip
+# the base install alone (no extra, no torch): every game renders each mode it advertises
+# (rgb_array needs Pillow, a base dependency), and gymnasium.make works on every id
+"$work/venv/bin/python" -m pip install --quiet "${wheel}"
+(cd "$work" && "$work/venv/bin/python" - <<'PY'
+import contextlib
+import io
+import sys
+import warnings
+
+import gymnasium
+import numpy as np
+from gymnasium.utils.env_checker import check_env
+from tabletop_arena import envs
+
+# check_env steps unmasked samples: an illegal move ends the game with a warning, as documented
+warnings.simplefilter("ignore", envs.IllegalMoveWarning)
+for name in envs.names():
+    env = envs.make(name)
+    with contextlib.redirect_stdout(io.StringIO()):   # "human" prints the board
+        for mode in env.metadata["render_modes"]:
+            env = envs.make(name, render_mode=mode)
+            env.reset(seed=0)
+            out = env.render()
+            assert mode != "rgb_array" or (isinstance(out, np.ndarray) and out.ndim == 3), (name, mode)
+        check_env(gymnasium.make(envs.gymnasium_id(name), render_mode="rgb_array").unwrapped)
+    print(f"base install: {name} renders {env.metadata['render_modes']}, check_env passes")
+assert "torch" not in sys.modules
+PY
+)
 "$work/venv/bin/python" -m pip install --quiet torch==2.13.0
 "$work/venv/bin/python" -m pip install --quiet "${wheel}[train]"
 mkdir -p "$work/research/envs"

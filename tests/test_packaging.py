@@ -137,3 +137,31 @@ def test_importing_the_package_loads_no_gymnasium():
                          cwd=ROOT.parent)
     assert out.returncode == 0, out.stderr[-2000:]
     assert out.stdout.split() == ["['numpy']"]
+
+
+# --- what the base install promises (issue 43 items 6 and 7) -------------------------------------
+def _requirements(group: str | None = None) -> dict[str, str]:
+    import re
+    tomllib = pytest.importorskip("tomllib")   # Python 3.11+
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    reqs = project["dependencies"] if group is None else project["optional-dependencies"][group]
+    return {m[1].lower(): m[2] for m in (re.fullmatch(r"([A-Za-z0-9_.\-]+)\s*(.*)", r) for r in reqs)}
+
+
+def test_the_render_modes_every_game_advertises_need_only_the_base_install():
+    """Every game advertises rgb_array, drawn with Pillow: Pillow is a base dependency (it was in
+    [train] only, so check_env and PettingZoo's render_test failed on a base install). The base
+    install itself is exercised by .ci/wheel_smoke.sh (a fresh venv, no extra)."""
+    from tabletop_arena import envs
+    advertised = {mode for name in envs.names() for mode in envs.make(name).metadata["render_modes"]}
+    assert "rgb_array" in advertised
+    assert "pillow" in _requirements(), "rgb_array is advertised but Pillow is not a base dependency"
+
+
+def test_the_readme_says_how_to_get_the_cpu_torch_anywhere():
+    """The README's torch line: PyTorch's CPU wheel index for machines where PyPI's torch is a CUDA
+    build, and the torch floor it quotes is pyproject's."""
+    text = (ROOT / "README.md").read_text()
+    assert "pip install torch --index-url https://download.pytorch.org/whl/cpu" in text
+    floor = _requirements("train")["torch"]
+    assert f"torch{floor}" in text, f"the README should quote [train]'s torch{floor}"
