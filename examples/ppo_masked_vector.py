@@ -25,7 +25,9 @@ import torch.nn as nn
 from gymnasium.vector import AutoresetMode
 from torch.distributions.categorical import Categorical
 
-import tabletop_arena.envs  # noqa: F401  (registers tabletop_arena/<Game>-v0 with Gymnasium)
+# registers tabletop_arena/<Game>-v0 with Gymnasium (--env-id tabletop_arena:tabletop_arena/Zaka-v0
+# would import it too: Gymnasium's module:id form)
+import tabletop_arena.envs  # noqa: F401
 
 
 @dataclasses.dataclass
@@ -47,7 +49,7 @@ class Args:
     vf_coef: float = 0.5  #: value loss weight
     max_grad_norm: float = 0.5  #: gradient clipping
     hidden: int = 128  #: width of the two hidden layers
-    torch_threads: int = 1  #: torch CPU threads (0: torch's default)
+    torch_threads: int = 1  #: torch CPU threads (0: leave them; an opponent spec set one, docs/integrations.md)
 
 
 def parse_args() -> Args:
