@@ -40,6 +40,27 @@ for name in envs.names():
 assert "torch" not in sys.modules
 PY
 )
+# the commands on the base install (issue 47 item 2): what needs an extra says which, in one line
+# with the distribution's name (exit 2, no traceback); an evaluation of the built-in agents runs
+needs_extra() {
+    local code=0
+    (cd "$work" && "$work/venv/bin/arena" "$@" </dev/null >"$work/out.txt" 2>"$work/err.txt") || code=$?
+    if [ "$code" -ne 2 ] || [ "$(grep -c . "$work/err.txt")" -ne 1 ] || grep -q Traceback "$work/err.txt" \
+            || ! grep -qF "pip install 'tabletop-arena[train]'" "$work/err.txt"; then
+        echo "base install: arena $* exited $code; expected 2 and one line naming pip install 'tabletop-arena[train]':"
+        cat "$work/err.txt"
+        exit 1
+    fi
+    echo "base install: arena $* -> $(cat "$work/err.txt")"
+}
+needs_extra train zaka --timesteps 64 --out "$work/base_train" --no-progress
+needs_extra quickstart --timesteps 64 --out "$work/base_quickstart" --no-progress
+needs_extra eval zaka --agents ppo:zaka random --games 2 --out "$work/base_eval_ppo"
+needs_extra play zaka --opponents ppo:zaka
+(cd "$work" && "$work/venv/bin/arena" eval zaka --agents heuristic random --games 2 --workers 1 \
+    --out "$work/base_eval" >"$work/out.txt")
+grep -qF "report.png needs matplotlib: pip install 'tabletop-arena[train]'" "$work/out.txt"
+echo "base install: arena eval zaka --agents heuristic random runs (report.md, report.json; no picture)"
 "$work/venv/bin/python" -m pip install --quiet torch==2.13.0
 "$work/venv/bin/python" -m pip install --quiet "${wheel}[train]"
 mkdir -p "$work/research/envs"

@@ -72,8 +72,30 @@ def user_error_types() -> tuple[type[BaseException], ...]:
     return tuple(out)
 
 
+#: the packages an extra brings (top-level module -> the extra): a command that imports one of
+#: them on an install without it says which extra to install, in one line
+EXTRA_MODULES = {"torch": "train", "stable_baselines3": "train", "sb3_contrib": "train", "tqdm": "train",
+                 "matplotlib": "train", "tensorboard": "train", "pygame": "train", "ray": "train,rllib"}
+DISTRIBUTION = "tabletop-arena"
+
+
+def missing_extra(exc: BaseException) -> str | None:
+    """The one-line message for an ImportError of a module that an extra brings, else None."""
+    if not isinstance(exc, ImportError) or not exc.name:
+        return None
+    module = exc.name.split(".")[0]
+    extra = EXTRA_MODULES.get(module)
+    if extra is None:
+        return None
+    line = f"needs {module} (the {extra} extra): pip install '{DISTRIBUTION}[{extra}]'"
+    if module == "torch":
+        line += "; the small CPU torch first: pip install torch --index-url https://download.pytorch.org/whl/cpu"
+    return line
+
+
 def command(func):
-    """Decorate a sub-command handler: user errors print one line on stderr and return 2."""
+    """Decorate a sub-command handler: user errors print one line on stderr and return 2 (a
+    package of an extra that is not installed too: which extra, and the pip command)."""
     @functools.wraps(func)
     def handler(args) -> int:
         prog = f"arena {getattr(args, 'command', '') or ''}".strip()
@@ -82,6 +104,8 @@ def command(func):
         except Exception as exc:  # noqa: BLE001 - user errors are one line; anything else is a bug
             if isinstance(exc, CLIError):
                 line = exc.line(prog)
+            elif missing_extra(exc):
+                line = f"{prog}: error: {missing_extra(exc)}"
             elif isinstance(exc, user_error_types()):
                 line = f"{prog}: error: {one_line(exc)}"
             else:
@@ -383,8 +407,8 @@ def make_agent(spec: str, game, seed: int | None = None, trust: bool = False):
     try:
         return build(spec, game, seed=seed, trust=trust)
     except ImportError as exc:
-        raise CLIError(f"agent {spec!r} needs {exc.name or 'a package'} that is not installed",
-                       hint="install the training extra: pip install -e '.[train]'") from None
+        words = missing_extra(exc) or f"needs {exc.name or 'a package'}, which is not installed"
+        raise CLIError(f"agent {spec!r} {words}") from None
     except user_error_types() as exc:
         raise agent_error(spec, exc, game) from None
 

@@ -265,7 +265,12 @@ def cmd_eval(args) -> int:
                       workers=args.workers, seed=args.seed, opening_moves=args.opening_moves,
                       max_steps=args.max_steps, progress=not args.no_progress, out=out, trust=trust)
     print(report.table())
-    print(f"report: {out}/report.md, report.json, report.png")
+    try:
+        import matplotlib  # noqa: F401
+        picture = ", report.png"
+    except ModuleNotFoundError:
+        picture = " (report.png needs matplotlib: pip install 'tabletop-arena[train]')"
+    print(f"report: {out}/report.md, report.json{picture}")
     if args.record:
         from .record import RecordingError, record_report
         try:
@@ -293,8 +298,9 @@ def _check_checkpoint(spec: str, game, trust: bool = False) -> None:
         check_trusted(meta, path, trust)
         check_compatible(meta, game, path)
     except ImportError as exc:
-        raise CLIError(f"agent {spec!r} needs {exc.name or 'torch'}",
-                       hint="install the training extra: pip install -e '.[train]'") from None
+        from .cli_common import missing_extra
+        words = missing_extra(exc) or f"needs {exc.name or 'a package'}, which is not installed"
+        raise CLIError(f"agent {spec!r} {words}") from None
     except (ValueError, ShippedAgentError) as exc:  # AgentSpecError, CheckpointError
         raise agent_error(spec, exc, game) from None
 

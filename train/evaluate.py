@@ -473,7 +473,12 @@ class EvalReport:
         paths = {"json": out / "report.json", "md": out / "report.md", "png": out / "report.png"}
         paths["json"].write_text(json.dumps(self.data, indent=2))
         paths["md"].write_text(self.markdown())
-        self.plot(paths["png"])
+        try:
+            self.plot(paths["png"])
+        except ModuleNotFoundError as exc:   # a base install: matplotlib comes with the train extra
+            if exc.name != "matplotlib":
+                raise
+            del paths["png"]
         return paths
 
 
@@ -663,9 +668,15 @@ def evaluate(game, agents: Sequence[str | Callable], *, options: dict | None = N
     records: list[GameRecord] = []
     bar = None
     if progress:
-        from tqdm import tqdm
-        bar = tqdm(total=total_games, desc=f"eval {game_id}", unit="game", dynamic_ncols=True,
-                   mininterval=0.5 if sys.stderr.isatty() else 30.0)
+        bar_class: Any = None
+        try:
+            from tqdm import tqdm
+            bar_class = tqdm
+        except ModuleNotFoundError:   # a base install (tqdm comes with the train extra): no bar
+            pass
+        if bar_class is not None:
+            bar = bar_class(total=total_games, desc=f"eval {game_id}", unit="game", dynamic_ncols=True,
+                       mininterval=0.5 if sys.stderr.isatty() else 30.0)
     try:
         if workers == 1 or len(tasks) == 1:
             _init_worker(ctx, subprocess=False)
