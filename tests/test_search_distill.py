@@ -270,8 +270,9 @@ def test_the_command_line(tmp_path, capsys):
     assert main(["train", "zaka", "--config", str(config), "--out", str(out), "--set", "simulatons=3"]) == 2
     assert "did you mean 'simulations'" in capsys.readouterr().err
     assert not out.exists()   # a refused command makes no folder
-    assert main(["train", "zaka", "--config", str(config), "--out", str(out), "--seed", "3"]) == 0
-    assert "best network:" in capsys.readouterr().out
+    assert main(["train", "zaka", "--config", str(config), "--out", str(out), "--seed", "3", "--no-progress"]) == 0
+    said = capsys.readouterr().out
+    assert "best network:" in said and "iteration 1:" in said   # no bars, the log's lines still
     assert read_metadata(out / "checkpoint.zip")["config"]["seed"] == 3
     assert main(["train", "zaka", "--config", str(config), "--out", str(out)]) == 2
     assert "already holds a run" in capsys.readouterr().err

@@ -82,8 +82,7 @@ MAX_GRAD_NORM = 1.0
 NETWORK_KEYS = ("network", "net_arch", "cnn_channels", "cnn_hidden", "vector_hidden", "spatial_actions",
                 "board_channels", "board_dilations", "features_dim", "pointer_actions", "slot_dim",
                 "pair_dim", "share_features")
-CLONE_KEYS = ("bc_games", "bc_epochs", "bc_patience", "bc_keep", "bc_holdout", "bc_batch_size",
-              "bc_learning_rate", "bc_value_coef", "bc_label_smoothing", "dagger_rounds", "dagger_games",
+CLONE_KEYS = ("bc_games", "bc_epochs", "bc_patience", "bc_keep", "dagger_rounds", "dagger_games",
               "dagger_epochs")
 #: keys that fix the network or the data it learns from: they cannot change on --resume
 FIXED_ON_RESUME = ("env_options", "init_policy", "network", "clone", "seed")
@@ -119,7 +118,7 @@ class SearchDistillConfig:
     torch_threads: int = 1                 #: torch threads of this process
     device: str = "cpu"                    #: cpu, cuda or auto: where the network learns and self-play's leaves run
     time_limit_minutes: float = 0.0        #: stop after the iteration that passes this (0 = none)
-    progress: bool = True                  #: progress bars and a line an iteration
+    progress: bool = True                  #: progress bars (the log's line an iteration is printed either way)
 
     def to_dict(self) -> dict[str, Any]:
         return dataclasses.asdict(self)
@@ -242,8 +241,6 @@ def new_policy(game, cfg: SearchDistillConfig, device: str):
     from ..agents.ppo import ArenaPolicy
     from .ppo import gymnasium_box, policy_kwargs
     tcfg = ppo_config(cfg)
-    if tcfg.heuristic_hint:
-        raise ConfigError("network: heuristic_hint is not supported by search_distill")
     kwargs = policy_kwargs(game, tcfg)
     policy = ArenaPolicy(gymnasium_box(game.observation_size), spaces.Discrete(game.num_actions),
                          _lr_schedule(cfg.learning_rate), **kwargs)
@@ -792,8 +789,8 @@ class _Run:
         return self.cpu_offset + cpu_time() - self.cpu0
 
     def log(self, msg: str) -> None:
-        if self.cfg.progress:
-            print(f"[{self.wall_seconds() / 60:6.1f} min] {msg}", flush=True)
+        """A line of the run's log (printed with or without ``progress``, which is the bars)."""
+        print(f"[{self.wall_seconds() / 60:6.1f} min] {msg}", flush=True)
 
     def stop_words(self) -> str:
         if self.saved is None:
