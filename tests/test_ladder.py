@@ -203,22 +203,24 @@ def _data(ratings: dict[str, float]) -> dict:
     return {"name": "x_2p", "options": {}, "ratings": {s: {"rating": r, "ci95": [r - 50, r + 50]} for s, r in ratings.items()}}
 
 
-def test_levels_are_steps_of_about_200_down_from_the_strongest():
+def test_levels_are_steps_of_about_200_up_from_random():
     got = levels.derive_levels(_data({"random": 0, "a": 180, "b": 390, "c": 600, "d": 820, "e": 850}))
     assert [(lv.number, lv.name, lv.spec, lv.step) for lv in got] == [
-        (5, "Master", "e", 250), (4, "Advanced", "c", 210), (3, "Intermediate", "b", 210),
-        (2, "Casual", "a", 180), (1, "Beginner", "random", None)]
+        (1, "Beginner", "random", None), (2, "Casual", "a", 180), (3, "Intermediate", "b", 210),
+        (4, "Advanced", "c", 210), (5, "Master", "d", 220)]   # e: 30 above d, no level of its own
     # several chains of five: the one with steps closest to 200
     got = levels.derive_levels(_data({"random": 0, "m1": 150, "m2": 200, "m3": 400, "m4": 420, "h": 600,
                                       "p": 800, "q": 1000}))
-    assert [lv.spec for lv in got] == ["q", "p", "h", "m3", "m2"]   # steps 200, 200, 200, 200
+    assert [lv.spec for lv in got] == ["random", "m2", "m3", "h", "p"]   # steps 200, 200, 200, 200
 
 
 def test_levels_are_absent_where_the_roster_has_no_agent_far_enough_below():
     got = levels.derive_levels(_data({"random": 0, "heuristic": 900, "ppo": 950}))
-    assert [(lv.number, lv.spec) for lv in got] == [(5, "ppo"), (4, "random")]   # never 150 apart: heuristic left out
-    assert all(a.rating - b.rating >= levels.LEVEL_MIN_STEP for a, b in zip(got, got[1:]))
-    assert "levels 1, 2, 3: absent" in levels.level_table(got)
+    assert [(lv.number, lv.spec) for lv in got] == [(1, "random"), (2, "heuristic")]   # ppo: 50 above heuristic
+    assert all(b.rating - a.rating >= levels.LEVEL_MIN_STEP for a, b in zip(got, got[1:]))
+    assert "levels 3, 4, 5: absent" in levels.level_table(got)
+    # no rating for random: the weakest rated agent is level 1
+    assert levels.derive_levels(_data({"x": -100, "y": 120}))[0].spec == "x"
     assert levels.derive_levels(_data({})) == []
 
 
@@ -227,7 +229,7 @@ def test_levels_come_from_a_ladders_data_and_say_when_there_is_none(tmp_path):
         levels.levels_for("zaka", 2, folder=tmp_path)
     run = _tiny("zaka", tmp_path)
     got = levels.levels_for("zaka", 2, folder=tmp_path)
-    assert got == levels.derive_levels(run.data) and got[0].number == 5
+    assert got == levels.derive_levels(run.data) and got[0].number == 1 and got[0].spec == "random"
     game = envs.make_game("zaka_v0", num_players=2)
     assert levels.levels_for("zaka", 2, options=game.options(), folder=tmp_path) == got
     other = envs.make_game("zaka_v0", num_players=2, rules={"two_player_friendly": "army"})
@@ -309,10 +311,49 @@ def test_arena_play_level_plays_the_levels_agent(tmp_path, capsys, monkeypatch):
     assert main(["play", "zaka", "--level", "5"]) == 2
     assert "no difficulty levels for zaka_v0 with 2 players yet" in capsys.readouterr().err
     run = _tiny("zaka", tmp_path)
-    top = levels.derive_levels(run.data)[0]
-    assert main(["play", "zaka", "--level", "5", "--no-color"]) == 0
+    top = levels.derive_levels(run.data)[-1]
+    assert main(["play", "zaka", "--level", str(top.number), "--no-color"]) == 0
     out = capsys.readouterr().out
-    assert f"level 5 Master: {top.spec}, rating {top.rating:.0f} on the zaka_2p ladder" in out
+    assert f"level {top.number} {top.name}: {top.spec}, rating {top.rating:.0f} on the zaka_2p ladder" in out
     assert f"player_1 ({top.spec})" in out
     assert main(["play", "zaka", "--level", "5", "--opt", "rules.two_player_friendly=army"]) == 2
     assert "options differ" in capsys.readouterr().err
+
+
+# ---------------------------------------------------------------------------------- serve ----
+def _synthetic(folder: Path, game_id: str, n: int, ratings: dict[str, float]) -> None:
+    """A ladder's JSON with only what the levels read (format, name, options, ratings)."""
+    game = envs.make_game(game_id, num_players=n)
+    data = {"format": levels.FORMAT, "name": levels.ladder_name(game_id, n), "game": game_id, "num_players": n,
+            "options": json.loads(json.dumps(game.options(), default=str)),
+            "ratings": {s: {"rating": r, "ci95": [r - 40, r + 40]} for s, r in ratings.items()}}
+    (folder / f"{levels.ladder_name(game_id, n)}.json").write_text(json.dumps(data))
+
+
+def test_serve_offers_the_levels_and_maps_a_level_through_the_allow_list(tmp_path, monkeypatch):
+    from tabletop_arena.train import serve
+
+    monkeypatch.setattr(levels, "ladder_dir", lambda: tmp_path)
+    _synthetic(tmp_path, "zaka_v0", 2, {"random": 0, "mcts:8": 200, "mcts:300": 420, "heuristic": 640})
+    allowed = serve.AgentAllowList(max_budget=200)
+    offered = serve.offered_levels("zaka_v0", allowed)
+    assert [(o["players"], o["level"], o["name"], o["spec"], o["rating"]) for o in offered] == [
+        (2, 1, "Beginner", "random", 0), (2, 2, "Casual", "mcts:8", 200),
+        (2, 3, "Intermediate", "mcts:300", 420), (2, 4, "Advanced", "heuristic", 640)]
+    assert [o.get("refused") is not None for o in offered] == [False, False, True, False]
+    assert "allows at most 200" in offered[2]["refused"]
+    zaka = next(g for g in serve.catalog(allowed=allowed)["games"] if g["id"] == "zaka_v0")
+    assert zaka["levels"] == offered
+    match = serve.new_match({"game": "zaka", "level": 4, "seed": 1}, allowed)
+    assert match.specs == {1: "heuristic"}
+    with pytest.raises(serve.RequestError, match="allows at most 200"):   # the level's agent, still checked
+        serve.new_match({"game": "zaka", "level": 3}, allowed)
+    for body, words in [({"game": "zaka", "level": 4, "opponents": ["random"]}, "a level or opponents"),
+                        ({"game": "zaka", "level": "5"}, "whole number 1..5"),
+                        ({"game": "zaka", "level": True}, "whole number 1..5"),
+                        ({"game": "zaka", "level": 9}, "whole number 1..5"),
+                        ({"game": "zaka", "level": 5}, "has no level 5"),
+                        ({"game": "zaka", "level": 3, "options": {"num_players": 3}}, "no difficulty levels for zaka_v0 with 3"),
+                        ({"game": "zaka", "level": 3, "options": {"rules": {"two_player_friendly": "army"}}}, "options differ")]:
+        with pytest.raises(serve.RequestError, match=words):
+            serve.new_match(body, allowed)

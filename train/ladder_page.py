@@ -100,8 +100,8 @@ def _levels_line(data: dict[str, Any]) -> str:
         return "Difficulty levels: none yet (no rated agents)."
     parts = [f"{lv.number} {lv.name}: `{lv.spec}` ({lv.rating:.0f})" for lv in levels]
     missing = [str(n) for n in LEVEL_NAMES if n not in {lv.number for lv in levels}]
-    tail = (f"; levels {', '.join(missing)} absent (no roster agent {LEVEL_MIN_STEP:.0f}+ points below "
-            f"the lowest)") if missing else ""
+    tail = (f"; levels {', '.join(missing)} absent (no roster agent {LEVEL_MIN_STEP:.0f}+ points above "
+            f"the highest)") if missing else ""
     return "Difficulty levels (`--level N`): " + " · ".join(parts) + tail + "."
 
 
@@ -171,10 +171,11 @@ def page_text(ladders: Sequence[dict[str, Any]], costs: dict[str, Any] | None = 
         "a block plays the subset in every seat arrangement from the same start (seed and two random "
         "opening moves); *games a pairing* counts the games in which two given agents sit at the same "
         "table. W-D-L: first place alone, shared, or not.",
-        f"- **Difficulty levels:** level 5 (Master) is the highest-rated agent; each level below is an "
-        f"agent at least {LEVEL_MIN_STEP:.0f} points weaker than the one above, the chain of up to five "
-        f"chosen with steps as close to {LEVEL_STEP:.0f} points as the roster allows, so a level is "
-        f"the same strength step in every game (`train/levels.py`, `derive_levels`).",
+        f"- **Difficulty levels:** level 1 (Beginner) is random; each level above is an agent at least "
+        f"{LEVEL_MIN_STEP:.0f} points stronger than the one below, the chain of up to five chosen with "
+        f"steps as close to {LEVEL_STEP:.0f} points as the roster allows, so level k is about "
+        f"{LEVEL_STEP:.0f} (k - 1) points above random in every game; where the roster has no agent far "
+        f"enough above, the top levels are absent (`train/levels.py`, `derive_levels`).",
         "- **Cost:** CPU minutes are the sum of every game's CPU time as recorded in the data (one "
         "worker process per core; the results do not depend on the number of workers). Estimates for "
         "tables not finished use the measured seconds a game of each agent "

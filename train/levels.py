@@ -67,6 +67,16 @@ def load_ladder(game_id: str, num_players: int, folder: str | os.PathLike | None
     return data
 
 
+def ladder_counts(game_id: str, folder: str | os.PathLike | None = None) -> list[int]:
+    """The player counts with ladder data for ``game_id`` in ``folder`` (default ``ladder_dir()``)."""
+    import re
+
+    base = Path(folder) if folder is not None else ladder_dir()
+    stem = envs.resolve(game_id).split("_v")[0]
+    found = (re.fullmatch(rf"{re.escape(stem)}_(\d+)p\.json", p.name) for p in base.glob(f"{stem}_*p.json"))
+    return sorted(int(m.group(1)) for m in found if m)
+
+
 def all_ladders(folder: str | os.PathLike | None = None) -> list[dict[str, Any]]:
     """Every ladder's data in ``folder`` (default ``ladder_dir()``), by game and player count."""
     base = Path(folder) if folder is not None else ladder_dir()
@@ -97,7 +107,7 @@ class Level:
     spec: str
     rating: float
     ci95: tuple[float, float] | None
-    step: float | None   # points above the next level down (None for the lowest)
+    step: float | None   # points above the level below (None for level 1)
 
     def label(self) -> str:
         return f"{self.number} {self.name} ({self.rating:.0f})"
@@ -107,26 +117,28 @@ class Level:
 
 
 def derive_levels(data: dict[str, Any]) -> list[Level]:
-    """Difficulty levels 1-5 from a ladder's ratings, strongest (5, Master) first.
+    """Difficulty levels 1-5 from a ladder's ratings, level 1 first.
 
-    The rule: level 5 is the roster's highest-rated agent; each level below is a roster agent at
-    least ``LEVEL_MIN_STEP`` (150) points below the level above it. Of all such chains of up to
+    The rule: level 1 (Beginner) is ``random``, the ladder's anchor (rating 0; the weakest rated
+    agent where random has no rating). Each level above is a roster agent at least
+    ``LEVEL_MIN_STEP`` (150) points stronger than the level below it. Of all such chains of up to
     five agents the longest is taken, and among those the one whose steps are closest to
-    ``LEVEL_STEP`` (200 points, an expected score of about 76% for the stronger) in least squares
-    (ties: the stronger agents). So one level is the same strength step in every game, as far as
-    each roster allows; where a roster has too few agents far enough apart, the lowest levels are
-    absent (never two levels closer than 150 points)."""
+    ``LEVEL_STEP`` (200 points: the stronger expects to score about 76%) in least squares (ties:
+    the weaker agents). So level k is about 200 (k - 1) points above random in every game, as far
+    as each roster allows; where a roster has no agent far enough above, the top levels are absent
+    (never two levels closer than 150 points)."""
     rated = sorted(((float(r["rating"]), s) for s, r in data["ratings"].items() if r.get("rating") is not None),
-                   key=lambda x: (-x[0], x[1]))
+                   key=lambda x: (x[0], x[1]))
     if not rated:
         return []
+    start = next((i for i, (_, s) in enumerate(rated) if s == ANCHOR), 0)
     n = len(rated)
-    # best[i][k]: (cost, chain) of a chain of k+1 levels from rated[0] down to rated[i]
+    # best[i][k]: (cost, chain) of the best chain of k+1 levels from rated[start] up to rated[i]
     best: list[dict[int, tuple[float, tuple[int, ...]]]] = [dict() for _ in range(n)]
-    best[0][0] = (0.0, (0,))
-    for i in range(1, n):
-        for j in range(i):
-            step = rated[j][0] - rated[i][0]
+    best[start][0] = (0.0, (start,))
+    for i in range(start + 1, n):
+        for j in range(start, i):
+            step = rated[i][0] - rated[j][0]
             if step < LEVEL_MIN_STEP:
                 continue
             for k, (cost, chain) in best[j].items():
@@ -139,12 +151,12 @@ def derive_levels(data: dict[str, Any]) -> list[Level]:
     chain = min(b[length] for b in best if length in b)[1]
     out = []
     for depth, i in enumerate(chain):
-        number = len(LEVEL_NAMES) - depth
+        number = depth + 1
         rating, spec = rated[i]
         ci = data["ratings"][spec].get("ci95")
-        below = rating - rated[chain[depth + 1]][0] if depth + 1 < len(chain) else None
+        rise = rating - rated[chain[depth - 1]][0] if depth else None
         out.append(Level(number, LEVEL_NAMES[number], spec, round(rating, 1),
-                         (float(ci[0]), float(ci[1])) if ci else None, None if below is None else round(below, 1)))
+                         (float(ci[0]), float(ci[1])) if ci else None, None if rise is None else round(rise, 1)))
     return out
 
 
@@ -184,7 +196,7 @@ def level_spec(game_id: str, num_players: int, number: int, options: dict[str, A
             return lv
     have = ", ".join(lv.label() for lv in sorted(levels, key=lambda x: x.number))
     raise LadderError(f"{game_id} with {num_players} players has no level {number}: its roster has no agent "
-                      f"{LEVEL_MIN_STEP:.0f}+ points below the level above; levels: {have}")
+                      f"{LEVEL_MIN_STEP:.0f}+ points above the level below; levels: {have}")
 
 
 def level_table(levels: list[Level]) -> str:
@@ -199,5 +211,5 @@ def level_table(levels: list[Level]) -> str:
     missing = [n for n in LEVEL_NAMES if n not in {lv.number for lv in levels}]
     if missing:
         lines.append(f"  levels {', '.join(map(str, missing))}: absent (the roster has no agent "
-                     f"{LEVEL_MIN_STEP:.0f}+ points below the lowest level)")
+                     f"{LEVEL_MIN_STEP:.0f}+ points above the highest level)")
     return "\n".join(lines)

@@ -147,6 +147,9 @@ class OfferedCheckpoint:
     path: str          # never shown to a client
     note: str          # how the page describes it, e.g. "trained for 2 players"
     command_line: bool = False
+    #: the options it was trained for, where they differ from the game's defaults: the page sets
+    #: them when this agent is chosen (vlook:gorgasali: {"num_players": 2})
+    options: dict = dataclasses.field(default_factory=dict, compare=False, hash=False)
 
 
 def _positive_digits(text: str) -> int | None:
@@ -174,7 +177,8 @@ class AgentAllowList:
         shipped = shipped_agents()
         self.checkpoints: dict[str, OfferedCheckpoint] = {
             name: OfferedCheckpoint(name, agent_kind(e), str(e.get("game")), str(e["file"]),
-                                    f"trained for {e.get('variant') or 'the default variant'}")
+                                    f"trained for {e.get('variant') or 'the default variant'}",
+                                    options=dict(e.get("options") or {}))
             for name, e in shipped.items()}
         #: spec -> (game, note) of each shipped entry's strongest spec
         self.strongest: dict[str, tuple[str, str]] = {
@@ -200,6 +204,19 @@ class AgentAllowList:
 
     def names(self, game_id: str) -> list[str]:
         return [n for n, c in self.checkpoints.items() if c.game == game_id]
+
+    def fixed_options(self, spec: str) -> dict | None:
+        """The options an offered agent plays (its checkpoint's variant, as changes to the game's
+        defaults; ``{}``: the default variant), or None for agents that play any variant."""
+        from ..agents.shipped import shipped_agents
+        for entry in shipped_agents().values():
+            if spec == entry.get("strongest"):
+                return dict(entry.get("options") or {})
+        kind, _, arg = spec.partition(":")
+        if kind not in ("ppo", "vlook", "puct", "rollout"):
+            return None
+        offered = self.checkpoints.get(arg.rpartition(":")[2] if kind in ("puct", "rollout") else arg)
+        return None if offered is None else dict(offered.options)
 
     # -- checking a request's spec ---------------------------------------------------------
     def _reference(self, spec: str, ref: str, kind: str, game_id: str) -> OfferedCheckpoint:
@@ -336,8 +353,11 @@ def command_line_agent(item: str, trust: bool = False) -> OfferedCheckpoint:
         raise ValueError(f"--agent {name}: {exc}") from None
     build_agent(f"{kind}:{path}", game, 0, trust=trust)   # a CLIError (untrusted, unfit) stops the start
     variant = ", ".join(f"{k}={v}" for k, v in options.items())
+    defaults = envs.make_game(game_id).options()
+    changed = {k: v for k, v in game.options().items() if defaults.get(k) != v}
     return OfferedCheckpoint(name, kind, game_id, path,
-                             f"from the command line{', ' + variant if variant else ''}", command_line=True)
+                             f"from the command line{', ' + variant if variant else ''}", command_line=True,
+                             options=json.loads(json.dumps(changed, default=str)))
 
 
 # ---------------------------------------------------------------------------------- catalog ----
@@ -356,11 +376,57 @@ def catalog(defaults: dict[str, Any] | None = None, allowed: AgentAllowList | No
                 continue
             variants.append({"name": vname, "options": opts, "players": players})
         offered = allowed.offered(name)
+        fixed = {spec: allowed.fixed_options(spec) for spec, _ in offered}
         games.append({"id": name, "description": sp.description, "players": sp.players,
                       "default_options": json.loads(json.dumps(default_game.options(), default=str)),
                       "variants": variants, "agents": [spec for spec, _ in offered],
-                      "notes": {spec: note for spec, note in offered if note}})
+                      "notes": {spec: note for spec, note in offered if note},
+                      "agent_options": {spec: opts for spec, opts in fixed.items() if opts is not None}})
+    for entry in games:   # the difficulty levels of the ladders' data (train/levels.py)
+        entry["levels"] = offered_levels(entry["id"], allowed)
     return {"games": games, "defaults": dict(defaults or {}), "max_budget": allowed.max_budget}
+
+
+# ----------------------------------------------------------------------------------- levels ----
+def offered_levels(game_id: str, allowed: AgentAllowList) -> list[dict[str, Any]]:
+    """The difficulty levels of ``game_id`` (``train/levels.py``, from the committed ladder data), for
+    each player count with data: number, name, agent, rating, and why this server refuses the agent
+    where it does (a ``--max-budget`` below its search)."""
+    from .levels import LadderError, ladder_counts, levels_for
+
+    out: list[dict[str, Any]] = []
+    for n in ladder_counts(game_id):
+        try:
+            levels = levels_for(game_id, n)
+        except LadderError:
+            continue
+        for lv in sorted(levels, key=lambda x: x.number):
+            entry: dict[str, Any] = {"players": n, "level": lv.number, "name": lv.name, "spec": lv.spec,
+                                     "rating": round(lv.rating)}
+            try:
+                allowed.check(lv.spec, game_id)
+            except RequestError as exc:
+                entry["refused"] = str(exc)
+            out.append(entry)
+    return out
+
+
+def level_opponent(game_id: str, options: dict[str, Any], level: Any, opponents: Any) -> str:
+    """The agent of difficulty ``level`` (1-5) for a /api/new request's game and options, from the
+    committed ladder data; the request's opponents are then this spec, which the allow-list checks
+    like any other."""
+    from .cli_common import make_game
+    from .levels import LEVEL_NAMES, LadderError, level_spec, players_of
+
+    if opponents:
+        raise RequestError("choose a level or opponents, not both")
+    if not isinstance(level, int) or isinstance(level, bool) or level not in LEVEL_NAMES:
+        raise RequestError(f"level must be a whole number 1..{len(LEVEL_NAMES)}, got {str(level)[:20]!r}")
+    game = make_game(game_id, options)
+    try:
+        return level_spec(game_id, players_of(game), level, options=game.options()).spec
+    except LadderError as exc:
+        raise RequestError(scrub(str(exc))) from None
 
 
 # ---------------------------------------------------------------------------------- options ----
@@ -580,7 +646,7 @@ def state_json(sid: str, match: Match, token: str = "") -> dict[str, Any]:
     }
 
 
-NEW_FIELDS = ("game", "options", "opponents", "seat", "seed")
+NEW_FIELDS = ("game", "options", "opponents", "seat", "seed", "level")
 
 
 def new_match(body: dict[str, Any], allowed: AgentAllowList | None = None) -> Match:
@@ -605,6 +671,8 @@ def new_match(body: dict[str, Any], allowed: AgentAllowList | None = None) -> Ma
         if not isinstance(options, dict):
             raise RequestError("options must be a JSON object or KEY=VALUE pairs")
         check_request_options(game_id, options)
+        if body.get("level") is not None:   # a difficulty level: its agent, checked by the allow-list below
+            opponents = [level_opponent(game_id, options, body["level"], body.get("opponents"))]
         if isinstance(opponents, str):
             opponents = opponents.split()
         if not isinstance(opponents, list) or not 1 <= len(opponents) <= MAX_OPPONENTS:
@@ -941,6 +1009,18 @@ def make_server(host: str = "127.0.0.1", port: int = 8000, defaults: dict[str, A
     return ArenaServer((host, port), defaults=defaults, quiet=quiet, allowed=allowed)
 
 
+def preload_agents() -> None:
+    """Load torch and the trained agents' code now, in the background, so that the first game
+    against a trained agent starts in about a second instead of the ~20 s that importing torch
+    took on a busy machine (the page says that it is loading meanwhile; ``arena serve`` builds
+    preset opponents before it starts). A failure here changes nothing: the game that needs the
+    agent reports it."""
+    try:
+        from ..agents import lookahead, ppo  # noqa: F401  (torch and the networks' modules)
+    except Exception:  # noqa: BLE001 - best effort (no torch: the page's agents say so)
+        pass
+
+
 def serve(host: str = "127.0.0.1", port: int = 8000, defaults: dict[str, Any] | None = None,
           open_browser: bool = False, allowed: AgentAllowList | None = None) -> int:
     """Run the server until Ctrl-C (``arena serve``)."""
@@ -952,6 +1032,7 @@ def serve(host: str = "127.0.0.1", port: int = 8000, defaults: dict[str, Any] | 
         raise CLIError(f"cannot listen on {host}:{port}: {exc.strerror or exc}",
                        hint="another program may use the port: try --port 8001, or --port 0 for any free one") from None
     server.catalog()  # built once (about a second) before the first visitor asks
+    threading.Thread(target=preload_agents, name="arena-preload", daemon=True).start()
     warning = exposure_warning(host, int(server.server_address[1]))
     if warning:
         print(warning, file=sys.stderr, flush=True)
