@@ -357,3 +357,23 @@ def test_serve_offers_the_levels_and_maps_a_level_through_the_allow_list(tmp_pat
                         ({"game": "zaka", "level": 3, "options": {"rules": {"two_player_friendly": "army"}}}, "options differ")]:
         with pytest.raises(serve.RequestError, match=words):
             serve.new_match(body, allowed)
+
+
+# ------------------------------------------------------------------------------ the docs ----
+def test_the_placing_example_of_the_integrations_page_runs(tmp_path, monkeypatch):
+    """docs/integrations.md's Python example (place your own agent object) runs as written, on a
+    tiny 3-player Zaka ladder in place of the published one, and prints the agent's rating."""
+    import re
+    text = (ROOT / "docs" / "integrations.md").read_text()
+    found = re.findall(r"<!-- ladder: place -->\n```python\n(.*?)```", text, re.S)
+    assert len(found) == 1, "docs/integrations.md has no placing example"
+    code, n = re.subn(r"^GAME, PLAYERS, GAMES = .*$", 'GAME, PLAYERS, GAMES = "zaka", 3, 1', found[0], flags=re.M)
+    assert n == 1
+    monkeypatch.setattr(levels, "ladder_dir", lambda: tmp_path)
+    _tiny("zaka", tmp_path, num_players=3, games=1)
+    ns: dict = {"__name__": "ladder_place_example"}
+    exec(compile(code, "docs/integrations.md#ladder-place", "exec"), ns)
+    placed = ns["placed"]
+    assert placed.label == "first-legal" and placed.num_players == 3 and placed.games > 0
+    assert ns["low"] <= placed.rating <= ns["high"]
+    assert [a["spec"] for a in placed.anchors] == TINY
