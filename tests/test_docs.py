@@ -158,3 +158,25 @@ def test_rules_md_code_references_exist(game):
                 or re.search(rf"^\s*{name}\s*:", rules_yaml, re.M)):
             missing.append(f"{mod}.{name}")
     assert not missing, f"envs/{game}/RULES.md cites code that is gone: {missing}"
+
+
+#: the folders whose every module docs/development.md's module map lists
+MODULE_FOLDERS = ("envs", "agents", "train", "tabletop_arena", "scripts")
+
+
+def _module_map() -> str:
+    text = (ROOT / "docs" / "development.md").read_text(encoding="utf-8")
+    assert "### Module map" in text, "docs/development.md has no '### Module map' section"
+    return text.split("### Module map", 1)[1].split("\n## ", 1)[0]
+
+
+def test_development_md_lists_every_module():
+    """docs/development.md's module map has a row for every Python module of envs/, agents/,
+    train/, tabletop_arena/ and scripts/, and no row for a module that is gone (issue 44: the page
+    had missed 16 modules)."""
+    listed = set(re.findall(r"^\| `([\w/.]+\.(?:py|c|html))` \|", _module_map(), re.M))
+    present = {p.relative_to(ROOT).as_posix() for folder in MODULE_FOLDERS
+               for p in (ROOT / folder).rglob("*.py") if "__pycache__" not in p.parts}
+    missing, gone = sorted(present - listed), sorted(p for p in listed if not (ROOT / p).is_file())
+    assert not missing, f"docs/development.md's module map lacks {missing}: add a row for each"
+    assert not gone, f"docs/development.md's module map lists files that do not exist: {gone}"
