@@ -6,6 +6,7 @@ Regenerate docs/games.md after changing an option, a rules table, a variant or a
 """
 from __future__ import annotations
 
+import json
 import re
 import warnings
 from pathlib import Path
@@ -180,3 +181,43 @@ def test_development_md_lists_every_module():
     missing, gone = sorted(present - listed), sorted(p for p in listed if not (ROOT / p).is_file())
     assert not missing, f"docs/development.md's module map lacks {missing}: add a row for each"
     assert not gone, f"docs/development.md's module map lists files that do not exist: {gone}"
+
+
+def test_readme_results_table_has_every_shipped_agent():
+    """The README's one results table has a row for every agent of checkpoints/shipped.yaml (as
+    ``kind:NAME``) and for its ``strongest`` spec, and the row's reproduce command is an
+    ``arena eval`` of that spec against the heuristic on the entry's game."""
+    from tabletop_arena.agents.shipped import agent_kind, shipped_agents
+    section = README.read_text(encoding="utf-8").split("\n## Results\n", 1)[1].split("\n## ", 1)[0]
+    rows = {}
+    for line in section.splitlines():
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if len(cells) == 5 and cells[0].startswith("`"):
+            rows[cells[0].strip("`")] = cells[4]
+    for name, entry in shipped_agents().items():
+        for spec in filter(None, [f"{agent_kind(entry)}:{name}", entry.get("strongest")]):
+            assert spec in rows, f"the README's results table has no row for {spec}"
+            game = entry["game"].removesuffix("_v0")
+            assert rows[spec].startswith(f"`arena eval {game} ") and f"--agents {spec} heuristic" in rows[spec], \
+                f"{spec}: its reproduce command is not an arena eval against the heuristic: {rows[spec]}"
+
+
+def test_games_md_lists_the_game_length_of_every_variant_measured():
+    """configs/game_lengths.yaml (scripts/game_lengths.py --write), the data of each game's "Game
+    length" in docs/games.md, has a row for every variant the script measures, with the script's
+    options (which build the game) and sane numbers, and no row the script does not measure."""
+    import importlib.util
+    spec_ = importlib.util.spec_from_file_location("game_lengths", ROOT / "scripts" / "game_lengths.py")
+    script = importlib.util.module_from_spec(spec_)
+    spec_.loader.exec_module(script)
+    data = docs.game_lengths()
+    assert set(data) == set(envs.names()), "configs/game_lengths.yaml: a game is missing or unknown"
+    expected = {(game, label): options for game, label, options in script.VARIANTS}
+    found = {(game, label): row for game, entry in data.items() for label, row in entry["variants"].items()}
+    assert set(found) == set(expected), sorted(set(found) ^ set(expected))
+    for (game, label), row in found.items():
+        assert row["options"] == expected[game, label], (game, label)
+        envs.make_game(game, **row["options"])
+        assert abs(row["rules"] + row["designed"] + row["cap"] - 1) < 1e-9, (game, label)
+        assert row["games"] >= 1 and row["moves"] > 0 and row["rounds"] > 0, (game, label)
+        assert f"| {label} | `{json.dumps(row['options'])}` |" in GAMES_MD.read_text(encoding="utf-8")
