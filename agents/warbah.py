@@ -318,9 +318,9 @@ class HeuristicAgent(RuleBasedAgent):
         chit."""
         s = st.luck
         me = st.current_player
-        if s.window == "wall_dice":
+        if s.what == "wall_dice":  # a battle window (luck.window): its kind
             return REROLL
-        if s.window == "battle_dice":
+        if s.what == "battle_dice":
             mine, foe = battle_luck.teams(st.battle, me)
             best, act = 0.0, KEEP_ROLL
             p = battle_luck.pick_die(mine, True, st.battle)

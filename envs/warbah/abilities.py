@@ -4,13 +4,13 @@ at set-up, new abilities for a recruited Hero, an Avatar and experience, each ro
 from __future__ import annotations
 
 from . import luck
-from .config import BASIC
-from .state import Hero, WarbahState
+from .config import BASIC, Ability
+from .state import Chain, Hero, NextRoll, WarbahState
 
 #: the troop types an ability may apply to, in battle.Army group order (BASIC, then the Hero)
 TROOP_TYPES = BASIC + ("hero",)
 #: abilities that apply to one random troop type (ABILITY TABLE / RARE ABILITY TABLE)
-TYPED = frozenset(("leadership", "tactics", "prowess"))
+TYPED: frozenset[Ability] = frozenset(("leadership", "tactics", "prowess"))
 
 
 def troop_type(cfg, roll: int) -> int:
@@ -49,11 +49,10 @@ def gain_abilities(st: WarbahState, hi: int, n: int = 1) -> bool:
     """Hero hi gains n abilities (n = 0: one per 2 XP, in recovery); each roll (Ability /
     Rare Ability table, troop type 1D5) is open to Luck for the Hero's player (luck.chain
     ``ability``, same dice as ``gain_ability``). True: paused for a Luck decision."""
-    return luck.chain(st, "ability", (hi, n))
+    return luck.chain(st, ABILITY_ROLLS, (hi, n))
 
 
-@luck.step("ability")
-def _ability_rolls(st: WarbahState, ctx, vals):
+def _ability_rolls(st: WarbahState, ctx: tuple, vals: tuple) -> NextRoll | None:
     """HEROES / ABILITY TABLE: new abilities (n; n = 0: one per 2 XP, the recovery task), each
     roll open to Luck for the Hero's player; the abilities are written once all are rolled."""
     hi, n = ctx
@@ -73,6 +72,10 @@ def _ability_rolls(st: WarbahState, ctx, vals):
     return None
 
 
+#: new abilities' rolls, open to Luck (``gain_abilities``; in recovery one per 2 XP)
+ABILITY_ROLLS = Chain("ability", _ability_rolls)
+
+
 def roll_granted_types(st: WarbahState, hi: int, in_recovery: bool) -> bool:
     """SPECIAL UNIT TYPES: a unit granting a typed ability (Goblins: "Hero gets Tactics
     ability") gives the Hero that ability, and Tactics needs its random troop type (1D5, the
@@ -80,7 +83,7 @@ def roll_granted_types(st: WarbahState, hi: int, in_recovery: bool) -> bool:
     ability when the units first join him (recruited: at once; handed over or taken: in
     recovery), kept on the Hero (``Hero.granted_types``; in force only while such a unit is
     present). True: paused for a Luck decision."""
-    return luck.chain(st, "granted", (hi, in_recovery))
+    return luck.chain(st, GRANTED, (hi, in_recovery))
 
 
 def _missing_granted(st: WarbahState, h: Hero) -> list[str]:
@@ -91,8 +94,7 @@ def _missing_granted(st: WarbahState, h: Hero) -> list[str]:
             if a in TYPED and a not in h.granted_types and any(sp[u] for u in units)]
 
 
-@luck.step("granted")
-def _granted_rolls(st: WarbahState, ctx, vals):
+def _granted_rolls(st: WarbahState, ctx: tuple, vals: tuple) -> NextRoll | None:
     """The troop-type rolls of abilities granted by special units (``roll_granted_types``)."""
     hi, _ = ctx
     h = st.heroes[hi]
@@ -104,4 +106,8 @@ def _granted_rolls(st: WarbahState, ctx, vals):
     for a, v in zip(todo, vals):
         h.granted_types[a] = troop_type(st.game.cfg, v)
     return None
+
+
+#: the troop types of abilities granted by special units (``roll_granted_types``)
+GRANTED = Chain("granted", _granted_rolls)
 

@@ -12,7 +12,7 @@ import numpy as np
 from . import fleets, heroes
 from .actions import LOSS_SP0
 from .config import NUM_SPECIALS, SPECIALS
-from .state import Army, ArmyMagic, WarbahState
+from .state import Army, ArmyMagic, Battle, WarbahState
 
 SEGMENTS = 6  # initiative segments of a round: 5+, 4, 3, 2, 1, 0-
 #: an army's counts index of the first special unit group (after the 4 troop types and the Hero)
@@ -20,6 +20,13 @@ FIRST_SPECIAL = 5
 #: flags of a die record (``record``): the dice aimed at enemy ships; one die of the designer's
 #: mass formula for the group; with Blessing (the group's misses rolled again: two dice)
 AT_SHIPS, MASS, BLESSED = 1, 2, 4
+
+
+def current(st: WarbahState) -> Battle:
+    """The battle in progress (its phases, and a Luck decision or spell inside it)."""
+    b = st.battle
+    assert b is not None, "no battle in progress"
+    return b
 
 
 def hero_army(st: WarbahState, hi: int, walls: int = 0) -> Army:
@@ -242,6 +249,7 @@ def ship_attacks(st: WarbahState, a: Army, d: Army, seg: int, ka: int, kd: int) 
     init, kill = fleets.sea_rules(st)["ship_init"], fleets.sea_rules(st)["ship_kill"]
     out = [ka, kd]
     for k, (s, o) in enumerate(((a, d), (d, a))):
+        assert s.ships is not None and o.ships is not None   # counted above
         sinking, s.ship_kills = s.ship_kills, 0
         if s.ships and segment_of(init) == seg:
             n = hits(st.game, st.rng, s.ships, kill)  # (or the designer's formula)
@@ -253,7 +261,7 @@ def ship_attacks(st: WarbahState, a: Army, d: Army, seg: int, ka: int, kd: int) 
                 out[k] += n
         sunk = min(sinking, o.ships)
         o.ships -= sunk
-        s.ship_spare = sinking - sunk  # hits that sank nothing (Luck: battle_luck._dice_act)
+        s.ship_spare = sinking - sunk  # hits that sank nothing (Luck: battle_luck.dice_act)
     return out[0], out[1]
 
 

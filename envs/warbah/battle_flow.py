@@ -32,14 +32,14 @@ from .actions import (
     NUM_ACTIONS,
 )
 from .config import TERRAINS
-from .state import Army, Battle, DeclaredAttack, Hero, WarbahState
+from .state import Army, Battle, Chain, DeclaredAttack, Hero, NextRoll, WarbahState, Window
 
 
 def joiners(st: WarbahState, lead: int, cell: int) -> list[tuple[int, int]]:
     """(direction from the target, hero) of the Heroes that may still join the attack of Hero
     ``lead`` on ``cell``: own or allied Heroes on land next to it, with an attack left this turn,
     not delayed by an agent, for whom the hex is a target too; not yet in or asked."""
-    jn = st.declared_attack
+    jn = declared(st)
     if not st.land[cell] or not st.land[st.heroes[lead].cell]:
         return []
     seat = st.heroes[lead].seat
@@ -55,6 +55,13 @@ def joiners(st: WarbahState, lead: int, cell: int) -> list[tuple[int, int]]:
                 and not espionage.hero_delayed(st, o) and hexes.is_target(st, o.seat, cell)):
             out.append((d, j))
     return out
+
+
+def declared(st: WarbahState) -> DeclaredAttack:
+    """The attack declared and waiting for its joiners (phases ``join``, ``join_answer``)."""
+    jn = st.declared_attack
+    assert jn is not None, "no declared attack"
+    return jn
 
 
 def declare(st: WarbahState, hi: int, cell: int) -> None:
@@ -103,7 +110,7 @@ def attack_apply(st: WarbahState, seat: int, hi: int, a: int) -> None:
 
 def join_mask(st: WarbahState) -> np.ndarray:
     mask = np.zeros(NUM_ACTIONS, np.int8)
-    jn = st.declared_attack
+    jn = declared(st)
     if st.phase == "join_answer":
         mask[BATTLE_ACCEPT] = mask[BATTLE_DECLINE] = 1
         return mask
@@ -114,7 +121,7 @@ def join_mask(st: WarbahState) -> np.ndarray:
 
 
 def join_apply(st: WarbahState, a: int) -> None:
-    jn = st.declared_attack
+    jn = declared(st)
     lead = jn.lead
     if st.phase == "join_answer":  # the ally's player answers the call
         (jn.members if a == BATTLE_ACCEPT else jn.declined).append(jn.asking)
@@ -149,7 +156,7 @@ def start_battle(st: WarbahState, hi: int, cell: int, members=()) -> None:
     """Hero hi (with the joining Heroes ``members``) attacks ``cell``; an encounter's rolls
     (ENCOUNTER TABLE) come first, open to Luck."""
     if heroes.hero_at(st, cell) < 0 and st.encounter[cell] != 0:
-        luck.chain(st, "encounter", (hi, cell, tuple(members)))
+        luck.chain(st, ENCOUNTER, (hi, cell, tuple(members)))
         return
     _start(st, hi, cell, members, None)
 
@@ -158,8 +165,7 @@ def _force_seats(st: WarbahState, hi: int, members) -> tuple:
     return luck.seat_order([st.heroes[hi].seat] + [st.heroes[j].seat for j in members])
 
 
-@luck.step("encounter")
-def _encounter_rolls(st: WarbahState, ctx, vals):
+def _encounter_rolls(st: WarbahState, ctx: tuple, vals: tuple) -> NextRoll | None:
     """ENCOUNTER TABLE: the type (1D10, when still unknown), then Disease's loss dice or the
     size of each troop group; the attacking players may reroll (luck.py). Once all are known
     the battle starts (or Disease strikes)."""
@@ -187,6 +193,10 @@ def _encounter_rolls(st: WarbahState, ctx, vals):
     st.encounter[cell] = typ
     _start(st, hi, cell, members, rolls)
     return None
+
+
+#: the Encounter table rolls, open to Luck (``start_battle``)
+ENCOUNTER = Chain("encounter", _encounter_rolls)
 
 
 def _start(st: WarbahState, hi: int, cell: int, members, sizes) -> None:
@@ -250,7 +260,7 @@ def _clear_encounter(st: WarbahState, cell: int) -> None:
 def run(st: WarbahState) -> None:
     """Resolve segments / rounds until a side must choose casualties, a player decides on a
     spell or on Luck, or the attacker may call off; or the battle ends."""
-    b = st.battle
+    b = battle.current(st)
     battle.add_special_groups(st, b.sides)  # special unit groups at counts[5:]
     while True:
         if _casualties_to_choose(st, b):
@@ -310,9 +320,9 @@ def _segment(st: WarbahState, b: Battle) -> bool:
     a, d = b.sides
     members = b.members
     seg = b.segment
-    extra = (0, 0)
+    extra: tuple[int, int] | list[int] = (0, 0)
     if b.magic is not None:  # spell segment, delayed spell effects
-        if battle_spells.spell_segment(st, seg):
+        if battle_spells.spell_segment(st, seg, _after_spell_dice):
             return True
         extra = battle_spells.segment_effects(st, seg)
     if seg == battle.segment_of(1):  # Siegecraft: a wall rank destroyed in the Init 1 segment
@@ -336,8 +346,7 @@ def _segment(st: WarbahState, b: Battle) -> bool:
     for m in members:  # a combined attack: the joiners attack too
         ka += battle.attacks(g, m, seg, st.rng) + battle.special_attacks(st, m, seg)
     b.raw_kills = [int(ka), int(kd), int(extra[0]), int(extra[1])]
-    if lucky and luck.window(st, battle_luck.battle_seats(st, b), "battle_dice", (),
-                             "battle_dice"):
+    if lucky and luck.window(st, battle_luck.battle_seats(st, b), DICE_WINDOW, ()):
         return True  # RARE ABILITY Luck: a player may reroll one die of this segment
     return _resolve_segment(st, lucky)  # nobody decided since the check above
 
@@ -346,9 +355,10 @@ def _resolve_segment(st: WarbahState, lucky: bool | None = None) -> bool:
     """The segment's kills after walls and Defense (a combined attack shares the defender's
     kills); then Luck's wall-break window. True: paused for a Luck decision. ``lucky``:
     battle_luck.anyone_lucky of this state, when the caller has just checked it."""
-    b, g = st.battle, st.game
+    b, g = battle.current(st), st.game
     a, d = b.sides
     members = b.members
+    assert b.raw_kills is not None   # the segment's dice were rolled (_segment)
     ka, kd, e0, e1 = b.raw_kills
     b.raw_kills = None
     if lucky is None:
@@ -362,29 +372,34 @@ def _resolve_segment(st: WarbahState, lucky: bool | None = None) -> bool:
     else:
         b.kills = [battle.negate(g, a, kd, st.rng) + e0, battle.negate(g, d, ka, st.rng) + e1]
     b.segment += 1
-    paused = lucky and luck.window(st, battle_luck.battle_seats(st, b), "wall_dice", (),
-                                   "wall_dice")
+    paused = lucky and luck.window(st, battle_luck.battle_seats(st, b), WALL_WINDOW, ())
     if not paused:
         for sd in (a, d) + tuple(members):
             sd.wall_rolls = None
     return paused
 
 
-@luck.register("battle_dice")
-def _after_dice(st: WarbahState, value, ctx) -> None:
+def _after_dice(st: WarbahState, ctx: tuple) -> None:
+    """After the segment's dice window: walls and Defense, then the battle goes on."""
     st.phase = "battle"
     if _resolve_segment(st):
         return
     run(st)
 
 
-@luck.register("wall_dice")
-def _after_walls(st: WarbahState, value, ctx) -> None:
-    b = st.battle
+def _after_walls(st: WarbahState, ctx: tuple) -> None:
+    """After the wall-break dice window: the battle goes on."""
+    b = battle.current(st)
     for sd in tuple(b.sides) + tuple(b.members):
         sd.wall_rolls = None
     st.phase = "battle"
     run(st)
+
+
+#: RARE ABILITY Luck's windows in a battle segment (battle_luck.py): after the attack dice
+#: (LUCK_MINE / LUCK_FOE), after the wall-break dice (REROLL)
+DICE_WINDOW = Window("battle_dice", battle_luck.dice_can, battle_luck.dice_act, _after_dice)
+WALL_WINDOW = Window("wall_dice", battle_luck.wall_can, battle_luck.wall_act, _after_walls)
 
 
 def _room(side: Army) -> int:
@@ -441,7 +456,7 @@ def casualty_mask(st: WarbahState) -> np.ndarray:
     """The troop groups the chooser's army may lose a unit of (never the Hero while troops
     are left)."""
     mask = np.zeros(NUM_ACTIONS, np.int8)
-    side = chooser_side(st.battle)
+    side = chooser_side(battle.current(st))
     for t in battle.troop_types_alive(side):
         if t < 4:
             mask[CASUALTY0 + t] = 1
@@ -450,7 +465,7 @@ def casualty_mask(st: WarbahState) -> np.ndarray:
 
 
 def casualty_apply(st: WarbahState, action: int) -> None:
-    b = st.battle
+    b = battle.current(st)
     t = (action - CASUALTY0 if action < CASUALTY0 + 4
          else battle.FIRST_SPECIAL + action - LOSS_SP0)
     battle.remove_one(chooser_side(b), t)
@@ -479,13 +494,12 @@ def call_off_apply(st: WarbahState, action: int) -> None:
 
 def spell_apply(st: WarbahState, action: int) -> None:
     """A choice in the spell segment (battle_spells.py); then the battle goes on."""
-    if battle_spells.apply(st, action):
+    if battle_spells.apply(st, action, _after_spell_dice):
         st.phase = "battle"
         run(st)
 
 
-@luck.register("bspell")
-def _after_spell_dice(st: WarbahState, value: int, ctx) -> None:
+def _after_spell_dice(st: WarbahState, value: int, ctx: tuple) -> None:
     """After a Luck decision on a battle spell's dice: resolve it and go on with the battle."""
     battle_spells.resolve_after_luck(st, value, ctx)
     st.phase = "battle"
@@ -493,7 +507,7 @@ def _after_spell_dice(st: WarbahState, value: int, ctx) -> None:
 
 
 def finish(st: WarbahState) -> None:
-    b = st.battle
+    b = battle.current(st)
     _finish_ships(st, b)  # ships written back, drowned armies
     battle.write_back_specials(st, b.sides)  # surviving special troops written back
     a, d = b.sides
@@ -539,12 +553,12 @@ def finish(st: WarbahState) -> None:
             win = next((s.hero for s, h in force if h.alive), -1)
             if win >= 0:  # the treasure: the lead, or the first joiner still alive
                 st.pending_treasure.append((win, b.treasure))
-        win = next((h for _, h in force if h.alive), None)
+        victor = next((h for _, h in force if h.alive), None)
         # designed: the victor advances into the hex, unless he may not enter it (MOVE &
         # EXPLORE: a Hero slain over his own garrison leaves it standing)
-        if (win is not None and heroes.hero_at(st, cell) < 0 and st.land[cell]
-                and not hexes.foreign_garrison(st, win.seat, cell)):
-            win.cell = cell
+        if (victor is not None and heroes.hero_at(st, cell) < 0 and st.land[cell]
+                and not hexes.foreign_garrison(st, victor.seat, cell)):
+            victor.cell = cell
     battle_spells.end_battle(st)  # spells discarded, items of a slain hero taken
     st.battle = None
     st.phase = b.return_phase  # sea battles return to the move phase

@@ -2,13 +2,14 @@
 ``spell_target``), all 42 effects, Dispell, Resist Spells, battle-spell items, and the end of
 battle (discards, items of a slain Hero). battle_flow.py calls the hooks.
 
-State: ``battle.magic`` (battle.BattleMagic: the spell segment's step in ``sequence``, the last
+State: ``battle.magic`` (state.BattleMagic: the spell segment's step in ``sequence``, the last
 spell cast for Dispell, the cards spent this battle, the caster, a spell awaiting its target)
-and each army's ``magic`` (battle.ArmyMagic: hand, Wizard, battle items, neutralized units,
+and each army's ``magic`` (state.ArmyMagic: hand, Wizard, battle items, neutralized units,
 this round's blocks / boosts / armor, delayed effects ``scheduled`` = (segment, effect, group,
 n, kill[, target army when not the natural one])). A battle spell's dice (1D5) may be rolled
-again by Luck (luck.py): ``cast_battle`` then pauses and battle_flow resolves the spell
-(``resolve_after_luck``) and resumes the battle.
+again by Luck (luck.py): ``cast_battle`` then pauses, and the caller's ``resume`` (battle_flow's:
+it resolves the spell with ``resolve_after_luck`` and goes on with the battle) runs once Luck is
+settled; the spell segment and ``apply`` pass it on.
 
 Armies (combined attacks, battle_flow): army index 0 = the lead's army (``battle.sides[0]``),
 1 = the defender, 2 + i = joining army i (``battle.members[i]``). Every army with a Wizard draws
@@ -27,7 +28,7 @@ import numpy as np
 from . import battle, heroes, luck, magic
 from .actions import BATTLE_JOIN0, BSPELL0, DONE, GROUP0, MAGIC_SPGROUP0, NUM_ACTIONS
 from .config import GROUP_NAMES
-from .state import NUM_GROUPS, SPECIAL_GROUP0, Army, ArmyMagic, Battle, BattleMagic, WarbahState
+from .state import NUM_GROUPS, SPECIAL_GROUP0, Army, ArmyMagic, Battle, BattleMagic, Resolve, WarbahState
 
 HOSTILE = ("kill", "neutralize", "neutralize_kill", "weaken", "control", "forget", "spellbind",
            "illusions", "shatter", "slow", "block", "stone_to_mud")
@@ -44,6 +45,21 @@ def armies(b: Battle) -> list:
 
 def army(b: Battle, k: int) -> Army:
     return b.sides[k] if k < 2 else b.members[k - 2]
+
+
+def spells_of(sd: Army) -> ArmyMagic:
+    """An army's spell state: every army of a battle with magic has one (``setup_battle``)."""
+    mg = sd.magic
+    assert mg is not None, "an army without spell state in a battle with magic"
+    return mg
+
+
+def battle_magic(st: WarbahState) -> tuple[Battle, BattleMagic]:
+    """The battle in progress and its spell segment (a battle with magic: ``setup_battle``)."""
+    b = battle.current(st)
+    bm = b.magic
+    assert bm is not None, "a battle without magic"
+    return b, bm
 
 
 def team(k: int) -> int:
@@ -81,7 +97,7 @@ def natural(st: WarbahState, k: int, s: int) -> int:
 
 def spell_armies(st: WarbahState, k: int, s: int) -> list:
     """Armies spell s of army k may reach now (friendly or enemy, as the spell says)."""
-    b = st.battle
+    b = battle.current(st)
     kind = _kind(st, s)
     if kind in ("all", "none"):
         return [k] if spell_groups(st, k, s) else []
@@ -92,13 +108,13 @@ def spell_armies(st: WarbahState, k: int, s: int) -> list:
 
 def army_dir(st: WarbahState, a: int) -> int:
     """Direction from the target hex to army a's Hero (the army-picking action)."""
-    b = st.battle
+    b = battle.current(st)
     return list(st.neighbours[b.cell]).index(st.heroes[army(b, a).hero].cell)
 
 
 def setup_battle(st: WarbahState) -> None:
     """At battle start each force with a Wizard draws its Battle spells (4, Wizardry +1 each)."""
-    b = st.battle
+    b = battle.current(st)
     any_magic = False
     info = []
     for sd in armies(b):
@@ -134,7 +150,7 @@ def _battle_items(st: WarbahState, sd: Army) -> list:
     if sd.hero < 0:
         return []
     its = st.heroes[sd.hero].items
-    return [i for i in sd.magic.items if i < len(its) and its[i].kind == "battle"
+    return [i for i in spells_of(sd).items if i < len(its) and its[i].kind == "battle"
             and its[i].used_turn != st.turn]
 
 
@@ -144,9 +160,9 @@ def _item_spell(st: WarbahState, sd: Army, i: int) -> int:
 
 def battle_options(st: WarbahState, k: int) -> list:
     """Battle spell ids side k may cast now in the spell segment."""
-    b = st.battle
-    bm, sd = b.magic, army(b, k)
-    sm = sd.magic
+    b, bm = battle_magic(st)
+    sd = army(b, k)
+    sm = spells_of(sd)
     T = st.game.spells
     seq = sequence(b)
     answer = bm.step < len(seq) and seq[bm.step][1]
@@ -172,7 +188,7 @@ def spell_groups(st: WarbahState, k: int, s: int, a: int | None = None) -> list:
     ``natural``) ([None] = no target needed; [] = not castable now)."""
     T = st.game.spells
     sp = T.battle[s]
-    b = st.battle
+    b = battle.current(st)
     eff = sp["effect"]
     if a is None:
         a = natural(st, k, s)
@@ -228,19 +244,19 @@ def _can_hold(st: WarbahState, me: Army, t: int) -> bool:
     return types < heroes.type_limit(st, st.heroes[me.hero])
 
 
-def spell_segment(st: WarbahState, seg: int) -> bool:
+def spell_segment(st: WarbahState, seg: int, resume: Resolve) -> bool:
     """Spell segment (start of each round): attacker, then defender, then the attacker may
     answer with Dispell. True when a player must decide (phase 'spell')."""
-    b = st.battle
-    bm = b.magic
+    b, bm = battle_magic(st)
     if seg != 0 or bm.done:
         return False
     seq = sequence(b)
     while bm.step < len(seq):
         k, answer = seq[bm.step]
         sd = army(b, k)
-        opts = [] if battle.destroyed(sd) or sd.magic is None else battle_options(st, k)
-        if answer and (sd.magic.cast or not opts):
+        sm = sd.magic
+        opts = [] if battle.destroyed(sd) or sm is None else battle_options(st, k)
+        if answer and opts and sm is not None and sm.cast:
             opts = []
         if opts:
             if sd.seat >= 0 and sd.hero >= 0:
@@ -252,9 +268,9 @@ def spell_segment(st: WarbahState, seg: int) -> bool:
                     for t in spell_groups(st, k, s, a)]
             a, t = max(cand, key=lambda x: _group_size(army(b, x[0]), x[1]))
             if a == natural(st, k, s):
-                cast_battle(st, k, s, t)
+                cast_battle(st, k, s, t, resume=resume)
             else:  # a joining army of the force
-                cast_battle(st, k, s, t, a)
+                cast_battle(st, k, s, t, a, resume=resume)
             if st.phase == "luck":  # a player decides on Luck for the spell's dice
                 return True
             continue
@@ -266,20 +282,28 @@ def spell_segment(st: WarbahState, seg: int) -> bool:
 def _group_size(sd: Army, t) -> int:
     if t is None:
         return 0
-    return int(sd.monster[2]) if t == 5 else int(sd.counts[cidx(t)])
+    if t == 5:
+        assert sd.monster is not None   # a target group is alive (_group_alive)
+        return int(sd.monster[2])
+    return int(sd.counts[cidx(t)])
+
+
+def _pending(bm: BattleMagic) -> int:
+    """The spell awaiting its target (phase ``spell_target``)."""
+    assert bm.pending is not None, "phase spell_target without a spell"
+    return bm.pending
 
 
 def mask(st: WarbahState) -> np.ndarray:
-    b = st.battle
-    bm = b.magic
+    b, bm = battle_magic(st)
     k = bm.caster
     mask = np.zeros(NUM_ACTIONS, np.int8)
     mask[DONE] = 1
     if st.phase == "spell_target" and bm.target_army is None:  # pick the army first
-        for a in spell_armies(st, k, bm.pending):
+        for a in spell_armies(st, k, _pending(bm)):
             mask[BATTLE_JOIN0 + army_dir(st, a)] = 1
     elif st.phase == "spell_target":
-        for t in spell_groups(st, k, bm.pending, bm.target_army):
+        for t in spell_groups(st, k, _pending(bm), bm.target_army):
             mask[GROUP0 + t if t < SPECIAL_GROUP0 else MAGIC_SPGROUP0 + t - SPECIAL_GROUP0] = 1
     else:
         for s in battle_options(st, k):
@@ -287,15 +311,14 @@ def mask(st: WarbahState) -> np.ndarray:
     return mask
 
 
-def apply(st: WarbahState, a: int) -> bool:
+def apply(st: WarbahState, a: int, resume: Resolve) -> bool:
     """A spell-segment choice (a spell, its army, its group, or DONE). True when the battle goes
     on now (battle_flow.spell_apply runs it); False while a target is still to pick or a Luck
     decision on the spell's dice comes first."""
-    b = st.battle
-    bm = b.magic
+    b, bm = battle_magic(st)
     k = bm.caster
     if st.phase == "spell_target":
-        s, tgt = bm.pending, bm.target_army
+        s, tgt = _pending(bm), bm.target_army
         if a == DONE:  # cancelled: the card stays in hand
             bm.pending, bm.target_army = None, None
         elif tgt is None:  # the army picked; then its group, if the spell needs one
@@ -304,14 +327,14 @@ def apply(st: WarbahState, a: int) -> bool:
                 bm.target_army = tgt
                 return False
             bm.pending = None
-            cast_battle(st, k, s, None, tgt)
+            cast_battle(st, k, s, None, tgt, resume=resume)
             if st.phase == "luck":  # Luck on the spell's dice first (luck.py)
                 return False
         else:
             bm.pending, bm.target_army = None, None
             group = (a - GROUP0 if a < GROUP0 + SPECIAL_GROUP0
                      else SPECIAL_GROUP0 + a - MAGIC_SPGROUP0)
-            cast_battle(st, k, s, group, tgt)
+            cast_battle(st, k, s, group, tgt, resume=resume)
             if st.phase == "luck":  # Luck on the spell's dice first (luck.py)
                 return False
     elif a == DONE:
@@ -326,7 +349,7 @@ def apply(st: WarbahState, a: int) -> bool:
         tgt = arms[0] if arms else None
         g = spell_groups(st, k, s, tgt)
         if g == [None] or s == st.game.spells.dispell:
-            cast_battle(st, k, s, None, tgt)
+            cast_battle(st, k, s, None, tgt, resume=resume)
             if st.phase == "luck":
                 return False
         else:
@@ -337,38 +360,40 @@ def apply(st: WarbahState, a: int) -> bool:
 
 
 def _pay_battle(st: WarbahState, k: int, s: int) -> None:
-    b = st.battle
+    b = battle.current(st)
     sd = army(b, k)
-    sm = sd.magic
+    sm = spells_of(sd)
     if sm.wizard and not sm.cast and b.round not in sm.spellbound and s in sm.hand:
         sm.cast = True
         sm.hand.remove(s)
-        b.magic.limbo.append(s)
+        battle_magic(st)[1].limbo.append(s)
         return
     i = next(i for i in _battle_items(st, sd) if _item_spell(st, sd, i) == s)
     st.heroes[sd.hero].items[i].used_turn = st.turn
 
 
 def _snapshot(st: WarbahState, k: int):
-    b = st.battle
+    b = battle.current(st)
     held = {}  # Hero index -> (his items, his abilities)
     for sd in armies(b):
         if sd.hero >= 0:
             h = st.heroes[sd.hero]
             held[sd.hero] = ([i.clone() for i in h.items], list(h.abilities))
-    return ([sd.clone() for sd in armies(b)], list(b.magic.limbo), held)
+    return ([sd.clone() for sd in armies(b)], list(battle_magic(st)[1].limbo), held)
 
 
-def cast_battle(st: WarbahState, k: int, s: int, t, a: int | None = None) -> None:
+def cast_battle(st: WarbahState, k: int, s: int, t, a: int | None = None, *, resume: Resolve) -> None:
     """Pay for battle spell s cast by army k (target group t of army a; default: the natural
-    army, ``natural``) and resolve or schedule it."""
+    army, ``natural``) and resolve or schedule it. A spell's dice go to Luck first: then
+    ``resume(st, value, ctx)`` resolves it once Luck is settled (battle_flow's goes on with the
+    battle; ``resolve_after_luck`` only resolves the spell)."""
     T = st.game.spells
-    b = st.battle
-    bm = b.magic
+    b, bm = battle_magic(st)
     sp = T.battle[s]
     eff = sp["effect"]
     if eff == "dispell":
         last = bm.last_cast
+        assert last is not None   # Dispell is offered only against the last spell cast
         sides, limbo, held = last[1]
         for cur, old in zip(armies(b), sides):  # in place: callers hold the side dicts
             cur.restore(old)
@@ -385,13 +410,14 @@ def cast_battle(st: WarbahState, k: int, s: int, t, a: int | None = None) -> Non
     if a is None:
         a = natural(st, k, s)
     me, foe = army(b, k), army(b, a)
-    if eff in HOSTILE and foe.magic.resist > 0:  # Resist Spells: negate one spell per battle
-        foe.magic.resist -= 1
+    foe_magic = spells_of(foe)
+    if eff in HOSTILE and foe_magic.resist > 0:  # Resist Spells: negate one spell per battle
+        foe_magic.resist -= 1
         return
     rng = st.rng
     if sp.get("d5"):  # RARE ABILITY Luck: both sides may have the spell's dice rolled again
         value = luck.d5(rng, sp["d5"])
-        if luck.offer(st, (me.seat, foe.seat), value, (sp["d5"], 5), "bspell",
+        if luck.offer(st, "bspell", (me.seat, foe.seat), value, (sp["d5"], 5), resume,
                       (k, s, -1 if t is None else t, a)):
             return
         _resolve_battle(st, k, s, t, sp.get("n", 0), value, a)
@@ -399,7 +425,7 @@ def cast_battle(st: WarbahState, k: int, s: int, t, a: int | None = None) -> Non
     _resolve_battle(st, k, s, t, sp.get("n", 0), 0, a)
 
 
-def resolve_after_luck(st: WarbahState, value: int, ctx) -> None:
+def resolve_after_luck(st: WarbahState, value: int, ctx: tuple) -> None:
     """A battle spell whose dice went to Luck (``cast_battle``), once they are final: resolve
     it (battle_flow then goes on with the battle)."""
     k, s, t, a = ctx
@@ -410,7 +436,7 @@ def resolve_after_luck(st: WarbahState, value: int, ctx) -> None:
 def _resolve_battle(st: WarbahState, k: int, s: int, t, n: int, dice: int, a: int | None = None) -> None:
     """Battle spell s of army k (target group t of army a) with n units, once its dice are
     known."""
-    b = st.battle
+    b = battle.current(st)
     sp = st.game.spells.battle[s]
     eff = sp["effect"]
     nat = natural(st, k, s)
@@ -423,7 +449,7 @@ def _resolve_battle(st: WarbahState, k: int, s: int, t, n: int, dice: int, a: in
     n += dice
     if "init" in sp and eff in ("kill", "neutralize", "neutralize_kill", "weaken", "control"):
         item = (battle.segment_of(sp["init"]), eff, t, n, sp.get("kill", 0))
-        army(b, k).magic.scheduled.append(item if a == nat else item + (a,))  # + target army
+        spells_of(army(b, k)).scheduled.append(item if a == nat else item + (a,))  # + target army
         return
     effect = _EFFECTS.get(eff)
     if effect is None:
@@ -467,11 +493,11 @@ def _shield(st: WarbahState, sp, me, foe, t, n) -> None:
 def _forget(st: WarbahState, sp, me, foe, t, n) -> None:
     hand = foe.magic.hand
     for _ in range(min(sp["n"], len(hand))):
-        st.battle.magic.limbo.append(hand.pop(int(st.rng.integers(len(hand)))))
+        battle_magic(st)[1].limbo.append(hand.pop(int(st.rng.integers(len(hand)))))
 
 
 def _spellbind(st: WarbahState, sp, me, foe, t, n) -> None:
-    foe.magic.spellbound.update(st.battle.round + r for r in range(1, sp["rounds"] + 1))
+    foe.magic.spellbound.update(battle.current(st).round + r for r in range(1, sp["rounds"] + 1))
 
 
 def _armor(st: WarbahState, sp, me, foe, t, n) -> None:
@@ -517,7 +543,7 @@ def _precision(st: WarbahState, sp, me, foe, t, n) -> None:
 
 
 def _fog(st: WarbahState, sp, me, foe, t, n) -> None:
-    for sd in armies(st.battle):
+    for sd in armies(battle.current(st)):
         for x in sp["types"]:
             _battle_mod(sd, GROUP_NAMES.index(x), 0, sp["kill"])
 
@@ -535,13 +561,14 @@ _EFFECTS = {
 
 def _round_mod(sd: Army, t: int, init: int, kill: int) -> None:
     _battle_mod(sd, t, init, kill)
-    sd.magic.round_mods.append((t, init, kill))
+    spells_of(sd).round_mods.append((t, init, kill))
 
 
 def _battle_mod(sd: Army, t: int, init: int, kill: int) -> None:
     if t >= SPECIAL_GROUP0:
-        sd.magic.special_init[t - SPECIAL_GROUP0] += init
-        sd.magic.special_kill[t - SPECIAL_GROUP0] += kill
+        mg = spells_of(sd)
+        mg.special_init[t - SPECIAL_GROUP0] += init
+        mg.special_kill[t - SPECIAL_GROUP0] += kill
     elif t < 5:
         sd.init_mod[t] += init
         sd.kill_mod[t] += kill
@@ -553,7 +580,7 @@ def _battle_mod(sd: Army, t: int, init: int, kill: int) -> None:
 def segment_effects(st: WarbahState, seg: int) -> list:
     """Delayed spell effects landing in segment ``seg`` (before its attacks); returns extra
     kills [on side 0, on side 1] that the victim assigns like ordinary kills."""
-    b = st.battle
+    b = battle.current(st)
     extra = [0, 0]
     for k in range(len(armies(b))):
         mm = army(b, k).magic
@@ -567,12 +594,12 @@ def segment_effects(st: WarbahState, seg: int) -> list:
                 continue
             ta = item[5] if len(item) > 5 else 1 - team(k)  # the target army
             foe = army(b, ta)
+            neutral = spells_of(foe).neutral
             if eff in ("neutralize", "neutralize_kill"):
                 if t != 5:
-                    foe.magic.neutral[t] = min(int(foe.counts[cidx(t)]),
-                                                  foe.magic.neutral[t] + n)
+                    neutral[t] = min(int(foe.counts[cidx(t)]), neutral[t] + n)
                 else:
-                    foe.magic.neutral[5] = 1
+                    neutral[5] = 1
             if eff in ("kill", "neutralize_kill"):
                 extra[team(ta)] += _spell_kill(foe, t, n)
             elif eff == "weaken":
@@ -583,7 +610,7 @@ def segment_effects(st: WarbahState, seg: int) -> list:
                 x = min(n, int(foe.counts[c])) if _can_hold(st, army(b, k), t) else 0
                 foe.counts[c] -= x
                 army(b, k).counts[c] += x
-                foe.magic.neutral[t] = min(foe.magic.neutral[t], int(foe.counts[c]))
+                neutral[t] = min(neutral[t], int(foe.counts[c]))
         mm.scheduled = keep
     return extra
 
@@ -603,16 +630,17 @@ def _spell_kill(sd: Army, t: int, n: int) -> int:
     c = cidx(t)
     x = min(n, int(sd.counts[c]))
     sd.counts[c] -= x
-    sd.magic.neutral[t] = min(sd.magic.neutral[t], int(sd.counts[c]))
+    neutral = spells_of(sd).neutral
+    neutral[t] = min(neutral[t], int(sd.counts[c]))
     return n - x
 
 
 def end_round(st: WarbahState) -> None:
     """Round-long effects end; Smite counts down; the next spell segment opens."""
-    b = st.battle
-    b.magic.step, b.magic.done = 0, False
+    b, bm = battle_magic(st)
+    bm.step, bm.done = 0, False
     for sd in armies(b):
-        mm = sd.magic
+        mm = spells_of(sd)
         for t, init, kill in mm.round_mods:
             _battle_mod(sd, t, -init, -kill)
         mm.round_mods = []
@@ -628,14 +656,15 @@ def end_round(st: WarbahState) -> None:
 def end_battle(st: WarbahState) -> None:
     """Unused battle spells are discarded; items of a Hero killed go to the Hero who beat him;
     a killed Hero's wizard teleports home (or off the map if wandering)."""
-    b = st.battle
+    b = battle.current(st)
     a, d = b.sides
     if b.magic is not None:
         disc = st.magic.battle_discard
         disc.extend(b.magic.limbo)
         for sd in armies(b):
-            disc.extend(sd.magic.hand)
-            sd.magic.hand = []
+            mg = spells_of(sd)
+            disc.extend(mg.hand)
+            mg.hand = []
     ha = st.heroes[a.hero] if a.hero >= 0 else None
     hd = st.heroes[d.hero] if d.hero >= 0 else None
     for loser, winner in ((ha, hd), (hd, ha)):

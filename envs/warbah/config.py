@@ -8,7 +8,7 @@ configs/warbah.yaml; ``WarbahTables`` (the base of game.WarbahGame) reads them o
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Any
+from typing import Any, Literal, get_args
 
 from ..core.game import ConfigError, Game, read_yaml
 from ..core.options import REQUIRED, Option, merge_rules
@@ -23,9 +23,13 @@ SETTLEMENTS = ("village", "town", "city", "castle", "mine", "tower", "capitol")
 SPECIALS = ("woodsmen", "elves", "fey", "goblins", "dwarves", "orcs", "kobolds", "gnomes",
             "djinn", "bandits", "knights", "undead", "hobgoblins")
 NUM_SPECIALS = len(SPECIALS)
-ABILITIES = ("wizardry", "command", "defense", "leadership", "tactics", "logistics", "scouting",
-             "intrigue", "resist_spells", "navigation", "luck", "diplomacy", "prowess", "healing",
-             "siegecraft", "strategy", "wealth")
+#: a Hero's abilities (ABILITY TABLE, RARE ABILITY TABLE), in the observation's order: a name
+#: outside them is an error (mypy checks the names written in the code, ``heroes.ability`` any
+#: name at run time; the rules file's tables are checked against ABILITIES by SCHEMA)
+Ability = Literal["wizardry", "command", "defense", "leadership", "tactics", "logistics",
+                  "scouting", "intrigue", "resist_spells", "navigation", "luck", "diplomacy",
+                  "prowess", "healing", "siegecraft", "strategy", "wealth"]
+ABILITIES: tuple[Ability, ...] = get_args(Ability)
 #: realm-spell windows (REALM SPELLS: when each spell may be cast), in turn order
 TIMINGS = ("discard", "collect", "recruit", "espionage", "move", "disaster", "recovery")
 
@@ -269,7 +273,7 @@ class WarbahTables(Game):
     variant_names: list[str]
     spells: SpellTables
     #: {ability: indices of the special unit kinds granting it} (SPECIAL UNIT TYPES)
-    granting_units: dict[str, list[int]]
+    granting_units: dict[Ability, list[int]]
     # the rules numbers read on every step (``_step_constants``)
     army_cap: int
     command_bonus: int

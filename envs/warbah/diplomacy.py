@@ -56,7 +56,7 @@ def mask(st: WarbahState) -> np.ndarray:
     if st.phase == "ally_answer":
         out[ALLY_ACCEPT] = out[ALLY_DECLINE] = 1
         return out
-    seat = st.diplomacy.current.seat
+    seat = _current(st).seat
     out[DONE] = 1
     for r in range(1, st.game.num_seats):
         o = _other(st, seat, r)
@@ -83,12 +83,19 @@ def advance(st: WarbahState) -> bool:
         if mask(st).sum() <= 1:  # nothing to offer: skip this player
             st.diplomacy.current = None
             continue
-        st.to_act = st.diplomacy.current.seat
+        st.to_act = _current(st).seat
         return True
 
 
-def apply(st: WarbahState, a: int) -> None:
+def _current(st: WarbahState) -> AllianceTurn:
+    """The diplomacy step in progress (phases ``diplomacy``, ``ally_answer``)."""
     d = st.diplomacy.current
+    assert d is not None, "no diplomacy step in progress"
+    return d
+
+
+def apply(st: WarbahState, a: int) -> None:
+    d = _current(st)
     seat = d.seat
     if st.phase == "ally_answer":
         if a == ALLY_ACCEPT:

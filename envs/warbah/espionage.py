@@ -41,6 +41,14 @@ def spy_rules(st: WarbahState) -> dict:
     return st.game.cfg["espionage"]
 
 
+def mission(st: WarbahState) -> SpyMission:
+    """The espionage of the player now spying (phases ``espionage``, ``spy_loss``, a Luck
+    decision on an espionage roll)."""
+    e = st.espionage.mission
+    assert e is not None, "no espionage in progress"
+    return e
+
+
 def update_contact(st: WarbahState) -> None:
     """Two empires are in contact once a hex of one (hero or controlled hex) is within
     ``contact_distance`` (designed: 1, adjacent) of a hex of the other; contact is permanent."""
@@ -93,7 +101,7 @@ def _foes(st: WarbahState, seat: int) -> list[int]:
 
 def targets(st: WarbahState) -> list[int]:
     """Target slot list for the current stage: hero indices, cells or seats (max TARGET_SLOTS)."""
-    e = st.espionage.mission
+    e = mission(st)
     seat, stage = e.seat, e.stage
     foes = _foes(st, seat)
     if stage in ("steal_gold", "damage"):
@@ -138,7 +146,7 @@ def _false_order_ok(st: WarbahState, h: Hero, d: int) -> bool:
 
 def mask(st: WarbahState) -> np.ndarray:
     out = np.zeros(NUM_ACTIONS, np.int8)
-    e = st.espionage.mission
+    e = mission(st)
     if st.phase == "spy_loss":
         out[heroes.loss_actions(st.heroes[e.victim])] = 1
         return out
@@ -171,7 +179,7 @@ def advance(st: WarbahState) -> bool:
             roll = die + _intrigue(st, seat)
             st.espionage.mission = e = SpyMission(seat, roll)
             st.espionage.log.append((st.turn, seat, "roll", roll))
-            if luck.offer(st, (seat,), die, (1, 10), "esp_own", (die,), what="esp_roll"):
+            if luck.offer(st, "esp_roll", (seat,), die, (1, 10), _own_esp_roll, (die,)):
                 return True  # Luck (luck.py): the spy's player may have it rolled again
             if victims_luck(st, die, die):  # then by the players it is aimed at (designed)
                 return True
@@ -201,7 +209,7 @@ def advance(st: WarbahState) -> bool:
             continue
         e.agents -= 1
         r = luck.d10(st.rng)
-        if luck.offer(st, (e.seat,), r, (1, 10), "esp_spy_table", (), what="esp_table"):
+        if luck.offer(st, "esp_table", (e.seat,), r, (1, 10), _spy_table_roll, ()):
             return True  # Luck: the spy's player may have the Espionage table roll made again
         resolve_agent(st, r)
         if st.phase == "luck":  # Luck on the Agent Success roll (luck.py)
@@ -215,27 +223,26 @@ def victims_luck(st: WarbahState, die: int, value: int) -> bool:
     after the spy's own chance those players, in turn order from the spy, may have it rolled
     again (``offer``: one after the other). ``die``: the 1D10 first rolled (the roll already
     holds it), ``value``: its value now. True: a player decides now."""
-    e = st.espionage.mission
-    if not luck.offer(st, _foes(st, e.seat), value, (1, 10), "esp_roll", (die,),
+    e = mission(st)
+    if not luck.offer(st, "esp_roll", _foes(st, e.seat), value, (1, 10), _esp_roll, (die,),
                       roller=e.seat):
         e.roll += value - die
         return False
     return True
 
 
-@luck.register("esp_roll")
-def _esp_roll(st: WarbahState, value: int, ctx) -> None:
-    st.espionage.mission.roll += value - ctx[0]
+def _esp_roll(st: WarbahState, value: int, ctx: tuple) -> None:
+    mission(st).roll += value - ctx[0]
 
 
 def resolve_agent(st: WarbahState, r: int, victims: bool = True) -> None:
     """ESPIONAGE TABLE for one agent's roll r (then the Agent Success table on 9-0). With
     ``victims``, a result other than failure is first offered to Luck of the players the agent
     may act against (``_foes``, designed: see ``victims_luck``)."""
-    e = st.espionage.mission
+    e = mission(st)
     t = spy_rules(st)["table"]
     if victims and r > t["failure_max"] and luck.offer(
-            st, _foes(st, e.seat), r, (1, 10), "esp_table", (), roller=e.seat):
+            st, "esp_table", _foes(st, e.seat), r, (1, 10), _table_roll, (), roller=e.seat):
         return
     if r <= t["failure_max"]:
         st.espionage.log.append((st.turn, e.seat, "fail", r))
@@ -245,22 +252,20 @@ def resolve_agent(st: WarbahState, r: int, victims: bool = True) -> None:
         _set_stage(st, "look", r)
         return
     s = luck.d10(st.rng)  # AGENT SUCCESS TABLE; Luck: the spy may have it rolled again
-    if not luck.offer(st, (e.seat,), s, (1, 10), "agent_success", (r,)):
+    if not luck.offer(st, "agent_success", (e.seat,), s, (1, 10), _success_roll, (r,)):
         _success_roll(st, s, (r,))
 
 
-@luck.register("esp_table")
-def _table_roll(st: WarbahState, r: int, ctx) -> None:
+def _table_roll(st: WarbahState, r: int, ctx: tuple) -> None:
     resolve_agent(st, r, False)
 
 
-@luck.register("agent_success")
-def _success_roll(st: WarbahState, s: int, ctx) -> None:
+def _success_roll(st: WarbahState, s: int, ctx: tuple) -> None:
     _set_stage(st, SUCCESS_STAGE[s], ctx[0])
 
 
 def _set_stage(st: WarbahState, stage: str, r: int) -> None:
-    e = st.espionage.mission
+    e = mission(st)
     e.stage = stage
     st.espionage.log.append((st.turn, e.seat, e.stage, r))
     e.targets = targets(st)
@@ -269,7 +274,7 @@ def _set_stage(st: WarbahState, stage: str, r: int) -> None:
 
 
 def apply(st: WarbahState, a: int) -> None:
-    e = st.espionage.mission
+    e = mission(st)
     seat = e.seat
     if st.phase == "spy_loss":
         heroes.lose(st.heroes[e.victim], a)
@@ -292,6 +297,7 @@ def apply(st: WarbahState, a: int) -> None:
         e.stage = "done"
         return
     if stage == "fortell":  # the victim casts Fortell (REALM0 + fortell) or lets it pass (DONE)
+        assert e.fortell is not None   # stage fortell: the result a victim may negate
         stage, x = e.fortell
         e.fortell = None
         e.stage, e.fortell_seat = "done", -1
@@ -310,7 +316,7 @@ def apply(st: WarbahState, a: int) -> None:
 
 def _result(st: WarbahState, stage: str, x) -> None:
     """The agent's result ``stage`` against target x takes effect."""
-    _RESULTS[stage](st, st.espionage.mission, stage, x)
+    _RESULTS[stage](st, mission(st), stage, x)
 
 
 def _look(st: WarbahState, e: SpyMission, stage: str, x: int) -> None:
@@ -375,8 +381,10 @@ def _item(st: WarbahState, e: SpyMission, stage: str, x: int) -> None:
 
 def _give_item(st: WarbahState, e: SpyMission, stage: str, x: int) -> None:
     it = e.item
+    assert it is not None   # stage give_item: the stolen item (``_item``)
     if it.kind == "ability":  # as magic.take_items does
-        st.heroes[x].abilities.append(tuple(it.ability))
+        assert it.ability is not None   # an ability item names its ability
+        st.heroes[x].abilities.append(it.ability)
     st.heroes[x].items.append(it)
     e.item = None
 
@@ -389,15 +397,14 @@ _RESULTS = {"look": _look, "kill_hero": _kill_hero, "garrison": _garrison, "stea
 
 
 def _lucky_amount(st: WarbahState, stage: str, x: int, value: int, dice, victim: int) -> None:
-    if not luck.offer(st, (st.espionage.mission.seat, victim), value, dice, "agent_amount",
-                      (stage, x)):
+    if not luck.offer(st, "agent_amount", (mission(st).seat, victim), value, dice,
+                      _amount_roll, (stage, x)):
         _amount_roll(st, value, (stage, x))
 
 
-@luck.register("agent_amount")
-def _amount_roll(st: WarbahState, value: int, ctx) -> None:
+def _amount_roll(st: WarbahState, value: int, ctx: tuple) -> None:
     """AGENT SUCCESS 4 / 5 / 8 once the amount die is known."""
-    e = st.espionage.mission
+    e = mission(st)
     stage, x = ctx
     if stage == "steal_gold":
         k = min(value, int(st.gold[x]))
@@ -422,7 +429,7 @@ def _fortell_offer(st: WarbahState, stage: str, x: int) -> bool:
     v = _victim(st, stage, x)
     if realm_spells.fortell_caster(st, v) < 0:
         return False
-    e = st.espionage.mission
+    e = mission(st)
     e.stage, e.fortell, e.fortell_seat, e.targets = "fortell", (stage, x), v, []
     return True
 
@@ -437,13 +444,11 @@ def is_revealed(st: WarbahState, observer: int, hi: int) -> bool:
     return st.espionage.revealed.get((observer, hi), -1) == st.turn
 
 
-@luck.register("esp_own")
-def _own_esp_roll(st: WarbahState, value: int, ctx) -> None:
+def _own_esp_roll(st: WarbahState, value: int, ctx: tuple) -> None:
     """The espionage roll after the spy's Luck decision: then its victims' chance at it."""
     victims_luck(st, ctx[0], value)
 
 
-@luck.register("esp_spy_table")
-def _spy_table_roll(st: WarbahState, value: int, ctx) -> None:
+def _spy_table_roll(st: WarbahState, value: int, ctx: tuple) -> None:
     """An agent's Espionage table roll after the spy's Luck decision (then the victims')."""
     resolve_agent(st, value)

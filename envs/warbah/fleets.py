@@ -148,16 +148,23 @@ def disband_at_sea(st: WarbahState) -> None:
 
 
 # -- the phase ``sea_loss``: the owner picks the troops lost over capacity -----------------------
+def _loss(st: WarbahState) -> TroopLoss:
+    """The troops still to lose over capacity (phase ``sea_loss``)."""
+    s = st.troop_loss
+    assert s is not None, "phase sea_loss without troops to lose"
+    return s
+
+
 def loss_mask(st: WarbahState) -> np.ndarray:
     out = np.zeros(NUM_ACTIONS, np.int8)
-    out[heroes.loss_actions(st.heroes[st.troop_loss.hero])] = 1
+    out[heroes.loss_actions(st.heroes[_loss(st).hero])] = 1
     return out
 
 
 def loss_advance(st: WarbahState) -> bool:
     """Losses with only one kind left are taken automatically; True while the player must
     pick; then the interrupted phase resumes."""
-    s = st.troop_loss
+    s = _loss(st)
     h = st.heroes[s.hero]
     alive = heroes.loss_actions(h)
     while s.left > 0 and len(alive) == 1:
@@ -172,5 +179,6 @@ def loss_advance(st: WarbahState) -> bool:
 
 
 def loss_apply(st: WarbahState, a: int) -> None:
-    heroes.lose(st.heroes[st.troop_loss.hero], a)
-    st.troop_loss.left -= 1
+    s = _loss(st)
+    heroes.lose(st.heroes[s.hero], a)
+    s.left -= 1

@@ -1,5 +1,5 @@
-"""Warbah Heroes and their armies: the Hero and Item records, abilities, the army cap and the
-troop-type limit, troops gained and lost outside battle.
+"""Warbah Heroes and their armies (the Hero and Item records are in state.py): abilities, the
+army cap and the troop-type limit, troops gained and lost outside battle.
 
 A Hero (HEROES) leads an army: four basic troop types (``troops``, order config.BASIC) and the
 13 special unit kinds (``specials``, order config.SPECIALS); abilities are (name, troop type)
@@ -11,8 +11,11 @@ from __future__ import annotations
 import numpy as np
 
 from .actions import CASUALTY0, LOSS_SP0
-from .config import NUM_SPECIALS, SPECIALS
+from .config import ABILITIES, NUM_SPECIALS, SPECIALS, Ability
 from .state import Hero, WarbahState
+
+#: the ability names ``ability`` accepts
+_ABILITY_NAMES = frozenset(ABILITIES)
 
 
 def new_hero(heroes: list, seat: int, cell: int, troops: np.ndarray | None = None) -> Hero:
@@ -48,9 +51,12 @@ def hero_map(st: WarbahState) -> dict:
     return out
 
 
-def ability(st: WarbahState, h: Hero, name: str) -> int:
+def ability(st: WarbahState, h: Hero, name: Ability) -> int:
     """How many times Hero ``h`` has ability ``name``: his own (and his ability items'), plus
-    one per special unit kind in his army that grants it (SPECIAL UNIT TYPES)."""
+    one per special unit kind in his army that grants it (SPECIAL UNIT TYPES). A name that is
+    no ability (config.ABILITIES) raises ValueError: a misspelt name never reads as none."""
+    if name not in _ABILITY_NAMES:
+        raise ValueError(f"unknown ability {name!r} (config.ABILITIES: {', '.join(ABILITIES)})")
     n = 0
     for a, _ in h.abilities:
         if a == name:

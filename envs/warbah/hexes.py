@@ -8,7 +8,7 @@ import numpy as np
 from . import heroes, luck
 from .board import edge
 from .config import SETTLEMENTS, SPECIALS, TERRAINS
-from .state import Hero, WarbahState
+from .state import Chain, Hero, NextRoll, WarbahState
 
 
 def neighbours_by_kind(st: WarbahState) -> tuple[tuple, tuple]:
@@ -130,7 +130,7 @@ def explore(st: WarbahState, m: int, seat: int = -1) -> None:
     TYPES) or the terrain's variant table and the encounter chit (1D10 <= 3). With ``seat``
     (a Hero of that player explores) each roll may be rerolled by Luck (luck.py); the hex is
     written once all rolls are known."""
-    luck.chain(st, "explore", (m, seat))
+    luck.chain(st, EXPLORE, (m, seat))
 
 
 def castle_variant(game, roll: int) -> str:
@@ -138,8 +138,7 @@ def castle_variant(game, roll: int) -> str:
     return game.cfg["variants"]["castle"].get(roll, "")
 
 
-@luck.step("explore")
-def _explore_rolls(st: WarbahState, ctx, vals):
+def _explore_rolls(st: WarbahState, ctx: tuple, vals: tuple) -> NextRoll | None:
     m, seat = ctx
     g = st.game
     who = (seat,) if seat >= 0 else ()
@@ -169,3 +168,7 @@ def _explore_rolls(st: WarbahState, ctx, vals):
         if vals[2] <= g.cfg["encounter_chance"]:
             st.encounter[m] = -1
     return None
+
+
+#: the exploration rolls of a hex, open to Luck (``explore``)
+EXPLORE = Chain("explore", _explore_rolls)

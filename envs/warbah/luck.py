@@ -4,13 +4,16 @@ roll made again.
 A roll is offered, in order, to the players it concerns (the roller's player first, then the
 player it is aimed at); a player with a living Hero whose Luck is unused this turn chooses
 ``REROLL`` or ``KEEP_ROLL`` (phase ``luck``). After a reroll the next player may in turn reroll
-the new result; then the continuation registered under the roll's name resolves it. Rolls reach
-Luck three ways:
+the new result; then the function the roll was offered with resolves it. Rolls reach Luck three
+ways, each given the functions that carry on (no registry: a reader follows them from the call):
 
-- ``offer``: one roll (realm and battle spell dice, agents' rolls, initiative, a caravan's gold);
+- ``offer``: one roll (realm and battle spell dice, agents' rolls, initiative, a caravan's gold)
+  with its ``resume`` function (state.Resolve);
 - ``chain``: several rolls made one after the other (exploration, encounters, treasure, new
-  abilities, Healing, Undead, storms), each open to Luck; ``STEPS[name]`` names the next roll;
-- ``window``: after a battle segment's dice, one die of the player's choice (battle_luck.py).
+  abilities, Healing, Undead, storms), each open to Luck: a state.Chain names its kind and the
+  step giving the next roll; ``after`` goes on with the procedure that started it after a pause;
+- ``window``: after a battle segment's dice, one die of the player's choice (a state.Window:
+  battle_luck.py, battle_flow.py).
 
 This is the one Luck path: every roll open to Luck (the sea encounter roll and the espionage
 rolls included) goes through ``offer`` / ``chain`` / ``window``, which ask every Hero of the
@@ -18,35 +21,18 @@ player (``lucky_hero``), not only the Hero the roll is about.
 """
 from __future__ import annotations
 
+from typing import get_args
+
 import numpy as np
 
 from . import heroes
 from .actions import KEEP_ROLL, NUM_ACTIONS, REROLL
-from .state import LuckDecision, WarbahState
+from .state import Chain, LuckDecision, Resolve, Resume, RollKind, WarbahState, Window
 
-#: continuation name -> function(st, value, ctx) of a roll offered with ``offer``; registered
-#: by the modules owning the rolls
-CONT: dict = {}
 #: roll kinds shown in the magic observation (observe_magic: index + 1 over len(KINDS));
-#: new kinds are appended
-KINDS = ("realm", "bspell", "agent_success", "agent_amount", "initiative", "explore",
-         "encounter", "treasure", "heal", "undead", "storm", "battle_dice", "wall_dice",
-         "ability", "caravan", "esp_roll", "esp_table", "granted", "sea")
-#: roll chains (``chain``): name -> step(st, ctx, vals) giving the next roll
-#: ((seats...), (n, faces)) or None once all rolls are known and applied; AFTER[name](st, ctx)
-#: runs when a chain finishes after a pause (to resume the interrupted procedure)
-STEPS: dict = {}
-AFTER: dict = {}
-#: windows (``window``): kind -> (can(st, seat, ctx) -> legal actions besides KEEP_ROLL,
-#: act(st, seat, a, ctx))
-WINDOWS: dict = {}
-
-
-def register(name: str):
-    def deco(f):
-        CONT[name] = f
-        return f
-    return deco
+#: new kinds are appended (state.RollKind)
+KINDS: tuple[RollKind, ...] = get_args(RollKind)
+KIND_INDEX = {k: i for i, k in enumerate(KINDS)}
 
 
 def lucky_hero(st: WarbahState, seat: int) -> int:
@@ -92,11 +78,13 @@ def d5(rng, n: int = 1) -> int:
     return roll(rng, (n, 5))
 
 
-def offer(st: WarbahState, seats, value: int, dice, resume: str, ctx: tuple, roller: int | None = None,
-          what: str | None = None) -> bool:
-    """Offer Luck on a roll just made. True: a player decides now (phase ``luck``) and
-    ``CONT[resume](st, value, ctx)`` runs afterwards; False: nobody can, the caller resolves
-    ``value`` itself."""
+def offer(st: WarbahState, what: RollKind, seats, value: int, dice: tuple[int, int],
+          resume: Resolve, ctx: tuple, roller: int | None = None) -> bool:
+    """Offer Luck on a roll of kind ``what`` just made. True: a player decides now (phase
+    ``luck``) and ``resume(st, value, ctx)`` runs afterwards; False: nobody can, the caller
+    resolves ``value`` itself. A kind not in ``KINDS`` raises ValueError (nothing changes)."""
+    if what not in KIND_INDEX:
+        raise ValueError(f"unknown kind of roll {what!r} (luck.KINDS: {', '.join(KINDS)})")
     order = seat_order(seats)
     if roller is None:
         roller = order[0] if order else -1
@@ -105,9 +93,9 @@ def offer(st: WarbahState, seats, value: int, dice, resume: str, ctx: tuple, rol
         if hi >= 0:
             n, faces = dice
             st.luck = LuckDecision(hi, max(1, min(10, -(-10 * int(value) // (n * faces)))),
-                                   st.phase, value=int(value), dice=tuple(dice), resume=resume,
-                                   ctx=tuple(ctx), seats=order[j + 1:], roller=roller,
-                                   what=what or resume)
+                                   st.phase, what, value=int(value), dice=(n, faces),
+                                   resume=resume, ctx=tuple(ctx), seats=order[j + 1:],
+                                   roller=roller)
             st.phase, st.to_act = "luck", s
             st._mask = None
             return True
@@ -121,105 +109,108 @@ def mask(st: WarbahState) -> np.ndarray:
     return out
 
 
+def _pending(st: WarbahState) -> LuckDecision:
+    """The Luck decision of the phase ``luck``."""
+    s = st.luck
+    assert s is not None, "phase luck without a Luck decision"
+    return s
+
+
 def advance(st: WarbahState) -> bool:
     """The decision waits for the Hero's player."""
-    st.to_act = st.heroes[st.luck.hero].seat
+    st.to_act = st.heroes[_pending(st).hero].seat
     return True
 
 
 def apply(st: WarbahState, a: int) -> None:
     """REROLL (uses this Hero's Luck for the turn) or KEEP_ROLL, then the next player in line,
-    then the continuation."""
-    s = st.luck
-    if s.window:
-        return _window_apply(st, a)
+    then the function resolving the roll."""
+    s = _pending(st)
+    if s.window is not None:
+        return _window_apply(st, s, s.window, a)
     value = s.value
     if a == REROLL:
         st.heroes[s.hero].luck_used_turn = st.turn
         value = roll(st.rng, s.dice)
     st.phase, st.luck = s.return_phase, None
     st._mask = None
-    if offer(st, s.seats, value, s.dice, s.resume, s.ctx, s.roller, s.what):
+    assert s.resume is not None   # an offered roll always carries its resolution
+    if offer(st, s.what, s.seats, value, s.dice, s.resume, s.ctx, s.roller):
         return
-    CONT[s.resume](st, value, s.ctx)
+    s.resume(st, value, s.ctx)
 
 
-def pending_for(st: WarbahState, seat: int):
+def pending_for(st: WarbahState, seat: int) -> tuple[int, bool] | None:
     """(kind index, own roll?) of a Luck decision ``seat`` must take now, else None."""
     s = st.luck
     if st.phase != "luck" or s is None or st.heroes[s.hero].seat != seat:
         return None
-    return KINDS.index(s.what), s.roller == seat
+    return KIND_INDEX[s.what], s.roller == seat
 
 
-def mask_actions(st: WarbahState) -> list:
+def mask_actions(st: WarbahState) -> list[int]:
     """Legal actions of the pending Luck decision: REROLL / KEEP_ROLL for one roll; for a
-    battle window the reroll choices ``WINDOWS[kind]`` offers, and KEEP_ROLL."""
-    s = st.luck
-    if s.window:
+    battle window the reroll choices the window offers, and KEEP_ROLL."""
+    s = _pending(st)
+    if s.window is not None:
         seat = st.heroes[s.hero].seat
-        return list(WINDOWS[s.window][0](st, seat, s.ctx)) + [KEEP_ROLL]
+        return list(s.window.can(st, seat, s.ctx)) + [KEEP_ROLL]
     return [REROLL, KEEP_ROLL]
 
 
 # -- roll chains: several rolls made one after the other, each open to Luck ---------------------
-def step(name: str):
-    def deco(f):
-        STEPS[name] = f
-        return f
-    return deco
-
-
-def chain(st: WarbahState, name: str, ctx: tuple, vals: tuple = ()) -> bool:
-    """Make the rolls ``STEPS[name]`` asks for, one at a time, offering Luck on each (to the
-    seats it names, in order). True: paused for a Luck decision (``AFTER[name]`` runs once the
-    chain is done); False: every roll is made and applied."""
+def chain(st: WarbahState, ch: Chain, ctx: tuple, vals: tuple = (), after: Resume | None = None) -> bool:
+    """Make the rolls ``ch.step`` asks for, one at a time, offering Luck on each (to the seats
+    it names, in order). True: paused for a Luck decision (``after``, else ``ch.after``, runs
+    with ``ctx`` once the chain is done); False: every roll is made and applied."""
     while True:
-        nxt = STEPS[name](st, ctx, vals)
+        nxt = ch.step(st, ctx, vals)
         if nxt is None:
             return False
         seats, dice = nxt
         v = roll(st.rng, dice)
-        if offer(st, seats, v, dice, "chain", (name, ctx, vals), what=name):
+        if offer(st, ch.kind, seats, v, dice, _chain_roll,
+                 (ch if after is None else ch._replace(after=after), ctx, vals)):
             return True
         vals = vals + (v,)
 
 
-@register("chain")
-def _chain_roll(st: WarbahState, value: int, ctx) -> None:
-    name, c, vals = ctx
-    if chain(st, name, c, vals + (value,)):
+def _chain_roll(st: WarbahState, value: int, ctx: tuple) -> None:
+    """A chain's roll once Luck is settled: the rest of the chain, then its ``after``."""
+    ch, c, vals = ctx
+    if chain(st, ch, c, vals + (value,)):
         return
-    if name in AFTER:
-        AFTER[name](st, c)
+    if ch.after is not None:
+        ch.after(st, c)
 
 
 # -- windows: after a battle segment's dice the players may reroll one die of their choice ----
-def window(st: WarbahState, seats, kind: str, ctx: tuple, resume: str) -> bool:
+def window(st: WarbahState, seats, win: Window, ctx: tuple) -> bool:
     """Ask the players in ``seats`` (in order) whose Luck is unused this turn and for whom a
-    reroll can matter (``WINDOWS[kind][0]`` names at least one choice). True: a player decides
-    now (phase ``luck``; ``CONT[resume](st, None, ctx)`` runs once all are asked); False: nobody
-    can, the caller goes on."""
+    reroll can matter (``win.can`` names at least one choice). True: a player decides now
+    (phase ``luck``; ``win.done(st, ctx)`` runs once all are asked); False: nobody can, the
+    caller goes on. A kind not in ``KINDS`` raises ValueError (nothing changes)."""
+    if win.kind not in KIND_INDEX:
+        raise ValueError(f"unknown kind of roll {win.kind!r} (luck.KINDS: {', '.join(KINDS)})")
     order = seat_order(seats)
     for j, s in enumerate(order):
         hi = lucky_hero(st, s)
-        if hi >= 0 and WINDOWS[kind][0](st, s, ctx):
-            st.luck = LuckDecision(hi, 1, st.phase, value=1, resume=resume, ctx=tuple(ctx),
-                                   seats=order[j + 1:], what=kind, window=kind)
+        if hi >= 0 and win.can(st, s, ctx):
+            st.luck = LuckDecision(hi, 1, st.phase, win.kind, value=1, ctx=tuple(ctx),
+                                   seats=order[j + 1:], window=win)
             st.phase, st.to_act = "luck", s
             st._mask = None
             return True
     return False
 
 
-def _window_apply(st: WarbahState, a: int) -> None:
-    s = st.luck
+def _window_apply(st: WarbahState, s: LuckDecision, win: Window, a: int) -> None:
     seat = st.heroes[s.hero].seat
     if a != KEEP_ROLL:
         st.heroes[s.hero].luck_used_turn = st.turn
-        WINDOWS[s.window][1](st, seat, a, s.ctx)
+        win.act(st, seat, a, s.ctx)
     st.phase, st.luck = s.return_phase, None
     st._mask = None
-    if window(st, s.seats, s.window, s.ctx, s.resume):
+    if window(st, s.seats, win, s.ctx):
         return
-    CONT[s.resume](st, None, s.ctx)
+    win.done(st, s.ctx)

@@ -8,10 +8,10 @@ Hero who beats an enemy Hero takes all his items.
 """
 from __future__ import annotations
 
-from . import diplomacy, heroes
+from . import abilities, diplomacy, heroes
 from .actions import GIVE_ITEM0
 from .config import SETTLEMENTS
-from .state import Hero, Item, WarbahState
+from .state import Chain, Hero, Item, NextRoll, WarbahState
 
 TOWER = SETTLEMENTS.index("tower")
 
@@ -174,8 +174,9 @@ def gain_item(st: WarbahState, h: Hero, kind: str) -> None:
 def _abilities_without(h: Hero, it: Item) -> list:
     """Hero ``h``'s abilities once item ``it`` is gone (an ability item takes its ability)."""
     rest = list(h.abilities)
-    if it.kind == "ability" and tuple(it.ability) in [tuple(a) for a in rest]:
-        rest.remove(next(a for a in rest if tuple(a) == tuple(it.ability)))
+    ab = it.ability
+    if it.kind == "ability" and ab is not None and tuple(ab) in [tuple(a) for a in rest]:
+        rest.remove(next(a for a in rest if tuple(a) == tuple(ab)))
     return rest
 
 
@@ -189,7 +190,8 @@ def take_items(st: WarbahState, winner: Hero, loser: Hero) -> None:
     for it in list(loser.items):
         drop_item(loser, it)
         if it.kind == "ability":
-            winner.abilities.append(tuple(it.ability))
+            assert it.ability is not None   # an ability item names its ability
+            winner.abilities.append(it.ability)
         winner.items.append(it)
 
 
@@ -239,7 +241,7 @@ def give_item(st: WarbahState, seat: int, hi: int, d: int) -> None:
 
 def treasure_item(st: WarbahState, hi: int, row: dict) -> None:
     """Treasure 7 (Wandering Mage: a wizard, else a realm-spell item) and 10 (battle-spell
-    item); 8-9 (ability item) is rolled and given by the treasure chain (turn.py)."""
+    item); 8-9 (ability item) is rolled and given by the treasure chain (``TREASURE``)."""
     h = st.heroes[hi]
     if not h.alive:
         return
@@ -250,6 +252,39 @@ def treasure_item(st: WarbahState, hi: int, row: dict) -> None:
             gain_item(st, h, "realm")
     elif row.get("magic_item") in ("realm", "battle"):
         gain_item(st, h, row["magic_item"])
+
+
+def _treasure_rolls(st: WarbahState, ctx: tuple, vals: tuple) -> NextRoll | None:
+    """TREASURE TABLE (1D10), then its gold or followers dice or a magic ability item's Ability
+    rolls; the finder's player may reroll. ``vals`` may start with the table roll (Research)."""
+    hi = ctx[0]
+    h = st.heroes[hi]
+    who = (h.seat,)
+    if not vals:
+        return who, (1, 10)
+    row = next(t for t in st.game.cfg["treasure"] if vals[0] in t["rolls"])
+    if "gold_dice" in row:
+        if len(vals) == 1:
+            return who, (row["gold_dice"], 10)
+        st.gold[h.seat] += vals[1]
+    elif "followers_dice" in row:
+        if not h.alive:
+            return None
+        if len(vals) == 1:
+            return who, (row["followers_dice"], 10)
+        heroes.gain_warriors(st, h, vals[1])
+    elif row.get("magic_item") == "ability" and h.alive:  # its ability rolls (Luck)
+        nxt, ab, _ = abilities.ability_rolls(st.game.cfg, vals, 1)
+        if nxt is not None:
+            return who, nxt
+        gain_ability_item(h, ab)
+    else:
+        treasure_item(st, hi, row)  # wizard / magic items
+    return None
+
+
+#: TREASURE TABLE and its dice (recovery, for beating an encounter; Research), open to Luck
+TREASURE = Chain("treasure", _treasure_rolls)
 
 
 def blighted(st: WarbahState, c: int) -> bool:

@@ -9,6 +9,8 @@ byte, so hand edits in tests are seen too.
 """
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from . import hexes
@@ -19,6 +21,13 @@ try:  # numpy's C function behind np.count_nonzero(a) (no Python-level wrapper p
     from numpy._core.multiarray import count_nonzero as _count_nonzero
 except ImportError:  # pragma: no cover - other numpy layouts
     _count_nonzero = np.count_nonzero
+
+
+def float_view(a: np.ndarray) -> memoryview[float]:
+    """A memoryview of a float32 array, whose items are read and written as Python floats (no
+    numpy scalar per write)."""
+    # numpy's stubs declare ndarray's buffer protocol for Python 3.12+ only (mypy checks 3.10)
+    return memoryview(a)  # type: ignore[arg-type]
 
 
 def _river_cache(st: WarbahState):
@@ -171,7 +180,8 @@ def _write_cells(st: WarbahState, wb, changed: set) -> bool:
         wb[n + x] = ex
         wb[2 * n + x] = (t + 1) / 7.0 if t >= 0 else 0
         wb[3 * n + x] = (s_ + 1) / 7.0 if s_ >= 0 else 0
-        walls = var = 0
+        walls: float = 0
+        var: float = 0
         if ex:
             w = int(tw[max(t, 0)]) if t >= 0 else 0
             if t == set_code:
@@ -226,7 +236,7 @@ def _build_owned(st: WarbahState, seat: int, common: tuple | None = None):
     return np.array(idx, np.intp), np.array(val, np.float32)
 
 
-def _garrisons(st: WarbahState, specials: bool) -> list:
+def _garrisons(st: WarbahState, specials: bool | np.bool_) -> list[tuple[int, float]]:
     """[(cell, garrison size/20)] of the cells with a garrison (special units too), in cell
     order. ``specials``: whether ``st.garrison_specials`` has any unit. Sums only the nonzero
     entries (a few garrisons on the map)."""
@@ -262,10 +272,10 @@ def base_planes(st: WarbahState, seat: int) -> np.ndarray:
     gsp = st.garrison_specials  # special units in garrisons: almost always none
     specials = _count_nonzero(gsp) > 0
     gk = (st.garrison.tobytes(), gsp.tobytes() if specials else gsp.shape)
-    cache = st.__dict__.get("_obs_base")
+    cache: dict[int, list[Any]] | None = st.__dict__.get("_obs_base")
     if cache is None:
         cache = st._obs_base = {}
-    hit = cache.get(seat)  # [key, rivers, base, garrison key, base with garrisons]
+    hit: list[Any] | None = cache.get(seat)  # [key, rivers, base, garrison key, base with garrisons]
     if hit is not None and hit[0] == key and hit[1] == st.rivers:
         if hit[3] == gk:
             return hit[4].copy()
@@ -309,7 +319,8 @@ def _map_and_owned(st: WarbahState, seat: int, key: tuple) -> np.ndarray:
     return out
 
 
-def _write_garrisons(st: WarbahState, seat: int, out: np.ndarray, lk: tuple, specials: bool) -> None:
+def _write_garrisons(st: WarbahState, seat: int, out: np.ndarray, lk: tuple,
+                     specials: bool | np.bool_) -> None:
     """Garrison planes 9 (mine) and 10 (another's) into ``out``, from the (cell, value) list
     kept while the garrison arrays keep their bytes (``lk``, shared by the seats; ``specials``:
     a garrison holds special units); a few cells, written one by one."""
@@ -320,6 +331,6 @@ def _write_garrisons(st: WarbahState, seat: int, out: np.ndarray, lk: tuple, spe
         return
     n, own = st.game.n_cells, st.owner
     o9, o10 = 9 * n, 10 * n
-    w = memoryview(out)  # float32 items: no numpy scalars
+    w = float_view(out)  # float32 items: no numpy scalars
     for x, v in c[1]:
         w[(o9 if own.item(x) == seat else o10) + x] = v

@@ -489,10 +489,9 @@ def caravan(st: WarbahState, seat: int) -> None:
     Hero's player (designed: the roller's own roll)."""
     dice = (st.game.cfg["caravan_gold_dice"], 10)
     v = luck.roll(st.rng, dice)
-    if not luck.offer(st, (seat,), v, dice, "caravan", (seat,)):
+    if not luck.offer(st, "caravan", (seat,), v, dice, _caravan_gold, (seat,)):
         st.gold[seat] += v
 
 
-@luck.register("caravan")
-def _caravan_gold(st: WarbahState, value: int, ctx) -> None:
+def _caravan_gold(st: WarbahState, value: int, ctx: tuple) -> None:
     st.gold[ctx[0]] += value

@@ -38,7 +38,7 @@ from .actions import FLEET_SLOTS, TARGET_SLOTS
 from .battle import FIRST_SPECIAL
 from .config import ABILITIES, DIPLOMACY_PHASES, SUBSTEP_PHASES, TURN_PHASES
 from .heroes import ability, hero_at
-from .map_planes import base_planes
+from .map_planes import base_planes, float_view
 from .observe_magic import observe_magic
 from .state import WarbahState
 
@@ -83,7 +83,7 @@ def _fleet_layer(fleet_list: list, seat: int, o: int, n: int) -> tuple:
     return iv, mine  # plain lists: written one by one (a few fleets)
 
 
-def _heroes_and_vector(st: WarbahState, seat: int, out: np.ndarray, w: memoryview, o: int, q) -> tuple:
+def _heroes_and_vector(st: WarbahState, seat: int, out: np.ndarray, w: memoryview[float], o: int, q) -> tuple:
     """``observe``'s writes after the base planes: hero planes 6-7, the acting Hero (plane 12)
     or the capitol candidates, vector 0-31 and 40-47, and the fleet planes 0-1 of the empire
     section at ``o``. ``q``: the queue entry now (``_queue_entry``). Returns (cells of the
@@ -103,27 +103,27 @@ def _heroes_and_vector(st: WarbahState, seat: int, out: np.ndarray, w: memoryvie
                 w[o6 + n + x] = 1
     phase = st.phase
     # the Hero acting now for ``seat`` (move, battle), else None
-    h = st.heroes[q[1]] if q is not None and q[0] == seat and (
+    acting = st.heroes[q[1]] if q is not None and q[0] == seat and (
         phase == "move" or phase == "battle") else None
-    if h is not None:
-        w[12 * n + h.cell] = 1
+    if acting is not None:
+        w[12 * n + acting.cell] = 1
     elif phase == "capitol":
         for k in hexes.free_candidates(st):
             w[12 * n + st.capitol_candidates[k]] = (k + 1) / 8.0
     vo = 17 * n
-    k = _PHASE_INDEX.get(phase)
-    if k is not None:  # the sub-steps have their own flags in their sections
-        w[vo + k] = 1
+    pk = _PHASE_INDEX.get(phase)
+    if pk is not None:  # the sub-steps have their own flags in their sections
+        w[vo + pk] = 1
     w[vo + 7] = min(st.turn / g.turn_cap, 1)
     w[vo + 8] = min(st.gold.item(seat), 50) / 50.0
-    if h is not None:
-        _acting_hero_vector(h, w, vo)
+    if acting is not None:
+        _acting_hero_vector(acting, w, vo)
     if st.battle is not None:
         _battle_vector(st.battle, seat, out, w, vo)
     return occ, my_heroes, _fleet_planes(st, seat, w, o, n)
 
 
-def _acting_hero_vector(h, w: memoryview, vo: int) -> None:
+def _acting_hero_vector(h, w: memoryview[float], vo: int) -> None:
     """Vector 9-31: the acting Hero's troops, MP, XP and abilities."""
     tr = h.troops.tolist()
     for t in range(4):
@@ -139,7 +139,7 @@ def _acting_hero_vector(h, w: memoryview, vo: int) -> None:
             w[vo + 15 + _ABIL_INDEX[name]] = _ABIL_STEPS[min(k, len(_ABIL_STEPS) - 1)]
 
 
-def _battle_vector(b, seat: int, out: np.ndarray, w: memoryview, vo: int) -> None:
+def _battle_vector(b, seat: int, out: np.ndarray, w: memoryview[float], vo: int) -> None:
     """Vector 40-47 in a battle of mine: my army's counts, the foe's troops, special, monster."""
     sides = b.sides
     mine = [k for k in (0, 1) if sides[k].seat == seat]
@@ -151,7 +151,7 @@ def _battle_vector(b, seat: int, out: np.ndarray, w: memoryview, vo: int) -> Non
         w[vo + 47] = min(foe.monster[2], 10) / 10.0 if foe.monster is not None else 0
 
 
-def _fleet_planes(st: WarbahState, seat: int, w: memoryview, o: int, n: int) -> list:
+def _fleet_planes(st: WarbahState, seat: int, w: memoryview[float], o: int, n: int) -> list:
     """The empire section's fleet planes 0-1 at ``o`` (cached per fleet layout and seat).
     Returns my fleet cells."""
     lk = (st.fleets.ships.tobytes(), st.fleets.owner.tobytes())
@@ -178,7 +178,7 @@ def observe(st: WarbahState, seat: int) -> np.ndarray:
     g = st.game
     n = g.n_cells
     out = base_planes(st, seat)
-    w = memoryview(out)  # scalar writes through the buffer: no numpy scalar conversion
+    w = float_view(out)  # scalar writes through the buffer: no numpy scalar conversion
     vo = 17 * n
     o = vo + VECTOR
     ob = o + PLANES_B * n + VECTOR_B
@@ -201,7 +201,7 @@ def _relative_flags(matrix, seat: int, N: int, v, base: int) -> None:
             v[base + k] = 1
 
 
-def _empire_section(st: WarbahState, seat: int, w: memoryview, my_fleets: list, occ: set,
+def _empire_section(st: WarbahState, seat: int, w: memoryview[float], my_fleets: list, occ: set,
                     mine: list, q) -> None:
     """The fleets / espionage / special units / alliances section (``board_b``, ``vector_b``):
     planes (7, H, W) then a vector (76), observer-relative, written into ``w`` (a memoryview of
@@ -291,7 +291,7 @@ def _espionage_part(st: WarbahState, seat: int, w, n: int, vo: int) -> None:
                     w[2 * n + c] = max(w[2 * n + c], (k + 1) / TARGET_SLOTS)
         elif e.stage == "move":
             w[2 * n + heroes[e.victim].cell] = 1
-    if phase == "spy_loss" and heroes[e.victim].seat == seat:
+    if phase == "spy_loss" and e is not None and heroes[e.victim].seat == seat:
         w[vo + 21] = min(e.left, 10) / 10.0
     lk, loss = st.luck, st.troop_loss
     if lk is not None and heroes[lk.hero].seat == seat:
@@ -339,7 +339,7 @@ def _diplomacy_part(st: WarbahState, seat: int, w, vo: int) -> None:
     if k is not None:
         w[vo + 62 + k] = 1
         cur = st.diplomacy.current
-        if st.phase == "ally_answer" and cur.offered_to == seat:
+        if st.phase == "ally_answer" and cur is not None and cur.offered_to == seat:
             w[vo + 64] = ((cur.seat - seat) % st.game.num_seats) / 3.0
 
 

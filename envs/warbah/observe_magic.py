@@ -7,17 +7,19 @@ from __future__ import annotations
 import numpy as np
 
 from . import luck
+from .battle_spells import spells_of
 from .config import MAGIC_PHASES, TIMINGS
 from .espionage import STAGES
-from .state import WarbahState
+from .map_planes import float_view
+from .state import Battle, BattleMagic, Hero, WarbahState
 
 _MAGIC_PHASE = {p: i for i, p in enumerate(MAGIC_PHASES)}
 
 MAGIC_VECTOR = 266
 
 
-def observe_magic(st: WarbahState, seat: int, v: np.ndarray | None = None,
-                  mine: list | None = None) -> np.ndarray:
+def observe_magic(st: WarbahState, seat: int, v: np.ndarray | memoryview[float] | None = None,
+                  mine: list[Hero] | None = None) -> np.ndarray | memoryview[float]:
     """Magic section of the observation (see observe.py's docstring for the layout), written
     into ``v`` (zeros, MAGIC_VECTOR long: observe.py passes a memoryview of its section) or a new
     array. ``mine``: my living Heroes in order, when the caller has them."""
@@ -25,7 +27,7 @@ def observe_magic(st: WarbahState, seat: int, v: np.ndarray | None = None,
     NR, NB = T.NR, T.NB
     if v is None:
         v = np.zeros(MAGIC_VECTOR, np.float32)
-    w = v if type(v) is memoryview else memoryview(v)  # float32 items: no numpy scalars
+    w = v if type(v) is memoryview else float_view(v)  # float32 items: no numpy scalars
     m = st.magic
     phase = st.phase
     k = _MAGIC_PHASE.get(phase)
@@ -55,7 +57,7 @@ def observe_magic(st: WarbahState, seat: int, v: np.ndarray | None = None,
             w[s0 + 2 + r] = min(kk, 4) / 4  # 152-154
     b = st.battle
     if b is not None and b.magic is not None:
-        hero = _battle_part(st, seat, w, bo, s0, NB) or hero
+        hero = _battle_part(st, seat, w, bo, s0, NB, b, b.magic) or hero
     if hero is not None:
         if hero.wizard:  # has_wizard
             w[s0 + 1] = 1
@@ -75,7 +77,7 @@ def observe_magic(st: WarbahState, seat: int, v: np.ndarray | None = None,
     return v
 
 
-def _hand_and_items(w, hand: list, mine: list, NR: int, NB: int) -> int:
+def _hand_and_items(w: memoryview[float], hand: list[int], mine: list[Hero], NR: int, NB: int) -> int:
     """My realm hand (13..), my Heroes' realm-spell items (13 + NR..) and battle-spell items
     (13 + 2 NR + NB..). Returns how many of my Heroes have a Wizard."""
     for k in hand:
@@ -94,47 +96,49 @@ def _hand_and_items(w, hand: list, mine: list, NR: int, NB: int) -> int:
     return wiz
 
 
-def _decisions_part(st: WarbahState, seat: int, w) -> None:
+def _decisions_part(st: WarbahState, seat: int, w: memoryview[float]) -> None:
     """261-264: a Luck decision of mine on a spell / agent roll; 265: I decide on Fortell."""
     phase = st.phase
     lk = luck.pending_for(st, seat) if phase == "luck" else None
-    if lk is not None:
-        s = st.luck
+    s = st.luck
+    if lk is not None and s is not None:
         w[261], w[262], w[263] = 1, (lk[0] + 1) / len(luck.KINDS), lk[1]
         w[264] = s.value / (s.dice[0] * s.dice[1])
     e = st.espionage.mission if phase == "espionage" else None
-    if e is not None and e.stage == "fortell" and e.fortell_seat == seat:
+    if e is not None and e.stage == "fortell" and e.fortell_seat == seat and e.fortell is not None:
         w[265] = (STAGES.index(e.fortell[0]) + 1) / len(STAGES)
 
 
-def _battle_part(st: WarbahState, seat: int, w, bo: int, s0: int, NB: int):
+def _battle_part(st: WarbahState, seat: int, w: memoryview[float], bo: int, s0: int, NB: int,
+                 b: Battle, bm: BattleMagic) -> Hero | None:
     """My battle hand and the spell state of both sides (my army: the casting one when it is
-    mine, else my first: lead, defender, joiners). Returns my army's Hero, else None."""
-    b = st.battle
+    mine, else my first: lead, defender, joiners) in battle ``b`` with magic ``bm``. Returns my
+    army's Hero, else None."""
     arm = list(b.sides) + list(b.members)
     mine = [k for k in range(len(arm)) if arm[k].seat == seat]
     if not mine:
         return None
-    c = b.magic.caster
+    c = bm.caster
     k = c if c in mine and st.phase in ("spell", "spell_target") else mine[0]
     me, foe = arm[k], b.sides[0 if k == 1 else 1]
-    for s in me.magic.hand:
+    mm, fm = spells_of(me), spells_of(foe)
+    for s in mm.hand:
         w[bo + s] += 0.5
-    w[s0 + 6] = min(len(foe.magic.hand), 6) / 6
-    w[s0 + 7] = foe.magic.wizard
-    w[s0 + 8] = (b.round + 1) in me.magic.spellbound or b.round in me.magic.spellbound
-    w[s0 + 9] = (b.round + 1) in foe.magic.spellbound or b.round in foe.magic.spellbound
-    last = b.magic.last_cast
+    w[s0 + 6] = min(len(fm.hand), 6) / 6
+    w[s0 + 7] = fm.wizard
+    w[s0 + 8] = (b.round + 1) in mm.spellbound or b.round in mm.spellbound
+    w[s0 + 9] = (b.round + 1) in fm.spellbound or b.round in fm.spellbound
+    last = bm.last_cast
     if last is not None and (last[0] == 1) != (k == 1) and last[2] == b.round:
         w[s0 + 10] = (last[3] + 1) / NB
-    w[s0 + 11] = min(me.magic.resist, 2) / 2
-    w[s0 + 12] = min(foe.magic.resist, 2) / 2
-    if st.phase == "spell_target" and b.magic.pending is not None:
-        w[12] = (b.magic.pending + 1) / NB
+    w[s0 + 11] = min(mm.resist, 2) / 2
+    w[s0 + 12] = min(fm.resist, 2) / 2
+    if st.phase == "spell_target" and bm.pending is not None:
+        w[12] = (bm.pending + 1) / NB
     return st.heroes[me.hero] if me.hero >= 0 else None
 
 
-def _scry_part(st: WarbahState, seat: int, w, sc: int, NR: int, NB: int) -> None:
+def _scry_part(st: WarbahState, seat: int, w: memoryview[float], sc: int, NR: int, NB: int) -> None:
     """Scry this turn: the next 5 realm and battle cards, the opponents' realm hands."""
     m = st.magic
     N = st.game.num_seats

@@ -50,7 +50,7 @@ def _sources(st: WarbahState, seat: int, hi: int, timing: str) -> list:
     if not magic.has_wizard(h) and not h.items:  # no wizard, no item: no source (most Heroes)
         return []
     T = st.game.spells
-    out = set()
+    out: set[int] = set()
     if magic.has_wizard(h) and h.wizard_cast_turn != st.turn:
         out.update(k for k in st.magic.hands[seat] if T.realm[k]["timing"] == timing)
     for it in h.items:
@@ -151,6 +151,7 @@ def mask(st: WarbahState, seat: int, x: int) -> np.ndarray:
     out[DONE] = 1
     m = st.magic
     if st.phase == "realm_target":
+        assert m.pending is not None   # phase realm_target: a spell awaits its target
         k, hi = m.pending
         for a in realm_targets(st, seat, hi, k):
             out[a] = 1
@@ -166,6 +167,7 @@ def mask(st: WarbahState, seat: int, x: int) -> np.ndarray:
 def apply(st: WarbahState, seat: int, x: int, a: int) -> None:
     m = st.magic
     if st.phase == "realm_target":
+        assert m.pending is not None
         k, hi = m.pending
         m.pending = None
         st.phase = "realm"
@@ -272,8 +274,13 @@ def _dice_spell(st: WarbahState, c: Cast) -> None:
     """Death, Animate Dead, Prosperity, Curse, Heal: the spell's dice decide (Luck may reroll
     them: the caster's player, then the player the spell is aimed at)."""
     eff = c.row["effect"]
-    victim = (_force_seat(st, c.adj) if eff == "death" else
-              (c.seat + c.target - TSEAT0 + 1) % st.game.num_seats if eff == "curse" else -1)
+    if eff == "death":
+        victim = _force_seat(st, c.adj)
+    elif eff == "curse":
+        assert c.target is not None   # Curse names its opponent (TSEAT0 + r)
+        victim = (c.seat + c.target - TSEAT0 + 1) % st.game.num_seats
+    else:
+        victim = -1
     dice = c.row["dice"]
     _lucky_realm(st, c, luck.d10(st.rng, dice), (dice, 10), victim)
 
@@ -345,7 +352,7 @@ def _lucky_realm(st: WarbahState, c: Cast, value: int, dice, victim: int) -> Non
     """RARE ABILITY Luck on a realm spell's die roll: the caster's player, then the player it is
     aimed at, may have it rolled again (luck.py); then the roll takes effect."""
     ctx = (c.seat, c.hi, c.spell, c.target)
-    if not luck.offer(st, (c.seat, victim), value, dice, "realm", ctx):
+    if not luck.offer(st, "realm", (c.seat, victim), value, dice, _realm_roll, ctx):
         _realm_roll(st, value, ctx)
 
 
@@ -395,8 +402,7 @@ _ROLLED = {
 }
 
 
-@luck.register("realm")
-def _realm_roll(st: WarbahState, value: int, ctx) -> None:
+def _realm_roll(st: WarbahState, value: int, ctx: tuple) -> None:
     """The part of a realm spell that depends on its die roll ``value``."""
     seat, hi, k, target = ctx
     h = st.heroes[hi]
@@ -407,7 +413,7 @@ def _realm_roll(st: WarbahState, value: int, ctx) -> None:
 def apply_treasure(st: WarbahState, hi: int, r: int) -> None:
     """One Treasure table result r for hero hi (Research): its dice (gold, followers, a magic
     ability item's Ability rolls) through the treasure chain (turn.py), open to Luck."""
-    luck.chain(st, "treasure", (hi, "research"), (r,))
+    luck.chain(st, magic.TREASURE, (hi, "research"), (r,))
 
 
 # -- Fortell --------------------------------------------------------------------------------------

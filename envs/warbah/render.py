@@ -59,6 +59,18 @@ def _size(st: WarbahState) -> tuple[int, int]:
     return st.game.h, st.game.w
 
 
+def _terrain(x: Hex) -> str:
+    """The terrain of an explored land hex."""
+    assert x.terrain is not None, "an explored land hex has its terrain"
+    return x.terrain
+
+
+def _settlement(x: Hex) -> str:
+    """The settlement of a settlement hex."""
+    assert x.settlement is not None, "a settlement hex has its settlement"
+    return x.settlement
+
+
 def _map(st: WarbahState) -> list[Hex]:
     g = st.game
     out = []
@@ -122,9 +134,9 @@ def _heroes(st: WarbahState) -> list[Hero]:
 def _ability_word(ab) -> str:
     """An ability entry (name, troop type) as words: the type only where it matters."""
     name, t = ab[0], ab[1] if len(ab) > 1 else None
-    typed = (name in abilities.TYPED and isinstance(t, int)
-             and 0 <= t < len(abilities.TROOP_TYPES))  # the Hero (4) included
-    return f"{name} ({abilities.TROOP_TYPES[t]})" if typed else str(name)
+    if name in abilities.TYPED and isinstance(t, int) and 0 <= t < len(abilities.TROOP_TYPES):
+        return f"{name} ({abilities.TROOP_TYPES[t]})"  # the Hero (4) included
+    return str(name)
 
 
 def _card_visible(st: WarbahState, observer: int | None, hero: Hero) -> bool:
@@ -276,7 +288,7 @@ def render_text(st: WarbahState, observer: int | None = None, color: bool = Fals
             elif not x.explored:
                 ch = "??"
             else:
-                ch = SGLYPH[x.settlement] if x.terrain == "settlement" else GLYPH[x.terrain]
+                ch = SGLYPH[_settlement(x)] if x.terrain == "settlement" else GLYPH[_terrain(x)]
                 ch += "E" if x.encounter else (str(x.owner) if x.owner >= 0 else " ")
             if i in cand:
                 ch = f"c{cand[i]}"
@@ -475,7 +487,7 @@ def _draw_hex(draw, i: int, x: Hex, centre, R: float, crowded: bool, cand: dict,
     elif not x.explored:
         fill = _FOG
     else:
-        fill = _TERRAIN_RGB.get(x.terrain, (200, 200, 200))
+        fill = _TERRAIN_RGB.get(_terrain(x), (200, 200, 200))
     draw.polygon(pts, fill=fill, outline=(90, 90, 90))
     if x.land and not x.explored:
         D.text(draw, (cx, cy + 2), "?", size=int(R * 0.55), fill=(150, 150, 160), anchor="mm")
@@ -486,9 +498,9 @@ def _draw_hex(draw, i: int, x: Hex, centre, R: float, crowded: bool, cand: dict,
         mx, my, mr = (cx - R * 0.45, cy - R * 0.02, R * 0.7) if crowded else (cx, cy - R * 0.12, R)
         if x.terrain == "settlement":
             colour = D.SEAT_RGB[x.owner] if x.owner >= 0 else (250, 250, 250)
-            _settlement_mark(draw, x.settlement, mx, my, mr, colour)
+            _settlement_mark(draw, _settlement(x), mx, my, mr, colour)
         else:
-            _terrain_mark(draw, x.terrain, mx, my, mr)
+            _terrain_mark(draw, _terrain(x), mx, my, mr)
         if x.encounter:
             D.disc(draw, cx + R * 0.42, cy - R * 0.3, R * 0.2, (200, 30, 30), D.INK)
             D.text(draw, (cx + R * 0.42, cy - R * 0.3 + 1), "!", size=max(12, int(R * 0.3)),

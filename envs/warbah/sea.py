@@ -15,7 +15,7 @@ import numpy as np
 
 from . import battle_flow, fleets, heroes, hexes, luck
 from .actions import EXCHANGE0, FLEET0
-from .state import Hero, WarbahState
+from .state import Chain, Hero, NextRoll, WarbahState
 
 
 def _water_ok(st: WarbahState, seat: int, m: int) -> bool:
@@ -92,7 +92,7 @@ def move_apply(st: WarbahState, seat: int, x: int, h: Hero, a: int) -> None:
     st.fleets.ships[c], st.fleets.owner[c] = 0, -1
     h.cell = m
     roll = luck.d10(st.rng)
-    if luck.offer(st, (seat,), roll, (1, 10), "sea", (x,)):  # Luck: any lucky Hero of the player
+    if luck.offer(st, "sea", (seat,), roll, (1, 10), _sea_roll, (x,)):  # Luck: any lucky Hero of the player
         return
     sea_encounter(st, x, roll)
 
@@ -109,19 +109,17 @@ def sea_encounter(st: WarbahState, hi: int, roll: int) -> None:
         h.sea_moves = max(0, h.sea_moves + row["moves"])
     elif kind == "storm":
         h.sea_moves = 0
-        luck.chain(st, "storm", (hi, row["sink_max"]))  # Luck: the sinking roll (luck.py)
+        luck.chain(st, STORM, (hi, row["sink_max"]))  # Luck: the sinking roll (luck.py)
     elif kind in ("monster", "pirates"):
         battle_flow.start_sea_battle(st, hi, row)
 
 
-@luck.register("sea")
-def _sea_roll(st: WarbahState, value: int, ctx) -> None:
+def _sea_roll(st: WarbahState, value: int, ctx: tuple) -> None:
     """The sea encounter roll once Luck is settled (ctx: the sailing Hero)."""
     sea_encounter(st, ctx[0], value)
 
 
-@luck.step("storm")
-def _storm_roll(st: WarbahState, ctx, vals):
+def _storm_roll(st: WarbahState, ctx: tuple, vals: tuple) -> NextRoll | None:
     """SEA ENCOUNTER TABLE, Storm: 1D10 <= sink_max sinks a ship; Luck may reroll it (the
     sailing Hero's player)."""
     hi, sink_max = ctx
@@ -130,6 +128,10 @@ def _storm_roll(st: WarbahState, ctx, vals):
     if vals[0] <= sink_max:
         fleets.sink_ship(st, hi)
     return None
+
+
+#: the storm's sinking roll (SEA ENCOUNTER TABLE), open to Luck
+STORM = Chain("storm", _storm_roll)
 
 
 def fleet_mask(st: WarbahState, seat: int, mask: np.ndarray, occ=None, near_water: tuple | None = None) -> None:

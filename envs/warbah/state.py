@@ -15,13 +15,13 @@ says otherwise.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Callable, Literal, NamedTuple
 
 import numpy as np
 
 from ..core.game import State, copy_generator
 from .board import generate_map
-from .config import GROUP_NAMES, NUM_SPECIALS, WarbahTables
+from .config import GROUP_NAMES, NUM_SPECIALS, Ability, WarbahTables
 
 #: battle-spell target groups: 0-3 the basic troop types, 4 the Hero, 5 a monster, 6 + u the
 #: special unit group u (an army's counts[battle.FIRST_SPECIAL + u]); ``ArmyMagic``'s per-group lists
@@ -48,7 +48,7 @@ class Item:
     a magic ability item (``ability``: the (name, troop type) it grants while held)."""
     kind: str                       # "realm", "battle" or "ability"
     spell: int = -1
-    ability: tuple | None = None
+    ability: tuple[Ability, int] | None = None
     used_turn: int = -1             # a spell item is usable once per turn
     moved_turn: int = -1            # an item changes hands once per turn
 
@@ -62,7 +62,7 @@ class Hero:
     cell: int
     troops: np.ndarray              # int64[4]: warriors, archers, cavalry, catapults
     id: int                         # 1, 2, ... among the Heroes of its player
-    abilities: list = field(default_factory=list)   # (name, troop type) pairs
+    abilities: list[tuple[Ability, int]] = field(default_factory=list)  # (name, troop type) pairs
     xp: int = 0
     alive: bool = True
     mp: int = 0                     # movement points left this turn
@@ -70,7 +70,7 @@ class Hero:
     attacks_left: int = 0
     troops_lost: int = 0            # this turn (Healing, Heal)
     specials: np.ndarray = field(default_factory=_no_specials)  # int64[13] special units
-    items: list = field(default_factory=list)       # Item records
+    items: list[Item] = field(default_factory=list)
     wizard: int = 0                 # 0 none, tower cell + 1, -1 a wandering wizard
     wizard_cast_turn: int = -1      # the wizard casts one realm spell per turn
     received_troops: np.ndarray = field(default_factory=_no_troops)  # handed over (GIVE0, EXCHANGE0) ...
@@ -78,12 +78,12 @@ class Hero:
     received_specials: np.ndarray = field(default_factory=_no_specials)
     received_specials_turn: int = -1
     moved_turn: int = -1            # the turn he last moved or explored (exchanges only instead)
-    garrison_lock: tuple | None = None  # (turn, cell, taking): one direction per turn and hex
+    garrison_lock: tuple[int, int, bool] | None = None  # (turn, cell, taking): one direction per turn and hex
     delayed_turn: int = -1          # Agent Success 6: cannot move or attack
     luck_used_turn: int = -1        # RARE ABILITY Luck: one reroll per turn
     sea_moves: int = 0              # sea moves left ...
     sea_moves_turn: int = -1        # ... in this turn (set when first needed)
-    granted_types: dict = field(default_factory=dict)  # typed ability from units -> troop type
+    granted_types: dict[Ability, int] = field(default_factory=dict)  # typed ability from units -> troop type
 
     def clone(self) -> "Hero":
         """A copy that shares no mutable container with this Hero."""
@@ -104,22 +104,22 @@ class ArmyMagic:
     """One army's battle-spell state (battle_spells.py): its Wizard's hand, the Hero's battle
     items (indices into his ``items``), and the effects on it this round / battle."""
     wizard: bool
-    hand: list
-    items: list
+    hand: list[int]                 # battle spell ids
+    items: list[int]
     resist: int = 0                 # Resist Spells: hostile spells it still negates
-    neutral: list = field(default_factory=lambda: [0] * NUM_GROUPS)     # units neutralized
-    blocked: list = field(default_factory=lambda: [False] * NUM_GROUPS)  # may not attack
-    auto_hit: list = field(default_factory=lambda: [False] * NUM_GROUPS)  # Precision: all hit
-    special_init: list = field(default_factory=lambda: [0] * NUM_SPECIALS)
-    special_kill: list = field(default_factory=lambda: [0] * NUM_SPECIALS)
+    neutral: list[int] = field(default_factory=lambda: [0] * NUM_GROUPS)     # units neutralized
+    blocked: list[bool] = field(default_factory=lambda: [False] * NUM_GROUPS)  # may not attack
+    auto_hit: list[bool] = field(default_factory=lambda: [False] * NUM_GROUPS)  # Precision: all hit
+    special_init: list[int] = field(default_factory=lambda: [0] * NUM_SPECIALS)
+    special_kill: list[int] = field(default_factory=lambda: [0] * NUM_SPECIALS)
     blessed: bool = False           # Blessing: misses rolled again this round
     ranged_shield: int = 0          # Shield: kills by archers / catapults stopped this round
     armor: int = 0                  # Armor: kills negated this round
     smite_rounds: int = 0
-    spellbound: set = field(default_factory=set)    # rounds in which its Wizard cannot cast
+    spellbound: set[int] = field(default_factory=set)  # rounds in which its Wizard cannot cast
     cast: bool = False              # its Wizard cast this round
-    round_mods: list = field(default_factory=list)  # (group, init, kill) undone at round end
-    scheduled: list = field(default_factory=list)   # delayed effects (battle_spells.py)
+    round_mods: list[tuple[int, int, int]] = field(default_factory=list)  # (group, init, kill) undone at round end
+    scheduled: list[tuple] = field(default_factory=list)  # delayed effects (battle_spells.py)
 
     def clone(self) -> "ArmyMagic":
         return ArmyMagic(self.wizard, list(self.hand), list(self.items), self.resist,
@@ -135,10 +135,10 @@ class Army:
     counts: np.ndarray              # int64: 4 troop types, the Hero, then the special groups
     seat: int = -1                  # -1: neutral
     hero: int = -1                  # Hero index, -1: no Hero
-    monster: list | None = None     # [init, kill, hits left]
-    init_mod: list = field(default_factory=_zeros5)   # per group 0-4 (Tactics, spells)
-    kill_mod: list = field(default_factory=_zeros5)   # (Leadership, spells)
-    extra_attacks: list = field(default_factory=_zeros5)  # Prowess, Smite
+    monster: list[int] | None = None  # [init, kill, hits left]
+    init_mod: list[int] = field(default_factory=_zeros5)   # per group 0-4 (Tactics, spells)
+    kill_mod: list[int] = field(default_factory=_zeros5)   # (Leadership, spells)
+    extra_attacks: list[int] = field(default_factory=_zeros5)  # Prowess, Smite
     defense: int = 0                # kills negated per segment (Defense)
     siege: int = 0                  # wall ranks destroyed in the Initiative 1 segment
     walls_base: int = 0
@@ -150,8 +150,8 @@ class Army:
     ship_spare: int = 0             # hits on ships that sank nothing (Luck)
     specials_added: bool = False    # counts extended by the special groups
     magic: ArmyMagic | None = None
-    dice: list | None = None        # the segment's attack dice, while a Luck window may open
-    wall_rolls: list | None = None  # the segment's wall-break dice, likewise
+    dice: list[list[int]] | None = None  # the segment's attack dice (battle.record), while a Luck window may open
+    wall_rolls: list[bool] | None = None  # the segment's wall-break dice, likewise
 
     def clone(self) -> "Army":
         return Army(self.counts.copy(), self.seat, self.hero,
@@ -175,7 +175,7 @@ class BattleMagic:
     step: int = 0                   # index into battle_spells.sequence
     done: bool = False
     last_cast: tuple | None = None  # (army, snapshot, round, spell) for Dispell
-    limbo: list = field(default_factory=list)       # cards spent this battle
+    limbo: list[int] = field(default_factory=list)  # cards spent this battle
     caster: int = -1                # the army whose player picks a spell now
     pending: int | None = None      # a spell awaiting its target
     target_army: int | None = None  # its target army (None: still to pick)
@@ -196,20 +196,20 @@ class BattleMagic:
 class Battle:
     """A battle in progress: the lead attacker and the defender, the armies joining the
     attack (combined attacks), the round and segment, the kills still to assign."""
-    sides: list                     # [attacking (lead) Army, defending Army]
+    sides: list[Army]               # [attacking (lead) Army, defending Army]
     kind: str                       # "hero", "garrison", "encounter" or "sea"
     cell: int                       # the target hex
     treasure: int = 0               # treasure rolls for beating an encounter
     round: int = 0
     segment: int = 0
-    kills: list = field(default_factory=lambda: [0, 0])  # still to assign, per side
+    kills: list[int] = field(default_factory=lambda: [0, 0])  # still to assign, per side
     chooser: int = -1               # the side picking a casualty now
-    members: list = field(default_factory=list)         # joining Armies (combined attack)
-    member_kills: list = field(default_factory=list)    # kills still to assign to each
+    members: list[Army] = field(default_factory=list)   # joining Armies (combined attack)
+    member_kills: list[int] = field(default_factory=list)  # kills still to assign to each
     member_choosing: int = -1       # the joining army picking a casualty now
     next_share: int = 0             # whose turn the next shared kill is (battle_flow._share)
     magic: BattleMagic | None = None
-    raw_kills: list | None = None   # this segment's kills before walls (Luck window)
+    raw_kills: list[int] | None = None  # this segment's kills before walls (Luck window)
     return_phase: str = "battle"    # a sea battle returns to the move phase
 
     def clone(self) -> "Battle":
@@ -227,8 +227,8 @@ class DeclaredAttack:
     """An attack declared by Hero ``lead`` on ``cell`` while other Heroes may still join."""
     lead: int
     cell: int
-    members: list = field(default_factory=list)     # Heroes that joined
-    declined: list = field(default_factory=list)    # allied Heroes whose players declined
+    members: list[int] = field(default_factory=list)  # Heroes that joined
+    declined: list[int] = field(default_factory=list)  # allied Heroes whose players declined
     asking: int = -1                # the allied Hero whose player answers now
 
     def clone(self) -> "DeclaredAttack":
@@ -252,8 +252,8 @@ class Diplomacy:
     """Alliances (option allies=True) and the diplomacy step in progress."""
     allied: np.ndarray              # bool[N, N], symmetric
     current: AllianceTurn | None = None
-    queue: list = field(default_factory=list)       # players still to act this turn
-    proposed: list = field(default_factory=list)    # (seat, other) offers made this turn
+    queue: list[int] = field(default_factory=list)  # players still to act this turn
+    proposed: list[tuple[int, int]] = field(default_factory=list)  # (seat, other) offers made this turn
     turn: int = 0                   # the turn the step last ran
 
     @staticmethod
@@ -275,11 +275,11 @@ class SpyMission:
     hired: int = 0
     agents: int = 0                 # hired agents still to resolve
     stage: str = "hire"             # STAGES: what the spy decides now
-    targets: list = field(default_factory=list)     # target slots of the stage
+    targets: list[int] = field(default_factory=list)  # target slots of the stage
     victim: int = -1                # the Hero losing troops / moved by False Orders
     left: int = 0                   # troops still to lose (stage disband)
-    item: object = None             # a stolen magic item to hand over
-    fortell: tuple | None = None    # (stage, target) a victim may negate with Fortell
+    item: Item | None = None        # a stolen magic item to hand over
+    fortell: tuple[str, int] | None = None  # (stage, target) a victim may negate with Fortell
     fortell_seat: int = -1          # that victim
 
     def clone(self) -> "SpyMission":
@@ -293,11 +293,11 @@ class SpyMission:
 class Espionage:
     """Contacts between empires, enemy cards seen, and the espionage phase in progress."""
     contact: np.ndarray             # bool[N, N], permanent once made
-    revealed: dict = field(default_factory=dict)    # {(seat, hero): turn the card was seen}
+    revealed: dict[tuple[int, int], int] = field(default_factory=dict)  # {(seat, hero): turn seen}
     mission: SpyMission | None = None
-    queue: list = field(default_factory=list)       # players still to spy this turn
+    queue: list[int] = field(default_factory=list)  # players still to spy this turn
     turn: int = 0                   # the turn the phase last ran
-    log: list = field(default_factory=list)         # (turn, seat, result, roll)
+    log: list[tuple] = field(default_factory=list)  # (turn, seat, result, roll)
 
     @staticmethod
     def new(num_seats: int) -> "Espionage":
@@ -315,9 +315,9 @@ class Fleets:
     """Ships on the water hexes: a fleet is the stack of ships in one hex."""
     ships: np.ndarray               # int[cells]
     owner: np.ndarray               # int[cells], -1 none
-    moves: dict = field(default_factory=dict)       # cell -> (turn, moves left) unmanned
-    captures: list = field(default_factory=list)    # (turn, taker, old owner, cell, ships)
-    encounter_log: list = field(default_factory=list)  # (turn, hero, roll, kind) at sea
+    moves: dict[int, tuple[int, int]] = field(default_factory=dict)  # cell -> (turn, moves left) unmanned
+    captures: list[tuple] = field(default_factory=list)  # (turn, taker, old owner, cell, ships)
+    encounter_log: list[tuple] = field(default_factory=list)  # (turn, hero, roll, kind) at sea
 
     @staticmethod
     def new(n_cells: int) -> "Fleets":
@@ -340,29 +340,66 @@ class TroopLoss:
 
 
 # -- Luck (luck.py) ----------------------------------------------------------------------------
+#: what a roll open to Luck is about (``LuckDecision.what``; the magic observation shows its
+#: index in ``luck.KINDS``: new kinds are appended)
+RollKind = Literal["realm", "bspell", "agent_success", "agent_amount", "initiative", "explore",
+                   "encounter", "treasure", "heal", "undead", "storm", "battle_dice", "wall_dice",
+                   "ability", "caravan", "esp_roll", "esp_table", "granted", "sea"]
+#: resolves a roll offered to Luck (``luck.offer``) once every player asked has decided:
+#: (state, the roll's value, the context given with the offer)
+Resolve = Callable[["WarbahState", int, tuple], None]
+#: goes on with what a Luck decision interrupted: after a battle window, or once a roll chain
+#: paused by Luck has made its last roll: (state, the context given with it)
+Resume = Callable[["WarbahState", tuple], None]
+#: the next roll of a chain: (the players asked, in order), (n, faces) dice
+NextRoll = tuple[tuple[int, ...], tuple[int, int]]
+#: one step of a roll chain: (state, context, the rolls made so far) -> the next roll, or None
+#: once every roll is known and applied
+ChainStep = Callable[["WarbahState", tuple, tuple], "NextRoll | None"]
+
+
+class Chain(NamedTuple):
+    """Rolls made one after the other, each open to Luck (``luck.chain``): the kind of roll,
+    the step that names the next roll and applies them all, and what goes on after a Luck
+    pause once the chain is done (the procedure that started it: ``luck.chain``'s ``after``)."""
+    kind: RollKind
+    step: ChainStep
+    after: Resume | None = None
+
+
+class Window(NamedTuple):
+    """A battle segment's Luck window (``luck.window``, battle_luck.py): the kind, the reroll
+    actions that can matter to a player (state, seat, context) -> actions besides KEEP_ROLL,
+    the reroll (state, seat, action, context), and what goes on once every player is asked."""
+    kind: RollKind
+    can: Callable[["WarbahState", int, tuple], list[int]]
+    act: Callable[["WarbahState", int, int, tuple], None]
+    done: Resume
+
+
 @dataclass(slots=True)
 class LuckDecision:
     """A pending Luck decision (phase ``luck``) of the player owning Hero ``hero``.
 
-    ``roll``: the value scaled to 1-10 (shown in the observation). A roll offered through
-    ``offer`` / ``chain`` / ``window`` names its continuation (``resume``, with ``ctx``), the
-    real ``value`` and ``dice`` (n, faces), the players still to ask (``seats``), the roller and
-    the kind of roll (``what``; ``window``: a battle segment's dice)."""
+    ``roll``: the value scaled to 1-10 (shown in the observation); ``what``: the kind of roll.
+    A roll offered through ``offer`` / ``chain`` carries the function resolving it
+    (``resume``, with ``ctx``), the real ``value`` and ``dice`` (n, faces), the players still to
+    ask (``seats``) and the roller; a battle segment's window carries its ``window`` instead."""
     hero: int
     roll: int
     return_phase: str
+    what: RollKind
     value: int = 0
-    dice: tuple = (1, 10)
-    resume: str = ""
+    dice: tuple[int, int] = (1, 10)
+    resume: Resolve | None = None
     ctx: tuple = ()
-    seats: tuple = ()
+    seats: tuple[int, ...] = ()
     roller: int = -1
-    what: str = ""
-    window: str = ""
+    window: Window | None = None
 
     def clone(self) -> "LuckDecision":
-        return LuckDecision(self.hero, self.roll, self.return_phase, self.value,
-                            self.dice, self.resume, self.ctx, self.seats, self.roller, self.what,
+        return LuckDecision(self.hero, self.roll, self.return_phase, self.what, self.value,
+                            self.dice, self.resume, self.ctx, self.seats, self.roller,
                             self.window)
 
 
@@ -371,24 +408,25 @@ class LuckDecision:
 class MagicState:
     """Spell decks and hands, the open realm-spell window and the realm spells' lasting
     effects. Decks: the top card is the end of the list."""
-    realm_deck: list
-    battle_deck: list
-    hands: list                     # realm spell ids held, per seat
-    realm_discard: list = field(default_factory=list)
-    battle_discard: list = field(default_factory=list)
+    realm_deck: list[int]
+    battle_deck: list[int]
+    hands: list[list[int]]          # realm spell ids held, per seat
+    realm_discard: list[int] = field(default_factory=list)
+    battle_discard: list[int] = field(default_factory=list)
     window: str = ""                # the open realm-spell window (TIMINGS), "" none
-    saved: tuple | None = None      # (phase, queue, queue position) the window interrupted
-    opened: set = field(default_factory=set)        # windows opened this turn
-    pending: tuple | None = None    # (spell, hero) awaiting its target
-    sanctuary: set = field(default_factory=set)     # cells no one may attack this turn
-    bonus_walls: dict = field(default_factory=dict)  # {cell: extra wall ranks} this turn
-    blight: np.ndarray | None = None  # int[cells]: the turn whose income a hex loses
-    curse: list = field(default_factory=list)        # gold each seat loses this turn
-    scry_turn: list = field(default_factory=list)    # the turn each seat last cast Scry
-    hand_limit: list = field(default_factory=list)   # each seat's limit at the Realm phase
+    saved: tuple[str, list[tuple[int, int]], int] | None = None  # (phase, queue, queue position) the window interrupted
+    opened: set[str] = field(default_factory=set)  # windows opened this turn
+    pending: tuple[int, int] | None = None  # (spell, hero) awaiting its target
+    sanctuary: set[int] = field(default_factory=set)  # cells no one may attack this turn
+    bonus_walls: dict[int, int] = field(default_factory=dict)  # {cell: extra wall ranks} this turn
+    #: int[cells]: the turn whose income a hex loses
+    blight: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))
+    curse: list[int] = field(default_factory=list)  # gold each seat loses this turn
+    scry_turn: list[int] = field(default_factory=list)  # the turn each seat last cast Scry
+    hand_limit: list[int] = field(default_factory=list)  # each seat's limit at the Realm phase
 
     @staticmethod
-    def new(game, rng) -> "MagicState":
+    def new(game: WarbahTables, rng: np.random.Generator) -> "MagicState":
         """Shuffled decks (two draws from ``rng``: realm, then battle), empty hands."""
         T, N = game.spells, game.num_seats
         return MagicState([int(x) for x in rng.permutation(T.NR)],
@@ -452,7 +490,8 @@ class WarbahState(State):
     winner: int                     # the winner by the victory condition, -1 none
     ending: str                     # how the game ended (turn.ENDINGS), "" while it runs
     declared_attack: DeclaredAttack | None  # a declared combined attack (battle_flow.declare)
-    recovery_tasks: tuple[Any, ...]  # recovery tasks still to do (turn.recovery)
+    #: recovery tasks still to do (turn.recovery): (roll chain, its context); None: the end
+    recovery_tasks: tuple[tuple[Chain | None, tuple], ...]
     luck: LuckDecision | None       # a pending Luck decision
     troop_loss: TroopLoss | None    # troops over a fleet's capacity to pick (phase sea_loss)
     espionage: Espionage
@@ -468,6 +507,13 @@ class WarbahState(State):
                      tuple[tuple[tuple[int, int], ...], ...]]  # hexes.neighbours_by_kind
     _owned_cells: tuple[Any, dict[int, tuple[int, ...]], dict[int, tuple[int, ...]]]  # hexes.owned_cells
     _fleet_cells: tuple[bytes, list[int]]  # fleets.fleet_cells
+    # the observation's caches (map_planes.py, observe.py), keyed by the bytes of what they read
+    _obs_rivers: tuple[set[tuple[int, int]], np.ndarray, np.ndarray]
+    _obs_map: tuple[tuple, set[tuple[int, int]], np.ndarray, dict[str, Any]]
+    _obs_base: dict[int, list[Any]]
+    _obs_owned: tuple[tuple, dict[int, Any]]
+    _obs_gar: tuple[tuple, list[tuple[int, float]]]
+    _obs_fleets: tuple[tuple[bytes, bytes], dict[int, Any]]
 
     # Keep the mask computed while advancing (it is exactly the next legal_actions_mask as long
     # as nothing changes the state in between). The cached mask is tied to its decision point

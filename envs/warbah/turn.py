@@ -28,7 +28,7 @@ from . import (
 )
 from .actions import CAPITOL0, CAPITOL_AUTO, NUM_ACTIONS
 from .config import BATTLE_SPELL_PHASES, JOIN_PHASES, SETTLEMENTS, SPECIALS, TERRAINS
-from .state import Hero, WarbahState
+from .state import Chain, Hero, NextRoll, WarbahState
 
 try:  # numpy's C function behind np.count_nonzero(a) (no Python-level wrapper per call)
     from numpy._core.multiarray import count_nonzero as _count_nonzero
@@ -107,13 +107,12 @@ def _initiative_from(st: WarbahState, rolls: tuple, i: int) -> bool:
     for j in range(i, len(rolls)):
         s, r = rolls[j]
         others = tuple(o for o, _ in rolls if o != s)  # then the opponents, in seat order
-        if luck.offer(st, (s,) + others, int(r), (1, 10), "initiative", (rolls, j)):
+        if luck.offer(st, "initiative", (s,) + others, int(r), (1, 10), _initiative_roll, (rolls, j)):
             return True
     return False
 
 
-@luck.register("initiative")
-def _initiative_roll(st: WarbahState, value: int, ctx) -> None:
+def _initiative_roll(st: WarbahState, value: int, ctx: tuple) -> None:
     rolls, j = ctx
     s, r = rolls[j]
     rolls = rolls[:j] + ((s, value + (r - int(r))),) + rolls[j + 1:]
@@ -168,6 +167,7 @@ def end_window(st: WarbahState) -> None:
         begin_recruit(st)
         realm_spells.open_window(st, "recruit")
     else:
+        assert m.saved is not None   # open_window saved the phase it interrupted
         st.phase, st.queue, st.queue_pos = m.saved
         m.saved = None
 
@@ -188,7 +188,7 @@ def collect_gold(st: WarbahState, sets: dict | None = None, owned: dict | None =
     bonuses, variant hexes, Wealth, less a Curse (``sets`` / ``owned``: hexes.owned_cells of
     this state, when the caller has them)."""
     g = st.game
-    if sets is None:
+    if sets is None or owned is None:
         sets, owned = hexes.owned_cells(st)
     settle, terrain = st.settle.tolist(), st.terrain.tolist()  # plain ints, read per cell
     adjacency, vg = g.cfg["adjacency_bonus"], g.cfg["variant_gold"]
@@ -341,29 +341,33 @@ def recovery(st: WarbahState) -> bool:
     Undead regeneration, the end), so that a Luck decision on a roll (treasure, Healing,
     Undead: luck.py) can pause it. True: paused (it resumes by itself and then starts the
     next turn)."""
-    tasks = [("treasure", hi) for hi, n_tr in st.pending_treasure for _ in range(n_tr)]
+    tasks: list[tuple[Chain | None, tuple]] = [
+        (magic.TREASURE, (hi,)) for hi, n_tr in st.pending_treasure for _ in range(n_tr)]
     st.pending_treasure = []
     tasks += [t for s in st.order for i, h in enumerate(st.heroes)
               if h.alive and h.seat == s
-              for t in (("heal", i), ("ability", i, 0), ("granted", i, True))]
-    tasks += [("undead", i) for i in range(len(st.heroes))] + [("rec_end", -1)]
+              for t in ((HEAL, (i,)), (abilities.ABILITY_ROLLS, (i, 0)),
+                        (abilities.GRANTED, (i, True)))]
+    tasks += [(UNDEAD, (i,)) for i in range(len(st.heroes))] + [(None, ())]
     st.recovery_tasks = tuple(tasks)
     return recovery_run(st)
 
 
 def recovery_run(st: WarbahState) -> bool:
+    """The recovery tasks left: each task's roll chain (a chain paused by Luck goes on with
+    ``recovery_resume``), then the end (None)."""
     while st.recovery_tasks:
-        task, st.recovery_tasks = st.recovery_tasks[0], st.recovery_tasks[1:]
-        if task[0] == "rec_end":
+        (chain, ctx), st.recovery_tasks = st.recovery_tasks[0], st.recovery_tasks[1:]
+        if chain is None:
             fleets.disband_at_sea(st)  # sea capacity, fleets of eliminated players
             st.wall_damage[:] = 0
             victory(st)
-        elif luck.chain(st, task[0], task[1:]):
+        elif luck.chain(st, chain, ctx, after=recovery_resume):
             return True
     return False
 
 
-def recovery_resume(st: WarbahState, ctx=None) -> None:
+def recovery_resume(st: WarbahState, ctx: tuple = ()) -> None:
     """After a Luck decision in recovery: the rest of the phase, then the next turn."""
     if recovery_run(st):
         return
@@ -469,38 +473,7 @@ def eliminate(st: WarbahState, seat: int) -> None:
     st.garrison_specials[own] = 0
 
 
-@luck.step("treasure")
-def _treasure_rolls(st: WarbahState, ctx, vals):
-    """TREASURE TABLE (1D10), then its gold or followers dice or a magic ability item's Ability
-    rolls; the finder's player may reroll. ``vals`` may start with the table roll (Research)."""
-    hi = ctx[0]
-    h = st.heroes[hi]
-    who = (h.seat,)
-    if not vals:
-        return who, (1, 10)
-    row = next(t for t in st.game.cfg["treasure"] if vals[0] in t["rolls"])
-    if "gold_dice" in row:
-        if len(vals) == 1:
-            return who, (row["gold_dice"], 10)
-        st.gold[h.seat] += vals[1]
-    elif "followers_dice" in row:
-        if not h.alive:
-            return None
-        if len(vals) == 1:
-            return who, (row["followers_dice"], 10)
-        heroes.gain_warriors(st, h, vals[1])
-    elif row.get("magic_item") == "ability" and h.alive:  # its ability rolls (Luck)
-        nxt, ab, _ = abilities.ability_rolls(st.game.cfg, vals, 1)
-        if nxt is not None:
-            return who, nxt
-        magic.gain_ability_item(h, ab)
-    else:
-        magic.treasure_item(st, hi, row)  # wizard / magic items
-    return None
-
-
-@luck.step("heal")
-def _heal_roll(st: WarbahState, ctx, vals):
+def _heal_roll(st: WarbahState, ctx: tuple, vals: tuple) -> NextRoll | None:
     """Recovery for one Hero: Healing (1D10 troops back, at most those lost; Luck may reroll
     it), then the cap, markers, Diplomacy, settlement capture and abilities from XP."""
     hi, = ctx
@@ -514,8 +487,7 @@ def _heal_roll(st: WarbahState, ctx, vals):
     return None
 
 
-@luck.step("undead")
-def _undead_roll(st: WarbahState, ctx, vals):
+def _undead_roll(st: WarbahState, ctx: tuple, vals: tuple) -> NextRoll | None:
     """SPECIAL UNIT TYPES, Undead: 1D10 regenerate in recovery (designed: while one is
     present, within the army cap); the owner may reroll it."""
     hi, = ctx
@@ -531,10 +503,7 @@ def _undead_roll(st: WarbahState, ctx, vals):
     return None
 
 
-# a chain finishing after a Luck pause resumes recovery (not a treasure from Research, ctx
-# (hero, "research"), nor abilities from recruiting / Avatar, ctx (hero, n > 0))
-luck.AFTER["heal"] = lambda st, ctx: recovery_resume(st)
-luck.AFTER["undead"] = lambda st, ctx: recovery_resume(st)
-luck.AFTER["treasure"] = lambda st, ctx: None if len(ctx) > 1 else recovery_resume(st)
-luck.AFTER["ability"] = lambda st, ctx: None if ctx[1] else recovery_resume(st)
-luck.AFTER["granted"] = lambda st, ctx: recovery_resume(st) if ctx[1] else None
+#: the recovery tasks' roll chains of one Hero (``recovery``): Healing (then the rest of his
+#: recovery), Undead regeneration
+HEAL = Chain("heal", _heal_roll)
+UNDEAD = Chain("undead", _undead_roll)

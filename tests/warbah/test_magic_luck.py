@@ -96,7 +96,7 @@ def test_luck_rerolls_the_agent_success_roll():
     at_stage(st, "done")
     st.rng = ScriptRng([6, 4])  # 6 Delay Army, rerolled: 4 Steal gold
     espionage.resolve_agent(st, 10)
-    assert st.phase == "luck" and st.luck.resume == "agent_success"
+    assert st.phase == "luck" and st.luck.what == "agent_success" and st.luck.resume is espionage._success_roll
     turn.advance(st)
     st.apply(REROLL)
     assert st.phase == "espionage" and st.espionage.mission.stage == "steal_gold"

@@ -117,7 +117,8 @@ def test_slow_and_illusions_on_special_groups():
     battle_spells.end_round(st)
     sides(st)[0].magic.cast = False
     assert battle.special_attacks_d10(st, foe, battle.segment_of(0)) == 2  # still slow next round
-    battle_spells.cast_battle(st, 0, BS["illusions"], state.SPECIAL_GROUP0 + UND)
+    battle_spells.cast_battle(st, 0, BS["illusions"], state.SPECIAL_GROUP0 + UND,
+                             resume=battle_spells.resolve_after_luck)
     assert battle.special_attacks_d10(st, foe, battle.segment_of(1)) == 0
     battle_spells.end_round(st)
     assert battle.special_attacks_d10(st, foe, battle.segment_of(1)) == 2
@@ -135,7 +136,7 @@ def test_own_group_spells_and_haste_reach_special_groups():
     assert battle.special_attacks_d10(st, me, battle.segment_of(5)) == 2  # Init 1 + 4
     battle_spells.end_round(st)
     assert battle.special_attacks_d10(st, me, battle.segment_of(1)) == 2  # this round only
-    battle_spells.cast_battle(st, 0, BS["haste"], None)
+    battle_spells.cast_battle(st, 0, BS["haste"], None, resume=battle_spells.resolve_after_luck)
     assert battle.special_attacks_d10(st, me, battle.segment_of(2)) == 2 and battle.special_attacks_d10(st, me, battle.segment_of(1)) == 0
 
 
@@ -207,9 +208,9 @@ def test_neutral_wizard_targets_the_largest_group_including_specials(monkeypatch
     the largest enemy group, which may be a special group."""
     casts, orig = [], battle_spells.cast_battle
 
-    def spy(st, k, s, t):
+    def spy(st, k, s, t, *args, **kwargs):
         casts.append((k, s, t))
-        orig(st, k, s, t)
+        orig(st, k, s, t, *args, **kwargs)
     monkeypatch.setattr(battle_spells, "cast_battle", spy)
     g, st, a, b, d, cell = two_heroes()
     st.encounter[cell] = 7

@@ -6,7 +6,7 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
-from tabletop_arena.envs.warbah import battle, espionage, heroes, hexes, make_game, realm_spells, recruit, turn
+from tabletop_arena.envs.warbah import battle, espionage, heroes, hexes, magic, make_game, realm_spells, recruit, turn
 from tabletop_arena.envs.warbah.actions import CAPITOL_AUTO, DROP_ONE0, GIVE0, TAKE_ONE0
 from tabletop_arena.envs.warbah.config import SETTLEMENTS, SPECIALS, TERRAINS
 from tabletop_arena.envs.warbah.state import Army, Item
@@ -443,7 +443,7 @@ def test_warriors_gained_without_a_choice_stop_at_the_army_cap():
     g, st, a, b, d, cell = realm_ready("fly")
     a.troops[:] = [17, 6, 6, 3]
     assert heroes.army_size(a) == 32 and heroes.army_cap(st, a) == 40
-    turn._treasure_rolls(st, (0,), (6, 9))          # TREASURE 6: 9 followers
+    magic._treasure_rolls(st, (0,), (6, 9))          # TREASURE 6: 9 followers
     assert a.troops.tolist() == [25, 6, 6, 3] and heroes.army_size(a) == 40
     assert heroes.gain_warriors(st, a, 3) == 0      # a full army takes none
     a.abilities.append(("command", 0))           # Command: room for 10 more
@@ -458,9 +458,9 @@ def test_healing_and_treasure_followers_respect_the_troop_type_limit():
     g, st, a, b, d, cell = realm_ready("fly")
     _five_types_without_warriors(st, a)
     turn.recover_hero(st, a, 5)
-    turn._treasure_rolls(st, (0,), (6, 7))
+    magic._treasure_rolls(st, (0,), (6, 7))
     assert a.troops[0] == 0
     a.troops[0] = 1
     turn.recover_hero(st, a, 5)
-    turn._treasure_rolls(st, (0,), (6, 7))
+    magic._treasure_rolls(st, (0,), (6, 7))
     assert a.troops[0] == 1 + 5 + 7
