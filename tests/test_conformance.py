@@ -9,6 +9,7 @@ illegal-action handling through the AEC env; rendering.
 from __future__ import annotations
 
 import os
+import warnings
 
 import numpy as np
 import pytest
@@ -129,7 +130,10 @@ def test_clone_and_serialize_round_trip(name, vname, opts):
     rng = np.random.default_rng(3)
     st = game.new_initial_state(np.random.default_rng(3))
     st.seed = 3
-    while not st.is_terminal():
+    # restore() replays the history, so checking every 7th position costs O(moves^2): a random game of
+    # 3-4 player Zaberias runs to its 60/90-round cap (2,000-3,300 moves, minutes here); 700 moves
+    # reach every phase of every game
+    while not st.is_terminal() and len(st.history) < 700:
         legal = st.legal_actions()
         if len(st.history) % 7 == 0:
             c = st.clone()
@@ -455,6 +459,69 @@ def test_move_cap_truncates():
             continue
         env.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
     assert env.unwrapped.num_steps == 5
+
+
+#: each game's own backstop set low enough that a random game reaches it (merged into the
+#: variant's ``rules``); None: the game has no engine cap (the env's ``max_steps`` is its backstop,
+#: RULES.md says so). A new game needs an entry here.
+ENGINE_CAPS: dict[str, dict | None] = {
+    "gorgasali_v0": {"max_rounds": 1},
+    "peacekeepers_v0": None,
+    "warbah_v0": {"designed": {"turn_cap_per_player": 1}},
+    "zaberias_v0": {"round_cap_per_opponent": 1},
+    "zaka_v0": {"max_turns": 10},
+}
+
+
+def _env_ending(env, ending: str, seed: int) -> dict:
+    """Play ``env`` until it ends (``illegal``: an illegal first move, since a puzzle can end in
+    a few) and return every agent's info at the end, after checking that they agree on
+    ``ended_by``."""
+    env.reset(seed=seed)
+    if ending == "illegal":
+        obs, *_ = env.last()
+        env.step(int(np.flatnonzero(obs["action_mask"] == 0)[0]))
+    else:
+        _end_game(env, ending, np.random.default_rng(seed))
+    assert all(env.terminations.values()) or all(env.truncations.values()), "the game did not end"
+    infos = [env.infos[a] for a in env.possible_agents]
+    assert all("ended_by" in i for i in infos), f"{ending}: an info at the end lacks ended_by: {infos[0]}"
+    assert len({i["ended_by"] for i in infos}) == 1, f"{ending}: the agents' infos disagree"
+    return infos[0]
+
+
+@pytest.mark.parametrize("name,vname,opts", CASES, ids=IDS)
+def test_every_ending_says_how_it_ended(name, vname, opts):
+    """A finished game says how it ended (issue 42): the engine's ``final_info()["ended_by"]``
+    is one of ``ENGINE_ENDED_BY`` after a game played out and after the game's own backstop (set
+    low), and every agent's info in the AEC env carries ``ended_by`` at every ending: the
+    engine's value when the game is over, ``cap`` at the env's ``max_steps``, ``illegal`` after
+    an illegal move. The ``rules`` / ``designed`` / ``cap`` tables of scripts/game_lengths.py and
+    RULES.md are read off this."""
+    from tabletop_arena.envs.core.game import ENDED_BY, ENGINE_ENDED_BY
+    assert name in ENGINE_CAPS, f"{name}: add its engine cap (or None) to ENGINE_CAPS"
+    game = envs.make_game(name, **opts)
+    st = _random_game(game, 3, max_steps=CAPS.get(name, CAP))
+    assert st.is_terminal()
+    assert st.final_info().get("ended_by") in ENGINE_ENDED_BY, \
+        f"a finished game's final_info() says {st.final_info().get('ended_by')!r}"
+    cap = ENGINE_CAPS[name]
+    if cap is not None:
+        capped = envs.make_game(name, **{**opts, "rules": {**opts.get("rules", {}), **cap}})
+        st = _random_game(capped, 3, max_steps=CAPS.get(name, CAP))
+        assert st.is_terminal(), f"no end at the engine cap {cap}"
+        assert st.final_info().get("ended_by") == "cap", \
+            f"at the engine cap {cap} final_info() says {st.final_info().get('ended_by')!r}"
+        # the env hands the engine's value on
+        info = _env_ending(envs.make(name, **{**opts, "rules": {**opts.get("rules", {}), **cap}}), "rules", 3)
+        assert info["ended_by"] == "cap" and not info.get("truncated_by_cap")
+    info = _env_ending(envs.make(name, **opts, max_steps=2), "cap", 3)   # puzzles can end in 5
+    assert info.get("truncated_by_cap") and info["ended_by"] == "cap"
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", envs.IllegalMoveWarning)
+        info = _env_ending(envs.make(name, **opts), "illegal", 3)
+    assert info["illegal_move"] and info["ended_by"] == "illegal"
+    assert set(ENGINE_ENDED_BY) | {"illegal"} == set(ENDED_BY)
 
 
 def test_game_decided_at_reset_hands_out_no_reward(monkeypatch):

@@ -5,6 +5,9 @@ What it adds to the engine:
 - reward accumulation, terminations/truncations, dead steps (PettingZoo conventions);
 - sub-step turns: the engine simply keeps the same seat to act, the adapter keeps that agent selected;
 - a move cap (``max_steps``) that truncates every agent, reported in ``infos[agent]["truncated_by_cap"]``;
+- how the game ended, in every agent's ``info`` at the end: ``ended_by`` (``game.ENDED_BY``: the
+  engine's ``final_info()`` value when the game is over, ``"cap"`` at ``max_steps``, ``"illegal"``
+  after an illegal move);
 - observation dict ``{"observation": float32[K], "action_mask": int8[N]}``; the mask is all zeros
   for an agent that is not to move;
 - ``action_masks()`` for sb3-contrib; seeding through ``reset(seed=...)``;
@@ -191,7 +194,7 @@ class TabletopAEC(AECEnv):
         elif self.num_steps >= self.max_steps:
             for x in self.agents:
                 self.truncations[x] = True
-                self.infos[x] = dict(self._final_info(), truncated_by_cap=True)
+                self.infos[x] = dict(self._final_info(), truncated_by_cap=True, ended_by="cap")
         self._sync_selection()
         if self._rewards_given:  # only the end hands out rewards (nothing to add otherwise)
             self._accumulate_rewards()
@@ -235,7 +238,7 @@ class TabletopAEC(AECEnv):
             self.rewards[x] = -1.0 if x == agent else 0.0
             self._rewards_given = True
             self.infos[x] = {"illegal_move": True, "illegal_action": action, "illegal_agent": agent,
-                             "illegal_reason": reason, "steps": self.num_steps}
+                             "illegal_reason": reason, "steps": self.num_steps, "ended_by": "illegal"}
         self._accumulate_rewards()
 
     def render(self):

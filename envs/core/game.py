@@ -25,6 +25,16 @@ if TYPE_CHECKING:   # for the type checker only: options.py imports this module
     from .options import OptionTable
 
 
+#: How a finished game ended, ``final_info()["ended_by"]`` (the engine's) and the AEC env's
+#: ``infos[agent]["ended_by"]``: ``rules`` by the rulebook's own ending; ``designed`` by a
+#: designed ending the game's RULES.md documents (a victory condition or a stalemate the rulebook
+#: does not name); ``cap`` by a safety backstop (an engine cap, or the env's ``max_steps``);
+#: ``illegal`` by an illegal move under ``illegal_action="lose"`` (the env's only).
+ENDED_BY = ("rules", "designed", "cap", "illegal")
+#: the values an engine's ``final_info()`` gives at the end (``illegal`` is the env's)
+ENGINE_ENDED_BY = ("rules", "designed", "cap")
+
+
 class IllegalActionError(ValueError):
     """Raised by ``State.apply`` for an action the current position does not allow.
 
@@ -353,7 +363,9 @@ class State:
         """Facts about how the game ended (turns, eliminations, ...) for the AEC adapter's
         ``infos`` (at the end, and when its move cap truncates a game), the evaluator and
         ``arena play``; empty by default.
-        A ``"scores"`` entry, where present, is the per-seat final score those reports show."""
+        A ``"scores"`` entry, where present, is the per-seat final score those reports show.
+        A finished game's must carry ``"ended_by"``: one of ``ENGINE_ENDED_BY`` (the
+        conformance suite checks every registered variant)."""
         return {}
 
     # -- shared -------------------------------------------------------------------------------
