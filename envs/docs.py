@@ -11,7 +11,8 @@ each line, and each field's type and range from the game's ``SCHEMA``, with ever
 of the file in a second table), the registered variants, the
 env's ``max_steps`` default, the default variant's action and observation sizes, and two
 paragraphs of the ``aec_env.py`` module docstring: the one after the title (the rules in brief) and the
-one starting with "Rewards". ``tests/test_docs.py`` fails when the committed page differs.
+one starting with "Rewards", and the measured game lengths of ``configs/game_lengths.yaml`` (written
+by ``scripts/game_lengths.py --write``). ``tests/test_docs.py`` fails when the committed page differs.
 """
 from __future__ import annotations
 
@@ -34,6 +35,9 @@ from .core.resources import config_path
 from .single_agent import gymnasium_id
 
 DEFAULT_OUT = Path("docs") / "games.md"
+#: the measured game lengths (scripts/game_lengths.py --write), under configs/
+GAME_LENGTHS = "game_lengths.yaml"
+LENGTHS_COMMAND = "python scripts/game_lengths.py"
 COMMAND = "python -m tabletop_arena.envs.docs"
 #: a rules value whose one-line JSON is longer than this is listed by name only (or, when it is a
 #: mapping of plain values, one row per entry)
@@ -48,9 +52,11 @@ _ENV_OPTION_DOCS = {
     "render_mode": "`ansi`: `render()` returns text; `rgb_array`: an `(H, W, 3)` picture; "
                    "`human`: prints the text",
     "illegal_action": "`lose`: a masked-out action ends the game, the offender gets -1 "
-                      "(PettingZoo classic); `raise`: `IllegalActionError`, nothing changes",
+                      "(PettingZoo classic; `info[\"ended_by\"] == \"illegal\"`); `raise`: "
+                      "`IllegalActionError`, nothing changes",
     "max_steps": "move cap of the env: the game is truncated there "
-                 "(`info[\"truncated_by_cap\"]`); the default differs per game, see below",
+                 "(`info[\"truncated_by_cap\"]`, `info[\"ended_by\"] == \"cap\"`); the default "
+                 "differs per game, see below",
     "ansi_color": "colour codes in text renders; `None`: plain in `ansi` mode, coloured in "
                   "`human` mode only on a terminal without `NO_COLOR`",
 }
@@ -379,8 +385,56 @@ def _game_section(name: str) -> list[str]:
               "The named option sets that the conformance suite plays (`arena list`):", ""]
     lines += _table(["variant", "options"],
                     [[_code(v), _code(json.dumps(o))] for v, o in sp.variants.items()])
+    lines += _lengths_section(name, package)
     lines += ["", "### Rewards", "", _rewards(name, doc), ""]
     return lines
+
+
+def game_lengths() -> dict[str, Any]:
+    """``configs/game_lengths.yaml``: per game, ``rounds_are`` and its ``variants`` rows."""
+    path = config_path(GAME_LENGTHS)
+    data = yamlio.load(path.read_text(encoding="utf-8")) if path.exists() else None
+    return data if isinstance(data, dict) else {}
+
+
+def _share(x: float) -> str:
+    return f"{round(100 * x, 1):g}%"
+
+
+def _lengths_section(name: str, package: str) -> list[str]:
+    """What an episode costs: each measured variant's mean moves and rounds and how it ended."""
+    entry = game_lengths().get(name)
+    lines = ["", "### Game length", ""]
+    if not entry or not entry.get("variants"):
+        command = f"{LENGTHS_COMMAND} {package} --games 200 --write configs/{GAME_LENGTHS}"
+        return lines + [f"Not measured yet: `{command}`, then `{COMMAND}`."]
+    rows_in = entry["variants"]
+    for label, r in rows_in.items():
+        missing = {"options", "games", "seed", "date", "rules", "designed", "cap", "moves", "rounds"} - set(r)
+        if missing:
+            raise ValueError(f"configs/{GAME_LENGTHS}: {name} {label!r} lacks {sorted(missing)}")
+    games = sorted({r["games"] for r in rows_in.values()})
+    dates = sorted({str(r["date"]) for r in rows_in.values()})
+    command = (f"{LENGTHS_COMMAND} {package} --games {games[0] if len(games) == 1 else 'N'} "
+               f"--write configs/{GAME_LENGTHS}")
+    lines.append(
+        "What an episode costs, with the rule-based `heuristic` in every seat: the mean number of "
+        "moves (engine actions, every player's, sub-steps included) and of rounds a game, and how "
+        "the games ended (`final_info()[\"ended_by\"]`: by the rulebook's ending, by a designed "
+        "ending RULES.md documents, or at a safety cap). "
+        f"Rounds here: {_rst_to_md(entry['rounds_are'])}. "
+        f"{' or '.join(str(g) for g in games)} games a variant, measured on {', '.join(dates)} with "
+        f"`{command}` (the data: `configs/{GAME_LENGTHS}`); the game's RULES.md \"Game length\" "
+        "says more.")
+    lines.append("")
+    rows = []
+    for label, r in rows_in.items():
+        seeds = f"{r['seed']}-{r['seed'] + r['games'] - 1}"
+        rounds = "" if r["rounds"] is None else f"{r['rounds']:.1f}"
+        rows.append([label, _code(json.dumps(r["options"])), f"{r['games']} (seeds {seeds})", str(r["date"]),
+                     _share(r["rules"]), _share(r["designed"]), _share(r["cap"]), f"{r['moves']:,.0f}", rounds])
+    return lines + _table(["variant", "options", "games", "measured", "by the rules", "designed ending",
+                           "cap", "mean moves", "mean rounds"], rows)
 
 
 def _schema_section(name: str, file_name: str, rule_rows: list[list[str]]) -> list[str]:
@@ -431,7 +485,8 @@ def games_markdown() -> str:
              "`envs.make_single_agent(id, **options)` and `gymnasium.make(...)`, and on the command "
              "line to every command as `--opt KEY=VALUE` (the value is read as JSON when it parses). "
              "A wrong name, type or value raises `envs.ConfigError` naming the option and what it "
-             "allows.", "",
+             "allows. Each game's \"Game length\" says what an episode costs (mean moves and rounds "
+             "a variant).", "",
              "Games: " + ", ".join(f"[{titles[n]}](#{_anchor(titles[n], n)})" for n in game_names)
              + ".", "",
              "## Options of every env", "",

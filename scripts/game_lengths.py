@@ -2,7 +2,8 @@
 
     python scripts/game_lengths.py                      # every game, 200 games a variant
     python scripts/game_lengths.py zaberias --games 40  # one game, fewer games
-    python scripts/game_lengths.py --markdown           # the table for docs/games.md
+    python scripts/game_lengths.py --markdown           # a markdown table
+    python scripts/game_lengths.py zaka --write configs/game_lengths.yaml   # the data of docs/games.md
 
 For each variant it plays ``--games`` games (engine seeds ``seed, seed+1, ...``) with the game's
 rule-based ``heuristic`` in every seat (``random`` where a game has none) and prints how they ended:
@@ -13,12 +14,19 @@ rule-based ``heuristic`` in every seat (``random`` where a game has none) and pr
 - ``cap``: by a safety cap (the engine's action cap, ``"cap"``, or the play loop's ``max_steps``
   backstop when the engine did not end the game at all),
 
-and the mean number of moves (actions) and rounds (``final_info()`` ``rounds``/``turns``/``turn``)
-per game. The issue 42 target: ``rules`` (plus ``designed``) in >= 90% of games, ``cap`` <= 10%.
+and the mean number of moves (engine actions, every player's) and rounds (``ROUNDS_ARE``) per
+game. The issue 42 target: ``rules`` (plus ``designed``) in >= 90% of games, ``cap`` <= 10%.
+
+``--write FILE`` also stores each measured variant's row (options, games, first seed, date, the
+three shares, mean moves and rounds) in FILE, ``configs/game_lengths.yaml``, keeping the rows of
+variants not measured in this run: ``envs/docs.py`` reads it for each game's "Game length" table
+in ``docs/games.md`` (regenerate the page after writing it: ``python -m tabletop_arena.envs.docs``).
 """
 from __future__ import annotations
 
 import argparse
+import datetime
+import json
 import os
 import statistics
 import sys
@@ -57,6 +65,27 @@ VARIANTS: list[tuple[str, str, dict]] = [
     ("warbah_v0", "4p allies", {"num_players": 4, "allies": True}),
 ]
 
+#: what a round is in each game (the ``rounds`` column), from its ``final_info()``
+ROUNDS_ARE: dict[str, str] = {
+    "gorgasali_v0": "rounds played (`final_info()[\"rounds\"]`)",
+    "peacekeepers_v0": "turns per player (`final_info()[\"turns\"]`, turns begun, a Wizard's extra "
+                       "turn included, over the player count)",
+    "warbah_v0": "game turns (`final_info()[\"turn\"]`; every player moves in a turn)",
+    "zaberias_v0": "rounds played (`final_info()[\"rounds\"]`: the most turns any tribe took)",
+    "zaka_v0": "turns per army (`final_info()[\"turns\"]`, every army's together, over the armies: "
+               "2 players run four)",
+}
+
+#: the head of the --write file
+WRITE_HEADER = """\
+# Mean game length of every variant (issue 42), read by envs/docs.py for docs/games.md (each
+# game's "Game length"). Written by scripts/game_lengths.py --write (run it for a game, then
+# python -m tabletop_arena.envs.docs); each row: the variant's options, the games played with
+# the rule-based heuristic in every seat (engine seeds seed .. seed+games-1), the date, the shares
+# of games ended by the rules / by a designed ending / at a cap (final_info()["ended_by"]), and
+# the mean moves (engine actions, every player's) and rounds (rounds_are) a game.
+"""
+
 #: the play loop's backstop: far above every engine cap, so that reaching it means the engine never ended
 BACKSTOP = 200_000
 
@@ -76,12 +105,49 @@ def ending_of(state) -> str:
 
 
 def rounds_of(state) -> float | None:
+    """Rounds played (``ROUNDS_ARE``): ``rounds`` or Warbah's ``turn`` as they are, ``turns`` (every
+    seat's turns together) over the seats."""
     info = state.final_info()
-    for key in ("rounds", "turns", "turn", "round"):
+    for key, per in (("rounds", 1), ("turn", 1), ("turns", state.game.num_seats)):
         value = info.get(key)
         if isinstance(value, (int, float)) and not isinstance(value, bool):
-            return float(value)
+            return float(value) / per
     return None
+
+
+def write_rows(path: str, rows: list[dict], seed: int) -> None:
+    """Store ``rows`` in the YAML file at ``path`` (see ``WRITE_HEADER``), keeping its other rows;
+    games and variants in the order of ``VARIANTS``."""
+    import yaml
+
+    data: dict = {}
+    header = WRITE_HEADER.rstrip("\n").splitlines()
+    if os.path.exists(path):
+        with open(path, encoding="utf-8") as f:
+            text = f.read()
+        data = yaml.safe_load(text) or {}
+        old = text.splitlines()
+        top = next((i for i, line in enumerate(old) if not line.startswith("#")), len(old))
+        header = old[:top] or header   # the file's own comment lines, kept
+    today = datetime.date.today().isoformat()
+    for r in rows:
+        entry = data.setdefault(r["game"], {})
+        entry["rounds_are"] = ROUNDS_ARE[r["game"]]
+        entry.setdefault("variants", {})[r["variant"]] = {
+            "options": r["options"], "games": r["games"], "seed": seed, "date": today,
+            "rules": round(r["rules"], 4), "designed": round(r["designed"], 4), "cap": round(r["cap"], 4),
+            "moves": round(r["moves"], 1), "rounds": None if r["rounds"] is None else round(r["rounds"], 1)}
+    order = {(g, label): i for i, (g, label, _) in enumerate(VARIANTS)}
+    lines = list(header)
+    for game in sorted(data, key=lambda g: min((order.get((g, v), 1 << 30) for v in data[g]["variants"]),
+                                               default=1 << 30)):
+        entry = data[game]
+        lines += [f"{game}:", f"  rounds_are: {json.dumps(entry['rounds_are'])}", "  variants:"]
+        for label in sorted(entry["variants"], key=lambda v: order.get((game, v), 1 << 30)):
+            lines.append(f"    {json.dumps(label)}: {json.dumps(entry['variants'][label])}")
+    with open(path, "w", encoding="utf-8") as f:
+        f.write("\n".join(lines) + "\n")
+    print(f"wrote {len(rows)} rows to {path}")
 
 
 def play_one(task: tuple[str, dict, int]) -> tuple[str, int, float | None]:
@@ -108,6 +174,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--workers", type=int, default=2, help="processes (default 2)")
     ap.add_argument("--variant", action="append", default=[], help="only variants whose label contains this")
     ap.add_argument("--markdown", action="store_true", help="print a markdown table")
+    ap.add_argument("--write", metavar="FILE", help="also store the rows in FILE "
+                    "(configs/game_lengths.yaml, the data of docs/games.md), keeping its other rows")
     args = ap.parse_args(argv)
     if args.games < 1 or args.workers < 1:
         ap.error("--games and --workers must be at least 1")
@@ -126,7 +194,7 @@ def main(argv: list[str] | None = None) -> int:
             moves = [r[1] for r in results]
             rounds = [r[2] for r in results if r[2] is not None]
             n = len(results)
-            row = {"game": game_id, "variant": label, "games": n,
+            row = {"game": game_id, "variant": label, "options": options, "games": n,
                    "rules": endings.count("rules") / n, "designed": endings.count("designed") / n,
                    "cap": endings.count("cap") / n, "moves": statistics.mean(moves),
                    "moves_max": max(moves), "rounds": statistics.mean(rounds) if rounds else None,
@@ -144,6 +212,8 @@ def main(argv: list[str] | None = None) -> int:
             rounds = "" if r["rounds"] is None else f"{r['rounds']:.1f}"
             print(f"| {r['game']} | {r['variant']} | {r['games']} | {r['rules']:.0%} | {r['designed']:.0%} | "
                   f"{r['cap']:.0%} | {r['moves']:.0f} | {rounds} |")
+    if args.write:
+        write_rows(args.write, rows, args.seed)
     bad = [r for r in rows if r["cap"] > 0.10]
     if bad:
         print("over 10% of games at a cap: " + ", ".join(f"{r['game']} {r['variant']} ({r['cap']:.0%})"
