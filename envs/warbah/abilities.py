@@ -13,12 +13,12 @@ TROOP_TYPES = BASIC + ("hero",)
 TYPED: frozenset[Ability] = frozenset(("leadership", "tactics", "prowess"))
 
 
-def troop_type(cfg, roll: int) -> int:
+def troop_type(cfg: dict, roll: int) -> int:
     """RANDOM TROOP TYPE TABLE: the 1D5 roll -> the Army group index (TROOP_TYPES)."""
     return TROOP_TYPES.index(cfg["random_troop_type"][roll])
 
 
-def ability_rolls(cfg, vals: tuple, i: int):
+def ability_rolls(cfg: dict, vals: tuple, i: int):
     """One Ability roll read from vals[i:] (ABILITY TABLE 1D10, the RARE ABILITY table on
     9-10, then the troop type 1D5): (dice still needed, None, i) or (None, (name, type), next
     index)."""

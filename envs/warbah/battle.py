@@ -7,11 +7,13 @@ the first round on, the 13 special unit groups (index 5 + u, config.SPECIALS ord
 """
 from __future__ import annotations
 
+from typing import Iterable
+
 import numpy as np
 
 from . import fleets, heroes
 from .actions import LOSS_SP0
-from .config import NUM_SPECIALS, SPECIALS
+from .config import NUM_SPECIALS, SPECIALS, WarbahTables
 from .state import Army, ArmyMagic, Battle, WarbahState
 
 SEGMENTS = 6  # initiative segments of a round: 5+, 4, 3, 2, 1, 0-
@@ -51,7 +53,7 @@ def hero_army(st: WarbahState, hi: int, walls: int = 0) -> Army:
                 walls, walls)
 
 
-def neutral_army(counts, monster=None, walls: int = 0, seat: int = -1) -> Army:
+def neutral_army(counts: list[int] | np.ndarray, monster: list[int] | None = None, walls: int = 0, seat: int = -1) -> Army:
     """An army without a Hero: a garrison (of ``seat``), an encounter, pirates, a monster."""
     return Army(np.asarray(counts, np.int64), seat, -1, monster, walls_base=walls,
                 walls_left=walls)
@@ -70,7 +72,7 @@ def mass_kills(rng: np.random.Generator, n: int, k: int) -> int:
     return max(0, (d * n * k + 25) // 50) if n > 0 and k > 0 else 0
 
 
-def hits(game, rng: np.random.Generator, n: int, k: int) -> int:
+def hits(game: WarbahTables, rng: np.random.Generator, n: int, k: int) -> int:
     """Kills by n attacks at Kill rank k: one d10 each (1D10 <= k), or the designer's formula
     when the option ``mass_formula`` is on."""
     if game.mass_formula:
@@ -83,7 +85,7 @@ def hits(game, rng: np.random.Generator, n: int, k: int) -> int:
 _GROUPS = ("warriors", "archers", "cavalry", "catapults", "hero")  # counts[0:5] (game.troop)
 
 
-def attacks(game, side: Army, seg: int, rng: np.random.Generator) -> int:
+def attacks(game: WarbahTables, side: Army, seg: int, rng: np.random.Generator) -> int:
     """Kills scored by ``side`` in segment ``seg``."""
     kills = 0
     mass = game.mass_formula
@@ -158,7 +160,7 @@ def mass_mean(n: int, k: int, blessed: bool = False) -> float:
     return out / 10
 
 
-def mass_again(rng, n: int, k: int, blessed: bool = False) -> int:
+def mass_again(rng: np.random.Generator, n: int, k: int, blessed: bool = False) -> int:
     """A group's formula roll made again (with Blessing both of its dice, as one roll)."""
     h = mass_kills(rng, n, k)
     if blessed and h < n:
@@ -265,7 +267,7 @@ def ship_attacks(st: WarbahState, a: Army, d: Army, seg: int, ka: int, kd: int) 
     return out[0], out[1]
 
 
-def negate(game, side: Army, kills: int, rng: np.random.Generator) -> int:
+def negate(game: WarbahTables, side: Army, kills: int, rng: np.random.Generator) -> int:
     """Defense ability (per segment) and wall ranks (per round) negate incoming kills."""
     mg = side.magic
     if mg is not None and mg.armor > 0 and kills > 0:  # Armor spell
@@ -308,7 +310,7 @@ def destroyed(side: Army) -> bool:
     return sum(side.counts.tolist()) == 0 and (mon is None or mon[2] <= 0)
 
 
-def add_special_groups(st: WarbahState, armies) -> None:
+def add_special_groups(st: WarbahState, armies: Iterable[Army]) -> None:
     """Give each army its 13 special groups (index 5 + u), once per battle."""
     for s in armies:
         if len(s.counts) == FIRST_SPECIAL and not s.specials_added:
@@ -318,7 +320,7 @@ def add_special_groups(st: WarbahState, armies) -> None:
             s.counts = np.concatenate([s.counts, sp]).astype(np.int64)
 
 
-def write_back_specials(st: WarbahState, armies) -> None:
+def write_back_specials(st: WarbahState, armies: Iterable[Army]) -> None:
     """Write the surviving special troops back to the Heroes."""
     for s in armies:
         hi = s.hero

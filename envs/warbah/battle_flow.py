@@ -15,6 +15,8 @@ force's kills are summed and the target's walls negate them as one attack.
 """
 from __future__ import annotations
 
+from typing import Iterable
+
 import numpy as np
 
 from . import battle, battle_luck, battle_spells, diplomacy, espionage, fleets, heroes, hexes, luck, magic
@@ -152,7 +154,7 @@ def on_attack(st: WarbahState, hi: int, cell: int) -> None:
     diplomacy.on_attack(st, st.heroes[hi].seat, foe)
 
 
-def start_battle(st: WarbahState, hi: int, cell: int, members=()) -> None:
+def start_battle(st: WarbahState, hi: int, cell: int, members: Iterable[int] = ()) -> None:
     """Hero hi (with the joining Heroes ``members``) attacks ``cell``; an encounter's rolls
     (ENCOUNTER TABLE) come first, open to Luck."""
     if heroes.hero_at(st, cell) < 0 and st.encounter[cell] != 0:
@@ -161,7 +163,7 @@ def start_battle(st: WarbahState, hi: int, cell: int, members=()) -> None:
     _start(st, hi, cell, members, None)
 
 
-def _force_seats(st: WarbahState, hi: int, members) -> tuple:
+def _force_seats(st: WarbahState, hi: int, members: Iterable[int]) -> tuple[int, ...]:
     return luck.seat_order([st.heroes[hi].seat] + [st.heroes[j].seat for j in members])
 
 

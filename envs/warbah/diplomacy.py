@@ -28,7 +28,7 @@ from .actions import (
     HERO_TO0,
     NUM_ACTIONS,
 )
-from .state import AllianceTurn, WarbahState
+from .state import AllianceTurn, Hero, WarbahState
 
 
 def enabled(st: WarbahState) -> bool:
@@ -131,7 +131,7 @@ def friendly(st: WarbahState, a: int, b: int) -> bool:
     return a == b or bool(st.diplomacy.allied[a, b])
 
 
-def trade_mask(st: WarbahState, seat: int, h, mask: np.ndarray) -> None:
+def trade_mask(st: WarbahState, seat: int, h: Hero, mask: np.ndarray) -> None:
     """Allies may trade settlements and Heroes: the acting Hero may cede the (non-capitol)
     settlement he stands on, or join an ally's side with his army and items (designed)."""
     if not enabled(st) or not st.diplomacy.allied[seat].any():

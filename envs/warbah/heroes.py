@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from .actions import CASUALTY0, LOSS_SP0
-from .config import ABILITIES, NUM_SPECIALS, SPECIALS, Ability
+from .config import ABILITIES, NUM_SPECIALS, SPECIALS, Ability, WarbahTables
 from .state import Hero, WarbahState
 
 #: the ability names ``ability`` accepts
@@ -83,12 +83,12 @@ def army_cap(st: WarbahState, h: Hero) -> int:
     return _cap(st.game, ability(st, h, "command"))
 
 
-def _cap(g, commands: int) -> int:
+def _cap(g: WarbahTables, commands: int) -> int:
     """The army cap for a Hero with ``commands`` Command abilities."""
     return g.army_cap + g.command_bonus * commands
 
 
-def _type_limit(g, commands: int) -> int:
+def _type_limit(g: WarbahTables, commands: int) -> int:
     """The troop-type limit for a Hero with ``commands`` Command abilities."""
     return g.troop_types + commands
 

@@ -7,7 +7,7 @@ import numpy as np
 
 from . import heroes, luck
 from .board import edge
-from .config import SETTLEMENTS, SPECIALS, TERRAINS
+from .config import SETTLEMENTS, SPECIALS, TERRAINS, WarbahTables
 from .state import Chain, Hero, NextRoll, WarbahState
 
 
@@ -133,7 +133,7 @@ def explore(st: WarbahState, m: int, seat: int = -1) -> None:
     luck.chain(st, EXPLORE, (m, seat))
 
 
-def castle_variant(game, roll: int) -> str:
+def castle_variant(game: WarbahTables, roll: int) -> str:
     """CASTLE VARIANT TYPES: the variant of a castle for its 1D10 roll ("" none)."""
     return game.cfg["variants"]["castle"].get(roll, "")
 

@@ -21,7 +21,7 @@ player (``lucky_hero``), not only the Hero the roll is about.
 """
 from __future__ import annotations
 
-from typing import get_args
+from typing import Iterable, get_args
 
 import numpy as np
 
@@ -47,7 +47,7 @@ def lucky_hero(st: WarbahState, seat: int) -> int:
     return -1
 
 
-def seat_order(seats) -> tuple:
+def seat_order(seats: Iterable[int | None]) -> tuple[int, ...]:
     """The seats asked, in order, each once (None and negative seats left out; plain ints)."""
     out: list[int] = []
     for s in seats:
@@ -58,7 +58,7 @@ def seat_order(seats) -> tuple:
     return tuple(out)
 
 
-def roll(rng, dice) -> int:
+def roll(rng: np.random.Generator, dice: tuple[int, int]) -> int:
     """The sum of ``dice`` = (n, faces) dice from ``rng``."""
     n, faces = dice
     if n == 1:  # most rolls: one scalar draw
@@ -68,17 +68,17 @@ def roll(rng, dice) -> int:
     return sum(rng.integers(1, faces + 1, size=n).tolist())
 
 
-def d10(rng, n: int = 1) -> int:
+def d10(rng: np.random.Generator, n: int = 1) -> int:
     """The sum of n ten-sided dice."""
     return roll(rng, (n, 10))
 
 
-def d5(rng, n: int = 1) -> int:
+def d5(rng: np.random.Generator, n: int = 1) -> int:
     """The sum of n five-sided dice (1D10 halved, as the rulebook's 1D5)."""
     return roll(rng, (n, 5))
 
 
-def offer(st: WarbahState, what: RollKind, seats, value: int, dice: tuple[int, int],
+def offer(st: WarbahState, what: RollKind, seats: Iterable[int | None], value: int, dice: tuple[int, int],
           resume: Resolve, ctx: tuple, roller: int | None = None) -> bool:
     """Offer Luck on a roll of kind ``what`` just made. True: a player decides now (phase
     ``luck``) and ``resume(st, value, ctx)`` runs afterwards; False: nobody can, the caller
@@ -185,7 +185,7 @@ def _chain_roll(st: WarbahState, value: int, ctx: tuple) -> None:
 
 
 # -- windows: after a battle segment's dice the players may reroll one die of their choice ----
-def window(st: WarbahState, seats, win: Window, ctx: tuple) -> bool:
+def window(st: WarbahState, seats: Iterable[int | None], win: Window, ctx: tuple) -> bool:
     """Ask the players in ``seats`` (in order) whose Luck is unused this turn and for whom a
     reroll can matter (``win.can`` names at least one choice). True: a player decides now
     (phase ``luck``; ``win.done(st, ctx)`` runs once all are asked); False: nobody can, the

@@ -8,6 +8,8 @@ Hero who beats an enemy Hero takes all his items.
 """
 from __future__ import annotations
 
+import numpy as np
+
 from . import abilities, diplomacy, heroes
 from .actions import GIVE_ITEM0
 from .config import SETTLEMENTS
@@ -30,7 +32,7 @@ def _without(cards: list, card) -> list:
     return out
 
 
-def determinize(s, observer: int, rng) -> None:
+def determinize(s: WarbahState, observer: int, rng: np.random.Generator) -> None:
     """Resample hidden magic: opponents' realm hands, enemy battle hands, deck order, the cards
     behind enemy heroes' items (unless the observer scried this turn). What the observer has
     seen stays: the items of a Hero whose index card it espied this turn or who is in the
@@ -62,7 +64,8 @@ def determinize(s, observer: int, rng) -> None:
     busy = set()
     if b is not None:
         everyone = list(b.sides) + list(b.members)  # combined attacks too (battle_spells.armies)
-        sides = [sd for sd in everyone if sd.magic is not None and sd.seat != observer]
+        # the other players' armies with spells, each with its spell state
+        sides = [(sd, sm) for sd in everyone if (sm := sd.magic) is not None and sd.seat != observer]
         busy = {sd.hero for sd in everyone}
         kept = {}   # id(army) -> the battle card paying for the pending battle spell
         bm = b.magic
@@ -72,13 +75,13 @@ def determinize(s, observer: int, rng) -> None:
             if (sm is not None and sd.seat != observer and sm.wizard and not sm.cast
                     and b.round not in sm.spellbound and bm.pending in sm.hand):
                 kept[id(sd)] = bm.pending
-        pool = list(m.battle_deck) + [k for sd in sides
-                                      for k in _without(sd.magic.hand, kept.get(id(sd)))]
+        pool = list(m.battle_deck) + [k for sd, sm in sides
+                                      for k in _without(sm.hand, kept.get(id(sd)))]
         pool = [pool[i] for i in rng.permutation(len(pool))]
-        for sd in sides:
-            n = len(sd.magic.hand) - (id(sd) in kept)
+        for sd, sm in sides:
+            n = len(sm.hand) - (id(sd) in kept)
             extra = [kept[id(sd)]] if id(sd) in kept else []
-            sd.magic.hand, pool = pool[:n] + extra, pool[n:]
+            sm.hand, pool = pool[:n] + extra, pool[n:]
         m.battle_deck = pool
     else:
         m.battle_deck = [m.battle_deck[i] for i in rng.permutation(len(m.battle_deck))]

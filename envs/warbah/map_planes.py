@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 
 from . import hexes
-from .config import SETTLEMENTS, TERRAINS
+from .config import SETTLEMENTS, TERRAINS, WarbahTables
 from .state import WarbahState
 
 try:  # numpy's C function behind np.count_nonzero(a) (no Python-level wrapper per call)
@@ -48,7 +48,7 @@ def _river_cache(st: WarbahState):
     return c[1], c[2]
 
 
-def _wall_tables(g):
+def _wall_tables(g: WarbahTables) -> tuple[np.ndarray, np.ndarray]:
     """Base walls by terrain code and by settlement code (cached on the Game)."""
     t = getattr(g, "_obs_wall_tables", None)
     if t is None:
@@ -251,7 +251,7 @@ def _garrisons(st: WarbahState, specials: bool | np.bool_) -> list[tuple[int, fl
     return [(c, min(t, 20) / 20.0) for c, t in sorted(tot.items()) if t]
 
 
-def _obs_size(g) -> int:
+def _obs_size(g: WarbahTables) -> int:
     k = g.__dict__.get("_obs_size")
     if k is None:
         k = g._obs_size = g.observation_size

@@ -40,7 +40,7 @@ from .config import ABILITIES, DIPLOMACY_PHASES, SUBSTEP_PHASES, TURN_PHASES
 from .heroes import ability, hero_at
 from .map_planes import base_planes, float_view
 from .observe_magic import observe_magic
-from .state import WarbahState
+from .state import Battle, Hero, WarbahState
 
 VECTOR = 48          # the base vector's length
 PLANES_B = 7         # the empire section's planes
@@ -123,7 +123,7 @@ def _heroes_and_vector(st: WarbahState, seat: int, out: np.ndarray, w: memoryvie
     return occ, my_heroes, _fleet_planes(st, seat, w, o, n)
 
 
-def _acting_hero_vector(h, w: memoryview[float], vo: int) -> None:
+def _acting_hero_vector(h: Hero, w: memoryview[float], vo: int) -> None:
     """Vector 9-31: the acting Hero's troops, MP, XP and abilities."""
     tr = h.troops.tolist()
     for t in range(4):
@@ -139,7 +139,7 @@ def _acting_hero_vector(h, w: memoryview[float], vo: int) -> None:
             w[vo + 15 + _ABIL_INDEX[name]] = _ABIL_STEPS[min(k, len(_ABIL_STEPS) - 1)]
 
 
-def _battle_vector(b, seat: int, out: np.ndarray, w: memoryview[float], vo: int) -> None:
+def _battle_vector(b: Battle, seat: int, out: np.ndarray, w: memoryview[float], vo: int) -> None:
     """Vector 40-47 in a battle of mine: my army's counts, the foe's troops, special, monster."""
     sides = b.sides
     mine = [k for k in (0, 1) if sides[k].seat == seat]
