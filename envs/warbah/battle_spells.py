@@ -277,7 +277,7 @@ def spell_segment(st: WarbahState, seg: int, resume: Resolve) -> bool:
                 cast_battle(st, k, s, t, resume=resume)
             else:  # a joining army of the force
                 cast_battle(st, k, s, t, a, resume=resume)
-            if st.phase == "luck":  # a player decides on Luck for the spell's dice
+            if luck.deciding(st):  # a player decides on Luck for the spell's dice
                 return True
             continue
         bm.step += 1
@@ -334,14 +334,14 @@ def apply(st: WarbahState, a: int, resume: Resolve) -> bool:
                 return False
             bm.pending = None
             cast_battle(st, k, s, None, tgt, resume=resume)
-            if st.phase == "luck":  # Luck on the spell's dice first (luck.py)
+            if luck.deciding(st):  # Luck on the spell's dice first (luck.py)
                 return False
         else:
             bm.pending, bm.target_army = None, None
             group = (a - GROUP0 if a < GROUP0 + SPECIAL_GROUP0
                      else SPECIAL_GROUP0 + a - MAGIC_SPGROUP0)
             cast_battle(st, k, s, group, tgt, resume=resume)
-            if st.phase == "luck":  # Luck on the spell's dice first (luck.py)
+            if luck.deciding(st):  # Luck on the spell's dice first (luck.py)
                 return False
     elif a == DONE:
         bm.step += 1
@@ -356,7 +356,7 @@ def apply(st: WarbahState, a: int, resume: Resolve) -> bool:
         g = spell_groups(st, k, s, tgt)
         if g == [None] or s == st.game.spells.dispell:
             cast_battle(st, k, s, None, tgt, resume=resume)
-            if st.phase == "luck":
+            if luck.deciding(st):
                 return False
         else:
             bm.pending, bm.target_army = s, tgt

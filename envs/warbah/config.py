@@ -34,16 +34,21 @@ ABILITIES: tuple[Ability, ...] = get_args(Ability)
 TIMINGS = ("discard", "collect", "recruit", "espionage", "move", "disaster", "recovery")
 
 # -- phases (``state.phase``) -------------------------------------------------------------------
+#: every phase a Warbah position can be in (``state.WarbahState.phase``): a phase compared or
+#: set by a name outside it is a type error (strict_equality), not a silent False
+Phase = Literal["capitol", "recruit", "move", "battle", "casualty", "call_off", "over",
+                "espionage", "spy_loss", "luck", "sea_loss", "diplomacy", "ally_answer",
+                "join", "join_answer", "realm", "realm_target", "spell", "spell_target"]
 #: the turn's own phases (observation vector 0-6)
-TURN_PHASES = ("capitol", "recruit", "move", "battle", "casualty", "call_off", "over")
-SPY_PHASES = ("espionage", "spy_loss")          # espionage.py
-SEA_SUBSTEP_PHASES = ("luck", "sea_loss")       # luck.py, fleets.py
-DIPLOMACY_PHASES = ("diplomacy", "ally_answer")  # diplomacy.py
+TURN_PHASES: tuple[Phase, ...] = ("capitol", "recruit", "move", "battle", "casualty", "call_off", "over")
+SPY_PHASES: tuple[Phase, ...] = ("espionage", "spy_loss")          # espionage.py
+SEA_SUBSTEP_PHASES: tuple[Phase, ...] = ("luck", "sea_loss")       # luck.py, fleets.py
+DIPLOMACY_PHASES: tuple[Phase, ...] = ("diplomacy", "ally_answer")  # diplomacy.py
 #: the sub-steps of espionage, Luck, troop loss at sea and diplomacy (observation order)
 SUBSTEP_PHASES = SPY_PHASES + SEA_SUBSTEP_PHASES + DIPLOMACY_PHASES
-JOIN_PHASES = ("join", "join_answer")           # combined attacks (battle_flow.py)
-REALM_PHASES = ("realm", "realm_target")        # realm_spells.py
-BATTLE_SPELL_PHASES = ("spell", "spell_target")  # battle_spells.py
+JOIN_PHASES: tuple[Phase, ...] = ("join", "join_answer")           # combined attacks (battle_flow.py)
+REALM_PHASES: tuple[Phase, ...] = ("realm", "realm_target")        # realm_spells.py
+BATTLE_SPELL_PHASES: tuple[Phase, ...] = ("spell", "spell_target")  # battle_spells.py
 MAGIC_PHASES = REALM_PHASES + BATTLE_SPELL_PHASES
 
 

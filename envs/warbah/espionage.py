@@ -212,7 +212,7 @@ def advance(st: WarbahState) -> bool:
         if luck.offer(st, "esp_table", (e.seat,), r, (1, 10), _spy_table_roll, ()):
             return True  # Luck: the spy's player may have the Espionage table roll made again
         resolve_agent(st, r)
-        if st.phase == "luck":  # Luck on the Agent Success roll (luck.py)
+        if luck.deciding(st):  # Luck on the Agent Success roll (luck.py)
             return True
 
 

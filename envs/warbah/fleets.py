@@ -13,6 +13,7 @@ import numpy as np
 
 from . import heroes, magic
 from .actions import CASUALTY0, FLEET_SLOTS, LOSS_SP0, NUM_ACTIONS
+from .config import Phase
 from .state import Hero, TroopLoss, WarbahState
 
 
@@ -77,7 +78,7 @@ def sink_ship(st: WarbahState, hi: int) -> None:
     enforce_capacity(st, hi, st.phase)
 
 
-def enforce_capacity(st: WarbahState, hi: int, ret: str) -> bool:
+def enforce_capacity(st: WarbahState, hi: int, ret: Phase) -> bool:
     """Excess troops over 10 per ship disband: the owner picks which (sub-step)."""
     h = st.heroes[hi]
     if not at_sea(st, h):

@@ -103,6 +103,13 @@ def offer(st: WarbahState, what: RollKind, seats: Iterable[int | None], value: i
 
 
 # -- the phase ``luck`` -------------------------------------------------------------------------
+def deciding(st: WarbahState) -> bool:
+    """A Luck decision is pending (phase ``luck``): what a procedure asks after a call that may
+    have offered a roll to Luck (a function, so that the type checker does not keep the phase
+    it saw before the call)."""
+    return st.phase == "luck"
+
+
 def mask(st: WarbahState) -> np.ndarray:
     out = np.zeros(NUM_ACTIONS, np.int8)
     out[mask_actions(st)] = 1

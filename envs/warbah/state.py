@@ -21,7 +21,7 @@ import numpy as np
 
 from ..core.game import State, copy_generator
 from .board import generate_map
-from .config import GROUP_NAMES, NUM_SPECIALS, Ability, WarbahTables
+from .config import GROUP_NAMES, NUM_SPECIALS, Ability, Phase, WarbahTables
 
 #: battle-spell target groups: 0-3 the basic troop types, 4 the Hero, 5 a monster, 6 + u the
 #: special unit group u (an army's counts[battle.FIRST_SPECIAL + u]); ``ArmyMagic``'s per-group lists
@@ -210,7 +210,7 @@ class Battle:
     next_share: int = 0             # whose turn the next shared kill is (battle_flow._share)
     magic: BattleMagic | None = None
     raw_kills: list[int] | None = None  # this segment's kills before walls (Luck window)
-    return_phase: str = "battle"    # a sea battle returns to the move phase
+    return_phase: Phase = "battle"  # a sea battle returns to the move phase
 
     def clone(self) -> "Battle":
         return Battle([a.clone() for a in self.sides], self.kind, self.cell, self.treasure,
@@ -333,7 +333,7 @@ class TroopLoss:
     """Troops over the ships' capacity (phase ``sea_loss``): the owner picks ``left`` more."""
     hero: int
     left: int
-    return_phase: str
+    return_phase: Phase
 
     def clone(self) -> "TroopLoss":
         return TroopLoss(self.hero, self.left, self.return_phase)
@@ -387,7 +387,7 @@ class LuckDecision:
     ask (``seats``) and the roller; a battle segment's window carries its ``window`` instead."""
     hero: int
     roll: int
-    return_phase: str
+    return_phase: Phase
     what: RollKind
     value: int = 0
     dice: tuple[int, int] = (1, 10)
@@ -414,7 +414,7 @@ class MagicState:
     realm_discard: list[int] = field(default_factory=list)
     battle_discard: list[int] = field(default_factory=list)
     window: str = ""                # the open realm-spell window (TIMINGS), "" none
-    saved: tuple[str, list[tuple[int, int]], int] | None = None  # (phase, queue, queue position) the window interrupted
+    saved: tuple[Phase, list[tuple[int, int]], int] | None = None  # (phase, queue, queue position) the window interrupted
     opened: set[str] = field(default_factory=set)  # windows opened this turn
     pending: tuple[int, int] | None = None  # (spell, hero) awaiting its target
     sanctuary: set[int] = field(default_factory=set)  # cells no one may attack this turn
@@ -479,7 +479,7 @@ class WarbahState(State):
     capitol: np.ndarray             # int64[seats]: -1 none yet
     # the turn
     turn: int
-    phase: str
+    phase: Phase
     order: list[int]                # initiative order of the turn
     queue: list[tuple[int, int]]    # the phase's decisions: (seat, hex or Hero)
     queue_pos: int

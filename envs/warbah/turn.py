@@ -9,6 +9,8 @@ for the others, ``ADVANCE`` for the sub-steps that run on by themselves between 
 """
 from __future__ import annotations
 
+from typing import Callable
+
 import numpy as np
 
 from . import (
@@ -27,7 +29,7 @@ from . import (
     recruit,
 )
 from .actions import CAPITOL0, CAPITOL_AUTO, NUM_ACTIONS
-from .config import BATTLE_SPELL_PHASES, JOIN_PHASES, SETTLEMENTS, SPECIALS, TERRAINS
+from .config import BATTLE_SPELL_PHASES, JOIN_PHASES, SETTLEMENTS, SPECIALS, TERRAINS, Phase
 from .state import Chain, Hero, NextRoll, WarbahState
 
 try:  # numpy's C function behind np.count_nonzero(a) (no Python-level wrapper per call)
@@ -255,7 +257,8 @@ def _after_battles(st: WarbahState) -> None:
 
 #: phases walking a queue of (seat, hex or Hero) entries: (mask(st, seat, x),
 #: apply(st, seat, x, action))
-QUEUE_STEPS = {
+QUEUE_STEPS: dict[Phase, tuple[Callable[[WarbahState, int, int], np.ndarray],
+                               Callable[[WarbahState, int, int, int], object]]] = {
     "recruit": (recruit.mask, recruit.apply),
     "move": (movement.mask, movement.apply),
     "battle": (battle_flow.attack_mask, battle_flow.attack_apply),
@@ -263,10 +266,10 @@ QUEUE_STEPS = {
     "realm_target": (realm_spells.mask, realm_spells.apply),
 }
 #: what follows when a phase's queue is done
-QUEUE_DONE = {"recruit": _after_recruit, "move": _after_move, "battle": _after_battles,
+QUEUE_DONE: dict[Phase, Callable[[WarbahState], object]] = {"recruit": _after_recruit, "move": _after_move, "battle": _after_battles,
               "realm": end_window}
 #: the other decisions: (mask(st), apply(st, action))
-SUBSTEPS = {
+SUBSTEPS: dict[Phase, tuple[Callable[[WarbahState], np.ndarray], Callable[[WarbahState, int], object]]] = {
     "capitol": (capitol_mask, capitol_apply),
     "casualty": (battle_flow.casualty_mask, battle_flow.casualty_apply),
     "call_off": (battle_flow.call_off_mask, battle_flow.call_off_apply),
@@ -282,11 +285,11 @@ SUBSTEPS = {
     "ally_answer": (diplomacy.mask, diplomacy.apply),
 }
 #: sub-steps with automatic steps between decisions: advance(st) -> True when a player decides
-ADVANCE = {"espionage": espionage.advance, "spy_loss": espionage.advance,
+ADVANCE: dict[Phase, Callable[[WarbahState], bool]] = {"espionage": espionage.advance, "spy_loss": espionage.advance,
            "luck": luck.advance, "sea_loss": fleets.loss_advance,
            "diplomacy": diplomacy.advance, "ally_answer": diplomacy.advance}
 #: decisions set up by the code that entered them (battles, combined attacks)
-_WAIT_PHASES = frozenset(("casualty", "call_off") + BATTLE_SPELL_PHASES + JOIN_PHASES)
+_WAIT_PHASES: frozenset[Phase] = frozenset(("casualty", "call_off") + BATTLE_SPELL_PHASES + JOIN_PHASES)
 
 
 def queue_mask(st: WarbahState, seat: int, x: int) -> np.ndarray:

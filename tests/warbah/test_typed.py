@@ -5,13 +5,14 @@ from __future__ import annotations
 
 import pickle
 from pathlib import Path
+from typing import get_args
 
 import numpy as np
 import pytest
 
 from tabletop_arena import envs
 from tabletop_arena.envs.core.game import State, restore
-from tabletop_arena.envs.warbah import heroes, luck, state
+from tabletop_arena.envs.warbah import config, heroes, luck, state, turn
 from tabletop_arena.envs.warbah.actions import KEEP_ROLL
 from tests.test_layering import import_edges
 from tests.warbah.test_luck_rolls import _explore_world
@@ -50,6 +51,28 @@ def test_every_state_attribute_is_declared_in_state_py(variant):
     for s in _play(st, 400, np.random.default_rng(7)):
         extra = set(vars(s)) - declared
         assert not extra, f"{variant}: attributes not declared in state.WarbahState: {sorted(extra)}"
+
+
+def test_every_phase_is_a_declared_phase():
+    """The phases are a Literal (config.Phase, the type of WarbahState.phase): the phase tuples
+    the observation indexes are exactly its names, every phase but ``over`` has its functions in
+    turn.py's dispatch tables (keyed by Phase), and random games of every variant meet only
+    declared phases (config.py had the tuples alone; a phase compared or set under another name
+    was a silent miss)."""
+    phases = set(get_args(config.Phase))
+    assert phases == set(config.TURN_PHASES + config.SUBSTEP_PHASES + config.JOIN_PHASES
+                         + config.MAGIC_PHASES)
+    assert set(turn.QUEUE_STEPS) | set(turn.SUBSTEPS) == phases - {"over"}
+    assert set(turn.ADVANCE) | turn._WAIT_PHASES <= phases and set(turn.QUEUE_DONE) <= phases
+    seen = set()
+    for variant, options in sorted(envs.variants("warbah_v0").items()):
+        st, rng = envs.make_game("warbah_v0", **options).new_initial_state(11), np.random.default_rng(11)
+        while not st.is_terminal() and len(st.history) < 600:
+            seen.add(st.phase)
+            legal = np.flatnonzero(st.legal_actions_mask())
+            st.apply(int(legal[rng.integers(len(legal))]))
+        assert seen <= phases, (variant, seen - phases)
+    assert len(seen) >= 10, seen   # the games reach most of them
 
 
 def test_state_py_is_a_leaf():
