@@ -34,7 +34,7 @@ from .actions import (
     NUM_ACTIONS,
 )
 from .config import TERRAINS
-from .state import Army, Battle, Chain, DeclaredAttack, Hero, NextRoll, WarbahState, Window
+from .state import Army, Battle, BattleKind, Chain, DeclaredAttack, Hero, NextRoll, WarbahState, Window
 
 
 def joiners(st: WarbahState, lead: int, cell: int) -> list[tuple[int, int]]:
@@ -205,7 +205,8 @@ def _start(st: WarbahState, hi: int, cell: int, members, sizes) -> None:
     h = st.heroes[hi]
     walls = hexes.walls(st, cell, h.cell)
     j = heroes.hero_at(st, cell)
-    kind, treasure = "garrison", 0
+    kind: BattleKind = "garrison"
+    treasure = 0
     if j >= 0:
         kind, defender = "hero", battle.hero_army(st, j, walls)
     elif sizes is not None:

@@ -31,7 +31,8 @@ Ability = Literal["wizardry", "command", "defense", "leadership", "tactics", "lo
                   "prowess", "healing", "siegecraft", "strategy", "wealth"]
 ABILITIES: tuple[Ability, ...] = get_args(Ability)
 #: realm-spell windows (REALM SPELLS: when each spell may be cast), in turn order
-TIMINGS = ("discard", "collect", "recruit", "espionage", "move", "disaster", "recovery")
+Timing = Literal["discard", "collect", "recruit", "espionage", "move", "disaster", "recovery"]
+TIMINGS: tuple[Timing, ...] = get_args(Timing)
 
 # -- phases (``state.phase``) -------------------------------------------------------------------
 #: every phase a Warbah position can be in (``state.WarbahState.phase``): a phase compared or

@@ -23,16 +23,17 @@ seen this turn); a delayed Hero has ``delayed_turn`` = the turn.
 """
 from __future__ import annotations
 
+from typing import get_args
+
 import numpy as np
 
 from . import fleets, heroes, hexes, luck, magic, realm_spells
 from .actions import DONE, HIRE_AGENT, NUM_ACTIONS, REALM0, TARGET0, TARGET_SLOTS
-from .state import Hero, SpyMission, WarbahState
+from .state import Hero, SpyMission, SpyStage, WarbahState
 
-STAGES = ("hire", "look", "kill_hero", "garrison", "item", "steal_gold", "damage", "delay",
-          "wizard", "disband", "false_orders", "sink", "give_item", "move")
+STAGES: tuple[SpyStage, ...] = get_args(SpyStage)
 #: agent success d10 -> stage that picks its target
-SUCCESS_STAGE = {1: "kill_hero", 2: "garrison", 3: "item", 4: "steal_gold", 5: "damage",
+SUCCESS_STAGE: dict[int, SpyStage] = {1: "kill_hero", 2: "garrison", 3: "item", 4: "steal_gold", 5: "damage",
                  6: "delay", 7: "wizard", 8: "disband", 9: "false_orders", 10: "sink"}
 
 
@@ -264,7 +265,7 @@ def _success_roll(st: WarbahState, s: int, ctx: tuple) -> None:
     _set_stage(st, SUCCESS_STAGE[s], ctx[0])
 
 
-def _set_stage(st: WarbahState, stage: str, r: int) -> None:
+def _set_stage(st: WarbahState, stage: SpyStage, r: int) -> None:
     e = mission(st)
     e.stage = stage
     st.espionage.log.append((st.turn, e.seat, e.stage, r))
@@ -307,6 +308,7 @@ def apply(st: WarbahState, a: int) -> None:
             realm_spells.use_fortell(st, _victim(st, stage, x))
             st.espionage.log.append((st.turn, seat, "fortell", stage))
         return
+    assert stage != "done", "a target picked after the agent's result"   # advance moves on
     x = e.targets[a - TARGET0]
     e.stage = "done"
     if stage != "give_item" and _fortell_offer(st, stage, x):
@@ -314,16 +316,16 @@ def apply(st: WarbahState, a: int) -> None:
     _result(st, stage, x)
 
 
-def _result(st: WarbahState, stage: str, x) -> None:
+def _result(st: WarbahState, stage: SpyStage, x) -> None:
     """The agent's result ``stage`` against target x takes effect."""
     _RESULTS[stage](st, mission(st), stage, x)
 
 
-def _look(st: WarbahState, e: SpyMission, stage: str, x: int) -> None:
+def _look(st: WarbahState, e: SpyMission, stage: SpyStage, x: int) -> None:
     st.espionage.revealed[(e.seat, x)] = st.turn
 
 
-def _kill_hero(st: WarbahState, e: SpyMission, stage: str, x: int) -> None:
+def _kill_hero(st: WarbahState, e: SpyMission, stage: SpyStage, x: int) -> None:
     """The army stays behind as a garrison of its owner; a wizard teleports home."""
     h = st.heroes[x]
     h.alive = False
@@ -337,37 +339,37 @@ def _kill_hero(st: WarbahState, e: SpyMission, stage: str, x: int) -> None:
         magic.kill_wizard(st, x)
 
 
-def _garrison(st: WarbahState, e: SpyMission, stage: str, x: int) -> None:
+def _garrison(st: WarbahState, e: SpyMission, stage: SpyStage, x: int) -> None:
     st.owner[x] = e.seat
 
 
-def _gold(st: WarbahState, e: SpyMission, stage: str, x: int) -> None:
+def _gold(st: WarbahState, e: SpyMission, stage: SpyStage, x: int) -> None:
     """Steal gold / damage: 1D10 gold (Luck: the spy, then the victim, may reroll it)."""
     _lucky_amount(st, stage, x, luck.d10(st.rng), (1, 10), x)
 
 
-def _delay(st: WarbahState, e: SpyMission, stage: str, x: int) -> None:
+def _delay(st: WarbahState, e: SpyMission, stage: SpyStage, x: int) -> None:
     st.heroes[x].delayed_turn = st.turn
 
 
-def _wizard(st: WarbahState, e: SpyMission, stage: str, x: int) -> None:
+def _wizard(st: WarbahState, e: SpyMission, stage: SpyStage, x: int) -> None:
     magic.kill_wizard(st, x)
 
 
-def _disband(st: WarbahState, e: SpyMission, stage: str, x: int) -> None:
+def _disband(st: WarbahState, e: SpyMission, stage: SpyStage, x: int) -> None:
     """1D5 troops (Luck: the spy, then the victim, may reroll it)."""
     _lucky_amount(st, stage, x, int(st.rng.integers(1, 6)), (1, 5), st.heroes[x].seat)
 
 
-def _false_orders(st: WarbahState, e: SpyMission, stage: str, x: int) -> None:
+def _false_orders(st: WarbahState, e: SpyMission, stage: SpyStage, x: int) -> None:
     e.victim, e.stage = x, "move"
 
 
-def _sink(st: WarbahState, e: SpyMission, stage: str, x: int) -> None:
+def _sink(st: WarbahState, e: SpyMission, stage: SpyStage, x: int) -> None:
     fleets.sink_ship(st, x)
 
 
-def _item(st: WarbahState, e: SpyMission, stage: str, x: int) -> None:
+def _item(st: WarbahState, e: SpyMission, stage: SpyStage, x: int) -> None:
     """A random item (designed) is taken; the spy hands it to one of his Heroes."""
     items = st.heroes[x].items
     it = items[int(st.rng.integers(len(items)))]
@@ -379,7 +381,7 @@ def _item(st: WarbahState, e: SpyMission, stage: str, x: int) -> None:
         e.stage = "done"
 
 
-def _give_item(st: WarbahState, e: SpyMission, stage: str, x: int) -> None:
+def _give_item(st: WarbahState, e: SpyMission, stage: SpyStage, x: int) -> None:
     it = e.item
     assert it is not None   # stage give_item: the stolen item (``_item``)
     if it.kind == "ability":  # as magic.take_items does
@@ -396,7 +398,7 @@ _RESULTS = {"look": _look, "kill_hero": _kill_hero, "garrison": _garrison, "stea
             "give_item": _give_item}
 
 
-def _lucky_amount(st: WarbahState, stage: str, x: int, value: int, dice, victim: int) -> None:
+def _lucky_amount(st: WarbahState, stage: SpyStage, x: int, value: int, dice, victim: int) -> None:
     if not luck.offer(st, "agent_amount", (mission(st).seat, victim), value, dice,
                       _amount_roll, (stage, x)):
         _amount_roll(st, value, (stage, x))
@@ -418,12 +420,12 @@ def _amount_roll(st: WarbahState, value: int, ctx: tuple) -> None:
         e.stage = "disband"
 
 
-def _victim(st: WarbahState, stage: str, x: int) -> int:
+def _victim(st: WarbahState, stage: SpyStage, x: int) -> int:
     return (x if stage in ("steal_gold", "damage") else int(st.owner[x]) if stage == "garrison"
             else st.heroes[x].seat)
 
 
-def _fortell_offer(st: WarbahState, stage: str, x: int) -> bool:
+def _fortell_offer(st: WarbahState, stage: SpyStage, x: int) -> bool:
     """REALM SPELLS Fortell ("negate espionage result. Cast in espionage phase"): a victim able
     to cast it decides now (stage ``fortell``: REALM0 + fortell casts, DONE lets it pass)."""
     v = _victim(st, stage, x)

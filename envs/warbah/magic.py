@@ -13,7 +13,7 @@ import numpy as np
 from . import abilities, diplomacy, heroes
 from .actions import GIVE_ITEM0
 from .config import SETTLEMENTS
-from .state import Chain, Hero, Item, NextRoll, WarbahState
+from .state import Chain, Hero, Item, ItemKind, NextRoll, WarbahState
 
 TOWER = SETTLEMENTS.index("tower")
 
@@ -163,7 +163,7 @@ def gain_ability_item(h: Hero, ab: tuple) -> None:
     h.items.append(Item("ability", ability=ab))
 
 
-def gain_item(st: WarbahState, h: Hero, kind: str) -> None:
+def gain_item(st: WarbahState, h: Hero, kind: ItemKind) -> None:
     """A realm- or battle-spell item: the card drawn defines it (ability items:
     ``gain_ability_item``)."""
     k = draw(st, kind[0])

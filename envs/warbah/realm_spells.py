@@ -18,18 +18,18 @@ import numpy as np
 
 from . import abilities, fleets, heroes, hexes, luck, magic
 from .actions import CELL0, DONE, NUM_ACTIONS, REALM0, TSEAT0
-from .config import TERRAINS
+from .config import TERRAINS, Timing
 from .state import Hero, WarbahState
 
 
 # -- windows --------------------------------------------------------------------------------------
-def open_queue(st: WarbahState, timing: str, queue) -> None:
+def open_queue(st: WarbahState, timing: Timing, queue: list[tuple[int, int]]) -> None:
     """Phase ``realm`` for the window ``timing`` with these (seat, hero) entries."""
     st.magic.window = timing
     st.phase, st.queue, st.queue_pos = "realm", queue, 0
 
 
-def open_window(st: WarbahState, timing: str) -> bool:
+def open_window(st: WarbahState, timing: Timing) -> bool:
     """Open the realm-spell window ``timing`` (once per turn) if anyone can cast in it."""
     m = st.magic
     if timing in m.opened:

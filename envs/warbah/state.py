@@ -21,7 +21,7 @@ import numpy as np
 
 from ..core.game import State, copy_generator
 from .board import generate_map
-from .config import GROUP_NAMES, NUM_SPECIALS, Ability, Phase, WarbahTables
+from .config import GROUP_NAMES, NUM_SPECIALS, Ability, Phase, Timing, WarbahTables
 
 #: battle-spell target groups: 0-3 the basic troop types, 4 the Hero, 5 a monster, 6 + u the
 #: special unit group u (an army's counts[battle.FIRST_SPECIAL + u]); ``ArmyMagic``'s per-group lists
@@ -41,12 +41,27 @@ def _zeros5() -> list:
     return [0] * 5
 
 
+# -- kinds named in the fields below (Literals: a misspelt name is a type error) ---------------
+#: a magic item: a realm- or battle-spell item, or an ability item
+ItemKind = Literal["realm", "battle", "ability"]
+#: what a battle is fought against: a Hero, a garrison (or an unmanned fleet), an encounter, or
+#: an encounter at sea
+BattleKind = Literal["hero", "garrison", "encounter", "sea"]
+#: what the spy decides now (espionage.STAGES, in the observation's order)
+SpyStage = Literal["hire", "look", "kill_hero", "garrison", "item", "steal_gold", "damage",
+                   "delay", "wizard", "disband", "false_orders", "sink", "give_item", "move"]
+#: a mission's stage: the spy's, or a victim deciding on Fortell, or an agent's result done
+Stage = SpyStage | Literal["fortell", "done"]
+#: how a game ended (turn.ENDINGS, final_info "ending"); "" while it runs
+Ending = Literal["last_standing", "domination", "cap"]
+
+
 # -- Heroes (heroes.py) -------------------------------------------------------------------------
 @dataclass(slots=True)
 class Item:
     """A magic item: a realm- or battle-spell item (``spell``: the card id that defines it) or
     a magic ability item (``ability``: the (name, troop type) it grants while held)."""
-    kind: str                       # "realm", "battle" or "ability"
+    kind: ItemKind
     spell: int = -1
     ability: tuple[Ability, int] | None = None
     used_turn: int = -1             # a spell item is usable once per turn
@@ -197,7 +212,7 @@ class Battle:
     """A battle in progress: the lead attacker and the defender, the armies joining the
     attack (combined attacks), the round and segment, the kills still to assign."""
     sides: list[Army]               # [attacking (lead) Army, defending Army]
-    kind: str                       # "hero", "garrison", "encounter" or "sea"
+    kind: BattleKind
     cell: int                       # the target hex
     treasure: int = 0               # treasure rolls for beating an encounter
     round: int = 0
@@ -274,12 +289,12 @@ class SpyMission:
     roll: int                       # the espionage roll: agents it may hire
     hired: int = 0
     agents: int = 0                 # hired agents still to resolve
-    stage: str = "hire"             # STAGES: what the spy decides now
+    stage: Stage = "hire"           # what the spy decides now
     targets: list[int] = field(default_factory=list)  # target slots of the stage
     victim: int = -1                # the Hero losing troops / moved by False Orders
     left: int = 0                   # troops still to lose (stage disband)
     item: Item | None = None        # a stolen magic item to hand over
-    fortell: tuple[str, int] | None = None  # (stage, target) a victim may negate with Fortell
+    fortell: tuple[SpyStage, int] | None = None  # (stage, target) a victim may negate with Fortell
     fortell_seat: int = -1          # that victim
 
     def clone(self) -> "SpyMission":
@@ -413,7 +428,7 @@ class MagicState:
     hands: list[list[int]]          # realm spell ids held, per seat
     realm_discard: list[int] = field(default_factory=list)
     battle_discard: list[int] = field(default_factory=list)
-    window: str = ""                # the open realm-spell window (TIMINGS), "" none
+    window: Timing | Literal[""] = ""  # the open realm-spell window, "" none
     saved: tuple[Phase, list[tuple[int, int]], int] | None = None  # (phase, queue, queue position) the window interrupted
     opened: set[str] = field(default_factory=set)  # windows opened this turn
     pending: tuple[int, int] | None = None  # (spell, hero) awaiting its target
@@ -488,7 +503,7 @@ class WarbahState(State):
     pending_treasure: list[tuple[int, int]]  # (Hero, treasure rolls) to make
     capped: bool                    # ended by the turn / action cap
     winner: int                     # the winner by the victory condition, -1 none
-    ending: str                     # how the game ended (turn.ENDINGS), "" while it runs
+    ending: Ending | Literal[""]     # how the game ended, "" while it runs
     declared_attack: DeclaredAttack | None  # a declared combined attack (battle_flow.declare)
     #: recovery tasks still to do (turn.recovery): (roll chain, its context); None: the end
     recovery_tasks: tuple[tuple[Chain | None, tuple], ...]

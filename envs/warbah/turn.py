@@ -9,7 +9,7 @@ for the others, ``ADVANCE`` for the sub-steps that run on by themselves between 
 """
 from __future__ import annotations
 
-from typing import Callable
+from typing import Callable, get_args
 
 import numpy as np
 
@@ -30,7 +30,7 @@ from . import (
 )
 from .actions import CAPITOL0, CAPITOL_AUTO, NUM_ACTIONS
 from .config import BATTLE_SPELL_PHASES, JOIN_PHASES, SETTLEMENTS, SPECIALS, TERRAINS, Phase
-from .state import Chain, Hero, NextRoll, WarbahState
+from .state import Chain, Ending, Hero, NextRoll, WarbahState
 
 try:  # numpy's C function behind np.count_nonzero(a) (no Python-level wrapper per call)
     from numpy._core.multiarray import count_nonzero as _count_nonzero
@@ -413,7 +413,7 @@ def recover_hero(st: WarbahState, h: Hero, healed: int) -> None:
 # -- VICTORY (designed, RULES.md "Win condition"; numbers in configs/warbah.yaml designed.victory)
 #: how a game ends (final_info "ending"): one player left, one player holds most of the
 #: settlements, or the turn / action cap
-ENDINGS = ("last_standing", "domination", "cap")
+ENDINGS: tuple[Ending, ...] = get_args(Ending)
 
 
 def heroless_out(st: WarbahState) -> bool:

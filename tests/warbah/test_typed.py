@@ -12,7 +12,7 @@ import pytest
 
 from tabletop_arena import envs
 from tabletop_arena.envs.core.game import State, restore
-from tabletop_arena.envs.warbah import config, heroes, luck, state, turn
+from tabletop_arena.envs.warbah import config, espionage, heroes, luck, state, turn
 from tabletop_arena.envs.warbah.actions import KEEP_ROLL
 from tests.test_layering import import_edges
 from tests.warbah.test_luck_rolls import _explore_world
@@ -73,6 +73,26 @@ def test_every_phase_is_a_declared_phase():
             st.apply(int(legal[rng.integers(len(legal))]))
         assert seen <= phases, (variant, seen - phases)
     assert len(seen) >= 10, seen   # the games reach most of them
+
+
+def test_the_kinds_are_literals_in_the_observation_order():
+    """The names the observation indexes (espionage stages, realm-spell windows, roll kinds) and
+    the endings are Literals' arguments in the order they had as plain tuples (the layout is
+    unchanged), and the state's kind fields are typed by them."""
+    assert espionage.STAGES == get_args(state.SpyStage) == (
+        "hire", "look", "kill_hero", "garrison", "item", "steal_gold", "damage", "delay",
+        "wizard", "disband", "false_orders", "sink", "give_item", "move")
+    assert config.TIMINGS == get_args(config.Timing) == (
+        "discard", "collect", "recruit", "espionage", "move", "disaster", "recovery")
+    assert luck.KINDS == (
+        "realm", "bspell", "agent_success", "agent_amount", "initiative", "explore", "encounter",
+        "treasure", "heal", "undead", "storm", "battle_dice", "wall_dice", "ability", "caravan",
+        "esp_roll", "esp_table", "granted", "sea")
+    assert turn.ENDINGS == get_args(state.Ending) == ("last_standing", "domination", "cap")
+    hints = {(c, f): getattr(state, c).__annotations__[f] for c, f in (
+        ("Item", "kind"), ("Battle", "kind"), ("SpyMission", "stage"), ("MagicState", "window"),
+        ("WarbahState", "ending"), ("WarbahState", "phase"), ("LuckDecision", "what"))}
+    assert all(h != "str" for h in hints.values()), hints
 
 
 def test_state_py_is_a_leaf():
