@@ -201,7 +201,7 @@ def _encounter_rolls(st: WarbahState, ctx: tuple, vals: tuple) -> NextRoll | Non
 ENCOUNTER = Chain("encounter", _encounter_rolls)
 
 
-def _start(st: WarbahState, hi: int, cell: int, members, sizes) -> None:
+def _start(st: WarbahState, hi: int, cell: int, members: Iterable[int], sizes: tuple | None) -> None:
     h = st.heroes[hi]
     walls = hexes.walls(st, cell, h.cell)
     j = heroes.hero_at(st, cell)

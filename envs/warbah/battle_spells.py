@@ -285,7 +285,7 @@ def spell_segment(st: WarbahState, seg: int, resume: Resolve) -> bool:
     return False
 
 
-def _group_size(sd: Army, t) -> int:
+def _group_size(sd: Army, t: int | None) -> int:
     if t is None:
         return 0
     if t == 5:
@@ -388,7 +388,7 @@ def _snapshot(st: WarbahState, k: int):
     return ([sd.clone() for sd in armies(b)], list(battle_magic(st)[1].limbo), held)
 
 
-def cast_battle(st: WarbahState, k: int, s: int, t, a: int | None = None, *, resume: Resolve) -> None:
+def cast_battle(st: WarbahState, k: int, s: int, t: int | None, a: int | None = None, *, resume: Resolve) -> None:
     """Pay for battle spell s cast by army k (target group t of army a; default: the natural
     army, ``natural``) and resolve or schedule it. A spell's dice go to Luck first: then
     ``resume(st, value, ctx)`` resolves it once Luck is settled (battle_flow's goes on with the
@@ -439,7 +439,7 @@ def resolve_after_luck(st: WarbahState, value: int, ctx: tuple) -> None:
                     a)
 
 
-def _resolve_battle(st: WarbahState, k: int, s: int, t, n: int, dice: int, a: int | None = None) -> None:
+def _resolve_battle(st: WarbahState, k: int, s: int, t: int | None, n: int, dice: int, a: int | None = None) -> None:
     """Battle spell s of army k (target group t of army a) with n units, once its dice are
     known."""
     b = battle.current(st)

@@ -316,7 +316,7 @@ def apply(st: WarbahState, a: int) -> None:
     _result(st, stage, x)
 
 
-def _result(st: WarbahState, stage: SpyStage, x) -> None:
+def _result(st: WarbahState, stage: SpyStage, x: int) -> None:
     """The agent's result ``stage`` against target x takes effect."""
     _RESULTS[stage](st, mission(st), stage, x)
 
@@ -398,7 +398,7 @@ _RESULTS = {"look": _look, "kill_hero": _kill_hero, "garrison": _garrison, "stea
             "give_item": _give_item}
 
 
-def _lucky_amount(st: WarbahState, stage: SpyStage, x: int, value: int, dice, victim: int) -> None:
+def _lucky_amount(st: WarbahState, stage: SpyStage, x: int, value: int, dice: tuple[int, int], victim: int) -> None:
     if not luck.offer(st, "agent_amount", (mission(st).seat, victim), value, dice,
                       _amount_roll, (stage, x)):
         _amount_roll(st, value, (stage, x))

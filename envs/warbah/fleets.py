@@ -9,6 +9,8 @@ or sails into its hex; when the last ship of a Hero's fleet sinks, he and his ar
 """
 from __future__ import annotations
 
+from typing import Container
+
 import numpy as np
 
 from . import heroes, magic
@@ -101,13 +103,13 @@ def fleet_cells(st: WarbahState) -> list[int]:
     return c[1]
 
 
-def unmanned_fleets(st: WarbahState, seat: int, occ=None) -> list[int]:
+def unmanned_fleets(st: WarbahState, seat: int, occ: Container[int] | None = None) -> list[int]:
     """Cells of this player's fleets with no Hero on board (slot order, at most FLEET_SLOTS).
     ``occ``: the cells with a living Hero, when the caller has them."""
     return unmanned_from(st, seat, fleet_cells(st), occ)
 
 
-def unmanned_from(st: WarbahState, seat: int, cells: list, occ) -> list[int]:
+def unmanned_from(st: WarbahState, seat: int, cells: list[int], occ: Container[int] | None) -> list[int]:
     """unmanned_fleets from the fleet cells (``fleet_cells``)."""
     out: list[int] = []
     if not cells:

@@ -23,7 +23,7 @@ def scried(st: WarbahState, observer: int) -> bool:
     return st.magic.scry_turn[observer] == st.turn
 
 
-def _without(cards: list, card) -> list:
+def _without(cards: list[int], card: int | None) -> list[int]:
     """``cards`` less one ``card`` (None: all of them)."""
     if card is None:
         return list(cards)
@@ -212,7 +212,7 @@ def _friend(st: WarbahState, seat: int, h: Hero, d: int, occ: dict | None = None
     return j if diplomacy.friendly(st, seat, st.heroes[j].seat) else -1
 
 
-def item_give_mask(st: WarbahState, seat: int, h: Hero, mask, occ: dict | None = None) -> None:
+def item_give_mask(st: WarbahState, seat: int, h: Hero, mask: np.ndarray, occ: dict | None = None) -> None:
     """Move phase: a hero who has not moved this turn, with an item not yet exchanged this turn,
     may hand it to an adjacent friendly (own or allied) hero (instead of moving), unless it is a Command item whose loss
     would leave him with more troop types than his limit (designed)."""

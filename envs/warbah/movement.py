@@ -89,7 +89,7 @@ def _stats(st: WarbahState, h: Hero, stats: dict) -> tuple:
     return r
 
 
-def _land_steps(st: WarbahState, seat: int, h: Hero, mask, occ: dict, adj: list, stats: dict,
+def _land_steps(st: WarbahState, seat: int, h: Hero, mask: np.ndarray, occ: dict, adj: list, stats: dict,
                 transfers: bool, near_land: tuple) -> None:
     """Steps onto adjacent land (move or explore), the garrison of an own hex (``_own_hex``),
     the whole army to a friendly Hero, magic items (``adj``: the adjacent Heroes, see
@@ -117,7 +117,7 @@ def _land_steps(st: WarbahState, seat: int, h: Hero, mask, occ: dict, adj: list,
         magic.item_give_mask(st, seat, h, mask, occ)
 
 
-def _transfer_mask(st: WarbahState, seat: int, h: Hero, mask, occ: dict, adj: list, stats: dict) -> None:
+def _transfer_mask(st: WarbahState, seat: int, h: Hero, mask: np.ndarray, occ: dict, adj: list, stats: dict) -> None:
     """On land: passing through, trading with allies, Scouting's look and single troops to a
     friendly Hero (``adj``: the adjacent Heroes, see ``mask``; the garrison's single troops are
     in ``_own_hex``)."""
@@ -163,7 +163,7 @@ def _transfer_mask(st: WarbahState, seat: int, h: Hero, mask, occ: dict, adj: li
                     mask[GIVE_SP0 + 13 * d + u] = 1
 
 
-def _own_hex(st: WarbahState, h: Hero, c: int, mask, stats: dict, transfers: bool) -> None:
+def _own_hex(st: WarbahState, h: Hero, c: int, mask: np.ndarray, stats: dict, transfers: bool) -> None:
     """In an own hex: the whole garrison into the army (within the cap and the type limit),
     dropping troops of the settlement's kind; with ``transfers`` (on land, not delayed) also
     single garrison troops and special units into the army (within the cap and the type limit)
@@ -219,7 +219,7 @@ def _received_troops(st: WarbahState, h: Hero) -> np.ndarray:
     return h.received_troops
 
 
-def _whole_army_limits(st: WarbahState, h: Hero, mask, occ: dict, adj: list, stats: dict) -> None:
+def _whole_army_limits(st: WarbahState, h: Hero, mask: np.ndarray, occ: dict, adj: list, stats: dict) -> None:
     """Drop each whole-army hand-over (EXCHANGE0 + d) that would break the receiver's type
     limit (also for a Hero delayed by espionage, who may still hand his army over; the whole
     garrison's limits are ``_own_hex``'s). ``adj``: the adjacent Heroes (see ``mask``);
@@ -244,7 +244,7 @@ def _new_types(give: list, have: list) -> int:
     return sum(1 for k, o in zip(give, have) if k > 0 and o == 0)
 
 
-def garrison_lock(st: WarbahState, h: Hero, mask) -> None:
+def garrison_lock(st: WarbahState, h: Hero, mask: np.ndarray) -> None:
     """Designed (the rulebook lets a Hero pick up and drop off garrison troops but sets no
     limit): in one turn, at one hex, a Hero moves troops between his army and the garrison in one
     direction only. Without it a take / drop / take ... cycle never ends the move phase."""

@@ -83,7 +83,7 @@ def _fleet_layer(fleet_list: list, seat: int, o: int, n: int) -> tuple:
     return iv, mine  # plain lists: written one by one (a few fleets)
 
 
-def _heroes_and_vector(st: WarbahState, seat: int, out: np.ndarray, w: memoryview[float], o: int, q) -> tuple:
+def _heroes_and_vector(st: WarbahState, seat: int, out: np.ndarray, w: memoryview[float], o: int, q: tuple[int, int] | None) -> tuple:
     """``observe``'s writes after the base planes: hero planes 6-7, the acting Hero (plane 12)
     or the capitol candidates, vector 0-31 and 40-47, and the fleet planes 0-1 of the empire
     section at ``o``. ``q``: the queue entry now (``_queue_entry``). Returns (cells of the
@@ -166,7 +166,7 @@ def _fleet_planes(st: WarbahState, seat: int, w: memoryview[float], o: int, n: i
     return r[1]
 
 
-def _queue_entry(st: WarbahState):
+def _queue_entry(st: WarbahState) -> tuple[int, int] | None:
     """The queue entry (seat, hex or Hero) now, or None past the queue's end."""
     return st.queue[st.queue_pos] if st.queue_pos < len(st.queue) else None
 
@@ -202,7 +202,7 @@ def _relative_flags(matrix, seat: int, N: int, v, base: int) -> None:
 
 
 def _empire_section(st: WarbahState, seat: int, w: memoryview[float], my_fleets: list, occ: set,
-                    mine: list, q) -> None:
+                    mine: list, q: tuple[int, int] | None) -> None:
     """The fleets / espionage / special units / alliances section (``board_b``, ``vector_b``):
     planes (7, H, W) then a vector (76), observer-relative, written into ``w`` (a memoryview of
     the zeroed section with planes 0-1 filled in).
@@ -256,7 +256,7 @@ def _empire_section(st: WarbahState, seat: int, w: memoryview[float], my_fleets:
         _combined_attack_part(st, seat, w, n, vo)
 
 
-def _unmanned_fleet_plane(st: WarbahState, w, n: int, my_fleets: list, occ: set) -> None:
+def _unmanned_fleet_plane(st: WarbahState, w: memoryview[float], n: int, my_fleets: list, occ: set) -> None:
     """Plane 5: my fleets without a Hero on board (fleets.unmanned_fleets, in cell order):
     their moves left / 4."""
     k = 0
@@ -268,7 +268,7 @@ def _unmanned_fleet_plane(st: WarbahState, w, n: int, my_fleets: list, occ: set)
                 break
 
 
-def _espionage_part(st: WarbahState, seat: int, w, n: int, vo: int) -> None:
+def _espionage_part(st: WarbahState, seat: int, w: memoryview[float], n: int, vo: int) -> None:
     """My espionage (roll, agents, stage, target slots: plane 2), troops to lose to an agent,
     enemy cards seen (plane 3), contacts, results logged this turn."""
     heroes, turn, phase = st.heroes, st.turn, st.phase
@@ -312,7 +312,7 @@ def _espionage_part(st: WarbahState, seat: int, w, n: int, vo: int) -> None:
         w[vo + 31] = min(n_log, 10) / 10.0
 
 
-def _sea_part(st: WarbahState, seat: int, w, n: int, vo: int, mine: list, q) -> None:
+def _sea_part(st: WarbahState, seat: int, w: memoryview[float], n: int, vo: int, mine: list, q: tuple[int, int] | None) -> None:
     """My Heroes at sea (plane 4: sea moves left), the acting Hero's fleet and his Luck."""
     turn, land = st.turn, st.land
     for h in mine:
@@ -334,7 +334,7 @@ def _sea_part(st: WarbahState, seat: int, w, n: int, vo: int, mine: list, q) -> 
         w[vo + 30] = h.luck_used_turn != turn and ability(st, h, "luck") > 0
 
 
-def _diplomacy_part(st: WarbahState, seat: int, w, vo: int) -> None:
+def _diplomacy_part(st: WarbahState, seat: int, w: memoryview[float], vo: int) -> None:
     k = _DIPLOMACY_INDEX.get(st.phase)
     if k is not None:
         w[vo + 62 + k] = 1
@@ -343,7 +343,7 @@ def _diplomacy_part(st: WarbahState, seat: int, w, vo: int) -> None:
             w[vo + 64] = ((cur.seat - seat) % st.game.num_seats) / 3.0
 
 
-def _specials_part(st: WarbahState, seat: int, w, vo: int, q) -> None:
+def _specials_part(st: WarbahState, seat: int, w, vo: int, q: tuple[int, int] | None) -> None:
     """The acting Hero's special troops; in battle, my side's special groups and the foe's
     special troops (seen on the battlefield)."""
     phase, heroes = st.phase, st.heroes

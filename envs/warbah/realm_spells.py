@@ -218,7 +218,7 @@ class Cast(NamedTuple):
     adj: int
 
 
-def cast_realm(st: WarbahState, seat: int, hi: int, k: int, target) -> None:
+def cast_realm(st: WarbahState, seat: int, hi: int, k: int, target: int | None) -> None:
     """Pay for and resolve realm spell k cast by hero hi at ``target``."""
     row = st.game.spells.realm[k]
     effect = _EFFECTS.get(row["effect"])
@@ -348,7 +348,7 @@ def _force_seat(st: WarbahState, m: int) -> int:
     return int(st.owner[m]) if st.land[m] and hexes.garrisoned(st, m) else -1
 
 
-def _lucky_realm(st: WarbahState, c: Cast, value: int, dice, victim: int) -> None:
+def _lucky_realm(st: WarbahState, c: Cast, value: int, dice: tuple[int, int], victim: int) -> None:
     """RARE ABILITY Luck on a realm spell's die roll: the caster's player, then the player it is
     aimed at, may have it rolled again (luck.py); then the roll takes effect."""
     ctx = (c.seat, c.hi, c.spell, c.target)
@@ -356,7 +356,7 @@ def _lucky_realm(st: WarbahState, c: Cast, value: int, dice, victim: int) -> Non
         _realm_roll(st, value, ctx)
 
 
-def _lose_mixed(troops, special, n: int) -> None:
+def _lose_mixed(troops: np.ndarray, special: np.ndarray, n: int) -> None:
     """n troops lost from the largest groups, basic troops and special units alike (designed,
     like Disease; ties: basic types first, then table order)."""
     for _ in range(n):
@@ -377,17 +377,18 @@ def _force_loses(st: WarbahState, m: int, n: int) -> None:
         _lose_mixed(st.garrison[m], st.garrison_specials[m], n)
 
 
-def _heal(st: WarbahState, seat: int, hi: int, h: Hero, target, adj: int, value: int) -> None:
+def _heal(st: WarbahState, seat: int, hi: int, h: Hero, target: int | None, adj: int, value: int) -> None:
     # as warriors, like Healing (lost types are not tracked), within the type limit
     back = heroes.gain_warriors(st, h, min(int(h.troops_lost), value))
     h.troops_lost -= back
 
 
-def _gold(st: WarbahState, seat: int, hi: int, h: Hero, target, adj: int, value: int) -> None:
+def _gold(st: WarbahState, seat: int, hi: int, h: Hero, target: int | None, adj: int, value: int) -> None:
     st.gold[seat] += value
 
 
-def _curse(st: WarbahState, seat: int, hi: int, h: Hero, target, adj: int, value: int) -> None:
+def _curse(st: WarbahState, seat: int, hi: int, h: Hero, target: int | None, adj: int, value: int) -> None:
+    assert target is not None   # Curse targets an opponent (TSEAT0 + k)
     st.magic.curse[(seat + target - TSEAT0 + 1) % st.game.num_seats] += value
 
 

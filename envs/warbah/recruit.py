@@ -102,7 +102,7 @@ def ship_recruit_mask(st: WarbahState, seat: int, c: int, mask: np.ndarray) -> N
                 mask[SHIP0 + d] = 1
 
 
-def wizard_recruit_mask(st: WarbahState, seat: int, c: int, mask) -> None:
+def wizard_recruit_mask(st: WarbahState, seat: int, c: int, mask: np.ndarray) -> None:
     if st.settle[c] != magic.TOWER or st.gold[seat] < st.game.cfg["spells"]["wizard_cost"]:
         return
     j = heroes.hero_at(st, c)

@@ -11,6 +11,8 @@ sea. The sea encounter roll after each hex sailed is the Hero's own roll, open t
 """
 from __future__ import annotations
 
+from typing import Container
+
 import numpy as np
 
 from . import battle_flow, fleets, heroes, hexes, luck
@@ -30,7 +32,7 @@ def is_sea_step(st: WarbahState, h: Hero, d: int) -> bool:
     return fleets.at_sea(st, h) or (m >= 0 and not st.land.item(m))
 
 
-def move_mask(st: WarbahState, seat: int, x: int, h: Hero, mask: np.ndarray, occ=None,
+def move_mask(st: WarbahState, seat: int, x: int, h: Hero, mask: np.ndarray, occ: dict | None = None,
               near_water: tuple | None = None) -> None:
     """The direction actions at sea (sail, explore, land) and, on land, boarding an adjacent
     own (or capturable) fleet; no whole-army hand-over onto or from a ship. ``occ``:
@@ -134,7 +136,7 @@ def _storm_roll(st: WarbahState, ctx: tuple, vals: tuple) -> NextRoll | None:
 STORM = Chain("storm", _storm_roll)
 
 
-def fleet_mask(st: WarbahState, seat: int, mask: np.ndarray, occ=None, near_water: tuple | None = None) -> None:
+def fleet_mask(st: WarbahState, seat: int, mask: np.ndarray, occ: Container[int] | None = None, near_water: tuple | None = None) -> None:
     """MOVE: fleets without a Hero on board may move (designed: up to 4 hexes a turn, during any
     of the player's Heroes' moves; no sea encounters, no attacks). ``occ``: the hexes with a
     living Hero (a set, or heroes.hero_map's dict), ``near_water``: hexes.neighbours_by_kind's
