@@ -29,12 +29,12 @@ import numpy as np
 
 from . import battle, heroes, luck, magic
 from .actions import BATTLE_JOIN0, BSPELL0, DONE, GROUP0, MAGIC_SPGROUP0, NUM_ACTIONS
-from .config import GROUP_NAMES
+from .config import GROUP_NAMES, BattleEffect, BattleSpell
 from .state import NUM_GROUPS, SPECIAL_GROUP0, Army, ArmyMagic, Battle, BattleMagic, Resolve, WarbahState
 
 #: a battle spell's effect that acts at once: (st, spell row, the friendly army reached, the
 #: enemy army, target group, units)
-Effect = Callable[[WarbahState, dict, Army, Army, "int | None", int], None]
+Effect = Callable[[WarbahState, BattleSpell, Army, Army, "int | None", int], None]
 
 HOSTILE = ("kill", "neutralize", "neutralize_kill", "weaken", "control", "forget", "spellbind",
            "illusions", "shatter", "slow", "block", "stone_to_mud")
@@ -471,91 +471,91 @@ def _group(t: int | None) -> int:
     return t
 
 
-def _blessing(st: WarbahState, sp: dict, me: Army, foe: Army, t: int | None, n: int) -> None:
+def _blessing(st: WarbahState, sp: BattleSpell, me: Army, foe: Army, t: int | None, n: int) -> None:
     spells_of(me).blessed = True
 
 
-def _boost(st: WarbahState, sp: dict, me: Army, foe: Army, t: int | None, n: int) -> None:
+def _boost(st: WarbahState, sp: BattleSpell, me: Army, foe: Army, t: int | None, n: int) -> None:
     types = (list(range(5)) + list(range(SPECIAL_GROUP0, NUM_GROUPS)) if sp["types"] == "all"
              else [GROUP_NAMES.index(x) for x in sp["types"]])
     for x in types:
         _round_mod(me, x, sp.get("init", 0), sp.get("kill", 0))
 
 
-def _group_boost(st: WarbahState, sp: dict, me: Army, foe: Army, t: int | None, n: int) -> None:
+def _group_boost(st: WarbahState, sp: BattleSpell, me: Army, foe: Army, t: int | None, n: int) -> None:
     _round_mod(me, _group(t), sp.get("init", 0), sp.get("kill", 0))
 
 
-def _smite(st: WarbahState, sp: dict, me: Army, foe: Army, t: int | None, n: int) -> None:
+def _smite(st: WarbahState, sp: BattleSpell, me: Army, foe: Army, t: int | None, n: int) -> None:
     mm = spells_of(me)
     if mm.smite_rounds <= 0:
         me.extra_attacks[4] += 1
     mm.smite_rounds = sp["rounds"]
 
 
-def _stone_to_mud(st: WarbahState, sp: dict, me: Army, foe: Army, t: int | None, n: int) -> None:
+def _stone_to_mud(st: WarbahState, sp: BattleSpell, me: Army, foe: Army, t: int | None, n: int) -> None:
     x = min(n, foe.walls_left)
     foe.walls_left -= x
     foe.wall_damage += x
 
 
-def _shield(st: WarbahState, sp: dict, me: Army, foe: Army, t: int | None, n: int) -> None:
+def _shield(st: WarbahState, sp: BattleSpell, me: Army, foe: Army, t: int | None, n: int) -> None:
     spells_of(foe).ranged_shield += sp["n"]
 
 
-def _forget(st: WarbahState, sp: dict, me: Army, foe: Army, t: int | None, n: int) -> None:
+def _forget(st: WarbahState, sp: BattleSpell, me: Army, foe: Army, t: int | None, n: int) -> None:
     hand = spells_of(foe).hand
     for _ in range(min(sp["n"], len(hand))):
         battle_magic(st)[1].limbo.append(hand.pop(int(st.rng.integers(len(hand)))))
 
 
-def _spellbind(st: WarbahState, sp: dict, me: Army, foe: Army, t: int | None, n: int) -> None:
+def _spellbind(st: WarbahState, sp: BattleSpell, me: Army, foe: Army, t: int | None, n: int) -> None:
     spells_of(foe).spellbound.update(battle.current(st).round + r for r in range(1, sp["rounds"] + 1))
 
 
-def _armor(st: WarbahState, sp: dict, me: Army, foe: Army, t: int | None, n: int) -> None:
+def _armor(st: WarbahState, sp: BattleSpell, me: Army, foe: Army, t: int | None, n: int) -> None:
     spells_of(me).armor += sp["n"]
 
 
-def _raise_dead(st: WarbahState, sp: dict, me: Army, foe: Army, t: int | None, n: int) -> None:
+def _raise_dead(st: WarbahState, sp: BattleSpell, me: Army, foe: Army, t: int | None, n: int) -> None:
     if _can_hold(st, me, 0):  # warriors as a new type only under the type limit
         me.counts[0] += n
 
 
-def _illusions(st: WarbahState, sp: dict, me: Army, foe: Army, t: int | None, n: int) -> None:
+def _illusions(st: WarbahState, sp: BattleSpell, me: Army, foe: Army, t: int | None, n: int) -> None:
     spells_of(foe).blocked[_group(t)] = True
 
 
-def _summon(st: WarbahState, sp: dict, me: Army, foe: Army, t: int | None, n: int) -> None:
+def _summon(st: WarbahState, sp: BattleSpell, me: Army, foe: Army, t: int | None, n: int) -> None:
     me.monster = [sp["init"], sp["kill"], sp["hits"]]
 
 
-def _shatter(st: WarbahState, sp: dict, me: Army, foe: Army, t: int | None, n: int) -> None:
+def _shatter(st: WarbahState, sp: BattleSpell, me: Army, foe: Army, t: int | None, n: int) -> None:
     h = st.heroes[foe.hero]
     magic.drop_item(h, h.items[int(st.rng.integers(len(h.items)))])
     spells_of(foe).items = [i for i, it in enumerate(h.items) if it.kind == "battle"]
 
 
-def _slow(st: WarbahState, sp: dict, me: Army, foe: Army, t: int | None, n: int) -> None:
+def _slow(st: WarbahState, sp: BattleSpell, me: Army, foe: Army, t: int | None, n: int) -> None:
     _battle_mod(foe, _group(t), sp["init"], 0)
 
 
-def _ice_wall(st: WarbahState, sp: dict, me: Army, foe: Army, t: int | None, n: int) -> None:
+def _ice_wall(st: WarbahState, sp: BattleSpell, me: Army, foe: Army, t: int | None, n: int) -> None:
     me.walls_base += sp["n"]
     me.walls_left += sp["n"]
 
 
-def _block(st: WarbahState, sp: dict, me: Army, foe: Army, t: int | None, n: int) -> None:
+def _block(st: WarbahState, sp: BattleSpell, me: Army, foe: Army, t: int | None, n: int) -> None:
     for x in sp["types"]:
         spells_of(foe).blocked[GROUP_NAMES.index(x)] = True
 
 
-def _precision(st: WarbahState, sp: dict, me: Army, foe: Army, t: int | None, n: int) -> None:
+def _precision(st: WarbahState, sp: BattleSpell, me: Army, foe: Army, t: int | None, n: int) -> None:
     for x in sp["types"]:
         spells_of(me).auto_hit[GROUP_NAMES.index(x)] = True
 
 
-def _fog(st: WarbahState, sp: dict, me: Army, foe: Army, t: int | None, n: int) -> None:
+def _fog(st: WarbahState, sp: BattleSpell, me: Army, foe: Army, t: int | None, n: int) -> None:
     for sd in armies(battle.current(st)):
         for x in sp["types"]:
             _battle_mod(sd, GROUP_NAMES.index(x), 0, sp["kill"])
@@ -563,7 +563,7 @@ def _fog(st: WarbahState, sp: dict, me: Army, foe: Army, t: int | None, n: int) 
 
 #: effect (configs/warbah.yaml spells.battle.*.effect) -> its resolution; the delayed effects
 #: (kill, neutralize, weaken, control: scheduled for their initiative) in ``segment_effects``
-_EFFECTS: dict[str, Effect] = {
+_EFFECTS: dict[BattleEffect, Effect] = {
     "blessing": _blessing, "boost": _boost, "group_boost": _group_boost, "smite": _smite,
     "stone_to_mud": _stone_to_mud, "shield": _shield, "forget": _forget,
     "spellbind": _spellbind, "armor": _armor, "raise_dead": _raise_dead,

@@ -8,7 +8,7 @@ configs/warbah.yaml; ``WarbahTables`` (the base of game.WarbahGame) reads them o
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Any, Literal, get_args
+from typing import Any, Literal, TypedDict, get_args
 
 from ..core.game import ConfigError, Game, read_yaml
 from ..core.options import REQUIRED, Option, merge_rules
@@ -61,8 +61,8 @@ class SpellTables:
         self.cfg = sp
         self.realm_names = list(sp["realm"])
         self.battle_names = list(sp["battle"])
-        self.realm = [sp["realm"][k] for k in self.realm_names]
-        self.battle = [sp["battle"][k] for k in self.battle_names]
+        self.realm: list[RealmSpell] = [sp["realm"][k] for k in self.realm_names]
+        self.battle: list[BattleSpell] = [sp["battle"][k] for k in self.battle_names]
         self.by_timing = {t: [k for k, r in enumerate(self.realm) if r["timing"] == t]
                           for t in TIMINGS}
         self.NR, self.NB = len(self.realm), len(self.battle)
@@ -76,17 +76,59 @@ VARIANTS = ("lumbermill", "gold_mine", "temple", "merchant_caravan") + tuple(
     f"recruit_{u}" for u in SPECIALS)
 TROOP_KINDS = BASIC + ("hero",)
 #: realm-spell targets (realm_spells._TARGETS) and effects (realm_spells._EFFECTS)
-REALM_TARGETS = ("none", "adj_army", "adj_settlement", "adj_encounter", "adj_ship", "opponent",
-                 "hero_no_wizard", "own_cell", "any_cell", "unexplored_cell")
-REALM_EFFECTS = ("sea_move", "teleport", "dimension_door", "fly", "blizzard", "raze", "decimate",
-                 "death", "gain_warriors", "gold", "curse", "heal", "research", "avatar", "banish",
-                 "whirlpool", "sanctuary", "stone_walls", "view", "scry", "fortell")
+RealmTarget = Literal["none", "adj_army", "adj_settlement", "adj_encounter", "adj_ship", "opponent",
+                      "hero_no_wizard", "own_cell", "any_cell", "unexplored_cell"]
+REALM_TARGETS: tuple[RealmTarget, ...] = get_args(RealmTarget)
+RealmEffect = Literal["sea_move", "teleport", "dimension_door", "fly", "blizzard", "raze",
+                      "decimate", "death", "gain_warriors", "gold", "curse", "heal", "research",
+                      "avatar", "banish", "whirlpool", "sanctuary", "stone_walls", "view", "scry",
+                      "fortell"]
+REALM_EFFECTS: tuple[RealmEffect, ...] = get_args(RealmEffect)
 #: battle-spell effects (battle_spells: the scheduled ones, _EFFECTS, dispell)
-BATTLE_EFFECTS = ("kill", "neutralize", "neutralize_kill", "weaken", "control", "blessing", "boost",
-                  "group_boost", "smite", "stone_to_mud", "shield", "forget", "spellbind", "armor",
-                  "raise_dead", "illusions", "summon", "shatter", "slow", "ice_wall", "block",
-                  "precision", "fog", "dispell")
-GROUP_NAMES = ("warriors", "archers", "cavalry", "catapults", "hero", "monster")
+BattleEffect = Literal["kill", "neutralize", "neutralize_kill", "weaken", "control", "blessing",
+                       "boost", "group_boost", "smite", "stone_to_mud", "shield", "forget",
+                       "spellbind", "armor", "raise_dead", "illusions", "summon", "shatter", "slow",
+                       "ice_wall", "block", "precision", "fog", "dispell"]
+BATTLE_EFFECTS: tuple[BattleEffect, ...] = get_args(BattleEffect)
+#: a battle's troop groups 0-5 (the spells' target groups before the special units)
+GroupName = Literal["warriors", "archers", "cavalry", "catapults", "hero", "monster"]
+GROUP_NAMES: tuple[GroupName, ...] = get_args(GroupName)
+
+
+# the spell cards as the rules read them (``SpellTables.realm`` / ``battle``): the keys of
+# _REALM / _BATTLE below, a key with a default absent from a card that leaves it out
+# (tests/warbah/test_typed.py keeps the two in step)
+class _RealmSpellKeys(TypedDict):
+    timing: Timing
+    target: RealmTarget
+    effect: RealmEffect
+    text: str
+
+
+class RealmSpell(_RealmSpellKeys, total=False):
+    """A realm-spell card (configs/warbah.yaml spells.realm)."""
+    n: int
+    dice: int
+
+
+class _BattleSpellKeys(TypedDict):
+    effect: BattleEffect
+    text: str
+
+
+class BattleSpell(_BattleSpellKeys, total=False):
+    """A battle-spell card (configs/warbah.yaml spells.battle)."""
+    n: int
+    d5: int
+    init: int
+    kill: int
+    group: bool
+    own_group: bool
+    types: Literal["all"] | list[GroupName]
+    rounds: int
+    hits: int
+
+
 #: what a spell card does is the engine's (the actions and observation are laid out per card):
 #: these keys of a card keep their shipped values; its numbers may change within their ranges
 FIXED_SPELL_KEYS = ("timing", "target", "effect", "group", "own_group")

@@ -12,13 +12,13 @@ cast only against an enemy espionage result, by the victim's choice (espionage.p
 """
 from __future__ import annotations
 
-from typing import NamedTuple
+from typing import Callable, NamedTuple
 
 import numpy as np
 
 from . import abilities, fleets, heroes, hexes, luck, magic
 from .actions import CELL0, DONE, NUM_ACTIONS, REALM0, TSEAT0
-from .config import TERRAINS, Timing
+from .config import TERRAINS, RealmEffect, RealmSpell, RealmTarget, Timing
 from .state import Hero, WarbahState
 
 
@@ -111,7 +111,7 @@ def _hero_no_wizard(st: WarbahState, seat: int, hi: int, h: Hero, eff: str) -> l
 
 
 #: target kind (configs/warbah.yaml spells.realm.*.target) -> the target actions
-_TARGETS = {
+_TARGETS: dict[RealmTarget, Callable[[WarbahState, int, int, Hero, RealmEffect], list]] = {
     "none": _no_target,
     "adj_army": lambda st, seat, hi, h, eff: [
         d for d, m in _adj(st, h.cell) if _enemy_force(st, seat, m, eff == "blizzard")],
@@ -212,7 +212,7 @@ class Cast(NamedTuple):
     hi: int
     hero: Hero
     spell: int
-    row: dict
+    row: RealmSpell
     target: int | None
     cell: int
     adj: int
@@ -330,7 +330,7 @@ def _scry(st: WarbahState, c: Cast) -> None:
 
 
 #: effect (configs/warbah.yaml spells.realm.*.effect) -> its resolution
-_EFFECTS = {
+_EFFECTS: dict[RealmEffect, Callable[[WarbahState, Cast], None]] = {
     "sea_move": _sea_move, "teleport": _teleport, "dimension_door": _dimension_door,
     "fly": _fly, "blizzard": _blizzard, "raze": _disaster, "decimate": _disaster,
     "death": _dice_spell, "gain_warriors": _dice_spell, "gold": _dice_spell,
@@ -393,7 +393,7 @@ def _curse(st: WarbahState, seat: int, hi: int, h: Hero, target: int | None, adj
 
 
 #: effect -> the part that depends on its die roll (after Luck)
-_ROLLED = {
+_ROLLED: dict[RealmEffect, Callable[[WarbahState, int, int, Hero, int | None, int, int], object]] = {
     "raze": lambda st, seat, hi, h, target, adj, v: _force_loses(st, adj, v),
     "decimate": lambda st, seat, hi, h, target, adj, v: _force_loses(st, adj, v),
     "death": lambda st, seat, hi, h, target, adj, v: _force_loses(st, adj, v),

@@ -4,6 +4,7 @@ misspelt ability or kind of roll raises instead of reading as nothing."""
 from __future__ import annotations
 
 import pickle
+import typing
 from pathlib import Path
 from typing import get_args
 
@@ -12,6 +13,7 @@ import pytest
 
 from tabletop_arena import envs
 from tabletop_arena.envs.core.game import State, restore
+from tabletop_arena.envs.core.options import REQUIRED
 from tabletop_arena.envs.warbah import config, espionage, heroes, luck, state, turn
 from tabletop_arena.envs.warbah.actions import KEEP_ROLL
 from tests.test_layering import import_edges
@@ -93,6 +95,35 @@ def test_the_kinds_are_literals_in_the_observation_order():
         ("Item", "kind"), ("Battle", "kind"), ("SpyMission", "stage"), ("MagicState", "window"),
         ("WarbahState", "ending"), ("WarbahState", "phase"), ("LuckDecision", "what"))}
     assert all(h != "str" for h in hints.values()), hints
+
+
+def _literal_names(hint) -> set:
+    """The names a Literal (or a union of Literals and lists of Literals) admits."""
+    if typing.get_origin(hint) is typing.Literal:
+        return set(get_args(hint))
+    return set().union(*(_literal_names(h) for h in get_args(hint)))
+
+
+@pytest.mark.parametrize("typed,schema", [("RealmSpell", "_REALM"), ("BattleSpell", "_BATTLE")])
+def test_the_spell_card_typeddicts_match_their_schemas(typed, schema):
+    """config.RealmSpell / BattleSpell (what the rules read from a spell card) and the schema
+    records that check configs/warbah.yaml's cards: the same keys, a key required exactly when
+    the schema has no default, a Literal exactly the schema's choices, numbers and flags of the
+    same kind; and every shipped card has every required key and no other."""
+    td, rec = getattr(config, typed), getattr(config, schema)
+    hints = typing.get_type_hints(td)
+    rows = {f.name: f for f in rec.fields}
+    assert set(hints) == set(rows)
+    assert td.__required_keys__ == {k for k, f in rows.items() if f.default is REQUIRED}
+    for key, hint in hints.items():
+        f = rows[key]
+        if f.choices is not None:
+            assert _literal_names(hint) == set(f.choices), key
+        else:
+            assert (hint,) == f.kinds(), key
+    tables = envs.make_game("warbah_v0", num_players=2).spells
+    for card in tables.realm if typed == "RealmSpell" else tables.battle:
+        assert td.__required_keys__ <= set(card) <= set(hints), card
 
 
 def test_state_py_is_a_leaf():
