@@ -107,16 +107,6 @@ class HeuristicAgent(RuleBasedAgent):
         choice = self._rule_choice(state, mask)
         return self.random_legal(mask) if choice is None else choice
 
-    def best_actions(self, mask, state) -> np.ndarray:
-        """The move the rules pick (one action), or every legal action where no rule applies (the
-        heuristic then moves at random); the ``heuristic_hint`` piece (agents/hint.py). Like ``act``
-        it follows the walk it planned at the walk's first step."""
-        legal = np.flatnonzero(mask)
-        if len(legal) == 1:
-            return legal
-        choice = self._rule_choice(state, mask)
-        return legal if choice is None else np.array([choice])
-
     def _rule_choice(self, state, mask) -> int | None:
         handler = getattr(self, "_" + state.phase, None)
         choice = handler(state, mask) if handler is not None else None

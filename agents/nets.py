@@ -43,17 +43,6 @@ from gymnasium import spaces
 from stable_baselines3.common.torch_layers import BaseFeaturesExtractor
 from torch import nn
 
-from .hint import HINT_PIECE
-
-
-def _hint_gate(features_dim: int, init: float) -> nn.Linear:
-    """The gate of the ``heuristic_hint`` piece (agents/hint.py): ``gate(latent) x hint`` joins the
-    logits, starting as the constant ``init`` (0: a policy trained without the hint plays as before)."""
-    gate = nn.Linear(features_dim, 1)
-    nn.init.zeros_(gate.weight)
-    nn.init.constant_(gate.bias, float(init))
-    return gate
-
 
 def _pieces(layout) -> list[tuple[str, tuple[int, ...], int]]:
     """[(name, shape, offset)] of an observation layout."""
@@ -92,8 +81,7 @@ class BoardNet(BaseFeaturesExtractor):
 
     def __init__(self, observation_space: spaces.Box, layout, num_actions: int, channels: int = 32,
                  dilations=(1, 2, 4), vector_hidden: int = 128, features_dim: int = 256,
-                 spatial_actions=(), pointer_actions=(), hint_gate_init: float = 0.0,
-                 hint_gate_lr_scale: float = 1.0):
+                 spatial_actions=(), pointer_actions=()):
         pieces = _pieces(layout)
         boards = [(n, s, o) for n, s, o in pieces if len(s) == 3]
         if not boards:
@@ -102,15 +90,7 @@ class BoardNet(BaseFeaturesExtractor):
         super().__init__(observation_space, features_dim)
         total = int(observation_space.shape[0])
         self.num_actions = int(num_actions)
-        # the heuristic's choice (agents/hint.py), the last piece when present: it joins the
-        # logits through a gate and stays out of the vector MLP (as in SlotNet)
-        self.hint_off = -1
-        hints = [(s, o) for n, s, o in pieces if n == HINT_PIECE]
-        if hints:
-            (shape, self.hint_off), = hints
-            if shape != (num_actions,) or self.hint_off + num_actions != total:
-                raise ValueError(f"BoardNet: the {HINT_PIECE} piece must be the last, with {num_actions} entries")
-        self.vec_end = self.hint_off if self.hint_off >= 0 else total
+        self.vec_end = total
         self.board_slice = (off, off + c * h * w)
         self.board_shape = (c, h, w)
         self.vector_size = self.vec_end - c * h * w
@@ -150,9 +130,6 @@ class BoardNet(BaseFeaturesExtractor):
         position = np.empty(num_actions, np.int64)
         position[order] = np.arange(num_actions)
         self.register_buffer("position", torch.as_tensor(position), persistent=False)
-        if self.hint_off >= 0:
-            self.hint_gate = _hint_gate(features_dim, hint_gate_init)
-        self.hint_gate_lr_scale = float(hint_gate_lr_scale)   # its Adam step size (agents/ppo.py)
         self._cache: dict = {}
 
     def forward(self, obs: torch.Tensor) -> torch.Tensor:
@@ -167,8 +144,6 @@ class BoardNet(BaseFeaturesExtractor):
             vec = obs[:, b:e] if a == 0 else torch.cat([obs[:, :a], obs[:, b:e]], dim=1)
             pooled = torch.cat([pooled, self.vec(vec)], dim=1)
         self._cache = {"map": x, "board": board, "n": obs.shape[0]}
-        if self.hint_off >= 0:
-            self._cache["hint"] = obs[:, self.hint_off:]
         return self.out(pooled)
 
     def action_logits(self, latent: torch.Tensor) -> torch.Tensor:
@@ -191,10 +166,7 @@ class BoardNet(BaseFeaturesExtractor):
             parts.append(torch.cat(logits, dim=1) + self.pt_bias(latent))
         if self.dense is not None:
             parts.append(self.dense(latent))
-        out = torch.index_select(torch.cat(parts, dim=1), 1, self.position)
-        if self.hint_off >= 0:
-            out = out + self.hint_gate(latent) * cache["hint"]
-        return out
+        return torch.index_select(torch.cat(parts, dim=1), 1, self.position)
 
 
 # =============================================================================================
@@ -209,8 +181,7 @@ class SlotNet(BaseFeaturesExtractor):
     provides_logits = True
 
     def __init__(self, observation_space: spaces.Box, layout, num_actions: int, monster_designs: int,
-                 weapon_designs: int, slot_dim: int = 64, pair_dim: int = 64, features_dim: int = 256,
-                 hint_gate_init: float = 0.0, hint_gate_lr_scale: float = 1.0):
+                 weapon_designs: int, slot_dim: int = 64, pair_dim: int = 64, features_dim: int = 256):
         pieces = {n: (s, o) for n, s, o in _pieces(layout)}
         for need in ("armies", "army_info"):
             if need not in pieces:
@@ -225,18 +196,9 @@ class SlotNet(BaseFeaturesExtractor):
         if expected != num_actions:
             raise ValueError(f"SlotNet: the layout implies {expected} actions, the game has {num_actions}")
         total = int(observation_space.shape[0])
-        # the heuristic's choice (agents/hint.py), when the layout has it: added to the logits
-        # through a gate, not part of the features (so a policy trained without it loads as is)
-        self.hint_off = -1
-        if HINT_PIECE in pieces:
-            (n_hint,), self.hint_off = pieces[HINT_PIECE]
-            if n_hint != num_actions:
-                raise ValueError(f"SlotNet: the {HINT_PIECE} piece has {n_hint} entries, the game {num_actions} actions")
-        hint_end = self.hint_off + num_actions if self.hint_off >= 0 else -1
         self.rest_idx = [i for i in range(total)
                          if not (self.armies_off <= i < self.armies_off + S * F * X)
-                         and not (self.info_off <= i < self.info_off + S * I)
-                         and not (self.hint_off <= i < hint_end)]
+                         and not (self.info_off <= i < self.info_off + S * I)]
         self.register_buffer("rest", torch.as_tensor(self.rest_idx, dtype=torch.long), persistent=False)
         self.register_buffer("rel_onehot", torch.eye(S), persistent=False)
         d = slot_dim
@@ -254,9 +216,6 @@ class SlotNet(BaseFeaturesExtractor):
         self.army_user = nn.Linear(d, pair_dim + 1)
         self.army_t = nn.Linear(d, pair_dim + 1)
         self.army_ctx = nn.Linear(features_dim, pair_dim)
-        if self.hint_off >= 0:
-            self.hint_gate = _hint_gate(features_dim, hint_gate_init)
-        self.hint_gate_lr_scale = float(hint_gate_lr_scale)   # its Adam step size (agents/ppo.py)
         self._cache: dict = {}
 
     def forward(self, obs: torch.Tensor) -> torch.Tensor:
@@ -280,8 +239,6 @@ class SlotNet(BaseFeaturesExtractor):
         rest = torch.index_select(obs, 1, self.rest)
         g = self.glob(torch.cat([a.flatten(1), rest], dim=1))
         self._cache = {"e": e, "a": a, "n": B}
-        if self.hint_off >= 0:
-            self._cache["hint"] = obs[:, self.hint_off:self.hint_off + self.num_actions]
         return g
 
     def action_logits(self, latent: torch.Tensor) -> torch.Tensor:
@@ -298,10 +255,7 @@ class SlotNet(BaseFeaturesExtractor):
         use = self._pairs(self.user(me), self.target(e.reshape(B, S * F, -1)), self.ctx(latent))
         ram = self._pairs(self.army_user(me), self.army_t(a), self.army_ctx(latent))
         # (B, F, S*F) -> (u*S + rel)*F + t ; (B, F, S) -> u*S + rel
-        logits = torch.cat([monster, weapon, end, use.flatten(1), ram.flatten(1)], dim=1)
-        if self.hint_off >= 0:
-            logits = logits + self.hint_gate(latent) * c["hint"]
-        return logits
+        return torch.cat([monster, weapon, end, use.flatten(1), ram.flatten(1)], dim=1)
 
     # -- inference in numpy (see the module docstring) -------------------------------------------
     def _numpy_weights(self) -> dict:
@@ -333,8 +287,6 @@ class SlotNet(BaseFeaturesExtractor):
             "weapon_out": (W["weapon_out.weight"].T.copy(), W["weapon_out.bias"]),
             "rest": np.asarray(self.rest_idx, np.intp),
         }
-        if self.hint_off >= 0:
-            packed["hint_gate"] = (W["hint_gate.weight"].T.copy(), W["hint_gate.bias"])
         self._np = ([p._version for p in params.values()], list(params.values()), packed)
         return packed
 
@@ -379,9 +331,6 @@ class SlotNet(BaseFeaturesExtractor):
         ram = self._np_pairs(army_user, a @ wt + bt, ram_ctx)
         logits = np.concatenate([monster_end[:, :self.dm], weapon, monster_end[:, self.dm:],
                                  use.reshape(B, -1), ram.reshape(B, -1)], axis=1)
-        if self.hint_off >= 0:
-            wh, bh = P["hint_gate"]
-            logits = logits + (latent @ wh + bh) * obs[:, self.hint_off:self.hint_off + self.num_actions]
         return logits, latent
 
     @staticmethod

@@ -278,17 +278,8 @@ class ArenaPolicy(MaskableActorCriticPolicy):
         if getattr(self.features_extractor, "provides_logits", False):
             # agents/nets.py: the extractor scores the actions itself (pointer / spatial heads)
             self.action_net = ExtractorHead(self.pi_features_extractor)
-            lr = lr_schedule(1)
-            params: Any = list(self.parameters())
-            extractor: Any = self.pi_features_extractor
-            gate = getattr(extractor, "hint_gate", None)
-            if gate is not None:   # agents/hint.py: the gate may learn faster (``lr_scale`` per group)
-                scale = float(extractor.hint_gate_lr_scale)
-                own = {id(p) for p in gate.parameters()}
-                params = [{"params": [p for p in params if id(p) not in own]},
-                          {"params": list(gate.parameters()), "lr": lr * scale, "lr_scale": scale}]
             self.optimizer = self.optimizer_class(  # type: ignore[call-arg]  # as SB3 builds it
-                params, lr=lr, **self.optimizer_kwargs)
+                self.parameters(), lr=lr_schedule(1), **self.optimizer_kwargs)
         elif self.spatial_actions:
             if not isinstance(self.features_extractor, LayoutExtractor) or not self.share_features_extractor:
                 raise ValueError("spatial_actions need the cnn network (LayoutExtractor, shared)")
@@ -393,6 +384,9 @@ def check_compatible(meta: dict, game, path: str | os.PathLike = "checkpoint") -
     for key in ("options", "observation_size", "observation_layout", "num_actions", "num_agents"):
         if meta.get(key) != want[key]:
             problems.append(f"{key}: checkpoint {meta.get(key)!r}, asked {want[key]!r}")
+    if meta.get("heuristic_hint"):   # an input of an experiment that did not ship (issue 44)
+        problems.append("heuristic_hint: the network reads the heuristic's best moves as an extra input, "
+                        "which this version no longer builds (removed in issue 44; commit d5dc338 has it)")
     if problems:
         raise CheckpointError(f"{path} does not fit this game variant:\n  " + "\n  ".join(problems))
 
@@ -857,27 +851,13 @@ class PPOAgent(BaseAgent):
             check_compatible(self.meta, game, path)
         self.policy = load_policy(path, trust=trust)
         self.deterministic = deterministic
-        self._set_hint(game if self.meta.get("heuristic_hint") else None)
-
-    def _set_hint(self, game) -> None:
-        """With a ``heuristic_hint`` policy (agents/hint.py) the agent appends the heuristic's best
-        moves to each observation, computed on the determinized state the play loop passes
-        (``needs_state``); such an agent is not batched by the self-play env."""
-        self.hint = None
-        if game is not None:
-            from .hint import HeuristicHint
-            self.hint = HeuristicHint(game, seed=0)   # its ties are all marked: no draw
-            self.needs_state, self.batchable = True, False
 
     @classmethod
-    def from_policy(cls, policy, seed: int | None = None, deterministic: bool = True,
-                    hint_game=None) -> "PPOAgent":
-        """Wrap an in-memory policy (e.g. the learner during training); ``hint_game``: the game,
-        for a policy trained with ``heuristic_hint``."""
+    def from_policy(cls, policy, seed: int | None = None, deterministic: bool = True) -> "PPOAgent":
+        """Wrap an in-memory policy (e.g. the learner during training)."""
         agent = cls.__new__(cls)
         BaseAgent.__init__(agent, seed)
         agent.path, agent.meta, agent.policy, agent.deterministic = "<memory>", {}, policy, deterministic
-        agent._set_hint(hint_game)
         return agent
 
     def logits(self, observation: np.ndarray) -> np.ndarray:
@@ -901,13 +881,7 @@ class PPOAgent(BaseAgent):
             raise ValueError("no legal action in the mask")
         if len(legal) == 1:
             return int(legal[0])
-        observation = obs["observation"]
-        if self.hint is not None:
-            if state is None:
-                raise ValueError("this policy reads the heuristic's hint: pass the (determinized) engine "
-                                 "state (needs_state=True)")
-            observation = self.hint.extend(observation, state, self.rng, determinized=True)
-        return self.choose(self.logits(observation), mask)
+        return self.choose(self.logits(obs["observation"]), mask)
 
     def choose(self, logits: np.ndarray, mask: np.ndarray) -> int:
         """The move for these logits: argmax over the legal actions (ties at random), or a sample."""

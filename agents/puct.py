@@ -67,7 +67,7 @@ class PUCTAgent(SearchAgent):
 
     def __init__(self, path: str | os.PathLike | None, game, simulations: int = 64,
                  seed: int | None = None, c_puct: float = 1.5, policy=None, check: bool = True,
-                 evaluator=None, heuristic_hint: bool | None = None, trust: bool = False):
+                 evaluator=None, trust: bool = False):
         super().__init__(game, simulations, seed)
         if not c_puct > 0:
             raise ValueError(f"c_puct must be > 0, got {c_puct}")
@@ -79,14 +79,6 @@ class PUCTAgent(SearchAgent):
             if check:
                 check_compatible(meta, game, path)
             policy = load_policy(path, trust=trust)
-            if heuristic_hint is None:
-                heuristic_hint = bool(meta.get("heuristic_hint"))
-        #: a policy trained with ``heuristic_hint`` (agents/hint.py) reads the heuristic's best moves
-        #: after the observation: computed for the seat to act on its own determinized view
-        self.hint = None
-        if heuristic_hint:
-            from .hint import HeuristicHint
-            self.hint = HeuristicHint(game, seed=0)
         self.path = str(path) if path is not None else "<memory>"
         self.policy = policy
         self.c_puct = float(c_puct)
@@ -103,8 +95,6 @@ class PUCTAgent(SearchAgent):
         on that seat's observation (the one the seat may see)."""
         seat = state.current_player
         observation = np.asarray(state.observation(seat), np.float32)
-        if self.hint is not None:   # on a fresh determinization for that seat, as the heuristic sees it
-            observation = self.hint.extend(observation, state, self.rng)
         obs = torch.as_tensor(observation[None], device=self.policy.device)
         p = self.policy
         with torch.no_grad():

@@ -97,8 +97,7 @@ class RolloutAgent(BaseAgent):
             if prior is None:
                 prior = self._network_prior(net)
             if rollout_agent is None:
-                rollout_agent = PPOAgent.from_policy(net.policy, seed=0, deterministic=False,
-                                                     hint_game=game if net.hint is not None else None)
+                rollout_agent = PPOAgent.from_policy(net.policy, seed=0, deterministic=False)
         self._prior = prior
         self._rollout_agent = rollout_agent
         #: the last search: candidate -> (prior, mean return of the acting agent, rollouts); {} if none
@@ -107,8 +106,6 @@ class RolloutAgent(BaseAgent):
 
     def _network_prior(self, net: PPOAgent):
         def prior(observation, state):
-            if net.hint is not None:   # on a fresh determinization for the seat, as in play
-                observation = net.hint.extend(observation, state, self.rng)
             return net.logits(observation)
         return prior
 
@@ -176,7 +173,7 @@ class RolloutAgent(BaseAgent):
         (``PPOAgent.logits_batch``); each game draws its moves from its own generator
         (``default_rng(seeds[r])``), so the result does not depend on what is played beside it."""
         agent = self._rollout_agent
-        # a sampling PPOAgent without a hint: one forward pass a round for every game
+        # a sampling PPOAgent: one forward pass a round for every game
         net = agent if isinstance(agent, PPOAgent) and agent.batchable and not agent.deterministic else None
         uniform = type(agent) is RandomAgent                       # no observation to build
         gens = [np.random.default_rng(seed) for seed in seeds]

@@ -107,8 +107,7 @@ class HeuristicAgent(RuleBasedAgent):
 
     def best_actions(self, mask, state) -> np.ndarray:
         """The legal actions of ``mask`` whose one-ply value is the highest (ties all kept), for
-        ``state.current_player`` on a (determinized) state; also the ``heuristic_hint`` piece
-        (agents/hint.py)."""
+        ``state.current_player`` on a (determinized) state."""
         legal = np.flatnonzero(mask)
         if len(legal) == 1:
             return legal

@@ -1,8 +1,8 @@
 """Scaling benchmark of the RLlib backend: env steps/s and learner steps/s against env runners,
 and the same run on a two-node Ray cluster simulated on this machine.
 
-    python -m tabletop_arena.train.rllib_bench --game peacekeepers --runners 0 1 2 --rounds 3
-    python -m tabletop_arena.train.rllib_bench --game zaka --runners 2 --two-node --rounds 3
+    python scripts/rllib_bench.py --game peacekeepers --runners 0 1 2 --rounds 3
+    python scripts/rllib_bench.py --game zaka --runners 2 --two-node --rounds 3
 
 Per configuration: build the algorithm (the game's training config with ``--set`` overrides),
 one warm-up iteration, then ``--iterations`` timed ones; from PPO's per-iteration timers
@@ -39,10 +39,10 @@ def measure(game: str, runners: int, iterations: int, overrides: dict, cluster: 
     """Start Ray (local or a two-node Cluster), build the algorithm, time its iterations."""
     import ray
 
-    from .. import envs
-    from .config import load_config
-    from .ppo import policy_kwargs
-    from .rllib import algorithm_config, per_iteration_timers
+    from tabletop_arena import envs
+    from tabletop_arena.train.config import load_config
+    from tabletop_arena.train.ppo import policy_kwargs
+    from tabletop_arena.train.rllib import algorithm_config, per_iteration_timers
 
     game_id = envs.resolve(game)
     section = {k[len("rllib."):]: overrides.pop(k) for k in [k for k in overrides if k.startswith("rllib.")]}
@@ -102,7 +102,7 @@ def measure(game: str, runners: int, iterations: int, overrides: dict, cluster: 
 
 
 def main(argv=None) -> int:
-    from .config import parse_overrides
+    from tabletop_arena.train.config import parse_overrides
 
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--game", default="peacekeepers")

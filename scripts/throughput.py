@@ -1,6 +1,6 @@
 """Training throughput: learner env steps per second, rollouts *and* PPO updates included.
 
-    python -m tabletop_arena.train.throughput [game] [--rounds 5] [--steps 8192] [--compare-vec]
+    python scripts/throughput.py [game] [--rounds 5] [--steps 8192] [--compare-vec]
         [--also KEY=VALUE[,KEY=VALUE...]]   # e.g. --also device=cuda: the project config on a GPU
 
 Setups, all built once in this process and timed against the same self-play env (the game's
@@ -33,8 +33,8 @@ from pathlib import Path
 
 import torch
 
-from .. import envs
-from .config import load_config
+from tabletop_arena import envs
+from tabletop_arena.train.config import load_config
 
 
 class Setup:
@@ -54,16 +54,16 @@ class Setup:
 
 def _seed_snapshot(model, game, game_id: str, venv, folder: Path, name: str) -> None:
     """Put a snapshot of ``model``'s current policy into the pool of every env of ``venv``."""
-    from ..agents.ppo import game_metadata, save_checkpoint
+    from tabletop_arena.agents.ppo import game_metadata, save_checkpoint
 
     path = save_checkpoint(model, folder / f"{name}.zip", game_metadata(game, game_id), policy_only=True)
     venv.env_method("add_snapshot", str(path))
 
 
 def project_setup(game: str, folder: Path, overrides: dict | None = None, name: str = "project default") -> Setup:
-    from ..agents.ppo import ArenaPolicy
-    from .algo import ArenaPPO
-    from .ppo import make_vec_env, policy_kwargs, resolve_device, update_threads
+    from tabletop_arena.agents.ppo import ArenaPolicy
+    from tabletop_arena.train.algo import ArenaPPO
+    from tabletop_arena.train.ppo import make_vec_env, policy_kwargs, resolve_device, update_threads
 
     game_id = envs.resolve(game)
     cfg = load_config(None, dict(overrides or {}, progress=False), game=game_id)
@@ -76,11 +76,11 @@ def project_setup(game: str, folder: Path, overrides: dict | None = None, name: 
                      clip_range=cfg.clip_range, ent_coef=cfg.ent_coef, vf_coef=cfg.vf_coef,
                      max_grad_norm=cfg.max_grad_norm, policy_kwargs=policy_kwargs(g, cfg),
                      device=resolve_device(cfg.device), kl_coef=cfg.kl_coef)
-    model.pipelined, model.update_threads = cfg.pipelined, update_threads(cfg)
+    model.update_threads = update_threads(cfg)
     if cfg.kl_coef > 0:  # the KL term costs a reference forward pass per rollout: time it too
-        from ..agents.ppo import load_policy
+        from tabletop_arena.agents.ppo import load_policy
         path = Path(folder) / f"{name.replace(' ', '_')}_reference.zip"
-        from ..agents.ppo import game_metadata, save_checkpoint
+        from tabletop_arena.agents.ppo import game_metadata, save_checkpoint
         save_checkpoint(model, path, game_metadata(g, game_id), policy_only=True)
         model.set_reference(load_policy(path, device=str(model.device)))
     if "snapshot" in cfg.opponent_mix:
@@ -93,7 +93,7 @@ def sb3_default_setup(game: str, folder: Path, threads: int) -> Setup:
     from sb3_contrib import MaskablePPO
     from stable_baselines3.common.vec_env import DummyVecEnv
 
-    from .selfplay import SelfPlayEnv
+    from tabletop_arena.train.selfplay import SelfPlayEnv
 
     game_id = envs.resolve(game)
     cfg = load_config(None, {"progress": False}, game=game_id)
@@ -121,7 +121,7 @@ def measure(setups: list[Setup], rounds: int, steps: int, log=print) -> None:
 
 
 def main(argv=None) -> int:
-    p = argparse.ArgumentParser(prog="python -m tabletop_arena.train.throughput", description=__doc__,
+    p = argparse.ArgumentParser(prog="python scripts/throughput.py", description=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("game", nargs="?", default="zaka", help="game id or name (default zaka)")
     p.add_argument("--rounds", type=int, default=5, help="timed rounds per setup (default 5)")
@@ -133,9 +133,9 @@ def main(argv=None) -> int:
     p.add_argument("--also", action="append", default=[], metavar="KEY=VALUE[,KEY=VALUE...]",
                    help="also time the project config with these training-config keys changed (one "
                         "setup per --also; repeatable), e.g. --also device=cuda --also "
-                        "vec_env=parallel,n_envs=32; the speed-up line still compares the project default")
+                        "vec_env=batched,n_envs=32; the speed-up line still compares the project default")
     args = p.parse_args(argv)
-    from .config import ConfigError, check_overrides, parse_overrides
+    from tabletop_arena.train.config import ConfigError, check_overrides, parse_overrides
     try:
         also = [check_overrides(parse_overrides(re.split(r",(?=[A-Za-z_][\w.]*=)", x)), source="--also")
                 for x in args.also]  # commas inside a value ([256,256]) stay

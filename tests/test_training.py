@@ -419,10 +419,32 @@ def test_pool_drops_missing_heuristic_and_falls_back():
     assert pool.kinds() == {"random": 1.0}  # no snapshot yet, nothing else left
 
 
-def test_subproc_vec_env_trains(tmp_path):
-    name = GAMES[0]
-    path = train(name, timesteps=128, seed=2, out=tmp_path / "sub", **dict(SMALL, vec_env="subproc"))
-    assert read_metadata(path)["timesteps"] >= 128
+def test_retired_keys_load_only_where_they_changed_nothing():
+    """Issue 44 removed the keys of experiments that never shipped (the heuristic hint, env worker
+    processes, a random-move curriculum, label smoothing, the KL schedule, fixed cloning settings).
+    The records of older runs list every key (checkpoints/*/train_config.yaml, a checkpoint's
+    metadata that --resume reads): they load where a retired key holds the value at which it
+    changed nothing; another value, or one on the command line, is an error saying it was removed."""
+    from tabletop_arena.envs.core.resources import checkpoints_dir
+    from tabletop_arena.train.config import check_overrides, read_config_file
+
+    records = sorted(checkpoints_dir().glob("*/train_config*.yaml"))
+    loaded = [p for p in records if read_config_file(p).get("algorithm", "ppo") == "ppo"]
+    assert len(loaded) >= 4
+    for path in loaded:
+        data = read_config_file(path)
+        assert isinstance(from_dict(data, str(path)), TrainConfig), path
+    old = {"workers": 2, "pipelined": True, "heuristic_hint": False, "opponent_random_start": 0.0,
+           "bc_label_smoothing": 0.0, "bc_holdout": 0.1, "kl_coef_end": -1.0}
+    assert from_dict(old).to_dict() == from_dict({}).to_dict()
+    for key, value in (("heuristic_hint", True), ("opponent_random_steps", 1000), ("bc_label_smoothing", 0.1),
+                       ("kl_coef_end", 0.0), ("bc_learning_rate", 3e-4)):
+        with pytest.raises(ConfigError, match=f"{key}: removed in issue 44"):
+            from_dict({key: value})
+    with pytest.raises(ConfigError, match="--set workers: removed in issue 44"):
+        check_overrides({"workers": 2})
+    with pytest.raises(ConfigError, match="vec_env: parallel was removed in issue 44.*use batched"):
+        from_dict({"vec_env": "parallel"})
 
 
 def test_spatial_action_head_maps_actions_to_cells():

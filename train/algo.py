@@ -7,9 +7,8 @@ format (JSON + tensors; ``train/ppo.py`` rebuilds a resumed learner from them, a
 - **KL toward the clone**: ``loss += kl_coef * KL(pi || pi_ref)`` over the legal actions of every
   state in the minibatch, where ``pi_ref`` is the frozen policy the run had after imitation
   (``set_reference``). It keeps PPO's fine-tune near the heuristic's play where the advantage says
-  nothing, instead of drifting (the issue's "PPO after cloning wins 0-1%"). ``kl_coef`` may fall
-  linearly to ``kl_coef_end`` over the run (``kl_schedule``). The reference's log-probabilities are
-  computed once per rollout (one batched forward), not per minibatch and epoch.
+  nothing, instead of drifting (the issue's "PPO after cloning wins 0-1%"). The reference's
+  log-probabilities are computed once per rollout (one batched forward), not per minibatch and epoch.
 - **Exact masked distributions**: logits are masked with -inf and normalised with ``log_softmax``
   once per minibatch; the log-prob, the entropy and both KLs come from that one tensor (SB3 builds a
   ``MaskableCategorical`` per call and re-masks).
@@ -50,27 +49,13 @@ def sample_masked(logp_all: torch.Tensor, uniform: torch.Tensor) -> torch.Tensor
     """One action per row drawn from the masked distribution ``exp(logp_all)`` (rows of
     log-probabilities, -inf where illegal) by the Gumbel-max trick with the given uniform draws
     (same shape, in [0, 1)): argmax(logp - log(-log u)). A row's action depends on its own draws
-    only, so splitting the rows into groups (pipelined rollouts) leaves every action unchanged."""
+    only."""
     return torch.argmax(logp_all - torch.log(-torch.log(uniform)), dim=1)
-
-
-def stepwise_workers(env):
-    """The ``ParallelSelfPlayVecEnv`` under ``env`` when its workers can be stepped one at a
-    time for a pipelined rollout: two or more workers, and no wrapper between other than
-    VecMonitor (which passes observations through unchanged); else None."""
-    from stable_baselines3.common.vec_env import VecMonitor
-
-    while type(env) is VecMonitor:
-        env = env.venv
-    if hasattr(env, "step_group_async") and len(env.groups) > 1:
-        return env
-    return None
 
 
 def along_line(start: float, end: float, step: int, total: int) -> float:
     """The value ``step`` learner steps along a straight line from ``start`` to ``end`` over
-    ``total`` steps (``end`` from then on; ``start`` when ``total`` <= 0): the schedules of the KL
-    weight, the step size and the opponents' random-move curriculum."""
+    ``total`` steps (``end`` from then on; ``start`` when ``total`` <= 0): the step size's schedule."""
     if total <= 0:
         return start
     return start + min(1.0, step / total) * (end - start)
@@ -79,16 +64,14 @@ def along_line(start: float, end: float, step: int, total: int) -> float:
 class ArenaPPO(MaskablePPO):
     """MaskablePPO + KL(pi || reference) + a single-pass masked update (see the module docstring)."""
 
-    def __init__(self, *args, kl_coef: float = 0.0, kl_coef_end: float = -1.0, value_warmup_steps: int = 0,
+    def __init__(self, *args, kl_coef: float = 0.0, value_warmup_steps: int = 0,
                  learning_rate_end: float = -1.0, **kwargs):
         super().__init__(*args, **kwargs)
         self.kl_coef = float(kl_coef)
-        self.kl_coef_end = float(kl_coef_end)
         self.learning_rate_end = float(learning_rate_end)
         self.value_warmup_steps = int(value_warmup_steps)
-        self.schedule_total = 0          # learner steps over which kl_coef and the step size move (the run's total)
+        self.schedule_total = 0          # learner steps over which the step size moves (the run's total)
         self.reference = None            # frozen policy (the clone)
-        self.pipelined = True            # pipeline rollouts across env worker processes (collect_rollouts)
         self.update_threads = 0          # torch threads for the update (0: leave the count as it is)
 
     def set_reference(self, policy) -> None:
@@ -97,11 +80,6 @@ class ArenaPPO(MaskablePPO):
         for p in policy.parameters():
             p.requires_grad_(False)
         self.reference = policy
-
-    def current_kl_coef(self) -> float:
-        if self.kl_coef_end < 0:
-            return self.kl_coef
-        return along_line(self.kl_coef, self.kl_coef_end, self.num_timesteps, self.schedule_total)
 
     def current_learning_rate(self) -> float:
         """The Adam step size now: ``learning_rate`` (a number) falling linearly to
@@ -117,29 +95,17 @@ class ArenaPPO(MaskablePPO):
         self.logger.record("train/learning_rate", lr)
         for optimizer in optimizers if isinstance(optimizers, list) else [optimizers]:
             for group in optimizer.param_groups:
-                group["lr"] = lr * group.get("lr_scale", 1.0)   # the hint gate's group (agents/ppo.py)
+                group["lr"] = lr
 
     def collect_rollouts(self, env, callback, rollout_buffer, n_rollout_steps: int, use_masking: bool = True) -> bool:
         """MaskablePPO's rollout loop with one forward pass per step giving logits and values, the
         masks read from the vectorized env (``action_masks()``, kept from its last step) and
-        sampling from the exact masked softmax (``sample_masked``).
-
-        With env worker processes (``ParallelSelfPlayVecEnv`` under at most a VecMonitor) and
-        ``pipelined`` on, the steps are pipelined across the workers: as soon as one worker's envs
-        have stepped, their next actions are decided and sent while the other worker is still
-        stepping. The rollout is the same (same states, same actions for the same random draws:
-        one uniform draw per step for all envs, taken in step order); only the waiting changes,
-        and a callback's commands to the envs (a new snapshot in the pool) reach each worker
-        after the step it is running, one step later than in the whole-step loop."""
+        sampling from the exact masked softmax (``sample_masked``)."""
         assert self._last_obs is not None, "No previous observation was provided"
         self.policy.set_training_mode(False)
         rollout_buffer.reset()
         callback.on_rollout_start()
-        base = stepwise_workers(env) if self.pipelined else None
-        if base is not None:
-            done = self._collect_pipelined(env, base, callback, rollout_buffer, n_rollout_steps)
-        else:
-            done = self._collect_stepped(env, callback, rollout_buffer, n_rollout_steps)
+        done = self._collect_stepped(env, callback, rollout_buffer, n_rollout_steps)
         if done is None:
             return False
         with torch.no_grad():
@@ -169,7 +135,7 @@ class ArenaPPO(MaskablePPO):
         return torch.rand(env.num_envs, int(env.action_space.n), device=self.device)
 
     def _after_step(self, env, callback, rollout_buffer, step: tuple, new: tuple) -> bool:
-        """The bookkeeping of one whole step (both loops): counters, callback, episode info, the
+        """The bookkeeping of one whole step: counters, callback, episode info, the
         value of truncated games' last states, the buffer row. False: the callback stops."""
         actions, values, log_probs, masks = step
         new_obs, rewards, dones, infos = new
@@ -209,59 +175,6 @@ class ArenaPPO(MaskablePPO):
                 return None
         return new_obs, dones
 
-    def _collect_pipelined(self, env, base, callback, rollout_buffer, n_rollout_steps: int):
-        """The pipelined loop (see ``collect_rollouts``): step t of worker k is received, its
-        envs' actions for step t + 1 decided and sent, then worker k + 1's; the whole step t then
-        goes through ``env.step_wait()`` (VecMonitor's episode statistics) and the bookkeeping."""
-        groups = base.groups
-        masks = env.action_masks()
-        cur = self._decide_groups(base, groups, self._last_obs, masks, self._uniform(env))
-        new_obs, dones = self._last_obs, None
-        for t in range(n_rollout_steps):
-            last = t + 1 == n_rollout_steps
-            uniform = None if last else self._uniform(env)
-            parts, nxt = [], []
-            for k, (a, b) in enumerate(groups):
-                part = base.step_group_wait(k)
-                parts.append(part)
-                if uniform is not None:  # not the last step: decide this worker's next actions now
-                    nxt.append(self._decide_group(base, k, part[0], base.action_masks()[a:b], uniform[a:b]))
-            base.finish_group_step(parts)
-            new = env.step_wait()
-            new_obs, dones = new[0], new[2]
-            if not self._after_step(env, callback, rollout_buffer, cur, new):
-                self._drain(env, last)
-                return None
-            if not last:
-                cur = self._join(nxt, env.action_masks())
-        return new_obs, dones
-
-    def _decide_group(self, base, k: int, obs, masks, uniform) -> tuple:
-        actions, values, log_probs = self._decide(obs, masks, uniform)
-        base.step_group_async(k, actions)
-        return actions, values, log_probs
-
-    def _decide_groups(self, base, groups, obs, masks, uniform) -> tuple:
-        parts = [self._decide_group(base, k, obs[a:b], masks[a:b], uniform[a:b]) for k, (a, b) in enumerate(groups)]
-        return self._join(parts, masks)
-
-    @staticmethod
-    def _join(parts: list[tuple], masks: np.ndarray) -> tuple:
-        """One step's (actions, values, log-probs, masks) for all envs from the workers' parts."""
-        return (np.concatenate([p[0] for p in parts]), torch.cat([p[1] for p in parts]),
-                torch.cat([p[2] for p in parts]), masks)
-
-    def _drain(self, env, last: bool) -> None:
-        """The run stops mid-rollout: finish the steps still in flight (so the envs, the
-        observation kept for the next ``learn`` and the episode statistics agree); they are not
-        learned from, as SB3 drops a partial rollout."""
-        if last:
-            return
-        new = env.step_wait()  # every worker's step in flight, joined
-        self.num_timesteps += env.num_envs
-        self._update_info_buffer(new[3], new[2])
-        self._last_obs, self._last_episode_starts = new[0], new[2]
-
     def _excluded_save_params(self) -> list[str]:
         return super()._excluded_save_params() + ["reference", "_value_opt"]
 
@@ -295,7 +208,7 @@ class ArenaPPO(MaskablePPO):
         advantages = flat(buf.advantages, torch.float32).reshape(n)
         returns = flat(buf.returns, torch.float32).reshape(n)
         masks = flat(buf.action_masks).reshape(n, -1).bool()
-        kl_coef = self.current_kl_coef() if self.reference is not None else 0.0
+        kl_coef = self.kl_coef if self.reference is not None else 0.0
         ref_logp = None
         if kl_coef > 0:
             with torch.no_grad():

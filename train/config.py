@@ -44,13 +44,9 @@ class TrainConfig:
     #:                                       included (0 = none); checked between PPO steps
     seed: int = 0                         #: seeds torch, the envs, the pool and evaluation
     # --- parallel rollouts ----------------------------------------------------------------------
-    n_envs: int = 8                       #: environments stepped in parallel
-    vec_env: str = "dummy"                #: dummy / subproc (SB3: one process / one per env), batched
-    #:                                       (one process, snapshot moves batched) or parallel (batched
-    #:                                       envs split over ``workers`` processes): train/vecenv.py
-    workers: int = 2                      #: env worker processes of vec_env: parallel
-    pipelined: bool = True                #: vec_env parallel: decide one worker's next actions while the
-    #:                                       others step (the same rollout, less waiting): train/algo.py
+    n_envs: int = 8                       #: environments stepped in parallel, in this process
+    vec_env: str = "dummy"                #: dummy (SB3's DummyVecEnv) or batched (the snapshot opponents'
+    #:                                       moves of all envs in one forward pass: train/vecenv.py)
     torch_threads: int = 1                #: torch intra-op threads in the learner process
     update_threads: int = 0               #: torch threads during the PPO update only; 0: the cores this
     #:                                       process may use, at most 4 (the rollout's small forward passes
@@ -94,7 +90,6 @@ class TrainConfig:
     value_warmup_steps: int = 0           #: first learner steps of PPO that fit only the value head (the
     #:                                       features and the policy stay as imitation left them)
     kl_coef: float = 0.0                  #: weight of KL(policy || cloned policy) in the PPO loss (needs bc_games)
-    kl_coef_end: float = -1.0             #: KL weight at the end of the run, linear from kl_coef (-1 = constant)
     # --- self-play pool -------------------------------------------------------------------------
     opponent_mix: dict = field(default_factory=lambda: {"random": 0.2, "heuristic": 0.4, "snapshot": 0.4})
     #: ^ weight per opponent kind: any agent spec (random, heuristic, mcts:N, ppo:PATH) or
@@ -104,9 +99,6 @@ class TrainConfig:
     score_reward: float = 0.0             #: shaping weight of the score margin (own - best other): paid as
     #:                                       it changes (state.scores()) or at the end (final_info scores)
     snapshot_sampling: bool = True        #: snapshots sample their moves as the learner does (False: argmax)
-    opponent_random_start: float = 0.0    #: curriculum: share of random moves of heuristic opponents at the start
-    opponent_random_end: float = 0.0      #: ... at opponent_random_steps (linear in between, then constant)
-    opponent_random_steps: int = 0        #: learner steps of the curriculum (0 = no curriculum)
     # --- warm start ---------------------------------------------------------------------------
     bc_games: int = 0                     #: before PPO, imitate the game's heuristic on this many of its
     #:                                       self-play games (behaviour cloning; 0 = off; fresh runs only)
@@ -115,25 +107,12 @@ class TrainConfig:
     #:                                       held-out agreement (the best weights are kept)
     bc_keep: float = 1.0                  #: share of the imitation games' decisions stored (memory: a share
     #:                                       of more games beats every state of fewer)
-    bc_holdout: float = 0.1               #: share of imitation games held out to measure agreement
-    bc_batch_size: int = 256              #: cloning minibatch
-    bc_learning_rate: float = 1e-3        #: cloning Adam step size
-    bc_value_coef: float = 0.5            #: weight of the value MSE on game results during cloning
-    bc_label_smoothing: float = 0.0       #: cloning target: 1 - this on the heuristic's move, this spread
-    #:                                       evenly over the legal moves (0 = the move alone). A clone that
-    #:                                       matches a deterministic teacher exactly saturates its softmax
-    #:                                       and PPO's gradients vanish; smoothing keeps its argmax and
-    #:                                       leaves PPO some probability to move
     dagger_rounds: int = 0                #: DAgger rounds after cloning (student plays, heuristic labels)
     dagger_games: int = 200               #: games per DAgger round
     dagger_epochs: int = 3                #: most passes over the grown data after each DAgger round
     init_policy: str = ""                 #: start PPO from this checkpoint's policy weights (same network
     #:                                       config) instead of imitation; it is the KL anchor too; a path or
     #:                                       a shipped agent's name (checkpoints/shipped.yaml, e.g. zaka)
-    heuristic_hint: bool = False          #: append the heuristic's best moves to the learner's observation
-    #:                                       (agents/hint.py; slots / board network: a gate adds them to the logits)
-    hint_gate_init: float = 0.0           #: the gate's starting value (0: a hint-less init_policy plays as before)
-    hint_gate_lr_scale: float = 1.0       #: the gate's Adam step size relative to learning_rate
     # --- logging, checkpoints, evaluation -------------------------------------------------------
     checkpoint_interval: int = 50_000     #: learner steps between checkpoints (also written at the end)
     eval_interval: int = 50_000           #: learner steps between evaluations (0 = only at the end)
@@ -200,13 +179,13 @@ def _validate_rllib(section: dict) -> dict:
 
 
 FIELDS = {f.name: f for f in dataclasses.fields(TrainConfig)}
-_CHOICES = {"vec_env": ("dummy", "subproc", "batched", "parallel"), "network": ("auto", "cnn", "mlp", "board", "slots"),
+_CHOICES = {"vec_env": ("dummy", "batched"), "network": ("auto", "cnn", "mlp", "board", "slots"),
             "device": ("auto", "cpu", "cuda")}
-_POSITIVE_INT = ("max_steps", "workers", "n_envs", "torch_threads", "n_steps", "batch_size",
+_POSITIVE_INT = ("max_steps", "n_envs", "torch_threads", "n_steps", "batch_size",
                  "n_epochs", "snapshot_interval", "max_snapshots", "checkpoint_interval", "cnn_hidden",
                  "vector_hidden", "win_rate_window", "bc_epochs", "board_channels", "features_dim",
-                 "slot_dim", "pair_dim", "bc_patience", "bc_batch_size", "dagger_games", "dagger_epochs")
-_NON_NEGATIVE_INT = ("seed", "total_timesteps", "value_warmup_steps", "eval_interval", "eval_games", "bc_games", "dagger_rounds", "opponent_random_steps",
+                 "slot_dim", "pair_dim", "bc_patience", "dagger_games", "dagger_epochs")
+_NON_NEGATIVE_INT = ("seed", "total_timesteps", "value_warmup_steps", "eval_interval", "eval_games", "bc_games", "dagger_rounds",
                      "update_threads")
 _UNIT = ("gamma", "gae_lambda")
 
@@ -273,24 +252,14 @@ def validate(cfg: TrainConfig) -> TrainConfig:
     for key in _UNIT:
         if not 0.0 < getattr(cfg, key) <= 1.0:
             raise ConfigError(f"{key}: must be in (0, 1], got {getattr(cfg, key)!r}")
-    for key in ("opponent_random_start", "opponent_random_end", "bc_holdout", "bc_keep"):
-        if not 0.0 <= getattr(cfg, key) <= 1.0:
-            raise ConfigError(f"{key}: must be in [0, 1], got {getattr(cfg, key)!r}")
-    if not 0.0 <= cfg.bc_label_smoothing < 1.0:
-        raise ConfigError(f"bc_label_smoothing: must be in [0, 1), got {cfg.bc_label_smoothing!r}")
-    if cfg.bc_holdout >= 1.0:
-        raise ConfigError("bc_holdout: must be below 1")
-    if cfg.bc_keep <= 0.0:
-        raise ConfigError("bc_keep: must be above 0")
-    if cfg.kl_coef_end != -1.0 and cfg.kl_coef_end < 0:
-        raise ConfigError(f"kl_coef_end: must be >= 0 or -1 (constant), got {cfg.kl_coef_end!r}")
+    if not 0.0 < cfg.bc_keep <= 1.0:
+        raise ConfigError(f"bc_keep: must be in (0, 1], got {cfg.bc_keep!r}")
     if cfg.learning_rate_end != -1.0 and cfg.learning_rate_end <= 0:
         raise ConfigError(f"learning_rate_end: must be > 0 or -1 (constant), got {cfg.learning_rate_end!r}")
-    for key in ("learning_rate", "clip_range", "bc_learning_rate"):
+    for key in ("learning_rate", "clip_range"):
         if getattr(cfg, key) <= 0:
             raise ConfigError(f"{key}: must be > 0, got {getattr(cfg, key)!r}")
-    for key in ("ent_coef", "vf_coef", "max_grad_norm", "score_reward", "time_limit_minutes", "kl_coef",
-                "bc_value_coef"):
+    for key in ("ent_coef", "vf_coef", "max_grad_norm", "score_reward", "time_limit_minutes", "kl_coef"):
         if getattr(cfg, key) < 0:
             raise ConfigError(f"{key}: must be >= 0, got {getattr(cfg, key)!r}")
     if cfg.batch_size > cfg.n_steps * cfg.n_envs:
@@ -314,11 +283,6 @@ def _validate_networks(cfg: TrainConfig) -> None:
                 or entry[1] < 1):
             raise ConfigError(f"pointer_actions: entries must be [first action, count >= 1, plane] or "
                               f"[first, count, plane, only-where plane], got {entry!r}")
-    if cfg.hint_gate_lr_scale <= 0:
-        raise ConfigError(f"hint_gate_lr_scale: must be > 0, got {cfg.hint_gate_lr_scale!r}")
-    if cfg.heuristic_hint and cfg.network not in ("slots", "board"):
-        raise ConfigError("heuristic_hint needs the slots or board network (network: slots / board): "
-                          "only their logits take the gate")
     if cfg.pointer_actions and cfg.network != "board":
         raise ConfigError("pointer_actions need the board network (network: board)")
     for key in ("net_arch", "cnn_channels", "board_dilations"):
@@ -353,7 +317,51 @@ def _validate_opponents(cfg: TrainConfig) -> None:
         raise ConfigError("opponent_mix: weights must not all be zero")
 
 
+#: any value of a retired key changed nothing (``workers`` and ``pipelined`` only acted with a
+#: ``vec_env`` that is gone too)
+ANY = object()
+#: keys of experiments that did not ship, removed in issue 44 (commit d5dc338 has them), with the
+#: value at which each changed nothing: the records of older runs (a checkpoint's metadata, which
+#: ``--resume`` reads; checkpoints/*/train_config.yaml) list every key, and such a config still
+#: loads where a retired key holds that value. Any other value, or one on the command line, is a
+#: ConfigError saying the key was removed.
+RETIRED: dict[str, Any] = {
+    "workers": ANY, "pipelined": ANY,                            # vec_env: parallel (env worker processes)
+    "heuristic_hint": False, "hint_gate_init": 0.0, "hint_gate_lr_scale": 1.0,   # agents/hint.py
+    "bc_label_smoothing": 0.0, "bc_holdout": 0.1, "bc_batch_size": 256, "bc_learning_rate": 1e-3,
+    "bc_value_coef": 0.5, "kl_coef_end": -1.0,
+    "opponent_random_start": 0.0, "opponent_random_end": 0.0, "opponent_random_steps": 0,
+}
+#: values of kept keys that were removed with them
+RETIRED_VALUES = {"vec_env": {"parallel": "batched", "subproc": "dummy"}}
+
+
+def _retired(key: str, value: Any) -> str:
+    return (f"{key}: removed in issue 44 with the experiment it belonged to (it never shipped; commit d5dc338 "
+            f"has it); got {value!r}" + (f", which changed nothing only at {RETIRED[key]!r}"
+                                         if RETIRED[key] is not ANY else ""))
+
+
+def drop_retired(data: dict[str, Any], source: str) -> dict[str, Any]:
+    """``data`` without the ``RETIRED`` keys that hold the value at which they changed nothing;
+    ConfigError for one that holds another (the run depended on what was removed)."""
+    out = {}
+    for key, value in data.items():
+        if key not in RETIRED:
+            out[key] = value
+        elif RETIRED[key] is not ANY and value != RETIRED[key]:
+            raise ConfigError(f"{source}: {_retired(key, value)}")
+    for key, gone in RETIRED_VALUES.items():
+        if out.get(key) in gone:
+            raise ConfigError(f"{source}: {key}: {out[key]} was removed in issue 44 (it never shipped; "
+                              f"commit d5dc338 has it): use {gone[out[key]]}")
+    return out
+
+
 def _check_keys(data: dict[str, Any], source: str) -> None:
+    retired = [k for k in data if k in RETIRED]
+    if retired:
+        raise ConfigError(f"{source} {_retired(retired[0], data[retired[0]])}")
     if "algorithm" in data:   # not a TrainConfig key: the CLI picks the trainer by it
         raise ConfigError(f"{source}: algorithm {data['algorithm']!r} is not trained by PPO here; "
                           "`arena train` runs it (train/value_lookahead.py), or pass a PPO config")
@@ -382,6 +390,7 @@ def check_overrides(overrides: dict[str, Any], source: str = "--set") -> dict[st
 def from_dict(data: dict[str, Any], source: str = "config") -> TrainConfig:
     if not isinstance(data, dict):
         raise ConfigError(f"{source}: must be a mapping of option: value, got {type(data).__name__}")
+    data = drop_retired(data, source)
     _check_keys(data, source)
     cfg = TrainConfig()
     try:

@@ -100,7 +100,7 @@ def plot_curve(rows: list[dict], png_path: str | Path, title: str = "", steps_la
         ax.grid(alpha=0.3)
     axes[0].set_ylabel("win rate % (Wilson 95%)")
     axes[1].legend(loc="lower right", fontsize=8)
-    counts = sorted({r.get("games") for r in rows if isinstance(r.get("games"), int)})
+    counts = sorted({int(r["games"]) for r in rows if isinstance(r.get("games"), int)})
     games = (f" ({counts[0]} games per point)" if len(counts) == 1
              else f" ({'-'.join(str(c) for c in (counts[0], counts[-1]))} games per point)" if counts else "")
     fig.suptitle(wrap_title(f"{title} learning curve{games}".strip()), fontsize=10)

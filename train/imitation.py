@@ -6,8 +6,9 @@
 1. **Expert data**: ``cfg.bc_games`` games of the game's heuristic against itself. Every decision is
    stored as (observation, mask, the heuristic's action, the final result of the player who moved).
 2. **Cloning to convergence**: cross-entropy of the masked policy on the heuristic's actions (+
-   ``cfg.bc_value_coef`` x MSE of the value on the results); the games are split into training and
-   held-out games (``cfg.bc_holdout``); after each pass the held-out *agreement* (argmax of the
+   ``VALUE_COEF`` x MSE of the value on the results; Adam at ``LEARNING_RATE``, minibatches of
+   ``BATCH_SIZE``); the games are split into training and held-out games (a share ``HOLDOUT``);
+   after each pass the held-out *agreement* (argmax of the
    masked logits == the heuristic's move) is measured, the best weights are kept, and training stops
    after ``cfg.bc_patience`` passes without improvement or at ``cfg.bc_epochs``.
 3. **DAgger** (``cfg.dagger_rounds`` rounds of ``cfg.dagger_games`` games): the student plays one
@@ -38,6 +39,10 @@ import torch
 from ..agents.ppo import actor_latent, latents
 from ..agents.registry import make_agent
 from ..envs.core.game import action_index
+
+#: cloning's fixed settings (never varied by a shipped run): share of games held out to measure
+#: the agreement, minibatch, Adam step size, weight of the value's squared error
+HOLDOUT, BATCH_SIZE, LEARNING_RATE, VALUE_COEF = 0.1, 256, 1e-3, 0.5
 
 
 def train_seed(rng: np.random.Generator) -> int:
@@ -78,8 +83,7 @@ def _policy_logits(policy, obs: np.ndarray, masks: np.ndarray) -> torch.Tensor:
 
 def collect(game, games: int, rng: np.random.Generator, max_steps: int, student=None,
             first_game: int = 0, temperature: float = 1.0, parallel: int = 16,
-            progress: bool = False, desc: str = "games", keep: float = 1.0,
-            heuristic_hint: bool = False) -> tuple[Samples, dict]:
+            progress: bool = False, desc: str = "games", keep: float = 1.0) -> tuple[Samples, dict]:
     """Play ``games`` games and label every decision with the heuristic's move.
 
     Without ``student``: the heuristic plays every player (expert data). With ``student`` (a policy):
@@ -88,16 +92,11 @@ def collect(game, games: int, rng: np.random.Generator, max_steps: int, student=
     probability ``keep`` (the states of one game are alike: a share of many games is worth more than
     all of few), labelled with the heuristic's move; ``own`` marks the student's. ``parallel`` games
     are played side by side so that the student's moves are one batched forward pass.
-    ``heuristic_hint``: every observation carries the heuristic's best moves (agents/hint.py).
     """
     owner = [game.seat_owner(s) for s in range(game.num_seats)]
     counts = np.maximum(np.bincount(owner, minlength=game.num_agents), 1)
     experts = [make_agent("heuristic", game, seed=int(rng.integers(2**63))) for _ in range(game.num_agents)]
     needs_state = getattr(experts[0], "needs_state", False)
-    hint = None
-    if heuristic_hint:
-        from ..agents.hint import HeuristicHint
-        hint = HeuristicHint(game, seed=0)
     obs, masks, actions, movers, gids, own = [], [], [], [], [], []
     returns_by_game: dict[int, np.ndarray] = {}
     wins = draws = played = 0
@@ -120,12 +119,9 @@ def collect(game, games: int, rng: np.random.Generator, max_steps: int, student=
         seat = st.current_player
         mask = st.legal_actions_mask()
         o = st.observation(seat)
-        # the hint needs the seat's view on every decision, the expert only on labelled ones
-        state = st.determinize(seat, rng) if hint is not None or (need and needs_state) else None
-        if hint is not None:
-            o = hint.extend(o, state, rng, determinized=True)
         if not need:
             return o, mask, -1
+        state = st.determinize(seat, rng) if needs_state else None
         agent = experts[owner[seat]]
         return o, mask, action_index(agent.act({"observation": o, "action_mask": mask}, state=state),
                                      st.phase_name())  # an integer (no coercion); applied with checks
@@ -259,15 +255,9 @@ def evaluate_clone(policy, data: Samples, batch: int = 2048) -> dict:
     return out
 
 
-def _clone_loss(logits, mask, actions, weight, smoothing: float = 0.0):
-    """Weighted cross-entropy of the masked ``logits`` against the teacher's ``actions``; with
-    ``smoothing`` > 0 the target puts ``1 - smoothing`` on the teacher's move and spreads
-    ``smoothing`` evenly over the legal moves (``mask``)."""
-    logp_all = torch.log_softmax(logits, dim=1)
-    nll = -logp_all.gather(1, actions[:, None]).squeeze(1)
-    if smoothing > 0:
-        legal_mean = logp_all.masked_fill(~mask, 0.0).sum(1) / mask.sum(1).clamp_min(1)
-        nll = (1.0 - smoothing) * nll - smoothing * legal_mean
+def _clone_loss(logits, actions, weight):
+    """Weighted cross-entropy of the masked ``logits`` against the teacher's ``actions``."""
+    nll = -torch.log_softmax(logits, dim=1).gather(1, actions[:, None]).squeeze(1)
     return (nll * weight).sum() / weight.sum().clamp_min(1.0)
 
 
@@ -275,27 +265,23 @@ def fit(policy, train: Samples, held: Samples, cfg, rng: np.random.Generator, lo
         tag: str = "bc", rows: list | None = None, epochs: int | None = None) -> dict:
     """Clone ``train`` until the held-out agreement stops improving; keep the best weights."""
     policy.set_training_mode(True)
-    opt = torch.optim.Adam(policy.parameters(), lr=cfg.bc_learning_rate, eps=1e-5)
+    opt = torch.optim.Adam(policy.parameters(), lr=LEARNING_RATE, eps=1e-5)
     best, best_state, stale = -1.0, None, 0
     choice = train.masks.sum(1) > 1   # forced moves teach nothing; they still train the value
-    smoothing = float(getattr(cfg, "bc_label_smoothing", 0.0))
     result = {}
     t0 = time.time()
     for epoch in range(epochs or cfg.bc_epochs):
         tot, n_seen = 0.0, 0
-        for idx in _batches(len(train), cfg.bc_batch_size, rng):
+        for idx in _batches(len(train), BATCH_SIZE, rng):
             o = torch.as_tensor(train.obs[idx].astype(np.float32), device=policy.device)
             m = torch.as_tensor(train.masks[idx], device=policy.device)
             a = torch.as_tensor(train.actions[idx], device=policy.device)
             latent_pi, latent_vf = latents(policy, o)
             logits = policy.action_net(latent_pi).masked_fill(~m, float("-inf"))
-            ce = _clone_loss(logits, m, a, torch.as_tensor(choice[idx], dtype=torch.float32,
-                                                           device=policy.device), smoothing)
-            loss = ce
-            if cfg.bc_value_coef > 0:
-                v = policy.value_net(latent_vf).flatten()
-                loss = loss + cfg.bc_value_coef * torch.nn.functional.mse_loss(
-                    v, torch.as_tensor(train.returns[idx], device=policy.device))
+            ce = _clone_loss(logits, a, torch.as_tensor(choice[idx], dtype=torch.float32, device=policy.device))
+            v = policy.value_net(latent_vf).flatten()
+            loss = ce + VALUE_COEF * torch.nn.functional.mse_loss(
+                v, torch.as_tensor(train.returns[idx], device=policy.device))
             opt.zero_grad(set_to_none=True)
             loss.backward()
             torch.nn.utils.clip_grad_norm_(policy.parameters(), cfg.max_grad_norm)
@@ -351,9 +337,9 @@ def warm_start(policy, game, cfg, log=print, out: Path | None = None, on_phase=N
     t0 = time.time()
     phase(f"{cfg.bc_games} expert games")
     data, info = collect(game, cfg.bc_games, rng, cfg.max_steps, progress=cfg.progress, desc="expert games",
-                         keep=cfg.bc_keep, heuristic_hint=cfg.heuristic_hint)
+                         keep=cfg.bc_keep)
     log(f"imitation: {info['samples']} decisions from {cfg.bc_games} heuristic games ({time.time() - t0:.0f}s)")
-    train_part, held = split(data, cfg.bc_holdout, rng)
+    train_part, held = split(data, HOLDOUT, rng)
     phase("behaviour cloning")
     stats = fit(policy, train_part, held, cfg, rng, log=log, tag="bc", rows=rows)
     next_game = cfg.bc_games
@@ -361,12 +347,11 @@ def warm_start(policy, game, cfg, log=print, out: Path | None = None, on_phase=N
         t1 = time.time()
         phase(f"DAgger round {r + 1} of {cfg.dagger_rounds}")
         new, info = collect(game, cfg.dagger_games, rng, cfg.max_steps, student=policy, first_game=next_game,
-                            progress=cfg.progress, desc=f"dagger {r + 1}", keep=cfg.bc_keep,
-                            heuristic_hint=cfg.heuristic_hint)
+                            progress=cfg.progress, desc=f"dagger {r + 1}", keep=cfg.bc_keep)
         next_game += cfg.dagger_games
         log(f"dagger round {r + 1}: {info['student_samples']} student decisions in {cfg.dagger_games} games "
             f"vs heuristic, student won {100 * info['student_win_rate']:.1f}% ({time.time() - t1:.0f}s)")
-        new_train, new_held = split(new, cfg.bc_holdout, rng)
+        new_train, new_held = split(new, HOLDOUT, rng)
         train_part = Samples.concat([train_part, new_train])
         held = new_held  # judge on the student's latest states
         stats = fit(policy, train_part, held, cfg, rng, log=log, tag=f"dagger{r + 1}", rows=rows,
@@ -387,78 +372,3 @@ def warm_start(policy, game, cfg, log=print, out: Path | None = None, on_phase=N
             w.writerows(rows)
     stats["seconds"] = time.time() - t0
     return stats
-
-
-# ---------------------------------------------------------------------------------------------
-# command line: imitation data sets and cloning experiments (docs/training-notes.md)
-# ---------------------------------------------------------------------------------------------
-def save_samples(data: Samples, path: str | Path) -> None:
-    np.savez_compressed(path, obs=data.obs, masks=np.packbits(data.masks, axis=1), n_actions=data.masks.shape[1],
-                        actions=data.actions, returns=data.returns, game=data.game, own=data.own)
-
-
-def load_samples(path: str | Path) -> Samples:
-    z = np.load(path)
-    masks = np.unpackbits(z["masks"], axis=1, count=int(z["n_actions"])).astype(bool)
-    return Samples(z["obs"], masks, z["actions"], z["returns"], z["game"], z["own"])
-
-
-def main(argv=None) -> int:
-    """``python -m tabletop_arena.train.imitation GAME --collect N --out data.npz`` writes the heuristic's
-    games; ``... GAME --data data.npz [--set key=value ...]`` clones them with the game's training
-    config (network keys included) and prints the held-out agreement per pass and per action kind."""
-    import argparse
-
-    from gymnasium import spaces
-
-    from .. import envs
-    from ..agents.ppo import ArenaPolicy
-    from .config import load_config, parse_overrides
-    from .ppo import policy_kwargs
-
-    p = argparse.ArgumentParser(prog="python -m tabletop_arena.train.imitation")
-    p.add_argument("game")
-    p.add_argument("--collect", type=int, default=0, help="heuristic games to play and save (--out)")
-    p.add_argument("--out", help="where to save collected data (.npz)")
-    p.add_argument("--data", nargs="+", help="saved data to clone (.npz files, concatenated)")
-    p.add_argument("--set", action="append", metavar="KEY=VALUE", help="training config override")
-    p.add_argument("--save", help="write the cloned policy as a checkpoint (usable as init_policy)")
-    args = p.parse_args(argv)
-    game_id = envs.resolve(args.game)
-    cfg = load_config(None, dict(parse_overrides(args.set), progress=False), game=game_id)
-    torch.set_num_threads(cfg.torch_threads)
-    game = envs.make_game(game_id, **cfg.env_options)
-    rng = np.random.default_rng([cfg.seed, 104729])
-    if args.collect:
-        t0 = time.time()
-        data, info = collect(game, args.collect, rng, cfg.max_steps, keep=cfg.bc_keep,
-                             heuristic_hint=cfg.heuristic_hint)
-        save_samples(data, args.out)
-        print(f"{info['samples']} decisions from {args.collect} games in {time.time() - t0:.0f}s -> {args.out}")
-        return 0
-    parts = [load_samples(d) for d in args.data]
-    for k in range(1, len(parts)):  # game numbers of later files after those of earlier ones
-        parts[k].game = parts[k].game + parts[k - 1].game.max() + 1
-    data = Samples.concat(parts)
-    torch.manual_seed(cfg.seed)
-    size = game.observation_size + (game.num_actions if cfg.heuristic_hint else 0)
-    policy = ArenaPolicy(spaces.Box(-1.0, 1.0, (size,), np.float32),
-                         spaces.Discrete(game.num_actions), lambda _: cfg.learning_rate, **policy_kwargs(game, cfg))
-    n_params = sum(x.numel() for x in policy.parameters())
-    train_part, held = split(data, cfg.bc_holdout, rng)
-    print(f"{len(train_part)} training and {len(held)} held-out decisions; {n_params} parameters")
-    t0 = time.time()
-    stats = fit(policy, train_part, held, cfg, rng)
-    print(f"best: held-out agreement {100 * stats['held_agreement']:.1f}% after {stats['epoch']} passes, "
-          f"{time.time() - t0:.0f}s")
-    by_kind = agreement_by_kind(policy, held, action_kind(game))
-    print("by kind: " + ", ".join(f"{k} {100 * r:.0f}% ({n})" for k, (r, n) in by_kind.items()))
-    if args.save:
-        from ..agents.ppo import game_metadata, write_checkpoint  # the safe format: JSON + tensors
-        write_checkpoint(args.save, dict(game_metadata(game, game_id), config=cfg.to_dict(), timesteps=0), policy)
-        print(f"saved {args.save}")
-    return 0
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())

@@ -10,8 +10,9 @@ Reads top to bottom:
 1. the config (``train/config.py``; ``configs/train/<game>.yaml`` or ``default.yaml``);
 2. parallel self-play envs (``train/selfplay.py``): the learner plays a random seat against a pool
    of random / rule-based / frozen past snapshots of itself; ``n_envs`` envs in one process
-   (DummyVecEnv, the measured default on 2 cores, see train/throughput.py) or one process each
-   (SubprocVecEnv); optional dense shaping by the score margin (``score_reward``);
+   (SB3's DummyVecEnv, or ``vec_env: batched``: train/vecenv.py batches the snapshot opponents'
+   moves; measured on 2 cores with train/throughput.py); optional dense shaping by the score
+   margin (``score_reward``);
 3. the network: an MLP over the flat vector, or (``network: cnn``) a small CNN over the (C, H, W)
    board piece of ``game.observation_layout`` plus an MLP over the rest (``agents.ppo.LayoutExtractor``),
    optionally with a spatial action head for board-aligned action ranges (``spatial_actions``);
@@ -55,7 +56,7 @@ import numpy as np
 import torch
 from sb3_contrib import MaskablePPO
 from stable_baselines3.common.callbacks import BaseCallback
-from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv, VecEnv, VecMonitor
+from stable_baselines3.common.vec_env import DummyVecEnv, VecEnv, VecMonitor
 
 from .. import envs
 from ..agents.ppo import (
@@ -72,7 +73,7 @@ from ..agents.ppo import (
     spatial_action_index,
 )
 from ..agents.registry import has_heuristic
-from .algo import ArenaPPO, along_line
+from .algo import ArenaPPO
 from .config import ConfigError, TrainConfig, check_resume, from_dict, load_config, validate, with_overrides
 from .run_control import (
     EvaluationCut,
@@ -104,25 +105,14 @@ def _selfplay_factory(game_id: str, cfg: TrainConfig, seed: int, snapshots: list
         from .selfplay import SelfPlayEnv
         return SelfPlayEnv(game_id, cfg.env_options, cfg.opponent_mix, seed=seed, max_steps=cfg.max_steps,
                            max_snapshots=cfg.max_snapshots, score_reward=cfg.score_reward,
-                           snapshots=list(snapshots), snapshot_sampling=cfg.snapshot_sampling,
-                           opponent_random=opponent_random_share(cfg, 0), heuristic_hint=cfg.heuristic_hint,
-                           trust=trust)
+                           snapshots=list(snapshots), snapshot_sampling=cfg.snapshot_sampling, trust=trust)
     return make
 
 
-class _Unpickled:
-    """A factory sent to a worker process through cloudpickle (closures do not pickle)."""
-
-    def __init__(self, wrapped):
-        self.wrapped = wrapped
-
-    def __call__(self):
-        return self.wrapped.var()
-
-
 def make_vec_env(game_id: str, cfg: TrainConfig, seed: int, snapshots: Sequence[str] = (), trust: bool = False):
-    """``cfg.n_envs`` self-play envs, DummyVecEnv or SubprocVecEnv, with episode statistics;
-    ``trust``: their opponents may load pickled (legacy) checkpoints."""
+    """``cfg.n_envs`` self-play envs in this process (``vec_env``: SB3's DummyVecEnv, or batched:
+    train/vecenv.py), with episode statistics; ``trust``: their opponents may load pickled
+    (legacy) checkpoints."""
     seeds = [int(s.generate_state(1, np.uint64)[0] % (2**63))
              for s in np.random.SeedSequence(seed).spawn(cfg.n_envs)]
     fns = [_selfplay_factory(game_id, cfg, s, list(snapshots), trust) for s in seeds]
@@ -130,13 +120,6 @@ def make_vec_env(game_id: str, cfg: TrainConfig, seed: int, snapshots: Sequence[
     if cfg.vec_env == "batched":
         from .vecenv import SelfPlayVecEnv
         venv = SelfPlayVecEnv(fns)
-    elif cfg.vec_env == "parallel":
-        from stable_baselines3.common.vec_env.base_vec_env import CloudpickleWrapper
-
-        from .vecenv import ParallelSelfPlayVecEnv
-        venv = ParallelSelfPlayVecEnv([_Unpickled(CloudpickleWrapper(f)) for f in fns], workers=cfg.workers)
-    elif cfg.vec_env == "subproc":
-        venv = SubprocVecEnv(fns, start_method="forkserver" if os.name == "posix" else "spawn")
     else:
         venv = DummyVecEnv(fns)
     return VecMonitor(venv)
@@ -193,12 +176,6 @@ def policy_kwargs(game, cfg: TrainConfig) -> dict[str, Any]:
     network = resolve_network(game, cfg)
     layout = [[name, [int(x) for x in shape]] for name, shape in game.observation_layout]
     obs_size = int(game.observation_size)
-    if cfg.heuristic_hint:
-        from ..agents.hint import HINT_PIECE, supports_hint
-        if not supports_hint(game):
-            raise ConfigError(f"heuristic_hint: {game.name}'s heuristic cannot rate actions (no best_actions)")
-        layout.append([HINT_PIECE, [int(game.num_actions)]])
-        obs_size += int(game.num_actions)
     if network in ("board", "slots"):
         # agents/nets.py: the extractor gives the logits itself; the policy latent is its features,
         # the value an MLP (net_arch) on them
@@ -219,9 +196,6 @@ def policy_kwargs(game, cfg: TrainConfig) -> dict[str, Any]:
                 "layout": layout, "num_actions": int(game.num_actions),
                 "monster_designs": int(game.num_monster_designs), "weapon_designs": int(game.num_weapon_designs),
                 "slot_dim": cfg.slot_dim, "pair_dim": cfg.pair_dim, "features_dim": cfg.features_dim}
-        if cfg.heuristic_hint:
-            kwargs["features_extractor_kwargs"].update(hint_gate_init=cfg.hint_gate_init,
-                                                       hint_gate_lr_scale=cfg.hint_gate_lr_scale)
         try:  # build once to report a misfit (ranges, sizes) as a config error
             kwargs["features_extractor_class"](
                 gymnasium_box(obs_size), **kwargs["features_extractor_kwargs"])
@@ -254,20 +228,6 @@ def policy_kwargs(game, cfg: TrainConfig) -> dict[str, Any]:
     return kwargs
 
 
-def load_init_policy(policy, start, cfg: TrainConfig) -> None:
-    """``start``'s weights into ``policy`` (same network config). With ``heuristic_hint`` a policy
-    trained without the hint loads too: everything but the hint gate, which keeps its
-    ``hint_gate_init`` (0 by default: the policy plays exactly as ``start`` did)."""
-    state = start.state_dict()
-    if not cfg.heuristic_hint or any("hint_gate" in k for k in state):
-        policy.load_state_dict(state)
-        return
-    missing, unexpected = policy.load_state_dict(state, strict=False)
-    other = [k for k in missing if "hint_gate" not in k]
-    if other or unexpected:
-        raise RuntimeError(f"missing keys {other}, unexpected keys {list(unexpected)}")
-
-
 def gymnasium_box(size: int):
     import gymnasium
     return gymnasium.spaces.Box(-1.0, 1.0, (int(size),), np.float32)
@@ -298,11 +258,6 @@ def cpu_time() -> float:
     except (OSError, ValueError, IndexError):
         pass
     return total
-
-
-def opponent_random_share(cfg: TrainConfig, steps: int) -> float:
-    """The curriculum's share of random moves for scripted opponents after ``steps`` learner steps."""
-    return along_line(cfg.opponent_random_start, cfg.opponent_random_end, steps, cfg.opponent_random_steps)
 
 
 def default_out(game_id: str, seed: int) -> Path:
@@ -348,7 +303,7 @@ class Run:
     def meta(self) -> dict[str, Any]:
         m = game_metadata(self.game, self.game_id)
         m.update(timesteps=int(self.trained().num_timesteps), config=self.cfg.to_dict(),
-                 network=resolve_network(self.game, self.cfg), heuristic_hint=bool(self.cfg.heuristic_hint),
+                 network=resolve_network(self.game, self.cfg),
                  saved_at=time.strftime("%Y-%m-%d %H:%M:%S"),
                  wall_seconds=round(self.wall_seconds(), 1), cpu_seconds=round(self.cpu_seconds(), 1),
                  last_eval={o: list(v) for o, v in self.last_eval.items()})
@@ -410,7 +365,7 @@ class Run:
         results = {}
         try:
             for opp in self.eval_opponents:
-                report = evaluate(self.game, [_LearnerFactory(policy, self.cfg.heuristic_hint), opp], names=["learner", opp],
+                report = evaluate(self.game, [_LearnerFactory(policy), opp], names=["learner", opp],
                                   games=games or self.cfg.eval_games, workers=1, seed=EVAL_SEED_BASE + self.cfg.seed,
                                   opening_moves=2, max_steps=self.cfg.max_steps, progress=False, bootstrap=0,
                                   trust=self.trust)
@@ -429,12 +384,11 @@ class _LearnerFactory:
 
     name = "learner"
 
-    def __init__(self, policy, heuristic_hint: bool = False):
+    def __init__(self, policy):
         self.policy = policy
-        self.heuristic_hint = heuristic_hint
 
     def __call__(self, game, seed):
-        return PPOAgent.from_policy(self.policy, seed=seed, hint_game=game if self.heuristic_hint else None)
+        return PPOAgent.from_policy(self.policy, seed=seed)
 
 
 class ArenaCallback(BaseCallback):
@@ -455,7 +409,7 @@ class ArenaCallback(BaseCallback):
         self.csv_path = run.out / "progress.csv"
         self.columns = (["timesteps", "episodes", "elapsed_s", "steps_per_s", "win_rate"]
                         + [f"win_rate_{k}" for k in self.kinds]
-                        + ["opponent_random", "entropy", "kl_reference", "approx_kl", "clip_fraction",
+                        + ["entropy", "kl_reference", "approx_kl", "clip_fraction",
                            "value_loss", "explained_variance"]
                         + [f"eval_{o}_{x}" for o in run.eval_opponents for x in ("win_rate", "ci_low", "ci_high")])
 
@@ -481,6 +435,10 @@ class ArenaCallback(BaseCallback):
                             desc=f"train {self.run.game_id}", unit="step", dynamic_ncols=True, smoothing=0.05,
                             mininterval=0.5 if sys.stderr.isatty() else 30.0)  # a log file stays short
         new = not self.csv_path.exists()
+        if not new:   # a resumed run writes the columns its file has (an older version's may differ)
+            with open(self.csv_path, newline="") as fh:
+                header: list[str] = next(csv.reader(fh), [])
+            self.columns = header or self.columns
         self.csv = open(self.csv_path, "a", newline="")
         self.writer = csv.DictWriter(self.csv, fieldnames=self.columns, extrasaction="ignore")
         if new:
@@ -555,10 +513,6 @@ class ArenaCallback(BaseCallback):
         row.update({"entropy": ts.get("ent"), "kl_reference": ts.get("kl_ref"), "approx_kl": ts.get("approx_kl"),
                     "clip_fraction": ts.get("clip"), "value_loss": ts.get("vf"),
                     "explained_variance": ts.get("explained_variance")})
-        eps = opponent_random_share(self.run.cfg, self.num_timesteps)
-        row["opponent_random"] = eps
-        if self.run.cfg.opponent_random_steps or self.run.cfg.opponent_random_start:
-            self.training_env.env_method("set_opponent_random", eps)
         self.writer.writerow(row)
         self.csv.flush()
 
@@ -754,10 +708,10 @@ def _train_locked(game_id: str, cfg: TrainConfig, out: Path, resume: bool, meta:
             venv.close()
             raise
         run.model.tensorboard_log = str(out / "tb")
-        run.model.kl_coef, run.model.kl_coef_end = cfg.kl_coef, cfg.kl_coef_end
+        run.model.kl_coef = cfg.kl_coef
         run.model.learning_rate_end = cfg.learning_rate_end
         run.model.value_warmup_steps = cfg.value_warmup_steps
-        run.model.pipelined, run.model.update_threads = cfg.pipelined, update_threads(cfg)
+        run.model.update_threads = update_threads(cfg)
         if cfg.kl_coef > 0 and (out / "reference.zip").is_file():
             from ..agents.ppo import load_policy
             run.model.set_reference(load_policy(out / "reference.zip", device=device, trust=trust))
@@ -770,15 +724,15 @@ def _train_locked(game_id: str, cfg: TrainConfig, out: Path, resume: bool, meta:
             clip_range=cfg.clip_range, ent_coef=cfg.ent_coef, vf_coef=cfg.vf_coef,
             max_grad_norm=cfg.max_grad_norm, policy_kwargs=policy_kwargs(run.game, cfg),
             tensorboard_log=str(out / "tb"), device=device, verbose=0,
-            kl_coef=cfg.kl_coef, kl_coef_end=cfg.kl_coef_end, value_warmup_steps=cfg.value_warmup_steps,
+            kl_coef=cfg.kl_coef, value_warmup_steps=cfg.value_warmup_steps,
             learning_rate_end=cfg.learning_rate_end)
-        run.model.pipelined, run.model.update_threads = cfg.pipelined, update_threads(cfg)
+        run.model.update_threads = update_threads(cfg)
         if cfg.init_policy:
             from ..agents.ppo import load_policy
             init_path = _init_policy_path(cfg, run.game, trust)   # a shipped agent's name or a path
             start = load_policy(init_path, device=device, trust=trust)
             try:
-                load_init_policy(run.model.policy, start, cfg)
+                run.model.policy.load_state_dict(start.state_dict())
             except RuntimeError as exc:
                 raise ConfigError(f"init_policy {cfg.init_policy}: the network differs from the config's: {exc}") from None
             log(f"initial policy: {cfg.init_policy}")

@@ -24,6 +24,7 @@ import resource
 import shutil
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from .cli_common import (
     CLIError,
@@ -36,6 +37,9 @@ from .cli_common import (
     make_game,
     resolve_game,
 )
+
+if TYPE_CHECKING:
+    from .config import TrainConfig
 
 __all__ = ["register", "cmd_quickstart", "fresh_run_folder", "interrupted_start", "QUICKSTART_RUNS",
            "QUICKSTART_DEFAULT_TIMESTEPS", "cpu_seconds"]
@@ -131,7 +135,7 @@ def _run_folder(args, game: str) -> Path:
     return out
 
 
-def _plan(game: str, options: dict, overrides: dict) -> tuple[str, object]:
+def _plan(game: str, options: dict, overrides: dict) -> tuple[str, "TrainConfig"]:
     """The words of what the run will do, and its config (``train.config.load_config``)."""
     from .config import config_for_game, load_config
     cfg = load_config(None, overrides, game=game)

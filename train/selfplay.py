@@ -6,8 +6,7 @@ over. So every transition and every reward is the learner's own, its losses incl
 it has. Sub-steps (the same player acting several times in a row), 3-4 players and players owning
 several seats (``game.seat_owner``) all come out of the AEC env's ``agent_selection``.
 
-- observation: the flat float32 vector (``Box(-1, 1, (observation_size,))``) of the seat that acts,
-  followed by the heuristic's best moves with ``heuristic_hint`` (agents/hint.py);
+- observation: the flat float32 vector (``Box(-1, 1, (observation_size,))``) of the seat that acts;
 - the legal-action mask: ``action_masks()`` (the name sb3-contrib's MaskablePPO looks up);
 - reward: the learner's AEC rewards summed since its previous action (zero-sum results at the end),
   plus, optionally (``score_reward`` > 0), potential-based shaping: ``score_reward`` x the change of
@@ -133,8 +132,7 @@ class SelfPlayEnv(LearnerSeatEnv):
     def __init__(self, game: str, env_options: dict | None = None, opponent_mix: dict | None = None,
                  seed: int | None = None, max_steps: int = 1000, max_snapshots: int = 5,
                  score_reward: float = 0.0, snapshots: list[str] | tuple = (), render_mode: str | None = None,
-                 snapshot_sampling: bool = True, opponent_random: float = 0.0, heuristic_hint: bool = False,
-                 trust: bool = False):
+                 snapshot_sampling: bool = True, trust: bool = False):
         super().__init__()
         self.game_id = envs.resolve(game)
         self.env_options = dict(env_options or {})
@@ -143,18 +141,11 @@ class SelfPlayEnv(LearnerSeatEnv):
         self.render_mode = render_mode
         n, k = self.game.num_actions, self.game.observation_size
         self.rng = np.random.default_rng(seed)
-        self.hint = None
-        if heuristic_hint:   # the heuristic's best moves after the observation (agents/hint.py)
-            from ..agents.hint import HeuristicHint
-            self.hint = HeuristicHint(self.game, seed=int(self.rng.integers(2**63)))
-            k += n
         self.observation_space = gymnasium.spaces.Box(-1.0, 1.0, (k,), np.float32)
         self.action_space = gymnasium.spaces.Discrete(n)
         self.pool = OpponentPool(self.game, opponent_mix or {"random": 1.0},
                                  seed=int(self.rng.integers(2**63)), max_snapshots=max_snapshots,
                                  snapshot_sampling=snapshot_sampling, trust=trust)
-        self.opponent_random = 0.0
-        self.set_opponent_random(opponent_random)
         for s in snapshots:
             self.pool.add_snapshot(s)
         self.score_reward = float(score_reward)
@@ -166,12 +157,6 @@ class SelfPlayEnv(LearnerSeatEnv):
         self._totals = np.zeros(len(self._names))
         self._done = True
 
-    def _observe(self) -> np.ndarray:
-        obs = super()._observe()
-        if self.hint is None:
-            return obs
-        return self.hint.extend(obs, self.aec.state_, self.rng)
-
     def _opponent_name(self) -> str:
         """This episode's opponent kind (random, heuristic, snapshot, ...), for error messages."""
         return self.kind
@@ -182,14 +167,6 @@ class SelfPlayEnv(LearnerSeatEnv):
 
     def snapshot_paths(self) -> list[str]:
         return list(self.pool.snapshots)
-
-    def set_opponent_random(self, share: float) -> None:
-        """Curriculum: scripted opponents (every kind but random and snapshot) play a uniformly
-        random legal move instead of their own with probability ``share``."""
-        share = float(share)
-        if not 0.0 <= share <= 1.0:
-            raise ValueError(f"opponent random share must be in [0, 1], got {share!r}")
-        self.opponent_random = share
 
     # -- gymnasium API ----------------------------------------------------------------------
     def reset(self, *, seed: int | None = None, options: dict | None = None):
@@ -219,7 +196,6 @@ class SelfPlayEnv(LearnerSeatEnv):
             self.learner = int(self.rng.integers(len(self._names)))
             slots = [i for i in range(len(self._names)) if i != self.learner]
             self.kind, self.opponents = self.pool.draw(slots)
-            self._scripted = self.kind not in ("random", "snapshot")
             self._totals[:] = 0.0
             self._steps = 0
             self._done = False
@@ -265,10 +241,7 @@ class SelfPlayEnv(LearnerSeatEnv):
             idx = aec._agent_index[agent]
             opponent = self.opponents[idx]
             obs = aec.observe(agent)
-            if self._scripted and self.opponent_random > 0 and self.rng.random() < self.opponent_random:
-                legal = np.flatnonzero(obs["action_mask"])
-                action = int(legal[self.rng.integers(len(legal))])
-            elif getattr(opponent, "batchable", False):
+            if getattr(opponent, "batchable", False):
                 action = yield (opponent, obs)
             else:
                 st = aec.state_
