@@ -355,7 +355,11 @@ def test_one_iteration_trains_saves_resumes_and_evaluates(local_ray, name, tmp_p
     assert ev.func(ev) == 0
     # resume: the learner continues from the saved weights and counts on
     before = load_policy(out / "policy.zip").state_dict()
-    train_rllib(name, out=out, resume=True, timesteps=state["timesteps"] + 1, eval_games=0)
+    # Ray pickles algorithm/: resuming runs its code, so it needs trust (refused before Ray loads it)
+    with pytest.raises(ConfigError, match="trust-checkpoint"):
+        train_rllib(name, out=out, resume=True, timesteps=state["timesteps"] + 1, eval_games=0)
+    assert json.loads((out / "rllib_state.json").read_text()) == state
+    train_rllib(name, out=out, resume=True, trust=True, timesteps=state["timesteps"] + 1, eval_games=0)
     state2 = json.loads((out / "rllib_state.json").read_text())
     assert state2["iterations"] == 2 and state2["timesteps"] > state["timesteps"]
     after = load_policy(out / "policy.zip").state_dict()
@@ -363,7 +367,7 @@ def test_one_iteration_trains_saves_resumes_and_evaluates(local_ray, name, tmp_p
     with pytest.raises(ConfigError, match="already holds a run"):
         train_rllib(name, out=out, timesteps=64, **SMALL)
     with pytest.raises(ConfigError, match="cannot change when resuming"):
-        train_rllib(name, out=out, resume=True, net_arch=[8])
+        train_rllib(name, out=out, resume=True, trust=True, net_arch=[8])
 
 
 @needs_ray

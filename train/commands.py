@@ -362,7 +362,8 @@ def register(subparsers) -> None:
     p.add_argument("--gpus-per-learner", type=float,
                    help="rllib: GPUs per learner, fractions allowed (default: 1 with a GPU device)")
     add_trust_checkpoint(p, help="also load pickled checkpoints (written before the safe format) as "
-                         "init_policy, for --resume, as snapshots or opponents: such a file runs any code "
+                         "init_policy, for --resume, as snapshots or opponents, and (required) resume "
+                         "--backend rllib, whose algorithm/ folder Ray pickles: such a file runs any code "
                          "it carries; only for files whose source you trust")
     p.set_defaults(func=cmd_train)
 

@@ -3,7 +3,7 @@ opponent pool and checkpoint format as the SB3 path, with rollouts and learners 
 
     from tabletop_arena.train.rllib import train_rllib
     path = train_rllib("peacekeepers", timesteps=200_000, out="runs/pk_rllib")   # -> policy.zip
-    train_rllib("peacekeepers", out="runs/pk_rllib", resume=True, timesteps=400_000)
+    train_rllib("peacekeepers", out="runs/pk_rllib", resume=True, trust=True, timesteps=400_000)
     train_rllib("zaka", address="auto", num_env_runners=16, num_learners=2, device="cuda")
 
     arena train peacekeepers --backend rllib --num-env-runners 2 --out runs/pk_rllib
@@ -201,8 +201,6 @@ def algorithm_config(game_id: str, cfg: TrainConfig, policy_kwargs: dict, num_gp
     from .rllib_env import ArenaMultiAgentEnv
     from .rllib_module import MODULE_ID, ArenaRLModule
 
-    if cfg.heuristic_hint:
-        raise ConfigError("heuristic_hint: the RLlib backend does not feed the hint yet (use the default backend)")
     r = cfg.rllib
     runners, learners = r["num_env_runners"], r["num_learners"]
     batch = cfg.n_steps * cfg.n_envs * max(1, runners)
@@ -455,7 +453,7 @@ def _merge_rllib(cfg_rllib: dict | None, **flags) -> dict:
 
 
 def _config(game_id: str, config_path, overrides: dict, rllib_flags: dict, resume: bool,
-            out) -> tuple[Any, Path]:
+            out, trust: bool = False) -> tuple[Any, Path]:
     """(cfg, out): the effective config of a new run, or of the run in ``out`` when resuming."""
     if resume:
         if out is None:
@@ -463,6 +461,10 @@ def _config(game_id: str, config_path, overrides: dict, rllib_flags: dict, resum
         out = Path(out)
         if not (out / "algorithm").is_dir() or not (out / "rllib_state.json").is_file():
             raise ConfigError(f"{out} holds no rllib run to resume (algorithm/ and rllib_state.json)")
+        if not trust:   # checked before Ray starts or anything in the folder is read
+            raise ConfigError(f"{out / 'algorithm'} is RLlib's own checkpoint, which Ray pickles: loading it runs "
+                              "any code it carries. Resume only a run you made: pass --trust-checkpoint "
+                              "(trust=True) to continue it")
         saved = read_yaml(out / "config.yaml")
         check_resume(saved, overrides, config_path, "run", stacklevel=4)
         data = with_overrides(saved, overrides)
@@ -510,7 +512,7 @@ def train_rllib(game: str, config_path: str | os.PathLike | None = None, timeste
         overrides["seed"] = seed
     flags = {"address": address, "num_env_runners": num_env_runners, "num_learners": num_learners,
              "gpus_per_learner": gpus_per_learner, "device": device}
-    cfg, out = _config(game_id, config_path, overrides, flags, resume, out)
+    cfg, out = _config(game_id, config_path, overrides, flags, resume, out, trust)
     out.mkdir(parents=True, exist_ok=True)
     import yaml
     (out / "config.yaml").write_text(yaml.safe_dump(cfg.to_dict(), sort_keys=False))
