@@ -22,6 +22,9 @@ CASES = [(name, vname, opts) for name in envs.names() for vname, opts in envs.va
 IDS = [f"{name}-{vname}" for name, vname, _ in CASES]
 PLAYOUTS = int(os.environ.get("CONFORMANCE_PLAYOUTS", "200"))
 CAP = 1000
+#: random playouts a variant: PLAYOUTS games, or fewer (at least MIN_PLAYOUTS) once they made PLAYOUT_MOVES moves
+MIN_PLAYOUTS = 20
+PLAYOUT_MOVES = int(os.environ.get("CONFORMANCE_PLAYOUT_MOVES", "60000"))
 #: games whose engine action cap grows past CAP with the player count: the random playouts' cap
 #: (Warbah: 24 actions a player a turn for 10 turns a player, 3840 at 4 players; Zaberias: 30
 #: actions a player a round for 30 rounds an opponent, 10,800 at 4 players; issue 42)
@@ -61,8 +64,10 @@ def test_seed_determinism(name, vname, opts):
 def test_random_playouts_terminate(name, vname, opts):
     game = envs.make_game(name, **opts)
     cap = CAPS.get(name, CAP)
-    lengths = []
+    lengths: list[int] = []
     for seed in range(PLAYOUTS):
+        if seed >= MIN_PLAYOUTS and sum(lengths) >= PLAYOUT_MOVES:
+            break   # long games (3-4 player Zaberias: ~3,300 random moves each) stop at a move budget
         st = _random_game(game, seed, max_steps=cap)
         assert st.is_terminal(), f"seed {seed}: no end within {cap} actions"
         ret = st.returns()
