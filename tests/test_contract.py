@@ -23,6 +23,7 @@ import dataclasses
 import importlib
 import json
 import sys
+import types
 
 import numpy as np
 import pytest
@@ -60,6 +61,8 @@ def _writable_objects(obj, where, out: dict, seen: set, skip: set) -> None:
         t = type(obj)
         if t in _ATOM_TYPES or isinstance(obj, (np.generic, np.dtype, Game, type)):
             continue
+        if isinstance(obj, types.FunctionType) and obj.__closure__ is None:
+            continue   # a plain function (Warbah's Luck continuations): code, shared like a class
         i = id(obj)
         if i in seen or i in skip:
             continue
@@ -167,6 +170,26 @@ def _assert_same(st, twin, where: str) -> None:
 # ------------------------------------------------------------------------------------------------
 # clone() and determinize() never leak
 # ------------------------------------------------------------------------------------------------
+def test_the_leak_check_shares_plain_functions_and_flags_closures_and_bound_methods():
+    """A state may hold a plain function (Warbah's Luck continuations: code, shared by every copy
+    like a class), but a closure over a container or a bound method reaches writable data."""
+    class Holder:
+        def method(self) -> None:
+            pass
+
+    def shared(value) -> bool:
+        a, b, wa, wb = Holder(), Holder(), {}, {}
+        a.f = b.f = value
+        _writable_objects(a, "a", wa, set(), set())
+        _writable_objects(b, "b", wb, set(), set())
+        return bool((wa.keys() & wb.keys()) - {id(a), id(b)})
+
+    box: list = []
+    assert not shared(_path)
+    assert shared(lambda: box)
+    assert shared(Holder().method)
+
+
 @pytest.mark.parametrize("name,vname,opts", CASES, ids=IDS)
 def test_clone_and_determinize_never_leak(name, vname, opts):
     """Probe a clone and a determinize() copy at several points of seeded games (masks,
