@@ -55,8 +55,10 @@ _ENV_OPTION_DOCS = {
                       "(PettingZoo classic; `info[\"ended_by\"] == \"illegal\"`); `raise`: "
                       "`IllegalActionError`, nothing changes",
     "max_steps": "move cap of the env: the game is truncated there "
-                 "(`info[\"truncated_by_cap\"]`, `info[\"ended_by\"] == \"cap\"`); the default "
-                 "differs per game, see below",
+                 "(`info[\"truncated_by_cap\"]`, `info[\"ended_by\"] == \"cap\"`); default: the "
+                 "game's `max_game_length()`, an upper bound on its length from its own caps, so the "
+                 "env never cuts a game before its own ending (per variant, see below; 1000 where a "
+                 "game has none)",
     "ansi_color": "colour codes in text renders; `None`: plain in `ansi` mode, coloured in "
                   "`human` mode only on a terminal without `NO_COLOR`",
 }
@@ -342,7 +344,7 @@ def _env_options_section() -> list[str]:
     types = {"render_mode": "str", "illegal_action": "str", "max_steps": "int", "ansi_color": "bool"}
     rows = []
     for key, words in _ENV_OPTION_DOCS.items():
-        default = "per game" if key == "max_steps" else _py(params[key].default)
+        default = "`max_game_length()`" if key == "max_steps" else _py(params[key].default)
         rows.append([_code(key), types[key], allowed[key], default, words])
     return _table(["option", "type", "allowed", "default", "description"], rows)
 
@@ -354,7 +356,7 @@ def _game_section(name: str) -> list[str]:
     game_cls = type(make_game(name))
     game = make_game(name)
     raw_env = _raw_env(name)
-    max_steps = inspect.signature(raw_env.__init__).parameters["max_steps"].default
+    max_steps = raw_env().max_steps   # the default variant's (its max_game_length())
     package = sp.module.rsplit(".", 1)[1]
     layout = ", ".join(f"`{piece}` {tuple(shape)}" for piece, shape in game.observation_layout)
     lines = [f"## {title} (`{name}`)", "",

@@ -168,7 +168,8 @@ class SingleAgentEnv(LearnerSeatEnv):
         seat: the learner's player index, or None for a uniformly random seat each episode.
         render_mode: None, ``"ansi"`` (returns the text), ``"rgb_array"`` or ``"human"`` (prints the
             position after reset and after each of the learner's steps; ``render()`` returns None).
-        max_steps: the AEC move cap (all players' actions); the episode is truncated there.
+        max_steps: the AEC move cap (all players' actions); the episode is truncated there (None:
+            the game's ``max_game_length()``, 1000 where it has none).
         registered_as: the game a Gymnasium id stands for (``register_gymnasium`` sets it): a
             ``game`` naming another one (``gymnasium.make("tabletop_arena/Zaka-v0",
             game="warbah_v0")``) is refused rather than silently building that other game.
@@ -178,7 +179,7 @@ class SingleAgentEnv(LearnerSeatEnv):
     metadata = {"render_modes": ["ansi", "rgb_array", "human"], "render_fps": 2}
 
     def __init__(self, game: str, opponent: Any = "random", seat: int | None = None,
-                 render_mode: str | None = None, max_steps: int = 1000, *,
+                 render_mode: str | None = None, max_steps: int | None = None, *,
                  registered_as: str | None = None, **options):
         super().__init__()
         from . import make_raw, resolve  # the registry (this module is imported by envs/__init__)

@@ -529,6 +529,52 @@ def test_every_ending_says_how_it_ended(name, vname, opts):
     assert set(ENGINE_ENDED_BY) | {"illegal"} == set(ENDED_BY)
 
 
+#: each game's caps set low for the max_game_length test: the games end at them, so the bound's
+#: arithmetic is checked where it binds (a new game needs an entry)
+LENGTH_CAPS: dict[str, dict | None] = {
+    "gorgasali_v0": {"max_rounds": 1},
+    "peacekeepers_v0": None,
+    "warbah_v0": {"designed": {"turn_cap_per_player": 1, "action_cap_per_player_turn": 2}},
+    "zaberias_v0": {"round_cap_per_opponent": 1, "action_cap_per_player_round": 3},
+    "zaka_v0": {"max_turns": 10},
+}
+#: variants with no bound, and why (max_game_length() is None there)
+UNBOUNDED = {("gorgasali_v0", "duo_4p"): "a duo trade has no limit of its own",
+             ("gorgasali_v0", "duo_10p"): "a duo trade has no limit of its own"}
+
+
+@pytest.mark.parametrize("name,vname,opts", CASES, ids=IDS)
+def test_max_game_length_bounds_every_game(name, vname, opts):
+    """``Game.max_game_length()`` (issue 44, OpenSpiel's GameInfo.max_game_length) is an int
+    for every registered variant but those in UNBOUNDED (None, and the env keeps a cap of its own)
+    and a true bound: random games, at the default caps and at the
+    game's caps set low (LENGTH_CAPS), never take more engine actions; the AEC env's default
+    ``max_steps`` is that bound, so the env never cuts a game before its own ending (before: 1000,
+    which truncated 3-4 player Zaberias and Warbah games as draws), and an explicit one still
+    holds."""
+    assert name in LENGTH_CAPS, f"{name}: add its caps set low (or None) to LENGTH_CAPS"
+    game = envs.make_game(name, **opts)
+    bound = game.max_game_length()
+    if (name, vname) in UNBOUNDED:
+        assert bound is None
+        assert envs.make(name, **opts).unwrapped.max_steps >= 1000
+        return
+    assert type(bound) is int and bound >= 1, f"max_game_length() is {bound!r}"
+    assert envs.make(name, **opts).unwrapped.max_steps == bound
+    assert envs.make(name, **opts, max_steps=7).unwrapped.max_steps == 7
+    caps = LENGTH_CAPS[name]
+    games = [(game, s) for s in (1, 2)]
+    if caps is not None:
+        low = envs.make_game(name, **{**opts, "rules": {**opts.get("rules", {}), **caps}})
+        games += [(low, s) for s in range(3, 13)]
+    for g, seed in games:
+        limit = g.max_game_length()
+        assert type(limit) is int and limit <= bound
+        st = _random_game(g, seed, max_steps=limit + 1)
+        assert st.is_terminal() and len(st.history) <= limit, \
+            f"seed {seed}: {len(st.history)} actions, terminal {st.is_terminal()}, bound {limit}"
+
+
 def test_game_decided_at_reset_hands_out_no_reward(monkeypatch):
     """The adapter's guard for a set-up that already ends the game (no registered variant does:
     see the next test): every agent terminated, no reward (no action was taken; PettingZoo's

@@ -225,6 +225,26 @@ def test_truncation_counted_as_draw():
     assert rep.agent("const9")["mean_score"] is None
 
 
+class LongPickGame(PickGame):
+    """PickGame declaring how long it can be (rounds = 1200: longer than the old 1000 cap)."""
+
+    def max_game_length(self):
+        return self.rounds * self.num_seats
+
+
+def test_default_move_cap_is_the_games_length():
+    """Issue 44: with no ``max_steps`` the evaluator caps a game at the game's own
+    ``max_game_length()``, so no game is cut before its ending (before: 1000 moves, which
+    truncated 3-4 player Zaberias and Warbah games as draws); 1000 where the game has none; an
+    explicit cap still holds."""
+    rep = run(LongPickGame(rounds=1200), [9, 0], games=2)
+    assert rep.data["settings"]["max_steps"] == 2400
+    assert rep.data["truncated_games"] == 0 and rep.agent("const9")["wins"] == 2
+    assert run(PickGame(), [9, 0], games=2).data["settings"]["max_steps"] == 1000
+    with pytest.warns(UserWarning, match="move cap"):
+        assert run(LongPickGame(rounds=1200), [9, 0], games=2, max_steps=5).data["settings"]["max_steps"] == 5
+
+
 # ------------------------------------------------------------------------------ distinct games --
 def test_repeated_games_are_counted_and_warned():
     with pytest.warns(UserWarning, match="repeat"):

@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from ..envs.core.game import default_max_steps
 from .cli_common import (
     CLIError,
     HelpFormatter,
@@ -249,9 +250,10 @@ def cmd_eval(args) -> int:
     options = env_options(args, notes=False)
     game_obj = make_game(game, options)
     print_notes(args)
-    if args.opening_moves >= args.max_steps:
+    max_steps = default_max_steps(game_obj) if args.max_steps is None else args.max_steps
+    if args.opening_moves >= max_steps:
         raise CLIError(f"--opening-moves {args.opening_moves} must be below the move cap "
-                       f"--max-steps {args.max_steps}", hint="the random opening is part of every game")
+                       f"--max-steps {max_steps}", hint="the random opening is part of every game")
     out = args.out or f"runs/eval/{game}"
     check_out_folder(out)
     from .cli_common import make_agent
@@ -263,7 +265,7 @@ def cmd_eval(args) -> int:
             _check_checkpoint(spec, game_obj, trust)
     report = evaluate(game, args.agents, options=options, games=args.games,
                       workers=args.workers, seed=args.seed, opening_moves=args.opening_moves,
-                      max_steps=args.max_steps, progress=not args.no_progress, out=out, trust=trust)
+                      max_steps=max_steps, progress=not args.no_progress, out=out, trust=trust)
     print(report.table())
     try:
         import matplotlib  # noqa: F401
@@ -381,7 +383,10 @@ def register(subparsers) -> None:
     p.add_argument("--out", help="report folder (default runs/eval/<game>)")
     p.add_argument("--opening-moves", type=int_at_least(0), default=2,
                    help="random legal moves opening each game, shared by its seat arrangements")
-    p.add_argument("--max-steps", type=_positive_int, default=1000, help="move cap; longer games are truncated")
+    p.add_argument("--max-steps", type=_positive_int, default=None,
+                   help="move cap; longer games are truncated as draws (default: the game's max_game_length(), "
+                        "an upper bound on its length from its own caps, so no game is cut short; 1000 where "
+                        "the game has none)")
     add_env_options(p, deprecated=("--options",))
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.add_argument("--record", type=int_at_least(0), default=0, metavar="N",

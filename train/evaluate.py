@@ -54,7 +54,7 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from ..agents.base import RandomAgent
-from ..envs.core.game import Game
+from ..envs.core.game import Game, default_max_steps
 from ..threads import limit_threads, limited_threads
 from .play import play
 from .stops import deferred, end_pool, pool_map
@@ -611,7 +611,7 @@ def _label(entry, used: Counter) -> str:
 
 
 def evaluate(game, agents: Sequence[str | Callable], *, options: dict | None = None, games: int = 100,
-             workers: int = 2, seed: int = 0, opening_moves: int = 2, max_steps: int = 1000,
+             workers: int = 2, seed: int = 0, opening_moves: int = 2, max_steps: int | None = None,
              names: Sequence[str] | None = None, progress: bool = True, bootstrap: int = 200,
              out: str | os.PathLike | None = None, start_method: str = "spawn",
              trust: bool = False) -> EvalReport:
@@ -621,6 +621,9 @@ def evaluate(game, agents: Sequence[str | Callable], *, options: dict | None = N
     ``agents``: agent specs (``random``, ``heuristic``, ``mcts:N``, ``ppo:PATH``) or factories
     ``f(game, seed) -> Agent`` (picklable when ``workers > 1``).
     ``games``: games per group of agents that meet (rounded up to whole blocks of arrangements).
+    ``max_steps``: the move cap of a game (a game stopped there is a draw); None: the game's
+    ``max_game_length()`` (``envs.core.game.default_max_steps``; 1000 where the game has none), so
+    no game is cut before its own ending or backstop.
     ``out``: if given, the report files are written there.
     ``trust``: spec strings may load pickled (legacy) checkpoints, which run any code they carry
     (``arena eval --trust-checkpoint``); without it such a spec is refused before any game.
@@ -637,6 +640,8 @@ def evaluate(game, agents: Sequence[str | Callable], *, options: dict | None = N
     agents = list(agents)
     if not agents:
         raise ValueError("evaluate needs at least one agent")
+    if max_steps is None:
+        max_steps = default_max_steps(game_obj)
     if games < 1 or workers < 1 or opening_moves < 0 or max_steps < 1:
         raise ValueError("games, workers and max_steps must be >= 1 and opening_moves >= 0")
     used: Counter = Counter()

@@ -26,16 +26,17 @@ from __future__ import annotations
 
 import dataclasses
 import json
-from typing import Any, Callable, Mapping, Sequence
+from typing import Any, Callable, Literal, Mapping, Sequence
 
 import numpy as np
 
 from .. import envs
 from ..agents.base import Agent
 from ..agents.registry import make_agent
-from ..envs.core.game import Game, IllegalActionError, State, checked_choice
+from ..envs.core.game import Game, IllegalActionError, State, checked_choice, default_max_steps
 
-DEFAULT_MAX_STEPS = 1000
+#: ``max_steps=GAME_LENGTH`` (the default): the game's own ``max_game_length()`` (1000 where it has none)
+GAME_LENGTH: Literal['game'] = 'game'
 
 
 class MatchError(ValueError):
@@ -178,11 +179,11 @@ def agent_action(state: State, agent: Agent, obs: dict[str, np.ndarray], det_rng
 OnMove = Callable[[State, int, dict, int], None]
 
 
-def play_from(state: State, agents: Sequence[Agent], *, max_steps: int | None = DEFAULT_MAX_STEPS,
+def play_from(state: State, agents: Sequence[Agent], *, max_steps: int | None | Literal['game'] = GAME_LENGTH,
               det_rng: np.random.Generator | None = None, labels: Sequence[str] | None = None,
               on_move: OnMove | None = None) -> Result:
     """Play ``state`` on to its end (or until its history holds ``max_steps`` actions; None: no
-    cap) with ``agents[i]`` moving for player i. ``det_rng``: the generator of the determinized views
+    cap; ``"game"``, the default: the game's ``max_game_length()``, so no game is cut short) with ``agents[i]`` moving for player i. ``det_rng``: the generator of the determinized views
     (default: one seeded from ``state.seed ^ 0x5EED``); ``labels[i]`` names agent i in errors.
     Returns the engine's result (``game_result``)."""
     game = state.game
@@ -191,7 +192,8 @@ def play_from(state: State, agents: Sequence[Agent], *, max_steps: int | None = 
     if det_rng is None:
         det_rng = np.random.default_rng(None if state.seed is None else state.seed ^ 0x5EED)
     owner = [game.seat_owner(s) for s in range(game.num_seats)]
-    cap = float("inf") if max_steps is None else max_steps
+    cap = float("inf") if max_steps is None else default_max_steps(game) if max_steps == GAME_LENGTH \
+        else max_steps
     while not state.is_terminal() and len(state.history) < cap:
         seat = state.current_player
         i = owner[seat]
@@ -204,7 +206,7 @@ def play_from(state: State, agents: Sequence[Agent], *, max_steps: int | None = 
 
 
 def play(game: Game, agents: Sequence[Agent], seed: int | None = None, *, opening: Sequence[int] = (),
-         max_steps: int | None = DEFAULT_MAX_STEPS, det_rng: np.random.Generator | None = None,
+         max_steps: int | None | Literal['game'] = GAME_LENGTH, det_rng: np.random.Generator | None = None,
          labels: Sequence[str] | None = None, on_move: OnMove | None = None) -> Result:
     """One game of ``game`` from ``seed``: the ``opening`` actions first (checked), then
     ``agents[i]`` moves for player i (see ``play_from``)."""
@@ -308,7 +310,7 @@ class Match:
 
     def __init__(self, game: str, options: dict[str, Any] | None = None, human: int = 0,
                  opponents: list[str] | None = None, seed: int | None = None,
-                 max_steps: int = DEFAULT_MAX_STEPS, agent_factory: Callable | None = None,
+                 max_steps: int | None = None, agent_factory: Callable | None = None,
                  game_obj=None):
         self.game_id = envs.resolve(game)
         self.options = dict(options or {})
@@ -321,7 +323,8 @@ class Match:
             raise MatchError("at least one opponent agent is needed")
         build = agent_factory or make_agent
         self.human = human
-        self.max_steps = max_steps
+        #: the move cap (None: the game's max_game_length(), 1000 where it has none)
+        self.max_steps = default_max_steps(self.game) if max_steps is None else max_steps
         self.state = self.game.new_initial_state(seed)
         assert self.state.seed is not None   # an engine-built state records its seed
         self.seed: int = self.state.seed

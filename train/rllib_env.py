@@ -82,7 +82,8 @@ class ArenaMultiAgentEnv(MultiAgentEnv):
             raise ValueError("ArenaMultiAgentEnv needs config['game'] (a registered game id)")
         self.game_id = envs.resolve(config["game"])
         self.env_options = dict(config.get("env_options") or {})
-        self.aec = envs.make_raw(self.game_id, max_steps=int(config.get("max_steps", 1000)),
+        max_steps = config.get("max_steps")   # None: the game's max_game_length()
+        self.aec = envs.make_raw(self.game_id, max_steps=None if max_steps is None else int(max_steps),
                                  illegal_action="lose", **self.env_options)
         self.game = self.aec.game
         self.self_play = float(config.get("self_play", 0.0))

@@ -130,7 +130,7 @@ class SelfPlayEnv(LearnerSeatEnv):
     metadata = {"render_modes": ["ansi"]}
 
     def __init__(self, game: str, env_options: dict | None = None, opponent_mix: dict | None = None,
-                 seed: int | None = None, max_steps: int = 1000, max_snapshots: int = 5,
+                 seed: int | None = None, max_steps: int | None = None, max_snapshots: int = 5,
                  score_reward: float = 0.0, snapshots: list[str] | tuple = (), render_mode: str | None = None,
                  snapshot_sampling: bool = True, trust: bool = False):
         super().__init__()

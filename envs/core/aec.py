@@ -4,7 +4,8 @@ What it adds to the engine:
 - seats <-> agent names (``player_0`` ..), several seats may belong to one agent;
 - reward accumulation, terminations/truncations, dead steps (PettingZoo conventions);
 - sub-step turns: the engine simply keeps the same seat to act, the adapter keeps that agent selected;
-- a move cap (``max_steps``) that truncates every agent, reported in ``infos[agent]["truncated_by_cap"]``;
+- a move cap (``max_steps``, default the game's ``max_game_length()``, 1000 where that is None)
+  that truncates every agent, reported in ``infos[agent]["truncated_by_cap"]``;
 - how the game ended, in every agent's ``info`` at the end: ``ended_by`` (``game.ENDED_BY``: the
   engine's ``final_info()`` value when the game is over, ``"cap"`` at ``max_steps``, ``"illegal"``
   after an illegal move);
@@ -30,7 +31,16 @@ import gymnasium
 import numpy as np
 from pettingzoo import AECEnv
 
-from .game import ConfigError, Game, IllegalActionError, IllegalMoveWarning, State, action_index, seed_of
+from .game import (
+    ConfigError,
+    Game,
+    IllegalActionError,
+    IllegalMoveWarning,
+    State,
+    action_index,
+    default_max_steps,
+    seed_of,
+)
 
 RENDER_MODES = ("ansi", "rgb_array", "human")
 ILLEGAL_ACTION_MODES = ("lose", "raise")
@@ -49,7 +59,7 @@ class TabletopAEC(AECEnv):
         cls.metadata = copy.deepcopy(cls.metadata)
 
     def __init__(self, game: Game, render_mode: str | None = None, illegal_action: str = "lose",
-                 max_steps: int = 1000, ansi_color: bool | None = None):
+                 max_steps: int | None = None, ansi_color: bool | None = None):
         super().__init__()
         self.metadata = copy.deepcopy(type(self).metadata)  # wrappers may edit an instance's own
         if render_mode is not None and render_mode not in RENDER_MODES:
@@ -58,6 +68,8 @@ class TabletopAEC(AECEnv):
             raise ConfigError(f"ansi_color must be None (auto), True or False, got {ansi_color!r}")
         if illegal_action not in ILLEGAL_ACTION_MODES:
             raise ConfigError(f"illegal_action must be 'lose' or 'raise', got {illegal_action!r}")
+        if max_steps is None:   # the game's own length: the cap never cuts a game short
+            max_steps = default_max_steps(game)
         if not isinstance(max_steps, int) or isinstance(max_steps, bool) or max_steps < 1:
             raise ConfigError(f"max_steps must be a positive int, got {max_steps!r}")
         self.game = game

@@ -35,6 +35,18 @@ ENDED_BY = ("rules", "designed", "cap", "illegal")
 ENGINE_ENDED_BY = ("rules", "designed", "cap")
 
 
+#: the default move cap (env, evaluator) of a game whose ``max_game_length()`` is None (unknown)
+FALLBACK_MAX_STEPS = 1000
+
+
+def default_max_steps(game: "Game", fallback: int = FALLBACK_MAX_STEPS) -> int:
+    """The default move cap of ``game`` (the AEC env's ``max_steps``, ``arena eval --max-steps``):
+    its ``max_game_length()``, an upper bound on its actions, so the cap never ends a game before
+    its own ending or backstop; ``fallback`` where the game has none."""
+    bound = game.max_game_length()
+    return fallback if bound is None else int(bound)
+
+
 class IllegalActionError(ValueError):
     """Raised by ``State.apply`` for an action the current position does not allow.
 
@@ -257,6 +269,14 @@ class Game:
     def options(self) -> dict[str, Any]:
         """The keyword arguments that rebuild this variant (for checkpoints and replays)."""
         return {}
+
+    def max_game_length(self) -> int | None:
+        """An upper bound on the engine actions (``len(state.history)``) a game of this variant
+        can take, from the game's own caps and rules (OpenSpiel's ``GameInfo.max_game_length``);
+        None: unknown. The AEC env's and the evaluator's default move cap: a cap there never cuts a
+        game before its own ending or backstop. tests/test_conformance.py checks it is an int and
+        that random games (also with the game's caps set low) stay within it."""
+        return None
 
     def agent_returns(self, per_seat: Sequence[float] | np.ndarray) -> np.ndarray:
         """float[num_agents]: per-seat values (``State.returns()``, ``State.scores()``) per agent.

@@ -30,7 +30,9 @@ Options (``envs.make("gorgasali_v0", **options)``):
 |                | human mode only on a terminal without NO_COLOR), True / False |      |
 |                | force them on / off                                           |      |
 | illegal_action | lose (PettingZoo classic: game over, -1) or raise (error) | lose     |
-| max_steps      | AEC move cap (every sub-step counts); truncates           | 10000    |
+| max_steps      | AEC move cap (every sub-step counts); truncates; None:    | None     |
+|                | the game's max_game_length() (2p 8,102, 4p 21,724, 10p    |          |
+|                | 95,710), 10000 in duo (no bound: a trade has no limit)    |          |
 
 The engine itself ends every game at ``rules["max_rounds"]`` (designed 30 rounds; survivors are
 ranked by health, ``infos[agent]["round_cap"]``), so the AEC cap is only a safety net: with the
@@ -70,10 +72,11 @@ Octor copies any number of times a turn (capped); the Dobergun bonus move avoids
 from __future__ import annotations
 
 from ..core.aec import TabletopAEC
+from ..core.game import default_max_steps
 from ..core.wrappers import OrderEnforcing
 from .game import GorgasaliGame
 
-#: AEC move cap (every engine action counts); the engine's own round cap ends games earlier
+#: AEC move cap in duo, where the game has no max_game_length() (a trade has no limit of its own)
 DEFAULT_MAX_STEPS = 10000
 
 
@@ -81,9 +84,12 @@ class raw_env(TabletopAEC):
     metadata = dict(TabletopAEC.metadata, name=GorgasaliGame.name)
 
     def __init__(self, render_mode: str | None = None, illegal_action: str = "lose",
-                 max_steps: int = DEFAULT_MAX_STEPS, ansi_color: bool | None = None,
+                 max_steps: int | None = None, ansi_color: bool | None = None,
                  **options):
-        super().__init__(GorgasaliGame(**options), render_mode=render_mode,
+        game = GorgasaliGame(**options)
+        if max_steps is None:
+            max_steps = default_max_steps(game, DEFAULT_MAX_STEPS)
+        super().__init__(game, render_mode=render_mode,
                          illegal_action=illegal_action, max_steps=max_steps,
                          ansi_color=ansi_color)
 

@@ -77,5 +77,28 @@ class GorgasaliGame(Game):
         return {"num_players": self.num_seats, "mode": self.mode, "characters": self.characters,
                 "rules": self._rules_override, "config_path": self.config_path}
 
+    def max_game_length(self) -> int | None:
+        """A safe bound from the round cap: ``rules.max_rounds`` rounds of ``num_players`` turns
+        (``_pass_turn`` ends the game past the cap), plus the characters chosen at set-up, with a
+        turn bounded by what a turn may do once (RULES.md, Turn): every other player's reaction
+        (an extra chest, an ability and its target square or card, a pass); the turn's extra
+        chest, ability and target, ``octor_copies_per_turn`` copies and their targets, one
+        consumable and its Teleport square, the roll, the walk (a square a step, no square twice,
+        at most 24 points with Adrenaline: 48 counted), a skip, a throw, a defensive card, Kruber's
+        return, the main action and its sub-step (the bonus move, a steal), a revive, the end;
+        and a LOOT choice for each card received without a free slot (chests: every player's
+        extra chest and the walk's, a Medea draw or a steal per ability and copy, the spoils of
+        every other player's mat). Generous, not tight (a 4-player game: 30 rounds of 4 turns of
+        at most ~540 actions; games take 264-960). None in duo: a trade (give, take, give the
+        extra chest, take it back) has no limit of its own, so no bound holds there."""
+        if self.team_size > 1:
+            return None
+        n, r = self.num_seats, self.rules
+        copies = r["octor_copies_per_turn"]
+        chest = r["chest_weapons"] + r["chest_supports"]
+        received = (n + 1) * chest + 2 * (n + copies) + (n - 1) * A.MAT_SIZE
+        turn = 4 * (n - 1) + 2 * (2 + copies) + 2 + 1 + 48 + 2 + 1 + 1 + 1 + 2 + 1 + 1 + received
+        return int(n + r["max_rounds"] * n * turn)
+
     def _new_state(self, rng: np.random.Generator):
         return GorgasaliState(self, rng)

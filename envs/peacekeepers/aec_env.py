@@ -28,7 +28,8 @@ Options (``envs.make("peacekeepers_v0", **options)``):
 |               | terminal without NO_COLOR), True / False force |                             |
 |               | them on / off                                  |                             |
 | illegal_action| lose (game over, offender -1) or raise (error) | lose                        |
-| max_steps     | move cap; the game is truncated there          | 1000                        |
+| max_steps     | move cap; the game is truncated there; None:   | None                        |
+|               | the game's max_game_length() (5,020)           |                             |
 
 Actions: ``Discrete(1347)``, see ``envs/peacekeepers/actions.py`` for the table (place colour x cell,
 sub-step cell targets, Elf re-roll targets, mountain placements, zone choice, reserve, draw, pass).
@@ -58,7 +59,7 @@ class raw_env(TabletopAEC):
     metadata = dict(TabletopAEC.metadata, name=PeacekeepersGame.name)
 
     def __init__(self, render_mode: str | None = None, illegal_action: str = "lose",
-                 max_steps: int = 1000, ansi_color: bool | None = None,
+                 max_steps: int | None = None, ansi_color: bool | None = None,
                  **options):
         super().__init__(PeacekeepersGame(**options), render_mode=render_mode,
                          illegal_action=illegal_action, max_steps=max_steps,

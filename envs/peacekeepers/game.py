@@ -134,5 +134,17 @@ class PeacekeepersGame(Game):
                 "mountains": self.mountains, "zones": self.zones, "puzzle_level": self.puzzle_level,
                 "reward": self.reward, "rules": self._rules_override, "config_path": self.config_path}
 
+    def max_game_length(self) -> int:
+        """A documented safe bound (the engine has no cap: every game ends by the rules). The
+        game is bounded by its 100 cubes: a turn is a refill (draw or pass), its set-asides to the
+        reserve (each takes a drawn cube), one placement or pass and at most two follow-ups (a
+        Giant's second cube, a Troll's chase, an Elf's re-roll); a placed cube leaves the hand for
+        good, and a cube comes back to the bag only off the board by a Goblin Horde (whose own
+        cube is discarded) or from a stuck player's hand. Counted as 10 draws a cube (a cube back
+        in the bag up to 9 times) of at most 5 actions, plus the set-up (mountains, the zone, the
+        first temple): 5,020. Argued, not proven; games take 9-145 actions (RULES.md, Game
+        length) and the conformance test's random games stay within it."""
+        return 20 + 5 * 10 * 100
+
     def _new_state(self, rng: np.random.Generator) -> PeacekeepersState:
         return PeacekeepersState(self, rng)

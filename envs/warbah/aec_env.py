@@ -22,9 +22,9 @@ Options (``envs.make("warbah_v0", **options)``):
 |                | mode plain; human mode only on a terminal without  |         |
 |                | NO_COLOR), True / False force them on / off        |         |
 | illegal_action | lose (game over, offender -1) or raise (error)     | lose    |
-| max_steps      | AEC move cap (truncation); None: 1000, or 100 more | None    |
-|                | than the engine's own action cap when that is      |         |
-|                | higher (3-4 players)                               |         |
+| max_steps      | AEC move cap (truncation); None: the game's        | None    |
+|                | max_game_length(), the engine's own action cap     |         |
+|                | (960 / 2160 / 3840 at 2 / 3 / 4 players)           |         |
 
 Actions: ``Discrete(actions.NUM_ACTIONS)``, one table for every phase (constants in actions.py):
 
@@ -82,9 +82,6 @@ from ..core.wrappers import OrderEnforcing
 from .game import WarbahGame
 
 ENV_NAME = "warbah_v0"
-#: the AEC move cap when none is given: this, or 100 more than the engine's own action cap (which
-#: ends the game, ranked) when that is higher: the outer backstop stays above the engine's
-DEFAULT_MAX_STEPS = 1000
 
 
 class raw_env(TabletopAEC):
@@ -94,8 +91,6 @@ class raw_env(TabletopAEC):
                  max_steps: int | None = None, ansi_color: bool | None = None,
                  **options):
         game = WarbahGame(**options)
-        if max_steps is None:
-            max_steps = max(DEFAULT_MAX_STEPS, game.max_actions + 100)
         super().__init__(game, render_mode=render_mode, illegal_action=illegal_action,
                          max_steps=max_steps, ansi_color=ansi_color)
 

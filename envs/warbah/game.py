@@ -40,5 +40,11 @@ class WarbahGame(WarbahTables):
             out["allies"] = True
         return out
 
+    def max_game_length(self) -> int:
+        """The engine's action cap, ``designed.action_cap_per_player_turn`` actions a player a
+        turn of the turn cap (``max_actions``: 960 / 2,160 / 3,840 at 2 / 3 / 4 players by
+        default): ``turn.advance`` ends the game as the history reaches it."""
+        return int(self.max_actions)
+
     def _new_state(self, rng: np.random.Generator) -> WarbahPosition:
         return WarbahPosition(self, rng)

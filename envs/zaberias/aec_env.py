@@ -31,9 +31,9 @@ Options (``envs.make("zaberias_v0", **options)``):
 |                | plain; human mode only on a terminal without         |                     |
 |                | NO_COLOR), True / False force them on / off          |                     |
 | illegal_action | lose (game over, offender -1) or raise (error)       | lose                |
-| max_steps      | env move cap; the game is truncated there; None:     | None                |
-|                | 2000, or 100 more than the engine's action cap when  |                     |
-|                | that is higher (3-4 players)                         |                     |
+| max_steps      | env move cap; the game is truncated there; None: the | None                |
+|                | game's max_game_length(), the engine's action cap    |                     |
+|                | (1,800 / 5,400 / 10,800 at 2 / 3 / 4 players)        |                     |
 
 Actions: ``Discrete(1 + 2U + 2S + 3N + U + 8 + (n - 1)U)`` (U = 9 roster slots, S = 3 city sites
 per board, N = grid cells, n players; 2 players: 14x7 grid, 3-4 players: 14x14), table in ``envs/zaberias/actions.py``:
@@ -67,10 +67,6 @@ from ..core.aec import TabletopAEC
 from ..core.wrappers import OrderEnforcing
 from .game import ZaberiasGame
 
-#: the AEC move cap when none is given: this, or 100 more than the engine's own action cap (which
-#: ends the game, ranked) when that is higher: the outer backstop stays above the engine's
-DEFAULT_MAX_STEPS = 2000
-
 
 class raw_env(TabletopAEC):
     metadata = dict(TabletopAEC.metadata, name=ZaberiasGame.name)
@@ -79,8 +75,6 @@ class raw_env(TabletopAEC):
                  max_steps: int | None = None, ansi_color: bool | None = None,
                  **options):
         game = ZaberiasGame(**options)
-        if max_steps is None:
-            max_steps = max(DEFAULT_MAX_STEPS, game.action_cap + 100)
         super().__init__(game, render_mode=render_mode, illegal_action=illegal_action,
                          max_steps=max_steps, ansi_color=ansi_color)
 

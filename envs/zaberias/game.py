@@ -91,5 +91,11 @@ class ZaberiasGame(Game):
                 return i
         raise KeyError(name)
 
+    def max_game_length(self) -> int:
+        """The engine's action cap (``action_cap``: ``rules.action_cap_per_player_round`` actions
+        a player a round of the round cap; 1,800 / 5,400 / 10,800 at 2 / 3 / 4 players by
+        default): ``_apply`` ends the game as the history reaches it."""
+        return int(self.action_cap)
+
     def _new_state(self, rng: np.random.Generator):
         return ZaberiasState(self, rng)

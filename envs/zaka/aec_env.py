@@ -27,7 +27,8 @@ Options (``envs.make("zaka_v0", **options)``):
 |                | mode plain; human mode only on a terminal without  |         |
 |                | NO_COLOR), True / False force them on / off        |         |
 | illegal_action | lose (game over, offender -1) or raise (error)     | lose    |
-| max_steps      | AEC move cap; the game is truncated there          | 1000    |
+| max_steps      | AEC move cap; the game is truncated there; None:   | None    |
+|                | the game's max_game_length() (600 by default)      |         |
 
 Actions: ``Discrete(370)`` with the default deck (298 with 3 players); table in
 ``envs/zaka/actions.py``. A turn is at most 3 actions: PLAY_MONSTER(design) / PLAY_WEAPON(design,
@@ -44,8 +45,8 @@ Rewards: at the end only. 2 players: +1 / -1 (both armies of a player get the pl
 3-4 players: rank based, summing to 0 (``envs.core.game.rank_returns``): the last player standing
 first, the others by how long they lasted. The engine ends a game after ``rules.max_turns`` turns
 (default 200, ranked by hearts left); the AEC cap ``max_steps`` truncates with zero rewards and
-``infos[agent]["truncated_by_cap"]``. A turn is at most 3 actions, so 200 turns stay under the
-default cap of 1000.
+``infos[agent]["truncated_by_cap"]``. A turn is at most 3 actions, so 200 turns stay within the
+default cap, the game's ``max_game_length()`` (600).
 
 Version history: v0 (first release).
 """
@@ -60,7 +61,7 @@ class raw_env(TabletopAEC):
     metadata = dict(TabletopAEC.metadata, name=ZakaGame.name)
 
     def __init__(self, render_mode: str | None = None, illegal_action: str = "lose",
-                 max_steps: int = 1000, ansi_color: bool | None = None,
+                 max_steps: int | None = None, ansi_color: bool | None = None,
                  **options):
         super().__init__(ZakaGame(**options), render_mode=render_mode,
                          illegal_action=illegal_action, max_steps=max_steps,

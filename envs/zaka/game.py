@@ -106,5 +106,14 @@ class ZakaGame(Game):
         return {"num_players": self.num_players, "rules": self._rules_override,
                 "config_path": self.config_path}
 
+    def max_game_length(self) -> int:
+        """``rules.max_turns`` turns (every army's turn counts, an idle pass included) of at most
+        max(first_turn_monsters, plays_per_turn + 1) actions: a first turn ends itself at
+        ``first_turn_monsters`` cards (fewer and END), a regular turn plays up to
+        ``plays_per_turn`` cards (fewer and END) and then one ability, which ends it (600 by
+        default)."""
+        r = self.rules
+        return int(r["max_turns"] * max(r["first_turn_monsters"], r["plays_per_turn"] + 1))
+
     def _new_state(self, rng: np.random.Generator) -> ZakaState:
         return ZakaState(self, rng)

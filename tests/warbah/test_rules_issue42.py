@@ -255,7 +255,9 @@ def test_game_length_backstops_scale_with_the_player_count():
     caps = {n: (make_game(num_players=n).turn_cap, make_game(num_players=n).max_actions)
             for n in (2, 3, 4)}
     assert caps == {2: (20, 960), 3: (30, 2160), 4: (40, 3840)}
-    assert envs.make("warbah_v0", num_players=4).unwrapped.max_steps > 3840  # the outer backstop
+    # the env caps at the game's max_game_length(), the engine's own action cap (issue 44)
+    assert envs.make("warbah_v0", num_players=4).unwrapped.max_steps == 3840 \
+        == make_game(num_players=4).max_game_length()
     g = make_game(num_players=3, rules={"designed": {"action_cap_per_player_turn": 1}})
     st = g.new_initial_state(5)
     while not st.is_terminal():
