@@ -575,7 +575,7 @@ def train(game: str, config_path: str | os.PathLike | None = None, timesteps: in
                               f"or choose another --out")
     validate(cfg)
     if cfg.init_policy:   # before the run folder is made: a refused file changes nothing
-        _init_policy_path(cfg, envs.make_game(game_id, **cfg.env_options), trust)
+        init_policy_path(cfg.init_policy, envs.make_game(game_id, **cfg.env_options), trust)
     out.mkdir(parents=True, exist_ok=True)
     with RunLock(out) as lock:
         if lock.took_over:
@@ -621,12 +621,13 @@ def _no_checkpoint(out: Path) -> str:
     return f"--resume: {out} holds no run (no checkpoint.zip)"
 
 
-def _init_policy_path(cfg: TrainConfig, game, trust: bool) -> str:
-    """``init_policy``'s file (a shipped agent's name or a path), checked from its metadata alone
-    (nothing is unpickled): it exists, fits ``game``, and is a safe checkpoint or ``trust``."""
+def init_policy_path(ref: str, game, trust: bool) -> str:
+    """An ``init_policy``'s file (a shipped agent's name or a path), checked from its metadata alone
+    (nothing is unpickled): it exists, fits ``game``, and is a safe checkpoint or ``trust``. The PPO
+    and the search-distillation trainers both read ``init_policy`` through it."""
     from ..agents.shipped import ShippedAgentError, resolve_checkpoint
     try:
-        path = resolve_checkpoint(cfg.init_policy)
+        path = resolve_checkpoint(ref)
     except ShippedAgentError as exc:
         raise ConfigError(f"init_policy: {exc}") from None
     try:
@@ -635,7 +636,7 @@ def _init_policy_path(cfg: TrainConfig, game, trust: bool) -> str:
         check_compatible(meta, game, path)
     except CheckpointError as exc:
         raise CheckpointError(f"init_policy: {exc}") from None
-    return path
+    return str(path)
 
 
 def _checkpoint_opponents(run: Run) -> None:
@@ -729,7 +730,7 @@ def _train_locked(game_id: str, cfg: TrainConfig, out: Path, resume: bool, meta:
         run.model.update_threads = update_threads(cfg)
         if cfg.init_policy:
             from ..agents.ppo import load_policy
-            init_path = _init_policy_path(cfg, run.game, trust)   # a shipped agent's name or a path
+            init_path = init_policy_path(cfg.init_policy, run.game, trust)   # a shipped agent's name or a path
             start = load_policy(init_path, device=device, trust=trust)
             try:
                 run.model.policy.load_state_dict(start.state_dict())

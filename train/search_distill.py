@@ -1050,20 +1050,10 @@ class _Run:
 # entry points: the trainer and arena train
 # ==============================================================================================
 def init_policy_path(cfg: SearchDistillConfig, game, trust: bool) -> str:
-    """``init_policy``'s file (a shipped agent's name or a path), checked from its metadata."""
-    from ..agents.ppo import CheckpointError, check_compatible, check_trusted, read_metadata
-    from ..agents.shipped import ShippedAgentError, resolve_checkpoint
-    try:
-        path = resolve_checkpoint(cfg.init_policy)
-    except ShippedAgentError as exc:
-        raise ConfigError(f"init_policy: {exc}") from None
-    try:
-        meta = read_metadata(path)
-        check_trusted(meta, path, trust)
-        check_compatible(meta, game, path)
-    except CheckpointError as exc:
-        raise CheckpointError(f"init_policy: {exc}") from None
-    return str(path)
+    """``init_policy``'s file (a shipped agent's name or a path), checked from its metadata
+    (``train.ppo.init_policy_path``: the PPO trainer's check)."""
+    from .ppo import init_policy_path as checked
+    return checked(cfg.init_policy, game, trust)
 
 
 def default_out(game_id: str, seed: int) -> Path:
