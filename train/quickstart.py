@@ -1,7 +1,7 @@
 """``arena quickstart``: the first command a newcomer runs, a few CPU-minutes of the main job.
 
     arena quickstart                       # Peacekeepers, 2-player competitive
-    arena quickstart --timesteps 250000    # a longer run: a stronger agent (about 11 CPU-minutes)
+    arena quickstart --timesteps 250000    # a longer run: a stronger agent (11 CPU-minutes on the quiet machine, 2026-11-26)
     arena quickstart zaka
 
 It trains with the game's own training config cut to a short run (``QUICKSTART_RUNS``), then
@@ -53,9 +53,9 @@ QUICKSTART_DEFAULT_TIMESTEPS = 30_000
 DEFAULT_GAMES = 400
 
 #: what a longer run gives, per game: (command, what it gave, where it was measured)
-LONGER = {"peacekeepers_v0": ("arena quickstart --timesteps 250000 (about 11 CPU-minutes) won 57-64% of 400 "
+LONGER = {"peacekeepers_v0": ("arena quickstart --timesteps 250000 (11 CPU-minutes on the quiet machine, 2026-11-26) won 57-64% of 400 "
                               "fresh games against the heuristic in four runs; arena train peacekeepers "
-                              "(its full config) trained ppo:peacekeepers, which wins 60%")}
+                              "(its full config) trained ppo:peacekeepers, which won 57.2% of 400 fresh games")}
 
 #: what a run writes before its first checkpoint (config.yaml, the lock, the cloning log):
 #: a folder holding nothing else is the start of a run that was stopped
@@ -269,12 +269,13 @@ def register(sub) -> None:
         "quickstart", help="a short PPO run and its agent against the baselines (a few CPU-minutes)",
         description="The main job on a small default, a few CPU-minutes: the game's training config cut "
                     "to a short run (Peacekeepers, 2-player competitive: cloning 300 heuristic games, then "
-                    "30,000 PPO steps, about 3 CPU-minutes on a quiet core), then the agent against the "
+                    "30,000 PPO steps), then the agent against the "
                     "rule-based agent (--games) and random (a quarter as many). It ends with the verdict in "
                     "one line, the cost in CPU-minutes, the tables and what a longer run gives. The agent of "
                     "the default run plays below the heuristic (--seed 0: 34.2% of 400 games, 91% against "
-                    "random; 11.4 CPU-minutes with eight other CPU-bound processes on 2 cores); --timesteps 250000 "
-                    "(about 11 CPU-minutes) won 57-64% against the heuristic, and arena train peacekeepers "
+                    "random; the whole command 6.6 CPU-minutes and 8 minutes wall at load 3 on 2 cores, 11.4 and 54 "
+                    "with eight other CPU-bound processes); --timesteps 250000 "
+                    "(11 CPU-minutes on the quiet machine, 2026-11-26) won 57-64% against the heuristic, and arena train peacekeepers "
                     "is the full run. Each run gets a fresh folder: runs/quickstart, then runs/quickstart-2, "
                     "...; a folder left by a quickstart stopped before its first checkpoint is cleared and "
                     "reused.", formatter_class=HelpFormatter)
