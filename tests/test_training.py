@@ -561,3 +561,35 @@ def test_same_seed_same_run(tmp_path):
     assert read_metadata(runs[0])["last_eval"] == read_metadata(runs[1])["last_eval"]
     other = load_policy(train("peacekeepers", timesteps=256, seed=5, out=tmp_path / "other", **kw)).state_dict()
     assert not all(torch.equal(a[k], other[k]) for k in a)
+
+
+def test_resume_refuses_a_change_of_any_key_that_shapes_the_network():
+    """Issue 44: NETWORK_KEYS listed 7 of the keys that shape the network, so ``--resume --set
+    board_channels=64`` passed the check and wrote metadata that did not match the saved weights.
+    Every TrainConfig field that ``policy_kwargs`` or ``resolve_network`` reads is in the list (read
+    from their source, so a new network key fails here until it is listed), and a resume refuses
+    a change of each."""
+    import dataclasses
+    import inspect
+    import re
+
+    from tabletop_arena.train import ppo as train_ppo
+    from tabletop_arena.train.config import NETWORK_KEYS, NETWORK_SHAPE_KEYS, TrainConfig, check_resume
+    from tabletop_arena.train.search_distill import NETWORK_KEYS as DISTILL_NETWORK_KEYS
+    fields = {f.name for f in dataclasses.fields(TrainConfig)}
+    read = set()
+    for fn in (train_ppo.policy_kwargs, train_ppo.resolve_network):
+        read |= {m for m in re.findall(r"\bcfg\.([a-z_]+)", inspect.getsource(fn)) if m in fields}
+    assert read - {"env_options"} <= set(NETWORK_SHAPE_KEYS), sorted(read - set(NETWORK_SHAPE_KEYS))
+    assert set(DISTILL_NETWORK_KEYS) == set(NETWORK_SHAPE_KEYS)
+    defaults = TrainConfig().to_dict()
+    for key in NETWORK_KEYS:
+        if key == "env_options":
+            continue
+        value = defaults[key]
+        changed = (not value if isinstance(value, bool) else value * 2 + 1 if isinstance(value, int)
+                   else "mlp" if value == "auto" else [7] if isinstance(value, (list, tuple)) else value)
+        if changed == value:   # a key whose default is empty/None: give it a value
+            changed = [[0, 1, 0]] if key == "pointer_actions" else [1]
+        with pytest.raises(ConfigError, match=f"{key} cannot change when resuming"):
+            check_resume(defaults, {key: changed}, None, "checkpoint")

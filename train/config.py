@@ -583,8 +583,15 @@ def with_overrides(config: dict[str, Any], overrides: dict[str, Any]) -> dict[st
 
 
 #: config keys that fix the network's shape (cannot change when a run is resumed)
-NETWORK_KEYS = ("network", "net_arch", "cnn_channels", "cnn_hidden", "vector_hidden", "spatial_actions",
-                "env_options")
+#: every key that shapes the network (train/ppo.py policy_kwargs and resolve_network read them): a
+#: resumed run cannot change one, else the saved weights and the run's metadata would disagree (issue
+#: 44: this listed 7 of them, so --resume --set board_channels=64 passed); search_distill's network
+#: section takes the same keys
+NETWORK_SHAPE_KEYS = ("network", "net_arch", "cnn_channels", "cnn_hidden", "vector_hidden", "spatial_actions",
+                      "board_channels", "board_dilations", "features_dim", "pointer_actions", "slot_dim",
+                      "pair_dim", "share_features")
+#: what a resumed run keeps: the network's shape and the game it plays
+NETWORK_KEYS = NETWORK_SHAPE_KEYS + ("env_options",)
 
 
 def check_resume(saved: dict, overrides: dict, config_file, where: str, stacklevel: int = 3) -> None:

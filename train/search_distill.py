@@ -70,7 +70,7 @@ from typing import Any, Callable
 import numpy as np
 
 from .. import envs
-from .config import ConfigError, read_config_file, with_overrides
+from .config import NETWORK_SHAPE_KEYS, ConfigError, read_config_file, with_overrides
 from .stops import as_stopped, deferred
 
 ALGORITHM = "search_distill"
@@ -79,9 +79,7 @@ EVAL_SEED_BASE, GATE_SEED_BASE = 7919, 104_729
 #: gradient norm clip of the learning steps
 MAX_GRAD_NORM = 1.0
 #: the PPO config's keys that describe a fresh network (``network:``) and the warm start (``clone:``)
-NETWORK_KEYS = ("network", "net_arch", "cnn_channels", "cnn_hidden", "vector_hidden", "spatial_actions",
-                "board_channels", "board_dilations", "features_dim", "pointer_actions", "slot_dim",
-                "pair_dim", "share_features")
+NETWORK_KEYS = NETWORK_SHAPE_KEYS   # the PPO config's network keys (train/config.py)
 CLONE_KEYS = ("bc_games", "bc_epochs", "bc_patience", "bc_keep", "dagger_rounds", "dagger_games",
               "dagger_epochs")
 #: keys that fix the network or the data it learns from: they cannot change on --resume
