@@ -58,7 +58,7 @@ from ..envs.warbah.actions import (
     TAKE_ONE0,
     TARGET0,
 )
-from ..envs.warbah.config import SETTLEMENTS
+from ..envs.warbah.tables import SETTLEMENTS
 from .base import RuleBasedAgent
 
 LOSS_ORDER = (3, 1, 2, 0)  # catapults (kill 2), archers (3), cavalry (4), warriors (5)

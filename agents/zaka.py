@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..envs.zaka.config import DISARM, DRAIN, MEND, RAMPAGE, REAP, SNATCH
+from ..envs.zaka.tables import DISARM, DRAIN, MEND, RAMPAGE, REAP, SNATCH
 from .base import RuleBasedAgent
 
 _OUTPUT_EXTRA = {REAP: 1.0, DRAIN: 0.5, DISARM: 0.5, SNATCH: 0.5}

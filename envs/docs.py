@@ -19,6 +19,7 @@ from __future__ import annotations
 import argparse
 import difflib
 import importlib
+import importlib.util
 import inspect
 import json
 import os
@@ -280,10 +281,12 @@ def schema_rows(schema: Option, path: str = "") -> list[tuple[str, Option, str]]
 
 
 def _config_module(name: str):
-    try:
-        return importlib.import_module(f"{spec(name).module}.config")
-    except ImportError:
+    """The game's ``tables`` module (its rules-file ``SCHEMA``), or None for a game without one; an
+    error while importing it propagates (a renamed module once emptied these tables silently)."""
+    module = f"{spec(name).module}.tables"
+    if importlib.util.find_spec(module) is None:
         return None
+    return importlib.import_module(module)
 
 
 def _rule_rows(name: str) -> tuple[list[list[str]], list[str], str]:

@@ -631,7 +631,7 @@ def test_rules_overrides_are_type_checked(name):
     """A rules override of a known key with a value of another type raises (no deep TypeError
     later, no silent play with it)."""
     from tabletop_arena.envs.core.game import read_yaml
-    config = importlib.import_module(envs.spec(name).module + ".config")   # the game's tables
+    config = importlib.import_module(envs.spec(name).module + ".tables")   # the game's tables
     data = read_yaml(str(config.DEFAULT_CONFIG))
     defaults = data if name == "warbah_v0" else data["rules"]   # Warbah: any table of the file
     for key, value in list(defaults.items())[:6]:

@@ -1,6 +1,6 @@
 """The dependency rules of DESIGN.md, measured (issue 19).
 
-- An engine loads without an RL framework: importing ``envs.<game>.rules`` and building and playing
+- An engine loads without an RL framework: importing ``envs.<game>.state`` (Warbah's ``position``) and building and playing
   a game through ``envs.make_game`` never imports PettingZoo, Gymnasium or torch (the package's
   ``env`` / ``raw_env`` adapter is imported on first use only). Run in a fresh interpreter, so no
   other test's imports hide a slip.
@@ -35,7 +35,7 @@ def _pending(game: str):
 ENGINE_ONLY = """
 import sys
 import numpy as np
-import tabletop_arena.envs.{game}.rules
+import tabletop_arena.envs.{game}.{state_module}
 from tabletop_arena import envs
 name = envs.resolve("{game}")
 for options in envs.variants(name).values():
@@ -59,7 +59,7 @@ print("LOADED", loaded)
 
 @pytest.mark.parametrize("game", [pytest.param(g, marks=_pending(g)) for g in GAMES])
 def test_engine_loads_without_rl_frameworks(game):
-    out = subprocess.run([sys.executable, "-c", ENGINE_ONLY.format(game=game)], capture_output=True,
+    out = subprocess.run([sys.executable, "-c", ENGINE_ONLY.format(game=game, state_module="position" if game == "warbah" else "state")], capture_output=True,
                          text=True, timeout=120, cwd=ROOT)
     assert out.returncode == 0, out.stderr[-2000:]
     assert "LOADED []" in out.stdout, (f"envs.{game}: the engine imported {out.stdout.split('LOADED')[-1]}"

@@ -91,7 +91,7 @@ IMPORT_ORDERS = {
     "package_then_gymnasium": "import tabletop_arena\nimport gymnasium",
     "envs_then_gymnasium": "from tabletop_arena import envs\nimport gymnasium",
     "gymnasium_then_envs": "import gymnasium\nfrom tabletop_arena import envs",
-    "engine_then_gymnasium": "import tabletop_arena.envs.zaka.rules\nimport gymnasium",
+    "engine_then_gymnasium": "import tabletop_arena.envs.zaka.state\nimport gymnasium",
     "agents_then_gymnasium": "from tabletop_arena.agents import make_agent\nimport gymnasium",
     "package_then_registration_module": "import tabletop_arena\nfrom gymnasium.envs.registration import registry",
     "registration_module_then_package": "from gymnasium.envs.registration import registry\nimport tabletop_arena",
@@ -131,7 +131,7 @@ def test_gymnasium_make_with_the_module_prefix_imports_nothing_first():
 
 def test_importing_the_package_loads_no_gymnasium():
     """The ids' hook waits for Gymnasium: importing the package (or an engine) does not load it."""
-    code = ("import sys, tabletop_arena, tabletop_arena.envs.zaka.rules\n"
+    code = ("import sys, tabletop_arena, tabletop_arena.envs.zaka.state\n"
             "print(sorted(m for m in ('gymnasium', 'pettingzoo', 'torch', 'numpy') if m in sys.modules))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120,
                          cwd=ROOT.parent)

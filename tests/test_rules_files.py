@@ -78,7 +78,7 @@ def _shipped(game: str) -> dict:
 
 
 def _schema(game: str):
-    return importlib.import_module(envs.spec(game).module + ".config").SCHEMA
+    return importlib.import_module(envs.spec(game).module + ".tables").SCHEMA
 
 
 def _paths(data, prefix=()):

@@ -15,8 +15,8 @@ import pytest
 
 from tabletop_arena import envs
 from tabletop_arena.envs.core.options import Option
-from tabletop_arena.envs.peacekeepers import config as peacekeepers_config
-from tabletop_arena.envs.zaka import config as zaka_config
+from tabletop_arena.envs.peacekeepers import tables as peacekeepers_config
+from tabletop_arena.envs.zaka import tables as zaka_config
 
 #: (game, the TypedDict the engine reads, the schema that checks the table)
 TABLES = [

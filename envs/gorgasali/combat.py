@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from . import actions as A
 from .board import AROUND, STEP, distance
-from .config import COPYABLE
+from .tables import COPYABLE
 
 ARMAZI, EBUE, VARAS, MEDEA, TSIVA, OCTOR, KRUBER, THARSIS, DRAIN, EMOON = range(10)
 

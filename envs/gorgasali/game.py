@@ -11,9 +11,9 @@ from ..core.game import ConfigError, Game
 from ..core.options import Option, OptionTable
 from . import actions as A
 from .board import Board
-from .config import CHARACTERS, CardType, Character, load_tables
 from .observe import ObservationTables, observation_layout
-from .rules import GorgasaliState
+from .state import GorgasaliState
+from .tables import CHARACTERS, CardType, Character, load_tables
 
 
 class GorgasaliGame(Game):

@@ -18,7 +18,7 @@ from __future__ import annotations
 from typing import Literal, Union
 
 from .board import CELLS, LETTERS, NAMES, cell_name
-from .config import ZoneKind
+from .tables import ZoneKind
 
 PLACE = 0
 CELL = 1000

@@ -1,10 +1,10 @@
 """The fields of a Peacekeepers position, declared with their types in one place (numpy + stdlib
 only; nothing here runs but the class statement).
 
-``PeacekeepersState`` (rules.py) sets every field; its mixins ``MaskMixin`` (masks.py) and
+``PeacekeepersState`` (state.py) sets every field; its mixins ``MaskMixin`` (masks.py) and
 ``HazardMixin`` (hazards.py) read and write them. All three derive from ``PeacekeepersFields``,
 so the type checker knows the shape of the position in each module, and the few methods of the
-state that the mixins call are declared here too (checked against their definitions in rules.py).
+state that the mixins call are declared here too (checked against their definitions in state.py).
 """
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Literal
 import numpy as np
 
 from ..core.game import State
-from .config import EndPhase, Phase
+from .tables import EndPhase, Phase
 
 if TYPE_CHECKING:   # for the type checker only: these modules import this one
     from .game import PeacekeepersGame
@@ -79,7 +79,7 @@ class PeacekeepersFields(State):
     _stock_counts: tuple[bytes, tuple[int, ...]] | None   # puzzle easy: counts per bag content
 
     if TYPE_CHECKING:
-        # the methods of PeacekeepersState (rules.py) that the mixins call
+        # the methods of PeacekeepersState (state.py) that the mixins call
         def hand_counts(self, seat: int) -> list[int]: ...
 
         def _code_bits(self) -> list[int]: ...

@@ -12,7 +12,8 @@ from ..core.game import ConfigError, Game
 from ..core.options import Option, OptionTable
 from . import actions as A
 from .board import BLACK, BROWN, GRAY, WHITE, eruption_tree
-from .config import (
+from .state import PeacekeepersState
+from .tables import (
     BOARD_PLANES,
     MODES,
     PUZZLE_LEVELS,
@@ -25,7 +26,6 @@ from .config import (
     Zones,
     load_tables,
 )
-from .rules import PeacekeepersState
 
 
 class PeacekeepersGame(Game):

@@ -42,9 +42,9 @@ from .board import (
     neighbour_count_bits,
     obstacle_labels,
 )
-from .config import Phase
 from .fields import PeacekeepersFields
 from .hazards import HORDE_TARGETS
+from .tables import Phase
 
 
 @functools.lru_cache(maxsize=256)

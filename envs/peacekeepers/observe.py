@@ -40,10 +40,10 @@ import numpy as np
 
 from ..core.accel import KERNELS
 from .board import CELLS
-from .config import BOARD_PLANES, PHASES, VECTOR_SIZE, EndPhase, Phase
+from .tables import BOARD_PLANES, PHASES, VECTOR_SIZE, EndPhase, Phase
 
-if TYPE_CHECKING:   # for the type checker only: rules.py imports this module
-    from .rules import PeacekeepersState
+if TYPE_CHECKING:   # for the type checker only: state.py imports this module
+    from .state import PeacekeepersState
 
 _PHASE_INDEX: dict[Phase, int] = {p: i for i, p in enumerate(PHASES)}
 BOARD_SIZE = BOARD_PLANES * CELLS

@@ -18,9 +18,9 @@ import numpy as np
 
 from .board import BLACK, COMPAT, EMPTY, GRAY, NEIGHBOURS, RACES, SIZE, WHITE, YELLOW
 
-if TYPE_CHECKING:   # for the type checker only: rules.py (which game.py imports) imports this module
+if TYPE_CHECKING:   # for the type checker only: state.py (which game.py imports) imports this module
     from .game import PeacekeepersGame
-    from .rules import PeacekeepersState
+    from .state import PeacekeepersState
 
 MAX_TRIES = 50
 SOLVER_BUDGET = 4000

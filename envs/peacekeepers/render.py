@@ -8,10 +8,10 @@ import numpy as np
 
 from ..core import draw as D
 from .board import CELLS, EMPTY, ERUPTED, LETTERS, MOUNTAIN, SIZE, cell_name
-from .config import Phase
+from .tables import Phase
 
-if TYPE_CHECKING:   # for the type checker only: rules.py imports this module
-    from .rules import PeacekeepersState
+if TYPE_CHECKING:   # for the type checker only: state.py imports this module
+    from .state import PeacekeepersState
 
 # ANSI 256-colour codes per board code (cube colours, brown, erupted, mountain)
 _FG = {0: 196, 1: 208, 2: 226, 3: 40, 4: 33, 5: 129, 6: 240, 7: 255, 8: 94, 9: 245}

@@ -4,8 +4,8 @@ at set-up, new abilities for a recruited Hero, an Avatar and experience, each ro
 from __future__ import annotations
 
 from . import luck
-from .config import BASIC, Ability
 from .state import Chain, Hero, NextRoll, WarbahState
+from .tables import BASIC, Ability
 
 #: the troop types an ability may apply to, in battle.Army group order (BASIC, then the Hero)
 TROOP_TYPES = BASIC + ("hero",)

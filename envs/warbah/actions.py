@@ -23,8 +23,8 @@ d: a direction (board.DIR_NAMES), t: a basic troop type (config.BASIC), u: a spe
 from __future__ import annotations
 
 from .board import DIR_NAMES
-from .config import BASIC, SPECIALS
 from .state import WarbahState
+from .tables import BASIC, SPECIALS
 
 # -- base ---------------------------------------------------------------------------------------
 DONE, RECRUIT, TAKE_GARRISON, RECRUIT_HERO, CALL_OFF, CONTINUE = 6, 7, 8, 9, 10, 11

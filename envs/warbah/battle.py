@@ -13,8 +13,8 @@ import numpy as np
 
 from . import fleets, heroes
 from .actions import LOSS_SP0
-from .config import NUM_SPECIALS, SPECIALS, WarbahTables
 from .state import Army, ArmyMagic, Battle, WarbahState
+from .tables import NUM_SPECIALS, SPECIALS, WarbahTables
 
 SEGMENTS = 6  # initiative segments of a round: 5+, 4, 3, 2, 1, 0-
 #: an army's counts index of the first special unit group (after the 4 troop types and the Hero)

@@ -33,8 +33,8 @@ from .actions import (
     LOSS_SP0,
     NUM_ACTIONS,
 )
-from .config import TERRAINS
 from .state import Army, Battle, BattleKind, Chain, DeclaredAttack, Hero, NextRoll, WarbahState, Window
+from .tables import TERRAINS
 
 
 def joiners(st: WarbahState, lead: int, cell: int) -> list[tuple[int, int]]:

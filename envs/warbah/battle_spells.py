@@ -29,8 +29,8 @@ import numpy as np
 
 from . import battle, heroes, luck, magic
 from .actions import BATTLE_JOIN0, BSPELL0, DONE, GROUP0, MAGIC_SPGROUP0, NUM_ACTIONS
-from .config import GROUP_NAMES, BattleEffect, BattleSpell
 from .state import NUM_GROUPS, SPECIAL_GROUP0, Army, ArmyMagic, Battle, BattleMagic, Resolve, WarbahState
+from .tables import GROUP_NAMES, BattleEffect, BattleSpell
 
 #: a battle spell's effect that acts at once: (st, spell row, the friendly army reached, the
 #: enemy army, target group, units)

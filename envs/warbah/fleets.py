@@ -15,8 +15,8 @@ import numpy as np
 
 from . import heroes, magic
 from .actions import CASUALTY0, FLEET_SLOTS, LOSS_SP0, NUM_ACTIONS
-from .config import Phase
 from .state import Hero, TroopLoss, WarbahState
+from .tables import Phase
 
 
 def sea_rules(st: WarbahState) -> dict:

@@ -8,8 +8,8 @@ import numpy as np
 
 from ..core.options import Option, OptionTable
 from .actions import NUM_ACTIONS
-from .config import WarbahTables
-from .rules import WarbahPosition
+from .position import WarbahPosition
+from .tables import WarbahTables
 
 
 class WarbahGame(WarbahTables):

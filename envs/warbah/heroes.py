@@ -11,8 +11,8 @@ from __future__ import annotations
 import numpy as np
 
 from .actions import CASUALTY0, LOSS_SP0
-from .config import ABILITIES, NUM_SPECIALS, SPECIALS, Ability, WarbahTables
 from .state import Hero, WarbahState
+from .tables import ABILITIES, NUM_SPECIALS, SPECIALS, Ability, WarbahTables
 
 #: the ability names ``ability`` accepts
 _ABILITY_NAMES = frozenset(ABILITIES)

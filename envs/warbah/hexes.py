@@ -7,8 +7,8 @@ import numpy as np
 
 from . import heroes, luck
 from .board import edge
-from .config import SETTLEMENTS, SPECIALS, TERRAINS, WarbahTables
 from .state import Chain, Hero, NextRoll, WarbahState
+from .tables import SETTLEMENTS, SPECIALS, TERRAINS, WarbahTables
 
 
 def neighbours_by_kind(st: WarbahState) -> tuple[tuple, tuple]:

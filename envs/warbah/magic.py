@@ -12,8 +12,8 @@ import numpy as np
 
 from . import abilities, diplomacy, heroes
 from .actions import GIVE_ITEM0
-from .config import SETTLEMENTS
 from .state import Chain, Hero, Item, ItemKind, NextRoll, WarbahState
+from .tables import SETTLEMENTS
 
 TOWER = SETTLEMENTS.index("tower")
 

@@ -14,8 +14,8 @@ from typing import Any
 import numpy as np
 
 from . import hexes
-from .config import SETTLEMENTS, TERRAINS, WarbahTables
 from .state import WarbahState
+from .tables import SETTLEMENTS, TERRAINS, WarbahTables
 
 try:  # numpy's C function behind np.count_nonzero(a) (no Python-level wrapper per call)
     from numpy._core.multiarray import count_nonzero as _count_nonzero

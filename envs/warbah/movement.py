@@ -40,8 +40,8 @@ from .actions import (
     TAKE_SPECIAL,
 )
 from .board import edge
-from .config import BASIC, NUM_SPECIALS, SETTLEMENTS, TERRAINS
 from .state import Hero, WarbahState
+from .tables import BASIC, NUM_SPECIALS, SETTLEMENTS, TERRAINS
 
 #: garrison transfers of the move phase, taking from / dropping into the garrison
 GARRISON_TAKES = (TAKE_GARRISON, TAKE_SPECIAL) + tuple(range(TAKE_ONE0, TAKE_ONE0 + 4))

@@ -36,11 +36,11 @@ import numpy as np
 from . import espionage, fleets, hexes
 from .actions import FLEET_SLOTS, TARGET_SLOTS
 from .battle import FIRST_SPECIAL
-from .config import ABILITIES, DIPLOMACY_PHASES, SUBSTEP_PHASES, TURN_PHASES
 from .heroes import ability, hero_at
 from .map_planes import base_planes, float_view
 from .observe_magic import observe_magic
 from .state import Battle, Hero, WarbahState
+from .tables import ABILITIES, DIPLOMACY_PHASES, SUBSTEP_PHASES, TURN_PHASES
 
 VECTOR = 48          # the base vector's length
 PLANES_B = 7         # the empire section's planes

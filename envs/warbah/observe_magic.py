@@ -8,10 +8,10 @@ import numpy as np
 
 from . import luck
 from .battle_spells import spells_of
-from .config import MAGIC_PHASES, TIMINGS
 from .espionage import STAGES
 from .map_planes import float_view
 from .state import Battle, BattleMagic, Hero, WarbahState
+from .tables import MAGIC_PHASES, TIMINGS
 
 _MAGIC_PHASE = {p: i for i, p in enumerate(MAGIC_PHASES)}
 

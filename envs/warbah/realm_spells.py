@@ -18,8 +18,8 @@ import numpy as np
 
 from . import abilities, fleets, heroes, hexes, luck, magic
 from .actions import CELL0, DONE, NUM_ACTIONS, REALM0, TSEAT0
-from .config import TERRAINS, RealmEffect, RealmSpell, RealmTarget, Timing
 from .state import Hero, WarbahState
+from .tables import TERRAINS, RealmEffect, RealmSpell, RealmTarget, Timing
 
 
 # -- windows --------------------------------------------------------------------------------------

@@ -14,9 +14,9 @@ import numpy as np
 
 from . import abilities, fleets, heroes, hexes, magic
 from .actions import DONE, NUM_ACTIONS, RECRUIT, RECRUIT_HERO, RECRUIT_SP, RECRUIT_WIZARD, SHIP0
-from .config import BASIC, SETTLEMENTS, SPECIALS
 from .heroes import new_hero
 from .state import WarbahState
+from .tables import BASIC, SETTLEMENTS, SPECIALS
 
 
 def recruit_hexes(st: WarbahState, seat: int, owned: tuple | None = None) -> list[int]:

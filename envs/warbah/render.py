@@ -20,8 +20,8 @@ import numpy as np
 
 from ..core import draw as D
 from . import abilities, espionage, hexes, magic
-from .config import BASIC, SETTLEMENTS, SPECIALS, TERRAINS
 from .state import WarbahState
+from .tables import BASIC, SETTLEMENTS, SPECIALS, TERRAINS
 
 
 # ============================================================================================

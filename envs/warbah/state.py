@@ -5,9 +5,9 @@ attack (``DeclaredAttack``), diplomacy (``Diplomacy``, ``AllianceTurn``), espion
 (``Espionage``, ``SpyMission``), fleets (``Fleets``, ``TroopLoss``), a pending Luck decision
 (``LuckDecision``) and magic (``MagicState``). Each record owns its creation and its clone.
 
-A leaf of the package: it imports the tables (config.py, board.py) and nothing of the rules, so
+A leaf of the package: it imports the tables (tables.py, board.py) and nothing of the rules, so
 that every rules module names these types without an import cycle (tests/test_layering.py).
-The rules work on it: rules.py (``WarbahPosition``, the engine contract) and the modules it
+The rules work on it: position.py (``WarbahPosition``, the engine contract) and the modules it
 dispatches to (turn.py's tables). Caches a rules module keeps on the state (``_obs_*``,
 ``_owned_cells``, ...) are declared here too; a clone starts without them unless ``clone``
 says otherwise.
@@ -21,7 +21,7 @@ import numpy as np
 
 from ..core.game import State, copy_generator
 from .board import generate_map
-from .config import GROUP_NAMES, NUM_SPECIALS, Ability, Phase, Timing, WarbahTables
+from .tables import GROUP_NAMES, NUM_SPECIALS, Ability, Phase, Timing, WarbahTables
 
 #: battle-spell target groups: 0-3 the basic troop types, 4 the Hero, 5 a monster, 6 + u the
 #: special unit group u (an army's counts[battle.FIRST_SPECIAL + u]); ``ArmyMagic``'s per-group lists

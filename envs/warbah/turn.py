@@ -29,8 +29,8 @@ from . import (
     recruit,
 )
 from .actions import CAPITOL0, CAPITOL_AUTO, NUM_ACTIONS
-from .config import BATTLE_SPELL_PHASES, JOIN_PHASES, SETTLEMENTS, SPECIALS, TERRAINS, Phase
 from .state import Chain, Ending, Hero, NextRoll, WarbahState
+from .tables import BATTLE_SPELL_PHASES, JOIN_PHASES, SETTLEMENTS, SPECIALS, TERRAINS, Phase
 
 try:  # numpy's C function behind np.count_nonzero(a) (no Python-level wrapper per call)
     from numpy._core.multiarray import count_nonzero as _count_nonzero

@@ -8,7 +8,7 @@ Rulebook sections: "7: Strength" (dice + muscle, attacker rolls first, ties), "8
 from __future__ import annotations
 
 from . import movement as M
-from .config import HOLDING_SIPHONS
+from .tables import HOLDING_SIPHONS
 
 
 def roll(st, n: int, cluster: bool = False) -> int:

@@ -11,9 +11,9 @@ from ..core.game import ConfigError, Game
 from ..core.options import Option, OptionTable
 from . import actions as A
 from .board import MapTables
-from .config import TRIBES, load_tables
 from .observe import ObservationTables, observation_layout
-from .rules import ZaberiasState
+from .state import ZaberiasState
+from .tables import TRIBES, load_tables
 
 
 class ZaberiasGame(Game):

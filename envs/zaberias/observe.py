@@ -41,7 +41,7 @@ import numpy as np
 
 from . import movement as M
 from .board import MINE, PORTAL, SITE, STAR, TREES, VOID, WATER
-from .config import PHASES, TRIBES
+from .tables import PHASES, TRIBES
 
 _TERRAIN_PLANE = {WATER: 1, TREES: 2, PORTAL: 4, MINE: 5, STAR: 6, SITE: 7}
 _STATUS_VALUE = {M.ARMORY: 0.0, M.BOARD: 1 / 3, M.RIDING: 2 / 3, M.HELD: 1.0}

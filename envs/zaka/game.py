@@ -10,9 +10,9 @@ import numpy as np
 from ..core.game import ConfigError, Game
 from ..core.options import Option, OptionTable
 from .actions import ActionLayout
-from .config import MEND, NUM_PLAYERS, load_tables
 from .observe import ObservationTables, observation_layout
-from .rules import ZakaState
+from .state import ZakaState
+from .tables import MEND, NUM_PLAYERS, load_tables
 
 
 class ZakaGame(Game):

@@ -36,11 +36,11 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from .config import ABILITIES, MAX_HEARTS
+from .tables import ABILITIES, MAX_HEARTS
 
-if TYPE_CHECKING:   # for the type checker only: game.py and rules.py import this module
+if TYPE_CHECKING:   # for the type checker only: game.py and state.py import this module
     from .game import ZakaGame
-    from .rules import ZakaState
+    from .state import ZakaState
 
 ARMY_INFO = 8
 GLOBAL = 7

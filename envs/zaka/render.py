@@ -8,11 +8,11 @@ import numpy as np
 
 from ..core import draw as D
 from .actions import rel_name
-from .config import ABILITIES, MEND, RAMPAGE
+from .tables import ABILITIES, MEND, RAMPAGE
 
-if TYPE_CHECKING:   # for the type checker only: game.py and rules.py import this module
+if TYPE_CHECKING:   # for the type checker only: game.py and state.py import this module
     from .game import ZakaGame
-    from .rules import ZakaState
+    from .state import ZakaState
 
 _RED, _DIM, _BOLD, _GREEN, _YELLOW, _RESET = ("\x1b[31m", "\x1b[2m", "\x1b[1m", "\x1b[32m",
                                               "\x1b[33m", "\x1b[0m")

@@ -9,7 +9,7 @@ import numpy as np
 
 from tabletop_arena.envs.gorgasali import actions as A
 from tabletop_arena.envs.gorgasali import make_game
-from tabletop_arena.envs.gorgasali.rules import _TURN_FLAGS
+from tabletop_arena.envs.gorgasali.state import _TURN_FLAGS
 
 
 def sq(r: int, c: int) -> int:

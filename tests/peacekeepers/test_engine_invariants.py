@@ -191,7 +191,7 @@ def bitboard_problems(st) -> list[str]:
         cells = [c for c in range(100) if (bits >> c) & 1]
         if cells != np.flatnonzero(st.board == j - 1).tolist():
             out.append(f"bitboard of code {j - 1}")
-    from tabletop_arena.envs.peacekeepers.rules import _PLANE_CODE
+    from tabletop_arena.envs.peacekeepers.state import _PLANE_CODE
     if not np.array_equal(st._planes, np.equal(st.board, _PLANE_CODE)):
         out.append("observation code planes")
     return out
@@ -239,7 +239,7 @@ def _reference_observation(st, seat):
         v[80 + rel] = st.peaks[s] / 30
     v[44] = len(st.reserves[seat])
     v[45], v[46] = len(st.bag) / 100, len(st.discard) / 100
-    from tabletop_arena.envs.peacekeepers.config import PHASES
+    from tabletop_arena.envs.peacekeepers.tables import PHASES
     v[51 + PHASES.index(st.phase)] = 1.0
     v[60] = st.ranges[0] / 6 if st.ranges else 0.0
     v[73], v[74] = st.end_phase == "zone", st.end_phase == "stuck"

@@ -1,6 +1,6 @@
 """The position's fields are declared in one place (envs/peacekeepers/fields.py, issue 44).
 
-``PeacekeepersFields`` gives the type checker the shape of a position for rules.py and its mixins
+``PeacekeepersFields`` gives the type checker the shape of a position for state.py and its mixins
 (masks.py, hazards.py). What it cannot see is an attribute that code creates under another name
 (``self._stock_count = ...``, or ``self.__dict__.get("_stock_counts")`` reading a name nobody
 sets): that passes mypy and silently does nothing. So a real state's attributes are checked here,

@@ -20,8 +20,8 @@ from tabletop_arena.envs.warbah.actions import (
     GIVE0,
     TARGET0,
 )
-from tabletop_arena.envs.warbah.config import TERRAINS
 from tabletop_arena.envs.warbah.state import Item
+from tabletop_arena.envs.warbah.tables import TERRAINS
 
 
 def diplomacy_state(n=3, seed=0):
@@ -141,7 +141,7 @@ def test_allies_trade_settlements_and_heroes():
     """ALLIES: allies may trade settlements and Heroes (designed: the acting Hero cedes the
     settlement he stands on, or goes over to the ally with his army and items)."""
     from tabletop_arena.envs.warbah.actions import CEDE0, HERO_TO0
-    from tabletop_arena.envs.warbah.config import SETTLEMENTS
+    from tabletop_arena.envs.warbah.tables import SETTLEMENTS
     g, st = diplomacy_state()
     st.diplomacy.allied[0, 1] = st.diplomacy.allied[1, 0] = True
     a = st.heroes[0]

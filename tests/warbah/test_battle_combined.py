@@ -17,8 +17,8 @@ from tabletop_arena.envs.warbah.actions import (
     CASUALTY0,
     LOSS_SP0,
 )
-from tabletop_arena.envs.warbah.config import TERRAINS
 from tabletop_arena.envs.warbah.state import Battle, Hero
+from tabletop_arena.envs.warbah.tables import TERRAINS
 
 
 def _hero(seat, cell, troops, abil=()):

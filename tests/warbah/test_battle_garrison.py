@@ -18,7 +18,7 @@ from tabletop_arena.envs.warbah.actions import (
     TAKE_GARRISON,
     TAKE_SPECIAL,
 )
-from tabletop_arena.envs.warbah.config import SETTLEMENTS, SPECIALS, TERRAINS
+from tabletop_arena.envs.warbah.tables import SETTLEMENTS, SPECIALS, TERRAINS
 from tests.warbah.test_battle_combined import arena
 
 KNI = SPECIALS.index("knights")

@@ -8,8 +8,8 @@ import pytest
 
 from tabletop_arena.envs.core.game import ConfigError
 from tabletop_arena.envs.warbah import battle, make_game
-from tabletop_arena.envs.warbah.config import NUM_SPECIALS, SPECIALS
 from tabletop_arena.envs.warbah.state import Army, ArmyMagic
+from tabletop_arena.envs.warbah.tables import NUM_SPECIALS, SPECIALS
 
 
 class Dice:

@@ -6,8 +6,8 @@ import pytest
 
 from tabletop_arena.envs.warbah import espionage, heroes, make_game, realm_spells, turn
 from tabletop_arena.envs.warbah.actions import CAPITOL_AUTO, CASUALTY0, DONE, HIRE_AGENT, TARGET0
-from tabletop_arena.envs.warbah.config import SETTLEMENTS, TERRAINS
 from tabletop_arena.envs.warbah.state import Item
+from tabletop_arena.envs.warbah.tables import SETTLEMENTS, TERRAINS
 
 
 class ScriptRng:

@@ -46,7 +46,7 @@ def _open_field():
     """A 2-player 7x9 map of explored clear land, no settlements, rivers or encounters; seat 0's
     Hero (0) to move, seat 1's Hero (1) in the far corner; capitols at cells 0 (seat 0) and 62
     (seat 1), empty. Returns (game, state, hero 0)."""
-    from tabletop_arena.envs.warbah.config import SETTLEMENTS, TERRAINS
+    from tabletop_arena.envs.warbah.tables import SETTLEMENTS, TERRAINS
     from tests.warbah.test_rules import setup_state
     g, st = setup_state(2)
     n = g.n_cells
@@ -77,7 +77,7 @@ def _act(g, st):
 
 
 def _settlement(st, c, owner, kind="village"):
-    from tabletop_arena.envs.warbah.config import SETTLEMENTS, TERRAINS
+    from tabletop_arena.envs.warbah.tables import SETTLEMENTS, TERRAINS
     st.terrain[c], st.settle[c], st.owner[c] = TERRAINS.index("settlement"), SETTLEMENTS.index(kind), owner
     st._mask = None
 

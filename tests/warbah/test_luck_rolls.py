@@ -11,7 +11,7 @@ import pytest
 from tabletop_arena.envs.core.game import IllegalActionError
 from tabletop_arena.envs.warbah import battle_flow, heroes, turn
 from tabletop_arena.envs.warbah.actions import CALL_OFF, CONTINUE, KEEP_ROLL, LUCK_FOE, LUCK_MINE, REROLL
-from tabletop_arena.envs.warbah.config import SETTLEMENTS, SPECIALS, TERRAINS
+from tabletop_arena.envs.warbah.tables import SETTLEMENTS, SPECIALS, TERRAINS
 from tests.warbah.test_espionage import ScriptRng
 from tests.warbah.test_rules import _battle_state, setup_state
 from tests.warbah.test_sea import _at_sea, dir_to, sea_world

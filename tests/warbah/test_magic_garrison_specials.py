@@ -5,7 +5,7 @@ loses 2D10 troops"), AGENT SUCCESS TABLE 2 ("gain control of target garrison")."
 from __future__ import annotations
 
 from tabletop_arena.envs.warbah import heroes, magic, realm_spells
-from tabletop_arena.envs.warbah.config import SETTLEMENTS, SPECIALS
+from tabletop_arena.envs.warbah.tables import SETTLEMENTS, SPECIALS
 from tests.warbah.test_espionage import ScriptRng, at_stage, contact_state
 from tests.warbah.test_realm_spells import R, realm_ready
 

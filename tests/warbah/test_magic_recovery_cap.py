@@ -3,7 +3,7 @@ RECOVERY PHASE, special troops included (SPECIAL UNIT TYPES: they are troops of 
 from __future__ import annotations
 
 from tabletop_arena.envs.warbah import heroes, turn
-from tabletop_arena.envs.warbah.config import SPECIALS
+from tabletop_arena.envs.warbah.tables import SPECIALS
 from tests.warbah.test_spells import two_heroes
 
 KNI, KOB, UND = (SPECIALS.index(x) for x in ("knights", "kobolds", "undead"))

@@ -8,7 +8,7 @@ import pytest
 from tabletop_arena.envs.core.game import IllegalActionError
 from tabletop_arena.envs.warbah import battle, battle_flow, battle_spells, heroes, state
 from tabletop_arena.envs.warbah.actions import BSPELL0, DONE, GROUP0, MAGIC_SPGROUP0
-from tabletop_arena.envs.warbah.config import SPECIALS
+from tabletop_arena.envs.warbah.tables import SPECIALS
 from tests.warbah.test_spells import BS, T, two_heroes
 
 KOB, UND, KNI = (SPECIALS.index(x) for x in ("kobolds", "undead", "knights"))

@@ -8,8 +8,8 @@ import pytest
 
 from tabletop_arena.envs.warbah import battle_spells, fleets, heroes, hexes, magic, observe_magic, realm_spells, turn
 from tabletop_arena.envs.warbah.actions import CELL0, DONE, REALM0, RECRUIT_WIZARD, TSEAT0
-from tabletop_arena.envs.warbah.config import SETTLEMENTS, TERRAINS
 from tabletop_arena.envs.warbah.state import Army, Battle, Item
+from tabletop_arena.envs.warbah.tables import SETTLEMENTS, TERRAINS
 from tests.warbah.test_rules import setup_state
 from tests.warbah.test_spells import G2, R, two_heroes
 

@@ -9,8 +9,8 @@ import pytest
 from tabletop_arena.envs.core.game import ConfigError, IllegalActionError
 from tabletop_arena.envs.warbah import battle, battle_flow, heroes, hexes, make_game, turn
 from tabletop_arena.envs.warbah.actions import CALL_OFF, CAPITOL_AUTO, CASUALTY0, CONTINUE, DONE, RECRUIT
-from tabletop_arena.envs.warbah.config import SETTLEMENTS, TERRAINS
 from tabletop_arena.envs.warbah.state import Army
+from tabletop_arena.envs.warbah.tables import SETTLEMENTS, TERRAINS
 
 
 def setup_state(n=2, seed=0):

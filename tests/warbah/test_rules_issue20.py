@@ -11,8 +11,8 @@ import pytest
 from tabletop_arena.envs.core.game import ConfigError
 from tabletop_arena.envs.warbah import abilities, battle, espionage, heroes, make_game, render, turn
 from tabletop_arena.envs.warbah.actions import HIRE_AGENT, KEEP_ROLL, RECRUIT_HERO, RECRUIT_SP, REROLL
-from tabletop_arena.envs.warbah.config import SETTLEMENTS, SPECIALS
 from tabletop_arena.envs.warbah.state import Army
+from tabletop_arena.envs.warbah.tables import SETTLEMENTS, SPECIALS
 from tests.warbah.test_espionage import ScriptRng, contact_state
 from tests.warbah.test_luck_rolls import LUCKY
 from tests.warbah.test_rules import setup_state

@@ -15,8 +15,8 @@ from tabletop_arena.envs.warbah.actions import (
     REALM0,
     describe,
 )
-from tabletop_arena.envs.warbah.config import SETTLEMENTS, TERRAINS
 from tabletop_arena.envs.warbah.state import Item
+from tabletop_arena.envs.warbah.tables import SETTLEMENTS, TERRAINS
 from tests.warbah.test_allies import diplomacy_state
 from tests.warbah.test_rules import setup_state
 from tests.warbah.test_sea import dir_to, sea_world

@@ -16,8 +16,8 @@ from tabletop_arena.envs.warbah.actions import (
     SHIP0,
 )
 from tabletop_arena.envs.warbah.board import generate_map, neighbour_table
-from tabletop_arena.envs.warbah.config import SETTLEMENTS, TERRAINS
 from tabletop_arena.envs.warbah.state import Battle
+from tabletop_arena.envs.warbah.tables import SETTLEMENTS, TERRAINS
 
 
 class ScriptRng:

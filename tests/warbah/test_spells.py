@@ -8,8 +8,8 @@ import pytest
 
 from tabletop_arena.envs.warbah import battle, battle_flow, battle_spells, make_game
 from tabletop_arena.envs.warbah.actions import BSPELL0, DONE, GROUP0
-from tabletop_arena.envs.warbah.config import TERRAINS
 from tabletop_arena.envs.warbah.state import Item
+from tabletop_arena.envs.warbah.tables import TERRAINS
 
 G2 = make_game(num_players=2)
 T = G2.spells

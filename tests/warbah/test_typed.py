@@ -14,7 +14,7 @@ import pytest
 from tabletop_arena import envs
 from tabletop_arena.envs.core.game import State, restore
 from tabletop_arena.envs.core.options import REQUIRED
-from tabletop_arena.envs.warbah import config, espionage, heroes, luck, state, turn
+from tabletop_arena.envs.warbah import espionage, heroes, luck, state, tables, turn
 from tabletop_arena.envs.warbah.actions import KEEP_ROLL
 from tests.test_layering import import_edges
 from tests.warbah.test_luck_rolls import _explore_world
@@ -56,14 +56,14 @@ def test_every_state_attribute_is_declared_in_state_py(variant):
 
 
 def test_every_phase_is_a_declared_phase():
-    """The phases are a Literal (config.Phase, the type of WarbahState.phase): the phase tuples
+    """The phases are a Literal (tables.Phase, the type of WarbahState.phase): the phase tuples
     the observation indexes are exactly its names, every phase but ``over`` has its functions in
     turn.py's dispatch tables (keyed by Phase), and random games of every variant meet only
-    declared phases (config.py had the tuples alone; a phase compared or set under another name
+    declared phases (tables.py had the tuples alone; a phase compared or set under another name
     was a silent miss)."""
-    phases = set(get_args(config.Phase))
-    assert phases == set(config.TURN_PHASES + config.SUBSTEP_PHASES + config.JOIN_PHASES
-                         + config.MAGIC_PHASES)
+    phases = set(get_args(tables.Phase))
+    assert phases == set(tables.TURN_PHASES + tables.SUBSTEP_PHASES + tables.JOIN_PHASES
+                         + tables.MAGIC_PHASES)
     assert set(turn.QUEUE_STEPS) | set(turn.SUBSTEPS) == phases - {"over"}
     assert set(turn.ADVANCE) | turn._WAIT_PHASES <= phases and set(turn.QUEUE_DONE) <= phases
     seen = set()
@@ -84,7 +84,7 @@ def test_the_kinds_are_literals_in_the_observation_order():
     assert espionage.STAGES == get_args(state.SpyStage) == (
         "hire", "look", "kill_hero", "garrison", "item", "steal_gold", "damage", "delay",
         "wizard", "disband", "false_orders", "sink", "give_item", "move")
-    assert config.TIMINGS == get_args(config.Timing) == (
+    assert tables.TIMINGS == get_args(tables.Timing) == (
         "discard", "collect", "recruit", "espionage", "move", "disaster", "recovery")
     assert luck.KINDS == (
         "realm", "bspell", "agent_success", "agent_amount", "initiative", "explore", "encounter",
@@ -106,11 +106,11 @@ def _literal_names(hint) -> set:
 
 @pytest.mark.parametrize("typed,schema", [("RealmSpell", "_REALM"), ("BattleSpell", "_BATTLE")])
 def test_the_spell_card_typeddicts_match_their_schemas(typed, schema):
-    """config.RealmSpell / BattleSpell (what the rules read from a spell card) and the schema
+    """tables.RealmSpell / BattleSpell (what the rules read from a spell card) and the schema
     records that check configs/warbah.yaml's cards: the same keys, a key required exactly when
     the schema has no default, a Literal exactly the schema's choices, numbers and flags of the
     same kind; and every shipped card has every required key and no other."""
-    td, rec = getattr(config, typed), getattr(config, schema)
+    td, rec = getattr(tables, typed), getattr(tables, schema)
     hints = typing.get_type_hints(td)
     rows = {f.name: f for f in rec.fields}
     assert set(hints) == set(rows)
@@ -121,13 +121,13 @@ def test_the_spell_card_typeddicts_match_their_schemas(typed, schema):
             assert _literal_names(hint) == set(f.choices), key
         else:
             assert (hint,) == f.kinds(), key
-    tables = envs.make_game("warbah_v0", num_players=2).spells
-    for card in tables.realm if typed == "RealmSpell" else tables.battle:
+    spells = envs.make_game("warbah_v0", num_players=2).spells
+    for card in spells.realm if typed == "RealmSpell" else spells.battle:
         assert td.__required_keys__ <= set(card) <= set(hints), card
 
 
 def test_state_py_is_a_leaf():
-    """state.py declares the records the state's fields hold and imports the tables (config.py,
+    """state.py declares the records the state's fields hold and imports the tables (tables.py,
     board.py) and nothing of the rules, so every rules module names these types without an
     import cycle."""
     records = ("Hero", "Item", "Battle", "Army", "ArmyMagic", "BattleMagic", "DeclaredAttack",
@@ -135,11 +135,11 @@ def test_state_py_is_a_leaf():
                "LuckDecision", "MagicState", "WarbahState")
     assert all(getattr(state, r).__module__ == state.__name__ for r in records)
     edges = {b for a, b, _ in import_edges(ROOT / "envs" / "warbah") if a == "state"}
-    assert edges <= {"config", "board"}, edges
+    assert edges <= {"tables", "board"}, edges
 
 
 def test_a_misspelt_ability_raises():
-    """HEROES / ABILITY TABLE: an ability name that is none of config.ABILITIES raises instead of
+    """HEROES / ABILITY TABLE: an ability name that is none of tables.ABILITIES raises instead of
     counting as none (heroes.ability returned 0 for any unknown name)."""
     g, st, h, _ = _explore_world([])
     h.abilities = [("luck", 0)]

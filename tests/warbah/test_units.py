@@ -8,8 +8,8 @@ import pytest
 
 from tabletop_arena.envs.warbah import battle, espionage, heroes, hexes, magic, make_game, realm_spells, recruit, turn
 from tabletop_arena.envs.warbah.actions import CAPITOL_AUTO, DROP_ONE0, GIVE0, TAKE_ONE0
-from tabletop_arena.envs.warbah.config import SETTLEMENTS, SPECIALS, TERRAINS
 from tabletop_arena.envs.warbah.state import Army, Item
+from tabletop_arena.envs.warbah.tables import SETTLEMENTS, SPECIALS, TERRAINS
 
 
 def two_heroes(seed=0):

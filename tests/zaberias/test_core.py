@@ -387,7 +387,7 @@ def test_every_tribe_combination_plays_to_the_end():
     """Every 2- and 3-tribe combination and the 4-tribe game: random playouts end, masks apply."""
     from itertools import combinations, permutations
 
-    from tabletop_arena.envs.zaberias.config import TRIBES
+    from tabletop_arena.envs.zaberias.tables import TRIBES
     combos = [list(c) for c in permutations(TRIBES, 2)] + [list(c) for c in combinations(TRIBES, 3)]
     combos.append(list(TRIBES))
     for i, tribes in enumerate(combos):

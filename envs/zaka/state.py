@@ -19,9 +19,9 @@ from typing import TYPE_CHECKING, Any, Literal, Mapping, get_args
 import numpy as np
 
 from ..core.game import State, owned_copy, rank_returns
-from .config import DISARM, DRAIN, MEND, RAMPAGE, REAP, SNATCH
 from .observe import build_observation
 from .render import action_to_str, render_rgb, render_text
+from .tables import DISARM, DRAIN, MEND, RAMPAGE, REAP, SNATCH
 
 if TYPE_CHECKING:   # for the type checker only: game.py imports this module
     from .game import ZakaGame

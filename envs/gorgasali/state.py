@@ -28,12 +28,12 @@ from ..core.game import State, copy_generator, owned_copy, rank_returns
 from . import actions as A
 from .board import AROUND, distance
 from .combat import OCTOR, THARSIS, CombatMixin
-from .config import COPYABLE
 from .duo import DuoMixin
 from .masks import MaskMixin
 from .movement import MovementMixin
 from .observe import build_observation
 from .render import render_rgb, render_text
+from .tables import COPYABLE
 
 PHASES = ("choose", "react", "start", "move", "act", "loot", "pull", "steal", "bonus", "trade",
           "teleport", "over")

@@ -34,13 +34,13 @@ from .board import (
     add_mountains,
     dilate,
 )
-from .config import ZoneKind
 from .fields import RemovalCause
 from .hazards import HazardMixin
 from .masks import MaskMixin, _active_bits, _zone_bits
 from .observe import build_observation
 from .puzzle import setup_puzzle
 from .render import render_rgb, render_text
+from .tables import ZoneKind
 
 if TYPE_CHECKING:   # for the type checker only: game.py imports this module
     from .game import PeacekeepersGame
