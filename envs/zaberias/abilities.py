@@ -8,16 +8,23 @@ ability, Helpers use their ability instead of attacking).
 """
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from . import movement as M
 from .board import WATER
 from .combat import finish_removals, kill
 
-SORCERER_EFFECT = {"love": M.LOVE, "dazzle": M.STUN, "shock": M.SHOCK, "glue": M.GLUE}
+if TYPE_CHECKING:   # for the type checker only: state.py imports this module
+    from .state import ZaberiasState
+    from .tables import Ability
+
+SORCERER_EFFECT: dict[Ability, int] = {"love": M.LOVE, "dazzle": M.STUN, "shock": M.SHOCK, "glue": M.GLUE}
 #: abilities used through ABILITY x (a target cell)
-TARGETED = frozenset(SORCERER_EFFECT) | {"necromancer", "teleport", "energize", "share"}
+TARGETED: frozenset[Ability] = frozenset(SORCERER_EFFECT) | {"necromancer", "teleport", "energize",
+                                                              "share"}
 
 
-def ability_ready(st, uid: int) -> bool:
+def ability_ready(st: ZaberiasState, uid: int) -> bool:
     """Once per turn, not while dazzled; Helpers only if the unit has not attacked this turn."""
     if not M.on_map(st, uid) or st.ability_used[uid] or st.effects[uid] & M.STUN:
         return False
@@ -26,35 +33,38 @@ def ability_ready(st, uid: int) -> bool:
     return True
 
 
-def _in_city(st, cell: int) -> bool:
+def _in_city(st: ZaberiasState, cell: int) -> bool:
     s = st.geo.site_of[cell]
     return s >= 0 and st.city_owner[s] >= 0
 
 
-def revivable(st, necro: int) -> dict[int, int]:
+def revivable(st: ZaberiasState, necro: int) -> dict[int, int]:
     """Necromancer: friendly units defeated since the start of the owner's previous turn, to be
     revived on the empty square where they fell, within range. {cell: unit}"""
     g = st.game
     U = g.U
     seat = necro // U
-    out = {}
+    out: dict[int, int] = {}
+    fell_at: dict[int, int] = {}          # cell -> the turn its unit in ``out`` fell
     src, rng = st.cell[necro], M.unit_range(st, necro)
     since = st.prev_turn_start[seat]
     for u in range(seat * U, seat * U + U):
-        if u == necro or st.status[u] != M.ARMORY or st.death[u] is None:
+        death = st.death[u]
+        if u == necro or st.status[u] != M.ARMORY or death is None:
             continue
-        cell, when = st.death[u]
+        cell, when = death
         if when < since or st.occ[cell] >= 0 or not st.geo.in_range(src, cell, rng):
             continue
         spec = g.specs[u]
         if st.geo.terrain[cell] == WATER and not (spec.fly or spec.swim):
             continue
-        if cell not in out or st.death[out[cell]][1] < when:
+        if cell not in out or fell_at[cell] < when:
             out[cell] = u
+            fell_at[cell] = when
     return out
 
 
-def teleport_destinations(st, tele: int, uid: int, at: int = -1) -> list[int]:
+def teleport_destinations(st: ZaberiasState, tele: int, uid: int, at: int = -1) -> list[int]:
     """Empty, dry squares within the Teleporter's range of ``at`` (default: where it stands),
     never the unit's own square nor ``at``; the Teleporter's present square counts as empty when
     ``at`` is elsewhere (it will have walked there)."""
@@ -68,7 +78,7 @@ def teleport_destinations(st, tele: int, uid: int, at: int = -1) -> list[int]:
             and x != own and x != at]
 
 
-def tele_move_cells(st, tele: int, uid: int, occm: int | None = None) -> list[int]:
+def tele_move_cells(st: ZaberiasState, tele: int, uid: int, occm: int | None = None) -> list[int]:
     """Teleporter Q&A (while the unit is in the air it may walk its steps, then put the unit down
     within range of its new square): the squares the Teleporter may walk to that leave at least
     one landing square. ``occm``: occupied cells with the unit lifted (default: the position's,
@@ -78,7 +88,7 @@ def tele_move_cells(st, tele: int, uid: int, occm: int | None = None) -> list[in
     return [y for y in M.reach_cells(st, tele, occm) if teleport_destinations(st, tele, uid, y)]
 
 
-def ability_targets(st, uid: int) -> list[int]:
+def ability_targets(st: ZaberiasState, uid: int) -> list[int]:
     """Cells the selected unit's ABILITY may be used on."""
     g = st.game
     spec = g.specs[uid]
@@ -118,17 +128,17 @@ def ability_targets(st, uid: int) -> list[int]:
     return out
 
 
-def can_rotate(st, uid: int) -> bool:
+def can_rotate(st: ZaberiasState, uid: int) -> bool:
     return st.game.specs[uid].ability == "rotate" and st.status[uid] == M.BOARD \
         and ability_ready(st, uid)
 
 
-def can_plague(st, uid: int) -> bool:
+def can_plague(st: ZaberiasState, uid: int) -> bool:
     return st.game.specs[uid].ability == "plague" and st.status[uid] == M.BOARD \
         and ability_ready(st, uid)
 
 
-def use_ability(st, uid: int, x: int) -> None:
+def use_ability(st: ZaberiasState, uid: int, x: int) -> None:
     g = st.game
     spec = g.specs[uid]
     ab = spec.ability
@@ -167,7 +177,7 @@ def use_ability(st, uid: int, x: int) -> None:
     st.phase = "main"
 
 
-def tele_move(st, tele: int, y) -> None:
+def tele_move(st: ZaberiasState, tele: int, y) -> None:
     """The Teleporter, holding a unit in the air, walks to ``y`` (None: it stays)."""
     if y is not None:
         st.relocate(tele, y)
@@ -175,7 +185,7 @@ def tele_move(st, tele: int, y) -> None:
     st.phase = "teleport"
 
 
-def teleport(st, tele: int, uid: int, x: int) -> None:
+def teleport(st: ZaberiasState, tele: int, uid: int, x: int) -> None:
     """Put the lifted ``uid`` (and a Dragon's rider) down on ``x``; its used moves and attacks
     stay used."""
     st.cell[uid] = x
@@ -187,7 +197,7 @@ def teleport(st, tele: int, uid: int, x: int) -> None:
     st.phase = "main"
 
 
-def plague(st, uid: int) -> None:
+def plague(st: ZaberiasState, uid: int) -> None:
     """Mutant Corpse: every non-Undead unit on its board rolls one die; a blank removes it.
 
     "You must roll the die individually for every unit you have on the board": a Dragon's rider
@@ -219,7 +229,7 @@ def plague(st, uid: int) -> None:
     finish_removals(st)
 
 
-def rotate(st, uid: int, quarter_turns: int) -> None:
+def rotate(st: ZaberiasState, uid: int, quarter_turns: int) -> None:
     """Earth Mover: turn the board it stands on clockwise; units keep their new squares."""
     st.ability_used[uid] = True
     board = st.geo.board_of[st.cell[uid]]
@@ -227,10 +237,11 @@ def rotate(st, uid: int, quarter_turns: int) -> None:
     st.rots[board] = (st.rots[board] + quarter_turns) % 4
     st.geo = st.game.maps.geometry(tuple(st.rots))
     for u in range(len(st.game.specs)):
+        death = st.death[u]
         if M.on_map(st, u) and st.cell[u] in cmap:
             st.cell[u] = cmap[st.cell[u]]
-        elif st.death[u] is not None and st.death[u][0] in cmap:
+        elif death is not None and death[0] in cmap:
             # the square where a unit fell turns with the board: the Necromancer finds it there
-            st.death[u] = (cmap[st.death[u][0]], st.death[u][1])
+            st.death[u] = (cmap[death[0]], death[1])
     st.rebuild_occ()
     st.phase = "main"

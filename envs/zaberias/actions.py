@@ -27,6 +27,12 @@ S = city sites (3 per board), N = cells of the global grid (H * W).
 """
 from __future__ import annotations
 
+from typing import Literal
+
+#: the name of an action's block (``ActionLayout.decode``), compared with literals in the engine
+ActionKind = Literal["end", "select", "buy", "upgrade", "cityatk", "move", "attack", "ability",
+                     "rotate", "plague", "join", "roll", "reroll", "standdown", "release", "stop"]
+
 
 class ActionLayout:
     def __init__(self, U: int, S: int, N: int, K: int = 4):
@@ -48,16 +54,17 @@ class ActionLayout:
         self.RELEASE = self.STANDDOWN + 1
         self.STOP = self.RELEASE + K
         self.size = self.STOP + 1
-        self._blocks = [("end", self.END, 1), ("select", self.SELECT, U), ("buy", self.BUY, U),
-                        ("upgrade", self.UPGRADE, S), ("cityatk", self.CITYATK, S),
-                        ("move", self.MOVE, N), ("attack", self.ATTACK, N),
-                        ("ability", self.ABILITY, N), ("rotate", self.ROTATE, 3),
-                        ("plague", self.PLAGUE, 1), ("join", self.JOIN, U),
-                        ("roll", self.ROLL, 1), ("reroll", self.REROLL, 1),
-                        ("standdown", self.STANDDOWN, 1), ("release", self.RELEASE, K),
-                        ("stop", self.STOP, 1)]
+        self._blocks: list[tuple[ActionKind, int, int]] = [
+            ("end", self.END, 1), ("select", self.SELECT, U), ("buy", self.BUY, U),
+            ("upgrade", self.UPGRADE, S), ("cityatk", self.CITYATK, S),
+            ("move", self.MOVE, N), ("attack", self.ATTACK, N),
+            ("ability", self.ABILITY, N), ("rotate", self.ROTATE, 3),
+            ("plague", self.PLAGUE, 1), ("join", self.JOIN, U),
+            ("roll", self.ROLL, 1), ("reroll", self.REROLL, 1),
+            ("standdown", self.STANDDOWN, 1), ("release", self.RELEASE, K),
+            ("stop", self.STOP, 1)]
 
-    def decode(self, action: int) -> tuple[str, int]:
+    def decode(self, action: int) -> tuple[ActionKind, int]:
         """(block name, argument) for an action index."""
         a = int(action)
         for name, start, count in self._blocks:

@@ -15,6 +15,8 @@ TERRAIN_GLYPH = {VOID: " ", GRASS: ".", TREES: "t", WATER: "~", PORTAL: "O", MIN
                  STAR: "*", SITE: "#"}
 #: the largest range any unit may need a table for (sorcerers 3, plus one spare)
 MAX_RANGE = 4
+#: a local board square (row, col) as the rules file's roads name it (two ints; the schema checks)
+Cell = tuple[int, ...]
 
 
 def rotate_local(r: int, c: int, size: int, quarter_turns: int) -> tuple[int, int]:
@@ -28,7 +30,7 @@ class Geometry:
     """Terrain and links of the whole map for one set of board rotations."""
 
     def __init__(self, rows: list[list[int]], site_order: list[tuple[int, int]],
-                 roads: list[tuple[tuple[int, int], tuple[int, int]]],
+                 roads: list[tuple[Cell, Cell]],
                  placements: list[tuple[int, int, int]], rots: tuple[int, ...]):
         size = len(rows)
         self.board_size = size
@@ -39,11 +41,11 @@ class Geometry:
         self.terrain = [VOID] * N
         self.board_of = [-1] * N
         self.site_cells: list[int] = []
-        self.local_to_cell: list[dict[tuple[int, int], int]] = []
+        self.local_to_cell: list[dict[Cell, int]] = []
         road_links: set[tuple[int, int]] = set()
         for b, (top, left, q0) in enumerate(placements):
             q = (q0 + rots[b]) % 4
-            mapping = {}
+            mapping: dict[Cell, int] = {}
             for r in range(size):
                 for c in range(size):
                     rr, cc = rotate_local(r, c, size, q)
@@ -122,7 +124,8 @@ class Geometry:
     def cells_in_range(self, src: int, rng: int) -> list[int]:
         return list(bit_cells(self.within[min(rng, MAX_RANGE)][src]))
 
-    def rotate_cell_map(self, board: int, quarter_turns: int, placement) -> dict[int, int]:
+    def rotate_cell_map(self, board: int, quarter_turns: int,
+                        placement: tuple[int, int, int]) -> dict[int, int]:
         """Global cell -> global cell when ``board`` turns clockwise by ``quarter_turns``."""
         top, left, _ = placement
         size = self.board_size
@@ -137,7 +140,8 @@ class Geometry:
 class MapTables:
     """The designed board (from the config) for one player count; builds cached geometries."""
 
-    def __init__(self, board_rows: list[str], roads: list, placements: list):
+    def __init__(self, board_rows: list[str], roads: list[list[list[int]]],
+                 placements: list[list[int]]):
         rows = []
         sites_home, sites_other = [], []
         for r, line in enumerate(board_rows):
@@ -162,15 +166,15 @@ class MapTables:
         #: site order on each board: home first, then vacant sites in reading order
         self.site_order = sites_home + sites_other
         self.sites_per_board = len(self.site_order)
-        links = []
+        links: list[tuple[Cell, Cell]] = []
         for chain in roads:
             for a, z in zip(chain, chain[1:]):
-                a, z = tuple(a), tuple(z)
-                if abs(a[0] - z[0]) != 1 or abs(a[1] - z[1]) != 1:
-                    raise ValueError(f"road link {a}->{z} is not diagonal")
-                links.append((a, z))
+                ta, tz = tuple(a), tuple(z)
+                if abs(ta[0] - tz[0]) != 1 or abs(ta[1] - tz[1]) != 1:
+                    raise ValueError(f"road link {ta}->{tz} is not diagonal")
+                links.append((ta, tz))
         self.roads = links
-        self.placements = [tuple(int(x) for x in p) for p in placements]
+        self.placements = [_placement(p) for p in placements]
         self._cache: dict[tuple[int, ...], Geometry] = {}
         self.geometry((0,) * len(self.placements))  # validates the layout
 
@@ -180,6 +184,14 @@ class MapTables:
             g = Geometry(self.rows, self.site_order, self.roads, self.placements, rots)
             self._cache[rots] = g
         return g
+
+
+def _placement(p: list[int]) -> tuple[int, int, int]:
+    """A board placement [top, left, quarter turns] as ints (a ValueError on any other length,
+    which the game reports as a bad map config)."""
+    t = tuple(int(x) for x in p)
+    top, left, turns = t
+    return top, left, turns
 
 
 @functools.lru_cache(maxsize=1 << 16)

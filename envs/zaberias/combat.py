@@ -7,11 +7,31 @@ Rulebook sections: "7: Strength" (dice + muscle, attacker rolls first, ties), "8
 """
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, TypedDict
+
 from . import movement as M
 from .tables import HOLDING_SIPHONS
 
+if TYPE_CHECKING:   # for the type checker only: state.py imports this module
+    from .state import ZaberiasState
 
-def roll(st, n: int, cluster: bool = False) -> int:
+
+class _Battle(TypedDict):
+    seat: int                   # the attacking seat
+    attackers: list[int]        # the attacking units, in the order they joined
+    target: int                 # the attacked cell
+    city_attacker: int          # the attacking city's site (a city attacks the unit in it), or -1
+    takeover: bool              # always False: a vacant site is taken over at once, no battle
+    riders: tuple[int, ...]     # the Dragons whose rider fights with them
+
+
+class Combat(_Battle, total=False):
+    """The battle being fought (``ZaberiasState.combat``; None between battles)."""
+
+    last: tuple[int, int]       # the last roll's totals (attacker, defender), once rolled
+
+
+def roll(st: ZaberiasState, n: int, cluster: bool = False) -> int:
     """Sum of ``n`` dice of the designed die; the Balloon Dragon rolls one more die per 1 rolled,
     chained (Balloon Dragon Q&A), attacking and defending."""
     faces = st.game.die_faces
@@ -27,7 +47,7 @@ def roll(st, n: int, cluster: bool = False) -> int:
     return total
 
 
-def unit_strength_roll(st, uid: int, with_rider: bool = True) -> int:
+def unit_strength_roll(st: ZaberiasState, uid: int, with_rider: bool = True) -> int:
     total = roll(st, M.own_dice(st, uid), M.ability_active(st, uid, "cluster")) \
         + M.own_muscle(st, uid)
     r = st.rider[uid]
@@ -37,14 +57,14 @@ def unit_strength_roll(st, uid: int, with_rider: bool = True) -> int:
     return total
 
 
-def can_attack_unit(st, attacker: int, target: int) -> bool:
+def can_attack_unit(st: ZaberiasState, attacker: int, target: int) -> bool:
     """Dark Angel: a loved unit cannot attack Undead units (it may attack other tribes, cities)."""
     if st.effects[attacker] & M.LOVE and st.game.tribes[target // st.game.U] == "undead":
         return False
     return True
 
 
-def may_attack(st, uid: int) -> bool:
+def may_attack(st: ZaberiasState, uid: int) -> bool:
     """On the map with an attack left. A Dragon's rider attacks on its own from the Dragon's
     back (Dragon Q&A: getting on or off does not stop it attacking; the carried unit can still
     attack) unless ``rider_attacks_alone`` is off, when it only fights inside the Dragon's
@@ -55,7 +75,7 @@ def may_attack(st, uid: int) -> bool:
     return status == M.BOARD or (status == M.RIDING and st.game.rules["rider_attacks_alone"])
 
 
-def attack_targets(st, uid: int) -> list[int]:
+def attack_targets(st: ZaberiasState, uid: int) -> list[int]:
     """Cells the unit may attack now (units, cities, a vacant site it stands on)."""
     g = st.game
     if not may_attack(st, uid):
@@ -82,7 +102,7 @@ def attack_targets(st, uid: int) -> list[int]:
     return out
 
 
-def has_attack_target(st, uid: int) -> bool:
+def has_attack_target(st: ZaberiasState, uid: int) -> bool:
     """``bool(attack_targets(st, uid))``, stopping at the first target."""
     g = st.game
     if not may_attack(st, uid):
@@ -107,7 +127,7 @@ def has_attack_target(st, uid: int) -> bool:
     return False
 
 
-def can_join(st, uid: int, target: int) -> bool:
+def can_join(st: ZaberiasState, uid: int, target: int) -> bool:
     """An ambush partner: a friendly unit with an attack left and the target in its range."""
     if not may_attack(st, uid):
         return False
@@ -117,8 +137,15 @@ def can_join(st, uid: int, target: int) -> bool:
     return o < 0 or can_attack_unit(st, uid, o)
 
 
-def ambush_partners(st) -> list[int]:
+def battle(st: ZaberiasState) -> Combat:
+    """The battle being fought (in the ambush and tie phases, and while it resolves)."""
     c = st.combat
+    assert c is not None, "no battle is being fought"
+    return c
+
+
+def ambush_partners(st: ZaberiasState) -> list[int]:
+    c = battle(st)
     seat = c["seat"]
     U = st.game.U
     if c["city_attacker"] >= 0 or c["takeover"]:
@@ -127,7 +154,7 @@ def ambush_partners(st) -> list[int]:
             if u not in c["attackers"] and can_join(st, u, c["target"])]
 
 
-def begin_attack(st, uid: int, target: int) -> None:
+def begin_attack(st: ZaberiasState, uid: int, target: int) -> None:
     """The selected unit declares an attack on ``target`` (its own cell: a city it stands in)."""
     geo = st.geo
     seat = uid // st.game.U
@@ -142,14 +169,14 @@ def begin_attack(st, uid: int, target: int) -> None:
         st.city_owner[site], st.city_grade[site] = seat, 1
         st.phase = "main"
         return
-    _commit(st, st.combat, uid)
+    _commit(st, battle(st), uid)
     if ambush_partners(st):
         st.phase = "ambush"
         return
     resolve(st)
 
 
-def begin_city_attack(st, site: int) -> None:
+def begin_city_attack(st: ZaberiasState, site: int) -> None:
     """A city attacks the enemy unit standing in it, with its dice only (scenario 2)."""
     seat = st.city_owner[site]
     st.city_acted[site] = True
@@ -158,7 +185,7 @@ def begin_city_attack(st, site: int) -> None:
     resolve(st)
 
 
-def _commit(st, c, uid: int) -> None:
+def _commit(st: ZaberiasState, c: Combat, uid: int) -> None:
     """``uid`` joins the attack ``c`` and spends its attack; a Dragon's rider with an attack left
     fights with it as one (Dragon Q&A: its strength and dice are added) and spends its attack
     too. Who fights with a rider is fixed here, once, so a tie re-roll (Dice rule 10: the
@@ -177,13 +204,13 @@ def _commit(st, c, uid: int) -> None:
         c["riders"] = c["riders"] + (uid,)
 
 
-def join(st, uid: int) -> None:
-    _commit(st, st.combat, uid)
+def join(st: ZaberiasState, uid: int) -> None:
+    _commit(st, battle(st), uid)
     if not ambush_partners(st):
         resolve(st)
 
 
-def _defence(st, c) -> tuple[int, int, int, int]:
+def _defence(st: ZaberiasState, c: Combat) -> tuple[int, int, int, int]:
     """(defending seat, defending unit or -1, defending city site or -1, assisting unit count)."""
     g = st.game
     U = g.U
@@ -198,16 +225,16 @@ def _defence(st, c) -> tuple[int, int, int, int]:
     return st.city_owner[site], -1, site, 0
 
 
-def _attack_sources(st, c) -> list[int]:
+def _attack_sources(st: ZaberiasState, c: Combat) -> list[int]:
     if c["city_attacker"] >= 0:
         return [st.geo.site_cells[c["city_attacker"]]]
     return [st.cell[u] for u in c["attackers"]]
 
 
-def resolve(st) -> None:
+def resolve(st: ZaberiasState) -> None:
     """Roll the battle (attacker first), then apply the result or open the tie decision."""
     g = st.game
-    c = st.combat
+    c = battle(st)
     U = g.U
     geo = st.geo
     d_seat, d_unit, d_site, _ = _defence(st, c)
@@ -245,7 +272,7 @@ def resolve(st) -> None:
     finish_removals(st)
 
 
-def _attacker_wins(st, c, d_unit: int, d_site: int) -> None:
+def _attacker_wins(st: ZaberiasState, c: Combat, d_unit: int, d_site: int) -> None:
     seat = c["seat"]
     killer = next((u for u in c["attackers"] if st.game.specs[u].group == "siphon"),
                   c["attackers"][0] if c["attackers"] else -1)
@@ -262,7 +289,7 @@ def _attacker_wins(st, c, d_unit: int, d_site: int) -> None:
             st.city_owner[d_site], st.city_grade[d_site] = -1, 0
 
 
-def _defender_wins(st, c, d_unit: int, d_site: int) -> None:
+def _defender_wins(st: ZaberiasState, c: Combat, d_unit: int, d_site: int) -> None:
     geo = st.geo
     if c["city_attacker"] >= 0:
         # the unit standing in the city reaches it: the city is taken down
@@ -281,7 +308,7 @@ def _defender_wins(st, c, d_unit: int, d_site: int) -> None:
             kill(st, u, -1)
 
 
-def tie_decision(st, again: bool) -> None:
+def tie_decision(st: ZaberiasState, again: bool) -> None:
     if again:
         st.phase = "main"
         resolve(st)
@@ -291,7 +318,7 @@ def tie_decision(st, again: bool) -> None:
         finish_removals(st)
 
 
-def kill(st, uid: int, killer: int) -> None:
+def kill(st: ZaberiasState, uid: int, killer: int) -> None:
     """Remove a defeated unit: to its armory, under a holding Siphon, or sold by a Head Hunter."""
     g = st.game
     U = g.U
@@ -335,7 +362,7 @@ def kill(st, uid: int, killer: int) -> None:
         st.overfull.append(killer)
 
 
-def finish_removals(st) -> None:
+def finish_removals(st: ZaberiasState) -> None:
     """After removals: siphons over capacity choose whom to keep; eliminated tribes leave."""
     st.phase = "main"
     st.overfull = [k for k in st.overfull
@@ -347,7 +374,7 @@ def finish_removals(st) -> None:
     st.check_eliminations()
 
 
-def _release_body(st, h: int, cell: int) -> None:
+def _release_body(st: ZaberiasState, h: int, cell: int) -> None:
     """A held unit goes back to its armory, its body "released back into the world" on ``cell``
     (the Siphon's square) now: the Necromancer may revive it there (Necromancer Q&A: a unit held
     by a Ninja or Phantom is revivable once the Siphon is killed and lets its body go)."""
@@ -355,7 +382,7 @@ def _release_body(st, h: int, cell: int) -> None:
     st.death[h] = (cell, st.turn)
 
 
-def release(st, k: int) -> None:
+def release(st: ZaberiasState, k: int) -> None:
     """The overfull Siphon's owner releases the held unit in position ``k``."""
     s = st.overfull[0]
     h = st.held[s].pop(k)

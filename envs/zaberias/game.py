@@ -13,7 +13,7 @@ from . import actions as A
 from .board import MapTables
 from .observe import ObservationTables, observation_layout
 from .state import ZaberiasState
-from .tables import TRIBES, load_tables
+from .tables import TRIBES, Ability, Tribe, load_tables
 
 
 class ZaberiasGame(Game):
@@ -40,7 +40,7 @@ class ZaberiasGame(Game):
             raise ConfigError(f"tribes must be {num_players} distinct names from {TRIBES}, "
                               f"got {tribes!r}")
         self.num_seats = num_players
-        self.tribes = tribes
+        self.tribes: tuple[Tribe, ...] = tribes
         self.config_path = None if config_path is None else os.fspath(config_path)
         self._rules_override = dict(rules or {})
         tables = load_tables(config_path, rules)
@@ -68,7 +68,7 @@ class ZaberiasGame(Game):
         #: unit specs by global unit id (seat * U + slot)
         self.specs = [spec for roster in self.rosters for spec in roster]
         #: (seat, ability) -> unit id (each ability appears once per roster at most)
-        self.ability_uid = {}
+        self.ability_uid: dict[tuple[int, Ability], int] = {}
         for uid, spec in enumerate(self.specs):
             self.ability_uid.setdefault((uid // self.U, spec.ability), uid)
         # a Siphon may briefly hold more than its capacity (an ambush, a Siphon-on-Siphon
@@ -97,5 +97,5 @@ class ZaberiasGame(Game):
         default): ``_apply`` ends the game as the history reaches it."""
         return int(self.action_cap)
 
-    def _new_state(self, rng: np.random.Generator):
+    def _new_state(self, rng: np.random.Generator) -> ZaberiasState:
         return ZaberiasState(self, rng)

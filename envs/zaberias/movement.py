@@ -6,7 +6,13 @@ Skull Dragon, Giant Armor, Vampire, Ninja, Phantom, Spider Witch, Dragon and Rhi
 """
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from .board import PORTAL, WATER, bit_cells
+
+if TYPE_CHECKING:   # for the type checker only: state.py imports this module
+    from .state import ZaberiasState
+    from .tables import Ability, UnitSpec
 
 ARMORY, BOARD, HELD, RIDING = 0, 1, 2, 3
 LOVE, STUN, SHOCK, GLUE = 1, 2, 4, 8
@@ -14,17 +20,17 @@ EFFECT_NAMES = {LOVE: "loved (cannot attack the Undead)", STUN: "dazzled (no abi
                 SHOCK: "shocked (cannot attack)", GLUE: "glued (cannot move)"}
 
 
-def on_map(st, uid: int) -> bool:
+def on_map(st: ZaberiasState, uid: int) -> bool:
     """A unit on the board, standing or riding a Dragon."""
     return st.status[uid] in (BOARD, RIDING)
 
 
-def ability_active(st, uid: int, ability: str) -> bool:
+def ability_active(st: ZaberiasState, uid: int, ability: Ability) -> bool:
     """The unit has ``ability`` and is not dazzled (Dazzle Walker disables every ability)."""
     return st.game.specs[uid].ability == ability and not st.effects[uid] & STUN
 
 
-def aura(st, seat: int, ability: str) -> int:
+def aura(st: ZaberiasState, seat: int, ability: Ability) -> int:
     """1 while the seat's unit with aura ``ability`` (skull / armor) stands on the map, undazzled."""
     uid = st.game.ability_uid.get((seat, ability), -1)
     if uid >= 0 and st.status[uid] in (BOARD, RIDING) and not st.effects[uid] & STUN:
@@ -32,13 +38,13 @@ def aura(st, seat: int, ability: str) -> int:
     return 0
 
 
-def stars_held(st, seat: int) -> int:
+def stars_held(st: ZaberiasState, seat: int) -> int:
     """Power stars occupied by the seat's units (rulebook 9: +1 muscle per star to every unit)."""
     U = st.game.U
     return sum(1 for c in st.geo.stars if st.occ[c] >= 0 and st.occ[c] // U == seat)
 
 
-def own_dice(st, uid: int) -> int:
+def own_dice(st: ZaberiasState, uid: int) -> int:
     spec = st.game.specs[uid]
     seat = uid // st.game.U
     d = spec.dice + aura(st, seat, "armor") + st.boost[uid][0]
@@ -47,7 +53,7 @@ def own_dice(st, uid: int) -> int:
     return d
 
 
-def own_muscle(st, uid: int) -> int:
+def own_muscle(st: ZaberiasState, uid: int) -> int:
     spec = st.game.specs[uid]
     seat = uid // st.game.U
     m = spec.muscle + stars_held(st, seat) + aura(st, seat, "skull") + st.boost[uid][1]
@@ -56,7 +62,7 @@ def own_muscle(st, uid: int) -> int:
     return m
 
 
-def dice(st, uid: int, with_rider: bool = True) -> int:
+def dice(st: ZaberiasState, uid: int, with_rider: bool = True) -> int:
     """Dice rolled by the unit (a Dragon adds its rider's: they fight as one)."""
     d = own_dice(st, uid)
     r = st.rider[uid]
@@ -65,7 +71,7 @@ def dice(st, uid: int, with_rider: bool = True) -> int:
     return d
 
 
-def muscle(st, uid: int, with_rider: bool = True) -> int:
+def muscle(st: ZaberiasState, uid: int, with_rider: bool = True) -> int:
     m = own_muscle(st, uid)
     r = st.rider[uid]
     if with_rider and r >= 0:
@@ -73,7 +79,7 @@ def muscle(st, uid: int, with_rider: bool = True) -> int:
     return m
 
 
-def steps(st, uid: int) -> int:
+def steps(st: ZaberiasState, uid: int) -> int:
     spec = st.game.specs[uid]
     s = spec.steps + st.boost[uid][2]
     if ability_active(st, uid, "phantom"):
@@ -81,20 +87,20 @@ def steps(st, uid: int) -> int:
     return s
 
 
-def unit_range(st, uid: int) -> int:
+def unit_range(st: ZaberiasState, uid: int) -> int:
     return st.game.specs[uid].range
 
 
-def can_move(st, uid: int) -> bool:
+def can_move(st: ZaberiasState, uid: int) -> bool:
     return on_map(st, uid) and not st.moved[uid] and not st.effects[uid] & GLUE
 
 
-def is_wood_rider(st, uid: int) -> bool:
+def is_wood_rider(st: ZaberiasState, uid: int) -> bool:
     """Only the Dragon's own tribe's wood-grade units may ride it."""
     return st.game.specs[uid].grade == 1 and st.dragon_of(uid // st.game.U) >= 0
 
 
-def occupied_mask(st) -> int:
+def occupied_mask(st: ZaberiasState) -> int:
     """Bitmask of the cells standing units occupy (memoised per position)."""
     got = st._memo.get("occm")
     if got is None:
@@ -105,7 +111,7 @@ def occupied_mask(st) -> int:
     return got
 
 
-def _special_dests(st, uid: int, spec) -> tuple[int, int]:
+def _special_dests(st: ZaberiasState, uid: int, spec: UnitSpec) -> tuple[int, int]:
     """(occupied cells the unit may still end on, occupied cells it may pass through): a wood unit
     boarding its Dragon or climbing over it on the way (Dragon Q&A: a wood unit may go up one
     side of its Dragon and down the other; not over a Dragon standing on a portal, which blocks
@@ -132,7 +138,7 @@ def _special_dests(st, uid: int, spec) -> tuple[int, int]:
     return out, passing
 
 
-def reach_cells(st, uid: int, occm: int | None = None) -> list[int]:
+def reach_cells(st: ZaberiasState, uid: int, occm: int | None = None) -> list[int]:
     """Cells the unit may end a move on, ascending (rulebook 5: orthogonal steps, diagonals only
     on roads, flyers pass over units and water, swimmers cross water, portals one step apart and
     blocked by any occupant; never end on a unit, except a wood unit boarding its Dragon or the
@@ -156,7 +162,7 @@ def reach_cells(st, uid: int, occm: int | None = None) -> list[int]:
     blocked &= ~passing
     step_mask = geo.step_mask
     seen = 1 << start
-    frontier = (start,)
+    frontier: tuple[int, ...] = (start,)
     extra = 0
     for _ in range(n):
         nb = 0
@@ -173,7 +179,7 @@ def reach_cells(st, uid: int, occm: int | None = None) -> list[int]:
     return list(bit_cells(((seen & ~occm) | extra) & ~(1 << start)))
 
 
-def flight_dists(st, src: int, limit: int, occm: int) -> dict[int, int]:
+def flight_dists(st: ZaberiasState, src: int, limit: int, occm: int) -> dict[int, int]:
     """Flying distances from ``src`` up to ``limit`` steps: over water and units, an occupied
     portal reached but not passed through (rulebook 5 and 9)."""
     geo = st.geo
@@ -193,7 +199,7 @@ def flight_dists(st, src: int, limit: int, occm: int) -> dict[int, int]:
     return dist
 
 
-def pickup_cells(st, dragon: int, start: int, dest: int) -> list[int]:
+def pickup_cells(st: ZaberiasState, dragon: int, start: int, dest: int) -> list[int]:
     """Dragon Q&A (it may fly over an unmoved wood unit and pick it up on its way): cells of the
     tribe's unmoved standing wood units on a legal flight from ``start`` to ``dest``, i.e. flight
     distance start -> unit + unit -> destination within the Dragon's steps. Call it before the
@@ -213,12 +219,12 @@ def pickup_cells(st, dragon: int, start: int, dest: int) -> list[int]:
     return sorted(c for c in cands if c in a and c in b and a[c] + b[c] <= n)
 
 
-def reach(st, uid: int) -> set[int]:
+def reach(st: ZaberiasState, uid: int) -> set[int]:
     """``reach_cells`` as a set."""
     return set(reach_cells(st, uid))
 
 
-def can_step(st, uid: int) -> bool:
+def can_step(st: ZaberiasState, uid: int) -> bool:
     """Whether the unit has at least one move (cheap: one empty neighbour settles it)."""
     if not can_move(st, uid):
         return False
@@ -241,7 +247,7 @@ def can_step(st, uid: int) -> bool:
     return bool(reach_cells(st, uid))
 
 
-def trample_victim(st, rhino: int, cell: int) -> bool:
+def trample_victim(st: ZaberiasState, rhino: int, cell: int) -> bool:
     """Rhino Rider Q&A: wood or metal enemy units, not in a city with a flag, even flyers."""
     o = st.occ[cell]
     if o < 0 or o // st.game.U == rhino // st.game.U:
@@ -254,7 +260,7 @@ def trample_victim(st, rhino: int, cell: int) -> bool:
     return True
 
 
-def rhino_steps(st, uid: int) -> list[int]:
+def rhino_steps(st: ZaberiasState, uid: int) -> list[int]:
     """Cells the Rhino Rider may step into next (one step at a time, trampling on the way)."""
     if st.rhino_left <= 0:
         return []

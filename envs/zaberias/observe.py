@@ -36,12 +36,18 @@ grid (C, H, W) followed by a vector. ``rel k`` = the k-th seat after the observe
 from __future__ import annotations
 
 import functools
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from . import movement as M
 from .board import MINE, PORTAL, SITE, STAR, TREES, VOID, WATER
 from .tables import PHASES, TRIBES
+
+if TYPE_CHECKING:   # for the type checker only: game.py and state.py import this module
+    from .board import Geometry
+    from .game import ZaberiasGame
+    from .state import ZaberiasState
 
 _TERRAIN_PLANE = {WATER: 1, TREES: 2, PORTAL: 4, MINE: 5, STAR: 6, SITE: 7}
 _STATUS_VALUE = {M.ARMORY: 0.0, M.BOARD: 1 / 3, M.RIDING: 2 / 3, M.HELD: 1.0}
@@ -51,7 +57,7 @@ _PH = len(PHASE_INDEX)
 
 
 @functools.lru_cache(maxsize=256)
-def _static_planes(geo) -> np.ndarray:
+def _static_planes(geo: Geometry) -> np.ndarray:
     """Terrain planes 0..7 of a geometry (memoised per geometry: geometries are immutable;
     read-only)."""
     got = np.zeros((8, geo.N), np.float32)
@@ -75,14 +81,14 @@ def vector_size(U: int) -> int:
     return 28 + _PH + U + 5
 
 
-def observation_layout(game) -> list:
+def observation_layout(game: ZaberiasGame) -> list[tuple[str, tuple[int, ...]]]:
     return [("board", (planes_count(game.U), game.H, game.W)), ("vector", (vector_size(game.U),))]
 
 
 class ObservationTables:
     """Per-variant constant arrays for the vectorised builder (built once: ``game.observation_tables``)."""
 
-    def __init__(self, g):
+    def __init__(self, g: ZaberiasGame):
         U, n = g.U, g.num_seats
         NU = n * U
         specs = g.specs
@@ -108,9 +114,9 @@ class ObservationTables:
         self.no_boost = [(0, 0, 0)] * NU
         self.armor_uid = [g.ability_uid.get((seat, "armor"), -1) for seat in range(n)]
         self.skull_uid = [g.ability_uid.get((seat, "skull"), -1) for seat in range(n)]
-        self.templates = {}
+        self.templates: dict[Geometry, np.ndarray] = {}
 
-    def template(self, geo) -> np.ndarray:
+    def template(self, geo: Geometry) -> np.ndarray:
         """A zero observation with the terrain planes of ``geo`` filled in."""
         got = self.templates.get(geo)   # geometries compare by identity
         if got is None:
@@ -119,7 +125,7 @@ class ObservationTables:
         return got
 
 
-def build_observation(st, seat: int) -> np.ndarray:
+def build_observation(st: ZaberiasState, seat: int) -> np.ndarray:
     """The observation of ``seat`` (vectorised over all units; tables above)."""
     g = st.game
     T = g.observation_tables
@@ -178,7 +184,8 @@ def build_observation(st, seat: int) -> np.ndarray:
 
 
 
-def _unit_planes(st, seat, P, T, stars) -> None:
+def _unit_planes(st: ZaberiasState, seat: int, P: np.ndarray, T: ObservationTables,
+                 stars: list[int]) -> None:
     """Unit planes 12..30 and the roster slot planes of ``seat``'s view into ``P``."""
     g = st.game
     U, n, NU = g.U, g.num_seats, T.NU

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import math
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -10,12 +11,15 @@ from . import movement as M
 from .actions import cell_name
 from .board import GRASS, MINE, PORTAL, SITE, STAR, TERRAIN_GLYPH, TREES, VOID, WATER
 
+if TYPE_CHECKING:   # for the type checker only: state.py imports this module
+    from .state import ZaberiasState
+
 _GRADE_NAME = {1: "wood", 2: "metal", 3: "gold"}
 
 _TRIBE_FG = {"undead": 196, "humans": 33, "orcs": 220, "guardians": 40}
 
 
-def render_text(st, observer: int | None = None, color: bool = False) -> str:
+def render_text(st: ZaberiasState, observer: int | None = None, color: bool = False) -> str:
     g = st.game
     geo = st.geo
     U = g.U
@@ -48,7 +52,7 @@ def render_text(st, observer: int | None = None, color: bool = False) -> str:
     lines.append("legend: . grass  t trees  ~ water  / road  O portal  $ gold mine  * power star  "
                  "# vacant city site  s1/s2/s3 wood/metal/gold city of seat s  sX unit X of seat s "
                  "(a unit in a city hides it: see the cities lists)")
-    cities = [[] for _ in range(g.num_seats)]
+    cities: list[list[str]] = [[] for _ in range(g.num_seats)]
     for site, cell in enumerate(geo.site_cells):
         if st.city_owner[site] >= 0:
             cities[st.city_owner[site]].append(
@@ -148,7 +152,7 @@ def _coins(draw, x, y, n, size=12):
                (140, 100, 0))
 
 
-def render_rgb(st, observer: int | None = None, cell_px: int | None = None) -> np.ndarray:
+def render_rgb(st: ZaberiasState, observer: int | None = None, cell_px: int | None = None) -> np.ndarray:
     """An (H, W, 3) uint8 picture: the map with the coordinates the actions use (columns a..,
     rows 1..), terrain drawn (trees, water, roads, portals, gold mines, power stars, vacant city
     sites), the map boards' edges, cities framed in their owner's colour with a grade badge (1
@@ -274,7 +278,7 @@ def render_rgb(st, observer: int | None = None, cell_px: int | None = None) -> n
     return D.to_array(img, max(y0 + mh + margin + 4, sy + 10))
 
 
-def _result_line(st) -> str:
+def _result_line(st: ZaberiasState) -> str:
     g = st.game
     ret = st.returns()
     best = max(ret)

@@ -9,6 +9,8 @@ each one to code and tests.
 """
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any, TypedDict
+
 import numpy as np
 
 from ..core.game import State, copy_generator, owned_copy, rank_returns
@@ -19,18 +21,38 @@ from .actions import cell_name
 from .observe import build_observation
 from .render import render_rgb, render_text
 
+if TYPE_CHECKING:   # for the type checker only: game.py imports this module
+    from .board import Geometry
+    from .game import ZaberiasGame
+    from .tables import Phase
+
 CITY_WORTH = (0, 1, 3, 6)   # material of a city for the ranking at the round cap (designed)
+#: the keys of a position's memo (``_memo``): "mask", "occm" (movement.occupied_mask),
+#: ("opt", unit) (``unit_options``), ("uobs", seat) (observe.build_observation's unit planes)
+MemoKey = str | tuple[str, int]
+
+
+class UnitOptions(TypedDict):
+    """What a selected unit may do (``unit_options``): the cells of each targeted kind."""
+
+    move: list[int]
+    attack: list[int]
+    ability: list[int]
+    rotate: bool
+    plague: bool
 
 
 class ZaberiasState(State):
     """One position of a Zaberias game."""
+
+    game: ZaberiasGame
 
     _LIST_FIELDS = ("cell", "status", "holder", "rider", "moved", "attacks", "attacked",
                     "ability_used", "boost", "effects", "death", "occ", "city_owner",
                     "city_grade", "city_acted", "coins", "alive", "out_order", "rots",
                     "prev_turn_start", "turn_started", "turns_taken", "overfull", "order")
 
-    def __init__(self, game, rng: np.random.Generator, _blank: bool = False):
+    def __init__(self, game: ZaberiasGame, rng: np.random.Generator, _blank: bool = False):
         self.game = game
         self.rng = rng
         if _blank:
@@ -41,19 +63,22 @@ class ZaberiasState(State):
         self.history = []
         self.seed = None
         self.rots = [0] * n
-        self.geo = g.maps.geometry(tuple(self.rots))
+        self.geo: Geometry = g.maps.geometry(tuple(self.rots))
         self.cell = [-1] * NU
         self.status = [M.ARMORY] * NU
         self.holder = [-1] * NU
-        self.held = [[] for _ in range(NU)]
+        #: units a Siphon holds underneath it
+        self.held: list[list[int]] = [[] for _ in range(NU)]
         self.rider = [-1] * NU
         self.moved = [True] * NU
         self.attacks = [0] * NU
         self.attacked = [True] * NU
         self.ability_used = [True] * NU
-        self.boost = [(0, 0, 0)] * NU
+        #: the Spider Witch's share: (dice, muscle, steps) added this turn
+        self.boost: list[tuple[int, int, int]] = [(0, 0, 0)] * NU
         self.effects = [0] * NU
-        self.death = [None] * NU
+        #: (cell, turn) of a unit's fall, for the Necromancer; None while it has not fallen
+        self.death: list[tuple[int, int] | None] = [None] * NU
         self.occ = [-1] * g.N
         self.city_owner = [-1] * g.S
         self.city_grade = [0] * g.S
@@ -71,15 +96,16 @@ class ZaberiasState(State):
         self.overfull: list[int] = []
         self.pickup: list[int] = []     # Dragon: cells of wood units it may pick up on its way
         self.lifted = -1                # Teleporter: the unit in the air (its square is free)
-        self.combat = None
+        self.combat: CB.Combat | None = None
         self.sel = -1
         self.pending_unit = -1
         self.rhino_left = 0
         self.tie_seat = -1
         self.last_battle = (0, 0)
         self.capped = False
-        self.phase = "main"
-        self._memo: dict = {}
+        self.phase: Phase = "main"
+        # values of several kinds, one per key kind (MemoKey): each reader knows its own
+        self._memo: dict[MemoKey, Any] = {}
         # "Who goes first?": everyone rolls a die, the highest starts (ties roll again),
         # then play goes clockwise (seat order)
         contenders = list(range(n))
@@ -94,8 +120,7 @@ class ZaberiasState(State):
 
     # ------------------------------------------------------------------ cloning -------------
     def clone(self) -> "ZaberiasState":
-        s = ZaberiasState(self.game, None, _blank=True)
-        s.rng = copy_generator(self.rng)
+        s = ZaberiasState(self.game, copy_generator(self.rng), _blank=True)
         d = s.__dict__
         for k, v in self.__dict__.items():
             if k not in ("game", "rng", "_memo", "geo"):
@@ -173,14 +198,14 @@ class ZaberiasState(State):
                     out.append(cell)
         return out
 
-    def unit_options(self, uid: int) -> dict:
+    def unit_options(self, uid: int) -> UnitOptions:
         """Everything the unit may do now (memoised per position)."""
         key = ("opt", uid)
-        got = self._memo.get(key)
+        got: UnitOptions | None = self._memo.get(key)
         if got is not None:
             return got
         spec = self.game.specs[uid]
-        out = {"move": [], "attack": [], "ability": [], "rotate": False, "plague": False}
+        out: UnitOptions = {"move": [], "attack": [], "ability": [], "rotate": False, "plague": False}
         if M.on_map(self, uid):
             if M.can_move(self, uid):
                 if spec.ability == "trample" and self.status[uid] == M.BOARD:
@@ -199,7 +224,7 @@ class ZaberiasState(State):
     def has_options(self, uid: int) -> bool:
         """Whether selecting the unit offers anything (cheap checks, same answer as
         ``unit_options``)."""
-        got = self._memo.get(("opt", uid))
+        got: UnitOptions | None = self._memo.get(("opt", uid))
         if got is not None:
             return bool(got["move"] or got["attack"] or got["ability"] or got["rotate"]
                         or got["plague"])
@@ -307,11 +332,11 @@ class ZaberiasState(State):
     def is_terminal(self) -> bool:
         return self.phase == "over"
 
-    def phase_name(self) -> str:
+    def phase_name(self) -> Phase:
         return self.phase
 
     def legal_actions_mask(self) -> np.ndarray:
-        got = self._memo.get("mask")
+        got: np.ndarray | None = self._memo.get("mask")
         if got is not None:
             return got.copy()
         g = self.game
@@ -544,7 +569,7 @@ class ZaberiasState(State):
             return np.zeros(self.game.num_seats)
         return rank_returns(self.scores())
 
-    def final_info(self) -> dict:
+    def final_info(self) -> dict[str, Any]:
         """``ended_by``: ``"rules"`` when one tribe is left (the rulebook's only ending), ``"cap"``
         at the round or action cap (safety backstops the rulebook does not have; survivors rank
         by material); ``rounds``: rounds played (the most turns any player has taken)."""
@@ -590,5 +615,5 @@ class ZaberiasState(State):
     def render_text(self, observer: int | None = None, color: bool = False) -> str:
         return render_text(self, observer, color)
 
-    def render_rgb(self, observer: int | None = None):
+    def render_rgb(self, observer: int | None = None) -> np.ndarray:
         return render_rgb(self, observer)

@@ -2,7 +2,8 @@
 (tribes, ability groups, phases)."""
 from __future__ import annotations
 
-from typing import NamedTuple
+import os
+from typing import Literal, NamedTuple, TypedDict, cast, get_args
 
 from ..core.game import ConfigError
 from ..core.options import Option, merge_rules, read_config
@@ -10,8 +11,18 @@ from ..core.resources import config_path as data_file
 from .board import MAX_RANGE, MapTables
 
 DEFAULT_CONFIG = data_file("zaberias.yaml")
-TRIBES = ("undead", "humans", "orcs", "guardians")
-ABILITY_GROUP = {
+
+# The names the engine compares with literals are Literal types (mypy with strict_equality: a
+# misspelt tribe, ability, group or phase is a type error, not a silent False)
+Tribe = Literal["undead", "humans", "orcs", "guardians"]
+TRIBES: tuple[Tribe, ...] = get_args(Tribe)
+#: a unit's special ability (``UnitSpec.ability``), in the order of the rules file's choices
+Ability = Literal["none", "love", "dazzle", "shock", "glue", "vampire", "ninja", "headhunter",
+                  "phantom", "necromancer", "teleport", "energize", "share", "plague", "armor",
+                  "trample", "rotate", "skull", "carry", "cluster", "twohead"]
+#: a unit group of the rulebook ("Unit Groups"; ``UnitSpec.group``)
+Group = Literal["basic", "sorcerer", "siphon", "helper", "titan", "dragon"]
+ABILITY_GROUP: dict[Ability, Group] = {
     "none": "basic",
     "love": "sorcerer", "dazzle": "sorcerer", "shock": "sorcerer", "glue": "sorcerer",
     "vampire": "siphon", "ninja": "siphon", "headhunter": "siphon", "phantom": "siphon",
@@ -20,10 +31,11 @@ ABILITY_GROUP = {
     "skull": "dragon", "carry": "dragon", "cluster": "dragon", "twohead": "dragon",
 }
 #: siphons that keep defeated units underneath them (the Head Hunter sells heads instead)
-HOLDING_SIPHONS = ("vampire", "ninja", "phantom")
+HOLDING_SIPHONS: tuple[Ability, ...] = ("vampire", "ninja", "phantom")
 #: the phases of a turn, in the order of the observation's phase one-hot
-PHASES = ("main", "unit", "buy_city", "teleport", "rhino", "ambush", "tie", "siphon", "pickup",
-          "tele_move", "over")
+Phase = Literal["main", "unit", "buy_city", "teleport", "rhino", "ambush", "tie", "siphon", "pickup",
+                "tele_move", "over"]
+PHASES: tuple[Phase, ...] = get_args(Phase)
 
 
 class UnitSpec(NamedTuple):
@@ -37,8 +49,46 @@ class UnitSpec(NamedTuple):
     cost: int
     fly: bool
     swim: bool
-    ability: str
-    group: str
+    ability: Ability
+    group: Group
+
+
+class Rules(TypedDict):
+    """The rules table as the engine reads it (``game.rules``): ``RULES`` below checks every
+    value when it is loaded (tests/zaberias/test_typed.py keeps the two in step)."""
+
+    start_coins: int
+    max_coins: int
+    siphon_capacity: int
+    headhunter_coins: int
+    round_cap_per_opponent: int
+    action_cap_per_player_round: int
+    auto_defence_assist: bool
+    income_first_turn: bool
+    rider_attacks_alone: bool
+
+
+class Data(TypedDict):
+    """The rules file's sections as ``SCHEMA`` below checked them (``read_config``)."""
+
+    board: list[str]
+    roads: list[list[list[int]]]
+    layouts: dict[int, list[list[int]]]
+    die_faces: list[int]
+    city_dice: list[int]
+    city_income: list[int]
+    city_cost: list[int]
+    tribes: dict[Tribe, list[list]]
+    rules: Rules
+
+
+class Tables(TypedDict):
+    """What ``load_tables`` returns."""
+
+    data: Data
+    rosters: dict[Tribe, tuple[UnitSpec, ...]]
+    faces: tuple[int, ...]
+    rules: Rules
 
 
 def _parse_roster(rows: list) -> tuple[UnitSpec, ...]:
@@ -75,7 +125,7 @@ UNIT = Option("unit", list, fields=(
     Option("range", int, low=1, high=MAX_RANGE - 1), Option("steps", int, low=1, high=8),
     _GRADE, Option("cost", int, doc="coins", low=0, high=6),
     Option("flags", str, doc="- none, f flying, s swimming, fs both", choices=("-", "f", "s", "fs")),
-    Option("ability", str, choices=tuple(ABILITY_GROUP))))
+    Option("ability", str, choices=get_args(Ability))))
 
 #: the whole file, section by section
 SCHEMA = Option("", dict, fields=(
@@ -105,10 +155,10 @@ SCHEMA = Option("", dict, fields=(
 ))
 
 
-def load_tables(path=None, rules: dict | None = None) -> dict:
+def load_tables(path: str | os.PathLike | None = None, rules: dict | None = None) -> Tables:
     """Read and check the YAML tables (``SCHEMA``, then what ties fields together); ``rules``
     overrides keys of the ``rules`` section."""
-    data = read_config(path, DEFAULT_CONFIG, SCHEMA)
+    data = cast(Data, read_config(path, DEFAULT_CONFIG, SCHEMA))   # the shape SCHEMA checked
     at = f"{path}: " if path is not None else ""
     rosters = {t: _parse_roster(data["tribes"][t]) for t in TRIBES}
     if len({len(r) for r in rosters.values()}) != 1:
@@ -129,7 +179,7 @@ def load_tables(path=None, rules: dict | None = None) -> dict:
                 MapTables(data["board"], data.get("roads", []), data["layouts"][k])
             except (KeyError, ValueError) as exc:
                 raise ConfigError(f"{at}board, roads or layouts.{k} do not fit: {exc}") from None
-    merged = merge_rules(data["rules"], rules, schema=RULES)
+    merged = cast(Rules, merge_rules(data["rules"], rules, schema=RULES))   # RULES checked it
     if merged["start_coins"] > merged["max_coins"]:
         raise ConfigError(f"{at}rules.start_coins ({merged['start_coins']}) cannot exceed "
                           f"rules.max_coins ({merged['max_coins']})")
