@@ -21,12 +21,13 @@ from typing import Any
 
 import numpy as np
 
+from ..envs.core.errors import ArenaError
 from .base import BaseAgent
 
 FORMAT = "tabletop-arena-value-lookahead/1"
 
 
-class ValueCheckpointError(ValueError):
+class ValueCheckpointError(ArenaError):
     """A value checkpoint that cannot be read, or was fitted on another game or variant."""
 
 

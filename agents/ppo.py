@@ -76,6 +76,7 @@ from stable_baselines3.common.policies import BaseModel
 from stable_baselines3.common.torch_layers import BaseFeaturesExtractor
 from torch import nn
 
+from ..envs.core.errors import ArenaError
 from .base import BaseAgent
 from .nets import ExtractorHead
 
@@ -91,7 +92,7 @@ MAX_META_BYTES = 16 << 20
 MAX_WEIGHTS_BYTES = 1 << 30
 
 
-class CheckpointError(ValueError):
+class CheckpointError(ArenaError):
     """A checkpoint that cannot be read, or was trained on a different game/variant/layout."""
 
 

@@ -33,6 +33,7 @@ import difflib
 import importlib
 import importlib.util
 
+from ..envs.core.errors import ArenaError
 from ..envs.core.game import Game
 from .base import BaseAgent, RandomAgent
 
@@ -45,7 +46,7 @@ DEFAULT_MCTS_SIMULATIONS = 200
 MAX_SEARCH = 100_000
 
 
-class AgentSpecError(ValueError):
+class AgentSpecError(ArenaError):
     """An agent spec that names no known agent or has a malformed argument."""
 
 

@@ -10,12 +10,13 @@ import os
 from pathlib import Path
 from typing import Any
 
+from ..envs.core.errors import ArenaError
 from ..envs.core.resources import checkpoints_dir
 
 INDEX = "shipped.yaml"
 
 
-class ShippedAgentError(ValueError):
+class ShippedAgentError(ArenaError):
     """A ``ppo:NAME`` that is neither a shipped agent nor an existing file."""
 
 

@@ -83,8 +83,8 @@ def test_a_recording_keeps_the_colours_of_the_end_of_the_game(tmp_path):
     from PIL import Image
 
     from tabletop_arena.agents import make_agent
+    from tabletop_arena.app.record import record_game
     from tabletop_arena.train.play import play
-    from tabletop_arena.train.record import record_game
     game = envs.make_game("peacekeepers_v0")
     result = play(game, [make_agent("heuristic", game, seed=1), make_agent("heuristic", game, seed=2)], seed=5)
     path = record_game(game, 5, result.history, tmp_path / "g.gif")

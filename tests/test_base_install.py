@@ -10,7 +10,7 @@ import sys
 
 import pytest
 
-from tabletop_arena.train.cli_common import missing_extra
+from tabletop_arena.app.cli_common import missing_extra
 
 BLOCKED = ("torch", "tqdm", "matplotlib", "stable_baselines3", "sb3_contrib", "tensorboard")
 
@@ -19,7 +19,7 @@ def _arena(argv, cwd):
     code = ("import sys\n"
             f"for name in {BLOCKED!r}:\n"
             "    sys.modules[name] = None\n"
-            "from tabletop_arena.train.cli import main\n"
+            "from tabletop_arena.app.cli import main\n"
             f"sys.exit(main({argv!r}))\n")
     return subprocess.run([sys.executable, "-c", code], cwd=cwd, capture_output=True, text=True, timeout=300,
                           stdin=subprocess.DEVNULL)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from tabletop_arena.train.bench import BenchResult, format_table, round_ratios, run
+from tabletop_arena.app.bench import BenchResult, format_table, round_ratios, run
 
 
 def _res(name, steps, seconds, rates):

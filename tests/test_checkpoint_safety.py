@@ -40,7 +40,7 @@ from tabletop_arena.agents.ppo import (  # noqa: E402
 )
 from tabletop_arena.agents.registry import make_agent  # noqa: E402
 from tabletop_arena.agents.shipped import agent_kind, resolve_checkpoint, shipped_agents  # noqa: E402
-from tabletop_arena.train.cli import main  # noqa: E402
+from tabletop_arena.app.cli import main  # noqa: E402
 
 GAME = "zaka_v0"
 
@@ -124,9 +124,9 @@ def test_arena_play_refuses_a_pickled_checkpoint_unless_trusted(attack, monkeypa
 def test_the_agents_serve_builds_refuse_a_pickled_checkpoint(attack):
     """``arena serve`` builds its agents with ``cli_common.make_agent`` (a ``train.play.Match``):
     without trust the file is refused there (a 4xx from the page), and nothing runs."""
-    from tabletop_arena.train.cli_common import CLIError
-    from tabletop_arena.train.cli_common import make_agent as cli_make_agent
-    from tabletop_arena.train.play import Match
+    from tabletop_arena.app.cli_common import CLIError
+    from tabletop_arena.app.cli_common import make_agent as cli_make_agent
+    from tabletop_arena.app.match import Match
     path, marker = attack
     with pytest.raises(CLIError, match="pickled checkpoint"):
         Match(GAME, {}, human=0, opponents=[f"ppo:{path}"], seed=0, agent_factory=cli_make_agent)

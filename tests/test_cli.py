@@ -13,10 +13,10 @@ import numpy as np
 import pytest
 
 from tabletop_arena import envs
+from tabletop_arena.app import bench, cli
+from tabletop_arena.app.cli_common import CLIError, parse_env_options
+from tabletop_arena.app.match import Match, game_result
 from tabletop_arena.envs.core.game import Game, State
-from tabletop_arena.train import bench, cli
-from tabletop_arena.train.cli_common import CLIError, parse_env_options
-from tabletop_arena.train.play import Match, game_result
 
 
 def run(argv, capsys):

@@ -23,8 +23,8 @@ from pathlib import Path
 import pytest
 import yaml
 
+from tabletop_arena.app import cli
 from tabletop_arena.envs.core.resources import config_path
-from tabletop_arena.train import cli
 
 #: a case that neither fails nor finishes within this many seconds is a hang (the guard's limit)
 GUARD_SECONDS = 60
@@ -242,7 +242,7 @@ CASES: list[tuple[str, list[str], str]] = [
     ("eval-options-deprecated-bad", ["eval", "zaka", "--agents", "random", "--options", "num_player=3",
                                      *EVAL], "did you mean 'num_players'"),
     ("eval-unknown-flag", ["eval", "zaka", "--agents", "random", "--gmaes", "3"], "unrecognized arguments"),
-    # ---- ladder (its own cases: train/ladder_cli.py's tests)
+    # ---- ladder (its own cases: app/ladder_cli.py's tests)
     ("ladder-unknown-flag", ["ladder", "--bogus-flag"], ""),
     ("ladder-games-zero", ["ladder", "zaka", "--games", "0"], ""),
     # ---- convert-checkpoint
@@ -383,9 +383,9 @@ SUBPROCESS_CASES = [
 
 @pytest.mark.parametrize("argv", SUBPROCESS_CASES, ids=lambda a: "-".join(a[:2]))
 def test_the_shell_sees_exit_2_and_one_line(argv, places, tmp_path):
-    """As a process: ``python -m tabletop_arena.train.cli`` (and the ``arena`` script when
+    """As a process: ``python -m tabletop_arena.app.cli`` (and the ``arena`` script when
     installed) exits with 2 and prints one line, with nothing on stdout."""
-    commands = [[sys.executable, "-m", "tabletop_arena.train.cli"]]
+    commands = [[sys.executable, "-m", "tabletop_arena.app.cli"]]
     if shutil.which("arena"):
         commands.append([shutil.which("arena")])
     for prefix in commands[: 1 + (argv[0] == "eval")]:   # the script once: it is the same main()

@@ -15,8 +15,9 @@ import pytest
 
 from tabletop_arena import envs
 from tabletop_arena.agents.base import RandomAgent
-from tabletop_arena.train import ladder, ladder_fit, ladder_page, levels
-from tabletop_arena.train.cli import main
+from tabletop_arena.app import ladder_page
+from tabletop_arena.app.cli import main
+from tabletop_arena.train import ladder, ladder_fit, levels
 from tabletop_arena.train.stops import Stopped
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -331,7 +332,7 @@ def _synthetic(folder: Path, game_id: str, n: int, ratings: dict[str, float]) ->
 
 
 def test_serve_offers_the_levels_and_maps_a_level_through_the_allow_list(tmp_path, monkeypatch):
-    from tabletop_arena.train import serve
+    from tabletop_arena.app import serve
 
     monkeypatch.setattr(levels, "ladder_dir", lambda: tmp_path)
     _synthetic(tmp_path, "zaka_v0", 2, {"random": 0, "mcts:8": 200, "mcts:300": 420, "heuristic": 640})

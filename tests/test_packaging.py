@@ -57,7 +57,7 @@ def test_every_package_folder_is_listed_in_pyproject():
 
 def test_every_folder_with_files_is_a_listed_package():
     """Setuptools ships a folder inside a package only as a package of its own: a data folder
-    (checkpoints/<game>_v0/, train/static/) that pyproject does not list makes the build warn that
+    (checkpoints/<game>_v0/, app/static/) that pyproject does not list makes the build warn that
     it "would be ignored" and a later setuptools may leave it out of the wheel."""
     text = (ROOT / "pyproject.toml").read_text()
     packages = text[text.index("packages = ["):text.index("]", text.index("packages = ["))]

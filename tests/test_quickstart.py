@@ -9,8 +9,8 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from tabletop_arena.train import cli
-from tabletop_arena.train.quickstart import QUICKSTART_DEFAULT_TIMESTEPS, fresh_run_folder, interrupted_start
+from tabletop_arena.app import cli
+from tabletop_arena.app.quickstart import QUICKSTART_DEFAULT_TIMESTEPS, fresh_run_folder, interrupted_start
 
 
 def run(argv, capsys):

@@ -172,7 +172,7 @@ def test_record_game_writes_an_animated_gif(tmp_path):
     the frames all of one size."""
     from PIL import Image
 
-    from tabletop_arena.train.record import RecordingError, record_game
+    from tabletop_arena.app.record import RecordingError, record_game
 
     game = envs.make_game("peacekeepers_v0", mode="competitive", num_players=2)
     st = game.new_initial_state(np.random.default_rng(4))
@@ -198,7 +198,7 @@ def test_eval_record_option_writes_gifs_into_the_out_folder(tmp_path):
     """``arena eval --record N`` writes N games into --out next to the report."""
     from PIL import Image
 
-    from tabletop_arena.train.cli import main
+    from tabletop_arena.app.cli import main
 
     out = tmp_path / "ev"
     with pytest.warns(UserWarning, match="hit the move cap"):   # a 20-move cap, for speed
@@ -213,7 +213,7 @@ def test_eval_record_option_writes_gifs_into_the_out_folder(tmp_path):
 
 def test_mp4_needs_imageio_ffmpeg(tmp_path, monkeypatch):
     """MP4 without imageio-ffmpeg is a clear error (GIF needs only Pillow); with it, a video."""
-    from tabletop_arena.train.record import RecordingError, record_game
+    from tabletop_arena.app.record import RecordingError, record_game
 
     game = envs.make_game("peacekeepers_v0")
     st = game.new_initial_state(np.random.default_rng(0))

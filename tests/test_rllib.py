@@ -22,7 +22,7 @@ pytest.importorskip("torch")
 pytest.importorskip("sb3_contrib")
 
 from tabletop_arena import envs  # noqa: E402
-from tabletop_arena.train import commands  # noqa: E402
+from tabletop_arena.app import commands  # noqa: E402
 from tabletop_arena.train.config import RLLIB_DEFAULTS, ConfigError, from_dict, load_config, parse_overrides  # noqa: E402
 from tabletop_arena.train.rllib import RLlibMissingError, require_ray, resolve_gpus  # noqa: E402
 

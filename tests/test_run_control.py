@@ -79,7 +79,7 @@ def test_resume_truncates_progress_to_the_checkpoint(tmp_path):
 def test_a_signal_saves_a_checkpoint_and_exits_cleanly(tmp_path, sig, code):
     out = tmp_path / "run"
     from tabletop_arena.train.config import config_for_game, ppo_config
-    cmd = [sys.executable, "-m", "tabletop_arena.train.cli", "train", GAME, "--timesteps", "100000000",
+    cmd = [sys.executable, "-m", "tabletop_arena.app.cli", "train", GAME, "--timesteps", "100000000",
            "--out", str(out), "--no-progress", "--seed", "3",
            "--config", str(ppo_config(config_for_game(GAME)))]   # PPO (Gorgasali's default is not)
     for key, value in SMALL.items():

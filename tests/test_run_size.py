@@ -69,7 +69,7 @@ def test_the_smallest_tiny_run_clones_a_few_games_and_evaluates_a_few(tmp_path, 
     """``arena train zaka --timesteps 4000``: 20 cloned games (not 2000), DAgger rounds of 10 (not
     1000), 20 evaluation games per opponent (not 200); measured 39 CPU s (2:53 wall at load 9)."""
     pytest.importorskip("torch")
-    from tabletop_arena.train.cli import main
+    from tabletop_arena.app.cli import main
     out = tmp_path / "run"
     code = main(["train", "zaka", "--timesteps", "4000", "--no-progress", "--out", str(out)])
     stdout = capsys.readouterr().out

@@ -259,7 +259,7 @@ def test_config_mistakes_name_the_key(change, needle):
 
 
 def test_the_command_line(tmp_path, capsys):
-    from tabletop_arena.train.cli import main
+    from tabletop_arena.app.cli import main
     config = tmp_path / "tiny.yaml"
     config.write_text(yaml.safe_dump({**tiny("zaka"), "iterations": 1}))
     out = tmp_path / "r"

@@ -13,7 +13,7 @@ import pytest
 
 from tabletop_arena import envs
 from tabletop_arena.agents.shipped import agent_kind, shipped_agents
-from tabletop_arena.train.serve import RequestError, Sessions, make_server
+from tabletop_arena.app.serve import RequestError, Sessions, make_server
 
 
 @pytest.fixture(scope="module")

@@ -83,7 +83,7 @@ def _serving(command: list[str]):
 @pytest.fixture(scope="module")
 def server_url():
     """``arena serve --port 0`` in its own process; the URL from its first line."""
-    with _serving([sys.executable, "-m", "tabletop_arena.train.cli", "serve", "--port", "0"]) as url:
+    with _serving([sys.executable, "-m", "tabletop_arena.app.cli", "serve", "--port", "0"]) as url:
         yield url
 
 
@@ -105,7 +105,7 @@ def level_server_url(tmp_path_factory):
         "format": levels.FORMAT, "name": name, "game": "zaka_v0", "num_players": 2,
         "options": json.loads(json.dumps(game.options(), default=str)),
         "ratings": {s: {"rating": r, "ci95": [r - 40, r + 40]} for s, r in LEVEL_RATINGS.items()}}))
-    code = ("import sys; from pathlib import Path; from tabletop_arena.train import levels, cli; "
+    code = ("import sys; from pathlib import Path; from tabletop_arena.train import levels; from tabletop_arena.app import cli; "
             "levels.ladder_dir = lambda: Path(sys.argv[1]); sys.exit(cli.main(['serve', '--port', '0']))")
     with _serving([sys.executable, "-c", code, str(folder)]) as url:
         yield url

@@ -20,8 +20,8 @@ import numpy as np
 import pytest
 
 from tabletop_arena import envs
-from tabletop_arena.train import serve as serve_module
-from tabletop_arena.train.serve import make_server
+from tabletop_arena.app import serve as serve_module
+from tabletop_arena.app.serve import make_server
 
 # ---------------------------------------------------------------------------------- spying ----
 _OPENED: list[str] | None = None   # paths opened while a test records, by any thread
@@ -421,7 +421,7 @@ def test_an_unexpected_error_is_a_500_without_details(server, monkeypatch, capsy
 
 
 def test_error_messages_carry_no_server_path(server, monkeypatch):
-    from tabletop_arena.train import cli_common
+    from tabletop_arena.app import cli_common
 
     where = str(Path(serve_module.__file__).resolve().parents[1] / "checkpoints" / "zaka_v0" / "x.zip")
 
@@ -567,7 +567,7 @@ def test_listening_beyond_this_machine_prints_a_warning(monkeypatch, capsys):
         monkeypatch.setattr(srv, "serve_forever", lambda: (_ for _ in ()).throw(KeyboardInterrupt()))
         return srv
     monkeypatch.setattr(serve_module, "make_server", on_loopback)
-    from tabletop_arena.train.cli import main
+    from tabletop_arena.app.cli import main
     assert main(["serve", "--host", "0.0.0.0", "--port", "0"]) == 0
     err = capsys.readouterr().err
     assert "anyone who can reach this port can play" in err and "cannot name files" in err
@@ -615,7 +615,7 @@ def test_a_checkpoint_named_on_the_command_line_is_offered_by_name(monkeypatch):
 
 
 def test_serve_refuses_a_preset_opponent_that_names_a_file(tmp_path, capsys, monkeypatch):
-    from tabletop_arena.train.cli import main
+    from tabletop_arena.app.cli import main
 
     def stop():   # were a preset accepted, the server would stop at once instead of serving
         raise KeyboardInterrupt
@@ -634,7 +634,7 @@ def test_serve_refuses_a_preset_opponent_that_names_a_file(tmp_path, capsys, mon
 def test_serve_agent_refuses_a_pickled_checkpoint_unless_trusted(tmp_path, capsys, monkeypatch):
     """``arena serve --agent NAME=PATH`` loads the file once at start: a pickled one is refused
     (nothing runs) unless ``--trust-checkpoint``, which is the opt-in to running its code."""
-    from tabletop_arena.train.cli import main
+    from tabletop_arena.app.cli import main
 
     def stop():   # were the file accepted, the server would stop at once instead of serving
         raise KeyboardInterrupt

@@ -7,7 +7,7 @@ says exactly why not.
 Most cases run ``cli.main`` in this process: a helper thread sends the signal to this process at
 the moment the phase starts (a wrapper around the function that runs the phase says so), which
 reaches every phase in a second or two instead of a process start-up each. A few cases run
-``python -m tabletop_arena.train.cli`` as a process of its own, with Ctrl-C sent to its whole
+``python -m tabletop_arena.app.cli`` as a process of its own, with Ctrl-C sent to its whole
 process group as a terminal does, to check the exit code the shell sees.
 
 Not covered: ``arena train --backend rllib`` (train/rllib.py; needs the [rllib] extra, ray, which
@@ -28,7 +28,8 @@ pytest.importorskip("torch")
 pytest.importorskip("sb3_contrib")
 
 from tabletop_arena.agents.ppo import read_metadata  # noqa: E402
-from tabletop_arena.train import algo, cli, evaluate, imitation, ppo, stops, value_lookahead  # noqa: E402
+from tabletop_arena.app import cli
+from tabletop_arena.train import algo, evaluate, imitation, ppo, stops, value_lookahead  # noqa: E402
 
 if not sys.platform.startswith("linux"):
     pytest.skip("the process tree is read from /proc (Linux)", allow_module_level=True)
@@ -301,12 +302,12 @@ def test_eval(sig, tmp_path, capfd, monkeypatch):
 
 # ------------------------------------------------------------------- as real processes ----
 def _process(argv, tmp_path, ready, sig, group: bool):
-    """``python -m tabletop_arena.train.cli ARGV`` in a session of its own; ``sig`` to it (or its
+    """``python -m tabletop_arena.app.cli ARGV`` in a session of its own; ``sig`` to it (or its
     whole process group, as Ctrl-C in a terminal) once ``ready(tree)``; (exit code, stderr,
     seconds to exit, the tree when signalled)."""
     err_path = tmp_path / "stderr.txt"
     with open(err_path, "w") as err, open(tmp_path / "stdout.txt", "w") as out:
-        proc = subprocess.Popen([sys.executable, "-m", "tabletop_arena.train.cli", *argv], stdout=out,
+        proc = subprocess.Popen([sys.executable, "-m", "tabletop_arena.app.cli", *argv], stdout=out,
                                 stderr=err, stdin=subprocess.DEVNULL, start_new_session=True, cwd=tmp_path)
     try:
         deadline = time.monotonic() + REACH_SECONDS

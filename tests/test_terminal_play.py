@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import builtins
 
-from tabletop_arena.train import cli
-from tabletop_arena.train.play import PICK_HELP, filter_moves, pick_move
+from tabletop_arena.app import cli
+from tabletop_arena.app.match import PICK_HELP, filter_moves, pick_move
 
 MOVES = [(10, "place Giants (yellow) [Y] at A1"), (11, "place Giants (yellow) [Y] at A10"),
          (12, "place Trolls (red) [R] at A1"), (13, "place Trolls (red) [R] at B4")]

@@ -3,7 +3,7 @@
 Per game: train a few hundred steps, resume to more, load the checkpoint as a ``ppo:PATH`` agent and
 evaluate it; the self-play env plays every seat. Also: corrupt and mismatched checkpoints raise
 ``CheckpointError``; config validation errors; the ``arena train`` / ``arena eval`` sub-commands
-through a tiny runner (the real ``arena`` lives in train/cli.py).
+through a tiny runner (the real ``arena`` lives in app/cli.py).
 """
 from __future__ import annotations
 
@@ -22,7 +22,7 @@ pytest.importorskip("sb3_contrib")
 from tabletop_arena import envs  # noqa: E402
 from tabletop_arena.agents.ppo import CheckpointError, PPOAgent, read_metadata  # noqa: E402
 from tabletop_arena.agents.registry import make_agent  # noqa: E402
-from tabletop_arena.train import commands  # noqa: E402
+from tabletop_arena.app import commands  # noqa: E402
 from tabletop_arena.train.config import ConfigError, TrainConfig, from_dict, load_config, parse_overrides  # noqa: E402
 from tabletop_arena.train.evaluate import evaluate  # noqa: E402
 from tabletop_arena.train.ppo import train  # noqa: E402

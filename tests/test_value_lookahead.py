@@ -20,7 +20,7 @@ TINY = ["--set", "games_per_round=6", "--set", "fit_steps=20", "--set", "fit_eva
 
 
 def _cli(argv, capsys):
-    from tabletop_arena.train.cli import main
+    from tabletop_arena.app.cli import main
     code = main(argv)
     out, err = capsys.readouterr()
     return code, out, err
@@ -29,7 +29,7 @@ def _cli(argv, capsys):
 @pytest.fixture(scope="module")
 def run(tmp_path_factory):
     """One tiny `arena train gorgasali` run (the default config is the value lookahead)."""
-    from tabletop_arena.train.cli import main
+    from tabletop_arena.app.cli import main
     out = tmp_path_factory.mktemp("vlook") / "run"
     assert main(["train", "gorgasali", "--out", str(out), *TINY]) == 0
     return out

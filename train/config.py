@@ -19,14 +19,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ..envs.core.game import ConfigError as _ConfigError
 from ..envs.core.resources import config_path
 from ..envs.core.yamlio import load as yaml_load
 
 CONFIG_DIR = config_path("train")
 
 
-class ConfigError(ValueError):
-    """An unknown key or a bad value in a training config."""
+ConfigError = _ConfigError   # the one config error (envs/core/game.py): a training config's too
 
 
 @dataclass

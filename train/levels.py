@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from .. import envs
+from ..envs.core.errors import ArenaError
 from ..envs.core.resources import checkpoints_dir
 
 FORMAT = "tabletop-arena-ladder/1"
@@ -25,7 +26,7 @@ FORMAT = "tabletop-arena-ladder/1"
 ANCHOR = "random"
 
 
-class LadderError(ValueError):
+class LadderError(ArenaError):
     """A ladder that cannot be run, read or placed on as asked (one line, says what to do)."""
 
 

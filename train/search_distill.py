@@ -70,7 +70,7 @@ from typing import Any, Callable
 import numpy as np
 
 from .. import envs
-from .config import NETWORK_SHAPE_KEYS, ConfigError, read_config_file, with_overrides
+from .config import NETWORK_SHAPE_KEYS, ConfigError, with_overrides
 from .stops import as_stopped, deferred
 
 ALGORITHM = "search_distill"
@@ -1130,72 +1130,3 @@ def train_search_distill(game: str, data: dict[str, Any] | None, source: str, ou
             f"games, {run.wall_seconds() / 60:.1f} min wall, {run.cpu_seconds() / 60:.1f} CPU min)")
     return out / "best.zip"
 
-
-def _found(args, game_id: str) -> tuple[dict | None, str] | None:
-    """(config keys, their source) where ``arena train``'s config (or, with --resume, the run
-    folder) is algorithm search_distill; None otherwise (another trainer takes the command)."""
-    from ..agents.ppo import CheckpointError, read_metadata
-    from .cli_common import env_options
-    from .config import config_for_game
-    if args.resume:
-        if args.out is None:
-            return None
-        out = Path(args.out)
-        try:
-            if (out / "checkpoint.zip").is_file():
-                return (None, str(out / "checkpoint.zip")) \
-                    if read_metadata(out / "checkpoint.zip").get("algorithm") == ALGORITHM else None
-            data = read_config_file(out / "config.yaml") if (out / "config.yaml").is_file() else {}
-        except (CheckpointError, ConfigError):
-            return None   # the PPO path says what is wrong with it
-        return (data, str(out / "config.yaml")) if is_distill_config(data) else None
-    path = Path(args.config) if args.config is not None else config_for_game(game_id, env_options(args, notes=False))
-    data = read_config_file(path)
-    return (data, str(path)) if is_distill_config(data) else None
-
-
-def cli_train(args, game_id: str) -> int | None:
-    """``arena train`` for a search_distill config or run folder; None when the command is another
-    trainer's (PPO, value_lookahead)."""
-    from .cli_common import CLIError, env_options, make_game, print_notes
-    from .config import parse_overrides
-    found = _found(args, game_id)
-    if found is None:
-        return None
-    if getattr(args, "backend", "sb3") == "rllib":
-        raise CLIError(f"--backend rllib trains PPO; {found[1]} is algorithm {ALGORITHM}",
-                       hint="leave --backend out")
-    flags = [f"--{k.replace('_', '-')}" for k in ("address", "num_env_runners", "num_learners", "gpus_per_learner")
-             if getattr(args, k, None) is not None]
-    if flags:
-        raise CLIError(f"{', '.join(flags)}: rllib flags, not read by algorithm {ALGORITHM}")
-    if getattr(args, "timesteps", None) is not None:
-        raise CLIError(f"--timesteps: algorithm {ALGORITHM} counts iterations, not learner steps",
-                       hint="--set iterations=N (or time_limit_minutes=M)")
-    try:
-        overrides = parse_overrides(args.set)
-    except ConfigError as exc:
-        raise CLIError(str(exc)) from None
-    for flag in ("seed", "device"):
-        value = getattr(args, flag, None)
-        if value is None:
-            continue
-        if flag in overrides and overrides[flag] != value:
-            raise CLIError(f"--{flag} {value} and --set {flag}={overrides[flag]} disagree", hint="give one of them")
-        overrides[flag] = value
-    options = env_options(args, notes=False)
-    if options:
-        if "env_options" in overrides:
-            raise CLIError("--opt and --set env_options both set env options", hint="use --opt KEY=VALUE")
-        make_game(game_id, options)
-        overrides["env_options"] = options
-    print_notes(args)
-    if args.no_progress:
-        overrides["progress"] = False
-    if args.resume and args.config is not None:
-        print(f"arena train: note: --config {args.config} is ignored when resuming (the run's own config is "
-              f"used; --set changes single keys)", flush=True)
-    path = train_search_distill(game_id, found[0], found[1], args.out, overrides, resume=args.resume,
-                                trust=getattr(args, "trust_checkpoint", False))
-    print(f"best network: {path} (play it as ppo:{path}, or with search as puct:64:{path})")
-    return 0

@@ -21,6 +21,8 @@ from typing import TYPE_CHECKING, Any, Sequence
 
 import numpy as np
 
+from .errors import ArenaError
+
 if TYPE_CHECKING:   # for the type checker only: options.py imports this module
     from .options import OptionTable
 
@@ -114,15 +116,16 @@ def check_seat(seat: Any, num_seats: int) -> int:
     raise ValueError(f"seat must be an int in 0..{num_seats - 1}, got {seat!r}")
 
 
-class ConfigError(ValueError):
-    """A rules option or config table that is unknown or out of range."""
+class ConfigError(ArenaError):
+    """A rules option, rules file or training config that is unknown, malformed or out of range
+    (the one config error: train/config.py raises it too)."""
 
 
-class NotReplayableError(ValueError):
+class NotReplayableError(ArenaError):
     """``serialize()`` of a state whose randomness no seed reproduces (a determinize() sample)."""
 
 
-class RestoreError(ValueError):
+class RestoreError(ArenaError):
     """``restore()`` of a blob that is not a saved game of this variant: not JSON, missing or
     unknown fields, wrong types, another game or options, actions out of range or illegal in
     the replay. Nothing is built."""

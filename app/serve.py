@@ -1,7 +1,7 @@
 """``arena serve``: a local web page where a person plays any game against any agent.
 
 One command, no account, no internet: the standard library's HTTP server, one static page
-(``train/static/play.html``, package data, no outside assets) and a small JSON API over
+(``app/static/play.html``, package data, no outside assets) and a small JSON API over
 ``train.play.Match``. Games live in memory (``Sessions``).
 
 | method, path                | body / query                         | answer                          |
@@ -79,7 +79,8 @@ from urllib.parse import parse_qs, urlparse
 
 from .. import envs
 from ..envs.core.resources import data_path
-from .play import Match, MatchError
+from ..train.play import MatchError
+from .match import Match
 
 MAX_SESSIONS = 200            # games held in memory, all clients together
 MAX_GAMES_PER_PAGE = 4        # games of one page token (the page plays its newest)
@@ -392,7 +393,7 @@ def offered_levels(game_id: str, allowed: AgentAllowList) -> list[dict[str, Any]
     """The difficulty levels of ``game_id`` (``train/levels.py``, from the committed ladder data), for
     each player count with data: number, name, agent, rating, and why this server refuses the agent
     where it does (a ``--max-budget`` below its search)."""
-    from .levels import LadderError, ladder_counts, levels_for
+    from ..train.levels import LadderError, ladder_counts, levels_for
 
     out: list[dict[str, Any]] = []
     for n in ladder_counts(game_id):
@@ -415,8 +416,8 @@ def level_opponent(game_id: str, options: dict[str, Any], level: Any, opponents:
     """The agent of difficulty ``level`` (1-5) for a /api/new request's game and options, from the
     committed ladder data; the request's opponents are then this spec, which the allow-list checks
     like any other."""
+    from ..train.levels import LEVEL_NAMES, LadderError, level_spec, players_of
     from .cli_common import make_game
-    from .levels import LEVEL_NAMES, LadderError, level_spec, players_of
 
     if opponents:
         raise RequestError("choose a level or opponents, not both")
@@ -743,7 +744,7 @@ class ArenaServer(ThreadingHTTPServer):
         self.quiet = quiet
         self._catalog: dict[str, Any] | None = None
         self._catalog_lock = threading.Lock()
-        self.page = data_path("train", "static", "play.html").read_bytes()
+        self.page = data_path("app", "static", "play.html").read_bytes()
         self.hosts = AllowedHosts(str(address[0]), int(self.server_address[1]))
         self._slots = threading.BoundedSemaphore(MAX_CONNECTIONS)
 

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 
 from .. import envs
 from ..agents.base import RandomAgent
-from .play import play_env
+from ..train.play import play_env
 
 
 @dataclass

@@ -9,7 +9,7 @@ and evaluate.
     arena eval peacekeepers --agents ppo:runs/x/final.zip heuristic random
     arena quickstart
 
-Env options are ``--opt KEY=VALUE`` everywhere (``train/cli_common.py``); ``--set`` is only for
+Env options are ``--opt KEY=VALUE`` everywhere (``app/cli_common.py``); ``--set`` is only for
 training-config keys. A mistake on the command line prints one line with a hint and exits with 2.
 """
 from __future__ import annotations
@@ -34,7 +34,7 @@ from .cli_common import (
     resolve_game,
 )
 
-# arena quickstart: train/quickstart.py (these names stay importable from here)
+# arena quickstart: app/quickstart.py (these names stay importable from here)
 from .quickstart import QUICKSTART_DEFAULT_TIMESTEPS, cmd_quickstart, fresh_run_folder  # noqa: F401
 
 __all__ = ["main", "build_parser", "parse_env_options"]
@@ -74,7 +74,7 @@ class _Quit(Exception):
 def _choose(state, legal: list[tuple[int, str]]) -> int:
     """Ask the person for an action: a number from the list, or words to filter it
     (``train.play.pick_move``: 'help', out-of-range numbers and whole-word cells answered)."""
-    from .play import LIST_LIMIT, pick_move
+    from .match import LIST_LIMIT, pick_move
 
     shown = legal
     while True:
@@ -98,7 +98,7 @@ def _choose(state, legal: list[tuple[int, str]]) -> int:
 
 @command
 def cmd_play(args) -> int:
-    from .play import Match, MatchError
+    from .match import Match, MatchError
 
     game_id = resolve_game(args.game)
     options = env_options(args)
@@ -309,7 +309,7 @@ def build_parser() -> ArenaParser:
     quickstart.register(sub)
     from . import commands
     commands.register(sub)
-    from . import ladder_cli  # arena ladder: train/ladder_cli.py
+    from . import ladder_cli  # arena ladder: app/ladder_cli.py
     ladder_cli.register(sub)
     return p
 
@@ -329,7 +329,7 @@ def main(argv: list[str] | None = None) -> int:
     except CLIError as exc:
         print(exc.line(), file=sys.stderr)
         return 2
-    from .stops import as_stopped, stop_raises
+    from ..train.stops import as_stopped, stop_raises
 
     prog = f"arena {args.command}"
     try:

@@ -29,13 +29,14 @@ from pathlib import Path
 from typing import Any
 
 from .. import envs
+from ..envs.core.errors import ArenaError
 
 OPT_HELP = ("env option KEY=VALUE, repeatable; VALUE is JSON when it parses (4, true, "
             "'[\"orcs\", \"humans\"]') else a string; rules.KEY=VALUE sets one rules entry; a JSON "
             "object sets several (see 'arena list' for each game's variants)")
 
 
-class CLIError(Exception):
+class CLIError(ArenaError):
     """A mistake on the command line: shown as ``arena CMD: error: MESSAGE (HINT)``, exit code 2."""
 
     def __init__(self, message: str, hint: str | None = None, prog: str | None = None):
@@ -56,20 +57,10 @@ def one_line(text: Any) -> str:
 
 def user_error_types() -> tuple[type[BaseException], ...]:
     """The exception classes that mean "bad input", not "bug": shown as one line, exit code 2.
-
-    Classes of modules not imported yet cannot have been raised, so torch is never imported here.
-    """
-    from ..agents.registry import AgentSpecError
-    from ..agents.shipped import ShippedAgentError
-
-    out: list[type[BaseException]] = [CLIError, envs.ConfigError, AgentSpecError, ShippedAgentError]
-    for module, name in ((f"{__package__}.config", "ConfigError"),
-                         (f"{__package__.rsplit('.', 1)[0]}.agents.ppo", "CheckpointError"),
-                         (f"{__package__.rsplit('.', 1)[0]}.agents.lookahead", "ValueCheckpointError")):
-        mod = sys.modules.get(module)
-        if mod is not None:
-            out.append(getattr(mod, name))
-    return tuple(out)
+    One base, ``ArenaError`` (envs/core/errors.py): every user-facing error of the package
+    derives from it (the engines' and the training configs' ``ConfigError``, checkpoints, agent
+    specs, shipped names, ladders, recordings, the command line)."""
+    return (ArenaError,)
 
 
 #: the packages an extra brings (top-level module -> the extra): a command that imports one of

@@ -39,7 +39,7 @@ from .cli_common import (
 )
 
 if TYPE_CHECKING:
-    from .config import TrainConfig
+    from ..train.config import TrainConfig
 
 __all__ = ["register", "cmd_quickstart", "fresh_run_folder", "interrupted_start", "QUICKSTART_RUNS",
            "QUICKSTART_DEFAULT_TIMESTEPS", "cpu_seconds"]
@@ -77,7 +77,7 @@ def interrupted_start(folder: Path) -> bool:
     names = {p.name for p in folder.iterdir()}
     if not names or not names <= START_FILES:
         return False
-    from .run_control import RunFolderBusy, RunLock
+    from ..train.run_control import RunFolderBusy, RunLock
     try:
         with RunLock(folder):
             pass
@@ -137,7 +137,7 @@ def _run_folder(args, game: str) -> Path:
 
 def _plan(game: str, options: dict, overrides: dict) -> tuple[str, "TrainConfig"]:
     """The words of what the run will do, and its config (``train.config.load_config``)."""
-    from .config import config_for_game, load_config
+    from ..train.config import config_for_game, load_config
     cfg = load_config(None, overrides, game=game)
     warm = ""
     if cfg.bc_games:
@@ -151,7 +151,7 @@ def _plan(game: str, options: dict, overrides: dict) -> tuple[str, "TrainConfig"
 
 def _curve_words(out: Path) -> str:
     """The learning curve's first and last win rates against the heuristic, in words."""
-    from .curves import read_curve
+    from ..train.curves import read_curve
     rows = [r for r in read_curve(out / "curve.csv") if isinstance(r.get("heuristic_win_rate"), float)]
     if not rows:
         return ""
@@ -184,8 +184,8 @@ def cmd_quickstart(args) -> int:
     game = resolve_game(args.game)
     options = env_options(args)
     make_game(game, options)   # a bad option: one line before anything runs
+    from ..train.config import ConfigError
     from .commands import _blame, check_set_overrides, fold_set_into_flags
-    from .config import ConfigError
 
     overrides = check_set_overrides(args.set)
     fold_set_into_flags(args, overrides)
@@ -210,8 +210,8 @@ def cmd_quickstart(args) -> int:
         rollout = cfg.n_envs * cfg.n_steps
         overrides["eval_interval"] = -(-steps // rollout) * rollout + 1
     out = _run_folder(args, game)
-    from .evaluate import evaluate
-    from .ppo import train
+    from ..train.evaluate import evaluate
+    from ..train.ppo import train
 
     print(f"[1/2] training {game}: {plan} -> {out}", flush=True)
     train_overrides = {k: v for k, v in overrides.items() if k not in ("total_timesteps", "seed")}

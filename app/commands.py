@@ -14,6 +14,9 @@ import re
 from pathlib import Path
 
 from ..envs.core.game import default_max_steps
+from ..train.config import ConfigError, config_for_game, parse_overrides, read_config_file
+from ..train.search_distill import ALGORITHM as DISTILL
+from ..train.search_distill import is_distill_config, train_search_distill
 from .cli_common import (
     CLIError,
     HelpFormatter,
@@ -96,7 +99,7 @@ written under it.
 
 def check_set_overrides(pairs: list[str] | None) -> dict:
     """``--set`` values -> checked training-config overrides; a mistake blames --set."""
-    from .config import ConfigError, check_overrides, parse_overrides
+    from ..train.config import ConfigError, check_overrides, parse_overrides
 
     try:
         return check_overrides(parse_overrides(pairs), source="--set")
@@ -143,18 +146,17 @@ RLLIB_FLAGS = ("address", "num_env_runners", "num_learners", "gpus_per_learner")
 
 @command
 def cmd_train(args) -> int:
-    from .config import ConfigError
+    from ..train.config import ConfigError
 
     game = resolve_game(args.game)
     check_out_folder(args.out if args.out is not None else "runs")
     if args.resume and args.out is not None:
         _check_resumable(Path(args.out))
-    from .search_distill import cli_train  # algorithm: search_distill (its config, or --resume of its run)
-    code = cli_train(args, game)
+    code = _train_search_distill(args, game)  # algorithm: search_distill (its config, or --resume of its run)
     if code is not None:
         return code
     if args.backend != "rllib" and not args.resume:
-        from .value_lookahead import read_if_value_config
+        from ..train.value_lookahead import read_if_value_config
         try:
             found = read_if_value_config(args.config, game, env_options(args, notes=False))
         except ConfigError as exc:
@@ -165,7 +167,7 @@ def cmd_train(args) -> int:
     fold_set_into_flags(args, overrides)
     _add_env_and_progress(args, game, overrides)
     if args.backend == "rllib":
-        from .rllib import RLlibMissingError, train_rllib
+        from ..train.rllib import RLlibMissingError, train_rllib
         flags = {k: getattr(args, k) for k in RLLIB_FLAGS}
         try:
             path = train_rllib(game, config_path=args.config, timesteps=args.timesteps, seed=args.seed,
@@ -182,7 +184,7 @@ def cmd_train(args) -> int:
         raise CLIError(f"{', '.join(given)} need --backend rllib", hint="docs/rllib.md")
     if args.device is not None:
         overrides["device"] = args.device  # a training-config key of the SB3 path
-    from .ppo import train
+    from ..train.ppo import train
 
     try:   # a stop (SIGINT / SIGTERM) ends in arena's main: one line saying what was saved
         path = train(game, config_path=args.config, timesteps=args.timesteps, seed=args.seed,
@@ -195,7 +197,7 @@ def cmd_train(args) -> int:
 
 def _check_resumable(out: Path) -> None:
     """``--resume`` of a folder that a value-lookahead run wrote: that algorithm does not resume."""
-    from .value_lookahead import is_value_run
+    from ..train.value_lookahead import is_value_run
 
     if not (out / "checkpoint.zip").exists() and is_value_run(out):
         raise CLIError(f"{out} holds a value_lookahead run, which cannot be resumed (each round refits "
@@ -216,8 +218,8 @@ def _add_env_and_progress(args, game: str, overrides: dict) -> None:
 
 def _train_value_lookahead(args, game: str, found: tuple[dict, str]) -> int:
     """``arena train`` with an ``algorithm: value_lookahead`` config (train/value_lookahead.py)."""
-    from .config import ConfigError, parse_overrides
-    from .value_lookahead import train_value_lookahead
+    from ..train.config import ConfigError, parse_overrides
+    from ..train.value_lookahead import train_value_lookahead
 
     if getattr(args, "device", None) is not None:
         raise CLIError(f"--device: not read by algorithm value_lookahead ({found[1]})",
@@ -244,7 +246,7 @@ def _train_value_lookahead(args, game: str, found: tuple[dict, str]) -> int:
 
 @command
 def cmd_eval(args) -> int:
-    from .evaluate import evaluate
+    from ..train.evaluate import evaluate
 
     game = resolve_game(args.game)
     options = env_options(args, notes=False)
@@ -408,3 +410,69 @@ def register(subparsers) -> None:
     p.add_argument("dst", help="where to write the safe checkpoint (.zip; replaced atomically)")
     add_trust_checkpoint(p, help="required: unpickle SRC (it runs any code it carries)")
     p.set_defaults(func=cmd_convert_checkpoint)
+
+
+def _distill_found(args, game_id: str) -> tuple[dict | None, str] | None:
+    """(config keys, their source) where ``arena train``'s config (or, with --resume, the run
+    folder) is algorithm search_distill; None otherwise (another trainer takes the command)."""
+    from ..agents.ppo import CheckpointError, read_metadata  # torch: loaded when training
+    if args.resume:
+        if args.out is None:
+            return None
+        out = Path(args.out)
+        try:
+            if (out / "checkpoint.zip").is_file():
+                return (None, str(out / "checkpoint.zip")) \
+                    if read_metadata(out / "checkpoint.zip").get("algorithm") == DISTILL else None
+            data = read_config_file(out / "config.yaml") if (out / "config.yaml").is_file() else {}
+        except (CheckpointError, ConfigError):
+            return None   # the PPO path says what is wrong with it
+        return (data, str(out / "config.yaml")) if is_distill_config(data) else None
+    path = Path(args.config) if args.config is not None else config_for_game(game_id, env_options(args, notes=False))
+    data = read_config_file(path)
+    return (data, str(path)) if is_distill_config(data) else None
+
+
+def _train_search_distill(args, game_id: str) -> int | None:
+    """``arena train`` for a search_distill config or run folder; None when the command is another
+    trainer's (PPO, value_lookahead)."""
+    found = _distill_found(args, game_id)
+    if found is None:
+        return None
+    if getattr(args, "backend", "sb3") == "rllib":
+        raise CLIError(f"--backend rllib trains PPO; {found[1]} is algorithm {DISTILL}",
+                       hint="leave --backend out")
+    flags = [f"--{k.replace('_', '-')}" for k in ("address", "num_env_runners", "num_learners", "gpus_per_learner")
+             if getattr(args, k, None) is not None]
+    if flags:
+        raise CLIError(f"{', '.join(flags)}: rllib flags, not read by algorithm {DISTILL}")
+    if getattr(args, "timesteps", None) is not None:
+        raise CLIError(f"--timesteps: algorithm {DISTILL} counts iterations, not learner steps",
+                       hint="--set iterations=N (or time_limit_minutes=M)")
+    try:
+        overrides = parse_overrides(args.set)
+    except ConfigError as exc:
+        raise CLIError(str(exc)) from None
+    for flag in ("seed", "device"):
+        value = getattr(args, flag, None)
+        if value is None:
+            continue
+        if flag in overrides and overrides[flag] != value:
+            raise CLIError(f"--{flag} {value} and --set {flag}={overrides[flag]} disagree", hint="give one of them")
+        overrides[flag] = value
+    options = env_options(args, notes=False)
+    if options:
+        if "env_options" in overrides:
+            raise CLIError("--opt and --set env_options both set env options", hint="use --opt KEY=VALUE")
+        make_game(game_id, options)
+        overrides["env_options"] = options
+    print_notes(args)
+    if args.no_progress:
+        overrides["progress"] = False
+    if args.resume and args.config is not None:
+        print(f"arena train: note: --config {args.config} is ignored when resuming (the run's own config is "
+              f"used; --set changes single keys)", flush=True)
+    path = train_search_distill(game_id, found[0], found[1], args.out, overrides, resume=args.resume,
+                                trust=getattr(args, "trust_checkpoint", False))
+    print(f"best network: {path} (play it as ppo:{path}, or with search as puct:64:{path})")
+    return 0

@@ -2,7 +2,7 @@
 
     arena eval peacekeepers --agents heuristic random --games 20 --record 3
 
-    from tabletop_arena.train.record import record_game
+    from tabletop_arena.app.record import record_game
     record_game(game, seed, actions, "game.gif", players=["heuristic", "random"])
 
 A frame is the game's ``rgb_array`` picture (``State.render_rgb``, the spectator's view) with the
@@ -22,11 +22,13 @@ from typing import Sequence
 
 import numpy as np
 
+from ..envs.core.errors import ArenaError
+
 FORMATS = ("gif", "mp4")
 CAPTION_BG = (40, 44, 56)
 
 
-class RecordingError(ValueError):
+class RecordingError(ArenaError):
     """A recording that cannot be written as asked (unknown format, missing encoder)."""
 
 

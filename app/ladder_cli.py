@@ -48,7 +48,7 @@ def _docs_folder(given: str | None) -> Path:
 
 @command
 def cmd_ladder(args) -> int:
-    from .levels import LadderError
+    from ..train.levels import LadderError
 
     try:
         return _ladder(args)
@@ -57,8 +57,8 @@ def cmd_ladder(args) -> int:
 
 
 def _ladder(args) -> int:
-    from . import ladder
-    from .levels import derive_levels, level_table, load_ladder
+    from ..train import ladder
+    from ..train.levels import derive_levels, level_table, load_ladder
 
     folder = check_out_folder(args.dir, "--dir") if args.dir else None
     if args.roster and (folder is None or args.add or args.page or args.show):
@@ -118,7 +118,7 @@ def level_opponents(args, game_id: str, game) -> list[str] | None:
         return None
     if args.opponents:
         raise CLIError("--level picks the opponents; leave out --opponents", hint="e.g. arena play zaka --level 3")
-    from .levels import LadderError, ladder_name, level_spec, players_of
+    from ..train.levels import LadderError, ladder_name, level_spec, players_of
 
     n = players_of(game)
     try:
