@@ -315,8 +315,6 @@ def local_project_imports(modules: dict, imports: list[Import]) -> list[Import]:
 #: whoever fixes them, and the xfail is strict: once they are gone the test fails until this mark
 #: is removed
 PACKAGE_CYCLES = (
-    "envs.core.game <-> envs.core.yamlio (game.py read_yaml: 'from .yamlio import load' in a "
-    "function; yamlio.py: 'from .game import ConfigError' in a function); "
     "agents.lookahead <-> agents.registry (lookahead.py: 'from .registry import make_agent' in a "
     "function; registry.py: 'from .lookahead import ValueLookaheadAgent' in a function)")
 

@@ -15,3 +15,9 @@ from __future__ import annotations
 
 class ArenaError(ValueError):
     """Bad input from a user: a message of one line that says what and where, nothing changed."""
+
+
+class ConfigError(ArenaError):
+    """A rules option, rules file or training config that is unknown, malformed or out of range
+    (the one config error: the engines' option checks, envs/core/yamlio.py's file reader and
+    train/config.py raise it; ``envs.ConfigError``)."""

@@ -21,7 +21,8 @@ from typing import TYPE_CHECKING, Any, Sequence
 
 import numpy as np
 
-from .errors import ArenaError
+from .errors import ArenaError, ConfigError
+from .yamlio import load
 
 if TYPE_CHECKING:   # for the type checker only: options.py imports this module
     from .options import OptionTable
@@ -116,11 +117,6 @@ def check_seat(seat: Any, num_seats: int) -> int:
     raise ValueError(f"seat must be an int in 0..{num_seats - 1}, got {seat!r}")
 
 
-class ConfigError(ArenaError):
-    """A rules option, rules file or training config that is unknown, malformed or out of range
-    (the one config error: train/config.py raises it too)."""
-
-
 class NotReplayableError(ArenaError):
     """``serialize()`` of a state whose randomness no seed reproduces (a determinize() sample)."""
 
@@ -192,8 +188,6 @@ def seed_of(source: Any = None) -> int:
 def read_yaml(path: str) -> dict:
     """Load a rules table (cached per path); a missing or malformed file raises ConfigError."""
     import yaml  # local import: only needed when a game is built
-
-    from .yamlio import load
 
     try:
         with open(path) as fh:

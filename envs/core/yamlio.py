@@ -13,6 +13,8 @@ from __future__ import annotations
 import functools
 from typing import Any
 
+from .errors import ConfigError
+
 
 @functools.lru_cache(maxsize=1)
 def _loader():
@@ -69,8 +71,6 @@ def read_mapping(path, what: str = "file", max_bytes: int | None = None) -> dict
     import os
 
     import yaml
-
-    from .game import ConfigError
 
     try:
         name = os.fspath(path)
