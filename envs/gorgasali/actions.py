@@ -43,6 +43,8 @@ The walk reuses the SQUARE actions (no new action ids): one step names the neigh
 """
 from __future__ import annotations
 
+from typing import Literal, Union
+
 SIZE = 20
 SQUARES = SIZE * SIZE
 MAX_PLAYERS = 10
@@ -124,37 +126,62 @@ def backpack(b: int, p: int) -> int:
     return BACKPACK + b * 11 + p
 
 
-def decode(action: int) -> tuple:
+#: the kinds ``decode`` gives, by the numbers that follow them: none, one, two
+SimpleKind = Literal["skip", "roll", "end_turn", "reload", "extra_chest", "discard_loot",
+                     "end_trade", "trade", "give_chest", "take_chest", "return"]
+OneKind = Literal["square", "ability", "copy", "consume", "revive", "loot", "steal", "give",
+                  "take", "choose"]
+PairKind = Literal["shoot", "throw", "defend", "backpack"]
+ActionKind = Union[SimpleKind, OneKind, PairKind]
+#: what ``decode`` gives: the kind, then its numbers
+Decoded = Union[tuple[SimpleKind], tuple[OneKind, int], tuple[PairKind, int, int]]
+
+
+def decode(action: int) -> Decoded:
     """(kind, *args) for an action id."""
     a = int(action)
     if not 0 <= a < NUM_ACTIONS:
         raise ValueError(f"action {a} out of range 0..{NUM_ACTIONS - 1}")
     if a < SKIP:
         return ("square", a)
-    if a in _SIMPLE:
-        return (_SIMPLE_KIND[a],)
-    for start, end, kind in _RANGES:
-        if start <= a < end:
-            off = a - start
-            if kind in ("shoot", "throw"):
-                return (kind,) + divmod(off, 10)
-            if kind == "defend":
-                return (kind,) + divmod(off, 5)
-            if kind == "backpack":
-                return (kind,) + divmod(off, 11)
-            return (kind, off)
-    raise AssertionError(a)
+    simple = _SIMPLE_KIND.get(a)
+    if simple is not None:
+        return (simple,)
+    if a < THROW:
+        w, rel = divmod(a - SHOOT, 10)
+        return ("shoot", w, rel)
+    if a < ABILITY:
+        t, rel = divmod(a - THROW, 10)
+        return ("throw", t, rel)
+    if a < COPY:
+        return ("ability", a - ABILITY)
+    if a < CONSUME:
+        return ("copy", a - COPY)
+    if a < REVIVE:
+        return ("consume", a - CONSUME)
+    if a < DEFEND:
+        return ("revive", a - REVIVE)
+    if a < BACKPACK:
+        d, v = divmod(a - DEFEND, 5)
+        return ("defend", d, v)
+    if a < LOOT:
+        b, p = divmod(a - BACKPACK, 11)
+        return ("backpack", b, p)
+    if a < STEAL:
+        return ("loot", a - LOOT)
+    if a < GIVE:
+        return ("steal", a - STEAL)
+    if a < TAKE:
+        return ("give", a - GIVE)
+    if a < CHOOSE:
+        return ("take", a - TAKE)
+    return ("choose", a - CHOOSE)   # CHOOSE..RETURN - 1 (RETURN is a simple action)
 
 
-_SIMPLE_KIND = {SKIP: "skip", ROLL: "roll", END_TURN: "end_turn", RELOAD: "reload",
-                EXTRA_CHEST: "extra_chest", DISCARD_LOOT: "discard_loot", END_TRADE: "end_trade",
-                TRADE: "trade", GIVE_CHEST: "give_chest", TAKE_CHEST: "take_chest",
-                RETURN: "return"}
-_RANGES = ((SHOOT, THROW, "shoot"), (THROW, ABILITY, "throw"), (ABILITY, COPY, "ability"),
-           (COPY, CONSUME, "copy"), (CONSUME, REVIVE, "consume"), (REVIVE, DEFEND, "revive"),
-           (DEFEND, BACKPACK, "defend"), (BACKPACK, LOOT, "backpack"), (LOOT, STEAL, "loot"),
-           (STEAL, GIVE, "steal"), (GIVE, TAKE, "give"), (TAKE, CHOOSE, "take"),
-           (CHOOSE, RETURN, "choose"))
+_SIMPLE_KIND: dict[int, SimpleKind] = {
+    SKIP: "skip", ROLL: "roll", END_TURN: "end_turn", RELOAD: "reload", EXTRA_CHEST: "extra_chest",
+    DISCARD_LOOT: "discard_loot", END_TRADE: "end_trade", TRADE: "trade", GIVE_CHEST: "give_chest",
+    TAKE_CHEST: "take_chest", RETURN: "return"}
 
 
 def action_to_str(action: int) -> str:

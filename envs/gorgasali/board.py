@@ -5,8 +5,13 @@ includes the diagonals). Movement is orthogonal.
 """
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, AbstractSet, Iterable, Sequence
+
 from ..core.game import ConfigError
 from .actions import SIZE, SQUARES
+
+if TYPE_CHECKING:   # for the type checker only: tables.py imports this module
+    from .tables import MovementCost
 
 NEUTRAL, WATER, FOREST, MOUNTAIN, BLOCK = range(5)
 TERRAIN_NAMES = ("neutral", "water", "forest", "mountain", "block")
@@ -62,7 +67,8 @@ def between(a: int, b: int) -> list[int]:
 class Board:
     """Static map data (shared by every state of a game)."""
 
-    def __init__(self, terrain, zone, chests, healing, gates):
+    def __init__(self, terrain: Sequence[int], zone: Sequence[int], chests: Iterable[int],
+                 healing: Iterable[int], gates: Iterable[int]):
         self.terrain = tuple(terrain)
         self.zone = tuple(zone)            # 1..4: the order in which zones go inactive
         self.chests = tuple(chests)        # squares holding a chest at set-up
@@ -109,14 +115,14 @@ class Board:
             raise ConfigError("map.gates must be 20 different squares")
         return cls(terrain, zone, chests, healing, gate_sq)
 
-    def cost_table(self, movement_cost: dict) -> tuple[int, ...]:
+    def cost_table(self, movement_cost: MovementCost) -> tuple[int, ...]:
         """Movement points to enter each square (0: cannot be entered)."""
         by_terrain = {NEUTRAL: 1, WATER: int(movement_cost["water"]),
                       FOREST: int(movement_cost["forest"]),
                       MOUNTAIN: int(movement_cost["mountain"]), BLOCK: 0}
         return tuple(by_terrain[t] for t in self.terrain)
 
-    def clear_line(self, a: int, b: int, walls) -> bool:
+    def clear_line(self, a: int, b: int, walls: AbstractSet[int]) -> bool:
         """No square strictly between a and b is in ``walls`` (blocking areas, barriers)."""
         if distance(a, b) > LOS_REACH:
             return False
@@ -140,7 +146,7 @@ def shift(bits: int, d: int) -> int:
     return (bits >> 1) & _NOT_LAST
 
 
-def to_bits(squares) -> int:
+def to_bits(squares: Iterable[int]) -> int:
     out = 0
     for s in squares:
         out |= 1 << int(s)
@@ -164,7 +170,8 @@ NB = tuple(tuple(q for q in STEP[s] if q >= 0) for s in range(SQUARES))
 #   prev      the square just left (-1 before the first step)
 
 
-def may_end(q: int, prev: int, visited: int, left: int, cost, occ: int, chests: int) -> int:
+def may_end(q: int, prev: int, visited: int, left: int, cost: Sequence[int], occ: int,
+            chests: int) -> int:
     """How the walk standing on ``q`` may end here now: 0 it may not, 1 it must (no points left,
     or the terrain stop), 2 it may stop by choice (a chest it entered). The terrain stop
     ('not enough numbers left to cross the surrounding obstacles'): every neighbour but the
@@ -181,8 +188,12 @@ def may_end(q: int, prev: int, visited: int, left: int, cost, occ: int, chests: 
     return 1
 
 
-def can_finish(q: int, prev: int, visited: int, left: int, cost, occ: int, chests: int,
-               ok: set | None = None) -> bool:
+#: walk states (square, prev, visited, left) known to reach a legal end (see ``can_finish``)
+WalkMemo = set[tuple[int, int, int, int]]
+
+
+def can_finish(q: int, prev: int, visited: int, left: int, cost: Sequence[int], occ: int,
+               chests: int, ok: WalkMemo | None = None) -> bool:
     """Some legal end of the move is reachable from this walk state (depth first, stops at the
     first one found). ``ok`` collects the walk states on the way to the end found, as
     ``(square, prev, visited, left)``: the next step's check finds its continuation there."""
@@ -207,8 +218,8 @@ def can_finish(q: int, prev: int, visited: int, left: int, cost, occ: int, chest
     return not other and not occ >> q & 1
 
 
-def walk_steps(q: int, prev: int, visited: int, left: int, cost, occ: int, chests: int,
-               ok: set | None = None) -> list:
+def walk_steps(q: int, prev: int, visited: int, left: int, cost: Sequence[int], occ: int,
+               chests: int, ok: WalkMemo | None = None) -> list[int]:
     """The squares the walk may step to next: unvisited neighbours it can pay for from which a
     legal end stays reachable (``ok``: see ``can_finish``; a memo of states known to finish,
     valid for one walk: the same costs, figures and chests)."""

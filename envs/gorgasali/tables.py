@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Literal, TypedDict, Union, cast, get_args
 
 from ..core.game import ConfigError
 from ..core.options import Option, merge_rules, read_config
@@ -14,13 +15,30 @@ from .board import SIZE, Board
 DEFAULT_CONFIG = data_file("gorgasali.yaml")
 CHARACTERS = A.CHARACTER_NAMES
 RARITIES = ("common", "rare", "epic", "legendary")
-GROUPS = ("six_shooter", "striker", "massive", "scout")
-SKILLS = ("seven_is_twelve", "extra_move", "no_reload", "heal_on_hit", "bonus_on_11",
-          "armour_piercing")
-SUPPORT_KINDS = ("barrier", "ball", "tree", "field", "flame", "spear", "ntt", "smoke", "armour",
-                 "heal", "cross_forest", "cross_water", "cross_mountain", "adrenaline",
-                 "extension", "ammo", "teleport")
-CATEGORIES = ("weapon", "armour", "consumable", "throwable", "defensive")
+# The names the engine compares with literals are Literal types (mypy with strict_equality: a
+# misspelt literal is an error, not a silent False); the tuples of choices come from them.
+Group = Literal["six_shooter", "striker", "massive", "scout"]
+GROUPS: tuple[Group, ...] = get_args(Group)
+Skill = Literal["seven_is_twelve", "extra_move", "no_reload", "heal_on_hit", "bonus_on_11",
+                "armour_piercing"]
+SKILLS: tuple[Skill, ...] = get_args(Skill)
+#: the movement cards that let a walk cross an obstacle at 1 point a square (``state.cross``)
+CrossKind = Literal["cross_forest", "cross_water", "cross_mountain"]
+CROSS_KINDS: tuple[CrossKind, ...] = get_args(CrossKind)
+SupportKind = Literal["barrier", "ball", "tree", "field", "flame", "spear", "ntt", "smoke", "armour",
+                      "heal", CrossKind, "adrenaline", "extension", "ammo", "teleport"]
+SUPPORT_KINDS: tuple[SupportKind, ...] = get_args(SupportKind)
+#: a card's kind: a support card's kind, a weapon's group
+CardKind = Union[SupportKind, Group]
+Category = Literal["weapon", "armour", "consumable", "throwable", "defensive"]
+CATEGORIES: tuple[Category, ...] = get_args(Category)
+#: which dice a weapon skill reads (``rules.skill_die``)
+SkillDie = Literal["first", "sum"]
+SKILL_DIES: tuple[SkillDie, ...] = get_args(SkillDie)
+#: the phases of a turn (state.py; see its docstring): ``react_next`` and ``pass`` are
+#: continuations within one action (the next reactor, the passing turn), never a phase to act in
+Phase = Literal["choose", "react", "react_next", "start", "move", "act", "loot", "pull", "steal",
+                "bonus", "trade", "teleport", "pass", "over"]
 #: abilities Octor may copy: every one but E'moon's (rulebook); the passive ones (Tharsis,
 #: D'rain) act once, at their first trigger (designed)
 COPYABLE = frozenset({"Armazi", "Ebue", "Varas", "Medea", "Tsiva", "Kruber", "Tharsis", "D'rain"})
@@ -32,18 +50,18 @@ class CardType:
 
     id: int
     name: str
-    category: str
+    category: Category
     rarity: int
-    kind: str = ""            # support kind (SUPPORT_KINDS) or the weapon group
-    group: str = ""           # weapon group (weapons, extensions)
+    kind: CardKind            # support kind (SUPPORT_KINDS) or the weapon group
+    group: Group | Literal[""] = ""   # weapon group (weapons, extensions)
     range_min: int = 0
     range_max: int = 0
     dice: int = 0
     per_bullet: int = 0
     damage: int = 0
     hit: int = 0
-    hit_by_range: tuple = ()
-    skill: str = ""
+    hit_by_range: tuple[int, ...] = ()
+    skill: Skill | Literal[""] = ""
     skill_value: int = 0
     value: int = 0
     count: int = 0
@@ -60,9 +78,49 @@ class Character:
     above: int = 0
 
 
+class MovementCost(TypedDict):
+    """Movement points to enter each obstacle terrain (``rules.movement_cost``)."""
+
+    water: int
+    forest: int
+    mountain: int
+
+
+class Rules(TypedDict):
+    """The rules table as the engine reads it (``game.rules``): ``RULES`` below checks every
+    value when it is loaded (tests/gorgasali/test_fields.py keeps the two in step)."""
+
+    max_health: int
+    heal_square: int
+    movement_cost: MovementCost
+    zone_interval: int
+    zone_penalty: list[int]
+    teleport_penalty: bool
+    max_rounds: int
+    banner_rounds: int
+    start_extra_chests: int
+    chest_weapons: int
+    chest_supports: int
+    skill_die: SkillDie
+    ability_ready_at_start: bool
+    react_window: bool
+    extra_chest_any_time: bool
+    burn_turns: int
+    octor_copies_per_turn: int
+
+
+class Tables(TypedDict):
+    """What ``load_tables`` returns."""
+
+    rules: Rules
+    board: Board
+    cards: list[CardType]
+    characters: list[Character]
+
+
 #: the value of a support card, by kind, where the generic 0..100 is too wide to play (the
 #: Adrenaline card multiplies the walk; an extension adds dice or range)
-SUPPORT_VALUE = {"adrenaline": (1, 3), "extension": (0, 3)}
+SUPPORT_VALUE: dict[str, tuple[int, int]] = {"adrenaline": (1, 3), "extension": (0, 3)}
 
 
 def _cards(data: dict, at: str) -> list[CardType]:
@@ -131,7 +189,7 @@ RULES = Option("rules", dict, doc="rules values (the rules= option overrides the
     Option("start_extra_chests", int, low=0, high=10),
     Option("chest_weapons", int, low=0, high=10),
     Option("chest_supports", int, low=0, high=10),
-    Option("skill_die", str, choices=("first", "sum")),
+    Option("skill_die", str, choices=SKILL_DIES),
     Option("ability_ready_at_start", bool),
     Option("react_window", bool),
     Option("extra_chest_any_time", bool),
@@ -192,7 +250,7 @@ SCHEMA = Option("", dict, fields=(
 ))
 
 
-def load_tables(path: str | Path | None = None, rules: dict | None = None) -> dict:
+def load_tables(path: str | Path | None = None, rules: dict | None = None) -> Tables:
     """Read and check the YAML tables (``SCHEMA``, then what ties fields together); ``rules``
     overrides keys of its ``rules`` section."""
     data = read_config(path, DEFAULT_CONFIG, SCHEMA)
@@ -207,4 +265,5 @@ def load_tables(path: str | Path | None = None, rules: dict | None = None) -> di
                        table[name].get("damage", 0), table[name].get("heal", 0),
                        table[name].get("bonus", 0), table[name].get("above", 0))
              for name in CHARACTERS]
-    return {"rules": merged, "board": board, "cards": _cards(data, at), "characters": chars}
+    return {"rules": cast(Rules, merged), "board": board, "cards": _cards(data, at),   # checked by RULES
+            "characters": chars}
