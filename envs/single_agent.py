@@ -64,7 +64,8 @@ from typing import Any, Callable, Sequence
 import gymnasium
 import numpy as np
 
-from .core.game import ConfigError, checked_choice
+from .core.game import ConfigError
+from .core.opponents import collect_rewards, play_opponents
 
 #: Gymnasium ids: ``tabletop_arena/<Game>-v<version>`` for each registered ``<game>_v<version>``
 GYMNASIUM_NAMESPACE = "tabletop_arena"
@@ -110,23 +111,13 @@ def _label(opponent) -> str:
                or getattr(opponent, "__name__", None) or type(opponent).__name__)
 
 
-def checked_opponent_action(aec, agent: str, obs: dict, action, label: str) -> int:
-    """``action``, an opponent's choice on its observation ``obs`` in the AEC env ``aec``, as an
-    int once it is legal there. An illegal, out-of-range or non-integer choice raises
-    IllegalActionError naming the opponent (``label``) and plays nothing: it is a bug in that
-    policy, not a result for the learner (the AEC env would end the game with the opponent
-    losing: a free win). Every env that steps opponents inside its own ``step`` uses it (here,
-    self-play's SelfPlayEnv and the RLlib multi-agent env)."""
-    return checked_choice(action, obs["action_mask"], aec.state_.phase_name(),
-                          f"opponent {label!r} ({agent}) chose it", why=aec.illegal_reason)
-
-
 class LearnerSeatEnv(gymnasium.Env):
     """What the single-agent views of an AEC game share (``SingleAgentEnv`` here, self-play's
     ``train.selfplay.SelfPlayEnv``): the learner's seat ``self.learner`` among ``self._names`` of
-    ``self.aec``, the per-player reward totals, the outcome, and the opponents' moves checked
-    before they are played. A subclass sets ``aec``, ``_names``, ``learner`` and ``_totals``, and
-    names this episode's opponents in ``_opponent_name``."""
+    ``self.aec``, the per-player reward totals and the outcome. A subclass sets ``aec``,
+    ``_names``, ``learner`` and ``_totals``, names this episode's opponents in ``_opponent_name``
+    and plays them with ``envs.core.opponents`` (``play_opponents`` / ``opponent_turns``: the
+    opponents' moves checked before they are played, their rewards collected)."""
 
     aec: Any
     _names: list
@@ -140,15 +131,7 @@ class LearnerSeatEnv(gymnasium.Env):
         return self.aec.observe(self._names[self.learner])["observation"]
 
     def _collect(self) -> None:
-        rewards = self.aec.rewards
-        for i, name in enumerate(self._names):
-            self._totals[i] += rewards.get(name, 0.0)
-
-    def _play_opponent(self, agent: str, obs: dict, action) -> None:
-        """Play ``agent``'s ``action`` (an opponent's choice on ``obs``, checked by
-        ``checked_opponent_action``) and collect the rewards."""
-        self.aec.step(checked_opponent_action(self.aec, agent, obs, action, self._opponent_name()))
-        self._collect()
+        collect_rewards(self.aec, self._totals)
 
     def outcome(self) -> str:
         """win / draw / loss of the learner from the players' totals (win = strictly highest)."""
@@ -360,22 +343,10 @@ class SingleAgentEnv(LearnerSeatEnv):
         return info
 
     def _advance(self) -> None:
-        """Step the opponents until the learner is to move or the game is over."""
-        aec = self.aec
-        me = self._names[self.learner]
-        while True:
-            if aec.terminations[me] or aec.truncations[me]:
-                self._done = True
-                return
-            agent = aec.agent_selection
-            if agent == me:
-                return
-            opponent = self.opponents[aec._agent_index[agent]]
-            obs = aec.observe(agent)
-            st = aec.state_
-            state = (st.determinize(st.current_player, self.np_random)
-                     if getattr(opponent, "needs_state", False) else None)
-            self._play_opponent(agent, obs, opponent.act(obs, state=state))
+        """Step the opponents until the learner is to move or the game is over
+        (``envs.core.opponents.play_opponents``)."""
+        self._done = play_opponents(self.aec, (self.learner,), self.opponents, self.np_random,
+                                    self._opponent_name(), self._totals)
 
 
 def make_single_agent(name: str, opponent: Any = "random", seat: int | None = None,

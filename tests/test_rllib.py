@@ -207,8 +207,8 @@ def test_multiagent_env_illegal_action_loses_and_is_reported():
 @needs_ray
 @pytest.mark.parametrize("kind", ["illegal", "float"])
 def test_multiagent_env_opponents_illegal_move_is_an_error_not_a_win(kind):
-    """A pool opponent's move is checked before it is played (envs.single_agent.
-    checked_opponent_action, as in the SB3 path): a buggy opponent raises instead of handing the
+    """A pool opponent's move is checked before it is played (envs.core.opponents.
+    play_opponents, as in the SB3 path): a buggy opponent raises instead of handing the
     learner a win."""
     from tabletop_arena.envs.core.game import IllegalActionError
 

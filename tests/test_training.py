@@ -116,7 +116,7 @@ class _Bad:
 def test_an_opponents_illegal_move_is_an_error_not_a_win(kind, vec):
     """Self-play steps the opponents through the AEC env, which would end the game with the
     offender losing: a buggy opponent would hand the learner free wins. Its move is checked first
-    (envs.single_agent.LearnerSeatEnv._play_opponent, as SingleAgentEnv does), in the plain env and
+    (envs.core.opponents.opponent_turns, as in SingleAgentEnv), in the plain env and
     in the batched vec env's generator path."""
     from tabletop_arena.envs.core.game import IllegalActionError
     from tabletop_arena.train.vecenv import SelfPlayVecEnv

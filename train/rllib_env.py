@@ -32,7 +32,7 @@ import numpy as np
 from ray.rllib.env.multi_agent_env import MultiAgentEnv
 
 from .. import envs
-from ..envs.single_agent import checked_opponent_action
+from ..envs.core.opponents import collect_rewards, game_over, play_opponents
 from .selfplay import OpponentPool, score_margins
 
 SELF = "self"
@@ -188,8 +188,7 @@ class ArenaMultiAgentEnv(MultiAgentEnv):
                 "action_mask": np.array(obs["action_mask"], np.int8)}
 
     def _collect(self) -> None:
-        for i, name in enumerate(self.possible_agents):
-            self._totals[i] += self.aec.rewards.get(name, 0.0)
+        collect_rewards(self.aec, self._totals)
 
     def _margins(self) -> np.ndarray:
         m = score_margins(self.aec.state_, self.game)
@@ -206,27 +205,13 @@ class ArenaMultiAgentEnv(MultiAgentEnv):
         return reward
 
     def _game_over(self) -> bool:
-        first = self.possible_agents[0]
-        return bool(self.aec.terminations[first] or self.aec.truncations[first])
+        return game_over(self.aec)
 
     def _advance(self) -> None:
-        """Step pool opponents until a learner agent is to move or the game is over."""
-        aec = self.aec
-        while True:
-            if self._game_over():
-                self._done = True
-                return
-            agent = aec.agent_selection
-            idx = self._index[agent]
-            if idx in self.learners:
-                return
-            opponent = self.opponents[idx]
-            obs = aec.observe(agent)
-            st = aec.state_
-            state = (st.determinize(st.current_player, self.rng)
-                     if getattr(opponent, "needs_state", False) else None)
-            aec.step(checked_opponent_action(aec, agent, obs, opponent.act(obs, state=state), self.kind))
-            self._collect()
+        """Step pool opponents until a learner agent is to move or the game is over
+        (``envs.core.opponents.play_opponents``; a self-play episode has none: every agent learns)."""
+        self._done = play_opponents(self.aec, self.learners, self.opponents, self.rng, self.kind,
+                                    self._totals)
 
     def _finish(self):
         first = self.possible_agents[0]

@@ -31,6 +31,7 @@ import numpy as np
 
 from .. import envs
 from ..agents.registry import has_heuristic, make_agent
+from ..envs.core.opponents import opponent_turns
 from ..envs.single_agent import LearnerSeatEnv
 
 
@@ -224,31 +225,14 @@ class SelfPlayEnv(LearnerSeatEnv):
                     "truncated_by_cap": truncated, "learner_steps": self._steps}
         return self._observe(), reward, terminated, truncated, info
 
-    # -- internals (the observation, reward totals, outcome and checked opponent moves are
+    # -- internals (the observation, reward totals and outcome are
     #    envs.single_agent.LearnerSeatEnv's) ---------------------------------------------------
     def _advance(self):
-        """Step the opponents until the learner is to move or the game is over (a generator:
-        a policy opponent's move is requested with ``yield (agent, observation)``)."""
-        aec = self.aec
-        me = self._names[self.learner]
-        while True:
-            if aec.terminations[me] or aec.truncations[me]:
-                self._done = True
-                return
-            agent = aec.agent_selection
-            if agent == me:
-                return
-            idx = aec._agent_index[agent]
-            opponent = self.opponents[idx]
-            obs = aec.observe(agent)
-            if getattr(opponent, "batchable", False):
-                action = yield (opponent, obs)
-            else:
-                st = aec.state_
-                state = (st.determinize(st.current_player, self.rng)
-                         if opponent.needs_state else None)
-                action = opponent.act(obs, state=state)
-            self._play_opponent(agent, obs, action)
+        """Step the opponents until the learner is to move or the game is over
+        (``envs.core.opponents.opponent_turns``, a generator: a batchable opponent's move is
+        requested with ``yield (agent, observation)``)."""
+        self._done = yield from opponent_turns(self.aec, (self.learner,), self.opponents, self.rng,
+                                               self._opponent_name(), self._totals, batch=True)
 
     def _margin(self) -> float | None:
         """Own score minus the best other score (``score_margins``); None where the game has none."""
