@@ -4,34 +4,42 @@ Section names in comments are the rulebook's (../shared/rulebooks/gorgasali.txt)
 """
 from __future__ import annotations
 
+from typing import Literal
+
 from . import actions as A
 from .board import AROUND, STEP, distance
-from .tables import COPYABLE
+from .fields import Banner, GorgasaliFields
+from .tables import COPYABLE, CardKind, CardType, Category
 
 ARMAZI, EBUE, VARAS, MEDEA, TSIVA, OCTOR, KRUBER, THARSIS, DRAIN, EMOON = range(10)
 
 
-class CombatMixin:
+#: what dealt damage (``_damage``): card damage (weapon, throwable, Ball Lightning) meets armour
+#: and the Magic Field; an ability or a zone goes straight through
+DamageSource = Literal["weapon", "throwable", "ball", "ability", "zone"]
+
+
+class CombatMixin(GorgasaliFields):
     """Damage, elimination, cards on the mat, shooting, throwables, banners and abilities."""
 
     # ------------------------------------------------------------------ helpers -------------
     def enemies(self, a: int, b: int) -> bool:
         return a != b and self.game.team[a] != self.game.team[b]
 
-    def occupied(self, exclude: int = -1) -> set:
+    def occupied(self, exclude: int = -1) -> set[int]:
         """Squares holding a living figure (a fallen teammate's banner counts as vacant)."""
         return {self.pos[t] for t in range(self.game.num_seats) if self.alive[t] and t != exclude}
 
-    def barrier_squares(self) -> set:
+    def barrier_squares(self) -> set[int]:
         return {sq for b in self.banners if b[0] == "barrier" for sq in b[1]}
 
-    def banner_at(self, sq: int):
+    def banner_at(self, sq: int) -> Banner | None:
         for b in self.banners:
             if sq in b[1]:
                 return b
         return None
 
-    def standing_on(self, seat: int, kind: str) -> bool:
+    def standing_on(self, seat: int, kind: CardKind) -> bool:
         if not self.banners:
             return False
         b = self.banner_at(self.pos[seat])
@@ -43,9 +51,15 @@ class CombatMixin:
     def zone_penalty(self) -> int:
         return int(self.game.rules["zone_penalty"][self.zones_out - 1]) if self.zones_out else 0
 
-    def card(self, seat: int, p: int):
+    def card(self, seat: int, p: int) -> CardType | None:
         cid = self.mat[seat][p]
         return None if cid < 0 else self.game.cards[cid]
+
+    def card_on(self, seat: int, p: int) -> CardType:
+        """The card on a mat position that holds one (the caller's action or mask checked it)."""
+        card = self.card(seat, p)
+        assert card is not None, f"seat {seat} has no card on mat position {p}"
+        return card
 
     def character(self, seat: int) -> int:
         return self.char[seat]
@@ -98,7 +112,7 @@ class CombatMixin:
         return deck.pop()
 
     # ------------------------------------------------------------------ the mat ------------
-    def _empty_slot(self, seat: int, category: str, backpack: bool) -> int:
+    def _empty_slot(self, seat: int, category: Category, backpack: bool) -> int:
         mat = self.mat[seat]
         for p in A.CATEGORY_POSITIONS[category]:
             if mat[p] < 0:
@@ -157,7 +171,8 @@ class CombatMixin:
     def _heal(self, seat: int, amount: int) -> None:
         self.health[seat] = min(self.game.rules["max_health"], self.health[seat] + amount)
 
-    def _damage(self, t: int, amount: int, by: int, source: str, piercing: bool = False) -> int:
+    def _damage(self, t: int, amount: int, by: int, source: DamageSource,
+                piercing: bool = False) -> int:
         """Deal damage; returns the health lost. Magic Field halves card damage, armour blocks
         card damage (Armor cards); abilities and zones go straight through."""
         if not self.alive[t] or amount <= 0:
@@ -194,7 +209,7 @@ class CombatMixin:
             self._put(t, p, -1)
         return max(0, amount)
 
-    def _eliminate(self, t: int, by) -> None:
+    def _eliminate(self, t: int, by: int | None) -> None:
         """Elimination: the eliminator takes every card on the mat and the extra chests; a zone
         death passes nothing on. Duo: the fallen player's banner stays for a revival."""
         self.alive[t] = False
@@ -233,7 +248,7 @@ class CombatMixin:
 
     # ------------------------------------------------------------------ shooting -----------
     def weapon_range(self, seat: int, p: int) -> tuple[int, int]:
-        card = self.card(seat, p)
+        card = self.card_on(seat, p)
         hi = card.range_max
         ext = self.extension
         if ext is not None and ext.group == card.group == "scout":
@@ -251,7 +266,7 @@ class CombatMixin:
         """Weapon cards: per-bullet groups multiply the sum of the dice, fixed-damage groups need
         a minimum roll; skills of epic and legendary cards; the weapon goes face down."""
         s = self.cur
-        card = self.card(s, p)
+        card = self.card_on(s, p)
         ext = self.extension if (self.extension is not None
                                  and self.extension.group == card.group) else None
         n = card.dice + (ext.value if ext is not None and card.group in ("six_shooter", "striker")
@@ -314,7 +329,7 @@ class CombatMixin:
 
     def _throw(self, p: int, t: int) -> None:
         s = self.cur
-        card = self.card(s, p)
+        card = self.card_on(s, p)
         self._put(s, p, -1)
         if card.kind == "smoke":
             self._add_banner("smoke", (self.pos[s],), s)
@@ -340,7 +355,7 @@ class CombatMixin:
             self.last_event = f"{self.name(s)} threw an NTT Bulb at {self.name(t)}"
 
     # ------------------------------------------------------------------ banners ------------
-    def _add_banner(self, kind: str, squares: tuple, owner: int) -> None:
+    def _add_banner(self, kind: CardKind, squares: tuple[int, ...], owner: int) -> None:
         self.banners.append((kind, tuple(squares), owner,
                              self.round + self.game.rules["banner_rounds"]))
 
@@ -348,7 +363,7 @@ class CombatMixin:
         """Smoke Bulb: shooting or moving ends its effect."""
         self.banners = [b for b in self.banners if not (b[0] == "smoke" and b[2] == seat)]
 
-    def barrier_line(self, seat: int, v: int) -> tuple | None:
+    def barrier_line(self, seat: int, v: int) -> tuple[int, ...] | None:
         """The 5 squares of a Barrier placed towards direction v (1..4): a line across that
         direction centred on the neighbouring square (designed shape); None if not vacant."""
         d = v - 1
@@ -381,8 +396,9 @@ class CombatMixin:
 
     def _defend(self, p: int, v: int) -> None:
         s = self.cur
-        card = self.card(s, p)
+        card = self.card_on(s, p)
         squares = self.barrier_line(s, v) if card.kind == "barrier" else (self.pos[s],)
+        assert squares is not None, "a Barrier line is offered only where it fits (can_defend)"
         self._put(s, p, -1)
         self._add_banner(card.kind, squares, s)
         self.last_event = f"{self.name(s)} placed {card.name}"

@@ -3,13 +3,17 @@ trade and the revival (rulebook section Duo).
 """
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 
 from . import actions as A
+from .actions import ActionKind
 from .board import distance
+from .combat import CombatMixin
 
 
-class DuoMixin:
+class DuoMixin(CombatMixin):
     """Teammates trade next to each other and revive a fallen teammate."""
 
     def teammate(self, s: int) -> int:
@@ -35,7 +39,7 @@ class DuoMixin:
         health, an empty mat and a fresh cooldown; no main action this turn."""
         s = self.cur
         mate = self.teammate(s)
-        card = self.card(s, p)
+        card = self.card_on(s, p)
         self.used_consumable = True
         self.revived = True
         self._put(s, p, -1)
@@ -54,7 +58,7 @@ class DuoMixin:
         self.burned[mate] = 0
         self.last_event = f"{self.name(s)} revived {self.name(mate)}"
 
-    def _trade(self, kind: str, args) -> None:
+    def _trade(self, kind: ActionKind, args: Sequence[int]) -> None:
         s = self.cur
         mate = self.teammate(s)
         if kind == "give_chest":

@@ -3,7 +3,7 @@ game states (``GorgasaliGame.new_initial_state``)."""
 from __future__ import annotations
 
 import os
-from typing import Any
+from typing import Any, Literal, Union, get_args
 
 import numpy as np
 
@@ -13,7 +13,12 @@ from . import actions as A
 from .board import Board
 from .observe import ObservationTables, observation_layout
 from .state import GorgasaliState
-from .tables import CHARACTERS, CardType, Character, load_tables
+from .tables import CHARACTERS, CardType, Character, CrossKind, load_tables
+
+Mode = Literal["solo", "duo"]
+MODES: tuple[Mode, ...] = get_args(Mode)
+#: the ``characters`` option: drawn at random, chosen at set-up, or one name per player
+Characters = Union[Literal["random", "choose"], list[str]]
 
 
 class GorgasaliGame(Game):
@@ -26,14 +31,14 @@ class GorgasaliGame(Game):
     OPTIONS = OptionTable(
         "gorgasali_v0",
         Option("num_players", int, 4, "players", low=2, high=A.MAX_PLAYERS),
-        Option("mode", str, "solo", "free-for-all or teams of two", choices=("solo", "duo")),
+        Option("mode", str, "solo", "free-for-all or teams of two", choices=MODES),
         Option("characters", (str, list), "random",
                "'random', 'choose' or a list of one distinct character name per player"),
         Option("rules", dict, None, "overrides of the rules table (configs/gorgasali.yaml)"),
         Option("config_path", os.PathLike, None, "a rules file replacing configs/gorgasali.yaml"),
     )
 
-    def __init__(self, num_players: int = 4, mode: str = "solo", characters: Any = "random",
+    def __init__(self, num_players: int = 4, mode: Mode = "solo", characters: Any = "random",
                  rules: dict | None = None, config_path: str | None = None):
         if mode == "duo" and (num_players % 2 or num_players < 4):
             raise ConfigError("duo mode needs an even number of players, at least 4 (rulebook)")
@@ -46,7 +51,7 @@ class GorgasaliGame(Game):
             raise ConfigError("characters must be 'random', 'choose' or a list of names")
         self.num_seats = num_players
         self.mode = mode
-        self.characters = characters
+        self.characters: Characters = characters
         self.config_path = None if config_path is None else os.fspath(config_path)
         self._rules_override = dict(rules or {})
         tables = load_tables(config_path, rules)
@@ -72,6 +77,9 @@ class GorgasaliGame(Game):
         self.team = [s % self.num_teams for s in range(num_players)]
         self.observation_layout = observation_layout()
         self.observation_tables = ObservationTables(self)
+        #: the walk's cost to enter each square, by the crossing cards and the Barriers' squares
+        #: (``MovementMixin.walk_cost``)
+        self._walk_cost_cache: dict[tuple[frozenset[CrossKind], frozenset[int]], tuple[int, ...]] = {}
 
     def options(self) -> dict[str, Any]:
         return {"num_players": self.num_seats, "mode": self.mode, "characters": self.characters,
@@ -100,5 +108,5 @@ class GorgasaliGame(Game):
         turn = 4 * (n - 1) + 2 * (2 + copies) + 2 + 1 + 48 + 2 + 1 + 1 + 1 + 2 + 1 + 1 + received
         return int(n + r["max_rounds"] * n * turn)
 
-    def _new_state(self, rng: np.random.Generator):
+    def _new_state(self, rng: np.random.Generator) -> GorgasaliState:
         return GorgasaliState(self, rng)

@@ -5,13 +5,21 @@ sub-step's select action is offered only with at least one legal completion.
 """
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 
 from . import actions as A
 from .board import distance
+from .duo import DuoMixin
+from .movement import MovementMixin
+from .tables import Phase
+
+#: an enemy a card may aim at: (rel, seat, range)
+Target = tuple[int, int, int]
 
 
-class MaskMixin:
+class MaskMixin(MovementMixin, DuoMixin):
     """``legal_actions_mask`` and its helpers."""
 
     def legal_actions_mask(self) -> np.ndarray:
@@ -121,7 +129,7 @@ class MaskMixin:
         if self.game.team_size > 1:
             self._mask_team(m, s)
 
-    def _mask_consumables(self, m: np.ndarray, s: int, ph: str) -> None:
+    def _mask_consumables(self, m: np.ndarray, s: int, ph: Phase) -> None:
         cards = self.game.cards
         for i, p in enumerate(A.CONSUMABLE_POS):
             c = self.card(s, p)
@@ -139,7 +147,7 @@ class MaskMixin:
                         for w in A.WEAPON_POS if self.mat[s][w] >= 0):
                 m[A.CONSUME + i] = 1
 
-    def _mask_throws(self, m: np.ndarray, s: int, targets: list) -> None:
+    def _mask_throws(self, m: np.ndarray, s: int, targets: list[Target]) -> None:
         cards = self.game.cards
         for i, p in enumerate(A.THROWABLE_POS):
             cid = self.mat[s][p]
@@ -154,7 +162,7 @@ class MaskMixin:
                 if card.range_min <= d <= card.range_max and self._clear_to(s, t):
                     m[A.throw(i, rel)] = 1
 
-    def _mask_main_action(self, m: np.ndarray, s: int, targets: list) -> None:
+    def _mask_main_action(self, m: np.ndarray, s: int, targets: list[Target]) -> None:
         """Shoot, reload, or move a card out of the backpack."""
         cards = self.game.cards
         for w in A.WEAPON_POS:
@@ -184,7 +192,7 @@ class MaskMixin:
         if self.alive[mate] and distance(self.pos[s], self.pos[mate]) <= 1:
             m[A.TRADE] = 1
 
-    def _card_targets(self, s: int) -> list:
+    def _card_targets(self, s: int) -> list[Target]:
         """(rel, seat, range) of every living enemy ``s`` may aim a card at (the range and line
         of sight are checked by the caller; see ``card_target_ok``)."""
         n = self.game.num_seats
@@ -210,8 +218,9 @@ class MaskMixin:
 
 
 #: phase -> its mask method (``start`` and ``act``: ``_mask_turn``)
-_PHASE_MASKS = {"choose": MaskMixin._mask_choose, "react": MaskMixin._mask_react,
-                "loot": MaskMixin._mask_loot, "pull": MaskMixin._mask_pull,
-                "steal": MaskMixin._mask_steal, "bonus": MaskMixin._mask_bonus,
-                "trade": MaskMixin._mask_trade, "move": MaskMixin._mask_move,
-                "teleport": MaskMixin._mask_teleport}
+_PHASE_MASKS: dict[Phase, Callable[[MaskMixin, np.ndarray, int], None]] = {
+    "choose": MaskMixin._mask_choose, "react": MaskMixin._mask_react,
+    "loot": MaskMixin._mask_loot, "pull": MaskMixin._mask_pull,
+    "steal": MaskMixin._mask_steal, "bonus": MaskMixin._mask_bonus,
+    "trade": MaskMixin._mask_trade, "move": MaskMixin._mask_move,
+    "teleport": MaskMixin._mask_teleport}

@@ -15,20 +15,24 @@ from __future__ import annotations
 
 from . import actions as A
 from .board import FOREST, MOUNTAIN, STEP, WATER, may_end, to_bits, walk_steps
+from .combat import CombatMixin
+from .fields import WalkContext
+from .tables import CrossKind
 
-_CROSS_TERRAIN = {"cross_forest": FOREST, "cross_water": WATER, "cross_mountain": MOUNTAIN}
+_CROSS_TERRAIN: dict[CrossKind, int] = {"cross_forest": FOREST, "cross_water": WATER,
+                                        "cross_mountain": MOUNTAIN}
 
 
-class MovementMixin:
+class MovementMixin(CombatMixin):
     """Movement and placement effects of the current player."""
 
-    def walk_cost(self) -> tuple:
+    def walk_cost(self) -> tuple[int, ...]:
         """Points to enter each square for this walk: terrain costs, obstacles crossed at 1 with
         the matching movement card, Barriers closed (cached per crossing cards and Barriers)."""
         g = self.game
         bar = frozenset(self.barrier_squares()) if self.banners else frozenset()
         key = (frozenset(self.cross), bar)
-        cache = g.__dict__.setdefault("_walk_cost_cache", {})
+        cache = g._walk_cost_cache
         got = cache.get(key)
         if got is None:
             terrain = g.board.terrain
@@ -43,13 +47,12 @@ class MovementMixin:
     def _chest_bits(self) -> int:
         """Bitboard of the unopened chests, cached while the chest set is the same object with
         the same size (chests are only ever removed)."""
-        cache = self.__dict__.get("_chest_bits_cache")
+        cache = self._chest_bits_cache
         if cache is None or cache[0] is not self.chests or cache[1] != len(self.chests):
-            cache = (self.chests, len(self.chests), to_bits(self.chests))
-            self.__dict__["_chest_bits_cache"] = cache
+            cache = self._chest_bits_cache = (self.chests, len(self.chests), to_bits(self.chests))
         return cache[2]
 
-    def _walk_context(self) -> tuple:
+    def _walk_context(self) -> WalkContext:
         """(cost, occupied, chests, memo) of the current walk: none of them changes while it
         lasts (a movement card before the first step starts a new context)."""
         ctx = self._walk_ctx
@@ -72,7 +75,7 @@ class MovementMixin:
         self._walk_cache = None
         self._walk_ctx = None
 
-    def walk_options(self) -> tuple[list, int]:
+    def walk_options(self) -> tuple[list[int], int]:
         """(steps, end): the squares the walk may step to now, and how it may end on its
         square (``board.may_end``: 0 no, 1 it must, 2 by choice)."""
         cache = self._walk_cache
@@ -188,6 +191,7 @@ class MovementMixin:
 
     def _kruber_return(self) -> None:
         s = self.cur
+        assert self.swap_back is not None, "RETURN is offered only after a swap (can_return)"
         t, mine, theirs = self.swap_back
         self.swap_back = None
         self.pos[s], self.pos[t] = mine, theirs

@@ -53,33 +53,42 @@ mats.
 """
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from . import actions as A
-from .board import BLOCK, COL, FOREST, MOUNTAIN, ROW, WATER
+from .board import BLOCK, COL, FOREST, MOUNTAIN, ROW, WATER, Board
+from .fields import Banner
+from .tables import CardKind, Group, Phase
+
+if TYPE_CHECKING:   # for the type checker only: these modules import this one
+    from .game import GorgasaliGame
+    from .state import GorgasaliState
 
 PLANES = 21
 BOARD_SIZE = PLANES * A.SQUARES
 CARD_SLOTS = 40
-PHASE_LIST = ("choose", "start", "move", "act", "loot", "pull", "steal", "bonus", "trade", "over")
+PHASE_LIST: tuple[Phase, ...] = ("choose", "start", "move", "act", "loot", "pull", "steal", "bonus", "trade", "over")
 OPP = 115
 OPP_BASE = 671
 MATE_BASE = OPP_BASE + 9 * OPP
 EXTRA_BASE = MATE_BASE + A.MAT_SIZE * CARD_SLOTS
 VECTOR_SIZE = EXTRA_BASE + 14
 _PHASE_INDEX = {ph: i for i, ph in enumerate(PHASE_LIST)}
-BANNER_PLANE = {"barrier": 10, "ball": 11, "tree": 12, "field": 13, "smoke": 14}
-GROUP_INDEX = {"six_shooter": 0, "striker": 1, "massive": 2, "scout": 3}
+BANNER_PLANE: dict[CardKind, int] = {"barrier": 10, "ball": 11, "tree": 12, "field": 13, "smoke": 14}
+GROUP_INDEX: dict[Group, int] = {"six_shooter": 0, "striker": 1, "massive": 2, "scout": 3}
 
 
-def observation_layout():
+def observation_layout() -> list[tuple[str, tuple[int, ...]]]:
     return [("board", (PLANES, A.SIZE, A.SIZE)), ("vector", (VECTOR_SIZE,))]
 
 
-_STATIC: dict = {}
+#: id(board) -> (board, templates): see ``_static_planes``
+_STATIC: dict[int, tuple[Board, list[np.ndarray]]] = {}
 
 
-def _static_planes(board) -> tuple:
+def _static_planes(board: Board) -> tuple[Board, list[np.ndarray]]:
     """(board, templates): ``templates[k]`` is a whole observation (board planes 0..9 filled,
     the rest zero) for ``k`` zones out; an observation starts as a copy of one (one memcpy)."""
     key = id(board)
@@ -114,45 +123,44 @@ class ObservationTables:
     for an empty position) armour value, is a weapon, is a support card, is present (plain lists:
     fast to index); and a bounded memo of opponent rows (values depend on the key alone)."""
 
-    def __init__(self, game):
+    def __init__(self, game: GorgasaliGame):
         cards = game.cards
         armour = [c.value if c.category == "armour" else 0 for c in cards] + [0]
         weapon = [1 if c.category == "weapon" else 0 for c in cards] + [0]
         support = [0 if c.category == "weapon" else 1 for c in cards] + [0]
         present = [1] * len(cards) + [0]
         self.cards = (armour, weapon, support, present)
-        self.opponent_rows: dict = {}
+        self.opponent_rows: dict[tuple, np.ndarray] = {}
 
 
-def _chest_squares(state) -> np.ndarray:
+def _chest_squares(state: GorgasaliState) -> np.ndarray:
     """The unopened chests as a float32[400] plane, cached on the state while its chest set is the
     same object with the same size (chests are only ever removed)."""
-    cache = state.__dict__.get("_chest_cache")
+    cache = state._chest_cache
     chests = state.chests
     if cache is None or cache[0] is not chests or cache[1] != len(chests):
         plane = np.zeros(A.SQUARES, np.float32)
         plane[np.fromiter(chests, np.intp, len(chests))] = 1.0
-        cache = (chests, len(chests), plane)
-        state.__dict__["_chest_cache"] = cache
+        cache = state._chest_cache = (chests, len(chests), plane)
     return cache[2]
 
 
-def build_observation(state, seat: int) -> np.ndarray:
+def build_observation(state: GorgasaliState, seat: int) -> np.ndarray:
     """The observation of ``seat``. During a walk (after its first step) only the walker's
     square and health, its choices, its path, the points left and the other figures' relative
     positions change from one step to the next: the walker's observation is then a copy of one
     built earlier in the same walk with those entries rewritten (``_walk_base``)."""
     if state.phase == "move" and seat == state.cur and len(state.path) > 1:
-        wc = state.__dict__.get("_walk_obs")
+        wc = state._walk_obs
         if wc is not None and wc[0] is state._walk_ctx and wc[1] == seat:
             return _walk_patch(state, seat, wc[2])
         obs = _build_full(state, seat)
-        state.__dict__["_walk_obs"] = (state._walk_ctx, seat, _walk_base(state, seat, obs))
+        state._walk_obs = (state._walk_ctx, seat, _walk_base(state, seat, obs))
         return obs
     return _build_full(state, seat)
 
 
-def _walk_base(state, seat: int, obs: np.ndarray) -> np.ndarray:
+def _walk_base(state: GorgasaliState, seat: int, obs: np.ndarray) -> np.ndarray:
     """``obs`` with the entries a walk step changes set to zero."""
     base = obs.copy()
     planes = base[:BOARD_SIZE].reshape(PLANES, A.SQUARES)
@@ -168,7 +176,7 @@ def _walk_base(state, seat: int, obs: np.ndarray) -> np.ndarray:
     return base
 
 
-def _walk_patch(state, seat: int, base: np.ndarray) -> np.ndarray:
+def _walk_patch(state: GorgasaliState, seat: int, base: np.ndarray) -> np.ndarray:
     """The walker's observation: ``base`` plus this step's entries (as ``_build_full`` writes
     them)."""
     obs = base.copy()
@@ -186,7 +194,7 @@ def _walk_patch(state, seat: int, base: np.ndarray) -> np.ndarray:
     return obs
 
 
-def _build_full(state, seat: int) -> np.ndarray:
+def _build_full(state: GorgasaliState, seat: int) -> np.ndarray:
     g = state.game
     n = g.num_seats
     obs = _static_planes(g.board)[1][min(state.zones_out, 4)].copy()
@@ -227,7 +235,9 @@ def _build_full(state, seat: int) -> np.ndarray:
         h[20:27] = (state.used_consumable, state.used_throwable, state.used_defensive,
                     state.used_extra_chest, state.main_done, state.revived, state.bonus_move)
         if state.extension is not None:
-            h[27 + GROUP_INDEX[state.extension.group]] = 1.0
+            group = state.extension.group
+            assert group, "an extension names a weapon group (tables._cards)"
+            h[27 + GROUP_INDEX[group]] = 1.0
         if state.cross:
             for i, k in enumerate(("cross_forest", "cross_water", "cross_mountain")):
                 h[31 + i] = k in state.cross
@@ -295,14 +305,15 @@ def _build_full(state, seat: int) -> np.ndarray:
     return obs
 
 
-def _relative_positions(state, seat: int, v: np.ndarray) -> None:
+def _relative_positions(state: GorgasaliState, seat: int, v: np.ndarray) -> None:
     """Entries 3..5 of every living opponent's row: row and column offsets and range / 19."""
     pos = state.pos[seat]
     if pos < 0:
         return
     n = state.game.num_seats
     r0, c0 = ROW[pos], COL[pos]
-    idx, vals = [], []
+    idx: list[int] = []
+    vals: list[float] = []
     for rel in range(1, n):
         t = (seat + rel) % n
         if state.alive[t]:
@@ -315,13 +326,14 @@ def _relative_positions(state, seat: int, v: np.ndarray) -> None:
         v[idx] = vals
 
 
-def _mat(v, base: int, mat) -> None:
+def _mat(v: np.ndarray, base: int, mat: list[int]) -> None:
     idx = [base + p * CARD_SLOTS + cid for p, cid in enumerate(mat) if cid >= 0]
     if idx:
         v[idx] = 1.0
 
 
-def _opponent(state, seat: int, t: int, tables, banner_sq) -> list:
+def _opponent(state: GorgasaliState, seat: int, t: int, tables: tuple[list[int], ...],
+              banner_sq: dict[int, Banner] | None) -> list[float]:
     """Seat ``t``'s row as seen by ``seat`` but the relative position, as a Python list (numpy
     scalar writes are slow); the caller caches it as an array."""
     g = state.game

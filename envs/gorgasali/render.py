@@ -1,18 +1,24 @@
 """Rendering for Gorgasali: ansi text and an rgb_array picture of the map."""
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from ..core import draw as D
 from . import actions as A
 from .board import BLOCK, FOREST, MOUNTAIN, WATER
 
+if TYPE_CHECKING:   # for the type checker only: these modules import this one
+    from .game import GorgasaliGame
+    from .state import GorgasaliState
+
 _TERRAIN = {WATER: "~", FOREST: "f", MOUNTAIN: "^", BLOCK: "#"}
 _BANNER = {"barrier": "=", "ball": "*", "tree": "T", "field": "M", "smoke": "s"}
 _ZONE_BG = {1: 52, 2: 94, 3: 22, 4: 17}
 
 
-def render_text(state, observer: int | None = None, color: bool = False) -> str:
+def render_text(state: GorgasaliState, observer: int | None = None, color: bool = False) -> str:
     g = state.game
     b = g.board
     cur = state.current_player
@@ -91,7 +97,7 @@ _BANNER_NAME = {"barrier": "barrier", "ball": "ball lightning", "tree": "tree pl
 _INACTIVE = (120, 118, 115)
 
 
-def _seat_rgb(g, t):
+def _seat_rgb(g: GorgasaliGame, t: int) -> D.RGB:
     """Solo: one colour per player; duo: teammates share their team's colour."""
     return D.SEAT_RGB[(g.team[t] if g.team_size > 1 else t) % len(D.SEAT_RGB)]
 
@@ -140,7 +146,7 @@ def _figure(draw, cx, cy, r, colour, label, size):
     D.text(draw, (cx, cy), label, size=size, fill=D.contrast(colour), anchor="mm")
 
 
-def render_rgb(state, observer: int | None = None, cell_px: int = 28) -> np.ndarray:
+def render_rgb(state: GorgasaliState, observer: int | None = None, cell_px: int = 28) -> np.ndarray:
     """An (H, W, 3) uint8 picture: the 20x20 map with the coordinates the actions use (A-T,
     1-20), terrain, the zone rings (coloured edges; hatched once inactive), healing squares,
     chests, banners, fallen teammates and the figures (a disc per player with its seat number and
@@ -299,7 +305,7 @@ def _bsw(kind):
     return lambda d, x, y, s: (_ground(d, 0, x, y, s), _banner(d, kind, x, y, s))
 
 
-def _result(state) -> str:
+def _result(state: GorgasaliState) -> str:
     g = state.game
     ret = state.returns()
     best = max(ret)

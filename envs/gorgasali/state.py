@@ -2,9 +2,9 @@
 
 A mutable ``GorgasaliState`` with a cheap ``clone()``, built from mixins: ``movement.py`` (the
 dice move, bonus move, Teleport, Kruber's return), ``masks.py`` (legal actions), ``duo.py``
-(trade, revive) and ``combat.py`` (damage, cards, abilities); this module holds the state,
-set-up, turn flow, ``_apply`` and the results. Turn structure (designed order of the
-rulebook's turn actions, see RULES.md):
+(trade, revive) and ``combat.py`` (damage, cards, abilities), layered on the position's fields
+declared in ``fields.py``; this module holds the state, set-up, turn flow, ``_apply`` and the
+results. Turn structure (designed order of the rulebook's turn actions, see RULES.md):
 
     react   (the reaction window) before the turn starts, each other player whose ability
             can be used now may use it or pass (END_TURN), clockwise from the next seat
@@ -22,21 +22,26 @@ the reaction window and when someone else places spoils).
 """
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
-from ..core.game import State, copy_generator, owned_copy, rank_returns
+from ..core.game import copy_generator, owned_copy, rank_returns
 from . import actions as A
 from .board import AROUND, distance
-from .combat import OCTOR, THARSIS, CombatMixin
-from .duo import DuoMixin
+from .combat import OCTOR, THARSIS
 from .masks import MaskMixin
-from .movement import MovementMixin
 from .observe import build_observation
 from .render import render_rgb, render_text
-from .tables import COPYABLE
+from .tables import COPYABLE, CROSS_KINDS, Phase
 
-PHASES = ("choose", "react", "start", "move", "act", "loot", "pull", "steal", "bonus", "trade",
-          "teleport", "over")
+if TYPE_CHECKING:   # for the type checker only: game.py imports this module
+    from .game import GorgasaliGame
+
+#: the phases a player acts in (``tables.Phase`` also names the two continuations within an
+#: action, ``react_next`` and ``pass``)
+PHASES: tuple[Phase, ...] = ("choose", "react", "start", "move", "act", "loot", "pull", "steal",
+                             "bonus", "trade", "teleport", "over")
 _TURN_FLAGS = dict(used_consumable=False, used_throwable=False, used_defensive=False,
                    used_extra_chest=False, main_done=False, revived=False, dice=(0, 0),
                    copies=0,
@@ -49,21 +54,23 @@ _TURN_FLAGS = dict(used_consumable=False, used_throwable=False, used_defensive=F
 _NOT_CLONED = frozenset({"game", "rng", "_chest_cache", "_chest_bits_cache", "_walk_obs"})
 
 
-class GorgasaliState(MovementMixin, MaskMixin, DuoMixin, CombatMixin, State):
-    """One position of a Gorgasali game."""
+class GorgasaliState(MaskMixin):
+    """One position of a Gorgasali game (its fields: ``fields.GorgasaliFields``; the mixins:
+    ``MaskMixin`` on ``MovementMixin`` and ``DuoMixin``, both on ``CombatMixin``)."""
 
-    def __init__(self, game, rng: np.random.Generator, _blank: bool = False):
+    def __init__(self, game: GorgasaliGame, rng: np.random.Generator, _blank: bool = False):
         self.game = game
         self.rng = rng
+        self._chest_bits_cache = self._chest_cache = self._walk_obs = None   # _NOT_CLONED
         if _blank:
             return
         n = game.num_seats
-        self.history: list[int] = []
+        self.history = []
         self.seed = None
         self.phase = "choose"
         self.cur = 0
         self.turn_seat = 0
-        self.react_queue: tuple = ()
+        self.react_queue = ()
         self.round = 1
         self.turn_count = 0
         self.zones_out = 0
@@ -89,17 +96,18 @@ class GorgasaliState(MovementMixin, MaskMixin, DuoMixin, CombatMixin, State):
         self.fallen_at = [-1] * n  # duo: banner of a fallen player who may be revived
         self.sector = [-1] * n
         self.chests = set(game.board.chests)
-        self.banners: list[tuple] = []   # (kind, squares, owner, round it expires)
+        self.banners = []   # (kind, squares, owner, round it expires)
         self.weapon_deck = [game.weapon_deck[i] for i in rng.permutation(len(game.weapon_deck))]
         self.support_deck = [game.support_deck[i] for i in rng.permutation(len(game.support_deck))]
-        self.discard: list[int] = []
-        self.loot: list[tuple] = []     # (seat, card) waiting for a slot, in order
+        self.discard = []
+        self.loot = []     # (seat, card) waiting for a slot, in order
         self.return_phase = "act"
-        self.cross: set = set()
+        self.cross = set()
         self.last_event = ""
         self.return_phase_after_target = "act"
         self.__dict__.update(_TURN_FLAGS)
         self._mask = None
+        self._clear_cache = {}
         self.first = int(rng.integers(n))   # Setup: a d6 decides who starts (seat drawn here)
         ch = game.characters
         if ch == "choose":
@@ -116,8 +124,7 @@ class GorgasaliState(MovementMixin, MaskMixin, DuoMixin, CombatMixin, State):
     def clone(self) -> "GorgasaliState":
         """A state that owns copies of every field. Caches keyed by the identity of this state's
         objects (the chest set, the walk context) could never hit in the copy: left out."""
-        s = GorgasaliState(self.game, None, _blank=True)
-        s.rng = copy_generator(self.rng)
+        s = GorgasaliState(self.game, copy_generator(self.rng), _blank=True)
         d = s.__dict__
         for k, v in self.__dict__.items():
             if k not in _NOT_CLONED:
@@ -299,7 +306,7 @@ class GorgasaliState(MovementMixin, MaskMixin, DuoMixin, CombatMixin, State):
                 return
         self._begin_turn(nxt)
 
-    def _expire_fallen_banners(self, s: int, skipped: list) -> None:
+    def _expire_fallen_banners(self, s: int, skipped: list[int]) -> None:
         """'The defensive card banner remains on the map for 2 rounds after which it must be
         removed': a fallen player's banners stay, and go at the turn it would have had in the
         round they expire (a living owner's go at the start of its turn, ``_begin_turn``)."""
@@ -480,7 +487,7 @@ class GorgasaliState(MovementMixin, MaskMixin, DuoMixin, CombatMixin, State):
 
     def _consume(self, p: int) -> None:
         s = self.cur
-        card = self.card(s, p)
+        card = self.card_on(s, p)
         self.used_consumable = True
         self._put(s, p, -1)
         if card.kind == "heal":
@@ -495,8 +502,10 @@ class GorgasaliState(MovementMixin, MaskMixin, DuoMixin, CombatMixin, State):
         elif card.kind == "teleport":
             self.teleport_range = card.range_max
             self.phase = "teleport"
-        else:
-            self.cross.add(card.kind)
+        else:   # a crossing card: masks._mask_move offers CONSUME for no other kind here
+            kind = card.kind
+            assert kind in CROSS_KINDS, kind
+            self.cross.add(kind)
             self._walk_cache = self._walk_ctx = None
 
     # ------------------------------------------------------------------ results -------------
@@ -560,7 +569,7 @@ class GorgasaliState(MovementMixin, MaskMixin, DuoMixin, CombatMixin, State):
     def render_text(self, observer: int | None = None, color: bool = False) -> str:
         return render_text(self, observer, color)
 
-    def render_rgb(self, observer: int | None = None):
+    def render_rgb(self, observer: int | None = None) -> np.ndarray:
         return render_rgb(self, observer)
 
 
