@@ -80,6 +80,71 @@ def test_multi_player_ladder_plays_subsets_seat_balanced_and_fits_finishing_orde
     assert fit["ratings"]["random"]["rating"] == 0 and all(fit["ratings"][s]["rating"] is not None for s in specs)
 
 
+def _game(rnd, seats, winner):
+    return {"round": rnd, "seats": list(seats), "returns": [1.0 if s == winner else -1.0 for s in seats]}
+
+
+def _width(fit, spec):
+    lo, hi = fit["ratings"][spec]["ci95"]
+    return hi - lo
+
+
+def test_the_bootstrap_resamples_blocks_not_games():
+    # a block (one round of one table: the same start, every seat arrangement) whose games cancel
+    # (the first seat wins both) says nothing about strength: every block resample is 0, not a spread
+    cancel = [_game(r, seats, seats[0]) for r in range(30) for seats in (("x", "random"), ("random", "x"))]
+    fit = ladder_fit.fit_ladder(cancel, ["random", "x"])
+    assert fit["ratings"]["x"]["rating"] == 0 and fit["ratings"]["x"]["ci95"] == [0.0, 0.0]
+    # every block two identical games: as much information as one game a block, so the interval is
+    # that of the data with each block counted once, wider than resampling the games one by one
+    # (each game its own round = its own block)
+    winners = ["x"] * 26 + ["random"] * 14
+    twice = [_game(r, seats, w) for r, w in enumerate(winners) for seats in (("x", "random"), ("random", "x"))]
+    once = [g for g in twice if g["seats"][0] == "x"]
+    by_game = [dict(g, round=i) for i, g in enumerate(twice)]
+    fits = {name: ladder_fit.fit_ladder(rows, ["random", "x"])
+            for name, rows in (("twice", twice), ("once", once), ("by_game", by_game))}
+    # the point estimate uses every game: resampling does not change it
+    assert fits["twice"]["ratings"]["x"]["rating"] == fits["by_game"]["ratings"]["x"]["rating"] == \
+        ladder_fit.fit_ladder(twice, ["random", "x"], bootstrap=0)["ratings"]["x"]["rating"]
+    assert _width(fits["twice"], "x") == pytest.approx(_width(fits["once"], "x"), rel=0.1)
+    assert _width(fits["twice"], "x") > 1.25 * _width(fits["by_game"], "x")
+    # seeded: the same seed gives the same resamples whatever the order of the rows, another seed others
+    assert ladder_fit.fit_ladder(twice[::-1], ["random", "x"]) == fits["twice"]
+    assert ladder_fit.fit_ladder(twice, ["random", "x"], seed=1)["bootstrap"] != fits["twice"]["bootstrap"]
+
+
+def test_a_placements_interval_resamples_its_blocks():
+    data = {"ratings": {"random": {"rating": 0.0}}}   # no ladder resamples: the anchor held at 0
+    cancel = [_game(r, seats, seats[0]) for r in range(30) for seats in (("new", "random"), ("random", "new"))]
+    rating, ci, _ = ladder_fit.place_rating(data, cancel, "new", ["random"], bootstrap=50)
+    assert rating == 0 and ci == (0.0, 0.0)
+
+
+def test_the_published_ladders_are_the_fit_of_their_games():
+    """Each finished ladder's ratings, intervals and pairings are what its saved games give (so a
+    change of the fit needs the data refitted: ``arena ladder GAME --players N`` refits a finished
+    ladder without playing); the block bootstrap left the points as they were."""
+    finished = [d for d in levels.all_ladders() if d["complete"]]
+    assert any(d["name"] == "zaka_3p" for d in finished)
+    for data in finished:
+        csv_path, _ = levels.paths(data["game"], data["num_players"])
+        rows = ladder.read_games(csv_path)
+        # a block is a round of a table: one start (engine seed) each, every seat arrangement once
+        seeds: dict = {}
+        for r in rows:
+            seeds.setdefault((r["round"], tuple(sorted(r["seats"]))), set()).add(r["engine_seed"])
+        assert all(len(v) == 1 for v in seeds.values()) and len(set().union(*seeds.values())) == len(seeds)
+        _seat_balanced(rows)
+        fit = ladder_fit.fit_ladder(rows, data["roster"], bootstrap=len(data["bootstrap"]),
+                                    seed=data["settings"]["seed"])
+        assert (fit["ratings"], fit["pairs"], fit["bootstrap"]) == (data["ratings"], data["pairs"], data["bootstrap"]), \
+            f"{data['name']}: its JSON is not the fit of its games: run {data['command']}"
+        if data["name"] == "zaka_3p":   # the points before the block bootstrap (8875fa4)
+            assert {s: r["rating"] for s, r in data["ratings"].items()} == \
+                {"random": 0.0, "heuristic": 251.0, "mcts:4": 19.8, "mcts:16": 43.1, "mcts:64": 126.9}
+
+
 def test_a_stopped_ladder_resumes_without_replaying_a_game(tmp_path, monkeypatch):
     whole = _tiny("zaka", tmp_path / "whole")
     folder = tmp_path / "parts"

@@ -32,12 +32,13 @@ in an installed wheel as in a checkout.
 2 players, the full finishing order with more; ties split over their orderings; one virtual draw
 between every pair as a prior) on games whose players are all on the roster, on an Elo-like scale
 (400 log10 of the odds: 200 points is an expected score of 76%) anchored at ``random`` = 0. The
-95% intervals are percentiles of 200 bootstrap resamples of the games, each refitted and
-re-anchored (so random's interval is [0, 0] and the others are relative to random).
+95% intervals are percentiles of 200 bootstrap resamples of the blocks (a block's games share their
+start, so they are resampled together: ``train/ladder_fit.py``), each refitted and re-anchored (so
+random's interval is [0, 0] and the others are relative to random).
 
 **Placing** an agent (``place``): it plays the roster (the *anchors*) only, seat-balanced, and only
 its strength is fitted with the anchors' ratings held at the ladder's values. Its interval
-resamples its games and, in each resample, takes the anchors' ratings from one of the ladder's own
+resamples its blocks and, in each resample, takes the anchors' ratings from one of the ladder's own
 bootstrap resamples, so the anchors' uncertainty is counted too.
 
 **Levels** (``derive_levels``): see its docstring.
@@ -345,8 +346,8 @@ def ladder_data(settings: LadderSettings, specs: Sequence[str], rows: Sequence[d
         "roster": list(specs), "anchor": ANCHOR,
         "rating_model": ("Plackett-Luce (Bradley-Terry for 2 players) by the evaluator's fit, "
                          "400 log10 odds (Elo-like), anchored at random = 0; 95% intervals: "
-                         f"percentiles of {bootstrap} bootstrap resamples of the games, each "
-                         "re-anchored"),
+                         f"percentiles of {bootstrap} bootstrap resamples of the blocks (a table's "
+                         "games from one start, every seat arrangement), each re-anchored"),
         "games": len(mine),
         "games_per_pairing": {"min": min(per_pair, default=0), "max": max(per_pair, default=0),
                               "target": target},

@@ -5,6 +5,14 @@ Rows are games as the ladder's CSV holds them: ``seats`` (the agent spec per pla
 ``returns`` (per player index); the finishing order is by return, ties grouped (as the evaluator
 ranks). Ratings are on an Elo-like scale: 400 log10 of the odds, so 200 points is an expected score
 of about 76%.
+
+The intervals resample *blocks*, not games (a cluster bootstrap): a block is one table's games from
+one start (``train/ladder.py``'s schedule: the same engine seed and opening, every seat arrangement),
+so its games share the deal and are correlated; resampling them one by one made the intervals too
+narrow. The CSV rows name no block, but a block is exactly the games with the same ``round`` and the
+same table (the sorted ``seats``): the schedule seeds a block from the ladder seed, the table and the
+round, so they share ``engine_seed`` too. A row without ``round`` (rows built by hand) is a block of
+its own. The point estimates use every game, as before.
 """
 from __future__ import annotations
 
@@ -24,6 +32,27 @@ BOOTSTRAP = 200
 
 def _row_key(row: dict[str, Any]) -> tuple:
     return row.get("round", 0), tuple(row["seats"]), row.get("history_hash", "")
+
+
+def _block_counts(rows: Sequence[dict[str, Any]], orders: Sequence[tuple], uniq: Sequence[tuple]) -> np.ndarray:
+    """Games per (block, finishing order): one line per block (module docstring), in the order the
+    blocks first appear in ``rows`` (canonically sorted by the callers), one column per ``uniq``
+    order; ``orders`` is each row's finishing order."""
+    col = {g: j for j, g in enumerate(uniq)}
+    keys = [(row["round"], tuple(sorted(row["seats"]))) if "round" in row else ("game", i)
+            for i, row in enumerate(rows)]
+    line = {k: i for i, k in enumerate(dict.fromkeys(keys))}
+    out = np.zeros((len(line), len(uniq)))
+    for k, g in zip(keys, orders):
+        out[line[k], col[g]] += 1
+    return out
+
+
+def _resample_blocks(rng: np.random.Generator, blocks: np.ndarray) -> np.ndarray:
+    """Weights of the finishing orders in one bootstrap resample: as many blocks as there are,
+    drawn with replacement, each counting all its games."""
+    n = len(blocks)
+    return rng.multinomial(n, np.full(n, 1.0 / n)) @ blocks
 
 
 def _finishing_order(row: dict[str, Any], index: dict[str, int]) -> tuple[tuple[int, ...], ...]:
@@ -69,8 +98,8 @@ def pair_results(rows: Sequence[dict[str, Any]], specs: Sequence[str]) -> list[d
 def fit_ladder(rows: Sequence[dict[str, Any]], specs: Sequence[str], bootstrap: int = BOOTSTRAP,
                seed: int = 0) -> dict[str, Any]:
     """Ratings of ``specs`` from ``rows`` (games whose players are all in ``specs``): point
-    estimates anchored at ``random`` = 0 and bootstrap 95% intervals (module docstring). An agent
-    without games gets no rating (None)."""
+    estimates anchored at ``random`` = 0 and 95% intervals from ``bootstrap`` resamples of the
+    blocks, drawn from ``seed`` (module docstring). An agent without games gets no rating (None)."""
     specs = list(specs)
     # in a canonical order: the bootstrap's draws (and so the intervals) must not depend on the
     # order in which games ended (workers, resumed runs)
@@ -87,10 +116,12 @@ def fit_ladder(rows: Sequence[dict[str, Any]], specs: Sequence[str], bootstrap: 
     anchored = ANCHOR in played
     if anchored and len(played) > 1:
         index = {s: i for i, s in enumerate(played)}
-        orders = Counter(_finishing_order(r, index) for r in rows)
+        row_orders = [_finishing_order(r, index) for r in rows]
+        orders = Counter(row_orders)
         uniq = list(orders)
         expanded = _expanded(uniq)
         counts = np.array([orders[g] for g in uniq], float)
+        blocks = _block_counts(rows, row_orders, uniq)
 
         def fit(weights) -> np.ndarray:
             strengths = ev.fit_plackett_luce(*_rankings(expanded, weights), len(played)) * TO_ELO
@@ -98,8 +129,8 @@ def fit_ladder(rows: Sequence[dict[str, Any]], specs: Sequence[str], bootstrap: 
 
         point = fit(counts)
         rng = np.random.default_rng(seed)
-        samples = np.asarray([fit(rng.multinomial(len(rows), counts / counts.sum()))
-                              for _ in range(bootstrap)]) if bootstrap and len(rows) > 1 else point[None, :]
+        samples = np.asarray([fit(_resample_blocks(rng, blocks))
+                              for _ in range(bootstrap)]) if bootstrap and len(blocks) > 1 else point[None, :]
         out["bootstrap"] = [[round(float(x), 1) for x in sample] for sample in samples]
     for s in specs:
         entry: dict[str, Any] = {"rating": None, "ci95": None, "games": per[s]["games"],
@@ -166,23 +197,25 @@ def place_rating(data: dict[str, Any], rows: Sequence[dict[str, Any]], label: st
                  bootstrap: int = BOOTSTRAP, seed: int = 0) -> tuple[float, tuple[float, float], list[dict[str, Any]]]:
     """(rating, 95% interval, results per anchor) of ``label`` from its games ``rows`` against the
     ladder ``data``'s agents ``chosen``, held at their ratings. The interval: percentiles over
-    ``bootstrap`` resamples of the games, each refitted with the anchors' ratings taken from one of
-    the ladder's own bootstrap resamples (so the anchors' uncertainty counts too)."""
+    ``bootstrap`` resamples of the blocks (module docstring), each refitted with the anchors'
+    ratings taken from one of the ladder's own bootstrap resamples (so the anchors' uncertainty
+    counts too)."""
     rows = sorted((r for r in rows if label in r["seats"] and all(s in chosen or s == label for s in r["seats"])),
                   key=_row_key)
     fixed = {s: float(data["ratings"][s]["rating"]) for s in chosen}
     rating = fit_one(rows, label, fixed)
     specs = [label] + sorted(fixed)
     index = {s: i for i, s in enumerate(specs)}
-    orders = Counter(_finishing_order(r, index) for r in rows)
+    row_orders = [_finishing_order(r, index) for r in rows]
+    orders = Counter(row_orders)
     expanded = _expanded(list(orders))
-    counts = np.array(list(orders.values()), float)
+    blocks = _block_counts(rows, row_orders, list(orders))
     order = data.get("bootstrap_order") or []
     boot_rows = data.get("bootstrap") or []
     rng = np.random.default_rng(seed + 1)
     samples = []
-    for _ in range(bootstrap if len(rows) > 1 else 0):
-        weights = rng.multinomial(len(rows), counts / counts.sum())
+    for _ in range(bootstrap if len(blocks) > 1 else 0):
+        weights = _resample_blocks(rng, blocks)
         anchors_now = dict(fixed)
         if boot_rows:
             sample = boot_rows[int(rng.integers(len(boot_rows)))]
