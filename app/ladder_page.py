@@ -162,8 +162,9 @@ def page_text(ladders: Sequence[dict[str, Any]], costs: dict[str, Any] | None = 
         f"finishing order with more, ties split), on 400 log10 odds (Elo-like): an agent 200 points "
         f"above another is expected to score 76% against it, 400 points 91%. **Anchored:** `{ANCHOR}` = 0, "
         f"so numbers stay comparable when the roster grows.",
-        "- **95% intervals:** percentiles of 200 bootstrap resamples of the games, each refitted and "
-        "re-anchored (so they are intervals relative to random; random's is 0 to 0).",
+        "- **95% intervals:** percentiles of 200 bootstrap resamples of the blocks (a block is one table's "
+        "games from one start, every seat arrangement; they share the deal, so they are resampled together), "
+        "each refitted and re-anchored (so they are intervals relative to random; random's is 0 to 0).",
         "- **Roster:** random, the rule-based heuristic, MCTS (random rollouts) at three budgets chosen per "
         "game from measured costs, and every shipped agent of the game and player count alone and at its "
         "`strongest` spec (`checkpoints/shipped.yaml`).",
