@@ -14,9 +14,8 @@ import re
 from pathlib import Path
 
 from ..envs.core.game import default_max_steps
-from ..train.config import ConfigError, config_for_game, parse_overrides, read_config_file
-from ..train.search_distill import ALGORITHM as DISTILL
-from ..train.search_distill import is_distill_config, train_search_distill
+from ..train.config import ConfigError, config_for_game, parse_overrides, read_config_file, short_path
+from ..train.trainers import OPTIONAL_FLAGS, RLLIB_FLAGS, TRAINERS, Trainer, choose, run_algorithm, trainer
 from .cli_common import (
     CLIError,
     HelpFormatter,
@@ -42,10 +41,22 @@ examples:
   arena train peacekeepers --out runs/pk --resume --timesteps 600000   # continue to 600k steps
   arena train peacekeepers --set n_envs=4 --set opponent_mix='{random: 1}'
   arena train zaka --opt num_players=3
-  arena train peacekeepers --backend rllib --num-env-runners 2 --out runs/pk_rllib
-  arena train peacekeepers --backend rllib --address auto --num-env-runners 32 --num-learners 2 --device cuda
+  arena train peacekeepers --set algorithm=rllib_ppo --num-env-runners 2 --out runs/pk_rllib
+  arena train peacekeepers --set algorithm=rllib_ppo --address auto --num-env-runners 32 --num-learners 2 --device cuda
+  arena train gorgasali --config configs/train/gorgasali_ppo.yaml   # PPO for the game whose default is not
 
-What a run does: the config's warm start (cloning bc_games heuristic games, then dagger_rounds
+The trainer is the config's "algorithm:" key (train/trainers.py), or --set algorithm=NAME:
+  ppo              self-play MaskablePPO (sb3-contrib) in this process; the default without the key
+  rllib_ppo        the same PPO config on Ray RLlib, a local Ray or a cluster with --address (the
+                   [rllib] extra; docs/rllib.md); only it reads --address, --num-env-runners,
+                   --num-learners and --gpus-per-learner
+  value_lookahead  the heuristic's learned-value lookahead (Gorgasali's default config)
+  search_distill   expert iteration: PUCT search distilled into the network (configs/train/*_distill.yaml)
+--set algorithm= switches a PPO config between ppo and rllib_ppo; a config written for another
+algorithm is refused with the config to pass (Gorgasali's PPO recipe is configs/train/gorgasali_ppo.yaml).
+--resume keeps the trainer that wrote the run folder; a flag the trainer does not read is an error.
+
+What a PPO run does: the config's warm start (cloning bc_games heuristic games, then dagger_rounds
 of dagger_games), then PPO to total_timesteps, evaluating eval_games per opponent every
 eval_interval steps and at the end. A run shorter than its config (--timesteps below the file's
 total_timesteps) scales bc_games, dagger_games and eval_games by the same share, keeping at least
@@ -65,12 +76,9 @@ rollout is saved), says so and exits with 130 / 143 (continue with --resume); a 
 first saved when PPO starts, after the warm start, and a stop before it says that none was
 written; a second Ctrl-C aborts without saving. A run folder in use by another run is refused
 (exit 2); a resume cuts progress.csv back to the checkpoint.
---backend rllib trains the same self-play PPO on Ray RLlib (a local Ray, or a cluster with
---address) and writes policy.zip, algorithm/, snapshots/, progress.csv and eval/ (docs/rllib.md).
-A config with "algorithm: value_lookahead" (Gorgasali's default; its PPO recipe is
-configs/train/gorgasali_ppo.yaml) trains the heuristic's value lookahead instead
-(train/value_lookahead.py): value.pt (play it as vlook:PATH), curve.csv/png, fit.csv, accept.csv,
-eval/; --set takes that algorithm's keys (rounds, games_per_round, ...); --timesteps N stops its data
+algorithm rllib_ppo writes policy.zip, algorithm/, snapshots/, progress.csv and eval/ (docs/rllib.md).
+algorithm value_lookahead (train/value_lookahead.py) writes value.pt (play it as vlook:PATH),
+curve.csv/png, fit.csv, accept.csv, eval/; --set takes that algorithm's keys (rounds, games_per_round, ...); --timesteps N stops its data
 games at N engine actions (max_env_steps) and scales its trials, evaluations and fit to the share
 of games played.
 """
@@ -140,69 +148,110 @@ def fold_set_into_flags(args, overrides: dict) -> None:
         raise CLIError("--opt and --set env_options both set env options", hint="use --opt KEY=VALUE")
 
 
-#: ``arena train`` flags only the rllib backend reads (keyword arguments of train/rllib.py)
-RLLIB_FLAGS = ("address", "num_env_runners", "num_learners", "gpus_per_learner")
-
-
 @command
 def cmd_train(args) -> int:
-    from ..train.config import ConfigError
-
+    """The trainer is the config's ``algorithm`` (train/trainers.py): the file's, ``--set
+    algorithm=NAME``, or with ``--resume`` the one that wrote the run folder."""
     game = resolve_game(args.game)
     check_out_folder(args.out if args.out is not None else "runs")
-    if args.resume and args.out is not None:
-        _check_resumable(Path(args.out))
-    code = _train_search_distill(args, game)  # algorithm: search_distill (its config, or --resume of its run)
-    if code is not None:
-        return code
-    if args.backend != "rllib" and not args.resume:
-        from ..train.value_lookahead import read_if_value_config
-        try:
-            found = read_if_value_config(args.config, game, env_options(args, notes=False))
-        except ConfigError as exc:
-            raise CLIError(str(exc)) from None
-        if found is not None:
-            return _train_value_lookahead(args, game, found)
-    overrides = check_set_overrides(args.set)
+    try:
+        overrides = parse_overrides(args.set)
+        chosen, data, source = _choose_trainer(args, game, overrides.pop("algorithm", None))
+    except ConfigError as exc:
+        raise CLIError(str(exc)) from None
+    _check_flags(args, chosen, source)
+    return RUNNERS[chosen.name](args, game, chosen, data, source, overrides)
+
+
+def _choose_trainer(args, game: str, asked) -> tuple[Trainer, dict | None, str]:
+    """(trainer, config keys, where they came from): a new run's config file (given or the game's
+    default) names it, ``asked`` (--set algorithm) may change PPO's backend; a resumed run keeps
+    the trainer of its folder (``asked`` must agree), its keys come from the folder."""
+    if asked is not None:
+        trainer(asked, "--set")   # an unknown name, before anything is read
+    if args.resume:
+        if args.out is None:   # the trainer says --resume needs --out
+            return TRAINERS[asked or "ppo"], None, "--resume"
+        out = Path(args.out)
+        found = run_algorithm(out)
+        if found is not None and asked is not None and asked != found:
+            raise CLIError(f"--set algorithm={asked}: {out} holds an algorithm {found} run, and a resumed run "
+                           f"keeps its trainer", hint="leave --set algorithm out, or start a new run with another --out")
+        chosen = TRAINERS[found or asked or "ppo"]   # nothing there: the trainer says what is missing
+        if not chosen.resumes:
+            raise CLIError(f"{out} holds a {chosen.name} run, which cannot be resumed (each round refits "
+                           f"on every data game so far, and those are not kept)",
+                           hint="start a new run with another --out")
+        return chosen, None, str(out)
+    path = Path(args.config) if args.config is not None else config_for_game(game, env_options(args, notes=False))
+    data = read_config_file(path)
+    return choose(data, str(path), asked), data, str(path)
+
+
+#: what to do instead of a flag a trainer does not read: (trainer, flag) -> (words, hint)
+FLAG_HINTS = {("search_distill", "timesteps"): ("counts iterations, not learner steps",
+                                                "--set iterations=N (or time_limit_minutes=M)"),
+              ("value_lookahead", "device"): ("not read", "its value network fits on the CPU (torch_threads)")}
+
+
+def _check_flags(args, chosen: Trainer, source: str) -> None:
+    """A flag the trainer does not read is a one-line error, not silently dropped."""
+    given = [k for k in OPTIONAL_FLAGS if k not in chosen.flags and getattr(args, k, None) not in (None, False)]
+    rllib = [f"--{k.replace('_', '-')}" for k in given if k in RLLIB_FLAGS]
+    if rllib:
+        raise CLIError(f"{', '.join(rllib)} need algorithm rllib_ppo ({short_path(source)} is algorithm {chosen.name})",
+                       hint="--set algorithm=rllib_ppo (docs/rllib.md)")
+    if given:
+        words, hint = FLAG_HINTS.get((chosen.name, given[0]), ("not read", None))
+        flag = f"--{given[0].replace('_', '-')}"
+        if words == "not read":
+            raise CLIError(f"{flag}: not read by algorithm {chosen.name} ({short_path(source)})", hint=hint)
+        raise CLIError(f"{flag}: algorithm {chosen.name} {words}", hint=hint)
+
+
+def _checked_set(overrides: dict) -> dict:
+    """Parsed --set values of a PPO trainer, checked against train/config.py; a mistake blames --set."""
+    from ..train.config import check_overrides
+    try:
+        return check_overrides(overrides, source="--set")
+    except ConfigError as exc:
+        raise CLIError(str(exc), hint="training-config keys are listed in train/config.py; "
+                                      "env options go to --opt") from None
+
+
+def _train_ppo(args, game: str, chosen: Trainer, data, source: str, overrides: dict) -> int:
+    """algorithm ppo: sb3-contrib MaskablePPO in this process (train/ppo.py)."""
+    overrides = _checked_set(overrides)
     fold_set_into_flags(args, overrides)
     _add_env_and_progress(args, game, overrides)
-    if args.backend == "rllib":
-        from ..train.rllib import RLlibMissingError, train_rllib
-        flags = {k: getattr(args, k) for k in RLLIB_FLAGS}
-        try:
-            path = train_rllib(game, config_path=args.config, timesteps=args.timesteps, seed=args.seed,
-                               out=args.out, resume=args.resume, device=args.device,
-                               trust=args.trust_checkpoint, **flags, **overrides)
-        except RLlibMissingError as exc:
-            raise CLIError(str(exc), hint="docs/rllib.md") from None
-        except ConfigError as exc:
-            raise _blame(exc, overrides) from None
-        print(f"policy: {path}")
-        return 0
-    given = [f"--{k.replace('_', '-')}" for k in RLLIB_FLAGS if getattr(args, k) is not None]
-    if given:
-        raise CLIError(f"{', '.join(given)} need --backend rllib", hint="docs/rllib.md")
     if args.device is not None:
         overrides["device"] = args.device  # a training-config key of the SB3 path
-    from ..train.ppo import train
-
     try:   # a stop (SIGINT / SIGTERM) ends in arena's main: one line saying what was saved
-        path = train(game, config_path=args.config, timesteps=args.timesteps, seed=args.seed,
-                     out=args.out, resume=args.resume, trust=args.trust_checkpoint, **overrides)
+        path = chosen.function()(game, config_path=args.config, timesteps=args.timesteps, seed=args.seed,
+                                 out=args.out, resume=args.resume, trust=args.trust_checkpoint, **overrides)
     except ConfigError as exc:
         raise _blame(exc, overrides) from None
     print(f"final checkpoint: {path}")
     return 0
 
 
-def _check_resumable(out: Path) -> None:
-    """``--resume`` of a folder that a value-lookahead run wrote: that algorithm does not resume."""
-    from ..train.value_lookahead import is_value_run
-
-    if not (out / "checkpoint.zip").exists() and is_value_run(out):
-        raise CLIError(f"{out} holds a value_lookahead run, which cannot be resumed (each round refits "
-                       f"on every data game so far, and those are not kept)",
-                       hint="start a new run with another --out")
+def _train_rllib(args, game: str, chosen: Trainer, data, source: str, overrides: dict) -> int:
+    """algorithm rllib_ppo: the same PPO config on Ray RLlib (train/rllib.py; the [rllib] extra)."""
+    overrides = _checked_set(overrides)
+    fold_set_into_flags(args, overrides)
+    _add_env_and_progress(args, game, overrides)
+    from ..train.rllib import RLlibMissingError
+    flags = {k: getattr(args, k) for k in RLLIB_FLAGS}
+    try:
+        path = chosen.function()(game, config_path=args.config, timesteps=args.timesteps, seed=args.seed,
+                                 out=args.out, resume=args.resume, device=args.device,
+                                 trust=args.trust_checkpoint, **flags, **overrides)
+    except RLlibMissingError as exc:
+        raise CLIError(str(exc), hint="docs/rllib.md") from None
+    except ConfigError as exc:
+        raise _blame(exc, overrides) from None
+    print(f"policy: {path}")
+    return 0
 
 
 def _add_env_and_progress(args, game: str, overrides: dict) -> None:
@@ -216,18 +265,9 @@ def _add_env_and_progress(args, game: str, overrides: dict) -> None:
         overrides["progress"] = False
 
 
-def _train_value_lookahead(args, game: str, found: tuple[dict, str]) -> int:
-    """``arena train`` with an ``algorithm: value_lookahead`` config (train/value_lookahead.py)."""
-    from ..train.config import ConfigError, parse_overrides
-    from ..train.value_lookahead import train_value_lookahead
-
-    if getattr(args, "device", None) is not None:
-        raise CLIError(f"--device: not read by algorithm value_lookahead ({found[1]})",
-                       hint="its value network fits on the CPU (torch_threads)")
-    try:
-        overrides = parse_overrides(args.set)
-    except ConfigError as exc:
-        raise CLIError(str(exc)) from None
+def _train_value_lookahead(args, game: str, chosen: Trainer, data, source: str, overrides: dict) -> int:
+    """algorithm value_lookahead: the heuristic's learned-value lookahead (train/value_lookahead.py)."""
+    assert data is not None   # it does not resume: always a new run's config
     if args.seed is not None:
         overrides["seed"] = args.seed
     if args.timesteps is not None:   # env steps of the data games, as the curve counts them
@@ -237,7 +277,7 @@ def _train_value_lookahead(args, game: str, found: tuple[dict, str]) -> int:
         overrides["max_env_steps"] = args.timesteps
     _add_env_and_progress(args, game, overrides)
     try:
-        path = train_value_lookahead(game, found[0], found[1], args.out, overrides)
+        path = chosen.function()(game, data, source, args.out, overrides)
     except ConfigError as exc:
         raise CLIError(str(exc), hint="its keys: train/value_lookahead.py") from None
     print(f"value checkpoint: {path} (play it as vlook:{path})")
@@ -334,9 +374,10 @@ MAX_GAMES, MAX_WORKERS = 1_000_000, 256
 def register(subparsers) -> None:
     """Add ``train`` and ``eval`` to an ``argparse`` sub-parser set (``arena`` calls this)."""
     p = subparsers.add_parser(
-        "train", help="self-play MaskablePPO training for a registered game",
-        description="Train a MaskablePPO policy by self-play against a pool (random, rule-based, "
-                    "frozen snapshots of itself), with periodic checkpoints and evaluations.",
+        "train", help="train an agent for a registered game (self-play PPO by default)",
+        description="Train an agent with the trainer the config's 'algorithm:' key names (or --set "
+                    "algorithm=NAME): by default a MaskablePPO policy by self-play against a pool (random, "
+                    "rule-based, frozen snapshots of itself), with periodic checkpoints and evaluations.",
         epilog=TRAIN_EPILOG, formatter_class=HelpFormatter)
     p.add_argument("game", help="game id or name, e.g. peacekeepers or peacekeepers_v0")
     p.add_argument("--config", help="training config YAML (default: configs/train/<game>_<N>p.yaml when --opt "
@@ -352,22 +393,19 @@ def register(subparsers) -> None:
                    help="training-config key (train/config.py), repeatable, e.g. --set n_envs=4")
     add_env_options(p, deprecated=("--options",))
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
-    p.add_argument("--backend", choices=("sb3", "rllib"), default="sb3",
-                   help="sb3: MaskablePPO in this process; rllib: Ray RLlib PPO on a local Ray or a "
-                        "cluster (the [rllib] extra; docs/rllib.md)")
     p.add_argument("--device", choices=("auto", "cpu", "cuda"),
-                   help="where the learner runs (rllib: auto = a GPU learner when there is a GPU)")
-    p.add_argument("--address", help="rllib: the Ray cluster to join: auto, HOST:6379 or ray://HOST:10001 "
+                   help="where the learner runs (rllib_ppo: auto = a GPU learner when there is a GPU)")
+    p.add_argument("--address", help="rllib_ppo: the Ray cluster to join: auto, HOST:6379 or ray://HOST:10001 "
                                      "(default: start a local Ray)")
     p.add_argument("--num-env-runners", type=int_at_least(0),
-                   help="rllib: sampling processes (default: the config's rllib section, 0 = in-process)")
+                   help="rllib_ppo: sampling processes (default: the config's rllib section, 0 = in-process)")
     p.add_argument("--num-learners", type=int_at_least(0),
-                   help="rllib: learner processes (default: the config's rllib section, 0 = in-process)")
+                   help="rllib_ppo: learner processes (default: the config's rllib section, 0 = in-process)")
     p.add_argument("--gpus-per-learner", type=float,
-                   help="rllib: GPUs per learner, fractions allowed (default: 1 with a GPU device)")
+                   help="rllib_ppo: GPUs per learner, fractions allowed (default: 1 with a GPU device)")
     add_trust_checkpoint(p, help="also load pickled checkpoints (written before the safe format) as "
                          "init_policy, for --resume, as snapshots or opponents, and (required) resume "
-                         "--backend rllib, whose algorithm/ folder Ray pickles: such a file runs any code "
+                         "algorithm rllib_ppo, whose algorithm/ folder Ray pickles: such a file runs any code "
                          "it carries; only for files whose source you trust")
     p.set_defaults(func=cmd_train)
 
@@ -412,47 +450,8 @@ def register(subparsers) -> None:
     p.set_defaults(func=cmd_convert_checkpoint)
 
 
-def _distill_found(args, game_id: str) -> tuple[dict | None, str] | None:
-    """(config keys, their source) where ``arena train``'s config (or, with --resume, the run
-    folder) is algorithm search_distill; None otherwise (another trainer takes the command)."""
-    from ..agents.ppo import CheckpointError, read_metadata  # torch: loaded when training
-    if args.resume:
-        if args.out is None:
-            return None
-        out = Path(args.out)
-        try:
-            if (out / "checkpoint.zip").is_file():
-                return (None, str(out / "checkpoint.zip")) \
-                    if read_metadata(out / "checkpoint.zip").get("algorithm") == DISTILL else None
-            data = read_config_file(out / "config.yaml") if (out / "config.yaml").is_file() else {}
-        except (CheckpointError, ConfigError):
-            return None   # the PPO path says what is wrong with it
-        return (data, str(out / "config.yaml")) if is_distill_config(data) else None
-    path = Path(args.config) if args.config is not None else config_for_game(game_id, env_options(args, notes=False))
-    data = read_config_file(path)
-    return (data, str(path)) if is_distill_config(data) else None
-
-
-def _train_search_distill(args, game_id: str) -> int | None:
-    """``arena train`` for a search_distill config or run folder; None when the command is another
-    trainer's (PPO, value_lookahead)."""
-    found = _distill_found(args, game_id)
-    if found is None:
-        return None
-    if getattr(args, "backend", "sb3") == "rllib":
-        raise CLIError(f"--backend rllib trains PPO; {found[1]} is algorithm {DISTILL}",
-                       hint="leave --backend out")
-    flags = [f"--{k.replace('_', '-')}" for k in ("address", "num_env_runners", "num_learners", "gpus_per_learner")
-             if getattr(args, k, None) is not None]
-    if flags:
-        raise CLIError(f"{', '.join(flags)}: rllib flags, not read by algorithm {DISTILL}")
-    if getattr(args, "timesteps", None) is not None:
-        raise CLIError(f"--timesteps: algorithm {DISTILL} counts iterations, not learner steps",
-                       hint="--set iterations=N (or time_limit_minutes=M)")
-    try:
-        overrides = parse_overrides(args.set)
-    except ConfigError as exc:
-        raise CLIError(str(exc)) from None
+def _train_search_distill(args, game_id: str, chosen: Trainer, data, source: str, overrides: dict) -> int:
+    """algorithm search_distill: expert iteration (train/search_distill.py); resumes from its folder."""
     for flag in ("seed", "device"):
         value = getattr(args, flag, None)
         if value is None:
@@ -472,7 +471,13 @@ def _train_search_distill(args, game_id: str) -> int | None:
     if args.resume and args.config is not None:
         print(f"arena train: note: --config {args.config} is ignored when resuming (the run's own config is "
               f"used; --set changes single keys)", flush=True)
-    path = train_search_distill(game_id, found[0], found[1], args.out, overrides, resume=args.resume,
-                                trust=getattr(args, "trust_checkpoint", False))
+    path = chosen.function()(game_id, data, source, args.out, overrides, resume=args.resume,
+                             trust=getattr(args, "trust_checkpoint", False))
     print(f"best network: {path} (play it as ppo:{path}, or with search as puct:64:{path})")
     return 0
+
+
+#: how ``arena train`` runs each trainer of train/trainers.py TRAINERS (the flags, --set and --opt
+#: turned into the trainer function's arguments)
+RUNNERS = {"ppo": _train_ppo, "rllib_ppo": _train_rllib, "value_lookahead": _train_value_lookahead,
+           "search_distill": _train_search_distill}

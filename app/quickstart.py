@@ -50,6 +50,9 @@ __all__ = ["register", "cmd_quickstart", "fresh_run_folder", "interrupted_start"
 #: warm start and evaluations scaled to that length (train/config.py ``scale_to_run``).
 QUICKSTART_RUNS: dict[str, dict] = {"peacekeepers_v0": {"total_timesteps": 30_000, "scale_with_run": False}}
 QUICKSTART_DEFAULT_TIMESTEPS = 30_000
+#: quickstart trains PPO: the config it reads for a game whose default config is another
+#: algorithm's (configs/train/gorgasali.yaml is a value lookahead), under configs/train/
+QUICKSTART_CONFIGS = {"gorgasali_v0": "gorgasali_ppo.yaml"}
 DEFAULT_GAMES = 400
 
 #: what a longer run gives, per game: (command, what it gave, where it was measured)
@@ -135,17 +138,23 @@ def _run_folder(args, game: str) -> Path:
     return out
 
 
+def quickstart_config(game: str, options: dict) -> Path:
+    """The PPO config quickstart reads: ``QUICKSTART_CONFIGS``, else the game's default."""
+    from ..train.config import CONFIG_DIR, config_for_game
+    return CONFIG_DIR / QUICKSTART_CONFIGS[game] if game in QUICKSTART_CONFIGS else config_for_game(game, options)
+
+
 def _plan(game: str, options: dict, overrides: dict) -> tuple[str, "TrainConfig"]:
     """The words of what the run will do, and its config (``train.config.load_config``)."""
-    from ..train.config import config_for_game, load_config
-    cfg = load_config(None, overrides, game=game)
+    from ..train.config import load_config
+    cfg = load_config(quickstart_config(game, options), overrides, game=game)
     warm = ""
     if cfg.bc_games:
         warm = f"cloning {cfg.bc_games} heuristic games"
         if cfg.dagger_rounds:
             warm += f" and {cfg.dagger_rounds} DAgger round(s) of {cfg.dagger_games}"
         warm += ", then "
-    return (f"{warm}{cfg.total_timesteps:,} PPO steps (configs/train/{config_for_game(game, options).name}, "
+    return (f"{warm}{cfg.total_timesteps:,} PPO steps (configs/train/{quickstart_config(game, options).name}, "
             f"cut to a short run)"), cfg
 
 
@@ -216,7 +225,8 @@ def cmd_quickstart(args) -> int:
     print(f"[1/2] training {game}: {plan} -> {out}", flush=True)
     train_overrides = {k: v for k, v in overrides.items() if k not in ("total_timesteps", "seed")}
     try:
-        final = train(game, timesteps=steps, seed=seed, out=out, **train_overrides)
+        final = train(game, config_path=quickstart_config(game, options), timesteps=steps, seed=seed, out=out,
+                      **train_overrides)
     except ConfigError as exc:
         raise _blame(exc, overrides) from None
     label = f"ppo ({final})"

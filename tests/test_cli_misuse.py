@@ -144,6 +144,7 @@ CASES: list[tuple[str, list[str], str]] = [
                                    "--no-progress"], "{file}"),
     ("quickstart-set-unknown", ["quickstart", "--set", "n_env=2"], "did you mean 'n_envs'"),
     ("quickstart-set-nan", ["quickstart", "--set", "learning_rate=.nan"], "learning_rate"),
+    ("quickstart-set-algorithm", ["quickstart", "--set", "algorithm=rllib_ppo"], "this command trains ppo"),
     ("quickstart-seed-disagrees", ["quickstart", "--seed", "1", "--set", "seed=2"], "disagree"),
     ("quickstart-opt-unknown", ["quickstart", "--opt", "num_player=2"], "did you mean 'num_players'"),
     # ---- train
@@ -178,9 +179,20 @@ CASES: list[tuple[str, list[str], str]] = [
     ("train-resume-no-out", ["train", "zaka", "--resume", *TRAIN], "--resume needs --out"),
     ("train-resume-empty", ["train", "zaka", "--resume", "--out", "{dir}", *TRAIN], "checkpoint"),
     ("train-resume-garbage", ["train", "zaka", "--resume", "--out", "{run}", *TRAIN], "checkpoint"),
-    ("train-backend-unknown", ["train", "zaka", "--backend", "jax"], "invalid choice"),
+    ("train-backend-removed", ["train", "zaka", "--backend", "rllib"], "unrecognized arguments: --backend"),
+    ("train-algorithm-unknown", ["train", "zaka", "--set", "algorithm=jax", *TRAIN], "not a trainer"),
+    ("train-ppo-on-vlook-config", ["train", "gorgasali", "--set", "algorithm=ppo", *TRAIN],
+     "pass --config configs/train/gorgasali_ppo.yaml"),
+    ("train-rllib-on-vlook-config", ["train", "gorgasali", "--set", "algorithm=rllib_ppo", *TRAIN],
+     "pass --config configs/train/gorgasali_ppo.yaml"),
+    ("train-vlook-on-ppo-config", ["train", "zaka", "--set", "algorithm=value_lookahead", *TRAIN],
+     "is a PPO config"),
+    ("train-resume-rllib-run-as-ppo", ["train", "zaka", "--resume", "--out", "{rllib_run}", "--set",
+                                       "algorithm=ppo", *TRAIN], "holds an algorithm rllib_ppo run"),
+    ("train-resume-vlook-run-as-ppo", ["train", "gorgasali", "--resume", "--out", "{vlook_run}", "--set",
+                                       "algorithm=ppo", "--no-progress"], "keeps its trainer"),
     ("train-device-unknown", ["train", "zaka", "--device", "tpu"], "invalid choice"),
-    ("train-rllib-flag-on-sb3", ["train", "zaka", "--num-env-runners", "2", *TRAIN], "need --backend rllib"),
+    ("train-rllib-flag-on-sb3", ["train", "zaka", "--num-env-runners", "2", *TRAIN], "need algorithm rllib_ppo"),
     ("train-gpus-word", ["train", "zaka", "--gpus-per-learner", "some"], "--gpus-per-learner"),
     ("train-opt-out-of-range", ["train", "zaka", "--opt", "num_players=9", *TRAIN], "num_players"),
     ("train-opt-and-set-env", ["train", "zaka", "--opt", "num_players=3", "--set", "env_options={}",
@@ -274,6 +286,8 @@ def places(tmp_path_factory) -> dict[str, str]:
     (root / "bad.zip").write_bytes(b"PK\x03\x04 broken")
     (root / "vlook_run").mkdir()
     (root / "vlook_run" / "config.yaml").write_text("algorithm: value_lookahead\nrounds: 1\n")
+    (root / "rllib_run" / "algorithm").mkdir(parents=True)   # an RLlib run's files (no Ray needed to see them)
+    (root / "rllib_run" / "rllib_state.json").write_text('{"timesteps": 64, "iterations": 1}')
     (root / "ppo_started").mkdir()   # a PPO run stopped during its warm start: config, no checkpoint
     (root / "ppo_started" / "config.yaml").write_text("n_envs: 2\n")
     cfgs = {"nan_cfg": "learning_rate: .nan\n", "inf_cfg": "max_grad_norm: .inf\n",
@@ -282,7 +296,8 @@ def places(tmp_path_factory) -> dict[str, str]:
             "rules_list": "- 1\n- 2\n"}
     out = {"dir": str(root / "empty"), "file": str(root / "file.txt"), "busy": str(root / "busy"),
            "run": str(root / "run"), "garbage": str(root / "garbage.yaml"), "bad_zip": str(root / "bad.zip"),
-           "vlook_run": str(root / "vlook_run"), "ppo_started": str(root / "ppo_started")}
+           "vlook_run": str(root / "vlook_run"), "ppo_started": str(root / "ppo_started"),
+           "rllib_run": str(root / "rllib_run")}
     for name, text in cfgs.items():
         (root / f"{name}.yaml").write_text(text)
         out[name] = str(root / f"{name}.yaml")

@@ -1,4 +1,4 @@
-"""The Ray RLlib backend (``arena train --backend rllib``, train/rllib.py).
+"""The Ray RLlib trainer (``arena train --set algorithm=rllib_ppo``, train/rllib.py).
 
 Without ray installed (the main test environment: ``ray[rllib]`` pins gymnasium 1.2.2) only the
 parts that need no ray run: the ``rllib`` config section, the device resolution, the CLI's
@@ -25,6 +25,7 @@ from tabletop_arena import envs  # noqa: E402
 from tabletop_arena.app import commands  # noqa: E402
 from tabletop_arena.train.config import RLLIB_DEFAULTS, ConfigError, from_dict, load_config, parse_overrides  # noqa: E402
 from tabletop_arena.train.rllib import RLlibMissingError, require_ray, resolve_gpus  # noqa: E402
+from tests.ppo_recipes import ppo_config  # noqa: E402
 
 pytestmark = pytest.mark.rllib
 
@@ -70,7 +71,7 @@ def test_rllib_config_section_defaults_and_errors():
         {"rllib": {"num_env_runners": 2, "device": "cpu"}, "seed": 3}
     # every shipped training config stays valid with the section
     for name in GAMES:
-        assert load_config(None, None, game=name).rllib["device"] == "auto"
+        assert load_config(ppo_config(name)).rllib["device"] == "auto"
 
 
 def test_gpu_resolution():
@@ -98,21 +99,23 @@ def _parser():
     return parser
 
 
-def test_cli_rllib_flags_need_the_rllib_backend(tmp_path, capsys):
+def test_cli_rllib_flags_need_algorithm_rllib_ppo(tmp_path, capsys):
+    """The RLlib trainer is ``--set algorithm=rllib_ppo`` (or the config's ``algorithm:``); its flags
+    with another trainer are a one-line error, and there is no --backend flag beside it."""
     args = _parser().parse_args(["train", "peacekeepers", "--out", str(tmp_path / "t"), "--num-env-runners", "2"])
     assert args.func(args) == 2
-    assert "--num-env-runners need --backend rllib" in capsys.readouterr().err
+    assert "--num-env-runners need algorithm rllib_ppo" in capsys.readouterr().err
     assert not (tmp_path / "t").exists()
     with pytest.raises(SystemExit):
-        _parser().parse_args(["train", "peacekeepers", "--backend", "spark"])
+        _parser().parse_args(["train", "peacekeepers", "--backend", "rllib"])
     with pytest.raises(SystemExit):
         _parser().parse_args(["train", "--help"])
     out = capsys.readouterr().out
-    assert "--backend" in out and "--gpus-per-learner" in out
+    assert "--backend" not in out and "algorithm=rllib_ppo" in out and "--gpus-per-learner" in out
 
 
 def test_missing_ray_is_a_clear_error(monkeypatch, tmp_path, capsys):
-    """Where ray is not installed, --backend rllib says how to install it (nothing is written)."""
+    """Where ray is not installed, algorithm rllib_ppo says how to install it (nothing is written)."""
     real_import = builtins.__import__
 
     def no_ray(name, *args, **kwargs):
@@ -125,10 +128,31 @@ def test_missing_ray_is_a_clear_error(monkeypatch, tmp_path, capsys):
     monkeypatch.setattr(builtins, "__import__", no_ray)
     with pytest.raises(RLlibMissingError, match=r"tabletop-arena\[train,rllib\]"):
         require_ray()
-    args = _parser().parse_args(["train", "peacekeepers", "--backend", "rllib", "--out", str(tmp_path / "r")])
+    args = _parser().parse_args(["train", "peacekeepers", "--set", "algorithm=rllib_ppo", "--out", str(tmp_path / "r")])
     assert args.func(args) == 2
     assert "needs Ray RLlib" in capsys.readouterr().err
     assert not (tmp_path / "r").exists()
+
+
+def test_rllib_checkpoints_say_backend_rllib_through_a_declared_hook(tmp_path):
+    """The RLlib run's files are a ``Run`` subclass whose ``meta`` says backend rllib and counts the
+    env steps RLlib sampled; no method of a Run is replaced at run time (it was: ``base.meta =
+    self._meta``). Needs no Ray: the driver copy is a MaskablePPO."""
+    from tabletop_arena.agents.ppo import game_metadata, read_metadata
+    from tabletop_arena.train.ppo import Run, policy_kwargs, resolve_network
+    from tabletop_arena.train.rllib import RLlibRun
+    name = "zaka_v0"
+    cfg = load_config(ppo_config(name), {k: v for k, v in SMALL.items()})
+    game = envs.make_game(name, **cfg.env_options)
+    run = RLlibRun(name, cfg, tmp_path, policy_kwargs(game, cfg))
+    assert isinstance(run.base, Run) and "meta" not in vars(run.base)   # a declared method, not a patch
+    run.timesteps = 123
+    meta = read_metadata(run.save_policy())
+    expected = {**game_metadata(game, name), "timesteps": 123, "config": cfg.to_dict(), "backend": "rllib",
+                "network": resolve_network(game, cfg)}
+    written = {k: v for k, v in meta.items() if k in expected or k == "saved_at"}
+    assert written.pop("saved_at") and json.loads(json.dumps(expected)) == written
+    assert not {"wall_seconds", "cpu_seconds", "last_eval"} & set(meta)   # the SB3 run's keys stay out
 
 
 # ---------------------------------------------------------------------------------------------
@@ -136,7 +160,7 @@ def test_missing_ray_is_a_clear_error(monkeypatch, tmp_path, capsys):
 # ---------------------------------------------------------------------------------------------
 def _env(name, **kw):
     from tabletop_arena.train.rllib_env import ArenaMultiAgentEnv
-    cfg = load_config(None, None, game=name)
+    cfg = load_config(ppo_config(name))
     return ArenaMultiAgentEnv({"game": name, "env_options": cfg.env_options, "max_steps": cfg.max_steps, **kw})
 
 
@@ -331,8 +355,8 @@ def test_one_iteration_trains_saves_resumes_and_evaluates(local_ray, name, tmp_p
     from tabletop_arena.agents.ppo import load_policy, read_metadata
     from tabletop_arena.train.rllib import train_rllib
     out = tmp_path / "run"
-    options = load_config(None, None, game=name).env_options
-    args = _parser().parse_args(["train", name, "--backend", "rllib", "--out", str(out), "--timesteps", "64",
+    options = load_config(ppo_config(name)).env_options
+    args = _parser().parse_args(["train", name, "--set", "algorithm=rllib_ppo", "--out", str(out), "--timesteps", "64",
                                  "--seed", "3", "--device", "auto", "--num-env-runners", "0", "--no-progress",
                                  "--set", "rllib.self_play=0.5"]
                                 + [x for k, v in SMALL.items() if k != "progress"

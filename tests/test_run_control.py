@@ -78,10 +78,10 @@ def test_resume_truncates_progress_to_the_checkpoint(tmp_path):
                          ids=["SIGINT", "SIGTERM"])
 def test_a_signal_saves_a_checkpoint_and_exits_cleanly(tmp_path, sig, code):
     out = tmp_path / "run"
-    from tabletop_arena.train.config import config_for_game, ppo_config
+    from tests.ppo_recipes import ppo_config
     cmd = [sys.executable, "-m", "tabletop_arena.app.cli", "train", GAME, "--timesteps", "100000000",
            "--out", str(out), "--no-progress", "--seed", "3",
-           "--config", str(ppo_config(config_for_game(GAME)))]   # PPO (Gorgasali's default is not)
+           "--config", str(ppo_config(GAME))]   # PPO (Gorgasali's default is not)
     for key, value in SMALL.items():
         if key != "progress":
             cmd += ["--set", f"{key}={value}".replace("'", '"')]

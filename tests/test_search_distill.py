@@ -265,8 +265,10 @@ def test_the_command_line(tmp_path, capsys):
     out = tmp_path / "r"
     assert main(["train", "zaka", "--config", str(config), "--out", str(out), "--timesteps", "5"]) == 2
     assert "--set iterations=N" in capsys.readouterr().err
-    assert main(["train", "zaka", "--config", str(config), "--out", str(out), "--backend", "rllib"]) == 2
-    assert "algorithm search_distill" in capsys.readouterr().err
+    assert main(["train", "zaka", "--config", str(config), "--out", str(out), "--set", "algorithm=rllib_ppo"]) == 2
+    assert "algorithm search_distill config, not a PPO one" in capsys.readouterr().err
+    assert main(["train", "zaka", "--config", str(config), "--out", str(out), "--num-learners", "2"]) == 2
+    assert "need algorithm rllib_ppo" in capsys.readouterr().err
     assert main(["train", "zaka", "--config", str(config), "--out", str(out), "--set", "simulatons=3"]) == 2
     assert "did you mean 'simulations'" in capsys.readouterr().err
     assert not out.exists()   # a refused command makes no folder

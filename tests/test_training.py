@@ -27,6 +27,7 @@ from tabletop_arena.train.config import ConfigError, TrainConfig, from_dict, loa
 from tabletop_arena.train.evaluate import evaluate  # noqa: E402
 from tabletop_arena.train.ppo import train  # noqa: E402
 from tabletop_arena.train.selfplay import SelfPlayEnv  # noqa: E402
+from tests.ppo_recipes import ppo_config  # noqa: E402
 
 GAMES = envs.names()
 
@@ -44,8 +45,8 @@ def trained(tmp_path_factory):
     out = {}
     for name in GAMES:
         run = tmp_path_factory.mktemp(name)
-        path = train(name, timesteps=256, seed=1, out=run, **SMALL)
-        cfg = load_config(None, None, game=name)
+        path = train(name, config_path=ppo_config(name), timesteps=256, seed=1, out=run, **SMALL)
+        cfg = load_config(ppo_config(name))
         out[name] = (run, path, envs.make_game(name, **cfg.env_options))
     return out
 
@@ -79,7 +80,7 @@ def test_train_resume_load_evaluate(name, trained):
 
 @pytest.mark.parametrize("name", GAMES)
 def test_selfplay_env_plays_every_seat(name):
-    cfg = load_config(None, None, game=name)
+    cfg = load_config(ppo_config(name))
     env = SelfPlayEnv(name, cfg.env_options, {"random": 1.0}, seed=0, max_steps=cfg.max_steps)
     rng = np.random.default_rng(0)
     seats = set()
@@ -372,8 +373,7 @@ def test_cli_subcommands(trained, tmp_path, capsys):
     args = parser.parse_args(["eval", base, "--agents", "nonsense", "random", "--no-progress"])
     assert args.func(args) == 2
     assert "unknown agent" in capsys.readouterr().err
-    from tabletop_arena.train.config import config_for_game, ppo_config
-    ppo_cfg = str(ppo_config(config_for_game(name)))   # Gorgasali's default trains a value lookahead
+    ppo_cfg = str(ppo_config(name))   # Gorgasali's default trains a value lookahead
     args = parser.parse_args(["train", base, "--out", str(tmp_path / "t"), "--config", ppo_cfg, "--set", "n_env=2"])
     assert args.func(args) == 2
     assert "did you mean 'n_envs'" in capsys.readouterr().err
@@ -386,7 +386,7 @@ def test_cli_subcommands(trained, tmp_path, capsys):
 
 @pytest.mark.parametrize("name", GAMES)
 def test_score_reward_shaping_telescopes(name):
-    cfg = load_config(None, None, game=name)
+    cfg = load_config(ppo_config(name))
     env = SelfPlayEnv(name, cfg.env_options, {"random": 1.0}, seed=3, max_steps=cfg.max_steps, score_reward=0.1)
     rng = np.random.default_rng(3)
     checked = 0

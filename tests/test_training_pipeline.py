@@ -16,6 +16,7 @@ from tabletop_arena import envs  # noqa: E402
 from tabletop_arena.agents.nets import BoardNet, SlotNet  # noqa: E402
 from tabletop_arena.agents.ppo import ArenaPolicy, PPOAgent, game_metadata, save_checkpoint  # noqa: E402
 from tabletop_arena.train.config import ConfigError, load_config  # noqa: E402
+from tests.ppo_recipes import ppo_config  # noqa: E402
 
 
 def _box(n):
@@ -194,7 +195,7 @@ def test_dagger_collection_keeps_a_share_of_decisions(name):
     from tabletop_arena.train.imitation import collect
     from tabletop_arena.train.ppo import policy_kwargs
     game = envs.make_game(name)
-    cfg = load_config(None, _tiny(), game=name)
+    cfg = load_config(ppo_config(name), _tiny())
     student = ArenaPolicy(_box(game.observation_size), gymnasium.spaces.Discrete(game.num_actions),
                           lambda _: 1e-3, **policy_kwargs(game, cfg))
     data, info = collect(game, 2, np.random.default_rng(3), max_steps=400, student=student, keep=0.3,

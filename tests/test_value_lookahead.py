@@ -133,14 +133,17 @@ def test_cli_refuses_ppo_flags_and_unknown_keys(tmp_path, capsys):
     assert not (tmp_path / "c").exists() and not (tmp_path / "d").exists()   # nothing written
 
 
-def test_ppo_paths_take_the_games_ppo_recipe():
-    """The PPO trainer, the throughput tool and RLlib read configs/train/gorgasali_ppo.yaml (the
-    default gorgasali.yaml is a value-lookahead config); that file given to PPO says what it is."""
+def test_a_ppo_trainer_never_swaps_in_the_games_ppo_recipe():
+    """The trainer is chosen one way (the config's algorithm): PPO asked for with the game's default
+    config, a value-lookahead one, is a one-line error naming configs/train/gorgasali_ppo.yaml (it
+    was silently read in its place); that file, passed, is the PPO recipe."""
     from tabletop_arena.train.config import CONFIG_DIR, TrainConfig, load_config
-    cfg = load_config(None, None, game="gorgasali_v0")
+    for path in (None, CONFIG_DIR / "gorgasali.yaml"):
+        with pytest.raises(ConfigError, match="algorithm 'value_lookahead' config, not a PPO one: pass "
+                                              "--config configs/train/gorgasali_ppo.yaml"):
+            load_config(path, None, game="gorgasali_v0")
+    cfg = load_config(CONFIG_DIR / "gorgasali_ppo.yaml")
     assert isinstance(cfg, TrainConfig) and cfg.network == "cnn"
-    with pytest.raises(ConfigError, match="algorithm 'value_lookahead' is not trained by PPO"):
-        load_config(CONFIG_DIR / "gorgasali.yaml")
 
 
 def test_a_shipped_entry_plays_only_as_its_kind():

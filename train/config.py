@@ -120,7 +120,7 @@ class TrainConfig:
     eval_opponents: list = field(default_factory=lambda: ["random", "heuristic"])  #: baselines to evaluate against
     win_rate_window: int = 500            #: episodes in the live win-rate average of the progress bar
     progress: bool = True                 #: show the tqdm progress bar
-    # --- Ray RLlib backend (arena train --backend rllib; the SB3 path ignores it) ----------------
+    # --- Ray RLlib (algorithm: rllib_ppo; the SB3 path ignores it) ------------------------------
     rllib: dict = field(default_factory=dict)
     #: ^ a mapping of the keys in RLLIB_DEFAULTS below (missing keys take those defaults);
     #:   the shared keys above keep their meaning: n_envs = envs per env runner, n_steps = steps
@@ -362,10 +362,11 @@ def _check_keys(data: dict[str, Any], source: str) -> None:
     retired = [k for k in data if k in RETIRED]
     if retired:
         raise ConfigError(f"{source} {_retired(retired[0], data[retired[0]])}")
-    if "algorithm" in data:   # not a TrainConfig key: the CLI picks the trainer by it
-        raise ConfigError(f"{source}: algorithm {data['algorithm']!r} is not trained by PPO here; "
-                          "`arena train` runs it (train/value_lookahead.py), or pass a PPO config")
-    unknown = sorted(set(data) - set(FIELDS))
+    if data.get("algorithm", PPO_ALGORITHMS[0]) not in PPO_ALGORITHMS:   # train/trainers.py picks by it
+        where = source.split(" + ")[0]
+        raise ConfigError(f"{short_path(where)} is an algorithm {data['algorithm']!r} config, not a PPO one: pass "
+                          f"{ppo_config_hint(where)}")
+    unknown = sorted(set(data) - set(FIELDS) - {"algorithm"})
     if unknown:
         import difflib
         hints = [f"{k} (did you mean {m[0]!r}?)" if (m := difflib.get_close_matches(k, FIELDS, 1)) else k
@@ -377,6 +378,9 @@ def _check_keys(data: dict[str, Any], source: str) -> None:
 def check_overrides(overrides: dict[str, Any], source: str = "--set") -> dict[str, Any]:
     """Unknown keys and values of the wrong type in command-line ``overrides``, blamed on
     ``source`` (not on the config file they are applied to); returns the checked values."""
+    if "algorithm" in overrides:   # arena train takes it off first (train/trainers.py)
+        raise ConfigError(f"{source} algorithm={overrides['algorithm']}: the trainer is chosen by arena train; "
+                          "this command trains ppo")
     _check_keys(overrides, source)
     out = {}
     for key, value in overrides.items():
@@ -392,6 +396,7 @@ def from_dict(data: dict[str, Any], source: str = "config") -> TrainConfig:
         raise ConfigError(f"{source}: must be a mapping of option: value, got {type(data).__name__}")
     data = drop_retired(data, source)
     _check_keys(data, source)
+    data = {k: v for k, v in data.items() if k != "algorithm"}   # which PPO trainer: not a TrainConfig key
     cfg = TrainConfig()
     try:
         for key, value in data.items():
@@ -471,17 +476,25 @@ def config_for_game(game: str, env_options: dict[str, Any] | None = None) -> Pat
     return own if own.is_file() else CONFIG_DIR / "default.yaml"
 
 
-def ppo_config(path: Path) -> Path:
-    """``path``, or its ``<stem>_ppo.yaml`` sibling where ``path`` sets another ``algorithm`` (a game
-    whose default ``arena train`` is not PPO keeps its PPO recipe there: Gorgasali)."""
-    algorithm = read_config_file(path).get("algorithm", "ppo")
-    if algorithm == "ppo":
-        return path
-    sibling = path.with_name(f"{path.stem}_ppo.yaml")
-    if not sibling.is_file():
-        raise ConfigError(f"{path} is an algorithm {algorithm!r} config and there is no {sibling.name} "
-                          "beside it: pass a PPO config with --config")
-    return sibling
+#: the ``algorithm`` values whose config is a TrainConfig (train/trainers.py): SB3 PPO, RLlib PPO
+PPO_ALGORITHMS = ("ppo", "rllib_ppo")
+
+
+def ppo_config_hint(source: str) -> str:
+    """The words naming a PPO config to pass instead of the config file ``source`` (written for
+    another algorithm): its ``<stem>_ppo.yaml`` where the game keeps its PPO recipe there (named,
+    never read in its place: Gorgasali's default config is a value lookahead)."""
+    path = Path(source)
+    recipe = path.with_name(f"{path.stem}_ppo.yaml")
+    if not recipe.is_file():
+        return "--config with a PPO config"
+    return f"--config {short_path(recipe)}"
+
+
+def short_path(path: str | os.PathLike) -> str:
+    """``path`` as a person types it: relative to the project when under it (configs/train/...)."""
+    path, root = Path(path), CONFIG_DIR.parent.parent
+    return str(path.relative_to(root) if path.is_absolute() and path.is_relative_to(root) else path)
 
 
 def parse_overrides(pairs: list[str] | None) -> dict[str, Any]:
@@ -518,7 +531,7 @@ def load_config(path: str | os.PathLike | None = None, overrides: dict[str, Any]
         if game is None:
             path = CONFIG_DIR / "default.yaml"
         else:
-            path = ppo_config(config_for_game(game, (overrides or {}).get("env_options")))
+            path = config_for_game(game, (overrides or {}).get("env_options"))
     overrides = {k: v for k, v in (overrides or {}).items() if v is not None}
     data = read_config_file(path)
     merged = with_overrides(data, overrides)

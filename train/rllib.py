@@ -71,6 +71,7 @@ from .config import (
     validate,
     with_overrides,
 )
+from .ppo import Run
 
 
 class RLlibMissingError(ConfigError):
@@ -240,6 +241,24 @@ def algorithm_config(game_id: str, cfg: TrainConfig, policy_kwargs: dict, num_gp
 # ---------------------------------------------------------------------------------------------
 # the run
 # ---------------------------------------------------------------------------------------------
+class RLlibFiles(Run):
+    """``Run``'s folder, snapshots and evaluations for an RLlib run, whose checkpoints' metadata
+    says ``backend: rllib`` and counts the env steps RLlib sampled (``timesteps``), not the driver
+    copy's steps."""
+
+    def __init__(self, game_id: str, cfg: TrainConfig, out: Path):
+        super().__init__(game_id, cfg, out)
+        self.timesteps = 0
+
+    def meta(self) -> dict[str, Any]:
+        from ..agents.ppo import game_metadata
+        from .ppo import resolve_network
+        m = game_metadata(self.game, self.game_id)
+        m.update(timesteps=int(self.timesteps), config=self.cfg.to_dict(), backend="rllib",
+                 network=resolve_network(self.game, self.cfg), saved_at=time.strftime("%Y-%m-%d %H:%M:%S"))
+        return m
+
+
 class RLlibRun:
     """The run folder and the driver-side copy of the policy (a MaskablePPO model used only to
     write ``ppo:PATH`` checkpoints and to evaluate); the algorithm lives in Ray."""
@@ -249,11 +268,9 @@ class RLlibRun:
         from sb3_contrib import MaskablePPO
 
         from ..agents.ppo import ArenaPolicy
-        from .ppo import Run
         from .selfplay import SelfPlayEnv
 
-        self.base = Run(game_id, cfg, out)  # game, snapshots, evaluation, checkpoint metadata
-        self.base.meta = self._meta  # type: ignore[method-assign]  # the RLlib run's metadata
+        self.base = RLlibFiles(game_id, cfg, out)  # game, snapshots, evaluation, checkpoint metadata
         self.game_id, self.cfg, self.out, self.game = game_id, cfg, out, self.base.game
         env = SelfPlayEnv(game_id, cfg.env_options, {"random": 1.0}, seed=cfg.seed, max_steps=cfg.max_steps)
         torch.manual_seed(cfg.seed)
@@ -265,16 +282,16 @@ class RLlibRun:
                                      ent_coef=cfg.ent_coef, vf_coef=cfg.vf_coef, max_grad_norm=cfg.max_grad_norm,
                                      policy_kwargs=policy_kwargs, device="cpu", verbose=0)
         self.base.model = self.model
-        self.timesteps = 0
         self.iterations = 0
 
-    def _meta(self) -> dict[str, Any]:
-        from ..agents.ppo import game_metadata
-        from .ppo import resolve_network
-        m = game_metadata(self.game, self.game_id)
-        m.update(timesteps=int(self.timesteps), config=self.cfg.to_dict(), backend="rllib",
-                 network=resolve_network(self.game, self.cfg), saved_at=time.strftime("%Y-%m-%d %H:%M:%S"))
-        return m
+    @property
+    def timesteps(self) -> int:
+        """Env steps sampled so far (the checkpoints' ``timesteps``)."""
+        return self.base.timesteps
+
+    @timesteps.setter
+    def timesteps(self, value: int) -> None:
+        self.base.timesteps = value
 
     # -- weights between the learners and the driver copy ----------------------------------------
     def pull(self, algo) -> None:
