@@ -1,23 +1,13 @@
 """Build agents from short command-line specs, for any registered game.
 
-| spec          | agent                                                                    |
-|---------------|--------------------------------------------------------------------------|
-| ``random``    | uniformly random legal moves (``agents.base.RandomAgent``)               |
-| ``heuristic`` | the game's rule-based baseline: ``agents.<game>.HeuristicAgent``         |
-|               | (``agents.peacekeepers`` for ``peacekeepers_v0``)                        |
-| ``mcts[:N]``  | UCT / determinized MCTS with N simulations per move (default 200)        |
-| ``ppo:NAME``  | a shipped agent by name, e.g. ``ppo:peacekeepers`` (``agents.shipped``)  |
-| ``ppo:PATH``  | a MaskablePPO checkpoint written by ``arena train`` (``agents.ppo``; a   |
-|               | pickled one from before the safe format only with ``trust=True``)        |
-| ``puct:N:REF``| the checkpoint ``REF`` (a shipped name or a path, as for ``ppo``) with N |
-|               | simulations of policy-and-value guided search per move (``agents.puct``) |
-| ``rollout:N:REF``| the checkpoint ``REF`` improved at play time by N of its own rollouts |
-|               | per candidate move, where it is unsure (``agents.rollout``); settings   |
-|               | after N: ``rollout:64,k=10,gate=1,by=random:peacekeepers`` (top 10      |
-|               | moves, always search, uniformly random rollouts)                         |
-| ``vlook:REF`` | the heuristic with a learned value's one-step lookahead at the phases    |
-|               | its training accepted (``agents.lookahead``; ``REF``: a shipped name or  |
-|               | a ``value.pt`` from ``algorithm: value_lookahead``)                      |
+``AGENT_KINDS`` is the one table of the spec kinds (``random``, ``heuristic``, ``mcts[:N]``,
+``ppo:REF``, ``puct:N:REF``, ``rollout:N:REF``, ``vlook:REF``; REF: a shipped agent's name or a
+checkpoint path): each ``AgentKind`` says its syntax, its one-line help, how it is built, whether it
+needs torch, what checkpoint REF names, how its search budget is counted and whether it may be a
+training opponent. ``make_agent`` dispatches through it, and the command line's help, ``arena
+serve``'s catalogue checks, the training config's ``opponent_mix`` check and the agent-spec table
+of docs/integrations.md (``specs_markdown``) are derived from it. A new kind is one
+``register_kind(AgentKind(...))``.
 
     from tabletop_arena.agents.registry import make_agent
     agent = make_agent("mcts:100", "peacekeepers_v0", seed=0)     # or a Game, or an env
@@ -32,18 +22,25 @@ from __future__ import annotations
 import difflib
 import importlib
 import importlib.util
+import textwrap
+from dataclasses import dataclass
+from typing import Callable
 
 from ..envs.core.errors import ArenaError
 from ..envs.core.game import Game
+from . import shipped
 from .base import BaseAgent, RandomAgent
+from .mcts import MCTSAgent
 
-KINDS = ("random", "heuristic", "mcts[:N]", "ppo:NAME", "ppo:PATH", "puct:N:NAME", "puct:N:PATH",
-         "rollout:N:NAME", "rollout:N:PATH", "vlook:NAME", "vlook:PATH")
-#: the spec forms in one short line (REF: a shipped agent's name or a checkpoint path)
-KINDS_SHORT = "random, heuristic, mcts[:N], ppo:NAME|PATH, puct:N:REF, rollout:N:REF, vlook:REF"
 DEFAULT_MCTS_SIMULATIONS = 200
 #: the most simulations / rollouts a spec may ask for a move (more is hours a move, not a setting)
 MAX_SEARCH = 100_000
+#: what one unit of each search costs, in MCTS simulations (CPU time a decision, Zaka / Peacekeepers:
+#: an MCTS simulation 2.6 / 4.5 ms, a PUCT simulation 38 / 28 ms, a rollout played by the network
+#: 16 / 610 ms, a uniformly random rollout 1.8 / 6.4 ms): how ``arena serve`` weighs a budget
+SEARCH_COST = {"mcts": 1, "puct": 10, "rollout by policy": 100, "rollout by random": 1}
+#: what REF is, in every help text that lists the kinds
+REF_HELP = "REF: a shipped agent's name (arena list) or a checkpoint path"
 
 
 class AgentSpecError(ArenaError):
@@ -69,13 +66,13 @@ def has_heuristic(game_or_name) -> bool:
 
 
 def agent_names(game_name) -> list[str]:
-    """The agent specs available for a game (``ppo:PATH`` needs a checkpoint path)."""
-    out = ["random"]
-    if has_heuristic(game_name):
-        out.append("heuristic")
-    out += ["mcts", "mcts:N", "ppo:PATH", "puct:N:PATH", "rollout:N:PATH"]
-    if has_heuristic(game_name):
-        out.append("vlook:PATH")
+    """The agent specs available for a game (``ppo:PATH`` needs a checkpoint path), from
+    ``AGENT_KINDS``: ``mcts[:N]`` is ``mcts`` and ``mcts:N``, a REF is written PATH."""
+    out: list[str] = []
+    for kind in AGENT_KINDS.values():
+        if kind.available(game_name):
+            bare, bracket, optional = kind.syntax.partition("[")
+            out += [bare, bare + optional.rstrip("]")] if bracket else [kind.syntax.replace("REF", "PATH")]
     return out
 
 
@@ -100,18 +97,17 @@ def checkpoint_for(ref: str, kind: str = "ppo", game: Game | None = None, spec: 
     """The checkpoint path of a ``ppo:`` / ``puct:N:`` / ``rollout:N:`` reference (``kind`` ppo) or a
     ``vlook:`` one (``kind`` vlook): a shipped name or a path. A name close to a shipped one gets a
     did-you-mean; a shipped agent of another game than ``game`` is refused in one short line."""
-    from .shipped import ShippedAgentError, resolve_checkpoint, shipped_agents
     spec = spec or f"{kind}:{ref}"
     try:
-        path = resolve_checkpoint(ref, kind)
-    except ShippedAgentError as exc:
-        shipped = shipped_agents()
-        close = difflib.get_close_matches(ref, list(shipped), n=1, cutoff=0.6)
-        if close and ref not in shipped:
+        path = shipped.resolve_checkpoint(ref, kind)
+    except shipped.ShippedAgentError as exc:
+        names = shipped.shipped_agents()
+        close = difflib.get_close_matches(ref, list(names), n=1, cutoff=0.6)
+        if close and ref not in names:
             raise AgentSpecError(f"no shipped agent named {ref!r} and no such file; did you mean "
                                  f"{spec[:len(spec) - len(ref)] + close[0]!r}?") from None
         raise AgentSpecError(str(exc)) from None
-    entry = shipped_agents().get(ref) if path != ref else None
+    entry = shipped.shipped_agents().get(ref) if path != ref else None
     if game is not None and entry is not None and entry.get("game") != game.name:
         raise AgentSpecError(f"{spec} was trained for {entry.get('game')}, not {game.name}")
     return path
@@ -119,8 +115,8 @@ def checkpoint_for(ref: str, kind: str = "ppo", game: Game | None = None, spec: 
 
 def shipped_for(game_name: str) -> list[str]:
     """The specs of the shipped agents of ``game_name`` (``ppo:zaka``, ``vlook:gorgasali`` ...)."""
-    from .shipped import agent_kind, shipped_agents
-    return [f"{agent_kind(e)}:{n}" for n, e in shipped_agents().items() if e.get("game") == game_name]
+    return [f"{shipped.agent_kind(e)}:{n}" for n, e in shipped.shipped_agents().items()
+            if e.get("game") == game_name]
 
 
 def _rollout_settings(items: list[str], spec: str) -> dict:
@@ -173,10 +169,256 @@ def game_for_agent(game, options: dict | None = None) -> Game:
                     f"envs.make_game(...) Game or an envs.make(...) env, got {type(game).__name__}")
 
 
+# ------------------------------------------------------------------------------ the kinds ----
+#: ``build(game, arg, spec, seed, trust)``: the agent of ``kind:arg`` (``arg`` after the first ':')
+Builder = Callable[[Game, str, str, "int | None", bool], BaseAgent]
+#: ``budget(N, settings, spec)``: the MCTS simulations' worth of search a move of a spec with
+#: count N and its settings (the items after N, comma separated); AgentSpecError for a bad setting
+Budget = Callable[[int, "list[str]", str], int]
+
+
+@dataclass(frozen=True)
+class AgentKind:
+    """One kind of agent spec, ``name[:ARG]``: everything the command line, ``arena serve``, the
+    training config and the docs say about it."""
+
+    name: str                       #: the spec's first word, lower case (``puct``)
+    syntax: str                     #: the spec's form: ``puct:N:REF`` (``[:N]`` optional; REF a name or path)
+    help: str                       #: one line: what the agent plays
+    build: Builder                  #: makes the agent (its argument checked, the same errors as ever)
+    example: str                    #: a spec that works for some game (``puct:64:zaka``)
+    needs_torch: bool = False       #: building it imports torch
+    needs_heuristic: bool = False   #: only for a game with a rule-based baseline (``agents/<game>.py``)
+    #: what REF names: a ``ppo`` checkpoint (an ``arena train`` zip) or a ``vlook`` one (a value.pt);
+    #: None: no REF
+    checkpoint: str | None = None
+    #: the spec's number N: None (none), "optional" (``mcts[:N]``), "required" (``puct:N:REF``)
+    count: str | None = None
+    count_name: str = ""            #: what N counts (``simulations``)
+    settings: bool = False          #: N may carry ``,key=value`` settings (``rollout:64,k=10:REF``)
+    budget: Budget | None = None    #: a search: how its cost a move is counted (``arena serve``)
+    #: None: it may be a training opponent (``opponent_mix``); else the reason it may not
+    not_opponent: str | None = None
+    detail: str = ""                #: more than the one line, for the epilog and the docs
+
+    def available(self, game_or_name) -> bool:
+        """Whether this kind can play ``game_or_name`` at all (a checkpoint may still not fit)."""
+        return not self.needs_heuristic or has_heuristic(game_or_name)
+
+    def reference(self, arg: str) -> str | None:
+        """The REF of ``kind:arg`` (the checkpoint's name or path), None without one."""
+        if self.checkpoint is None:
+            return None
+        ref = arg.partition(":")[2] if self.count else arg
+        return ref or None
+
+    def forms(self) -> tuple[str, ...]:
+        """The syntax with REF written both ways: ``ppo:NAME``, ``ppo:PATH``."""
+        if "REF" not in self.syntax:
+            return (self.syntax,)
+        return (self.syntax.replace("REF", "NAME"), self.syntax.replace("REF", "PATH"))
+
+
+#: every agent kind by name, in the order the help lists them; ``register_kind`` adds one
+AGENT_KINDS: dict[str, AgentKind] = {}
+
+
+def register_kind(kind: AgentKind) -> AgentKind:
+    """Add ``kind`` to ``AGENT_KINDS`` (ValueError for a taken or malformed name)."""
+    if not kind.name.isidentifier() or kind.name != kind.name.lower() or not kind.syntax.startswith(kind.name):
+        raise ValueError(f"an agent kind's name is a lower-case word starting its syntax, got "
+                         f"{kind.name!r} ({kind.syntax!r})")
+    if kind.name in AGENT_KINDS or kind.name == "snapshot":   # snapshot: opponent_mix's own kind
+        raise ValueError(f"agent kind {kind.name!r} is registered already")
+    if (kind.budget is not None) != (kind.count is not None) or ("REF" in kind.syntax) != (kind.checkpoint is not None):
+        raise ValueError(f"agent kind {kind.name!r}: a count goes with a budget and REF with a checkpoint")
+    AGENT_KINDS[kind.name] = kind
+    return kind
+
+
+def _takes_no_argument(arg: str, spec: str, name: str) -> None:
+    if arg:
+        raise AgentSpecError(f"'{name}' takes no argument, got {spec!r}")
+
+
+def _build_random(game, arg, spec, seed, trust):
+    _takes_no_argument(arg, spec, "random")
+    return RandomAgent(seed)
+
+
+def _build_heuristic(game, arg, spec, seed, trust):
+    _takes_no_argument(arg, spec, "heuristic")
+    return _heuristic(game, seed)
+
+
+def _build_mcts(game, arg, spec, seed, trust):
+    sims = DEFAULT_MCTS_SIMULATIONS
+    if arg:
+        try:
+            sims = int(arg)
+        except ValueError:
+            raise AgentSpecError(f"mcts:N needs an integer number of simulations, got {spec!r}") from None
+        if not 1 <= sims <= MAX_SEARCH:
+            raise AgentSpecError(f"mcts:N needs N >= 1 and at most {MAX_SEARCH}, got {spec!r}")
+    return MCTSAgent(game, simulations=sims, seed=seed)
+
+
+def _build_ppo(game, arg, spec, seed, trust):
+    if not arg:
+        raise AgentSpecError("ppo needs a shipped agent's name or a checkpoint path: ppo:NAME "
+                             "(e.g. ppo:peacekeepers) or ppo:PATH (e.g. ppo:runs/x/final.zip)")
+    path = checkpoint_for(arg, game=game, spec=spec)
+    from .ppo import PPOAgent  # imports torch: only when asked for
+    return PPOAgent(path, game, seed=seed, trust=trust)
+
+
+def _search_count(name: str, n: str, ref: str, spec: str) -> int:
+    """N of ``puct:N:REF`` / ``rollout:N:REF``: digits only (no sign, space or "1e3" coerced)."""
+    count = int(n) if n.isdigit() else 0
+    if not 1 <= count <= MAX_SEARCH or not ref:
+        kind = AGENT_KINDS[name]
+        raise AgentSpecError(f"{name} needs a number of {kind.count_name} and a checkpoint: {name}:N:NAME or "
+                             f"{name}:N:PATH with 1 <= N <= {MAX_SEARCH} (e.g. {kind.example}), got {spec!r}")
+    return count
+
+
+def _build_puct(game, arg, spec, seed, trust):
+    n, _, ref = arg.partition(":")
+    count = _search_count("puct", n, ref, spec)
+    path = checkpoint_for(ref, game=game, spec=spec)
+    from .puct import PUCTAgent  # imports torch: only when asked for
+    return PUCTAgent(path, game, simulations=count, seed=seed, trust=trust)
+
+
+def _build_rollout(game, arg, spec, seed, trust):
+    head, _, ref = arg.partition(":")
+    n, *extra = head.split(",")
+    settings = _rollout_settings(extra, spec)
+    count = _search_count("rollout", n, ref, spec)
+    path = checkpoint_for(ref, game=game, spec=spec)
+    from .rollout import RolloutAgent  # imports torch: only when asked for
+    by_random = settings.pop("by", "policy") == "random"
+    try:
+        return RolloutAgent(path, game, rollouts=count, seed=seed, trust=trust,
+                            rollout_agent=RandomAgent(seed) if by_random else None, **settings)
+    except ValueError as exc:   # a setting out of range (k=0, gate=2): the spec's fault
+        if type(exc) is not ValueError:   # checkpoint errors keep their own type
+            raise
+        raise AgentSpecError(f"rollout setting out of range: {exc}") from None
+
+
+def _build_vlook(game, arg, spec, seed, trust):
+    if not arg:
+        raise AgentSpecError("vlook needs a shipped agent's name or a value checkpoint: vlook:NAME "
+                             "(e.g. vlook:gorgasali) or vlook:PATH (e.g. vlook:runs/x/value.pt)")
+    path = checkpoint_for(arg, "vlook", game=game, spec=spec)
+    from .lookahead import ValueLookaheadAgent  # imports torch: only when asked for
+    return ValueLookaheadAgent(path, game, seed=seed)
+
+
+def _rollout_budget(count: int, settings: list[str], spec: str) -> int:
+    """N x k rollouts, each weighted by who plays them (the network or uniformly random moves)."""
+    parsed = _rollout_settings(settings, spec)
+    from .rollout import TOP_K  # imports torch
+    return count * int(parsed.get("top_k", TOP_K)) * SEARCH_COST[f"rollout by {parsed.get('by', 'policy')}"]
+
+
+for _kind in (
+    AgentKind("random", "random", "uniformly random legal moves", _build_random, "random"),
+    AgentKind("heuristic", "heuristic", "the game's rule-based baseline (agents/<game>.py)",
+              _build_heuristic, "heuristic", needs_heuristic=True),
+    AgentKind("mcts", "mcts[:N]", f"UCT / determinized MCTS, N simulations with random rollouts a move "
+              f"(default {DEFAULT_MCTS_SIMULATIONS})", _build_mcts, "mcts:100", count="optional",
+              count_name="simulations", budget=lambda n, settings, spec: n * SEARCH_COST["mcts"]),
+    AgentKind("ppo", "ppo:REF", "a MaskablePPO checkpoint (a shipped one, e.g. ppo:peacekeepers, or a "
+              "file of arena train)", _build_ppo, "ppo:peacekeepers", needs_torch=True, checkpoint="ppo"),
+    AgentKind("puct", "puct:N:REF", "the checkpoint REF with N simulations of policy-and-value guided "
+              "search a move", _build_puct, "puct:64:zaka", needs_torch=True, checkpoint="ppo",
+              count="required", count_name="simulations",
+              budget=lambda n, settings, spec: n * SEARCH_COST["puct"]),
+    AgentKind("rollout", "rollout:N:REF", "the checkpoint REF improved by N of its own rollouts a candidate "
+              "move where it is unsure", _build_rollout, "rollout:16:zaka", needs_torch=True, checkpoint="ppo", count="required",
+              count_name="rollouts per candidate move", settings=True, budget=_rollout_budget,
+              detail="settings after N: k=K candidates, gate=G, floor=P, by=policy|random, "
+                     "alloc=uniform|halving, e.g. rollout:64,k=16,gate=1,by=random,alloc=halving:peacekeepers"),
+    AgentKind("vlook", "vlook:REF", "the heuristic with a learned value's one-step lookahead (e.g. "
+              "vlook:gorgasali, or a value.pt of algorithm: value_lookahead)", _build_vlook,
+              "vlook:gorgasali", needs_torch=True, needs_heuristic=True, checkpoint="vlook"),
+):
+    register_kind(_kind)
+del _kind
+
+
+def _kinds() -> tuple[str, ...]:
+    return tuple(form for kind in AGENT_KINDS.values() for form in kind.forms())
+
+
+def _kinds_short() -> str:
+    return ", ".join(k.syntax for k in AGENT_KINDS.values())
+
+
+def __getattr__(name: str):
+    """``KINDS`` (every spec form, REF written NAME and PATH) and ``KINDS_SHORT`` (one line), made
+    from ``AGENT_KINDS`` when read, so a kind registered later is in them."""
+    if name == "KINDS":
+        return _kinds()
+    if name == "KINDS_SHORT":
+        return _kinds_short()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def spec_kind(spec: str) -> tuple[AgentKind | None, str, str]:
+    """(its kind or None, the kind's word as written, the argument) of an agent spec, as
+    ``make_agent`` reads it (the kind in any case)."""
+    word, _, arg = spec.strip().partition(":")
+    return AGENT_KINDS.get(word.lower()), word, arg
+
+
+def checkpoint_ref(spec: str) -> tuple[str, str] | None:
+    """(checkpoint kind, REF) of a checkpoint-backed spec (``ppo:REF``, ``puct:N:REF``,
+    ``rollout:N...:REF``, ``vlook:REF``; the kind ppo or vlook: what the file must be); None for
+    other specs."""
+    kind, _, arg = spec_kind(spec)
+    ref = kind.reference(arg) if kind is not None else None
+    return (str(kind.checkpoint), ref) if kind is not None and ref else None
+
+
+def opponent_kinds() -> list[AgentKind]:
+    """The kinds that may be a training opponent (``opponent_mix``), besides ``snapshot``."""
+    return [k for k in AGENT_KINDS.values() if k.not_opponent is None]
+
+
+def specs_help() -> str:
+    """Every kind on one line, for an argparse help: ``random (...); heuristic (...); ...``."""
+    return "; ".join(f"{k.syntax} ({k.help})" for k in AGENT_KINDS.values()) + f"; {REF_HELP}"
+
+
+def specs_epilog() -> str:
+    """Every kind, one a line, for a command's epilog."""
+    width = max(len(k.syntax) for k in AGENT_KINDS.values())
+    lines = [textwrap.fill(f"{k.help}; {k.detail}" if k.detail else k.help, 100, initial_indent=f"  {k.syntax:{width}s}  ",
+                           subsequent_indent=" " * (width + 4)) for k in AGENT_KINDS.values()]
+    return "agents:\n" + "\n".join(lines) + f"\n  ({REF_HELP})\n"
+
+
+def specs_markdown() -> str:
+    """The agent-spec table of docs/integrations.md (``tests/test_docs.py`` keeps them equal)."""
+    def cell(text: str) -> str:
+        return text.replace("|", "\\|").replace("<", "&lt;").replace(">", "&gt;")
+
+    rows = ["| spec | agent | games | needs torch | training opponent | example |", "|---|---|---|---|---|---|"]
+    rows += [f"| `{k.syntax}` | {cell(k.help + ('; ' + k.detail if k.detail else ''))} | "
+             f"{'with a heuristic' if k.needs_heuristic else 'all'} | {'yes' if k.needs_torch else 'no'} | "
+             f"{'yes' if k.not_opponent is None else 'no: ' + cell(k.not_opponent)} | `{k.example}` |"
+             for k in AGENT_KINDS.values()]
+    return "\n".join(rows) + f"\n\n{REF_HELP}.\n"
+
+
 def make_agent(spec: str, game: Game | str, seed: int | None = None, trust: bool = False, *,
                options: dict | None = None) -> BaseAgent:
     """Build the agent named by ``spec`` for ``game``: an ``envs.core.game.Game``, a registered id
-    (``"peacekeepers_v0"``, built with ``options``) or an env of this project.
+    (``"peacekeepers_v0"``, built with ``options``) or an env of this project; the kinds are
+    ``AGENT_KINDS``.
 
         make_agent("ppo:peacekeepers", "peacekeepers_v0")
         make_agent("vlook:gorgasali", "gorgasali_v0", options={"num_players": 2})
@@ -185,74 +427,15 @@ def make_agent(spec: str, game: Game | str, seed: int | None = None, trust: bool
     which runs any code the file carries (``agents.ppo``); safe checkpoints need no trust."""
     game = game_for_agent(game, options)
     if not isinstance(spec, str) or not spec.strip():
-        raise AgentSpecError(f"agent spec must be a non-empty string, got {spec!r}; known: {KINDS}")
+        raise AgentSpecError(f"agent spec must be a non-empty string, got {spec!r}; "
+                             f"known: {_kinds()}")
     spec = spec.strip()
-    kind, _, arg = spec.partition(":")
-    kind = kind.lower()
-    if kind == "random":
-        if arg:
-            raise AgentSpecError(f"'random' takes no argument, got {spec!r}")
-        agent: BaseAgent = RandomAgent(seed)
-    elif kind == "heuristic":
-        if arg:
-            raise AgentSpecError(f"'heuristic' takes no argument, got {spec!r}")
-        agent = _heuristic(game, seed)
-    elif kind == "mcts":
-        sims = DEFAULT_MCTS_SIMULATIONS
-        if arg:
-            try:
-                sims = int(arg)
-            except ValueError:
-                raise AgentSpecError(f"mcts:N needs an integer number of simulations, got {spec!r}") from None
-            if not 1 <= sims <= MAX_SEARCH:
-                raise AgentSpecError(f"mcts:N needs N >= 1 and at most {MAX_SEARCH}, got {spec!r}")
-        from .mcts import MCTSAgent
-        agent = MCTSAgent(game, simulations=sims, seed=seed)
-    elif kind == "ppo":
-        if not arg:
-            raise AgentSpecError("ppo needs a shipped agent's name or a checkpoint path: ppo:NAME "
-                                 "(e.g. ppo:peacekeepers) or ppo:PATH (e.g. ppo:runs/x/final.zip)")
-        path = checkpoint_for(arg, game=game, spec=spec)
-        from .ppo import PPOAgent  # imports torch: only when asked for
-        agent = PPOAgent(path, game, seed=seed, trust=trust)
-    elif kind in ("puct", "rollout"):
-        n, _, ref = arg.partition(":")
-        settings: dict = {}
-        if kind == "rollout":
-            n, *extra = n.split(",")
-            settings = _rollout_settings(extra, spec)
-        count = int(n) if n.isdigit() else 0   # digits only: no sign, space or "1e3" coerced
-        if not 1 <= count <= MAX_SEARCH or not ref:
-            what, example = (("simulations", "puct:64:zaka") if kind == "puct"
-                             else ("rollouts per candidate move", "rollout:16:zaka"))
-            raise AgentSpecError(f"{kind} needs a number of {what} and a checkpoint: {kind}:N:NAME or "
-                                 f"{kind}:N:PATH with 1 <= N <= {MAX_SEARCH} (e.g. {example}), got {spec!r}")
-        path = checkpoint_for(ref, game=game, spec=spec)
-        if kind == "puct":
-            from .puct import PUCTAgent  # imports torch: only when asked for
-            agent = PUCTAgent(path, game, simulations=count, seed=seed, trust=trust)
-        else:
-            from .rollout import RolloutAgent
-            by_random = settings.pop("by", "policy") == "random"
-            try:
-                agent = RolloutAgent(path, game, rollouts=count, seed=seed, trust=trust,
-                                     rollout_agent=RandomAgent(seed) if by_random else None, **settings)
-            except ValueError as exc:   # a setting out of range (k=0, gate=2): the spec's fault
-                if type(exc) is not ValueError:   # checkpoint errors keep their own type
-                    raise
-                raise AgentSpecError(f"rollout setting out of range: {exc}") from None
-    elif kind == "vlook":
-        if not arg:
-            raise AgentSpecError("vlook needs a shipped agent's name or a value checkpoint: vlook:NAME "
-                                 "(e.g. vlook:gorgasali) or vlook:PATH (e.g. vlook:runs/x/value.pt)")
-        path = checkpoint_for(arg, "vlook", game=game, spec=spec)
-        from .lookahead import ValueLookaheadAgent  # imports torch: only when asked for
-        agent = ValueLookaheadAgent(path, game, seed=seed)
-    else:
-        names = ("random", "heuristic", "mcts", "ppo", "puct", "rollout", "vlook")
-        close = difflib.get_close_matches(kind, names, n=1, cutoff=0.6)
-        guess = f"did you mean {close[0] + spec[len(kind):]!r}? " if close else ""
-        raise AgentSpecError(f"unknown agent {spec!r}; {guess}agents: {KINDS_SHORT}")
+    kind, word, arg = spec_kind(spec)
+    if kind is None:
+        close = difflib.get_close_matches(word.lower(), list(AGENT_KINDS), n=1, cutoff=0.6)
+        guess = f"did you mean {close[0] + spec[len(word):]!r}? " if close else ""
+        raise AgentSpecError(f"unknown agent {spec!r}; {guess}agents: {_kinds_short()}")
+    agent = kind.build(game, arg, spec, seed, trust)
     agent.name = spec
     agent.spec = spec
     return agent

@@ -18,6 +18,7 @@ import json
 import sys
 
 from .. import envs
+from ..agents.registry import AGENT_KINDS, SEARCH_COST, checkpoint_ref, specs_help
 from .cli_common import (
     ArenaParser,
     CLIError,
@@ -39,12 +40,6 @@ from .quickstart import QUICKSTART_DEFAULT_TIMESTEPS, cmd_quickstart, fresh_run_
 
 __all__ = ["main", "build_parser", "parse_env_options"]
 
-AGENTS_HELP = ("agent specs: random, heuristic, mcts[:N], ppo:NAME (shipped, e.g. ppo:peacekeepers), ppo:PATH, "
-               "puct:N:NAME / puct:N:PATH (a checkpoint with N simulations of search a move), "
-               "rollout:N:NAME / rollout:N:PATH (a checkpoint improved by N of its own rollouts a candidate move), "
-               "vlook:NAME / vlook:PATH (the heuristic with a learned value's lookahead, e.g. vlook:gorgasali)")
-
-
 @command
 def cmd_list(args) -> int:
     from ..agents.shipped import shipped_agents
@@ -60,8 +55,9 @@ def cmd_list(args) -> int:
         for agent, entry in shipped.items():
             if entry.get("game") == name:
                 print(f"{'':20s}   trained agent {shipped_agent_label(agent, entry)}")
+    named = " or ".join(f"{k.name}:NAME" for k in AGENT_KINDS.values() if k.checkpoint == k.name)
     print("\nPick a variant's options with --opt, e.g. arena play zaka --opt num_players=3; a trained "
-          "agent plays as the spec listed (ppo:NAME, or vlook:NAME), e.g. arena play peacekeepers "
+          f"agent plays as the spec listed ({named}), e.g. arena play peacekeepers "
           "--opponents ppo:peacekeepers")
     return 0
 
@@ -192,8 +188,8 @@ def cmd_serve(args) -> int:
             try:
                 internal = allowed.check(spec, game_id)
             except RequestError as exc:
-                kind, _, arg = spec.partition(":")
-                if kind.lower() not in ("ppo", "puct", "rollout", "vlook") or arg.rpartition(":")[2] in shipped:
+                ref = checkpoint_ref(spec)   # a spec naming a file of yours is not built here
+                if ref is None or ref[1] in shipped:
                     make_agent(spec, game, seed=0)   # its own words (a typo, another game's agent); no file of yours
                 if exc.status == 403:
                     raise CLIError(f"--opponents {spec}: the page plays checkpoints by name, not by path",
@@ -236,7 +232,13 @@ def _port(text: str) -> int:
     return value
 
 
+def _named(checkpoint: str) -> str:
+    """``ppo:NAME, puct:N:NAME, rollout:N:NAME``: the specs that play a ``checkpoint`` file by name."""
+    return ", ".join(k.syntax.replace("REF", "NAME") for k in AGENT_KINDS.values() if k.checkpoint == checkpoint)
+
+
 def build_parser() -> ArenaParser:
+    agents_help = f"agent specs: {specs_help()}"   # every kind of agents.registry.AGENT_KINDS
     p = ArenaParser(prog="arena", description="Tabletop Arena: RL environments from tabletop rulebooks "
                     "(PettingZoo AEC), with agents, training, evaluation and a web page to play them.",
                     epilog="Env options are --opt KEY=VALUE in every command; --set KEY=VALUE (train, "
@@ -253,7 +255,7 @@ def build_parser() -> ArenaParser:
     s.add_argument("game", help="game id or name, e.g. peacekeepers")
     s.add_argument("--seat", type=int_at_least(0), default=0, help="your player index")
     s.add_argument("--opponents", nargs="+", metavar="AGENT",
-                   help=f"agents for the other players, in order, cycled ({AGENTS_HELP}); default heuristic")
+                   help=f"agents for the other players, in order, cycled ({agents_help}); default heuristic")
     add_env_options(s)
     s.add_argument("--seed", type=int_at_least(0), default=0, help="seed of the game")
     s.add_argument("--level", type=int_between(1, 5), metavar="N",
@@ -269,17 +271,18 @@ def build_parser() -> ArenaParser:
                        "moves listed and clickable, the agents' moves and the result shown. The page "
                        "picks game, options and agents; the arguments here only preset them.")
     s.add_argument("game", nargs="?", help="preset game id or name (the page can change it)")
-    s.add_argument("--opponents", nargs="+", metavar="AGENT", help=f"preset agents ({AGENTS_HELP})")
+    s.add_argument("--opponents", nargs="+", metavar="AGENT", help=f"preset agents ({agents_help})")
     add_env_options(s)
     s.add_argument("--seat", type=int_at_least(0), default=0, help="preset player index for you")
     s.add_argument("--seed", type=int_at_least(0), help="preset seed (default: a new one each game)")
     s.add_argument("--agent", action="append", metavar="NAME=PATH",
-                   help="a checkpoint file the page may play, as ppo:NAME (and puct:N:NAME, rollout:N:NAME), "
-                        "or vlook:NAME for a value.pt; repeatable. The page itself never names a file")
+                   help=f"a checkpoint file the page may play, as {_named('ppo')}, or {_named('vlook')} for a "
+                        "value.pt; repeatable. The page itself never names a file")
     s.add_argument("--max-budget", type=int_at_least(1), metavar="N",
-                   help="the most search a move the page may choose, in MCTS simulations (a puct simulation "
-                        "counts 10, a rollout N x k of the network 100 each, a random one 1; default 400, "
-                        "about 1.5 s a move on Zaka or Peacekeepers)")
+                   help=f"the most search a move the page may choose, in MCTS simulations (a puct simulation "
+                        f"counts {SEARCH_COST['puct']}, a rollout N x k of the network "
+                        f"{SEARCH_COST['rollout by policy']} each, a random one {SEARCH_COST['rollout by random']}; "
+                        "default 400, about 1.5 s a move on Zaka or Peacekeepers)")
     s.add_argument("--trust-checkpoint", action="store_true",
                    help="also load --agent checkpoints in the old pickled format (SB3 zips): such a file "
                         "runs any code it carries, so only for files whose source you trust")

@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from .. import envs
+from ..agents.registry import checkpoint_ref  # (kind, REF) of a checkpoint-backed spec, from AGENT_KINDS
 from ..envs.core.errors import ArenaError
 
 OPT_HELP = ("env option KEY=VALUE, repeatable; VALUE is JSON when it parses (4, true, "
@@ -425,19 +426,6 @@ def shipped_hint(game_id: str) -> str | None:
     except Exception:  # noqa: BLE001 - only a hint
         return None
     return f"trained for {game_id}: {', '.join(shipped)}" if shipped else None
-
-
-def checkpoint_ref(spec: str) -> tuple[str, str] | None:
-    """(kind, REF) of a checkpoint-backed spec: ``ppo:REF``, ``puct:N:REF``, ``rollout:N...:REF``,
-    ``vlook:REF`` (``kind`` ppo or vlook: what the checkpoint must be); None for other specs."""
-    kind, _, arg = spec.strip().partition(":")
-    kind = kind.lower()
-    if kind in ("ppo", "vlook"):
-        return (kind, arg) if arg else None
-    if kind in ("puct", "rollout"):
-        ref = arg.partition(":")[2]
-        return ("ppo", ref) if ref else None
-    return None
 
 
 def _misfit(spec: str, game) -> str | None:

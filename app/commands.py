@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from ..agents.registry import specs_epilog
 from ..envs.core.game import default_max_steps
 from ..train.config import ConfigError, config_for_game, parse_overrides, read_config_file, short_path
 from ..train.trainers import OPTIONAL_FLAGS, RLLIB_FLAGS, TRAINERS, Trainer, choose, run_algorithm, trainer
@@ -83,13 +84,7 @@ games at N engine actions (max_env_steps) and scales its trials, evaluations and
 of games played.
 """
 
-EVAL_EPILOG = """\
-agents: random | heuristic | mcts[:N] | ppo:NAME (a shipped agent, e.g. ppo:peacekeepers) | ppo:PATH |
-puct:N:NAME | puct:N:PATH (the checkpoint with N simulations of policy-guided search a move) |
-rollout:N:NAME | rollout:N:PATH (the checkpoint improved by N of its own rollouts a candidate move;
-  settings after N: k=K candidates, gate=G, floor=P, by=policy|random, alloc=uniform|halving,
-  e.g. rollout:64,k=16,gate=1,by=random,alloc=halving:peacekeepers) |
-vlook:NAME | vlook:PATH (the heuristic with a learned value's lookahead, e.g. vlook:gorgasali)
+EVAL_EPILOG = specs_epilog() + """\
 examples:
   arena eval peacekeepers --agents ppo:runs/pk/policy.zip heuristic --games 1000
   arena eval peacekeepers --agents mcts:100 random --games 20 --opt num_players=4

@@ -39,7 +39,8 @@ rebinding, so:
   built-in agents, shipped agents by name (and their ``strongest`` specs), and the checkpoints
   named on the command line (``arena serve --agent NAME=PATH``, offered as ``ppo:NAME``). Search
   budgets (``mcts:N``, ``puct:N``, ``rollout:N`` x its ``k``, each weighted by its cost in MCTS
-  simulations, ``SEARCH_COST``) are capped by ``--max-budget``. Game options are checked against
+  simulations: each kind's ``budget`` in ``agents.registry.AGENT_KINDS``, which also says which
+  kinds take a checkpoint name) are capped by ``--max-budget``. Game options are checked against
   the game's option table, and options that name a file (``config_path``) are refused by name.
   Error messages carry no server path.
 - *Cost per client*: ``MAX_GAMES_PER_PAGE`` games per page token; when ``MAX_SESSIONS`` are held,
@@ -78,6 +79,7 @@ from typing import Any
 from urllib.parse import parse_qs, urlparse
 
 from .. import envs
+from ..agents.registry import AGENT_KINDS, SEARCH_COST, AgentKind
 from ..envs.core.resources import data_path
 from ..train.play import MatchError
 from .match import Match
@@ -94,10 +96,6 @@ MAX_SEED = 2**63 - 1
 #: core a move on Zaka and Peacekeepers, ~3 s on Gorgasali, ~5 s on Zaberias, ~7.5 s on Warbah
 #: (measured on the 2-core development machine)
 DEFAULT_MAX_BUDGET = 400
-#: what one unit of each search costs, in MCTS simulations (CPU time a decision, Zaka / Peacekeepers:
-#: an MCTS simulation 2.6 / 4.5 ms, a PUCT simulation 38 / 28 ms, a rollout played by the network
-#: 16 / 610 ms, a uniformly random rollout 1.8 / 6.4 ms)
-SEARCH_COST = {"mcts": 1, "puct": 10, "rollout by policy": 100, "rollout by random": 1}
 MAX_CONNECTIONS = 64          # connections served at once (one thread each)
 REQUEST_QUEUE_SIZE = 128      # listen backlog: 20 players connecting at once are all accepted
 CONNECTION_TIMEOUT = 30.0     # seconds an idle or slow connection is kept
@@ -157,6 +155,12 @@ def _positive_digits(text: str) -> int | None:
     return int(text) if re.fullmatch(r"[0-9]{1,9}", text) and int(text) >= 1 else None
 
 
+def _search_budget(kind: AgentKind, count: int, settings: list[str], spec: str) -> int:
+    """MCTS simulations' worth of search a move of a search spec (``AgentKind.budget``)."""
+    assert kind.budget is not None, kind.name   # a kind with a count has a budget (register_kind)
+    return kind.budget(count, settings, spec)
+
+
 class AgentAllowList:
     """The opponents a request may choose: ``random``, ``heuristic``, ``mcts[:N]``, the shipped
     agents by name (``ppo:NAME``, ``puct:N:NAME``, ``rollout:N[,settings]:NAME``, ``vlook:NAME``)
@@ -213,10 +217,12 @@ class AgentAllowList:
         for entry in shipped_agents().values():
             if spec == entry.get("strongest"):
                 return dict(entry.get("options") or {})
-        kind, _, arg = spec.partition(":")
-        if kind not in ("ppo", "vlook", "puct", "rollout"):
+        word, _, arg = spec.partition(":")
+        kind = AGENT_KINDS.get(word)
+        ref = kind.reference(arg) if kind is not None else None
+        if ref is None:
             return None
-        offered = self.checkpoints.get(arg.rpartition(":")[2] if kind in ("puct", "rollout") else arg)
+        offered = self.checkpoints.get(ref)
         return None if offered is None else dict(offered.options)
 
     # -- checking a request's spec ---------------------------------------------------------
@@ -249,7 +255,7 @@ class AgentAllowList:
 
     def _resolve(self, spec: Any, game_id: str) -> tuple[str, bool]:
         """(the spec to build, whether it reads a command-line checkpoint)."""
-        from ..agents.registry import DEFAULT_MCTS_SIMULATIONS, AgentSpecError, _rollout_settings
+        from ..agents.registry import DEFAULT_MCTS_SIMULATIONS, AgentSpecError
 
         if not isinstance(spec, str) or not spec or len(spec) > MAX_SPEC_LENGTH or spec != spec.strip():
             raise RequestError(f"an agent spec is a short text such as 'heuristic' or 'mcts:100', "
@@ -259,43 +265,41 @@ class AgentAllowList:
             if game != game_id:
                 raise RequestError(f"agent {spec!r} plays {game}, not {game_id}")
             return spec, False
-        kind, _, arg = spec.partition(":")
-        if kind in ("random", "heuristic"):
+        word, _, arg = spec.partition(":")
+        kind = AGENT_KINDS.get(word)   # the kind as written: 'MCTS:5' is not one
+        if kind is None:
+            raise RequestError(f"unknown agent {spec!r}; this server offers "
+                               f"{', '.join(k.syntax.replace('REF', 'NAME') for k in AGENT_KINDS.values())} "
+                               f"(a search of at most {self.max_budget} MCTS simulations' worth a move) "
+                               f"with the names in its list")
+        if kind.count is None and kind.checkpoint is None:   # random, heuristic
             if arg:
-                raise RequestError(f"{kind!r} takes no argument, got {spec!r}")
+                raise RequestError(f"{word!r} takes no argument, got {spec!r}")
             return spec, False
-        if kind == "mcts":
+        if kind.checkpoint is None:   # mcts[:N]
             sims = _positive_digits(arg) if arg else DEFAULT_MCTS_SIMULATIONS
             if sims is None:
-                raise RequestError(f"mcts:N needs a whole number N >= 1, got {spec!r}")
-            self._budget(spec, sims)
+                raise RequestError(f"{word}:N needs a whole number N >= 1, got {spec!r}")
+            self._budget(spec, _search_budget(kind, sims, [], spec))
             return spec, False
-        if kind in ("ppo", "vlook"):
-            entry = self._reference(spec, arg, kind, game_id)
-            return (f"{kind}:{entry.path}", True) if entry.command_line else (spec, False)
-        if kind in ("puct", "rollout"):
-            head, _, ref = arg.partition(":")
-            count_text, *settings = head.split(",") if kind == "rollout" else (head,)
-            count = _positive_digits(count_text)
-            if count is None or not ref:
-                raise RequestError(f"{kind} needs a whole number N >= 1 and an agent name: "
-                                   f"{kind}:N:NAME (e.g. {kind}:16:{next(iter(self.names(game_id)), 'NAME')}), "
-                                   f"got {spec!r}")
-            budget = count * SEARCH_COST["puct"]
-            if kind == "rollout":
-                try:
-                    parsed = _rollout_settings(settings, spec)
-                except AgentSpecError as exc:
-                    raise RequestError(str(exc)) from None
-                from ..agents.rollout import TOP_K
-                by = f"rollout by {parsed.get('by', 'policy')}"
-                budget = count * int(parsed.get("top_k", TOP_K)) * SEARCH_COST[by]
-            entry = self._reference(spec, ref, "ppo", game_id)   # a path: refused as such, whatever N
-            self._budget(spec, budget)
-            return (f"{kind}:{head}:{entry.path}", True) if entry.command_line else (spec, False)
-        raise RequestError(f"unknown agent {spec!r}; this server offers random, heuristic, mcts:N "
-                           f"(N <= {self.max_budget}), ppo:NAME, puct:N:NAME, rollout:N:NAME, vlook:NAME "
-                           f"with the names in its list")
+        if kind.count is None:   # ppo:NAME, vlook:NAME
+            entry = self._reference(spec, arg, kind.checkpoint, game_id)
+            return (f"{word}:{entry.path}", True) if entry.command_line else (spec, False)
+        # puct:N:NAME, rollout:N[,settings]:NAME
+        head, _, ref = arg.partition(":")
+        count_text, *settings = head.split(",") if kind.settings else (head,)
+        count = _positive_digits(count_text)
+        if count is None or not ref:
+            raise RequestError(f"{word} needs a whole number N >= 1 and an agent name: "
+                               f"{word}:N:NAME (e.g. {word}:16:{next(iter(self.names(game_id)), 'NAME')}), "
+                               f"got {spec!r}")
+        try:
+            budget = _search_budget(kind, count, settings, spec)
+        except AgentSpecError as exc:
+            raise RequestError(str(exc)) from None
+        entry = self._reference(spec, ref, kind.checkpoint, game_id)   # a path: refused as such, whatever N
+        self._budget(spec, budget)
+        return (f"{word}:{head}:{entry.path}", True) if entry.command_line else (spec, False)
 
     def build(self, spec: str, game, seed: int | None):
         """The agent for an allowed ``spec`` (checked again here), labelled with ``spec`` itself."""

@@ -221,3 +221,20 @@ def test_games_md_lists_the_game_length_of_every_variant_measured():
         assert abs(row["rules"] + row["designed"] + row["cap"] - 1) < 1e-9, (game, label)
         assert row["games"] >= 1 and row["moves"] > 0 and row["rounds"] > 0, (game, label)
         assert f"| {label} | `{json.dumps(row['options'])}` |" in GAMES_MD.read_text(encoding="utf-8")
+
+
+def test_integrations_md_agent_specs_are_the_registry_table():
+    """docs/integrations.md's agent-spec table is ``agents.registry.specs_markdown()`` (issue 44:
+    the kinds were listed by hand in seven places that disagreed), and the README names every kind."""
+    from tabletop_arena.agents.registry import AGENT_KINDS, specs_markdown
+
+    text = (ROOT / "docs" / "integrations.md").read_text(encoding="utf-8")
+    begin = "<!-- agent specs: generated from tabletop_arena.agents.registry.specs_markdown() -->\n"
+    assert begin in text and "<!-- end of agent specs -->" in text
+    table = text.split(begin, 1)[1].split("<!-- end of agent specs -->", 1)[0]
+    assert table == specs_markdown(), (
+        "docs/integrations.md's agent specs differ from agents/registry.py's AGENT_KINDS; paste the output of "
+        "python -c 'from tabletop_arena.agents.registry import specs_markdown; print(specs_markdown(), end=\"\")'")
+    readme = README.read_text(encoding="utf-8")
+    missing = [k.name for k in AGENT_KINDS.values() if f"`{k.name}" not in readme]
+    assert not missing, f"README.md does not name the agent kinds {missing}"

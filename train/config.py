@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ..agents.registry import AGENT_KINDS, opponent_kinds
 from ..envs.core.game import ConfigError as _ConfigError
 from ..envs.core.resources import config_path
 from ..envs.core.yamlio import load as yaml_load
@@ -92,7 +93,7 @@ class TrainConfig:
     kl_coef: float = 0.0                  #: weight of KL(policy || cloned policy) in the PPO loss (needs bc_games)
     # --- self-play pool -------------------------------------------------------------------------
     opponent_mix: dict = field(default_factory=lambda: {"random": 0.2, "heuristic": 0.4, "snapshot": 0.4})
-    #: ^ weight per opponent kind: any agent spec (random, heuristic, mcts:N, ppo:PATH) or
+    #: ^ weight per opponent kind: any agent spec (agents/registry.py AGENT_KINDS) or
     #:   "snapshot" (a frozen past copy of the learner); kinds a game lacks (no heuristic) are dropped
     snapshot_interval: int = 20_000       #: learner steps between frozen snapshots added to the pool
     max_snapshots: int = 5                #: newest snapshots kept in the pool
@@ -307,10 +308,11 @@ def _validate_opponents(cfg: TrainConfig) -> None:
     for kind, weight in cfg.opponent_mix.items():
         if not isinstance(kind, str) or not kind:
             raise ConfigError(f"opponent_mix: keys must be agent specs, got {kind!r}")
-        base = kind.split(":")[0]
-        if base not in ("random", "heuristic", "mcts", "ppo", "snapshot"):
-            raise ConfigError(f"opponent_mix: unknown opponent {kind!r}; use random, heuristic, "
-                              f"mcts:N, ppo:PATH or snapshot")
+        base = AGENT_KINDS.get(kind.split(":")[0])
+        if kind != "snapshot" and (base is None or base.not_opponent is not None):
+            raise ConfigError(f"opponent_mix: unknown opponent {kind!r}; use an agent spec "
+                              f"({', '.join(k.name for k in opponent_kinds())}) or snapshot"
+                              + (f" ({base.name}: {base.not_opponent})" if base is not None else ""))
         if not isinstance(weight, (int, float)) or isinstance(weight, bool) or weight < 0:
             raise ConfigError(f"opponent_mix[{kind!r}]: weight must be a number >= 0, got {weight!r}")
     if sum(cfg.opponent_mix.values()) <= 0:

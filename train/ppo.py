@@ -72,7 +72,7 @@ from ..agents.ppo import (
     save_checkpoint,
     spatial_action_index,
 )
-from ..agents.registry import has_heuristic
+from ..agents.registry import checkpoint_ref, has_heuristic, make_agent
 from .algo import ArenaPPO
 from .config import ConfigError, TrainConfig, check_resume, from_dict, load_config, validate, with_overrides
 from .run_control import (
@@ -641,11 +641,11 @@ def init_policy_path(ref: str, game, trust: bool) -> str:
 
 def _checkpoint_opponents(run: Run) -> None:
     """The config's opponents and evaluation opponents that play a checkpoint (``ppo:``,
-    ``puct:``, ``rollout:``) load now: a missing, mismatched or untrusted pickled file is one error
-    before any training, not a crash in an env worker later."""
-    from ..agents.registry import make_agent
+    ``puct:``, ``rollout:``, ``vlook:``: ``agents.registry.checkpoint_ref``) load now: a missing,
+    mismatched or untrusted pickled file is one error before any training, not a crash in an env
+    worker later."""
     for spec in list(run.cfg.opponent_mix) + list(run.eval_opponents):
-        if spec.split(":", 1)[0] in ("ppo", "puct", "rollout"):
+        if checkpoint_ref(spec) is not None:
             make_agent(spec, run.game, seed=0, trust=run.trust)
 
 
