@@ -10,7 +10,7 @@ reaches every phase in a second or two instead of a process start-up each. A few
 ``python -m tabletop_arena.app.cli`` as a process of its own, with Ctrl-C sent to its whole
 process group as a terminal does, to check the exit code the shell sees.
 
-Not covered: ``arena train --backend rllib`` (train/rllib.py; needs the [rllib] extra, ray, which
+Not covered: ``arena train --set algorithm=rllib_ppo`` (train/rllib.py; needs the [rllib] extra, ray, which
 the test machines do not install).
 """
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Self-play PPO on Ray RLlib (``arena train <game> --backend rllib``): the same games, config,
+"""Self-play PPO on Ray RLlib (``arena train <game> --set algorithm=rllib_ppo``): the same games, config,
 opponent pool and checkpoint format as the SB3 path, with rollouts and learners that scale out.
 
     from tabletop_arena.train.rllib import train_rllib
@@ -6,7 +6,7 @@ opponent pool and checkpoint format as the SB3 path, with rollouts and learners 
     train_rllib("peacekeepers", out="runs/pk_rllib", resume=True, trust=True, timesteps=400_000)
     train_rllib("zaka", address="auto", num_env_runners=16, num_learners=2, device="cuda")
 
-    arena train peacekeepers --backend rllib --num-env-runners 2 --out runs/pk_rllib
+    arena train peacekeepers --set algorithm=rllib_ppo --num-env-runners 2 --out runs/pk_rllib
     arena eval peacekeepers --agents ppo:runs/pk_rllib/policy.zip heuristic
 
 Reads top to bottom:
