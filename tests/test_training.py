@@ -146,7 +146,7 @@ def test_resume_is_rejected_for_another_game_or_without_checkpoint(trained, tmp_
     with pytest.raises(ConfigError, match="does not exist"):   # says why there is nothing to resume
         train(name, out=tmp_path / "empty", resume=True)
     with pytest.raises(ConfigError, match="already holds a run"):
-        train(name, timesteps=64, out=run, **SMALL)
+        train(name, config_path=ppo_config(name), timesteps=64, out=run, **SMALL)
     with pytest.raises(ConfigError, match="cannot change"):
         train(name, out=run, resume=True, net_arch=[8])
     other = next((n for n in GAMES if n != name), None)
@@ -243,7 +243,7 @@ def test_config_validation(tmp_path):
         parse_overrides(["opponent_mix={random: 1, random: 0}"])
     with pytest.raises(ConfigError, match="not found"):
         load_config(tmp_path / "nope.yaml")
-    cfg = load_config(None, {"n_envs": 3, "seed": None}, game=GAMES[0])  # None: not overridden
+    cfg = load_config(ppo_config(GAMES[0]), {"n_envs": 3, "seed": None})  # None: not overridden
     assert isinstance(cfg, TrainConfig) and cfg.n_envs == 3
     assert parse_overrides(["n_envs=4", "opponent_mix={random: 1}", "network=mlp"]) == \
         {"n_envs": 4, "opponent_mix": {"random": 1}, "network": "mlp"}
