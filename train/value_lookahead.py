@@ -489,12 +489,3 @@ def is_value_run(out: Path) -> bool:
         return is_value_config(read_config_file(out / "config.yaml"))
     except ConfigError:
         return False
-
-
-def read_if_value_config(config_path, game_id: str, env_options: Any) -> tuple[dict, str] | None:
-    """The config's keys and source when the config (given, or the game's default) asks for this
-    algorithm; None otherwise (the PPO path goes on)."""
-    from .config import config_for_game
-    path = Path(config_path) if config_path is not None else config_for_game(game_id, env_options)
-    data = read_config_file(path)
-    return (data, str(path)) if is_value_config(data) else None
