@@ -23,6 +23,7 @@ import numpy as np
 
 from ..envs.core.errors import ArenaError
 from .base import BaseAgent
+from .heuristics import make_heuristic
 
 FORMAT = "tabletop-arena-value-lookahead/1"
 
@@ -133,7 +134,6 @@ class ValueLookaheadAgent(BaseAgent):
     def __init__(self, path: str | os.PathLike | None, game, seed: int | None = None, *, net=None,
                  meta: dict | None = None, phases=None):
         super().__init__(seed)
-        from .registry import make_agent
         if net is None:
             if path is None:
                 raise ValueError("ValueLookaheadAgent needs a checkpoint path or a network")
@@ -142,7 +142,7 @@ class ValueLookaheadAgent(BaseAgent):
         self.path = None if path is None else str(path)
         self.net, self.meta = net, meta
         self.game = game
-        self.base = make_agent("heuristic", game, seed=seed)
+        self.base = make_heuristic(game, seed)
         self.phases = set(meta["phases"] if phases is None else phases)
         self.samples = int(meta["samples"])
         self.delta = float(meta["delta"])

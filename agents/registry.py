@@ -20,16 +20,19 @@ Game-specific modules are found by convention, so a new game gets its baseline b
 from __future__ import annotations
 
 import difflib
-import importlib
-import importlib.util
 import textwrap
 from dataclasses import dataclass
 from typing import Callable
 
-from ..envs.core.errors import ArenaError
 from ..envs.core.game import Game
 from . import shipped
 from .base import BaseAgent, RandomAgent
+from .heuristics import (
+    AgentSpecError,
+    NoHeuristicError,
+    has_heuristic,
+    make_heuristic,
+)
 from .mcts import MCTSAgent
 
 DEFAULT_MCTS_SIMULATIONS = 200
@@ -41,28 +44,6 @@ MAX_SEARCH = 100_000
 SEARCH_COST = {"mcts": 1, "puct": 10, "rollout by policy": 100, "rollout by random": 1}
 #: what REF is, in every help text that lists the kinds
 REF_HELP = "REF: a shipped agent's name (arena list) or a checkpoint path"
-
-
-class AgentSpecError(ArenaError):
-    """An agent spec that names no known agent or has a malformed argument."""
-
-
-def game_base_name(game_or_name) -> str:
-    """``peacekeepers_v0`` (or a Game with that name) -> ``peacekeepers``."""
-    name = game_or_name if isinstance(game_or_name, str) else game_or_name.name
-    return str(name).split("_v")[0]
-
-
-def heuristic_module_name(game_or_name) -> str:
-    return f"{__package__}.{game_base_name(game_or_name)}"
-
-
-def has_heuristic(game_or_name) -> bool:
-    """Whether ``agents.<game>`` exists (without importing it)."""
-    try:
-        return importlib.util.find_spec(heuristic_module_name(game_or_name)) is not None
-    except (ImportError, ValueError):
-        return False
 
 
 def agent_names(game_name) -> list[str]:
@@ -77,20 +58,10 @@ def agent_names(game_name) -> list[str]:
 
 
 def _heuristic(game, seed):
-    module_name = heuristic_module_name(game)
     try:
-        module = importlib.import_module(module_name)
-    except ModuleNotFoundError as exc:
-        if exc.name != module_name:  # the module exists but one of its imports is missing
-            raise
-        raise AgentSpecError(
-            f"no rule-based baseline for {game.name!r}: expected module "
-            f"{module_name} (agents/{game_base_name(game)}.py) defining HeuristicAgent(game, seed=None); "
-            f"available agents: {agent_names(game.name)}") from None
-    cls = getattr(module, "HeuristicAgent", None)
-    if cls is None:
-        raise AgentSpecError(f"{module_name} defines no HeuristicAgent class")
-    return cls(game, seed=seed)
+        return make_heuristic(game, seed)
+    except NoHeuristicError as exc:
+        raise AgentSpecError(f"{exc}; available agents: {agent_names(game.name)}") from None
 
 
 def checkpoint_for(ref: str, kind: str = "ppo", game: Game | None = None, spec: str | None = None) -> str:

@@ -310,16 +310,6 @@ def local_project_imports(modules: dict, imports: list[Import]) -> list[Import]:
     return [i for i in imports if i.local and i.imported in modules and i.imported not in heavy]
 
 
-#: the import cycles of the package when this test was written (at 99b0a06), each hidden by
-#: function-local imports; others are editing these modules, so the cycles are listed here for
-#: whoever fixes them, and the xfail is strict: once they are gone the test fails until this mark
-#: is removed
-PACKAGE_CYCLES = (
-    "agents.lookahead <-> agents.registry (lookahead.py: 'from .registry import make_agent' in a "
-    "function; registry.py: 'from .lookahead import ValueLookaheadAgent' in a function)")
-
-
-@pytest.mark.xfail(strict=True, reason=f"import cycles hidden by function-local imports: {PACKAGE_CYCLES}")
 def test_no_import_cycle_in_the_installed_package():
     """The whole package (every folder of ``[tool.setuptools] package-dir``: envs, agents, train,
     app, ...): the graph of its modules' imports of each other, function-local imports included
