@@ -21,6 +21,7 @@ from typing import Any
 
 import numpy as np
 
+from ..envs import resolve
 from ..envs.core.errors import ArenaError
 from .base import BaseAgent
 from .heuristics import make_heuristic
@@ -113,7 +114,6 @@ def load_value(path: str | os.PathLike, game=None):
 
 
 def check_fits(meta: dict, game, path: str) -> None:
-    from ..envs import resolve
     gid = resolve(game.name)
     if meta.get("game") != gid:
         raise ValueCheckpointError(f"{path} was fitted on {meta.get('game')!r}, not {gid!r}")

@@ -79,6 +79,7 @@ from torch import nn
 from ..envs.core.errors import ArenaError
 from .base import BaseAgent
 from .nets import ExtractorHead
+from .shipped import resolve_checkpoint
 
 #: the safe format: JSON metadata + tensors (read with ``torch.load(weights_only=True)``)
 FORMAT = "tabletop-arena-ppo/2"
@@ -800,7 +801,6 @@ def load_maskable_ppo(ref: str | os.PathLike, env, *, device: str = "auto", trus
     """
     from sb3_contrib import MaskablePPO
 
-    from .shipped import resolve_checkpoint
 
     if "policy_kwargs" in ppo_kwargs:
         raise TypeError("load_maskable_ppo: policy_kwargs come from the checkpoint")

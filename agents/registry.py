@@ -24,6 +24,7 @@ import textwrap
 from dataclasses import dataclass
 from typing import Callable
 
+from .. import envs
 from ..envs.core.game import Game
 from . import shipped
 from .base import BaseAgent, RandomAgent
@@ -33,6 +34,7 @@ from .heuristics import (
     has_heuristic,
     make_heuristic,
 )
+from .lookahead import ValueLookaheadAgent
 from .mcts import MCTSAgent
 
 DEFAULT_MCTS_SIMULATIONS = 200
@@ -129,7 +131,6 @@ def game_for_agent(game, options: dict | None = None) -> Game:
             raise TypeError("options= goes with a game id; this game is already built with its options")
         return game
     if isinstance(game, str):
-        from .. import envs
         return envs.make_game(game, **dict(options or {}))
     inner = getattr(getattr(game, "unwrapped", None), "game", None)
     if isinstance(inner, Game):
@@ -283,7 +284,6 @@ def _build_vlook(game, arg, spec, seed, trust):
         raise AgentSpecError("vlook needs a shipped agent's name or a value checkpoint: vlook:NAME "
                              "(e.g. vlook:gorgasali) or vlook:PATH (e.g. vlook:runs/x/value.pt)")
     path = checkpoint_for(arg, "vlook", game=game, spec=spec)
-    from .lookahead import ValueLookaheadAgent  # imports torch: only when asked for
     return ValueLookaheadAgent(path, game, seed=seed)
 
 

@@ -12,6 +12,7 @@ from typing import Any
 
 from ..envs.core.errors import ArenaError
 from ..envs.core.resources import checkpoints_dir
+from ..envs.core.yamlio import load
 
 INDEX = "shipped.yaml"
 
@@ -22,7 +23,6 @@ class ShippedAgentError(ArenaError):
 
 def shipped_agents() -> dict[str, dict[str, Any]]:
     """name -> entry (``game``, ``file`` as an absolute path, ``variant``) of each shipped agent."""
-    from ..envs.core.yamlio import load
 
     root = checkpoints_dir()
     with open(root / INDEX) as fh:

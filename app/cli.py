@@ -19,6 +19,12 @@ import sys
 
 from .. import envs
 from ..agents.registry import AGENT_KINDS, SEARCH_COST, checkpoint_ref, specs_help
+from ..agents.shipped import shipped_agents
+from ..envs.core.accel import backend
+from ..envs.core.terminal import supports_color
+from ..train.stops import as_stopped, stop_raises
+from . import commands, ladder_cli, quickstart
+from .bench import ReferenceUnavailable, format_table, run
 from .cli_common import (
     ArenaParser,
     CLIError,
@@ -33,17 +39,19 @@ from .cli_common import (
     number_between,
     parse_env_options,
     resolve_game,
+    shipped_agent_label,
 )
+from .ladder_cli import level_opponents
+from .match import LIST_LIMIT, Match, MatchError, pick_move
 
 # arena quickstart: app/quickstart.py (these names stay importable from here)
 from .quickstart import QUICKSTART_DEFAULT_TIMESTEPS, cmd_quickstart, fresh_run_folder  # noqa: F401
+from .serve import DEFAULT_MAX_BUDGET, AgentAllowList, RequestError, build_agent, command_line_agent, serve
 
 __all__ = ["main", "build_parser", "parse_env_options"]
 
 @command
 def cmd_list(args) -> int:
-    from ..agents.shipped import shipped_agents
-    from .cli_common import shipped_agent_label
 
     shipped = shipped_agents()
     print(f"{'id':20s} {'players':28s} description")
@@ -70,7 +78,6 @@ class _Quit(Exception):
 def _choose(state, legal: list[tuple[int, str]]) -> int:
     """Ask the person for an action: a number from the list, or words to filter it
     (``train.play.pick_move``: 'help', out-of-range numbers and whole-word cells answered)."""
-    from .match import LIST_LIMIT, pick_move
 
     shown = legal
     while True:
@@ -94,12 +101,10 @@ def _choose(state, legal: list[tuple[int, str]]) -> int:
 
 @command
 def cmd_play(args) -> int:
-    from .match import Match, MatchError
 
     game_id = resolve_game(args.game)
     options = env_options(args)
     game = make_game(game_id, options)
-    from .ladder_cli import level_opponents  # --level N: an agent from the ladder's data
     opponents = level_opponents(args, game_id, game) or args.opponents or ["heuristic"]
     try:
         match = Match(game_id, options, human=args.seat, opponents=opponents,
@@ -112,7 +117,6 @@ def cmd_play(args) -> int:
           f"against {others}.")
     print("Type a move's number, words that pick it out, or q to quit.")
     shown = 0
-    from ..envs.core.terminal import supports_color
     color = not args.no_color and supports_color()   # a terminal, NO_COLOR unset (no codes in pipes)
     try:
         while not match.over:
@@ -143,7 +147,6 @@ MAX_BENCH_SECONDS, MAX_BENCH_ROUNDS = 3600.0, 100
 
 @command
 def cmd_bench(args) -> int:
-    from .bench import ReferenceUnavailable, format_table, run
 
     games = [resolve_game(g) for g in args.games] if args.games else None
     options = env_options(args)
@@ -158,7 +161,6 @@ def cmd_bench(args) -> int:
         results = run(games, seconds=args.seconds, all_variants=args.all_variants, rounds=args.rounds,
                       options=options or None, reference=False)
     print(format_table(results))
-    from ..envs.core.accel import backend
     print(f"engine hot spots: {backend()}")
     return 0
 
@@ -166,7 +168,6 @@ def cmd_bench(args) -> int:
 # ----------------------------------------------------------------------------------- serve ----
 @command
 def cmd_serve(args) -> int:
-    from .serve import DEFAULT_MAX_BUDGET, AgentAllowList, RequestError, build_agent, command_line_agent, serve
 
     trust = bool(getattr(args, "trust_checkpoint", False))
     try:
@@ -308,11 +309,8 @@ def build_parser() -> ArenaParser:
     add_env_options(s)
     s.set_defaults(func=cmd_bench)
 
-    from . import quickstart
     quickstart.register(sub)
-    from . import commands
     commands.register(sub)
-    from . import ladder_cli  # arena ladder: app/ladder_cli.py
     ladder_cli.register(sub)
     return p
 
@@ -332,7 +330,6 @@ def main(argv: list[str] | None = None) -> int:
     except CLIError as exc:
         print(exc.line(), file=sys.stderr)
         return 2
-    from ..train.stops import as_stopped, stop_raises
 
     prog = f"arena {args.command}"
     try:

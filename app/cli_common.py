@@ -29,7 +29,14 @@ from pathlib import Path
 from typing import Any
 
 from .. import envs
-from ..agents.registry import checkpoint_ref  # (kind, REF) of a checkpoint-backed spec, from AGENT_KINDS
+from ..agents.registry import (
+    AgentSpecError,
+    checkpoint_for,
+    checkpoint_ref,  # (kind, REF) of a checkpoint-backed spec, from AGENT_KINDS
+    shipped_for,
+)
+from ..agents.registry import make_agent as build
+from ..agents.shipped import agent_kind, resolve_checkpoint
 from ..envs.core.errors import ArenaError
 
 OPT_HELP = ("env option KEY=VALUE, repeatable; VALUE is JSON when it parses (4, true, "
@@ -382,7 +389,6 @@ def shipped_agent_label(name: str, entry: dict) -> str:
     """``ppo:NAME (variant): --opt k=v ...`` (``vlook:NAME`` for a value-lookahead entry) for a
     shipped agent (``agents.shipped``): its spec, the variant it plays and the options that select
     that variant."""
-    from ..agents.shipped import agent_kind
 
     flags = " ".join(f"--opt {k}={v}" for k, v in (entry.get("options") or {}).items())
     strongest = f"; strongest as {entry['strongest']}" if entry.get("strongest") else ""
@@ -393,7 +399,6 @@ def shipped_agent_label(name: str, entry: dict) -> str:
 def make_agent(spec: str, game, seed: int | None = None, trust: bool = False):
     """``agents.make_agent`` with every "no such agent / checkpoint" failure as a CLIError;
     ``trust``: a pickled (legacy) checkpoint may load (``--trust-checkpoint``)."""
-    from ..agents.registry import make_agent as build
 
     check_checkpoint_exists(spec, game)
     try:
@@ -419,7 +424,6 @@ def agent_error(spec: str, exc: BaseException, game) -> CLIError:
 
 def shipped_hint(game_id: str) -> str | None:
     """``trained for GAME: ppo:a, ppo:b`` (None when the game has no shipped agent)."""
-    from ..agents.registry import shipped_for
 
     try:
         shipped = shipped_for(game_id)
@@ -436,7 +440,6 @@ def _misfit(spec: str, game) -> str | None:
         return None
     try:
         from ..agents.ppo import game_metadata, read_metadata
-        from ..agents.shipped import resolve_checkpoint
         meta, want = read_metadata(resolve_checkpoint(ref[1])), game_metadata(game)
     except Exception:  # noqa: BLE001 - only a shorter wording of an error already raised
         return None
@@ -458,7 +461,6 @@ def check_checkpoint_exists(spec: str, game) -> None:
     ref = checkpoint_ref(spec) if isinstance(spec, str) else None
     if ref is None:
         return
-    from ..agents.registry import AgentSpecError, checkpoint_for
 
     try:
         path = checkpoint_for(ref[1], ref[0], game=game, spec=spec.strip())

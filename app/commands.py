@@ -13,25 +13,32 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from ..agents.registry import specs_epilog
+from ..agents.registry import AgentSpecError, specs_epilog
+from ..agents.shipped import ShippedAgentError, resolve_checkpoint
 from ..envs.core.game import default_max_steps
-from ..train.config import ConfigError, config_for_game, parse_overrides, read_config_file, short_path
+from ..train.config import ConfigError, check_overrides, config_for_game, parse_overrides, read_config_file, short_path
+from ..train.evaluate import evaluate
 from ..train.trainers import OPTIONAL_FLAGS, RLLIB_FLAGS, TRAINERS, Trainer, choose, run_algorithm, trainer
 from .cli_common import (
     CLIError,
     HelpFormatter,
     add_env_options,
     add_trust_checkpoint,
+    agent_error,
+    check_checkpoint_exists,
     check_out_folder,
     command,
     env_options,
     int_at_least,
     int_between,
+    make_agent,
     make_game,
+    missing_extra,
     parse_env_options,
     print_notes,
     resolve_game,
 )
+from .record import RecordingError, record_report
 
 __all__ = ["register", "parse_env_options", "check_set_overrides", "cmd_train", "cmd_eval",
            "cmd_convert_checkpoint"]
@@ -102,8 +109,6 @@ written under it.
 
 def check_set_overrides(pairs: list[str] | None) -> dict:
     """``--set`` values -> checked training-config overrides; a mistake blames --set."""
-    from ..train.config import ConfigError, check_overrides, parse_overrides
-
     try:
         return check_overrides(parse_overrides(pairs), source="--set")
     except ConfigError as exc:
@@ -206,7 +211,6 @@ def _check_flags(args, chosen: Trainer, source: str) -> None:
 
 def _checked_set(overrides: dict) -> dict:
     """Parsed --set values of a PPO trainer, checked against train/config.py; a mistake blames --set."""
-    from ..train.config import check_overrides
     try:
         return check_overrides(overrides, source="--set")
     except ConfigError as exc:
@@ -281,7 +285,6 @@ def _train_value_lookahead(args, game: str, chosen: Trainer, data, source: str, 
 
 @command
 def cmd_eval(args) -> int:
-    from ..train.evaluate import evaluate
 
     game = resolve_game(args.game)
     options = env_options(args, notes=False)
@@ -293,7 +296,6 @@ def cmd_eval(args) -> int:
                        f"--max-steps {max_steps}", hint="the random opening is part of every game")
     out = args.out or f"runs/eval/{game}"
     check_out_folder(out)
-    from .cli_common import make_agent
     trust = args.trust_checkpoint
     for spec in args.agents:  # each spec (and checkpoint) checked before any game is played
         if not spec.startswith("ppo:"):
@@ -311,7 +313,6 @@ def cmd_eval(args) -> int:
         picture = " (report.png needs matplotlib: pip install 'tabletop-arena[train]')"
     print(f"report: {out}/report.md, report.json{picture}")
     if args.record:
-        from .record import RecordingError, record_report
         try:
             for path in record_report(report, game_obj, out, args.record, fmt=args.record_format):
                 print(f"recorded: {path}")
@@ -323,9 +324,6 @@ def cmd_eval(args) -> int:
 def _check_checkpoint(spec: str, game, trust: bool = False) -> None:
     """A ppo: spec names a readable checkpoint that fits ``game`` (torch is imported: the
     evaluation needs it anyway), refused if pickled (legacy) unless ``trust``."""
-    from ..agents.registry import AgentSpecError
-    from ..agents.shipped import ShippedAgentError, resolve_checkpoint
-    from .cli_common import agent_error, check_checkpoint_exists
 
     check_checkpoint_exists(spec, game)
     try:
@@ -337,7 +335,6 @@ def _check_checkpoint(spec: str, game, trust: bool = False) -> None:
         check_trusted(meta, path, trust)
         check_compatible(meta, game, path)
     except ImportError as exc:
-        from .cli_common import missing_extra
         words = missing_extra(exc) or f"needs {exc.name or 'a package'}, which is not installed"
         raise CLIError(f"agent {spec!r} {words}") from None
     except (ValueError, ShippedAgentError) as exc:  # AgentSpecError, CheckpointError

@@ -12,6 +12,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from ..train import ladder
+from ..train.levels import LadderError, derive_levels, ladder_name, level_spec, level_table, load_ladder, players_of
 from .cli_common import (
     CLIError,
     add_trust_checkpoint,
@@ -22,6 +24,7 @@ from .cli_common import (
     make_agent,
     resolve_game,
 )
+from .ladder_page import write_page
 
 MAX_GAMES = 100_000
 MAX_WORKERS = 64
@@ -48,7 +51,6 @@ def _docs_folder(given: str | None) -> Path:
 
 @command
 def cmd_ladder(args) -> int:
-    from ..train.levels import LadderError
 
     try:
         return _ladder(args)
@@ -57,8 +59,6 @@ def cmd_ladder(args) -> int:
 
 
 def _ladder(args) -> int:
-    from ..train import ladder
-    from ..train.levels import derive_levels, level_table, load_ladder
 
     folder = check_out_folder(args.dir, "--dir") if args.dir else None
     if args.roster and (folder is None or args.add or args.page or args.show):
@@ -68,7 +68,6 @@ def _ladder(args) -> int:
         if args.game or args.add or args.show:
             raise CLIError("--page writes the page from every ladder's data; it takes no game, --add or --show",
                            hint="arena ladder --page [--dir DIR] [--docs DIR]")
-        from .ladder_page import write_page
         written = write_page(folder, _docs_folder(args.docs))
         print("wrote " + ", ".join(str(p) for p in written))
         return 0
@@ -118,7 +117,6 @@ def level_opponents(args, game_id: str, game) -> list[str] | None:
         return None
     if args.opponents:
         raise CLIError("--level picks the opponents; leave out --opponents", hint="e.g. arena play zaka --level 3")
-    from ..train.levels import LadderError, ladder_name, level_spec, players_of
 
     n = players_of(game)
     try:

@@ -15,8 +15,17 @@ import os
 from pathlib import Path
 from typing import Any, Sequence
 
-from ..train.ladder import DEFAULT_GAMES, PUBLISHED, blocks_per_group
-from ..train.levels import ANCHOR, LEVEL_MIN_STEP, LEVEL_NAMES, LEVEL_STEP, all_ladders, derive_levels, ladder_dir
+from ..train.ladder import DEFAULT_GAMES, PUBLISHED, blocks_per_group, sorted_ratings
+from ..train.levels import (
+    ANCHOR,
+    LEVEL_MIN_STEP,
+    LEVEL_NAMES,
+    LEVEL_STEP,
+    all_ladders,
+    derive_levels,
+    ladder_dir,
+    ladder_name,
+)
 
 PAGE = "ladder.md"
 #: where the page links the data from (the page lives in docs/)
@@ -81,7 +90,6 @@ def _status(data: dict[str, Any]) -> str:
 
 
 def _table(data: dict[str, Any]) -> list[str]:
-    from ..train.ladder import sorted_ratings
 
     out = ["| # | agent | rating | 95% interval | games | W-D-L |", "|--:|---|--:|---|--:|---|"]
     for rank, (spec, r) in enumerate(sorted_ratings(data), start=1):
@@ -126,7 +134,6 @@ def _ladder_section(data: dict[str, Any], costs: dict[str, Any]) -> list[str]:
 
 
 def _missing_section(game_id: str, num_players: int, costs: dict[str, Any]) -> list[str]:
-    from ..train.levels import ladder_name
 
     name = ladder_name(game_id, num_players)
     est = estimate_cpu_hours(name, num_players, costs)
@@ -216,7 +223,6 @@ def plot_game(ladders: Sequence[dict[str, Any]], path: str | os.PathLike) -> Pat
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    from ..train.ladder import sorted_ratings
 
     ladders = sorted(ladders, key=lambda d: d["num_players"])
     rows = [[(s, r) for s, r in sorted_ratings(d) if r["rating"] is not None] for d in ladders]

@@ -26,8 +26,13 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from ..agents.registry import has_heuristic
+from ..train.config import CONFIG_DIR, ConfigError, config_for_game, load_config
+from ..train.curves import read_curve
+from ..train.evaluate import evaluate
 from .cli_common import (
     CLIError,
+    HelpFormatter,
     add_env_options,
     check_out_folder,
     command,
@@ -37,6 +42,7 @@ from .cli_common import (
     make_game,
     resolve_game,
 )
+from .commands import MAX_GAMES, MAX_WORKERS, _blame, check_set_overrides, fold_set_into_flags
 
 if TYPE_CHECKING:
     from ..train.config import TrainConfig
@@ -140,13 +146,11 @@ def _run_folder(args, game: str) -> Path:
 
 def quickstart_config(game: str, options: dict) -> Path:
     """The PPO config quickstart reads: ``QUICKSTART_CONFIGS``, else the game's default."""
-    from ..train.config import CONFIG_DIR, config_for_game
     return CONFIG_DIR / QUICKSTART_CONFIGS[game] if game in QUICKSTART_CONFIGS else config_for_game(game, options)
 
 
 def _plan(game: str, options: dict, overrides: dict) -> tuple[str, "TrainConfig"]:
     """The words of what the run will do, and its config (``train.config.load_config``)."""
-    from ..train.config import load_config
     cfg = load_config(quickstart_config(game, options), overrides, game=game)
     warm = ""
     if cfg.bc_games:
@@ -160,7 +164,6 @@ def _plan(game: str, options: dict, overrides: dict) -> tuple[str, "TrainConfig"
 
 def _curve_words(out: Path) -> str:
     """The learning curve's first and last win rates against the heuristic, in words."""
-    from ..train.curves import read_curve
     rows = [r for r in read_curve(out / "curve.csv") if isinstance(r.get("heuristic_win_rate"), float)]
     if not rows:
         return ""
@@ -193,8 +196,6 @@ def cmd_quickstart(args) -> int:
     game = resolve_game(args.game)
     options = env_options(args)
     make_game(game, options)   # a bad option: one line before anything runs
-    from ..train.config import ConfigError
-    from .commands import _blame, check_set_overrides, fold_set_into_flags
 
     overrides = check_set_overrides(args.set)
     fold_set_into_flags(args, overrides)
@@ -202,7 +203,6 @@ def cmd_quickstart(args) -> int:
     run = dict(QUICKSTART_RUNS.get(game, {"total_timesteps": QUICKSTART_DEFAULT_TIMESTEPS}))
     steps = args.timesteps if args.timesteps is not None else run.pop("total_timesteps")
     run.pop("total_timesteps", None)
-    from ..agents.registry import has_heuristic
     opponents = (["heuristic"] if has_heuristic(game) else []) + ["random"]
     # the learning curve: the clone (step 0) and the end, against the heuristic
     quick = {**run, "checkpoint_interval": steps, "eval_opponents": opponents[:1]}
@@ -219,7 +219,6 @@ def cmd_quickstart(args) -> int:
         rollout = cfg.n_envs * cfg.n_steps
         overrides["eval_interval"] = -(-steps // rollout) * rollout + 1
     out = _run_folder(args, game)
-    from ..train.evaluate import evaluate
     from ..train.ppo import train
 
     print(f"[1/2] training {game}: {plan} -> {out}", flush=True)
@@ -273,8 +272,6 @@ def _final_meta(path: Path) -> dict:
 
 def register(sub) -> None:
     """Add ``quickstart`` to the ``arena`` sub-commands."""
-    from .cli_common import HelpFormatter
-    from .commands import MAX_GAMES, MAX_WORKERS
     s = sub.add_parser(
         "quickstart", help="a short PPO run and its agent against the baselines (a few CPU-minutes)",
         description="The main job on a small default, a few CPU-minutes: the game's training config cut "

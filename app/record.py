@@ -22,6 +22,7 @@ from typing import Sequence
 
 import numpy as np
 
+from ..envs.core import draw as D
 from ..envs.core.errors import ArenaError
 
 FORMATS = ("gif", "mp4")
@@ -34,7 +35,6 @@ class RecordingError(ArenaError):
 
 def _caption(picture: np.ndarray, lines: Sequence[str]):
     """The picture with a dark strip of caption text underneath (a PIL image)."""
-    from ..envs.core import draw as D
     h, w = picture.shape[:2]
     wrapped = [part for line in lines for part in (D.wrap(line, 15, w - 24) or [""])][:3]
     strip = 16 + 20 * max(1, len(wrapped))

@@ -79,9 +79,20 @@ from typing import Any
 from urllib.parse import parse_qs, urlparse
 
 from .. import envs
-from ..agents.registry import AGENT_KINDS, SEARCH_COST, AgentKind
+from ..agents.lookahead import load_value
+from ..agents.registry import (
+    AGENT_KINDS,
+    DEFAULT_MCTS_SIMULATIONS,
+    SEARCH_COST,
+    AgentKind,
+    AgentSpecError,
+    has_heuristic,
+)
+from ..agents.shipped import agent_kind, shipped_agents
 from ..envs.core.resources import data_path
+from ..train.levels import LEVEL_NAMES, LadderError, ladder_counts, level_spec, levels_for, players_of
 from ..train.play import MatchError
+from .cli_common import CLIError, make_agent, make_game, one_line, parse_env_options, resolve_game
 from .match import Match
 
 MAX_SESSIONS = 200            # games held in memory, all clients together
@@ -173,7 +184,6 @@ class AgentAllowList:
 
     def __init__(self, max_budget: int = DEFAULT_MAX_BUDGET,
                  command_line: list[OfferedCheckpoint] | None = None, trust: bool = False):
-        from ..agents.shipped import agent_kind, shipped_agents
 
         if isinstance(max_budget, bool) or not isinstance(max_budget, int) or max_budget < 1:
             raise ValueError(f"max_budget must be an integer >= 1, got {max_budget!r}")
@@ -198,7 +208,6 @@ class AgentAllowList:
     # -- what the page lists ---------------------------------------------------------------
     def offered(self, game_id: str) -> list[tuple[str, str]]:
         """(spec, note) of the agents the catalog lists for ``game_id``."""
-        from ..agents.registry import has_heuristic
 
         out = [("heuristic", "rule-based")] if has_heuristic(game_id) else []
         out += [("random", "")]
@@ -213,7 +222,6 @@ class AgentAllowList:
     def fixed_options(self, spec: str) -> dict | None:
         """The options an offered agent plays (its checkpoint's variant, as changes to the game's
         defaults; ``{}``: the default variant), or None for agents that play any variant."""
-        from ..agents.shipped import shipped_agents
         for entry in shipped_agents().values():
             if spec == entry.get("strongest"):
                 return dict(entry.get("options") or {})
@@ -255,7 +263,6 @@ class AgentAllowList:
 
     def _resolve(self, spec: Any, game_id: str) -> tuple[str, bool]:
         """(the spec to build, whether it reads a command-line checkpoint)."""
-        from ..agents.registry import DEFAULT_MCTS_SIMULATIONS, AgentSpecError
 
         if not isinstance(spec, str) or not spec or len(spec) > MAX_SPEC_LENGTH or spec != spec.strip():
             raise RequestError(f"an agent spec is a short text such as 'heuristic' or 'mcts:100', "
@@ -303,7 +310,6 @@ class AgentAllowList:
 
     def build(self, spec: str, game, seed: int | None):
         """The agent for an allowed ``spec`` (checked again here), labelled with ``spec`` itself."""
-        from .cli_common import CLIError, one_line
 
         internal, command_line = self._resolve(spec, envs.resolve(game.name))
         try:
@@ -323,7 +329,6 @@ def build_agent(spec: str, game, seed: int | None, trust: bool = False):
     ``--trust-checkpoint``) where the loader takes it; shipped agents are never trusted."""
     import inspect
 
-    from .cli_common import make_agent
 
     if trust and "trust" in inspect.signature(make_agent).parameters:
         return make_agent(spec, game, seed=seed, trust=True)
@@ -346,7 +351,6 @@ def command_line_agent(item: str, trust: bool = False) -> OfferedCheckpoint:
     kind = "vlook" if path.endswith(".pt") else "ppo"
     try:
         if kind == "vlook":
-            from ..agents.lookahead import load_value
             _, meta = load_value(path)   # torch.load(weights_only=True): tensors and plain data only
         else:
             from ..agents.ppo import read_metadata
@@ -397,7 +401,6 @@ def offered_levels(game_id: str, allowed: AgentAllowList) -> list[dict[str, Any]
     """The difficulty levels of ``game_id`` (``train/levels.py``, from the committed ladder data), for
     each player count with data: number, name, agent, rating, and why this server refuses the agent
     where it does (a ``--max-budget`` below its search)."""
-    from ..train.levels import LadderError, ladder_counts, levels_for
 
     out: list[dict[str, Any]] = []
     for n in ladder_counts(game_id):
@@ -420,8 +423,6 @@ def level_opponent(game_id: str, options: dict[str, Any], level: Any, opponents:
     """The agent of difficulty ``level`` (1-5) for a /api/new request's game and options, from the
     committed ladder data; the request's opponents are then this spec, which the allow-list checks
     like any other."""
-    from ..train.levels import LEVEL_NAMES, LadderError, level_spec, players_of
-    from .cli_common import make_game
 
     if opponents:
         raise RequestError("choose a level or opponents, not both")
@@ -656,7 +657,6 @@ NEW_FIELDS = ("game", "options", "opponents", "seat", "seed", "level")
 
 def new_match(body: dict[str, Any], allowed: AgentAllowList | None = None) -> Match:
     """A Match from a /api/new body; every mistake is a RequestError with a readable message."""
-    from .cli_common import CLIError, make_game, one_line, parse_env_options, resolve_game
 
     allowed = allowed or AgentAllowList()
     unknown = [k for k in body if k not in NEW_FIELDS]
@@ -1021,7 +1021,9 @@ def preload_agents() -> None:
     preset opponents before it starts). A failure here changes nothing: the game that needs the
     agent reports it."""
     try:
-        from ..agents import lookahead, ppo  # noqa: F401  (torch and the networks' modules)
+        import torch  # noqa: F401  (the slow import: the networks' modules load it)
+
+        from ..agents import ppo  # noqa: F401
     except Exception:  # noqa: BLE001 - best effort (no torch: the page's agents say so)
         pass
 
@@ -1029,7 +1031,6 @@ def preload_agents() -> None:
 def serve(host: str = "127.0.0.1", port: int = 8000, defaults: dict[str, Any] | None = None,
           open_browser: bool = False, allowed: AgentAllowList | None = None) -> int:
     """Run the server until Ctrl-C (``arena serve``)."""
-    from .cli_common import CLIError
 
     try:
         server = make_server(host, port, defaults, allowed=allowed)

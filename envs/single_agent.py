@@ -64,6 +64,7 @@ from typing import Any, Callable, Sequence
 import gymnasium
 import numpy as np
 
+from . import make_raw, resolve  # the registry: envs/__init__ has run when this module loads
 from .core.game import ConfigError
 from .core.opponents import collect_rewards, play_opponents
 
@@ -165,8 +166,6 @@ class SingleAgentEnv(LearnerSeatEnv):
                  render_mode: str | None = None, max_steps: int | None = None, *,
                  registered_as: str | None = None, **options):
         super().__init__()
-        from . import make_raw, resolve  # the registry (this module is imported by envs/__init__)
-
         if registered_as is not None and game not in (registered_as, registered_as.rpartition("_v")[0]):
             try:
                 other = f": make {gymnasium_id(resolve(game))!r} instead" if isinstance(game, str) else ""

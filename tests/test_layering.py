@@ -199,6 +199,8 @@ OPTIONAL_LIBRARIES = frozenset({"torch", "ray", "PIL", "pygame", "matplotlib", "
                                 "imageio_ffmpeg", "selenium", "stable_baselines3", "sb3_contrib",
                                 "gymnasium", "pettingzoo", "tensorboard", "supersuit", "tianshou",
                                 "torchrl"})
+#: the project's own optional modules: a build product that may be missing
+OPTIONAL_PROJECT_MODULES = {"tabletop_arena.envs._accel": "the compiled kernels (absent without a C compiler)"}
 
 
 class Import(NamedTuple):
@@ -307,7 +309,24 @@ def local_project_imports(modules: dict, imports: list[Import]) -> list[Import]:
     only defer (or hide a cycle), the issue 44 rule keeps function-local imports for optional
     heavy libraries."""
     heavy = needs_optional_library(modules, imports)
-    return [i for i in imports if i.local and i.imported in modules and i.imported not in heavy]
+    def optional(i: Import) -> bool:   # ``from .. import _accel`` resolves to the package: read the name
+        return any(i.imported == m.rpartition(".")[0] and f"import {m.rpartition('.')[2]}" in i.text
+                   for m in OPTIONAL_PROJECT_MODULES)
+    def upward(i: Import) -> bool:   # envs reaching agents on demand: the engines load without them
+        return _layer(i.importer) < _layer(i.imported)
+    return [i for i in imports if i.local and i.imported in modules and i.imported not in heavy
+            and not optional(i) and not upward(i)]
+
+
+#: the layers, lowest first: a module imports its own layer and those below at module level; a
+#: lower layer may reach a higher one only inside a function, on demand (envs/single_agent.py
+#: builds an opponent from an agent spec), so that it loads without it
+LAYERS = ("envs", "agents", "train", "app")
+
+
+def _layer(module: str) -> int:
+    part = module.split(".")[1] if module.count(".") else ""
+    return LAYERS.index(part) if part in LAYERS else -1
 
 
 def test_no_import_cycle_in_the_installed_package():
@@ -320,13 +339,6 @@ def test_no_import_cycle_in_the_installed_package():
     assert not found, f"{len(found)} import cycles: " + " | ".join(found)
 
 
-#: function-local imports of the project's own modules that load no optional library (at 99b0a06:
-#: 121 in 24 modules; 184 in 26 with those that do)
-LOCAL_PROJECT_IMPORTS = 121
-
-
-@pytest.mark.xfail(strict=True, reason=f"{LOCAL_PROJECT_IMPORTS} function-local imports of the "
-                   "project's own modules load no optional library (issue 44)")
 def test_function_local_imports_are_for_optional_libraries():
     """A function imports a module on first use only to keep an optional heavy library
     (``OPTIONAL_LIBRARIES``: torch, ray, PIL, pygame, ...) out of a process that does not need it:
@@ -403,3 +415,13 @@ def test_tensors_reach_numpy_through_cpu():
 
 def test_the_numpy_check_finds_a_gpu_tensor_read():
     assert numpy_without_cpu("p = torch.softmax(x, 1).double().numpy()\nq = x.cpu().numpy()\n") == [1]
+
+
+def test_no_module_level_import_reaches_a_higher_layer():
+    """envs < agents < train < app: at module level a module imports its own layer and those below
+    (train/ never imports app/, agents/ never train/, envs/ never agents/); a lower layer reaches a
+    higher one only inside a function, on demand."""
+    modules, imports = project_imports()
+    up = [f"{i.importer}:{i.line} {i.text}" for i in imports
+          if not i.local and i.imported in modules and _layer(i.importer) < _layer(i.imported)]
+    assert not up, f"module-level imports of a higher layer: {up}"

@@ -32,7 +32,7 @@ class _FakeReport:
 def _quickstart_calls(argv, monkeypatch, capsys, out):
     """``arena quickstart`` with training and evaluation replaced by recorders: what would have
     been trained (steps, seed, config keys) and evaluated, and the printed lines."""
-    from tabletop_arena.train import evaluate as evaluate_mod
+    from tabletop_arena.app import quickstart as quickstart_mod
     from tabletop_arena.train import ppo
 
     calls: dict = {"evaluate": []}
@@ -51,7 +51,7 @@ def _quickstart_calls(argv, monkeypatch, capsys, out):
         return _FakeReport(kwargs["names"], kwargs["games"])
 
     monkeypatch.setattr(ppo, "train", fake_train)
-    monkeypatch.setattr(evaluate_mod, "evaluate", fake_evaluate)
+    monkeypatch.setattr(quickstart_mod, "evaluate", fake_evaluate)   # where quickstart looks it up
     code, stdout, err = run(argv + ["--out", str(out)], capsys)
     assert code == 0, err
     return calls, stdout
@@ -131,7 +131,7 @@ def test_quickstart_says_it_reuses_the_folder_and_clears_it(monkeypatch, capsys,
     half.mkdir(parents=True)
     (half / "config.yaml").write_text("x")
     (half / ".lock").write_text("")
-    from tabletop_arena.train import evaluate as evaluate_mod
+    from tabletop_arena.app import quickstart as quickstart_mod
     from tabletop_arena.train import ppo
     seen = {}
 
@@ -139,7 +139,7 @@ def test_quickstart_says_it_reuses_the_folder_and_clears_it(monkeypatch, capsys,
         seen["files"] = sorted(p.name for p in Path(out).iterdir())
         return Path(out) / "final.zip"
     monkeypatch.setattr(ppo, "train", fake_train)
-    monkeypatch.setattr(evaluate_mod, "evaluate", lambda game, agents, **kw: _FakeReport(kw["names"], kw["games"]))
+    monkeypatch.setattr(quickstart_mod, "evaluate", lambda game, agents, **kw: _FakeReport(kw["names"], kw["games"]))
     code, out, err = run(["quickstart", "zaka", "--timesteps", "64"], capsys)
     assert code == 0, err
     assert "runs/quickstart holds a quickstart stopped before its first checkpoint (nothing to resume): " \

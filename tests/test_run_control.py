@@ -18,8 +18,9 @@ from tabletop_arena import envs  # noqa: E402
 from tabletop_arena.agents.ppo import read_metadata  # noqa: E402
 from tabletop_arena.train.ppo import train  # noqa: E402
 from tabletop_arena.train.run_control import RunFolderBusy, RunLock, truncate_progress  # noqa: E402
+from tests.ppo_recipes import ppo_config
 
-GAME = envs.names()[0]
+GAME = envs.names()[0]   # any game: its PPO config (tests/ppo_recipes.py)
 SMALL = dict(n_envs=1, n_steps=32, batch_size=32, n_epochs=1, net_arch=[16], cnn_channels=[4],
              cnn_hidden=16, vector_hidden=8, snapshot_interval=10**9, checkpoint_interval=64,
              eval_interval=0, eval_games=0, eval_opponents=[], progress=False, opponent_mix={"random": 1.0},
@@ -42,7 +43,7 @@ def test_a_run_folder_is_locked_while_in_use(tmp_path):
         with pytest.raises(RunFolderBusy, match=f"in use by another run \\(pid {os.getpid()}"):
             RunLock(tmp_path).acquire()
         with pytest.raises(RunFolderBusy, match="in use"):   # train() refuses before writing
-            train(GAME, timesteps=64, out=tmp_path, **SMALL)
+            train(GAME, config_path=ppo_config(GAME), timesteps=64, out=tmp_path, **SMALL)
         assert not (tmp_path / "config.yaml").exists()
     with RunLock(tmp_path) as lock:   # released: free again
         assert lock.took_over is None
@@ -65,7 +66,7 @@ def test_truncate_progress_drops_rows_past_the_checkpoint(tmp_path):
 
 
 def test_resume_truncates_progress_to_the_checkpoint(tmp_path):
-    train(GAME, timesteps=96, seed=1, out=tmp_path, **SMALL)
+    train(GAME, config_path=ppo_config(GAME), timesteps=96, seed=1, out=tmp_path, **SMALL)
     done = read_metadata(tmp_path / "checkpoint.zip")["timesteps"]
     with open(tmp_path / "progress.csv", "a") as fh:   # rows of training lost after the checkpoint
         fh.write(f"{done + 1000},0,0,0,0\n")
@@ -78,7 +79,6 @@ def test_resume_truncates_progress_to_the_checkpoint(tmp_path):
                          ids=["SIGINT", "SIGTERM"])
 def test_a_signal_saves_a_checkpoint_and_exits_cleanly(tmp_path, sig, code):
     out = tmp_path / "run"
-    from tests.ppo_recipes import ppo_config
     cmd = [sys.executable, "-m", "tabletop_arena.app.cli", "train", GAME, "--timesteps", "100000000",
            "--out", str(out), "--no-progress", "--seed", "3",
            "--config", str(ppo_config(GAME))]   # PPO (Gorgasali's default is not)

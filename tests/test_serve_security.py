@@ -427,7 +427,7 @@ def test_error_messages_carry_no_server_path(server, monkeypatch):
 
     def failing(spec, game, seed=None, **kwargs):
         raise cli_common.CLIError(f"agent {spec!r}: corrupt checkpoint {where}: line 1 of the file")
-    monkeypatch.setattr(cli_common, "make_agent", failing)
+    monkeypatch.setattr(serve_module, "make_agent", failing)   # where the server looks it up
     status, _, body = api(server, "POST", "/api/new", {"game": "zaka", "opponents": ["ppo:zaka"]})
     assert status == 400 and "ppo:zaka" in body["error"] and "line 1" not in body["error"]
     assert serve_module.scrub(f"no file {where}") == "no file …/checkpoints/zaka_v0/x.zip"

@@ -53,11 +53,14 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
+from .. import envs
 from ..agents.base import RandomAgent
+from ..agents.registry import make_agent
+from ..agents.shipped import resolve_checkpoint
 from ..envs.core.game import Game, default_max_steps
 from ..threads import limit_threads, limited_threads
 from .play import play
-from .stops import deferred, end_pool, pool_map
+from .stops import deferred, end_pool, pool_map, quiet_worker
 
 Z95 = 1.959963984540054
 
@@ -189,7 +192,6 @@ class _Context:
         if self._game is None:
             src = self.game_source
             if isinstance(src, tuple) and src and src[0] == "registry":
-                from .. import envs
                 self._game = envs.make_game(src[1], **src[2])
             else:
                 self._game = src
@@ -211,7 +213,6 @@ class _Context:
         if agent is None:
             entry = self.entrants[entrant]
             if isinstance(entry, str):
-                from ..agents.registry import make_agent
                 agent = make_agent(entry, self.game, seed=seed, trust=self.trust)
             else:
                 agent = entry(self.game, seed)
@@ -228,7 +229,6 @@ def _init_worker(ctx: _Context, subprocess: bool = True):
     if subprocess:
         # Ctrl-C (sent to the whole process group) is the main process's to handle: it ends the
         # pool; a worker whose main process died (even by SIGKILL) ends too (train/stops.py)
-        from .stops import quiet_worker
         quiet_worker()
         # one core per worker, no oversubscription: torch and numpy's BLAS on one thread each
         # (TABLETOP_ARENA_TORCH_THREADS), whichever agent loads torch later. Two puct:64 workers on
@@ -629,7 +629,6 @@ def evaluate(game, agents: Sequence[str | Callable], *, options: dict | None = N
     (``arena eval --trust-checkpoint``); without it such a spec is refused before any game.
     """
     if isinstance(game, str):
-        from .. import envs
         game_id = envs.resolve(game)
         game_obj = envs.make_game(game_id, **(options or {}))
         source = ("registry", game_id, dict(options or {}))
@@ -649,13 +648,11 @@ def evaluate(game, agents: Sequence[str | Callable], *, options: dict | None = N
     if len(labels) != len(agents) or len(set(labels)) != len(labels):
         raise ValueError(f"names must be unique, one per agent: {labels}")
     if isinstance(source, tuple):  # fail fast on a bad spec (e.g. a missing checkpoint) before forking
-        from ..agents.registry import make_agent
         for a in agents:
             if isinstance(a, str) and not a.startswith("ppo:"):
                 make_agent(a, game_obj, seed=0, trust=trust)
             elif isinstance(a, str):   # ppo:NAME (a shipped agent) or ppo:PATH
                 from ..agents.ppo import check_compatible, check_trusted, read_metadata
-                from ..agents.shipped import resolve_checkpoint
                 path = resolve_checkpoint(a[4:])
                 meta = read_metadata(path)
                 check_trusted(meta, path, trust)

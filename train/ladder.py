@@ -62,6 +62,9 @@ from typing import Any, Callable, Iterable, Sequence
 import numpy as np
 
 from .. import envs
+from ..agents.registry import has_heuristic, make_agent
+from ..agents.shipped import agent_kind, shipped_agents
+from ..threads import limited_threads
 from . import evaluate as ev
 from .ladder_fit import BOOTSTRAP, fit_ladder, place_rating
 from .levels import ANCHOR, FORMAT, LadderError, ladder_name, ladder_options, load_ladder, paths
@@ -120,7 +123,6 @@ def shipped_for_ladder(game_id: str, num_players: int) -> list[str]:
     """The shipped agents' specs for this game and player count: each agent alone (``ppo:NAME``,
     ``vlook:NAME``) and at its ``strongest`` spec, for entries whose options give the ladder's
     game (the default rules at that player count)."""
-    from ..agents.shipped import agent_kind, shipped_agents
 
     want = _json_options(build_game(game_id, num_players))
     out: list[str] = []
@@ -142,7 +144,6 @@ def shipped_for_ladder(game_id: str, num_players: int) -> list[str]:
 def roster(game_id: str, num_players: int) -> list[str]:
     """The fixed roster of a ladder (see the module docstring)."""
     game_id = envs.resolve(game_id)
-    from ..agents.registry import has_heuristic
 
     out = [ANCHOR] + (["heuristic"] if has_heuristic(game_id) else [])
     out += [f"mcts:{n}" for n in MCTS_BUDGETS.get(game_id, DEFAULT_MCTS_BUDGETS)]
@@ -384,7 +385,6 @@ def _play_all(ctx, tasks: list[GameTask], workers: int, on_row: Callable[[dict],
         return
     if workers == 1 or len(tasks) == 1:
         ev._init_worker(ctx, subprocess=False)
-        from ..threads import limited_threads
         with limited_threads():
             for t in tasks:
                 on_row(_play_task(t))
@@ -422,7 +422,6 @@ class LadderRun:
 
 def _check_specs(specs: Sequence[str], game, trust: bool) -> None:
     """Every spec builds (a missing checkpoint, a typo) before any game is played."""
-    from ..agents.registry import make_agent
     for s in specs:
         make_agent(s, game, seed=0, trust=trust)
 
@@ -589,7 +588,6 @@ def place(agent: Any, game_id: str, num_players: int = 2, *, games: int = DEFAUL
     if isinstance(agent, str):
         label = name or agent.strip()
         entry: Any = agent.strip()
-        from ..agents.registry import make_agent
         make_agent(entry, game, seed=0, trust=trust)   # a bad spec: its own error, before any game
     elif hasattr(agent, "act"):
         if workers != 1:

@@ -73,8 +73,11 @@ from ..agents.ppo import (
     spatial_action_index,
 )
 from ..agents.registry import checkpoint_ref, has_heuristic, make_agent
+from ..agents.shipped import ShippedAgentError, resolve_checkpoint
 from .algo import ArenaPPO
 from .config import ConfigError, TrainConfig, check_resume, from_dict, load_config, validate, with_overrides
+from .curves import curve_title, read_curve, write_curve
+from .evaluate import evaluate
 from .run_control import (
     EvaluationCut,
     RunLock,
@@ -282,7 +285,6 @@ class Run:
         self.cpu0 = cpu_time()
         self.cpu_offset = 0.0
         self.trust = False   #: pickled (legacy) checkpoints may load (``train(trust=True)``)
-        from .curves import read_curve
         self.curve: list[dict] = read_curve(out / "curve.csv")
 
     def wall_seconds(self) -> float:
@@ -311,7 +313,6 @@ class Run:
 
     def curve_point(self, log=None, tag: str | None = None) -> dict:
         """Evaluate now and add a point to the learning curve (curve.csv and curve.png)."""
-        from .curves import curve_title, write_curve
         steps = int(self.trained().num_timesteps)
         res = self.evaluate(tag=tag or f"step_{steps:010d}")
         row = {"timesteps": steps, "minutes": round(self.wall_seconds() / 60, 2),
@@ -357,7 +358,6 @@ class Run:
 
     def evaluate(self, games: int | None = None, tag: str | None = None) -> dict[str, tuple[float, float, float]]:
         """Win rate (with Wilson interval) of the current policy against each eval opponent."""
-        from .evaluate import evaluate
 
         policy = self.trained().policy
         was_training = policy.training
@@ -625,7 +625,6 @@ def init_policy_path(ref: str, game, trust: bool) -> str:
     """An ``init_policy``'s file (a shipped agent's name or a path), checked from its metadata alone
     (nothing is unpickled): it exists, fits ``game``, and is a safe checkpoint or ``trust``. The PPO
     and the search-distillation trainers both read ``init_policy`` through it."""
-    from ..agents.shipped import ShippedAgentError, resolve_checkpoint
     try:
         path = resolve_checkpoint(ref)
     except ShippedAgentError as exc:

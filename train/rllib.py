@@ -61,6 +61,7 @@ from typing import Any
 import numpy as np
 
 from .. import envs
+from ..agents.registry import has_heuristic
 from .config import (
     ConfigError,
     TrainConfig,
@@ -517,7 +518,6 @@ def train_rllib(game: str, config_path: str | os.PathLike | None = None, timeste
     import torch
 
     from ..agents.ppo import check_compatible, load_policy, read_metadata
-    from ..agents.registry import has_heuristic
     from .imitation import warm_start
     from .ppo import policy_kwargs, resolve_network
 

@@ -70,7 +70,11 @@ from typing import Any, Callable
 import numpy as np
 
 from .. import envs
+from ..agents.registry import has_heuristic, make_agent
 from .config import NETWORK_SHAPE_KEYS, ConfigError, with_overrides
+from .config import from_dict as ppo_from_dict
+from .curves import curve_title, read_curve, write_curve
+from .evaluate import evaluate, wilson_interval
 from .stops import as_stopped, deferred
 
 ALGORITHM = "search_distill"
@@ -193,7 +197,6 @@ def from_dict(data: Any, source: str) -> SearchDistillConfig:
 def ppo_config(cfg: SearchDistillConfig, source: str = "config"):
     """The ``train.config.TrainConfig`` of the network and clone sections (checked there, a
     mistake named by the key as the PPO config names it)."""
-    from .config import from_dict as ppo_from_dict
     data = {**cfg.network, **cfg.clone, "seed": cfg.seed, "max_steps": cfg.max_steps, "progress": cfg.progress,
             "env_options": cfg.env_options}
     return ppo_from_dict(data, source=f"{source} (network / clone)")
@@ -750,7 +753,6 @@ def _read_rows(path: Path, upto: int) -> list[dict]:
 def gate_accepts(score: float, games: int, players: int) -> bool:
     """The gate's rule: the new network (``score`` = wins + draws / 2 of ``games`` against the best)
     is accepted unless the Wilson 95% upper bound of its score is below the fair share 1/players."""
-    from .evaluate import wilson_interval
     return games == 0 or wilson_interval(score, games)[1] >= 1.0 / players
 
 
@@ -853,7 +855,6 @@ class _Run:
             self.stage = "building the network"
             self.policy = new_policy(self.game, cfg, self.device)
             if cfg.clone.get("bc_games", 0) > 0:
-                from ..agents.registry import has_heuristic
                 from .imitation import warm_start
                 if not has_heuristic(self.game):
                     raise ConfigError(f"clone: {self.game.name} has no heuristic to clone")
@@ -899,7 +900,6 @@ class _Run:
         self.wall_offset = float(meta.get("wall_seconds", 0.0))
         self.cpu_offset = float(meta.get("cpu_seconds", 0.0))
         self.last_eval = meta.get("last_eval") or {}
-        from .curves import read_curve
         self.curve = [r for r in read_curve(self.out / "curve.csv") if r.get("iteration", math.inf) <= k]
         self.rows = _read_rows(self.out / "iterations.csv", k)
         self.log(f"resumed at iteration {k} ({games} self-play games, {len(self.replay)} positions in the "
@@ -962,7 +962,6 @@ class _Run:
 
     def gate(self, k: int) -> tuple[bool, dict[str, Any]]:
         """The trained network against the best, both without search (see the module docstring)."""
-        from .evaluate import evaluate, wilson_interval
         from .ppo import _LearnerFactory
         cfg = self.cfg
         if cfg.gate_games == 0:
@@ -982,8 +981,6 @@ class _Run:
 
     def curve_point(self) -> None:
         """The best network alone against each evaluation opponent (n - 1 of them with n players)."""
-        from .curves import curve_title, write_curve
-        from .evaluate import evaluate
         cfg = self.cfg
         k, b = self.iteration, self.best_iteration
         self.stage = f"the evaluation after iteration {k}"
@@ -1077,7 +1074,6 @@ def train_search_distill(game: str, data: dict[str, Any] | None, source: str, ou
     import torch
     import yaml
 
-    from ..agents.registry import make_agent
     from .run_control import RunLock
     game_id = envs.resolve(game)
     overrides = {k: v for k, v in overrides.items() if v is not None}

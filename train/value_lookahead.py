@@ -43,8 +43,12 @@ from ..agents.lookahead import (
     save_value,
     value_net,
 )
+from ..agents.registry import make_agent
 from .config import ConfigError, read_config_file, with_overrides
-from .stops import as_stopped, deferred, end_pool, pool_map
+from .curves import write_curve
+from .evaluate import evaluate, wilson_interval
+from .play import agent_action, observe, play
+from .stops import as_stopped, deferred, end_pool, pool_map, quiet_worker
 
 ALGORITHM = "value_lookahead"
 
@@ -138,8 +142,6 @@ def from_dict(data: dict[str, Any], source: str) -> ValueLookaheadConfig:
 # ------------------------------------------------------------------------------ data games --
 def _data_game(task) -> tuple[np.ndarray, np.ndarray, int, dict[str, int]]:
     """One data game: (features, returns, engine actions, searchable decisions by phase)."""
-    from ..agents.registry import make_agent
-    from .play import agent_action, observe
     game_id, options, seed, explore, every, skip, max_steps, pool = task
     game = envs.make_game(game_id, **options)
     board = board_shape(game)
@@ -177,8 +179,6 @@ _CACHE: dict[str, Any] = {}
 def _trial_game(task) -> float:
     """One trial game: the lookahead agent (searching in ``phases``) against the heuristic; its
     result (+1 / 0 / -1 by return) from seat ``me``."""
-    from ..agents.registry import make_agent
-    from .play import play
     game_id, options, path, phases, seed, me, aseed = task
     game = envs.make_game(game_id, **options)
     key = f"{path}:{os.path.getmtime(path)}"
@@ -197,7 +197,6 @@ def _trial_game(task) -> float:
 
 def _init_worker():
     """A pool worker: one torch thread; Ctrl-C left to the main process, which ends the pool."""
-    from .stops import quiet_worker
     quiet_worker()
     import torch
     torch.set_num_threads(1)
@@ -211,7 +210,6 @@ class _Run:
             check_pool(self.game, cfg.feature_pool)
         except ValueError as exc:
             raise ConfigError(str(exc)) from None
-        from ..agents.registry import make_agent
         for spec in ["heuristic", *cfg.eval_opponents]:   # a bad opponent fails now, not after a round
             make_agent(spec, self.game, seed=0)
         self.t0 = time.time()
@@ -338,7 +336,6 @@ class _Run:
 
     # -- (3) accept
     def accept(self, round_no: int, path: Path) -> list[str]:
-        from .evaluate import wilson_interval
         cfg = self.cfg
         games_played = max(1, self.games)
         tried = sorted((p for p, n in self.phase_counts.items() if n / games_played >= cfg.accept_min_per_game),
@@ -366,8 +363,6 @@ class _Run:
 
     # -- (4) evaluate
     def curve_point(self, path: Path, tag: str) -> None:
-        from .curves import write_curve
-        from .evaluate import evaluate
         cfg = self.cfg
         row: dict[str, Any] = {"timesteps": self.env_steps, "minutes": round((time.time() - self.t0) / 60, 2),
                                "cpu_minutes": round(time.process_time() / 60 - self.cpu0 / 60, 2), "games": cfg.eval_games}

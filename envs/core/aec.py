@@ -41,6 +41,7 @@ from .game import (
     default_max_steps,
     seed_of,
 )
+from .terminal import supports_color
 
 RENDER_MODES = ("ansi", "rgb_array", "human")
 ILLEGAL_ACTION_MODES = ("lose", "raise")
@@ -272,7 +273,6 @@ class TabletopAEC(AECEnv):
         if self.ansi_color is not None:
             return self.ansi_color
         if self.render_mode == "human":
-            from .terminal import supports_color
             return supports_color()
         return False
 

@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any, Sequence
 import numpy as np
 
 from .errors import ArenaError, ConfigError
+from .textimage import text_to_rgb
 from .yamlio import load
 
 if TYPE_CHECKING:   # for the type checker only: options.py imports this module
@@ -365,7 +366,6 @@ class State:
         """The position as an ``(H, W, 3) uint8`` picture, with the same ``observer`` rule as
         ``render_text``. Games draw their own (``envs/<game>/render.py``); this fallback is a
         picture of the coloured text."""
-        from .textimage import text_to_rgb
         observer = check_observer(observer, self.game.num_seats)
         return text_to_rgb(self.render_text(observer=observer, color=True))
 

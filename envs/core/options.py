@@ -40,6 +40,7 @@ from typing import Any, Iterator, Mapping
 import numpy as np
 
 from .game import ConfigError, read_yaml
+from .yamlio import read_mapping
 
 #: options the AEC adapter takes besides the game's own (envs.make passes them through)
 ENV_OPTIONS = ("render_mode", "illegal_action", "max_steps", "ansi_color")
@@ -456,7 +457,6 @@ def read_config(path: str | os.PathLike | None, default_path: str | os.PathLike,
     """A game's rules file: the default file, or ``path`` checked against ``schema`` (every
     section and field; errors name the file). Sections ``path`` leaves out, and keys its
     ``rules:`` leaves out, come from the default file."""
-    from .yamlio import read_mapping
 
     default = read_yaml(str(default_path))
     if schema is not None:
