@@ -373,6 +373,8 @@ def _game_section(name: str) -> list[str]:
              f"- Default variant (no options): `Discrete({game.num_actions})` actions, observation "
              f"`float32[{game.observation_size}]` ({layout}); `max_steps` default {max_steps}.",
              "", "### Options", ""]
+    if game_cls.OPTIONS is None:
+        raise TypeError(f"{game_cls.__name__} declares no OPTIONS table: the page lists a game's options from it")
     rows = [[_code(o.name), _option_type(o), _option_allowed(o), _py(o.default), o.doc]
             for o in game_cls.OPTIONS]
     lines += _table(["option", "type", "allowed", "default", "description"], rows)
