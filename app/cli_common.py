@@ -8,7 +8,6 @@ way to ``play``, ``serve``, ``eval``, ``train``, ``quickstart`` and ``bench``::
     --opt rules.hidden_hands=true                a dotted KEY sets one entry of a nested table
     --opt '{"mode": "competitive", "num_players": 2}'   a whole JSON object
 
-``--options`` (the old spelling in ``eval``/``train``) is still accepted, with a note on stderr.
 ``--set KEY=VALUE`` is something else: a key of the *training config* (``train/config.py``), only
 for ``train`` and ``quickstart``.
 
@@ -144,38 +143,14 @@ class ArenaParser(argparse.ArgumentParser):
         raise CLIError(message, hint=f"see '{self.prog} --help'", prog=self.prog)
 
 
-class _DeprecatedOption(argparse.Action):
-    """``--options X``: appended to ``--opt``'s list, with a note that ``--opt`` is the name now."""
-
-    def __call__(self, parser, namespace, values, option_string=None):
-        items = getattr(namespace, self.dest, None) or []
-        setattr(namespace, self.dest, items + [values])
-        notes = set(getattr(namespace, "deprecated_notes", set()))
-        notes.add(f"{option_string} is deprecated, use --opt (same syntax)")
-        namespace.deprecated_notes = notes
-
-
-def add_env_options(parser: argparse.ArgumentParser, deprecated: tuple[str, ...] = ()) -> None:
-    """``--opt`` (and any old spellings in ``deprecated``) on ``parser``; read with ``env_options``."""
+def add_env_options(parser: argparse.ArgumentParser) -> None:
+    """``--opt`` on ``parser``; read with ``env_options``."""
     parser.add_argument("--opt", action="append", dest="opt", metavar="KEY=VALUE", help=OPT_HELP)
-    for flag in deprecated:
-        parser.add_argument(flag, action=_DeprecatedOption, dest="opt", metavar="KEY=VALUE",
-                            help="deprecated spelling of --opt")
 
 
-def env_options(args, notes: bool = True) -> dict[str, Any]:
-    """The env options of parsed ``args``; notes about deprecated spellings go to stderr (with
-    ``notes=False`` the caller prints them once the options proved good: ``print_notes``)."""
-    if notes:
-        print_notes(args)
+def env_options(args) -> dict[str, Any]:
+    """The env options of parsed ``args`` (``--opt``)."""
     return parse_env_options(getattr(args, "opt", None))
-
-
-def print_notes(args) -> None:
-    """The notes about deprecated spellings in ``args`` (once), on stderr."""
-    for note in sorted(getattr(args, "deprecated_notes", ()) or ()):
-        print(f"arena {getattr(args, 'command', '')}: note: {note}".replace("  ", " "), file=sys.stderr)
-    args.deprecated_notes = set()
 
 
 def int_at_least(low: int):
@@ -233,7 +208,8 @@ def add_trust_checkpoint(parser: argparse.ArgumentParser, help: str = TRUST_HELP
 
 
 # ---------------------------------------------------------------------------- env options ----
-# a comma starts a new pair only when a KEY= follows (so '["orcs", "humans"]' stays one value)
+# several pairs in one value, comma-separated: what the web page's options box sends (arena serve,
+# app/serve.py); a comma starts a new pair only when a KEY= follows (so '["orcs", "humans"]' stays one value)
 _PAIR_START = re.compile(r"\s*[A-Za-z_][A-Za-z0-9_.]*\s*=")
 
 

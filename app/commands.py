@@ -5,8 +5,8 @@
     arena eval peacekeepers --agents ppo:runs/pk/final.zip heuristic random --games 500
 
 Heavy imports (torch, SB3) happen inside the handlers, so ``arena list`` stays fast. Env options are
-``--opt KEY=VALUE`` (``--options`` still works, with a note); ``--set KEY=VALUE`` sets a training-
-config key. Mistakes raise ``CLIError``: one line with a hint, exit code 2.
+``--opt KEY=VALUE``; ``--set KEY=VALUE`` sets a training-config key. Mistakes raise ``CLIError``: one
+line with a hint, exit code 2.
 """
 from __future__ import annotations
 
@@ -35,7 +35,6 @@ from .cli_common import (
     make_game,
     missing_extra,
     parse_env_options,
-    print_notes,
     resolve_game,
 )
 from .record import RecordingError, record_report
@@ -144,7 +143,7 @@ def fold_set_into_flags(args, overrides: dict) -> None:
         if given is not None and given != value:
             raise CLIError(f"--{flag} {given} and --set {key}={value} disagree", hint="give one of them")
         setattr(args, flag, value)
-    if "env_options" in overrides and getattr(args, "opt", None):  # --opt and its old alias --options
+    if "env_options" in overrides and getattr(args, "opt", None):
         raise CLIError("--opt and --set env_options both set env options", hint="use --opt KEY=VALUE")
 
 
@@ -183,7 +182,7 @@ def _choose_trainer(args, game: str, asked) -> tuple[Trainer, dict | None, str]:
                            f"on every data game so far, and those are not kept)",
                            hint="start a new run with another --out")
         return chosen, None, str(out)
-    path = Path(args.config) if args.config is not None else config_for_game(game, env_options(args, notes=False))
+    path = Path(args.config) if args.config is not None else config_for_game(game, env_options(args))
     data = read_config_file(path)
     return choose(data, str(path), asked), data, str(path)
 
@@ -255,11 +254,10 @@ def _train_rllib(args, game: str, chosen: Trainer, data, source: str, overrides:
 
 def _add_env_and_progress(args, game: str, overrides: dict) -> None:
     """--opt (checked by building the game) and --no-progress, as config overrides."""
-    options = env_options(args, notes=False)
+    options = env_options(args)
     if options:
         make_game(game, options)
         overrides["env_options"] = options
-    print_notes(args)
     if args.no_progress:
         overrides["progress"] = False
 
@@ -287,9 +285,8 @@ def _train_value_lookahead(args, game: str, chosen: Trainer, data, source: str, 
 def cmd_eval(args) -> int:
 
     game = resolve_game(args.game)
-    options = env_options(args, notes=False)
+    options = env_options(args)
     game_obj = make_game(game, options)
-    print_notes(args)
     max_steps = default_max_steps(game_obj) if args.max_steps is None else args.max_steps
     if args.opening_moves >= max_steps:
         raise CLIError(f"--opening-moves {args.opening_moves} must be below the move cap "
@@ -383,7 +380,7 @@ def register(subparsers) -> None:
     p.add_argument("--resume", action="store_true", help="continue the run in --out from its checkpoint.zip")
     p.add_argument("--set", action="append", metavar="KEY=VALUE",
                    help="training-config key (train/config.py), repeatable, e.g. --set n_envs=4")
-    add_env_options(p, deprecated=("--options",))
+    add_env_options(p)
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.add_argument("--device", choices=("auto", "cpu", "cuda"),
                    help="where the learner runs (rllib_ppo: auto = a GPU learner when there is a GPU)")
@@ -419,7 +416,7 @@ def register(subparsers) -> None:
                    help="move cap; longer games are truncated as draws (default: the game's max_game_length(), "
                         "an upper bound on its length from its own caps, so no game is cut short; 1000 where "
                         "the game has none)")
-    add_env_options(p, deprecated=("--options",))
+    add_env_options(p)
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.add_argument("--record", type=int_at_least(0), default=0, metavar="N",
                    help="also write N of the games as animated GIFs into --out, one frame per move")
@@ -451,13 +448,12 @@ def _train_search_distill(args, game_id: str, chosen: Trainer, data, source: str
         if flag in overrides and overrides[flag] != value:
             raise CLIError(f"--{flag} {value} and --set {flag}={overrides[flag]} disagree", hint="give one of them")
         overrides[flag] = value
-    options = env_options(args, notes=False)
+    options = env_options(args)
     if options:
         if "env_options" in overrides:
             raise CLIError("--opt and --set env_options both set env options", hint="use --opt KEY=VALUE")
         make_game(game_id, options)
         overrides["env_options"] = options
-    print_notes(args)
     if args.no_progress:
         overrides["progress"] = False
     if args.resume and args.config is not None:

@@ -197,7 +197,8 @@ def test_opt_syntax():
         {"rules": {"hidden_hands": True, "refill_at": 2}}
     assert parse_env_options(['{"mode": "competitive", "rules": {"a": 1}}', "rules.b=x"]) == \
         {"mode": "competitive", "rules": {"a": 1, "b": "x"}}
-    # the comma form of the old --options: a comma splits only where a KEY= follows
+    # several pairs in one value (the web page's options box sends them so): a comma splits only
+    # where a KEY= follows
     assert parse_env_options(['num_players=3,tribes=["orcs", "humans", "undead"]']) == \
         {"num_players": 3, "tribes": ["orcs", "humans", "undead"]}
     assert parse_env_options(["name=a,b"]) == {"name": "a,b"}
@@ -205,12 +206,16 @@ def test_opt_syntax():
         parse_env_options(["=3"])
 
 
-def test_deprecated_options_still_work_with_a_note(tmp_path, capsys):
+def test_env_options_have_one_flag(tmp_path, capsys):
+    """--opt is the one way in (issue 44): the old alias --options is gone, an unknown flag."""
     code, out, err = run(["eval", "zaka", "--agents", "random", "random", "--games", "2", "--workers", "1",
-                          "--no-progress", "--out", str(tmp_path), "--options", "num_players=3"], capsys)
+                          "--no-progress", "--out", str(tmp_path), "--opt", "num_players=3"], capsys)
     assert code == 0, err
-    assert "--options is deprecated, use --opt" in err
+    assert err == ""   # no note about another spelling
     assert json.loads((tmp_path / "report.json").read_text())["num_players"] == 3
+    for command in (["eval", "zaka", "--agents", "random"], ["train", "zaka"]):
+        code, _, err = run([*command, "--options", "num_players=3"], capsys)
+        assert_one_line_error(code, err, "unrecognized arguments: --options")
 
 
 def test_help_of_every_command_has_a_description_and_defaults(capsys):

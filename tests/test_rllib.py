@@ -375,7 +375,7 @@ def test_one_iteration_trains_saves_resumes_and_evaluates(local_ray, name, tmp_p
     # arena eval reads it as ppo:PATH
     ev = _parser().parse_args(["eval", name, "--agents", f"ppo:{out / 'policy.zip'}", "random", "--games", "2",
                                "--workers", "1", "--out", str(tmp_path / "ev"), "--no-progress",
-                               "--options", json.dumps(options)])
+                               "--opt", json.dumps(options)])
     assert ev.func(ev) == 0
     # resume: the learner continues from the saved weights and counts on
     before = load_policy(out / "policy.zip").state_dict()

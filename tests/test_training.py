@@ -365,7 +365,7 @@ def test_cli_subcommands(trained, tmp_path, capsys):
     base = name.split("_v")[0]  # names without the version are accepted
     opts = json.dumps(game.options())
     args = parser.parse_args(["eval", base, "--agents", f"ppo:{path}", "random", "--games", "2",
-                              "--workers", "1", "--out", str(tmp_path / "ev"), "--options", opts,
+                              "--workers", "1", "--out", str(tmp_path / "ev"), "--opt", opts,
                               "--no-progress", "--opening-moves", "1"])
     assert args.func(args) == 0
     assert "ppo" in capsys.readouterr().out
