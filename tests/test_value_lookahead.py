@@ -108,8 +108,8 @@ def test_bad_checkpoints_are_clear_errors(run, tmp_path):
 
 @pytest.mark.parametrize("data, needle", [
     ({"games_per_rond": 3}, "did you mean 'games_per_round'"),
-    ({"games_per_round": 10.0}, "games_per_round must be an integer"),
-    ({"rounds": True}, "rounds must be an integer"),
+    ({"games_per_round": 10.0}, "games_per_round must be an int in 2.., got 10.0"),
+    ({"rounds": True}, "rounds must be an int in 1.., got True"),
     ({"explore": 1.5}, "explore must be a number in"),
     ({"skip_phases": "move"}, "skip_phases must be a list"),
     ({"progress": "yes"}, "progress must be true or false"),

@@ -59,7 +59,6 @@ from __future__ import annotations
 
 import csv
 import dataclasses
-import difflib
 import math
 import os
 import time
@@ -71,10 +70,12 @@ import numpy as np
 
 from .. import envs
 from ..agents.registry import has_heuristic, make_agent
+from ..envs.core.options import Option
 from .config import NETWORK_SHAPE_KEYS, ConfigError, with_overrides
 from .config import from_dict as ppo_from_dict
 from .curves import curve_title, read_curve, write_curve
 from .evaluate import evaluate, wilson_interval
+from .schema import ANY_VALUE, check_config
 from .stops import as_stopped, deferred
 
 ALGORITHM = "search_distill"
@@ -126,69 +127,69 @@ class SearchDistillConfig:
         return dataclasses.asdict(self)
 
 
-_INTS = {"seed": 0, "max_steps": 1, "iterations": 1, "games_per_iteration": 1, "parallel_games": 1,
-         "simulations": 2, "temperature_moves": 0, "replay_positions": 1, "batch_size": 1, "gate_games": 0,
-         "eval_every": 1, "workers": 1, "torch_threads": 1}
-_FLOATS = {"c_puct": (1e-6, 1e3), "rollout_weight": (0.0, 1.0), "dirichlet_alpha": (1e-6, 1e3),
-           "dirichlet_fraction": (0.0, 1.0), "train_passes": (0.0, 1e4), "learning_rate": (1e-9, 1.0),
-           "value_coef": (0.0, 1e3), "time_limit_minutes": (0.0, 1e9)}
-_DEVICES = ("cpu", "cuda", "auto")
+def _int(name: str, default: int, low: int, doc: str) -> Option:
+    return Option(name, int, default, doc, low=low)
+
+
+def _num(name: str, default: float, low: float, high: float, doc: str) -> Option:
+    return Option(name, float, default, doc, low=low, high=high)
+
+
+def _section(name: str, keys: tuple[str, ...], doc: str) -> Option:
+    """A mapping of some of the PPO config's keys (their values are checked there: ``ppo_config``)."""
+    return Option(name, dict, {}, doc, fields=tuple(Option(k, ANY_VALUE, None, f"the PPO config's {k}")
+                                                   for k in keys))
+
+
+#: the keys of an ``algorithm: search_distill`` config (train/schema.py checks a config against them)
+SCHEMA = (
+    Option("algorithm", str, ALGORITHM, "the trainer (train/trainers.py picks by it)", choices=(ALGORITHM,)),
+    Option("env_options", dict, {}, "options for the game (e.g. num_players: 2)"),
+    _int("seed", 0, 0, "seeds self-play, learning and evaluation"),
+    _int("max_steps", 1000, 1, "move cap of a game (self-play, playouts, evaluation); 0 result there"),
+    Option("init_policy", str, "", "first network: a shipped agent's name or a checkpoint path"),
+    _section("network", NETWORK_KEYS, "or a fresh one: train/config.py's network keys"),
+    _section("clone", CLONE_KEYS, "fresh network only: train/config.py's bc_* / dagger_* keys"),
+    _int("iterations", 20, 1, "self-play / learn / gate / evaluate rounds (a resumed run goes on to it)"),
+    _int("games_per_iteration", 64, 1, "self-play games an iteration"),
+    _int("parallel_games", 32, 1, "games advancing in lockstep (their leaves share a forward pass)"),
+    _int("simulations", 32, 2, "PUCT simulations a decision (>= 2; the first expands the root)"),
+    _num("c_puct", 1.5, 1e-6, 1e3, "exploration constant of PUCT"),
+    _num("rollout_weight", 0.0, 0.0, 1.0, "leaf value: (1 - w) x value head + w x a playout of the network"),
+    _num("dirichlet_alpha", 0.3, 1e-6, 1e3, "root noise: Dirichlet(alpha) over the legal moves"),
+    _num("dirichlet_fraction", 0.25, 0.0, 1.0, "root priors: (1 - f) x the network's + f x the noise"),
+    _int("temperature_moves", 10, 0, "first decisions of a game drawn by visit counts, then the most visited"),
+    _int("replay_positions", 100_000, 1, "the replay buffer keeps the newest iterations up to this many positions"),
+    _num("train_passes", 4.0, 0.0, 1e4, "learning steps = ceil(this x new positions / batch_size)"),
+    _int("batch_size", 256, 1, "positions a learning step"),
+    _num("learning_rate", 1e-4, 1e-9, 1.0, "Adam step size"),
+    _num("value_coef", 1.0, 0.0, 1e3, "weight of the value's squared error"),
+    _int("gate_games", 200, 0, "new network vs the best, network alone (0 = accept every one)"),
+    _int("eval_every", 1, 1, "iterations between evaluations (and one at the end)"),
+    Option("eval_opponents", dict, {"heuristic": 100, "random": 50},
+           "agent spec: games, e.g. {heuristic: 200, 'mcts:200': 20}",
+           keys=Option("agent spec", str, size=(1, 10_000)), each=Option("games", int, low=0)),
+    _int("workers", 2, 1, "evaluation processes"),
+    _int("torch_threads", 1, 1, "torch threads of this process"),
+    Option("device", str, "cpu", "where the network learns and self-play's leaves run (auto: cuda if there is one)",
+           choices=("cpu", "cuda", "auto")),
+    _num("time_limit_minutes", 0.0, 0.0, 1e9, "stop after the iteration that passes this (0 = none)"),
+    Option("progress", bool, True, "progress bars (the log's line an iteration is printed either way)"),
+)
 
 
 def is_distill_config(data: Any) -> bool:
     return isinstance(data, dict) and data.get("algorithm") == ALGORITHM
 
 
-def _unknown(keys, known, what: str, source: str) -> None:
-    unknown = sorted(set(keys) - set(known))
-    if unknown:
-        hints = [f"{k} (did you mean {m[0]!r}?)" if (m := difflib.get_close_matches(k, known, 1)) else k
-                 for k in unknown]
-        raise ConfigError(f"{source}: unknown key(s) {', '.join(hints)} {what}")
-
-
 def from_dict(data: Any, source: str) -> SearchDistillConfig:
-    """A checked config: unknown keys (with a suggestion), wrong types (no coercion: a string is
-    not a number) and out-of-range values raise ConfigError naming the key."""
-    if not isinstance(data, dict):
-        raise ConfigError(f"{source}: must be a mapping of option: value, got {type(data).__name__}")
-    known = [f.name for f in dataclasses.fields(SearchDistillConfig)]
-    _unknown(data, known, f"for algorithm {ALGORITHM} (its keys: train/search_distill.py)", source)
-    if data.get("algorithm", ALGORITHM) != ALGORITHM:
-        raise ConfigError(f"{source}: algorithm must be {ALGORITHM!r}, got {data['algorithm']!r}")
-    for key, low in _INTS.items():
-        v = data.get(key, low)
-        if not isinstance(v, int) or isinstance(v, bool) or v < low:
-            raise ConfigError(f"{source}: {key} must be an integer >= {low}, got {v!r}")
-    for key, (lo, hi) in _FLOATS.items():
-        v = data.get(key, lo)
-        if not isinstance(v, (int, float)) or isinstance(v, bool) or not lo <= v <= hi:
-            raise ConfigError(f"{source}: {key} must be a number in [{lo}, {hi}], got {v!r}")
-    for key in ("env_options", "network", "clone"):
-        if not isinstance(data.get(key, {}), dict):
-            raise ConfigError(f"{source}: {key} must be a mapping, got {data[key]!r}")
-    for key in ("init_policy",):
-        if not isinstance(data.get(key, ""), str):
-            raise ConfigError(f"{source}: {key} must be a string (a shipped agent's name or a path), got {data[key]!r}")
-    if "progress" in data and not isinstance(data["progress"], bool):
-        raise ConfigError(f"{source}: progress must be true or false, got {data['progress']!r}")
-    if data.get("device", "cpu") not in _DEVICES:
-        raise ConfigError(f"{source}: device must be one of {', '.join(_DEVICES)}, got {data['device']!r}")
-    opponents = data.get("eval_opponents", {})
-    if not isinstance(opponents, dict) or not all(
-            isinstance(k, str) and k and isinstance(v, int) and not isinstance(v, bool) and v >= 0
-            for k, v in opponents.items()):
-        raise ConfigError(f"{source}: eval_opponents must map agent specs to games (integers >= 0), "
-                          f"e.g. {{heuristic: 200, 'mcts:200': 20}}; got {opponents!r}")
-    _unknown(data.get("network", {}), NETWORK_KEYS, "in network (train/config.py's network keys)",
-             source)
-    _unknown(data.get("clone", {}), CLONE_KEYS, "in clone (train/config.py's bc_* and dagger_* keys)", source)
-    if data.get("init_policy") and (data.get("network") or data.get("clone")):
+    """A checked config (``SCHEMA``): unknown keys (with a suggestion), wrong types (no coercion:
+    a string is not a number) and out-of-range values raise ConfigError naming the key."""
+    checked = check_config(SCHEMA, data, source, f"for algorithm {ALGORITHM} (its keys: train/search_distill.py)")
+    if checked["init_policy"] and (checked["network"] or checked["clone"]):
         raise ConfigError(f"{source}: init_policy brings its own network and weights: leave network and "
                           f"clone out, or init_policy empty")
-    cfg = SearchDistillConfig(**data)
-    for key in _FLOATS:
-        setattr(cfg, key, float(getattr(cfg, key)))
+    cfg = SearchDistillConfig(**checked)
     if cfg.network or cfg.clone:
         ppo_config(cfg, source)   # the network and cloning keys are checked as the PPO config checks them
     return cfg

@@ -21,7 +21,6 @@ Out folder: ``value.pt`` (the agent: ``vlook:PATH``), ``config.yaml``, ``curve.c
 from __future__ import annotations
 
 import dataclasses
-import difflib
 import json
 import multiprocessing as mp
 import os
@@ -44,10 +43,12 @@ from ..agents.lookahead import (
     value_net,
 )
 from ..agents.registry import make_agent
+from ..envs.core.options import Option
 from .config import ConfigError, read_config_file, with_overrides
 from .curves import write_curve
 from .evaluate import evaluate, wilson_interval
 from .play import agent_action, observe, play
+from .schema import check_config
 from .stops import as_stopped, deferred, end_pool, pool_map, quiet_worker
 
 ALGORITHM = "value_lookahead"
@@ -95,13 +96,49 @@ class ValueLookaheadConfig:
 SCALED = {"accept_games": 20, "eval_games": 20, "fit_steps": 200}
 
 
-_INTS = {"seed": 0, "max_steps": 1, "rounds": 1, "games_per_round": 2, "sample_every": 1, "feature_pool": 1,
-         "hidden": 1, "batch_size": 1, "fit_steps": 1, "fit_eval_every": 1, "holdout_every": 2,
-         "samples": 1, "accept_games": 2, "eval_games": 2, "workers": 1, "torch_threads": 1,
-         "max_env_steps": 0}
-_FLOATS = {"explore": (0.0, 1.0), "dropout": (0.0, 0.95), "learning_rate": (1e-9, 1.0),
-           "weight_decay": (0.0, 1.0), "delta": (0.0, 2.0), "accept_min_per_game": (0.0, 1e6),
-           "time_limit_minutes": (0.0, 1e9)}
+def _int(name: str, default: int, low: int, doc: str) -> Option:
+    return Option(name, int, default, doc, low=low)
+
+
+def _num(name: str, default: float, low: float, high: float, doc: str) -> Option:
+    return Option(name, float, default, doc, low=low, high=high)
+
+
+#: the keys of an ``algorithm: value_lookahead`` config (train/schema.py checks a config against them)
+SCHEMA = (
+    Option("algorithm", str, ALGORITHM, "the trainer (train/trainers.py picks by it)", choices=(ALGORITHM,)),
+    Option("env_options", dict, {}, "options for the game (e.g. num_players: 2)"),
+    _int("seed", 0, 0, "seeds the data games, the fit, the trials and evaluation"),
+    _int("max_steps", 2000, 1, "move cap per game"),
+    _int("rounds", 2, 1, "data / fit / accept / evaluate rounds"),
+    _int("games_per_round", 8000, 2, "data games per round"),
+    _num("explore", 0.15, 0.0, 1.0, "share of random moves at searchable decisions in data games"),
+    _int("sample_every", 10, 1, "keep every n-th position of a data game (both seats)"),
+    Option("skip_phases", list, [], "phases never explored nor searched", each=Option("phase", str)),
+    _int("feature_pool", 4, 1, "board planes averaged over pool x pool cells"),
+    _int("hidden", 64, 1, "value network width (two hidden layers)"),
+    _num("dropout", 0.2, 0.0, 0.95, "dropout of the value network while it is fitted"),
+    _num("learning_rate", 1e-4, 1e-9, 1.0, "Adam step size of the fit"),
+    _num("weight_decay", 1e-4, 0.0, 1.0, "Adam weight decay of the fit"),
+    _int("batch_size", 512, 1, "positions a fitting step"),
+    _int("fit_steps", 5000, 1, "gradient steps per round"),
+    _int("fit_eval_every", 250, 1, "held-out check interval (steps)"),
+    _int("holdout_every", 10, 2, "every n-th data game is held out"),
+    _int("samples", 1, 1, "determinizations per candidate move"),
+    _num("delta", 0.0, 0.0, 2.0, "margin the best move must beat the heuristic's by"),
+    _int("accept_games", 400, 2, "trial games per phase"),
+    _num("accept_min_per_game", 1.0, 0.0, 1e6, "phases rarer than this (decisions a game) are not tried"),
+    _int("eval_games", 100, 2, "learning-curve games per opponent"),
+    Option("eval_opponents", list, ["random", "heuristic"], "agent specs the learning curve plays",
+           each=Option("spec", str)),
+    _int("workers", 2, 1, "processes for data, trials and evaluation"),
+    _int("torch_threads", 2, 1, "torch threads for the fit"),
+    _num("time_limit_minutes", 0.0, 0.0, 1e9, "stop after the round that passes this (0 = none)"),
+    _int("max_env_steps", 0, 0, ">0 (arena train --timesteps): the data games stop at this many engine "
+         "actions in all, an equal share each round; a shorter round scales accept_games, eval_games and "
+         "fit_steps (SCALED)"),
+    Option("progress", bool, True, "progress bars"),
+)
 
 
 def is_value_config(data: dict[str, Any]) -> bool:
@@ -109,34 +146,9 @@ def is_value_config(data: dict[str, Any]) -> bool:
 
 
 def from_dict(data: dict[str, Any], source: str) -> ValueLookaheadConfig:
-    """A checked config: unknown keys, wrong types (no coercion) and out-of-range values raise."""
-    known = {f.name for f in dataclasses.fields(ValueLookaheadConfig)}
-    unknown = sorted(set(data) - known)
-    if unknown:
-        hints = [f" (did you mean {m[0]!r}?)" for k in unknown for m in [difflib.get_close_matches(k, known, 1)] if m]
-        raise ConfigError(f"{source}: unknown key(s) {', '.join(unknown)} for algorithm {ALGORITHM}"
-                          + "".join(hints))
-    for key, low in _INTS.items():
-        v = data.get(key, low)
-        if not isinstance(v, int) or isinstance(v, bool) or v < low:
-            raise ConfigError(f"{source}: {key} must be an integer >= {low}, got {v!r}")
-    for key, (lo, hi) in _FLOATS.items():
-        if key in data:
-            v = data[key]
-            if not isinstance(v, (int, float)) or isinstance(v, bool) or not lo <= v <= hi:
-                raise ConfigError(f"{source}: {key} must be a number in [{lo}, {hi}], got {v!r}")
-    if not isinstance(data.get("env_options", {}), dict):
-        raise ConfigError(f"{source}: env_options must be a mapping, got {data['env_options']!r}")
-    for key in ("skip_phases", "eval_opponents"):
-        if key in data and (not isinstance(data[key], list) or not all(isinstance(x, str) for x in data[key])):
-            raise ConfigError(f"{source}: {key} must be a list of names, got {data[key]!r}")
-    if "progress" in data and not isinstance(data["progress"], bool):
-        raise ConfigError(f"{source}: progress must be true or false, got {data['progress']!r}")
-    cfg = ValueLookaheadConfig(**{k: v for k, v in data.items()})
-    for k, f in ((k, getattr(cfg, k)) for k in ("explore", "dropout", "learning_rate", "weight_decay", "delta",
-                                                 "accept_min_per_game", "time_limit_minutes")):
-        setattr(cfg, k, float(f))
-    return cfg
+    """A checked config (``SCHEMA``): unknown keys, wrong types (no coercion) and out-of-range
+    values raise ConfigError naming the key."""
+    return ValueLookaheadConfig(**check_config(SCHEMA, data, source, f"for algorithm {ALGORITHM}"))
 
 
 # ------------------------------------------------------------------------------ data games --
