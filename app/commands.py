@@ -16,9 +16,17 @@ from pathlib import Path
 from ..agents.registry import AgentSpecError, specs_epilog
 from ..agents.shipped import ShippedAgentError, resolve_checkpoint
 from ..envs.core.game import default_max_steps
-from ..train.config import ConfigError, check_overrides, config_for_game, parse_overrides, read_config_file, short_path
+from ..train.config import (
+    RLLIB_KEYS,
+    ConfigError,
+    check_overrides,
+    config_for_game,
+    parse_overrides,
+    read_config_file,
+    short_path,
+)
 from ..train.evaluate import evaluate
-from ..train.trainers import OPTIONAL_FLAGS, RLLIB_FLAGS, TRAINERS, Trainer, choose, run_algorithm, trainer
+from ..train.trainers import OPTIONAL_FLAGS, SECTIONS, TRAINERS, Trainer, choose, run_algorithm, trainer
 from .cli_common import (
     CLIError,
     HelpFormatter,
@@ -48,20 +56,22 @@ examples:
   arena train peacekeepers --out runs/pk --resume --timesteps 600000   # continue to 600k steps
   arena train peacekeepers --set n_envs=4 --set opponent_mix='{random: 1}'
   arena train zaka --opt num_players=3
-  arena train peacekeepers --set algorithm=rllib_ppo --num-env-runners 2 --out runs/pk_rllib
-  arena train peacekeepers --set algorithm=rllib_ppo --address auto --num-env-runners 32 --num-learners 2 --device cuda
+  arena train peacekeepers --set algorithm=rllib_ppo --set rllib.num_env_runners=2 --out runs/pk_rllib
+  arena train peacekeepers --set algorithm=rllib_ppo --set rllib.address=auto --device cuda \
+      --set 'rllib={num_env_runners: 32, num_learners: 2}'
   arena train gorgasali --config configs/train/gorgasali_ppo.yaml   # PPO for the game whose default is not
 
 The trainer is the config's "algorithm:" key (train/trainers.py), or --set algorithm=NAME:
   ppo              self-play MaskablePPO (sb3-contrib) in this process; the default without the key
-  rllib_ppo        the same PPO config on Ray RLlib, a local Ray or a cluster with --address (the
-                   [rllib] extra; docs/rllib.md); only it reads --address, --num-env-runners,
-                   --num-learners and --gpus-per-learner
+  rllib_ppo        the same PPO config on Ray RLlib, a local Ray or a cluster (the [rllib] extra;
+                   docs/rllib.md); only it reads the config's rllib section (address, num_env_runners,
+                   num_learners, gpus_per_learner, ...: --set rllib.KEY=VALUE)
   value_lookahead  the heuristic's learned-value lookahead (Gorgasali's default config)
   search_distill   expert iteration: PUCT search distilled into the network (configs/train/*_distill.yaml)
 --set algorithm= switches a PPO config between ppo and rllib_ppo; a config written for another
 algorithm is refused with the config to pass (Gorgasali's PPO recipe is configs/train/gorgasali_ppo.yaml).
---resume keeps the trainer that wrote the run folder; a flag the trainer does not read is an error.
+--resume keeps the trainer that wrote the run folder; a flag (or --set rllib.KEY) the trainer does
+not read is an error.
 
 What a PPO run does: the config's warm start (cloning bc_games heuristic games, then dagger_rounds
 of dagger_games), then PPO to total_timesteps, evaluating eval_games per opponent every
@@ -107,12 +117,26 @@ written under it.
 
 
 def check_set_overrides(pairs: list[str] | None) -> dict:
-    """``--set`` values -> checked training-config overrides; a mistake blames --set."""
+    """``--set`` values of a command that trains algorithm ppo (quickstart) -> checked training-config
+    overrides; a mistake blames --set."""
     try:
-        return check_overrides(parse_overrides(pairs), source="--set")
+        overrides = check_overrides(parse_overrides(pairs), source="--set")
     except ConfigError as exc:
-        raise CLIError(str(exc), hint="training-config keys are listed in train/config.py; "
-                                      "env options go to --opt") from None
+        raise _set_error(exc) from None
+    refuse_other_sections(overrides, TRAINERS["ppo"], "this command trains algorithm ppo")
+    return overrides
+
+
+def refuse_other_sections(overrides: dict, chosen: Trainer, why: str) -> None:
+    """``--set SECTION.KEY`` into a config section that only another trainer reads (``--set
+    rllib.num_env_runners=2`` for ppo) is a one-line error, not silently ignored (train/trainers.py
+    SECTIONS; a config file may keep such a section for when it runs on that trainer)."""
+    for section, reader in SECTIONS.items():
+        if section in overrides and chosen.name != reader:
+            keys = overrides[section]
+            named = ", ".join(f"{section}.{k}" for k in keys) if isinstance(keys, dict) and keys else section
+            raise CLIError(f"--set {named}: the {section} section is read by algorithm {reader} only ({why})",
+                           hint=f"--set algorithm={reader} (docs/rllib.md)")
 
 
 def _blame(exc, overrides: dict) -> CLIError:
@@ -158,7 +182,7 @@ def cmd_train(args) -> int:
         chosen, data, source = _choose_trainer(args, game, overrides.pop("algorithm", None))
     except ConfigError as exc:
         raise CLIError(str(exc)) from None
-    _check_flags(args, chosen, source)
+    _check_flags(args, chosen, source, overrides)
     return RUNNERS[chosen.name](args, game, chosen, data, source, overrides)
 
 
@@ -193,13 +217,11 @@ FLAG_HINTS = {("search_distill", "timesteps"): ("counts iterations, not learner 
               ("value_lookahead", "device"): ("not read", "its value network fits on the CPU (torch_threads)")}
 
 
-def _check_flags(args, chosen: Trainer, source: str) -> None:
-    """A flag the trainer does not read is a one-line error, not silently dropped."""
+def _check_flags(args, chosen: Trainer, source: str, overrides: dict) -> None:
+    """A flag the trainer does not read is a one-line error, not silently dropped; so is ``--set``
+    into a config section that only another trainer reads (``--set rllib.num_env_runners=2``)."""
+    refuse_other_sections(overrides, chosen, f"{short_path(source)} is algorithm {chosen.name}")
     given = [k for k in OPTIONAL_FLAGS if k not in chosen.flags and getattr(args, k, None) not in (None, False)]
-    rllib = [f"--{k.replace('_', '-')}" for k in given if k in RLLIB_FLAGS]
-    if rllib:
-        raise CLIError(f"{', '.join(rllib)} need algorithm rllib_ppo ({short_path(source)} is algorithm {chosen.name})",
-                       hint="--set algorithm=rllib_ppo (docs/rllib.md)")
     if given:
         words, hint = FLAG_HINTS.get((chosen.name, given[0]), ("not read", None))
         flag = f"--{given[0].replace('_', '-')}"
@@ -213,8 +235,15 @@ def _checked_set(overrides: dict) -> dict:
     try:
         return check_overrides(overrides, source="--set")
     except ConfigError as exc:
-        raise CLIError(str(exc), hint="training-config keys are listed in train/config.py; "
-                                      "env options go to --opt") from None
+        raise _set_error(exc) from None
+
+
+def _set_error(exc: ConfigError) -> CLIError:
+    """A --set value train/config.py refused, with where its keys are listed."""
+    text = str(exc)
+    if text.startswith("--set rllib"):
+        return CLIError(text, hint="docs/rllib.md")   # the message names the section's keys
+    return CLIError(text, hint="training-config keys are listed in train/config.py; env options go to --opt")
 
 
 def _train_ppo(args, game: str, chosen: Trainer, data, source: str, overrides: dict) -> int:
@@ -239,11 +268,10 @@ def _train_rllib(args, game: str, chosen: Trainer, data, source: str, overrides:
     fold_set_into_flags(args, overrides)
     _add_env_and_progress(args, game, overrides)
     from ..train.rllib import RLlibMissingError
-    flags = {k: getattr(args, k) for k in RLLIB_FLAGS}
-    try:
+    try:   # Ray's settings come as the rllib section of the config and of --set (rllib.KEY=VALUE)
         path = chosen.function()(game, config_path=args.config, timesteps=args.timesteps, seed=args.seed,
                                  out=args.out, resume=args.resume, device=args.device,
-                                 trust=args.trust_checkpoint, **flags, **overrides)
+                                 trust=args.trust_checkpoint, **overrides)
     except RLlibMissingError as exc:
         raise CLIError(str(exc), hint="docs/rllib.md") from None
     except ConfigError as exc:
@@ -379,19 +407,13 @@ def register(subparsers) -> None:
     p.add_argument("--out", help="run folder (default runs/<game>/ppo_seed<seed>)")
     p.add_argument("--resume", action="store_true", help="continue the run in --out from its checkpoint.zip")
     p.add_argument("--set", action="append", metavar="KEY=VALUE",
-                   help="training-config key (train/config.py), repeatable, e.g. --set n_envs=4")
+                   help="training-config key (train/config.py), repeatable, e.g. --set n_envs=4; "
+                        f"rllib.KEY=VALUE sets one key of the rllib section, read by rllib_ppo "
+                        f"({', '.join(RLLIB_KEYS)})")
     add_env_options(p)
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.add_argument("--device", choices=("auto", "cpu", "cuda"),
                    help="where the learner runs (rllib_ppo: auto = a GPU learner when there is a GPU)")
-    p.add_argument("--address", help="rllib_ppo: the Ray cluster to join: auto, HOST:6379 or ray://HOST:10001 "
-                                     "(default: start a local Ray)")
-    p.add_argument("--num-env-runners", type=int_at_least(0),
-                   help="rllib_ppo: sampling processes (default: the config's rllib section, 0 = in-process)")
-    p.add_argument("--num-learners", type=int_at_least(0),
-                   help="rllib_ppo: learner processes (default: the config's rllib section, 0 = in-process)")
-    p.add_argument("--gpus-per-learner", type=float,
-                   help="rllib_ppo: GPUs per learner, fractions allowed (default: 1 with a GPU device)")
     add_trust_checkpoint(p, help="also load pickled checkpoints (written before the safe format) as "
                          "init_policy, for --resume, as snapshots or opponents, and (required) resume "
                          "algorithm rllib_ppo, whose algorithm/ folder Ray pickles: such a file runs any code "

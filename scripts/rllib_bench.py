@@ -45,8 +45,7 @@ def measure(game: str, runners: int, iterations: int, overrides: dict, cluster: 
     from tabletop_arena.train.rllib import algorithm_config, per_iteration_timers
 
     game_id = envs.resolve(game)
-    section = {k[len("rllib."):]: overrides.pop(k) for k in [k for k in overrides if k.startswith("rllib.")]}
-    section["num_env_runners"] = runners
+    section = {**overrides.pop("rllib", {}), "num_env_runners": runners}   # --set rllib.KEY=VALUE: parse_overrides
     cfg = load_config(None, {**overrides, "rllib": section}, game=game_id)
     kwargs = policy_kwargs(envs.make_game(game_id, **cfg.env_options), cfg)
     import torch

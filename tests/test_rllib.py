@@ -23,7 +23,14 @@ pytest.importorskip("sb3_contrib")
 
 from tabletop_arena import envs  # noqa: E402
 from tabletop_arena.app import commands  # noqa: E402
-from tabletop_arena.train.config import RLLIB_DEFAULTS, ConfigError, from_dict, load_config, parse_overrides  # noqa: E402
+from tabletop_arena.train.config import (  # noqa: E402
+    RLLIB_DEFAULTS,
+    ConfigError,
+    check_overrides,
+    from_dict,
+    load_config,
+    parse_overrides,
+)
 from tabletop_arena.train.rllib import RLlibMissingError, require_ray, resolve_gpus  # noqa: E402
 from tests.ppo_recipes import ppo_config  # noqa: E402
 
@@ -69,6 +76,26 @@ def test_rllib_config_section_defaults_and_errors():
     # --set rllib.KEY=VALUE sets one key of the section
     assert parse_overrides(["rllib.num_env_runners=2", "rllib.device=cpu", "seed=3"]) == \
         {"rllib": {"num_env_runners": 2, "device": "cpu"}, "seed": 3}
+
+
+def test_set_rllib_keys_merge_and_are_checked_on_the_command_line():
+    """The Ray settings (address, env runners, learners, GPUs per learner) have one way in from the
+    command line, ``--set rllib.KEY=VALUE`` or ``--set rllib={...}`` (issue 44: the flags are
+    gone): both forms merge into the section in any order, and a key or value the section does not
+    take is a ConfigError blaming --set before anything starts (no Ray needed to say so)."""
+    pairs = ["rllib.num_env_runners=2", "rllib={device: cpu, num_learners: 1}", "rllib.address=auto"]
+    want = {"rllib": {"num_env_runners": 2, "device": "cpu", "num_learners": 1, "address": "auto"}}
+    assert parse_overrides(pairs) == check_overrides(parse_overrides(pairs)) == want
+    cfg = load_config(ppo_config("zaka_v0"), parse_overrides(["rllib.num_learners=2"]))
+    assert cfg.rllib["num_learners"] == 2 and cfg.rllib["self_play"] == RLLIB_DEFAULTS["self_play"]
+    for pair, match in [("rllib.num_env_runner=2", "did you mean 'num_env_runners'"),
+                        ("rllib.num_learners=-1", r"--set rllib.num_learners: expected an integer >= 0"),
+                        ("rllib.gpus_per_learner=some", "rllib.gpus_per_learner: expected a number"),
+                        ("rllib.=2", "expected rllib.KEY=VALUE"), ("rllib=[2]", "rllib must be a mapping")]:
+        with pytest.raises(ConfigError, match=match):
+            check_overrides(parse_overrides([pair]))
+    with pytest.raises(ConfigError, match="not a section"):
+        parse_overrides(["rllib=2", "rllib.num_learners=1"])
     # every shipped training config stays valid with the section
     for name in GAMES:
         assert load_config(ppo_config(name)).rllib["device"] == "auto"
@@ -99,19 +126,24 @@ def _parser():
     return parser
 
 
-def test_cli_rllib_flags_need_algorithm_rllib_ppo(tmp_path, capsys):
-    """The RLlib trainer is ``--set algorithm=rllib_ppo`` (or the config's ``algorithm:``); its flags
-    with another trainer are a one-line error, and there is no --backend flag beside it."""
-    args = _parser().parse_args(["train", "peacekeepers", "--out", str(tmp_path / "t"), "--num-env-runners", "2"])
+def test_cli_rllib_keys_need_algorithm_rllib_ppo(tmp_path, capsys):
+    """The RLlib trainer is ``--set algorithm=rllib_ppo`` (or the config's ``algorithm:``); its
+    settings are the config's rllib section (``--set rllib.KEY=VALUE``), with another trainer a
+    one-line error; there is no --backend flag beside it, nor a flag per Ray setting."""
+    args = _parser().parse_args(["train", "peacekeepers", "--out", str(tmp_path / "t"), "--set",
+                                 "rllib.num_env_runners=2"])
     assert args.func(args) == 2
-    assert "--num-env-runners need algorithm rllib_ppo" in capsys.readouterr().err
+    assert "--set rllib.num_env_runners: the rllib section is read by algorithm rllib_ppo only" in \
+        capsys.readouterr().err
     assert not (tmp_path / "t").exists()
-    with pytest.raises(SystemExit):
-        _parser().parse_args(["train", "peacekeepers", "--backend", "rllib"])
+    for flag in ("--backend", "--address", "--num-env-runners", "--num-learners", "--gpus-per-learner"):
+        with pytest.raises(SystemExit):
+            _parser().parse_args(["train", "peacekeepers", flag, "2"])
     with pytest.raises(SystemExit):
         _parser().parse_args(["train", "--help"])
     out = capsys.readouterr().out
-    assert "--backend" not in out and "algorithm=rllib_ppo" in out and "--gpus-per-learner" in out
+    assert "--backend" not in out and "algorithm=rllib_ppo" in out and "rllib.num_env_runners=2" in out
+    assert "--gpus-per-learner" not in out and "gpus_per_learner" in out
 
 
 def test_missing_ray_is_a_clear_error(monkeypatch, tmp_path, capsys):
@@ -357,7 +389,7 @@ def test_one_iteration_trains_saves_resumes_and_evaluates(local_ray, name, tmp_p
     out = tmp_path / "run"
     options = load_config(ppo_config(name)).env_options
     args = _parser().parse_args(["train", name, "--set", "algorithm=rllib_ppo", "--out", str(out), "--timesteps", "64",
-                                 "--seed", "3", "--device", "auto", "--num-env-runners", "0", "--no-progress",
+                                 "--seed", "3", "--device", "auto", "--set", "rllib.num_env_runners=0", "--no-progress",
                                  "--set", "rllib.self_play=0.5"]
                                 + [x for k, v in SMALL.items() if k != "progress"
                                    for x in ("--set", f"{k}={json.dumps(v)}")])
@@ -438,7 +470,7 @@ def test_two_node_cluster_spreads_env_runners(tmp_path):
         ray.init(address=cluster.address, log_to_driver=False)
         nodes = [n for n in ray.nodes() if n["Alive"]]
         assert len(nodes) == 2
-        train_rllib("zaka", out=tmp_path / "run", timesteps=128, num_env_runners=2,
+        train_rllib("zaka", out=tmp_path / "run", timesteps=128, rllib={"num_env_runners": 2},
                     **{**SMALL, "eval_games": 0})
         state = json.loads((tmp_path / "run" / "rllib_state.json").read_text())
         assert state["timesteps"] >= 128

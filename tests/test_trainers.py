@@ -38,7 +38,7 @@ def test_every_trainer_has_a_runner_and_reads_only_known_flags():
     assert set(commands.RUNNERS) == set(trainers.TRAINERS)
     for t in trainers.TRAINERS.values():
         assert set(t.flags) <= set(trainers.OPTIONAL_FLAGS), t.name
-    assert [t.name for t in trainers.TRAINERS.values() if set(trainers.RLLIB_FLAGS) & set(t.flags)] == ["rllib_ppo"]
+    assert set(trainers.SECTIONS.values()) <= set(trainers.TRAINERS)   # a section's one reader is a trainer
 
 
 def _ppo_config_saying(tmp_path: Path, algorithm: str) -> Path:
@@ -50,7 +50,7 @@ def _ppo_config_saying(tmp_path: Path, algorithm: str) -> Path:
 @pytest.mark.parametrize("argv,name", [
     (["zaka"], "ppo"),                                                   # no algorithm key: ppo
     (["zaka", "--set", "algorithm=ppo"], "ppo"),
-    (["zaka", "--set", "algorithm=rllib_ppo", "--num-env-runners", "2"], "rllib_ppo"),
+    (["zaka", "--set", "algorithm=rllib_ppo", "--set", "rllib.num_env_runners=2"], "rllib_ppo"),
     (["zaka", "--config", "{rllib_ppo}"], "rllib_ppo"),                  # the file's algorithm
     (["zaka", "--config", "{rllib_ppo}", "--set", "algorithm=ppo"], "ppo"),   # same keys, other backend
     (["gorgasali"], "value_lookahead"),                                  # configs/train/gorgasali.yaml
@@ -63,8 +63,8 @@ def test_each_algorithm_dispatches_to_its_trainer(argv, name, calls, tmp_path, c
     assert main(["train", *argv, "--out", str(tmp_path / "run"), "--no-progress"]) == 0, capsys.readouterr().err
     assert [c[0] for c in calls] == [name]
     _, args, kwargs = calls[0]
-    if name == "rllib_ppo" and "--num-env-runners" in argv:
-        assert kwargs["num_env_runners"] == 2
+    if name == "rllib_ppo" and "rllib.num_env_runners=2" in argv:   # Ray's settings: the config's rllib section
+        assert kwargs["rllib"] == {"num_env_runners": 2}
     if name in ("value_lookahead", "search_distill"):
         assert args[1].get("algorithm") == name and args[3] == str(tmp_path / "run")   # its config's keys
     else:
@@ -116,8 +116,14 @@ def test_resume_keeps_the_trainer_of_the_run_folder(kind, name, calls, tmp_path,
     (["zaka", "--set", "algorithm=search_distill"], "is a PPO config"),
     (["zaka", "--config", str(CONFIG_DIR / "zaka_distill.yaml"), "--set", "algorithm=rllib_ppo"],
      "not a PPO one"),
-    (["zaka", "--num-learners", "1"], "--num-learners need algorithm rllib_ppo"),
-    (["gorgasali", "--address", "auto"], "--address need algorithm rllib_ppo"),
+    (["zaka", "--set", "rllib.num_learners=1"],
+     "--set rllib.num_learners: the rllib section is read by algorithm rllib_ppo only (configs/train/zaka.yaml"),
+    (["gorgasali", "--set", "rllib={address: auto}"],
+     "--set rllib.address: the rllib section is read by algorithm rllib_ppo only"),
+    (["zaka", "--set", "algorithm=rllib_ppo", "--set", "rllib.num_env_runner=2"], "did you mean 'num_env_runners'"),
+    (["zaka", "--set", "algorithm=rllib_ppo", "--set", "rllib.num_learners=-1"],
+     "--set rllib.num_learners: expected an integer >= 0"),
+    (["zaka", "--num-learners", "1"], "unrecognized arguments: --num-learners"),   # no flag beside the key
     (["gorgasali", "--trust-checkpoint"], "--trust-checkpoint: not read by algorithm value_lookahead"),
     (["zaka", "--set", "algorithm=sb3"], "algorithm 'sb3' is not a trainer"),
 ])

@@ -149,10 +149,14 @@ RLLIB_DEFAULTS = {k: v for k, (v, _) in RLLIB_KEYS.items()}
 
 def _validate_rllib(section: dict) -> dict:
     """The ``rllib`` section with defaults filled in; ConfigError naming a bad key or value."""
-    unknown = sorted(set(section) - set(RLLIB_KEYS))
+    unknown = sorted(map(str, set(section) - set(RLLIB_KEYS)))
     if unknown:
-        raise ConfigError(f"rllib: unknown key(s) {', '.join(map(str, unknown))}; known keys: "
-                          f"{', '.join(RLLIB_KEYS)}")
+        import difflib
+        close = difflib.get_close_matches(unknown[0], RLLIB_KEYS, 1)
+        where = f"rllib.{unknown[0]}: unknown key" if len(unknown) == 1 else f"rllib: unknown keys {', '.join(unknown)}"
+        if close and len(unknown) == 1:
+            raise ConfigError(f"{where} (did you mean {close[0]!r}?)")
+        raise ConfigError(f"{where}; known keys: {', '.join(RLLIB_KEYS)}")
     out = {**RLLIB_DEFAULTS, **section}
     address = out["address"]
     if address is not None and (not isinstance(address, str) or not address.strip()):
@@ -388,6 +392,8 @@ def check_overrides(overrides: dict[str, Any], source: str = "--set") -> dict[st
     for key, value in overrides.items():
         try:
             out[key] = value if value is None else _coerce(key, value)
+            if key == "rllib":   # the section's keys and values given here (the file's section fills the rest)
+                _validate_rllib(out[key])
         except ConfigError as exc:
             raise ConfigError(f"{source} {exc}") from None
     return out
@@ -501,7 +507,8 @@ def short_path(path: str | os.PathLike) -> str:
 
 def parse_overrides(pairs: list[str] | None) -> dict[str, Any]:
     """``["n_envs=4", "opponent_mix={\\"random\\": 1}"]`` -> dict (values parsed as JSON/YAML);
-    ``rllib.KEY=VALUE`` sets one key of the ``rllib`` section."""
+    ``rllib.KEY=VALUE`` sets one key of the ``rllib`` section and ``rllib={KEY: VALUE, ...}`` several
+    (both merge, in any order, into the section; ``check_overrides`` checks its keys and values)."""
     import yaml
 
     out: dict[str, Any] = {}
@@ -516,9 +523,14 @@ def parse_overrides(pairs: list[str] | None) -> dict[str, Any]:
             if hasattr(exc, "duplicate_key"):  # {a: 1, a: 2}: not a string to pass on
                 raise ConfigError(f"{key}: the key {exc.duplicate_key!r} is given twice in {value!r}") from None
             parsed = value
-        if key.startswith("rllib."):  # one key of the rllib section: rllib.num_env_runners=4
-            section = out.get("rllib")
-            out["rllib"] = {**(section if isinstance(section, dict) else {}), key[len("rllib."):]: parsed}
+        section, dot, name = key.partition(".")
+        if section == "rllib" and (dot or isinstance(parsed, dict)):   # rllib.num_env_runners=4
+            have = out.get(section, {})
+            if dot and not name:
+                raise ConfigError(f"--set {pair!r}: expected {section}.KEY=VALUE")
+            if not isinstance(have, dict):
+                raise ConfigError(f"--set {key}: {section} is already set to {have!r}, not a section")
+            out[section] = {**have, name: parsed} if dot else {**have, **parsed}
         else:
             out[key] = parsed
     return out

@@ -4,9 +4,9 @@ opponent pool and checkpoint format as the SB3 path, with rollouts and learners 
     from tabletop_arena.train.rllib import train_rllib
     path = train_rllib("peacekeepers", timesteps=200_000, out="runs/pk_rllib")   # -> policy.zip
     train_rllib("peacekeepers", out="runs/pk_rllib", resume=True, trust=True, timesteps=400_000)
-    train_rllib("zaka", address="auto", num_env_runners=16, num_learners=2, device="cuda")
+    train_rllib("zaka", device="cuda", rllib={"address": "auto", "num_env_runners": 16, "num_learners": 2})
 
-    arena train peacekeepers --set algorithm=rllib_ppo --num-env-runners 2 --out runs/pk_rllib
+    arena train peacekeepers --set algorithm=rllib_ppo --set rllib.num_env_runners=2 --out runs/pk_rllib
     arena eval peacekeepers --agents ppo:runs/pk_rllib/policy.zip heuristic
 
 Reads top to bottom:
@@ -116,7 +116,7 @@ def start_ray(section: dict) -> bool:
 
 def resolve_gpus(device: str, gpus_per_learner: float, num_learners: int,
                  local_gpu: bool, cluster_gpus: float) -> float:
-    """``num_gpus_per_learner`` for RLlib from ``--device`` / ``--gpus-per-learner``.
+    """``num_gpus_per_learner`` for RLlib from ``--device`` / ``rllib.gpus_per_learner``.
 
     A local learner (``num_learners`` 0) can use a GPU only if the driver sees one
     (``local_gpu``); remote learners need ``num_learners * gpus`` GPUs in the cluster. ``auto``
@@ -464,13 +464,12 @@ def _due(interval: int, last: int, now: int) -> bool:
     return interval > 0 and now // interval > last // interval
 
 
-def _merge_rllib(cfg_rllib: dict | None, **flags) -> dict:
-    out = dict(cfg_rllib or {})
-    out.update({k: v for k, v in flags.items() if v is not None})
-    return out
+def _with_device(cfg_rllib: dict | None, device: str | None) -> dict:
+    """The ``rllib`` section with ``device`` (``--device``) where given."""
+    return {**(cfg_rllib or {}), **({"device": device} if device is not None else {})}
 
 
-def _config(game_id: str, config_path, overrides: dict, rllib_flags: dict, resume: bool,
+def _config(game_id: str, config_path, overrides: dict, device: str | None, resume: bool,
             out, trust: bool = False) -> tuple[Any, Path]:
     """(cfg, out): the effective config of a new run, or of the run in ``out`` when resuming."""
     if resume:
@@ -486,13 +485,13 @@ def _config(game_id: str, config_path, overrides: dict, rllib_flags: dict, resum
         saved = read_yaml(out / "config.yaml")
         check_resume(saved, overrides, config_path, "run", stacklevel=4)
         data = with_overrides(saved, overrides)
-        data["rllib"] = _merge_rllib(data.get("rllib"), **rllib_flags)
+        data["rllib"] = _with_device(data.get("rllib"), device)
         return from_dict(data, source=f"{out / 'config.yaml'} + overrides"), out
     notes: list[str] = []   # the same scaling of a shortened run as the SB3 path (train/config.py scale_to_run)
     cfg = load_config(config_path, overrides, game=game_id, notes=notes)
     for note in notes:
         print(note, flush=True)
-    cfg.rllib = _merge_rllib(cfg.rllib, **rllib_flags)
+    cfg.rllib = _with_device(cfg.rllib, device)
     validate(cfg)
     out = Path(out) if out is not None else Path("runs") / game_id / f"rllib_seed{cfg.seed}"
     if (out / "algorithm").exists() or (out / "checkpoint.zip").exists():
@@ -502,14 +501,12 @@ def _config(game_id: str, config_path, overrides: dict, rllib_flags: dict, resum
 
 def train_rllib(game: str, config_path: str | os.PathLike | None = None, timesteps: int | None = None,
                 seed: int | None = None, out: str | os.PathLike | None = None, resume: bool = False,
-                address: str | None = None, num_env_runners: int | None = None,
-                num_learners: int | None = None, gpus_per_learner: float | None = None,
                 device: str | None = None, trust: bool = False, **overrides) -> Path:
     """Train (or with ``resume`` continue) self-play PPO on RLlib; return ``policy.zip``'s path.
 
-    ``address``, ``num_env_runners``, ``num_learners``, ``gpus_per_learner``, ``device`` override
-    the config's ``rllib`` section; other keyword arguments are config keys (``None`` ignored;
-    ``rllib={...}`` merges into the section). ``trust``: a resumed run's snapshots may be pickled
+    ``device`` (``--device``) overrides the config's ``rllib.device``; other keyword arguments are
+    config keys (``None`` ignored; ``rllib={"num_env_runners": 2, ...}`` merges into the section:
+    Ray's address, env runners, learners and GPUs per learner are set there). ``trust``: a resumed run's snapshots may be pickled
     (legacy) checkpoints (they run any code they carry); the files this run writes are safe ones.
     The ``algorithm/`` folder is RLlib's own checkpoint (pickled by Ray): resume only your own runs.
     """
@@ -527,9 +524,7 @@ def train_rllib(game: str, config_path: str | os.PathLike | None = None, timeste
         overrides["total_timesteps"] = timesteps
     if seed is not None:
         overrides["seed"] = seed
-    flags = {"address": address, "num_env_runners": num_env_runners, "num_learners": num_learners,
-             "gpus_per_learner": gpus_per_learner, "device": device}
-    cfg, out = _config(game_id, config_path, overrides, flags, resume, out, trust)
+    cfg, out = _config(game_id, config_path, overrides, device, resume, out, trust)
     out.mkdir(parents=True, exist_ok=True)
     import yaml
     (out / "config.yaml").write_text(yaml.safe_dump(cfg.to_dict(), sort_keys=False))

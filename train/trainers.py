@@ -9,7 +9,10 @@
 ``TRAINERS`` says, for each name, the function that runs it (imported only when it runs: torch and
 ray stay unloaded until then), whether a run resumes, which ``arena train`` flags it reads beside
 the ones every trainer reads, and which config keys it takes (``ppo`` and ``rllib_ppo`` share the
-PPO keys of train/config.py; the other two have their own).
+PPO keys of train/config.py; the other two have their own). Ray's settings (``address``,
+``num_env_runners``, ``num_learners``, ``gpus_per_learner``, ...) are keys of the PPO config's
+``rllib`` section, which only ``rllib_ppo`` reads: set in the file or with ``--set
+rllib.KEY=VALUE``, not flags (``SECTIONS``).
 """
 from __future__ import annotations
 
@@ -22,16 +25,17 @@ from typing import Any
 from .config import ConfigError, ppo_config_hint, read_config_file, short_path
 from .value_lookahead import is_value_run
 
-__all__ = ["Trainer", "TRAINERS", "DEFAULT", "trainer", "config_algorithm", "choose", "run_algorithm"]
+__all__ = ["Trainer", "TRAINERS", "DEFAULT", "OPTIONAL_FLAGS", "SECTIONS", "trainer", "config_algorithm", "choose",
+           "run_algorithm"]
 
 #: the trainer of a config without an ``algorithm`` key
 DEFAULT = "ppo"
 #: arena train flags every trainer reads (game, --config, --out, --set, --opt, --no-progress)
 #: are not listed; these are the ones a trainer may or may not read
-OPTIONAL_FLAGS = ("timesteps", "seed", "resume", "device", "trust_checkpoint",
-                  "address", "num_env_runners", "num_learners", "gpus_per_learner")
-#: the flags only ``rllib_ppo`` reads (keyword arguments of train/rllib.py train_rllib)
-RLLIB_FLAGS = ("address", "num_env_runners", "num_learners", "gpus_per_learner")
+OPTIONAL_FLAGS = ("timesteps", "seed", "resume", "device", "trust_checkpoint")
+#: config sections only one trainer reads: ``--set SECTION.KEY=VALUE`` for another is an error
+#: (a config file may keep the section for when it runs on that trainer)
+SECTIONS = {"rllib": "rllib_ppo"}
 
 
 @dataclass(frozen=True)
@@ -53,8 +57,7 @@ TRAINERS: dict[str, Trainer] = {t.name: t for t in (
     Trainer("ppo", "self-play MaskablePPO (sb3-contrib) in this process", "ppo:train", "ppo", True,
             ("timesteps", "seed", "resume", "device", "trust_checkpoint")),
     Trainer("rllib_ppo", "the same self-play PPO on Ray RLlib, a local Ray or a cluster (docs/rllib.md)",
-            "rllib:train_rllib", "ppo", True,
-            ("timesteps", "seed", "resume", "device", "trust_checkpoint", *RLLIB_FLAGS)),
+            "rllib:train_rllib", "ppo", True, ("timesteps", "seed", "resume", "device", "trust_checkpoint")),
     Trainer("value_lookahead", "the heuristic with a learned value's lookahead (value.pt, vlook:PATH)",
             "value_lookahead:train_value_lookahead", "value_lookahead", False, ("timesteps", "seed")),
     Trainer("search_distill", "expert iteration: PUCT search distilled into the network",
