@@ -49,7 +49,8 @@ def test_every_training_key_ships_in_a_config_or_is_a_tested_knob():
 
 
 # ---- one config-checking mechanism (issue 44): every trainer's keys are Option rows -------------
-TRAINERS = {"value_lookahead": ("tabletop_arena.train.value_lookahead", "ValueLookaheadConfig"),
+TRAINERS = {"ppo": ("tabletop_arena.train.config", "TrainConfig"),
+            "value_lookahead": ("tabletop_arena.train.value_lookahead", "ValueLookaheadConfig"),
             "search_distill": ("tabletop_arena.train.search_distill", "SearchDistillConfig")}
 
 
@@ -99,7 +100,8 @@ def _cases(cls):
     return cases
 
 
-CHOICES = {"value_lookahead": {"algorithm": "ppo"}, "search_distill": {"algorithm": "ppo", "device": "tpu"}}
+CHOICES = {"ppo": {"vec_env": "ray", "network": "resnet", "device": "tpu"},
+           "value_lookahead": {"algorithm": "ppo"}, "search_distill": {"algorithm": "ppo", "device": "tpu"}}
 
 
 @pytest.mark.parametrize("name", sorted(TRAINERS))

@@ -21,6 +21,7 @@ from typing import Any
 
 from ..agents.registry import AGENT_KINDS, opponent_kinds
 from ..envs.core.game import ConfigError as _ConfigError
+from ..envs.core.options import Option
 from ..envs.core.resources import config_path
 from ..envs.core.yamlio import load as yaml_load
 
@@ -184,141 +185,158 @@ def _validate_rllib(section: dict) -> dict:
 
 
 FIELDS = {f.name: f for f in dataclasses.fields(TrainConfig)}
-_CHOICES = {"vec_env": ("dummy", "batched"), "network": ("auto", "cnn", "mlp", "board", "slots"),
-            "device": ("auto", "cpu", "cuda")}
-_POSITIVE_INT = ("max_steps", "n_envs", "torch_threads", "n_steps", "batch_size",
-                 "n_epochs", "snapshot_interval", "max_snapshots", "checkpoint_interval", "cnn_hidden",
-                 "vector_hidden", "win_rate_window", "bc_epochs", "board_channels", "features_dim",
-                 "slot_dim", "pair_dim", "bc_patience", "dagger_games", "dagger_epochs")
-_NON_NEGATIVE_INT = ("seed", "total_timesteps", "value_warmup_steps", "eval_interval", "eval_games", "bc_games", "dagger_rounds",
-                     "update_threads")
-_UNIT = ("gamma", "gae_lambda")
 
 
-def _type_name(f) -> str:
-    return f.type if isinstance(f.type, str) else getattr(f.type, "__name__", str(f.type))
+def _count(name: str, default: int, low: int, doc: str) -> Option:
+    return Option(name, int, default, doc, low=low)
 
 
-_DESCRIBE = {"int": "an integer", "float": "a number", "bool": "true or false", "dict": "a mapping",
-             "list": "a list", "str": "a string"}
+def _num(name: str, default: float, doc: str, low: float = 0.0, high: float | None = None) -> Option:
+    return Option(name, float, default, doc, low=low, high=high)
+
+
+def _ints(name: str, default: list, doc: str, least: int = 1) -> Option:
+    return Option(name, list, default, doc, each=Option("size", int, low=1), size=(least, 1_000_000))
+
+
+#: a string naming something (an agent spec, a path): not empty
+_NAME = Option("name", str, size=(1, 1_000_000), doc="a non-empty string")
+
+#: the keys of a PPO config (TrainConfig), checked by envs/core/options.py's Option rows (the doc of
+#: each is the comment of its TrainConfig field, cut short). A bound that is not inclusive (> 0)
+#: is the row's low of 0 and ``_ABOVE_ZERO``; what ties keys together is ``validate``'s.
+SCHEMA: tuple[Option, ...] = (
+    Option("env_options", dict, {}, "options for envs.make(game, **env_options)"),
+    _count("max_steps", 1000, 1, "move cap per game (the env truncates there)"),
+    _count("total_timesteps", 200_000, 0, "learner steps to train (a resumed run continues up to it)"),
+    Option("scale_with_run", bool, True, "a run shorter than its file's total_timesteps scales the file's "
+           "bc_games, dagger_games and eval_games by the same share (RUN_SCALED); false: the file's sizes"),
+    _num("time_limit_minutes", 0.0, "stop (and save) after this much wall-clock time per call (0 = none)"),
+    _count("seed", 0, 0, "seeds torch, the envs, the pool and evaluation"),
+    _count("n_envs", 8, 1, "environments stepped in parallel, in this process"),
+    Option("vec_env", str, "dummy", "dummy (SB3's DummyVecEnv) or batched (train/vecenv.py)",
+           choices=("dummy", "batched")),
+    _count("torch_threads", 1, 1, "torch intra-op threads in the learner process"),
+    _count("update_threads", 0, 0, "torch threads during the PPO update only (0: the process's cores, at most 4)"),
+    Option("device", str, "cpu", "torch device of the learner: cpu, cuda, or auto (cuda if available)",
+           choices=("auto", "cpu", "cuda")),
+    Option("network", str, "auto", "auto (cnn if the layout has a (C,H,W) piece), cnn, mlp, board or slots",
+           choices=("auto", "cnn", "mlp", "board", "slots")),
+    _ints("net_arch", [256, 256], "hidden sizes of the policy/value heads", least=0),
+    _ints("cnn_channels", [32, 16], "conv layers (3x3) over the board (at least one)"),
+    _count("cnn_hidden", 256, 1, "linear layer after the convolutions"),
+    _count("vector_hidden", 128, 1, "linear layer over the vector pieces (cnn network)"),
+    Option("spatial_actions", list, "auto", "\"auto\" (the game variant's Game.spatial_actions) or "
+           "board-aligned action ranges [[first action, planes], ...] (cnn only)",
+           each=Option("range", list, fields=(Option("first action", int, low=0, doc="first action"),
+                                              Option("planes", int, low=1, doc="planes")), doc="a range")),
+    _count("board_channels", 32, 1, "board network: channels of the residual tower"),
+    _ints("board_dilations", [1, 2, 4], "board network: one residual block per entry (at least one)"),
+    _count("features_dim", 256, 1, "board / slots networks: width of the features (policy latent)"),
+    Option("pointer_actions", list, [], "board network: [[first action, count >= 1, board plane(, only-where "
+           "plane)], ...]", each=Option("entry", list, size=(3, 4), each=Option("n", int, low=0), doc="an entry")),
+    _count("slot_dim", 64, 1, "slots network: width of the per-slot embedding"),
+    _count("pair_dim", 64, 1, "slots network: width of the user x target pair layer"),
+    Option("share_features", bool, True, "policy and value share the features extractor"),
+    _num("learning_rate", 3e-4, "Adam step size (> 0)"),
+    _num("learning_rate_end", -1.0, "step size at the end of the run, linear from learning_rate (> 0; "
+         "-1 = constant)", low=-1.0),
+    _count("n_steps", 256, 1, "steps per env per rollout (buffer = n_steps * n_envs)"),
+    _count("batch_size", 512, 1, "minibatch size (at most n_steps * n_envs)"),
+    _count("n_epochs", 4, 1, "passes over each rollout"),
+    _num("gamma", 0.995, "discount (> 0; rewards arrive only at the end)", high=1.0),
+    _num("gae_lambda", 0.95, "GAE lambda (> 0)", high=1.0),
+    _num("clip_range", 0.2, "PPO clip (> 0)"),
+    _num("ent_coef", 0.01, "entropy bonus"),
+    _num("vf_coef", 0.5, "value loss weight"),
+    _num("max_grad_norm", 0.5, "gradient clipping"),
+    _count("value_warmup_steps", 0, 0, "first learner steps of PPO that fit only the value head"),
+    _num("kl_coef", 0.0, "weight of KL(policy || cloned policy) in the PPO loss (needs bc_games)"),
+    Option("opponent_mix", dict, {"random": 0.2, "heuristic": 0.4, "snapshot": 0.4},
+           "weight per opponent kind: an agent spec (agents/registry.py) or snapshot (a past copy of the "
+           "learner); not all zero", keys=_NAME, each=_num("weight", 0.0, "a weight >= 0"), size=(1, 1_000_000)),
+    _count("snapshot_interval", 20_000, 1, "learner steps between frozen snapshots added to the pool"),
+    _count("max_snapshots", 5, 1, "newest snapshots kept in the pool"),
+    _num("score_reward", 0.0, "shaping weight of the score margin (own - best other)"),
+    Option("snapshot_sampling", bool, True, "snapshots sample their moves as the learner does (false: argmax)"),
+    _count("bc_games", 0, 0, "before PPO, imitate the game's heuristic on this many games (0 = off)"),
+    _count("bc_epochs", 4, 1, "most passes over the imitation data per cloning stage"),
+    _count("bc_patience", 3, 1, "stop a cloning stage after this many passes without a better held-out agreement"),
+    _num("bc_keep", 1.0, "share of the imitation games' decisions stored (> 0)", high=1.0),
+    _count("dagger_rounds", 0, 0, "DAgger rounds after cloning (student plays, heuristic labels)"),
+    _count("dagger_games", 200, 1, "games per DAgger round"),
+    _count("dagger_epochs", 3, 1, "most passes over the grown data after each DAgger round"),
+    Option("init_policy", str, "", "start PPO from this checkpoint's policy weights (a path or a shipped "
+           "agent's name) instead of imitation; the KL anchor too"),
+    _count("checkpoint_interval", 50_000, 1, "learner steps between checkpoints (also written at the end)"),
+    _count("eval_interval", 50_000, 0, "learner steps between evaluations (0 = only at the end)"),
+    _count("eval_games", 100, 0, "games per evaluation opponent (seat-balanced)"),
+    Option("eval_opponents", list, ["random", "heuristic"], "agent specs to evaluate against", each=_NAME),
+    _count("win_rate_window", 500, 1, "episodes in the live win-rate average of the progress bar"),
+    Option("progress", bool, True, "show the tqdm progress bar"),
+    Option("rllib", dict, {}, "Ray RLlib (algorithm: rllib_ppo): a mapping of RLLIB_KEYS"),
+)
+ROWS = {row.name: row for row in SCHEMA}
+#: keys whose range is "> 0" (the row says 0..): 0 is refused by ``validate``
+_ABOVE_ZERO = ("learning_rate", "clip_range", "gamma", "gae_lambda", "bc_keep")
 
 
 def _coerce(key: str, value: Any) -> Any:
-    """Check one value's type (ints are accepted for floats; numeric strings from the CLI parsed)."""
-    kind = _type_name(FIELDS[key])
+    """One value checked by its row (``SCHEMA``); as before, a string given for a key that is not
+    one is read as JSON (``"4"`` is 4), an integral float for an int key is that int, and an int
+    for a number key is a float."""
+    row = ROWS[key]
     if key == "spatial_actions" and value == "auto":
         return value
-    if isinstance(value, str) and kind != "str":
+    if isinstance(value, str) and str not in row.kinds():
         try:
             value = json.loads(value)
         except json.JSONDecodeError:
-            raise ConfigError(f"{key}: expected {_DESCRIBE.get(kind, kind)}, got {value!r}") from None
-    if kind == "int":
-        if isinstance(value, float) and value.is_integer():
-            value = int(value)
-        if not isinstance(value, int) or isinstance(value, bool):
-            raise ConfigError(f"{key}: expected an integer, got {value!r}")
-    elif kind == "float":
-        if not isinstance(value, (int, float)) or isinstance(value, bool):
-            raise ConfigError(f"{key}: expected a number, got {value!r}")
-        value = float(value)
-        if not math.isfinite(value):   # .nan passes every range check below; .inf most
-            raise ConfigError(f"{key}: expected a finite number, got {value!r}")
-    elif kind == "bool":
-        if not isinstance(value, bool):
-            raise ConfigError(f"{key}: expected true or false, got {value!r}")
-    elif kind == "str":
-        if not isinstance(value, str):
-            raise ConfigError(f"{key}: expected a string, got {value!r}")
-    elif kind == "dict":
-        if not isinstance(value, dict):
-            raise ConfigError(f"{key}: expected a mapping, got {value!r}")
-        value = dict(value)
-    elif kind == "list":
-        if not isinstance(value, (list, tuple)):
-            raise ConfigError(f"{key}: expected a list, got {value!r}")
-        value = list(value)
-    return value
+            pass   # the row refuses the string, naming the key
+    if row.kinds() == (int,) and isinstance(value, float) and value.is_integer():
+        value = int(value)
+    value = row.validate(value, "", key)
+    return float(value) if row.kinds() == (float,) else value
 
 
 def validate(cfg: TrainConfig) -> TrainConfig:
     """Check ranges and cross-field rules; return ``cfg``."""
     for key in FIELDS:
         setattr(cfg, key, _coerce(key, getattr(cfg, key)))
-    for key, allowed in _CHOICES.items():
-        if getattr(cfg, key) not in allowed:
-            raise ConfigError(f"{key}: must be one of {allowed}, got {getattr(cfg, key)!r}")
-    for key in _POSITIVE_INT:
-        if getattr(cfg, key) < 1:
-            raise ConfigError(f"{key}: must be >= 1, got {getattr(cfg, key)!r}")
-    for key in _NON_NEGATIVE_INT:
-        if getattr(cfg, key) < 0:
-            raise ConfigError(f"{key}: must be >= 0, got {getattr(cfg, key)!r}")
-    for key in _UNIT:
-        if not 0.0 < getattr(cfg, key) <= 1.0:
-            raise ConfigError(f"{key}: must be in (0, 1], got {getattr(cfg, key)!r}")
-    if not 0.0 < cfg.bc_keep <= 1.0:
-        raise ConfigError(f"bc_keep: must be in (0, 1], got {cfg.bc_keep!r}")
-    if cfg.learning_rate_end != -1.0 and cfg.learning_rate_end <= 0:
-        raise ConfigError(f"learning_rate_end: must be > 0 or -1 (constant), got {cfg.learning_rate_end!r}")
-    for key in ("learning_rate", "clip_range"):
-        if getattr(cfg, key) <= 0:
-            raise ConfigError(f"{key}: must be > 0, got {getattr(cfg, key)!r}")
-    for key in ("ent_coef", "vf_coef", "max_grad_norm", "score_reward", "time_limit_minutes", "kl_coef"):
-        if getattr(cfg, key) < 0:
-            raise ConfigError(f"{key}: must be >= 0, got {getattr(cfg, key)!r}")
+    for key in _ABOVE_ZERO:
+        if getattr(cfg, key) == 0:
+            raise ConfigError(f"{key} must be a number > 0 ({ROWS[key].range_words()}), got 0")
+    if -1.0 < cfg.learning_rate_end <= 0:
+        raise ConfigError(f"learning_rate_end must be a number > 0 or -1 (constant), got {cfg.learning_rate_end!r}")
     if cfg.batch_size > cfg.n_steps * cfg.n_envs:
         raise ConfigError(f"batch_size ({cfg.batch_size}) exceeds the rollout size n_steps * n_envs "
                           f"({cfg.n_steps * cfg.n_envs})")
     _validate_networks(cfg)
     _validate_opponents(cfg)
     cfg.rllib = _validate_rllib(cfg.rllib)
-    if not all(isinstance(x, str) and x for x in cfg.eval_opponents):
-        raise ConfigError(f"eval_opponents: must be a list of agent specs, got {cfg.eval_opponents!r}")
     return cfg
 
 
 def _validate_networks(cfg: TrainConfig) -> None:
     """The network keys of ``validate``: layer lists, board blocks, pointer and spatial actions."""
-    if not cfg.board_dilations:
-        raise ConfigError("board_dilations: needs at least one block")
-    for entry in cfg.pointer_actions:
-        if (not isinstance(entry, (list, tuple)) or len(entry) not in (3, 4)
-                or not all(isinstance(x, int) and not isinstance(x, bool) and x >= 0 for x in entry)
-                or entry[1] < 1):
-            raise ConfigError(f"pointer_actions: entries must be [first action, count >= 1, plane] or "
-                              f"[first, count, plane, only-where plane], got {entry!r}")
+    for i, entry in enumerate(cfg.pointer_actions):   # the row checks the rest of an entry
+        if entry[1] < 1:
+            raise ConfigError(f"pointer_actions[{i}] must be [first action, count >= 1, plane(, only-where "
+                              f"plane)], got {entry!r}")
     if cfg.pointer_actions and cfg.network != "board":
         raise ConfigError("pointer_actions need the board network (network: board)")
-    for key in ("net_arch", "cnn_channels", "board_dilations"):
-        vals = getattr(cfg, key)
-        if not all(isinstance(v, int) and not isinstance(v, bool) and v > 0 for v in vals):
-            raise ConfigError(f"{key}: must be a list of positive integers, got {vals!r}")
-    for entry in ([] if cfg.spatial_actions == "auto" else cfg.spatial_actions):
-        if (not isinstance(entry, (list, tuple)) or len(entry) != 2
-                or not all(isinstance(x, int) and not isinstance(x, bool) for x in entry)
-                or entry[0] < 0 or entry[1] < 1):
-            raise ConfigError(f"spatial_actions: entries must be [first action >= 0, planes >= 1], got {entry!r}")
     if cfg.spatial_actions not in ("auto", []) and cfg.network == "mlp":
         raise ConfigError("spatial_actions need the cnn network (network: cnn or auto)")
-    if not cfg.cnn_channels:
-        raise ConfigError("cnn_channels: needs at least one layer")
 
 
 def _validate_opponents(cfg: TrainConfig) -> None:
     """``opponent_mix`` of ``validate``: known agent kinds, weights >= 0, not all zero."""
-    if not cfg.opponent_mix:
-        raise ConfigError("opponent_mix: needs at least one opponent kind")
-    for kind, weight in cfg.opponent_mix.items():
-        if not isinstance(kind, str) or not kind:
-            raise ConfigError(f"opponent_mix: keys must be agent specs, got {kind!r}")
+    for kind in cfg.opponent_mix:   # the row checks the keys' and weights' types
         base = AGENT_KINDS.get(kind.split(":")[0])
         if kind != "snapshot" and (base is None or base.not_opponent is not None):
             raise ConfigError(f"opponent_mix: unknown opponent {kind!r}; use an agent spec "
                               f"({', '.join(k.name for k in opponent_kinds())}) or snapshot"
                               + (f" ({base.name}: {base.not_opponent})" if base is not None else ""))
-        if not isinstance(weight, (int, float)) or isinstance(weight, bool) or weight < 0:
-            raise ConfigError(f"opponent_mix[{kind!r}]: weight must be a number >= 0, got {weight!r}")
     if sum(cfg.opponent_mix.values()) <= 0:
         raise ConfigError("opponent_mix: weights must not all be zero")
 
@@ -358,7 +376,7 @@ def drop_retired(data: dict[str, Any], source: str) -> dict[str, Any]:
         elif RETIRED[key] is not ANY and value != RETIRED[key]:
             raise ConfigError(f"{source}: {_retired(key, value)}")
     for key, gone in RETIRED_VALUES.items():
-        if out.get(key) in gone:
+        if isinstance(out.get(key), str) and out[key] in gone:   # a list is the row's to refuse
             raise ConfigError(f"{source}: {key}: {out[key]} was removed in issue 44 (it never shipped; "
                               f"commit d5dc338 has it): use {gone[out[key]]}")
     return out
