@@ -406,7 +406,7 @@ def check_overrides(overrides: dict[str, Any], source: str = "--set") -> dict[st
         raise ConfigError(f"{source} algorithm={overrides['algorithm']}: the trainer is chosen by arena train; "
                           "this command trains ppo")
     _check_keys(overrides, source)
-    out = {}
+    out: dict[str, Any] = {}
     for key, value in overrides.items():
         try:
             out[key] = value if value is None else _coerce(key, value)
