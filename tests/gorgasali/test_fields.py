@@ -13,42 +13,33 @@ from __future__ import annotations
 
 import typing
 
-import numpy as np
 import pytest
 
 from tabletop_arena import envs
 from tabletop_arena.envs.core.game import State
 from tabletop_arena.envs.gorgasali import tables
 from tabletop_arena.envs.gorgasali.fields import GorgasaliFields
+from tests.declared_fields import play_checking_fields
+from tests.declared_fields import undeclared as _undeclared
 
 DECLARED = set(GorgasaliFields.__annotations__) | set(State.__annotations__)
 VARIANTS = {**envs.variants("gorgasali_v0"), "3p_choose": {"num_players": 3, "characters": "choose"}}
 
 
 def undeclared(state) -> tuple[list[str], list[str]]:
-    """(attributes the state has but fields.py does not declare, declared ones it lacks)."""
-    have = set(vars(state))
-    return sorted(have - DECLARED), sorted(DECLARED - have)
+    return _undeclared(state, DECLARED)
+
+
+def _touch(state):
+    """What fills the caches before a move."""
+    for seat in range(state.game.num_seats):
+        state.observation(seat)
+    state.render_text()
 
 
 @pytest.mark.parametrize("variant", sorted(VARIANTS))
 def test_a_state_has_exactly_the_declared_fields(variant):
-    game = envs.make_game("gorgasali_v0", **VARIANTS[variant])
-    state = game.new_initial_state(5)
-    rng = np.random.default_rng(5)
-    for step in range(300):
-        assert undeclared(state) == ([], []), (variant, step)
-        if step % 25 == 0:
-            assert undeclared(state.clone()) == ([], [])
-            for seat in range(game.num_seats):
-                assert undeclared(state.determinize(seat, rng)) == ([], [])
-        if state.is_terminal():
-            break
-        for seat in range(game.num_seats):
-            state.observation(seat)
-        state.render_text()
-        legal = state.legal_actions()
-        state.apply(legal[rng.integers(len(legal))])
+    play_checking_fields(envs.make_game("gorgasali_v0", **VARIANTS[variant]), DECLARED, 300, _touch, variant)
 
 
 def test_the_check_finds_an_undeclared_attribute():
