@@ -199,9 +199,9 @@ CASES: list[tuple[str, list[str], str]] = [
     ("train-rllib-key-on-sb3", ["train", "zaka", "--set", "rllib.num_env_runners=2", *TRAIN],
      "read by algorithm rllib_ppo only"),
     ("train-rllib-key-unknown", ["train", "zaka", "--set", "algorithm=rllib_ppo", "--set", "rllib.runners=2",
-                                 *TRAIN], "rllib.runners: unknown key (did you mean 'num_env_runners'?)"),
+                                 *TRAIN], "rllib: unknown key(s) runners (did you mean 'num_env_runners'?)"),
     ("train-gpus-word", ["train", "zaka", "--set", "algorithm=rllib_ppo", "--set", "rllib.gpus_per_learner=some",
-                         *TRAIN], "rllib.gpus_per_learner: expected a number"),
+                         *TRAIN], "rllib: gpus_per_learner must be a number"),
     *[(f"train-{flag[2:]}-removed", ["train", "zaka", flag, "2"], f"unrecognized arguments: {flag}")
       for flag in ("--address", "--num-env-runners", "--num-learners", "--gpus-per-learner")],
     ("train-opt-out-of-range", ["train", "zaka", "--opt", "num_players=9", *TRAIN], "num_players"),

@@ -122,7 +122,7 @@ def test_resume_keeps_the_trainer_of_the_run_folder(kind, name, calls, tmp_path,
      "--set rllib.address: the rllib section is read by algorithm rllib_ppo only"),
     (["zaka", "--set", "algorithm=rllib_ppo", "--set", "rllib.num_env_runner=2"], "did you mean 'num_env_runners'"),
     (["zaka", "--set", "algorithm=rllib_ppo", "--set", "rllib.num_learners=-1"],
-     "--set rllib.num_learners: expected an integer >= 0"),
+     "--set rllib: num_learners must be an int in 0.."),
     (["zaka", "--num-learners", "1"], "unrecognized arguments: --num-learners"),   # no flag beside the key
     (["gorgasali", "--trust-checkpoint"], "--trust-checkpoint: not read by algorithm value_lookahead"),
     (["zaka", "--set", "algorithm=sb3"], "algorithm 'sb3' is not a trainer"),

@@ -24,6 +24,7 @@ from ..envs.core.game import ConfigError as _ConfigError
 from ..envs.core.options import Option
 from ..envs.core.resources import config_path
 from ..envs.core.yamlio import load as yaml_load
+from .schema import check_config
 
 CONFIG_DIR = config_path("train")
 
@@ -133,55 +134,42 @@ class TrainConfig:
 
 
 #: the ``rllib`` section: key -> (default, doc). See train/rllib.py and docs/rllib.md.
-RLLIB_KEYS: dict[str, tuple[Any, str]] = {
-    "address": (None, "null: start a local Ray on this machine; auto: join the running cluster; "
-                      "ray://host:10001: a remote cluster through Ray Client; host:6379: a head node"),
-    "num_env_runners": (0, "remote sampling actors (0: sample in the driver process)"),
-    "num_learners": (0, "remote learner actors (0: one learner in the driver process)"),
-    "gpus_per_learner": (0.0, "GPUs per learner (fractions allowed); 0 = as device says"),
-    "device": ("auto", "auto (a GPU learner when the cluster has a GPU), cpu or cuda"),
-    "self_play": (0.2, "share of episodes where the shared policy plays every seat (the rest: "
-                       "the learner plays one seat against opponent_mix)"),
-    "num_cpus": (0, "CPUs of a local Ray (0: this machine's count, raised to fit the actors)"),
-    "object_store_mb": (256, "object store of a local Ray, MiB (small: starts fast on a small box)"),
-}
+RLLIB_SCHEMA: tuple[Option, ...] = (
+    Option("address", str, None, "null: start a local Ray on this machine; auto: join the running cluster; "
+                                 "ray://host:10001: a remote cluster through Ray Client; host:6379: a head node",
+           size=(1, 1000)),
+    Option("num_env_runners", int, 0, "remote sampling actors (0: sample in the driver process)", low=0),
+    Option("num_learners", int, 0, "remote learner actors (0: one learner in the driver process)", low=0),
+    Option("gpus_per_learner", float, 0.0, "GPUs per learner (fractions allowed); 0 = as device says", low=0),
+    Option("device", str, "auto", "auto (a GPU learner when the cluster has a GPU), cpu or cuda",
+           choices=("auto", "cpu", "cuda")),
+    Option("self_play", float, 0.2, "share of episodes where the shared policy plays every seat (the rest: "
+                                    "the learner plays one seat against opponent_mix)", low=0, high=1),
+    Option("num_cpus", int, 0, "CPUs of a local Ray (0: this machine's count, raised to fit the actors)", low=0),
+    Option("object_store_mb", int, 256, "object store of a local Ray, MiB (Ray refuses under 75; small: starts "
+                                        "fast on a small box)", low=75),
+)
+#: the ``rllib`` section's keys -> (default, doc), from its rows
+RLLIB_KEYS: dict[str, tuple[Any, str]] = {row.name: (row.default, row.doc) for row in RLLIB_SCHEMA}
 RLLIB_DEFAULTS = {k: v for k, (v, _) in RLLIB_KEYS.items()}
 
 
 def _validate_rllib(section: dict) -> dict:
-    """The ``rllib`` section with defaults filled in; ConfigError naming a bad key or value."""
-    unknown = sorted(map(str, set(section) - set(RLLIB_KEYS)))
-    if unknown:
-        import difflib
-        close = difflib.get_close_matches(unknown[0], RLLIB_KEYS, 1)
-        where = f"rllib.{unknown[0]}: unknown key" if len(unknown) == 1 else f"rllib: unknown keys {', '.join(unknown)}"
-        if close and len(unknown) == 1:
-            raise ConfigError(f"{where} (did you mean {close[0]!r}?)")
-        raise ConfigError(f"{where}; known keys: {', '.join(RLLIB_KEYS)}")
-    out = {**RLLIB_DEFAULTS, **section}
-    address = out["address"]
-    if address is not None and (not isinstance(address, str) or not address.strip()):
-        raise ConfigError(f"rllib.address: expected null, auto, ray://host:port or host:port, got {address!r}")
-    for key in ("num_env_runners", "num_learners", "num_cpus", "object_store_mb"):
-        v = out[key]
-        if isinstance(v, float) and v.is_integer():
-            v = out[key] = int(v)
-        if not isinstance(v, int) or isinstance(v, bool) or v < 0:
-            raise ConfigError(f"rllib.{key}: expected an integer >= 0, got {v!r}")
-    if out["object_store_mb"] < 75:  # Ray refuses an object store under 75 MiB
-        raise ConfigError(f"rllib.object_store_mb: must be >= 75, got {out['object_store_mb']!r}")
-    for key in ("gpus_per_learner", "self_play"):
-        v = out[key]
-        if not isinstance(v, (int, float)) or isinstance(v, bool) or v < 0:
-            raise ConfigError(f"rllib.{key}: expected a number >= 0, got {v!r}")
-        out[key] = float(v)
-    if out["self_play"] > 1:
-        raise ConfigError(f"rllib.self_play: must be in [0, 1], got {out['self_play']!r}")
-    if out["device"] not in ("auto", "cpu", "cuda"):
-        raise ConfigError(f"rllib.device: must be one of ('auto', 'cpu', 'cuda'), got {out['device']!r}")
+    """The ``rllib`` section checked by its rows (train/schema.py ``check_config``: unknown keys with a
+    did-you-mean, types, ranges, choices) with defaults filled in; an integral float for a count
+    is that count (YAML ``2.0``); what ties keys together is checked here. ConfigError, one line."""
+    if isinstance(section, dict):
+        section = {k: int(v) if isinstance(v, float) and v.is_integer() and k in _RLLIB_COUNTS else v
+                   for k, v in section.items()}
+    out = check_config(RLLIB_SCHEMA, section, "rllib", "in rllib")
+    if out["address"] is not None and not out["address"].strip():
+        raise ConfigError(f"rllib: address must be null, auto, ray://host:port or host:port, got {out['address']!r}")
     if out["device"] == "cpu" and out["gpus_per_learner"] > 0:
-        raise ConfigError("rllib.gpus_per_learner > 0 needs device cuda or auto, not cpu")
+        raise ConfigError("rllib: gpus_per_learner > 0 needs device cuda or auto, not cpu")
     return out
+
+
+_RLLIB_COUNTS = ("num_env_runners", "num_learners", "num_cpus", "object_store_mb")
 
 
 FIELDS = {f.name: f for f in dataclasses.fields(TrainConfig)}

@@ -3,7 +3,7 @@
 Each trainer declares its config keys as ``Option`` rows next to them (type, default, range or
 choices, doc): ``train/config.py`` ``SCHEMA`` (the PPO config, ``TrainConfig``; its ``_coerce``
 checks one value by its row), ``train/value_lookahead.py`` ``SCHEMA``, ``train/search_distill.py``
-``SCHEMA``; the ``rllib`` section of the PPO config is still checked by ``_validate_rllib``.
+``SCHEMA``, and the PPO config's ``rllib`` section (``RLLIB_SCHEMA``, train/config.py).
 ``check_config`` reads a config (a file's keys, or them with ``--set`` on top) against the rows:
 an unknown key is refused with a did-you-mean, every value by its row (``Option.validate``), so
 every mistake is one line naming the source and the key
