@@ -62,7 +62,7 @@ def _seed_snapshot(model, game, game_id: str, venv, folder: Path, name: str) -> 
 
 def project_setup(game: str, folder: Path, overrides: dict | None = None, name: str = "project default") -> Setup:
     from tabletop_arena.agents.ppo import ArenaPolicy
-    from tabletop_arena.train.algo import ArenaPPO
+    from tabletop_arena.train.arena_ppo import ArenaPPO
     from tabletop_arena.train.ppo import make_vec_env, policy_kwargs, resolve_device, update_threads
 
     game_id = envs.resolve(game)

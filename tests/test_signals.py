@@ -29,7 +29,8 @@ pytest.importorskip("sb3_contrib")
 
 from tabletop_arena.agents.ppo import read_metadata  # noqa: E402
 from tabletop_arena.app import cli
-from tabletop_arena.train import algo, evaluate, imitation, ppo, stops, value_lookahead  # noqa: E402
+from tabletop_arena.train import arena_ppo as algo
+from tabletop_arena.train import evaluate, imitation, ppo, stops, value_lookahead  # noqa: E402
 
 if not sys.platform.startswith("linux"):
     pytest.skip("the process tree is read from /proc (Linux)", allow_module_level=True)

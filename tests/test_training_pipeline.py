@@ -107,7 +107,7 @@ def test_slot_net_numpy_twin_gives_the_torch_logits(players):
     gives the torch pass's logits and values for batches of real positions, empty battlefields
     included, and follows the weights when an optimizer step changes them."""
     from tabletop_arena.agents.ppo import actor_latent, numpy_forward, numpy_outputs
-    from tabletop_arena.train.algo import policy_outputs
+    from tabletop_arena.train.arena_ppo import policy_outputs
     from tabletop_arena.train.ppo import policy_kwargs
 
     game = envs.make_game("zaka_v0", num_players=players)
@@ -221,7 +221,7 @@ def test_time_limit_counts_the_cloning_too(tmp_path):
 def test_kl_to_itself_is_zero():
     """KL(pi || reference) is exactly 0 when the reference is the policy itself, and positive once
     the policy moves away from it."""
-    from tabletop_arena.train.algo import masked_log_softmax, policy_logits
+    from tabletop_arena.train.arena_ppo import masked_log_softmax, policy_logits
     game = envs.make_game("zaka_v0")
     cfg = load_config(None, _tiny(), game="zaka_v0")
     from tabletop_arena.train.ppo import policy_kwargs
@@ -245,7 +245,7 @@ def test_batched_vec_env_matches_one_env_at_a_time(tmp_path):
     as stepping each SelfPlayEnv on its own (same seeds, same actions)."""
     from stable_baselines3.common.vec_env import DummyVecEnv
 
-    from tabletop_arena.train.algo import ArenaPPO
+    from tabletop_arena.train.arena_ppo import ArenaPPO
     from tabletop_arena.train.ppo import make_vec_env, policy_kwargs
     from tabletop_arena.train.vecenv import SelfPlayVecEnv
 
@@ -280,7 +280,7 @@ def test_batched_vec_env_matches_one_env_at_a_time(tmp_path):
 def _one_rollout(game_id: str, vec_env: str, n_envs: int = 4, n_steps: int = 24):
     """One rollout of a fresh ArenaPPO (seeded) on ``vec_env``: the buffer's arrays and the
     episode statistics VecMonitor recorded."""
-    from tabletop_arena.train.algo import ArenaPPO
+    from tabletop_arena.train.arena_ppo import ArenaPPO
     from tabletop_arena.train.ppo import make_vec_env, policy_kwargs
 
     game = envs.make_game(game_id)
@@ -320,7 +320,7 @@ def test_batched_rollouts_match_dummy_ones():
 def test_update_threads_apply_to_the_update_only(monkeypatch):
     """``update_threads``: 0 means the cores the process may use (at most 4); the update runs on
     that many torch threads and the rollouts go back to ``torch_threads`` afterwards."""
-    from tabletop_arena.train import algo
+    from tabletop_arena.train import arena_ppo as algo
     from tabletop_arena.train.ppo import update_threads
 
     cfg = load_config(None, {}, game="zaka_v0")
@@ -337,7 +337,7 @@ def test_update_threads_apply_to_the_update_only(monkeypatch):
 
 def test_sample_masked_draws_from_the_masked_distribution():
     """The Gumbel-max sampler never picks an illegal action and matches the softmax frequencies."""
-    from tabletop_arena.train.algo import masked_log_softmax, sample_masked
+    from tabletop_arena.train.arena_ppo import masked_log_softmax, sample_masked
 
     logits = torch.tensor([[0.0, 1.0, 2.0, 5.0]]).repeat(20000, 1)
     mask = torch.tensor([[True, True, True, False]]).repeat(20000, 1)
@@ -375,7 +375,7 @@ def test_snapshots_sample_like_the_learner(tmp_path):
     does while it collects rollouts), without it they play the argmax."""
     from stable_baselines3.common.vec_env import DummyVecEnv
 
-    from tabletop_arena.train.algo import ArenaPPO
+    from tabletop_arena.train.arena_ppo import ArenaPPO
     from tabletop_arena.train.ppo import policy_kwargs
     from tabletop_arena.train.selfplay import OpponentPool, SelfPlayEnv
 
@@ -396,7 +396,7 @@ def test_learning_rate_falls_linearly_over_the_run_and_its_resume(tmp_path):
     straight line over total_timesteps; a resumed run continues the same line (steps count from
     the run's start), and with -1 (the default; Zaka's config sets an end) it stays constant.
     No cloning (bc_games 0): the test is about the PPO phase and must stay seconds long."""
-    from tabletop_arena.train.algo import ArenaPPO
+    from tabletop_arena.train.arena_ppo import ArenaPPO
     from tabletop_arena.train.ppo import train
     from tabletop_arena.train.rllib import learning_rate_schedule
 
@@ -457,7 +457,7 @@ def test_unshared_value_extractor_trains_and_plays(tmp_path, name, network):
     ``critic_latent`` / ``latents`` now."""
     from tabletop_arena.agents.ppo import actor_latent, critic_latent, latents, load_policy
     from tabletop_arena.agents.registry import make_agent
-    from tabletop_arena.train.algo import policy_outputs
+    from tabletop_arena.train.arena_ppo import policy_outputs
     from tabletop_arena.train.play import play
     from tabletop_arena.train.ppo import train
     extra = {"spatial_actions": []} if network == "cnn" else {}

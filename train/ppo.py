@@ -74,7 +74,7 @@ from ..agents.ppo import (
 )
 from ..agents.registry import checkpoint_ref, has_heuristic, make_agent
 from ..agents.shipped import ShippedAgentError, resolve_checkpoint
-from .algo import ArenaPPO
+from .arena_ppo import ArenaPPO
 from .config import ConfigError, TrainConfig, check_resume, from_dict, load_config, validate, with_overrides
 from .curves import curve_title, read_curve, write_curve
 from .evaluate import evaluate
