@@ -94,7 +94,7 @@ print(f"shipped agent ppo:peacekeepers -> {agent.path}")
 agent = make_agent("vlook:gorgasali", envs.make_game("gorgasali_v0", num_players=2), seed=0)
 print(f"shipped agent vlook:gorgasali -> {agent.path} (searches {sorted(agent.phases)})")
 from tabletop_arena.envs.core.resources import data_path
-assert data_path("train", "static", "play.html").is_file(), "arena serve's page is not in the wheel"
+assert data_path("app", "static", "play.html").is_file(), "arena serve's page is not in the wheel"
 print(f"tabletop_arena {tabletop_arena.__version__} from {tabletop_arena.__file__}; {backend()}")
 PY
 "$work/venv/bin/arena" list | head -3
