@@ -169,7 +169,7 @@ def _validate_rllib(section: dict) -> dict:
     return out
 
 
-_RLLIB_COUNTS = ("num_env_runners", "num_learners", "num_cpus", "object_store_mb")
+_RLLIB_COUNTS = frozenset(row.name for row in RLLIB_SCHEMA if row.kinds() == (int,))   # from the rows
 
 
 FIELDS = {f.name: f for f in dataclasses.fields(TrainConfig)}
