@@ -28,6 +28,8 @@ from ..train.levels import (
 )
 
 PAGE = "ladder.md"
+#: the picture of every table (docs/images/, shown in the README)
+OVERVIEW = "ladder_all.png"
 #: where the page links the data from (the page lives in docs/)
 DATA_LINK = "../checkpoints/ladder"
 
@@ -219,16 +221,28 @@ def page_text(ladders: Sequence[dict[str, Any]], costs: dict[str, Any] | None = 
 
 def plot_game(ladders: Sequence[dict[str, Any]], path: str | os.PathLike) -> Path:
     """One game's ladders as a picture: per player count, each agent's rating with its 95% interval."""
+    return _plot(sorted(ladders, key=lambda d: d["num_players"]), path, columns=len(ladders))
+
+
+def plot_overview(ladders: Sequence[dict[str, Any]], path: str | os.PathLike) -> Path:
+    """Every table with data in one picture (the README's), in the page's order, two a row."""
+    order = {key: i for i, key in enumerate(_published(ladders))}
+    ladders = sorted(ladders, key=lambda d: order[(d["game"], d["num_players"])])
+    return _plot(ladders, path, columns=min(2, len(ladders)))
+
+
+def _plot(ladders: Sequence[dict[str, Any]], path: str | os.PathLike, columns: int) -> Path:
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-
-    ladders = sorted(ladders, key=lambda d: d["num_players"])
     rows = [[(s, r) for s, r in sorted_ratings(d) if r["rating"] is not None] for d in ladders]
     height = max(len(r) for r in rows)
-    fig, axes = plt.subplots(1, len(ladders), figsize=(6.2 * len(ladders), 1.0 + 0.42 * height), squeeze=False)
-    for ax, d, items in zip(axes[0], ladders, rows):
+    grid = -(-len(ladders) // columns)
+    fig, axes = plt.subplots(grid, columns, figsize=(6.2 * columns, grid * (1.0 + 0.42 * height)), squeeze=False)
+    for ax in axes.flat[len(ladders):]:
+        ax.set_visible(False)
+    for ax, d, items in zip(axes.flat, ladders, rows):
         items = items[::-1]   # strongest at the top
         y = list(range(len(items)))
         rating = [r["rating"] for _, r in items]
@@ -252,7 +266,8 @@ def plot_game(ladders: Sequence[dict[str, Any]], path: str | os.PathLike) -> Pat
 
 
 def write_page(folder: str | os.PathLike | None = None, docs: str | os.PathLike | None = None) -> list[Path]:
-    """Write ``docs/ladder.md`` and one plot per game with data; returns the files written."""
+    """Write ``docs/ladder.md``, one plot per game with data and the overview of every table
+    (``images/ladder_all.png``, the README's); returns the files written."""
     docs = Path(docs) if docs is not None else Path(__file__).resolve().parents[1] / "docs"
     ladders = all_ladders(folder)
     page = docs / PAGE
@@ -261,4 +276,6 @@ def write_page(folder: str | os.PathLike | None = None, docs: str | os.PathLike 
     written = [page]
     for game_id in dict.fromkeys(d["game"] for d in ladders):
         written.append(plot_game([d for d in ladders if d["game"] == game_id], docs / "images" / plot_name(game_id)))
+    if ladders:
+        written.append(plot_overview(ladders, docs / "images" / OVERVIEW))
     return written

@@ -314,8 +314,9 @@ def test_the_page_is_generated_from_the_data(tmp_path):
     (tmp_path / "data" / "costs.json").write_text(json.dumps(costs))
     docs = tmp_path / "docs"
     written = ladder_page.write_page(tmp_path / "data", docs)
-    assert written == [docs / "ladder.md", docs / "images" / "ladder_zaka.png"]
-    assert (docs / "images" / "ladder_zaka.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert written == [docs / "ladder.md", docs / "images" / "ladder_zaka.png", docs / "images" / "ladder_all.png"]
+    for picture in written[1:]:
+        assert picture.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     page = (docs / "ladder.md").read_text()
     assert page == ladder_page.page_text(levels.all_ladders(tmp_path / "data"), costs)
     for spec, r in run.data["ratings"].items():
@@ -335,6 +336,9 @@ def test_the_committed_page_is_the_one_the_committed_data_give():
         "docs/ladder.md is stale: run arena ladder --page"
     for data in levels.all_ladders():
         assert (ROOT / "docs" / "images" / ladder_page.plot_name(data["game"])).is_file()
+    # the README shows every published table in one picture
+    assert f"](docs/images/{ladder_page.OVERVIEW})" in (ROOT / "README.md").read_text()
+    assert (ROOT / "docs" / "images" / ladder_page.OVERVIEW).is_file()
 
 
 # ----------------------------------------------------------------------------------- CLI ----
