@@ -24,7 +24,7 @@ from ..envs.core.game import ConfigError as _ConfigError
 from ..envs.core.options import Option
 from ..envs.core.resources import config_path
 from ..envs.core.yamlio import load as yaml_load
-from .schema import check_config
+from .schema import check_config, count, number
 
 CONFIG_DIR = config_path("train")
 
@@ -175,14 +175,6 @@ _RLLIB_COUNTS = frozenset(row.name for row in RLLIB_SCHEMA if row.kinds() == (in
 FIELDS = {f.name: f for f in dataclasses.fields(TrainConfig)}
 
 
-def _count(name: str, default: int, low: int, doc: str) -> Option:
-    return Option(name, int, default, doc, low=low)
-
-
-def _num(name: str, default: float, doc: str, low: float = 0.0, high: float | None = None) -> Option:
-    return Option(name, float, default, doc, low=low, high=high)
-
-
 def _ints(name: str, default: list, doc: str, least: int = 1) -> Option:
     return Option(name, list, default, doc, each=Option("size", int, low=1), size=(least, 1_000_000))
 
@@ -195,72 +187,72 @@ _NAME = Option("name", str, size=(1, 1_000_000), doc="a non-empty string")
 #: is the row's low of 0 and ``_ABOVE_ZERO``; what ties keys together is ``validate``'s.
 SCHEMA: tuple[Option, ...] = (
     Option("env_options", dict, {}, "options for envs.make(game, **env_options)"),
-    _count("max_steps", 1000, 1, "move cap per game (the env truncates there)"),
-    _count("total_timesteps", 200_000, 0, "learner steps to train (a resumed run continues up to it)"),
+    count("max_steps", 1000, 1, "move cap per game (the env truncates there)"),
+    count("total_timesteps", 200_000, 0, "learner steps to train (a resumed run continues up to it)"),
     Option("scale_with_run", bool, True, "a run shorter than its file's total_timesteps scales the file's "
            "bc_games, dagger_games and eval_games by the same share (RUN_SCALED); false: the file's sizes"),
-    _num("time_limit_minutes", 0.0, "stop (and save) after this much wall-clock time per call (0 = none)"),
-    _count("seed", 0, 0, "seeds torch, the envs, the pool and evaluation"),
-    _count("n_envs", 8, 1, "environments stepped in parallel, in this process"),
+    number("time_limit_minutes", 0.0, "stop (and save) after this much wall-clock time per call (0 = none)"),
+    count("seed", 0, 0, "seeds torch, the envs, the pool and evaluation"),
+    count("n_envs", 8, 1, "environments stepped in parallel, in this process"),
     Option("vec_env", str, "dummy", "dummy (SB3's DummyVecEnv) or batched (train/vecenv.py)",
            choices=("dummy", "batched")),
-    _count("torch_threads", 1, 1, "torch intra-op threads in the learner process"),
-    _count("update_threads", 0, 0, "torch threads during the PPO update only (0: the process's cores, at most 4)"),
+    count("torch_threads", 1, 1, "torch intra-op threads in the learner process"),
+    count("update_threads", 0, 0, "torch threads during the PPO update only (0: the process's cores, at most 4)"),
     Option("device", str, "cpu", "torch device of the learner: cpu, cuda, or auto (cuda if available)",
            choices=("auto", "cpu", "cuda")),
     Option("network", str, "auto", "auto (cnn if the layout has a (C,H,W) piece), cnn, mlp, board or slots",
            choices=("auto", "cnn", "mlp", "board", "slots")),
     _ints("net_arch", [256, 256], "hidden sizes of the policy/value heads", least=0),
     _ints("cnn_channels", [32, 16], "conv layers (3x3) over the board (at least one)"),
-    _count("cnn_hidden", 256, 1, "linear layer after the convolutions"),
-    _count("vector_hidden", 128, 1, "linear layer over the vector pieces (cnn network)"),
+    count("cnn_hidden", 256, 1, "linear layer after the convolutions"),
+    count("vector_hidden", 128, 1, "linear layer over the vector pieces (cnn network)"),
     Option("spatial_actions", list, "auto", "\"auto\" (the game variant's Game.spatial_actions) or "
            "board-aligned action ranges [[first action, planes], ...] (cnn only)",
            each=Option("range", list, fields=(Option("first action", int, low=0, doc="first action"),
                                               Option("planes", int, low=1, doc="planes")), doc="a range")),
-    _count("board_channels", 32, 1, "board network: channels of the residual tower"),
+    count("board_channels", 32, 1, "board network: channels of the residual tower"),
     _ints("board_dilations", [1, 2, 4], "board network: one residual block per entry (at least one)"),
-    _count("features_dim", 256, 1, "board / slots networks: width of the features (policy latent)"),
+    count("features_dim", 256, 1, "board / slots networks: width of the features (policy latent)"),
     Option("pointer_actions", list, [], "board network: [[first action, count >= 1, board plane(, only-where "
            "plane)], ...]", each=Option("entry", list, size=(3, 4), each=Option("n", int, low=0), doc="an entry")),
-    _count("slot_dim", 64, 1, "slots network: width of the per-slot embedding"),
-    _count("pair_dim", 64, 1, "slots network: width of the user x target pair layer"),
+    count("slot_dim", 64, 1, "slots network: width of the per-slot embedding"),
+    count("pair_dim", 64, 1, "slots network: width of the user x target pair layer"),
     Option("share_features", bool, True, "policy and value share the features extractor"),
-    _num("learning_rate", 3e-4, "Adam step size (> 0)"),
-    _num("learning_rate_end", -1.0, "step size at the end of the run, linear from learning_rate (> 0; "
+    number("learning_rate", 3e-4, "Adam step size (> 0)"),
+    number("learning_rate_end", -1.0, "step size at the end of the run, linear from learning_rate (> 0; "
          "-1 = constant)", low=-1.0),
-    _count("n_steps", 256, 1, "steps per env per rollout (buffer = n_steps * n_envs)"),
-    _count("batch_size", 512, 1, "minibatch size (at most n_steps * n_envs)"),
-    _count("n_epochs", 4, 1, "passes over each rollout"),
-    _num("gamma", 0.995, "discount (> 0; rewards arrive only at the end)", high=1.0),
-    _num("gae_lambda", 0.95, "GAE lambda (> 0)", high=1.0),
-    _num("clip_range", 0.2, "PPO clip (> 0)"),
-    _num("ent_coef", 0.01, "entropy bonus"),
-    _num("vf_coef", 0.5, "value loss weight"),
-    _num("max_grad_norm", 0.5, "gradient clipping"),
-    _count("value_warmup_steps", 0, 0, "first learner steps of PPO that fit only the value head"),
-    _num("kl_coef", 0.0, "weight of KL(policy || cloned policy) in the PPO loss (needs bc_games)"),
+    count("n_steps", 256, 1, "steps per env per rollout (buffer = n_steps * n_envs)"),
+    count("batch_size", 512, 1, "minibatch size (at most n_steps * n_envs)"),
+    count("n_epochs", 4, 1, "passes over each rollout"),
+    number("gamma", 0.995, "discount (> 0; rewards arrive only at the end)", high=1.0),
+    number("gae_lambda", 0.95, "GAE lambda (> 0)", high=1.0),
+    number("clip_range", 0.2, "PPO clip (> 0)"),
+    number("ent_coef", 0.01, "entropy bonus"),
+    number("vf_coef", 0.5, "value loss weight"),
+    number("max_grad_norm", 0.5, "gradient clipping"),
+    count("value_warmup_steps", 0, 0, "first learner steps of PPO that fit only the value head"),
+    number("kl_coef", 0.0, "weight of KL(policy || cloned policy) in the PPO loss (needs bc_games)"),
     Option("opponent_mix", dict, {"random": 0.2, "heuristic": 0.4, "snapshot": 0.4},
            "weight per opponent kind: an agent spec (agents/registry.py) or snapshot (a past copy of the "
-           "learner); not all zero", keys=_NAME, each=_num("weight", 0.0, "a weight >= 0"), size=(1, 1_000_000)),
-    _count("snapshot_interval", 20_000, 1, "learner steps between frozen snapshots added to the pool"),
-    _count("max_snapshots", 5, 1, "newest snapshots kept in the pool"),
-    _num("score_reward", 0.0, "shaping weight of the score margin (own - best other)"),
+           "learner); not all zero", keys=_NAME, each=number("weight", 0.0, "a weight >= 0"), size=(1, 1_000_000)),
+    count("snapshot_interval", 20_000, 1, "learner steps between frozen snapshots added to the pool"),
+    count("max_snapshots", 5, 1, "newest snapshots kept in the pool"),
+    number("score_reward", 0.0, "shaping weight of the score margin (own - best other)"),
     Option("snapshot_sampling", bool, True, "snapshots sample their moves as the learner does (false: argmax)"),
-    _count("bc_games", 0, 0, "before PPO, imitate the game's heuristic on this many games (0 = off)"),
-    _count("bc_epochs", 4, 1, "most passes over the imitation data per cloning stage"),
-    _count("bc_patience", 3, 1, "stop a cloning stage after this many passes without a better held-out agreement"),
-    _num("bc_keep", 1.0, "share of the imitation games' decisions stored (> 0)", high=1.0),
-    _count("dagger_rounds", 0, 0, "DAgger rounds after cloning (student plays, heuristic labels)"),
-    _count("dagger_games", 200, 1, "games per DAgger round"),
-    _count("dagger_epochs", 3, 1, "most passes over the grown data after each DAgger round"),
+    count("bc_games", 0, 0, "before PPO, imitate the game's heuristic on this many games (0 = off)"),
+    count("bc_epochs", 4, 1, "most passes over the imitation data per cloning stage"),
+    count("bc_patience", 3, 1, "stop a cloning stage after this many passes without a better held-out agreement"),
+    number("bc_keep", 1.0, "share of the imitation games' decisions stored (> 0)", high=1.0),
+    count("dagger_rounds", 0, 0, "DAgger rounds after cloning (student plays, heuristic labels)"),
+    count("dagger_games", 200, 1, "games per DAgger round"),
+    count("dagger_epochs", 3, 1, "most passes over the grown data after each DAgger round"),
     Option("init_policy", str, "", "start PPO from this checkpoint's policy weights (a path or a shipped "
            "agent's name) instead of imitation; the KL anchor too"),
-    _count("checkpoint_interval", 50_000, 1, "learner steps between checkpoints (also written at the end)"),
-    _count("eval_interval", 50_000, 0, "learner steps between evaluations (0 = only at the end)"),
-    _count("eval_games", 100, 0, "games per evaluation opponent (seat-balanced)"),
+    count("checkpoint_interval", 50_000, 1, "learner steps between checkpoints (also written at the end)"),
+    count("eval_interval", 50_000, 0, "learner steps between evaluations (0 = only at the end)"),
+    count("eval_games", 100, 0, "games per evaluation opponent (seat-balanced)"),
     Option("eval_opponents", list, ["random", "heuristic"], "agent specs to evaluate against", each=_NAME),
-    _count("win_rate_window", 500, 1, "episodes in the live win-rate average of the progress bar"),
+    count("win_rate_window", 500, 1, "episodes in the live win-rate average of the progress bar"),
     Option("progress", bool, True, "show the tqdm progress bar"),
     Option("rllib", dict, {}, "Ray RLlib (algorithm: rllib_ppo): a mapping of RLLIB_KEYS"),
 )

@@ -23,6 +23,16 @@ from ..envs.core.options import Option, short
 ANY_VALUE = (int, float, bool, str, dict, list)
 
 
+def count(name: str, default: int, low: int, doc: str) -> Option:
+    """A row for an integer key of at least ``low`` (the trainers' configs' counts)."""
+    return Option(name, int, default, doc, low=low)
+
+
+def number(name: str, default: float, doc: str, low: float = 0.0, high: float | None = None) -> Option:
+    """A row for a float key in [``low``, ``high``] (no upper bound when ``high`` is None)."""
+    return Option(name, float, default, doc, low=low, high=high)
+
+
 def _refuse_unknown(rows: Mapping[str, Option], data: Mapping, source: str, what: str) -> None:
     unknown = sorted(map(str, set(data) - set(rows)))
     if unknown:

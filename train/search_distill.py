@@ -75,7 +75,7 @@ from .config import NETWORK_SHAPE_KEYS, ConfigError, with_overrides
 from .config import from_dict as ppo_from_dict
 from .curves import curve_title, read_curve, write_curve
 from .evaluate import evaluate, wilson_interval
-from .schema import ANY_VALUE, check_config
+from .schema import ANY_VALUE, check_config, count, number
 from .stops import as_stopped, deferred
 
 ALGORITHM = "search_distill"
@@ -127,14 +127,6 @@ class SearchDistillConfig:
         return dataclasses.asdict(self)
 
 
-def _int(name: str, default: int, low: int, doc: str) -> Option:
-    return Option(name, int, default, doc, low=low)
-
-
-def _num(name: str, default: float, low: float, high: float, doc: str) -> Option:
-    return Option(name, float, default, doc, low=low, high=high)
-
-
 def _section(name: str, keys: tuple[str, ...], doc: str) -> Option:
     """A mapping of some of the PPO config's keys (their values are checked there: ``ppo_config``)."""
     return Option(name, dict, {}, doc, fields=tuple(Option(k, ANY_VALUE, None, f"the PPO config's {k}")
@@ -145,35 +137,35 @@ def _section(name: str, keys: tuple[str, ...], doc: str) -> Option:
 SCHEMA = (
     Option("algorithm", str, ALGORITHM, "the trainer (train/trainers.py picks by it)", choices=(ALGORITHM,)),
     Option("env_options", dict, {}, "options for the game (e.g. num_players: 2)"),
-    _int("seed", 0, 0, "seeds self-play, learning and evaluation"),
-    _int("max_steps", 1000, 1, "move cap of a game (self-play, playouts, evaluation); 0 result there"),
+    count("seed", 0, 0, "seeds self-play, learning and evaluation"),
+    count("max_steps", 1000, 1, "move cap of a game (self-play, playouts, evaluation); 0 result there"),
     Option("init_policy", str, "", "first network: a shipped agent's name or a checkpoint path"),
     _section("network", NETWORK_KEYS, "or a fresh one: train/config.py's network keys"),
     _section("clone", CLONE_KEYS, "fresh network only: train/config.py's bc_* / dagger_* keys"),
-    _int("iterations", 20, 1, "self-play / learn / gate / evaluate rounds (a resumed run goes on to it)"),
-    _int("games_per_iteration", 64, 1, "self-play games an iteration"),
-    _int("parallel_games", 32, 1, "games advancing in lockstep (their leaves share a forward pass)"),
-    _int("simulations", 32, 2, "PUCT simulations a decision (>= 2; the first expands the root)"),
-    _num("c_puct", 1.5, 1e-6, 1e3, "exploration constant of PUCT"),
-    _num("rollout_weight", 0.0, 0.0, 1.0, "leaf value: (1 - w) x value head + w x a playout of the network"),
-    _num("dirichlet_alpha", 0.3, 1e-6, 1e3, "root noise: Dirichlet(alpha) over the legal moves"),
-    _num("dirichlet_fraction", 0.25, 0.0, 1.0, "root priors: (1 - f) x the network's + f x the noise"),
-    _int("temperature_moves", 10, 0, "first decisions of a game drawn by visit counts, then the most visited"),
-    _int("replay_positions", 100_000, 1, "the replay buffer keeps the newest iterations up to this many positions"),
-    _num("train_passes", 4.0, 0.0, 1e4, "learning steps = ceil(this x new positions / batch_size)"),
-    _int("batch_size", 256, 1, "positions a learning step"),
-    _num("learning_rate", 1e-4, 1e-9, 1.0, "Adam step size"),
-    _num("value_coef", 1.0, 0.0, 1e3, "weight of the value's squared error"),
-    _int("gate_games", 200, 0, "new network vs the best, network alone (0 = accept every one)"),
-    _int("eval_every", 1, 1, "iterations between evaluations (and one at the end)"),
+    count("iterations", 20, 1, "self-play / learn / gate / evaluate rounds (a resumed run goes on to it)"),
+    count("games_per_iteration", 64, 1, "self-play games an iteration"),
+    count("parallel_games", 32, 1, "games advancing in lockstep (their leaves share a forward pass)"),
+    count("simulations", 32, 2, "PUCT simulations a decision (>= 2; the first expands the root)"),
+    number("c_puct", 1.5, "exploration constant of PUCT", low=1e-6, high=1e3),
+    number("rollout_weight", 0.0, "leaf value: (1 - w) x value head + w x a playout of the network", low=0.0, high=1.0),
+    number("dirichlet_alpha", 0.3, "root noise: Dirichlet(alpha) over the legal moves", low=1e-6, high=1e3),
+    number("dirichlet_fraction", 0.25, "root priors: (1 - f) x the network's + f x the noise", low=0.0, high=1.0),
+    count("temperature_moves", 10, 0, "first decisions of a game drawn by visit counts, then the most visited"),
+    count("replay_positions", 100_000, 1, "the replay buffer keeps the newest iterations up to this many positions"),
+    number("train_passes", 4.0, "learning steps = ceil(this x new positions / batch_size)", low=0.0, high=1e4),
+    count("batch_size", 256, 1, "positions a learning step"),
+    number("learning_rate", 1e-4, "Adam step size", low=1e-9, high=1.0),
+    number("value_coef", 1.0, "weight of the value's squared error", low=0.0, high=1e3),
+    count("gate_games", 200, 0, "new network vs the best, network alone (0 = accept every one)"),
+    count("eval_every", 1, 1, "iterations between evaluations (and one at the end)"),
     Option("eval_opponents", dict, {"heuristic": 100, "random": 50},
            "agent spec: games, e.g. {heuristic: 200, 'mcts:200': 20}",
            keys=Option("agent spec", str, size=(1, 10_000)), each=Option("games", int, low=0)),
-    _int("workers", 2, 1, "evaluation processes"),
-    _int("torch_threads", 1, 1, "torch threads of this process"),
+    count("workers", 2, 1, "evaluation processes"),
+    count("torch_threads", 1, 1, "torch threads of this process"),
     Option("device", str, "cpu", "where the network learns and self-play's leaves run (auto: cuda if there is one)",
            choices=("cpu", "cuda", "auto")),
-    _num("time_limit_minutes", 0.0, 0.0, 1e9, "stop after the iteration that passes this (0 = none)"),
+    number("time_limit_minutes", 0.0, "stop after the iteration that passes this (0 = none)", low=0.0, high=1e9),
     Option("progress", bool, True, "progress bars (the log's line an iteration is printed either way)"),
 )
 

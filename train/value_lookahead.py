@@ -48,7 +48,7 @@ from .config import ConfigError, read_config_file, with_overrides
 from .curves import write_curve
 from .evaluate import evaluate, wilson_interval
 from .play import agent_action, observe, play
-from .schema import check_config
+from .schema import check_config, count, number
 from .stops import as_stopped, deferred, end_pool, pool_map, quiet_worker
 
 ALGORITHM = "value_lookahead"
@@ -96,45 +96,37 @@ class ValueLookaheadConfig:
 SCALED = {"accept_games": 20, "eval_games": 20, "fit_steps": 200}
 
 
-def _int(name: str, default: int, low: int, doc: str) -> Option:
-    return Option(name, int, default, doc, low=low)
-
-
-def _num(name: str, default: float, low: float, high: float, doc: str) -> Option:
-    return Option(name, float, default, doc, low=low, high=high)
-
-
 #: the keys of an ``algorithm: value_lookahead`` config (train/schema.py checks a config against them)
 SCHEMA = (
     Option("algorithm", str, ALGORITHM, "the trainer (train/trainers.py picks by it)", choices=(ALGORITHM,)),
     Option("env_options", dict, {}, "options for the game (e.g. num_players: 2)"),
-    _int("seed", 0, 0, "seeds the data games, the fit, the trials and evaluation"),
-    _int("max_steps", 2000, 1, "move cap per game"),
-    _int("rounds", 2, 1, "data / fit / accept / evaluate rounds"),
-    _int("games_per_round", 8000, 2, "data games per round"),
-    _num("explore", 0.15, 0.0, 1.0, "share of random moves at searchable decisions in data games"),
-    _int("sample_every", 10, 1, "keep every n-th position of a data game (both seats)"),
+    count("seed", 0, 0, "seeds the data games, the fit, the trials and evaluation"),
+    count("max_steps", 2000, 1, "move cap per game"),
+    count("rounds", 2, 1, "data / fit / accept / evaluate rounds"),
+    count("games_per_round", 8000, 2, "data games per round"),
+    number("explore", 0.15, "share of random moves at searchable decisions in data games", low=0.0, high=1.0),
+    count("sample_every", 10, 1, "keep every n-th position of a data game (both seats)"),
     Option("skip_phases", list, [], "phases never explored nor searched", each=Option("phase", str)),
-    _int("feature_pool", 4, 1, "board planes averaged over pool x pool cells"),
-    _int("hidden", 64, 1, "value network width (two hidden layers)"),
-    _num("dropout", 0.2, 0.0, 0.95, "dropout of the value network while it is fitted"),
-    _num("learning_rate", 1e-4, 1e-9, 1.0, "Adam step size of the fit"),
-    _num("weight_decay", 1e-4, 0.0, 1.0, "Adam weight decay of the fit"),
-    _int("batch_size", 512, 1, "positions a fitting step"),
-    _int("fit_steps", 5000, 1, "gradient steps per round"),
-    _int("fit_eval_every", 250, 1, "held-out check interval (steps)"),
-    _int("holdout_every", 10, 2, "every n-th data game is held out"),
-    _int("samples", 1, 1, "determinizations per candidate move"),
-    _num("delta", 0.0, 0.0, 2.0, "margin the best move must beat the heuristic's by"),
-    _int("accept_games", 400, 2, "trial games per phase"),
-    _num("accept_min_per_game", 1.0, 0.0, 1e6, "phases rarer than this (decisions a game) are not tried"),
-    _int("eval_games", 100, 2, "learning-curve games per opponent"),
+    count("feature_pool", 4, 1, "board planes averaged over pool x pool cells"),
+    count("hidden", 64, 1, "value network width (two hidden layers)"),
+    number("dropout", 0.2, "dropout of the value network while it is fitted", low=0.0, high=0.95),
+    number("learning_rate", 1e-4, "Adam step size of the fit", low=1e-9, high=1.0),
+    number("weight_decay", 1e-4, "Adam weight decay of the fit", low=0.0, high=1.0),
+    count("batch_size", 512, 1, "positions a fitting step"),
+    count("fit_steps", 5000, 1, "gradient steps per round"),
+    count("fit_eval_every", 250, 1, "held-out check interval (steps)"),
+    count("holdout_every", 10, 2, "every n-th data game is held out"),
+    count("samples", 1, 1, "determinizations per candidate move"),
+    number("delta", 0.0, "margin the best move must beat the heuristic's by", low=0.0, high=2.0),
+    count("accept_games", 400, 2, "trial games per phase"),
+    number("accept_min_per_game", 1.0, "phases rarer than this (decisions a game) are not tried", low=0.0, high=1e6),
+    count("eval_games", 100, 2, "learning-curve games per opponent"),
     Option("eval_opponents", list, ["random", "heuristic"], "agent specs the learning curve plays",
            each=Option("spec", str)),
-    _int("workers", 2, 1, "processes for data, trials and evaluation"),
-    _int("torch_threads", 2, 1, "torch threads for the fit"),
-    _num("time_limit_minutes", 0.0, 0.0, 1e9, "stop after the round that passes this (0 = none)"),
-    _int("max_env_steps", 0, 0, ">0 (arena train --timesteps): the data games stop at this many engine "
+    count("workers", 2, 1, "processes for data, trials and evaluation"),
+    count("torch_threads", 2, 1, "torch threads for the fit"),
+    number("time_limit_minutes", 0.0, "stop after the round that passes this (0 = none)", low=0.0, high=1e9),
+    count("max_env_steps", 0, 0, ">0 (arena train --timesteps): the data games stop at this many engine "
          "actions in all, an equal share each round; a shorter round scales accept_games, eval_games and "
          "fit_steps (SCALED)"),
     Option("progress", bool, True, "progress bars"),
