@@ -125,18 +125,18 @@ class MCTSAgent(SearchAgent):
                 child = _Node(mover)
                 child.avail = 1
                 children[a] = child
-                s.apply(a)
+                s.apply_legal(a)   # from this position's legal_actions()
                 path.append(child)
                 break
             a = self._ucb_pick(children, legal)
             node = children[a]
-            s.apply(a)
+            s.apply_legal(a)
             path.append(node)
-        # rollout
+        # rollout: random_legal draws from self.rng as a flatnonzero + integers would, and its
+        # move comes from this position's mask, so apply_legal skips apply's second check
         steps = 0
         while steps < self.rollout_cap and not s.is_terminal():
-            legal = np.flatnonzero(s.legal_actions_mask())
-            s.apply(int(legal[rng.integers(len(legal))]))
+            s.apply_legal(self.random_legal(s.legal_actions_mask()))
             steps += 1
         ret = self.game.agent_returns(s.returns())
         root.visits += 1
