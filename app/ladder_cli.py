@@ -4,6 +4,7 @@
     arena ladder zaka --players 3 --workers 2
     arena ladder zaka --add ppo:runs/x/final.zip      # place an agent: games against the roster only
     arena ladder zaka --show                 # the table and the difficulty levels, nothing played
+    arena ladder zaka --replay               # play recorded games again: does this code reproduce them?
     arena ladder --page                      # docs/ladder.md and docs/images/ladder_*.png from the data
 
 The data go to ``checkpoints/ladder/`` (the published ladders) unless ``--dir DIR`` says otherwise.
@@ -22,6 +23,7 @@ from .cli_common import (
     int_at_least,
     int_between,
     make_agent,
+    number_between,
     resolve_game,
 )
 from .ladder_page import write_page
@@ -77,6 +79,23 @@ def _ladder(args) -> int:
         raise CLIError("--docs goes with --page")
     game_id = resolve_game(args.game)
     game = ladder.build_game(game_id, args.players)
+    if args.replay:
+        if args.add or args.show or args.roster:
+            raise CLIError("--replay plays recorded games again; it goes without --add, --show and --roster")
+        replays = ladder.replay_games(game_id, args.players, folder=folder, max_cpu=args.replay_max_cpu,
+                                      trust=args.trust_checkpoint)
+        for r in replays:
+            print(r.text())
+        played = [r for r in replays if r.again is not None]
+        differ = [r for r in played if not r.same]
+        print(f"\n{len(played)} recorded games played again, the cheapest of each roster agent "
+              f"({len(replays) - len(played)} left out, recorded above --replay-max-cpu): "
+              f"{len(played) - len(differ)} the same, {len(differ)} differ"
+              + (" -- this code no longer plays the ladder's games; its ratings describe other code"
+                 if differ else ""))
+        return 1 if differ else 0
+    if args.replay_max_cpu is not None:
+        raise CLIError("--replay-max-cpu goes with --replay")
     if args.show:
         if args.add:
             raise CLIError("--show plays nothing; --add places an agent", hint="give one of them")
@@ -150,6 +169,11 @@ def register(subparsers) -> None:
                    help="with --add: the roster agents to play (default: all of them)")
     p.add_argument("--out", help="with --add: a folder for the placement's games (resumable) and result")
     p.add_argument("--show", action="store_true", help="print the ladder's table and difficulty levels; play nothing")
+    p.add_argument("--replay", action="store_true",
+                   help="play again each roster agent's cheapest recorded game of the ladder and check that "
+                        "the same seeds give the same moves and results (exit status 1 if any differs)")
+    p.add_argument("--replay-max-cpu", type=number_between(0.0, 1e6), metavar="SECONDS",
+                   help="with --replay: leave out games recorded as costing more CPU seconds")
     p.add_argument("--page", action="store_true",
                    help="write docs/ladder.md and its plots (docs/images/ladder_<game>.png) from the data")
     p.add_argument("--docs", help="with --page: the docs folder (default: the checkout's docs/)")

@@ -190,6 +190,10 @@ def page_text(ladders: Sequence[dict[str, Any]], costs: dict[str, Any] | None = 
         "worker process per core; the results do not depend on the number of workers). Estimates for "
         "tables not finished use the measured seconds a game of each agent "
         f"([costs.json]({DATA_LINK}/costs.json), `scripts/ladder_costs.py`).",
+        "- **Reproducible:** each game's row holds its seeds and a hash of its moves; `arena ladder GAME "
+        "--players N --replay` plays each roster agent's cheapest recorded game again and checks that it "
+        "makes the same moves and results (the tests do so for every published table), so a change to "
+        "an engine or an agent that would make the ratings describe other code is caught.",
         "",
         "## Summary",
         "",

@@ -145,6 +145,39 @@ def test_the_published_ladders_are_the_fit_of_their_games():
                 {"random": 0.0, "heuristic": 251.0, "mcts:4": 19.8, "mcts:16": 43.1, "mcts:64": 126.9}
 
 
+@pytest.mark.parametrize("name", sorted(d["name"] for d in levels.all_ladders()))
+def test_the_published_ladders_games_replay(name):
+    """Every roster agent's cheapest recorded game of each published ladder, played again from its
+    seeds, makes the same moves and results: an engine or agent change that alters the games (a
+    different draw, a rule change) would leave the published ratings describing other code. Games
+    recorded above 3 CPU seconds are left out (Peacekeepers' rollout agent)."""
+    data = next(d for d in levels.all_ladders() if d["name"] == name)
+    replays = ladder.replay_games(data["game"], data["num_players"], max_cpu=3.0)
+    assert sorted(s for r in replays for s in r.specs) == sorted(data["roster"])   # one game each
+    played = [r for r in replays if r.again is not None]
+    assert played and {s for r in played for s in r.specs} >= {"random", "heuristic"}
+    assert all(r.same for r in played), "\n".join(r.text() for r in played if not r.same)
+
+
+def test_a_replayed_game_that_differs_from_its_row_says_what_changed(tmp_path, capsys):
+    _tiny("zaka", tmp_path)
+    csv_path, _ = levels.paths("zaka_v0", 2, tmp_path)
+    lines = csv_path.read_text().splitlines(keepends=True)
+    fields = lines[1].split(",")
+    fields[-2] = "0" * 16   # history_hash of the first game: not the game its seeds play
+    lines[1] = ",".join(fields)
+    csv_path.write_text("".join(lines))
+    replays = ladder.replay_games("zaka", 2, folder=tmp_path)
+    bad = [r for r in replays if not r.same]
+    assert bad and all(r.row["history_hash"] == "0" * 16 for r in bad)
+    assert "DIFFERS" in bad[0].text() and "history_hash '0000000000000000' -> " in bad[0].text()
+    assert main(["ladder", "zaka", "--dir", str(tmp_path), "--replay"]) == 1
+    out = capsys.readouterr().out
+    assert "DIFFERS" in out and "same" in out
+    skipped = ladder.replay_games("zaka", 2, folder=tmp_path, max_cpu=-1.0)   # every game costs more
+    assert all(r.again is None and not r.same and r.text().startswith("skipped") for r in skipped)
+
+
 def test_a_stopped_ladder_resumes_without_replaying_a_game(tmp_path, monkeypatch):
     whole = _tiny("zaka", tmp_path / "whole")
     folder = tmp_path / "parts"
@@ -365,6 +398,10 @@ def test_arena_ladder_runs_shows_places_and_writes_the_page(tmp_path, capsys):
     (["ladder", "zaka", "--anchors", "random", "--dir", "X"], "--anchors and --out go with --add"),
     (["ladder", "zaka", "--players", "3", "--show", "--dir", "X"], "no ladder data for zaka_v0 with 3 players"),
     (["ladder", "zaka", "--add", "mctz:4", "--dir", "X"], "did you mean 'mcts:4'"),
+    (["ladder", "zaka", "--replay-max-cpu", "5"], "--replay-max-cpu goes with --replay"),
+    (["ladder", "zaka", "--replay", "--replay-max-cpu", "nan"], "expected seconds above 0"),
+    (["ladder", "zaka", "--replay", "--show"], "--replay plays recorded games again"),
+    (["ladder", "zaka", "--players", "3", "--replay", "--dir", "X"], "no ladder data for zaka_v0 with 3 players"),
     (["play", "zaka", "--level", "3", "--opponents", "random"], "--level picks the opponents"),
     (["play", "zaka", "--level", "6"], "expected an integer from 1 to 5"),
 ])

@@ -496,6 +496,69 @@ def run_ladder(game_id: str, num_players: int = 2, *, games: int = DEFAULT_GAMES
     return LadderRun(write(), played, csv_path, json_path)
 
 
+# =============================================================================================
+# replaying recorded games
+# =============================================================================================
+#: what a replayed game must reproduce of its recorded row
+REPLAY_KEYS = ("returns", "length", "truncated", "engine_seed", "agent_seeds", "history_hash")
+
+
+@dataclasses.dataclass
+class Replay:
+    """A recorded ladder game and the same game played again (``again``: its row, or None when it
+    was not replayed because it costs more than asked)."""
+
+    specs: list[str]               # the roster agents whose cheapest game this is
+    row: dict[str, Any]
+    again: dict[str, Any] | None
+
+    @property
+    def same(self) -> bool:
+        return self.again is not None and all(self.row[k] == self.again[k] for k in REPLAY_KEYS)
+
+    def text(self) -> str:
+        what = f"round {self.row['round']}, {' vs '.join(self.row['seats'])} (for {', '.join(self.specs)})"
+        if self.again is None:
+            return f"skipped  {what} (recorded {self.row['cpu_seconds']:.1f} CPU-s)"
+        if self.same:
+            return f"same     {what}: {self.row['length']} moves, {self.again['cpu_seconds']:.1f} CPU-s"
+        differ = [k for k in REPLAY_KEYS if self.row[k] != self.again[k]]
+        return f"DIFFERS  {what}: " + ", ".join(f"{k} {self.row[k]!r} -> {self.again[k]!r}" for k in differ)
+
+
+def replay_games(game_id: str, num_players: int = 2, *, folder: str | os.PathLike | None = None,
+                 max_cpu: float | None = None, trust: bool = False) -> list[Replay]:
+    """Play again, for each roster agent, the cheapest recorded game it played (by the CPU time in
+    the data) and compare it with its row: the same seeds must give the same moves and results, or
+    the published ratings no longer describe the code (an engine or agent change altered the
+    games). ``max_cpu``: games recorded as costing more CPU seconds are listed, not played."""
+    game_id = envs.resolve(game_id)
+    csv_path, json_path = paths(game_id, num_players, folder)
+    data = load_ladder(game_id, num_players, folder)
+    settings = data["settings"]
+    if settings.get("max_steps") != MAX_STEPS or settings.get("opening_moves") != OPENING_MOVES:
+        raise LadderError(f"{json_path} was played with max_steps={settings.get('max_steps')}, "
+                          f"opening_moves={settings.get('opening_moves')}; this code plays "
+                          f"{MAX_STEPS} and {OPENING_MOVES}: its games cannot be replayed")
+    specs = list(data["roster"])
+    tasks = {t.key: t for t in schedule(specs, num_players, settings["games"], settings["seed"], OPENING_MOVES)}
+    rows = [r for r in read_games(csv_path) if (r["round"], tuple(r["seats"])) in tasks]
+    picked: dict[tuple, Replay] = {}   # one entry a game, in roster order of its first agent
+    for spec in specs:
+        mine = [r for r in rows if spec in r["seats"]]
+        if mine:
+            r = min(mine, key=lambda r: (r["cpu_seconds"], r["round"], r["seats"]))
+            picked.setdefault((r["round"], tuple(r["seats"])), Replay([], r, None)).specs.append(spec)
+    todo = [key for key, rep in picked.items() if max_cpu is None or rep.row["cpu_seconds"] <= max_cpu]
+    if todo:
+        ctx = ev._Context(("registry", game_id, ladder_options(num_players)), specs, MAX_STEPS, trust)
+        ev._init_worker(ctx, subprocess=False)
+        with limited_threads():
+            for key in todo:
+                picked[key].again = _play_task(tasks[key])
+    return list(picked.values())
+
+
 def ratings_table(data: dict[str, Any]) -> str:
     """A ladder's ratings as text, strongest first."""
     lines = [f"{data['name']}: {data['games']} games, {data['games_per_pairing']['min']}-"
