@@ -222,6 +222,27 @@ def test_a_stopped_ladder_resumes_without_replaying_a_game(tmp_path, monkeypatch
     assert again.played == 0 and not replayed and again.data["updated"] == rest.data["updated"]
 
 
+def test_a_ladder_being_played_refuses_a_second_run_on_its_games(tmp_path):
+    """Two runs on one games file would play the same games twice and save both: the second is
+    refused before it plays or writes a game (the first holds the file locked while it plays)."""
+    _tiny("zaka", tmp_path, max_games=2)
+    csv_path, _ = levels.paths("zaka_v0", 2, tmp_path)
+    before = csv_path.read_bytes()
+    first = ladder._Appender(csv_path)   # what a running ladder holds
+    try:
+        with pytest.raises(levels.LadderError, match="being played by another run right now"):
+            _tiny("zaka", tmp_path)
+        assert csv_path.read_bytes() == before
+        placing = ladder._Appender(tmp_path / "placed" / "games.csv")   # a placement's games, the same
+        with pytest.raises(levels.LadderError, match="being played by another run right now"):
+            ladder.place("mcts:4", "zaka", 2, games=2, folder=tmp_path, out=tmp_path / "placed",
+                         progress=False, anchors=["random"])
+        placing.close()
+    finally:
+        first.close()
+    assert _tiny("zaka", tmp_path).played == 4   # once the first is done, the ladder goes on
+
+
 def test_a_ladder_refuses_other_settings_and_a_roster_without_random(tmp_path):
     _tiny("zaka", tmp_path, max_games=1)
     with pytest.raises(levels.LadderError, match="seed=0"):

@@ -275,22 +275,42 @@ def read_games(path: str | os.PathLike) -> list[dict[str, Any]]:
     return rows
 
 
+def _lock(fh, path: Path) -> None:
+    """Lock the open games file ``fh`` for this writer until it is closed: a second ladder (or
+    placement) run on the same file, in another process or this one, is a LadderError, not the same
+    games played and saved twice. Where the system has no ``flock`` (not POSIX) nothing is locked."""
+    try:
+        import fcntl
+    except ImportError:   # pragma: no cover (Windows)
+        return
+    try:
+        fcntl.flock(fh.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        raise LadderError(f"{path} is being played by another run right now (arena ladder or a placement); "
+                          f"a second one would play the same games twice: wait for it, or stop it "
+                          f"(Ctrl-C keeps its games) and run again") from None
+
+
 class _Appender:
     """Appends rows to a games CSV (writing the header first), each flushed as it comes, after
-    cutting an unfinished last line left by a killed process."""
+    cutting an unfinished last line left by a killed process. It holds the file locked (``_lock``)
+    from before that cut until ``close``."""
 
     def __init__(self, path: Path):
         self.path = path
         path.parent.mkdir(parents=True, exist_ok=True)
-        if path.exists():
+        self.fh = open(path, "a", encoding="utf-8", newline="")   # O_APPEND: every write goes to the end
+        try:
+            _lock(self.fh, path)
             data = path.read_bytes()
             if data and not data.endswith(b"\n"):
-                with open(path, "r+b") as fh:
-                    fh.truncate(data.rfind(b"\n") + 1)
-        fresh = not path.exists() or path.stat().st_size == 0
-        self.fh = open(path, "a", encoding="utf-8", newline="")
+                with open(path, "r+b") as cut:
+                    cut.truncate(data.rfind(b"\n") + 1)
+        except BaseException:
+            self.fh.close()
+            raise
         self.writer = csv.writer(self.fh, lineterminator="\n")
-        if fresh:
+        if path.stat().st_size == 0:
             self.writer.writerow(LADDER_COLUMNS)
             self.fh.flush()
 
