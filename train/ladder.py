@@ -465,55 +465,58 @@ def run_ladder(game_id: str, num_players: int = 2, *, games: int = DEFAULT_GAMES
     settings = LadderSettings(game_id, num_players, games, seed)
     csv_path, json_path = paths(game_id, num_players, folder)
     _check_settings(json_path, settings)
-    if csv_path.exists() and not json_path.exists():
+    if not json_path.exists() and read_games(csv_path):
         raise LadderError(f"{csv_path} has no {json_path.name} beside it (its settings): delete the "
                           f".csv to start over")
-    rows = read_games(csv_path)
-    tasks = schedule(specs, num_players, games, seed, OPENING_MOVES)
-    done = {(r["round"], tuple(r["seats"])) for r in rows}
-    todo = [t for t in tasks if t.key not in done]
-    if max_games is not None:
-        todo = todo[:max_games]
-    if todo:
-        _check_specs(specs, game, trust)
-    json_path.parent.mkdir(parents=True, exist_ok=True)
-    played = 0
-
-    def write() -> dict[str, Any]:
-        old = json.loads(json_path.read_text(encoding="utf-8")) if json_path.exists() else {}
-        data = ladder_data(settings, specs, rows, game, tasks, bootstrap=bootstrap,
-                           updated=old.get("updated") if not played and old.get("games") == len(rows) else None)
-        json_path.write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")
-        return data
-
-    if not json_path.exists():
-        write()   # the settings first: a run killed before its first game still continues
-    ctx = ev._Context(("registry", game_id, ladder_options(num_players)), specs, MAX_STEPS, trust)
-    bar = _progress(len(tasks), sum(t.key in done for t in tasks), f"ladder {ladder_name(game_id, num_players)}",
-                    progress)
+    # locked before its games are read: another run on this ladder is refused here (LadderError), and
+    # the games counted as done below are all the games there are
     appender = _Appender(csv_path)
-
-    def on_row(row: dict[str, Any]) -> None:
-        nonlocal played
-        appender.add(row)
-        rows.append(row)
-        played += 1
-        if bar is not None:
-            bar.update(1)
-
     try:
-        _play_all(ctx, todo, workers, on_row, start_method)
-    except KeyboardInterrupt as exc:
-        write()
-        left = len([t for t in tasks if t.key not in {(r["round"], tuple(r["seats"])) for r in rows}])
-        raise as_stopped(exc).with_detail(
-            f"{played} new games saved ({len(tasks) - left} of {len(tasks)} in {csv_path}); the same "
-            f"command continues with the {left} left") from None
+        rows = read_games(csv_path)
+        tasks = schedule(specs, num_players, games, seed, OPENING_MOVES)
+        done = {(r["round"], tuple(r["seats"])) for r in rows}
+        todo = [t for t in tasks if t.key not in done]
+        if max_games is not None:
+            todo = todo[:max_games]
+        if todo:
+            _check_specs(specs, game, trust)
+        played = 0
+
+        def write() -> dict[str, Any]:
+            old = json.loads(json_path.read_text(encoding="utf-8")) if json_path.exists() else {}
+            data = ladder_data(settings, specs, rows, game, tasks, bootstrap=bootstrap,
+                               updated=old.get("updated") if not played and old.get("games") == len(rows) else None)
+            json_path.write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")
+            return data
+
+        if not json_path.exists():
+            write()   # the settings first: a run killed before its first game still continues
+        ctx = ev._Context(("registry", game_id, ladder_options(num_players)), specs, MAX_STEPS, trust)
+        bar = _progress(len(tasks), sum(t.key in done for t in tasks), f"ladder {ladder_name(game_id, num_players)}",
+                        progress)
+
+        def on_row(row: dict[str, Any]) -> None:
+            nonlocal played
+            appender.add(row)
+            rows.append(row)
+            played += 1
+            if bar is not None:
+                bar.update(1)
+
+        try:
+            _play_all(ctx, todo, workers, on_row, start_method)
+        except KeyboardInterrupt as exc:
+            write()
+            left = len([t for t in tasks if t.key not in {(r["round"], tuple(r["seats"])) for r in rows}])
+            raise as_stopped(exc).with_detail(
+                f"{played} new games saved ({len(tasks) - left} of {len(tasks)} in {csv_path}); the same "
+                f"command continues with the {left} left") from None
+        finally:
+            if bar is not None:
+                bar.close()
+        return LadderRun(write(), played, csv_path, json_path)
     finally:
         appender.close()
-        if bar is not None:
-            bar.close()
-    return LadderRun(write(), played, csv_path, json_path)
 
 
 # =============================================================================================
@@ -700,8 +703,8 @@ def place(agent: Any, game_id: str, num_players: int = 2, *, games: int = DEFAUL
     appender = None
     if out is not None:
         out = Path(out)
+        appender = _Appender(out / "games.csv")   # locked first: the rows read are the ones it extends
         rows = [r for r in read_games(out / "games.csv") if label in r["seats"]]
-        appender = _Appender(out / "games.csv")
     done = {(r["round"], tuple(r["seats"])) for r in rows}
     todo = [t for t in tasks if t.key not in done]
     ctx = ev._Context(("registry", game_id, ladder_options(num_players)), [*chosen, entry],
