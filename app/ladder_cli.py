@@ -51,6 +51,18 @@ def _docs_folder(given: str | None) -> Path:
     return root
 
 
+#: the options that only a run that plays (the ladder itself, or --add) reads
+_PLAY_OPTIONS = ("games", "seed", "workers", "anchors", "out")
+
+
+def _refuse(args, what: str, names: tuple[str, ...], hint: str) -> None:
+    """One line naming the options given to ``what`` that it would ignore."""
+    given = [n for n in names if getattr(args, n) is not None and getattr(args, n) is not False]   # 0 is given
+    if given:
+        flags = ", ".join("--" + n.replace("_", "-") for n in given)
+        raise CLIError(f"{what} takes no {flags} (it would ignore them)", hint=hint)
+
+
 @command
 def cmd_ladder(args) -> int:
 
@@ -70,6 +82,11 @@ def _ladder(args) -> int:
         if args.game or args.add or args.show:
             raise CLIError("--page writes the page from every ladder's data; it takes no game, --add or --show",
                            hint="arena ladder --page [--dir DIR] [--docs DIR]")
+        _refuse(args, "--page", ("replay", "replay_max_cpu", *_PLAY_OPTIONS),
+                "arena ladder --page [--dir DIR] [--docs DIR]")
+        if args.players != 2:
+            raise CLIError("--page writes every player count's tables; it takes no --players",
+                           hint="arena ladder --page [--dir DIR] [--docs DIR]")
         written = write_page(folder, _docs_folder(args.docs))
         print("wrote " + ", ".join(str(p) for p in written))
         return 0
@@ -82,6 +99,8 @@ def _ladder(args) -> int:
     if args.replay:
         if args.add or args.show or args.roster:
             raise CLIError("--replay plays recorded games again; it goes without --add, --show and --roster")
+        _refuse(args, "--replay (the games and seeds come from the ladder's data)", _PLAY_OPTIONS,
+                "arena ladder GAME [--players N] [--dir DIR] --replay [--replay-max-cpu S]")
         replays = ladder.replay_games(game_id, args.players, folder=folder, max_cpu=args.replay_max_cpu,
                                       trust=args.trust_checkpoint)
         for r in replays:
@@ -99,6 +118,7 @@ def _ladder(args) -> int:
     if args.show:
         if args.add:
             raise CLIError("--show plays nothing; --add places an agent", hint="give one of them")
+        _refuse(args, "--show (it plays nothing)", _PLAY_OPTIONS, "arena ladder GAME [--players N] [--dir DIR] --show")
         data = load_ladder(game_id, args.players, folder)
         print(ladder.ratings_table(data))
         print()
@@ -108,7 +128,7 @@ def _ladder(args) -> int:
         make_agent(args.add, game, seed=0, trust=args.trust_checkpoint)   # a bad spec: one line, now
         out = check_out_folder(args.out) if args.out else None
         result = ladder.place(args.add, game_id, args.players, games=args.games or ladder.DEFAULT_PLACE_GAMES,
-                              anchors=args.anchors, workers=args.workers, seed=args.seed, folder=folder,
+                              anchors=args.anchors, workers=args.workers or 1, seed=args.seed or 0, folder=folder,
                               out=out, progress=not args.no_progress, trust=args.trust_checkpoint)
         print(result.text())
         if out is not None:
@@ -120,7 +140,7 @@ def _ladder(args) -> int:
         for spec in args.roster:
             make_agent(spec, game, seed=0, trust=args.trust_checkpoint)
     run = ladder.run_ladder(game_id, args.players, games=args.games or ladder.DEFAULT_GAMES,
-                            workers=args.workers, seed=args.seed, folder=folder, specs=args.roster,
+                            workers=args.workers or 1, seed=args.seed or 0, folder=folder, specs=args.roster,
                             progress=not args.no_progress, trust=args.trust_checkpoint)
     print(run.table())
     print()
@@ -156,9 +176,9 @@ def register(subparsers) -> None:
     p.add_argument("--games", type=int_between(1, MAX_GAMES),
                    help="games a pairing (two agents at the same table): default 200 for the ladder, "
                         "100 for --add")
-    p.add_argument("--workers", type=int_between(1, MAX_WORKERS), default=1,
-                   help="worker processes (results do not depend on it)")
-    p.add_argument("--seed", type=int_at_least(0), default=0, help="seed of the ladder's (or placement's) games")
+    p.add_argument("--workers", type=int_between(1, MAX_WORKERS),
+                   help="worker processes (default 1; results do not depend on it)")
+    p.add_argument("--seed", type=int_at_least(0), help="seed of the ladder's (or placement's) games (default 0)")
     p.add_argument("--dir", help="the ladders' data folder (default: the published checkpoints/ladder/)")
     p.add_argument("--roster", nargs="+", metavar="AGENT",
                    help="experiments: another roster than the fixed one (random among them), with --dir")

@@ -423,6 +423,14 @@ def test_arena_ladder_runs_shows_places_and_writes_the_page(tmp_path, capsys):
     (["ladder", "zaka", "--replay", "--replay-max-cpu", "nan"], "expected seconds above 0"),
     (["ladder", "zaka", "--replay", "--show"], "--replay plays recorded games again"),
     (["ladder", "zaka", "--players", "3", "--replay", "--dir", "X"], "no ladder data for zaka_v0 with 3 players"),
+    (["ladder", "zaka", "--replay", "--games", "4"], "--replay (the games and seeds come from the ladder's data) "
+                                                     "takes no --games"),
+    (["ladder", "zaka", "--replay", "--seed", "0", "--workers", "2"], "takes no --seed, --workers"),
+    (["ladder", "zaka", "--replay", "--out", "X"], "takes no --out"),
+    (["ladder", "zaka", "--show", "--seed", "3"], "--show (it plays nothing) takes no --seed"),
+    (["ladder", "--page", "--replay"], "--page takes no --replay"),
+    (["ladder", "--page", "--workers", "2"], "--page takes no --workers"),
+    (["ladder", "--page", "--players", "3"], "--page writes every player count's tables"),
     (["play", "zaka", "--level", "3", "--opponents", "random"], "--level picks the opponents"),
     (["play", "zaka", "--level", "6"], "expected an integer from 1 to 5"),
 ])

@@ -397,6 +397,12 @@ def _check_settings(jpath: Path, settings: LadderSettings) -> None:
                           "would not continue it: use another --dir, or the same settings")
 
 
+def _context(game_id: str, num_players: int, specs: Sequence[str], trust: bool, max_steps: int = MAX_STEPS):
+    """The evaluator's worker context for a ladder's games: the game at ``num_players``, ``specs``
+    indexed by a task's seats."""
+    return ev._Context(("registry", game_id, ladder_options(num_players)), list(specs), max_steps, trust)
+
+
 def _play_all(ctx, tasks: list[GameTask], workers: int, on_row: Callable[[dict], None],
               start_method: str = "spawn") -> None:
     """Play ``tasks`` (in the calling process with ``workers == 1``), handing each row to ``on_row``
@@ -491,7 +497,7 @@ def run_ladder(game_id: str, num_players: int = 2, *, games: int = DEFAULT_GAMES
 
         if not json_path.exists():
             write()   # the settings first: a run killed before its first game still continues
-        ctx = ev._Context(("registry", game_id, ladder_options(num_players)), specs, MAX_STEPS, trust)
+        ctx = _context(game_id, num_players, specs, trust)
         bar = _progress(len(tasks), sum(t.key in done for t in tasks), f"ladder {ladder_name(game_id, num_players)}",
                         progress)
 
@@ -573,12 +579,11 @@ def replay_games(game_id: str, num_players: int = 2, *, folder: str | os.PathLik
             r = min(mine, key=lambda r: (r["cpu_seconds"], r["round"], r["seats"]))
             picked.setdefault((r["round"], tuple(r["seats"])), Replay([], r, None)).specs.append(spec)
     todo = [key for key, rep in picked.items() if max_cpu is None or rep.row["cpu_seconds"] <= max_cpu]
-    if todo:
-        ctx = ev._Context(("registry", game_id, ladder_options(num_players)), specs, MAX_STEPS, trust)
-        ev._init_worker(ctx, subprocess=False)
-        with limited_threads():
-            for key in todo:
-                picked[key].again = _play_task(tasks[key])
+
+    def on_row(row: dict[str, Any]) -> None:
+        picked[(row["round"], tuple(row["seats"]))].again = row
+
+    _play_all(_context(game_id, num_players, specs, trust), [tasks[key] for key in todo], 1, on_row)
     return list(picked.values())
 
 
@@ -707,8 +712,7 @@ def place(agent: Any, game_id: str, num_players: int = 2, *, games: int = DEFAUL
         rows = [r for r in read_games(out / "games.csv") if label in r["seats"]]
     done = {(r["round"], tuple(r["seats"])) for r in rows}
     todo = [t for t in tasks if t.key not in done]
-    ctx = ev._Context(("registry", game_id, ladder_options(num_players)), [*chosen, entry],
-                      int(data["settings"]["max_steps"]), trust)
+    ctx = _context(game_id, num_players, [*chosen, entry], trust, int(data["settings"]["max_steps"]))
     bar = _progress(len(tasks), len(tasks) - len(todo), f"place {label} on {data['name']}", progress)
 
     def on_row(row: dict[str, Any]) -> None:
