@@ -126,6 +126,51 @@ def test_targets_are_visit_shares_over_the_legal_moves_and_the_result(game, opts
     assert searched > 10
 
 
+def test_completed_q_target_moves_the_prior_towards_the_searched_values():
+    logits = np.log(np.asarray([0.4, 0.3, 0.2, 0.1]))
+    none = sd.completed_q_target(logits, np.zeros(4), np.zeros(4), 0.3, 50.0, 0.1)
+    assert np.allclose(none, [0.4, 0.3, 0.2, 0.1])   # nothing searched: every move completed alike
+    visits = np.asarray([5.0, 3.0, 0.0, 0.0])
+    q = np.asarray([-0.8, 0.9, 0.0, 0.0])            # the prior's favourite loses, the second wins
+    t = sd.completed_q_target(logits, visits, q, 0.0, 50.0, 0.1)
+    assert abs(t.sum() - 1.0) < 1e-12 and (t > 0).all()
+    assert t[1] > 0.3 and t[0] < 0.4 and t[1] > t[0]
+    assert np.isclose(t[2] / t[3], 2.0)              # unvisited moves keep their prior's ratio
+    sharper = sd.completed_q_target(logits, visits, q, 0.0, 50.0, 1.0)
+    assert sharper[1] > t[1]                          # c_scale: how far the values move the prior
+
+
+@pytest.mark.parametrize("policy_target", ["visits", "completed_q"])
+def test_searched_targets_with_the_options_are_distributions_and_values_in_range(policy_target):
+    g = envs.make_game("zaka_v0", num_players=2)
+    w = 0.5
+    cfg = sd.from_dict({"algorithm": sd.ALGORITHM, "env_options": {"num_players": 2}, "init_policy": "x",
+                        "simulations": 6, "max_steps": 300, "temperature_moves": 3,
+                        "policy_target": policy_target, "root_value_weight": w}, "test")
+    net = sd.Forward(sd.policy_from_checkpoint(make_agent("ppo:zaka", g).path, "cpu"))
+    chunk, info = sd.SelfPlay(g, cfg, net).play(2, np.random.default_rng(1))
+    mixed = 0
+    for number, seed, history in info["records"]:
+        rows = np.flatnonzero(chunk.game == number)
+        st = g.new_initial_state(seed)
+        result = g.agent_returns(g.replay(seed, history).returns())
+        for j, row in enumerate(rows):
+            legal = chunk.legal[chunk.ptr[row]:chunk.ptr[row + 1]]
+            target = chunk.target[chunk.ptr[row]:chunk.ptr[row + 1]]
+            assert abs(float(target.sum()) - 1.0) < 1e-5 and (target >= 0).all()
+            r = float(result[g.seat_owner(st.current_player)])
+            v = float(chunk.value[row])
+            assert -1.0 <= v <= 1.0 and abs(v - r) <= 2 * w + 1e-6
+            if len(legal) == 1:
+                assert v == np.float32(r)   # a forced move was not searched: the result alone
+            else:
+                mixed += v != np.float32(r)
+                if policy_target == "completed_q":
+                    assert (target > 0).all()   # every legal move keeps some of the prior
+            st.apply(history[j])
+    assert mixed > 10
+
+
 CASES = [(n, v, o) for n in envs.names() for v, o in envs.variants(n).items()]
 
 
@@ -250,6 +295,8 @@ def test_the_gate_rejects_only_a_significantly_worse_network(score, games, playe
      "unknown key(s) bc_game (did you mean 'bc_games'?) in clone"),
     ({"init_policy": "", "network": {"network": "slots", "net_arch": [0]}}, "net_arch"),
     ({"device": "tpu"}, "device must be a string (from ['cpu', 'cuda', 'auto']), got 'tpu'"),
+    ({"policy_target": "q"}, "policy_target must be a string (from ['visits', 'completed_q']), got 'q'"),
+    ({"root_value_weight": -0.1}, "root_value_weight must be a number in 0.0..1.0, got -0.1"),
     ({"algorithm": "ppo"}, "algorithm must be a string (from ['search_distill']), got 'ppo'"),
 ])
 def test_config_mistakes_name_the_key(change, needle):

@@ -27,6 +27,11 @@ the project's ``puct`` agent do):
    (``Game.agent_returns`` of ``state.returns()``: +1/-1 with two players, rank returns summing to
    0 with more; a game stopped at ``max_steps`` is 0). The value head reads one seat's observation
    and predicts that seat's result; the search credits the other players ``-v / (n - 1)``.
+   Two options: ``policy_target: completed_q`` learns Gumbel MuZero's improved policy instead of
+   the visit shares (``completed_q_target``: the prior shifted towards the moves whose searched Q
+   is high, every legal move kept; at a few dozen simulations over a hundred moves the visit shares
+   are mostly zeros and noise), and ``root_value_weight`` w learns ``(1 - w) x result + w x`` the
+   root's searched value (a searched decision; a forced move learns the result).
 3. **Learning.** A replay buffer of the most recent ``replay_positions`` positions (whole
    iterations are dropped, oldest first); ``ceil(train_passes x new positions / batch_size)``
    Adam steps of cross-entropy between the masked softmax and the visit distribution plus
@@ -79,6 +84,8 @@ from .schema import ANY_VALUE, check_config, count, number
 from .stops import as_stopped, deferred
 
 ALGORITHM = "search_distill"
+#: ``policy_target``: what the policy learns at a searched decision
+POLICY_TARGETS = ("visits", "completed_q")
 #: evaluation seeds (``evaluate(seed=...)``): the curve's as PPO's (train/ppo.py), the gate's per iteration
 EVAL_SEED_BASE, GATE_SEED_BASE = 7919, 104_729
 #: gradient norm clip of the learning steps
@@ -109,6 +116,10 @@ class SearchDistillConfig:
     dirichlet_alpha: float = 0.3           #: root noise: Dirichlet(alpha) over the legal moves
     dirichlet_fraction: float = 0.25       #: root priors: (1 - f) x the network's + f x the noise
     temperature_moves: int = 10            #: first decisions of a game drawn by visit counts, then the most visited
+    policy_target: str = "visits"          #: visits (the root's visit shares) or completed_q (Gumbel MuZero's)
+    c_visit: float = 50.0                  #: completed_q: sigma(q) = (c_visit + max visits) x c_scale x q
+    c_scale: float = 0.1                   #: completed_q: see c_visit
+    root_value_weight: float = 0.0         #: value target: (1 - w) x the result + w x the search's root value
     replay_positions: int = 100_000        #: the replay buffer keeps the newest iterations up to this many positions
     train_passes: float = 4.0              #: learning steps = ceil(this x new positions / batch_size)
     batch_size: int = 256                  #: positions a learning step
@@ -151,6 +162,12 @@ SCHEMA = (
     number("dirichlet_alpha", 0.3, "root noise: Dirichlet(alpha) over the legal moves", low=1e-6, high=1e3),
     number("dirichlet_fraction", 0.25, "root priors: (1 - f) x the network's + f x the noise", low=0.0, high=1.0),
     count("temperature_moves", 10, 0, "first decisions of a game drawn by visit counts, then the most visited"),
+    Option("policy_target", str, "visits", "visits (the root's visit shares) or completed_q (Gumbel MuZero's "
+           "improved policy: softmax(logits + sigma(completed Q)))", choices=POLICY_TARGETS),
+    number("c_visit", 50.0, "completed_q: sigma(q) = (c_visit + max visits) x c_scale x q", low=0.0, high=1e6),
+    number("c_scale", 0.1, "completed_q: see c_visit", low=0.0, high=1e6),
+    number("root_value_weight", 0.0, "value target: (1 - w) x the result + w x the search's root value",
+           low=0.0, high=1.0),
     count("replay_positions", 100_000, 1, "the replay buffer keeps the newest iterations up to this many positions"),
     number("train_passes", 4.0, "learning steps = ceil(this x new positions / batch_size)", low=0.0, high=1e4),
     count("batch_size", 256, 1, "positions a learning step"),
@@ -341,7 +358,7 @@ def _backup(root: _Node, path: list[_Edge], ret: list[float]) -> None:
 class _Game:
     """One self-play game and the positions it has produced so far."""
 
-    __slots__ = ("number", "state", "rng", "decisions", "obs", "legal", "targets", "owners")
+    __slots__ = ("number", "state", "rng", "decisions", "obs", "legal", "targets", "owners", "root_values")
 
     def __init__(self, number: int, state, rng: np.random.Generator):
         self.number, self.state, self.rng = number, state, rng
@@ -350,18 +367,20 @@ class _Game:
         self.legal: list[np.ndarray] = []
         self.targets: list[np.ndarray] = []
         self.owners: list[int] = []
+        self.root_values: list[float] = []   # the search's root value for the mover (nan: a forced move)
 
 
 class _Search:
     """One game's search at its current decision."""
 
-    __slots__ = ("game", "seat", "legal", "root", "root_priors", "raw_priors")
+    __slots__ = ("game", "seat", "legal", "root", "root_priors", "raw_priors", "net_value")
 
     def __init__(self, game: _Game, seat: int, legal: list[int]):
         self.game, self.seat, self.legal = game, seat, legal
         self.root = _Node()
         self.root_priors: list[float] | None = None   # with the Dirichlet noise
         self.raw_priors: list[float] | None = None
+        self.net_value = 0.0   # the value head's estimate of the root for the mover
 
 
 @dataclass
@@ -371,8 +390,8 @@ class Chunk:
     obs: np.ndarray      # float16 (n, observation size): the mover's observation
     ptr: np.ndarray      # int64 (n + 1,): position i's legal moves are legal[ptr[i]:ptr[i + 1]]
     legal: np.ndarray    # int32: the legal moves, position after position
-    target: np.ndarray   # float32: the search's visit share of each of them (sums to 1 a position)
-    value: np.ndarray    # float32 (n,): the game's result for the mover's player
+    target: np.ndarray   # float32: the search's policy target over them (sums to 1 a position)
+    value: np.ndarray    # float32 (n,): the mover's player's value target (the result, root_value_weight)
     game: np.ndarray     # int64 (n,): the self-play game number
 
     FIELDS = ("obs", "ptr", "legal", "target", "value", "game")
@@ -405,14 +424,42 @@ class Chunk:
         return chunk
 
 
-def _chunk_of(games: list[_Game], returns: dict[int, np.ndarray], obs_size: int) -> Chunk:
+def completed_q_target(logits: np.ndarray, visits: np.ndarray, q: np.ndarray, net_value: float,
+                       c_visit: float, c_scale: float) -> np.ndarray:
+    """Gumbel MuZero's improved policy (Danihelka et al. 2022, eq. 11 and appendix D) over the legal
+    moves: ``softmax(logits + sigma(completed Q))``, ``sigma(q) = (c_visit + max visits) c_scale q``.
+    ``q``: each move's mean return for the mover in [-1, 1] (read where ``visits`` > 0); an unvisited
+    move's Q is completed with ``v_mix``, the value head's ``net_value`` mixed with the prior-weighted
+    Q of the visited moves. Q is rescaled to [0, 1] first. Sums to one; with no visits it is the
+    prior (every move completed with the same value)."""
+    z = logits - logits.max()
+    prior = np.exp(z)
+    prior /= prior.sum()
+    seen = visits > 0
+    n = float(visits.sum())
+    if seen.any():
+        mass = float(prior[seen].sum())
+        v_mix = (net_value + n / mass * float((prior[seen] * q[seen]).sum())) / (1.0 + n)
+    else:
+        v_mix = net_value
+    completed = np.where(seen, q, v_mix)
+    sigma = (c_visit + float(visits.max(initial=0.0))) * c_scale * (completed + 1.0) / 2.0
+    y = z + sigma
+    p = np.exp(y - y.max())
+    return p / p.sum()
+
+
+def _chunk_of(games: list[_Game], returns: dict[int, np.ndarray], obs_size: int,
+              root_value_weight: float = 0.0) -> Chunk:
     obs, legal, target, value, number = [], [], [], [], []
+    w = root_value_weight
     for g in games:
         ret = returns[g.number]
         obs += g.obs
         legal += g.legal
         target += g.targets
-        value += [float(ret[o]) for o in g.owners]
+        value += [float(ret[o]) if w == 0 or math.isnan(rv) else (1.0 - w) * float(ret[o]) + w * rv
+                  for o, rv in zip(g.owners, g.root_values)]
         number += [g.number] * len(g.owners)
     sizes = np.asarray([len(x) for x in legal], np.int64)
     return Chunk(obs=np.stack(obs) if obs else np.zeros((0, obs_size), np.float16),
@@ -441,11 +488,12 @@ class SelfPlay:
         out[mover] = v
         return out
 
-    def _record(self, g: _Game, seat: int, legal: list[int], target: np.ndarray) -> None:
+    def _record(self, g: _Game, seat: int, legal: list[int], target: np.ndarray, root_value: float = math.nan) -> None:
         g.obs.append(g.state.observation(seat).astype(np.float16))
         g.legal.append(np.asarray(legal, np.int32))
         g.targets.append(np.asarray(target, np.float32))
         g.owners.append(self.owner[seat])
+        g.root_values.append(root_value)
 
     def _apply(self, g: _Game, action: int) -> None:
         g.state.apply(action)   # checked against the real position's mask
@@ -519,6 +567,8 @@ class SelfPlay:
         outcomes = self._playouts(states, pending[0][0].game.rng) if w > 0 else None
         for i, (sr, node, path, _) in enumerate(pending):
             node.logits = logits[i]
+            if node is sr.root:
+                sr.net_value = float(values[i])   # the root's mover is the searching seat's player
             ret = self._spread(movers[i], float(values[i]))
             if outcomes is not None:
                 ret = [(1.0 - w) * r + w * float(z) for r, z in zip(ret, outcomes[i])]
@@ -549,19 +599,30 @@ class SelfPlay:
         self.stats["playout_s"] += time.perf_counter() - t0
         return np.asarray([self.game.agent_returns(s.returns()) for s in states], np.float64)
 
-    def _decide(self, sr: _Search) -> tuple[int, np.ndarray]:
-        """The move and the visit distribution over ``sr.legal`` after the search."""
-        g = sr.game
-        visits = np.asarray([e.visits if (e := sr.root.children.get(a)) is not None else 0 for a in sr.legal],
-                            np.float64)
-        raw = np.asarray(sr.raw_priors if sr.raw_priors is not None else _priors(sr.root, sr.legal))
+    def _decide(self, sr: _Search) -> tuple[int, np.ndarray, float]:
+        """The move, the policy target over ``sr.legal`` (``policy_target``) and the root's value
+        for the mover after the search. The move is drawn from (then taken as the most of) the
+        visits either way."""
+        g, cfg, root = sr.game, self.cfg, sr.root
+        edges = [root.children.get(a) for a in sr.legal]
+        visits = np.asarray([e.visits if e is not None else 0 for e in edges], np.float64)
+        raw = np.asarray(sr.raw_priors if sr.raw_priors is not None else _priors(root, sr.legal))
         total = visits.sum()
-        target = visits / total if total > 0 else raw
-        if g.decisions < self.cfg.temperature_moves:
-            i = int(g.rng.choice(len(sr.legal), p=target))
+        shares = visits / total if total > 0 else raw
+        if g.decisions < cfg.temperature_moves:
+            i = int(g.rng.choice(len(sr.legal), p=shares))
         else:
             i = max(range(len(sr.legal)), key=lambda j: (visits[j], raw[j]))
-        return sr.legal[i], target
+        mover = self.owner[sr.seat]
+        if cfg.policy_target == "completed_q":
+            assert root.logits is not None   # the first simulation expanded the root
+            q = np.asarray([e.value / e.visits if e is not None and e.visits else 0.0 for e in edges])
+            target = completed_q_target(np.asarray(root.logits)[sr.legal], visits, q, sr.net_value,
+                                        cfg.c_visit, cfg.c_scale)
+        else:
+            target = shares
+        root_value = root.value_sum[mover] / root.visits if root.value_sum is not None and root.visits else math.nan
+        return sr.legal[i], target, root_value
 
     # -- the games -------------------------------------------------------------------------------
     def play(self, games: int, rng: np.random.Generator, first_number: int = 0,
@@ -617,8 +678,8 @@ class SelfPlay:
                     self._evaluate(pending)
             self.stats["searches"] += len(searches)
             for sr in searches:
-                a, target = self._decide(sr)
-                self._record(sr.game, sr.seat, sr.legal, target)
+                a, target, root_value = self._decide(sr)
+                self._record(sr.game, sr.seat, sr.legal, target, root_value)
                 sr.game.decisions += 1
                 self._apply(sr.game, a)
         done.sort(key=lambda g: g.number)
@@ -626,7 +687,7 @@ class SelfPlay:
         info = {"games": len(done), "records": records,
                 "moves": sum(len(h) for _, _, h in records),
                 "capped": sum(1 for g in done if not g.state.is_terminal())}
-        return _chunk_of(done, returns, self.game.observation_size), info
+        return _chunk_of(done, returns, self.game.observation_size, cfg.root_value_weight), info
 
 
 # ==============================================================================================
