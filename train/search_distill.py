@@ -34,7 +34,7 @@ the project's ``puct`` agent do):
    root's searched value (a searched decision; a forced move learns the result).
 3. **Learning.** A replay buffer of the most recent ``replay_positions`` positions (whole
    iterations are dropped, oldest first); ``ceil(train_passes x new positions / batch_size)``
-   Adam steps of cross-entropy between the masked softmax and the visit distribution plus
+   Adam steps of cross-entropy between the masked softmax and the policy target plus
    ``value_coef`` x the squared error of the value head, gradient norm clipped at 1.
 4. **Gating.** The trained network plays the best one ``gate_games`` seat-balanced games, both
    without search (argmax; with n players one trained network against n - 1 best ones). It
