@@ -187,7 +187,11 @@ def page_text(ladders: Sequence[dict[str, Any]], costs: dict[str, Any] | None = 
         f"{LEVEL_STEP:.0f} (k - 1) points above random in every game; where the roster has no agent far "
         f"enough above, the top levels are absent (`train/levels.py`, `derive_levels`).",
         "- **Cost:** CPU minutes are the sum of every game's CPU time as recorded in the data (one "
-        "worker process per core; the results do not depend on the number of workers). Estimates for "
+        "worker process per core; the results do not depend on the number of workers); a game's clock "
+        "starts once its players are built (the Zaka and Gorgasali tables, Peacekeepers' 4-player and "
+        "Warbah's 2-player, played before that change, count loading a network in a worker's first "
+        "game with it: seconds a table). "
+        "Estimates for "
         "tables not finished use the measured seconds a game of each agent "
         f"([costs.json]({DATA_LINK}/costs.json), `scripts/ladder_costs.py`).",
         "- **Reproducible:** each game's row holds its seeds and a hash of its moves; `arena ladder GAME "

@@ -222,6 +222,32 @@ def test_a_stopped_ladder_resumes_without_replaying_a_game(tmp_path, monkeypatch
     assert again.played == 0 and not replayed and again.data["updated"] == rest.data["updated"]
 
 
+def test_a_rows_cpu_seconds_leave_out_building_its_players(tmp_path, monkeypatch):
+    """The clock of a game starts after its players are built: the first game a worker plays does
+    not count loading a network (or importing torch) as its own CPU time."""
+    import sys
+    import time
+
+    from tabletop_arena.train import evaluate as ev
+
+    events: list[str] = []
+    real_make, real_clock = ev.make_agent, time.process_time
+
+    def make(*args, **kw):
+        events.append("build")
+        return real_make(*args, **kw)
+
+    def clock():
+        if sys._getframe(1).f_code.co_name == "_play_task":
+            events.append("clock")
+        return real_clock()
+
+    monkeypatch.setattr(ev, "make_agent", make)
+    monkeypatch.setattr(ladder.time, "process_time", clock)
+    _tiny("zaka", tmp_path, specs=["random", "heuristic"], max_games=1)
+    assert events == ["build", "build", "clock", "clock"]
+
+
 def test_a_ladder_being_played_refuses_a_second_run_on_its_games(tmp_path):
     """Two runs on one games file would play the same games twice and save both: the second is
     refused before it plays or writes a game (the first holds the file locked while it plays)."""

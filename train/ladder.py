@@ -221,6 +221,11 @@ def _play_task(task: GameTask) -> dict[str, Any]:
     opening = ev._opening(ctx.game, engine_seed, opening_seed, task.opening_moves)
     game_ss = agents_ss.spawn(task.n_arrangements)[task.arrangement]
     seeds = tuple(int(x % (2**63)) for x in game_ss.generate_state(len(task.seats), np.uint64))
+    # the players are built (a network loaded, torch imported) before the clock starts: a row's
+    # cpu_seconds is its game's, not the first game's share of the worker's set-up (play_game gets
+    # them from ctx's cache and resets them to the same seeds, so the game is the same)
+    for slot, entrant in enumerate(task.entrants):
+        ctx.agent(entrant, slot, seeds[slot])
     start = time.process_time()
     rec = ev.play_game(ctx, task.entrants, engine_seed, opening, seeds, task.round)
     cpu = time.process_time() - start
