@@ -121,28 +121,32 @@ def test_a_placements_interval_resamples_its_blocks():
     assert rating == 0 and ci == (0.0, 0.0)
 
 
-def test_the_published_ladders_are_the_fit_of_their_games():
+def test_zaka_3p_is_a_finished_published_ladder():
+    assert any(d["name"] == "zaka_3p" and d["complete"] for d in levels.all_ladders())
+
+
+#: one case a finished ladder (each refit and bootstrap takes seconds: pytest -n spreads them)
+@pytest.mark.parametrize("name", sorted(d["name"] for d in levels.all_ladders() if d["complete"]))
+def test_the_published_ladders_are_the_fit_of_their_games(name):
     """Each finished ladder's ratings, intervals and pairings are what its saved games give (so a
     change of the fit needs the data refitted: ``arena ladder GAME --players N`` refits a finished
     ladder without playing); the block bootstrap left the points as they were."""
-    finished = [d for d in levels.all_ladders() if d["complete"]]
-    assert any(d["name"] == "zaka_3p" for d in finished)
-    for data in finished:
-        csv_path, _ = levels.paths(data["game"], data["num_players"])
-        rows = ladder.read_games(csv_path)
-        # a block is a round of a table: one start (engine seed) each, every seat arrangement once
-        seeds: dict = {}
-        for r in rows:
-            seeds.setdefault((r["round"], tuple(sorted(r["seats"]))), set()).add(r["engine_seed"])
-        assert all(len(v) == 1 for v in seeds.values()) and len(set().union(*seeds.values())) == len(seeds)
-        _seat_balanced(rows)
-        fit = ladder_fit.fit_ladder(rows, data["roster"], bootstrap=len(data["bootstrap"]),
-                                    seed=data["settings"]["seed"])
-        assert (fit["ratings"], fit["pairs"], fit["bootstrap"]) == (data["ratings"], data["pairs"], data["bootstrap"]), \
-            f"{data['name']}: its JSON is not the fit of its games: run {data['command']}"
-        if data["name"] == "zaka_3p":   # the points before the block bootstrap (8875fa4)
-            assert {s: r["rating"] for s, r in data["ratings"].items()} == \
-                {"random": 0.0, "heuristic": 251.0, "mcts:4": 19.8, "mcts:16": 43.1, "mcts:64": 126.9}
+    data = next(d for d in levels.all_ladders() if d["name"] == name)
+    csv_path, _ = levels.paths(data["game"], data["num_players"])
+    rows = ladder.read_games(csv_path)
+    # a block is a round of a table: one start (engine seed) each, every seat arrangement once
+    seeds: dict = {}
+    for r in rows:
+        seeds.setdefault((r["round"], tuple(sorted(r["seats"]))), set()).add(r["engine_seed"])
+    assert all(len(v) == 1 for v in seeds.values()) and len(set().union(*seeds.values())) == len(seeds)
+    _seat_balanced(rows)
+    fit = ladder_fit.fit_ladder(rows, data["roster"], bootstrap=len(data["bootstrap"]),
+                                seed=data["settings"]["seed"])
+    assert (fit["ratings"], fit["pairs"], fit["bootstrap"]) == (data["ratings"], data["pairs"], data["bootstrap"]), \
+        f"{data['name']}: its JSON is not the fit of its games: run {data['command']}"
+    if data["name"] == "zaka_3p":   # the points before the block bootstrap (8875fa4)
+        assert {s: r["rating"] for s, r in data["ratings"].items()} == \
+            {"random": 0.0, "heuristic": 251.0, "mcts:4": 19.8, "mcts:16": 43.1, "mcts:64": 126.9}
 
 
 @pytest.mark.parametrize("name", sorted(d["name"] for d in levels.all_ladders()))
