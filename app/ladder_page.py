@@ -15,7 +15,7 @@ import os
 from pathlib import Path
 from typing import Any, Sequence
 
-from ..train.ladder import DEFAULT_GAMES, PUBLISHED, blocks_per_group, sorted_ratings
+from ..train.ladder import DEFAULT_GAMES, PUBLISHED, blocks_per_group, sorted_ratings, unbounded_ratings
 from ..train.levels import (
     ANCHOR,
     LEVEL_MIN_STEP,
@@ -131,7 +131,19 @@ def _ladder_section(data: dict[str, Any], costs: dict[str, Any]) -> list[str]:
     if data.get("truncated_games"):
         out += [f"{data['truncated_games']} games reached the move cap (scored as the engine scores "
                 f"them).", ""]
-    out += _table(data) + ["", _levels_line(data), ""]
+    out += _table(data) + [""] + _unbounded_lines(data) + [_levels_line(data), ""]
+    return out
+
+
+def _unbounded_lines(data: dict[str, Any]) -> list[str]:
+    """A line for each agent whose record no finite rating fits (``unbounded_ratings``)."""
+    out = []
+    for spec, bound in unbounded_ratings(data):
+        r = data["ratings"][spec]
+        record = "came first in all its" if bound == "lower" else "lost all its"
+        out += [f"`{spec}` {record} {_fmt_int(r['games'])} games: no finite rating fits that, so "
+                f"{r['rating']:.0f} is where the prior (one virtual draw with each other agent) holds it, "
+                f"{'a lower' if bound == 'lower' else 'an upper'} bound on its rating rather than a measurement.", ""]
     return out
 
 
@@ -169,7 +181,9 @@ def page_text(ladders: Sequence[dict[str, Any]], costs: dict[str, Any] | None = 
         "",
         f"- **Rating:** the evaluator's Plackett-Luce fit (Bradley-Terry with 2 players; the whole "
         f"finishing order with more, ties split), on 400 log10 odds (Elo-like): an agent 200 points "
-        f"above another is expected to score 76% against it, 400 points 91%. **Anchored:** `{ANCHOR}` = 0, "
+        f"above another is expected to score 76% against it, 400 points 91%; one virtual draw between "
+        f"every pair is the fit's prior, so an agent that wins every game still gets a finite rating (the "
+        f"tables say where that is so: such a rating is a lower bound). **Anchored:** `{ANCHOR}` = 0, "
         f"so numbers stay comparable when the roster grows.",
         "- **95% intervals:** percentiles of 200 bootstrap resamples of the blocks (a block is one table's "
         "games from one start, every seat arrangement; they share the deal, so they are resampled together), "
@@ -257,9 +271,17 @@ def _plot(ladders: Sequence[dict[str, Any]], path: str | os.PathLike, columns: i
         lo = [r["rating"] - r["ci95"][0] for _, r in items]
         hi = [r["ci95"][1] - r["rating"] for _, r in items]
         ax.errorbar(rating, y, xerr=[lo, hi], fmt="o", color="tab:blue", ecolor="black", capsize=3)
+        # a record no finite rating fits: the point is the prior's, drawn as an arrow the way it is open
+        bounds = dict(unbounded_ratings(d))
+        for i, (s, r) in enumerate(items):
+            if s in bounds:
+                ax.plot([r["rating"]], [i], marker=">" if bounds[s] == "lower" else "<", color="tab:orange",
+                        markersize=9, zorder=3)
         ax.axvline(0, color="gray", lw=0.8, ls="--")
         ax.set_yticks(y)
-        ax.set_yticklabels([s if len(s) <= 40 else s[:37] + "..." for s, _ in items], fontsize=8)
+        names = [s if len(s) <= 40 else s[:37] + "..." for s, _ in items]
+        ax.set_yticklabels([f"{n} ({'won' if bounds[s] == 'lower' else 'lost'} every game: a bound)" if s in bounds
+                            else n for n, (s, _) in zip(names, items)], fontsize=8)
         g = d["games_per_pairing"]
         done = f"{g['min']} games a pairing" if d["complete"] else f"partial: {g['min']}-{g['max']} games a pairing"
         ax.set_title(f"{game_title(d['game'])}, {d['num_players']} players ({done})", fontsize=9)

@@ -6,6 +6,7 @@ in CI; the published ones (checkpoints/ladder/) are made by ``arena ladder GAME`
 """
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
 from collections import Counter
@@ -309,6 +310,34 @@ def test_fit_one_holds_the_anchors_and_matches_bradley_terry():
         mid = (lo + hi) / 2
         lo, hi = (mid, hi) if score(mid) > 0 else (lo, mid)
     assert both == pytest.approx(lo, abs=0.05)
+
+
+def test_a_record_no_finite_rating_fits_is_called_a_bound_where_ratings_are_shown():
+    """An agent first in every game (or, with 2 players, last in every one) has a rating only
+    because of the prior's virtual draws: the table, the page and a placement say it is a bound."""
+    rows = ([_game(r, s, "x") for r in range(10) for s in (("x", "random"), ("random", "x"))]
+            + [_game(r, s, w) for r, w in enumerate(["y", "random"] * 5) for s in (("y", "random"), ("random", "y"))]
+            + [_game(r, s, "x") for r in range(10) for s in (("x", "y"), ("y", "x"))]
+            + [_game(r, s, "random") for r in range(10) for s in (("z", "random"), ("random", "z"))]
+            + [_game(r, s, "x") for r in range(10) for s in (("x", "z"), ("z", "x"))])
+    fit = ladder_fit.fit_ladder(rows, ["random", "x", "y", "z"], bootstrap=0)
+    data = {"name": "g_2p", "num_players": 2, "roster": ["random", "x", "y", "z"], "games": len(rows),
+            "games_per_pairing": {"min": 20, "max": 20, "target": 20}, "cpu_minutes": 0.0, "ratings": fit["ratings"]}
+    assert ladder.unbounded_ratings(data) == [("x", "lower"), ("z", "upper")]
+    assert fit["ratings"]["x"]["rating"] > 0 > fit["ratings"]["z"]["rating"]   # finite: held by the prior
+    text = ladder.ratings_table(data)
+    assert "note: x came first in every game it played" in text and "a lower bound" in text
+    assert "note: z lost every game" in text and "an upper bound" in text and "note: y" not in text
+    page = "\n".join(ladder_page._unbounded_lines(data))
+    assert "`x` came first in all its 60 games" in page and "`z` lost all its 40 games" in page
+    # with more players only first place in every game is unbounded (other places still order an agent)
+    three = dict(data, num_players=3)
+    assert ladder.unbounded_ratings(three) == [("x", "lower")]
+    placed = ladder.Placement("zaka_v0", 2, "x", 900.0, (800.0, 1000.0), 20, [{"spec": "random", "rating": 0.0, "games": 20,
+                                                                        "wins": 20, "draws": 0, "losses": 0}], 0.0)
+    assert "note: won every game" in placed.text()
+    one_loss = dataclasses.replace(placed, anchors=[dict(placed.anchors[0], wins=19, losses=1)])
+    assert "note:" not in one_loss.text()
 
 
 def test_placing_an_agent_plays_the_anchors_only_and_fits_it_alone(tmp_path):

@@ -604,7 +604,28 @@ def ratings_table(data: dict[str, Any]) -> str:
         rating = f"{r['rating']:7.0f}" if r["rating"] is not None else f"{'-':>7s}"
         lines.append(f"{spec:{width}s} {rating} {ci:>17s} {r['games']:6d} "
                      f"{str(r['wins']) + '-' + str(r['draws']) + '-' + str(r['losses']):>14s}")
+    for spec, bound in unbounded_ratings(data):
+        lines.append(f"note: {spec} {'came first in' if bound == 'lower' else 'lost'} every game it played: no "
+                     f"finite rating fits that; its {data['ratings'][spec]['rating']:.0f} is where the fit's prior "
+                     f"(one virtual draw with each other agent) holds it, {'a lower' if bound == 'lower' else 'an upper'} "
+                     f"bound")
     return "\n".join(lines)
+
+
+def unbounded_ratings(data: dict[str, Any]) -> list[tuple[str, str]]:
+    """The agents whose record no finite rating fits, as (spec, "lower" | "upper"): first alone in
+    every game (a lower bound), or with 2 players lost every game (an upper bound; not the anchor,
+    whose 0 is fixed). Their ratings are where the fit's prior (one virtual draw between every pair)
+    holds them, not measurements."""
+    out = []
+    for spec, r in sorted_ratings(data):
+        if r["rating"] is None or not r["games"]:
+            continue
+        if r["wins"] == r["games"]:
+            out.append((spec, "lower"))
+        elif data["num_players"] == 2 and r["losses"] == r["games"] and spec != ANCHOR:
+            out.append((spec, "upper"))
+    return out
 
 
 def sorted_ratings(data: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
@@ -641,6 +662,14 @@ class Placement:
             lines.append(f"  {a['spec']:{width}s} {a['rating']:7.0f} {a['games']:6d} "
                          f"{str(a['wins']) + '-' + str(a['draws']) + '-' + str(a['losses']):>18s} "
                          f"{(a['wins'] + 0.5 * a['draws']) / n:6.2f}")
+        played = [a for a in self.anchors if a["games"]]
+        bound = ("lower" if played and all(a["wins"] == a["games"] for a in played) else
+                 "upper" if played and self.num_players == 2 and all(a["losses"] == a["games"] for a in played)
+                 else None)
+        if bound:
+            lines.append(f"note: {'won' if bound == 'lower' else 'lost'} every game: no finite rating fits that; "
+                         f"{self.rating:.0f} is where the fit's prior (one virtual draw with each anchor) holds it, "
+                         f"{'a lower' if bound == 'lower' else 'an upper'} bound")
         return "\n".join(lines)
 
     def to_dict(self) -> dict[str, Any]:
