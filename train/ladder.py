@@ -619,13 +619,20 @@ def unbounded_ratings(data: dict[str, Any]) -> list[tuple[str, str]]:
     holds them, not measurements."""
     out = []
     for spec, r in sorted_ratings(data):
-        if r["rating"] is None or not r["games"]:
-            continue
-        if r["wins"] == r["games"]:
-            out.append((spec, "lower"))
-        elif data["num_players"] == 2 and r["losses"] == r["games"] and spec != ANCHOR:
-            out.append((spec, "upper"))
+        bound = record_bound(r["wins"], r["losses"], r["games"], data["num_players"])
+        if r["rating"] is not None and bound and not (bound == "upper" and spec == ANCHOR):
+            out.append((spec, bound))
     return out
+
+
+def record_bound(wins: int, losses: int, games: int, num_players: int) -> str | None:
+    """"lower" when a record is first alone in every game, "upper" when (2 players) it lost every
+    game: no finite rating fits either; None otherwise (or without games)."""
+    if not games:
+        return None
+    if wins == games:
+        return "lower"
+    return "upper" if num_players == 2 and losses == games else None
 
 
 def sorted_ratings(data: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
@@ -662,10 +669,8 @@ class Placement:
             lines.append(f"  {a['spec']:{width}s} {a['rating']:7.0f} {a['games']:6d} "
                          f"{str(a['wins']) + '-' + str(a['draws']) + '-' + str(a['losses']):>18s} "
                          f"{(a['wins'] + 0.5 * a['draws']) / n:6.2f}")
-        played = [a for a in self.anchors if a["games"]]
-        bound = ("lower" if played and all(a["wins"] == a["games"] for a in played) else
-                 "upper" if played and self.num_players == 2 and all(a["losses"] == a["games"] for a in played)
-                 else None)
+        bound = record_bound(sum(a["wins"] for a in self.anchors), sum(a["losses"] for a in self.anchors),
+                             sum(a["games"] for a in self.anchors), self.num_players)
         if bound:
             lines.append(f"note: {'won' if bound == 'lower' else 'lost'} every game: no finite rating fits that; "
                          f"{self.rating:.0f} is where the fit's prior (one virtual draw with each anchor) holds it, "
