@@ -3,7 +3,7 @@
     arena ladder --page              # or: python -c "from tabletop_arena.app.ladder_page import write_page; write_page()"
 
 ``page_text(ladders, costs)`` is a pure function of the data (each ladder's JSON, and the measured
-costs in ``costs.json`` for the estimates of tables not finished), so a test checks that the
+costs in ``costs.json`` for the estimates of tables not started), so a test checks that the
 committed page is the one the committed data give. ``plot_game`` draws one game's ladders (ratings
 with their 95% intervals, one panel per player count) into ``docs/images/ladder_<game>.png``.
 """
@@ -60,8 +60,13 @@ def _cost_specs(entry: dict[str, Any]) -> dict[str, float]:
 
 def estimate_cpu_hours(name: str, num_players: int, costs: dict[str, Any], data: dict[str, Any] | None = None,
                        games: int = DEFAULT_GAMES) -> float | None:
-    """CPU hours left to finish the ladder ``name`` (all of it when ``data`` is None), from the measured
-    seconds a game of each roster agent's moves plus the engine's; None without measurements."""
+    """CPU hours left to finish the ladder ``name`` (all of it when ``data`` is None). A table with
+    games uses its own: their mean CPU time a game times the games left (every round plays every
+    pairing, so the games so far are a fair sample of the rest). A table without uses the measured
+    seconds a game of each roster agent's moves plus the engine's (``costs``); None without them."""
+    if data is not None and data["games"] > 0 and data["cpu_minutes"] > 0:
+        left = max(0, data["scheduled_games"] - data["games"])
+        return data["cpu_minutes"] / 60 / data["games"] * left
     entry = costs.get(name)
     if not entry:
         return None
@@ -125,7 +130,8 @@ def _ladder_section(data: dict[str, Any], costs: dict[str, Any]) -> list[str]:
     out = [f"### {game_title(data['game'])}, {data['num_players']} players", "", head, ""]
     if not data["complete"]:
         left = estimate_cpu_hours(name, data["num_players"], costs, data)
-        est = f"; about {left:.1f} CPU hours left (estimated)" if left is not None else ""
+        how = "from its games so far" if data["games"] > 0 and data["cpu_minutes"] > 0 else "from costs.json"
+        est = f"; about {left:.1f} CPU hours left (estimated {how})" if left is not None else ""
         out += [f"**Partial:** {_status(data).removeprefix('partial (').rstrip(')')} (planned: "
                 f"{g['target']} a pairing){est}. The same command continues it.", ""]
     if data.get("truncated_games"):
@@ -205,9 +211,11 @@ def page_text(ladders: Sequence[dict[str, Any]], costs: dict[str, Any] | None = 
         "starts once its players are built (the Zaka and Gorgasali tables, Peacekeepers' 4-player and "
         "Warbah's 2-player, played before that change, count loading a network in a worker's first "
         "game with it: seconds a table). "
-        "Estimates for "
-        "tables not finished use the measured seconds a game of each agent "
-        f"([costs.json]({DATA_LINK}/costs.json), `scripts/ladder_costs.py`).",
+        "Estimates: a partial table's time left is its own games' mean CPU time a game times the "
+        "games left (each round plays every pairing); a table not started is estimated from the "
+        "measured seconds a game of each agent "
+        f"([costs.json]({DATA_LINK}/costs.json), `scripts/ladder_costs.py`: a few games each against "
+        "the heuristic, so a rough guide).",
         "- **Reproducible:** each game's row holds its seeds and a hash of its moves; `arena ladder GAME "
         "--players N --replay` plays each roster agent's cheapest recorded game again and checks that it "
         "makes the same moves and results (the tests do so for every published table), so a change to "

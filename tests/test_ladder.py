@@ -443,6 +443,22 @@ def test_the_page_is_generated_from_the_data(tmp_path):
     assert "Difficulty levels (`--level N`):" in page
 
 
+def test_a_partial_tables_time_left_is_estimated_from_its_own_games():
+    """A table with games estimates the rest from them (the agents' costs in costs.json are a few
+    games each against the heuristic: Peacekeepers 2p's rollout agent measured 86 s a game there and
+    played its ladder games in 9-20 s); a table without games falls back to costs.json."""
+    costs = {"zaka_2p": {"engine": 1.0, "random": 0.0, "heuristic": 9.0}}
+    data = {"games": 5, "scheduled_games": 20, "cpu_minutes": 30.0, "roster": ["random", "heuristic"],
+            "settings": {"games": 20}, "ratings": {"random": {"games": 5}, "heuristic": {"games": 5}}}
+    assert ladder_page.estimate_cpu_hours("zaka_2p", 2, costs, data) == pytest.approx(1.5)   # 6 min a game x 15
+    assert ladder_page.estimate_cpu_hours("zaka_2p", 2, {}, data) == pytest.approx(1.5)      # costs not needed
+    started = dict(data, games=0, cpu_minutes=0.0, ratings={"random": {"games": 0}, "heuristic": {"games": 0}})
+    # 20 games, each agent in all of them: 20 x its 9 s (or 0 s) plus the engine's 1 s a game
+    assert ladder_page.estimate_cpu_hours("zaka_2p", 2, costs, started) == pytest.approx((20 * 9 + 20 * 1) / 3600)
+    assert ladder_page.estimate_cpu_hours("zaka_2p", 2, {}, started) is None
+    assert ladder_page.estimate_cpu_hours("zaka_2p", 2, costs, dict(data, games=20)) == 0.0
+
+
 def test_the_committed_page_is_the_one_the_committed_data_give():
     page = ROOT / "docs" / "ladder.md"
     assert page.read_text() == ladder_page.page_text(levels.all_ladders(), ladder_page.read_costs()), \
