@@ -96,6 +96,69 @@ def test_a_tiny_run_writes_its_files_and_its_network_plays(game, tmp_path):
         assert len(res.history) > 0
 
 
+@pytest.mark.parametrize("game", GAMES)
+def test_a_tiny_rollout_search_run_writes_its_files_and_its_network_plays(game, tmp_path):
+    """``search: rollout``: self-play by the policy-rollout search (here in-process, workers 1)."""
+    best = run(game, tmp_path / "r", tiny(game, search="rollout", rollout_top_k=2, policy_target="completed_q"))
+    out = best.parent
+    for name in ("best.zip", "checkpoint.zip", "iterations.csv", "replay/iter_00002.npz"):
+        assert (out / name).is_file(), name
+    rows = _untimed(out / "iterations.csv")
+    assert len(rows) == 2 and int(rows[0]["leaves"]) > 0 and int(rows[0]["searches"]) > 0   # rollouts, searches
+    g = envs.make_game(f"{game}_v0", num_players=2)
+    res = play(g, [make_agent(f"ppo:{best}", g, seed=0), make_agent("random", g, seed=1)], seed=5, max_steps=30)
+    assert len(res.history) > 0
+
+
+def _rollout_selfplay(policy_target: str, workers: int, games: int = 2):
+    g = envs.make_game("zaka_v0", num_players=2)
+    cfg = sd.from_dict({"algorithm": sd.ALGORITHM, "env_options": {"num_players": 2}, "init_policy": "x",
+                        "search": "rollout", "simulations": 3, "rollout_top_k": 3, "max_steps": 300,
+                        "temperature_moves": 3, "workers": workers, "policy_target": policy_target,
+                        "rollout_policy": "network"}, "test")
+    path = make_agent("ppo:zaka", g).path
+    return g, sd.RolloutSelfPlay("zaka_v0", g, cfg, path, False).play(games, np.random.default_rng(1))
+
+
+@pytest.mark.parametrize("policy_target", sd.POLICY_TARGETS)
+def test_rollout_search_targets_are_distributions_over_the_legal_moves_and_values_are_results(policy_target):
+    """Zaka (hidden hands): every position is the real one, its target sums to one over its legal
+    moves; the rollout shares and the chosen move put nothing outside the searched candidates
+    (at most rollout_top_k), the completed-Q policy keeps every legal move; the value is the result."""
+    g, (chunk, info) = _rollout_selfplay(policy_target, workers=1)
+    searched = 0
+    for number, seed, history in info["records"]:
+        rows = np.flatnonzero(chunk.game == number)
+        assert len(rows) == len(history)
+        st = g.new_initial_state(seed)
+        result = g.agent_returns(g.replay(seed, history).returns())
+        for j, row in enumerate(rows):
+            legal = chunk.legal[chunk.ptr[row]:chunk.ptr[row + 1]]
+            target = chunk.target[chunk.ptr[row]:chunk.ptr[row + 1]]
+            assert legal.tolist() == st.legal_actions()
+            assert (target >= 0).all() and abs(float(target.sum()) - 1.0) < 1e-5
+            assert np.array_equal(chunk.obs[row], st.observation(st.current_player).astype(np.float16))
+            assert chunk.value[row] == np.float32(result[g.seat_owner(st.current_player)])
+            spread = np.count_nonzero(target) > 1   # a searched decision (else the move played, one-hot)
+            searched += spread
+            if policy_target == "move":
+                assert not spread
+            elif policy_target == "visits":
+                assert np.count_nonzero(target) <= 3   # the candidates only
+            elif spread:
+                assert (target > 0).all()   # completed-Q: every legal move keeps some of the prior
+            st.apply(history[j])
+    assert searched > 10 if policy_target != "move" else searched == 0
+
+
+def test_rollout_search_self_play_does_not_depend_on_the_number_of_workers():
+    _, (one, info_one) = _rollout_selfplay("visits", workers=1, games=3)
+    _, (two, info_two) = _rollout_selfplay("visits", workers=2, games=3)
+    assert info_one["records"] == info_two["records"]
+    for f in sd.Chunk.FIELDS:
+        assert np.array_equal(getattr(one, f), getattr(two, f)), f
+
+
 @pytest.mark.parametrize("game,opts", [("zaka_v0", {"num_players": 2}), ("peacekeepers_v0", {"num_players": 2}),
                                        ("zaka_v0", {"num_players": 4})])
 def test_targets_are_visit_shares_over_the_legal_moves_and_the_result(game, opts):
@@ -295,8 +358,10 @@ def test_the_gate_rejects_only_a_significantly_worse_network(score, games, playe
      "unknown key(s) bc_game (did you mean 'bc_games'?) in clone"),
     ({"init_policy": "", "network": {"network": "slots", "net_arch": [0]}}, "net_arch"),
     ({"device": "tpu"}, "device must be a string (from ['cpu', 'cuda', 'auto']), got 'tpu'"),
-    ({"policy_target": "q"}, "policy_target must be a string (from ['visits', 'completed_q']), got 'q'"),
+    ({"policy_target": "q"}, "policy_target must be a string (from ['visits', 'completed_q', 'move']), got 'q'"),
     ({"root_value_weight": -0.1}, "root_value_weight must be a number in 0.0..1.0, got -0.1"),
+    ({"search": "mcts"}, "search must be a string (from ['puct', 'rollout']), got 'mcts'"),
+    ({"rollout_policy": "heuristic"}, "rollout_policy must be a string (from ['random', 'network']), got 'heuristic'"),
     ({"algorithm": "ppo"}, "algorithm must be a string (from ['search_distill']), got 'ppo'"),
 ])
 def test_config_mistakes_name_the_key(change, needle):

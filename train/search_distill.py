@@ -21,6 +21,15 @@ the project's ``puct`` agent do):
    The root's priors get Dirichlet noise (``dirichlet_alpha``, ``dirichlet_fraction``); for the
    first ``temperature_moves`` decisions of a game the move is drawn in proportion to the root's
    visits, then it is the most visited (ties: the higher prior).
+   ``search: rollout`` replaces PUCT with policy-rollout search (``agents/rollout.py``, the
+   ``rollout:N`` agent: the network's ``rollout_top_k`` best moves, each played out to the end
+   ``simulations`` times from fresh determinizations by uniformly random moves or the network's
+   sampled ones, ``rollout_allocation`` spreading the playouts, the best mean return chosen), for
+   games where such a search is far stronger than the network and its value head (Peacekeepers:
+   docs/training-notes.md, "Distilling the rollout search"). Its cost is the
+   playouts, not the network, so whole games run in ``workers`` processes (the same chunk with any
+   number). The visit shares are then each candidate's share of the rollouts, ``completed_q`` uses
+   their mean returns as Q, and ``move`` (either search) learns the search's choice one-hot.
 2. **Targets.** Every seat's positions (every seat learns): the mover's observation, the root's
    visit distribution over the legal moves (sums to one over them, zero elsewhere; a forced move is
    the one move, which teaches the value only), and the game's result for the seat's player
@@ -74,18 +83,24 @@ from typing import Any, Callable
 import numpy as np
 
 from .. import envs
+from ..agents.base import RandomAgent
 from ..agents.registry import has_heuristic, make_agent
 from ..envs.core.options import Option
+from ..threads import limit_threads, limited_threads
 from .config import NETWORK_SHAPE_KEYS, ConfigError, with_overrides
 from .config import from_dict as ppo_from_dict
 from .curves import curve_title, read_curve, write_curve
 from .evaluate import evaluate, wilson_interval
+from .play import play_from
 from .schema import ANY_VALUE, check_config, count, number
-from .stops import as_stopped, deferred
+from .stops import as_stopped, deferred, end_pool, pool_map, quiet_worker
 
 ALGORITHM = "search_distill"
 #: ``policy_target``: what the policy learns at a searched decision
-POLICY_TARGETS = ("visits", "completed_q")
+POLICY_TARGETS = ("visits", "completed_q", "move")
+#: ``search``: PUCT over the value head (lockstep, batched leaves) or policy-rollout search
+#: (``agents/rollout.py``: the network's top candidates, each played out to the end many times)
+SEARCHES = ("puct", "rollout")
 #: evaluation seeds (``evaluate(seed=...)``): the curve's as PPO's (train/ppo.py), the gate's per iteration
 EVAL_SEED_BASE, GATE_SEED_BASE = 7919, 104_729
 #: gradient norm clip of the learning steps
@@ -110,13 +125,18 @@ class SearchDistillConfig:
     iterations: int = 20                   #: self-play / learn / gate / evaluate rounds (a resumed run goes on to it)
     games_per_iteration: int = 64          #: self-play games an iteration
     parallel_games: int = 32               #: games advancing in lockstep (their leaves share a forward pass)
-    simulations: int = 32                  #: PUCT simulations a decision (>= 2; the first expands the root)
+    search: str = "puct"                   #: puct, or rollout (policy-rollout search, self-play in `workers` processes)
+    simulations: int = 32                  #: PUCT simulations a decision (>= 2); search rollout: rollouts a candidate
+    rollout_top_k: int = 16                #: search rollout: candidates (the network's best moves)
+    rollout_gate: float = 1.0              #: search rollout: no search where the network's best move has this prior
+    rollout_policy: str = "random"         #: search rollout: random (uniform playouts) or network (sampled moves)
+    rollout_allocation: str = "halving"    #: search rollout: halving (sequential halving) or uniform
     c_puct: float = 1.5                    #: exploration constant of PUCT
     rollout_weight: float = 0.0            #: leaf value: (1 - w) x value head + w x a playout of the network
     dirichlet_alpha: float = 0.3           #: root noise: Dirichlet(alpha) over the legal moves
     dirichlet_fraction: float = 0.25       #: root priors: (1 - f) x the network's + f x the noise
     temperature_moves: int = 10            #: first decisions of a game drawn by visit counts, then the most visited
-    policy_target: str = "visits"          #: visits (the root's visit shares) or completed_q (Gumbel MuZero's)
+    policy_target: str = "visits"          #: visits (the root's visit shares), completed_q (Gumbel MuZero's) or move
     c_visit: float = 50.0                  #: completed_q: sigma(q) = (c_visit + max visits) x c_scale x q
     c_scale: float = 0.1                   #: completed_q: see c_visit
     root_value_weight: float = 0.0         #: value target: (1 - w) x the result + w x the search's root value
@@ -128,7 +148,7 @@ class SearchDistillConfig:
     gate_games: int = 200                  #: new network vs the best, network alone (0 = accept every one)
     eval_every: int = 1                    #: iterations between evaluations (and one at the end)
     eval_opponents: dict = field(default_factory=lambda: {"heuristic": 100, "random": 50})  #: spec: games
-    workers: int = 2                       #: evaluation processes
+    workers: int = 2                       #: evaluation processes (and self-play's with search rollout)
     torch_threads: int = 1                 #: torch threads of this process
     device: str = "cpu"                    #: cpu, cuda or auto: where the network learns and self-play's leaves run
     time_limit_minutes: float = 0.0        #: stop after the iteration that passes this (0 = none)
@@ -156,14 +176,26 @@ SCHEMA = (
     count("iterations", 20, 1, "self-play / learn / gate / evaluate rounds (a resumed run goes on to it)"),
     count("games_per_iteration", 64, 1, "self-play games an iteration"),
     count("parallel_games", 32, 1, "games advancing in lockstep (their leaves share a forward pass)"),
-    count("simulations", 32, 2, "PUCT simulations a decision (>= 2; the first expands the root)"),
+    Option("search", str, "puct", "puct (PUCT over the value head, games in lockstep) or rollout (policy-rollout "
+           "search: the network's top candidates played out to the end, self-play in `workers` processes)",
+           choices=SEARCHES),
+    count("simulations", 32, 2, "PUCT simulations a decision (>= 2; the first expands the root); with search: "
+          "rollout, the rollouts a candidate (N of rollout:N)"),
+    count("rollout_top_k", 16, 1, "search rollout: candidates, the network's best moves (k=)"),
+    number("rollout_gate", 1.0, "search rollout: play the network's move unsearched where its prior is at least "
+           "this (gate=)", low=1e-6, high=1.0),
+    Option("rollout_policy", str, "random", "search rollout: random (uniform playouts, by=random) or network "
+           "(the network's sampled moves)", choices=("random", "network")),
+    Option("rollout_allocation", str, "halving", "search rollout: halving (sequential halving) or uniform (alloc=)",
+           choices=("halving", "uniform")),
     number("c_puct", 1.5, "exploration constant of PUCT", low=1e-6, high=1e3),
     number("rollout_weight", 0.0, "leaf value: (1 - w) x value head + w x a playout of the network", low=0.0, high=1.0),
     number("dirichlet_alpha", 0.3, "root noise: Dirichlet(alpha) over the legal moves", low=1e-6, high=1e3),
     number("dirichlet_fraction", 0.25, "root priors: (1 - f) x the network's + f x the noise", low=0.0, high=1.0),
     count("temperature_moves", 10, 0, "first decisions of a game drawn by visit counts, then the most visited"),
-    Option("policy_target", str, "visits", "visits (the root's visit shares) or completed_q (Gumbel MuZero's "
-           "improved policy: softmax(logits + sigma(completed Q)))", choices=POLICY_TARGETS),
+    Option("policy_target", str, "visits", "visits (the root's visit shares; search rollout: each candidate's "
+           "share of the rollouts), completed_q (Gumbel MuZero's improved policy: softmax(logits + sigma(completed "
+           "Q))) or move (the move the search chose, one-hot)", choices=POLICY_TARGETS),
     number("c_visit", 50.0, "completed_q: sigma(q) = (c_visit + max visits) x c_scale x q", low=0.0, high=1e6),
     number("c_scale", 0.1, "completed_q: see c_visit", low=0.0, high=1e6),
     number("root_value_weight", 0.0, "value target: (1 - w) x the result + w x the search's root value",
@@ -178,7 +210,7 @@ SCHEMA = (
     Option("eval_opponents", dict, {"heuristic": 100, "random": 50},
            "agent spec: games, e.g. {heuristic: 200, 'mcts:200': 20}",
            keys=Option("agent spec", str, size=(1, 10_000)), each=Option("games", int, low=0)),
-    count("workers", 2, 1, "evaluation processes"),
+    count("workers", 2, 1, "evaluation processes (and self-play's with search: rollout)"),
     count("torch_threads", 1, 1, "torch threads of this process"),
     Option("device", str, "cpu", "where the network learns and self-play's leaves run (auto: cuda if there is one)",
            choices=("cpu", "cuda", "auto")),
@@ -609,16 +641,17 @@ class SelfPlay:
         raw = np.asarray(sr.raw_priors if sr.raw_priors is not None else _priors(root, sr.legal))
         total = visits.sum()
         shares = visits / total if total > 0 else raw
-        if g.decisions < cfg.temperature_moves:
-            i = int(g.rng.choice(len(sr.legal), p=shares))
-        else:
-            i = max(range(len(sr.legal)), key=lambda j: (visits[j], raw[j]))
+        best = max(range(len(sr.legal)), key=lambda j: (visits[j], raw[j]))
+        i = int(g.rng.choice(len(sr.legal), p=shares)) if g.decisions < cfg.temperature_moves else best
         mover = self.owner[sr.seat]
         if cfg.policy_target == "completed_q":
             assert root.logits is not None   # the first simulation expanded the root
             q = np.asarray([e.value / e.visits if e is not None and e.visits else 0.0 for e in edges])
             target = completed_q_target(np.asarray(root.logits)[sr.legal], visits, q, sr.net_value,
                                         cfg.c_visit, cfg.c_scale)
+        elif cfg.policy_target == "move":   # the search's choice (the most visited), whatever was played
+            target = np.zeros(len(sr.legal))
+            target[best] = 1.0
         else:
             target = shares
         root_value = root.value_sum[mover] / root.visits if root.value_sum is not None and root.visits else math.nan
@@ -688,6 +721,171 @@ class SelfPlay:
                 "moves": sum(len(h) for _, _, h in records),
                 "capped": sum(1 for g in done if not g.state.is_terminal())}
         return _chunk_of(done, returns, self.game.observation_size, cfg.root_value_weight), info
+
+
+class _RolloutRecorder:
+    """The self-play player of ``search: rollout``: every seat's move comes from the policy-rollout
+    search (``agents/rollout.py``'s ``RolloutAgent`` over the best network), and every position is
+    recorded with its policy target (``policy_target`` over the search's candidates: their shares of
+    the rollouts, the completed-Q policy from their mean returns, or the chosen move), like a
+    PUCT position. A decision the search skips (the network sure: ``rollout_gate``; fewer than two
+    candidates) and a forced move learn the move played. The first ``temperature_moves`` searched
+    decisions play a move drawn by the rollout shares (the target stays the search's)."""
+
+    name = "rollout-self-play"
+    needs_state = True
+
+    def __init__(self, game, cfg: SearchDistillConfig, forward: Forward, search, rng: np.random.Generator):
+        self.game, self.cfg, self.forward, self.search, self.rng = game, cfg, forward, search, rng
+        self.owner = [game.seat_owner(s) for s in range(game.num_seats)]
+        self.record = _Game(0, None, rng)
+        self.root: tuple[np.ndarray, float] | None = None   # the network's (logits, value) at the decision
+        self.searches = 0
+
+    def prior(self, observation, state) -> np.ndarray:
+        assert self.root is not None   # act computed it for this decision
+        return self.root[0]
+
+    def reset(self, seed=None) -> None:
+        pass
+
+    def act(self, obs, state=None) -> int:
+        mask = np.asarray(obs["action_mask"]).astype(bool)
+        legal = np.flatnonzero(mask)
+        seat = state.current_player
+        g = self.record
+        g.obs.append(np.asarray(obs["observation"]).astype(np.float16))
+        g.legal.append(legal.astype(np.int32))
+        g.owners.append(self.owner[seat])
+        if len(legal) == 1:
+            g.targets.append(np.ones(1, np.float32))
+            g.root_values.append(math.nan)
+            return int(legal[0])
+        logits, values = self.forward(np.asarray(obs["observation"])[None])
+        self.root = (logits[0], float(values[0]))
+        a = self.search.act(obs, state)
+        found = self.search.last_search   # candidate -> (prior, mean return, rollouts); {} if not searched
+        if not found:
+            target = (legal == a).astype(np.float64)
+            g.targets.append(target.astype(np.float32))
+            g.root_values.append(math.nan)
+            return int(a)
+        self.searches += 1
+        visits = np.asarray([found[m][2] if m in found else 0 for m in legal.tolist()], np.float64)
+        q = np.asarray([found[m][1] if m in found and found[m][2] else 0.0 for m in legal.tolist()])
+        shares = visits / visits.sum()
+        cfg = self.cfg
+        if cfg.policy_target == "completed_q":
+            target = completed_q_target(logits[0][legal], visits, q, self.root[1], cfg.c_visit, cfg.c_scale)
+        elif cfg.policy_target == "move":
+            target = (legal == a).astype(np.float64)
+        else:
+            target = shares
+        g.targets.append(np.asarray(target, np.float32))
+        g.root_values.append(float(found[a][1]))
+        if g.decisions < cfg.temperature_moves:
+            a = int(legal[int(self.rng.choice(len(legal), p=shares))])
+        g.decisions += 1
+        return int(a)
+
+
+#: a self-play worker's network and search, built once per best network (``_rollout_game``)
+_ROLLOUT_WORKER: dict[str, Any] = {}
+
+
+def _rollout_worker_init(game_id: str, cfg: dict[str, Any], trust: bool, subprocess: bool = True) -> None:
+    if subprocess:
+        quiet_worker()
+        limit_threads()
+    _ROLLOUT_WORKER.clear()
+    _ROLLOUT_WORKER.update(game_id=game_id, cfg=from_dict(cfg, "self-play worker"), trust=trust, path=None)
+
+
+def _rollout_game(task: tuple[int, int, int, str]) -> dict[str, Any]:
+    """One ``search: rollout`` self-play game: (game number, engine seed, search seed, best network's
+    file) -> its positions, result and history. The game depends on the task only (not on the worker
+    or on the games played before it in the worker)."""
+    from ..agents.ppo import PPOAgent, load_policy
+    from ..agents.rollout import RolloutAgent
+    number, engine_seed, search_seed, path = task
+    w = _ROLLOUT_WORKER
+    cfg: SearchDistillConfig = w["cfg"]
+    if w["path"] != path:
+        policy = copy_policy(load_policy(path, trust=w["trust"]), "cpu")
+        w.update(path=path, policy=policy, forward=Forward(policy),
+                 game=envs.make_game(w["game_id"], **cfg.env_options))
+    game, policy = w["game"], w["policy"]
+    seeds = np.random.SeedSequence(search_seed).spawn(3)
+    roller = RandomAgent(0) if cfg.rollout_policy == "random" else PPOAgent.from_policy(policy, seed=0,
+                                                                                        deterministic=False)
+    recorder = _RolloutRecorder(game, cfg, w["forward"], None, np.random.default_rng(seeds[0]))
+    recorder.search = RolloutAgent(None, game, rollouts=cfg.simulations, seed=int(seeds[1].generate_state(1)[0]),
+                                   top_k=cfg.rollout_top_k, gate=cfg.rollout_gate, rollout_cap=cfg.max_steps,
+                                   allocation=cfg.rollout_allocation, prior=recorder.prior, rollout_agent=roller)
+    state = game.new_initial_state(engine_seed)
+    play_from(state, [recorder] * game.num_agents, max_steps=cfg.max_steps, det_rng=np.random.default_rng(seeds[2]))
+    g = recorder.record
+    return {"number": number, "seed": engine_seed, "history": list(state.history), "terminal": state.is_terminal(),
+            "returns": np.asarray(game.agent_returns(state.returns()), np.float64), "obs": g.obs, "legal": g.legal,
+            "targets": g.targets, "owners": g.owners, "root_values": g.root_values, "searches": recorder.searches,
+            "rollouts": recorder.search.rollouts_played}
+
+
+class RolloutSelfPlay:
+    """Self-play of ``search: rollout``: whole games in ``workers`` processes (the search's random
+    playouts are the cost, not the network; nothing to batch across games), the same positions and
+    targets as ``SelfPlay``'s (``Chunk``). Each game's engine seed and search seed come from the
+    loop's generator in game order, so the chunk does not depend on the number of workers."""
+
+    def __init__(self, game_id: str, game, cfg: SearchDistillConfig, best_path: Path, trust: bool):
+        self.game_id, self.game, self.cfg, self.best_path, self.trust = game_id, game, cfg, best_path, trust
+        self.after_move = None   # not supported here: the games are played in other processes
+        self.stats = {"forward_s": 0.0, "playout_s": 0.0, "leaves": 0, "playout_moves": 0, "searches": 0}
+
+    def play(self, games: int, rng: np.random.Generator, first_number: int = 0,
+             bar=None) -> tuple[Chunk, dict[str, Any]]:
+        import multiprocessing as mp
+
+        from .imitation import train_seed
+        tasks = []
+        for i in range(games):   # the order PUCT's self-play draws them: engine seed, then the game's generator
+            tasks.append((first_number + i, train_seed(rng), int(rng.integers(2**63)), str(self.best_path)))
+        init = (self.game_id, self.cfg.to_dict(), self.trust)
+        out: list[dict[str, Any]] = []
+        t0 = time.perf_counter()
+        workers = min(self.cfg.workers, games)
+        if workers <= 1:
+            _rollout_worker_init(*init, subprocess=False)
+            with limited_threads():
+                for t in tasks:
+                    out.append(_rollout_game(t))
+                    if bar is not None:
+                        bar.update(1)
+        else:
+            with deferred():
+                pool = mp.get_context("spawn").Pool(workers, initializer=_rollout_worker_init, initargs=init)
+            try:
+                for r in pool_map(pool, _rollout_game, tasks, ordered=False):
+                    out.append(r)
+                    if bar is not None:
+                        bar.update(1)
+            finally:
+                end_pool(pool)
+        self.stats["playout_s"] += time.perf_counter() - t0
+        out.sort(key=lambda r: r["number"])
+        done, returns = [], {}
+        for r in out:
+            g = _Game(r["number"], None, rng)
+            g.obs, g.legal, g.targets, g.owners, g.root_values = (r["obs"], r["legal"], r["targets"], r["owners"],
+                                                                   r["root_values"])
+            done.append(g)
+            returns[r["number"]] = r["returns"]
+            self.stats["searches"] += r["searches"]
+            self.stats["leaves"] += r["rollouts"]
+        records = [(r["number"], r["seed"], r["history"]) for r in out]
+        info = {"games": len(out), "records": records, "moves": sum(len(h) for _, _, h in records),
+                "capped": sum(1 for r in out if not r["terminal"])}
+        return _chunk_of(done, returns, self.game.observation_size, self.cfg.root_value_weight), info
 
 
 # ==============================================================================================
@@ -965,7 +1163,11 @@ class _Run:
         k = self.iteration + 1
         self.stage = f"iteration {k} (self-play)"
         t0 = time.time()
-        selfplay = SelfPlay(self.game, cfg, Forward(self.best))
+        selfplay: SelfPlay | RolloutSelfPlay
+        if cfg.search == "rollout":
+            selfplay = RolloutSelfPlay(self.game_id, self.game, cfg, self.snapshot_path(self.best_iteration), self.trust)
+        else:
+            selfplay = SelfPlay(self.game, cfg, Forward(self.best))
         bar = None
         if cfg.progress:
             import sys
