@@ -835,7 +835,9 @@ class RolloutSelfPlay:
     """Self-play of ``search: rollout``: whole games in ``workers`` processes (the search's random
     playouts are the cost, not the network; nothing to batch across games), the same positions and
     targets as ``SelfPlay``'s (``Chunk``). Each game's engine seed and search seed come from the
-    loop's generator in game order, so the chunk does not depend on the number of workers."""
+    loop's generator in game order, so the chunk does not depend on the number of workers.
+    ``stats``: ``searches`` counts the searched decisions and ``leaves`` the rollouts (the columns of
+    iterations.csv that PUCT fills with its searches and leaves)."""
 
     def __init__(self, game_id: str, game, cfg: SearchDistillConfig, best_path: Path, trust: bool):
         self.game_id, self.game, self.cfg, self.best_path, self.trust = game_id, game, cfg, best_path, trust
@@ -1210,9 +1212,10 @@ class _Run:
         self.save(accepted)
         gate_words = (f"gate {100 * gate['gate_score']:.1f}% [{100 * gate['gate_ci_low']:.1f}, "
                       f"{100 * gate['gate_ci_high']:.1f}] of {gate['gate_games']}" if gate["gate_games"] else "no gate")
+        search_words = (f"{st['searches']} searches, {st['leaves']} rollouts" if cfg.search == "rollout" else
+                        f"{st['leaves']} leaves, forward {st['forward_s']:.0f}s, playouts {st['playout_s']:.0f}s")
         self.log(f"iteration {k}: {info['games']} games ({row['moves_per_game']} moves each), {len(chunk)} positions "
-                 f"(buffer {len(self.replay)}), self-play {t_play:.0f}s ({st['leaves']} leaves, forward "
-                 f"{st['forward_s']:.0f}s, playouts {st['playout_s']:.0f}s); {steps} steps {t_learn:.0f}s, "
+                 f"(buffer {len(self.replay)}), self-play {t_play:.0f}s ({search_words}); {steps} steps {t_learn:.0f}s, "
                  f"loss policy {losses['policy_loss']:.3f} value {losses['value_loss']:.3f}; {gate_words}: "
                  + ("accepted" if accepted else f"kept iteration {self.best_iteration}"))
 
