@@ -129,6 +129,18 @@ def test_wilson_interval_known_values():
     assert wilson_interval(0, 0) == (0.0, 1.0)
 
 
+def test_sign_test_matches_the_exact_tail_and_is_fast_for_many_games():
+    import math
+    for w, l in ((9, 1), (60, 40), (300, 240), (1000, 1000)):
+        k, n = min(w, l), w + l
+        exact = min(1.0, 2 * sum(math.comb(n, i) for i in range(k + 1)) / 2 ** n)
+        assert sign_test(w, l) == pytest.approx(exact, rel=1e-9)
+    # 100,000 games (an evaluation a test once ran in full): exact big integers took hours
+    assert sign_test(71365, 28635) == 0.0
+    normal = math.erfc(abs(49900 + 0.5 - 50000) / math.sqrt(100000 / 4) / math.sqrt(2))   # continuity-corrected
+    assert sign_test(50100, 49900) == pytest.approx(normal, abs=1e-3)
+
+
 def test_sign_test_exact_values():
     assert sign_test(9, 1) == pytest.approx(22 / 1024)
     assert sign_test(1, 9) == sign_test(9, 1)
