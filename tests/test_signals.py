@@ -15,6 +15,7 @@ the test machines do not install).
 """
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import subprocess
@@ -39,6 +40,10 @@ if not sys.platform.startswith("linux"):
 STOP_SECONDS = 10
 #: a phase not reached within this many seconds fails the case (a guard, not a measurement)
 REACH_SECONDS = 120
+#: a command still running this many seconds after its signal fails the case (a guard: the cases
+#: ask for 100,000 games or epochs, which a missed stop would play until the machine runs out of
+#: memory, and the pytest worker would die without a word)
+RUNAWAY_SECONDS = 60
 CODES = {signal.SIGINT: 130, signal.SIGTERM: 143}
 BOTH = pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
 
@@ -126,6 +131,28 @@ class NotCaught(Exception):
     """A signal reached the test's own handler: the command did not handle it."""
 
 
+class Runaway(BaseException):
+    """Raised in the main thread by ``run_and_stop``'s watchdog (``PyThreadState_SetAsyncExc``):
+    the command ran on long after its signal, or never reached its phase. A BaseException, so that
+    no ``except Exception`` nor the command's own ``except KeyboardInterrupt`` keeps it."""
+
+
+def _raise_in_main_thread(exc_type: type) -> None:
+    import ctypes
+    ctypes.pythonapi.PyThreadState_SetAsyncExc(ctypes.c_ulong(threading.main_thread().ident),
+                                               ctypes.py_object(exc_type))
+
+
+def _where_the_main_thread_is(sig) -> str:
+    """What a missed stop looks like from outside: the stop machinery's state, the handler now
+    installed and the main thread's stack."""
+    import traceback
+    frame = sys._current_frames().get(threading.main_thread().ident)
+    stack = "".join(traceback.format_stack(frame)[-12:]) if frame is not None else "(no frame)\n"
+    return (f"stops._STATE={stops._STATE}, handler for {sig.name} now {signal.getsignal(sig)!r}; "
+            f"the main thread was at:\n{stack}")
+
+
 class Stop:
     """What a stopped command did: exit code, output, seconds from the signal to its return, the
     child processes it had when signalled."""
@@ -150,16 +177,28 @@ class Stop:
 def run_and_stop(argv: list[str], ready: threading.Event, sig, capfd) -> Stop:
     """``cli.main(argv)`` in this process; a thread sends ``sig`` to this process once ``ready``
     is set. A signal that would come after the command returned is caught here (never the test
-    run's own)."""
+    run's own). A command that never reaches its phase, or runs on RUNAWAY_SECONDS after the
+    signal, is ended by ``Runaway`` and the case fails with where it was."""
     before = set(process_tree(os.getpid()))
     sent: dict = {}
     done = threading.Event()
 
+    def runaway(why: str) -> None:
+        sent["runaway"] = f"{why}; {_where_the_main_thread_is(sig)}"
+        _raise_in_main_thread(Runaway)
+
     def signaller():
-        if ready.wait(REACH_SECONDS) and not done.is_set():
-            sent["children"] = [p for p in process_tree(os.getpid()) if p not in before and not helper(p)]
-            sent["at"] = time.monotonic()
-            os.kill(os.getpid(), sig)
+        if not ready.wait(REACH_SECONDS):
+            if not done.is_set():
+                runaway(f"the phase was not reached in {REACH_SECONDS} s")
+            return
+        if done.is_set():
+            return
+        sent["children"] = [p for p in process_tree(os.getpid()) if p not in before and not helper(p)]
+        sent["at"] = time.monotonic()
+        os.kill(os.getpid(), sig)
+        if not done.wait(RUNAWAY_SECONDS):
+            runaway(f"still running {RUNAWAY_SECONDS} s after {sig.name}")
     late: list[int] = []
 
     def outside(signum, frame):   # the command had no handler of its own (or had ended)
@@ -168,8 +207,11 @@ def run_and_stop(argv: list[str], ready: threading.Event, sig, capfd) -> Stop:
     previous = {s: signal.signal(s, outside) for s in CODES}
     thread = threading.Thread(target=signaller, daemon=True)
     thread.start()
+    code = None
     try:
         code = cli.main(argv)
+    except Runaway:
+        pass
     finally:
         ended = time.monotonic()
         done.set()
@@ -177,6 +219,7 @@ def run_and_stop(argv: list[str], ready: threading.Event, sig, capfd) -> Stop:
         for s, handler in previous.items():
             signal.signal(s, handler)
     out, err = capfd.readouterr()
+    assert "runaway" not in sent, f"{sent['runaway']}\nstderr: {err[-2000:]}"
     assert "at" in sent, f"the phase was not reached (exit {code}): {err[-2000:]}"
     assert not late, "the signal came after the command had ended"
     return Stop(code, out, err, ended - sent["at"], sent["children"])
@@ -191,17 +234,19 @@ def cli_line(argv: list[str], capfd) -> tuple[int, str]:
 # ------------------------------------------------------------------------------ PPO ----
 @BOTH
 def test_ppo_rollout(sig, tmp_path, capfd, monkeypatch):
-    """During a rollout: the notice at once, the checkpoint saved, --resume continues."""
+    """During a rollout: the notice at once, the checkpoint saved, --resume continues. The
+    rollout is long (8192 steps): a 32-step one could end before the signal came on a loaded
+    machine, and the stop then met the update (another case, below)."""
     ready = at_start_of(monkeypatch, algo.ArenaPPO, "_after_step")
     out = tmp_path / "run"
     stop = run_and_stop(["train", "zaka", "--out", str(out), "--timesteps", "100000000", *PPO,
-                         "--set", "bc_games=0"], ready, sig, capfd)
+                         "--set", "bc_games=0", "--set", "n_steps=8192"], ready, sig, capfd)
     stop.check(sig, "checkpoint saved to", "continue with --resume")
     assert f"stopping ({sig.name}): stopping at the next step" in stop.err
     done = read_metadata(out / "checkpoint.zip")["timesteps"]
     assert (out / ".lock").read_text() == ""
     code, line = cli_line(["train", "zaka", "--out", str(out), "--resume", "--timesteps", str(done + 64),
-                           "--no-progress"], capfd)
+                           "--set", "n_steps=32", "--no-progress"], capfd)
     assert code == 0, line
     assert read_metadata(out / "final.zip")["timesteps"] >= done + 64
 
@@ -402,3 +447,75 @@ def test_a_stop_while_workers_start_waits_for_them(monkeypatch):
                 time.sleep(0.2)
                 order.append("block ran to its end")
     assert order == ["block ran to its end"] and info.value.exit_code == 143
+
+
+def test_a_missed_stop_fails_the_case_instead_of_running_on(tmp_path, capfd, monkeypatch):
+    """The guard itself: a command whose stop is lost (here: both signals ignored) is ended by
+    ``Runaway`` and the case fails naming the signal and the main thread's place, instead of
+    playing its 100,000 games (a missed stop did that in CI until the pytest worker died)."""
+    monkeypatch.setattr(sys.modules[__name__], "RUNAWAY_SECONDS", 2)
+
+    @contextlib.contextmanager
+    def lost(prog="arena"):
+        previous = {s: signal.signal(s, lambda *a: None) for s in CODES}
+        try:
+            yield
+        finally:
+            for s, handler in previous.items():
+                signal.signal(s, handler)
+    monkeypatch.setattr(cli, "stop_raises", lost)
+    ready = at_start_of(monkeypatch, imitation, "collect", lambda *a, **k: k.get("student") is None)
+    with pytest.raises(AssertionError) as info:
+        run_and_stop(["train", "zaka", "--out", str(tmp_path / "run"), "--timesteps", "100000000", *WARM,
+                      "--set", "bc_games=100000"], ready, signal.SIGINT, capfd)
+    assert "still running 2 s after SIGINT" in str(info.value)
+    assert "in collect" in str(info.value)
+
+
+class _SignalInFinaliser:
+    """Garbage (a cycle) whose finaliser sends ``sig`` to this process and runs on a little: the
+    handler runs inside ``__del__``, where Python prints "Exception ignored" and drops its raise."""
+
+    def __init__(self, sig):
+        self.sig, self.me = sig, self
+
+    def __del__(self):
+        os.kill(os.getpid(), self.sig)
+        sum(range(10))
+
+
+def _lose_a_stop(sig) -> None:
+    _SignalInFinaliser(sig)
+    import gc
+    gc.collect()
+
+
+@BOTH
+def test_a_stop_lost_in_a_finaliser_is_raised_at_the_next_check(sig):
+    """stops.check: the handler's Stopped raised inside a finaliser is lost (Python's rule), and
+    the loop's next check raises it; after the block nothing is left to raise. The lost raise
+    prints no "Exception ignored" traceback (pytest would turn one into a failing warning)."""
+    with pytest.raises(stops.Stopped) as info:
+        with stops.stop_raises():
+            _lose_a_stop(sig)
+            for _ in range(3):
+                stops.check()
+    assert info.value.exit_code == CODES[sig]
+    stops.check()   # outside a command: nothing
+
+
+@BOTH
+def test_a_command_whose_stop_is_lost_still_stops(sig, tmp_path, capfd, monkeypatch):
+    """The case CI met: the signal handled inside a finaliser at the start of the warm start's
+    100,000 expert games. The games stop at the next move with the usual line and exit code."""
+    original = imitation.collect
+
+    def collect(*args, **kwargs):
+        if kwargs.get("student") is None:
+            _lose_a_stop(sig)
+        return original(*args, **kwargs)
+    monkeypatch.setattr(imitation, "collect", collect)
+    code, line = cli_line(["train", "zaka", "--out", str(tmp_path / "run"), "--timesteps", "100000000", *WARM,
+                           "--set", "bc_games=100000"], capfd)
+    assert code == CODES[sig], line
+    assert f"stopped by {sig.name} during the warm start (100000 expert games)" in line, line

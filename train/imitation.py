@@ -39,6 +39,7 @@ import torch
 from ..agents.ppo import actor_latent, latents
 from ..agents.registry import make_agent
 from ..envs.core.game import action_index
+from .stops import check as check_stop
 
 #: cloning's fixed settings (never varied by a shipped run): share of games held out to measure
 #: the agreement, minibatch, Adam step size, weight of the value's squared error
@@ -147,6 +148,7 @@ def collect(game, games: int, rng: np.random.Generator, max_steps: int, student=
     while started < min(parallel, games):
         start()
     while live:
+        check_stop()   # a stop whose exception was lost (train/stops.py)
         waiting = []  # (entry, obs, mask, expert action) where the student is to move
         for entry in list(live):
             st, gno, s_idx = entry
@@ -273,6 +275,7 @@ def fit(policy, train: Samples, held: Samples, cfg, rng: np.random.Generator, lo
     for epoch in range(epochs or cfg.bc_epochs):
         tot, n_seen = 0.0, 0
         for idx in _batches(len(train), BATCH_SIZE, rng):
+            check_stop()
             o = torch.as_tensor(train.obs[idx].astype(np.float32), device=policy.device)
             m = torch.as_tensor(train.masks[idx], device=policy.device)
             a = torch.as_tensor(train.actions[idx], device=policy.device)

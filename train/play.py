@@ -26,6 +26,7 @@ import numpy as np
 from ..agents.base import Agent
 from ..envs.core.errors import ArenaError
 from ..envs.core.game import Game, IllegalActionError, State, checked_choice, default_max_steps
+from .stops import check as check_stop
 
 #: ``max_steps=GAME_LENGTH`` (the default): the game's own ``max_game_length()`` (1000 where it has none)
 GAME_LENGTH: Literal['game'] = 'game'
@@ -187,6 +188,7 @@ def play_from(state: State, agents: Sequence[Agent], *, max_steps: int | None | 
     cap = float("inf") if max_steps is None else default_max_steps(game) if max_steps == GAME_LENGTH \
         else max_steps
     while not state.is_terminal() and len(state.history) < cap:
+        check_stop()   # a stop whose exception was lost (train/stops.py) ends the game here
         seat = state.current_player
         i = owner[seat]
         obs = observe(state)

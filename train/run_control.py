@@ -32,7 +32,7 @@ from typing import Iterator
 from stable_baselines3.common.callbacks import BaseCallback
 
 from .config import ConfigError
-from .stops import Stopped, TrainingInterrupted, notice, quiet_worker
+from .stops import Stopped, TrainingInterrupted, clear_again, notice, quiet_worker, raise_again_at_check
 
 __all__ = ["RunLock", "RunFolderBusy", "SignalStop", "EvaluationCut", "UpdateCut", "Stopped",
            "TrainingInterrupted", "ignore_sigint_in_worker", "truncate_progress"]
@@ -172,6 +172,7 @@ class SignalStop(BaseCallback):
         notice(f"{self.prog}: stopping ({signal.Signals(signum).name}): {what} to save a checkpoint "
                f"({again} aborts without saving)")
         if self._cut:
+            raise_again_at_check(lambda: EvaluationCut(signum))   # were this raise lost (train/stops.py)
             raise EvaluationCut(signum)
         if update:
             raise UpdateCut(signum)
@@ -187,6 +188,7 @@ class SignalStop(BaseCallback):
             yield
         finally:
             self._cut = False
+            clear_again()
 
     def _on_rollout_start(self) -> None:
         self.phase = "rollout"

@@ -94,6 +94,7 @@ from .evaluate import evaluate, wilson_interval
 from .play import play_from
 from .schema import ANY_VALUE, check_config, count, number
 from .stops import as_stopped, deferred, end_pool, pool_map, quiet_worker
+from .stops import check as check_stop
 
 ALGORITHM = "search_distill"
 #: ``policy_target``: what the policy learns at a searched decision
@@ -614,6 +615,7 @@ class SelfPlay:
         live = [i for i, s in enumerate(states) if not s.is_terminal()]
         cap = self.cfg.max_steps
         while live:
+            check_stop()   # a stop whose exception was lost (train/stops.py)
             live = [i for i in live if not states[i].is_terminal() and len(states[i].history) < cap]
             if not live:
                 break
@@ -688,6 +690,7 @@ class SelfPlay:
         while started < min(games, cfg.parallel_games):
             start()
         while live:
+            check_stop()
             searches = []
             for g in list(live):
                 legal = self._to_decision(g)
@@ -947,6 +950,7 @@ def learn(policy, replay: Replay, steps: int, cfg: SearchDistillConfig, rng: np.
     dev = policy.device
     tot_p = tot_v = 0.0
     for _ in range(steps):
+        check_stop()   # a stop whose exception was lost (train/stops.py)
         o, m, t, v = replay.batch(rng, cfg.batch_size, num_actions)
         obs = torch.as_tensor(o, device=dev)
         mask = torch.as_tensor(m, device=dev)

@@ -17,6 +17,8 @@ process behind.
   process killed with SIGKILL either.
 - ``notice``: a line on stderr written with one ``os.write``, safe inside a signal handler (a
   ``print`` there can collide with the one the handler interrupted).
+- ``check``: long loops (a move of an in-process game, a batch of a fit, a wait for a worker
+  pool) call it; it raises a stop again whose exception Python lost (see ``check``).
 
 No import beyond the standard library: ``arena list`` stays light.
 """
@@ -25,6 +27,7 @@ from __future__ import annotations
 import contextlib
 import os
 import signal
+import sys
 import threading
 from pathlib import Path
 from typing import Iterator
@@ -83,9 +86,37 @@ def notice(text: str) -> None:
         pass
 
 
-#: ``stop_raises``'s state: whether a stop was raised, how many ``deferred`` blocks are open and
-#: the signal one of them holds back
-_STATE: dict = {"raised": False, "defer": 0, "pending": None}
+#: ``stop_raises``'s state: whether a stop was raised, how many ``deferred`` blocks are open, the
+#: signal one of them holds back, and ``again``: what ``check`` raises (the exception of a stop
+#: raised in a signal handler, as a function that makes it; None when no stop is under way)
+_STATE: dict = {"raised": False, "defer": 0, "pending": None, "again": None}
+
+
+def check() -> None:
+    """A safe point of a long loop: a stop raised since the command began and still not out of it
+    is raised again here.
+
+    A signal handler's exception can be lost: the handler runs wherever the main thread is, and
+    when that is a finaliser (a ``__del__`` or weakref callback, which the garbage collector runs
+    at any allocation: multiprocessing's Pool has one) Python prints "Exception ignored in ..."
+    and the interrupted code goes on. A command stopped at such a moment played on (in CI: an
+    evaluation of 100,000 games to its end, and a warm start until the machine ran out of memory),
+    and a second signal only said "already stopping". A stop that did propagate never meets a
+    ``check`` again (it unwinds the loops; clean-up code calls none), so raising here is safe.
+    Only in the main thread, where the signal handlers run."""
+    again = _STATE["again"]
+    if again is not None and threading.current_thread() is threading.main_thread():
+        raise again()   # (another thread, e.g. one of arena serve's requests, is not the stop's)
+
+
+def raise_again_at_check(make) -> None:
+    """``make()`` (an exception) is what ``check`` raises until ``clear_again``: for a stop handler
+    of another kind (PPO's ``SignalStop``) whose raise may be lost the same way."""
+    _STATE["again"] = make
+
+
+def clear_again() -> None:
+    _STATE["again"] = None
 
 
 @contextlib.contextmanager
@@ -96,7 +127,7 @@ def stop_raises(prog: str = "arena") -> Iterator[None]:
     if threading.current_thread() is not threading.main_thread():
         yield
         return
-    _STATE.update(raised=False, defer=0, pending=None)
+    _STATE.update(raised=False, defer=0, pending=None, again=None)
 
     def handler(signum, frame):
         if _STATE["raised"] or _STATE["pending"] is not None:
@@ -105,15 +136,29 @@ def stop_raises(prog: str = "arena") -> Iterator[None]:
         if _STATE["defer"]:
             _STATE["pending"] = signum
             return
-        _STATE["raised"] = True
-        raise Stopped(signum)
+        _raise_stop(signum)
+
+    unraisable = sys.unraisablehook
+
+    def quiet_lost_stop(args) -> None:   # a stop lost in a finaliser: no "Exception ignored"
+        if not (args.exc_type is not None and issubclass(args.exc_type, Stopped)):   # traceback;
+            unraisable(args)                                                          # check() raises it
 
     previous = {sig: signal.signal(sig, handler) for sig in SIGNALS}
+    sys.unraisablehook = quiet_lost_stop
     try:
         yield
     finally:
         for sig, old in previous.items():
             signal.signal(sig, old)
+        sys.unraisablehook = unraisable
+        _STATE.update(raised=False, pending=None, again=None)   # the command is over: nothing to raise
+
+
+def _raise_stop(signum: int) -> None:
+    _STATE["raised"] = True
+    _STATE["again"] = lambda: Stopped(signum)
+    raise Stopped(signum)
 
 
 @contextlib.contextmanager
@@ -128,8 +173,8 @@ def deferred() -> Iterator[None]:
         _STATE["defer"] -= 1
     signum = _STATE["pending"]
     if signum is not None and _STATE["defer"] == 0:
-        _STATE.update(pending=None, raised=True)
-        raise Stopped(signum)
+        _STATE["pending"] = None
+        _raise_stop(signum)
 
 
 def results(iterator, poll: float = 0.5) -> Iterator:
@@ -140,6 +185,7 @@ def results(iterator, poll: float = 0.5) -> Iterator:
     import multiprocessing
 
     while True:
+        check()
         try:
             yield iterator.next(timeout=poll)
         except multiprocessing.TimeoutError:

@@ -50,6 +50,7 @@ from .evaluate import evaluate, wilson_interval
 from .play import agent_action, observe, play
 from .schema import check_config, count, number
 from .stops import as_stopped, deferred, end_pool, pool_map, quiet_worker
+from .stops import check as check_stop
 
 ALGORITHM = "value_lookahead"
 
@@ -156,6 +157,7 @@ def _data_game(task) -> tuple[np.ndarray, np.ndarray, int, dict[str, int]]:
     phases: dict[str, int] = {}
     k = 0
     while not state.is_terminal() and len(state.history) < max_steps:
+        check_stop()   # a stop whose exception was lost (train/stops.py)
         seat = state.current_player
         mask = state.legal_actions_mask()
         if k % every == 0:
@@ -306,6 +308,7 @@ class _Run:
         best, best_state = self._held_error(xh, yh), {k: v.clone() for k, v in net.state_dict().items()}
         rows = []
         for step in range(1, cfg.fit_steps + 1):
+            check_stop()
             net.train()
             b = torch.randint(0, len(yt), (cfg.batch_size,), generator=gen)
             xb = xall[torch.as_tensor(train_rows[b.cpu().numpy()])].float()
