@@ -127,13 +127,17 @@ class RunLock:
         self.release()
 
 
-class EvaluationCut(Exception):
-    """A stop arrived during an evaluation inside ``learn``: the evaluation is dropped."""
+class EvaluationCut(BaseException):
+    """A stop arrived during an evaluation inside ``learn``: the evaluation is dropped. A
+    BaseException, as a signal's exceptions are: it is raised wherever the main thread is, also
+    inside a library's ``except Exception`` (torch's profiler import caught an UpdateCut so and
+    printed its traceback as a warning, and the update ran on)."""
 
 
-class UpdateCut(Exception):
+class UpdateCut(BaseException):
     """A stop arrived during a PPO update: the update is dropped (``SignalStop.restore`` puts the
-    model back as it was before the rollout the update learned from)."""
+    model back as it was before the rollout the update learned from). A BaseException (see
+    ``EvaluationCut``)."""
 
 
 class SignalStop(BaseCallback):
