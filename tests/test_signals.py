@@ -528,3 +528,16 @@ def test_a_command_whose_stop_is_lost_still_stops(sig, tmp_path, capfd, monkeypa
                            "--set", "bc_games=100000"], capfd)
     assert code == CODES[sig], line
     assert f"stopped by {sig.name} during the warm start (100000 expert games)" in line, line
+
+
+def test_a_cut_lost_in_a_finaliser_is_raised_at_the_next_check():
+    """The same for PPO's own stop: an EvaluationCut lost in a finaliser is raised by the
+    evaluation's next check, silently; after the evaluation block nothing is left to raise."""
+    from tabletop_arena.train.run_control import EvaluationCut, SignalStop
+    with stops.stop_raises(), SignalStop() as stop:
+        with pytest.raises(EvaluationCut):
+            with stop.cut_short():
+                _lose_a_stop(signal.SIGTERM)
+                for _ in range(3):
+                    stops.check()
+        stops.check()

@@ -32,7 +32,7 @@ from typing import Iterator
 from stable_baselines3.common.callbacks import BaseCallback
 
 from .config import ConfigError
-from .stops import Stopped, TrainingInterrupted, clear_again, notice, quiet_worker, raise_again_at_check
+from .stops import SignalCut, Stopped, TrainingInterrupted, clear_again, notice, quiet_worker, raise_again_at_check
 
 __all__ = ["RunLock", "RunFolderBusy", "SignalStop", "EvaluationCut", "UpdateCut", "Stopped",
            "TrainingInterrupted", "ignore_sigint_in_worker", "truncate_progress"]
@@ -127,17 +127,13 @@ class RunLock:
         self.release()
 
 
-class EvaluationCut(BaseException):
-    """A stop arrived during an evaluation inside ``learn``: the evaluation is dropped. A
-    BaseException, as a signal's exceptions are: it is raised wherever the main thread is, also
-    inside a library's ``except Exception`` (torch's profiler import caught an UpdateCut so and
-    printed its traceback as a warning, and the update ran on)."""
+class EvaluationCut(SignalCut):
+    """A stop arrived during an evaluation inside ``learn``: the evaluation is dropped."""
 
 
-class UpdateCut(BaseException):
+class UpdateCut(SignalCut):
     """A stop arrived during a PPO update: the update is dropped (``SignalStop.restore`` puts the
-    model back as it was before the rollout the update learned from). A BaseException (see
-    ``EvaluationCut``)."""
+    model back as it was before the rollout the update learned from)."""
 
 
 class SignalStop(BaseCallback):

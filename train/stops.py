@@ -69,6 +69,13 @@ class TrainingInterrupted(Stopped):
                 f"{self.checkpoint} (continue with --resume)")
 
 
+class SignalCut(BaseException):
+    """What a stop handler of another kind raises (PPO's ``SignalStop``: ``EvaluationCut``,
+    ``UpdateCut``). A BaseException, as a signal's exceptions must be: it is raised wherever the
+    main thread is, also inside a library's ``except Exception`` (torch's profiler import caught an
+    UpdateCut so, printed its traceback as a warning, and the update ran on)."""
+
+
 def signum_of(exc: BaseException) -> int:
     """The signal of a stop (a plain KeyboardInterrupt is Ctrl-C)."""
     return int(getattr(exc, "signum", signal.SIGINT))
@@ -141,7 +148,7 @@ def stop_raises(prog: str = "arena") -> Iterator[None]:
     unraisable = sys.unraisablehook
 
     def quiet_lost_stop(args) -> None:   # a stop lost in a finaliser: no "Exception ignored"
-        if not (args.exc_type is not None and issubclass(args.exc_type, Stopped)):   # traceback;
+        if not (args.exc_type is not None and issubclass(args.exc_type, (Stopped, SignalCut))):   # traceback;
             unraisable(args)                                                          # check() raises it
 
     previous = {sig: signal.signal(sig, handler) for sig in SIGNALS}
