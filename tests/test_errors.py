@@ -20,6 +20,7 @@ NOT_USER_ERRORS = {
     "TrainingInterrupted": "a Stopped",
     "EvaluationCut": "control flow inside a training run: a stop during an evaluation",
     "UpdateCut": "control flow inside a training run: a stop during an update",
+    "SignalCut": "the base of EvaluationCut and UpdateCut: a signal's control flow, not an error",
     "_Quit": "control flow of arena play: the person typed q",
     "IllegalMoveWarning": "a warning (the PettingZoo env's illegal-move penalty), not an error",
     "ReferenceUnavailable": "arena bench: PettingZoo's reference env cannot be built here (an install problem)",
