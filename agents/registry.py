@@ -36,14 +36,19 @@ from .heuristics import (
 )
 from .lookahead import ValueLookaheadAgent
 from .mcts import MCTSAgent
+from .rollout import HROLL_ROLLOUTS, HeuristicRolloutAgent
 
 DEFAULT_MCTS_SIMULATIONS = 200
 #: the most simulations / rollouts a spec may ask for a move (more is hours a move, not a setting)
 MAX_SEARCH = 100_000
 #: what one unit of each search costs, in MCTS simulations (CPU time a decision, Zaka / Peacekeepers:
 #: an MCTS simulation 2.6 / 4.5 ms, a PUCT simulation 38 / 28 ms, a rollout played by the network
-#: 16 / 610 ms, a uniformly random rollout 1.8 / 6.4 ms): how ``arena serve`` weighs a budget
-SEARCH_COST = {"mcts": 1, "puct": 10, "rollout by policy": 100, "rollout by random": 1}
+#: 16 / 610 ms, a uniformly random rollout 1.8 / 6.4 ms, a rollout played by the heuristic ~5 / ~20
+#: ms, half a heuristic game): how ``arena serve`` weighs a budget
+SEARCH_COST = {"mcts": 1, "puct": 10, "rollout by policy": 100, "rollout by random": 1, "rollout by heuristic": 3}
+#: the legal moves ``hroll`` is charged for in ``arena serve``'s budget (it rolls out every legal
+#: move, which a spec cannot know: Zaka averages ~9 at a choice, Peacekeepers ~45)
+HROLL_CHARGED_MOVES = 16
 #: what REF is, in every help text that lists the kinds
 REF_HELP = "REF: a shipped agent's name (arena list) or a checkpoint path"
 
@@ -167,6 +172,7 @@ class AgentKind:
     #: the spec's number N: None (none), "optional" (``mcts[:N]``), "required" (``puct:N:REF``)
     count: str | None = None
     count_name: str = ""            #: what N counts (``simulations``)
+    default_count: int | None = None   #: N when an optional count is left out (``mcts`` -> 200)
     settings: bool = False          #: N may carry ``,key=value`` settings (``rollout:64,k=10:REF``)
     budget: Budget | None = None    #: a search: how its cost a move is counted (``arena serve``)
     #: None: it may be a training opponent (``opponent_mix``); else the reason it may not
@@ -202,6 +208,8 @@ def register_kind(kind: AgentKind) -> AgentKind:
                          f"{kind.name!r} ({kind.syntax!r})")
     if kind.name in AGENT_KINDS or kind.name == "snapshot":   # snapshot: opponent_mix's own kind
         raise ValueError(f"agent kind {kind.name!r} is registered already")
+    if (kind.default_count is not None) != (kind.count == "optional"):
+        raise ValueError(f"agent kind {kind.name!r}: an optional count needs its default, and only it")
     if (kind.budget is not None) != (kind.count is not None) or ("REF" in kind.syntax) != (kind.checkpoint is not None):
         raise ValueError(f"agent kind {kind.name!r}: a count goes with a budget and REF with a checkpoint")
     AGENT_KINDS[kind.name] = kind
@@ -279,6 +287,16 @@ def _build_rollout(game, arg, spec, seed, trust):
         raise AgentSpecError(f"rollout setting out of range: {exc}") from None
 
 
+def _build_hroll(game, arg, spec, seed, trust):
+    count = HROLL_ROLLOUTS
+    if arg:
+        count = int(arg) if arg.isdigit() else 0
+        if not 2 <= count <= MAX_SEARCH:
+            raise AgentSpecError(f"hroll:N needs a whole number of rollouts a move, 2 <= N <= {MAX_SEARCH} "
+                                 f"(e.g. hroll:8), got {spec!r}")
+    return HeuristicRolloutAgent(game, rollouts=count, seed=seed)
+
+
 def _build_vlook(game, arg, spec, seed, trust):
     if not arg:
         raise AgentSpecError("vlook needs a shipped agent's name or a value checkpoint: vlook:NAME "
@@ -299,7 +317,7 @@ for _kind in (
     AgentKind("heuristic", "heuristic", "the game's rule-based baseline (agents/<game>.py)",
               _build_heuristic, "heuristic", needs_heuristic=True),
     AgentKind("mcts", "mcts[:N]", f"UCT / determinized MCTS, N simulations with random rollouts a move "
-              f"(default {DEFAULT_MCTS_SIMULATIONS})", _build_mcts, "mcts:100", count="optional",
+              f"(default {DEFAULT_MCTS_SIMULATIONS})", _build_mcts, "mcts:100", count="optional", default_count=DEFAULT_MCTS_SIMULATIONS,
               count_name="simulations", budget=lambda n, settings, spec: n * SEARCH_COST["mcts"]),
     AgentKind("ppo", "ppo:REF", "a MaskablePPO checkpoint (a shipped one, e.g. ppo:peacekeepers, or a "
               "file of arena train)", _build_ppo, "ppo:peacekeepers", needs_torch=True, checkpoint="ppo"),
@@ -312,6 +330,12 @@ for _kind in (
               count_name="rollouts per candidate move", settings=True, budget=_rollout_budget,
               detail="settings after N: k=K candidates, gate=G, floor=P, by=policy|random, "
                      "alloc=uniform|halving, e.g. rollout:64,k=16,gate=1,by=random,alloc=halving:peacekeepers"),
+    AgentKind("hroll", "hroll[:N]", "the heuristic improved by N rollouts of every legal move, the "
+              "heuristic moving every seat; a move replaces the heuristic's only when it gains 2 paired "
+              "standard errors", _build_hroll, "hroll:8", needs_heuristic=True, count="optional",
+              count_name="rollouts a legal move", default_count=HROLL_ROLLOUTS,
+              budget=lambda n, settings, spec: n * HROLL_CHARGED_MOVES * SEARCH_COST["rollout by heuristic"],
+              detail="default N 8, at least 2"),
     AgentKind("vlook", "vlook:REF", "the heuristic with a learned value's one-step lookahead (e.g. "
               "vlook:gorgasali, or a value.pt of algorithm: value_lookahead)", _build_vlook,
               "vlook:gorgasali", needs_torch=True, needs_heuristic=True, checkpoint="vlook"),

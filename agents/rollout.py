@@ -43,12 +43,13 @@ Cost: ``k x N`` rollouts of the rest of the game, on the decisions where the net
 from __future__ import annotations
 
 import os
+import sys
 from typing import Callable
 
 import numpy as np
 
 from .base import BaseAgent, RandomAgent
-from .ppo import PPOAgent
+from .heuristics import make_heuristic
 
 #: the defaults of ``rollout:N:REF`` (chosen on Zaka: docs/training-notes.md, "R1")
 TOP_K, GATE, MIN_PRIOR, ROLLOUT_CAP = 4, 0.99, 0.02, 1000
@@ -91,6 +92,9 @@ class RolloutAgent(BaseAgent):
         if prior is None or rollout_agent is None:
             if path is None:
                 raise ValueError("RolloutAgent needs a checkpoint path, or both prior and rollout_agent")
+            # imports torch: only for a checkpoint (hroll plays without one)
+            from .ppo import PPOAgent
+
             # reads, checks and loads the checkpoint (a pickled one only with trust=True)
             net = PPOAgent(path, game, seed=0, check=check, trust=trust)
             self.path = net.path
@@ -104,7 +108,7 @@ class RolloutAgent(BaseAgent):
         self.last_search: dict[int, tuple[float, float, int]] = {}
         self.rollouts_played = 0  #: rollouts so far (for logs and tests)
 
-    def _network_prior(self, net: PPOAgent):
+    def _network_prior(self, net):
         def prior(observation, state):
             return net.logits(observation)
         return prior
@@ -173,8 +177,11 @@ class RolloutAgent(BaseAgent):
         (``PPOAgent.logits_batch``); each game draws its moves from its own generator
         (``default_rng(seeds[r])``), so the result does not depend on what is played beside it."""
         agent = self._rollout_agent
-        # a sampling PPOAgent: one forward pass a round for every game
-        net = agent if isinstance(agent, PPOAgent) and agent.batchable and not agent.deterministic else None
+        # a sampling PPOAgent: one forward pass a round for every game (not one unless agents.ppo,
+        # and so torch, was imported: hroll's heuristic rollouts never load it)
+        ppo = sys.modules.get(f"{__package__}.ppo")
+        net = agent if (ppo is not None and isinstance(agent, ppo.PPOAgent) and agent.batchable
+                        and not agent.deterministic) else None
         uniform = type(agent) is RandomAgent                       # no observation to build
         gens = [np.random.default_rng(seed) for seed in seeds]
         live = [r for r, s in enumerate(states) if not s.is_terminal()]
@@ -205,3 +212,85 @@ class RolloutAgent(BaseAgent):
                 s.apply_legal(a)   # checked against the mask just computed: no second check
             live = [r for r in live if not states[r].is_terminal()]
         return np.asarray([self.game.agent_returns(s.returns()) for s in states], np.float64)
+
+
+#: hroll's default rollouts a legal move, and how many paired standard errors a move must gain over
+#: the heuristic's to replace it (chosen on Zaka, 4 players: docs/training-notes.md, "hroll")
+HROLL_ROLLOUTS, HROLL_Z = 8, 2.0
+
+
+class HeuristicRolloutAgent(RolloutAgent):
+    """``hroll[:N]``: the game's rule-based agent, improved by its own rollouts where they are sure.
+
+    At a decision with two or more legal moves the heuristic names its move; then every legal move is
+    played out ``N`` times from fresh determinizations of the mover's view (``state.determinize``:
+    hidden cards resampled, future chance re-seeded), with the heuristic moving every seat to the end
+    of the game (``rollout_cap`` moves at most). Rollout i uses the same determinization and the same
+    generator for every move (common random numbers), so each move is compared with the heuristic's
+    on paired games: the gain ``d_i`` = a move's return minus the heuristic move's return in rollout
+    i. A move replaces the heuristic's only when its mean gain is positive and at least ``z`` standard
+    errors of the mean (``std(d, ddof=1) / sqrt(N)``; a gain with no spread at all, as in a game with
+    no chance, counts as sure); the largest such gain wins. Everywhere else the heuristic's move
+    stands: policy improvement by rollouts (Tesauro & Galperin 1996) with the base policy as the
+    default, so noise alone rarely changes a move.
+
+    Cost: ``N`` rollouts of the rest of the game for every legal move at every decision with a
+    choice: Zaka, 4 players, ``hroll:8``: ~9 CPU s a game on one core (the heuristic alone ~0.01 s);
+    games with many legal moves or long games (Peacekeepers, Zaberias, Warbah) cost far more."""
+
+    name = "hroll"
+
+    def __init__(self, game, rollouts: int = HROLL_ROLLOUTS, seed: int | None = None, z: float = HROLL_Z,
+                 rollout_cap: int = ROLLOUT_CAP, base: BaseAgent | None = None,
+                 rollout_agent: BaseAgent | None = None):
+        """``base`` and ``rollout_agent`` replace the game's heuristic (tests, other base policies)."""
+        if isinstance(rollouts, bool) or not isinstance(rollouts, (int, np.integer)) or rollouts < 2:
+            raise ValueError(f"hroll needs at least 2 rollouts a move (a standard error), got {rollouts!r}")
+        if isinstance(z, bool) or not isinstance(z, (int, float)) or not np.isfinite(z) or z < 0:
+            raise ValueError(f"z must be a finite number >= 0, got {z!r}")
+        self.base = make_heuristic(game, seed) if base is None else base
+        super().__init__(None, game, rollouts=rollouts, seed=seed, gate=1.0, min_prior=0.0,
+                         rollout_cap=rollout_cap, prior=lambda observation, state: np.zeros(game.num_actions),
+                         rollout_agent=make_heuristic(game, seed) if rollout_agent is None else rollout_agent)
+        self.z = float(z)
+        self.deviations = 0   #: decisions where a rolled-out move replaced the heuristic's (logs, tests)
+
+    @property
+    def rng(self):
+        return self._rng
+
+    @rng.setter
+    def rng(self, value):   # the base heuristic draws from the same generator (reset re-seeds both)
+        self._rng = value
+        if hasattr(self, "base"):
+            self.base.rng = value
+
+    def act(self, obs, state=None) -> int:
+        mask = np.asarray(obs["action_mask"]).astype(bool)
+        legal = np.flatnonzero(mask)
+        if len(legal) == 0:
+            raise ValueError("no legal action in the mask")
+        self.last_search = {}
+        if state is None:
+            raise ValueError("hroll needs the engine state (needs_state=True): pass a clone or "
+                             "state.determinize(seat, rng)")
+        move = int(self.base.act(obs, state))
+        if len(legal) == 1:
+            return move
+        if state.is_terminal():
+            raise ValueError("hroll's act called on a finished game")
+        seat = state.current_player
+        cands = [move] + [int(a) for a in legal if a != move]
+        returns = self._rollouts(state, seat, cands, self.rollouts)[:, :, self._owner[seat]]
+        self.rollouts_played += returns.size
+        gain = returns[:, 1:] - returns[:, :1]
+        mean = gain.mean(axis=0)
+        se = gain.std(axis=0, ddof=1) / np.sqrt(len(gain))
+        sure = (mean > 0) & (mean >= self.z * se)
+        self.last_search = {a: (1.0 if a == move else 0.0, float(returns[:, j].mean()), len(returns))
+                            for j, a in enumerate(cands)}
+        if not sure.any():
+            return move
+        self.deviations += 1
+        best = int(np.argmax(np.where(sure, mean, -np.inf)))   # ties: the first in legal order
+        return cands[1 + best]

@@ -82,7 +82,6 @@ from .. import envs
 from ..agents.lookahead import load_value
 from ..agents.registry import (
     AGENT_KINDS,
-    DEFAULT_MCTS_SIMULATIONS,
     SEARCH_COST,
     AgentKind,
     AgentSpecError,
@@ -283,8 +282,8 @@ class AgentAllowList:
             if arg:
                 raise RequestError(f"{word!r} takes no argument, got {spec!r}")
             return spec, False
-        if kind.checkpoint is None:   # mcts[:N]
-            sims = _positive_digits(arg) if arg else DEFAULT_MCTS_SIMULATIONS
+        if kind.checkpoint is None:   # mcts[:N], hroll[:N]
+            sims = _positive_digits(arg) if arg else kind.default_count
             if sims is None:
                 raise RequestError(f"{word}:N needs a whole number N >= 1, got {spec!r}")
             self._budget(spec, _search_budget(kind, sims, [], spec))

@@ -61,9 +61,10 @@ def test_kinds_without_torch_build_without_importing_it():
 
 def test_the_old_spec_lists_are_derived_from_the_table():
     assert registry.KINDS == ("random", "heuristic", "mcts[:N]", "ppo:NAME", "ppo:PATH", "puct:N:NAME",
-                              "puct:N:PATH", "rollout:N:NAME", "rollout:N:PATH", "vlook:NAME", "vlook:PATH")
+                              "puct:N:PATH", "rollout:N:NAME", "rollout:N:PATH", "hroll[:N]", "vlook:NAME",
+                              "vlook:PATH")
     assert registry.agent_names("zaka_v0") == ["random", "heuristic", "mcts", "mcts:N", "ppo:PATH",
-                                               "puct:N:PATH", "rollout:N:PATH", "vlook:PATH"]
+                                               "puct:N:PATH", "rollout:N:PATH", "hroll", "hroll:N", "vlook:PATH"]
     for kind in AGENT_KINDS.values():
         assert kind.syntax in registry.KINDS_SHORT
 
@@ -126,7 +127,7 @@ def extra_kind(monkeypatch):
 
     kind = registry.register_kind(AgentKind(
         "fakesearch", "fakesearch[:N]", "a test's search", build, "fakesearch:3", count="optional",
-        count_name="units", budget=lambda n, settings, spec: 7 * n, not_opponent="too slow for a test"))
+        count_name="units", default_count=5, budget=lambda n, settings, spec: 7 * n, not_opponent="too slow for a test"))
     return kind
 
 
@@ -146,6 +147,7 @@ def test_a_new_kind_is_one_entry(extra_kind):
     assert allowed.check("fakesearch:57", "zaka_v0") == "fakesearch:57"     # 399 <= 400
     with pytest.raises(serve.RequestError, match="asks for 406 MCTS simulations"):
         allowed.check("fakesearch:58", "zaka_v0")
+    assert allowed.check("fakesearch", "zaka_v0") == "fakesearch"           # its default: 5 units, 35
     with pytest.raises(ConfigError, match="too slow for a test"):
         from_dict({"opponent_mix": {"fakesearch:3": 1.0}})
     with pytest.raises(ValueError, match="registered already"):
@@ -159,7 +161,11 @@ def test_register_kind_refuses_an_inconsistent_entry():
     for bad in (AgentKind("Bad", "Bad", "x", build, "Bad"),                       # not lower case
                 AgentKind("snapshot", "snapshot", "x", build, "snapshot"),        # opponent_mix's own
                 AgentKind("s", "s[:N]", "x", build, "s:1", count="optional"),      # a count, no budget
+                AgentKind("d", "d[:N]", "x", build, "d:1", count="optional",       # no default N
+                          budget=lambda n, settings, spec: n),
+                AgentKind("e", "e:N:REF", "x", build, "e:1:zaka", count="required", checkpoint="ppo",
+                          default_count=3, budget=lambda n, settings, spec: n),   # a default for a required N
                 AgentKind("c", "c:REF", "x", build, "c:zaka")):                    # REF, no checkpoint
         with pytest.raises(ValueError):
             registry.register_kind(bad)
-    assert set(AGENT_KINDS) == {"random", "heuristic", "mcts", "ppo", "puct", "rollout", "vlook"}
+    assert set(AGENT_KINDS) == {"random", "heuristic", "mcts", "ppo", "puct", "rollout", "hroll", "vlook"}

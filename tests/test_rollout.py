@@ -14,10 +14,10 @@ import numpy as np
 import pytest
 
 from tabletop_arena import envs
-from tabletop_arena.agents.base import RandomAgent
+from tabletop_arena.agents.base import BaseAgent, RandomAgent
 from tabletop_arena.agents.ppo import PPOAgent
 from tabletop_arena.agents.registry import AgentSpecError, make_agent
-from tabletop_arena.agents.rollout import RolloutAgent
+from tabletop_arena.agents.rollout import HeuristicRolloutAgent, RolloutAgent
 from tabletop_arena.train.play import play
 from tests.test_mcts import GuessGame, TeamGame, TicTacToe
 from tests.test_puct import _act, _position
@@ -246,3 +246,104 @@ def test_searches_every_registered_variant(name, opts):
             assert a in agent.last_search and len(agent.last_search) == min(3, int(mask.sum()))
         st.apply(a)
     assert searched > 0
+
+
+# -- hroll[:N]: the heuristic improved by its own rollouts where they are sure -------------------------
+
+class _Fixed(BaseAgent):
+    """A base policy that always plays the lowest legal move (a stand-in heuristic)."""
+
+    def act(self, obs, state=None) -> int:
+        return int(np.flatnonzero(obs["action_mask"])[0])
+
+
+def _hroll(game, **kw):
+    kw.setdefault("rollouts", 30)
+    return HeuristicRolloutAgent(game, seed=0, base=_Fixed(0), rollout_agent=RandomAgent(0), **kw)
+
+
+def test_hroll_replaces_the_heuristic_move_only_with_evidence():
+    # X: 0, 1; O: 3, 4; X to move: 2 wins at once, the base plays 2 anyway (the lowest legal move)
+    game, s = _position([0, 3, 1, 4])
+    agent = _hroll(game)
+    assert _act(agent, s) == 2 and agent.deviations == 0 and agent.last_search[2][0] == 1.0
+    # X: 0, 3; O: 1, 4 (X to move, O threatens 7): the base's 2 lets O win; 6 wins for X and 7 blocks
+    game, s = _position([0, 1, 3, 4])
+    agent = _hroll(game)
+    move = _act(agent, s)
+    assert move == 6 and agent.deviations == 1            # 6 wins at once: the largest sure gain
+    assert agent.last_search[6][1] == 1.0 and agent.last_search[2][1] < 0.5
+    assert agent.rollouts_played == 30 * len(agent.last_search)
+    # z so large that no gain is sure: the base's move stands
+    strict = _hroll(game, z=1e9)
+    assert _act(strict, s) == 2 and strict.deviations == 0
+
+
+@pytest.mark.parametrize("hidden_card", [False, True], ids=["chance", "hidden_card"])
+def test_hroll_keeps_the_base_move_where_no_move_is_better(hidden_card):
+    """Guess a die or a hidden card: to the mover every guess has the same chance, so no move may
+    replace the base's, even when the agent is handed the true state (it must not peek)."""
+    game = GuessGame(hidden_card)
+    moves = []
+    for g in range(20):
+        st = game.new_initial_state(np.random.default_rng(2000 + g))
+        agent = _hroll(game, rollouts=20, z=2.0)
+        moves.append(_act(agent, st))
+    assert moves.count(int(np.flatnonzero(st.legal_actions_mask())[0])) >= 18, moves
+
+
+def test_hroll_scores_the_owner_of_several_seats():
+    game = TeamGame()   # seats 0 and 2 are agent 0, which wins iff seat 2 picks 1; the base picks 0
+    st = game.new_initial_state(np.random.default_rng(0))
+    st.apply(0)
+    st.apply(0)
+    agent = _hroll(game, rollouts=4)
+    assert _act(agent, st) == 1 and agent.deviations == 1
+
+
+@pytest.mark.parametrize("spec,message", [("hroll:1", "2 <= N"), ("hroll:x", "2 <= N"), ("hroll:-3", "2 <= N"),
+                                          ("hroll:8,z=1", "2 <= N"), ("hroll:100001", "2 <= N")])
+def test_hroll_bad_specs(spec, message):
+    with pytest.raises(AgentSpecError, match=message):
+        make_agent(spec, "zaka_v0")
+
+
+def test_hroll_bad_settings():
+    game = envs.make_game("zaka_v0", num_players=2)
+    for kw in ({"rollouts": 1}, {"rollouts": 2.0}, {"rollouts": True}, {"z": -1.0}, {"z": float("nan")}):
+        with pytest.raises(ValueError):
+            HeuristicRolloutAgent(game, **kw)
+
+
+def test_hroll_on_zaka_four_players():
+    """hroll:2 in one seat of four: legal moves only (``play`` checks each), the real state
+    untouched, the same game from the same seed; built without torch (tests/test_agent_registry.py
+    checks the import)."""
+    game = envs.make_game("zaka_v0", num_players=4)
+
+    def one(seed):
+        agent = make_agent("hroll:2", game, seed=seed)
+        others = [make_agent("heuristic", game, seed=seed + i) for i in range(1, 4)]
+        return agent, play(game, [agent, *others], seed=seed, max_steps=40)
+
+    agent, first = one(3)
+    assert agent.rollouts_played > 0
+    _, again = one(3)
+    assert first.history == again.history and first.returns == again.returns
+    st = game.new_initial_state(5)
+    while len(np.flatnonzero(st.legal_actions_mask())) < 2:
+        st.apply(int(np.flatnonzero(st.legal_actions_mask())[0]))
+    before = st.serialize()
+    obs = {"observation": st.observation(st.current_player), "action_mask": st.legal_actions_mask()}
+    a = agent.act(obs, state=st)
+    assert st.serialize() == before and obs["action_mask"][a]
+
+
+def test_hroll_budget_in_arena_serve():
+    """``arena serve`` charges hroll N rollouts x 16 legal moves x 3 (a heuristic rollout in MCTS
+    simulations); a bare ``hroll`` is charged its default N, 8."""
+    serve = pytest.importorskip("tabletop_arena.app.serve")
+    allowed = serve.AgentAllowList(max_budget=400)
+    assert allowed.check("hroll", "zaka_v0") == "hroll" and allowed.check("hroll:8", "zaka_v0") == "hroll:8"
+    with pytest.raises(serve.RequestError, match="asks for 432 MCTS simulations"):
+        allowed.check("hroll:9", "zaka_v0")
