@@ -36,7 +36,7 @@ from .heuristics import (
 )
 from .lookahead import ValueLookaheadAgent
 from .mcts import MCTSAgent
-from .rollout import HROLL_ROLLOUTS, HeuristicRolloutAgent
+from .rollout import HROLL_ROLLOUTS, TOP_K, HeuristicRolloutAgent, RolloutAgent
 
 DEFAULT_MCTS_SIMULATIONS = 200
 #: the most simulations / rollouts a spec may ask for a move (more is hours a move, not a setting)
@@ -276,7 +276,6 @@ def _build_rollout(game, arg, spec, seed, trust):
     settings = _rollout_settings(extra, spec)
     count = _search_count("rollout", n, ref, spec)
     path = checkpoint_for(ref, game=game, spec=spec)
-    from .rollout import RolloutAgent  # imports torch: only when asked for
     by_random = settings.pop("by", "policy") == "random"
     try:
         return RolloutAgent(path, game, rollouts=count, seed=seed, trust=trust,
@@ -308,7 +307,6 @@ def _build_vlook(game, arg, spec, seed, trust):
 def _rollout_budget(count: int, settings: list[str], spec: str) -> int:
     """N x k rollouts, each weighted by who plays them (the network or uniformly random moves)."""
     parsed = _rollout_settings(settings, spec)
-    from .rollout import TOP_K  # imports torch
     return count * int(parsed.get("top_k", TOP_K)) * SEARCH_COST[f"rollout by {parsed.get('by', 'policy')}"]
 
 

@@ -215,7 +215,8 @@ class RolloutAgent(BaseAgent):
 
 
 #: hroll's default rollouts a legal move, and how many paired standard errors a move must gain over
-#: the heuristic's to replace it (chosen on Zaka, 4 players: docs/training-notes.md, "hroll")
+#: the heuristic's to replace it (a prototype on Zaka, 4 players: docs/training-notes.md, "The
+#: targets measured as they stand, and `hroll`")
 HROLL_ROLLOUTS, HROLL_Z = 8, 2.0
 
 

@@ -85,6 +85,7 @@ import numpy as np
 from .. import envs
 from ..agents.base import RandomAgent
 from ..agents.registry import has_heuristic, make_agent
+from ..agents.rollout import RolloutAgent
 from ..envs.core.options import Option
 from ..threads import limit_threads, limited_threads
 from .config import NETWORK_SHAPE_KEYS, ConfigError, with_overrides
@@ -809,7 +810,6 @@ def _rollout_game(task: tuple[int, int, int, str]) -> dict[str, Any]:
     file) -> its positions, result and history. The game depends on the task only (not on the worker
     or on the games played before it in the worker)."""
     from ..agents.ppo import PPOAgent, load_policy
-    from ..agents.rollout import RolloutAgent
     number, engine_seed, search_seed, path = task
     w = _ROLLOUT_WORKER
     cfg: SearchDistillConfig = w["cfg"]
