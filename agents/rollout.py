@@ -114,12 +114,16 @@ class RolloutAgent(BaseAgent):
         return prior
 
     # ------------------------------------------------------------------------------------------
-    def act(self, obs, state=None) -> int:
-        mask = np.asarray(obs["action_mask"]).astype(bool)
-        legal = np.flatnonzero(mask)
+    def _start(self, obs) -> np.ndarray:
+        """The legal moves of ``obs`` (ValueError if none); forgets the last search."""
+        legal = np.flatnonzero(np.asarray(obs["action_mask"]).astype(bool))
         if len(legal) == 0:
             raise ValueError("no legal action in the mask")
         self.last_search = {}
+        return legal
+
+    def act(self, obs, state=None) -> int:
+        legal = self._start(obs)
         if len(legal) == 1:
             return int(legal[0])
         if state is None:
@@ -267,11 +271,7 @@ class HeuristicRolloutAgent(RolloutAgent):
             self.base.rng = value
 
     def act(self, obs, state=None) -> int:
-        mask = np.asarray(obs["action_mask"]).astype(bool)
-        legal = np.flatnonzero(mask)
-        if len(legal) == 0:
-            raise ValueError("no legal action in the mask")
-        self.last_search = {}
+        legal = self._start(obs)
         if state is None:
             raise ValueError("hroll needs the engine state (needs_state=True): pass a clone or "
                              "state.determinize(seat, rng)")

@@ -152,17 +152,9 @@ def test_spec_settings():
     assert isinstance(tuned._rollout_agent, RandomAgent) and tuned.path == plain.path
 
 
-def test_with_a_shipped_checkpoint():
-    """rollout:2:zaka against random on Zaka (two armies a player): legal moves only (``play``
-    checks each against the mask), the real state untouched, the same game from the same seed."""
-    game = envs.make_game("zaka_v0", num_players=2)
-
-    def one(seed):
-        agent = make_agent("rollout:2:zaka", game, seed=seed)
-        agent.gate = 1.0   # search every decision with two candidates or more
-        res = play(game, [agent, make_agent("random", game, seed=seed)], seed=seed, max_steps=30)
-        return agent, res
-
+def _plays_the_same_and_leaves_the_state(game, one) -> None:
+    """``one(seed)`` -> (agent, result of a game it played): it searched, the same seed gives the
+    same game, and an act on a real state with a choice leaves that state as it was."""
     agent, first = one(3)
     assert agent.rollouts_played > 0
     _, again = one(3)
@@ -174,6 +166,20 @@ def test_with_a_shipped_checkpoint():
     obs = {"observation": st.observation(st.current_player), "action_mask": st.legal_actions_mask()}
     a = agent.act(obs, state=st)
     assert st.serialize() == before and obs["action_mask"][a]
+
+
+def test_with_a_shipped_checkpoint():
+    """rollout:2:zaka against random on Zaka (two armies a player): legal moves only (``play``
+    checks each against the mask), the real state untouched, the same game from the same seed."""
+    game = envs.make_game("zaka_v0", num_players=2)
+
+    def one(seed):
+        agent = make_agent("rollout:2:zaka", game, seed=seed)
+        agent.gate = 1.0   # search every decision with two candidates or more
+        res = play(game, [agent, make_agent("random", game, seed=seed)], seed=seed, max_steps=30)
+        return agent, res
+
+    _plays_the_same_and_leaves_the_state(game, one)
 
 
 def test_sample_batch_draws_what_choose_draws():
@@ -326,17 +332,7 @@ def test_hroll_on_zaka_four_players():
         others = [make_agent("heuristic", game, seed=seed + i) for i in range(1, 4)]
         return agent, play(game, [agent, *others], seed=seed, max_steps=40)
 
-    agent, first = one(3)
-    assert agent.rollouts_played > 0
-    _, again = one(3)
-    assert first.history == again.history and first.returns == again.returns
-    st = game.new_initial_state(5)
-    while len(np.flatnonzero(st.legal_actions_mask())) < 2:
-        st.apply(int(np.flatnonzero(st.legal_actions_mask())[0]))
-    before = st.serialize()
-    obs = {"observation": st.observation(st.current_player), "action_mask": st.legal_actions_mask()}
-    a = agent.act(obs, state=st)
-    assert st.serialize() == before and obs["action_mask"][a]
+    _plays_the_same_and_leaves_the_state(game, one)
 
 
 def test_hroll_budget_in_arena_serve():
