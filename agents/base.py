@@ -52,6 +52,22 @@ class BaseAgent:
         raise NotImplementedError
 
 
+class SharesBaseGenerator:
+    """For an agent built on a base agent (``self.base``, e.g. the game's heuristic) that must draw
+    from the same generator: setting ``rng`` (``reset`` re-seeding) sets the base's too. Put it
+    before ``BaseAgent`` in the bases."""
+
+    @property
+    def rng(self):
+        return self._rng
+
+    @rng.setter
+    def rng(self, value):
+        self._rng = value
+        if hasattr(self, "base"):
+            self.base.rng = value
+
+
 class RuleBasedAgent(BaseAgent):
     """Base of the per-game rule-based baselines: they read the engine state (``needs_state``)."""
 

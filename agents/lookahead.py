@@ -23,7 +23,7 @@ import numpy as np
 
 from ..envs import resolve
 from ..envs.core.errors import ArenaError
-from .base import BaseAgent
+from .base import BaseAgent, SharesBaseGenerator
 from .heuristics import make_heuristic
 
 FORMAT = "tabletop-arena-value-lookahead/1"
@@ -126,7 +126,7 @@ def check_fits(meta: dict, game, path: str) -> None:
                                    "observation (another layout version)")
 
 
-class ValueLookaheadAgent(BaseAgent):
+class ValueLookaheadAgent(SharesBaseGenerator, BaseAgent):
     """The game's heuristic, with a learned value's one-step lookahead at the accepted phases."""
 
     needs_state = True
@@ -149,16 +149,6 @@ class ValueLookaheadAgent(BaseAgent):
         self.pool = int(meta["pool"])
         self.board = board_shape(game)
         self.searched = 0
-
-    @property
-    def rng(self):
-        return self._rng
-
-    @rng.setter
-    def rng(self, value):   # the base heuristic draws from the same generator
-        self._rng = value
-        if hasattr(self, "base"):
-            self.base.rng = value
 
     def act(self, obs, state=None) -> int:
         if state is None:

@@ -48,7 +48,7 @@ from typing import Callable
 
 import numpy as np
 
-from .base import BaseAgent, RandomAgent
+from .base import BaseAgent, RandomAgent, SharesBaseGenerator
 from .heuristics import make_heuristic
 
 #: the defaults of ``rollout:N:REF`` (chosen on Zaka: docs/training-notes.md, "R1")
@@ -224,7 +224,7 @@ class RolloutAgent(BaseAgent):
 HROLL_ROLLOUTS, HROLL_Z = 8, 2.0
 
 
-class HeuristicRolloutAgent(RolloutAgent):
+class HeuristicRolloutAgent(SharesBaseGenerator, RolloutAgent):
     """``hroll[:N]``: the game's rule-based agent, improved by its own rollouts where they are sure.
 
     At a decision with two or more legal moves the heuristic names its move; then every legal move is
@@ -259,16 +259,6 @@ class HeuristicRolloutAgent(RolloutAgent):
                          rollout_agent=make_heuristic(game, seed) if rollout_agent is None else rollout_agent)
         self.z = float(z)
         self.deviations = 0   #: decisions where a rolled-out move replaced the heuristic's (logs, tests)
-
-    @property
-    def rng(self):
-        return self._rng
-
-    @rng.setter
-    def rng(self, value):   # the base heuristic draws from the same generator (reset re-seeds both)
-        self._rng = value
-        if hasattr(self, "base"):
-            self.base.rng = value
 
     def act(self, obs, state=None) -> int:
         legal = self._start(obs)
