@@ -311,7 +311,8 @@ def test_a_player_count_picks_its_own_config():
     assert config_for_game("peacekeepers_v0", {"num_players": 4}).name == "peacekeepers_4p.yaml"
     assert config_for_game("peacekeepers_v0", {"num_players": 2}).name == "peacekeepers.yaml"
     assert config_for_game("peacekeepers_v0").name == "peacekeepers.yaml"
-    assert config_for_game("zaka_v0", {"num_players": 4}).name == "zaka.yaml"
+    assert config_for_game("zaka_v0", {"num_players": 4}).name == "zaka_4p.yaml"
+    assert config_for_game("zaka_v0", {"num_players": 3}).name == "zaka.yaml"
     cfg = load_config(None, {"env_options": {"num_players": 4}}, game="peacekeepers_v0")
     assert cfg.env_options == {"mode": "competitive", "num_players": 4} and cfg.total_timesteps == 400_000
     variants = sorted(CONFIG_DIR.glob("*_*p.yaml"))
