@@ -10,6 +10,7 @@ line with a hint, exit code 2.
 """
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 
@@ -25,7 +26,7 @@ from ..train.config import (
     read_config_file,
     short_path,
 )
-from ..train.evaluate import evaluate
+from ..train.evaluate import baseline_comparison, baseline_text, evaluate
 from ..train.trainers import OPTIONAL_FLAGS, SECTIONS, TRAINERS, Trainer, choose, run_algorithm, trainer
 from .cli_common import (
     CLIError,
@@ -322,7 +323,11 @@ def cmd_eval(args) -> int:
     out = args.out or f"runs/eval/{game}"
     check_out_folder(out)
     trust = args.trust_checkpoint
-    for spec in args.agents:  # each spec (and checkpoint) checked before any game is played
+    if args.baseline is not None and len(args.agents) < 2:
+        raise CLIError("--baseline replaces the first of two or more agents; got one agent",
+                       hint="e.g. --agents ppo:zaka_4p heuristic heuristic heuristic --baseline heuristic")
+    for spec in [*args.agents, *([args.baseline] if args.baseline else [])]:
+        # each spec (and checkpoint) checked before any game is played
         if not spec.startswith("ppo:"):
             make_agent(spec, game_obj, seed=0, trust=trust)
         else:
@@ -337,6 +342,17 @@ def cmd_eval(args) -> int:
     except ModuleNotFoundError:
         picture = " (report.png needs matplotlib: pip install 'tabletop-arena[train]')"
     print(f"report: {out}/report.md, report.json{picture}")
+    if args.baseline is not None:
+        # the same games with only the first agent changed: the seeds do not depend on the agents
+        base_out = f"{out}/baseline"
+        base = evaluate(game, [args.baseline, *args.agents[1:]], options=options, games=args.games,
+                        workers=args.workers, seed=args.seed, opening_moves=args.opening_moves,
+                        max_steps=max_steps, progress=not args.no_progress, out=base_out, trust=trust)
+        comparison = baseline_comparison(report, base)
+        Path(out, "baseline.json").write_text(json.dumps(comparison, indent=2) + "\n", encoding="utf-8")
+        print(f"\nbaseline: {args.baseline} in the first agent's place (report: {base_out}/report.md; "
+              f"numbers: {out}/baseline.json)")
+        print(baseline_text(comparison))
     if args.record:
         try:
             for path in record_report(report, game_obj, out, args.record, fmt=args.record_format):
@@ -444,6 +460,12 @@ def register(subparsers) -> None:
                    help="also write N of the games as animated GIFs into --out, one frame per move")
     p.add_argument("--record-format", choices=("gif", "mp4"), default="gif",
                    help="recording format (mp4 needs imageio-ffmpeg)")
+    p.add_argument("--baseline", metavar="AGENT",
+                   help="also play the same games (seeds, openings, seats, the other agents) with AGENT in "
+                        "the first agent's place, and print the first agent's first-place rate over AGENT's "
+                        "there, with its interval's lower end over it: e.g. --agents ppo:zaka_4p heuristic "
+                        "heuristic heuristic --baseline heuristic reads 'first place against three heuristics "
+                        "at least 1.5 times a heuristic's in the same seat'; AGENT's report goes to OUT/baseline")
     add_trust_checkpoint(p)
     p.set_defaults(func=cmd_eval)
 

@@ -134,6 +134,32 @@ def test_eval_takes_a_shipped_agent_by_name(name, tmp_path, capsys):
     assert spec in out and (tmp_path / "ev" / "report.json").is_file()
 
 
+def test_eval_baseline_plays_the_same_games_with_the_baseline_first(tmp_path, capsys):
+    """``arena eval --baseline AGENT``: a second evaluation with AGENT in the first agent's place
+    (its report under OUT/baseline), the comparison printed and written to OUT/baseline.json."""
+    out = tmp_path / "ev"
+    code, text, err = run(["eval", "zaka", "--agents", "random", "heuristic", "--baseline", "heuristic",
+                           "--games", "4", "--workers", "1", "--no-progress", "--out", str(out)], capsys)
+    assert code == 0, err
+    data = json.loads((out / "baseline.json").read_text())
+    assert (data["agent"], data["baseline"], data["games"]) == ("random", "heuristic", 4)
+    assert (out / "baseline" / "report.json").is_file() and "in the same seats on the same seeds" in text
+    first = json.loads((out / "report.json").read_text())["per_agent"]["random"]
+    assert data["wins"] == first["wins"]
+
+
+@pytest.mark.parametrize("argv, needles", [
+    (["--agents", "heuristic", "--baseline", "random"], ["--baseline replaces the first of two or more agents"]),
+    (["--agents", "heuristic", "random", "--baseline", "mcst:5"], ["mcst:5"]),
+])
+def test_eval_baseline_misuse_is_one_line_before_any_game(argv, needles, tmp_path, capsys):
+    out = tmp_path / "ev"
+    code, _, err = run(["eval", "zaka", *argv, "--games", "2", "--workers", "1", "--no-progress",
+                        "--out", str(out)], capsys)
+    assert_one_line_error(code, err, *needles)
+    assert not out.exists()
+
+
 def _shipped_entry(name):
     from tabletop_arena.agents.shipped import shipped_agents
     return shipped_agents()[name]

@@ -16,7 +16,15 @@ import pytest
 
 from tabletop_arena.agents.base import BaseAgent
 from tabletop_arena.envs.core.game import Game, State
-from tabletop_arena.train.evaluate import evaluate, fit_plackett_luce, make_groups, sign_test, wilson_interval
+from tabletop_arena.train.evaluate import (
+    baseline_comparison,
+    baseline_text,
+    evaluate,
+    fit_plackett_luce,
+    make_groups,
+    sign_test,
+    wilson_interval,
+)
 
 # scripted agents on a deterministic game replay the same game on purpose in most tests here
 pytestmark = pytest.mark.filterwarnings("ignore:.*repeat an earlier game:UserWarning")
@@ -220,6 +228,32 @@ def test_plackett_luce_three_players():
         assert all(s["games"] == 2 for s in rep.agent(name)["by_seat"].values())
     elo = {n: rep.data["ratings"][n]["elo"] for n in rep.names}
     assert elo["const9"] > elo["const5"] > elo["const0"]
+
+
+def test_a_baseline_plays_the_same_games_with_only_the_first_agent_changed():
+    """``baseline_comparison`` (``arena eval --baseline``, issue 45's "1.5 times a heuristic's in the
+    same seat"): the games' engine seeds, openings and seat arrangements come from the evaluation's
+    seed alone, so the baseline in the first agent's place plays the very same starts; the ratio is
+    read from the two reports; an evaluation that differs in more than the first agent is refused."""
+    game, others = PickGame(num_seats=4, rounds=1), [ConstFactory(5), ConstFactory(3), ConstFactory(1)]
+    kw = dict(games=48, workers=1, progress=False, opening_moves=1, bootstrap=10, seed=3)
+    rep = evaluate(game, [ConstFactory(8), *others], **kw)
+    base = evaluate(game, [ConstFactory(6), *others], **kw)
+    starts = [(r.engine_seed, r.arrangement, r.history[0]) for r in rep.records]
+    assert starts == [(r.engine_seed, r.arrangement, r.history[0]) for r in base.records]
+    assert len(set(starts)) > 1
+    c = baseline_comparison(rep, base)
+    a, b = rep.agent("const8"), base.agent("const6")
+    assert 0 < b["wins"] < a["wins"] and (c["agent"], c["baseline"], c["games"]) == ("const8", "const6", 48)
+    assert (c["wins"], c["baseline_wins"], c["win_rate_ci95"]) == (a["wins"], b["wins"], list(a["win_rate_ci95"]))
+    assert c["ratio"] == pytest.approx(a["win_rate"] / b["win_rate"])
+    assert c["ratio_lower"] == pytest.approx(a["win_rate_ci95"][0] / b["win_rate"])
+    assert f"{100 * a['win_rate']:.1f}%" in baseline_text(c) and f"{c['ratio']:.2f}x" in baseline_text(c)
+    for other in (evaluate(game, [ConstFactory(6), *others], **dict(kw, seed=4)),
+                  evaluate(game, [ConstFactory(6), *others], **dict(kw, games=24)),
+                  evaluate(game, [ConstFactory(6), others[0], others[0], others[2]], **kw)):
+        with pytest.raises(ValueError, match="only the first agent changed"):
+            baseline_comparison(rep, other)
 
 
 def test_fewer_agents_than_seats_are_cycled():

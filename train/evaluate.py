@@ -715,3 +715,35 @@ def evaluate(game, agents: Sequence[str | Callable], *, options: dict | None = N
     if out is not None:
         report.write(out)
     return report
+
+
+def baseline_comparison(report: EvalReport, baseline: EvalReport) -> dict[str, Any]:
+    """The first agent of ``report`` against what the first agent of ``baseline`` did in its
+    place: the same evaluation (game, options, seed, games, the other agents) with only that agent
+    changed, so the two played the same engine seeds and openings from the same seats (the seeds
+    do not depend on the agents: module docstring). This is how "first place at least 1.5 times a
+    heuristic's in the same seat" is read: ``ratio`` = its win rate (first place alone) over the
+    baseline's, ``ratio_lower`` = the lower end of its Wilson interval over the baseline's rate."""
+    same = ("game", "options", "num_players")
+    mine, theirs = report.data, baseline.data
+    keys = ("seed", "games_per_group", "opening_moves", "max_steps")
+    if any(mine[k] != theirs[k] for k in same) or any(mine["settings"][k] != theirs["settings"][k] for k in keys) \
+            or mine["settings"]["agent_specs"][1:] != theirs["settings"]["agent_specs"][1:] \
+            or mine["total_games"] != theirs["total_games"]:
+        raise ValueError("a baseline comparison needs the same evaluation with only the first agent changed")
+    a, b = report.agent(report.names[0]), baseline.agent(baseline.names[0])
+    rate, base = a["win_rate"], b["win_rate"]
+    return {"agent": report.names[0], "baseline": baseline.names[0], "games": a["games"],
+            "wins": a["wins"], "win_rate": rate, "win_rate_ci95": list(a["win_rate_ci95"]),
+            "baseline_wins": b["wins"], "baseline_win_rate": base,
+            "ratio": rate / base if base else math.inf,
+            "ratio_lower": a["win_rate_ci95"][0] / base if base else math.inf}
+
+
+def baseline_text(c: dict[str, Any]) -> str:
+    """One paragraph of ``baseline_comparison``'s numbers."""
+    lo, hi = c["win_rate_ci95"]
+    return (f"{c['agent']}: first place (alone) {100 * c['win_rate']:.1f}% [{100 * lo:.1f}, {100 * hi:.1f}] "
+            f"({c['wins']} of {c['games']}); {c['baseline']} in the same seats on the same seeds: "
+            f"{100 * c['baseline_win_rate']:.1f}% ({c['baseline_wins']} of {c['games']}).\n"
+            f"ratio {c['ratio']:.2f}x; the lower end of the interval is {c['ratio_lower']:.2f}x the baseline's rate")
