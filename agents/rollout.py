@@ -38,7 +38,9 @@ rollout policy:
 
 Cost: ``k x N`` rollouts of the rest of the game, on the decisions where the network is unsure.
 ``rollout:16:zaka`` plays a Zaka game in about 1-2 s on one core (the network alone in ~0.02 s);
-``rollout:16,k=10,gate=1:peacekeepers`` a Peacekeepers game in ~25 s.
+``rollout:16,k=10,gate=1:peacekeepers`` a Peacekeepers game in ~25 s. At 4 players (every seat
+scored by its rank return): ``rollout:16:peacekeepers_4p`` ~5 s a game, ``rollout:64,k=16,gate=1:zaka_4p``
+~2.2 s (docs/training-notes.md, "Four players by network rollouts").
 """
 from __future__ import annotations
 

@@ -326,7 +326,7 @@ def cmd_eval(args) -> int:
     if args.baseline is not None and len(args.agents) < 2:
         raise CLIError("--baseline replaces the first of two or more agents; got one agent",
                        hint="e.g. --agents ppo:zaka_4p heuristic heuristic heuristic --baseline heuristic")
-    for spec in [*args.agents, *([args.baseline] if args.baseline else [])]:
+    for spec in [*args.agents, *([] if args.baseline is None else [args.baseline])]:
         # each spec (and checkpoint) checked before any game is played
         if not spec.startswith("ppo:"):
             make_agent(spec, game_obj, seed=0, trust=trust)

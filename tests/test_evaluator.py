@@ -249,6 +249,11 @@ def test_a_baseline_plays_the_same_games_with_only_the_first_agent_changed():
     assert c["ratio"] == pytest.approx(a["win_rate"] / b["win_rate"])
     assert c["ratio_lower"] == pytest.approx(a["win_rate_ci95"][0] / b["win_rate"])
     assert f"{100 * a['win_rate']:.1f}%" in baseline_text(c) and f"{c['ratio']:.2f}x" in baseline_text(c)
+    still = dict(kw, opening_moves=0)   # no random first pick: 0 never comes first
+    never = baseline_comparison(evaluate(game, [ConstFactory(8), *others], **still),
+                                evaluate(game, [ConstFactory(0), *others], **still))
+    assert never["baseline_wins"] == 0 and never["ratio"] is None and never["ratio_lower"] is None
+    assert "the baseline never finished first" in baseline_text(never)
     for other in (evaluate(game, [ConstFactory(6), *others], **dict(kw, seed=4)),
                   evaluate(game, [ConstFactory(6), *others], **dict(kw, games=24)),
                   evaluate(game, [ConstFactory(6), others[0], others[0], others[2]], **kw)):

@@ -723,7 +723,8 @@ def baseline_comparison(report: EvalReport, baseline: EvalReport) -> dict[str, A
     changed, so the two played the same engine seeds and openings from the same seats (the seeds
     do not depend on the agents: module docstring). This is how "first place at least 1.5 times a
     heuristic's in the same seat" is read: ``ratio`` = its win rate (first place alone) over the
-    baseline's, ``ratio_lower`` = the lower end of its Wilson interval over the baseline's rate."""
+    baseline's, ``ratio_lower`` = the lower end of its Wilson interval over the baseline's rate (both
+    None where the baseline never won)."""
     same = ("game", "options", "num_players")
     mine, theirs = report.data, baseline.data
     keys = ("seed", "games_per_group", "opening_moves", "max_steps")
@@ -736,8 +737,8 @@ def baseline_comparison(report: EvalReport, baseline: EvalReport) -> dict[str, A
     return {"agent": report.names[0], "baseline": baseline.names[0], "games": a["games"],
             "wins": a["wins"], "win_rate": rate, "win_rate_ci95": list(a["win_rate_ci95"]),
             "baseline_wins": b["wins"], "baseline_win_rate": base,
-            "ratio": rate / base if base else math.inf,
-            "ratio_lower": a["win_rate_ci95"][0] / base if base else math.inf}
+            "ratio": rate / base if base else None,            # None: the baseline never won
+            "ratio_lower": a["win_rate_ci95"][0] / base if base else None}
 
 
 def baseline_text(c: dict[str, Any]) -> str:
@@ -746,4 +747,5 @@ def baseline_text(c: dict[str, Any]) -> str:
     return (f"{c['agent']}: first place (alone) {100 * c['win_rate']:.1f}% [{100 * lo:.1f}, {100 * hi:.1f}] "
             f"({c['wins']} of {c['games']}); {c['baseline']} in the same seats on the same seeds: "
             f"{100 * c['baseline_win_rate']:.1f}% ({c['baseline_wins']} of {c['games']}).\n"
-            f"ratio {c['ratio']:.2f}x; the lower end of the interval is {c['ratio_lower']:.2f}x the baseline's rate")
+            + ("no ratio: the baseline never finished first alone" if c["ratio"] is None else
+               f"ratio {c['ratio']:.2f}x; the lower end of the interval is {c['ratio_lower']:.2f}x the baseline's rate"))
