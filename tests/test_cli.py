@@ -151,6 +151,7 @@ def test_eval_baseline_plays_the_same_games_with_the_baseline_first(tmp_path, ca
 @pytest.mark.parametrize("argv, needles", [
     (["--agents", "heuristic", "--baseline", "random"], ["--baseline replaces the first of two or more agents"]),
     (["--agents", "heuristic", "random", "--baseline", "mcst:5"], ["mcst:5"]),
+    (["--agents", "heuristic", "random", "--baseline", ""], ["agent spec must be a non-empty string"]),
 ])
 def test_eval_baseline_misuse_is_one_line_before_any_game(argv, needles, tmp_path, capsys):
     out = tmp_path / "ev"
