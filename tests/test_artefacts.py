@@ -76,6 +76,30 @@ def test_curve_title_fits_the_picture(monkeypatch, tmp_path):
     assert "one evaluation so far" in " ".join(t.get_text() for t in fig.axes[0].texts)
 
 
+@pytest.mark.parametrize("players, even", [(2, 50.0), (4, 25.0)])
+def test_a_curves_even_line_is_one_game_in_the_player_count(players, even, monkeypatch, tmp_path):
+    """The dashed line of a learning curve is even strength: 50% at 2 players, 25% at 4 (a win is
+    first place alone), on both panels, named in the legend; a bad count is an error."""
+    from tabletop_arena.train.curves import plot_curve
+    seen = _captured_figure(monkeypatch)
+    row = {"timesteps": 100, "minutes": 1.0, "games": 100, "heuristic_win_rate": 0.3,
+           "heuristic_ci_low": 0.2, "heuristic_ci_high": 0.4}
+    plot_curve([row, dict(row, timesteps=200, minutes=2.0)], tmp_path / "curve.png", "t", players=players)
+    fig, _ = seen[-1]
+    for ax in fig.axes:
+        dashed = [line for line in ax.get_lines() if line.get_linestyle() == "--"]
+        assert [list(line.get_ydata()) for line in dashed] == [[even, even]]
+    assert f"even (1 game in {players})" in [t.get_text() for t in fig.axes[1].get_legend().get_texts()]
+    plot_curve([dict(row, timesteps=t) for t in (0, 100_000, 250_000, 400_000)], tmp_path / "long.png", "t")
+    fig, renderer = seen[-1]
+    ticks = [t for t in fig.axes[1].get_xticklabels() if t.get_text()]
+    assert "400k" in [t.get_text() for t in ticks]            # a long run's steps, short enough to fit
+    boxes = [t.get_window_extent(renderer) for t in ticks]
+    assert not any(a.overlaps(b) for i, a in enumerate(boxes) for b in boxes[i + 1:])
+    with pytest.raises(ValueError, match="players must be an integer"):
+        plot_curve([row], tmp_path / "bad.png", players=0)
+
+
 def test_a_recording_keeps_the_colours_of_the_end_of_the_game(tmp_path):
     """The GIF's palette covers the start and the end: Peacekeepers' zones (pale red and blue once
     owned) came out grey when the palette came from the start position alone (12.6% of the last

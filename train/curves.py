@@ -57,19 +57,32 @@ def wrap_title(text: str, width: int = 95, lines: int = 2) -> str:
 
 
 def write_curve(rows: list[dict], csv_path: str | Path, png_path: str | Path | None = None,
-                title: str = "", steps_label: str = "learner steps") -> None:
-    """Write the rows as CSV and (matplotlib permitting) draw the PNG."""
+                title: str = "", steps_label: str = "learner steps", players: int = 2) -> None:
+    """Write the rows as CSV and (matplotlib permitting) draw the PNG (``players``: plot_curve)."""
     keys = list(dict.fromkeys(k for r in rows for k in r))
     with open(csv_path, "w", newline="") as fh:
         w = csv.DictWriter(fh, fieldnames=keys)
         w.writeheader()
         w.writerows(rows)
     if png_path is not None:
-        plot_curve(rows, png_path, title, steps_label)
+        plot_curve(rows, png_path, title, steps_label, players)
 
 
-def plot_curve(rows: list[dict], png_path: str | Path, title: str = "", steps_label: str = "learner steps") -> None:
-    """Win rate by wall-clock minutes and by ``timesteps`` (``steps_label`` on that axis)."""
+def _short_count(x: float, _pos=None) -> str:
+    """An axis count in few characters: 2500 -> 2.5k, 1200000 -> 1.2M."""
+    for size, suffix in ((1e6, "M"), (1e3, "k")):
+        if abs(x) >= size:
+            return f"{x / size:g}{suffix}"
+    return f"{x:g}"
+
+
+def plot_curve(rows: list[dict], png_path: str | Path, title: str = "", steps_label: str = "learner steps",
+               players: int = 2) -> None:
+    """Win rate by wall-clock minutes and by ``timesteps`` (``steps_label`` on that axis), with a
+    dashed line at even strength: one game in ``players`` (50% at 2 players, 25% at 4, where a win
+    is first place)."""
+    if isinstance(players, bool) or not isinstance(players, int) or players < 1:
+        raise ValueError(f"players must be an integer >= 1, got {players!r}")
     try:
         import matplotlib
         matplotlib.use("Agg")
@@ -94,10 +107,13 @@ def plot_curve(rows: list[dict], png_path: str | Path, title: str = "", steps_la
             ax.text(0.03, 0.95, "one evaluation so far (the run evaluates every\neval_interval steps and at the end)",
                     transform=ax.transAxes, ha="left", va="top", fontsize=7, color="grey")
         ax.set_xlim(left=0)   # both axes count from the start of the run
-        ax.axhline(50, color="grey", lw=0.8, ls="--")
+        ax.axhline(100 / players, color="grey", lw=0.8, ls="--", label=f"even (1 game in {players})")
         ax.set_xlabel(xlabel)
         ax.set_ylim(0, 100)
         ax.grid(alpha=0.3)
+    from matplotlib.ticker import FuncFormatter
+    # 400000 steps in full run into each other on the axis: 400k
+    axes[1].xaxis.set_major_formatter(FuncFormatter(_short_count))
     axes[0].set_ylabel("win rate % (Wilson 95%)")
     axes[1].legend(loc="lower right", fontsize=8)
     counts = sorted({int(r["games"]) for r in rows if isinstance(r.get("games"), int)})

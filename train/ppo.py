@@ -321,7 +321,7 @@ class Run:
             row.update({f"{o}_win_rate": round(r, 4), f"{o}_ci_low": round(lo, 4), f"{o}_ci_high": round(hi, 4)})
         self.curve.append(row)
         write_curve(self.curve, self.out / "curve.csv", self.out / "curve.png",
-                    title=curve_title(self.game_id, self.game.options()))
+                    title=curve_title(self.game_id, self.game.options()), players=self.game.num_agents)
         if log is not None:
             log(f"[{steps} steps, {row['minutes']:.1f} min] eval: " + ", ".join(
                 f"vs {o} {100 * r:.1f}% [{100 * lo:.1f}, {100 * hi:.1f}]" for o, (r, lo, hi) in res.items()))

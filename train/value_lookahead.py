@@ -385,7 +385,7 @@ class _Run:
             self.log(f"eval vs {opp}: {100 * a['win_rate']:.1f}% [{100 * lo:.1f}, {100 * hi:.1f}]")
         self.curve.append(row)
         write_curve(self.curve, self.out / "curve.csv", self.out / "curve.png", title=self.title(),
-                    steps_label="env steps of the data games")
+                    steps_label="env steps of the data games", players=self.game.num_agents)
 
     def title(self) -> str:
         players = self.game.options().get("num_players")
