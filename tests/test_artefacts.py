@@ -100,6 +100,23 @@ def test_a_curves_even_line_is_one_game_in_the_player_count(players, even, monke
         plot_curve([row], tmp_path / "bad.png", players=0)
 
 
+def test_redrawing_a_curve_from_its_csv_takes_the_player_count(monkeypatch, tmp_path, capsys):
+    """``python -m tabletop_arena.train.curves RUN/curve.csv [PLAYERS]`` redraws curve.png with the
+    even line at one game in PLAYERS (2 unless given); a bad count is the usage line, exit 2."""
+    from tabletop_arena.train.curves import main, write_curve
+    seen = _captured_figure(monkeypatch)
+    row = {"timesteps": 100, "minutes": 1.0, "games": 100, "heuristic_win_rate": 0.3,
+           "heuristic_ci_low": 0.2, "heuristic_ci_high": 0.4}
+    write_curve([row], tmp_path / "curve.csv")
+    for argv, even in (([str(tmp_path / "curve.csv")], 50.0), ([str(tmp_path / "curve.csv"), "4"], 25.0)):
+        assert main(argv) == 0 and (tmp_path / "curve.png").is_file()
+        fig, _ = seen[-1]
+        assert [list(line.get_ydata()) for line in fig.axes[0].get_lines() if line.get_linestyle() == "--"] \
+            == [[even, even]]
+    for bad in ([str(tmp_path / "curve.csv"), "0"], [str(tmp_path / "curve.csv"), "four"], []):
+        assert main(bad) == 2 and "usage" in capsys.readouterr().err
+
+
 def test_a_recording_keeps_the_colours_of_the_end_of_the_game(tmp_path):
     """The GIF's palette covers the start and the end: Peacekeepers' zones (pale red and blue once
     owned) came out grey when the palette came from the start position alone (12.6% of the last

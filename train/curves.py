@@ -127,11 +127,14 @@ def plot_curve(rows: list[dict], png_path: str | Path, title: str = "", steps_la
 
 def main(argv=None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
-    if len(args) != 1:
-        print("usage: python -m tabletop_arena.train.curves RUN/curve.csv", file=sys.stderr)
+    usage = ("usage: python -m tabletop_arena.train.curves RUN/curve.csv [PLAYERS]  (PLAYERS: the game's "
+             "player count, 2 unless given, where the even-strength line goes)")
+    if len(args) not in (1, 2) or (len(args) == 2 and not (args[1].isdigit() and int(args[1]) >= 1)):
+        print(usage, file=sys.stderr)
         return 2
     path = Path(args[0])
-    plot_curve(read_curve(path), path.with_suffix(".png"), path.parent.name)
+    plot_curve(read_curve(path), path.with_suffix(".png"), path.parent.name,
+               players=int(args[1]) if len(args) == 2 else 2)
     print(path.with_suffix(".png"))
     return 0
 
