@@ -332,9 +332,14 @@ def cmd_eval(args) -> int:
             make_agent(spec, game_obj, seed=0, trust=trust)
         else:
             _check_checkpoint(spec, game_obj, trust)
-    report = evaluate(game, args.agents, options=options, games=args.games,
-                      workers=args.workers, seed=args.seed, opening_moves=args.opening_moves,
-                      max_steps=max_steps, progress=not args.no_progress, out=out, trust=trust)
+
+    def run(agents: list[str], folder: str):
+        # --baseline's second run differs in its first agent only: the seeds do not depend on the agents
+        return evaluate(game, agents, options=options, games=args.games, workers=args.workers, seed=args.seed,
+                        opening_moves=args.opening_moves, max_steps=max_steps, progress=not args.no_progress,
+                        out=folder, trust=trust)
+
+    report = run(args.agents, out)
     print(report.table())
     try:
         import matplotlib  # noqa: F401
@@ -343,12 +348,8 @@ def cmd_eval(args) -> int:
         picture = " (report.png needs matplotlib: pip install 'tabletop-arena[train]')"
     print(f"report: {out}/report.md, report.json{picture}")
     if args.baseline is not None:
-        # the same games with only the first agent changed: the seeds do not depend on the agents
         base_out = f"{out}/baseline"
-        base = evaluate(game, [args.baseline, *args.agents[1:]], options=options, games=args.games,
-                        workers=args.workers, seed=args.seed, opening_moves=args.opening_moves,
-                        max_steps=max_steps, progress=not args.no_progress, out=base_out, trust=trust)
-        comparison = baseline_comparison(report, base)
+        comparison = baseline_comparison(report, run([args.baseline, *args.agents[1:]], base_out))
         Path(out, "baseline.json").write_text(json.dumps(comparison, indent=2) + "\n", encoding="utf-8")
         print(f"\nbaseline: {args.baseline} in the first agent's place (report: {base_out}/report.md; "
               f"numbers: {out}/baseline.json)")

@@ -1270,10 +1270,10 @@ class _Run:
                         f"{spec}_ci_high": round(float(hi), 4), f"{spec}_games": games})
             self.last_eval[spec] = [round(float(r), 4), round(float(lo), 4), round(float(hi), 4)]
         self.curve.append(row)
-        players = self.game.options().get("num_players")
+        players = self.game.num_agents
         write_curve(self.curve, self.out / "curve.csv", self.out / "curve.png", steps_label="self-play games",
                     title=f"{curve_title(self.game_id, self.game.options())} search distillation"
-                          + (f" ({players}p)" if players and players > 2 else ""), players=self.game.num_agents)
+                          + (f" ({players}p)" if players > 2 else ""), players=players)
         self.log(f"evaluation of the best network (iteration {b}) after iteration {k}: " + ", ".join(
             f"vs {s} {100 * row[f'{s}_win_rate']:.1f}% [{100 * row[f'{s}_ci_low']:.1f}, "
             f"{100 * row[f'{s}_ci_high']:.1f}] of {row[f'{s}_games']}" for s, _ in self.eval_opponents))
