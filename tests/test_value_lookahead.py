@@ -187,3 +187,41 @@ def test_timesteps_caps_the_data_games_and_scales_the_rest(tmp_path, capsys):
     assert cfg["eval_games"] == 20     # 100 x share is below the floor
     assert f"{played} of 40 data games in this round's share of max_env_steps 600" in stdout
     assert "20" in (out / "curve.csv").read_text().splitlines()[1].split(",")[3]
+
+
+def test_four_players_pick_their_config_and_evaluate_against_three(tmp_path, capsys):
+    """``arena train gorgasali --opt num_players=4`` reads configs/train/gorgasali_4p.yaml; the value
+    is fitted on the 4-player variant, and the curve's evaluation seats the learner against a copy of
+    each opponent in every other seat (it was a 2-agent list in a 4-seat game)."""
+    import json
+
+    import yaml
+    out = tmp_path / "run4"
+    code, _, err = _cli(["train", "gorgasali", "--opt", "num_players=4", "--out", str(out), *TINY,
+                         "--set", "eval_opponents=[random]"], capsys)
+    assert code == 0, err
+    cfg = yaml.safe_load((out / "config.yaml").read_text())
+    assert cfg["env_options"] == {"num_players": 4} and cfg["sample_every"] == 40
+    _, meta = load_value(out / "value.pt", envs.make_game("gorgasali", num_players=4))
+    assert meta["options"]["num_players"] == 4
+    report = out / "eval" / "round_1" / "random" / "report.json"
+    assert json.loads(report.read_text())["agents"] == ["learner", "random", "random_2", "random_3"]
+
+
+@pytest.mark.parametrize("players, firsts, accepted", [
+    (2, 160, False),   # 40% of 400: below one half at 2 players
+    (4, 160, True),    # 40% of 400: lower bound ~35% > one game in four
+    (4, 108, False),   # 27% of 400: lower bound ~23% < 25%
+])
+def test_a_phase_is_accepted_above_one_game_in_the_player_count(tmp_path, players, firsts, accepted):
+    """The phase trials' bar is even strength at the table's size: the Wilson lower bound of first
+    place above 1/players (at 4 players it was one half, so no phase could ever be accepted)."""
+    from tabletop_arena.train.value_lookahead import _Run
+    cfg = from_dict({"algorithm": "value_lookahead", "env_options": {"num_players": players},
+                     "accept_games": 400, "workers": 1, "progress": False}, "test")
+    run = _Run("gorgasali_v0", cfg, tmp_path)
+    run.phase_counts, run.games = {"loot": 5}, 1
+    run.imap = lambda fn, tasks: [1.0] * firsts + [-1.0] * (len(tasks) - firsts)
+    assert run.accept(1, tmp_path / "unused.pt") == (["loot"] if accepted else [])
+    row = (tmp_path / "accept.csv").read_text().splitlines()[1].split(",")
+    assert row[1] == "loot" and float(row[4]) == firsts / 400

@@ -68,6 +68,12 @@ Z95 = 1.959963984540054
 # =============================================================================================
 # statistics
 # =============================================================================================
+def field_against(learner: str, spec: str, players: int) -> tuple[list[str], list[str]]:
+    """(specs, names) of ``learner`` against ``spec`` in every other seat of a ``players``-player
+    game: the learner named ``learner``, the others ``spec``, ``spec_2``, ... (names must differ)."""
+    return [learner] + [spec] * (players - 1), ["learner"] + [spec if i == 1 else f"{spec}_{i}" for i in range(1, players)]
+
+
 def wilson_interval(k: float, n: int, z: float = Z95) -> tuple[float, float]:
     """95% Wilson score interval for k successes in n trials ((0, 1) when n == 0)."""
     if n <= 0:

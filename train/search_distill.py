@@ -91,7 +91,7 @@ from ..threads import limit_threads, limited_threads
 from .config import NETWORK_SHAPE_KEYS, ConfigError, with_overrides
 from .config import from_dict as ppo_from_dict
 from .curves import curve_title, read_curve, write_curve
-from .evaluate import evaluate, wilson_interval
+from .evaluate import evaluate, field_against, wilson_interval
 from .play import play_from
 from .schema import ANY_VALUE, check_config, count, number
 from .stops import as_stopped, deferred, end_pool, pool_map, quiet_worker
@@ -1259,8 +1259,8 @@ class _Run:
                 r, lo, hi = (last[f"{spec}_{x}"] for x in ("win_rate", "ci_low", "ci_high"))   # the same network
             else:
                 path = self.snapshot_path(b)
-                report = evaluate(self.game_id, [f"ppo:{path}"] + [spec] * (n - 1), options=cfg.env_options,
-                                  names=["learner"] + [spec if i == 1 else f"{spec}_{i}" for i in range(1, n)],
+                specs, names = field_against(f"ppo:{path}", spec, n)
+                report = evaluate(self.game_id, specs, options=cfg.env_options, names=names,
                                   games=games, workers=cfg.workers, seed=EVAL_SEED_BASE + cfg.seed, opening_moves=2,
                                   max_steps=cfg.max_steps, progress=False, bootstrap=0, trust=self.trust)
                 report.write(self.out / "eval" / f"iter_{k:05d}" / spec.replace(":", "_").replace("/", "_"))

@@ -10,9 +10,10 @@ return; (2) fit a small value network (``agents.lookahead.value_net``) to all po
 keeping the weights with the lowest squared error on held-out games (every ``holdout_every``-th);
 (3) accept phases: for each phase with at least ``accept_min_per_game`` such decisions a game, play
 ``accept_games`` seat-balanced games of the lookahead agent searching in that phase alone against
-the heuristic, and accept the phase where the Wilson 95% lower bound of its win rate is above one
-half; (4) evaluate the agent (all accepted phases) against ``eval_opponents`` for the learning
-curve. All engine seeds here are even (the evaluator's are odd).
+the heuristic (the other seats), and accept the phase where the Wilson 95% lower bound of its win
+rate (first place alone; a shared first counts half) is above one game in the player count (one
+half at 2 players, a quarter at 4); (4) evaluate the agent (all accepted phases) against
+``eval_opponents`` (one copy in every other seat) for the learning curve. All engine seeds here are even (the evaluator's are odd).
 
 Out folder: ``value.pt`` (the agent: ``vlook:PATH``), ``config.yaml``, ``curve.csv`` / ``curve.png``
 (win rate against minutes and env steps: the engine actions of the data games), ``accept.csv``
@@ -46,7 +47,7 @@ from ..agents.registry import make_agent
 from ..envs.core.options import Option
 from .config import ConfigError, read_config_file, with_overrides
 from .curves import write_curve
-from .evaluate import evaluate, wilson_interval
+from .evaluate import evaluate, field_against, wilson_interval
 from .play import agent_action, observe, play
 from .schema import check_config, count, number
 from .stops import as_stopped, deferred, end_pool, pool_map, quiet_worker
@@ -357,7 +358,7 @@ class _Run:
             res = np.asarray(list(self.imap(_trial_game, tasks)))
             score = float(((res > 0) + 0.5 * (res == 0)).sum())
             lo, hi = wilson_interval(score, len(res))
-            ok = lo > 0.5
+            ok = lo > 1 / self.game.num_agents   # even: one game in the player count
             rows.append({"round": round_no, "phase": phase, "decisions_per_game": round(self.phase_counts[phase] / games_played, 2),
                          "games": len(res), "win_rate": round(score / len(res), 4), "ci_low": round(lo, 4),
                          "ci_high": round(hi, 4), "accepted": ok})
@@ -374,7 +375,8 @@ class _Run:
         row: dict[str, Any] = {"timesteps": self.env_steps, "minutes": round((time.time() - self.t0) / 60, 2),
                                "cpu_minutes": round(time.process_time() / 60 - self.cpu0 / 60, 2), "games": cfg.eval_games}
         for opp in cfg.eval_opponents:
-            report = evaluate(self.game_id, [f"vlook:{path}", opp], names=["learner", opp], games=cfg.eval_games,
+            specs, names = field_against(f"vlook:{path}", opp, self.game.num_agents)
+            report = evaluate(self.game_id, specs, names=names, games=cfg.eval_games,
                               workers=cfg.workers, seed=7919 + cfg.seed, opening_moves=2, max_steps=cfg.max_steps,
                               progress=False, bootstrap=0, options=cfg.env_options)
             a = report.agent("learner")
