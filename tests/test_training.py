@@ -307,7 +307,7 @@ def test_env_options_override_the_configs_key_by_key():
 def test_a_player_count_picks_its_own_config():
     """``configs/train/<game>_<N>p.yaml`` is the default for N players where it exists (and says
     N players itself); other counts and games without one use ``<game>.yaml``."""
-    from tabletop_arena.train.config import CONFIG_DIR, config_for_game
+    from tabletop_arena.train.config import CONFIG_DIR, config_for_game, read_config_file
     assert config_for_game("peacekeepers_v0", {"num_players": 4}).name == "peacekeepers_4p.yaml"
     assert config_for_game("peacekeepers_v0", {"num_players": 2}).name == "peacekeepers.yaml"
     assert config_for_game("peacekeepers_v0").name == "peacekeepers.yaml"
@@ -315,11 +315,12 @@ def test_a_player_count_picks_its_own_config():
     assert config_for_game("zaka_v0", {"num_players": 3}).name == "zaka.yaml"
     cfg = load_config(None, {"env_options": {"num_players": 4}}, game="peacekeepers_v0")
     assert cfg.env_options == {"mode": "competitive", "num_players": 4} and cfg.total_timesteps == 400_000
+    assert config_for_game("gorgasali_v0", {"num_players": 4}).name == "gorgasali_4p.yaml"
     variants = sorted(CONFIG_DIR.glob("*_*p.yaml"))
     assert variants
-    for path in variants:
+    for path in variants:   # any algorithm's config (gorgasali_4p.yaml is a value lookahead's)
         players = int(path.stem.rsplit("_", 1)[1][:-1])
-        assert load_config(path).env_options["num_players"] == players, path
+        assert read_config_file(path)["env_options"]["num_players"] == players, path
 
 
 def test_spatial_actions_auto_follows_the_variant():
