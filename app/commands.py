@@ -334,10 +334,12 @@ def cmd_eval(args) -> int:
             _check_checkpoint(spec, game_obj, trust)
 
     def run(agents: list[str], folder: str):
-        # --baseline's second run differs in its first agent only: the seeds do not depend on the agents
+        # --baseline's second run differs in its first agent only: the seeds do not depend on the agents,
+        # and it seats them as the first run did (the baseline where the agent sat, even when it is a
+        # copy of the others)
         return evaluate(game, agents, options=options, games=args.games, workers=args.workers, seed=args.seed,
                         opening_moves=args.opening_moves, max_steps=max_steps, progress=not args.no_progress,
-                        out=folder, trust=trust)
+                        out=folder, trust=trust, seat_like=args.agents)
 
     report = run(args.agents, out)
     print(report.table())

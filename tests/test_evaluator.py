@@ -17,11 +17,13 @@ import pytest
 from tabletop_arena.agents.base import BaseAgent
 from tabletop_arena.envs.core.game import Game, State
 from tabletop_arena.train.evaluate import (
+    arrangements,
     baseline_comparison,
     baseline_text,
     evaluate,
     fit_plackett_luce,
     make_groups,
+    seat_kinds,
     sign_test,
     wilson_interval,
 )
@@ -259,6 +261,44 @@ def test_a_baseline_plays_the_same_games_with_only_the_first_agent_changed():
                   evaluate(game, [ConstFactory(6), others[0], others[0], others[2]], **kw)):
         with pytest.raises(ValueError, match="only the first agent changed"):
             baseline_comparison(rep, other)
+
+
+def test_copies_of_one_agent_are_one_seating():
+    """Three copies of one agent beside X make 4 seatings a block (X in each seat), not 24: the
+    other 20 only swapped exchangeable copies, replaying one deal with X in one seat six times (a
+    4-player evaluation of 408 games was 17 deals, its intervals as if 408 were independent). Each
+    copy still takes every seat over the blocks; equal spec strings are copies too."""
+    game, copy = PickGame(num_seats=4, rounds=1), ConstFactory(3)
+    rep = evaluate(game, [ConstFactory(8), copy, copy, copy], games=12, workers=1, progress=False,
+                   opening_moves=1, bootstrap=0, seed=5, names=["x", "h", "h2", "h3"])
+    assert rep.data["total_games"] == 12 and len({r.engine_seed for r in rep.records}) == 3
+    for block in {r.block for r in rep.records}:
+        seats = [r.arrangement.index(0) for r in rep.records if r.block == block]
+        assert sorted(seats) == [0, 1, 2, 3]
+    for name in ("x", "h", "h2", "h3"):
+        assert {k: v["games"] for k, v in rep.agent(name)["by_seat"].items()} == {"0": 3, "1": 3, "2": 3, "3": 3}
+    assert seat_kinds(["ppo:a", "heuristic", "heuristic", "random", "heuristic"]) == [0, 1, 1, 3, 1]
+    assert len(arrangements((0, 1, 2, 3), seat_kinds(["a", "b", "c", "d"]))) == 24   # all different: all 24
+    assert arrangements((0, 1), seat_kinds(["h", "h"]), 0) == [(0, 1)]   # a mirror: one game a block,
+    assert arrangements((0, 1), seat_kinds(["h", "h"]), 1) == [(1, 0)]   # seats swapped the next
+
+
+def test_a_baseline_that_copies_the_others_sits_where_the_agent_sat():
+    """``arena eval --agents X h h h --baseline h``: the baseline run is four copies (one seating a
+    block by itself), so it is seated like the agent's run (``seat_like``): the same starts, and the
+    comparison holds; without it the schedules differ and the comparison is refused."""
+    game, copy = PickGame(num_seats=4, rounds=1), ConstFactory(3)
+    kw = dict(games=16, workers=1, progress=False, opening_moves=1, bootstrap=0, seed=9)
+    agents = [ConstFactory(8), copy, copy, copy]
+    rep = evaluate(game, agents, **kw)
+    base = evaluate(game, [copy, copy, copy, copy], seat_like=agents, **kw)
+    assert [(r.engine_seed, r.arrangement) for r in rep.records] == \
+        [(r.engine_seed, r.arrangement) for r in base.records]
+    assert baseline_comparison(rep, base)["games"] == 16
+    with pytest.raises(ValueError, match="only the first agent changed"):
+        baseline_comparison(rep, evaluate(game, [copy, copy, copy, copy], **kw))   # seated by itself
+    with pytest.raises(ValueError, match="seat_like lists 2 agents"):
+        evaluate(game, agents, seat_like=agents[:2], **kw)
 
 
 def test_fewer_agents_than_seats_are_cycled():

@@ -11,7 +11,10 @@
 A block plays the group in **every seat arrangement** (all distinct permutations of the group over
 the agent indices) from the same start: the same engine seed and the same random opening. So each
 arrangement is played equally often, and seat order is balanced pair by pair (duplicate-bridge
-style). ``games`` is the number of games per group, rounded up to a whole number of blocks.
+style). Copies of one agent (equal specs, e.g. three ``heuristic``) are exchangeable, so seatings
+that only swap them are one seating (``arrangements``): ``X`` against three heuristics is 4 games a
+block, X once in each seat, not 24 games replaying one deal six times from each seat.
+``games`` is the number of games per group, rounded up to a whole number of blocks.
 
 **Seeds.** One ``np.random.SeedSequence(seed)`` spawns a child per block; the block's engine seed
 and opening come from it and every game of the block gets its own agent seeds (so each game has a
@@ -184,9 +187,30 @@ def make_groups(n_entrants: int, n_players: int) -> list[tuple[int, ...]]:
     return [tuple(i % n_entrants for i in range(n_players))]
 
 
-def arrangements(group: tuple[int, ...]) -> list[tuple[int, ...]]:
-    """Every distinct seating of ``group`` over the agent indices (sorted, deterministic)."""
-    return sorted(set(itertools.permutations(group)))
+def arrangements(group: tuple[int, ...], kinds: Sequence[int] | None = None, block: int = 0) -> list[tuple[int, ...]]:
+    """Every distinct seating of ``group`` over the agent indices (sorted, deterministic).
+
+    ``kinds`` (one key per entrant, ``seat_kinds``): seatings that differ only by swapping copies of
+    one agent are one seating, since the copies are exchangeable (three ``heuristic`` entrants make 4
+    seatings of ``[X, heuristic x 3]``, not 24 that replay one deal six times with X in the same seat).
+    The copies fill their kind's seats in an order rotated by ``block``, so over the blocks each copy
+    takes every seat."""
+    if kinds is None:
+        return sorted(set(itertools.permutations(group)))
+    members: dict[int, list[int]] = {}
+    for e in sorted(group):
+        members.setdefault(kinds[e], []).append(e)
+    out = []
+    for pattern in sorted(set(itertools.permutations([kinds[e] for e in group]))):
+        queues = {k: m[block % len(m):] + m[:block % len(m)] for k, m in members.items()}
+        out.append(tuple(queues[k].pop(0) for k in pattern))
+    return out
+
+
+def seat_kinds(agents: Sequence[Any]) -> list[int]:
+    """Per entrant, the index of the first equal entrant: equal spec strings (or the same factory
+    object) are copies of one agent for ``arrangements``."""
+    return [next(j for j in range(i + 1) if agents[j] == agents[i]) for i in range(len(agents))]
 
 
 class _Context:
@@ -284,7 +308,7 @@ def evaluation_engine_seed(x: int) -> int:
 
 
 def _run_block(task) -> list[GameRecord]:
-    block, group, seed_words, opening_moves = task
+    block, group, seed_words, opening_moves, kinds, b = task
     ctx = _WORKER
     assert ctx is not None, "_init_worker runs first"
     ss = np.random.SeedSequence(seed_words)
@@ -293,7 +317,7 @@ def _run_block(task) -> list[GameRecord]:
     opening_seed = int(opening_ss.generate_state(1, np.uint64)[0] % (2**63))
     opening = _opening(ctx.game, engine_seed, opening_seed, opening_moves)
     out = []
-    arrs = arrangements(group)
+    arrs = arrangements(group, kinds, b)
     for arr, game_ss in zip(arrs, agents_ss.spawn(len(arrs))):
         seeds = tuple(int(x % (2**63)) for x in game_ss.generate_state(len(arr), np.uint64))
         out.append(play_game(ctx, arr, engine_seed, opening, seeds, block))
@@ -624,7 +648,7 @@ def evaluate(game, agents: Sequence[str | Callable], *, options: dict | None = N
              workers: int = 2, seed: int = 0, opening_moves: int = 2, max_steps: int | None = None,
              names: Sequence[str] | None = None, progress: bool = True, bootstrap: int = 200,
              out: str | os.PathLike | None = None, start_method: str = "spawn",
-             trust: bool = False) -> EvalReport:
+             trust: bool = False, seat_like: Sequence[str | Callable] | None = None) -> EvalReport:
     """Play seat-balanced matches between ``agents`` and return an ``EvalReport``.
 
     ``game``: a registered id or bare name (built with ``options``), or an ``envs.core.game.Game``.
@@ -637,6 +661,9 @@ def evaluate(game, agents: Sequence[str | Callable], *, options: dict | None = N
     ``out``: if given, the report files are written there.
     ``trust``: spec strings may load pickled (legacy) checkpoints, which run any code they carry
     (``arena eval --trust-checkpoint``); without it such a spec is refused before any game.
+    ``seat_like``: the list whose equal entries are copies for the seatings (``arrangements``):
+    ``agents`` by default; a run that must seat its agents as another run did passes that run's
+    list (``arena eval --baseline``: the baseline in the first agent's seats).
     """
     if isinstance(game, str):
         game_id = envs.resolve(game)
@@ -669,13 +696,17 @@ def evaluate(game, agents: Sequence[str | Callable], *, options: dict | None = N
                 check_compatible(meta, game_obj, path)
     n_players = game_obj.num_agents
     groups = make_groups(len(agents), n_players)
+    like = list(agents if seat_like is None else seat_like)
+    if len(like) != len(agents):
+        raise ValueError(f"seat_like lists {len(like)} agents, the evaluation {len(agents)}")
+    kinds = seat_kinds(like)
     tasks: list[tuple] = []
     for g_idx, group in enumerate(groups):
-        per_block = len(arrangements(group))
+        per_block = len(arrangements(group, kinds))
         blocks = max(1, math.ceil(games / per_block))
         for b in range(blocks):
-            tasks.append((len(tasks), group, (seed, g_idx, b), opening_moves))
-    total_games = sum(len(arrangements(t[1])) for t in tasks)
+            tasks.append((len(tasks), group, (seed, g_idx, b), opening_moves, kinds, b))
+    total_games = sum(len(arrangements(t[1], kinds, t[5])) for t in tasks)
     ctx = _Context(source, agents, max_steps, trust)
     records: list[GameRecord] = []
     bar = None
@@ -716,7 +747,7 @@ def evaluate(game, agents: Sequence[str | Callable], *, options: dict | None = N
     records.sort(key=lambda r: (r.block, r.arrangement))
     settings = {"seed": seed, "games_per_group": games, "opening_moves": opening_moves,
                 "max_steps": max_steps, "workers": workers,
-                "agent_specs": [a if isinstance(a, str) else repr(a) for a in agents]}
+                "agent_specs": [a if isinstance(a, str) else repr(a) for a in agents], "seat_kinds": kinds}
     report = build_report(records, labels, game_obj, game_id, settings, bootstrap=bootstrap, seed=seed)
     if out is not None:
         report.write(out)
@@ -736,6 +767,7 @@ def baseline_comparison(report: EvalReport, baseline: EvalReport) -> dict[str, A
     keys = ("seed", "games_per_group", "opening_moves", "max_steps")
     if any(mine[k] != theirs[k] for k in same) or any(mine["settings"][k] != theirs["settings"][k] for k in keys) \
             or mine["settings"]["agent_specs"][1:] != theirs["settings"]["agent_specs"][1:] \
+            or mine["settings"].get("seat_kinds") != theirs["settings"].get("seat_kinds") \
             or mine["total_games"] != theirs["total_games"]:
         raise ValueError("a baseline comparison needs the same evaluation with only the first agent changed")
     a, b = report.agent(report.names[0]), baseline.agent(baseline.names[0])
