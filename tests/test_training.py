@@ -595,3 +595,15 @@ def test_resume_refuses_a_change_of_any_key_that_shapes_the_network():
             changed = [[0, 1, 0]] if key == "pointer_actions" else [1]
         with pytest.raises(ConfigError, match=f"{key} cannot change when resuming"):
             check_resume(defaults, {key: changed}, None, "checkpoint")
+
+
+def test_a_four_player_curve_plays_the_learner_against_three(tmp_path):
+    """The PPO trainer's evaluation at 4 players seats the learner once against a copy of the
+    opponent in every other seat (``field_against``); it passed [learner, opponent] to a 4-seat game,
+    which the evaluator cycles: the learner held two seats of every game."""
+    run = tmp_path / "pk4"
+    train("peacekeepers", config_path=ppo_config("peacekeepers"), timesteps=128, seed=2, out=run,
+          **dict(SMALL, env_options={"mode": "competitive", "num_players": 4}))
+    report = json.loads((run / "eval" / "final" / "random" / "report.json").read_text())
+    assert report["agents"] == ["learner", "random", "random_2", "random_3"]
+    assert report["per_agent"]["learner"]["games"] == report["total_games"]

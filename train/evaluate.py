@@ -71,9 +71,11 @@ Z95 = 1.959963984540054
 # =============================================================================================
 # statistics
 # =============================================================================================
-def field_against(learner: str, spec: str, players: int) -> tuple[list[str], list[str]]:
-    """(specs, names) of ``learner`` against ``spec`` in every other seat of a ``players``-player
-    game: the learner named ``learner``, the others ``spec``, ``spec_2``, ... (names must differ)."""
+def field_against(learner: Any, spec: str, players: int) -> tuple[list[Any], list[str]]:
+    """(entrants, names) of ``learner`` (a spec or a factory) against ``spec`` in every other seat of
+    a ``players``-player game: the learner named ``learner``, the others ``spec``, ``spec_2``, ...
+    (names must differ). With two entrants in a 4-seat game the evaluator would cycle them, the
+    learner holding two seats: a trainer's curve plays this field instead."""
     return [learner] + [spec] * (players - 1), ["learner"] + [spec if i == 1 else f"{spec}_{i}" for i in range(1, players)]
 
 

@@ -77,7 +77,7 @@ from ..agents.shipped import ShippedAgentError, resolve_checkpoint
 from .arena_ppo import ArenaPPO
 from .config import ConfigError, TrainConfig, check_resume, from_dict, load_config, validate, with_overrides
 from .curves import curve_title, read_curve, write_curve
-from .evaluate import evaluate
+from .evaluate import evaluate, field_against
 from .run_control import (
     EvaluationCut,
     RunLock,
@@ -365,7 +365,8 @@ class Run:
         results = {}
         try:
             for opp in self.eval_opponents:
-                report = evaluate(self.game, [_LearnerFactory(policy), opp], names=["learner", opp],
+                entrants, names = field_against(_LearnerFactory(policy), opp, self.game.num_agents)
+                report = evaluate(self.game, entrants, names=names,
                                   games=games or self.cfg.eval_games, workers=1, seed=EVAL_SEED_BASE + self.cfg.seed,
                                   opening_moves=2, max_steps=self.cfg.max_steps, progress=False, bootstrap=0,
                                   trust=self.trust)
