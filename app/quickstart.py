@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING
 from ..agents.registry import has_heuristic
 from ..train.config import CONFIG_DIR, ConfigError, config_for_game, load_config
 from ..train.curves import read_curve
-from ..train.evaluate import evaluate
+from ..train.evaluate import evaluate, field_against
 from .cli_common import (
     CLIError,
     HelpFormatter,
@@ -176,16 +176,21 @@ def _curve_words(out: Path) -> str:
     return f"{text} ({last['games']} games a point: a rough check, another sample than the table's)"
 
 
-def verdict(heuristic_pair: dict | None, random_pair: dict | None) -> str:
-    """The one line at the top of the final output."""
+def verdict(heuristic_pair: dict | None, random_pair: dict | None, players: int = 2) -> str:
+    """The one line at the top of the final output (at more than 2 players the agent's results
+    against a copy of the opponent in every other seat)."""
     def rate(p: dict) -> str:
         lo, hi = p["win_rate_ci95"]
         return f"{100 * p['win_rate']:.1f}% [{100 * lo:.1f}-{100 * hi:.1f}] of {p['games']} games"
+
+    def against(opp: str) -> str:
+        return f"the {opp}" if players == 2 else f"{players - 1} {opp}{'s' if opp == 'heuristic' else ''}"
     parts = []
     if heuristic_pair is not None:
-        parts.append(f"Your agent won {rate(heuristic_pair)} against the heuristic")
+        parts.append(f"Your agent won {rate(heuristic_pair)} against {against('heuristic')}")
     if random_pair is not None:
-        parts.append(("and " if parts else "Your agent won ") + f"{rate(random_pair)} against random")
+        parts.append(("and " if parts else "Your agent won ") + f"{rate(random_pair)} against "
+                     + ("random" if players == 2 else f"{players - 1} random players"))
     return " ".join(parts) + " (win = first place alone; [95% interval])."
 
 
@@ -195,7 +200,7 @@ def cmd_quickstart(args) -> int:
     t0, cpu0 = time.time(), cpu_seconds()
     game = resolve_game(args.game)
     options = env_options(args)
-    make_game(game, options)   # a bad option: one line before anything runs
+    players = make_game(game, options).num_agents   # a bad option: one line before anything runs
 
     overrides = check_set_overrides(args.set)
     fold_set_into_flags(args, overrides)
@@ -233,14 +238,16 @@ def cmd_quickstart(args) -> int:
     print(f"[2/2] evaluating {label}: " + ", ".join(f"{sizes[o]} games against {o}" for o in opponents), flush=True)
     reports = {}
     for opp in opponents:
-        reports[opp] = evaluate(game, [f"ppo:{final}", opp], names=[label, opp], options=options or None,
+        entrants, names = field_against(f"ppo:{final}", opp, players)   # the agent in one seat
+        reports[opp] = evaluate(game, entrants, names=[label, *names[1:]], options=options or None,
                                 games=sizes[opp], workers=args.workers if opp == "heuristic" else 1, seed=seed,
                                 progress=not args.no_progress, out=out / "eval" / f"vs_{opp}")
-    pairs = {opp: rep.pair(label, opp) for opp, rep in reports.items()}
+    # 2 players: the pairing; more: the agent against the whole table (first place alone)
+    pairs = {opp: rep.pair(label, opp) if players == 2 else rep.agent(label) for opp, rep in reports.items()}
     cpu, wall = cpu_seconds() - cpu0, time.time() - t0
     meta = _final_meta(final)
     print()
-    print(verdict(pairs.get("heuristic"), pairs.get("random")))
+    print(verdict(pairs.get("heuristic"), pairs.get("random"), players))
     print(f"It cost {cpu / 60:.1f} CPU-minutes ({wall / 60:.1f} minutes wall): training "
           f"{meta.get('cpu_seconds', 0) / 60:.1f}, the {sum(sizes[o] for o in opponents)} evaluation games "
           f"the rest (this process and its workers; `arena quickstart --help` says what a run does).")

@@ -28,6 +28,11 @@ class _FakeReport:
         return {"a": a, "b": b, "games": self.games, "wins": wins, "draws": 1, "losses": self.games - wins - 1,
                 "win_rate": wins / self.games, "win_rate_ci95": [0.4, 0.6]}
 
+    def agent(self, name):   # at more than 2 players: the agent against the table
+        wins = self.games // 4 + 5
+        return {"games": self.games, "wins": wins, "draws": 0, "losses": self.games - wins,
+                "win_rate": wins / self.games, "win_rate_ci95": [0.2, 0.4]}
+
 
 def _quickstart_calls(argv, monkeypatch, capsys, out):
     """``arena quickstart`` with training and evaluation replaced by recorders: what would have
@@ -94,6 +99,17 @@ def test_the_verdict_is_one_line_at_the_top_of_the_final_output(monkeypatch, cap
     assert final[2].startswith("Learning curve (") and "44% after cloning -> 47% at 30,000 steps" in final[2]
     assert any(re.match(r"heuristic +203-1-196 +50\.7 \[ 40\.0,  60\.0\] +400$", line) for line in final), final
     assert any(line.startswith("A longer run plays better: arena quickstart --timesteps 250000") for line in final)
+
+
+def test_four_players_evaluate_the_agent_in_one_seat_against_three(monkeypatch, capsys, tmp_path):
+    """``arena quickstart --opt num_players=4``: each evaluation seats the agent once against a copy
+    of the opponent in every other seat (two entrants in a 4-seat game were cycled: the agent held
+    two seats), and the verdict is its first place against the table."""
+    calls, out = _quickstart_calls(["quickstart", "--opt", "num_players=4"], monkeypatch, capsys, tmp_path)
+    assert [e["agents"][1:] for e in calls["evaluate"]] == [["heuristic"] * 3, ["random"] * 3]
+    assert [len(set(e["names"])) for e in calls["evaluate"]] == [4, 4]
+    assert "Your agent won 26.2% [20.0-40.0] of 400 games against 3 heuristics and 30.0% [20.0-40.0] " \
+           "of 100 games against 3 random players (win = first place alone" in out
 
 
 def test_no_progress_and_set_seed_reach_training_and_evaluation(monkeypatch, capsys, tmp_path):
