@@ -109,7 +109,8 @@ examples:
   arena eval zaka --agents heuristic random --games 10 --record 2    # + 2 games as GIFs
 
 Every group of agents that meets plays every seat arrangement equally often from the same seeded
-start and random opening; --games is the number of games per group (rounded up to whole sets of
+start and random opening (copies of one agent are interchangeable: X against three heuristics is X
+once in each seat of a deal); --games is the number of games per group (rounded up to whole sets of
 arrangements). With more than 2 players a win is finishing first alone; a shared first place is a
 draw. Writes report.json, report.md and report.png into --out and prints a table; --record N adds
 N of the games as animated GIFs (game_01_<agents>.gif ...): each move's picture with the move

@@ -419,7 +419,7 @@ class EvalReport:
         out = [f"# Evaluation: {d['game']}", "",
                f"Options: `{json.dumps(d['options'])}`  ", 
                f"{d['total_games']} games ({s['games_per_group']} per group of {d['num_players']} agents, "
-               f"every seat arrangement equally often), seed {s['seed']}, {s['opening_moves']} random "
+               f"every seat arrangement equally often, copies of one agent interchangeable), seed {s['seed']}, {s['opening_moves']} random "
                f"opening moves, move cap {s['max_steps']}, {s['workers']} worker(s).  ",
                f"Distinct games: {d['distinct_games']} of {d['total_games']}; truncated: {d['truncated_games']}.",
                "", "Win = finishing first alone (highest return); a shared first place is a draw; "
