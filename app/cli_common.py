@@ -33,6 +33,7 @@ from ..agents.registry import (
     checkpoint_for,
     checkpoint_ref,  # (kind, REF) of a checkpoint-backed spec, from AGENT_KINDS
     shipped_for,
+    spec_kind,
 )
 from ..agents.registry import make_agent as build
 from ..agents.shipped import agent_kind, resolve_checkpoint
@@ -395,16 +396,20 @@ def agent_error(spec: str, exc: BaseException, game) -> CLIError:
     ref = checkpoint_ref(spec)
     if spec not in text and not (ref and ref[1] in text):   # the spec (or its file) named once
         text = f"agent {spec!r}: {text}"
-    return CLIError(text, hint=shipped_hint(game.name) if "trained for" in text or "shipped" in text else None)
+    return CLIError(text, hint=shipped_hint(game.name, spec) if "trained for" in text or "shipped" in text else None)
 
 
-def shipped_hint(game_id: str) -> str | None:
-    """``trained for GAME: ppo:a, ppo:b`` (None when the game has no shipped agent)."""
-
+def shipped_hint(game_id: str, spec: str | None = None) -> str | None:
+    """``trained for GAME: ppo:a, ppo:b`` (None when the game has no shipped agent). With ``spec``,
+    only the shipped agents its kind can play (``ppo:`` / ``rollout:`` / ``puct:`` the PPO ones,
+    ``vlook:`` the value ones), where there are any: the hint stays one short line."""
     try:
         shipped = shipped_for(game_id)
     except Exception:  # noqa: BLE001 - only a hint
         return None
+    kind = spec_kind(spec)[0] if spec else None
+    if kind is not None and kind.checkpoint:
+        shipped = [s for s in shipped if s.startswith(f"{kind.checkpoint}:")] or shipped
     return f"trained for {game_id}: {', '.join(shipped)}" if shipped else None
 
 
@@ -450,4 +455,4 @@ def check_checkpoint_exists(spec: str, game) -> None:
                        hint="a file written by arena train, or a shipped agent's name ('arena list')")
     misfit = _misfit(spec.strip(), game)   # its metadata only (JSON): nothing of the file runs
     if misfit:
-        raise CLIError(misfit, hint=shipped_hint(game.name))
+        raise CLIError(misfit, hint=shipped_hint(game.name, spec))

@@ -420,3 +420,17 @@ def test_the_shell_sees_exit_2_and_one_line(argv, places, tmp_path):
                               timeout=120, cwd=tmp_path, stdin=subprocess.DEVNULL)
         check_one_line_error(proc.returncode, proc.stderr, "", places)
         assert proc.stdout == ""
+
+
+def test_the_shipped_hint_names_the_agents_the_specs_kind_can_play():
+    """A bad ``ppo:`` (or ``rollout:``) spec's hint lists the PPO agents shipped for the game, a bad
+    ``vlook:`` spec the value ones: a game with both kinds kept the line short (Zaka's three names
+    pushed the misuse line past its limit)."""
+    from tabletop_arena.agents.registry import shipped_for
+    from tabletop_arena.app.cli_common import shipped_hint
+    every = shipped_for("zaka_v0")
+    assert any(s.startswith("ppo:") for s in every) and any(s.startswith("vlook:") for s in every)
+    for spec, kind in (("ppo:", "ppo:"), ("rollout:16:x", "ppo:"), ("vlook:x", "vlook:")):
+        named = shipped_hint("zaka_v0", spec).split(": ", 1)[1].split(", ")
+        assert named and all(n.startswith(kind) for n in named), (spec, named)
+    assert shipped_hint("zaka_v0") == f"trained for zaka_v0: {', '.join(every)}"
