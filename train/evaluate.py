@@ -218,8 +218,9 @@ def seat_kinds(agents: Sequence[Any]) -> list[int]:
 class _Context:
     """What a worker needs: the game, how to build each entrant, the move cap."""
 
-    def __init__(self, game_source, entrants, max_steps: int, trust: bool = False):
+    def __init__(self, game_source, entrants, max_steps: int, trust: bool = False, kinds: Sequence[int] | None = None):
         self.game_source, self.entrants, self.max_steps = game_source, entrants, max_steps
+        self.kinds = kinds   #: ``seat_kinds``: which entrants are copies of one agent (the seatings)
         self.trust = trust   #: spec strings may load pickled (legacy) checkpoints
         self._game: Game | None = None   # built in the worker (setup), not pickled to it
         self.cache: dict[tuple[int, int], Any] = {}
@@ -310,7 +311,7 @@ def evaluation_engine_seed(x: int) -> int:
 
 
 def _run_block(task) -> list[GameRecord]:
-    block, group, seed_words, opening_moves, kinds, b = task
+    block, group, seed_words, opening_moves = task
     ctx = _WORKER
     assert ctx is not None, "_init_worker runs first"
     ss = np.random.SeedSequence(seed_words)
@@ -319,7 +320,7 @@ def _run_block(task) -> list[GameRecord]:
     opening_seed = int(opening_ss.generate_state(1, np.uint64)[0] % (2**63))
     opening = _opening(ctx.game, engine_seed, opening_seed, opening_moves)
     out = []
-    arrs = arrangements(group, kinds, b)
+    arrs = arrangements(group, ctx.kinds, block)
     for arr, game_ss in zip(arrs, agents_ss.spawn(len(arrs))):
         seeds = tuple(int(x % (2**63)) for x in game_ss.generate_state(len(arr), np.uint64))
         out.append(play_game(ctx, arr, engine_seed, opening, seeds, block))
@@ -707,9 +708,9 @@ def evaluate(game, agents: Sequence[str | Callable], *, options: dict | None = N
         per_block = len(arrangements(group, kinds))
         blocks = max(1, math.ceil(games / per_block))
         for b in range(blocks):
-            tasks.append((len(tasks), group, (seed, g_idx, b), opening_moves, kinds, b))
-    total_games = sum(len(arrangements(t[1], kinds, t[5])) for t in tasks)
-    ctx = _Context(source, agents, max_steps, trust)
+            tasks.append((len(tasks), group, (seed, g_idx, b), opening_moves))
+    total_games = sum(len(arrangements(t[1], kinds)) for t in tasks)
+    ctx = _Context(source, agents, max_steps, trust, kinds)
     records: list[GameRecord] = []
     bar = None
     if progress:
