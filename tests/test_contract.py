@@ -409,6 +409,24 @@ def test_determinized_samples_are_positions_the_game_can_reach(name, vname, opts
 
 
 @pytest.mark.parametrize("name,vname,opts", CASES, ids=IDS)
+def test_every_phase_a_state_reports_is_one_the_game_declares(name, vname, opts):
+    """``game.phase_names`` (what a search setting naming a phase is checked against: vroll's
+    ``phases=``) holds every ``phase_name()`` a random game passes through, "over" included."""
+    game = envs.make_game(name, **opts)
+    assert game.phase_names and len(set(game.phase_names)) == len(game.phase_names)
+    seen = set()
+    for seed in range(3):
+        state = game.new_initial_state(seed)
+        rng = np.random.default_rng(seed)
+        while True:
+            seen.add(state.phase_name())
+            if state.is_terminal() or len(state.history) >= 3000:
+                break
+            state.apply(int(rng.choice(state.legal_actions())))
+    assert seen <= set(game.phase_names), f"{name} {vname}: undeclared phases {sorted(seen - set(game.phase_names))}"
+
+
+@pytest.mark.parametrize("name,vname,opts", CASES, ids=IDS)
 def test_engine_built_states_serialize_and_restore(name, vname, opts):
     """A state from ``game.new_initial_state`` (a fresh generator, a used one, an int seed) is
     replayable: restore(serialize()) gives the same game."""

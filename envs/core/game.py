@@ -224,6 +224,9 @@ class Game:
     #: acts on ``cell`` (row-major) of the observation's (C, H, W) board piece, for p < planes.
     #: Read by the training pipeline's spatial policy head (``spatial_actions: auto``).
     spatial_actions: list[list[int]] = []
+    #: every name ``state.phase_name()`` can return (the engine's ``Phase`` literal): what a search
+    #: setting naming a phase is checked against (``vroll``'s ``phases=``)
+    phase_names: tuple[str, ...] = ()
 
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)

@@ -13,7 +13,7 @@ from . import actions as A
 from .board import Board
 from .observe import ObservationTables, observation_layout
 from .state import GorgasaliState
-from .tables import CHARACTERS, CardType, Character, CrossKind, load_tables
+from .tables import CHARACTERS, CardType, Character, CrossKind, Phase, load_tables
 
 Mode = Literal["solo", "duo"]
 MODES: tuple[Mode, ...] = get_args(Mode)
@@ -25,6 +25,7 @@ class GorgasaliGame(Game):
     """One Gorgasali variant. See ``envs/gorgasali/aec_env.py`` for the options."""
 
     name = "gorgasali_v0"
+    phase_names = get_args(Phase)
     num_actions = A.NUM_ACTIONS
     hidden_information = True
     spatial_actions = [[A.SQUARE, 1]]   # SQUARE x over the 20x20 map

@@ -20,6 +20,7 @@ from .tables import (
     VECTOR_SIZE,
     Mode,
     Mountains,
+    Phase,
     PuzzleLevel,
     Reward,
     ZoneKind,
@@ -32,6 +33,7 @@ class PeacekeepersGame(Game):
     """One Peacekeepers variant. See ``envs/peacekeepers/aec_env.py`` for the options."""
 
     name = "peacekeepers_v0"
+    phase_names = get_args(Phase)
     num_actions = A.NUM_ACTIONS
     observation_layout = [("board", (BOARD_PLANES, 10, 10)), ("vector", (VECTOR_SIZE,))]
     #: PLACE (10 colours) + CELL over the 100 cells; MOUNTAIN's 2 orientations over their anchors

@@ -2,18 +2,19 @@
 read once) and the factory of its states."""
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, get_args
 
 import numpy as np
 
 from ..core.options import Option, OptionTable
 from .actions import NUM_ACTIONS
 from .position import WarbahPosition
-from .tables import WarbahTables
+from .tables import Phase, WarbahTables
 
 
 class WarbahGame(WarbahTables):
     name = "warbah_v0"
+    phase_names = get_args(Phase)
     num_actions = NUM_ACTIONS
     hidden_information = True
     #: the constructor's options, checked by envs.core.game.Game before ``__init__`` runs

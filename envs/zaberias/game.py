@@ -3,7 +3,7 @@ the factory of game states (``ZaberiasGame.new_initial_state``)."""
 from __future__ import annotations
 
 import os
-from typing import Any
+from typing import Any, get_args
 
 import numpy as np
 
@@ -13,13 +13,14 @@ from . import actions as A
 from .board import MapTables
 from .observe import ObservationTables, observation_layout
 from .state import ZaberiasState
-from .tables import TRIBES, Ability, Tribe, load_tables
+from .tables import TRIBES, Ability, Phase, Tribe, load_tables
 
 
 class ZaberiasGame(Game):
     """One Zaberias variant. See ``envs/zaberias/aec_env.py`` for the options."""
 
     name = "zaberias_v0"
+    phase_names = get_args(Phase)
     hidden_information = False
     OPTIONS = OptionTable(
         "zaberias_v0",

@@ -3,7 +3,7 @@ the factory of game states (``ZakaGame.new_initial_state``)."""
 from __future__ import annotations
 
 import os
-from typing import Any
+from typing import Any, get_args
 
 import numpy as np
 
@@ -11,7 +11,7 @@ from ..core.game import ConfigError, Game
 from ..core.options import Option, OptionTable
 from .actions import ActionLayout
 from .observe import ObservationTables, observation_layout
-from .state import ZakaState
+from .state import Phase, ZakaState
 from .tables import MEND, NUM_PLAYERS, load_tables
 
 
@@ -19,6 +19,7 @@ class ZakaGame(Game):
     """One Zaka variant. See ``envs/zaka/aec_env.py`` for the options."""
 
     name = "zaka_v0"
+    phase_names = get_args(Phase)
     hidden_information = True
     OPTIONS = OptionTable(
         "zaka_v0",
