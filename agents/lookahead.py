@@ -184,3 +184,101 @@ class ValueLookaheadAgent(SharesBaseGenerator, BaseAgent):
                 v = self.net(torch.as_tensor(np.stack(rows))).squeeze(-1).cpu().numpy()
             np.add.at(q, np.asarray(where), v)
         return q / self.samples
+
+
+#: ``vroll``'s defaults: the heuristic's moves played after a candidate before the value scores the
+#: position, and how many paired standard errors a move must gain over the heuristic's to replace it
+#: (a prototype on Gorgasali, 4 players: docs/training-notes.md, "Gorgasali, 4 players: short rollouts")
+VROLL_DEPTH, VROLL_Z = 40, 1.0
+
+
+class ValueRolloutAgent(ValueLookaheadAgent):
+    """``vroll:N:REF``: the value lookahead of ``REF`` (its accepted phases), and at the other
+    phases with a choice short heuristic rollouts scored by the same value.
+
+    At a decision of a rollout phase (``phases``; by default every phase the value does not search
+    and its training run did not skip) every legal move is applied to ``N`` determinizations of the
+    mover's view, the heuristic then moves every seat for ``depth`` engine actions (or to the end),
+    and the value scores the mover's seat there (a finished game: its return). Rollout i uses one
+    determinization and one generator for every move (common random numbers), so each move's gain
+    over the heuristic's move is paired; a move replaces the heuristic's only when its mean gain is
+    positive and at least ``z`` standard errors of the mean, the largest such gain winning.
+
+    One-step lookahead scores a position right after the move, before anyone answers it; on Gorgasali
+    that misjudges the turn's actions and its start (docs/training-notes.md, G4V1's trials); a few
+    turns of play before the value looks is what the rollouts add. Cost: ``N`` x ``depth`` heuristic
+    moves and one value a legal move at each such decision (Gorgasali, 4 players, ``vroll:4``: ~3 CPU
+    s a game)."""
+
+    def __init__(self, path: str | os.PathLike | None, game, rollouts: int = 4, seed: int | None = None, *,
+                 depth: int = VROLL_DEPTH, z: float = VROLL_Z, phases=None, net=None, meta: dict | None = None):
+        """``phases``: the rollout phases (None: the default above); the value's own phases come
+        from the checkpoint."""
+        if isinstance(rollouts, bool) or not isinstance(rollouts, (int, np.integer)) or rollouts < 2:
+            raise ValueError(f"vroll needs at least 2 rollouts a move (a standard error), got {rollouts!r}")
+        if isinstance(depth, bool) or not isinstance(depth, (int, np.integer)) or depth < 1:
+            raise ValueError(f"depth must be a whole number of moves >= 1, got {depth!r}")
+        if isinstance(z, bool) or not isinstance(z, (int, float)) or not np.isfinite(z) or z < 0:
+            raise ValueError(f"z must be a finite number >= 0, got {z!r}")
+        super().__init__(path, game, seed=seed, net=net, meta=meta)
+        self.rollouts, self.depth, self.z = int(rollouts), int(depth), float(z)
+        skipped = set((self.meta.get("config") or {}).get("skip_phases") or ())
+        self.roll_phases = None if phases is None else set(phases)
+        self._skip = self.phases | skipped   # the default: every phase but these
+        self.roller = make_heuristic(game, seed)
+        self.deviations = 0   #: decisions where a rolled-out move replaced the heuristic's
+
+    def rolls_at(self, phase: str) -> bool:
+        return phase in self.roll_phases if self.roll_phases is not None else phase not in self._skip
+
+    def act(self, obs, state=None) -> int:
+        if state is None:
+            raise ValueError("vroll needs the engine state (needs_state=True)")
+        legal = np.flatnonzero(obs["action_mask"])
+        phase = state.phase_name()
+        if len(legal) < 2 or phase in self.phases or not self.rolls_at(phase):
+            return super().act(obs, state)
+        move = int(self.base.act(obs, state))
+        cands = [move] + [int(a) for a in legal if a != move]
+        values = self.rollout_values(state, cands)
+        gain = values[:, 1:] - values[:, :1]
+        mean = gain.mean(axis=0)
+        se = gain.std(axis=0, ddof=1) / np.sqrt(len(gain))
+        sure = (mean > 0) & (mean >= self.z * se)
+        self.searched += 1
+        if not sure.any():
+            return move
+        self.deviations += 1
+        return cands[1 + int(np.argmax(np.where(sure, mean, -np.inf)))]   # ties: the first in legal order
+
+    def rollout_values(self, state, cands: list[int]) -> np.ndarray:
+        """(rollouts, candidates): the mover's value after each candidate and ``depth`` heuristic
+        moves, rollout i on one determinization and one move generator for every candidate."""
+        import torch
+        me = state.current_player
+        out = np.zeros((self.rollouts, len(cands)))
+        rows, where = [], []
+        for i in range(self.rollouts):
+            det, play = (int(x) for x in self.rng.integers(2**62, size=2))
+            for j, a in enumerate(cands):
+                s = state.determinize(me, np.random.default_rng(det))
+                s.apply(a)   # checked: the view is another position than the mask's
+                self.roller.rng = np.random.default_rng(play)
+                for _ in range(self.depth):
+                    if s.is_terminal():
+                        break
+                    seat = s.current_player
+                    mask = s.legal_actions_mask()
+                    s.apply(int(self.roller.act({"observation": s.observation(seat), "action_mask": mask},
+                                                state=s)))
+                if s.is_terminal():
+                    out[i, j] = float(s.returns()[me])
+                else:
+                    rows.append(features(s.observation(me), self.board, self.pool))
+                    where.append((i, j))
+        if rows:
+            with torch.no_grad():
+                v = self.net(torch.as_tensor(np.stack(rows))).squeeze(-1).cpu().numpy()
+            for (i, j), x in zip(where, v):
+                out[i, j] = float(x)
+        return out

@@ -34,7 +34,7 @@ from .heuristics import (
     has_heuristic,
     make_heuristic,
 )
-from .lookahead import ValueLookaheadAgent
+from .lookahead import VROLL_DEPTH, VROLL_Z, ValueLookaheadAgent, ValueRolloutAgent
 from .mcts import MCTSAgent
 from .rollout import HROLL_ROLLOUTS, TOP_K, HeuristicRolloutAgent, RolloutAgent
 
@@ -304,6 +304,61 @@ def _build_vlook(game, arg, spec, seed, trust):
     return ValueLookaheadAgent(path, game, seed=seed)
 
 
+def _vroll_settings(items: list[str], spec: str) -> dict:
+    """``depth=D``, ``z=Z``, ``phases=P+Q`` after ``vroll:N`` (comma separated)."""
+    out: dict = {}
+    for item in items:
+        key, eq, value = item.partition("=")
+        if not eq or key not in ("depth", "z", "phases") or key in out:
+            raise AgentSpecError(f"vroll settings are depth=D, z=Z, phases=P+Q, each once; got {item!r} in {spec!r}")
+        if key == "depth":
+            if not value.isdigit() or not 1 <= int(value) <= MAX_SEARCH:
+                raise AgentSpecError(f"vroll setting depth: a whole number of moves 1..{MAX_SEARCH}, got {value!r} "
+                                     f"in {spec!r}")
+            out["depth"] = int(value)
+        elif key == "z":
+            try:
+                z = float(value)
+            except ValueError:
+                z = float("nan")
+            if not 0 <= z < float("inf"):
+                raise AgentSpecError(f"vroll setting z: a number >= 0, got {value!r} in {spec!r}")
+            out["z"] = z
+        else:
+            names = value.split("+")
+            if not all(n.isidentifier() for n in names):
+                raise AgentSpecError(f"vroll setting phases: phase names joined by '+', got {value!r} in {spec!r}")
+            out["phases"] = names
+    return out
+
+
+def _build_vroll(game, arg, spec, seed, trust):
+    head, _, ref = arg.partition(":")
+    n, *extra = head.split(",")
+    settings = _vroll_settings(extra, spec)
+    count = int(n) if n.isdigit() else 0
+    if not 2 <= count <= MAX_SEARCH or not ref:
+        raise AgentSpecError(f"vroll needs a number of rollouts a legal move and a value checkpoint: vroll:N:NAME "
+                             f"or vroll:N:PATH with 2 <= N <= {MAX_SEARCH} (e.g. vroll:4:gorgasali_4p), got {spec!r}")
+    path = checkpoint_for(ref, "vlook", game=game, spec=spec)
+    phases = settings.get("phases")
+    if phases is not None:
+        known = set(game.phase_names) - {"over"}
+        unknown = sorted(set(phases) - known)
+        if unknown:
+            raise AgentSpecError(f"vroll setting phases: {', '.join(unknown)} is not a phase of {game.name} "
+                                 f"({', '.join(sorted(known))}), in {spec!r}")
+    return ValueRolloutAgent(path, game, rollouts=count, seed=seed, depth=settings.get("depth", VROLL_DEPTH),
+                             z=settings.get("z", VROLL_Z), phases=phases)
+
+
+def _vroll_budget(count: int, settings: list[str], spec: str) -> int:
+    """Charged as ``hroll``'s N rollouts of 16 legal moves (its rollouts stop after depth moves:
+    an upper bound); the settings are checked."""
+    _vroll_settings(settings, spec)
+    return count * HROLL_CHARGED_MOVES * SEARCH_COST["rollout by heuristic"]
+
+
 def _rollout_budget(count: int, settings: list[str], spec: str) -> int:
     """N x k rollouts, each weighted by who plays them (the network or uniformly random moves)."""
     parsed = _rollout_settings(settings, spec)
@@ -337,6 +392,14 @@ for _kind in (
     AgentKind("vlook", "vlook:REF", "the heuristic with a learned value's one-step lookahead (e.g. "
               "vlook:gorgasali, or a value.pt of algorithm: value_lookahead)", _build_vlook,
               "vlook:gorgasali", needs_torch=True, needs_heuristic=True, checkpoint="vlook"),
+    AgentKind("vroll", "vroll:N:REF", "the value lookahead REF (a vlook checkpoint), and at its other "
+              "decisions N short heuristic rollouts of every legal move scored by the value; a move replaces "
+              "the heuristic's only when it gains z paired standard errors", _build_vroll, "vroll:4:gorgasali_4p",
+              needs_torch=True, needs_heuristic=True, checkpoint="vlook", count="required",
+              count_name="rollouts a legal move", settings=True, budget=_vroll_budget,
+              detail=f"settings after N: depth=D heuristic moves before the value scores (default {VROLL_DEPTH}), "
+                     f"z=Z (default {VROLL_Z:g}), phases=P+Q (default: every phase the value does not search), "
+                     "e.g. vroll:4,depth=40,phases=act+start:gorgasali_4p"),
 ):
     register_kind(_kind)
 del _kind

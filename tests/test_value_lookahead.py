@@ -225,3 +225,89 @@ def test_a_phase_is_accepted_above_one_game_in_the_player_count(tmp_path, player
     assert run.accept(1, tmp_path / "unused.pt") == (["loot"] if accepted else [])
     row = (tmp_path / "accept.csv").read_text().splitlines()[1].split(",")
     assert row[1] == "loot" and float(row[4]) == firsts / 400
+
+
+# ------------------------------------------------------------------------------ vroll:N:REF --
+def _decision(game, seed, phases):
+    """A position of ``game`` (heuristics moving) at a decision of one of ``phases`` with two or
+    more legal moves, and its observation."""
+    state = game.new_initial_state(seed)
+    bot = make_agent("heuristic", game, seed=1)
+    while True:
+        mask = state.legal_actions_mask()
+        obs = {"observation": state.observation(state.current_player), "action_mask": mask}
+        if np.count_nonzero(mask) > 1 and state.phase_name() in phases:
+            return state, obs
+        state.apply(int(bot.act(obs, state)))
+
+
+def test_vroll_never_changes_the_state_it_is_given_and_plays_a_whole_game(run):
+    from tabletop_arena.agents.lookahead import ValueRolloutAgent
+    game = _game()
+    agent = ValueRolloutAgent(run / "value.pt", game, rollouts=2, seed=3, depth=6)
+    assert agent.rolls_at("act") and agent.rolls_at("start") and not agent.rolls_at("move")   # skip_phases
+    state, obs = _decision(game, 9, ("act",))
+    before = state.serialize()
+    seen = [state.observation(s).copy() for s in range(game.num_seats)]
+    move = agent.act(obs, state)
+    assert obs["action_mask"][move] and agent.searched == 1
+    assert state.serialize() == before
+    assert all(np.array_equal(state.observation(s), seen[s]) for s in range(game.num_seats))
+    result = play(game, [agent, make_agent("heuristic", game, seed=4)], 12)
+    assert agent.searched > 1 and len(result.history) > 10
+
+
+def test_vroll_rollouts_are_paired_on_one_determinization(run):
+    """Rollout i plays every candidate from the same determinization with the same generator: a
+    move listed twice gets the same value in every rollout (a gain of exactly zero)."""
+    from tabletop_arena.agents.lookahead import ValueRolloutAgent
+    game = _game()
+    agent = ValueRolloutAgent(run / "value.pt", game, rollouts=3, seed=0, depth=8)
+    state, obs = _decision(game, 5, ("act",))
+    legal = [int(a) for a in np.flatnonzero(obs["action_mask"])]
+    values = agent.rollout_values(state, [legal[0], legal[1], legal[0]])
+    assert values.shape == (3, 3)
+    assert np.array_equal(values[:, 0], values[:, 2])
+
+
+def test_vroll_leaves_the_heuristic_only_for_a_sure_gain(run, monkeypatch):
+    from tabletop_arena.agents.lookahead import ValueRolloutAgent
+    game = _game()
+    state, obs = _decision(game, 8, ("act",))
+    h = int(make_agent("heuristic", game, seed=0).act(obs, state))
+    legal = [int(a) for a in np.flatnonzero(obs["action_mask"])]
+    others = [a for a in legal if a != h]
+    steady = np.array([[0.0, 0.3] + [-1.0] * (len(others) - 1)] * 4)     # the first other: +0.3 every time
+    noisy = steady.copy()
+    noisy[:, 1] = [1.0, -0.9, 1.0, -0.9]                                   # mean +0.05, spread 1.1
+    for values, z, expected in ((steady, 1.0, others[0]),     # +0.3 with no spread: sure
+                                (steady, 1e9, others[0]),     # no spread is sure at any z
+                                (noisy, 1.0, h),              # +0.05 within its noise: not sure
+                                (noisy, 0.0, others[0])):     # z = 0: any mean gain
+        agent = ValueRolloutAgent(run / "value.pt", game, rollouts=4, seed=0, z=z)
+        monkeypatch.setattr(agent, "rollout_values", lambda s, cands, v=values: v[:, :len(cands)])
+        assert agent.act(obs, state) == expected, (z, values[:, 1])
+        assert agent.deviations == (expected != h)
+    # a phase it does not roll at: the heuristic's move, no rollouts
+    agent = ValueRolloutAgent(run / "value.pt", game, rollouts=4, seed=0, phases=["start"])
+    monkeypatch.setattr(agent, "rollout_values", lambda s, cands: pytest.fail("rolled out at 'act'"))
+    assert agent.act(obs, state) == h
+
+
+@pytest.mark.parametrize("spec, needle", [
+    ("vroll:1:gorgasali_4p", "2 <= N"),
+    ("vroll:4", "vroll:N:NAME"),
+    ("vroll:4,depth=0:gorgasali_4p", "depth"),
+    ("vroll:4,depth=4.5:gorgasali_4p", "depth"),
+    ("vroll:4,z=-1:gorgasali_4p", "z: a number >= 0"),
+    ("vroll:4,z=nan:gorgasali_4p", "z: a number >= 0"),
+    ("vroll:4,phases=acts:gorgasali_4p", "acts is not a phase of gorgasali_v0"),
+    ("vroll:4,phases=over:gorgasali_4p", "over is not a phase"),
+    ("vroll:4,k=3:gorgasali_4p", r"depth=D, z=Z, phases=P\+Q"),
+    ("vroll:4,z=1,z=2:gorgasali_4p", "each once"),
+    ("vroll:4:zaka", "play it as ppo:zaka"),
+])
+def test_vroll_spec_errors(spec, needle):
+    with pytest.raises((AgentSpecError, ValueCheckpointError), match=needle):
+        make_agent(spec, "gorgasali_v0" if "zaka" not in spec else "zaka_v0", seed=0,
+                   options={"num_players": 4} if "zaka" not in spec else None)

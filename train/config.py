@@ -314,8 +314,8 @@ def _validate_opponents(cfg: TrainConfig) -> None:
     for kind in cfg.opponent_mix:   # the row checks the keys' and weights' types
         base = AGENT_KINDS.get(kind.split(":")[0])
         if kind != "snapshot" and (base is None or base.not_opponent is not None):
-            raise ConfigError(f"opponent_mix: unknown opponent {kind!r}; use an agent spec "
-                              f"({', '.join(k.name for k in opponent_kinds())}) or snapshot"
+            raise ConfigError(f"opponent_mix: unknown opponent {kind!r}; use snapshot or an agent spec: "
+                              f"{'|'.join(k.name for k in opponent_kinds())}"
                               + (f" ({base.name}: {base.not_opponent})" if base is not None else ""))
     if sum(cfg.opponent_mix.values()) <= 0:
         raise ConfigError("opponent_mix: weights must not all be zero")
