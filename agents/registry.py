@@ -343,11 +343,9 @@ def _build_vroll(game, arg, spec, seed, trust):
     path = checkpoint_for(ref, "vlook", game=game, spec=spec)
     phases = settings.get("phases")
     if phases is not None:
-        known = set(game.phase_names) - {"over"}
-        unknown = sorted(set(phases) - known)
+        unknown = game.unknown_phases(phases)
         if unknown:
-            raise AgentSpecError(f"vroll setting phases: {', '.join(unknown)} is not a phase of {game.name} "
-                                 f"({', '.join(sorted(known))}), in {spec!r}")
+            raise AgentSpecError(f"vroll setting phases: {unknown}, in {spec!r}")
     return ValueRolloutAgent(path, game, rollouts=count, seed=seed, depth=settings.get("depth", VROLL_DEPTH),
                              z=settings.get("z", VROLL_Z), phases=phases)
 

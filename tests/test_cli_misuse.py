@@ -212,6 +212,8 @@ CASES: list[tuple[str, list[str], str]] = [
     ("train-vlook-set-unknown", ["train", "gorgasali", "--set", "round=1", "--no-progress"],
      "did you mean 'rounds'"),
     ("train-vlook-set-nan", ["train", "gorgasali", "--set", "explore=.nan", "--no-progress"], "explore"),
+    ("train-vlook-skip-unknown-phase", ["train", "gorgasali", "--set", "skip_phases=[moves]", "--no-progress"],
+     "skip_phases: 'moves' is not a phase of gorgasali_v0 (did you mean 'move'?)"),
     ("train-vlook-out-file", ["train", "gorgasali", "--out", "{file}", "--no-progress"], "{file}"),
     ("train-vlook-out-proc", ["train", "gorgasali", "--out", "/proc/self/x", "--no-progress"],
      "/proc/self/x"),

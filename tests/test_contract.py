@@ -424,6 +424,10 @@ def test_every_phase_a_state_reports_is_one_the_game_declares(name, vname, opts)
                 break
             state.apply(int(rng.choice(state.legal_actions())))
     assert seen <= set(game.phase_names), f"{name} {vname}: undeclared phases {sorted(seen - set(game.phase_names))}"
+    decisions = [p for p in game.phase_names if p != "over"]
+    assert game.unknown_phases(decisions) is None
+    assert "'over' is not a phase" in game.unknown_phases(["over"])
+    assert f"did you mean {decisions[0]!r}" in game.unknown_phases([decisions[0] + "x"])
 
 
 @pytest.mark.parametrize("name,vname,opts", CASES, ids=IDS)

@@ -217,6 +217,9 @@ class _Run:
             check_pool(self.game, cfg.feature_pool)
         except ValueError as exc:
             raise ConfigError(str(exc)) from None
+        unknown = self.game.unknown_phases(cfg.skip_phases)
+        if unknown:   # a misspelt phase would be searched after all, silently
+            raise ConfigError(f"skip_phases: {unknown}")
         for spec in ["heuristic", *cfg.eval_opponents]:   # a bad opponent fails now, not after a round
             make_agent(spec, self.game, seed=0)
         self.t0 = time.time()

@@ -14,6 +14,7 @@ The public methods here check their input and call the game's hooks (``_new_stat
 from __future__ import annotations
 
 import copy
+import difflib
 import functools
 import json
 import numbers
@@ -266,6 +267,17 @@ class Game:
     @property
     def num_agents(self) -> int:
         return self.num_seats
+
+    def unknown_phases(self, names) -> str | None:
+        """None if every name in ``names`` is a phase a decision can be in (``phase_names`` but
+        "over"), else one line naming the first stranger, with the nearest phase if one is close."""
+        known = [p for p in self.phase_names if p != "over"]
+        for name in names:
+            if name not in known:
+                near = difflib.get_close_matches(str(name), known, n=1)
+                hint = f"did you mean {near[0]!r}?" if near else f"{len(known)} phases, e.g. {', '.join(known[:4])}"
+                return f"{name!r} is not a phase of {self.name} ({hint})"
+        return None
 
     def options(self) -> dict[str, Any]:
         """The keyword arguments that rebuild this variant (for checkpoints and replays)."""
