@@ -196,8 +196,9 @@ class ValueRolloutAgent(ValueLookaheadAgent):
     """``vroll:N:REF``: the value lookahead of ``REF`` (its accepted phases), and at the other
     phases with a choice short heuristic rollouts scored by the same value.
 
-    At a decision of a rollout phase (``phases``; by default every phase the value does not search
-    and its training run did not skip) every legal move is applied to ``N`` determinizations of the
+    At a decision of a rollout phase (``roll_phases``; by default every phase the value does not
+    search and its training run did not skip; phases named there are rolled out even where the value
+    would search) every legal move is applied to ``N`` determinizations of the
     mover's view, the heuristic then moves every seat for ``depth`` engine actions (or to the end),
     and the value scores the mover's seat there (a finished game: its return). Rollout i uses one
     determinization and one generator for every move (common random numbers), so each move's gain
@@ -211,9 +212,10 @@ class ValueRolloutAgent(ValueLookaheadAgent):
     s a game)."""
 
     def __init__(self, path: str | os.PathLike | None, game, rollouts: int = 4, seed: int | None = None, *,
-                 depth: int = VROLL_DEPTH, z: float = VROLL_Z, phases=None, net=None, meta: dict | None = None):
-        """``phases``: the rollout phases (None: the default above); the value's own phases come
-        from the checkpoint."""
+                 depth: int = VROLL_DEPTH, z: float = VROLL_Z, roll_phases=None, net=None,
+                 meta: dict | None = None):
+        """``roll_phases``: the rollout phases (None: the default above); the value's own phases
+        come from the checkpoint."""
         if isinstance(rollouts, bool) or not isinstance(rollouts, (int, np.integer)) or rollouts < 2:
             raise ValueError(f"vroll needs at least 2 rollouts a move (a standard error), got {rollouts!r}")
         if isinstance(depth, bool) or not isinstance(depth, (int, np.integer)) or depth < 1:
@@ -223,7 +225,7 @@ class ValueRolloutAgent(ValueLookaheadAgent):
         super().__init__(path, game, seed=seed, net=net, meta=meta)
         self.rollouts, self.depth, self.z = int(rollouts), int(depth), float(z)
         skipped = set((self.meta.get("config") or {}).get("skip_phases") or ())
-        self.roll_phases = None if phases is None else set(phases)
+        self.roll_phases = None if roll_phases is None else set(roll_phases)
         self._skip = self.phases | skipped   # the default: every phase but these
         self.roller = make_heuristic(game, seed)
         self.deviations = 0   #: decisions where a rolled-out move replaced the heuristic's
@@ -236,8 +238,8 @@ class ValueRolloutAgent(ValueLookaheadAgent):
             raise ValueError("vroll needs the engine state (needs_state=True)")
         legal = np.flatnonzero(obs["action_mask"])
         phase = state.phase_name()
-        if len(legal) < 2 or phase in self.phases or not self.rolls_at(phase):
-            return super().act(obs, state)
+        if len(legal) < 2 or not self.rolls_at(phase):
+            return super().act(obs, state)   # the value's lookahead at its phases, else the heuristic
         move = int(self.base.act(obs, state))
         cands = [move] + [int(a) for a in legal if a != move]
         values = self.rollout_values(state, cands)

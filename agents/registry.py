@@ -347,7 +347,7 @@ def _build_vroll(game, arg, spec, seed, trust):
         if unknown:
             raise AgentSpecError(f"vroll setting phases: {unknown}, in {spec!r}")
     return ValueRolloutAgent(path, game, rollouts=count, seed=seed, depth=settings.get("depth", VROLL_DEPTH),
-                             z=settings.get("z", VROLL_Z), phases=phases)
+                             z=settings.get("z", VROLL_Z), roll_phases=phases)
 
 
 def _vroll_budget(count: int, settings: list[str], spec: str) -> int:

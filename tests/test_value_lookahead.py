@@ -246,6 +246,9 @@ def test_vroll_never_changes_the_state_it_is_given_and_plays_a_whole_game(run):
     game = _game()
     agent = ValueRolloutAgent(run / "value.pt", game, rollouts=2, seed=3, depth=6)
     assert agent.rolls_at("act") and agent.rolls_at("start") and not agent.rolls_at("move")   # skip_phases
+    assert not any(agent.rolls_at(p) for p in agent.phases)   # the value's own: its lookahead
+    named = ValueRolloutAgent(run / "value.pt", game, rollouts=2, seed=3, roll_phases=["move", "loot"])
+    assert named.rolls_at("move") and named.rolls_at("loot") and not named.rolls_at("act")
     state, obs = _decision(game, 9, ("act",))
     before = state.serialize()
     seen = [state.observation(s).copy() for s in range(game.num_seats)]
@@ -289,7 +292,7 @@ def test_vroll_leaves_the_heuristic_only_for_a_sure_gain(run, monkeypatch):
         assert agent.act(obs, state) == expected, (z, values[:, 1])
         assert agent.deviations == (expected != h)
     # a phase it does not roll at: the heuristic's move, no rollouts
-    agent = ValueRolloutAgent(run / "value.pt", game, rollouts=4, seed=0, phases=["start"])
+    agent = ValueRolloutAgent(run / "value.pt", game, rollouts=4, seed=0, roll_phases=["start"])
     monkeypatch.setattr(agent, "rollout_values", lambda s, cands: pytest.fail("rolled out at 'act'"))
     assert agent.act(obs, state) == h
 
