@@ -95,7 +95,7 @@ first saved when PPO starts, after the warm start, and a stop before it says tha
 written; a second Ctrl-C aborts without saving. A run folder in use by another run is refused
 (exit 2); a resume cuts progress.csv back to the checkpoint.
 algorithm rllib_ppo writes policy.zip, algorithm/, snapshots/, progress.csv and eval/ (docs/rllib.md).
-algorithm value_lookahead (train/value_lookahead.py) writes value.pt (play it as vlook:PATH),
+algorithm value_lookahead (train/value_lookahead.py) writes value.pt (play it as vlook:PATH or vroll:N:PATH),
 curve.csv/png, fit.csv, accept.csv, eval/; --set takes that algorithm's keys (rounds, games_per_round, ...); --timesteps N stops its data
 games at N engine actions (max_env_steps) and scales its trials, evaluations and fit to the share
 of games played.
@@ -307,7 +307,7 @@ def _train_value_lookahead(args, game: str, chosen: Trainer, data, source: str, 
         path = chosen.function()(game, data, source, args.out, overrides)
     except ConfigError as exc:
         raise CLIError(str(exc), hint="its keys: train/value_lookahead.py") from None
-    print(f"value checkpoint: {path} (play it as vlook:{path})")
+    print(f"value checkpoint: {path} (play it as vlook:{path}, or with rollouts as vroll:4:{path})")
     return 0
 
 
