@@ -25,6 +25,7 @@ from ..envs import resolve
 from ..envs.core.errors import ArenaError
 from .base import BaseAgent, SharesBaseGenerator
 from .heuristics import make_heuristic
+from .rollout import paired_starts, play_out, seed_pairs
 
 FORMAT = "tabletop-arena-value-lookahead/1"
 
@@ -258,26 +259,17 @@ class ValueRolloutAgent(ValueLookaheadAgent):
         moves, rollout i on one determinization and one move generator for every candidate."""
         import torch
         me = state.current_player
+        starts, seeds = paired_starts(state, me, cands, seed_pairs(self.rng, self.rollouts, 2**62))
+        play_out(starts, seeds, self.roller, self.depth)
         out = np.zeros((self.rollouts, len(cands)))
         rows, where = [], []
-        for i in range(self.rollouts):
-            det, play = (int(x) for x in self.rng.integers(2**62, size=2))
-            for j, a in enumerate(cands):
-                s = state.determinize(me, np.random.default_rng(det))
-                s.apply(a)   # checked: the view is another position than the mask's
-                self.roller.rng = np.random.default_rng(play)
-                for _ in range(self.depth):
-                    if s.is_terminal():
-                        break
-                    seat = s.current_player
-                    mask = s.legal_actions_mask()
-                    s.apply(int(self.roller.act({"observation": s.observation(seat), "action_mask": mask},
-                                                state=s)))
-                if s.is_terminal():
-                    out[i, j] = float(s.returns()[me])
-                else:
-                    rows.append(features(s.observation(me), self.board, self.pool))
-                    where.append((i, j))
+        for k, s in enumerate(starts):
+            i, j = divmod(k, len(cands))
+            if s.is_terminal():
+                out[i, j] = float(s.returns()[me])
+            else:
+                rows.append(features(s.observation(me), self.board, self.pool))
+                where.append((i, j))
         if rows:
             with torch.no_grad():
                 v = self.net(torch.as_tensor(np.stack(rows))).squeeze(-1).cpu().numpy()

@@ -163,61 +163,89 @@ class RolloutAgent(BaseAgent):
         return cands[best]
 
     def _rollouts(self, state, seat: int, cands: list[int], n: int) -> np.ndarray:
-        """``n`` rollouts of each candidate: rollout i uses one determinization seed and one
-        sampling seed for every candidate (common random numbers). Returns (n, candidates,
-        agents)."""
-        starts, seeds = [], []
-        for _ in range(n):
-            det_seed, play_seed = (int(x) for x in self.rng.integers(2**63, size=2))
-            for a in cands:
-                s = state.determinize(seat, np.random.default_rng(det_seed))
-                s.apply(a)
-                starts.append(s)
-                seeds.append(play_seed)
+        """``n`` rollouts of each candidate (``paired_starts``: common random numbers). Returns
+        (n, candidates, agents)."""
+        starts, seeds = paired_starts(state, seat, cands, seed_pairs(self.rng, n, 2**63))
         return self._play_out_all(starts, seeds).reshape(n, len(cands), -1)
 
     def _play_out_all(self, states: list, seeds: list[int]) -> np.ndarray:
         """Play every state to the end (or ``rollout_cap`` moves) with the rollout policy on every
-        seat; the agents' returns there, one row a state. The games advance together, one move
-        each a round, so a network rollout policy scores all of them in one forward pass a round
-        (``PPOAgent.logits_batch``); each game draws its moves from its own generator
-        (``default_rng(seeds[r])``), so the result does not depend on what is played beside it."""
-        agent = self._rollout_agent
-        # a sampling PPOAgent: one forward pass a round for every game (not one unless agents.ppo,
-        # and so torch, was imported: hroll's heuristic rollouts never load it)
-        ppo = sys.modules.get(f"{__package__}.ppo")
-        net = agent if (ppo is not None and isinstance(agent, ppo.PPOAgent) and agent.batchable
-                        and not agent.deterministic) else None
-        uniform = type(agent) is RandomAgent                       # no observation to build
-        gens = [np.random.default_rng(seed) for seed in seeds]
-        live = [r for r, s in enumerate(states) if not s.is_terminal()]
-        for _ in range(self.rollout_cap):
-            if not live:
-                break
-            masks = [states[r].legal_actions_mask() for r in live]
-            picks: dict[int, int] = {}
-            if net is not None:
-                rows = [i for i, m in enumerate(masks) if np.count_nonzero(m) > 1]
-                if rows:
-                    obs = np.stack([states[live[i]].observation(states[live[i]].current_player) for i in rows])
-                    moves = net.sample_batch(net.logits_batch(net.policy, obs),
-                                             np.stack([masks[i] for i in rows]), [gens[live[i]] for i in rows])
-                    picks = dict(zip(rows, moves.tolist()))
-            for i, r in enumerate(live):
-                s, mask = states[r], masks[i]
-                agent.rng = gens[r]
-                if uniform:
-                    a = agent.random_legal(mask)
-                elif net is not None:
-                    a = picks[i] if i in picks else int(np.flatnonzero(mask)[0])
-                else:
-                    a = int(agent.act({"observation": s.observation(s.current_player), "action_mask": mask},
-                                      state=s))
-                if not mask[a]:
-                    raise ValueError(f"the rollout agent chose an illegal action: {s.action_to_str(a)}")
-                s.apply_legal(a)   # checked against the mask just computed: no second check
-            live = [r for r in live if not states[r].is_terminal()]
+        seat (``play_out``); the agents' returns there, one row a state."""
+        play_out(states, seeds, self._rollout_agent, self.rollout_cap)
         return np.asarray([self.game.agent_returns(s.returns()) for s in states], np.float64)
+
+
+def seed_pairs(rng: np.random.Generator, n: int, bound: int) -> list[tuple[int, int]]:
+    """``n`` (determinization seed, play seed) pairs below ``bound``, drawn in order from ``rng``."""
+    return [(int(a), int(b)) for a, b in (rng.integers(bound, size=2) for _ in range(n))]
+
+
+def paired_starts(state, seat: int, cands: list[int], pairs: list[tuple[int, int]]) -> tuple[list, list[int]]:
+    """The rollouts' starting positions, paired on common random numbers: for each (determinization
+    seed, play seed) in ``pairs``, every candidate applied to the same determinization of ``seat``'s
+    view (``state.determinize``), all played out with the same play seed. Returns (states, play
+    seeds), rollout-major: ``len(pairs) x len(cands)``."""
+    starts, seeds = [], []
+    for det_seed, play_seed in pairs:
+        for a in cands:
+            s = state.determinize(seat, np.random.default_rng(det_seed))
+            s.apply(a)   # checked: the view is another position than the mask's
+            starts.append(s)
+            seeds.append(play_seed)
+    return starts, seeds
+
+
+def play_out(states: list, seeds: list[int], agent, cap: int) -> None:
+    """Advance every state in place to its end or by ``cap`` moves, ``agent`` moving every seat, each
+    game drawing its moves from its own generator (``default_rng(seeds[r])``). A sampling network
+    plays the games together, one move each a round, so it scores all of them in one forward pass a
+    round (``PPOAgent.logits_batch``); any other agent plays them one after another, since a
+    rule-based agent may keep a plan from one move to its next (the Gorgasali and Zaberias
+    heuristics do), which a move in another game would overwrite. Either way a game's moves do not
+    depend on what is played beside it."""
+    # a sampling PPOAgent: one forward pass a round for every game (not one unless agents.ppo, and so
+    # torch, was imported: heuristic rollouts never load it)
+    ppo = sys.modules.get(f"{__package__}.ppo")
+    net = agent if (ppo is not None and isinstance(agent, ppo.PPOAgent) and agent.batchable
+                    and not agent.deterministic) else None
+    if net is None:
+        for state, seed in zip(states, seeds):
+            _advance([state], [seed], agent, cap, None)
+    else:
+        _advance(states, seeds, agent, cap, net)
+
+
+def _advance(states: list, seeds: list[int], agent, cap: int, net) -> None:
+    """``play_out``'s loop: the live games one move each a round."""
+    uniform = type(agent) is RandomAgent                       # no observation to build
+    gens = [np.random.default_rng(seed) for seed in seeds]
+    live = [r for r, s in enumerate(states) if not s.is_terminal()]
+    for _ in range(cap):
+        if not live:
+            break
+        masks = [states[r].legal_actions_mask() for r in live]
+        picks: dict[int, int] = {}
+        if net is not None:
+            rows = [i for i, m in enumerate(masks) if np.count_nonzero(m) > 1]
+            if rows:
+                obs = np.stack([states[live[i]].observation(states[live[i]].current_player) for i in rows])
+                moves = net.sample_batch(net.logits_batch(net.policy, obs),
+                                         np.stack([masks[i] for i in rows]), [gens[live[i]] for i in rows])
+                picks = dict(zip(rows, moves.tolist()))
+        for i, r in enumerate(live):
+            s, mask = states[r], masks[i]
+            agent.rng = gens[r]
+            if uniform:
+                a = agent.random_legal(mask)
+            elif net is not None:
+                a = picks[i] if i in picks else int(np.flatnonzero(mask)[0])
+            else:
+                a = int(agent.act({"observation": s.observation(s.current_player), "action_mask": mask},
+                                  state=s))
+            if not mask[a]:
+                raise ValueError(f"the rollout agent chose an illegal action: {s.action_to_str(a)}")
+            s.apply_legal(a)   # checked against the mask just computed: no second check
+        live = [r for r in live if not states[r].is_terminal()]
 
 
 #: hroll's default rollouts a legal move, and how many paired standard errors a move must gain over

@@ -16,7 +16,7 @@ import pytest
 from tabletop_arena import envs
 from tabletop_arena.agents.base import BaseAgent, RandomAgent
 from tabletop_arena.agents.ppo import PPOAgent
-from tabletop_arena.agents.registry import AgentSpecError, make_agent
+from tabletop_arena.agents.registry import AgentSpecError, has_heuristic, make_agent
 from tabletop_arena.agents.rollout import HeuristicRolloutAgent, RolloutAgent
 from tabletop_arena.train.play import play
 from tests.test_mcts import GuessGame, TeamGame, TicTacToe
@@ -343,3 +343,32 @@ def test_hroll_budget_in_arena_serve():
     assert allowed.check("hroll", "zaka_v0") == "hroll" and allowed.check("hroll:8", "zaka_v0") == "hroll:8"
     with pytest.raises(serve.RequestError, match="asks for 432 MCTS simulations"):
         allowed.check("hroll:9", "zaka_v0")
+
+
+@pytest.mark.parametrize("name", [n for n in envs.names() if has_heuristic(n)])
+def test_a_rollout_game_does_not_depend_on_what_is_played_beside_it(name):
+    """``play_out`` with the game's heuristic (hroll's and vroll's rollouts): several rollout games
+    advanced in one call end exactly as each played alone. The Gorgasali heuristic keeps its planned
+    walk between moves (the Zaberias one its attack): when the games advanced one move each a round,
+    a plan made in one game was followed in another (hroll's rollouts at Gorgasali changed with the
+    candidates beside them)."""
+    from tabletop_arena.agents.rollout import paired_starts, play_out
+    game = envs.make_game(name, num_players=4) if name in ("gorgasali_v0", "zaberias_v0") else envs.make_game(name)
+    bot = make_agent("heuristic", game, seed=0)
+    state = game.new_initial_state(3)
+    rng = np.random.default_rng(3)
+    checked = 0
+    while not state.is_terminal() and checked < 3:
+        legal = state.legal_actions()
+        if len(legal) > 1 and len(state.history) > 6:
+            cands = [int(a) for a in legal[:3]]
+            pairs = [(11, 12), (13, 14)]
+            together, seeds = paired_starts(state, state.current_player, cands, pairs)
+            play_out(together, seeds, bot, 120)
+            for k, seed in enumerate(seeds):
+                alone, _ = paired_starts(state, state.current_player, cands, pairs)
+                play_out([alone[k]], [seed], make_agent("heuristic", game, seed=0), 120)
+                assert alone[k].history == together[k].history, (name, len(state.history), k)
+            checked += 1
+        state.apply(int(rng.choice(legal)))
+    assert checked == 3
