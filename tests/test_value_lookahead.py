@@ -221,10 +221,39 @@ def test_a_phase_is_accepted_above_one_game_in_the_player_count(tmp_path, player
                      "accept_games": 400, "workers": 1, "progress": False}, "test")
     run = _Run("gorgasali_v0", cfg, tmp_path)
     run.phase_counts, run.games = {"loot": 5}, 1
-    run.imap = lambda fn, tasks: [1.0] * firsts + [-1.0] * (len(tasks) - firsts)
+    results = iter([1.0 if i * firsts // 400 != (i + 1) * firsts // 400 else -1.0 for i in range(400)])
+    run.imap = lambda fn, tasks: [next(results) for _ in tasks]   # the firsts spread evenly
     assert run.accept(1, tmp_path / "unused.pt") == (["loot"] if accepted else [])
     row = (tmp_path / "accept.csv").read_text().splitlines()[1].split(",")
-    assert row[1] == "loot" and float(row[4]) == firsts / 400
+    assert row[1] == "loot" and (float(row[4]) == firsts / 400 or row[-1] == "True")   # 40% at 2: stopped
+
+
+@pytest.mark.parametrize("players, results, parts", [
+    (4, [-1.0] * 400, 1),                        # 0%: stops after the first of four parts
+    (4, [-1.0] * 80 + [1.0] * 320, 4),           # 20 of 100 (upper bound ~29%) goes on, then is accepted
+    (2, [-1.0] * 200 + [1.0] * 200, 1),          # 2 players, 0 of 100: the upper bound is below one half
+    (2, [1.0, -1.0] * 200, 4),                   # at the bar: played to the end, not accepted
+])
+def test_a_trial_that_cannot_be_accepted_stops_early(tmp_path, players, results, parts):
+    """A phase trial stops after a part once its Wilson upper bound is below the bar: it could no
+    longer be accepted (4-player runs spent most trial games on phases at 0-1% first place)."""
+    from tabletop_arena.train.value_lookahead import _Run
+    cfg = from_dict({"algorithm": "value_lookahead", "env_options": {"num_players": players},
+                     "accept_games": 400, "workers": 1, "progress": False}, "test")
+    run = _Run("gorgasali_v0", cfg, tmp_path)
+    run.phase_counts, run.games = {"loot": 5}, 1
+    served, calls = iter(results), []
+
+    def imap(fn, tasks):
+        calls.append(len(tasks))
+        assert len(tasks) % players == 0   # whole seat rotations
+        return [next(served) for _ in tasks]
+    run.imap = imap
+    accepted = run.accept(1, tmp_path / "unused.pt")
+    assert len(calls) == parts and sum(calls) == (100 if parts == 1 else 400)
+    assert accepted == (["loot"] if parts == 4 and players == 4 else [])
+    header, row = (tmp_path / "accept.csv").read_text().splitlines()[:2]
+    assert dict(zip(header.split(","), row.split(",")))["stopped_early"] == str(parts == 1)
 
 
 # ------------------------------------------------------------------------------ vroll:N:REF --

@@ -12,7 +12,8 @@ keeping the weights with the lowest squared error on held-out games (every ``hol
 ``accept_games`` seat-balanced games of the lookahead agent searching in that phase alone against
 the heuristic (the other seats), and accept the phase where the Wilson 95% lower bound of its win
 rate (first place alone; a shared first counts half) is above one game in the player count (one
-half at 2 players, a quarter at 4); (4) evaluate the agent (all accepted phases) against
+half at 2 players, a quarter at 4); a trial is played in four parts and stops after one once its
+upper bound is below that bar (it could not be accepted); (4) evaluate the agent (all accepted phases) against
 ``eval_opponents`` (one copy in every other seat) for the learning curve. All engine seeds here are even (the evaluator's are odd).
 
 Out folder: ``value.pt`` (the agent: ``vlook:PATH``), ``config.yaml``, ``curve.csv`` / ``curve.png``
@@ -96,6 +97,10 @@ class ValueLookaheadConfig:
 #: what a run cut short by max_env_steps scales with the share of its data games, and the least
 #: each keeps (trial games per phase, evaluation games per opponent, fitting steps a round)
 SCALED = {"accept_games": 20, "eval_games": 20, "fit_steps": 200}
+#: a phase trial is played in this many parts and stops after a part once it cannot be accepted (the
+#: Wilson upper bound below the bar): Zaberias' and Warbah's 4-player runs spent most of their trial
+#: games on phases at 0-1% first place (docs/training-notes.md)
+TRIAL_LOOKS = 4
 
 
 #: the keys of an ``algorithm: value_lookahead`` config (train/schema.py checks a config against them)
@@ -358,19 +363,36 @@ class _Run:
                 seed, aseed = 2 * int(self.rng.integers(2**61)), int(self.rng.integers(2**62))
                 tasks += [(self.game_id, cfg.env_options, str(path), [phase], seed, me, aseed)
                           for me in range(self.game.num_agents)]
-            res = np.asarray(list(self.imap(_trial_game, tasks)))
+            bar = 1 / self.game.num_agents   # even: one game in the player count
+            res, stopped = self.trial(tasks, bar)
             score = float(((res > 0) + 0.5 * (res == 0)).sum())
             lo, hi = wilson_interval(score, len(res))
-            ok = lo > 1 / self.game.num_agents   # even: one game in the player count
+            ok = lo > bar
             rows.append({"round": round_no, "phase": phase, "decisions_per_game": round(self.phase_counts[phase] / games_played, 2),
                          "games": len(res), "win_rate": round(score / len(res), 4), "ci_low": round(lo, 4),
-                         "ci_high": round(hi, 4), "accepted": ok})
+                         "ci_high": round(hi, 4), "accepted": ok, "stopped_early": stopped})
             self.log(f"trial {phase}: {100 * score / len(res):.1f}% [{100 * lo:.1f}, {100 * hi:.1f}] of {len(res)}"
-                     + (" accepted" if ok else ""))
+                     + (" accepted" if ok else "") + (f" (stopped: the upper bound is below {100 * bar:.0f}%)"
+                                                      if stopped else ""))
             if ok:
                 accepted.append(phase)
         _append_csv(self.out / "accept.csv", rows)
         return accepted
+
+    def trial(self, tasks: list, bar: float) -> tuple[np.ndarray, bool]:
+        """A phase trial's results, played in ``TRIAL_LOOKS`` equal parts (whole seat rotations):
+        after each part but the last, a trial whose Wilson upper bound is already below ``bar`` stops
+        (it cannot be accepted; the lower bound is what accepts). Returns (results, stopped early)."""
+        n = self.game.num_agents
+        part = n * max(1, -(-len(tasks) // (n * TRIAL_LOOKS)))
+        res: list[float] = []
+        for start in range(0, len(tasks), part):
+            res += self.imap(_trial_game, tasks[start:start + part])
+            if len(res) < len(tasks):
+                won = sum(1.0 if r > 0 else 0.5 if r == 0 else 0.0 for r in res)
+                if wilson_interval(won, len(res))[1] < bar:
+                    return np.asarray(res), True
+        return np.asarray(res), False
 
     # -- (4) evaluate
     def curve_point(self, path: Path, tag: str) -> None:
