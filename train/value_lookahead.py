@@ -13,7 +13,7 @@ keeping the weights with the lowest squared error on held-out games (every ``hol
 the heuristic (the other seats), and accept the phase where the Wilson 95% lower bound of its win
 rate (first place alone; a shared first counts half) is above one game in the player count (one
 half at 2 players, a quarter at 4); a trial is played in four parts and stops after one once its
-upper bound is below that bar (it could not be accepted); (4) evaluate the agent (all accepted phases) against
+upper bound is below that bar (rejected early: below the bar with 95% confidence already); (4) evaluate the agent (all accepted phases) against
 ``eval_opponents`` (one copy in every other seat) for the learning curve. All engine seeds here are even (the evaluator's are odd).
 
 Out folder: ``value.pt`` (the agent: ``vlook:PATH``), ``config.yaml``, ``curve.csv`` / ``curve.png``
@@ -97,8 +97,8 @@ class ValueLookaheadConfig:
 #: what a run cut short by max_env_steps scales with the share of its data games, and the least
 #: each keeps (trial games per phase, evaluation games per opponent, fitting steps a round)
 SCALED = {"accept_games": 20, "eval_games": 20, "fit_steps": 200}
-#: a phase trial is played in this many parts and stops after a part once it cannot be accepted (the
-#: Wilson upper bound below the bar): Zaberias' and Warbah's 4-player runs spent most of their trial
+#: a phase trial is played in this many parts and stops after a part once it is below the bar with 95%
+#: confidence (the Wilson upper bound below it: rejected early): Zaberias' and Warbah's 4-player runs spent most of their trial
 #: games on phases at 0-1% first place (docs/training-notes.md)
 TRIAL_LOOKS = 4
 
@@ -381,8 +381,9 @@ class _Run:
 
     def trial(self, tasks: list, bar: float) -> tuple[np.ndarray, bool]:
         """A phase trial's results, played in ``TRIAL_LOOKS`` equal parts (whole seat rotations):
-        after each part but the last, a trial whose Wilson upper bound is already below ``bar`` stops
-        (it cannot be accepted; the lower bound is what accepts). Returns (results, stopped early)."""
+        after each part but the last, a trial whose Wilson upper bound is already below ``bar`` stops,
+        rejected (its win rate is below the bar with 95% confidence; acceptance needs the lower bound
+        above it). Returns (results, stopped early)."""
         n = self.game.num_agents
         part = n * max(1, -(-len(tasks) // (n * TRIAL_LOOKS)))
         res: list[float] = []
