@@ -91,10 +91,10 @@ MCTS_BUDGETS: dict[str, tuple[int, int, int]] = {
 }
 DEFAULT_MCTS_BUDGETS = (4, 16, 64)
 #: the player counts docs/ladder.md publishes per game: 2 and one above (3 where the game plays
-#: it; Peacekeepers' competitive mode plays 2 or 4), and Gorgasali's default table of 4, where its
-#: shipped 4-player agents play
+#: it; Peacekeepers' competitive mode plays 2 or 4), and 4 for Zaka and Gorgasali (its default
+#: table), where their shipped 4-player agents play
 PUBLISHED: dict[str, tuple[int, ...]] = {
-    "zaka_v0": (2, 3), "peacekeepers_v0": (2, 4), "warbah_v0": (2, 3), "zaberias_v0": (2, 3),
+    "zaka_v0": (2, 3, 4), "peacekeepers_v0": (2, 4), "warbah_v0": (2, 3), "zaberias_v0": (2, 3),
     "gorgasali_v0": (2, 3, 4),
 }
 LADDER_COLUMNS = ("round", "seats", "returns", "length", "truncated", "engine_seed", "agent_seeds",
