@@ -207,6 +207,13 @@ def _trial_game(task) -> float:
     return float(np.sign(ret[me] - others.max()))
 
 
+def _firsts(results) -> float:
+    """First places in trial results (``_trial_game``: +1 alone, 0 shared, -1 not): a shared first
+    counts half."""
+    res = np.asarray(results)
+    return float(((res > 0) + 0.5 * (res == 0)).sum())
+
+
 def _init_worker():
     """A pool worker: one torch thread; Ctrl-C left to the main process, which ends the pool."""
     quiet_worker()
@@ -365,7 +372,7 @@ class _Run:
                           for me in range(self.game.num_agents)]
             bar = 1 / self.game.num_agents   # even: one game in the player count
             res, stopped = self.trial(tasks, bar)
-            score = float(((res > 0) + 0.5 * (res == 0)).sum())
+            score = _firsts(res)
             lo, hi = wilson_interval(score, len(res))
             ok = lo > bar
             rows.append({"round": round_no, "phase": phase, "decisions_per_game": round(self.phase_counts[phase] / games_played, 2),
@@ -390,8 +397,7 @@ class _Run:
         for start in range(0, len(tasks), part):
             res += self.imap(_trial_game, tasks[start:start + part])
             if len(res) < len(tasks):
-                won = sum(1.0 if r > 0 else 0.5 if r == 0 else 0.0 for r in res)
-                if wilson_interval(won, len(res))[1] < bar:
+                if wilson_interval(_firsts(res), len(res))[1] < bar:
                     return np.asarray(res), True
         return np.asarray(res), False
 
