@@ -38,8 +38,9 @@ def has_heuristic(game_or_name) -> bool:
         return False
 
 
-def make_heuristic(game: Game, seed: int | None = None) -> BaseAgent:
-    """The rule-based agent of ``game`` (``NoHeuristicError`` where the game has none)."""
+def make_heuristic(game: Game, seed: int | None = None, style: str | None = None) -> BaseAgent:
+    """The rule-based agent of ``game`` (``NoHeuristicError`` where the game has none); ``style``: one
+    of ``heuristic_styles(game)`` (None: its default)."""
     module_name = heuristic_module_name(game)
     try:
         module = importlib.import_module(module_name)
@@ -52,4 +53,18 @@ def make_heuristic(game: Game, seed: int | None = None) -> BaseAgent:
     cls = getattr(module, "HeuristicAgent", None)
     if cls is None:
         raise AgentSpecError(f"{module_name} defines no HeuristicAgent class")
-    return cls(game, seed=seed)
+    if style is None:
+        return cls(game, seed=seed)
+    styles = getattr(cls, "STYLES", ("default",))
+    if style not in styles:
+        raise AgentSpecError(f"{game.name}'s heuristic has no style {style!r}; its styles: {', '.join(styles)}")
+    return cls(game, seed=seed) if style == "default" else cls(game, seed=seed, style=style)
+
+
+def heuristic_styles(game_or_name) -> tuple[str, ...]:
+    """The ways the game's rule-based agent can play (its ``STYLES``; ``("default",)`` where it
+    declares none), the default first; () for a game without one."""
+    if not has_heuristic(game_or_name):
+        return ()
+    cls = getattr(importlib.import_module(heuristic_module_name(game_or_name)), "HeuristicAgent", None)
+    return tuple(getattr(cls, "STYLES", ("default",)))

@@ -24,7 +24,7 @@ import numpy as np
 from ..envs import resolve
 from ..envs.core.errors import ArenaError
 from .base import BaseAgent, SharesBaseGenerator
-from .heuristics import make_heuristic
+from .heuristics import heuristic_styles, make_heuristic
 from .rollout import paired_starts, play_out, seed_pairs
 
 FORMAT = "tabletop-arena-value-lookahead/1"
@@ -186,6 +186,21 @@ class ValueLookaheadAgent(SharesBaseGenerator, BaseAgent):
             np.add.at(q, np.asarray(where), v)
         return q / self.samples
 
+    def seat_values(self, states: list, seat: int) -> np.ndarray:
+        """``seat``'s value of each state: its return where the game is over, else the network's (one
+        forward pass for all)."""
+        import torch
+        out = np.zeros(len(states))
+        live = [k for k, s in enumerate(states) if not s.is_terminal()]
+        for k, s in enumerate(states):
+            if s.is_terminal():
+                out[k] = float(s.returns()[seat])
+        if live:
+            rows = np.stack([features(states[k].observation(seat), self.board, self.pool) for k in live])
+            with torch.no_grad():
+                out[live] = self.net(torch.as_tensor(rows)).squeeze(-1).cpu().numpy()
+        return out
+
 
 #: ``vroll``'s defaults: the heuristic's moves played after a candidate before the value scores the
 #: position, and how many paired standard errors a move must gain over the heuristic's to replace it
@@ -257,22 +272,126 @@ class ValueRolloutAgent(ValueLookaheadAgent):
     def rollout_values(self, state, cands: list[int]) -> np.ndarray:
         """(rollouts, candidates): the mover's value after each candidate and ``depth`` heuristic
         moves, rollout i on one determinization and one move generator for every candidate."""
-        import torch
         me = state.current_player
         starts, seeds = paired_starts(state, me, cands, seed_pairs(self.rng, self.rollouts, 2**62))
         play_out(starts, seeds, self.roller, self.depth)
-        out = np.zeros((self.rollouts, len(cands)))
-        rows, where = [], []
-        for k, s in enumerate(starts):
-            i, j = divmod(k, len(cands))
-            if s.is_terminal():
-                out[i, j] = float(s.returns()[me])
-            else:
-                rows.append(features(s.observation(me), self.board, self.pool))
-                where.append((i, j))
-        if rows:
-            with torch.no_grad():
-                v = self.net(torch.as_tensor(np.stack(rows))).squeeze(-1).cpu().numpy()
-            for (i, j), x in zip(where, v):
-                out[i, j] = float(x)
-        return out
+        return self.seat_values(starts, me).reshape(self.rollouts, len(cands))
+
+
+#: ``plan``'s defaults: rollouts a style, the engine actions a rollout plays before the value scores it,
+#: and the paired standard errors a style must gain over the default to be played that turn (a prototype
+#: on Zaberias, 4 players: docs/training-notes.md, "Zaberias, 4 players: a turn plan")
+PLAN_ROLLOUTS, PLAN_DEPTH, PLAN_Z = 4, 150, 1.0
+
+
+class _SeatStyle(BaseAgent):
+    """A rollout's players: ``mine`` at ``seat``, ``others`` at every other seat (both drawing from the
+    rollout's generator, which ``play_out`` sets)."""
+
+    needs_state = True
+
+    def __init__(self, mine: BaseAgent, others: BaseAgent, seat: int):
+        self.mine, self.others, self.seat = mine, others, seat
+        super().__init__(None)
+
+    @property
+    def rng(self):
+        return self.mine.rng
+
+    @rng.setter
+    def rng(self, value):
+        self.mine.rng = self.others.rng = value
+
+    def act(self, obs, state=None) -> int:
+        return (self.mine if state.current_player == self.seat else self.others).act(obs, state)
+
+
+class TurnPlanAgent(ValueLookaheadAgent):
+    """``plan[:N]:REF``: the heuristic, playing each of its own turns in the style that rollouts say
+    does best there (a search over turn plans, scored by a learned value).
+
+    At the first decision of each own turn (the state's ``turn`` counter moved on) every style of the
+    game's heuristic (``heuristic_styles``: Zaberias has ``default`` and ``no_focus``, the gang-up on
+    the weakest tribe left out) plays the mover's seat from ``N`` determinizations of its view, the
+    default heuristic every other seat, for ``depth`` engine actions (or to the end); the value of
+    ``REF`` (a value-lookahead checkpoint) scores the mover's seat there (a finished game: its
+    return). Rollout i uses one determinization and one move generator for every style (common random
+    numbers), so each style's gain over the default is paired; a style is played for the turn only
+    when its mean gain is positive and at least ``z`` standard errors of the mean (the largest such
+    gain winning), otherwise the default. The choice is made once a turn: a turn is a chain of
+    decisions (select, move, attack ...) that one move's lookahead scores after its first link, where
+    the chain is half done (docs/training-notes.md, ZB4V1's trials).
+
+    Needs a heuristic with two or more styles and a state with a ``turn`` counter (Zaberias today).
+    Cost: ``N`` x styles x ``depth`` heuristic moves and as many value evaluations a turn (Zaberias, 4
+    players, ``plan:4``: ~7 CPU s a game)."""
+
+    name = "plan"
+
+    def __init__(self, path: str | os.PathLike | None, game, rollouts: int = PLAN_ROLLOUTS,
+                 seed: int | None = None, *, depth: int = PLAN_DEPTH, z: float = PLAN_Z, net=None,
+                 meta: dict | None = None):
+        if isinstance(rollouts, bool) or not isinstance(rollouts, (int, np.integer)) or rollouts < 2:
+            raise ValueError(f"plan needs at least 2 rollouts a style (a standard error), got {rollouts!r}")
+        if isinstance(depth, bool) or not isinstance(depth, (int, np.integer)) or depth < 1:
+            raise ValueError(f"depth must be a whole number of moves >= 1, got {depth!r}")
+        if isinstance(z, bool) or not isinstance(z, (int, float)) or not np.isfinite(z) or z < 0:
+            raise ValueError(f"z must be a finite number >= 0, got {z!r}")
+        styles = heuristic_styles(game)
+        if len(styles) < 2:
+            raise ValueError(f"plan chooses among the heuristic's styles; {game.name}'s heuristic has one "
+                             f"({styles[0]}): nothing to choose")
+        super().__init__(path, game, seed=seed, net=net, meta=meta, phases=())
+        self.styles = styles
+        self.players = [self.base] + [make_heuristic(game, seed, style=s) for s in styles[1:]]
+        self.rollouts, self.depth, self.z = int(rollouts), int(depth), float(z)
+        self.style = 0        #: the index in ``styles`` played this turn
+        self._turn: tuple[int, int] | None = None   # (turn, seat) of the plan in force
+        self.plans = 0        #: turns planned (logs, tests)
+        self.switches = 0     #: turns played in another style than the default
+
+    def reset(self, seed: int | None = None) -> None:
+        super().reset(seed)
+        self.style, self._turn = 0, None
+
+    def act(self, obs, state=None) -> int:
+        if state is None:
+            raise ValueError("plan needs the engine state (needs_state=True)")
+        if not hasattr(state, "turn"):
+            raise ValueError(f"plan needs a state with a turn counter; {self.game.name}'s has none")
+        key = (int(state.turn), int(state.current_player))
+        if key != self._turn and np.count_nonzero(obs["action_mask"]) > 1:
+            self._turn = key
+            self.style = self.choose_style(state)
+        player = self.players[self.style]
+        player.rng = self.rng
+        return int(player.act(obs, state))
+
+    def choose_style(self, state) -> int:
+        """The style (an index in ``styles``) to play the mover's turn in; counts ``plans`` and
+        ``switches``."""
+        values = self.style_values(state)
+        gain = values[:, 1:] - values[:, :1]
+        mean = gain.mean(axis=0)
+        se = gain.std(axis=0, ddof=1) / np.sqrt(len(gain))
+        sure = (mean > 0) & (mean >= self.z * se)
+        self.plans += 1
+        if not sure.any():
+            return 0
+        self.switches += 1
+        return 1 + int(np.argmax(np.where(sure, mean, -np.inf)))   # ties: the first style
+
+    def style_values(self, state) -> np.ndarray:
+        """(rollouts, styles): the mover's value after ``depth`` engine actions with each style at
+        the mover's seat, rollout i on one determinization and one move generator for every style."""
+        me = state.current_player
+        starts, seeds, players = [], [], []
+        for det_seed, play_seed in seed_pairs(self.rng, self.rollouts, 2**62):
+            for style in self.styles:
+                starts.append(state.determinize(me, np.random.default_rng(det_seed)))
+                seeds.append(play_seed)
+                # fresh players a rollout: a heuristic's plan must not carry from one rollout to the next
+                players.append(_SeatStyle(make_heuristic(self.game, style=style), make_heuristic(self.game), me))
+        for s, seed, player in zip(starts, seeds, players):
+            play_out([s], [seed], player, self.depth)
+        return self.seat_values(starts, me).reshape(self.rollouts, len(self.styles))

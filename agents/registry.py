@@ -32,9 +32,10 @@ from .heuristics import (
     AgentSpecError,
     NoHeuristicError,
     has_heuristic,
+    heuristic_styles,
     make_heuristic,
 )
-from .lookahead import VROLL_DEPTH, VROLL_Z, ValueLookaheadAgent, ValueRolloutAgent
+from .lookahead import PLAN_DEPTH, PLAN_Z, VROLL_DEPTH, VROLL_Z, TurnPlanAgent, ValueLookaheadAgent, ValueRolloutAgent
 from .mcts import MCTSAgent
 from .rollout import HROLL_ROLLOUTS, TOP_K, HeuristicRolloutAgent, RolloutAgent
 
@@ -166,6 +167,7 @@ class AgentKind:
     example: str                    #: a spec that works for some game (``puct:64:zaka``)
     needs_torch: bool = False       #: building it imports torch
     needs_heuristic: bool = False   #: only for a game with a rule-based baseline (``agents/<game>.py``)
+    needs_styles: bool = False      #: only for a game whose rule-based baseline has two or more styles
     #: what REF names: a ``ppo`` checkpoint (an ``arena train`` zip) or a ``vlook`` one (a value.pt);
     #: None: no REF
     checkpoint: str | None = None
@@ -181,6 +183,8 @@ class AgentKind:
 
     def available(self, game_or_name) -> bool:
         """Whether this kind can play ``game_or_name`` at all (a checkpoint may still not fit)."""
+        if self.needs_styles:
+            return len(heuristic_styles(game_or_name)) > 1
         return not self.needs_heuristic or has_heuristic(game_or_name)
 
     def reference(self, arg: str) -> str | None:
@@ -304,16 +308,21 @@ def _build_vlook(game, arg, spec, seed, trust):
     return ValueLookaheadAgent(path, game, seed=seed)
 
 
-def _vroll_settings(items: list[str], spec: str) -> dict:
-    """``depth=D``, ``z=Z``, ``phases=P+Q`` after ``vroll:N`` (comma separated)."""
+_SETTING_FORMS = {"depth": "depth=D", "z": "z=Z", "phases": "phases=P+Q"}
+
+
+def _vroll_settings(items: list[str], spec: str, kind: str = "vroll", keys=("depth", "z", "phases")) -> dict:
+    """``depth=D``, ``z=Z``, ``phases=P+Q`` after ``vroll:N`` (comma separated); ``plan`` takes the
+    first two (``kind``, ``keys``)."""
     out: dict = {}
     for item in items:
         key, eq, value = item.partition("=")
-        if not eq or key not in ("depth", "z", "phases") or key in out:
-            raise AgentSpecError(f"vroll settings are depth=D, z=Z, phases=P+Q, each once; got {item!r} in {spec!r}")
+        if not eq or key not in keys or key in out:
+            forms = ", ".join(_SETTING_FORMS[k] for k in keys)
+            raise AgentSpecError(f"{kind} settings are {forms}, each once; got {item!r} in {spec!r}")
         if key == "depth":
             if not value.isdigit() or not 1 <= int(value) <= MAX_SEARCH:
-                raise AgentSpecError(f"vroll setting depth: a whole number of moves 1..{MAX_SEARCH}, got {value!r} "
+                raise AgentSpecError(f"{kind} setting depth: a whole number of moves 1..{MAX_SEARCH}, got {value!r} "
                                      f"in {spec!r}")
             out["depth"] = int(value)
         elif key == "z":
@@ -322,7 +331,7 @@ def _vroll_settings(items: list[str], spec: str) -> dict:
             except ValueError:
                 z = float("nan")
             if not 0 <= z < float("inf"):
-                raise AgentSpecError(f"vroll setting z: a number >= 0, got {value!r} in {spec!r}")
+                raise AgentSpecError(f"{kind} setting z: a number >= 0, got {value!r} in {spec!r}")
             out["z"] = z
         else:
             names = value.split("+")
@@ -348,6 +357,29 @@ def _build_vroll(game, arg, spec, seed, trust):
             raise AgentSpecError(f"vroll setting phases: {unknown}, in {spec!r}")
     return ValueRolloutAgent(path, game, rollouts=count, seed=seed, depth=settings.get("depth", VROLL_DEPTH),
                              z=settings.get("z", VROLL_Z), roll_phases=phases)
+
+
+def _build_plan(game, arg, spec, seed, trust):
+    head, _, ref = arg.partition(":")
+    n, *extra = head.split(",")
+    settings = _vroll_settings(extra, spec, "plan", ("depth", "z"))
+    count = int(n) if n.isdigit() else 0
+    if not 2 <= count <= MAX_SEARCH or not ref:
+        raise AgentSpecError(f"plan needs a number of rollouts a style and a value checkpoint: plan:N:NAME "
+                             f"or plan:N:PATH with 2 <= N <= {MAX_SEARCH} (e.g. plan:4:zaberias_4p), got {spec!r}")
+    path = checkpoint_for(ref, "vlook", game=game, spec=spec)
+    try:
+        return TurnPlanAgent(path, game, rollouts=count, seed=seed, depth=settings.get("depth", PLAN_DEPTH),
+                             z=settings.get("z", PLAN_Z))
+    except ValueError as exc:   # a heuristic with one style: nothing to plan
+        raise AgentSpecError(f"{spec}: {exc}") from None
+
+
+def _plan_budget(count: int, settings: list[str], spec: str) -> int:
+    """Charged as ``hroll``'s N rollouts of 16 legal moves (two styles of depth-150 rollouts once a
+    turn cost less a move); the settings are checked."""
+    _vroll_settings(settings, spec, "plan", ("depth", "z"))
+    return count * HROLL_CHARGED_MOVES * SEARCH_COST["rollout by heuristic"]
 
 
 def _vroll_budget(count: int, settings: list[str], spec: str) -> int:
@@ -398,6 +430,14 @@ for _kind in (
               detail=f"settings after N: depth=D heuristic moves before the value scores (default {VROLL_DEPTH}), "
                      f"z=Z (default {VROLL_Z:g}), phases=P+Q (default: every phase the value does not search), "
                      "e.g. vroll:4,depth=40,phases=act+start:gorgasali_4p"),
+    AgentKind("plan", "plan:N:REF", "the heuristic, each own turn in the style (of its heuristic's styles) "
+              "that N rollouts a style, scored by the value REF (a vlook checkpoint), say is best; the default "
+              "style unless another gains z paired standard errors", _build_plan, "plan:4:zaberias_4p",
+              needs_torch=True, needs_heuristic=True, needs_styles=True, checkpoint="vlook", count="required",
+              count_name="rollouts a style", settings=True, budget=_plan_budget,
+              detail=f"only for a game whose heuristic has two or more styles (Zaberias); settings after N: "
+                     f"depth=D engine actions before the value scores (default {PLAN_DEPTH}), z=Z (default "
+                     f"{PLAN_Z:g}), e.g. plan:4,depth=150:zaberias_4p"),
 ):
     register_kind(_kind)
 del _kind
@@ -437,11 +477,6 @@ def checkpoint_ref(spec: str) -> tuple[str, str] | None:
     return (str(kind.checkpoint), ref) if kind is not None and ref else None
 
 
-def opponent_kinds() -> list[AgentKind]:
-    """The kinds that may be a training opponent (``opponent_mix``), besides ``snapshot``."""
-    return [k for k in AGENT_KINDS.values() if k.not_opponent is None]
-
-
 def specs_help() -> str:
     """Every kind on one line, for an argparse help: ``random (...); heuristic (...); ...``."""
     return "; ".join(f"{k.syntax} ({k.help})" for k in AGENT_KINDS.values()) + f"; {REF_HELP}"
@@ -455,6 +490,13 @@ def specs_epilog() -> str:
     return "agents:\n" + "\n".join(lines) + f"\n  ({REF_HELP})\n"
 
 
+def _games_cell(kind: AgentKind) -> str:
+    if kind.needs_styles:
+        return "with a heuristic of two or more styles: " + ", ".join(
+            g.split("_v")[0].capitalize() for g in envs.names() if kind.available(g))
+    return "with a heuristic" if kind.needs_heuristic else "all"
+
+
 def specs_markdown() -> str:
     """The agent-spec table of docs/integrations.md (``tests/test_docs.py`` keeps them equal)."""
     def cell(text: str) -> str:
@@ -462,7 +504,7 @@ def specs_markdown() -> str:
 
     rows = ["| spec | agent | games | needs torch | training opponent | example |", "|---|---|---|---|---|---|"]
     rows += [f"| `{k.syntax}` | {cell(k.help + ('; ' + k.detail if k.detail else ''))} | "
-             f"{'with a heuristic' if k.needs_heuristic else 'all'} | {'yes' if k.needs_torch else 'no'} | "
+             f"{_games_cell(k)} | {'yes' if k.needs_torch else 'no'} | "
              f"{'yes' if k.not_opponent is None else 'no: ' + cell(k.not_opponent)} | `{k.example}` |"
              for k in AGENT_KINDS.values()]
     return "\n".join(rows) + f"\n\n{REF_HELP}.\n"

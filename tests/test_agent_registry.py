@@ -62,7 +62,7 @@ def test_kinds_without_torch_build_without_importing_it():
 def test_the_old_spec_lists_are_derived_from_the_table():
     assert registry.KINDS == ("random", "heuristic", "mcts[:N]", "ppo:NAME", "ppo:PATH", "puct:N:NAME",
                               "puct:N:PATH", "rollout:N:NAME", "rollout:N:PATH", "hroll[:N]", "vlook:NAME",
-                              "vlook:PATH", "vroll:N:NAME", "vroll:N:PATH")
+                              "vlook:PATH", "vroll:N:NAME", "vroll:N:PATH", "plan:N:NAME", "plan:N:PATH")
     assert registry.agent_names("zaka_v0") == ["random", "heuristic", "mcts", "mcts:N", "ppo:PATH",
                                                "puct:N:PATH", "rollout:N:PATH", "hroll", "hroll:N", "vlook:PATH",
                                                "vroll:N:PATH"]
@@ -169,4 +169,5 @@ def test_register_kind_refuses_an_inconsistent_entry():
                 AgentKind("c", "c:REF", "x", build, "c:zaka")):                    # REF, no checkpoint
         with pytest.raises(ValueError):
             registry.register_kind(bad)
-    assert set(AGENT_KINDS) == {"random", "heuristic", "mcts", "ppo", "puct", "rollout", "hroll", "vlook", "vroll"}
+    assert set(AGENT_KINDS) == {"random", "heuristic", "mcts", "ppo", "puct", "rollout", "hroll", "vlook", "vroll",
+                                "plan"}

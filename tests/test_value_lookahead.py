@@ -344,3 +344,104 @@ def test_vroll_spec_errors(spec, needle):
     with pytest.raises((AgentSpecError, ValueCheckpointError), match=needle):
         make_agent(spec, "gorgasali_v0" if "zaka" not in spec else "zaka_v0", seed=0,
                    options={"num_players": 4} if "zaka" not in spec else None)
+
+
+# ------------------------------------------------------------------------------- plan:N:REF --
+def _zaberias4():
+    return envs.make_game("zaberias_v0", num_players=4)
+
+
+def test_heuristic_styles_no_focus_leaves_out_the_gang_up():
+    """Zaberias's heuristic has two styles; at a 4-player decision the default one picks the weakest
+    enemy as its focus and ``no_focus`` none, on the same position. A game whose heuristic declares
+    no styles has its default only; an unknown style is refused."""
+    from tabletop_arena.agents.heuristics import heuristic_styles, make_heuristic
+    game = _zaberias4()
+    assert heuristic_styles(game) == ("default", "no_focus")
+    assert heuristic_styles(envs.make_game("gorgasali_v0")) == ("default",)
+    state, obs = _decision(game, 3, ("main",))
+    default, free = make_heuristic(game, 0), make_heuristic(game, 0, style="no_focus")
+    default.act(obs, state.clone())
+    free.act(obs, state.clone())
+    assert default._focus >= 0 and free._focus == -1
+    with pytest.raises(AgentSpecError, match="no style 'xyz'; its styles: default, no_focus"):
+        make_heuristic(game, style="xyz")
+    with pytest.raises(AgentSpecError, match="no style 'no_focus'; its styles: default"):
+        make_heuristic(envs.make_game("gorgasali_v0"), style="no_focus")
+
+
+def test_plan_never_changes_the_state_it_is_given_and_plans_once_a_turn():
+    from tabletop_arena.agents.lookahead import TurnPlanAgent
+    from tabletop_arena.agents.shipped import resolve_checkpoint
+    game = _zaberias4()
+    agent = TurnPlanAgent(resolve_checkpoint("zaberias_4p", "vlook"), game, rollouts=2, seed=3, depth=8)
+    state, obs = _decision(game, 9, ("main",))
+    before = state.serialize()
+    seen = [state.observation(s).copy() for s in range(game.num_seats)]
+    move = agent.act(obs, state)
+    assert obs["action_mask"][move] and agent.plans == 1
+    assert state.serialize() == before
+    assert all(np.array_equal(state.observation(s), seen[s]) for s in range(game.num_seats))
+    turns = set()
+
+    def on_move(s, seat, seen, action):
+        if seat == 0 and np.count_nonzero(seen["action_mask"]) > 1:
+            turns.add(s.turn)
+
+    agent.reset(5)
+    agent.plans = 0
+    play(game, [agent] + [make_agent("heuristic", game, seed=i) for i in range(3)], 12, max_steps=300,
+         on_move=on_move)
+    assert agent.plans == len(turns) > 1   # once for each own turn with a choice, not at every move
+
+
+def test_plan_rollouts_are_paired_on_one_determinization():
+    """Rollout i plays every style from the same determinization with the same generator: one style
+    listed twice gets the same value in every rollout."""
+    from tabletop_arena.agents.lookahead import TurnPlanAgent
+    from tabletop_arena.agents.shipped import resolve_checkpoint
+    game = _zaberias4()
+    agent = TurnPlanAgent(resolve_checkpoint("zaberias_4p", "vlook"), game, rollouts=3, seed=0, depth=30)
+    agent.styles = ("no_focus", "default", "no_focus")
+    state, _ = _decision(game, 5, ("main",))
+    values = agent.style_values(state)
+    assert values.shape == (3, 3)
+    # the same position at the cut (one forward pass scores all: float noise from batching only)
+    np.testing.assert_allclose(values[:, 0], values[:, 2], atol=1e-5)
+    assert not np.allclose(values[:, 0], values[:, 1], atol=1e-5)   # the other style plays otherwise
+
+
+def test_plan_leaves_the_default_style_only_for_a_sure_gain(monkeypatch):
+    from tabletop_arena.agents.lookahead import TurnPlanAgent
+    from tabletop_arena.agents.shipped import resolve_checkpoint
+    game = _zaberias4()
+    state, obs = _decision(game, 8, ("main",))
+    steady = np.array([[0.0, 0.3]] * 4)          # no_focus +0.3 in every rollout
+    noisy = np.array([[0.0, 1.0], [0.0, -0.9], [0.0, 1.0], [0.0, -0.9]])   # +0.05, spread 1.1
+    for values, z, style in ((steady, 1.0, 1), (steady, 1e9, 1), (noisy, 1.0, 0), (noisy, 0.0, 1),
+                             (-steady, 0.0, 0)):
+        agent = TurnPlanAgent(resolve_checkpoint("zaberias_4p", "vlook"), game, rollouts=4, seed=0, z=z)
+        monkeypatch.setattr(agent, "style_values", lambda s, v=values: v)
+        move = agent.act(obs, state)
+        assert agent.style == style and agent.switches == style, (z, values[:, 1])
+        from tabletop_arena.agents.heuristics import make_heuristic
+        assert move == int(make_heuristic(game, 0, style=agent.styles[style]).act(obs, state.clone()))
+
+
+@pytest.mark.parametrize("spec, needle", [
+    ("plan:1:zaberias_4p", "2 <= N"),
+    ("plan:4", "plan:N:NAME"),
+    ("plan:4,depth=0:zaberias_4p", "depth"),
+    ("plan:4,z=-1:zaberias_4p", "z: a number >= 0"),
+    ("plan:4,phases=main:zaberias_4p", "plan settings are depth=D, z=Z, each once"),
+    ("plan:4:zaberias", "play it as ppo:zaberias"),
+    ("plan:4:gorgasali_4p", "trained for gorgasali_v0, not zaberias_v0"),
+])
+def test_plan_spec_errors(spec, needle):
+    with pytest.raises(AgentSpecError, match=needle):
+        make_agent(spec, "zaberias_v0", seed=0, options={"num_players": 4})
+
+
+def test_plan_needs_a_heuristic_with_styles():
+    with pytest.raises(AgentSpecError, match="gorgasali_v0's heuristic has one \\(default\\): nothing to choose"):
+        make_agent("plan:4:gorgasali_4p", "gorgasali_v0", seed=0, options={"num_players": 4})

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..agents.registry import AGENT_KINDS, opponent_kinds
+from ..agents.registry import AGENT_KINDS
 from ..envs.core.game import ConfigError as _ConfigError
 from ..envs.core.options import Option
 from ..envs.core.resources import config_path
@@ -314,9 +314,10 @@ def _validate_opponents(cfg: TrainConfig) -> None:
     for kind in cfg.opponent_mix:   # the row checks the keys' and weights' types
         base = AGENT_KINDS.get(kind.split(":")[0])
         if kind != "snapshot" and (base is None or base.not_opponent is not None):
-            raise ConfigError(f"opponent_mix: unknown opponent {kind!r}; use snapshot or an agent spec: "
-                              f"{'|'.join(k.name for k in opponent_kinds())}"
-                              + (f" ({base.name}: {base.not_opponent})" if base is not None else ""))
+            # the kinds are not listed: every new kind made this one line longer (arena eval --help has them)
+            raise ConfigError(f"opponent_mix: unknown opponent {kind!r}; use snapshot or an agent spec "
+                              + (f"({base.name}: {base.not_opponent})" if base is not None
+                                 else "(the kinds: arena eval --help)"))
     if sum(cfg.opponent_mix.values()) <= 0:
         raise ConfigError("opponent_mix: weights must not all be zero")
 
