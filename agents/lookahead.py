@@ -25,7 +25,7 @@ from ..envs import resolve
 from ..envs.core.errors import ArenaError
 from .base import BaseAgent, SharesBaseGenerator
 from .heuristics import heuristic_styles, make_heuristic
-from .rollout import paired_starts, play_out, seed_pairs
+from .rollout import ROLLOUT_CAP, paired_starts, play_out, seed_pairs
 
 FORMAT = "tabletop-arena-value-lookahead/1"
 
@@ -306,9 +306,10 @@ class _SeatStyle(BaseAgent):
         return (self.mine if state.current_player == self.seat else self.others).act(obs, state)
 
 
-class TurnPlanAgent(ValueLookaheadAgent):
-    """``plan[:N]:REF``: the heuristic, playing each of its own turns in the style that rollouts say
-    does best there (a search over turn plans, scored by a learned value).
+class TurnPlanAgent(SharesBaseGenerator, BaseAgent):
+    """``plan:N:REF``: the heuristic, playing each of its own turns in the style that rollouts say
+    does best there (a search over turn plans, scored by a learned value); ``hplan[:N]``: the same
+    with rollouts to the end of the game, scored by its result (no network).
 
     At the first decision of each own turn (the state's ``turn`` counter moved on) every style of the
     game's heuristic (``heuristic_styles``: Zaberias has ``default`` and ``no_focus``, the gang-up on
@@ -322,15 +323,24 @@ class TurnPlanAgent(ValueLookaheadAgent):
     decisions (select, move, attack ...) that one move's lookahead scores after its first link, where
     the chain is half done (docs/training-notes.md, ZB4V1's trials).
 
-    Needs a heuristic with two or more styles and a state with a ``turn`` counter (Zaberias today).
-    Cost: ``N`` x styles x ``depth`` heuristic moves and as many value evaluations a turn (Zaberias, 4
-    players, ``plan:4``: ~7 CPU s a game)."""
+    Without a value (``path`` and ``net`` None: ``hplan``) the rollouts play ``depth`` actions, the
+    game's ``max_game_length()`` by default, so to the end, and the return scores them (a rollout
+    still unfinished there scores 0, the middle of the returns).
+
+    Needs a heuristic with two or more styles and a state with a ``turn`` counter (Zaberias: default,
+    no_focus; Warbah: default, economy, assault). Cost: ``N`` x styles x ``depth`` heuristic moves a
+    turn (Zaberias, 4 players, ``plan:4``: ~7 CPU s a game; Warbah, 4 players, ``hplan:4``: ~8)."""
 
     name = "plan"
+    needs_state = True
 
     def __init__(self, path: str | os.PathLike | None, game, rollouts: int = PLAN_ROLLOUTS,
-                 seed: int | None = None, *, depth: int = PLAN_DEPTH, z: float = PLAN_Z, net=None,
+                 seed: int | None = None, *, depth: int | None = None, z: float = PLAN_Z, net=None,
                  meta: dict | None = None):
+        """``depth`` None: ``PLAN_DEPTH`` with a value, the game's whole length without one."""
+        valued = path is not None or net is not None
+        if depth is None:
+            depth = PLAN_DEPTH if valued else int(game.max_game_length() or ROLLOUT_CAP)
         if isinstance(rollouts, bool) or not isinstance(rollouts, (int, np.integer)) or rollouts < 2:
             raise ValueError(f"plan needs at least 2 rollouts a style (a standard error), got {rollouts!r}")
         if isinstance(depth, bool) or not isinstance(depth, (int, np.integer)) or depth < 1:
@@ -341,7 +351,12 @@ class TurnPlanAgent(ValueLookaheadAgent):
         if len(styles) < 2:
             raise ValueError(f"plan chooses among the heuristic's styles; {game.name}'s heuristic has one "
                              f"({styles[0]}): nothing to choose")
-        super().__init__(path, game, seed=seed, net=net, meta=meta, phases=())
+        self.game = game
+        self.base = make_heuristic(game, seed)
+        #: the value that scores a rollout's cut (its network), None: the game's result
+        self.value = ValueLookaheadAgent(path, game, seed=seed, net=net, meta=meta, phases=()) if valued else None
+        super().__init__(seed)
+        self.path = None if path is None else str(path)
         self.styles = styles
         self.players = [self.base] + [make_heuristic(game, seed, style=s) for s in styles[1:]]
         self.rollouts, self.depth, self.z = int(rollouts), int(depth), float(z)
@@ -394,4 +409,8 @@ class TurnPlanAgent(ValueLookaheadAgent):
                 players.append(_SeatStyle(make_heuristic(self.game, style=style), make_heuristic(self.game), me))
         for s, seed, player in zip(starts, seeds, players):
             play_out([s], [seed], player, self.depth)
-        return self.seat_values(starts, me).reshape(self.rollouts, len(self.styles))
+        if self.value is not None:
+            values = self.value.seat_values(starts, me)
+        else:
+            values = np.array([float(s.returns()[me]) if s.is_terminal() else 0.0 for s in starts])
+        return values.reshape(self.rollouts, len(self.styles))

@@ -35,7 +35,16 @@ from .heuristics import (
     heuristic_styles,
     make_heuristic,
 )
-from .lookahead import PLAN_DEPTH, PLAN_Z, VROLL_DEPTH, VROLL_Z, TurnPlanAgent, ValueLookaheadAgent, ValueRolloutAgent
+from .lookahead import (
+    PLAN_DEPTH,
+    PLAN_ROLLOUTS,
+    PLAN_Z,
+    VROLL_DEPTH,
+    VROLL_Z,
+    TurnPlanAgent,
+    ValueLookaheadAgent,
+    ValueRolloutAgent,
+)
 from .mcts import MCTSAgent
 from .rollout import HROLL_ROLLOUTS, TOP_K, HeuristicRolloutAgent, RolloutAgent
 
@@ -375,6 +384,19 @@ def _build_plan(game, arg, spec, seed, trust):
         raise AgentSpecError(f"{spec}: {exc}") from None
 
 
+def _build_hplan(game, arg, spec, seed, trust):
+    count = PLAN_ROLLOUTS
+    if arg:
+        count = int(arg) if arg.isdigit() else 0
+        if not 2 <= count <= MAX_SEARCH:
+            raise AgentSpecError(f"hplan:N needs a whole number of rollouts a style, 2 <= N <= {MAX_SEARCH} "
+                                 f"(e.g. hplan:4), got {spec!r}")
+    try:
+        return TurnPlanAgent(None, game, rollouts=count, seed=seed)
+    except ValueError as exc:   # a heuristic with one style: nothing to plan
+        raise AgentSpecError(f"{spec}: {exc}") from None
+
+
 def _plan_budget(count: int, settings: list[str], spec: str) -> int:
     """Charged as ``hroll``'s N rollouts of 16 legal moves (two styles of depth-150 rollouts once a
     turn cost less a move); the settings are checked."""
@@ -435,9 +457,16 @@ for _kind in (
               "style unless another gains z paired standard errors", _build_plan, "plan:4:zaberias_4p",
               needs_torch=True, needs_heuristic=True, needs_styles=True, checkpoint="vlook", count="required",
               count_name="rollouts a style", settings=True, budget=_plan_budget,
-              detail=f"only for a game whose heuristic has two or more styles (Zaberias); settings after N: "
+              detail=f"only for a game whose heuristic has two or more styles (Zaberias, Warbah); settings after N: "
                      f"depth=D engine actions before the value scores (default {PLAN_DEPTH}), z=Z (default "
                      f"{PLAN_Z:g}), e.g. plan:4,depth=150:zaberias_4p"),
+    AgentKind("hplan", "hplan[:N]", "the heuristic, each own turn in the style (of its heuristic's styles) "
+              "whose N rollouts a style to the end of the game do best; the default style unless another gains "
+              "1 paired standard error", _build_hplan, "hplan:4", needs_heuristic=True, needs_styles=True,
+              count="optional", count_name="rollouts a style", default_count=PLAN_ROLLOUTS,
+              budget=lambda n, settings, spec: n * HROLL_CHARGED_MOVES * SEARCH_COST["rollout by heuristic"],
+              detail="no network; only for a game whose heuristic has two or more styles (Zaberias, Warbah); "
+                     f"default N {PLAN_ROLLOUTS}"),
 ):
     register_kind(_kind)
 del _kind
@@ -529,8 +558,11 @@ def make_agent(spec: str, game: Game | str, seed: int | None = None, trust: bool
     kind, word, arg = spec_kind(spec)
     if kind is None:
         close = difflib.get_close_matches(word.lower(), list(AGENT_KINDS), n=1, cutoff=0.6)
-        guess = f"did you mean {close[0] + spec[len(word):]!r}? " if close else ""
-        raise AgentSpecError(f"unknown agent {spec!r}; {guess}agents: {_kinds_short()}")
+        # a close kind alone, else the kinds by name (arena eval --help gives their forms): the full
+        # list of forms made this one line longer with every new kind
+        if close:
+            raise AgentSpecError(f"unknown agent {spec!r}; did you mean {close[0] + spec[len(word):]!r}?")
+        raise AgentSpecError(f"unknown agent {spec!r}; agents: {', '.join(AGENT_KINDS)}")
     agent = kind.build(game, arg, spec, seed, trust)
     agent.name = spec
     agent.spec = spec

@@ -26,6 +26,12 @@ acting seat may see: map, chits, its own heroes and the troops on the battlefiel
   at the largest target group (in a combined attack: at the army with the most troops first).
 - Luck: reroll its own rolls that came out worse than average and the foe's that came out
   better; in a battle segment reroll the die most likely to turn (see ``_luck``).
+
+Styles (``HeuristicAgent(game, seed, style=...)``, ``agents.heuristics.make_heuristic``): ``default``
+as above (the baseline everywhere); ``economy``: troops only into the capitol's garrison or under an
+own Hero, a Hero per two settlements (up to six, 10 troops each); ``assault``: attack an enemy
+garrison at more than 1.2 times its size. Alone each moves first place at a 4-player table by a few
+points at most (docs/training-notes.md); the ``hplan`` agent picks one each turn by rollouts.
 """
 from __future__ import annotations
 
@@ -76,14 +82,31 @@ def _garrison(st, c: int) -> int:
     return int(st.garrison[c].sum() + st.garrison_specials[c].sum())
 
 
-def _beats_garrison(st, army: int, c: int, from_cell: int) -> bool:
-    """Attack the garrison of hex c with ``army`` troops: twice its size, or 5 more than it
-    plus 3 per wall rank."""
+def _beats_garrison(st, army: int, c: int, from_cell: int, ratio: float = 2.0) -> bool:
+    """Attack the garrison of hex c with ``army`` troops: ``ratio`` times its size (twice), or 5
+    more than it plus 3 per wall rank."""
     gar = _garrison(st, c)
-    return army > 2 * gar or (gar > 0 and army >= gar + 3 * hexes.walls(st, c, from_cell) + 5)
+    return army > ratio * gar or (gar > 0 and army >= gar + 3 * hexes.walls(st, c, from_cell) + 5)
 
 
 class HeuristicAgent(RuleBasedAgent):
+    #: ways to play (``style=``; the ``hplan`` agent picks one a turn): ``default`` (the baseline);
+    #: ``economy``: troops only into the capitol's garrison or under an own Hero, and more Heroes
+    #: (one per two settlements, up to six, with 10 troops each); ``assault``: attack an enemy
+    #: garrison at more than 1.2 times its size (not twice)
+    STYLES = ("default", "economy", "assault")
+
+    def __init__(self, game=None, seed: int | None = None, style: str = "default"):
+        if style not in self.STYLES:
+            raise ValueError(f"no Warbah heuristic style {style!r}; the styles: {', '.join(self.STYLES)}")
+        super().__init__(game, seed)
+        self.style = style
+        economy = style == "economy"
+        self._sets_per_hero, self._max_heroes, self._hero_troops = (2, 6, 10) if economy else (
+            4, MAX_HEROES, HERO_TROOPS)
+        self._garrisons = not economy   # troops into garrisons below their target
+        self._attack_ratio = 1.2 if style == "assault" else 2.0
+
     def act(self, obs, state=None) -> int:
         mask = np.asarray(obs["action_mask"])
         if state is None:
@@ -157,17 +180,19 @@ class HeuristicAgent(RuleBasedAgent):
         j = heroes.hero_at(st, c)
         if j >= 0 and st.heroes[j].seat == seat:
             return RECRUIT  # he takes them into his army
+        if c != cap and not self._garrisons:
+            return DONE
         target = CAPITOL_TARGET if c == cap else GARRISON_TARGET
         return RECRUIT if _garrison(st, c) < target else DONE
 
-    @staticmethod
-    def _heroes_wanted(st, seat: int) -> int:
+    def _heroes_wanted(self, st, seat: int) -> int:
         """One Hero, and one more for every four settlements held (at most ``MAX_HEROES``),
-        as long as there are ``HERO_TROOPS`` troops (in garrisons and armies) for each."""
+        as long as there are ``HERO_TROOPS`` troops (in garrisons and armies) for each (the
+        economy style: every two, six, 10)."""
         sets = hexes.settlements_of(st, seat)
         troops = sum(_garrison(st, c) for c in sets) + sum(
             heroes.army_size(h) for h in st.heroes if h.alive and h.seat == seat)
-        return max(1, min(MAX_HEROES, 1 + len(sets) // 4, troops // HERO_TROOPS))
+        return max(1, min(self._max_heroes, 1 + len(sets) // self._sets_per_hero, troops // self._hero_troops))
 
     @staticmethod
     def _unit_cost(st, c: int) -> int:
@@ -394,6 +419,6 @@ class HeuristicAgent(RuleBasedAgent):
             elif st.encounter[m] != 0:
                 if mine >= 12:
                     return d
-            elif _beats_garrison(st, mine, m, h.cell):  # taking settlements wins (domination)
+            elif _beats_garrison(st, mine, m, h.cell, self._attack_ratio):  # taking settlements wins (domination)
                 return d
         return DONE

@@ -51,10 +51,11 @@ def test_every_kind_builds_for_every_game_where_it_applies(spec, game, options):
 
 def test_kinds_without_torch_build_without_importing_it():
     """``needs_torch`` is true of the kind: the others build in a process that never loads torch."""
-    light = [k.name + (":2" if k.count else "") for k in AGENT_KINDS.values() if not k.needs_torch]
+    light = [(k.name + (":2" if k.count else ""), "zaka_v0" if k.available("zaka_v0") else "warbah_v0")
+             for k in AGENT_KINDS.values() if not k.needs_torch]
     assert light and all(k.checkpoint is None for k in AGENT_KINDS.values() if not k.needs_torch)
     code = ("import sys\nfrom tabletop_arena.agents import make_agent\n"
-            f"for spec in {light!r}:\n    make_agent(spec, 'zaka_v0', seed=0)\n"
+            f"for spec, game in {light!r}:\n    make_agent(spec, game, seed=0)\n"
             "assert 'torch' not in sys.modules, 'torch imported'\n")
     subprocess.run([sys.executable, "-c", code], check=True, timeout=120)
 
@@ -62,7 +63,8 @@ def test_kinds_without_torch_build_without_importing_it():
 def test_the_old_spec_lists_are_derived_from_the_table():
     assert registry.KINDS == ("random", "heuristic", "mcts[:N]", "ppo:NAME", "ppo:PATH", "puct:N:NAME",
                               "puct:N:PATH", "rollout:N:NAME", "rollout:N:PATH", "hroll[:N]", "vlook:NAME",
-                              "vlook:PATH", "vroll:N:NAME", "vroll:N:PATH", "plan:N:NAME", "plan:N:PATH")
+                              "vlook:PATH", "vroll:N:NAME", "vroll:N:PATH", "plan:N:NAME", "plan:N:PATH",
+                              "hplan[:N]")
     assert registry.agent_names("zaka_v0") == ["random", "heuristic", "mcts", "mcts:N", "ppo:PATH",
                                                "puct:N:PATH", "rollout:N:PATH", "hroll", "hroll:N", "vlook:PATH",
                                                "vroll:N:PATH"]
@@ -170,4 +172,4 @@ def test_register_kind_refuses_an_inconsistent_entry():
         with pytest.raises(ValueError):
             registry.register_kind(bad)
     assert set(AGENT_KINDS) == {"random", "heuristic", "mcts", "ppo", "puct", "rollout", "hroll", "vlook", "vroll",
-                                "plan"}
+                                "plan", "hplan"}
