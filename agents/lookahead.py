@@ -25,7 +25,7 @@ from ..envs import resolve
 from ..envs.core.errors import ArenaError
 from .base import BaseAgent, SharesBaseGenerator
 from .heuristics import heuristic_styles, make_heuristic
-from .rollout import ROLLOUT_CAP, paired_starts, play_out, seed_pairs
+from .rollout import ROLLOUT_CAP, paired_starts, play_out, seed_pairs, sure_gain
 
 FORMAT = "tabletop-arena-value-lookahead/1"
 
@@ -202,6 +202,17 @@ class ValueLookaheadAgent(SharesBaseGenerator, BaseAgent):
         return out
 
 
+def _check_search(rollouts, depth, z, few: str) -> None:
+    """A rollout search's settings (vroll, plan): at least 2 rollouts (``few`` says what of), a
+    depth of whole moves >= 1, a finite z >= 0; ValueError otherwise."""
+    if isinstance(rollouts, bool) or not isinstance(rollouts, (int, np.integer)) or rollouts < 2:
+        raise ValueError(f"{few} (a standard error), got {rollouts!r}")
+    if isinstance(depth, bool) or not isinstance(depth, (int, np.integer)) or depth < 1:
+        raise ValueError(f"depth must be a whole number of moves >= 1, got {depth!r}")
+    if isinstance(z, bool) or not isinstance(z, (int, float)) or not np.isfinite(z) or z < 0:
+        raise ValueError(f"z must be a finite number >= 0, got {z!r}")
+
+
 #: ``vroll``'s defaults: the heuristic's moves played after a candidate before the value scores the
 #: position, and how many paired standard errors a move must gain over the heuristic's to replace it
 #: (a prototype on Gorgasali, 4 players: docs/training-notes.md, "Gorgasali, 4 players: short rollouts")
@@ -232,12 +243,7 @@ class ValueRolloutAgent(ValueLookaheadAgent):
                  meta: dict | None = None):
         """``roll_phases``: the rollout phases (None: the default above); the value's own phases
         come from the checkpoint."""
-        if isinstance(rollouts, bool) or not isinstance(rollouts, (int, np.integer)) or rollouts < 2:
-            raise ValueError(f"vroll needs at least 2 rollouts a move (a standard error), got {rollouts!r}")
-        if isinstance(depth, bool) or not isinstance(depth, (int, np.integer)) or depth < 1:
-            raise ValueError(f"depth must be a whole number of moves >= 1, got {depth!r}")
-        if isinstance(z, bool) or not isinstance(z, (int, float)) or not np.isfinite(z) or z < 0:
-            raise ValueError(f"z must be a finite number >= 0, got {z!r}")
+        _check_search(rollouts, depth, z, "vroll needs at least 2 rollouts a move")
         super().__init__(path, game, seed=seed, net=net, meta=meta)
         self.rollouts, self.depth, self.z = int(rollouts), int(depth), float(z)
         skipped = set((self.meta.get("config") or {}).get("skip_phases") or ())
@@ -258,16 +264,10 @@ class ValueRolloutAgent(ValueLookaheadAgent):
             return super().act(obs, state)   # the value's lookahead at its phases, else the heuristic
         move = int(self.base.act(obs, state))
         cands = [move] + [int(a) for a in legal if a != move]
-        values = self.rollout_values(state, cands)
-        gain = values[:, 1:] - values[:, :1]
-        mean = gain.mean(axis=0)
-        se = gain.std(axis=0, ddof=1) / np.sqrt(len(gain))
-        sure = (mean > 0) & (mean >= self.z * se)
+        best = sure_gain(self.rollout_values(state, cands), self.z)   # ties: the first in legal order
         self.searched += 1
-        if not sure.any():
-            return move
-        self.deviations += 1
-        return cands[1 + int(np.argmax(np.where(sure, mean, -np.inf)))]   # ties: the first in legal order
+        self.deviations += best > 0
+        return cands[best]
 
     def rollout_values(self, state, cands: list[int]) -> np.ndarray:
         """(rollouts, candidates): the mover's value after each candidate and ``depth`` heuristic
@@ -341,12 +341,7 @@ class TurnPlanAgent(SharesBaseGenerator, BaseAgent):
         valued = path is not None or net is not None
         if depth is None:
             depth = PLAN_DEPTH if valued else int(game.max_game_length() or ROLLOUT_CAP)
-        if isinstance(rollouts, bool) or not isinstance(rollouts, (int, np.integer)) or rollouts < 2:
-            raise ValueError(f"plan needs at least 2 rollouts a style (a standard error), got {rollouts!r}")
-        if isinstance(depth, bool) or not isinstance(depth, (int, np.integer)) or depth < 1:
-            raise ValueError(f"depth must be a whole number of moves >= 1, got {depth!r}")
-        if isinstance(z, bool) or not isinstance(z, (int, float)) or not np.isfinite(z) or z < 0:
-            raise ValueError(f"z must be a finite number >= 0, got {z!r}")
+        _check_search(rollouts, depth, z, "plan needs at least 2 rollouts a style")
         styles = heuristic_styles(game)
         if len(styles) < 2:
             raise ValueError(f"plan chooses among the heuristic's styles; {game.name}'s heuristic has one "
@@ -385,16 +380,10 @@ class TurnPlanAgent(SharesBaseGenerator, BaseAgent):
     def choose_style(self, state) -> int:
         """The style (an index in ``styles``) to play the mover's turn in; counts ``plans`` and
         ``switches``."""
-        values = self.style_values(state)
-        gain = values[:, 1:] - values[:, :1]
-        mean = gain.mean(axis=0)
-        se = gain.std(axis=0, ddof=1) / np.sqrt(len(gain))
-        sure = (mean > 0) & (mean >= self.z * se)
+        best = sure_gain(self.style_values(state), self.z)   # ties: the first style
         self.plans += 1
-        if not sure.any():
-            return 0
-        self.switches += 1
-        return 1 + int(np.argmax(np.where(sure, mean, -np.inf)))   # ties: the first style
+        self.switches += best > 0
+        return best
 
     def style_values(self, state) -> np.ndarray:
         """(rollouts, styles): the mover's value after ``depth`` engine actions with each style at

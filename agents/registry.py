@@ -299,13 +299,18 @@ def _build_rollout(game, arg, spec, seed, trust):
         raise AgentSpecError(f"rollout setting out of range: {exc}") from None
 
 
+def _rollout_count(arg: str, default: int, spec: str, what: str, example: str) -> int:
+    """The optional N of ``hroll[:N]`` / ``hplan[:N]``: ``default`` without one, else 2..MAX_SEARCH."""
+    if not arg:
+        return default
+    count = int(arg) if arg.isdigit() else 0
+    if not 2 <= count <= MAX_SEARCH:
+        raise AgentSpecError(f"{what}, 2 <= N <= {MAX_SEARCH} (e.g. {example}), got {spec!r}")
+    return count
+
+
 def _build_hroll(game, arg, spec, seed, trust):
-    count = HROLL_ROLLOUTS
-    if arg:
-        count = int(arg) if arg.isdigit() else 0
-        if not 2 <= count <= MAX_SEARCH:
-            raise AgentSpecError(f"hroll:N needs a whole number of rollouts a move, 2 <= N <= {MAX_SEARCH} "
-                                 f"(e.g. hroll:8), got {spec!r}")
+    count = _rollout_count(arg, HROLL_ROLLOUTS, spec, "hroll:N needs a whole number of rollouts a move", "hroll:8")
     return HeuristicRolloutAgent(game, rollouts=count, seed=seed)
 
 
@@ -385,12 +390,7 @@ def _build_plan(game, arg, spec, seed, trust):
 
 
 def _build_hplan(game, arg, spec, seed, trust):
-    count = PLAN_ROLLOUTS
-    if arg:
-        count = int(arg) if arg.isdigit() else 0
-        if not 2 <= count <= MAX_SEARCH:
-            raise AgentSpecError(f"hplan:N needs a whole number of rollouts a style, 2 <= N <= {MAX_SEARCH} "
-                                 f"(e.g. hplan:4), got {spec!r}")
+    count = _rollout_count(arg, PLAN_ROLLOUTS, spec, "hplan:N needs a whole number of rollouts a style", "hplan:4")
     try:
         return TurnPlanAgent(None, game, rollouts=count, seed=seed)
     except ValueError as exc:   # a heuristic with one style: nothing to plan

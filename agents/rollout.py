@@ -175,6 +175,18 @@ class RolloutAgent(BaseAgent):
         return np.asarray([self.game.agent_returns(s.returns()) for s in states], np.float64)
 
 
+def sure_gain(values: np.ndarray, z: float) -> int:
+    """The column of ``values`` (rollouts x candidates, column 0 the base policy's choice, rollout i
+    paired across columns) to play: the one with the largest mean gain over column 0 among those
+    whose gain is positive and at least ``z`` standard errors of the mean (a gain with no spread
+    counts as sure); 0 when none is (ties: the first column)."""
+    gain = values[:, 1:] - values[:, :1]
+    mean = gain.mean(axis=0)
+    se = gain.std(axis=0, ddof=1) / np.sqrt(len(gain))
+    sure = (mean > 0) & (mean >= z * se)
+    return 1 + int(np.argmax(np.where(sure, mean, -np.inf))) if sure.any() else 0
+
+
 def seed_pairs(rng: np.random.Generator, n: int, bound: int) -> list[tuple[int, int]]:
     """``n`` (determinization seed, play seed) pairs below ``bound``, drawn in order from ``rng``."""
     return [(int(a), int(b)) for a, b in (rng.integers(bound, size=2) for _ in range(n))]
@@ -304,14 +316,8 @@ class HeuristicRolloutAgent(SharesBaseGenerator, RolloutAgent):
         cands = [move] + [int(a) for a in legal if a != move]
         returns = self._rollouts(state, seat, cands, self.rollouts)[:, :, self._owner[seat]]
         self.rollouts_played += returns.size
-        gain = returns[:, 1:] - returns[:, :1]
-        mean = gain.mean(axis=0)
-        se = gain.std(axis=0, ddof=1) / np.sqrt(len(gain))
-        sure = (mean > 0) & (mean >= self.z * se)
         self.last_search = {a: (1.0 if a == move else 0.0, float(returns[:, j].mean()), len(returns))
                             for j, a in enumerate(cands)}
-        if not sure.any():
-            return move
-        self.deviations += 1
-        best = int(np.argmax(np.where(sure, mean, -np.inf)))   # ties: the first in legal order
-        return cands[1 + best]
+        best = sure_gain(returns, self.z)
+        self.deviations += best > 0
+        return cands[best]

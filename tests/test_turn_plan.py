@@ -19,7 +19,7 @@ def _warbah4():
     return envs.make_game("warbah_v0", num_players=4)
 
 
-def _decision(game, seed, phases, skip=0):
+def decision_position(game, seed, phases, skip=0):
     """A position (heuristics moving) at the ``skip``-th decision of one of ``phases`` with two or
     more legal moves, and its observation."""
     state = game.new_initial_state(seed)
@@ -64,17 +64,23 @@ def test_warbah_economy_style_recruits_garrisons_only_at_the_capitol_or_under_a_
     assert recruits["economy"] == 0 and recruits["default"] > 0, recruits
 
 
-def test_hplan_never_changes_the_state_it_is_given_and_plans_once_a_turn():
-    game = _warbah4()
-    agent = make_agent("hplan:2", game, seed=3)
-    assert isinstance(agent, TurnPlanAgent) and agent.value is None and agent.depth == game.max_game_length()
-    state, obs = _decision(game, 9, ("recruit",))
+def acts_on_a_copy(agent, state, obs) -> int:
+    """``agent.act`` at ``state``: a legal move, and the state (and every seat's view of it) as before."""
     before = state.serialize()
-    seen = [state.observation(s).copy() for s in range(game.num_seats)]
+    seen = [state.observation(s).copy() for s in range(state.game.num_seats)]
     move = agent.act(obs, state)
-    assert obs["action_mask"][move] and agent.plans == 1
+    assert obs["action_mask"][move]
     assert state.serialize() == before
-    assert all(np.array_equal(state.observation(s), seen[s]) for s in range(game.num_seats))
+    assert all(np.array_equal(state.observation(s), seen[s]) for s in range(state.game.num_seats))
+    return move
+
+
+def check_turn_plan(agent, game, phase: str, max_steps: int) -> None:
+    """A turn-plan agent (plan, hplan) never changes the state it is given, and plans once for each
+    own turn with a choice, not at every move (a game of ``max_steps`` moves, the agent in seat 0)."""
+    state, obs = decision_position(game, 9, (phase,))
+    acts_on_a_copy(agent, state, obs)
+    assert agent.plans == 1
     turns = set()
 
     def on_move(s, seat, seen_obs, action):
@@ -83,9 +89,16 @@ def test_hplan_never_changes_the_state_it_is_given_and_plans_once_a_turn():
 
     agent.reset(5)
     agent.plans = 0
-    play(game, [agent] + [make_agent("heuristic", game, seed=i) for i in range(3)], 12, max_steps=200,
+    play(game, [agent] + [make_agent("heuristic", game, seed=i) for i in range(3)], 12, max_steps=max_steps,
          on_move=on_move)
-    assert agent.plans == len(turns) > 1   # once a turn with a choice, not at every move
+    assert agent.plans == len(turns) > 1
+
+
+def test_hplan_never_changes_the_state_it_is_given_and_plans_once_a_turn():
+    game = _warbah4()
+    agent = make_agent("hplan:2", game, seed=3)
+    assert isinstance(agent, TurnPlanAgent) and agent.value is None and agent.depth == game.max_game_length()
+    check_turn_plan(agent, game, "recruit", 200)
 
 
 def test_hplan_rollouts_are_paired_and_end_the_game():
@@ -94,7 +107,7 @@ def test_hplan_rollouts_are_paired_and_end_the_game():
     game = _warbah4()
     agent = TurnPlanAgent(None, game, rollouts=3, seed=0)
     agent.styles = ("economy", "default", "economy")
-    state, _ = _decision(game, 5, ("move",), skip=10)
+    state, _ = decision_position(game, 5, ("move",), skip=10)
     values = agent.style_values(state)
     assert values.shape == (3, 3)
     assert np.array_equal(values[:, 0], values[:, 2])
@@ -103,7 +116,7 @@ def test_hplan_rollouts_are_paired_and_end_the_game():
 
 def test_hplan_leaves_the_default_style_only_for_a_sure_gain(monkeypatch):
     game = _warbah4()
-    state, obs = _decision(game, 8, ("recruit",))
+    state, obs = decision_position(game, 8, ("recruit",))
     steady = np.array([[0.0, 0.3, -1.0]] * 4)   # economy +0.3 in every rollout
     noisy = np.array([[0.0, 1.0, -1.0], [0.0, -0.9, -1.0], [0.0, 1.0, -1.0], [0.0, -0.9, -1.0]])
     both = np.array([[0.0, 0.3, 0.6]] * 4)       # assault gains more

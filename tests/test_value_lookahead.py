@@ -13,6 +13,7 @@ from tabletop_arena.agents.lookahead import ValueCheckpointError, ValueLookahead
 from tabletop_arena.agents.registry import AgentSpecError, make_agent  # noqa: E402
 from tabletop_arena.train.play import play  # noqa: E402
 from tabletop_arena.train.value_lookahead import from_dict  # noqa: E402
+from tests.test_turn_plan import acts_on_a_copy, decision_position  # noqa: E402
 
 TINY = ["--set", "games_per_round=6", "--set", "fit_steps=20", "--set", "fit_eval_every=10",
         "--set", "accept_games=2", "--set", "accept_min_per_game=0.0", "--set", "eval_games=2",
@@ -257,19 +258,6 @@ def test_a_trial_below_the_bar_stops_early(tmp_path, players, results, parts):
 
 
 # ------------------------------------------------------------------------------ vroll:N:REF --
-def _decision(game, seed, phases):
-    """A position of ``game`` (heuristics moving) at a decision of one of ``phases`` with two or
-    more legal moves, and its observation."""
-    state = game.new_initial_state(seed)
-    bot = make_agent("heuristic", game, seed=1)
-    while True:
-        mask = state.legal_actions_mask()
-        obs = {"observation": state.observation(state.current_player), "action_mask": mask}
-        if np.count_nonzero(mask) > 1 and state.phase_name() in phases:
-            return state, obs
-        state.apply(int(bot.act(obs, state)))
-
-
 def test_vroll_never_changes_the_state_it_is_given_and_plays_a_whole_game(run):
     from tabletop_arena.agents.lookahead import ValueRolloutAgent
     game = _game()
@@ -278,13 +266,9 @@ def test_vroll_never_changes_the_state_it_is_given_and_plays_a_whole_game(run):
     assert not any(agent.rolls_at(p) for p in agent.phases)   # the value's own: its lookahead
     named = ValueRolloutAgent(run / "value.pt", game, rollouts=2, seed=3, roll_phases=["move", "loot"])
     assert named.rolls_at("move") and named.rolls_at("loot") and not named.rolls_at("act")
-    state, obs = _decision(game, 9, ("act",))
-    before = state.serialize()
-    seen = [state.observation(s).copy() for s in range(game.num_seats)]
-    move = agent.act(obs, state)
-    assert obs["action_mask"][move] and agent.searched == 1
-    assert state.serialize() == before
-    assert all(np.array_equal(state.observation(s), seen[s]) for s in range(game.num_seats))
+    state, obs = decision_position(game, 9, ("act",))
+    acts_on_a_copy(agent, state, obs)
+    assert agent.searched == 1
     result = play(game, [agent, make_agent("heuristic", game, seed=4)], 12)
     assert agent.searched > 1 and len(result.history) > 10
 
@@ -295,7 +279,7 @@ def test_vroll_rollouts_are_paired_on_one_determinization(run):
     from tabletop_arena.agents.lookahead import ValueRolloutAgent
     game = _game()
     agent = ValueRolloutAgent(run / "value.pt", game, rollouts=3, seed=0, depth=8)
-    state, obs = _decision(game, 5, ("act",))
+    state, obs = decision_position(game, 5, ("act",))
     legal = [int(a) for a in np.flatnonzero(obs["action_mask"])]
     values = agent.rollout_values(state, [legal[0], legal[1], legal[0]])
     assert values.shape == (3, 3)
@@ -305,7 +289,7 @@ def test_vroll_rollouts_are_paired_on_one_determinization(run):
 def test_vroll_leaves_the_heuristic_only_for_a_sure_gain(run, monkeypatch):
     from tabletop_arena.agents.lookahead import ValueRolloutAgent
     game = _game()
-    state, obs = _decision(game, 8, ("act",))
+    state, obs = decision_position(game, 8, ("act",))
     h = int(make_agent("heuristic", game, seed=0).act(obs, state))
     legal = [int(a) for a in np.flatnonzero(obs["action_mask"])]
     others = [a for a in legal if a != h]
@@ -359,7 +343,7 @@ def test_heuristic_styles_no_focus_leaves_out_the_gang_up():
     game = _zaberias4()
     assert heuristic_styles(game) == ("default", "no_focus")
     assert heuristic_styles(envs.make_game("gorgasali_v0")) == ("default",)
-    state, obs = _decision(game, 3, ("main",))
+    state, obs = decision_position(game, 3, ("main",))
     default, free = make_heuristic(game, 0), make_heuristic(game, 0, style="no_focus")
     default.act(obs, state.clone())
     free.act(obs, state.clone())
@@ -373,26 +357,10 @@ def test_heuristic_styles_no_focus_leaves_out_the_gang_up():
 def test_plan_never_changes_the_state_it_is_given_and_plans_once_a_turn():
     from tabletop_arena.agents.lookahead import TurnPlanAgent
     from tabletop_arena.agents.shipped import resolve_checkpoint
+    from tests.test_turn_plan import check_turn_plan
     game = _zaberias4()
-    agent = TurnPlanAgent(resolve_checkpoint("zaberias_4p", "vlook"), game, rollouts=2, seed=3, depth=8)
-    state, obs = _decision(game, 9, ("main",))
-    before = state.serialize()
-    seen = [state.observation(s).copy() for s in range(game.num_seats)]
-    move = agent.act(obs, state)
-    assert obs["action_mask"][move] and agent.plans == 1
-    assert state.serialize() == before
-    assert all(np.array_equal(state.observation(s), seen[s]) for s in range(game.num_seats))
-    turns = set()
-
-    def on_move(s, seat, seen, action):
-        if seat == 0 and np.count_nonzero(seen["action_mask"]) > 1:
-            turns.add(s.turn)
-
-    agent.reset(5)
-    agent.plans = 0
-    play(game, [agent] + [make_agent("heuristic", game, seed=i) for i in range(3)], 12, max_steps=300,
-         on_move=on_move)
-    assert agent.plans == len(turns) > 1   # once for each own turn with a choice, not at every move
+    check_turn_plan(TurnPlanAgent(resolve_checkpoint("zaberias_4p", "vlook"), game, rollouts=2, seed=3, depth=8),
+                    game, "main", 300)
 
 
 def test_plan_rollouts_are_paired_on_one_determinization():
@@ -403,7 +371,7 @@ def test_plan_rollouts_are_paired_on_one_determinization():
     game = _zaberias4()
     agent = TurnPlanAgent(resolve_checkpoint("zaberias_4p", "vlook"), game, rollouts=3, seed=0, depth=30)
     agent.styles = ("no_focus", "default", "no_focus")
-    state, _ = _decision(game, 5, ("main",))
+    state, _ = decision_position(game, 5, ("main",))
     values = agent.style_values(state)
     assert values.shape == (3, 3)
     # the same position at the cut (one forward pass scores all: float noise from batching only)
@@ -415,7 +383,7 @@ def test_plan_leaves_the_default_style_only_for_a_sure_gain(monkeypatch):
     from tabletop_arena.agents.lookahead import TurnPlanAgent
     from tabletop_arena.agents.shipped import resolve_checkpoint
     game = _zaberias4()
-    state, obs = _decision(game, 8, ("main",))
+    state, obs = decision_position(game, 8, ("main",))
     steady = np.array([[0.0, 0.3]] * 4)          # no_focus +0.3 in every rollout
     noisy = np.array([[0.0, 1.0], [0.0, -0.9], [0.0, 1.0], [0.0, -0.9]])   # +0.05, spread 1.1
     for values, z, style in ((steady, 1.0, 1), (steady, 1e9, 1), (noisy, 1.0, 0), (noisy, 0.0, 1),
