@@ -73,10 +73,17 @@ class RuleBasedAgent(BaseAgent):
 
     name = "heuristic"
     needs_state = True
+    #: the ways it can play (``style=``), the default first; a game's heuristic may add its own
+    #: (``agents.heuristics.heuristic_styles``; the ``plan`` / ``hplan`` agents choose among them)
+    STYLES: tuple[str, ...] = ("default",)
 
-    def __init__(self, game=None, seed: int | None = None):
+    def __init__(self, game=None, seed: int | None = None, style: str = "default"):
+        if style not in self.STYLES:
+            raise ValueError(f"{type(self).__module__}.{type(self).__name__} has no style {style!r}; "
+                             f"its styles: {', '.join(self.STYLES)}")
         super().__init__(seed)
         self.game = game
+        self.style = style
 
 
 class RandomAgent(BaseAgent):

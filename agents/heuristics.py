@@ -53,12 +53,10 @@ def make_heuristic(game: Game, seed: int | None = None, style: str | None = None
     cls = getattr(module, "HeuristicAgent", None)
     if cls is None:
         raise AgentSpecError(f"{module_name} defines no HeuristicAgent class")
-    if style is None:
-        return cls(game, seed=seed)
     styles = getattr(cls, "STYLES", ("default",))
-    if style not in styles:
+    if style not in (None, *styles):
         raise AgentSpecError(f"{game.name}'s heuristic has no style {style!r}; its styles: {', '.join(styles)}")
-    return cls(game, seed=seed) if style == "default" else cls(game, seed=seed, style=style)
+    return cls(game, seed=seed) if style in (None, "default") else cls(game, seed=seed, style=style)
 
 
 def heuristic_styles(game_or_name) -> tuple[str, ...]:

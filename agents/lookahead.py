@@ -191,10 +191,12 @@ class ValueLookaheadAgent(SharesBaseGenerator, BaseAgent):
         forward pass for all)."""
         import torch
         out = np.zeros(len(states))
-        live = [k for k, s in enumerate(states) if not s.is_terminal()]
+        live = []
         for k, s in enumerate(states):
             if s.is_terminal():
                 out[k] = float(s.returns()[seat])
+            else:
+                live.append(k)
         if live:
             rows = np.stack([features(states[k].observation(seat), self.board, self.pool) for k in live])
             with torch.no_grad():

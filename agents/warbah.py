@@ -97,10 +97,7 @@ class HeuristicAgent(RuleBasedAgent):
     STYLES = ("default", "economy", "assault")
 
     def __init__(self, game=None, seed: int | None = None, style: str = "default"):
-        if style not in self.STYLES:
-            raise ValueError(f"no Warbah heuristic style {style!r}; the styles: {', '.join(self.STYLES)}")
-        super().__init__(game, seed)
-        self.style = style
+        super().__init__(game, seed, style)
         economy = style == "economy"
         self._sets_per_hero, self._max_heroes, self._hero_troops = (2, 6, 10) if economy else (
             4, MAX_HEROES, HERO_TROOPS)

@@ -54,12 +54,6 @@ class HeuristicAgent(RuleBasedAgent):
     #: when ahead of every enemy with three or four tribes (a lead is turned into eliminations)
     _min_ev, _min_p = 0.5, 0.55
 
-    def __init__(self, game=None, seed: int | None = None, style: str = "default"):
-        if style not in self.STYLES:
-            raise ValueError(f"no Zaberias heuristic style {style!r}; the styles: {', '.join(self.STYLES)}")
-        super().__init__(game, seed)
-        self.style = style
-
     # ------------------------------------------------------------------ helpers -------------
     def _objectives(self, st, seat: int) -> list[tuple[int, float]]:
         """(cell, weight) targets; a lower weight is more attractive. With a focus (three or
