@@ -26,6 +26,7 @@ import yaml
 from tabletop_arena import envs
 from tabletop_arena.agents.ppo import read_metadata, read_training_state
 from tabletop_arena.agents.registry import make_agent
+from tabletop_arena.train import distill_selfplay as dsp
 from tabletop_arena.train import search_distill as sd
 from tabletop_arena.train.config import CONFIG_DIR, ConfigError, read_config_file
 from tabletop_arena.train.play import play
@@ -117,7 +118,7 @@ def _rollout_selfplay(policy_target: str, workers: int, games: int = 2):
                         "temperature_moves": 3, "workers": workers, "policy_target": policy_target,
                         "rollout_policy": "network"}, "test")
     path = make_agent("ppo:zaka", g).path
-    return g, sd.RolloutSelfPlay("zaka_v0", g, cfg, path, False).play(games, np.random.default_rng(1))
+    return g, dsp.RolloutSelfPlay("zaka_v0", g, cfg, path, False).play(games, np.random.default_rng(1))
 
 
 @pytest.mark.parametrize("policy_target", sd.POLICY_TARGETS)
@@ -155,7 +156,7 @@ def test_rollout_search_self_play_does_not_depend_on_the_number_of_workers():
     _, (one, info_one) = _rollout_selfplay("visits", workers=1, games=3)
     _, (two, info_two) = _rollout_selfplay("visits", workers=2, games=3)
     assert info_one["records"] == info_two["records"]
-    for f in sd.Chunk.FIELDS:
+    for f in dsp.Chunk.FIELDS:
         assert np.array_equal(getattr(one, f), getattr(two, f)), f
 
 
@@ -165,9 +166,9 @@ def test_targets_are_visit_shares_over_the_legal_moves_and_the_result(game, opts
     g = envs.make_game(game, **opts)
     cfg = sd.from_dict({"algorithm": sd.ALGORITHM, "env_options": opts, "init_policy": "x", "simulations": 6,
                         "max_steps": 300, "temperature_moves": 3}, "test")
-    net = flat_forward(g) if opts["num_players"] == 4 else sd.Forward(
+    net = flat_forward(g) if opts["num_players"] == 4 else dsp.Forward(
         sd.policy_from_checkpoint(make_agent(f"ppo:{game.split('_v')[0]}", g).path, "cpu"))
-    chunk, info = sd.SelfPlay(g, cfg, net).play(3, np.random.default_rng(1))
+    chunk, info = dsp.SelfPlay(g, cfg, net).play(3, np.random.default_rng(1))
     searched = 0
     for number, seed, history in info["records"]:
         rows = np.flatnonzero(chunk.game == number)
@@ -191,15 +192,15 @@ def test_targets_are_visit_shares_over_the_legal_moves_and_the_result(game, opts
 
 def test_completed_q_target_moves_the_prior_towards_the_searched_values():
     logits = np.log(np.asarray([0.4, 0.3, 0.2, 0.1]))
-    none = sd.completed_q_target(logits, np.zeros(4), np.zeros(4), 0.3, 50.0, 0.1)
+    none = dsp.completed_q_target(logits, np.zeros(4), np.zeros(4), 0.3, 50.0, 0.1)
     assert np.allclose(none, [0.4, 0.3, 0.2, 0.1])   # nothing searched: every move completed alike
     visits = np.asarray([5.0, 3.0, 0.0, 0.0])
     q = np.asarray([-0.8, 0.9, 0.0, 0.0])            # the prior's favourite loses, the second wins
-    t = sd.completed_q_target(logits, visits, q, 0.0, 50.0, 0.1)
+    t = dsp.completed_q_target(logits, visits, q, 0.0, 50.0, 0.1)
     assert abs(t.sum() - 1.0) < 1e-12 and (t > 0).all()
     assert t[1] > 0.3 and t[0] < 0.4 and t[1] > t[0]
     assert np.isclose(t[2] / t[3], 2.0)              # unvisited moves keep their prior's ratio
-    sharper = sd.completed_q_target(logits, visits, q, 0.0, 50.0, 1.0)
+    sharper = dsp.completed_q_target(logits, visits, q, 0.0, 50.0, 1.0)
     assert sharper[1] > t[1]                          # c_scale: how far the values move the prior
 
 
@@ -210,8 +211,8 @@ def test_searched_targets_with_the_options_are_distributions_and_values_in_range
     cfg = sd.from_dict({"algorithm": sd.ALGORITHM, "env_options": {"num_players": 2}, "init_policy": "x",
                         "simulations": 6, "max_steps": 300, "temperature_moves": 3,
                         "policy_target": policy_target, "root_value_weight": w}, "test")
-    net = sd.Forward(sd.policy_from_checkpoint(make_agent("ppo:zaka", g).path, "cpu"))
-    chunk, info = sd.SelfPlay(g, cfg, net).play(2, np.random.default_rng(1))
+    net = dsp.Forward(sd.policy_from_checkpoint(make_agent("ppo:zaka", g).path, "cpu"))
+    chunk, info = dsp.SelfPlay(g, cfg, net).play(2, np.random.default_rng(1))
     mixed = 0
     for number, seed, history in info["records"]:
         rows = np.flatnonzero(chunk.game == number)
@@ -246,7 +247,7 @@ def test_nothing_leaks_from_search_into_the_real_game(name, vname, opts):
     twin_game = envs.make_game(name, **opts)
     cfg = sd.from_dict({"algorithm": sd.ALGORITHM, "env_options": opts, "init_policy": "x", "simulations": 3,
                         "max_steps": 30, "rollout_weight": 0.5, "parallel_games": 2}, "test")
-    selfplay = sd.SelfPlay(g, cfg, flat_forward(g))
+    selfplay = dsp.SelfPlay(g, cfg, flat_forward(g))
     checked = []
 
     def check(state, number):
@@ -292,7 +293,7 @@ def _untimed(path: Path) -> list[dict]:
 def test_a_stop_in_an_iteration_keeps_the_last_checkpoint_and_resumes_to_the_same_run(tmp_path, monkeypatch):
     data = tiny("zaka", games_per_iteration=3, simulations=3)
     run("zaka", tmp_path / "straight", data)
-    original = sd.SelfPlay._apply
+    original = dsp.SelfPlay._apply
     moves = {"n": 0}
 
     def stopping(self, g, action):
@@ -301,13 +302,13 @@ def test_a_stop_in_an_iteration_keeps_the_last_checkpoint_and_resumes_to_the_sam
             raise Stopped(signal.SIGTERM)
         original(self, g, action)
 
-    monkeypatch.setattr(sd.SelfPlay, "_apply", stopping)
+    monkeypatch.setattr(dsp.SelfPlay, "_apply", stopping)
     with pytest.raises(Stopped) as stop:
         run("zaka", tmp_path / "cut", data)
     words = str(stop.value)
     assert "SIGTERM" in words and "iteration 2 (self-play)" in words and "of iteration 1 is kept" in words, words
     assert read_metadata(tmp_path / "cut" / "checkpoint.zip")["search_distill"]["iteration"] == 1
-    monkeypatch.setattr(sd.SelfPlay, "_apply", original)
+    monkeypatch.setattr(dsp.SelfPlay, "_apply", original)
     run("zaka", tmp_path / "cut", resume=True)
     _same_run(tmp_path / "straight", tmp_path / "cut")
 
