@@ -10,7 +10,7 @@ from tabletop_arena import envs
 from tabletop_arena.agents.heuristics import heuristic_styles, make_heuristic
 from tabletop_arena.agents.lookahead import TurnPlanAgent
 from tabletop_arena.agents.registry import AgentSpecError, make_agent
-from tabletop_arena.envs.warbah import heroes
+from tabletop_arena.envs.warbah import heroes, hexes
 from tabletop_arena.envs.warbah.actions import RECRUIT
 from tabletop_arena.train.play import play
 
@@ -136,3 +136,37 @@ def test_hplan_leaves_the_default_style_only_for_a_sure_gain(monkeypatch):
 def test_hplan_spec_errors(spec, game, needle):
     with pytest.raises(AgentSpecError, match=needle):
         make_agent(spec, game, seed=0)
+
+
+def test_warbah_assault_style_attacks_garrisons_the_default_leaves_alone():
+    """The assault style's one change (attack an enemy garrison with more than 1.2 times its size,
+    not twice), checked at every garrison attack seat 0 makes in whole games: the default style never
+    attacks below its rule (twice the garrison, or 5 more plus 3 a wall rank), the assault style
+    does, and never below its own 1.2."""
+    game = _warbah4()
+    below_default = {"default": 0, "assault": 0}
+    attacks = {"default": 0, "assault": 0}
+
+    for style in attacks:
+        def on_move(state, seat, obs, action, style=style):
+            if seat != 0 or state.phase_name() != "battle" or action >= 6:
+                return
+            h = state.heroes[state.queue[state.queue_pos][1]]
+            m = int(state.neighbours[h.cell][action])
+            if heroes.hero_at(state, m) >= 0 or state.encounter[m] != 0:
+                return  # a Hero or an encounter, not a garrison
+            mine = int(h.troops.sum()) + sum(
+                int(o.troops.sum()) for o in state.heroes
+                if o is not h and o.alive and o.seat == seat and o.attacks_left > 0
+                and m in state.neighbours[o.cell])
+            gar = int(state.garrison[m].sum() + state.garrison_specials[m].sum())
+            wall_rule = gar > 0 and mine >= gar + 3 * hexes.walls(state, m, h.cell) + 5
+            attacks[style] += 1
+            below_default[style] += not (mine > 2 * gar or wall_rule)
+            assert mine > 1.2 * gar or wall_rule, (style, mine, gar)
+
+        for seed in (7, 8, 9):  # seed 9 holds an assault between 1.2 and 2 times the garrison
+            agents = [make_heuristic(game, 0, style=style)] + [make_agent("heuristic", game, seed=i) for i in (1, 2, 3)]
+            play(game, agents, seed, on_move=on_move)
+    assert attacks["default"] > 0 and below_default["default"] == 0, (attacks, below_default)
+    assert below_default["assault"] > 0, (attacks, below_default)
