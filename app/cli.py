@@ -43,10 +43,11 @@ from .cli_common import (
 )
 from .ladder_cli import level_opponents
 from .match import LIST_LIMIT, Match, MatchError, pick_move
+from .offer import DEFAULT_MAX_BUDGET, AgentAllowList, RequestError, build_agent, command_line_agent
 
 # arena quickstart: app/quickstart.py (these names stay importable from here)
 from .quickstart import QUICKSTART_DEFAULT_TIMESTEPS, cmd_quickstart, fresh_run_folder  # noqa: F401
-from .serve import DEFAULT_MAX_BUDGET, AgentAllowList, RequestError, build_agent, command_line_agent, serve
+from .serve import serve
 
 __all__ = ["main", "build_parser", "parse_env_options"]
 

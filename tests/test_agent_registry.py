@@ -119,7 +119,7 @@ def extra_kind(monkeypatch):
     """A kind registered for one test (``AGENT_KINDS`` restored after it): a search that builds a
     random agent, costs 7 MCTS simulations a unit and may not be a training opponent."""
     monkeypatch.setattr(registry, "AGENT_KINDS", dict(AGENT_KINDS))
-    for module in ("tabletop_arena.app.serve", "tabletop_arena.train.config"):
+    for module in ("tabletop_arena.app.offer", "tabletop_arena.train.config"):
         mod = pytest.importorskip(module)
         monkeypatch.setattr(mod, "AGENT_KINDS", registry.AGENT_KINDS)
 
@@ -135,7 +135,7 @@ def extra_kind(monkeypatch):
 
 
 def test_a_new_kind_is_one_entry(extra_kind):
-    from tabletop_arena.app import serve
+    from tabletop_arena.app import offer
     from tabletop_arena.app.cli import build_parser
     from tabletop_arena.train.config import ConfigError, from_dict
 
@@ -146,9 +146,9 @@ def test_a_new_kind_is_one_entry(extra_kind):
     assert "fakesearch[:N]" in registry.KINDS and "`fakesearch[:N]`" in registry.specs_markdown()
     sub = next(a for a in build_parser()._actions if a.dest == "command")
     assert "fakesearch[:N] (a test's search)" in " ".join(sub.choices["play"].format_help().split())
-    allowed = serve.AgentAllowList(max_budget=400)
+    allowed = offer.AgentAllowList(max_budget=400)
     assert allowed.check("fakesearch:57", "zaka_v0") == "fakesearch:57"     # 399 <= 400
-    with pytest.raises(serve.RequestError, match="asks for 406 MCTS simulations"):
+    with pytest.raises(offer.RequestError, match="asks for 406 MCTS simulations"):
         allowed.check("fakesearch:58", "zaka_v0")
     assert allowed.check("fakesearch", "zaka_v0") == "fakesearch"           # its default: 5 units, 35
     with pytest.raises(ConfigError, match="too slow for a test"):

@@ -542,11 +542,11 @@ def _synthetic(folder: Path, game_id: str, n: int, ratings: dict[str, float]) ->
 
 
 def test_serve_offers_the_levels_and_maps_a_level_through_the_allow_list(tmp_path, monkeypatch):
-    from tabletop_arena.app import serve
+    from tabletop_arena.app import offer, serve
 
     monkeypatch.setattr(levels, "ladder_dir", lambda: tmp_path)
     _synthetic(tmp_path, "zaka_v0", 2, {"random": 0, "mcts:8": 200, "mcts:300": 420, "heuristic": 640})
-    allowed = serve.AgentAllowList(max_budget=200)
+    allowed = offer.AgentAllowList(max_budget=200)
     offered = serve.offered_levels("zaka_v0", allowed)
     assert [(o["players"], o["level"], o["name"], o["spec"], o["rating"]) for o in offered] == [
         (2, 1, "Beginner", "random", 0), (2, 2, "Casual", "mcts:8", 200),
@@ -557,7 +557,7 @@ def test_serve_offers_the_levels_and_maps_a_level_through_the_allow_list(tmp_pat
     assert zaka["levels"] == offered
     match = serve.new_match({"game": "zaka", "level": 4, "seed": 1}, allowed)
     assert match.specs == {1: "heuristic"}
-    with pytest.raises(serve.RequestError, match="allows at most 200"):   # the level's agent, still checked
+    with pytest.raises(offer.RequestError, match="allows at most 200"):   # the level's agent, still checked
         serve.new_match({"game": "zaka", "level": 3}, allowed)
     for body, words in [({"game": "zaka", "level": 4, "opponents": ["random"]}, "a level or opponents"),
                         ({"game": "zaka", "level": "5"}, "whole number 1..5"),
@@ -566,7 +566,7 @@ def test_serve_offers_the_levels_and_maps_a_level_through_the_allow_list(tmp_pat
                         ({"game": "zaka", "level": 5}, "has no level 5"),
                         ({"game": "zaka", "level": 3, "options": {"num_players": 3}}, "no difficulty levels for zaka_v0 with 3"),
                         ({"game": "zaka", "level": 3, "options": {"rules": {"two_player_friendly": "army"}}}, "options differ")]:
-        with pytest.raises(serve.RequestError, match=words):
+        with pytest.raises(offer.RequestError, match=words):
             serve.new_match(body, allowed)
 
 

@@ -338,10 +338,10 @@ def test_hroll_on_zaka_four_players():
 def test_hroll_budget_in_arena_serve():
     """``arena serve`` charges hroll N rollouts x 16 legal moves x 3 (a heuristic rollout in MCTS
     simulations); a bare ``hroll`` is charged its default N, 8."""
-    serve = pytest.importorskip("tabletop_arena.app.serve")
-    allowed = serve.AgentAllowList(max_budget=400)
+    offer = pytest.importorskip("tabletop_arena.app.offer")
+    allowed = offer.AgentAllowList(max_budget=400)
     assert allowed.check("hroll", "zaka_v0") == "hroll" and allowed.check("hroll:8", "zaka_v0") == "hroll:8"
-    with pytest.raises(serve.RequestError, match="asks for 432 MCTS simulations"):
+    with pytest.raises(offer.RequestError, match="asks for 432 MCTS simulations"):
         allowed.check("hroll:9", "zaka_v0")
 
 

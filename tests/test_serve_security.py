@@ -20,6 +20,7 @@ import numpy as np
 import pytest
 
 from tabletop_arena import envs
+from tabletop_arena.app import offer
 from tabletop_arena.app import serve as serve_module
 from tabletop_arena.app.serve import make_server
 
@@ -428,7 +429,7 @@ def test_error_messages_carry_no_server_path(server, monkeypatch):
 
     def failing(spec, game, seed=None, **kwargs):
         raise cli_common.CLIError(f"agent {spec!r}: corrupt checkpoint {where}: line 1 of the file")
-    monkeypatch.setattr(serve_module, "make_agent", failing)   # where the server looks it up
+    monkeypatch.setattr(offer, "make_agent", failing)   # where the server looks it up
     status, _, body = api(server, "POST", "/api/new", {"game": "zaka", "opponents": ["ppo:zaka"]})
     assert status == 400 and "ppo:zaka" in body["error"] and "line 1" not in body["error"]
     assert serve_module.scrub(f"no file {where}") == "no file …/checkpoints/zaka_v0/x.zip"
@@ -446,7 +447,7 @@ def test_search_budgets_over_the_cap_are_refused(server, spec):
 
 
 def test_the_budget_cap_is_set_on_the_command_line():
-    allowed = serve_module.AgentAllowList(max_budget=50)
+    allowed = offer.AgentAllowList(max_budget=50)
     assert allowed.check("mcts:50", "zaka_v0") == "mcts:50"
     for spec in ("mcts", "mcts:51", "puct:6:zaka", "rollout:13,by=random:zaka", "rollout:1:zaka"):   # mcts: 200
         with pytest.raises(serve_module.RequestError, match="at most 50"):
@@ -461,7 +462,7 @@ def test_the_budget_cap_is_set_on_the_command_line():
 
 
 def test_specs_are_checked_strictly():
-    allowed = serve_module.AgentAllowList()
+    allowed = offer.AgentAllowList()
     for spec in ("MCTS:5", "mcts: 5", " mcts:5", "mcts:-5", "mcts:0", "mcts:1e3", "random:1", "heuristic:x",
                  "ppo:", "puct:5", "puct::zaka", "rollout:5,k=x:zaka", "rollout:5,evil=1:zaka", "exec:x",
                  "ppo:zaka\x00", "ppo:ZAKA", "ppo:zaka/../zaka", "vlook:zaka", "ppo:gorgasali"):
@@ -589,9 +590,9 @@ def test_a_checkpoint_named_on_the_command_line_is_offered_by_name(monkeypatch):
     from tabletop_arena.agents.shipped import shipped_agents
 
     path = shipped_agents()["gorgasali"]["file"]   # a value.pt: tensors, loaded with weights_only
-    entry = serve_module.command_line_agent(f"mine={path}")
+    entry = offer.command_line_agent(f"mine={path}")
     assert (entry.kind, entry.game, entry.command_line) == ("vlook", "gorgasali_v0", True)
-    allowed = serve_module.AgentAllowList(command_line=[entry])
+    allowed = offer.AgentAllowList(command_line=[entry])
     assert "vlook:mine" in [s for s, _ in allowed.offered("gorgasali_v0")]
     assert allowed.check("vlook:mine", "gorgasali_v0") == f"vlook:{entry.path}"
     srv = make_server("127.0.0.1", 0, allowed=allowed)
@@ -610,9 +611,9 @@ def test_a_checkpoint_named_on_the_command_line_is_offered_by_name(monkeypatch):
         srv.server_close()
     for bad in ("mine", "=x", "a/b=x", f"../x={path}", "mine=/nonexistent/file.zip"):
         with pytest.raises(ValueError, match="--agent"):
-            serve_module.command_line_agent(bad)
+            offer.command_line_agent(bad)
     with pytest.raises(ValueError, match="taken"):
-        serve_module.AgentAllowList(command_line=[serve_module.command_line_agent(f"zaka={path}")])
+        offer.AgentAllowList(command_line=[offer.command_line_agent(f"zaka={path}")])
 
 
 def test_serve_refuses_a_preset_opponent_that_names_a_file(tmp_path, capsys, monkeypatch):
