@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import math
 import os
+from typing import Any
 
 import numpy as np
 import torch
@@ -58,6 +59,29 @@ class _Edge:
         self.visits = 0
         self.value = 0.0   # sum of the returns of ``mover`` (the agent taking this edge)
         self.mover = mover
+
+
+def puct_select(node: Any, legal: list[int], priors: list[float], mover: int, c: float) -> int:
+    """The PUCT rule, ``Q + c P sqrt(N) / (1 + n)`` over ``legal`` (``priors`` in its order): the
+    move to follow from ``node`` (``visits``, ``value_sum`` per agent, ``children``: action -> edge
+    with ``visits`` and ``value``, the sum of its mover's returns). An unvisited child scores the
+    parent's mean for the mover (first-play urgency); ties go to the earlier legal move. Used by
+    ``PUCTAgent`` and the search-distillation trainer's batched search
+    (train/distill_selfplay.py)."""
+    sqrt_n = math.sqrt(max(node.visits, 1))
+    vs = node.value_sum
+    fpu = vs[mover] / node.visits if vs is not None and node.visits else 0.0
+    best_a, best = legal[0], -math.inf
+    children = node.children
+    for a, p in zip(legal, priors):
+        e = children.get(a)
+        if e is None or e.visits == 0:
+            score = fpu + c * p * sqrt_n
+        else:
+            score = e.value / e.visits + c * p * sqrt_n / (1 + e.visits)
+        if score > best:
+            best_a, best = a, score
+    return best_a
 
 
 class PUCTAgent(SearchAgent):
@@ -160,22 +184,7 @@ class PUCTAgent(SearchAgent):
         return p / p.sum()
 
     def _select(self, node: _Node, legal: list[int], mover: int) -> int:
-        priors = self._priors(node, legal)
-        sqrt_n = math.sqrt(max(node.visits, 1))
-        vs = node.value_sum
-        fpu = vs[mover] / node.visits if vs is not None and node.visits else 0.0
-        c = self.c_puct
-        best_a, best = legal[0], -math.inf
-        children = node.children
-        for a, p in zip(legal, priors.tolist()):
-            e = children.get(a)
-            if e is None or e.visits == 0:
-                score = fpu + c * p * sqrt_n
-            else:
-                score = e.value / e.visits + c * p * sqrt_n / (1 + e.visits)
-            if score > best:
-                best_a, best = a, score
-        return best_a
+        return puct_select(node, legal, self._priors(node, legal).tolist(), mover, self.c_puct)
 
     def _choose(self, root: _Node, legal: np.ndarray, mask: np.ndarray) -> int:
         priors = self._priors(root, legal) if root.logits is not None else np.ones(len(legal))

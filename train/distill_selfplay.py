@@ -19,6 +19,7 @@ import numpy as np
 
 from .. import envs
 from ..agents.base import RandomAgent
+from ..agents.puct import puct_select
 from ..agents.rollout import RolloutAgent
 from ..threads import limit_threads, limited_threads
 from .play import play_from
@@ -108,25 +109,6 @@ def _priors(node: _Node, legal: list[int]) -> list[float]:
     out = (p / p.sum()).tolist()
     node.prior_cache = (legal, out)
     return out
-
-
-def _select(node: _Node, legal: list[int], priors: list[float], mover: int, c: float) -> int:
-    """PUCT: ``Q + c P sqrt(N) / (1 + n)``; an unvisited child scores the parent's mean for the
-    mover (first-play urgency), as ``agents/puct.py``."""
-    sqrt_n = math.sqrt(max(node.visits, 1))
-    vs = node.value_sum
-    fpu = vs[mover] / node.visits if vs is not None and node.visits else 0.0
-    best_a, best = legal[0], -math.inf
-    children = node.children
-    for a, p in zip(legal, priors):
-        e = children.get(a)
-        if e is None or e.visits == 0:
-            score = fpu + c * p * sqrt_n
-        else:
-            score = e.value / e.visits + c * p * sqrt_n / (1 + e.visits)
-        if score > best:
-            best_a, best = a, score
-    return best_a
 
 
 def _backup(root: _Node, path: list[_Edge], ret: list[float]) -> None:
@@ -336,7 +318,7 @@ class SelfPlay:
                 priors = self._root_priors(sr)
             else:
                 priors = _priors(node, legal)
-            a = _select(node, legal, priors, mover, c)
+            a = puct_select(node, legal, priors, mover, c)
             edge = node.children.get(a)
             if edge is None:
                 edge = node.children[a] = _Edge(mover)
