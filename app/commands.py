@@ -114,7 +114,8 @@ once in each seat of a deal); --games is the number of games per group (rounded 
 arrangements). With more than 2 players a win is finishing first alone; a shared first place is a
 draw. Writes report.json, report.md and report.png into --out and prints a table; --record N adds
 N of the games as animated GIFs (game_01_<agents>.gif ...): each move's picture with the move
-written under it.
+written under it. Stopped (Ctrl-C, SIGTERM), it writes the report of the games finished so far
+(whole sets of arrangements, so still seat-balanced; marked "stopped early") and says where.
 """
 
 

@@ -441,3 +441,31 @@ def test_worker_processes_run_torch_agents_on_one_thread(spec):
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=120)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip().splitlines()[-1] == "1"
+
+
+def test_a_stop_reports_the_finished_blocks_in_process(tmp_path, monkeypatch):
+    """Stopped at the third block of an in-process evaluation: with ``out`` the report of the two
+    finished blocks is written and the stop says where; without ``out`` nothing is written."""
+    import signal
+
+    from tabletop_arena.train import evaluate as evaluate_module
+    from tabletop_arena.train.stops import Stopped
+    original, calls = evaluate_module._run_block, []
+
+    def stopping(task):
+        calls.append(task)
+        if len(calls) == 3:
+            raise Stopped(signal.SIGTERM)
+        return original(task)
+    monkeypatch.setattr(evaluate_module, "_run_block", stopping)
+    with pytest.raises(Stopped, match=r"after 4 of 10 games, whose report is .*report\.md") as stop:
+        run(PickGame(), [9, 5], games=10, out=tmp_path / "e")
+    assert stop.value.exit_code == 143
+    data = json.loads((tmp_path / "e" / "report.json").read_text())
+    assert data["total_games"] == 4 and data["settings"]["stopped_after"] == 4
+    assert data["warnings"][0].startswith("stopped early: 4 of the 10 planned games")
+    assert data["per_agent"]["const9"]["games"] == 4
+    calls.clear()
+    with pytest.raises(Stopped) as bare:
+        run(PickGame(), [9, 5], games=10)
+    assert bare.value.detail == ""

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import contextlib
 import gc
+import json
 import os
 import signal
 import subprocess
@@ -354,6 +355,32 @@ def test_eval(sig, tmp_path, capfd, monkeypatch):
     stop.check(sig, "no report written")
     assert len(stop.children) >= 2, stop.children
     assert not (tmp_path / "e" / "report.json").exists()
+
+
+@BOTH
+def test_a_stopped_eval_reports_the_games_it_finished(sig, tmp_path, capfd, monkeypatch):
+    """A stop after some blocks came back from the workers: the report of those games is written
+    (whole blocks, so seat-balanced, marked as stopped early) and the line says where."""
+    ready = threading.Event()
+    original = evaluate.pool_map
+
+    def counting(*args, **kwargs):
+        for n, item in enumerate(original(*args, **kwargs)):
+            if n >= 2:
+                ready.set()
+            yield item
+    monkeypatch.setattr(evaluate, "pool_map", counting)
+    stop = run_and_stop(["eval", "zaka", "--agents", "heuristic", "random", "--games", "100000",
+                         "--workers", "2", "--no-progress", "--out", str(tmp_path / "e")], ready, sig, capfd)
+    line = stop.check(sig, "whose report is", "report.md", "(an evaluation does not resume)")
+    data = json.loads((tmp_path / "e" / "report.json").read_text())
+    done = data["settings"]["stopped_after"]
+    assert done == data["total_games"] >= 6 and done % 2 == 0, data["settings"]
+    assert data["settings"]["planned_games"] == 100000 and f"after {done} of 100000 games" in line
+    assert any(w.startswith("stopped early") for w in data["warnings"]), data["warnings"]
+    heuristic = data["per_agent"]["heuristic"]
+    assert heuristic["games"] == done and heuristic["wins"] + heuristic["draws"] + heuristic["losses"] == done
+    assert "stopped early" in (tmp_path / "e" / "report.md").read_text()
 
 
 # ------------------------------------------------------------------- as real processes ----

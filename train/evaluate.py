@@ -63,7 +63,7 @@ from ..agents.shipped import resolve_checkpoint
 from ..envs.core.game import Game, default_max_steps
 from ..threads import limit_threads, limited_threads
 from .play import play
-from .stops import deferred, end_pool, pool_map, quiet_worker
+from .stops import Stopped, as_stopped, deferred, end_pool, pool_map, quiet_worker
 
 Z95 = 1.959963984540054
 
@@ -631,6 +631,9 @@ def build_report(records: list[GameRecord], names: list[str], game, game_id: str
     }
     for w in warns:
         warnings.warn(w, stacklevel=3)
+    if "stopped_after" in settings:   # in the report only: the stop's own line says it already
+        warns.insert(0, f"stopped early: {len(records)} of the {settings['planned_games']} planned games "
+                        f"(whole blocks, every seating of each deal, so still seat-balanced)")
     return EvalReport(data, records)
 
 
@@ -667,6 +670,9 @@ def evaluate(game, agents: Sequence[str | Callable], *, options: dict | None = N
     ``seat_like``: the list whose equal entries are copies for the seatings (``arrangements``):
     ``agents`` by default; a run that must seat its agents as another run did passes that run's
     list (``arena eval --baseline``: the baseline in the first agent's seats).
+    A stop (SIGINT / SIGTERM: ``Stopped``) re-raises it after writing, when ``out`` is given, the
+    report of the blocks finished so far (each block is every seating of one deal, so the games
+    stay seat-balanced; ``settings["stopped_after"]`` and a warning say so).
     """
     if isinstance(game, str):
         game_id = envs.resolve(game)
@@ -723,6 +729,7 @@ def evaluate(game, agents: Sequence[str | Callable], *, options: dict | None = N
         if bar_class is not None:
             bar = bar_class(total=total_games, desc=f"eval {game_id}", unit="game", dynamic_ncols=True,
                        mininterval=0.5 if sys.stderr.isatty() else 30.0)
+    stop: Stopped | None = None
     try:
         if workers == 1 or len(tasks) == 1:
             _init_worker(ctx, subprocess=False)
@@ -744,6 +751,8 @@ def evaluate(game, agents: Sequence[str | Callable], *, options: dict | None = N
                         bar.update(len(recs))
             finally:   # as `with Pool()` would, and whatever a signal left the workers holding
                 end_pool(pool)
+    except KeyboardInterrupt as exc:   # SIGINT / SIGTERM (``Stopped``): report the finished games
+        stop = as_stopped(exc)
     finally:
         if bar:
             bar.close()
@@ -751,9 +760,17 @@ def evaluate(game, agents: Sequence[str | Callable], *, options: dict | None = N
     settings = {"seed": seed, "games_per_group": games, "opening_moves": opening_moves,
                 "max_steps": max_steps, "workers": workers,
                 "agent_specs": [a if isinstance(a, str) else repr(a) for a in agents], "seat_kinds": kinds}
+    if stop is not None:
+        if not records or out is None:   # nothing to report, or nowhere to write it
+            raise stop
+        settings["stopped_after"] = len(records)   # whole blocks: every seating of a deal, still balanced
+        settings["planned_games"] = total_games
     report = build_report(records, labels, game_obj, game_id, settings, bootstrap=bootstrap, seed=seed)
     if out is not None:
         report.write(out)
+    if stop is not None:
+        raise stop.with_detail(f"after {len(records)} of {total_games} games, whose report is "
+                               f"{Path(out or '.') / 'report.md'} (an evaluation does not resume)") from None
     return report
 
 
