@@ -41,21 +41,27 @@ from .mcts import SearchAgent
 from .ppo import check_compatible, check_trusted, latents, load_policy, read_metadata
 
 
-class _Node:
-    __slots__ = ("children", "visits", "logits", "value_sum")
+class Node:
+    """A position of the open-loop tree (reached by an action sequence, not a state): used by
+    ``PUCTAgent`` and by the search-distillation trainer's batched search."""
+
+    __slots__ = ("children", "visits", "logits", "value_sum", "prior_cache")
 
     def __init__(self):
-        self.children: dict[int, _Edge] = {}
+        self.children: dict[int, Edge] = {}
         self.visits = 0
         self.logits: np.ndarray | None = None   # the network's logits where this node was expanded
-        self.value_sum: np.ndarray | None = None  # per agent: sum of the returns backed up here
+        #: per agent: the sum of the returns backed up here (an array here, a list in the trainer)
+        self.value_sum: Any = None
+        #: the trainer's (legal moves, their priors) of the last legal set seen
+        self.prior_cache: tuple[list[int], list[float]] | None = None
 
 
-class _Edge:
+class Edge:
     __slots__ = ("node", "visits", "value", "mover")
 
     def __init__(self, mover: int):
-        self.node = _Node()
+        self.node = Node()
         self.visits = 0
         self.value = 0.0   # sum of the returns of ``mover`` (the agent taking this edge)
         self.mover = mover
@@ -135,11 +141,11 @@ class PUCTAgent(SearchAgent):
         return out
 
     # ------------------------------------------------------------------------------------------
-    def _new_root(self) -> _Node:
-        return _Node()
+    def _new_root(self) -> Node:
+        return Node()
 
-    def _simulate(self, root: _Node, s) -> None:
-        path: list[_Edge] = []
+    def _simulate(self, root: Node, s) -> None:
+        path: list[Edge] = []
         node = root
         while True:
             if s.is_terminal():
@@ -156,7 +162,7 @@ class PUCTAgent(SearchAgent):
             a = self._select(node, legal, mover)
             edge = node.children.get(a)
             if edge is None:
-                edge = node.children[a] = _Edge(mover)
+                edge = node.children[a] = Edge(mover)
             s.apply_legal(a)  # a is in this position's legal list
             path.append(edge)
             node = edge.node
@@ -168,7 +174,7 @@ class PUCTAgent(SearchAgent):
             self._add(edge.node, ret)
 
     @staticmethod
-    def _add(node: _Node, ret: np.ndarray) -> None:
+    def _add(node: Node, ret: np.ndarray) -> None:
         node.visits += 1
         if node.value_sum is None:
             node.value_sum = ret.copy()
@@ -176,17 +182,17 @@ class PUCTAgent(SearchAgent):
             node.value_sum += ret
 
     @staticmethod
-    def _priors(node: _Node, legal) -> np.ndarray:
+    def _priors(node: Node, legal) -> np.ndarray:
         """The softmax of the node's logits over ``legal`` (the node has been evaluated)."""
         assert node.logits is not None
         z = node.logits[legal]
         p = np.exp(z - z.max())
         return p / p.sum()
 
-    def _select(self, node: _Node, legal: list[int], mover: int) -> int:
+    def _select(self, node: Node, legal: list[int], mover: int) -> int:
         return puct_select(node, legal, self._priors(node, legal).tolist(), mover, self.c_puct)
 
-    def _choose(self, root: _Node, legal: np.ndarray, mask: np.ndarray) -> int:
+    def _choose(self, root: Node, legal: np.ndarray, mask: np.ndarray) -> int:
         priors = self._priors(root, legal) if root.logits is not None else np.ones(len(legal))
         stats = {}
         for a, p in zip(legal.tolist(), priors.tolist()):

@@ -19,7 +19,7 @@ import numpy as np
 
 from .. import envs
 from ..agents.base import RandomAgent
-from ..agents.puct import puct_select
+from ..agents.puct import Edge, Node, puct_select
 from ..agents.rollout import RolloutAgent
 from ..threads import limit_threads, limited_threads
 from .play import play_from
@@ -71,34 +71,10 @@ def copy_policy(policy, device: str):
     return new.to(device)
 
 
-
 # ==============================================================================================
 # self-play with batched search
 # ==============================================================================================
-class _Node:
-    """A position of the open-loop tree (reached by an action sequence, not a state)."""
-
-    __slots__ = ("children", "visits", "logits", "value_sum", "prior_cache")
-
-    def __init__(self):
-        self.children: dict[int, _Edge] = {}
-        self.visits = 0
-        self.logits: np.ndarray | None = None   # the network's logits where the node was expanded
-        self.value_sum: list[float] | None = None   # per agent: the sum of the returns backed up
-        self.prior_cache: tuple[list[int], list[float]] | None = None   # (legal moves, their priors)
-
-
-class _Edge:
-    __slots__ = ("node", "visits", "value", "mover")
-
-    def __init__(self, mover: int):
-        self.node = _Node()
-        self.visits = 0
-        self.value = 0.0   # sum of the returns of ``mover`` (the agent taking this edge)
-        self.mover = mover
-
-
-def _priors(node: _Node, legal: list[int]) -> list[float]:
+def _priors(node: Node, legal: list[int]) -> list[float]:
     """The softmax of the node's logits over ``legal`` (cached for the last legal set seen)."""
     cache = node.prior_cache
     if cache is not None and cache[0] == legal:
@@ -111,7 +87,7 @@ def _priors(node: _Node, legal: list[int]) -> list[float]:
     return out
 
 
-def _backup(root: _Node, path: list[_Edge], ret: list[float]) -> None:
+def _backup(root: Node, path: list[Edge], ret: list[float]) -> None:
     for node in [root] + [e.node for e in path]:
         node.visits += 1
         if node.value_sum is None:
@@ -147,7 +123,7 @@ class _Search:
 
     def __init__(self, game: _Game, seat: int, legal: list[int]):
         self.game, self.seat, self.legal = game, seat, legal
-        self.root = _Node()
+        self.root = Node()
         self.root_priors: list[float] | None = None   # with the Dirichlet noise
         self.raw_priors: list[float] | None = None
         self.net_value = 0.0   # the value head's estimate of the root for the mover
@@ -302,8 +278,8 @@ class SelfPlay:
         """One simulation of ``sr`` down to a leaf: a finished game is backed up at once, a new
         position joins ``pending`` for the batched evaluation."""
         s = sr.game.state.determinize(sr.seat, sr.game.rng)
-        node: _Node = sr.root
-        path: list[_Edge] = []
+        node: Node = sr.root
+        path: list[Edge] = []
         c, owner = self.cfg.c_puct, self.owner
         while True:
             if s.is_terminal() or len(s.history) >= self.cfg.max_steps:
@@ -321,7 +297,7 @@ class SelfPlay:
             a = puct_select(node, legal, priors, mover, c)
             edge = node.children.get(a)
             if edge is None:
-                edge = node.children[a] = _Edge(mover)
+                edge = node.children[a] = Edge(mover)
             s.apply_legal(a)   # a is in this sample's legal list
             path.append(edge)
             node = edge.node
