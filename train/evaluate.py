@@ -63,7 +63,7 @@ from ..agents.shipped import resolve_checkpoint
 from ..envs.core.game import Game, default_max_steps
 from ..threads import limit_threads, limited_threads
 from .play import play
-from .stops import Stopped, as_stopped, deferred, end_pool, pool_map, quiet_worker
+from .stops import Stopped, as_stopped, deferred, end_pool, pool_chunks, quiet_worker
 
 Z95 = 1.959963984540054
 
@@ -745,10 +745,11 @@ def evaluate(game, agents: Sequence[str | Callable], *, options: dict | None = N
                 pool = mpctx.Pool(min(workers, len(tasks)), initializer=_init_worker, initargs=(ctx,))
             try:
                 chunk = max(1, min(8, len(tasks) // (4 * workers)))
-                for recs in pool_map(pool, _run_block, tasks, chunksize=chunk, ordered=False):
-                    records.extend(recs)
-                    if bar:
-                        bar.update(len(recs))
+                for part in pool_chunks(pool, _run_block, tasks, chunksize=chunk, ordered=False):
+                    for recs in part:
+                        records.extend(recs)
+                    if bar:   # once a chunk: a bar written to a file (every 30 s) shows the count after it
+                        bar.update(sum(len(recs) for recs in part))
             finally:   # as `with Pool()` would, and whatever a signal left the workers holding
                 end_pool(pool)
     except KeyboardInterrupt as exc:   # SIGINT / SIGTERM (``Stopped``): report the finished games

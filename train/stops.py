@@ -205,10 +205,16 @@ def pool_map(pool, fn, tasks: list, chunksize: int = 1, ordered: bool = True) ->
     """``pool.imap`` (``ordered``) or ``imap_unordered`` of ``fn`` over ``tasks`` in chunks of
     ``chunksize``, read through ``results`` (``Pool.imap`` with a chunksize above 1 returns a plain
     generator, whose waits cannot be bounded)."""
+    for part in pool_chunks(pool, fn, tasks, chunksize, ordered):
+        yield from part
+
+
+def pool_chunks(pool, fn, tasks: list, chunksize: int = 1, ordered: bool = True) -> Iterator[list]:
+    """``pool_map``, one list of results a chunk as each chunk comes back (a progress bar then
+    counts a chunk's results at once, instead of showing the first of a burst)."""
     chunks = [(fn, tasks[i:i + chunksize]) for i in range(0, len(tasks), max(1, chunksize))]
     mapper = pool.imap if ordered else pool.imap_unordered
-    for part in results(mapper(_call_chunk, chunks)):
-        yield from part
+    yield from results(mapper(_call_chunk, chunks))
 
 
 def _call_chunk(job) -> list:
