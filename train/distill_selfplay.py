@@ -509,13 +509,14 @@ class _RolloutRecorder:
 _ROLLOUT_WORKER: dict[str, Any] = {}
 
 
-def _rollout_worker_init(game_id: str, cfg: dict[str, Any], trust: bool, subprocess: bool = True) -> None:
-    from .search_distill import from_dict  # the config's module imports this one
+def _rollout_worker_init(game_id: str, cfg: SearchDistillConfig, trust: bool, subprocess: bool = True) -> None:
+    """A worker's settings: the run's config itself (a dataclass, pickled to a spawned worker; it was
+    checked when the run read it)."""
     if subprocess:
         quiet_worker()
         limit_threads()
     _ROLLOUT_WORKER.clear()
-    _ROLLOUT_WORKER.update(game_id=game_id, cfg=from_dict(cfg, "self-play worker"), trust=trust, path=None)
+    _ROLLOUT_WORKER.update(game_id=game_id, cfg=cfg, trust=trust, path=None)
 
 
 def _rollout_game(task: tuple[int, int, int, str]) -> dict[str, Any]:
@@ -568,7 +569,7 @@ class RolloutSelfPlay:
         tasks = []
         for i in range(games):   # the order PUCT's self-play draws them: engine seed, then the game's generator
             tasks.append((first_number + i, train_seed(rng), int(rng.integers(2**63)), str(self.best_path)))
-        init = (self.game_id, self.cfg.to_dict(), self.trust)
+        init = (self.game_id, self.cfg, self.trust)
         out: list[dict[str, Any]] = []
         t0 = time.perf_counter()
         workers = min(self.cfg.workers, games)
