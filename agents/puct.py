@@ -56,6 +56,13 @@ class Node:
         #: the trainer's (legal moves, their priors) of the last legal set seen
         self.prior_cache: tuple[list[int], list[float]] | None = None
 
+    def edge(self, action: int, mover: int) -> "Edge":
+        """The edge of ``action`` (taken by agent ``mover``), made on its first visit."""
+        e = self.children.get(action)
+        if e is None:
+            e = self.children[action] = Edge(mover)
+        return e
+
 
 class Edge:
     __slots__ = ("node", "visits", "value", "mover")
@@ -160,9 +167,7 @@ class PUCTAgent(SearchAgent):
                 break
             legal = s.legal_actions()
             a = self._select(node, legal, mover)
-            edge = node.children.get(a)
-            if edge is None:
-                edge = node.children[a] = Edge(mover)
+            edge = node.edge(a, mover)
             s.apply_legal(a)  # a is in this position's legal list
             path.append(edge)
             node = edge.node

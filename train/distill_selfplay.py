@@ -295,9 +295,7 @@ class SelfPlay:
             else:
                 priors = _priors(node, legal)
             a = puct_select(node, legal, priors, mover, c)
-            edge = node.children.get(a)
-            if edge is None:
-                edge = node.children[a] = Edge(mover)
+            edge = node.edge(a, mover)
             s.apply_legal(a)   # a is in this sample's legal list
             path.append(edge)
             node = edge.node
