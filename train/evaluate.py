@@ -632,8 +632,8 @@ def build_report(records: list[GameRecord], names: list[str], game, game_id: str
     for w in warns:
         warnings.warn(w, stacklevel=3)
     if "stopped_after" in settings:   # in the report only: the stop's own line says it already
-        warns.insert(0, f"stopped early: {len(records)} of the {settings['planned_games']} planned games "
-                        f"(whole blocks, every seating of each deal, so still seat-balanced)")
+        data["warnings"] = [f"stopped early: {len(records)} of the {settings['planned_games']} planned games "
+                            f"(whole blocks, every seating of each deal, so still seat-balanced)", *warns]
     return EvalReport(data, records)
 
 
