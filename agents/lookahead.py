@@ -36,7 +36,7 @@ class ValueCheckpointError(ArenaError):
 
 def board_shape(game) -> tuple[int, tuple[int, int, int]] | None:
     """(offset, (C, H, W)) of the observation's board piece, or None (``agents.ppo.board_piece``)."""
-    from .ppo import board_piece
+    from .policy_net import board_piece
     return board_piece(game.observation_layout)
 
 

@@ -37,8 +37,9 @@ from typing import Any
 import numpy as np
 import torch
 
+from .checkpoint import check_compatible, check_trusted, load_policy, read_metadata
 from .mcts import SearchAgent
-from .ppo import check_compatible, check_trusted, latents, load_policy, read_metadata
+from .policy_net import latents
 
 
 class Node:

@@ -420,7 +420,7 @@ def _misfit(spec: str, game) -> str | None:
     if ref is None or ref[0] != "ppo":
         return None
     try:
-        from ..agents.ppo import game_metadata, read_metadata
+        from ..agents.checkpoint import game_metadata, read_metadata
         meta, want = read_metadata(resolve_checkpoint(ref[1])), game_metadata(game)
     except Exception:  # noqa: BLE001 - only a shorter wording of an error already raised
         return None

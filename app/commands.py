@@ -376,7 +376,7 @@ def _check_checkpoint(spec: str, game, trust: bool = False) -> None:
         if not spec[4:]:
             raise AgentSpecError("ppo needs a shipped agent's name or a checkpoint path")
         path = resolve_checkpoint(spec[4:])
-        from ..agents.ppo import check_compatible, check_trusted, read_metadata
+        from ..agents.checkpoint import check_compatible, check_trusted, read_metadata
         meta = read_metadata(path)
         check_trusted(meta, path, trust)
         check_compatible(meta, game, path)
@@ -391,7 +391,7 @@ def _check_checkpoint(spec: str, game, trust: bool = False) -> None:
 def cmd_convert_checkpoint(args) -> int:
     from pathlib import Path
 
-    from ..agents.ppo import convert_checkpoint, is_legacy, read_metadata
+    from ..agents.checkpoint import convert_checkpoint, is_legacy, read_metadata
 
     src, dst = Path(args.src), Path(args.dst)   # the same path: converted in place (atomically)
     meta = read_metadata(src)

@@ -239,7 +239,7 @@ def command_line_agent(item: str, trust: bool = False) -> OfferedCheckpoint:
         if kind == "vlook":
             _, meta = load_value(path)   # torch.load(weights_only=True): tensors and plain data only
         else:
-            from ..agents.ppo import read_metadata
+            from ..agents.checkpoint import read_metadata
             meta = read_metadata(path)   # the JSON member only
         game_id = envs.resolve(str(meta.get("game")))
         options = dict(meta.get("options") or {})

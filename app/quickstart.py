@@ -270,7 +270,7 @@ def cmd_quickstart(args) -> int:
 
 
 def _final_meta(path: Path) -> dict:
-    from ..agents.ppo import read_metadata
+    from ..agents.checkpoint import read_metadata
     try:
         return dict(read_metadata(path))
     except (OSError, ValueError, json.JSONDecodeError):

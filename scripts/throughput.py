@@ -54,14 +54,14 @@ class Setup:
 
 def _seed_snapshot(model, game, game_id: str, venv, folder: Path, name: str) -> None:
     """Put a snapshot of ``model``'s current policy into the pool of every env of ``venv``."""
-    from tabletop_arena.agents.ppo import game_metadata, save_checkpoint
+    from tabletop_arena.agents.checkpoint import game_metadata, save_checkpoint
 
     path = save_checkpoint(model, folder / f"{name}.zip", game_metadata(game, game_id), policy_only=True)
     venv.env_method("add_snapshot", str(path))
 
 
 def project_setup(game: str, folder: Path, overrides: dict | None = None, name: str = "project default") -> Setup:
-    from tabletop_arena.agents.ppo import ArenaPolicy
+    from tabletop_arena.agents.policy_net import ArenaPolicy
     from tabletop_arena.train.arena_ppo import ArenaPPO
     from tabletop_arena.train.ppo import make_vec_env, policy_kwargs, resolve_device, update_threads
 
@@ -78,9 +78,9 @@ def project_setup(game: str, folder: Path, overrides: dict | None = None, name: 
                      device=resolve_device(cfg.device), kl_coef=cfg.kl_coef)
     model.update_threads = update_threads(cfg)
     if cfg.kl_coef > 0:  # the KL term costs a reference forward pass per rollout: time it too
-        from tabletop_arena.agents.ppo import load_policy
+        from tabletop_arena.agents.checkpoint import load_policy
         path = Path(folder) / f"{name.replace(' ', '_')}_reference.zip"
-        from tabletop_arena.agents.ppo import game_metadata, save_checkpoint
+        from tabletop_arena.agents.checkpoint import game_metadata, save_checkpoint
         save_checkpoint(model, path, game_metadata(g, game_id), policy_only=True)
         model.set_reference(load_policy(path, device=str(model.device)))
     if "snapshot" in cfg.opponent_mix:

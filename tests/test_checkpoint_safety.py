@@ -27,7 +27,7 @@ torch = pytest.importorskip("torch")
 pytest.importorskip("sb3_contrib")
 
 from tabletop_arena import envs  # noqa: E402
-from tabletop_arena.agents import ppo as ppo_module  # noqa: E402
+from tabletop_arena.agents import checkpoint as checkpoint_module  # noqa: E402
 from tabletop_arena.agents.ppo import (  # noqa: E402
     FORMAT,
     LEGACY_FORMAT,
@@ -275,7 +275,7 @@ def test_corrupted_safe_checkpoints_are_one_clear_error(tmp_path, monkeypatch):
         else:
             raise AssertionError(f"{name}: loaded")
     # a member that would unpack past the limit is refused unread
-    monkeypatch.setattr(ppo_module, "MAX_WEIGHTS_BYTES", 1000)
+    monkeypatch.setattr(checkpoint_module, "MAX_WEIGHTS_BYTES", 1000)
     with pytest.raises(CheckpointError, match="more than the 1000"):
         load_policy(good)
 
@@ -350,6 +350,30 @@ def test_a_trusted_legacy_checkpoint_converts_to_the_same_network(tmp_path, caps
     obs = np.random.default_rng(0).uniform(-1, 1, (16, game.observation_size)).astype(np.float32)
     assert np.array_equal(PPOAgent.logits_batch(trusted.policy, obs), PPOAgent.logits_batch(safe.policy, obs))
     assert read_metadata(new)["format"] == FORMAT and read_metadata(new)["game"] == GAME
+
+
+def test_a_legacy_file_naming_the_classes_in_agents_ppo_still_loads(tmp_path, monkeypatch):
+    """Pickled checkpoints written before the network moved to ``agents/policy_net.py`` name
+    ``tabletop_arena.agents.ppo.ArenaPolicy`` (and its extractor and head): ``agents/ppo.py``
+    re-exports them, so such a file still loads (trusted) and plays the same network."""
+    from tabletop_arena.agents import policy_net, ppo
+
+    shipped = resolve_checkpoint("peacekeepers")   # the CNN network: ArenaPolicy + LayoutExtractor
+    policy, meta = load_policy(shipped), read_metadata(shipped)
+    classes = (policy_net.ArenaPolicy, policy_net.LayoutExtractor, policy_net.SpatialActionHead)
+    for cls in classes:
+        monkeypatch.setattr(cls, "__module__", ppo.__name__)
+    old = legacy_checkpoint(policy, meta, tmp_path / "old.zip")
+    for cls in classes:
+        monkeypatch.setattr(cls, "__module__", policy_net.__name__)
+    with zipfile.ZipFile(old) as zf:
+        pickled = base64.b64decode(json.loads(zf.read("data"))["policy_class"][":serialized:"])
+    assert b"tabletop_arena.agents.ppo" in pickled and b"policy_net" not in pickled   # the old name
+    game = envs.make_game("peacekeepers_v0")
+    agent = PPOAgent(old, game, trust=True)
+    assert type(agent.policy) is policy_net.ArenaPolicy and ppo.ArenaPolicy is policy_net.ArenaPolicy
+    obs = np.random.default_rng(0).uniform(-1, 1, (8, game.observation_size)).astype(np.float32)
+    assert np.array_equal(PPOAgent.logits_batch(agent.policy, obs), PPOAgent.logits_batch(policy, obs))
 
 
 def test_a_legacy_file_from_numpy_2_names_the_numpy_version(tmp_path, monkeypatch):

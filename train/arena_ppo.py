@@ -27,7 +27,7 @@ import torch.nn.functional as F
 from sb3_contrib import MaskablePPO
 from stable_baselines3.common.utils import explained_variance
 
-from ..agents.ppo import actor_latent, critic_features, latents, numpy_outputs
+from ..agents.policy_net import actor_latent, critic_features, latents, numpy_outputs
 
 
 def masked_log_softmax(logits: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:

@@ -36,7 +36,7 @@ class Forward:
     Zaka's slot network), else torch in inference mode. Values are clipped to [-1, 1]."""
 
     def __init__(self, policy):
-        from ..agents.ppo import numpy_outputs
+        from ..agents.policy_net import numpy_outputs
         self.policy = policy
         self.fast = numpy_outputs(policy)
 
@@ -47,7 +47,7 @@ class Forward:
         else:
             import torch
 
-            from ..agents.ppo import latents
+            from ..agents.policy_net import latents
             p = self.policy
             with torch.inference_mode():
                 latent_pi, latent_vf = latents(p, torch.as_tensor(obs, device=p.device))
@@ -63,7 +63,7 @@ def lr_schedule(lr: float) -> Callable[[float], float]:
 def copy_policy(policy, device: str):
     """A new policy of the same network (rebuilt from its JSON description, as a checkpoint is)
     with the same weights, in eval mode on ``device``."""
-    from ..agents.ppo import decode_spec, policy_spec
+    from ..agents.checkpoint import decode_spec, policy_spec
     cls, obs, act, kwargs = decode_spec(policy_spec(policy))
     new = cls(obs, act, lr_schedule(1e-4), **kwargs)
     new.load_state_dict(policy.state_dict())
@@ -154,7 +154,7 @@ class Chunk:
     @classmethod
     def load(cls, path: Path, obs_size: int, num_actions: int) -> "Chunk":
         """A replay file, checked (no pickles, shapes and ranges that fit the game)."""
-        from ..agents.ppo import CheckpointError
+        from ..agents.checkpoint import CheckpointError
         try:
             with np.load(path, allow_pickle=False) as z:
                 chunk = cls(**{f: z[f] for f in cls.FIELDS})
@@ -521,7 +521,8 @@ def _rollout_game(task: tuple[int, int, int, str]) -> dict[str, Any]:
     """One ``search: rollout`` self-play game: (game number, engine seed, search seed, best network's
     file) -> its positions, result and history. The game depends on the task only (not on the worker
     or on the games played before it in the worker)."""
-    from ..agents.ppo import PPOAgent, load_policy
+    from ..agents.checkpoint import load_policy
+    from ..agents.ppo import PPOAgent
     number, engine_seed, search_seed, path = task
     w = _ROLLOUT_WORKER
     cfg: SearchDistillConfig = w["cfg"]

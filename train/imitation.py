@@ -36,7 +36,7 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from ..agents.ppo import actor_latent, latents
+from ..agents.policy_net import actor_latent, latents
 from ..agents.registry import make_agent
 from ..envs.core.game import action_index
 from .stops import check as check_stop

@@ -59,19 +59,16 @@ from stable_baselines3.common.callbacks import BaseCallback
 from stable_baselines3.common.vec_env import DummyVecEnv, VecEnv, VecMonitor
 
 from .. import envs
-from ..agents.ppo import (
-    ArenaPolicy,
+from ..agents.checkpoint import (
     CheckpointError,
-    LayoutExtractor,
-    PPOAgent,
-    board_piece,
     check_compatible,
     check_trusted,
     game_metadata,
     read_metadata,
     save_checkpoint,
-    spatial_action_index,
 )
+from ..agents.policy_net import ArenaPolicy, LayoutExtractor, board_piece, spatial_action_index
+from ..agents.ppo import PPOAgent
 from ..agents.registry import checkpoint_ref, has_heuristic, make_agent
 from ..agents.shipped import ShippedAgentError, resolve_checkpoint
 from .arena_ppo import ArenaPPO
@@ -653,7 +650,7 @@ def _resume_model(ckpt: Path, meta: dict, venv, cfg: TrainConfig, device: str, t
     """The learner of a run folder's checkpoint.zip, on ``venv``, with the config's PPO settings:
     rebuilt from the safe format (network description, weights, optimizer state, step counters),
     or, for a pickled (legacy) file and only with ``trust``, SB3's own ``load``."""
-    from ..agents.ppo import decode_spec, is_legacy, numpy_too_old, read_training_state
+    from ..agents.checkpoint import decode_spec, is_legacy, numpy_too_old, read_training_state
     ppo_settings = {k: getattr(cfg, k) for k in PPO_KEYS}
     if is_legacy(meta):
         check_trusted(meta, ckpt, trust)
@@ -714,7 +711,7 @@ def _train_locked(game_id: str, cfg: TrainConfig, out: Path, resume: bool, meta:
         run.model.value_warmup_steps = cfg.value_warmup_steps
         run.model.update_threads = update_threads(cfg)
         if cfg.kl_coef > 0 and (out / "reference.zip").is_file():
-            from ..agents.ppo import load_policy
+            from ..agents.checkpoint import load_policy
             run.model.set_reference(load_policy(out / "reference.zip", device=device, trust=trust))
     else:
         torch.manual_seed(cfg.seed)
@@ -729,7 +726,7 @@ def _train_locked(game_id: str, cfg: TrainConfig, out: Path, resume: bool, meta:
             learning_rate_end=cfg.learning_rate_end)
         run.model.update_threads = update_threads(cfg)
         if cfg.init_policy:
-            from ..agents.ppo import load_policy
+            from ..agents.checkpoint import load_policy
             init_path = init_policy_path(cfg.init_policy, run.game, trust)   # a shipped agent's name or a path
             start = load_policy(init_path, device=device, trust=trust)
             try:
@@ -747,7 +744,7 @@ def _train_locked(game_id: str, cfg: TrainConfig, out: Path, resume: bool, meta:
                            on_phase=lambda what: setattr(stage, "what", f"the warm start ({what})"))
                 if cfg.kl_coef > 0:  # the clone, frozen: the anchor of the KL term
                     run.save("reference.zip", policy_only=True)
-                    from ..agents.ppo import load_policy
+                    from ..agents.checkpoint import load_policy
                     run.model.set_reference(load_policy(out / "reference.zip", device=device))
             else:
                 warnings.warn(f"bc_games: {run.game.name} has no heuristic to imitate; skipped", stacklevel=2)

@@ -252,7 +252,7 @@ class RLlibFiles(Run):
         self.timesteps = 0
 
     def meta(self) -> dict[str, Any]:
-        from ..agents.ppo import game_metadata
+        from ..agents.checkpoint import game_metadata
         from .ppo import resolve_network
         m = game_metadata(self.game, self.game_id)
         m.update(timesteps=int(self.timesteps), config=self.cfg.to_dict(), backend="rllib",
@@ -268,7 +268,7 @@ class RLlibRun:
         import torch
         from sb3_contrib import MaskablePPO
 
-        from ..agents.ppo import ArenaPolicy
+        from ..agents.policy_net import ArenaPolicy
         from .selfplay import SelfPlayEnv
 
         self.base = RLlibFiles(game_id, cfg, out)  # game, snapshots, evaluation, checkpoint metadata
@@ -514,7 +514,7 @@ def train_rllib(game: str, config_path: str | os.PathLike | None = None, timeste
     import ray
     import torch
 
-    from ..agents.ppo import check_compatible, load_policy, read_metadata
+    from ..agents.checkpoint import check_compatible, load_policy, read_metadata
     from .imitation import warm_start
     from .ppo import policy_kwargs, resolve_network
 

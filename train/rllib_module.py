@@ -26,7 +26,7 @@ from ray.rllib.core.rl_module.apis import ValueFunctionAPI
 from ray.rllib.core.rl_module.torch import TorchRLModule
 from ray.rllib.utils.torch_utils import FLOAT_MIN
 
-from ..agents.ppo import ArenaPolicy, critic_latent, latents
+from ..agents.policy_net import ArenaPolicy, critic_latent, latents
 
 #: the module id of the one policy every learner seat maps to
 MODULE_ID = "shared"

@@ -250,7 +250,7 @@ def new_policy(game, cfg: SearchDistillConfig, device: str):
     """A fresh ArenaPolicy from the ``network`` section (the PPO config's network keys)."""
     from gymnasium import spaces
 
-    from ..agents.ppo import ArenaPolicy
+    from ..agents.policy_net import ArenaPolicy
     from .ppo import gymnasium_box, policy_kwargs
     tcfg = ppo_config(cfg)
     kwargs = policy_kwargs(game, tcfg)
@@ -261,7 +261,7 @@ def new_policy(game, cfg: SearchDistillConfig, device: str):
 
 def policy_from_checkpoint(path, device: str, trust: bool = False):
     """A trainable copy of a checkpoint's network and weights (with a fresh Adam optimizer)."""
-    from ..agents.ppo import CheckpointError, load_policy, read_metadata
+    from ..agents.checkpoint import CheckpointError, load_policy, read_metadata
     if read_metadata(path).get("heuristic_hint"):
         raise CheckpointError(f"{path}: a policy that reads the heuristic's hint (heuristic_hint) is not "
                               f"supported by search_distill")
@@ -324,7 +324,7 @@ def learn(policy, replay: Replay, steps: int, cfg: SearchDistillConfig, rng: np.
     (over the legal moves) + ``value_coef`` x squared error of the value; mean losses."""
     import torch
 
-    from ..agents.ppo import latents
+    from ..agents.policy_net import latents
     policy.set_training_mode(True)
     set_learning_rate(policy, cfg.learning_rate)
     dev = policy.device
@@ -360,7 +360,7 @@ def _rng_state(rng: np.random.Generator) -> dict:
 
 
 def _rng_from(state: Any, where: str) -> np.random.Generator:
-    from ..agents.ppo import CheckpointError
+    from ..agents.checkpoint import CheckpointError
     rng = np.random.default_rng()
     try:
         rng.bit_generator.state = state
@@ -445,7 +445,7 @@ class _Run:
         return self.out / "replay" / f"iter_{iteration:05d}.npz"
 
     def meta(self, iteration: int) -> dict[str, Any]:
-        from ..agents.ppo import game_metadata
+        from ..agents.checkpoint import game_metadata
         m = game_metadata(self.game, self.game_id)
         m.update(algorithm=ALGORITHM, timesteps=self.positions, config=self.cfg.to_dict(), iteration=iteration,
                  saved_at=time.strftime("%Y-%m-%d %H:%M:%S"), wall_seconds=round(self.wall_seconds(), 1),
@@ -456,7 +456,7 @@ class _Run:
         """The iteration's files, in an order that a crash or a stop at any point leaves a run that
         resumes: the replay file and the accepted network first, then checkpoint.zip (which names
         them), then best.zip and the clean-up. A stop waits until they are written."""
-        from ..agents.ppo import write_checkpoint
+        from ..agents.checkpoint import write_checkpoint
         k = self.iteration
         with deferred():
             if k > 0 and self.replay.chunks and self.replay.chunks[-1][0] == k:
@@ -505,7 +505,7 @@ class _Run:
         self.save(accepted=True)
 
     def start_resumed(self, ckpt: Path, meta: dict) -> None:
-        from ..agents.ppo import CheckpointError, check_compatible, decode_spec, load_policy, read_training_state
+        from ..agents.checkpoint import CheckpointError, check_compatible, decode_spec, load_policy, read_training_state
         self.stage = "loading the checkpoint"
         check_compatible(meta, self.game, ckpt)
         state = meta.get("search_distill")
@@ -699,7 +699,7 @@ def default_out(game_id: str, seed: int) -> Path:
 
 
 def _resume_config(ckpt: Path, overrides: dict[str, Any]) -> tuple[SearchDistillConfig, dict]:
-    from ..agents.ppo import CheckpointError, read_metadata
+    from ..agents.checkpoint import CheckpointError, read_metadata
     meta = read_metadata(ckpt)
     if meta.get("algorithm") != ALGORITHM or not isinstance(meta.get("config"), dict):
         raise CheckpointError(f"{ckpt} is not a {ALGORITHM} checkpoint")

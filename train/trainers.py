@@ -101,7 +101,7 @@ def run_algorithm(out: Path) -> str | None:
     files, or its config.yaml); None when nothing there says (no run, or one stopped before it
     wrote anything: the trainer asked for says what is missing)."""
     if (out / "checkpoint.zip").is_file():
-        from ..agents.ppo import read_metadata  # torch: loaded when training
+        from ..agents.checkpoint import read_metadata  # torch: loaded when training
         try:
             meta = read_metadata(out / "checkpoint.zip")
         except (ValueError, OSError):   # CheckpointError: the trainer says what is wrong with it
