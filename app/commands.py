@@ -116,6 +116,8 @@ draw. Writes report.json, report.md and report.png into --out and prints a table
 N of the games as animated GIFs (game_01_<agents>.gif ...): each move's picture with the move
 written under it. Stopped (Ctrl-C, SIGTERM), it writes the report of the games finished so far
 (whole sets of arrangements, so still seat-balanced; marked "stopped early") and says where.
+Each agent's decisions are timed (CPU seconds a decision, mean and longest, and a game: process
+time where the game was played, so under that machine's load), in the table and the report.
 """
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import math
+import time
 
 import numpy as np
 import pytest
@@ -378,6 +379,44 @@ def test_parallel_equals_serial_on_registered_game():
     assert [r.history_hash for r in serial.records] == [r.history_hash for r in parallel.records]
     assert serial.data["per_agent"] == parallel.data["per_agent"]
     assert serial.names == ["random", "random#2"]
+
+
+class SpinFactory(ConstFactory):
+    """Const, but each decision burns ``ms`` milliseconds of process CPU time first."""
+
+    def __init__(self, value, ms):
+        super().__init__(value)
+        self.ms, self.name = ms, f"spin{value}"
+
+    def __call__(self, game, seed):
+        agent, ms = Const(self.value, seed), self.ms
+
+        def act(obs, state=None):
+            end = time.process_time() + ms / 1000
+            while time.process_time() < end:
+                pass
+            return agent.value
+        agent.act = act
+        return agent
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_the_report_times_each_agents_decisions(workers, tmp_path):
+    """Every decision after the opening is timed, for the agent that made it (copies pooled): the
+    counts add up to the games' moves, an agent that spins 5 ms of CPU a move is timed at least
+    that, in worker processes too; the timing is in report.json and report.md, not in per_agent
+    (which stays equal between runs)."""
+    rep = evaluate(PickGame(num_seats=2, rounds=3), [SpinFactory(9, 5), ConstFactory(1)], games=4,
+                   workers=workers, progress=False, opening_moves=1, bootstrap=0, out=tmp_path)
+    spin, const = rep.data["move_cpu"]["spin9"], rep.data["move_cpu"]["const1"]
+    moves = sum(len(r.history) - 1 for r in rep.records)   # the opening's random move is nobody's
+    assert spin["decisions"] + const["decisions"] == moves and spin["decisions"] > 0 and const["decisions"] > 0
+    assert spin["mean_s"] >= 0.005 and spin["max_s"] >= spin["mean_s"] > const["mean_s"]
+    assert spin["per_game_s"] == pytest.approx(spin["mean_s"] * spin["decisions"] / rep.data["total_games"])
+    assert "move_cpu" not in rep.data["per_agent"]["spin9"]
+    saved = json.loads((tmp_path / "report.json").read_text())
+    assert saved["move_cpu"]["spin9"]["decisions"] == spin["decisions"]
+    assert "## Time a decision" in (tmp_path / "report.md").read_text() and "longest" in rep.table()
 
 
 def test_bad_arguments():

@@ -180,6 +180,9 @@ class GameRecord:
     truncated: bool
     history_hash: str
     history: tuple[int, ...] = ()  # every action, opening included (replay: game.replay(engine_seed, history))
+    #: per agent index: (CPU seconds of its decisions in all, of its longest one, decisions); timing,
+    #: so not part of what makes two runs the same game
+    cpu: tuple[tuple[float, float, int], ...] = ()
 
 
 def make_groups(n_entrants: int, n_players: int) -> list[tuple[int, ...]]:
@@ -296,12 +299,14 @@ def play_game(ctx: _Context, arrangement: tuple[int, ...], engine_seed: int, ope
     """Play one game: ``arrangement[i]`` is the entrant controlling agent index i."""
     players = [ctx.agent(e, slot, agent_seeds[slot]) for slot, e in enumerate(arrangement)]
     labels = [ctx.label(e) for e in arrangement]
+    cpu: list[list[float]] = [[] for _ in players]
     res = play(ctx.game, players, engine_seed, opening=opening, max_steps=ctx.max_steps,
-               det_rng=np.random.default_rng(agent_seeds[0] ^ 0x5EED), labels=labels)
+               det_rng=np.random.default_rng(agent_seeds[0] ^ 0x5EED), labels=labels, cpu=cpu)
     digest = hashlib.sha1(json.dumps([list(arrangement), res.history]).encode()).hexdigest()[:16]
     scores = None if res.scores is None else tuple(res.scores)
     return GameRecord(block, tuple(arrangement), int(engine_seed), tuple(int(s) for s in agent_seeds),
-                      tuple(res.returns), scores, res.steps, res.truncated, digest, tuple(res.history))
+                      tuple(res.returns), scores, res.steps, res.truncated, digest, tuple(res.history),
+                      tuple((float(sum(t)), float(max(t, default=0.0)), len(t)) for t in cpu))
 
 
 def evaluation_engine_seed(x: int) -> int:
@@ -402,6 +407,13 @@ class EvalReport:
             lines.append(f"{name:{width}s} {a['games']:6d} {a['wins']:6d} {a['draws']:5d} {a['losses']:6d} "
                          f"{100 * a['win_rate']:6.1f} [{100 * lo:5.1f},{100 * hi:5.1f}] {r['elo']:7.0f} "
                          f"[{r['elo_ci95'][0]:7.0f},{r['elo_ci95'][1]:7.0f}] {a['mean_length']:6.1f}")
+        if any(c["decisions"] for c in d.get("move_cpu", {}).values()):
+            lines += ["", "CPU seconds a decision (process time where the game was played; a timing, not a result):"]
+            for name in d["agents"]:
+                c = d["move_cpu"][name]
+                if c["decisions"]:
+                    lines.append(f"{name:{width}s} mean {_seconds(c['mean_s'])}, longest {_seconds(c['max_s'])}, "
+                                 f"{_seconds(c['per_game_s'])} a game ({c['decisions']} decisions)")
         if legend:
             lines += ["",
                       "W/D/L: games won (first place alone), drawn (first place shared), lost; 95% CI: "
@@ -460,6 +472,16 @@ class EvalReport:
             for seat, a in d["per_agent"][name]["by_seat"].items():
                 out.append(f"| {name} | {seat} | {a['games']} | {a['wins']} | {a['draws']} | {a['losses']} | "
                            f"{100 * a['win_rate']:.1f} |")
+        if d.get("move_cpu"):
+            out += ["", "## Time a decision (CPU seconds)", "",
+                    "Process CPU time of each decision (the agent's act() with its view, a network's "
+                    "torch threads included) where the game was played, on this machine under its load "
+                    "at the time: a timing, not part of the result.", "",
+                    "| agent | decisions | mean | longest | a game |", "|---|---:|---:|---:|---:|"]
+            for name in names:
+                c = d["move_cpu"][name]
+                out.append(f"| {name} | {c['decisions']} | " + " | ".join(
+                    "" if c[k] is None else _seconds(c[k]) for k in ("mean_s", "max_s", "per_game_s")) + " |")
         if d["warnings"]:
             out += ["", "## Warnings", ""] + [f"- {w}" for w in d["warnings"]]
         return "\n".join(out) + "\n"
@@ -519,6 +541,11 @@ class EvalReport:
         return paths
 
 
+def _seconds(x: float) -> str:
+    """A CPU time for people: ``0.227 ms``, ``1.68 s``."""
+    return f"{1000 * x:.3g} ms" if x < 1 else f"{x:.3g} s"
+
+
 def build_report(records: list[GameRecord], names: list[str], game, game_id: str, settings: dict,
                  bootstrap: int = 200, seed: int = 0) -> EvalReport:
     n = len(names)
@@ -569,6 +596,13 @@ def build_report(records: list[GameRecord], names: list[str], game, game_id: str
         entry["truncations"] = int(trunc[i])
         entry["by_seat"] = {str(s): _wdl(sc["win"], sc["draw"], sc["loss"]) for s, sc in sorted(seat[i].items())}
         per_agent[name] = entry
+    move_cpu = {}
+    for i, name in enumerate(names):   # every copy of an entrant pooled
+        rows = [rec.cpu[slot] for rec in records if rec.cpu for slot, e in enumerate(rec.arrangement) if e == i]
+        total, decisions = sum(r[0] for r in rows), sum(r[2] for r in rows)
+        move_cpu[name] = {"decisions": int(decisions), "mean_s": total / decisions if decisions else None,
+                          "max_s": max((r[1] for r in rows), default=None),
+                          "per_game_s": total / len(rows) if rows else None}
     pairs = []
     h2h: dict[str, dict[str, Any]] = {a: {} for a in names}
     for (i, j), c in sorted(pair.items()):
@@ -627,6 +661,10 @@ def build_report(records: list[GameRecord], names: list[str], game, game_id: str
         "per_agent": per_agent, "pairs": pairs, "head_to_head": h2h, "ratings": ratings,
         "rating_model": "Plackett-Luce (Bradley-Terry for 2 players), Elo scale, mean 0, "
                         f"bootstrap {bootstrap} resamples of games",
+        "move_cpu": move_cpu,
+        "move_cpu_clock": "CPU seconds (process time) of each decision's act() call with its determinized "
+                          "view, in the process that played the game, one game a process at a time; "
+                          "depends on the machine and its load",
         "warnings": warns,
     }
     for w in warns:
@@ -698,7 +736,7 @@ def evaluate(game, agents: Sequence[str | Callable], *, options: dict | None = N
             if isinstance(a, str) and not a.startswith("ppo:"):
                 make_agent(a, game_obj, seed=0, trust=trust)
             elif isinstance(a, str):   # ppo:NAME (a shipped agent) or ppo:PATH
-                from ..agents.ppo import check_compatible, check_trusted, read_metadata
+                from ..agents.checkpoint import check_compatible, check_trusted, read_metadata
                 path = resolve_checkpoint(a[4:])
                 meta = read_metadata(path)
                 check_trusted(meta, path, trust)

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import time
 from typing import Any, Callable, Literal, Mapping, Sequence
 
 import numpy as np
@@ -174,10 +175,12 @@ OnMove = Callable[[State, int, dict, int], None]
 
 def play_from(state: State, agents: Sequence[Agent], *, max_steps: int | None | Literal['game'] = GAME_LENGTH,
               det_rng: np.random.Generator | None = None, labels: Sequence[str] | None = None,
-              on_move: OnMove | None = None) -> Result:
+              on_move: OnMove | None = None, cpu: Sequence[list[float]] | None = None) -> Result:
     """Play ``state`` on to its end (or until its history holds ``max_steps`` actions; None: no
     cap; ``"game"``, the default: the game's ``max_game_length()``, so no game is cut short) with ``agents[i]`` moving for player i. ``det_rng``: the generator of the determinized views
     (default: one seeded from ``state.seed ^ 0x5EED``); ``labels[i]`` names agent i in errors.
+    ``cpu``: one list per agent; each decision of agent i appends the CPU seconds it took (process
+    time, so a network's torch threads count too; the agent's ``act`` with its determinized view).
     Returns the engine's result (``game_result``)."""
     game = state.game
     if len(agents) != game.num_agents:
@@ -192,7 +195,10 @@ def play_from(state: State, agents: Sequence[Agent], *, max_steps: int | None | 
         seat = state.current_player
         i = owner[seat]
         obs = observe(state)
+        start = time.process_time() if cpu is not None else 0.0
         action = agent_action(state, agents[i], obs, det_rng, labels[i] if labels else None)
+        if cpu is not None:
+            cpu[i].append(time.process_time() - start)
         if on_move is not None:
             on_move(state, seat, obs, action)
         state.apply_legal(action)   # agent_action checked it against this position's mask
@@ -201,14 +207,15 @@ def play_from(state: State, agents: Sequence[Agent], *, max_steps: int | None | 
 
 def play(game: Game, agents: Sequence[Agent], seed: int | None = None, *, opening: Sequence[int] = (),
          max_steps: int | None | Literal['game'] = GAME_LENGTH, det_rng: np.random.Generator | None = None,
-         labels: Sequence[str] | None = None, on_move: OnMove | None = None) -> Result:
+         labels: Sequence[str] | None = None, on_move: OnMove | None = None,
+         cpu: Sequence[list[float]] | None = None) -> Result:
     """One game of ``game`` from ``seed``: the ``opening`` actions first (checked), then
     ``agents[i]`` moves for player i (see ``play_from``)."""
     state = game.new_initial_state(seed)
     for a in opening:
         state.apply(a)
     return play_from(state, agents, max_steps=max_steps, det_rng=det_rng, labels=labels,
-                     on_move=on_move)
+                     on_move=on_move, cpu=cpu)
 
 
 def play_env(env, agents: Mapping[str, Agent], seed: int | None = None) -> int:
