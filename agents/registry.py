@@ -59,6 +59,9 @@ SEARCH_COST = {"mcts": 1, "puct": 10, "rollout by policy": 100, "rollout by rand
 #: the legal moves ``hroll`` is charged for in ``arena serve``'s budget (it rolls out every legal
 #: move, which a spec cannot know: Zaka averages ~9 at a choice, Peacekeepers ~45)
 HROLL_CHARGED_MOVES = 16
+#: a ``moves=M`` rollout budget is charged as M / this many rollouts in ``arena serve``'s budget (a
+#: rollout's cost is its length, the rest of the game: ~40 moves on Zaka, ~130 on Peacekeepers)
+MOVES_A_CHARGED_ROLLOUT = 50
 #: what REF is, in every help text that lists the kinds
 REF_HELP = "REF: a shipped agent's name (arena list) or a checkpoint path"
 
@@ -108,20 +111,21 @@ def shipped_for(game_name: str) -> list[str]:
 
 
 def _rollout_settings(items: list[str], spec: str) -> dict:
-    """``k=K``, ``gate=G``, ``floor=P``, ``by=policy|random``, ``alloc=uniform|halving`` after
-    ``rollout:N`` (comma separated)."""
+    """``k=K``, ``gate=G``, ``floor=P``, ``by=policy|random``, ``alloc=uniform|halving``,
+    ``moves=M`` after ``rollout:N`` (comma separated)."""
     out: dict = {}
-    names = {"k": "top_k", "gate": "gate", "floor": "min_prior", "by": "by", "alloc": "allocation"}
+    names = {"k": "top_k", "gate": "gate", "floor": "min_prior", "by": "by", "alloc": "allocation",
+             "moves": "moves"}
     for item in items:
         key, eq, value = item.partition("=")
         if not eq or key not in names or names[key] in out:
             raise AgentSpecError(f"rollout settings are k=K, gate=G, floor=P, by=policy|random, "
-                                 f"alloc=uniform|halving, each once; got {item!r} in {spec!r}")
+                                 f"alloc=uniform|halving, moves=M, each once; got {item!r} in {spec!r}")
         try:
-            if key == "k":
+            if key in ("k", "moves"):
                 if not value.isdigit():
                     raise ValueError(value)
-                out["top_k"] = int(value)
+                out[names[key]] = int(value)
             elif key == "by":
                 if value not in ("policy", "random"):
                     raise ValueError(value)
@@ -412,9 +416,11 @@ def _vroll_budget(count: int, settings: list[str], spec: str) -> int:
 
 
 def _rollout_budget(count: int, settings: list[str], spec: str) -> int:
-    """N x k rollouts, each weighted by who plays them (the network or uniformly random moves)."""
+    """N x k rollouts, each weighted by who plays them (the network or uniformly random moves); with
+    ``moves=M``, at least M / ``MOVES_A_CHARGED_ROLLOUT`` rollouts."""
     parsed = _rollout_settings(settings, spec)
-    return count * int(parsed.get("top_k", TOP_K)) * SEARCH_COST[f"rollout by {parsed.get('by', 'policy')}"]
+    rollouts = max(count * int(parsed.get("top_k", TOP_K)), -(-int(parsed.get("moves", 0)) // MOVES_A_CHARGED_ROLLOUT))
+    return rollouts * SEARCH_COST[f"rollout by {parsed.get('by', 'policy')}"]
 
 
 for _kind in (
@@ -434,7 +440,8 @@ for _kind in (
               "move where it is unsure", _build_rollout, "rollout:16:zaka", needs_torch=True, checkpoint="ppo", count="required",
               count_name="rollouts per candidate move", settings=True, budget=_rollout_budget,
               detail="settings after N: k=K candidates, gate=G, floor=P, by=policy|random, "
-                     "alloc=uniform|halving, e.g. rollout:64,k=16,gate=1,by=random,alloc=halving:peacekeepers"),
+                     "alloc=uniform|halving, moves=M (with halving: a budget of about M simulated moves a "
+                     "decision, N rollouts a candidate at least), e.g. rollout:64,k=16,gate=1,by=random,alloc=halving:peacekeepers"),
     AgentKind("hroll", "hroll[:N]", "the heuristic improved by N rollouts of every legal move, the "
               "heuristic moving every seat; a move replaces the heuristic's only when it gains 2 paired "
               "standard errors", _build_hroll, "hroll:8", needs_heuristic=True, count="optional",

@@ -35,6 +35,14 @@ rollout policy:
   numbers within the round) and the better half by mean so far survives (ties to the prior), so
   the close contenders at the end get the most rollouts (at least one rollout for each survivor
   a round, so a budget smaller than the rounds' candidates is exceeded).
+- **A budget in moves** (``moves=M``, with ``alloc=halving``): a rollout's cost is its length, the
+  rest of the game, so N rollouts a candidate cost most at the first decision and little near the
+  end. With ``moves=M`` the first round is played as above; its rollouts' mean length L then sets
+  the decision's budget to ``max(k x N, M / L)`` rollouts, of which each later round gets its
+  share as before (so the decision plays a little under M moves; with two candidates, one round,
+  both get the rest in a second batch): N is the fewest, and where the game's rest is short the decision gets more rollouts,
+  about M simulated moves in all, so every decision costs about the same time. Deterministic:
+  the lengths come from the seeded rollouts, not from a clock.
 
 Cost: ``k x N`` rollouts of the rest of the game, on the decisions where the network is unsure.
 ``rollout:16:zaka`` plays a Zaka game in about 1-2 s on one core (the network alone in ~0.02 s);
@@ -55,6 +63,10 @@ from .heuristics import make_heuristic
 
 #: the defaults of ``rollout:N:REF`` (chosen on Zaka: docs/training-notes.md, "R1")
 TOP_K, GATE, MIN_PRIOR, ROLLOUT_CAP = 4, 0.99, 0.02, 1000
+#: what starting a rollout costs (a determinization, a copy, the candidate applied), in moves of a
+#: rollout, for ``moves=M``: measured ~5 on Peacekeepers, where a rollout of 2 moves cost ~130 us
+#: and a move ~24 us (docs/training-notes.md, "A budget in moves")
+ROLLOUT_START_MOVES = 8
 #: how the ``k x N`` rollouts of a decision are spread over the candidates
 ALLOCATIONS = ("uniform", "halving")
 
@@ -71,7 +83,8 @@ class RolloutAgent(BaseAgent):
 
     def __init__(self, path: str | os.PathLike | None, game, rollouts: int = 16, seed: int | None = None,
                  top_k: int = TOP_K, gate: float = GATE, min_prior: float = MIN_PRIOR,
-                 rollout_cap: int = ROLLOUT_CAP, allocation: str = "uniform", check: bool = True,
+                 rollout_cap: int = ROLLOUT_CAP, allocation: str = "uniform", moves: int | None = None,
+                 check: bool = True,
                  prior: Callable[[np.ndarray, object], np.ndarray] | None = None,
                  rollout_agent: BaseAgent | None = None, trust: bool = False):
         super().__init__(seed)
@@ -85,7 +98,14 @@ class RolloutAgent(BaseAgent):
             raise ValueError(f"min_prior must be in [0, 1), got {min_prior!r}")
         if allocation not in ALLOCATIONS:
             raise ValueError(f"allocation must be one of {', '.join(ALLOCATIONS)}, got {allocation!r}")
+        if moves is not None:
+            if isinstance(moves, bool) or not isinstance(moves, (int, np.integer)) or moves < 1:
+                raise ValueError(f"moves must be an integer >= 1, got {moves!r}")
+            if allocation != "halving":
+                raise ValueError("moves (a budget in simulated moves) needs allocation 'halving': its "
+                                 "first round measures the rollouts' length")
         self.allocation = allocation
+        self.moves = None if moves is None else int(moves)
         self.game = game
         self.rollouts, self.top_k, self.rollout_cap = int(rollouts), int(top_k), int(rollout_cap)
         self.gate, self.min_prior = float(gate), float(min_prior)
@@ -109,6 +129,7 @@ class RolloutAgent(BaseAgent):
         #: the last search: candidate -> (prior, mean return of the acting agent, rollouts); {} if none
         self.last_search: dict[int, tuple[float, float, int]] = {}
         self.rollouts_played = 0  #: rollouts so far (for logs and tests)
+        self.moves_played = 0     #: moves played in rollouts so far (for logs and tests)
 
     def _network_prior(self, net):
         def prior(observation, state):
@@ -147,12 +168,21 @@ class RolloutAgent(BaseAgent):
         alive = list(range(len(cands)))          # indices into cands, in prior order
         totals, counts = np.zeros(len(cands)), np.zeros(len(cands), int)
         rounds = 1 if self.allocation == "uniform" else int(np.ceil(np.log2(len(cands))))
-        for r in range(rounds):
-            n = self.rollouts if rounds == 1 else max(1, budget // (rounds * len(alive)))
-            totals_r = self._rollouts(state, seat, [cands[j] for j in alive], n)[:, :, me].sum(axis=0)
-            totals[alive] += totals_r
+
+        def play_round(n: int) -> None:
+            totals[alive] += self._rollouts(state, seat, [cands[j] for j in alive], n)[:, :, me].sum(axis=0)
             counts[alive] += n
             self.rollouts_played += n * len(alive)
+
+        for r in range(rounds):
+            n = self.rollouts if rounds == 1 else max(1, budget // (rounds * len(alive)))
+            moves_before = self.moves_played
+            play_round(n)
+            if r == 0 and self.moves is not None:   # the rest of the game is about this long
+                length = (self.moves_played - moves_before) / (n * len(alive)) + ROLLOUT_START_MOVES
+                budget = max(budget, int(self.moves / length))
+                if rounds == 1 and budget // len(alive) > n:   # two candidates: more of the same
+                    play_round(budget // len(alive) - n)
             if r < rounds - 1:   # keep the better half (ties to the prior), rounded up
                 ranked = sorted(alive, key=lambda j: (-totals[j] / counts[j], j))
                 alive = sorted(ranked[: (len(alive) + 1) // 2])
@@ -166,7 +196,10 @@ class RolloutAgent(BaseAgent):
         """``n`` rollouts of each candidate (``paired_starts``: common random numbers). Returns
         (n, candidates, agents)."""
         starts, seeds = paired_starts(state, seat, cands, seed_pairs(self.rng, n, 2**63))
-        return self._play_out_all(starts, seeds).reshape(n, len(cands), -1)
+        before = sum(len(s.history) for s in starts)
+        values = self._play_out_all(starts, seeds)
+        self.moves_played += sum(len(s.history) for s in starts) - before
+        return values.reshape(n, len(cands), -1)
 
     def _play_out_all(self, states: list, seeds: list[int]) -> np.ndarray:
         """Play every state to the end (or ``rollout_cap`` moves) with the rollout policy on every

@@ -68,6 +68,42 @@ def test_halving_spends_the_budget_on_the_survivors():
     assert {v[2] for v in two.last_search.values()} == {16} and two.rollouts_played == 32
 
 
+def test_a_budget_in_moves_buys_more_rollouts_where_the_rest_is_short():
+    """moves=M with alloc=halving: the first round as without it; its mean rollout length L (plus
+    ROLLOUT_START_MOVES a rollout) sets the budget to max(k x N, M / (L + start)) rollouts, the later
+    rounds sharing it as before; two candidates (one round) get the rest in a second batch. A budget
+    below k x N's cost changes nothing, move for move."""
+    from tabletop_arena.agents.rollout import ROLLOUT_START_MOVES
+    game, s = _position([0, 3, 1, 4])   # X to move; 2 wins at once; at most 5 moves left
+    logits = np.array([0, 0, -1.0, 0, 0, 0.5, 0.4, 0.3, 0.2])
+    base = _agent(game, logits, rollouts=16, top_k=9, allocation="halving", seed=0)
+    same = _agent(game, logits, rollouts=16, top_k=9, allocation="halving", moves=1, seed=0)
+    assert _act(base, s) == _act(same, s) == 2 and same.last_search == base.last_search
+    rich = _agent(game, logits, rollouts=16, top_k=9, allocation="halving", moves=2000, seed=0)
+    calls = []
+    inner = rich._rollouts
+
+    def spy(state, seat, cands, n):
+        before = rich.moves_played
+        out = inner(state, seat, cands, n)
+        calls.append((len(cands), n, rich.moves_played - before))
+        return out
+    rich._rollouts = spy
+    assert _act(rich, s) == 2
+    (c0, n0, m0), (c1, n1, _), (c2, n2, _) = calls
+    budget = max(5 * 16, int(2000 / (m0 / (c0 * n0) + ROLLOUT_START_MOVES)))
+    assert (c0, n0) == (5, 80 // (3 * 5)) and (c1, n1) == (3, budget // (3 * 3)) and (c2, n2) == (2, budget // (3 * 2))
+    assert budget > 5 * 16 and rich.rollouts_played == 5 * n0 + 3 * n1 + 2 * n2 > base.rollouts_played
+    # two candidates: N each, then the rest of the budget in a second batch
+    two = _agent(game, logits, rollouts=16, top_k=2, allocation="halving", moves=2000, seed=0)
+    _act(two, s)
+    assert {v[2] for v in two.last_search.values()} == {two.rollouts_played // 2} and two.rollouts_played > 32
+    for kw, match in (({"moves": 0}, "moves"), ({"moves": 1.5}, "moves"), ({"moves": True}, "moves"),
+                      ({"moves": 100, "allocation": "uniform"}, "halving")):
+        with pytest.raises(ValueError, match=match):
+            _agent(game, logits, rollouts=16, **kw)
+
+
 def test_a_sure_prior_or_one_candidate_is_played_without_rollouts():
     game, s = _position([])
     sure = np.full(9, -20.0)
@@ -134,7 +170,10 @@ def test_bad_settings_are_errors():
                                   "rollout:8,gate=nan:peacekeepers", "rollout:8,floor=1:peacekeepers",
                                   "rollout:8,x=1:peacekeepers", "rollout:8,k:peacekeepers",
                                   "rollout:8,by=heuristic:peacekeepers", "rollout:8,k=3,k=4:peacekeepers",
-                                  "rollout:8,alloc=best:peacekeepers", "rollout:8,alloc=halving,alloc=uniform:peacekeepers"])
+                                  "rollout:8,alloc=best:peacekeepers", "rollout:8,alloc=halving,alloc=uniform:peacekeepers",
+                                  "rollout:8,moves=0,alloc=halving:peacekeepers", "rollout:8,moves=1e4,alloc=halving:peacekeepers",
+                                  "rollout:8,moves=-5,alloc=halving:peacekeepers", "rollout:8,moves=100:peacekeepers",
+                                  "rollout:8,moves=10,moves=20,alloc=halving:peacekeepers"])
 def test_bad_specs(spec):
     with pytest.raises(AgentSpecError):
         make_agent(spec, envs.make_game("peacekeepers_v0"))
@@ -148,8 +187,10 @@ def test_spec_settings():
     assert plain.allocation == "uniform"
     tuned = make_agent("rollout:64,k=10,gate=1,floor=0,by=random,alloc=halving:peacekeepers", game, seed=0)
     assert (tuned.rollouts, tuned.top_k, tuned.gate, tuned.min_prior) == (64, 10, 1.0, 0.0)
-    assert tuned.allocation == "halving"
+    assert tuned.allocation == "halving" and tuned.moves is None and plain.moves is None
     assert isinstance(tuned._rollout_agent, RandomAgent) and tuned.path == plain.path
+    budget = make_agent("rollout:64,k=16,gate=1,by=random,alloc=halving,moves=50000:peacekeepers", game, seed=0)
+    assert budget.moves == 50000 and budget.allocation == "halving"
 
 
 def _plays_the_same_and_leaves_the_state(game, one) -> None:

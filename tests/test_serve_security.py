@@ -439,6 +439,7 @@ def test_error_messages_carry_no_server_path(server, monkeypatch):
 @pytest.mark.parametrize("spec", ["mcts:3000", "mcts:401", "puct:5000:zaka", "puct:41:zaka", "rollout:2:zaka",
                                   "rollout:101,by=random:zaka", "rollout:50,k=10,by=random:zaka",
                                   "rollout:1,k=500,by=random:zaka", "rollout:64,k=16,gate=1:zaka",
+                                  "rollout:1,k=2,by=random,alloc=halving,moves=20050:zaka",
                                   "mcts:99999999999999999999"])
 def test_search_budgets_over_the_cap_are_refused(server, spec):
     status, _, body = api(server, "POST", "/api/new", {"game": "zaka", "opponents": [spec]})
@@ -449,6 +450,12 @@ def test_search_budgets_over_the_cap_are_refused(server, spec):
 def test_the_budget_cap_is_set_on_the_command_line():
     allowed = offer.AgentAllowList(max_budget=50)
     assert allowed.check("mcts:50", "zaka_v0") == "mcts:50"
+    # a budget in moves is charged as MOVES_A_CHARGED_ROLLOUT moves a rollout
+    from tabletop_arena.agents.registry import MOVES_A_CHARGED_ROLLOUT
+    fits = f"rollout:1,k=2,by=random,alloc=halving,moves={50 * MOVES_A_CHARGED_ROLLOUT}:zaka"
+    assert allowed.check(fits, "zaka_v0") == fits
+    with pytest.raises(serve_module.RequestError, match="at most 50"):
+        allowed.check(fits.replace(f"moves={50 * MOVES_A_CHARGED_ROLLOUT}", f"moves={50 * MOVES_A_CHARGED_ROLLOUT + 1}"), "zaka_v0")
     for spec in ("mcts", "mcts:51", "puct:6:zaka", "rollout:13,by=random:zaka", "rollout:1:zaka"):   # mcts: 200
         with pytest.raises(serve_module.RequestError, match="at most 50"):
             allowed.check(spec, "zaka_v0")
