@@ -38,11 +38,12 @@ rollout policy:
 - **A budget in moves** (``moves=M``, with ``alloc=halving``): a rollout's cost is its length, the
   rest of the game, so N rollouts a candidate cost most at the first decision and little near the
   end. With ``moves=M`` the first round is played as above; its rollouts' mean length L then sets
-  the decision's budget to ``max(k x N, M / L)`` rollouts, of which each later round gets its
-  share as before (so the decision plays a little under M moves; with two candidates, one round,
-  both get the rest in a second batch): N is the fewest, and where the game's rest is short the decision gets more rollouts,
-  about M simulated moves in all, so every decision costs about the same time. Deterministic:
-  the lengths come from the seeded rollouts, not from a clock.
+  the decision's budget to ``max(k x N, M / (L + ROLLOUT_START_MOVES))`` rollouts (starting a
+  rollout costs about as much as a few of its moves), of which each later round gets its share as
+  before; with two candidates (one round) both get the rest in a second batch. N stays the fewest;
+  where the game's rest is short the decision gets more rollouts, a little under M simulated
+  moves in all, so every decision costs about the same time. Deterministic: the lengths come from
+  the seeded rollouts, not from a clock.
 
 Cost: ``k x N`` rollouts of the rest of the game, on the decisions where the network is unsure.
 ``rollout:16:zaka`` plays a Zaka game in about 1-2 s on one core (the network alone in ~0.02 s);
@@ -64,8 +65,9 @@ from .heuristics import make_heuristic
 #: the defaults of ``rollout:N:REF`` (chosen on Zaka: docs/training-notes.md, "R1")
 TOP_K, GATE, MIN_PRIOR, ROLLOUT_CAP = 4, 0.99, 0.02, 1000
 #: what starting a rollout costs (a determinization, a copy, the candidate applied), in moves of a
-#: rollout, for ``moves=M``: measured ~5 on Peacekeepers, where a rollout of 2 moves cost ~130 us
-#: and a move ~24 us (docs/training-notes.md, "A budget in moves")
+#: rollout, for ``moves=M``: ~5 measured on Peacekeepers (a late decision: 6698 rollouts of 38438
+#: moves in all took 1.8 CPU s, at ~24 us a move; docs/training-notes.md, "Peacekeepers against
+#: `mcts:200` with a budget in moves")
 ROLLOUT_START_MOVES = 8
 #: how the ``k x N`` rollouts of a decision are spread over the candidates
 ALLOCATIONS = ("uniform", "halving")
