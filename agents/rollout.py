@@ -90,9 +90,11 @@ class RolloutAgent(BaseAgent):
                  prior: Callable[[np.ndarray, object], np.ndarray] | None = None,
                  rollout_agent: BaseAgent | None = None, trust: bool = False):
         super().__init__(seed)
-        for key, value, ok in (("rollouts", rollouts, rollouts >= 1), ("top_k", top_k, top_k >= 1),
-                               ("rollout_cap", rollout_cap, rollout_cap >= 1)):
-            if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or not ok:
+        counts = {"rollouts": rollouts, "top_k": top_k, "rollout_cap": rollout_cap}
+        if moves is not None:
+            counts["moves"] = moves
+        for key, value in counts.items():
+            if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
                 raise ValueError(f"{key} must be an integer >= 1, got {value!r}")
         if not 0.0 < gate <= 1.0:
             raise ValueError(f"gate must be in (0, 1], got {gate!r}")
@@ -100,12 +102,9 @@ class RolloutAgent(BaseAgent):
             raise ValueError(f"min_prior must be in [0, 1), got {min_prior!r}")
         if allocation not in ALLOCATIONS:
             raise ValueError(f"allocation must be one of {', '.join(ALLOCATIONS)}, got {allocation!r}")
-        if moves is not None:
-            if isinstance(moves, bool) or not isinstance(moves, (int, np.integer)) or moves < 1:
-                raise ValueError(f"moves must be an integer >= 1, got {moves!r}")
-            if allocation != "halving":
-                raise ValueError("moves (a budget in simulated moves) needs allocation 'halving': its "
-                                 "first round measures the rollouts' length")
+        if moves is not None and allocation != "halving":
+            raise ValueError("moves (a budget in simulated moves) needs allocation 'halving': its "
+                             "first round measures the rollouts' length")
         self.allocation = allocation
         self.moves = None if moves is None else int(moves)
         self.game = game

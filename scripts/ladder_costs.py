@@ -5,9 +5,9 @@
                                                                    # checkpoints/ladder/costs.json
 
 Each roster agent (``train.ladder.roster``) plays ``--games`` games against the heuristic in every
-other seat (its seat rotating), and the CPU time (``time.process_time``) of its own moves is
-summed; ``engine`` is the CPU time of a heuristics-only game (the engine and the heuristics). The
-page (``arena ladder --page``) estimates the CPU time of ladders not run yet, or not finished,
+other seat (its seat rotating), and the CPU time of its own moves (``train.play.play``'s ``cpu``:
+process time) is summed; ``engine`` is the CPU time of a heuristics-only game (the engine and the
+heuristics). The page (``arena ladder --page``) estimates the CPU time of ladders not run yet, or not finished,
 from these numbers: they are estimates (games against weaker or stronger opponents run longer or
 shorter), and the ladders' own CSVs record every game's real cost.
 """
@@ -19,24 +19,6 @@ import json
 import time
 
 import numpy as np
-
-
-class Timed:
-    """An agent whose ``act`` calls are timed (CPU time)."""
-
-    def __init__(self, agent):
-        self.agent, self.seconds, self.calls = agent, 0.0, 0
-        self.name, self.needs_state = agent.name, agent.needs_state
-
-    def reset(self, seed=None):
-        self.agent.reset(seed)
-
-    def act(self, obs, state=None):
-        start = time.process_time()
-        action = self.agent.act(obs, state)
-        self.seconds += time.process_time() - start
-        self.calls += 1
-        return action
 
 
 def measure(game_id: str, num_players: int, games: int, specs: list[str] | None = None) -> dict:
@@ -57,18 +39,20 @@ def measure(game_id: str, num_players: int, games: int, specs: list[str] | None 
     out["engine"] = round((time.process_time() - start) / games, 3)
     print(json.dumps({"spec": "engine", "seconds_a_game": out["engine"]}), flush=True)
     for spec in specs or roster(game_id, num_players):
-        timed = Timed(make_agent(spec, game, seed=0))
-        lengths = []
+        agent = make_agent(spec, game, seed=0)
+        lengths, times = [], []
         for g in range(games):
             seat = g % num_players
             players = [make_agent("heuristic", game, seed=100 + i) for i in range(num_players)]
-            players[seat] = timed
-            timed.reset(g)
-            lengths.append(play(game, players, 2 * g + 1, max_steps=MAX_STEPS).steps)
-        out[spec] = round(timed.seconds / games, 3)
+            players[seat] = agent
+            agent.reset(g)
+            cpu: list[list[float]] = [[] for _ in players]   # play() times each decision
+            lengths.append(play(game, players, 2 * g + 1, max_steps=MAX_STEPS, cpu=cpu).steps)
+            times += cpu[seat]
+        out[spec] = round(sum(times) / games, 3)
         print(json.dumps({"spec": spec, "seconds_a_game": out[spec],
-                          "ms_a_move": round(1000 * timed.seconds / max(1, timed.calls), 2),
-                          "moves_a_game": timed.calls / games, "game_length": float(np.mean(lengths))}),
+                          "ms_a_move": round(1000 * sum(times) / max(1, len(times)), 2),
+                          "moves_a_game": len(times) / games, "game_length": float(np.mean(lengths))}),
               flush=True)
     return out
 
