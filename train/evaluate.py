@@ -48,7 +48,6 @@ import json
 import math
 import multiprocessing as mp
 import os
-import sys
 import warnings
 from collections import Counter
 from pathlib import Path
@@ -63,6 +62,7 @@ from ..agents.shipped import resolve_checkpoint
 from ..envs.core.game import Game, default_max_steps
 from ..threads import limit_threads, limited_threads
 from .play import play
+from .progress import progress_bar
 from .stops import Stopped, as_stopped, deferred, end_pool, pool_chunks, quiet_worker
 
 Z95 = 1.959963984540054
@@ -758,15 +758,10 @@ def evaluate(game, agents: Sequence[str | Callable], *, options: dict | None = N
     records: list[GameRecord] = []
     bar = None
     if progress:
-        bar_class: Any = None
         try:
-            from tqdm import tqdm
-            bar_class = tqdm
+            bar = progress_bar(total_games, f"eval {game_id}", "game")
         except ModuleNotFoundError:   # a base install (tqdm comes with the train extra): no bar
             pass
-        if bar_class is not None:
-            bar = bar_class(total=total_games, desc=f"eval {game_id}", unit="game", dynamic_ncols=True,
-                       mininterval=0.5 if sys.stderr.isatty() else 30.0)
     stop: Stopped | None = None
     try:
         if workers == 1 or len(tasks) == 1:

@@ -28,7 +28,6 @@ Seeds: every engine seed drawn here is even (``train_seed``); the evaluator's ar
 from __future__ import annotations
 
 import csv
-import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -39,6 +38,7 @@ import torch
 from ..agents.policy_net import actor_latent, latents
 from ..agents.registry import make_agent
 from ..envs.core.game import action_index
+from .progress import progress_bar
 from .stops import check as check_stop
 
 #: cloning's fixed settings (never varied by a shipped run): share of games held out to measure
@@ -105,9 +105,7 @@ def collect(game, games: int, rng: np.random.Generator, max_steps: int, student=
     started = 0
     bar = None
     if progress:
-        from tqdm import tqdm
-        bar = tqdm(total=games, desc=desc, unit="game", dynamic_ncols=True,
-                   mininterval=0.5 if sys.stderr.isatty() else 30.0)
+        bar = progress_bar(games, desc, "game")
 
     def start():
         nonlocal started

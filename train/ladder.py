@@ -54,7 +54,6 @@ import json
 import math
 import multiprocessing as mp
 import os
-import sys
 import time
 from pathlib import Path
 from typing import Any, Callable, Iterable, Sequence
@@ -68,6 +67,7 @@ from ..threads import limited_threads
 from . import evaluate as ev
 from .ladder_fit import BOOTSTRAP, fit_ladder, place_rating
 from .levels import ANCHOR, FORMAT, LadderError, ladder_name, ladder_options, load_ladder, paths
+from .progress import progress_bar
 from .stops import as_stopped, deferred, end_pool, pool_map
 
 #: games a pairing of the published tables (issue 46) and of ``arena ladder`` by default
@@ -434,9 +434,7 @@ def _play_all(ctx, tasks: list[GameTask], workers: int, on_row: Callable[[dict],
 def _progress(total: int, done: int, desc: str, enabled: bool):
     if not enabled:
         return None
-    from tqdm import tqdm
-    return tqdm(total=total, initial=done, desc=desc, unit="game", dynamic_ncols=True,
-                mininterval=0.5 if sys.stderr.isatty() else 30.0)
+    return progress_bar(total, desc, "game", initial=done)
 
 
 @dataclasses.dataclass

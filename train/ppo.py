@@ -45,7 +45,6 @@ from __future__ import annotations
 
 import csv
 import os
-import sys
 import time
 import warnings
 from collections import deque
@@ -75,6 +74,7 @@ from .arena_ppo import ArenaPPO
 from .config import ConfigError, TrainConfig, check_resume, from_dict, load_config, validate, with_overrides
 from .curves import curve_title, read_curve, write_curve
 from .evaluate import evaluate, field_against
+from .progress import progress_bar
 from .run_control import (
     EvaluationCut,
     RunLock,
@@ -428,10 +428,8 @@ class ArenaCallback(BaseCallback):
         self.start_steps = self.num_timesteps
         self.last_steps = self.num_timesteps
         if self.run.cfg.progress:
-            from tqdm import tqdm
-            self.bar = tqdm(total=self.run.cfg.total_timesteps, initial=self.num_timesteps,
-                            desc=f"train {self.run.game_id}", unit="step", dynamic_ncols=True, smoothing=0.05,
-                            mininterval=0.5 if sys.stderr.isatty() else 30.0)  # a log file stays short
+            self.bar = progress_bar(self.run.cfg.total_timesteps, f"train {self.run.game_id}", "step",
+                                    initial=self.num_timesteps, smoothing=0.05)
         new = not self.csv_path.exists()
         if not new:   # a resumed run writes the columns its file has (an older version's may differ)
             with open(self.csv_path, newline="") as fh:

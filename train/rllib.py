@@ -51,7 +51,6 @@ import csv
 import json
 import os
 import shutil
-import sys
 import time
 import warnings
 from collections import deque
@@ -73,6 +72,7 @@ from .config import (
     with_overrides,
 )
 from .ppo import Run
+from .progress import progress_bar
 
 
 class RLlibMissingError(ConfigError):
@@ -379,10 +379,8 @@ class Progress:
             self.writer.writeheader()
         self.bar = None
         if cfg.progress:
-            from tqdm import tqdm
-            self.bar = tqdm(total=cfg.total_timesteps, initial=start, desc=f"train {run.game_id} (rllib)",
-                            unit="step", dynamic_ncols=True, smoothing=0.1,
-                            mininterval=0.5 if sys.stderr.isatty() else 30.0)
+            self.bar = progress_bar(cfg.total_timesteps, f"train {run.game_id} (rllib)", "step",
+                                    initial=start, smoothing=0.1)
 
     @staticmethod
     def rate(d) -> float:

@@ -90,6 +90,7 @@ from .config import from_dict as ppo_from_dict
 from .curves import curve_title, read_curve, write_curve
 from .distill_selfplay import Chunk, Forward, RolloutSelfPlay, SelfPlay, copy_policy, lr_schedule
 from .evaluate import evaluate, field_against, wilson_interval
+from .progress import progress_bar
 from .schema import ANY_VALUE, check_config, count, number
 from .stops import as_stopped, deferred
 from .stops import check as check_stop
@@ -556,11 +557,8 @@ class _Run:
             selfplay = SelfPlay(self.game, cfg, Forward(self.best))
         bar = None
         if cfg.progress:
-            import sys
-
-            from tqdm import tqdm
-            bar = tqdm(total=cfg.games_per_iteration, desc=f"iteration {k}/{cfg.iterations} self-play", unit="game",
-                       dynamic_ncols=True, mininterval=0.5 if sys.stderr.isatty() else 30.0, leave=False)
+            bar = progress_bar(cfg.games_per_iteration, f"iteration {k}/{cfg.iterations} self-play", "game",
+                               leave=False)
         try:
             chunk, info = selfplay.play(cfg.games_per_iteration, self.rng, first_number=self.games, bar=bar)
         finally:
