@@ -349,7 +349,7 @@ def test_value_lookahead(sig, phase, method, settings, words, tmp_path, capfd, m
 @BOTH
 def test_eval(sig, tmp_path, capfd, monkeypatch):
     """The evaluation's worker processes end with it (SIGTERM left them running)."""
-    ready = at_start_of(monkeypatch, evaluate, "pool_chunks")
+    ready = at_start_of(monkeypatch, evaluate, "pool_paced")
     stop = run_and_stop(["eval", "zaka", "--agents", "heuristic", "random", "--games", "100000",
                          "--workers", "2", "--no-progress", "--out", str(tmp_path / "e")], ready, sig, capfd)
     stop.check(sig, "no report written")
@@ -362,14 +362,14 @@ def test_a_stopped_eval_reports_the_games_it_finished(sig, tmp_path, capfd, monk
     """A stop after some blocks came back from the workers: the report of those games is written
     (whole blocks, so seat-balanced, marked as stopped early) and the line says where."""
     ready = threading.Event()
-    original = evaluate.pool_chunks
+    original = evaluate.pool_paced
 
     def counting(*args, **kwargs):
         for n, part in enumerate(original(*args, **kwargs)):
-            if n >= 1:
+            if n >= 2:   # three chunks of at least a block (2 games) each
                 ready.set()
             yield part
-    monkeypatch.setattr(evaluate, "pool_chunks", counting)
+    monkeypatch.setattr(evaluate, "pool_paced", counting)
     stop = run_and_stop(["eval", "zaka", "--agents", "heuristic", "random", "--games", "100000",
                          "--workers", "2", "--no-progress", "--out", str(tmp_path / "e")], ready, sig, capfd)
     line = stop.check(sig, "whose report is", "report.md", "(an evaluation does not resume)")

@@ -63,7 +63,7 @@ from ..envs.core.game import Game, default_max_steps
 from ..threads import limit_threads, limited_threads
 from .play import play
 from .progress import progress_bar
-from .stops import Stopped, as_stopped, deferred, end_pool, pool_chunks, quiet_worker
+from .stops import Stopped, as_stopped, deferred, end_pool, pool_paced, quiet_worker
 
 Z95 = 1.959963984540054
 
@@ -777,8 +777,10 @@ def evaluate(game, agents: Sequence[str | Callable], *, options: dict | None = N
             with deferred():   # a stop while the workers start waits until they have started
                 pool = mpctx.Pool(min(workers, len(tasks)), initializer=_init_worker, initargs=(ctx,))
             try:
+                # chunks of blocks sized by their measured time (slow games come back one block
+                # at a time), at most 8 and a quarter of a worker's share
                 chunk = max(1, min(8, len(tasks) // (4 * workers)))
-                for part in pool_chunks(pool, _run_block, tasks, chunksize=chunk, ordered=False):
+                for part in pool_paced(pool, _run_block, tasks, workers, max_chunk=chunk):
                     for recs in part:
                         records.extend(recs)
                     if bar:   # once a chunk: a bar written to a file (every 30 s) shows the count after it

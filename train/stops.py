@@ -29,10 +29,13 @@ import os
 import signal
 import sys
 import threading
+import time
 from pathlib import Path
 from typing import Iterator
 
 SIGNALS = (signal.SIGINT, signal.SIGTERM)
+#: ``pool_paced``: about how long a chunk of tasks should take, in seconds
+PACED_CHUNK_SECONDS = 5.0
 
 
 class Stopped(KeyboardInterrupt):
@@ -220,6 +223,59 @@ def pool_chunks(pool, fn, tasks: list, chunksize: int = 1, ordered: bool = True)
 def _call_chunk(job) -> list:
     fn, items = job
     return [fn(x) for x in items]
+
+
+def _timed_chunk(job) -> tuple[float, list]:
+    start = time.perf_counter()
+    out = _call_chunk(job)
+    return time.perf_counter() - start, out
+
+
+class _Failed:
+    def __init__(self, exc: BaseException):
+        self.exc = exc
+
+
+def pool_paced(pool, fn, tasks: list, workers: int, max_chunk: int, seconds: float = PACED_CHUNK_SECONDS,
+               poll: float = 0.5) -> Iterator[list]:
+    """``fn`` over ``tasks`` on ``pool``, one list of results a chunk as each chunk comes back (in
+    the order they finish), with chunks sized by the tasks' measured time: as many tasks as take
+    about ``seconds`` (at most ``max_chunk``). The first chunks are one task each; then the mean
+    time of a task so far sets the size. Cheap tasks still travel in large chunks (the cost of
+    passing a chunk is ~a millisecond), while slow ones (a Zaberias game against ``mcts:200``, a
+    minute or more) come back one at a time: a progress bar moves with each, and a stop loses only
+    the tasks being played, not up to ``max_chunk`` finished ones a worker. At most two chunks a
+    worker are in flight, so a worker always has the next one queued; waits are bounded by
+    ``poll`` (see ``results``). A task's error is raised here, as ``Pool.imap`` raises it."""
+    import queue
+
+    done: queue.SimpleQueue = queue.SimpleQueue()
+    spent, finished, start, in_flight = 0.0, 0, 0, 0
+
+    def submit() -> None:
+        nonlocal start, in_flight
+        size = 1 if finished == 0 else max(1, min(max_chunk, int(seconds * finished / max(spent, 1e-9))))
+        part, start = tasks[start:start + size], start + size
+        pool.apply_async(_timed_chunk, ((fn, part),), callback=done.put,
+                         error_callback=lambda exc: done.put(_Failed(exc)))
+        in_flight += 1
+
+    while start < len(tasks) and in_flight < 2 * workers:
+        submit()
+    while in_flight:
+        check()
+        try:
+            item = done.get(timeout=poll)
+        except queue.Empty:
+            continue
+        in_flight -= 1
+        if isinstance(item, _Failed):
+            raise item.exc
+        took, out = item
+        spent, finished = spent + took, finished + len(out)
+        while start < len(tasks) and in_flight < 2 * workers:
+            submit()
+        yield out
 
 
 def end_pool(pool, wait: float = 1.0) -> None:
