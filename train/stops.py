@@ -231,11 +231,6 @@ def _timed_chunk(job) -> tuple[float, list]:
     return time.perf_counter() - start, out
 
 
-class _Failed:
-    def __init__(self, exc: BaseException):
-        self.exc = exc
-
-
 def pool_paced(pool, fn, tasks: list, workers: int, max_chunk: int, seconds: float = PACED_CHUNK_SECONDS,
                poll: float = 0.5) -> Iterator[list]:
     """``fn`` over ``tasks`` on ``pool``, one list of results a chunk as each chunk comes back (in
@@ -256,8 +251,8 @@ def pool_paced(pool, fn, tasks: list, workers: int, max_chunk: int, seconds: flo
         nonlocal start, in_flight
         size = 1 if finished == 0 else max(1, min(max_chunk, int(seconds * finished / max(spent, 1e-9))))
         part, start = tasks[start:start + size], start + size
-        pool.apply_async(_timed_chunk, ((fn, part),), callback=done.put,
-                         error_callback=lambda exc: done.put(_Failed(exc)))
+        # a chunk's result is a (seconds, list) pair; a task's error arrives as the exception
+        pool.apply_async(_timed_chunk, ((fn, part),), callback=done.put, error_callback=done.put)
         in_flight += 1
 
     while start < len(tasks) and in_flight < 2 * workers:
@@ -269,8 +264,8 @@ def pool_paced(pool, fn, tasks: list, workers: int, max_chunk: int, seconds: flo
         except queue.Empty:
             continue
         in_flight -= 1
-        if isinstance(item, _Failed):
-            raise item.exc
+        if isinstance(item, BaseException):
+            raise item
         took, out = item
         spent, finished = spent + took, finished + len(out)
         while start < len(tasks) and in_flight < 2 * workers:
