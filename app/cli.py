@@ -317,7 +317,7 @@ def build_parser() -> ArenaParser:
 
 
 #: what a stop (SIGINT / SIGTERM) of a command leaves, where the command does not say more itself
-STOP_NOTES = {"eval": "; no report written (an evaluation does not resume: run it again)",
+STOP_NOTES = {"eval": "; no report written (no game had finished)",
               "train": "; no checkpoint written by this stop",
               "quickstart": "; no checkpoint written by this stop",
               "bench": "; no table printed"}

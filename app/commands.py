@@ -26,7 +26,7 @@ from ..train.config import (
     read_config_file,
     short_path,
 )
-from ..train.evaluate import baseline_comparison, baseline_text, evaluate
+from ..train.evaluate import JOURNAL, JournalError, baseline_comparison, baseline_text, evaluate
 from ..train.trainers import OPTIONAL_FLAGS, SECTIONS, TRAINERS, Trainer, choose, run_algorithm, trainer
 from .cli_common import (
     CLIError,
@@ -337,15 +337,18 @@ def cmd_eval(args) -> int:
         else:
             _check_checkpoint(spec, game_obj, trust)
 
-    def run(agents: list[str], folder: str):
+    def run(agents: list[str], folder: str, resume: bool):
         # --baseline's second run differs in its first agent only: the seeds do not depend on the agents,
         # and it seats them as the first run did (the baseline where the agent sat, even when it is a
         # copy of the others)
-        return evaluate(game, agents, options=options, games=args.games, workers=args.workers, seed=args.seed,
-                        opening_moves=args.opening_moves, max_steps=max_steps, progress=not args.no_progress,
-                        out=folder, trust=trust, seat_like=args.agents)
+        try:
+            return evaluate(game, agents, options=options, games=args.games, workers=args.workers, seed=args.seed,
+                            opening_moves=args.opening_moves, max_steps=max_steps, progress=not args.no_progress,
+                            out=folder, trust=trust, seat_like=args.agents, resume=resume)
+        except JournalError as exc:
+            raise CLIError(str(exc), hint="--resume continues the same command in the same --out") from None
 
-    report = run(args.agents, out)
+    report = run(args.agents, out, args.resume)
     print(report.table())
     try:
         import matplotlib  # noqa: F401
@@ -355,7 +358,9 @@ def cmd_eval(args) -> int:
     print(f"report: {out}/report.md, report.json{picture}")
     if args.baseline is not None:
         base_out = f"{out}/baseline"
-        comparison = baseline_comparison(report, run([args.baseline, *args.agents[1:]], base_out))
+        # a stop in the first run means the baseline's had not begun: it resumes only if it began
+        again = args.resume and Path(base_out, JOURNAL).exists()
+        comparison = baseline_comparison(report, run([args.baseline, *args.agents[1:]], base_out, again))
         Path(out, "baseline.json").write_text(json.dumps(comparison, indent=2) + "\n", encoding="utf-8")
         print(f"\nbaseline: {args.baseline} in the first agent's place (report: {base_out}/report.md; "
               f"numbers: {out}/baseline.json)")
@@ -454,7 +459,12 @@ def register(subparsers) -> None:
     p.add_argument("--games", type=int_between(1, MAX_GAMES), default=100, help="games per group of agents")
     p.add_argument("--workers", type=int_between(1, MAX_WORKERS), default=2, help="parallel worker processes")
     p.add_argument("--seed", type=int_at_least(0), default=0, help="seed of the whole evaluation")
-    p.add_argument("--out", help="report folder (default runs/eval/<game>)")
+    p.add_argument("--out", help="report folder (default runs/eval/<game>); each finished block of games is "
+                                 "also appended to OUT/games.jsonl as it ends")
+    p.add_argument("--resume", action="store_true",
+                   help="continue the evaluation in --out from its games.jsonl (a stopped or killed run): the "
+                        "same command (game, options, agents and their checkpoints, --games, --seed, opening, "
+                        "move cap; --workers may differ) plays only the games not there yet and reports all")
     p.add_argument("--opening-moves", type=int_at_least(0), default=2,
                    help="random legal moves opening each game, shared by its seat arrangements")
     p.add_argument("--max-steps", type=_positive_int, default=None,

@@ -372,10 +372,13 @@ def test_a_stopped_eval_reports_the_games_it_finished(sig, tmp_path, capfd, monk
     monkeypatch.setattr(evaluate, "pool_paced", counting)
     stop = run_and_stop(["eval", "zaka", "--agents", "heuristic", "random", "--games", "100000",
                          "--workers", "2", "--no-progress", "--out", str(tmp_path / "e")], ready, sig, capfd)
-    line = stop.check(sig, "whose report is", "report.md", "(an evaluation does not resume)")
+    line = stop.check(sig, "whose report is", "report.md", "(the same command with --resume plays the rest)")
     data = json.loads((tmp_path / "e" / "report.json").read_text())
     done = data["settings"]["stopped_after"]
     assert done == data["total_games"] >= 6 and done % 2 == 0, data["settings"]
+    # the journal --resume reads holds those blocks: a header, then a whole line a block
+    journal = (tmp_path / "e" / "games.jsonl").read_text()
+    assert journal.endswith("\n") and len(journal.splitlines()) == 1 + done // 2
     assert data["settings"]["planned_games"] == 100000 and f"after {done} of 100000 games" in line
     assert any(w.startswith("stopped early") for w in data["warnings"]), data["warnings"]
     heuristic = data["per_agent"]["heuristic"]

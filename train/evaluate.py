@@ -61,7 +61,8 @@ from ..agents.registry import make_agent
 from ..agents.shipped import resolve_checkpoint
 from ..envs.core.game import Game, default_max_steps
 from ..threads import limit_threads, limited_threads
-from .play import play
+from .journal import Appender, complete_text
+from .play import game_result, play
 from .progress import progress_bar
 from .stops import Stopped, as_stopped, deferred, end_pool, pool_paced, quiet_worker
 
@@ -315,21 +316,196 @@ def evaluation_engine_seed(x: int) -> int:
     return (int(x) % (2**62)) * 2 + 1
 
 
+def block_seeds(seed_words, arrs: Sequence[tuple[int, ...]]) -> tuple[int, int, list[tuple[int, ...]]]:
+    """A block's engine seed, opening seed and each arrangement's agent seeds, from its seed words
+    alone (so a block plays the same games in any process, order or run)."""
+    engine_ss, opening_ss, agents_ss = np.random.SeedSequence(seed_words).spawn(3)
+    engine_seed = evaluation_engine_seed(int(engine_ss.generate_state(1, np.uint64)[0]))
+    opening_seed = int(opening_ss.generate_state(1, np.uint64)[0] % (2**63))
+    seeds = [tuple(int(x % (2**63)) for x in game_ss.generate_state(len(arr), np.uint64))
+             for arr, game_ss in zip(arrs, agents_ss.spawn(len(arrs)))]
+    return engine_seed, opening_seed, seeds
+
+
 def _run_block(task) -> list[GameRecord]:
     block, group, seed_words, opening_moves = task
     ctx = _WORKER
     assert ctx is not None, "_init_worker runs first"
-    ss = np.random.SeedSequence(seed_words)
-    engine_ss, opening_ss, agents_ss = ss.spawn(3)
-    engine_seed = evaluation_engine_seed(int(engine_ss.generate_state(1, np.uint64)[0]))
-    opening_seed = int(opening_ss.generate_state(1, np.uint64)[0] % (2**63))
-    opening = _opening(ctx.game, engine_seed, opening_seed, opening_moves)
-    out = []
     arrs = arrangements(group, ctx.kinds, block)
-    for arr, game_ss in zip(arrs, agents_ss.spawn(len(arrs))):
-        seeds = tuple(int(x % (2**63)) for x in game_ss.generate_state(len(arr), np.uint64))
-        out.append(play_game(ctx, arr, engine_seed, opening, seeds, block))
-    return out
+    engine_seed, opening_seed, seeds = block_seeds(seed_words, arrs)
+    opening = _opening(ctx.game, engine_seed, opening_seed, opening_moves)
+    return [play_game(ctx, arr, engine_seed, opening, s, block) for arr, s in zip(arrs, seeds)]
+
+
+# =============================================================================================
+# games journal (``--resume``)
+# =============================================================================================
+#: the journal of an evaluation with ``out``: a header line, then one line a finished block
+JOURNAL = "games.jsonl"
+JOURNAL_FORMAT = "arena-eval-games/1"
+
+
+class JournalError(ValueError):
+    """A games journal that cannot continue this evaluation (missing, another run's, corrupt)."""
+
+
+def _file_digest(path: str | os.PathLike) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for chunk in iter(lambda: fh.read(1 << 20), b""):
+            h.update(chunk)
+    return h.hexdigest()
+
+
+def run_identity(game, game_id: str, agents: Sequence[Any], labels: Sequence[str], kinds: Sequence[int],
+                 seed: int, games: int, opening_moves: int, max_steps: int) -> dict[str, Any]:
+    """What decides an evaluation's games: a journal continues only the run with the same identity.
+    Checkpoints (and a rules file) count by their content, so a file replaced at the same path
+    does not continue the games of the old one. The number of workers is not in it (it changes
+    no game)."""
+    from ..agents.registry import checkpoint_for, checkpoint_ref
+
+    files = {}
+    for a in agents:
+        ref = checkpoint_ref(a) if isinstance(a, str) else None
+        if ref is not None:
+            files[a] = _file_digest(checkpoint_for(ref[1], ref[0], game))
+    options = json.loads(json.dumps(game.options(), default=str))
+    if options.get("config_path"):
+        files["config_path"] = _file_digest(options["config_path"])
+    return {"game": game_id, "options": options,
+            "agents": [a if isinstance(a, str) else repr(a) for a in agents], "names": list(labels),
+            "seat_kinds": list(kinds), "seed": seed, "games_per_group": games,
+            "opening_moves": opening_moves, "max_steps": max_steps, "file_sha256": files}
+
+
+def _journal_busy(path: Path) -> JournalError:
+    return JournalError(f"{path} is being written by another evaluation right now; a second one "
+                        f"into the same folder would mix their games: wait for it, or use another --out")
+
+
+def _header(identity: dict[str, Any]) -> str:
+    return json.dumps({"format": JOURNAL_FORMAT, "run": identity}, sort_keys=True)
+
+
+def _record_json(rec: GameRecord) -> dict[str, Any]:
+    return dataclasses.asdict(rec)
+
+
+def _ints(x: Any, what: str) -> tuple[int, ...]:
+    if not isinstance(x, list) or not all(type(v) is int for v in x):
+        raise ValueError(f"{what} is not a list of integers")
+    return tuple(x)
+
+
+def _floats(x: Any, what: str) -> tuple[float, ...]:
+    if not isinstance(x, list) or not all(type(v) in (int, float) for v in x):
+        raise ValueError(f"{what} is not a list of numbers")
+    return tuple(float(v) for v in x)
+
+
+def _record_from_json(d: Any, block: int, arr: tuple[int, ...], engine_seed: int,
+                      seeds: tuple[int, ...]) -> GameRecord:
+    """One journal game, checked field by field against the game its block must have played
+    (arrangement, seeds, the history's digest): a line from other settings or an edited one is
+    refused, never counted. ``_check_replay`` then plays its moves again."""
+    names = [f.name for f in dataclasses.fields(GameRecord)]
+    if not isinstance(d, dict) or sorted(d) != sorted(names):
+        raise ValueError(f"a game is not an object with the fields {names}")
+    if d["block"] != block:
+        raise ValueError(f"a game of block {d['block']!r} in block {block}'s line")
+    if _ints(d["arrangement"], "arrangement") != arr:
+        raise ValueError(f"seat arrangement {d['arrangement']} where the block plays {list(arr)}")
+    if d["engine_seed"] != engine_seed or _ints(d["agent_seeds"], "agent_seeds") != seeds:
+        raise ValueError("its seeds are not this evaluation's (another --seed or other settings)")
+    returns = _floats(d["returns"], "returns")
+    scores = None if d["scores"] is None else _floats(d["scores"], "scores")
+    history = _ints(d["history"], "history")
+    if len(returns) != len(arr) or (scores is not None and len(scores) != len(arr)):
+        raise ValueError("returns or scores do not have one entry a seat")
+    if type(d["length"]) is not int or d["length"] < 0 or type(d["truncated"]) is not bool:
+        raise ValueError("length is not a count or truncated not true/false")
+    digest = hashlib.sha1(json.dumps([list(arr), list(history)]).encode()).hexdigest()[:16]
+    if d["history_hash"] != digest:
+        raise ValueError("its history does not match its digest (an edited or damaged line)")
+    cpu = d["cpu"]
+    if not isinstance(cpu, list) or len(cpu) != len(arr) or not all(
+            isinstance(c, list) and len(c) == 3 and all(type(v) in (int, float) and v >= 0 for v in c)
+            and type(c[2]) is int for c in cpu):
+        raise ValueError("cpu is not [seconds, longest, decisions] a seat")
+    return GameRecord(block, arr, engine_seed, seeds, returns, scores, d["length"], d["truncated"],
+                      digest, history, tuple((float(a), float(b), int(n)) for a, b, n in cpu))
+
+
+def _check_replay(game: Game, rec: GameRecord, opening: list[int], max_steps: int) -> None:
+    """The recorded moves played again by the engine from the record's seed give its result: the
+    opening is the block's, every move is legal, and the game ends (or stops at the move cap)
+    with the recorded returns, scores, length and truncation."""
+    k = len(opening)
+    if list(rec.history[:k]) != opening:
+        raise ValueError("its opening moves are not the block's")
+    if len(rec.history) > max_steps:
+        raise ValueError(f"{len(rec.history)} moves, over the move cap {max_steps}")
+    state = game.replay(rec.engine_seed, rec.history)
+    res = game_result(state)
+    if not state.is_terminal() and len(rec.history) < max_steps:
+        raise ValueError("its game stops before its end and before the move cap")
+    scores = None if res.scores is None else tuple(float(x) for x in res.scores)
+    if (tuple(float(x) for x in res.returns), scores, res.truncated, len(state.history)) != \
+            (rec.returns, rec.scores, rec.truncated, rec.length):
+        raise ValueError("its recorded result is not what its moves give")
+
+
+def read_journal(path: Path, identity: dict[str, Any], tasks: Sequence[tuple], kinds: Sequence[int],
+                 game: Game, max_steps: int) -> list[GameRecord]:
+    """The finished games a journal holds for the evaluation ``identity`` with ``tasks`` (an
+    unfinished last line, from a process killed while writing it, is left out), each replayed by
+    the engine (``_check_replay``). Anything else that does not fit is a JournalError naming the
+    file and line."""
+    text = complete_text(path)
+    lines = text.splitlines()
+    if not lines:
+        raise JournalError(f"{path}: no games journal to continue (run without --resume to start)")
+    try:
+        head = json.loads(lines[0])
+    except ValueError:
+        head = None
+    if not isinstance(head, dict) or head.get("format") != JOURNAL_FORMAT or not isinstance(head.get("run"), dict):
+        raise JournalError(f"{path}: not an evaluation's games journal (its first line is not a "
+                           f"{JOURNAL_FORMAT} header)")
+    was = head["run"]
+    differ = sorted(k for k in set(was) | set(identity) if was.get(k) != identity.get(k))
+    if differ:
+        detail = "; ".join(f"{k}: was {was.get(k)!r}, now {identity.get(k)!r}" for k in differ[:3])
+        raise JournalError(f"{path} holds another evaluation's games ({detail}): --resume continues the "
+                           f"same command only; run without --resume, or into another --out, to start over")
+    records: list[GameRecord] = []
+    seen: set[int] = set()
+    for number, line in enumerate(lines[1:], start=2):
+        try:
+            entry = json.loads(line)
+            if not isinstance(entry, dict) or sorted(entry) != ["block", "games"]:
+                raise ValueError("not an object with 'block' and 'games'")
+            block = entry["block"]
+            if type(block) is not int or not 0 <= block < len(tasks):
+                raise ValueError(f"block {block!r} is not one of this evaluation's 0-{len(tasks) - 1}")
+            if block in seen:
+                raise ValueError(f"block {block} is in the journal twice")
+            _, group, seed_words, opening_moves = tasks[block]
+            arrs = arrangements(group, kinds, block)
+            engine_seed, opening_seed, seeds = block_seeds(seed_words, arrs)
+            if not isinstance(entry["games"], list) or len(entry["games"]) != len(arrs):
+                raise ValueError(f"the block's {len(arrs)} games are not all there")
+            opening = _opening(game, engine_seed, opening_seed, opening_moves)
+            for d, arr, s in zip(entry["games"], arrs, seeds):
+                rec = _record_from_json(d, block, arr, engine_seed, s)
+                _check_replay(game, rec, opening, max_steps)
+                records.append(rec)
+            seen.add(block)
+        except (ValueError, TypeError, KeyError, IndexError) as exc:
+            raise JournalError(f"{path}, line {number}: {exc}; the journal cannot continue this "
+                               f"evaluation (run without --resume to start over)") from None
+    return records
 
 
 # =============================================================================================
@@ -688,11 +864,56 @@ def _label(entry, used: Counter) -> str:
     return base if used[base] == 1 else f"{base}#{used[base]}"
 
 
+def _open_journal(path: Path, identity: dict[str, Any], tasks: Sequence[tuple], kinds: Sequence[int],
+                  game: Game, max_steps: int, resume: bool) -> tuple[Appender, list[GameRecord]]:
+    """The journal to append to (locked) and, with ``resume``, the games it holds already."""
+    if resume:   # checked before the file is touched (a wrong folder changes nothing) ...
+        read_journal(path, identity, tasks, kinds, game, max_steps)
+    journal = Appender(path, _header(identity), _journal_busy, fresh=not resume)
+    try:   # ... and read under the lock: these are all the games another run could have added
+        return journal, read_journal(path, identity, tasks, kinds, game, max_steps) if resume else []
+    except BaseException:
+        journal.close()
+        raise
+
+
+def _play_blocks(ctx: _Context, todo: list[tuple], workers: int, start_method: str,
+                 finished: Callable[[list[GameRecord]], None], bar) -> None:
+    """Play the blocks ``todo`` (in this process with one worker), handing each block's games to
+    ``finished`` as they come back."""
+    if not todo:
+        return
+    if workers == 1 or len(todo) == 1:
+        _init_worker(ctx, subprocess=False)
+        with _one_torch_thread():
+            for t in todo:
+                recs = _run_block(t)
+                finished(recs)
+                if bar:
+                    bar.update(len(recs))
+        return
+    mpctx = mp.get_context(start_method)
+    with deferred():   # a stop while the workers start waits until they have started
+        pool = mpctx.Pool(min(workers, len(todo)), initializer=_init_worker, initargs=(ctx,))
+    try:
+        # chunks of blocks sized by their measured time (slow games come back one block at a time),
+        # at most 8 and a quarter of a worker's share
+        chunk = max(1, min(8, len(todo) // (4 * workers)))
+        for part in pool_paced(pool, _run_block, todo, workers, max_chunk=chunk):
+            for recs in part:
+                finished(recs)
+            if bar:   # once a chunk: a bar written to a file (every 30 s) shows the count after it
+                bar.update(sum(len(recs) for recs in part))
+    finally:   # as `with Pool()` would, and whatever a signal left the workers holding
+        end_pool(pool)
+
+
 def evaluate(game, agents: Sequence[str | Callable], *, options: dict | None = None, games: int = 100,
              workers: int = 2, seed: int = 0, opening_moves: int = 2, max_steps: int | None = None,
              names: Sequence[str] | None = None, progress: bool = True, bootstrap: int = 200,
              out: str | os.PathLike | None = None, start_method: str = "spawn",
-             trust: bool = False, seat_like: Sequence[str | Callable] | None = None) -> EvalReport:
+             trust: bool = False, seat_like: Sequence[str | Callable] | None = None,
+             resume: bool = False) -> EvalReport:
     """Play seat-balanced matches between ``agents`` and return an ``EvalReport``.
 
     ``game``: a registered id or bare name (built with ``options``), or an ``envs.core.game.Game``.
@@ -711,6 +932,11 @@ def evaluate(game, agents: Sequence[str | Callable], *, options: dict | None = N
     A stop (SIGINT / SIGTERM: ``Stopped``) re-raises it after writing, when ``out`` is given, the
     report of the blocks finished so far (each block is every seating of one deal, so the games
     stay seat-balanced; ``settings["stopped_after"]`` and a warning say so).
+    With ``out``, each finished block is also appended to ``out/games.jsonl`` as it comes back (the
+    journal; a new evaluation empties it first). ``resume``: continue the evaluation whose journal
+    ``out`` holds, which must be the same command (game, options, agents and their checkpoints'
+    contents, seed, games, opening, move cap; workers may differ): its blocks are read back, not
+    played again, so a stopped or killed run ends with the same games as an unbroken one.
     """
     if isinstance(game, str):
         game_id = envs.resolve(game)
@@ -755,47 +981,47 @@ def evaluate(game, agents: Sequence[str | Callable], *, options: dict | None = N
             tasks.append((len(tasks), group, (seed, g_idx, b), opening_moves))
     total_games = sum(len(arrangements(t[1], kinds)) for t in tasks)
     ctx = _Context(source, agents, max_steps, trust, kinds)
+    journal: Appender | None = None
     records: list[GameRecord] = []
+    if resume and not all(isinstance(a, str) for a in [*agents, *like]):
+        raise ValueError("resume needs agent specs (strings): a factory's games cannot be "
+                         "recognised as the same agent's")
+    if resume and out is None:
+        raise ValueError("resume continues the games journal in out: give out")
+    if out is not None:
+        identity = run_identity(game_obj, game_id, agents, labels, kinds, seed, games, opening_moves, max_steps)
+        journal, records = _open_journal(Path(out) / JOURNAL, identity, tasks, kinds, game_obj, max_steps, resume)
+    resumed = len(records)
+    done = {r.block for r in records}
+    todo = [t for t in tasks if t[0] not in done]
     bar = None
     if progress:
         try:
-            bar = progress_bar(total_games, f"eval {game_id}", "game")
+            bar = progress_bar(total_games, f"eval {game_id}", "game", initial=resumed)
         except ModuleNotFoundError:   # a base install (tqdm comes with the train extra): no bar
             pass
+
+    def finished(recs: list[GameRecord]) -> None:
+        records.extend(recs)
+        if journal is not None and recs:
+            journal.add(json.dumps({"block": recs[0].block, "games": [_record_json(r) for r in recs]}))
+
     stop: Stopped | None = None
     try:
-        if workers == 1 or len(tasks) == 1:
-            _init_worker(ctx, subprocess=False)
-            with _one_torch_thread():
-                for t in tasks:
-                    recs = _run_block(t)
-                    records.extend(recs)
-                    if bar:
-                        bar.update(len(recs))
-        else:
-            mpctx = mp.get_context(start_method)
-            with deferred():   # a stop while the workers start waits until they have started
-                pool = mpctx.Pool(min(workers, len(tasks)), initializer=_init_worker, initargs=(ctx,))
-            try:
-                # chunks of blocks sized by their measured time (slow games come back one block
-                # at a time), at most 8 and a quarter of a worker's share
-                chunk = max(1, min(8, len(tasks) // (4 * workers)))
-                for part in pool_paced(pool, _run_block, tasks, workers, max_chunk=chunk):
-                    for recs in part:
-                        records.extend(recs)
-                    if bar:   # once a chunk: a bar written to a file (every 30 s) shows the count after it
-                        bar.update(sum(len(recs) for recs in part))
-            finally:   # as `with Pool()` would, and whatever a signal left the workers holding
-                end_pool(pool)
+        _play_blocks(ctx, todo, workers, start_method, finished, bar)
     except KeyboardInterrupt as exc:   # SIGINT / SIGTERM (``Stopped``): report the finished games
         stop = as_stopped(exc)
     finally:
         if bar:
             bar.close()
+        if journal is not None:
+            journal.close()
     records.sort(key=lambda r: (r.block, r.arrangement))
     settings = {"seed": seed, "games_per_group": games, "opening_moves": opening_moves,
                 "max_steps": max_steps, "workers": workers,
                 "agent_specs": [a if isinstance(a, str) else repr(a) for a in agents], "seat_kinds": kinds}
+    if resume:
+        settings["resumed_games"] = resumed   # read back from the journal, not played by this call
     if stop is not None:
         if not records or out is None:   # nothing to report, or nowhere to write it
             raise stop
@@ -806,7 +1032,8 @@ def evaluate(game, agents: Sequence[str | Callable], *, options: dict | None = N
         report.write(out)
     if stop is not None:
         raise stop.with_detail(f"after {len(records)} of {total_games} games, whose report is "
-                               f"{Path(out or '.') / 'report.md'} (an evaluation does not resume)") from None
+                               f"{Path(out or '.') / 'report.md'} (the same command with --resume "
+                               f"plays the rest)") from None
     return report
 
 

@@ -49,6 +49,7 @@ import csv
 import dataclasses
 import datetime
 import hashlib
+import io
 import itertools
 import json
 import math
@@ -65,6 +66,7 @@ from ..agents.registry import has_heuristic, make_agent
 from ..agents.shipped import agent_kind, shipped_agents
 from ..threads import limited_threads
 from . import evaluate as ev
+from .journal import Appender, complete_text
 from .ladder_fit import BOOTSTRAP, fit_ladder, place_rating
 from .levels import ANCHOR, FORMAT, LadderError, ladder_name, ladder_options, load_ladder, paths
 from .progress import progress_bar
@@ -251,9 +253,7 @@ def read_games(path: str | os.PathLike) -> list[dict[str, Any]]:
     path = Path(path)
     if not path.exists():
         return []
-    text = path.read_text(encoding="utf-8")
-    if text and not text.endswith("\n"):
-        text = text[:text.rfind("\n") + 1]
+    text = complete_text(path)
     rows = []
     reader = csv.reader(text.splitlines())
     header = next(reader, None)
@@ -281,51 +281,28 @@ def read_games(path: str | os.PathLike) -> list[dict[str, Any]]:
     return rows
 
 
-def _lock(fh, path: Path) -> None:
-    """Lock the open games file ``fh`` for this writer until it is closed: a second ladder (or
-    placement) run on the same file, in another process or this one, is a LadderError, not the same
-    games played and saved twice. Where the system has no ``flock`` (not POSIX) nothing is locked."""
-    try:
-        import fcntl
-    except ImportError:   # pragma: no cover (Windows)
-        return
-    try:
-        fcntl.flock(fh.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except OSError:
-        raise LadderError(f"{path} is being played by another run right now (arena ladder or a placement); "
-                          f"a second one would play the same games twice: wait for it, or stop it "
-                          f"(Ctrl-C keeps its games) and run again") from None
+def _busy(path: Path) -> LadderError:
+    return LadderError(f"{path} is being played by another run right now (arena ladder or a placement); "
+                       f"a second one would play the same games twice: wait for it, or stop it "
+                       f"(Ctrl-C keeps its games) and run again")
 
 
-class _Appender:
-    """Appends rows to a games CSV (writing the header first), each flushed as it comes, after
-    cutting an unfinished last line left by a killed process. It holds the file locked (``_lock``)
-    from before that cut until ``close``."""
+def _csv_line(fields: Sequence[str]) -> str:
+    buf = io.StringIO()
+    csv.writer(buf, lineterminator="\n").writerow(fields)
+    return buf.getvalue()[:-1]
+
+
+class _Appender(Appender):
+    """Appends game rows to a games CSV (``train/journal.Appender``: the header first, each row
+    flushed as it comes, an unfinished last line of a killed process cut, the file locked until
+    ``close``: a second run on it is a LadderError)."""
 
     def __init__(self, path: Path):
-        self.path = path
-        path.parent.mkdir(parents=True, exist_ok=True)
-        self.fh = open(path, "a", encoding="utf-8", newline="")   # O_APPEND: every write goes to the end
-        try:
-            _lock(self.fh, path)
-            data = path.read_bytes()
-            if data and not data.endswith(b"\n"):
-                with open(path, "r+b") as cut:
-                    cut.truncate(data.rfind(b"\n") + 1)
-        except BaseException:
-            self.fh.close()
-            raise
-        self.writer = csv.writer(self.fh, lineterminator="\n")
-        if path.stat().st_size == 0:
-            self.writer.writerow(LADDER_COLUMNS)
-            self.fh.flush()
+        super().__init__(path, _csv_line(LADDER_COLUMNS), _busy)
 
-    def add(self, row: dict[str, Any]) -> None:
-        self.writer.writerow(_row_to_csv(row))
-        self.fh.flush()
-
-    def close(self) -> None:
-        self.fh.close()
+    def add_row(self, row: dict[str, Any]) -> None:
+        self.add(_csv_line(_row_to_csv(row)))
 
 
 # =============================================================================================
@@ -507,7 +484,7 @@ def run_ladder(game_id: str, num_players: int = 2, *, games: int = DEFAULT_GAMES
 
         def on_row(row: dict[str, Any]) -> None:
             nonlocal played
-            appender.add(row)
+            appender.add_row(row)
             rows.append(row)
             played += 1
             if bar is not None:
@@ -756,7 +733,7 @@ def place(agent: Any, game_id: str, num_players: int = 2, *, games: int = DEFAUL
     def on_row(row: dict[str, Any]) -> None:
         rows.append(row)
         if appender is not None:
-            appender.add(row)
+            appender.add_row(row)
         if bar is not None:
             bar.update(1)
 

@@ -1,0 +1,80 @@
+"""Files that grow a line a finished game, so a stopped run keeps its games and the next one goes on.
+
+Two writers use it: the ladder's games CSV (``train/ladder.py``) and ``arena eval``'s games
+journal (``train/evaluate.py``, ``--resume``). What they share:
+
+- **One writer at a time.** ``Appender`` holds the file locked (``flock``) from its opening until
+  ``close``: a second run on the same file fails at once (the ``busy`` error its caller gives)
+  instead of playing the same games and writing them twice. Where the system has no ``flock``
+  (not POSIX) nothing is locked.
+- **A killed writer's last line.** A process killed in the middle of a write leaves a last line
+  without its newline: ``Appender`` cuts it (after taking the lock, so it is not a live writer's
+  line), and ``complete_text`` reads a file without it. Every other line is whole, because each
+  line goes out in one write, flushed, to a file opened for appending.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Callable
+
+
+def complete_text(path: Path) -> str:
+    """The text of ``path`` up to its last newline (an unfinished last line left out); "" for a
+    missing file."""
+    if not path.exists():
+        return ""
+    text = path.read_text(encoding="utf-8")
+    return text[:text.rfind("\n") + 1]
+
+
+def _lock(fh, path: Path, busy: Callable[[Path], Exception]) -> None:
+    try:
+        import fcntl
+    except ImportError:   # pragma: no cover (Windows)
+        return
+    try:
+        fcntl.flock(fh.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        raise busy(path) from None
+
+
+class Appender:
+    """Appends lines to ``path`` (its ``header`` line first, in an empty file), each flushed as it
+    comes, after cutting an unfinished last line left by a killed process; ``fresh`` empties the
+    file first instead (a run that starts over). The file is locked (``busy(path)`` is raised when
+    another writer holds it) from before the cut until ``close``."""
+
+    def __init__(self, path: Path, header: str, busy: Callable[[Path], Exception], fresh: bool = False):
+        self.path = path
+        path.parent.mkdir(parents=True, exist_ok=True)
+        self.fh = open(path, "a", encoding="utf-8", newline="")   # O_APPEND: every write goes to the end
+        try:
+            _lock(self.fh, path, busy)
+            if fresh:
+                self.fh.truncate(0)
+            else:
+                data = path.read_bytes()
+                if data and not data.endswith(b"\n"):
+                    with open(path, "r+b") as cut:
+                        cut.truncate(data.rfind(b"\n") + 1)
+            if path.stat().st_size == 0:
+                self.add(header)
+        except BaseException:
+            self.fh.close()
+            raise
+
+    def add(self, line: str) -> None:
+        """Append ``line`` (without its newline) in one flushed write."""
+        if "\n" in line:
+            raise ValueError("a journal line holds no newline")
+        self.fh.write(line + "\n")
+        self.fh.flush()
+
+    def close(self) -> None:
+        self.fh.close()
+
+    def __enter__(self) -> "Appender":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
