@@ -57,8 +57,9 @@ import numpy as np
 
 from .. import envs
 from ..agents.base import RandomAgent
-from ..agents.registry import make_agent
+from ..agents.registry import checkpoint_for, checkpoint_ref, make_agent
 from ..agents.shipped import resolve_checkpoint
+from ..envs.core.errors import ArenaError
 from ..envs.core.game import Game, default_max_steps
 from ..threads import limit_threads, limited_threads
 from .journal import Appender, complete_text
@@ -345,7 +346,7 @@ JOURNAL = "games.jsonl"
 JOURNAL_FORMAT = "arena-eval-games/1"
 
 
-class JournalError(ValueError):
+class JournalError(ArenaError):
     """A games journal that cannot continue this evaluation (missing, another run's, corrupt)."""
 
 
@@ -363,8 +364,6 @@ def run_identity(game, game_id: str, agents: Sequence[Any], labels: Sequence[str
     Checkpoints (and a rules file) count by their content, so a file replaced at the same path
     does not continue the games of the old one. The number of workers is not in it (it changes
     no game)."""
-    from ..agents.registry import checkpoint_for, checkpoint_ref
-
     files = {}
     for a in agents:
         ref = checkpoint_ref(a) if isinstance(a, str) else None
