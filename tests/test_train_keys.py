@@ -23,7 +23,6 @@ USER_KNOBS = {
     "share_features": ("false gives the value head its own features extractor", "test_training_pipeline.py"),
     "snapshot_sampling": ("false: past snapshots play their argmax move instead of sampling",
                           "test_training_pipeline.py"),
-    "init_policy": ("start PPO from a checkpoint's weights instead of cloning (fine-tuning)", "test_checkpoint_safety.py"),
     "rllib": ("the Ray RLlib section: env runners, learners, self-play share (docs/rllib.md)", "test_rllib.py"),
 }
 
