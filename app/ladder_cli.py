@@ -5,6 +5,7 @@
     arena ladder zaka --add ppo:runs/x/final.zip      # place an agent: games against the roster only
     arena ladder zaka --show                 # the table and the difficulty levels, nothing played
     arena ladder zaka --replay               # play recorded games again: does this code reproduce them?
+    arena ladder zaka --redo ppo:zaka        # a shipped network replaced: its games played again
     arena ladder --page                      # docs/ladder.md and docs/images/ladder_*.png from the data
 
 The data go to ``checkpoints/ladder/`` (the published ladders) unless ``--dir DIR`` says otherwise.
@@ -52,7 +53,7 @@ def _docs_folder(given: str | None) -> Path:
 
 
 #: the options that only a run that plays (the ladder itself, or --add) reads
-_PLAY_OPTIONS = ("games", "seed", "workers", "anchors", "out")
+_PLAY_OPTIONS = ("games", "seed", "workers", "anchors", "out", "redo")
 
 
 def _refuse(args, what: str, names: tuple[str, ...], hint: str) -> None:
@@ -125,6 +126,9 @@ def _ladder(args) -> int:
         print(level_table(derive_levels(data)))
         return 0
     if args.add:
+        if args.redo:
+            raise CLIError("--redo plays a roster agent's ladder games again; --add places another agent",
+                           hint="give one of them")
         make_agent(args.add, game, seed=0, trust=args.trust_checkpoint)   # a bad spec: one line, now
         out = check_out_folder(args.out) if args.out else None
         result = ladder.place(args.add, game_id, args.players, games=args.games or ladder.DEFAULT_PLACE_GAMES,
@@ -141,7 +145,7 @@ def _ladder(args) -> int:
             make_agent(spec, game, seed=0, trust=args.trust_checkpoint)
     run = ladder.run_ladder(game_id, args.players, games=args.games or ladder.DEFAULT_GAMES,
                             workers=args.workers or 1, seed=args.seed or 0, folder=folder, specs=args.roster,
-                            progress=not args.no_progress, trust=args.trust_checkpoint)
+                            progress=not args.no_progress, trust=args.trust_checkpoint, redo=args.redo or ())
     print(run.table())
     print()
     print(level_table(derive_levels(run.data)))
@@ -188,6 +192,10 @@ def register(subparsers) -> None:
     p.add_argument("--anchors", nargs="+", metavar="AGENT",
                    help="with --add: the roster agents to play (default: all of them)")
     p.add_argument("--out", help="with --add: a folder for the placement's games (resumable) and result")
+    p.add_argument("--redo", nargs="+", metavar="AGENT",
+                   help="take the games of these roster agents out of the ladder and play them again from the "
+                        "same seeds (after a shipped checkpoint is replaced: the ladder refuses to go on with "
+                        "games of the old file)")
     p.add_argument("--show", action="store_true", help="print the ladder's table and difficulty levels; play nothing")
     p.add_argument("--replay", action="store_true",
                    help="play again each roster agent's cheapest recorded game of the ladder and check that "

@@ -219,7 +219,10 @@ def page_text(ladders: Sequence[dict[str, Any]], costs: dict[str, Any] | None = 
         "- **Reproducible:** each game's row holds its seeds and a hash of its moves; `arena ladder GAME "
         "--players N --replay` plays each roster agent's cheapest recorded game again and checks that it "
         "makes the same moves and results (the tests do so for every published table), so a change to "
-        "an engine or an agent that would make the ratings describe other code is caught.",
+        "an engine or an agent that would make the ratings describe other code is caught. The data "
+        "also record the sha256 of every roster checkpoint: a shipped network replaced at the same path "
+        "stops the ladder (and placing against it) until `arena ladder GAME --players N --redo SPEC` has "
+        "played that agent's games again from the same seeds.",
         "",
         "## Summary",
         "",

@@ -130,7 +130,7 @@ def scrub(text: str) -> str:
 def catalog(defaults: dict[str, Any] | None = None, allowed: AgentAllowList | None = None) -> dict[str, Any]:
     """Games (with variants and player counts), the agents offered per game, and the presets."""
     allowed = allowed or AgentAllowList()
-    games = []
+    games: list[dict[str, Any]] = []
     for name in envs.names():
         sp = envs.spec(name)
         default_game = envs.make_game(name)
@@ -144,7 +144,7 @@ def catalog(defaults: dict[str, Any] | None = None, allowed: AgentAllowList | No
         offered = allowed.offered(name)
         fixed = {spec: allowed.fixed_options(spec) for spec, _ in offered}
         games.append({"id": name, "description": sp.description, "players": sp.players,
-                      "default_options": json.loads(json.dumps(default_game.options(), default=str)),
+                      "default_options": default_game.options_json(),
                       "variants": variants, "agents": [spec for spec, _ in offered],
                       "notes": {spec: note for spec, note in offered if note},
                       "agent_options": {spec: opts for spec, opts in fixed.items() if opts is not None}})

@@ -63,6 +63,20 @@ def test_a_finished_evaluation_resumes_without_a_game(full, tmp_path):
     assert again.data["per_agent"] == report.data["per_agent"]
 
 
+def test_resume_replays_each_saved_game_once(full, tmp_path, monkeypatch):
+    # the journal is read before the lock (a wrong folder changes nothing) and again under it
+    # (another run may have added blocks): the second reading replays only lines it has not seen
+    from tabletop_arena.train import evaluate as ev
+    out, _ = full
+    shutil.copy(Path(out) / JOURNAL, tmp_path / JOURNAL)
+    replays = []
+    real = ev._check_replay
+    monkeypatch.setattr(ev, "_check_replay", lambda *a: (replays.append(a[1].block), real(*a))[1])
+    again = run(tmp_path, resume=True)
+    assert again.data["settings"]["resumed_games"] == 12
+    assert sorted(replays) == sorted(r.block for r in again.records)   # 12 games, each once
+
+
 @pytest.mark.parametrize("change", [{"seed": 4}, {"games": 14}, {"opening_moves": 1}, {"max_steps": 500}])
 def test_resume_refuses_another_evaluations_journal(full, tmp_path, change):
     out, _ = full
@@ -138,6 +152,28 @@ def test_one_journal_has_one_writer(tmp_path):
             run(tmp_path, games=2)
     finally:
         live.close()
+
+
+def test_a_rewritten_file_keeps_its_lock_and_goes_on_appending(tmp_path):
+    path = tmp_path / "games.jsonl"
+    busy = []
+
+    def refuse(p):
+        busy.append(p)
+        return JournalError("busy")
+    w = Appender(path, "head", refuse)
+    for line in ("a", "b", "c"):
+        w.add(line)
+    w.rewrite(["a", "c"])
+    with pytest.raises(JournalError):   # the new file is held as the old one was
+        Appender(path, "head", refuse)
+    w.add("d")
+    w.close()
+    assert path.read_text() == "head\na\nc\nd\n" and busy == [path]
+    assert not (tmp_path / "games.jsonl.rewrite").exists()
+    with Appender(path, "head", refuse) as again, pytest.raises(ValueError, match="no newline"):
+        again.rewrite(["x\ny"])
+    assert path.read_text() == "head\na\nc\nd\n"
 
 
 def test_a_checkpoint_counts_by_its_content(tmp_path):

@@ -7,8 +7,11 @@ in CI; the published ones (checkpoints/ladder/) are made by ``arena ladder GAME`
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 import json
 import math
+import shutil
+import zipfile
 from collections import Counter
 from pathlib import Path
 
@@ -16,9 +19,10 @@ import pytest
 
 from tabletop_arena import envs
 from tabletop_arena.agents.base import RandomAgent
+from tabletop_arena.agents.registry import checkpoint_for
 from tabletop_arena.app import ladder_page
 from tabletop_arena.app.cli import main
-from tabletop_arena.train import ladder, ladder_fit, levels
+from tabletop_arena.train import evaluate, ladder, ladder_fit, levels
 from tabletop_arena.train.stops import Stopped
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -274,6 +278,55 @@ def test_a_ladder_being_played_refuses_a_second_run_on_its_games(tmp_path):
     assert _tiny("zaka", tmp_path).played == 4   # once the first is done, the ladder goes on
 
 
+def _sha(path) -> str:
+    return hashlib.sha256(Path(path).read_bytes()).hexdigest()
+
+
+def test_a_replaced_checkpoint_stops_the_ladder_until_its_games_are_played_again(tmp_path):
+    """The JSON records the sha256 of each roster checkpoint; a file replaced at the same path would
+    put two networks' games under one name, so the ladder is refused (changing nothing) until
+    --redo takes that agent's games out and plays them again from the same seeds."""
+    net = tmp_path / "net.zip"
+    shutil.copy(checkpoint_for("zaka"), net)
+    spec = f"ppo:{net}"
+    specs = ["random", "heuristic", spec]
+    first = _tiny("zaka", tmp_path / "l", specs=specs, max_games=4)
+    assert first.data["file_sha256"] == {spec: _sha(net)}
+    old_rows = ladder.read_games(first.csv_path)
+    with zipfile.ZipFile(net, "a") as zf:   # another file at the same path (here: the same weights)
+        zf.comment = b"another file"
+    before = (first.csv_path.read_bytes(), first.json_path.read_bytes())
+    with pytest.raises(levels.LadderError, match=r"checkpoint is not the file the games .* --redo ppo:"):
+        _tiny("zaka", tmp_path / "l", specs=specs)
+    with pytest.raises(levels.LadderError, match="no longer play from the files"):
+        ladder.place("random", "zaka", 2, games=2, folder=tmp_path / "l", anchors=[spec, "heuristic"],
+                     progress=False)
+    assert (first.csv_path.read_bytes(), first.json_path.read_bytes()) == before
+    with pytest.raises(levels.LadderError, match="not on it"):
+        _tiny("zaka", tmp_path / "l", specs=specs, redo=["mcts:2"])
+    again = _tiny("zaka", tmp_path / "l", specs=specs, redo=[spec])
+    theirs = [r for r in old_rows if spec in r["seats"]]
+    assert theirs and again.played == 6 - len(old_rows) + len(theirs)   # the rest, and its games again
+    assert again.data["file_sha256"] == {spec: _sha(net)} and again.data["complete"]
+    rows = ladder.read_games(again.csv_path)
+
+    def games(rs):
+        return sorted((r["round"], tuple(r["seats"]), r["history_hash"]) for r in rs)
+    whole = _tiny("zaka", tmp_path / "whole", specs=specs)   # the same games as one unbroken run
+    assert games(rows) == games(ladder.read_games(whole.csv_path))
+    assert not list((tmp_path / "l").glob("*.rewrite"))
+    assert _tiny("zaka", tmp_path / "l", specs=specs).played == 0   # the file now matches
+
+
+def test_the_published_ladders_record_the_files_their_games_were_played_with():
+    """A shipped network replaced without its ladder games played again fails here at once (the
+    replay test below catches it only when the cheapest game happens to change)."""
+    for data in levels.all_ladders():
+        game = ladder.build_game(data["game"], data["num_players"])
+        assert data["file_sha256"] == evaluate.file_digests(game, data["roster"]), \
+            f"{data['name']}: a roster checkpoint changed since its games: {data['command']} --redo SPEC"
+
+
 def test_a_ladder_refuses_other_settings_and_a_roster_without_random(tmp_path):
     _tiny("zaka", tmp_path, max_games=1)
     with pytest.raises(levels.LadderError, match="seed=0"):
@@ -504,6 +557,8 @@ def test_arena_ladder_runs_shows_places_and_writes_the_page(tmp_path, capsys):
     (["ladder", "zaka", "--replay", "--out", "X"], "takes no --out"),
     (["ladder", "zaka", "--show", "--seed", "3"], "--show (it plays nothing) takes no --seed"),
     (["ladder", "--page", "--replay"], "--page takes no --replay"),
+    (["ladder", "zaka", "--add", "random", "--redo", "heuristic", "--dir", "X"], "--redo plays a roster agent"),
+    (["ladder", "zaka", "--show", "--redo", "heuristic"], "takes no --redo"),
     (["ladder", "--page", "--workers", "2"], "--page takes no --workers"),
     (["ladder", "--page", "--players", "3"], "--page writes every player count's tables"),
     (["play", "zaka", "--level", "3", "--opponents", "random"], "--level picks the opponents"),

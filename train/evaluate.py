@@ -358,20 +358,30 @@ def _file_digest(path: str | os.PathLike) -> str:
     return h.hexdigest()
 
 
-def run_identity(game, game_id: str, agents: Sequence[Any], labels: Sequence[str], kinds: Sequence[int],
-                 seed: int, games: int, opening_moves: int, max_steps: int) -> dict[str, Any]:
-    """What decides an evaluation's games: a journal continues only the run with the same identity.
-    Checkpoints (and a rules file) count by their content, so a file replaced at the same path
-    does not continue the games of the old one. The number of workers is not in it (it changes
-    no game)."""
+def file_digests(game, agents: Sequence[Any]) -> dict[str, str]:
+    """The sha256 of the file behind each agent spec that names a checkpoint, and of the game's
+    rules file (key ``config_path``) where it has one: what games played by these specs depend on
+    beyond the code. A file replaced at the same path changes them (the eval journal's identity,
+    the ladder's ``file_sha256``)."""
     files = {}
     for a in agents:
         ref = checkpoint_ref(a) if isinstance(a, str) else None
         if ref is not None:
             files[a] = _file_digest(checkpoint_for(ref[1], ref[0], game))
-    options = json.loads(json.dumps(game.options(), default=str))
-    if options.get("config_path"):
-        files["config_path"] = _file_digest(options["config_path"])
+    config_path = game.options().get("config_path")
+    if config_path:
+        files["config_path"] = _file_digest(config_path)
+    return files
+
+
+def run_identity(game, game_id: str, agents: Sequence[Any], labels: Sequence[str], kinds: Sequence[int],
+                 seed: int, games: int, opening_moves: int, max_steps: int) -> dict[str, Any]:
+    """What decides an evaluation's games: a journal continues only the run with the same identity.
+    Checkpoints (and a rules file) count by their content (``file_digests``), so a file replaced at
+    the same path does not continue the games of the old one. The number of workers is not in it
+    (it changes no game)."""
+    files = file_digests(game, agents)
+    options = game.options_json()
     return {"game": game_id, "options": options,
             "agents": [a if isinstance(a, str) else repr(a) for a in agents], "names": list(labels),
             "seat_kinds": list(kinds), "seed": seed, "games_per_group": games,
@@ -456,11 +466,13 @@ def _check_replay(game: Game, rec: GameRecord, opening: list[int], max_steps: in
 
 
 def read_journal(path: Path, identity: dict[str, Any], tasks: Sequence[tuple], kinds: Sequence[int],
-                 game: Game, max_steps: int) -> list[GameRecord]:
+                 game: Game, max_steps: int,
+                 checked: dict[str, list[GameRecord]] | None = None) -> list[GameRecord]:
     """The finished games a journal holds for the evaluation ``identity`` with ``tasks`` (an
     unfinished last line, from a process killed while writing it, is left out), each replayed by
     the engine (``_check_replay``). Anything else that does not fit is a JournalError naming the
-    file and line."""
+    file and line. ``checked``: lines already read this way for the same evaluation and their
+    games (filled in as lines are read), so a second reading replays only the lines added since."""
     text = complete_text(path)
     lines = text.splitlines()
     if not lines:
@@ -480,8 +492,16 @@ def read_journal(path: Path, identity: dict[str, Any], tasks: Sequence[tuple], k
                            f"same command only; run without --resume, or into another --out, to start over")
     records: list[GameRecord] = []
     seen: set[int] = set()
+    memo: dict[str, list[GameRecord]] = {} if checked is None else checked
     for number, line in enumerate(lines[1:], start=2):
         try:
+            if line in memo:   # the same text of this evaluation's journal: the same games
+                block = memo[line][0].block
+                if block in seen:
+                    raise ValueError(f"block {block} is in the journal twice")
+                records.extend(memo[line])
+                seen.add(block)
+                continue
             entry = json.loads(line)
             if not isinstance(entry, dict) or sorted(entry) != ["block", "games"]:
                 raise ValueError("not an object with 'block' and 'games'")
@@ -496,10 +516,13 @@ def read_journal(path: Path, identity: dict[str, Any], tasks: Sequence[tuple], k
             if not isinstance(entry["games"], list) or len(entry["games"]) != len(arrs):
                 raise ValueError(f"the block's {len(arrs)} games are not all there")
             opening = _opening(game, engine_seed, opening_seed, opening_moves)
+            block_records = []
             for d, arr, s in zip(entry["games"], arrs, seeds):
                 rec = _record_from_json(d, block, arr, engine_seed, s)
                 _check_replay(game, rec, opening, max_steps)
-                records.append(rec)
+                block_records.append(rec)
+            records.extend(block_records)
+            memo[line] = block_records
             seen.add(block)
         except (ValueError, TypeError, KeyError, IndexError) as exc:
             raise JournalError(f"{path}, line {number}: {exc}; the journal cannot continue this "
@@ -828,7 +851,7 @@ def build_report(records: list[GameRecord], names: list[str], game, game_id: str
     if total_trunc:
         warns.append(f"{total_trunc} games hit the move cap ({settings.get('max_steps')}) and were truncated")
     data = {
-        "game": game_id, "options": json.loads(json.dumps(game.options(), default=str)),
+        "game": game_id, "options": game.options_json(),
         "num_players": game.num_agents, "agents": list(names), "settings": settings,
         "win_definition": "win = strictly highest return (finishing first alone); draw = shared first place; "
                           "loss otherwise. Pairs compare the two agents' returns.",
@@ -866,11 +889,12 @@ def _label(entry, used: Counter) -> str:
 def _open_journal(path: Path, identity: dict[str, Any], tasks: Sequence[tuple], kinds: Sequence[int],
                   game: Game, max_steps: int, resume: bool) -> tuple[Appender, list[GameRecord]]:
     """The journal to append to (locked) and, with ``resume``, the games it holds already."""
+    checked: dict[str, list[GameRecord]] = {}
     if resume:   # checked before the file is touched (a wrong folder changes nothing) ...
-        read_journal(path, identity, tasks, kinds, game, max_steps)
+        read_journal(path, identity, tasks, kinds, game, max_steps, checked)
     journal = Appender(path, _header(identity), _journal_busy, fresh=not resume)
-    try:   # ... and read under the lock: these are all the games another run could have added
-        return journal, read_journal(path, identity, tasks, kinds, game, max_steps) if resume else []
+    try:   # ... and read under the lock, replaying only lines another run has added since
+        return journal, read_journal(path, identity, tasks, kinds, game, max_steps, checked) if resume else []
     except BaseException:
         journal.close()
         raise

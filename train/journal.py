@@ -11,11 +11,14 @@ journal (``train/evaluate.py``, ``--resume``). What they share:
   without its newline: ``Appender`` cuts it (after taking the lock, so it is not a live writer's
   line), and ``complete_text`` reads a file without it. Every other line is whole, because each
   line goes out in one write, flushed, to a file opened for appending.
+- **Taking lines out** (``Appender.rewrite``: the ladder's ``--redo``): the kept lines go to a new
+  file, locked, then moved over the old one, so a kill leaves one or the other whole.
 """
 from __future__ import annotations
 
+import os
 from pathlib import Path
-from typing import Callable
+from typing import Callable, Sequence
 
 
 def complete_text(path: Path) -> str:
@@ -45,7 +48,7 @@ class Appender:
     another writer holds it) from before the cut until ``close``."""
 
     def __init__(self, path: Path, header: str, busy: Callable[[Path], Exception], fresh: bool = False):
-        self.path = path
+        self.path, self.header, self.busy = path, header, busy
         path.parent.mkdir(parents=True, exist_ok=True)
         self.fh = open(path, "a", encoding="utf-8", newline="")   # O_APPEND: every write goes to the end
         try:
@@ -69,6 +72,27 @@ class Appender:
             raise ValueError("a journal line holds no newline")
         self.fh.write(line + "\n")
         self.fh.flush()
+
+    def rewrite(self, lines: Sequence[str]) -> None:
+        """Replace what follows the header with ``lines`` (a run that plays some games again): the
+        new text goes to a file beside this one, which is locked and then moved over it in one
+        step, so a kill leaves the old file or the new one (never part of each) and no other
+        writer can get in between."""
+        if any("\n" in line for line in lines):
+            raise ValueError("a journal line holds no newline")
+        tmp = self.path.with_name(self.path.name + ".rewrite")
+        new = open(tmp, "w", encoding="utf-8", newline="")
+        try:
+            _lock(new, tmp, self.busy)
+            new.write("".join(line + "\n" for line in [self.header, *lines]))
+            new.flush()
+            os.fsync(new.fileno())
+            os.replace(tmp, self.path)
+        except BaseException:
+            new.close()
+            raise
+        self.fh.close()
+        self.fh = new   # its end is the file's end: later lines are appended after the new text
 
     def close(self) -> None:
         self.fh.close()

@@ -118,22 +118,18 @@ def build_game(game_id: str, num_players: int):
         raise LadderError(f"{game_id} cannot be played by {num_players} players: {text}") from None
 
 
-def _json_options(game) -> dict[str, Any]:
-    return json.loads(json.dumps(game.options(), default=str))
-
-
 def shipped_for_ladder(game_id: str, num_players: int) -> list[str]:
     """The shipped agents' specs for this game and player count: each agent alone (``ppo:NAME``,
     ``vlook:NAME``) and at its ``strongest`` spec, for entries whose options give the ladder's
     game (the default rules at that player count)."""
 
-    want = _json_options(build_game(game_id, num_players))
+    want = build_game(game_id, num_players).options_json()
     out: list[str] = []
     for name, entry in shipped_agents().items():
         if entry.get("game") != game_id:
             continue
         try:
-            have = _json_options(envs.make_game(game_id, **dict(entry.get("options") or {})))
+            have = envs.make_game(game_id, **dict(entry.get("options") or {})).options_json()
         except (ValueError, TypeError):
             continue
         if have != want:
@@ -334,9 +330,10 @@ def _now() -> str:
 
 def ladder_data(settings: LadderSettings, specs: Sequence[str], rows: Sequence[dict[str, Any]],
                 game, scheduled: Sequence[GameTask], bootstrap: int = BOOTSTRAP,
-                updated: str | None = None) -> dict[str, Any]:
+                updated: str | None = None, files: dict[str, str] | None = None) -> dict[str, Any]:
     """What a ladder's JSON holds, from its games and its schedule (complete when every
-    ``scheduled`` game is among ``rows``)."""
+    ``scheduled`` game is among ``rows``); ``files``: the sha256 of the checkpoints (and rules
+    file) the roster's games were played with (``evaluate.file_digests``)."""
     fit = fit_ladder(rows, specs, bootstrap=bootstrap, seed=settings.seed)
     mine = [r for r in rows if all(s in specs for s in r["seats"])]
     pairs = fit["pairs"]
@@ -345,9 +342,9 @@ def ladder_data(settings: LadderSettings, specs: Sequence[str], rows: Sequence[d
     target = settings.games
     return {
         "format": FORMAT, "name": ladder_name(settings.game, settings.num_players),
-        "game": settings.game, "num_players": settings.num_players, "options": _json_options(game),
+        "game": settings.game, "num_players": settings.num_players, "options": game.options_json(),
         "settings": dataclasses.asdict(settings), "command": settings.command(),
-        "roster": list(specs), "anchor": ANCHOR,
+        "roster": list(specs), "file_sha256": dict(files or {}), "anchor": ANCHOR,
         "rating_model": ("Plackett-Luce (Bradley-Terry for 2 players) by the evaluator's fit, "
                          "400 log10 odds (Elo-like), anchored at random = 0; 95% intervals: "
                          f"percentiles of {bootstrap} bootstrap resamples of the blocks (a table's "
@@ -378,6 +375,32 @@ def _check_settings(jpath: Path, settings: LadderSettings) -> None:
         raise LadderError(f"{jpath} was played with " + ", ".join(f"{k}={old.get(k)!r}" for k in differ)
                           + " (asked: " + ", ".join(f"{k}={mine[k]!r}" for k in differ) + "); its games "
                           "would not continue it: use another --dir, or the same settings")
+
+
+def _check_files(jpath: Path, files: dict[str, str], rows: Sequence[dict[str, Any]],
+                 redo: Sequence[str], settings: LadderSettings) -> None:
+    """Every roster agent with games in the ladder still plays from the file those games were
+    played with (the sha256 its JSON recorded): a checkpoint replaced at the same path would put
+    two networks' games under one name. ``redo`` names the agents whose games are played again."""
+    if not jpath.exists():
+        return
+    try:
+        was = json.loads(jpath.read_text(encoding="utf-8")).get("file_sha256")
+    except (OSError, ValueError) as exc:
+        raise LadderError(f"{jpath}: unreadable ladder data ({exc}); delete it and its .csv to start over") from None
+    if not isinstance(was, dict):   # data from before the files were recorded: nothing to compare
+        return
+    played = {s for r in rows for s in r["seats"]}
+    for key in sorted(set(was) | set(files)):
+        if was.get(key) == files.get(key) or key in redo or (key != "config_path" and key not in played):
+            continue
+        what = "the rules file" if key == "config_path" else f"{key}'s checkpoint"
+        then, now = (str(x)[:12] if x else "none" for x in (was.get(key), files.get(key)))
+        hint = (f"{settings.command()} --redo {key} plays its games again with the file there now (the "
+                f"same seeds)" if key != "config_path" else "use another --dir for other rules")
+        raise LadderError(f"{what} is not the file the games in {jpath.with_suffix('.csv')} were played "
+                          f"with (sha256 {then}... then, {now}... now): the ladder would rate two "
+                          f"different agents under one name; {hint}")
 
 
 def _context(game_id: str, num_players: int, specs: Sequence[str], trust: bool, max_steps: int = MAX_STEPS):
@@ -436,12 +459,16 @@ def _check_specs(specs: Sequence[str], game, trust: bool) -> None:
 def run_ladder(game_id: str, num_players: int = 2, *, games: int = DEFAULT_GAMES, workers: int = 1,
                seed: int = 0, folder: str | os.PathLike | None = None,
                specs: Sequence[str] | None = None, progress: bool = True, max_games: int | None = None,
-               bootstrap: int = BOOTSTRAP, trust: bool = False, start_method: str = "spawn") -> LadderRun:
+               bootstrap: int = BOOTSTRAP, trust: bool = False, start_method: str = "spawn",
+               redo: Sequence[str] = ()) -> LadderRun:
     """Play (or continue) the ladder of ``game_id`` at ``num_players``, appending each game to its
     CSV in ``folder`` and writing its JSON; returns the data. ``specs``: another roster (tests,
     experiments; default ``roster(game, num_players)``). ``max_games``: stop after that many new
     games (the rest is played by the next run). A stop (Ctrl-C / SIGTERM, ``train.stops``) keeps
-    every finished game, writes the JSON and re-raises with what was saved."""
+    every finished game, writes the JSON and re-raises with what was saved.
+    The JSON records the sha256 of every roster checkpoint; a continued ladder whose agent's file
+    has changed since its games were played is a LadderError, unless that agent is in ``redo``:
+    its games are then taken out of the CSV and played again from the same seeds."""
     game_id = envs.resolve(game_id)
     if games < 1 or workers < 1 or (max_games is not None and max_games < 0):
         raise LadderError("games and workers must be >= 1 and max_games >= 0")
@@ -452,6 +479,10 @@ def run_ladder(game_id: str, num_players: int = 2, *, games: int = DEFAULT_GAMES
     settings = LadderSettings(game_id, num_players, games, seed)
     csv_path, json_path = paths(game_id, num_players, folder)
     _check_settings(json_path, settings)
+    bad = [s for s in redo if s not in specs]
+    if bad:
+        raise LadderError(f"--redo names agents of the roster: {bad} are not on it ({', '.join(specs)})")
+    files = ev.file_digests(game, specs)
     if not json_path.exists() and read_games(csv_path):
         raise LadderError(f"{csv_path} has no {json_path.name} beside it (its settings): delete the "
                           f".csv to start over")
@@ -460,6 +491,12 @@ def run_ladder(game_id: str, num_players: int = 2, *, games: int = DEFAULT_GAMES
     appender = _Appender(csv_path)
     try:
         rows = read_games(csv_path)
+        _check_files(json_path, files, rows, redo, settings)
+        if redo:   # their games out, in one step (a kill leaves the old file or the new one)
+            kept = [r for r in rows if not set(redo) & set(r["seats"])]
+            if len(kept) < len(rows):
+                appender.rewrite([_csv_line(_row_to_csv(r)) for r in kept])
+                rows = kept
         tasks = schedule(specs, num_players, games, seed, OPENING_MOVES)
         done = {(r["round"], tuple(r["seats"])) for r in rows}
         todo = [t for t in tasks if t.key not in done]
@@ -471,7 +508,7 @@ def run_ladder(game_id: str, num_players: int = 2, *, games: int = DEFAULT_GAMES
 
         def write() -> dict[str, Any]:
             old = json.loads(json_path.read_text(encoding="utf-8")) if json_path.exists() else {}
-            data = ladder_data(settings, specs, rows, game, tasks, bootstrap=bootstrap,
+            data = ladder_data(settings, specs, rows, game, tasks, bootstrap=bootstrap, files=files,
                                updated=old.get("updated") if not played and old.get("games") == len(rows) else None)
             json_path.write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")
             return data
@@ -687,9 +724,9 @@ def place(agent: Any, game_id: str, num_players: int = 2, *, games: int = DEFAUL
         raise LadderError("games and workers must be >= 1")
     data = load_ladder(game_id, num_players, folder)
     game = build_game(game_id, num_players)
-    if data.get("options") != _json_options(game):
+    if data.get("options") != game.options_json():
         raise LadderError(f"the {data['name']} ladder was played with options {data.get('options')}, "
-                          f"this game has {_json_options(game)}")
+                          f"this game has {game.options_json()}")
     rated = {s: r["rating"] for s, r in data["ratings"].items() if r["rating"] is not None}
     if isinstance(agent, str):
         label = name or agent.strip()
@@ -713,6 +750,14 @@ def place(agent: Any, game_id: str, num_players: int = 2, *, games: int = DEFAUL
         raise LadderError(f"anchors must be rated agents of the {data['name']} ladder: {unknown} are "
                           f"not (rated: {', '.join(rated)})")
     chosen = [s for s in chosen if s != label]   # never against itself
+    recorded = data.get("file_sha256")
+    if isinstance(recorded, dict):   # the anchors' ratings are their files' games
+        now = ev.file_digests(game, chosen)
+        changed = [s for s in chosen if recorded.get(s) != now.get(s)]
+        if changed:
+            raise LadderError(f"anchors {changed} no longer play from the files the {data['name']} ladder "
+                              f"rated (their checkpoints changed): play their games again first "
+                              f"({data['command']} --redo {changed[0]}), or leave them out (anchors)")
     if len(chosen) < num_players - 1:
         raise LadderError(f"{num_players}-player tables need at least {num_players - 1} anchors, got {chosen}")
     specs = chosen + [label]

@@ -283,6 +283,11 @@ class Game:
         """The keyword arguments that rebuild this variant (for checkpoints and replays)."""
         return {}
 
+    def options_json(self) -> dict[str, Any]:
+        """``options()`` as JSON gives them back (a tuple as a list): what saved games, reports,
+        journals and the ladder record, and compare with what they read."""
+        return json.loads(json.dumps(self.options()))
+
     def max_game_length(self) -> int | None:
         """An upper bound on the engine actions (``len(state.history)``) a game of this variant
         can take, from the game's own caps and rules (OpenSpiel's ``GameInfo.max_game_length``);
@@ -510,7 +515,7 @@ def _restore(game: Game, blob: str) -> State:
                            f"(a saved game has exactly {list(SAVE_FIELDS)})")
     if data["game"] != game.name:
         raise RestoreError(f"saved game is {str(data['game'])[:80]!r}, not {game.name!r}")
-    options = json.loads(json.dumps(game.options()))
+    options = game.options_json()
     if data["options"] != options:
         raise RestoreError(f"saved options {str(data['options'])[:200]} differ from this "
                            f"variant's {options}")
