@@ -26,7 +26,8 @@ from ..train.config import (
     read_config_file,
     short_path,
 )
-from ..train.evaluate import JOURNAL, JournalError, baseline_comparison, baseline_text, evaluate
+from ..train.eval_journal import JOURNAL, JournalError
+from ..train.evaluate import baseline_comparison, baseline_text, evaluate
 from ..train.trainers import OPTIONAL_FLAGS, SECTIONS, TRAINERS, Trainer, choose, run_algorithm, trainer
 from .cli_common import (
     CLIError,

@@ -11,7 +11,8 @@ import pytest
 from tabletop_arena import envs
 from tabletop_arena.agents.registry import checkpoint_for
 from tabletop_arena.app.cli import main
-from tabletop_arena.train.evaluate import JOURNAL, JournalError, evaluate, run_identity
+from tabletop_arena.train.eval_journal import JOURNAL, JournalError, run_identity
+from tabletop_arena.train.evaluate import evaluate
 from tabletop_arena.train.journal import Appender
 
 AGENTS = ["heuristic", "random"]
@@ -66,7 +67,7 @@ def test_a_finished_evaluation_resumes_without_a_game(full, tmp_path):
 def test_resume_replays_each_saved_game_once(full, tmp_path, monkeypatch):
     # the journal is read before the lock (a wrong folder changes nothing) and again under it
     # (another run may have added blocks): the second reading replays only lines it has not seen
-    from tabletop_arena.train import evaluate as ev
+    from tabletop_arena.train import eval_journal as ev
     out, _ = full
     shutil.copy(Path(out) / JOURNAL, tmp_path / JOURNAL)
     replays = []

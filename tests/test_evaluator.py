@@ -17,14 +17,12 @@ import pytest
 
 from tabletop_arena.agents.base import BaseAgent
 from tabletop_arena.envs.core.game import Game, State
+from tabletop_arena.train.eval_schedule import arrangements, make_groups, seat_kinds
 from tabletop_arena.train.evaluate import (
-    arrangements,
     baseline_comparison,
     baseline_text,
     evaluate,
     fit_plackett_luce,
-    make_groups,
-    seat_kinds,
     sign_test,
     wilson_interval,
 )

@@ -22,7 +22,7 @@ from tabletop_arena.agents.base import RandomAgent
 from tabletop_arena.agents.registry import checkpoint_for
 from tabletop_arena.app import ladder_page
 from tabletop_arena.app.cli import main
-from tabletop_arena.train import evaluate, ladder, ladder_fit, levels
+from tabletop_arena.train import eval_journal, ladder, ladder_fit, levels
 from tabletop_arena.train.stops import Stopped
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -323,7 +323,7 @@ def test_the_published_ladders_record_the_files_their_games_were_played_with():
     replay test below catches it only when the cheapest game happens to change)."""
     for data in levels.all_ladders():
         game = ladder.build_game(data["game"], data["num_players"])
-        assert data["file_sha256"] == evaluate.file_digests(game, data["roster"]), \
+        assert data["file_sha256"] == eval_journal.file_digests(game, data["roster"]), \
             f"{data['name']}: a roster checkpoint changed since its games: {data['command']} --redo SPEC"
 
 

@@ -351,7 +351,7 @@ def test_sample_masked_draws_from_the_masked_distribution():
 
 def test_seed_domains():
     """Training engine seeds are even, the evaluator's odd."""
-    from tabletop_arena.train.evaluate import evaluation_engine_seed
+    from tabletop_arena.train.eval_schedule import evaluation_engine_seed
     from tabletop_arena.train.imitation import train_seed
 
     rng = np.random.default_rng(0)

@@ -56,14 +56,21 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from .. import envs
-from ..agents.base import RandomAgent
-from ..agents.registry import checkpoint_for, checkpoint_ref, make_agent
+from ..agents.registry import make_agent
 from ..agents.shipped import resolve_checkpoint
-from ..envs.core.errors import ArenaError
 from ..envs.core.game import Game, default_max_steps
 from ..threads import limit_threads, limited_threads
-from .journal import Appender, complete_text
-from .play import game_result, play
+from .eval_journal import JOURNAL, journal_line, open_journal, run_identity
+from .eval_schedule import (
+    GameRecord,
+    arrangements,
+    block_opening,
+    block_seeds,
+    make_groups,
+    seat_kinds,
+)
+from .journal import Appender
+from .play import play
 from .progress import progress_bar
 from .stops import Stopped, as_stopped, deferred, end_pool, pool_paced, quiet_worker
 
@@ -168,58 +175,6 @@ def fit_plackett_luce(rankings: Sequence[tuple[int, ...]], weights: Sequence[flo
 # =============================================================================================
 # schedule and play
 # =============================================================================================
-@dataclasses.dataclass
-class GameRecord:
-    """One finished (or truncated) game."""
-
-    block: int
-    arrangement: tuple[int, ...]   # entrant id per agent index
-    engine_seed: int
-    agent_seeds: tuple[int, ...]
-    returns: tuple[float, ...]     # per agent index
-    scores: tuple[float, ...] | None
-    length: int
-    truncated: bool
-    history_hash: str
-    history: tuple[int, ...] = ()  # every action, opening included (replay: game.replay(engine_seed, history))
-    #: per agent index: (CPU seconds of its decisions in all, of its longest one, decisions); timing,
-    #: so not part of what makes two runs the same game
-    cpu: tuple[tuple[float, float, int], ...] = ()
-
-
-def make_groups(n_entrants: int, n_players: int) -> list[tuple[int, ...]]:
-    """Which entrants meet: every P-subset, or the entrants cycled to fill P seats when N < P."""
-    if n_entrants >= n_players:
-        return list(itertools.combinations(range(n_entrants), n_players))
-    return [tuple(i % n_entrants for i in range(n_players))]
-
-
-def arrangements(group: tuple[int, ...], kinds: Sequence[int] | None = None, block: int = 0) -> list[tuple[int, ...]]:
-    """Every distinct seating of ``group`` over the agent indices (sorted, deterministic).
-
-    ``kinds`` (one key per entrant, ``seat_kinds``): seatings that differ only by swapping copies of
-    one agent are one seating, since the copies are exchangeable (three ``heuristic`` entrants make 4
-    seatings of ``[X, heuristic x 3]``, not 24 that replay one deal six times with X in the same seat).
-    The copies fill their kind's seats in an order rotated by ``block``, so over the blocks each copy
-    takes every seat."""
-    if kinds is None:
-        return sorted(set(itertools.permutations(group)))
-    members: dict[int, list[int]] = {}
-    for e in sorted(group):
-        members.setdefault(kinds[e], []).append(e)
-    out = []
-    for pattern in sorted(set(itertools.permutations([kinds[e] for e in group]))):
-        queues = {k: m[block % len(m):] + m[:block % len(m)] for k, m in members.items()}
-        out.append(tuple(queues[k].pop(0) for k in pattern))
-    return out
-
-
-def seat_kinds(agents: Sequence[Any]) -> list[int]:
-    """Per entrant, the index of the first equal entrant: equal spec strings (or the same factory
-    object) are copies of one agent for ``arrangements``."""
-    return [next(j for j in range(i + 1) if agents[j] == agents[i]) for i in range(len(agents))]
-
-
 class _Context:
     """What a worker needs: the game, how to build each entrant, the move cap."""
 
@@ -290,12 +245,6 @@ def _one_torch_thread():
     return limited_threads()
 
 
-def _opening(game, engine_seed: int, opening_seed: int, k: int) -> list[int]:
-    """``k`` uniformly random legal moves from the block's start (fewer if the game ends)."""
-    mover = RandomAgent(opening_seed)
-    return play(game, [mover] * game.num_agents, engine_seed, max_steps=k).history
-
-
 def play_game(ctx: _Context, arrangement: tuple[int, ...], engine_seed: int, opening: list[int],
               agent_seeds: tuple[int, ...], block: int = 0) -> GameRecord:
     """Play one game: ``arrangement[i]`` is the entrant controlling agent index i."""
@@ -311,226 +260,16 @@ def play_game(ctx: _Context, arrangement: tuple[int, ...], engine_seed: int, ope
                       tuple((float(sum(t)), float(max(t, default=0.0)), len(t)) for t in cpu))
 
 
-def evaluation_engine_seed(x: int) -> int:
-    """The evaluator's engine seeds are odd; every engine seed used in training is even
-    (``train/selfplay.py``, ``train/imitation.py``), so no evaluated game is a training game."""
-    return (int(x) % (2**62)) * 2 + 1
-
-
-def block_seeds(seed_words, arrs: Sequence[tuple[int, ...]]) -> tuple[int, int, list[tuple[int, ...]]]:
-    """A block's engine seed, opening seed and each arrangement's agent seeds, from its seed words
-    alone (so a block plays the same games in any process, order or run)."""
-    engine_ss, opening_ss, agents_ss = np.random.SeedSequence(seed_words).spawn(3)
-    engine_seed = evaluation_engine_seed(int(engine_ss.generate_state(1, np.uint64)[0]))
-    opening_seed = int(opening_ss.generate_state(1, np.uint64)[0] % (2**63))
-    seeds = [tuple(int(x % (2**63)) for x in game_ss.generate_state(len(arr), np.uint64))
-             for arr, game_ss in zip(arrs, agents_ss.spawn(len(arrs)))]
-    return engine_seed, opening_seed, seeds
-
-
 def _run_block(task) -> list[GameRecord]:
     block, group, seed_words, opening_moves = task
     ctx = _WORKER
     assert ctx is not None, "_init_worker runs first"
     arrs = arrangements(group, ctx.kinds, block)
     engine_seed, opening_seed, seeds = block_seeds(seed_words, arrs)
-    opening = _opening(ctx.game, engine_seed, opening_seed, opening_moves)
+    opening = block_opening(ctx.game, engine_seed, opening_seed, opening_moves)
     return [play_game(ctx, arr, engine_seed, opening, s, block) for arr, s in zip(arrs, seeds)]
 
 
-# =============================================================================================
-# games journal (``--resume``)
-# =============================================================================================
-#: the journal of an evaluation with ``out``: a header line, then one line a finished block
-JOURNAL = "games.jsonl"
-JOURNAL_FORMAT = "arena-eval-games/1"
-
-
-class JournalError(ArenaError):
-    """A games journal that cannot continue this evaluation (missing, another run's, corrupt)."""
-
-
-def _file_digest(path: str | os.PathLike) -> str:
-    h = hashlib.sha256()
-    with open(path, "rb") as fh:
-        for chunk in iter(lambda: fh.read(1 << 20), b""):
-            h.update(chunk)
-    return h.hexdigest()
-
-
-def file_digests(game, agents: Sequence[Any]) -> dict[str, str]:
-    """The sha256 of the file behind each agent spec that names a checkpoint, and of the game's
-    rules file (key ``config_path``) where it has one: what games played by these specs depend on
-    beyond the code. A file replaced at the same path changes them (the eval journal's identity,
-    the ladder's ``file_sha256``)."""
-    files = {}
-    for a in agents:
-        ref = checkpoint_ref(a) if isinstance(a, str) else None
-        if ref is not None:
-            files[a] = _file_digest(checkpoint_for(ref[1], ref[0], game))
-    config_path = game.options().get("config_path")
-    if config_path:
-        files["config_path"] = _file_digest(config_path)
-    return files
-
-
-def run_identity(game, game_id: str, agents: Sequence[Any], labels: Sequence[str], kinds: Sequence[int],
-                 seed: int, games: int, opening_moves: int, max_steps: int) -> dict[str, Any]:
-    """What decides an evaluation's games: a journal continues only the run with the same identity.
-    Checkpoints (and a rules file) count by their content (``file_digests``), so a file replaced at
-    the same path does not continue the games of the old one. The number of workers is not in it
-    (it changes no game)."""
-    files = file_digests(game, agents)
-    options = game.options_json()
-    return {"game": game_id, "options": options,
-            "agents": [a if isinstance(a, str) else repr(a) for a in agents], "names": list(labels),
-            "seat_kinds": list(kinds), "seed": seed, "games_per_group": games,
-            "opening_moves": opening_moves, "max_steps": max_steps, "file_sha256": files}
-
-
-def _journal_busy(path: Path) -> JournalError:
-    return JournalError(f"{path} is being written by another evaluation right now; a second one "
-                        f"into the same folder would mix their games: wait for it, or use another --out")
-
-
-def _header(identity: dict[str, Any]) -> str:
-    return json.dumps({"format": JOURNAL_FORMAT, "run": identity}, sort_keys=True)
-
-
-def _record_json(rec: GameRecord) -> dict[str, Any]:
-    return dataclasses.asdict(rec)
-
-
-def _ints(x: Any, what: str) -> tuple[int, ...]:
-    if not isinstance(x, list) or not all(type(v) is int for v in x):
-        raise ValueError(f"{what} is not a list of integers")
-    return tuple(x)
-
-
-def _floats(x: Any, what: str) -> tuple[float, ...]:
-    if not isinstance(x, list) or not all(type(v) in (int, float) for v in x):
-        raise ValueError(f"{what} is not a list of numbers")
-    return tuple(float(v) for v in x)
-
-
-def _record_from_json(d: Any, block: int, arr: tuple[int, ...], engine_seed: int,
-                      seeds: tuple[int, ...]) -> GameRecord:
-    """One journal game, checked field by field against the game its block must have played
-    (arrangement, seeds, the history's digest): a line from other settings or an edited one is
-    refused, never counted. ``_check_replay`` then plays its moves again."""
-    names = [f.name for f in dataclasses.fields(GameRecord)]
-    if not isinstance(d, dict) or sorted(d) != sorted(names):
-        raise ValueError(f"a game is not an object with the fields {names}")
-    if d["block"] != block:
-        raise ValueError(f"a game of block {d['block']!r} in block {block}'s line")
-    if _ints(d["arrangement"], "arrangement") != arr:
-        raise ValueError(f"seat arrangement {d['arrangement']} where the block plays {list(arr)}")
-    if d["engine_seed"] != engine_seed or _ints(d["agent_seeds"], "agent_seeds") != seeds:
-        raise ValueError("its seeds are not this evaluation's (another --seed or other settings)")
-    returns = _floats(d["returns"], "returns")
-    scores = None if d["scores"] is None else _floats(d["scores"], "scores")
-    history = _ints(d["history"], "history")
-    if len(returns) != len(arr) or (scores is not None and len(scores) != len(arr)):
-        raise ValueError("returns or scores do not have one entry a seat")
-    if type(d["length"]) is not int or d["length"] < 0 or type(d["truncated"]) is not bool:
-        raise ValueError("length is not a count or truncated not true/false")
-    digest = hashlib.sha1(json.dumps([list(arr), list(history)]).encode()).hexdigest()[:16]
-    if d["history_hash"] != digest:
-        raise ValueError("its history does not match its digest (an edited or damaged line)")
-    cpu = d["cpu"]
-    if not isinstance(cpu, list) or len(cpu) != len(arr) or not all(
-            isinstance(c, list) and len(c) == 3 and all(type(v) in (int, float) and v >= 0 for v in c)
-            and type(c[2]) is int for c in cpu):
-        raise ValueError("cpu is not [seconds, longest, decisions] a seat")
-    return GameRecord(block, arr, engine_seed, seeds, returns, scores, d["length"], d["truncated"],
-                      digest, history, tuple((float(a), float(b), int(n)) for a, b, n in cpu))
-
-
-def _check_replay(game: Game, rec: GameRecord, opening: list[int], max_steps: int) -> None:
-    """The recorded moves played again by the engine from the record's seed give its result: the
-    opening is the block's, every move is legal, and the game ends (or stops at the move cap)
-    with the recorded returns, scores, length and truncation."""
-    k = len(opening)
-    if list(rec.history[:k]) != opening:
-        raise ValueError("its opening moves are not the block's")
-    if len(rec.history) > max_steps:
-        raise ValueError(f"{len(rec.history)} moves, over the move cap {max_steps}")
-    state = game.replay(rec.engine_seed, rec.history)
-    res = game_result(state)
-    if not state.is_terminal() and len(rec.history) < max_steps:
-        raise ValueError("its game stops before its end and before the move cap")
-    scores = None if res.scores is None else tuple(float(x) for x in res.scores)
-    if (tuple(float(x) for x in res.returns), scores, res.truncated, len(state.history)) != \
-            (rec.returns, rec.scores, rec.truncated, rec.length):
-        raise ValueError("its recorded result is not what its moves give")
-
-
-def read_journal(path: Path, identity: dict[str, Any], tasks: Sequence[tuple], kinds: Sequence[int],
-                 game: Game, max_steps: int,
-                 checked: dict[str, list[GameRecord]] | None = None) -> list[GameRecord]:
-    """The finished games a journal holds for the evaluation ``identity`` with ``tasks`` (an
-    unfinished last line, from a process killed while writing it, is left out), each replayed by
-    the engine (``_check_replay``). Anything else that does not fit is a JournalError naming the
-    file and line. ``checked``: lines already read this way for the same evaluation and their
-    games (filled in as lines are read), so a second reading replays only the lines added since."""
-    text = complete_text(path)
-    lines = text.splitlines()
-    if not lines:
-        raise JournalError(f"{path}: no games journal to continue (run without --resume to start)")
-    try:
-        head = json.loads(lines[0])
-    except ValueError:
-        head = None
-    if not isinstance(head, dict) or head.get("format") != JOURNAL_FORMAT or not isinstance(head.get("run"), dict):
-        raise JournalError(f"{path}: not an evaluation's games journal (its first line is not a "
-                           f"{JOURNAL_FORMAT} header)")
-    was = head["run"]
-    differ = sorted(k for k in set(was) | set(identity) if was.get(k) != identity.get(k))
-    if differ:
-        detail = "; ".join(f"{k}: was {was.get(k)!r}, now {identity.get(k)!r}" for k in differ[:3])
-        raise JournalError(f"{path} holds another evaluation's games ({detail}): --resume continues the "
-                           f"same command only; run without --resume, or into another --out, to start over")
-    records: list[GameRecord] = []
-    seen: set[int] = set()
-    memo: dict[str, list[GameRecord]] = {} if checked is None else checked
-    for number, line in enumerate(lines[1:], start=2):
-        try:
-            if line in memo:   # the same text of this evaluation's journal: the same games
-                block = memo[line][0].block
-                if block in seen:
-                    raise ValueError(f"block {block} is in the journal twice")
-                records.extend(memo[line])
-                seen.add(block)
-                continue
-            entry = json.loads(line)
-            if not isinstance(entry, dict) or sorted(entry) != ["block", "games"]:
-                raise ValueError("not an object with 'block' and 'games'")
-            block = entry["block"]
-            if type(block) is not int or not 0 <= block < len(tasks):
-                raise ValueError(f"block {block!r} is not one of this evaluation's 0-{len(tasks) - 1}")
-            if block in seen:
-                raise ValueError(f"block {block} is in the journal twice")
-            _, group, seed_words, opening_moves = tasks[block]
-            arrs = arrangements(group, kinds, block)
-            engine_seed, opening_seed, seeds = block_seeds(seed_words, arrs)
-            if not isinstance(entry["games"], list) or len(entry["games"]) != len(arrs):
-                raise ValueError(f"the block's {len(arrs)} games are not all there")
-            opening = _opening(game, engine_seed, opening_seed, opening_moves)
-            block_records = []
-            for d, arr, s in zip(entry["games"], arrs, seeds):
-                rec = _record_from_json(d, block, arr, engine_seed, s)
-                _check_replay(game, rec, opening, max_steps)
-                block_records.append(rec)
-            records.extend(block_records)
-            memo[line] = block_records
-            seen.add(block)
-        except (ValueError, TypeError, KeyError, IndexError) as exc:
-            raise JournalError(f"{path}, line {number}: {exc}; the journal cannot continue this "
-                               f"evaluation (run without --resume to start over)") from None
-    return records
-
-
-# =============================================================================================
 # report
 # =============================================================================================
 def _outcomes(ret: Sequence[float]) -> list[str]:
@@ -886,20 +625,6 @@ def _label(entry, used: Counter) -> str:
     return base if used[base] == 1 else f"{base}#{used[base]}"
 
 
-def _open_journal(path: Path, identity: dict[str, Any], tasks: Sequence[tuple], kinds: Sequence[int],
-                  game: Game, max_steps: int, resume: bool) -> tuple[Appender, list[GameRecord]]:
-    """The journal to append to (locked) and, with ``resume``, the games it holds already."""
-    checked: dict[str, list[GameRecord]] = {}
-    if resume:   # checked before the file is touched (a wrong folder changes nothing) ...
-        read_journal(path, identity, tasks, kinds, game, max_steps, checked)
-    journal = Appender(path, _header(identity), _journal_busy, fresh=not resume)
-    try:   # ... and read under the lock, replaying only lines another run has added since
-        return journal, read_journal(path, identity, tasks, kinds, game, max_steps, checked) if resume else []
-    except BaseException:
-        journal.close()
-        raise
-
-
 def _play_blocks(ctx: _Context, todo: list[tuple], workers: int, start_method: str,
                  finished: Callable[[list[GameRecord]], None], bar) -> None:
     """Play the blocks ``todo`` (in this process with one worker), handing each block's games to
@@ -1013,7 +738,7 @@ def evaluate(game, agents: Sequence[str | Callable], *, options: dict | None = N
         raise ValueError("resume continues the games journal in out: give out")
     if out is not None:
         identity = run_identity(game_obj, game_id, agents, labels, kinds, seed, games, opening_moves, max_steps)
-        journal, records = _open_journal(Path(out) / JOURNAL, identity, tasks, kinds, game_obj, max_steps, resume)
+        journal, records = open_journal(Path(out) / JOURNAL, identity, tasks, kinds, game_obj, max_steps, resume)
     resumed = len(records)
     done = {r.block for r in records}
     todo = [t for t in tasks if t[0] not in done]
@@ -1027,7 +752,7 @@ def evaluate(game, agents: Sequence[str | Callable], *, options: dict | None = N
     def finished(recs: list[GameRecord]) -> None:
         records.extend(recs)
         if journal is not None and recs:
-            journal.add(json.dumps({"block": recs[0].block, "games": [_record_json(r) for r in recs]}))
+            journal.add(journal_line(recs))
 
     stop: Stopped | None = None
     try:

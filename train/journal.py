@@ -1,7 +1,7 @@
 """Files that grow a line a finished game, so a stopped run keeps its games and the next one goes on.
 
 Two writers use it: the ladder's games CSV (``train/ladder.py``) and ``arena eval``'s games
-journal (``train/evaluate.py``, ``--resume``). What they share:
+journal (``train/eval_journal.py``, ``--resume``). What they share:
 
 - **One writer at a time.** ``Appender`` holds the file locked (``flock``) from its opening until
   ``close``: a second run on the same file fails at once (the ``busy`` error its caller gives)

@@ -66,6 +66,8 @@ from ..agents.registry import has_heuristic, make_agent
 from ..agents.shipped import agent_kind, shipped_agents
 from ..threads import limited_threads
 from . import evaluate as ev
+from .eval_journal import file_digests
+from .eval_schedule import arrangements, block_opening, evaluation_engine_seed
 from .journal import Appender, complete_text
 from .ladder_fit import BOOTSTRAP, fit_ladder, place_rating
 from .levels import ANCHOR, FORMAT, LadderError, ladder_name, ladder_options, load_ladder, paths
@@ -197,7 +199,7 @@ def schedule(specs: Sequence[str], n_players: int, games: int, seed: int, openin
     if must_include is not None:   # it meets each other agent in C(N-2, P-2) of these, as in a round-robin
         tables = [t for t in tables if must_include in t]
     rounds = blocks_per_group(games, len(specs), n_players)
-    perms = ev.arrangements(tuple(range(n_players)))
+    perms = arrangements(tuple(range(n_players)))
     tasks = []
     for r in range(rounds):
         for table in tables:
@@ -215,9 +217,9 @@ def _play_task(task: GameTask) -> dict[str, Any]:
     assert ctx is not None, "evaluate._init_worker runs first"
     ss = np.random.SeedSequence(list(task.seed_words))
     engine_ss, opening_ss, agents_ss = ss.spawn(3)
-    engine_seed = ev.evaluation_engine_seed(int(engine_ss.generate_state(1, np.uint64)[0]))
+    engine_seed = evaluation_engine_seed(int(engine_ss.generate_state(1, np.uint64)[0]))
     opening_seed = int(opening_ss.generate_state(1, np.uint64)[0] % (2**63))
-    opening = ev._opening(ctx.game, engine_seed, opening_seed, task.opening_moves)
+    opening = block_opening(ctx.game, engine_seed, opening_seed, task.opening_moves)
     game_ss = agents_ss.spawn(task.n_arrangements)[task.arrangement]
     seeds = tuple(int(x % (2**63)) for x in game_ss.generate_state(len(task.seats), np.uint64))
     # the players are built (a network loaded, torch imported) before the clock starts: a row's
@@ -482,7 +484,7 @@ def run_ladder(game_id: str, num_players: int = 2, *, games: int = DEFAULT_GAMES
     bad = [s for s in redo if s not in specs]
     if bad:
         raise LadderError(f"--redo names agents of the roster: {bad} are not on it ({', '.join(specs)})")
-    files = ev.file_digests(game, specs)
+    files = file_digests(game, specs)
     if not json_path.exists() and read_games(csv_path):
         raise LadderError(f"{csv_path} has no {json_path.name} beside it (its settings): delete the "
                           f".csv to start over")
@@ -752,7 +754,7 @@ def place(agent: Any, game_id: str, num_players: int = 2, *, games: int = DEFAUL
     chosen = [s for s in chosen if s != label]   # never against itself
     recorded = data.get("file_sha256")
     if isinstance(recorded, dict):   # the anchors' ratings are their files' games
-        now = ev.file_digests(game, chosen)
+        now = file_digests(game, chosen)
         changed = [s for s in chosen if recorded.get(s) != now.get(s)]
         if changed:
             raise LadderError(f"anchors {changed} no longer play from the files the {data['name']} ladder "
