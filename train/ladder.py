@@ -335,7 +335,7 @@ def ladder_data(settings: LadderSettings, specs: Sequence[str], rows: Sequence[d
                 updated: str | None = None, files: dict[str, str] | None = None) -> dict[str, Any]:
     """What a ladder's JSON holds, from its games and its schedule (complete when every
     ``scheduled`` game is among ``rows``); ``files``: the sha256 of the checkpoints (and rules
-    file) the roster's games were played with (``evaluate.file_digests``)."""
+    file) the roster's games were played with (``eval_journal.file_digests``)."""
     fit = fit_ladder(rows, specs, bootstrap=bootstrap, seed=settings.seed)
     mine = [r for r in rows if all(s in specs for s in r["seats"])]
     pairs = fit["pairs"]
