@@ -60,11 +60,14 @@ def _cost_specs(entry: dict[str, Any]) -> dict[str, float]:
 
 def estimate_cpu_hours(name: str, num_players: int, costs: dict[str, Any], data: dict[str, Any] | None = None,
                        games: int = DEFAULT_GAMES) -> float | None:
-    """CPU hours left to finish the ladder ``name`` (all of it when ``data`` is None). A table with
-    games uses its own: their mean CPU time a game times the games left (every round plays every
-    pairing, so the games so far are a fair sample of the rest). A table without uses the measured
-    seconds a game of each roster agent's moves plus the engine's (``costs``); None without them."""
+    """CPU hours left to finish the ladder ``name`` (all of it when ``data`` is None). A ladder with
+    games uses its own: ``cpu_minutes_left`` (each game left at its table's mean so far, written by
+    ``arena ladder``), or in a JSON written before that field, their mean CPU time a game times the
+    games left. One without uses the measured seconds a game of each roster agent's moves plus the
+    engine's (``costs``); None without them."""
     if data is not None and data["games"] > 0 and data["cpu_minutes"] > 0:
+        if data.get("cpu_minutes_left") is not None:
+            return float(data["cpu_minutes_left"]) / 60
         left = max(0, data["scheduled_games"] - data["games"])
         return data["cpu_minutes"] / 60 / data["games"] * left
     entry = costs.get(name)
@@ -211,8 +214,10 @@ def page_text(ladders: Sequence[dict[str, Any]], costs: dict[str, Any] | None = 
         "starts once its players are built (the Zaka and Gorgasali tables, Peacekeepers' 4-player and "
         "Warbah's 2-player, played before that change, count loading a network in a worker's first "
         "game with it: seconds a table). "
-        "Estimates: a partial table's time left is its own games' mean CPU time a game times the "
-        "games left (each round plays every pairing); a table not started is estimated from the "
+        "Estimates: a partial table's time left counts each game left at the mean CPU time of the "
+        "games its players have played together so far (of all the table's games where they have "
+        "none yet), since the agents set a game's cost and a re-played agent leaves its pairings "
+        "behind the rest; a table not started is estimated from the "
         "measured seconds a game of each agent "
         f"([costs.json]({DATA_LINK}/costs.json), `scripts/ladder_costs.py`: a few games each against "
         "the heuristic, so a rough guide).",

@@ -643,3 +643,30 @@ def test_the_placing_example_of_the_integrations_page_runs(tmp_path, monkeypatch
     assert placed.label == "first-legal" and placed.num_players == 3 and placed.games > 0
     assert ns["low"] <= placed.rating <= ns["high"]
     assert [a["spec"] for a in placed.anchors] == TINY
+
+
+def test_a_ladders_time_left_counts_each_game_at_its_players_cost():
+    """``cpu_minutes_left``: the games left each at the mean CPU time of the games the same players
+    played so far (a re-played expensive agent leaves its pairings behind the cheap ones, so the
+    mean of all games, which the cheap ones dominate, would be too low), at the mean of all games
+    where those players have none yet."""
+    specs = ["random", "heuristic", "slow"]
+    tasks = ladder.schedule(specs, 2, 4, 0, 0)   # 3 pairings x 4 games
+    cost = {("heuristic", "random"): 1.0, ("random", "slow"): 100.0, ("heuristic", "slow"): 50.0}
+    rows = []
+    for t in tasks:
+        pair = tuple(sorted(t.seats))
+        if pair == ("heuristic", "slow"):
+            continue                      # none of these yet
+        if pair == ("random", "slow") and t.round > 0:
+            continue                      # one block of two
+        rows.append({"round": t.round, "seats": list(t.seats), "cpu_seconds": cost[pair]})
+    assert len(rows) == 6 and len(tasks) == 12
+    overall = (4 * 1.0 + 2 * 100.0) / 6
+    want = (2 * 100.0 + 4 * overall) / 60   # random-slow at its own 100 s, heuristic-slow at the mean
+    assert ladder._cpu_minutes_left(rows, tasks) == pytest.approx(round(want, 1))
+    assert ladder._cpu_minutes_left([], tasks) is None
+    full = [{"round": t.round, "seats": list(t.seats), "cpu_seconds": 1.0} for t in tasks]
+    assert ladder._cpu_minutes_left(full, tasks) == 0.0
+    data = {"games": 6, "scheduled_games": 12, "cpu_minutes": 3.4, "cpu_minutes_left": 120.0}
+    assert ladder_page.estimate_cpu_hours("x_2p", 2, {}, data) == pytest.approx(2.0)   # the JSON's, not 3.4 / 6 x 6

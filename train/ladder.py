@@ -358,10 +358,31 @@ def ladder_data(settings: LadderSettings, specs: Sequence[str], rows: Sequence[d
         "complete": not ({t.key for t in scheduled} - {(r["round"], tuple(r["seats"])) for r in mine}),
         "truncated_games": sum(1 for r in mine if r["truncated"]),
         "cpu_minutes": round(sum(r["cpu_seconds"] for r in mine) / 60, 1),
+        "cpu_minutes_left": _cpu_minutes_left(mine, scheduled),
         "updated": updated or _now(),
         "ratings": fit["ratings"], "pairs": pairs,
         "bootstrap_order": fit["rated"], "bootstrap": fit["bootstrap"],
     }
+
+
+def _cpu_minutes_left(rows: Sequence[dict[str, Any]], scheduled: Sequence[GameTask]) -> float | None:
+    """CPU minutes the ``scheduled`` games not among ``rows`` should take: each at the mean CPU time
+    of its table's games so far (a table's agents set its cost, and ``--redo`` leaves some tables
+    with far fewer games than others), at the mean of all games where its table has none yet;
+    None without a game to go by."""
+    if not rows:
+        return None
+    played = {(r["round"], tuple(r["seats"])) for r in rows}
+    per_table: dict[tuple[str, ...], list[float]] = {}
+    for r in rows:
+        per_table.setdefault(tuple(sorted(r["seats"])), []).append(float(r["cpu_seconds"]))
+    overall = sum(sum(v) for v in per_table.values()) / len(rows)
+    seconds = 0.0
+    for t in scheduled:
+        if t.key not in played:
+            costs = per_table.get(tuple(sorted(t.seats)))
+            seconds += sum(costs) / len(costs) if costs else overall
+    return round(seconds / 60, 1)
 
 
 def _check_settings(jpath: Path, settings: LadderSettings) -> None:
