@@ -212,7 +212,7 @@ def read_journal(path: Path, identity: dict[str, Any], tasks: Sequence[tuple], k
 
 
 def open_journal(path: Path, identity: dict[str, Any], tasks: Sequence[tuple], kinds: Sequence[int],
-                  game: Game, max_steps: int, resume: bool) -> tuple[Appender, list[GameRecord]]:
+                 game: Game, max_steps: int, resume: bool) -> tuple[Appender, list[GameRecord]]:
     """The journal to append to (locked) and, with ``resume``, the games it holds already."""
     checked: dict[str, list[GameRecord]] = {}
     if resume:   # checked before the file is touched (a wrong folder changes nothing) ...
