@@ -59,15 +59,13 @@ import time
 from pathlib import Path
 from typing import Any, Callable, Iterable, Sequence
 
-import numpy as np
-
 from .. import envs
 from ..agents.registry import has_heuristic, make_agent
 from ..agents.shipped import agent_kind, shipped_agents
 from ..threads import limited_threads
 from . import evaluate as ev
 from .eval_journal import file_digests
-from .eval_schedule import arrangements, block_opening, evaluation_engine_seed
+from .eval_schedule import arrangements, block_opening, block_seeds
 from .journal import Appender, complete_text
 from .ladder_fit import BOOTSTRAP, fit_ladder, place_rating
 from .levels import ANCHOR, FORMAT, LadderError, ladder_name, ladder_options, load_ladder, paths
@@ -215,13 +213,10 @@ def _play_task(task: GameTask) -> dict[str, Any]:
     """Play one scheduled game in a worker (or the calling process): its CSV row."""
     ctx = ev._WORKER
     assert ctx is not None, "evaluate._init_worker runs first"
-    ss = np.random.SeedSequence(list(task.seed_words))
-    engine_ss, opening_ss, agents_ss = ss.spawn(3)
-    engine_seed = evaluation_engine_seed(int(engine_ss.generate_state(1, np.uint64)[0]))
-    opening_seed = int(opening_ss.generate_state(1, np.uint64)[0] % (2**63))
+    # the block's seeds as the evaluator draws them; this game is one arrangement of its block
+    engine_seed, opening_seed, block = block_seeds(list(task.seed_words), [task.seats] * task.n_arrangements)
+    seeds = block[task.arrangement]
     opening = block_opening(ctx.game, engine_seed, opening_seed, task.opening_moves)
-    game_ss = agents_ss.spawn(task.n_arrangements)[task.arrangement]
-    seeds = tuple(int(x % (2**63)) for x in game_ss.generate_state(len(task.seats), np.uint64))
     # the players are built (a network loaded, torch imported) before the clock starts: a row's
     # cpu_seconds is its game's, not the first game's share of the worker's set-up (play_game gets
     # them from ctx's cache and resets them to the same seeds, so the game is the same)
