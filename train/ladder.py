@@ -214,7 +214,7 @@ def _play_task(task: GameTask) -> dict[str, Any]:
     ctx = ev._WORKER
     assert ctx is not None, "evaluate._init_worker runs first"
     # the block's seeds as the evaluator draws them; this game is one arrangement of its block
-    engine_seed, opening_seed, block = block_seeds(list(task.seed_words), [task.seats] * task.n_arrangements)
+    engine_seed, opening_seed, block = block_seeds(list(task.seed_words), [task.entrants] * task.n_arrangements)
     seeds = block[task.arrangement]
     opening = block_opening(ctx.game, engine_seed, opening_seed, task.opening_moves)
     # the players are built (a network loaded, torch imported) before the clock starts: a row's
