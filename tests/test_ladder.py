@@ -664,9 +664,12 @@ def test_a_ladders_time_left_counts_each_game_at_its_players_cost():
     assert len(rows) == 6 and len(tasks) == 12
     overall = (4 * 1.0 + 2 * 100.0) / 6
     want = (2 * 100.0 + 4 * overall) / 60   # random-slow at its own 100 s, heuristic-slow at the mean
-    assert ladder._cpu_minutes_left(rows, tasks) == pytest.approx(round(want, 1))
+    played = {(r["round"], tuple(r["seats"])) for r in rows}
+    left = [t for t in tasks if t.key not in played]
+    assert len(left) == 6
+    assert ladder._cpu_minutes_left(rows, left) == pytest.approx(round(want, 1))
     assert ladder._cpu_minutes_left([], tasks) is None
     full = [{"round": t.round, "seats": list(t.seats), "cpu_seconds": 1.0} for t in tasks]
-    assert ladder._cpu_minutes_left(full, tasks) == 0.0
+    assert ladder._cpu_minutes_left(full, []) == 0.0
     data = {"games": 6, "scheduled_games": 12, "cpu_minutes": 3.4, "cpu_minutes_left": 120.0}
     assert ladder_page.estimate_cpu_hours("x_2p", 2, {}, data) == pytest.approx(2.0)   # the JSON's, not 3.4 / 6 x 6

@@ -337,6 +337,8 @@ def ladder_data(settings: LadderSettings, specs: Sequence[str], rows: Sequence[d
     expected = len(list(itertools.combinations(specs, 2)))
     per_pair = [p["games"] for p in pairs] + [0] * (expected - len(pairs))
     target = settings.games
+    played = {(r["round"], tuple(r["seats"])) for r in mine}
+    left = [t for t in scheduled if t.key not in played]
     return {
         "format": FORMAT, "name": ladder_name(settings.game, settings.num_players),
         "game": settings.game, "num_players": settings.num_players, "options": game.options_json(),
@@ -350,33 +352,31 @@ def ladder_data(settings: LadderSettings, specs: Sequence[str], rows: Sequence[d
         "games_per_pairing": {"min": min(per_pair, default=0), "max": max(per_pair, default=0),
                               "target": target},
         "scheduled_games": len(scheduled),
-        "complete": not ({t.key for t in scheduled} - {(r["round"], tuple(r["seats"])) for r in mine}),
+        "complete": not left,
         "truncated_games": sum(1 for r in mine if r["truncated"]),
         "cpu_minutes": round(sum(r["cpu_seconds"] for r in mine) / 60, 1),
-        "cpu_minutes_left": _cpu_minutes_left(mine, scheduled),
+        "cpu_minutes_left": _cpu_minutes_left(mine, left),
         "updated": updated or _now(),
         "ratings": fit["ratings"], "pairs": pairs,
         "bootstrap_order": fit["rated"], "bootstrap": fit["bootstrap"],
     }
 
 
-def _cpu_minutes_left(rows: Sequence[dict[str, Any]], scheduled: Sequence[GameTask]) -> float | None:
-    """CPU minutes the ``scheduled`` games not among ``rows`` should take: each at the mean CPU time
-    of its table's games so far (a table's agents set its cost, and ``--redo`` leaves some tables
-    with far fewer games than others), at the mean of all games where its table has none yet;
-    None without a game to go by."""
+def _cpu_minutes_left(rows: Sequence[dict[str, Any]], left: Sequence[GameTask]) -> float | None:
+    """CPU minutes the games ``left`` to play should take: each at the mean CPU time of its table's
+    games in ``rows`` (a table's agents set its cost, and ``--redo`` leaves some tables with far
+    fewer games than others), at the mean of all games where its table has none yet; None without
+    a game to go by."""
     if not rows:
         return None
-    played = {(r["round"], tuple(r["seats"])) for r in rows}
     per_table: dict[tuple[str, ...], list[float]] = {}
     for r in rows:
         per_table.setdefault(tuple(sorted(r["seats"])), []).append(float(r["cpu_seconds"]))
     overall = sum(sum(v) for v in per_table.values()) / len(rows)
     seconds = 0.0
-    for t in scheduled:
-        if t.key not in played:
-            costs = per_table.get(tuple(sorted(t.seats)))
-            seconds += sum(costs) / len(costs) if costs else overall
+    for t in left:
+        costs = per_table.get(tuple(sorted(t.seats)))
+        seconds += sum(costs) / len(costs) if costs else overall
     return round(seconds / 60, 1)
 
 
