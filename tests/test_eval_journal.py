@@ -206,3 +206,33 @@ def test_arena_eval_resume_on_the_command_line(tmp_path, capsys):
     assert main([*base[:-3], "--seed", "10", "--out", str(tmp_path), "--resume", "--no-progress"]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert "another evaluation's games (seed: was 9, now 10)" in err[0]
+
+
+def _retime_script():
+    import importlib.util
+    path = Path(__file__).resolve().parents[1] / "scripts" / "retime_journal.py"
+    spec = importlib.util.spec_from_file_location("retime_journal", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_a_journals_games_are_timed_again_with_the_same_moves(full, tmp_path, capsys):
+    """scripts/retime_journal.py plays a journal's games again from their seeds (the same moves,
+    new CPU timings), and says so when a game does not replay (a changed seed) or the agent index
+    is not the run's."""
+    out, report = full
+    script = _retime_script()
+    rows = script.retime(Path(out) / JOURNAL, 0, over=0.0)
+    assert len(rows) == 12 and all(r["same_moves"] for r in rows)
+    assert all(r["decisions"] > 0 and r["longest"] > 0 for r in rows)
+    assert script.main([str(Path(out) / JOURNAL), "--agent", "0", "--over", "0", "--limit", "2"]) == 0
+    assert "2 games: longest decision now" in capsys.readouterr().out
+    body = lines(out)
+    block = json.loads(body[1])
+    block["games"][0]["engine_seed"] += 1          # another deal: other moves than the recorded ones
+    (tmp_path / JOURNAL).write_text("\n".join([body[0], json.dumps(block)]) + "\n")
+    assert script.main([str(tmp_path / JOURNAL), "--over", "0"]) == 1
+    assert "DIFFERENT MOVES" in capsys.readouterr().out
+    assert script.main([str(tmp_path / JOURNAL), "--agent", "5"]) == 2
+    assert "the run has agents 0..1" in capsys.readouterr().err
