@@ -9,7 +9,6 @@ with their 95% intervals, one panel per player count) into ``docs/images/ladder_
 """
 from __future__ import annotations
 
-import json
 import math
 import os
 from pathlib import Path
@@ -21,10 +20,11 @@ from ..train.levels import (
     LEVEL_MIN_STEP,
     LEVEL_NAMES,
     LEVEL_STEP,
+    agent_costs,
     all_ladders,
     derive_levels,
-    ladder_dir,
     ladder_name,
+    read_costs,
 )
 
 PAGE = "ladder.md"
@@ -46,18 +46,6 @@ def _fmt_int(n: int) -> str:
     return f"{n:,}"
 
 
-def read_costs(folder: str | os.PathLike | None = None) -> dict[str, Any]:
-    """The measured costs (``scripts/ladder_costs.py``), {} when there are none."""
-    path = Path(folder if folder is not None else ladder_dir()) / "costs.json"
-    if not path.is_file():
-        return {}
-    return json.loads(path.read_text(encoding="utf-8"))
-
-
-def _cost_specs(entry: dict[str, Any]) -> dict[str, float]:
-    return {k: float(v) for k, v in entry.items() if k not in ("engine", "measured", "games_each")}
-
-
 def estimate_cpu_hours(name: str, num_players: int, costs: dict[str, Any], data: dict[str, Any] | None = None,
                        games: int = DEFAULT_GAMES) -> float | None:
     """CPU hours left to finish the ladder ``name`` (all of it when ``data`` is None). A ladder with
@@ -73,7 +61,7 @@ def estimate_cpu_hours(name: str, num_players: int, costs: dict[str, Any], data:
     entry = costs.get(name)
     if not entry:
         return None
-    per_agent = _cost_specs(entry)
+    per_agent = agent_costs(entry)
     specs = list(data["roster"]) if data is not None else list(per_agent)
     if any(s not in per_agent for s in specs) or len(specs) < num_players:
         return None

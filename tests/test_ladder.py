@@ -668,6 +668,13 @@ def test_a_ladders_time_left_counts_each_game_at_its_players_cost():
     left = [t for t in tasks if t.key not in played]
     assert len(left) == 6
     assert ladder._cpu_minutes_left(rows, left) == pytest.approx(round(want, 1))
+    # a table with no games yet (e.g. after --redo took out every game of an agent): at the
+    # measured seconds of its agents' moves plus the engine's, where costs.json has all of them
+    costs = {"engine": 0.5, "heuristic": 0.2, "slow": 60.0, "measured": "2026-12-01", "games_each": 2}
+    want = (2 * 100.0 + 4 * (0.2 + 60.0 + 0.5)) / 60
+    assert ladder._cpu_minutes_left(rows, left, costs) == pytest.approx(round(want, 1))
+    assert ladder._cpu_minutes_left(rows, left, {"heuristic": 0.2}) == \
+        ladder._cpu_minutes_left(rows, left)   # "slow" not measured: the mean of all games
     assert ladder._cpu_minutes_left([], tasks) is None
     full = [{"round": t.round, "seats": list(t.seats), "cpu_seconds": 1.0} for t in tasks]
     assert ladder._cpu_minutes_left(full, []) == 0.0

@@ -68,7 +68,17 @@ from .eval_journal import file_digests
 from .eval_schedule import arrangements, block_opening, block_seeds
 from .journal import Appender, complete_text
 from .ladder_fit import BOOTSTRAP, fit_ladder, place_rating
-from .levels import ANCHOR, FORMAT, LadderError, ladder_name, ladder_options, load_ladder, paths
+from .levels import (
+    ANCHOR,
+    FORMAT,
+    LadderError,
+    agent_costs,
+    ladder_name,
+    ladder_options,
+    load_ladder,
+    paths,
+    read_costs,
+)
 from .progress import progress_bar
 from .stops import as_stopped, deferred, end_pool, pool_map
 
@@ -327,10 +337,12 @@ def _now() -> str:
 
 def ladder_data(settings: LadderSettings, specs: Sequence[str], rows: Sequence[dict[str, Any]],
                 game, scheduled: Sequence[GameTask], bootstrap: int = BOOTSTRAP,
-                updated: str | None = None, files: dict[str, str] | None = None) -> dict[str, Any]:
+                updated: str | None = None, files: dict[str, str] | None = None,
+                costs: dict[str, Any] | None = None) -> dict[str, Any]:
     """What a ladder's JSON holds, from its games and its schedule (complete when every
     ``scheduled`` game is among ``rows``); ``files``: the sha256 of the checkpoints (and rules
-    file) the roster's games were played with (``eval_journal.file_digests``)."""
+    file) the roster's games were played with (``eval_journal.file_digests``); ``costs``: the
+    ladder's ``costs.json`` entry, for the time left of tables with no games yet."""
     fit = fit_ladder(rows, specs, bootstrap=bootstrap, seed=settings.seed)
     mine = [r for r in rows if all(s in specs for s in r["seats"])]
     pairs = fit["pairs"]
@@ -355,28 +367,37 @@ def ladder_data(settings: LadderSettings, specs: Sequence[str], rows: Sequence[d
         "complete": not left,
         "truncated_games": sum(1 for r in mine if r["truncated"]),
         "cpu_minutes": round(sum(r["cpu_seconds"] for r in mine) / 60, 1),
-        "cpu_minutes_left": _cpu_minutes_left(mine, left),
+        "cpu_minutes_left": _cpu_minutes_left(mine, left, costs),
         "updated": updated or _now(),
         "ratings": fit["ratings"], "pairs": pairs,
         "bootstrap_order": fit["rated"], "bootstrap": fit["bootstrap"],
     }
 
 
-def _cpu_minutes_left(rows: Sequence[dict[str, Any]], left: Sequence[GameTask]) -> float | None:
+def _cpu_minutes_left(rows: Sequence[dict[str, Any]], left: Sequence[GameTask],
+                      costs: dict[str, Any] | None = None) -> float | None:
     """CPU minutes the games ``left`` to play should take: each at the mean CPU time of its table's
     games in ``rows`` (a table's agents set its cost, and ``--redo`` leaves some tables with far
-    fewer games than others), at the mean of all games where its table has none yet; None without
-    a game to go by."""
+    fewer games than others, or none); where its table has none yet, at the measured seconds a game
+    of its agents' moves plus the engine's (``costs``, a ``costs.json`` entry) when every one of
+    them is measured, else at the mean of all games; None without a game to go by."""
     if not rows:
         return None
+    per_agent = agent_costs(costs or {})
+    engine = float((costs or {}).get("engine", 0.0))
     per_table: dict[tuple[str, ...], list[float]] = {}
     for r in rows:
         per_table.setdefault(tuple(sorted(r["seats"])), []).append(float(r["cpu_seconds"]))
     overall = sum(sum(v) for v in per_table.values()) / len(rows)
     seconds = 0.0
     for t in left:
-        costs = per_table.get(tuple(sorted(t.seats)))
-        seconds += sum(costs) / len(costs) if costs else overall
+        played = per_table.get(tuple(sorted(t.seats)))
+        if played:
+            seconds += sum(played) / len(played)
+        elif all(s in per_agent for s in t.seats):
+            seconds += sum(per_agent[s] for s in t.seats) + engine
+        else:
+            seconds += overall
     return round(seconds / 60, 1)
 
 
@@ -523,10 +544,11 @@ def run_ladder(game_id: str, num_players: int = 2, *, games: int = DEFAULT_GAMES
         if todo:
             _check_specs(specs, game, trust)
         played = 0
+        costs = read_costs(folder).get(ladder_name(game_id, num_players))
 
         def write() -> dict[str, Any]:
             old = json.loads(json_path.read_text(encoding="utf-8")) if json_path.exists() else {}
-            data = ladder_data(settings, specs, rows, game, tasks, bootstrap=bootstrap, files=files,
+            data = ladder_data(settings, specs, rows, game, tasks, bootstrap=bootstrap, files=files, costs=costs,
                                updated=old.get("updated") if not played and old.get("games") == len(rows) else None)
             json_path.write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")
             return data

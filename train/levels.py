@@ -45,6 +45,20 @@ def ladder_dir() -> Path:
     return checkpoints_dir() / "ladder"
 
 
+def read_costs(folder: str | os.PathLike | None = None) -> dict[str, Any]:
+    """The measured costs beside the ladders (``costs.json``, ``scripts/ladder_costs.py``), {} when
+    there are none."""
+    path = Path(folder if folder is not None else ladder_dir()) / "costs.json"
+    if not path.is_file():
+        return {}
+    return json.loads(path.read_text(encoding="utf-8"))
+
+
+def agent_costs(entry: dict[str, Any]) -> dict[str, float]:
+    """A ``costs.json`` entry's seconds a game of each agent's own moves (not the engine's)."""
+    return {k: float(v) for k, v in entry.items() if k not in ("engine", "measured", "games_each")}
+
+
 def paths(game_id: str, num_players: int, folder: str | os.PathLike | None = None) -> tuple[Path, Path]:
     """(games CSV, ratings JSON) of a ladder in ``folder`` (default: ``ladder_dir()``)."""
     base = Path(folder) if folder is not None else ladder_dir()
