@@ -16,7 +16,6 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-import time
 from pathlib import Path
 
 
@@ -50,7 +49,6 @@ def retime(path: Path, agent: int, over: float, limit: int | None = None) -> lis
     out = []
     with ev._one_torch_thread():
         for g in picked:
-            start = time.time()
             rec = ev.play_game(ctx, tuple(g["arrangement"]), g["engine_seed"],
                                list(g["history"][:run["opening_moves"]]), tuple(g["agent_seeds"]), g["block"])
             seats = [i for i, e in enumerate(rec.arrangement) if e == agent]
@@ -58,7 +56,7 @@ def retime(path: Path, agent: int, over: float, limit: int | None = None) -> lis
             out.append({"block": g["block"], "arrangement": g["arrangement"], "same_moves": rec.history_hash == g["history_hash"],
                         "recorded_longest": longest(g, agent), "longest": max(c[1] for c in new),
                         "mean": sum(c[0] for c in new) / max(1, sum(c[2] for c in new)),
-                        "decisions": sum(c[2] for c in new), "wall": time.time() - start})
+                        "decisions": sum(c[2] for c in new)})
             r = out[-1]
             print(f"block {r['block']:4d} seats {r['arrangement']}: longest {r['recorded_longest']:.2f} s "
                   f"recorded, {r['longest']:.2f} s now (mean {1000 * r['mean']:.0f} ms over {r['decisions']} "

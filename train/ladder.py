@@ -391,9 +391,9 @@ def _cpu_minutes_left(rows: Sequence[dict[str, Any]], left: Sequence[GameTask],
     overall = sum(sum(v) for v in per_table.values()) / len(rows)
     seconds = 0.0
     for t in left:
-        played = per_table.get(tuple(sorted(t.seats)))
-        if played:
-            seconds += sum(played) / len(played)
+        spent = per_table.get(tuple(sorted(t.seats)))
+        if spent:
+            seconds += sum(spent) / len(spent)
         elif all(s in per_agent for s in t.seats):
             seconds += sum(per_agent[s] for s in t.seats) + engine
         else:
