@@ -295,7 +295,7 @@ def test_chips_keep_names_whole_and_the_lists_offer_what_they_should(browser, se
         Select(browser.find_element(By.ID, "game")).select_by_value(game)
         agents[game] = [o.get_attribute("value") for o in browser.find_elements(By.CSS_SELECTOR, "#agent option")]
     assert "rollout:16:zaka" in agents["zaka_v0"] and "ppo:zaka" in agents["zaka_v0"]
-    assert "rollout:64,k=16,gate=1,by=random,alloc=halving:peacekeepers" in agents["peacekeepers_v0"]
+    assert "rollout:48,k=16,gate=1,by=random,alloc=halving,moves=40000:peacekeepers" in agents["peacekeepers_v0"]
     assert "vlook:gorgasali" in agents["gorgasali_v0"]
     # Gorgasali's default is 4 players; the shipped vlook agent plays 2
     assert len(browser.find_elements(By.CSS_SELECTOR, "#seat option")) == 4
