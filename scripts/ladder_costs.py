@@ -10,6 +10,10 @@ process time) is summed; ``engine`` is the CPU time of a heuristics-only game (t
 heuristics). The page (``arena ladder --page``) estimates the CPU time of ladders not run yet, or not finished,
 from these numbers: they are estimates (games against weaker or stronger opponents run longer or
 shorter), and the ladders' own CSVs record every game's real cost.
+
+With ``--agents SPEC ...`` only those agents are written, each with its own date and game count
+(``agents_measured``); the entry's ``engine``, ``measured`` and ``games_each`` stay those of the
+whole roster's measurement (the engine's seconds are printed, not written).
 """
 from __future__ import annotations
 
@@ -73,9 +77,14 @@ def main() -> None:
         path = ladder_dir() / "costs.json"
         data = json.loads(path.read_text()) if path.exists() else {}
         entry = data.setdefault(ladder_name(args.game, args.players), {})
-        entry.update(found)
-        entry["measured"] = datetime.date.today().isoformat()
-        entry["games_each"] = args.games
+        today = datetime.date.today().isoformat()
+        if args.agents:   # these agents only: the rest of the entry keeps its own date
+            for spec in args.agents:
+                entry[spec] = found[spec]
+                entry.setdefault("agents_measured", {})[spec] = {"measured": today, "games_each": args.games}
+        else:
+            entry.clear()
+            entry.update(found, measured=today, games_each=args.games)
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(json.dumps(data, indent=1, sort_keys=True) + "\n")
         print(f"wrote {path}")

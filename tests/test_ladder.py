@@ -680,3 +680,45 @@ def test_a_ladders_time_left_counts_each_game_at_its_players_cost():
     assert ladder._cpu_minutes_left(full, []) == 0.0
     data = {"games": 6, "scheduled_games": 12, "cpu_minutes": 3.4, "cpu_minutes_left": 120.0}
     assert ladder_page.estimate_cpu_hours("x_2p", 2, {}, data) == pytest.approx(2.0)   # the JSON's, not 3.4 / 6 x 6
+
+
+def _ladder_costs_script():
+    import importlib.util
+    path = Path(__file__).resolve().parents[1] / "scripts" / "ladder_costs.py"
+    spec = importlib.util.spec_from_file_location("ladder_costs", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_measuring_some_agents_costs_leaves_the_rest_of_the_entry_as_it_was(tmp_path, monkeypatch):
+    """scripts/ladder_costs.py --agents SPEC --write writes those agents' seconds with their own date
+    and games; the engine's seconds and the date of the roster's measurement stay (they were stamped
+    over once, 2026-12-02: the engine re-measured under load, every agent dated that day)."""
+    script = _ladder_costs_script()
+    monkeypatch.setattr(levels, "ladder_dir", lambda: tmp_path)
+    found = {"engine": 9.9, "random": 0.0, "slow": 60.0}
+    monkeypatch.setattr(script, "measure", lambda game, players, games, specs=None:
+                        {k: v for k, v in found.items() if specs is None or k == "engine" or k in specs})
+    old = {"zaka_2p": {"engine": 0.5, "random": 0.0, "slow": 50.0, "gone": 1.0, "measured": "2026-11-30",
+                       "games_each": 4}}
+    (tmp_path / "costs.json").write_text(json.dumps(old))
+    monkeypatch.setattr("sys.argv", ["ladder_costs.py", "zaka", "--agents", "slow", "--games", "2", "--write"])
+    script.main()
+    entry = json.loads((tmp_path / "costs.json").read_text())["zaka_2p"]
+    assert {k: entry[k] for k in ("engine", "measured", "games_each", "slow", "gone")} == \
+        {"engine": 0.5, "measured": "2026-11-30", "games_each": 4, "slow": 60.0, "gone": 1.0}
+    assert list(entry["agents_measured"]) == ["slow"] and entry["agents_measured"]["slow"]["games_each"] == 2
+    assert levels.agent_costs(entry) == {"random": 0.0, "slow": 60.0, "gone": 1.0}
+    monkeypatch.setattr("sys.argv", ["ladder_costs.py", "zaka", "--write"])   # the whole roster
+    script.main()
+    entry = json.loads((tmp_path / "costs.json").read_text())["zaka_2p"]
+    assert levels.agent_costs(entry) == {"random": 0.0, "slow": 60.0} and entry["engine"] == 9.9
+    assert "agents_measured" not in entry and entry["games_each"] == 2
+
+
+@pytest.mark.parametrize("name", sorted(levels.read_costs()))
+def test_the_published_costs_are_seconds_for_every_agent(name):
+    entry = levels.read_costs()[name]
+    costs = levels.agent_costs(entry)
+    assert costs and all(v >= 0 for v in costs.values()) and entry["engine"] > 0

@@ -54,9 +54,15 @@ def read_costs(folder: str | os.PathLike | None = None) -> dict[str, Any]:
     return json.loads(path.read_text(encoding="utf-8"))
 
 
+#: a ``costs.json`` entry's keys that are not an agent's seconds: the engine's seconds, the date and
+#: games of the whole measurement, and ``agents_measured`` (spec: {"measured", "games_each"}) for
+#: agents measured later on their own (``scripts/ladder_costs.py --agents``)
+COST_META = ("engine", "measured", "games_each", "agents_measured")
+
+
 def agent_costs(entry: dict[str, Any]) -> dict[str, float]:
     """A ``costs.json`` entry's seconds a game of each agent's own moves (not the engine's)."""
-    return {k: float(v) for k, v in entry.items() if k not in ("engine", "measured", "games_each")}
+    return {k: float(v) for k, v in entry.items() if k not in COST_META}
 
 
 def paths(game_id: str, num_players: int, folder: str | os.PathLike | None = None) -> tuple[Path, Path]:
