@@ -16,6 +16,7 @@ import yaml
 
 from tabletop_arena import envs
 from tabletop_arena.envs import docs
+from tests.scripts import load_script
 
 ROOT = Path(__file__).resolve().parents[1]
 GAMES_MD = ROOT / "docs" / "games.md"
@@ -206,10 +207,7 @@ def test_games_md_lists_the_game_length_of_every_variant_measured():
     """configs/game_lengths.yaml (scripts/game_lengths.py --write), the data of each game's "Game
     length" in docs/games.md, has a row for every variant the script measures, with the script's
     options (which build the game) and sane numbers, and no row the script does not measure."""
-    import importlib.util
-    spec_ = importlib.util.spec_from_file_location("game_lengths", ROOT / "scripts" / "game_lengths.py")
-    script = importlib.util.module_from_spec(spec_)
-    spec_.loader.exec_module(script)
+    script = load_script("game_lengths")
     data = docs.game_lengths()
     assert set(data) == set(envs.names()), "configs/game_lengths.yaml: a game is missing or unknown"
     expected = {(game, label): options for game, label, options in script.VARIANTS}

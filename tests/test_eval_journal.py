@@ -14,6 +14,7 @@ from tabletop_arena.app.cli import main
 from tabletop_arena.train.eval_journal import JOURNAL, JournalError, run_identity
 from tabletop_arena.train.evaluate import evaluate
 from tabletop_arena.train.journal import Appender
+from tests.scripts import load_script
 
 AGENTS = ["heuristic", "random"]
 
@@ -208,21 +209,12 @@ def test_arena_eval_resume_on_the_command_line(tmp_path, capsys):
     assert "another evaluation's games (seed: was 9, now 10)" in err[0]
 
 
-def _retime_script():
-    import importlib.util
-    path = Path(__file__).resolve().parents[1] / "scripts" / "retime_journal.py"
-    spec = importlib.util.spec_from_file_location("retime_journal", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
 def test_a_journals_games_are_timed_again_with_the_same_moves(full, tmp_path, capsys):
     """scripts/retime_journal.py plays a journal's games again from their seeds (the same moves,
     new CPU timings), and says so when a game does not replay (a changed seed) or the agent index
     is not the run's."""
     out, report = full
-    script = _retime_script()
+    script = load_script("retime_journal")
     rows = script.retime(Path(out) / JOURNAL, 0, over=0.0)
     assert len(rows) == 12 and all(r["same_moves"] for r in rows)
     assert all(r["decisions"] > 0 and r["longest"] > 0 for r in rows)

@@ -24,6 +24,7 @@ from tabletop_arena.app import ladder_page
 from tabletop_arena.app.cli import main
 from tabletop_arena.train import eval_journal, ladder, ladder_fit, levels
 from tabletop_arena.train.stops import Stopped
+from tests.scripts import load_script
 
 ROOT = Path(__file__).resolve().parents[1]
 TINY = ["random", "heuristic", "mcts:2"]
@@ -682,20 +683,11 @@ def test_a_ladders_time_left_counts_each_game_at_its_players_cost():
     assert ladder_page.estimate_cpu_hours("x_2p", 2, {}, data) == pytest.approx(2.0)   # the JSON's, not 3.4 / 6 x 6
 
 
-def _ladder_costs_script():
-    import importlib.util
-    path = Path(__file__).resolve().parents[1] / "scripts" / "ladder_costs.py"
-    spec = importlib.util.spec_from_file_location("ladder_costs", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
 def test_measuring_some_agents_costs_leaves_the_rest_of_the_entry_as_it_was(tmp_path, monkeypatch):
     """scripts/ladder_costs.py --agents SPEC --write writes those agents' seconds with their own date
     and games; the engine's seconds and the date of the roster's measurement stay (they were stamped
     over once, 2026-12-02: the engine re-measured under load, every agent dated that day)."""
-    script = _ladder_costs_script()
+    script = load_script("ladder_costs")
     monkeypatch.setattr(levels, "ladder_dir", lambda: tmp_path)
     found = {"engine": 9.9, "random": 0.0, "slow": 60.0}
     monkeypatch.setattr(script, "measure", lambda game, players, games, specs=None:
