@@ -23,7 +23,7 @@ from ..agents.shipped import shipped_agents
 from ..envs.core.accel import backend
 from ..envs.core.terminal import supports_color
 from ..train.stops import as_stopped, stop_raises
-from . import commands, ladder_cli, quickstart
+from . import commands, games_cli, ladder_cli, quickstart
 from .bench import ReferenceUnavailable, format_table, run
 from .cli_common import (
     ArenaParser,
@@ -313,6 +313,7 @@ def build_parser() -> ArenaParser:
     quickstart.register(sub)
     commands.register(sub)
     ladder_cli.register(sub)
+    games_cli.register(sub)
     return p
 
 

@@ -141,6 +141,9 @@ class ArenaParser(argparse.ArgumentParser):
         super().__init__(*args, **kwargs)
 
     def error(self, message):
+        # argparse quotes every choice ('list', 'play', ...): the names alone keep the line short
+        message = re.sub(r"\(choose from ([^)]*)\)", lambda m: f"(choose from {m.group(1).replace(chr(39), '')})",
+                         message)
         raise CLIError(message, hint=f"see '{self.prog} --help'", prog=self.prog)
 
 

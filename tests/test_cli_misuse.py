@@ -271,6 +271,12 @@ CASES: list[tuple[str, list[str], str]] = [
     # ---- ladder (its own cases: app/ladder_cli.py's tests)
     ("ladder-unknown-flag", ["ladder", "--bogus-flag"], ""),
     ("ladder-games-zero", ["ladder", "zaka", "--games", "0"], ""),
+    # ---- games (its own cases: tests/test_games_cli.py)
+    ("games-no-journal", ["games"], "journal"),
+    ("games-empty-folder", ["games", "{dir}"], "no games journal at"),
+    ("games-not-a-journal", ["games", "{garbage}"], "not an evaluation's games journal"),
+    ("games-number-zero", ["games", "{dir}", "0"], "number"),
+    ("games-bad-result", ["games", "{dir}", "--result", "lost"], "--result"),
     # ---- convert-checkpoint
     ("convert-no-args", ["convert-checkpoint"], "required"),
     ("convert-missing", ["convert-checkpoint", "{dir}/none.zip", "{dir}/new.zip"], "none.zip"),

@@ -131,6 +131,13 @@ def test_a_damaged_journal_is_refused_naming_the_line(full, tmp_path, damage):
     assert (tmp_path / JOURNAL).read_bytes() == before
 
 
+def test_a_journal_that_is_not_text_is_refused(tmp_path):
+    (tmp_path / JOURNAL).write_bytes(bytes(range(256)) * 4)
+    with pytest.raises(JournalError, match="not an evaluation's games journal \\(not UTF-8 text\\)"):
+        run(tmp_path, resume=True)
+    assert (tmp_path / JOURNAL).read_bytes() == bytes(range(256)) * 4
+
+
 def test_resume_needs_a_journal_and_a_folder(tmp_path):
     with pytest.raises(JournalError, match="no games journal to continue"):
         run(tmp_path, resume=True)

@@ -572,6 +572,16 @@ def test_ladder_and_level_misuse_is_one_line(argv, words, tmp_path, capsys, monk
     assert words in err and len(err.splitlines()) == 1 and "Traceback" not in err
 
 
+def test_a_games_file_that_is_not_text_is_refused_in_one_line_naming_it(tmp_path, capsys):
+    # the class of the eval journal's: a damaged (binary) file is a line naming it, not a decoding traceback
+    games = tmp_path / "zaka_2p.csv"
+    games.write_bytes(bytes(range(256)) * 4)
+    assert main(["ladder", "zaka", "--dir", str(tmp_path), "--games", "1", "--no-progress"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert f"{games}: not UTF-8 text" in err and len(err.splitlines()) == 1
+    assert games.read_bytes() == bytes(range(256)) * 4
+
+
 def test_arena_play_level_plays_the_levels_agent(tmp_path, capsys, monkeypatch):
     monkeypatch.setattr(levels, "ladder_dir", lambda: tmp_path)
     monkeypatch.setattr("builtins.input", lambda prompt="": "q")

@@ -17,8 +17,8 @@ from typing import Any, Sequence
 
 from ..agents.registry import checkpoint_for, checkpoint_ref
 from ..envs.core.errors import ArenaError
-from ..envs.core.game import Game
-from .eval_schedule import GameRecord, arrangements, block_opening, block_seeds
+from ..envs.core.game import Game, State
+from .eval_schedule import GameRecord, arrangements, block_opening, block_seeds, history_digest
 from .journal import Appender, complete_text
 from .play import game_result
 
@@ -94,28 +94,27 @@ def _floats(x: Any, what: str) -> tuple[float, ...]:
     return tuple(float(v) for v in x)
 
 
-def _record_from_json(d: Any, block: int, arr: tuple[int, ...], engine_seed: int,
-                      seeds: tuple[int, ...]) -> GameRecord:
-    """One journal game, checked field by field against the game its block must have played
-    (arrangement, seeds, the history's digest): a line from other settings or an edited one is
-    refused, never counted. ``_check_replay`` then plays its moves again."""
+def parse_game(d: Any) -> GameRecord:
+    """One journal game checked on its own: every field there with its type, and the history
+    matching its digest (an edited or damaged line is refused). What ties it to an evaluation's
+    schedule (block, seats, seeds) is ``_record_from_json``'s; what its moves give, ``replay_game``'s."""
     names = [f.name for f in dataclasses.fields(GameRecord)]
     if not isinstance(d, dict) or sorted(d) != sorted(names):
         raise ValueError(f"a game is not an object with the fields {names}")
-    if d["block"] != block:
-        raise ValueError(f"a game of block {d['block']!r} in block {block}'s line")
-    if _ints(d["arrangement"], "arrangement") != arr:
-        raise ValueError(f"seat arrangement {d['arrangement']} where the block plays {list(arr)}")
-    if d["engine_seed"] != engine_seed or _ints(d["agent_seeds"], "agent_seeds") != seeds:
-        raise ValueError("its seeds are not this evaluation's (another --seed or other settings)")
+    if type(d["block"]) is not int or d["block"] < 0:
+        raise ValueError(f"block {d['block']!r} is not a block number")
+    arr = _ints(d["arrangement"], "arrangement")
+    if type(d["engine_seed"]) is not int:
+        raise ValueError("engine_seed is not an integer")
+    seeds = _ints(d["agent_seeds"], "agent_seeds")
     returns = _floats(d["returns"], "returns")
     scores = None if d["scores"] is None else _floats(d["scores"], "scores")
     history = _ints(d["history"], "history")
-    if len(returns) != len(arr) or (scores is not None and len(scores) != len(arr)):
-        raise ValueError("returns or scores do not have one entry a seat")
+    if len(returns) != len(arr) or len(seeds) != len(arr) or (scores is not None and len(scores) != len(arr)):
+        raise ValueError("returns, scores or agent_seeds do not have one entry a seat")
     if type(d["length"]) is not int or d["length"] < 0 or type(d["truncated"]) is not bool:
         raise ValueError("length is not a count or truncated not true/false")
-    digest = hashlib.sha1(json.dumps([list(arr), list(history)]).encode()).hexdigest()[:16]
+    digest = history_digest(arr, history)
     if d["history_hash"] != digest:
         raise ValueError("its history does not match its digest (an edited or damaged line)")
     cpu = d["cpu"]
@@ -123,17 +122,29 @@ def _record_from_json(d: Any, block: int, arr: tuple[int, ...], engine_seed: int
             isinstance(c, list) and len(c) == 3 and all(type(v) in (int, float) and v >= 0 for v in c)
             and type(c[2]) is int for c in cpu):
         raise ValueError("cpu is not [seconds, longest, decisions] a seat")
-    return GameRecord(block, arr, engine_seed, seeds, returns, scores, d["length"], d["truncated"],
+    return GameRecord(d["block"], arr, d["engine_seed"], seeds, returns, scores, d["length"], d["truncated"],
                       digest, history, tuple((float(a), float(b), int(n)) for a, b, n in cpu))
 
 
-def _check_replay(game: Game, rec: GameRecord, opening: list[int], max_steps: int) -> None:
-    """The recorded moves played again by the engine from the record's seed give its result: the
-    opening is the block's, every move is legal, and the game ends (or stops at the move cap)
-    with the recorded returns, scores, length and truncation."""
-    k = len(opening)
-    if list(rec.history[:k]) != opening:
-        raise ValueError("its opening moves are not the block's")
+def _record_from_json(d: Any, block: int, arr: tuple[int, ...], engine_seed: int,
+                      seeds: tuple[int, ...]) -> GameRecord:
+    """One journal game (``parse_game``) checked against the game its block must have played
+    (arrangement, seeds): a line from other settings is refused, never counted. ``_check_replay``
+    then plays its moves again."""
+    rec = parse_game(d)
+    if rec.block != block:
+        raise ValueError(f"a game of block {rec.block!r} in block {block}'s line")
+    if rec.arrangement != arr:
+        raise ValueError(f"seat arrangement {list(rec.arrangement)} where the block plays {list(arr)}")
+    if rec.engine_seed != engine_seed or rec.agent_seeds != seeds:
+        raise ValueError("its seeds are not this evaluation's (another --seed or other settings)")
+    return rec
+
+
+def replay_game(game: Game, rec: GameRecord, max_steps: int) -> State:
+    """The position a recorded game's moves reach from its seed, checked: every move legal (else the
+    engine's IllegalActionError, a ValueError), the game over or at the move cap, and the result,
+    length and truncation the record states."""
     if len(rec.history) > max_steps:
         raise ValueError(f"{len(rec.history)} moves, over the move cap {max_steps}")
     state = game.replay(rec.engine_seed, rec.history)
@@ -144,6 +155,70 @@ def _check_replay(game: Game, rec: GameRecord, opening: list[int], max_steps: in
     if (tuple(float(x) for x in res.returns), scores, res.truncated, len(state.history)) != \
             (rec.returns, rec.scores, rec.truncated, rec.length):
         raise ValueError("its recorded result is not what its moves give")
+    return state
+
+
+def _check_replay(game: Game, rec: GameRecord, opening: list[int], max_steps: int) -> None:
+    """The recorded moves played again by the engine from the record's seed give its result
+    (``replay_game``), and they open with the block's opening."""
+    if list(rec.history[:len(opening)]) != opening:
+        raise ValueError("its opening moves are not the block's")
+    replay_game(game, rec, max_steps)
+
+
+def read_games(path: Path) -> tuple[dict[str, Any], list[GameRecord]]:
+    """Any evaluation's journal as it stands: its header's run (game, options, agents, ...) and its
+    games in the order they were written, each checked on its own (``parse_game``; an unfinished
+    last line left out), not against a schedule and not replayed (``arena replay`` replays the one
+    it shows). A file that is not a journal, or a line that does not parse, is a JournalError
+    naming the file and line."""
+    lines = _journal_lines(path)
+    run = _run_of(path, lines)
+    games: list[GameRecord] = []
+    for number, line in enumerate(lines[1:], start=2):
+        try:
+            entry = json.loads(line)
+            if not isinstance(entry, dict) or sorted(entry) != ["block", "games"] or \
+                    not isinstance(entry["games"], list):
+                raise ValueError("not an object with 'block' and a list of 'games'")
+            for d in entry["games"]:
+                rec = parse_game(d)
+                if rec.block != entry["block"]:
+                    raise ValueError(f"a game of block {rec.block!r} in block {entry['block']!r}'s line")
+                if not all(0 <= e < len(run["names"]) for e in rec.arrangement):
+                    raise ValueError(f"its seats name agents {list(rec.arrangement)}; the run has "
+                                     f"{len(run['names'])}")
+                games.append(rec)
+        except (ValueError, TypeError, KeyError, IndexError) as exc:
+            raise JournalError(f"{path}, line {number}: {exc}") from None
+    return run, games
+
+
+def _journal_lines(path: Path) -> list[str]:
+    """The journal's whole lines (``complete_text``); a file that is not UTF-8 text is a JournalError."""
+    try:
+        return complete_text(path).splitlines()
+    except ArenaError:   # not UTF-8 text
+        raise JournalError(f"{path}: not an evaluation's games journal (not UTF-8 text)") from None
+
+
+def _run_of(path: Path, lines: list[str]) -> dict[str, Any]:
+    """The header's run of a journal's ``lines`` (a JournalError if the first is not a header)."""
+    try:
+        head = json.loads(lines[0]) if lines else None
+    except ValueError:
+        head = None
+    if not isinstance(head, dict) or head.get("format") != JOURNAL_FORMAT or not isinstance(head.get("run"), dict):
+        raise JournalError(f"{path}: not an evaluation's games journal (its first line is not a "
+                           f"{JOURNAL_FORMAT} header)")
+    run = head["run"]
+    names = run.get("names")
+    if not isinstance(run.get("game"), str) or not isinstance(run.get("options"), dict) or \
+            not isinstance(names, list) or not names or not all(isinstance(n, str) for n in names) or \
+            type(run.get("max_steps")) is not int or type(run.get("opening_moves")) is not int:
+        raise JournalError(f"{path}: its header does not name the game, its options, the agents, the move "
+                           f"cap and the opening")
+    return run
 
 
 def read_journal(path: Path, identity: dict[str, Any], tasks: Sequence[tuple], kinds: Sequence[int],
@@ -154,18 +229,10 @@ def read_journal(path: Path, identity: dict[str, Any], tasks: Sequence[tuple], k
     the engine (``_check_replay``). Anything else that does not fit is a JournalError naming the
     file and line. ``checked``: lines already read this way for the same evaluation and their
     games (filled in as lines are read), so a second reading replays only the lines added since."""
-    text = complete_text(path)
-    lines = text.splitlines()
+    lines = _journal_lines(path)
     if not lines:
         raise JournalError(f"{path}: no games journal to continue (run without --resume to start)")
-    try:
-        head = json.loads(lines[0])
-    except ValueError:
-        head = None
-    if not isinstance(head, dict) or head.get("format") != JOURNAL_FORMAT or not isinstance(head.get("run"), dict):
-        raise JournalError(f"{path}: not an evaluation's games journal (its first line is not a "
-                           f"{JOURNAL_FORMAT} header)")
-    was = head["run"]
+    was = _run_of(path, lines)
     differ = sorted(k for k in set(was) | set(identity) if was.get(k) != identity.get(k))
     if differ:
         detail = "; ".join(f"{k}: was {was.get(k)!r}, now {identity.get(k)!r}" for k in differ[:3])

@@ -7,7 +7,9 @@ the ladder (``ladder``) seed their games the same way.
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 import itertools
+import json
 from typing import Any, Sequence
 
 import numpy as np
@@ -33,6 +35,11 @@ class GameRecord:
     #: per agent index: (CPU seconds of its decisions in all, of its longest one, decisions); timing,
     #: so not part of what makes two runs the same game
     cpu: tuple[tuple[float, float, int], ...] = ()
+
+
+def history_digest(arrangement: Sequence[int], history: Sequence[int]) -> str:
+    """A game's ``history_hash``: 16 hex digits of the sha1 of its seat arrangement and moves."""
+    return hashlib.sha1(json.dumps([list(arrangement), list(history)]).encode()).hexdigest()[:16]
 
 
 def make_groups(n_entrants: int, n_players: int) -> list[tuple[int, ...]]:

@@ -42,7 +42,6 @@ as a prior, on an Elo scale (400 log10), with bootstrap 95% intervals over games
 from __future__ import annotations
 
 import dataclasses
-import hashlib
 import itertools
 import json
 import math
@@ -66,6 +65,7 @@ from .eval_schedule import (
     arrangements,
     block_opening,
     block_seeds,
+    history_digest,
     make_groups,
     seat_kinds,
 )
@@ -253,7 +253,7 @@ def play_game(ctx: _Context, arrangement: tuple[int, ...], engine_seed: int, ope
     cpu: list[list[float]] = [[] for _ in players]
     res = play(ctx.game, players, engine_seed, opening=opening, max_steps=ctx.max_steps,
                det_rng=np.random.default_rng(agent_seeds[0] ^ 0x5EED), labels=labels, cpu=cpu)
-    digest = hashlib.sha1(json.dumps([list(arrangement), res.history]).encode()).hexdigest()[:16]
+    digest = history_digest(arrangement, res.history)
     scores = None if res.scores is None else tuple(res.scores)
     return GameRecord(block, tuple(arrangement), int(engine_seed), tuple(int(s) for s in agent_seeds),
                       tuple(res.returns), scores, res.steps, res.truncated, digest, tuple(res.history),

@@ -20,13 +20,18 @@ import os
 from pathlib import Path
 from typing import Callable, Sequence
 
+from ..envs.core.errors import ArenaError
+
 
 def complete_text(path: Path) -> str:
     """The text of ``path`` up to its last newline (an unfinished last line left out); "" for a
-    missing file."""
+    missing file; an ArenaError naming the file for one that is not UTF-8 text."""
     if not path.exists():
         return ""
-    text = path.read_text(encoding="utf-8")
+    try:
+        text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as exc:
+        raise ArenaError(f"{path}: not UTF-8 text (byte {exc.start}): not a file this run wrote") from None
     return text[:text.rfind("\n") + 1]
 
 
