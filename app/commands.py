@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import re
+import shlex
 from pathlib import Path
 
 from ..agents.registry import AgentSpecError, specs_epilog
@@ -357,6 +358,8 @@ def cmd_eval(args) -> int:
     except ModuleNotFoundError:
         picture = " (report.png needs matplotlib: pip install 'tabletop-arena[train]')"
     print(f"report: {out}/report.md, report.json{picture}")
+    shown = shlex.quote(str(out))
+    print(f"games: arena games {shown} lists them, arena games {shown} N replays game N move by move")
     if args.baseline is not None:
         base_out = f"{out}/baseline"
         # a stop in the first run means the baseline's had not begun: it resumes only if it began

@@ -13,6 +13,7 @@ journal written by other code (or edited) is refused, not shown wrong. No checkp
 """
 from __future__ import annotations
 
+import shlex
 from pathlib import Path
 
 from ..envs.core.terminal import supports_color
@@ -87,7 +88,7 @@ def list_games(path: Path, run: dict, games: list[GameRecord], picked: list[int]
         lines.append(f"{k + 1:>5}  {rec.block:>5}  {seats}  {rec.length:>5}  {_winner(rec, names)}")
     if len(picked) != len(games):
         lines.append(f"{len(picked)} of the {len(games)} games")
-    lines.append(f"one game move by move: arena games {path.parent} N")
+    lines.append(f"one game move by move: arena games {shlex.quote(str(path.parent))} N")
     return "\n".join(lines)
 
 

@@ -174,3 +174,11 @@ def test_record_writes_a_gif(zaka, capsys, tmp_path):
     out, _ = zaka
     code, text, _ = arena(capsys, out, 1, "--at", 6, "--no-log", "--record", tmp_path / "g.gif")
     assert code == 0 and (tmp_path / "g.gif").read_bytes()[:6] in (b"GIF89a", b"GIF87a")
+
+
+def test_arena_eval_says_how_to_see_its_games_and_that_command_works(tmp_path, capsys):
+    assert main(["eval", "zaka", "--agents", "random", "heuristic", "--games", "2", "--workers", "1",
+                 "--out", str(tmp_path / "ev"), "--no-progress", "--seed", "2"]) == 0
+    line = next(x for x in capsys.readouterr().out.splitlines() if x.startswith("games: "))
+    listing = line.split("games: arena ")[1].split(" lists them")[0].split()
+    assert main(listing) == 0 and len(rows(capsys.readouterr().out)) == 2
