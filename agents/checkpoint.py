@@ -75,6 +75,7 @@ from torch import nn
 from ..envs.core.errors import ArenaError
 from .policy_net import ArenaPolicy, LayoutExtractor
 from .shipped import resolve_checkpoint
+from .torch_files import load_failure
 
 #: the safe format: JSON metadata + tensors (read with ``torch.load(weights_only=True)``)
 FORMAT = "tabletop-arena-ppo/2"
@@ -365,7 +366,7 @@ def _read_tensors(path, name: str, device: str = "cpu"):
     except CheckpointError:
         raise
     except Exception as exc:   # noqa: BLE001 - truncated, foreign or refused by weights_only
-        raise CheckpointError(f"corrupt checkpoint {path}: {name}: {type(exc).__name__}: {exc}") from None
+        raise CheckpointError(f"corrupt checkpoint {path}: {name}: {load_failure(exc)}") from None
 
 
 def build_policy(meta: dict, state: dict, path="checkpoint", device: str = "cpu"):

@@ -26,6 +26,7 @@ from ..envs.core.errors import ArenaError
 from .base import BaseAgent, SharesBaseGenerator
 from .heuristics import heuristic_styles, make_heuristic
 from .rollout import ROLLOUT_CAP, paired_starts, play_out, seed_pairs, sure_gain
+from .torch_files import load_failure
 
 FORMAT = "tabletop-arena-value-lookahead/1"
 
@@ -91,7 +92,7 @@ def load_value(path: str | os.PathLike, game=None):
     try:
         blob = torch.load(path, map_location="cpu", weights_only=True)
     except Exception as exc:   # a truncated or foreign file: one clear error, whatever torch raised
-        raise ValueCheckpointError(f"corrupt value checkpoint {path}: {type(exc).__name__}: {exc}") from None
+        raise ValueCheckpointError(f"corrupt value checkpoint {path}: {load_failure(exc)}") from None
     if not isinstance(blob, dict) or blob.get("format") != FORMAT or not isinstance(blob.get("meta"), dict):
         raise ValueCheckpointError(f"{path} is not a value-lookahead checkpoint (format {FORMAT})")
     meta = blob["meta"]

@@ -188,9 +188,36 @@ def test_a_safe_checkpoint_whose_weights_are_a_pickle_runs_nothing(tmp_path):
                 torch.save({"w": _Touch(marker)}, buf)   # torch.save pickles what it is given
                 raw = buf.getvalue()
             dst.writestr(item, raw)
-    with pytest.raises(CheckpointError, match="corrupt checkpoint .*policy.pt"):
+    with pytest.raises(CheckpointError, match="corrupt checkpoint .*policy.pt") as refused:
         make_agent(f"ppo:{bad}", envs.make_game(GAME), seed=0)
     assert not marker.exists()
+    _says_why_without_advice_to_unpickle(refused.value)
+
+
+def _says_why_without_advice_to_unpickle(exc: Exception) -> None:
+    # torch's own message suggests weights_only=False ("will likely succeed"): for a file from
+    # elsewhere that is running its code; the arena's line gives the reason only, in one short line
+    text = str(exc)
+    assert "torch's safe loader refused it" in text and "weights_only" not in text
+    assert "\n" not in text and len(text) < 400, text
+
+
+@pytest.mark.parametrize("content", ["pickle", "garbage", "empty"])
+def test_a_value_checkpoint_that_is_not_tensors_is_refused_saying_why(tmp_path, content):
+    from tabletop_arena.agents.lookahead import ValueCheckpointError, load_value
+    marker = tmp_path / "marker"
+    path = tmp_path / "value.pt"
+    if content == "pickle":
+        torch.save({"format": "x", "w": _Touch(marker)}, path)
+    else:
+        path.write_bytes(b"" if content == "empty" else bytes(range(256)) * 4)
+    with pytest.raises(ValueCheckpointError, match="corrupt value checkpoint") as refused:
+        load_value(path)
+    assert not marker.exists()
+    if content == "empty":
+        assert "ends early" in str(refused.value) or "EOFError" in str(refused.value)
+    else:
+        _says_why_without_advice_to_unpickle(refused.value)
 
 
 # ---------------------------------------------------------------------------------------------
