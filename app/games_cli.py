@@ -21,6 +21,7 @@ from ..train.eval_journal import JOURNAL, JournalError, read_games, replay_game
 from ..train.eval_schedule import GameRecord
 from ..train.play import game_result
 from .cli_common import CLIError, command, int_at_least, make_game, resolve_game
+from .record import RecordingError, record_game
 
 RESULTS = ("win", "draw", "loss")
 
@@ -161,7 +162,6 @@ def cmd_games(args) -> int:
         raise CLIError(f"{path}, game {args.number} does not replay: {exc}",
                        hint="a journal written by other code, or edited") from None
     if args.record is not None:
-        from .record import RecordingError, record_game
         moves = rec.history if args.at is None else rec.history[:args.at]
         try:
             print(f"recorded: {record_game(game, rec.engine_seed, moves, args.record, players=labels_of(run, rec), opening_moves=run['opening_moves'])}")
