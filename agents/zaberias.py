@@ -27,6 +27,7 @@ as above (the baseline everywhere); ``no_focus`` the same without the focus on t
 """
 from __future__ import annotations
 
+import functools
 import math
 
 import numpy as np
@@ -41,6 +42,13 @@ def _phi(z: float) -> float:
     return 0.5 * (1.0 + math.erf(z / math.sqrt(2.0)))
 
 
+@functools.lru_cache(maxsize=8)
+def _grid_distances(h: int, w: int) -> np.ndarray:
+    """float64[h*w, h*w]: the grid (Manhattan) distance between every two cells."""
+    r, c = np.divmod(np.arange(h * w), w)
+    return (np.abs(r[:, None] - r[None, :]) + np.abs(c[:, None] - c[None, :])).astype(np.float64)
+
+
 class HeuristicAgent(RuleBasedAgent):
     #: ways to play (``style=``): ``default`` (the baseline); ``no_focus``: no gang-up on the weakest
     #: enemy with three or four tribes (every enemy is a target alike). The ``plan`` agent
@@ -53,6 +61,9 @@ class HeuristicAgent(RuleBasedAgent):
     #: an attack needs this expected gain and (if a loss costs anything) this win chance; lower
     #: when ahead of every enemy with three or four tribes (a lead is turned into eliminations)
     _min_ev, _min_p = 0.5, 0.55
+    #: ``_goal_distance``'s map of every cell for the objectives list ``_goal_of``
+    _goal_of: list | None = None
+    _goal_map: np.ndarray | None = None
 
     # ------------------------------------------------------------------ helpers -------------
     def _objectives(self, st, seat: int) -> list[tuple[int, float]]:
@@ -83,16 +94,18 @@ class HeuristicAgent(RuleBasedAgent):
                 out.append((c, 1.0))
         return out
 
-    def _dist(self, st, a: int, b: int) -> int:
-        W = st.game.W
-        ar, ac = divmod(a, W)
-        br, bc = divmod(b, W)
-        return abs(ar - br) + abs(ac - bc)
-
     def _goal_distance(self, st, x: int, objectives) -> float:
+        """min over the (cell, weight) ``objectives`` of the grid distance from ``x`` plus the
+        weight. Every cell's value is computed at once for a list of objectives (numpy) and kept
+        while the same list is asked about: a decision asks it for many cells."""
         if not objectives:
             return 0.0
-        return min(self._dist(st, x, c) + w for c, w in objectives)
+        if self._goal_of is not objectives:
+            goal, weight = zip(*objectives)
+            self._goal_map = (_grid_distances(st.game.H, st.game.W)[:, list(goal)] + np.asarray(weight)).min(axis=1)
+            self._goal_of = objectives   # held, so the identity cannot be another list's
+        assert self._goal_map is not None
+        return float(self._goal_map[x])
 
     def _good_attacks(self, st, uid: int) -> list[tuple[float, int]]:
         """(score, cell) of the attacks worth declaring with ``uid`` as the lead, best first: a
