@@ -77,7 +77,9 @@ def _winner(rec: GameRecord, names: list[str]) -> str:
     return first[0] if len(first) == 1 else "shared: " + ", ".join(first)
 
 
-def list_games(path: Path, run: dict, games: list[GameRecord], picked: list[int]) -> str:
+def list_games(path: Path, run: dict, games: list[GameRecord], picked: list[int], game=None) -> str:
+    """The table of the ``picked`` games; with ``game`` (the journal's, built) each is replayed and
+    its row ends with the engine's details of how it ended (``final_info``: the turn, the ending, ...)."""
     names = run["names"]
     lines = [f"{path}: {run['game']} {_options(run)}, agents {', '.join(names)}; {len(games)} games"]
     width = max(len(n) for n in names)
@@ -86,7 +88,15 @@ def list_games(path: Path, run: dict, games: list[GameRecord], picked: list[int]
     for k in picked:
         rec = games[k]
         seats = "  ".join(f"{names[e]:<{width}}" for e in rec.arrangement)
-        lines.append(f"{k + 1:>5}  {rec.block:>5}  {seats}  {rec.length:>5}  {_winner(rec, names)}")
+        row = f"{k + 1:>5}  {rec.block:>5}  {seats}  {rec.length:>5}  {_winner(rec, names)}"
+        if game is not None:
+            try:
+                details = game_result(replay_game(game, rec, run["max_steps"])).details_text()
+            except ValueError as exc:   # IllegalActionError, a result the moves do not give
+                raise CLIError(f"{path}, game {k + 1} does not replay: {exc}",
+                               hint="a journal written by other code, or edited") from None
+            row += f"  ({details})" if details else ""
+        lines.append(row)
     if len(picked) != len(games):
         lines.append(f"{len(picked)} of the {len(games)} games")
     lines.append(f"one game move by move: arena games {shlex.quote(str(path.parent))} N")
@@ -136,17 +146,19 @@ def cmd_games(args) -> int:
     if args.result is not None and args.agent is None:
         raise CLIError("--result needs --agent: whose win, draw or loss", hint="e.g. --agent ppo:zaka --result loss")
     if args.number is None:
-        if args.at is not None or args.observer is not None or args.record is not None:
-            raise CLIError("--at, --observer and --record show one game: give its number N")
+        if args.at is not None or args.observer is not None or args.record is not None or args.no_log:
+            raise CLIError("--at, --observer, --no-log and --record show one game: give its number N")
         picked = list(range(len(games)))
         if args.agent is not None:
             entrant = _entrant(run, args.agent)
             picked = [k for k in picked if entrant in games[k].arrangement and (
                 args.result is None or outcome(games[k], games[k].arrangement.index(entrant)) == args.result)]
-        print(list_games(path, run, games, picked))
+        game = make_game(resolve_game(run["game"]), run["options"]) if args.details else None
+        print(list_games(path, run, games, picked, game))
         return 0
-    if args.agent is not None:
-        raise CLIError("--agent and --result pick games to list; with a game's number N they are not used")
+    if args.agent is not None or args.details:
+        raise CLIError("--agent, --result and --details are for the list; with a game's number N the game's "
+                       "details are at its end")
     if not 1 <= args.number <= len(games):
         raise CLIError(f"no game {args.number}: the journal holds games 1-{len(games)}")
     rec = games[args.number - 1]
@@ -179,6 +191,9 @@ def register(subparsers) -> None:
     p.add_argument("--agent", metavar="AGENT", help="list only the games this agent played (its spec as the "
                    "evaluation named it, or its 0-based index among the evaluation's agents)")
     p.add_argument("--result", choices=RESULTS, help="with --agent: only the games it won, drew or lost")
+    p.add_argument("--details", action="store_true",
+                   help="replay every listed game and end its row with how it ended (the engine's final_info: "
+                        "turn, ending, ...)")
     p.add_argument("--at", type=int_at_least(0), metavar="MOVE",
                    help="show the position after this many moves (default: the end)")
     p.add_argument("--observer", type=int_at_least(0), metavar="SEAT",

@@ -51,6 +51,21 @@ def test_the_list_holds_every_game_and_the_filters_count_what_the_report_counts(
         assert row[-1] == AGENTS[rec.arrangement[best]] and row[-2] == f"player_{best}"
 
 
+def test_details_end_each_row_with_how_the_engine_says_the_game_ended(capsys, tmp_path):
+    # Warbah's final_info names the ending and the turn; a listed row carries them
+    from tabletop_arena.train.play import game_result
+    evaluate("warbah", ["heuristic", "random"], games=4, workers=1, seed=2, progress=False, bootstrap=5, out=tmp_path)
+    run, games = read_games(tmp_path / JOURNAL)
+    game = envs.make_game("warbah_v0", **run["options"])
+    code, text, _ = arena(capsys, tmp_path, "--details")
+    listed = [line for line in text.splitlines() if line.split() and line.split()[0].isdigit()
+              and line.split()[1].isdigit()]
+    assert code == 0 and len(listed) == 4
+    for line, rec in zip(listed, games):
+        details = game_result(game.replay(rec.engine_seed, rec.history)).details_text()
+        assert "ending=" in details and line.endswith(f"({details})")
+
+
 def test_a_game_is_shown_move_by_move_as_the_engine_replays_it(zaka, capsys):
     out, _ = zaka
     _, games = read_games(Path(out) / JOURNAL)
@@ -139,8 +154,10 @@ def test_a_journal_that_does_not_replay_is_refused_in_one_line(zaka, capsys, tmp
     (["{out}", "1", "--observer", "9"], "--observer 9: the game has seats 0-3"),
     (["{out}", "--result", "loss"], "--result needs --agent"),
     (["{out}", "--agent", "heuristic"], "--agent heuristic: not one of this evaluation's agents"),
-    (["{out}", "1", "--agent", "random"], "with a game's number N they are not used"),
+    (["{out}", "1", "--agent", "random"], "are for the list"),
     (["{out}", "--at", "3"], "give its number N"),
+    (["{out}", "--no-log"], "give its number N"),
+    (["{out}", "2", "--details"], "are for the list"),
     (["{out}/nothing"], "no games journal at"),
     (["{out}/report.json"], "not an evaluation's games journal"),
 ])

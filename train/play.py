@@ -89,10 +89,14 @@ class Result:
             if self.scores is not None:
                 row += f", score {_num(self.scores[i])}"
             out.append(row)
-        shown = shown_details(self.details, len(self.returns))
-        if shown:
-            out.append("  details: " + ", ".join(f"{k}={_compact(v)}" for k, v in shown.items()))
+        details = self.details_text()
+        if details:
+            out.append("  details: " + details)
         return out
+
+    def details_text(self) -> str:
+        """The ``shown_details`` as ``key=value, ...`` ("" when there are none)."""
+        return ", ".join(f"{k}={_compact(v)}" for k, v in shown_details(self.details, len(self.returns)).items())
 
     def text(self, labels: list[str]) -> str:
         return "\n".join(self.lines(labels))
