@@ -11,7 +11,7 @@ import numpy as np
 from ..core.game import rank_returns
 from . import hexes, magic, observe, render, turn
 from .actions import describe
-from .state import WarbahState
+from .state import OUT_BY, WarbahState
 
 #: final_info ``ended_by`` of each ending (turn.ENDINGS)
 ENDED_BY = {"last_standing": "designed", "domination": "designed", "cap": "cap"}
@@ -75,14 +75,15 @@ class WarbahPosition(WarbahState):
     def final_info(self) -> dict:
         """``ended_by``: "designed" for the designed victory conditions (last player standing,
         domination: the rulebook names no ending; RULES.md "Win condition"), "cap" for the turn
-        and action backstops."""
+        and action backstops; ``out_by``: a seat's way out ("capitol_taken", "no_hero"; None: in)."""
         return {"turn": min(self.turn, self.game.turn_cap),
                 "capped": bool(self.capped),
                 "ending": self.ending, "winner": int(self.winner),
                 "ended_by": ENDED_BY.get(self.ending, ""),
                 "settlements": [len(hexes.settlements_of(self, s))
                                 for s in range(self.game.num_seats)],
-                "alive": self.alive.tolist()}
+                "alive": self.alive.tolist(),
+                "out_by": [OUT_BY[k] for k in self.out_by.tolist()]}
 
     def action_to_str(self, a: int) -> str:
         return describe(self, a)

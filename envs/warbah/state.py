@@ -54,6 +54,9 @@ SpyStage = Literal["hire", "look", "kill_hero", "garrison", "item", "steal_gold"
 Stage = SpyStage | Literal["fortell", "done"]
 #: how a game ended (turn.ENDINGS, final_info "ending"); "" while it runs
 Ending = Literal["last_standing", "domination", "cap"]
+#: why a player went out (``out_by``, final_info ``out_by``; RULES.md "Win condition"): his capitol
+#: taken, or no Hero left at the end of the Recruit Troops phase (index 0: still in)
+OUT_BY = (None, "capitol_taken", "no_hero")
 
 
 # -- Heroes (heroes.py) -------------------------------------------------------------------------
@@ -491,6 +494,7 @@ class WarbahState(State):
     gold: np.ndarray                # int64[seats]
     alive: np.ndarray               # bool[seats]
     out_turn: np.ndarray            # int64[seats]: the turn a player was eliminated
+    out_by: np.ndarray              # int8[seats]: why (OUT_BY's index: 0 still in)
     capitol: np.ndarray             # int64[seats]: -1 none yet
     # the turn
     turn: int
@@ -560,6 +564,7 @@ class WarbahState(State):
         self.gold = np.full(N, d["start_gold"], np.int64)
         self.alive = np.ones(N, bool)
         self.out_turn = np.zeros(N, np.int64)
+        self.out_by = np.zeros(N, np.int8)
         self.capitol = -np.ones(N, np.int64)
         self.turn, self.phase, self.order = 0, "capitol", list(range(N))
         self.queue = []
@@ -592,7 +597,7 @@ class WarbahState(State):
         s.capitol_candidates, s.neighbours = self.capitol_candidates, self.neighbours
         for k in ("explored", "terrain", "settle", "encounter", "owner", "garrison",
                   "garrison_specials", "wall_damage", "recruited", "gold", "alive", "out_turn",
-                  "capitol"):
+                  "out_by", "capitol"):
             setattr(s, k, getattr(self, k).copy())
         s.variant = list(self.variant)
         s.heroes = [h.clone() for h in self.heroes]

@@ -29,7 +29,7 @@ from . import (
     recruit,
 )
 from .actions import CAPITOL0, CAPITOL_AUTO, NUM_ACTIONS
-from .state import Chain, Ending, Hero, NextRoll, WarbahState
+from .state import OUT_BY, Chain, Ending, Hero, NextRoll, WarbahState
 from .tables import BATTLE_SPELL_PHASES, JOIN_PHASES, SETTLEMENTS, SPECIALS, TERRAINS, Phase
 
 try:  # numpy's C function behind np.count_nonzero(a) (no Python-level wrapper per call)
@@ -407,7 +407,7 @@ def recover_hero(st: WarbahState, h: Hero, healed: int) -> None:
         if prev >= 0:
             h.xp += 1
             if st.capitol[prev] == c:
-                eliminate(st, prev)
+                eliminate(st, prev, "capitol_taken")
 
 
 # -- VICTORY (designed, RULES.md "Win condition"; numbers in configs/warbah.yaml designed.victory)
@@ -424,7 +424,7 @@ def heroless_out(st: WarbahState) -> bool:
     held = {h.seat for h in st.heroes if h.alive}
     for s in st.order:
         if st.alive[s] and s not in held:
-            eliminate(st, s)
+            eliminate(st, s, "no_hero")
     return victory(st, domination=False)
 
 
@@ -456,11 +456,13 @@ def victory(st: WarbahState, domination: bool = True) -> bool:
     return True
 
 
-def eliminate(st: WarbahState, seat: int) -> None:
-    """A player whose capitol is taken (or who has no Hero left: ``heroless_out``) is out: his
-    Heroes, fleets and hexes are gone; the Heroes' armies disband and their Wizards go home."""
+def eliminate(st: WarbahState, seat: int, why: str) -> None:
+    """A player whose capitol is taken (``why`` "capitol_taken"; or who has no Hero left:
+    ``heroless_out``, "no_hero") is out: his Heroes, fleets and hexes are gone; the Heroes'
+    armies disband and their Wizards go home."""
     st.alive[seat] = False
     st.out_turn[seat] = st.turn
+    st.out_by[seat] = OUT_BY.index(why)
     for i, h in enumerate(st.heroes):
         if h.seat == seat:
             h.alive = False

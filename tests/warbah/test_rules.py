@@ -166,6 +166,7 @@ def test_capitol_capture_eliminates_and_ends():
     turn.recovery(st)
     assert not st.alive[1] and st.is_terminal()
     assert st.returns().tolist() == [1.0, -1.0]
+    assert st.final_info()["out_by"] == [None, "capitol_taken"]
 
 
 def test_encounter_battle_clears_hex():

@@ -154,7 +154,7 @@ def test_recovery_eliminated_players_heroes_keep_no_troops():
     water = next(c for c in range(st.game.n_cells) if not st.land[c])
     st.fleets.ships[water], st.fleets.owner[water] = 2, 1
     assert b.troops.sum() > 0
-    turn.eliminate(st, 1)
+    turn.eliminate(st, 1, "capitol_taken")
     assert not b.alive and b.troops.sum() == 0 and b.specials.sum() == 0 and b.wizard == 0
     assert not st.alive[1] and (st.owner != 1).all()
     assert st.fleets.ships[water] == 0 and (st.fleets.owner != 1).all()
@@ -254,8 +254,10 @@ def test_victory_no_hero_after_recruiting_is_out(n):
     st.queue = []  # no recruiting at all
     turn._after_recruit(st)
     assert not st.alive[1]
+    assert st.out_by.tolist() == [0, 2, 0][:n]   # OUT_BY[2]: no Hero left
     if n == 2:
         assert st.phase == "over" and st.ending == "last_standing" and st.winner == 0
+        assert st.final_info()["out_by"] == [None, "no_hero"]
         assert list(st.returns()) == [1.0, -1.0]
     else:
         assert st.phase != "over" and st.alive[0] and st.alive[2]
