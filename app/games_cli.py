@@ -14,12 +14,13 @@ journal written by other code (or edited) is refused, not shown wrong. No checkp
 from __future__ import annotations
 
 import shlex
+from collections import Counter
 from pathlib import Path
 
 from ..envs.core.terminal import supports_color
 from ..train.eval_journal import JOURNAL, JournalError, read_games, replay_game
 from ..train.eval_schedule import GameRecord
-from ..train.play import game_result
+from ..train.play import game_result, shown_details
 from .cli_common import CLIError, command, int_at_least, make_game, resolve_game
 from .record import RecordingError, record_game
 
@@ -85,20 +86,27 @@ def list_games(path: Path, run: dict, games: list[GameRecord], picked: list[int]
     width = max(len(n) for n in names)
     head = "  ".join(f"{'player_' + str(i):<{width}}" for i in range(len(games[0].arrangement))) if games else ""
     lines.append(f"{'#':>5}  {'block':>5}  {head}  {'moves':>5}  winner")
+    tally: dict[str, Counter] = {}   # --details: each word-valued detail's values over the listed games
     for k in picked:
         rec = games[k]
         seats = "  ".join(f"{names[e]:<{width}}" for e in rec.arrangement)
         row = f"{k + 1:>5}  {rec.block:>5}  {seats}  {rec.length:>5}  {_winner(rec, names)}"
         if game is not None:
             try:
-                details = game_result(replay_game(game, rec, run["max_steps"])).details_text()
+                result = game_result(replay_game(game, rec, run["max_steps"]))
             except ValueError as exc:   # IllegalActionError, a result the moves do not give
                 raise CLIError(f"{path}, game {k + 1} does not replay: {exc}",
                                hint="a journal written by other code, or edited") from None
+            details = result.details_text()
             row += f"  ({details})" if details else ""
+            for key, value in shown_details(result.details, len(result.returns)).items():
+                if isinstance(value, str):
+                    tally.setdefault(key, Counter())[value] += 1
         lines.append(row)
     if len(picked) != len(games):
         lines.append(f"{len(picked)} of the {len(games)} games")
+    for key, counts in tally.items():
+        lines.append(f"{key}: " + ", ".join(f"{value} {n}" for value, n in counts.most_common()))
     lines.append(f"one game move by move: arena games {shlex.quote(str(path.parent))} N")
     return "\n".join(lines)
 

@@ -61,9 +61,15 @@ def test_details_end_each_row_with_how_the_engine_says_the_game_ended(capsys, tm
     listed = [line for line in text.splitlines() if line.split() and line.split()[0].isdigit()
               and line.split()[1].isdigit()]
     assert code == 0 and len(listed) == 4
+    endings = {}
     for line, rec in zip(listed, games):
-        details = game_result(game.replay(rec.engine_seed, rec.history)).details_text()
+        result = game_result(game.replay(rec.engine_seed, rec.history))
+        details = result.details_text()
         assert "ending=" in details and line.endswith(f"({details})")
+        endings[result.details["ending"]] = endings.get(result.details["ending"], 0) + 1
+    # and a line counts each ending over the listed games
+    tally = next(line for line in text.splitlines() if line.startswith("ending: "))
+    assert sorted(tally[len("ending: "):].split(", ")) == sorted(f"{e} {n}" for e, n in endings.items())
 
 
 def test_a_game_is_shown_move_by_move_as_the_engine_replays_it(zaka, capsys):
