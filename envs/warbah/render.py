@@ -325,8 +325,8 @@ def _side_words(side: dict) -> str:
 
 def _battle_words(b: dict) -> str:
     a, d = b["sides"]
-    return (f"battle at cell {b['cell']} ({b['kind']}, round {b['round']}, kills {b['kills'][0]}"
-            f"-{b['kills'][1]}): attacker {_side_words(a)} vs defender {_side_words(d)}")
+    return (f"battle at cell {b['cell']} ({b['kind']}, round {b['round']}; casualties still to take: attacker "
+            f"{b['kills'][0]}, defender {b['kills'][1]}): attacker {_side_words(a)} vs defender {_side_words(d)}")
 
 
 # ============================================================================================
