@@ -81,7 +81,7 @@ def render_text(state: GorgasaliState, observer: int | None = None, color: bool 
     if state.last_event:
         lines.append("last: " + state.last_event)
     if state.phase == "over":
-        lines.append(f"game over: {state.final_info()} returns {state.returns().round(3).tolist()}")
+        lines.append(_result(state))
     return "\n".join(lines)
 
 
