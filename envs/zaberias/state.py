@@ -598,6 +598,10 @@ class ZaberiasState(State):
             return f"{verb} at {cell_name(self.geo.site_cells[arg], W)}"
         if kind == "move" and self.phase == "pickup":
             return f"pick up the unit on {cell_name(arg, W)}"
+        if kind == "move" and self.phase == "buy_city":
+            return f"create it in the city at {cell_name(arg, W)}"
+        if kind == "attack" and self.sel >= 0 and arg == self.cell[self.sel]:
+            return f"attack the city it stands in at {cell_name(arg, W)}"
         if kind == "stop" and self.phase in ("pickup", "tele_move"):
             return "no pick-up" if self.phase == "pickup" else "the Teleporter stays"
         if kind in ("move", "attack", "ability"):
