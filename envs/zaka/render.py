@@ -8,7 +8,7 @@ import numpy as np
 
 from ..core import draw as D
 from .actions import rel_name
-from .tables import ABILITIES, MEND, RAMPAGE
+from .tables import ABILITIES, MEND, RAMPAGE, SNATCH
 
 if TYPE_CHECKING:   # for the type checker only: game.py and state.py import this module
     from .game import ZakaGame
@@ -136,7 +136,7 @@ def action_to_str(state: ZakaState, action: int) -> str:
     verb = "uses its ability on"
     if user < len(field):
         k = g.ability[field[user][0]]
-        verb = {MEND: "mends", RAMPAGE: "rampages"}.get(k, f"{ABILITIES[k]}s")
+        verb = {MEND: "mends", RAMPAGE: "rampages", SNATCH: "snatches from"}.get(k, f"{ABILITIES[k]}s")
     if kind == "rampage":
         return f"{mon(s, user)} {verb} {where} (army {t})"
     return f"{mon(s, user)} {verb} {mon(t, args[2])} of {where} (army {t})"
