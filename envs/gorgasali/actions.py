@@ -43,7 +43,7 @@ The walk reuses the SQUARE actions (no new action ids): one step names the neigh
 """
 from __future__ import annotations
 
-from typing import Literal, Union
+from typing import Callable, Literal, Union
 
 SIZE = 20
 SQUARES = SIZE * SIZE
@@ -184,22 +184,27 @@ _SIMPLE_KIND: dict[int, SimpleKind] = {
     TAKE_CHEST: "take_chest", RETURN: "return"}
 
 
-def action_to_str(action: int) -> str:
+def seats_after(k: int) -> str:
+    """The player ``k`` seats after the one to act, when the position is not known."""
+    return "the next player" if k == 1 else f"the player {k} seats after you"
+
+
+def action_to_str(action: int, who: Callable[[int], str] = seats_after) -> str:
+    """The words of ``action``; ``who(k)`` names the player ``k`` seats after the one to act (the
+    state's ``action_to_str`` passes the player's name)."""
     kind, *args = decode(action)
     if kind == "square":
         return f"square {square_name(args[0])}"
     if len(args) == 0:
         return _SIMPLE[int(action)]
     if kind == "shoot":
-        return f"shoot with weapon {args[0] + 1} at the player {args[1]} seat(s) after you"
+        return f"shoot with weapon {args[0] + 1} at {who(args[1])}"
     if kind == "throw":
-        who = "yourself" if args[1] == 0 else f"the player {args[1]} seat(s) after you"
-        return f"throw throwable {args[0] + 1} at {who}"
+        return f"throw throwable {args[0] + 1} at {'yourself' if args[1] == 0 else who(args[1])}"
     if kind == "ability":
-        return "use the special ability" + ("" if args[0] == 0 else
-                                             f" on the player {args[0]} seat(s) after you")
+        return "use the special ability" + ("" if args[0] == 0 else f" on {who(args[0])}")
     if kind == "copy":
-        return f"copy the ability of the player {args[0]} seat(s) after you"
+        return f"copy the ability of {who(args[0])}"
     if kind == "consume":
         return f"use consumable {args[0] + 1}"
     if kind == "revive":

@@ -516,7 +516,8 @@ class GorgasaliState(MaskMixin):
             if action == self.pos[self.cur]:
                 return f"stop on {A.square_name(action)}"
             return f"step to {A.square_name(action)}"
-        return A.action_to_str(action)
+        n = self.game.num_seats
+        return A.action_to_str(action, lambda k: self.name((self.cur + k) % n))
 
     @property
     def current_player(self) -> int:

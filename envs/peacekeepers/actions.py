@@ -15,7 +15,7 @@
 """
 from __future__ import annotations
 
-from typing import Literal, Union
+from typing import Callable, Literal, Union
 
 from .board import CELLS, LETTERS, NAMES, cell_name
 from .tables import ZoneKind
@@ -87,7 +87,14 @@ def decode(action: int) -> Decoded:
     return ("pass",)
 
 
-def action_to_str(action: int, zone_kind: ZoneKind = "halves") -> str:
+def seats_after(k: int) -> str:
+    """The player ``k`` seats after the one to act, when the position is not known."""
+    return "the next player" if k == 1 else f"the player {k} seats after you"
+
+
+def action_to_str(action: int, zone_kind: ZoneKind = "halves", who: Callable[[int], str] = seats_after) -> str:
+    """The words of ``action``; ``who(k)`` names the player ``k`` seats after the one to act (the
+    state's ``action_to_str`` passes ``player_<seat>``)."""
     kind, *args = decode(action)
     if kind == "place":
         colour, cell = args
@@ -96,8 +103,7 @@ def action_to_str(action: int, zone_kind: ZoneKind = "halves") -> str:
         return f"target {cell_name(args[0])}"
     if kind == "reroll":
         rel, colour = args
-        who = "own hand" if rel == 0 else f"hand of the player {rel} seat(s) after you"
-        return f"re-roll a {LETTERS[colour]} cube in the {who}"
+        return f"re-roll a {LETTERS[colour]} cube in " + ("your own hand" if rel == 0 else f"the hand of {who(rel)}")
     if kind == "mountain":
         o, anchor = args
         return f"mountain range from {cell_name(anchor)} going {'right' if o == 0 else 'down'}"

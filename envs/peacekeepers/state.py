@@ -715,7 +715,8 @@ class PeacekeepersState(MaskMixin, HazardMixin, State):
         return build_observation(self, seat)
 
     def action_to_str(self, action: int) -> str:
-        return A.action_to_str(action, self.game.zone_kind)
+        n = self.game.num_seats
+        return A.action_to_str(action, self.game.zone_kind, lambda k: f"player_{(self.cur + k) % n}")
 
     def render_text(self, observer: int | None = None, color: bool = False) -> str:
         return render_text(self, observer, color)
