@@ -278,15 +278,15 @@ def test_chips_keep_names_whole_and_the_lists_offer_what_they_should(browser, se
     browser.get(server_url)
     _wait(browser, "document.body.dataset.ready === '1'")
     assert browser.find_element(By.ID, "moves").text.startswith("No game yet: choose a game")
-    texts = ["Knight Errant (slot 0) disarms Bandit (slot 3) of army +3 (army 0)",
-             "Knight Errant (slot 0) disarms Imp (slot 1) of army +1 (army 2)",
+    texts = ["Knight Errant (slot 0) disarms Bandit (slot 3) of army 0 (player_0)",
+             "Knight Errant (slot 0) disarms Imp (slot 1) of army 2 (player_0)",
              "play monster Ancient Treant", "play monster Battle Cleric", "end the play step",
              "place Giants (yellow) [Y] at J1", "place Giants (yellow) [Y] at J10"]
     groups = browser.execute_script(
         "return [...groupMoves(arguments[0].map((t, i) => [i, t]))].map(([k, ms]) => [k, ms.map((m) => m.chip)]);",
         texts)
-    assert groups == [["Knight Errant (slot 0) disarms", ["Bandit (slot 3) of army +3 (army 0)",
-                                                          "Imp (slot 1) of army +1 (army 2)"]],
+    assert groups == [["Knight Errant (slot 0) disarms", ["Bandit (slot 3) of army 0 (player_0)",
+                                                          "Imp (slot 1) of army 2 (player_0)"]],
                       ["play monster", ["Ancient Treant", "Battle Cleric"]],
                       ["", ["end the play step"]],
                       ["place Giants (yellow) [Y]", ["at J1", "at J10"]]], groups

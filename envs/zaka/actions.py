@@ -78,10 +78,12 @@ class ActionLayout:
         return ("rampage",) + divmod(a - self.use_army, self.s)
 
 
-def rel_name(rel: int, num_seats: int, two_player: bool) -> str:
-    """How an army ``rel`` seats after the acting one is named in logs."""
+def army_name(army: int, rel: int, game) -> str:
+    """How the army ``army``, ``rel`` seats after the acting one, is named in a move's words: the
+    mover's own ("your army 0", "your other army 2": two players run two armies each) or an
+    opponent's, with its player ("army 1 (player_1)")."""
     if rel == 0:
-        return "own army"
-    if two_player and rel == 2:
-        return "own other army"
-    return f"army +{rel}"
+        return f"your army {army}"
+    if game.seat_owner(army) == game.seat_owner((army - rel) % game.num_seats):
+        return f"your other army {army}"
+    return f"army {army} (player_{game.seat_owner(army)})"

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from ..core import draw as D
-from .actions import rel_name
+from .actions import army_name
 from .tables import ABILITIES, MEND, RAMPAGE, SNATCH
 
 if TYPE_CHECKING:   # for the type checker only: game.py and state.py import this module
@@ -132,14 +132,14 @@ def action_to_str(state: ZakaState, action: int) -> str:
         return "end the play step" if state.phase != "deploy" else "end the first turn"
     user = args[0]
     t = (s + args[1]) % g.num_seats
-    where = rel_name(args[1], g.num_seats, g.two_player)
+    where = army_name(t, args[1], g)
     verb = "uses its ability on"
     if user < len(field):
         k = g.ability[field[user][0]]
         verb = {MEND: "mends", RAMPAGE: "rampages", SNATCH: "snatches from"}.get(k, f"{ABILITIES[k]}s")
     if kind == "rampage":
-        return f"{mon(s, user)} {verb} {where} (army {t})"
-    return f"{mon(s, user)} {verb} {mon(t, args[2])} of {where} (army {t})"
+        return f"{mon(s, user)} {verb} {where}"
+    return f"{mon(s, user)} {verb} {mon(t, args[2])} of {where}"
 
 
 # ---------------------------------------------------------------------------- rgb_array ------
