@@ -169,7 +169,7 @@ def _check_replay(game: Game, rec: GameRecord, opening: list[int], max_steps: in
 def read_games(path: Path) -> tuple[dict[str, Any], list[GameRecord]]:
     """Any evaluation's journal as it stands: its header's run (game, options, agents, ...) and its
     games in the order they were written, each checked on its own (``parse_game``; an unfinished
-    last line left out), not against a schedule and not replayed (``arena replay`` replays the one
+    last line left out), not against a schedule and not replayed (``arena games`` replays the ones
     it shows). A file that is not a journal, or a line that does not parse, is a JournalError
     naming the file and line."""
     lines = _journal_lines(path)
