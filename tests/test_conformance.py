@@ -351,6 +351,25 @@ def test_bad_options_raise(name):
 
 
 @pytest.mark.parametrize("name,vname,opts", CASES, ids=IDS)
+def test_each_legal_move_has_its_own_words(name, vname, opts):
+    """A person picks a move by its words (``arena play`` matches what is typed against them, the
+    page lists them, ``arena games`` logs them): in every position of random games the legal moves'
+    ``action_to_str`` are non-empty and pairwise different."""
+    game = envs.make_game(name, **opts)
+    same: list[str] = []
+
+    def check(st, mask, rng):
+        words = [st.action_to_str(int(a)) for a in np.flatnonzero(mask)]
+        if any(not w.strip() for w in words) or len(set(words)) != len(words):
+            twice = sorted({w for w in words if words.count(w) > 1 or not w.strip()})
+            same.append(f"{st.phase_name()} at move {len(st.history)}: {twice[:3]}")
+
+    for seed in range(4):
+        _random_game(game, seed, max_steps=min(CAPS.get(name, CAP), 400), check=check)
+    assert not same, f"{len(same)} positions with moves sharing their words, e.g. {same[:3]}"
+
+
+@pytest.mark.parametrize("name,vname,opts", CASES, ids=IDS)
 def test_render(name, vname, opts):
     env = envs.make(name, render_mode="ansi", **opts)
     env.reset(seed=1)
