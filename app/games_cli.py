@@ -167,6 +167,8 @@ def cmd_games(args) -> int:
     if args.agent is not None or args.details:
         raise CLIError("--agent, --result and --details are for the list; with a game's number N the game's "
                        "details are at its end")
+    if not games:
+        raise CLIError(f"no game {args.number}: the journal holds no finished game yet")
     if not 1 <= args.number <= len(games):
         raise CLIError(f"no game {args.number}: the journal holds games 1-{len(games)}")
     rec = games[args.number - 1]

@@ -117,6 +117,15 @@ def test_no_checkpoint_is_read(zaka, capsys, tmp_path):
     assert code == 0 and "ppo:/nonexistent/net.zip" in text
 
 
+def test_a_journal_without_games_lists_none_and_shows_none(zaka, capsys, tmp_path):
+    out, _ = zaka
+    (tmp_path / JOURNAL).write_text((Path(out) / JOURNAL).read_text().splitlines()[0] + "\n")
+    code, text, _ = arena(capsys, tmp_path)
+    assert code == 0 and rows(text) == [] and "0 games" in text
+    code, _, err = arena(capsys, tmp_path, 1)
+    assert code == 2 and "holds no finished game yet" in err
+
+
 def _edit(out: Path, tmp_path: Path, change) -> Path:
     lines = (out / JOURNAL).read_text().splitlines()
     d = json.loads(lines[1])
