@@ -90,8 +90,15 @@ NUM_ACTIONS = LUCK_END
 _GROUP_NAMES = ("warriors", "archers", "cavalry", "catapults", "hero", "monster")
 
 
+def _after(st: WarbahState, k: int) -> str:
+    """The player ``k`` seats after the one to act, by name (``player_<seat>``)."""
+    if st.to_act < 0:
+        return "the next player" if k == 1 else f"the player {k} seats on"
+    return f"player_{(st.to_act + k) % st.game.num_seats}"
+
+
 def _seats(what: str):
-    return lambda st, i: f"{what} the player {i + 1} seat(s) on"
+    return lambda st, i: f"{what} {_after(st, i + 1)}"
 
 
 def _realm(st: WarbahState, i: int) -> str:
@@ -131,7 +138,7 @@ _TEXTS = (
     (DROP_OFF, 1, lambda st, i: "drop troops into the garrison"),
     (REALM0, 26, _realm), (BSPELL0, 42, _battle_spell),
     (GROUP0, 6, lambda st, i: f"target group {_GROUP_NAMES[i]}"),
-    (TSEAT0, 3, lambda st, i: f"target the player {i + 1} seat(s) after me"),
+    (TSEAT0, 3, lambda st, i: f"target {_after(st, i + 1)}"),
     (CELL0, 99, lambda st, i: f"target cell {i}"),
     (RECRUIT_WIZARD, 1, lambda st, i: "recruit the tower's wizard"),
     (GIVE_ITEM0, 6, lambda st, i: f"hand a magic item to the friendly hero {DIR_NAMES[i]}"),
@@ -154,8 +161,8 @@ _TEXTS = (
      lambda st, i: f"give one {SPECIALS[i % 13]} to the hero {DIR_NAMES[i // 13]}"),
     (PASS0, 6, lambda st, i: f"move through the friendly hero {DIR_NAMES[i]} (two hexes)"),
     (LOOK0, 6, lambda st, i: f"Scouting: look at the card of the hero {DIR_NAMES[i]}"),
-    (CEDE0, 3, lambda st, i: f"cede this settlement to the ally {i + 1} seat(s) on"),
-    (HERO_TO0, 3, lambda st, i: f"hand this hero over to the ally {i + 1} seat(s) on"),
+    (CEDE0, 3, lambda st, i: f"cede this settlement to the ally {_after(st, i + 1)}"),
+    (HERO_TO0, 3, lambda st, i: f"hand this hero over to the ally {_after(st, i + 1)}"),
     (MAGIC_SPGROUP0, len(SPECIALS), lambda st, i: f"target group {SPECIALS[i]}"),
     (BATTLE_JOIN0, 6,
      lambda st, i: f"combined attack: the hero {DIR_NAMES[i]} of the target joins"),
