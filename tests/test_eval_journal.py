@@ -185,6 +185,26 @@ def test_a_rewritten_file_keeps_its_lock_and_goes_on_appending(tmp_path):
     assert path.read_text() == "head\na\nc\nd\n"
 
 
+@pytest.mark.parametrize("how", ["replaced", "deleted"])
+def test_a_file_replaced_or_deleted_under_a_writer_stops_it(tmp_path, how):
+    # what a `git stash` does to a ladder's games file mid-run: the file is replaced by another
+    # (a new inode), and lines written to the old one would be lost without a word
+    from tabletop_arena.envs.core.errors import ArenaError
+    path = tmp_path / "games.csv"
+    w = Appender(path, "head", lambda p: JournalError("busy"))
+    w.add("a")
+    if how == "replaced":
+        other = tmp_path / "other"
+        other.write_text("head\n")
+        other.replace(path)
+    else:
+        path.unlink()
+    with pytest.raises(ArenaError, match=f"{how} while this run was writing it"):
+        w.add("b")
+    w.close()
+    assert (path.read_text() == "head\n") if how == "replaced" else not path.exists()
+
+
 def test_a_checkpoint_counts_by_its_content(tmp_path):
     game = envs.make_game("zaka")
     path = tmp_path / "agent.zip"

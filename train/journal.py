@@ -11,6 +11,8 @@ journal (``train/eval_journal.py``, ``--resume``). What they share:
   without its newline: ``Appender`` cuts it (after taking the lock, so it is not a live writer's
   line), and ``complete_text`` reads a file without it. Every other line is whole, because each
   line goes out in one write, flushed, to a file opened for appending.
+- **The file stays the file.** A line goes only to the file the path still names: one replaced or
+  deleted under a running writer stops it with an error (its lines would go to a file nobody sees).
 - **Taking lines out** (``Appender.rewrite``: the ladder's ``--redo``): the kept lines go to a new
   file, locked, then moved over the old one, so a kill leaves one or the other whole.
 """
@@ -72,11 +74,25 @@ class Appender:
             raise
 
     def add(self, line: str) -> None:
-        """Append ``line`` (without its newline) in one flushed write."""
+        """Append ``line`` (without its newline) in one flushed write, to the file ``path`` still
+        names: one replaced or deleted under the run (a ``git stash`` or checkout, an editor's
+        save) would take every later line into a file nobody can see, so that is an error."""
         if "\n" in line:
             raise ValueError("a journal line holds no newline")
+        self._check_still_there()
         self.fh.write(line + "\n")
         self.fh.flush()
+
+    def _check_still_there(self) -> None:
+        mine = os.fstat(self.fh.fileno())
+        try:
+            here = os.stat(self.path)
+        except FileNotFoundError:
+            here = None
+        if here is None or (mine.st_ino and (here.st_ino, here.st_dev) != (mine.st_ino, mine.st_dev)):
+            raise ArenaError(f"{self.path} was {'deleted' if here is None else 'replaced'} while this run was "
+                             f"writing it (a git stash or checkout, an editor): the game that just ended is not "
+                             f"in it, and nothing more is written; the same command plays the games it lacks")
 
     def rewrite(self, lines: Sequence[str]) -> None:
         """Replace what follows the header with ``lines`` (a run that plays some games again): the
