@@ -13,6 +13,7 @@ journal written by other code (or edited) is refused, not shown wrong. No checkp
 """
 from __future__ import annotations
 
+import json
 import shlex
 from collections import Counter
 from pathlib import Path
@@ -20,6 +21,7 @@ from pathlib import Path
 from ..envs.core.terminal import supports_color
 from ..train.eval_journal import JOURNAL, JournalError, read_games, replay_game
 from ..train.eval_schedule import GameRecord
+from ..train.evaluate import outcomes
 from ..train.play import game_result, shown_details
 from .cli_common import CLIError, command, int_at_least, make_game, resolve_game
 from .record import RecordingError, record_game
@@ -32,16 +34,6 @@ DESCRIPTION = (
     "agent that made it, then the final position and result, replayed by the engine from the recorded "
     "seed (each move checked legal, the result checked against the record). Agents are not run and "
     "no checkpoint is read.")
-
-
-def outcome(rec: GameRecord, agent: int) -> str:
-    """``win`` (first place alone), ``draw`` (first place shared) or ``loss`` of the player
-    ``agent`` (agent index) in ``rec``, as the evaluator counts them; a game stopped at the move
-    cap is a draw for every player."""
-    top = max(rec.returns)
-    if rec.returns[agent] < top:
-        return "loss"
-    return "win" if rec.returns.count(top) == 1 and not rec.truncated else "draw"
 
 
 def _journal_path(text: str) -> Path:
@@ -112,7 +104,6 @@ def list_games(path: Path, run: dict, games: list[GameRecord], picked: list[int]
 
 
 def _options(run: dict) -> str:
-    import json
     return json.dumps(run["options"], sort_keys=True)
 
 
@@ -160,7 +151,7 @@ def cmd_games(args) -> int:
         if args.agent is not None:
             entrant = _entrant(run, args.agent)
             picked = [k for k in picked if entrant in games[k].arrangement and (
-                args.result is None or outcome(games[k], games[k].arrangement.index(entrant)) == args.result)]
+                args.result is None or outcomes(games[k].returns)[games[k].arrangement.index(entrant)] == args.result)]
         game = make_game(resolve_game(run["game"]), run["options"]) if args.details else None
         print(list_games(path, run, games, picked, game))
         return 0

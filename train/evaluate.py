@@ -272,7 +272,7 @@ def _run_block(task) -> list[GameRecord]:
 
 # report
 # =============================================================================================
-def _outcomes(ret: Sequence[float]) -> list[str]:
+def outcomes(ret: Sequence[float]) -> list[str]:
     """'win' (strictly first), 'draw' (shares first) or 'loss' for each agent index."""
     top = max(ret)
     n_top = sum(1 for r in ret if r == top)
@@ -495,7 +495,7 @@ def build_report(records: list[GameRecord], names: list[str], game, game_id: str
     pair_scores: dict[tuple[int, int], list[list[float]]] = {}
     rankings: Counter = Counter()
     for rec in records:
-        res = _outcomes(rec.returns)
+        res = outcomes(rec.returns)
         for slot, e in enumerate(rec.arrangement):
             per[e][res[slot]] += 1
             seat[e].setdefault(slot, Counter())[res[slot]] += 1

@@ -607,6 +607,12 @@ def owned_copy(value: Any) -> Any:
     raise TypeError(f"owned_copy: no rule to copy a {t.__name__} (give it a clone() method)")
 
 
+def seats_after(k: int) -> str:
+    """Words for the player ``k`` seats after the one to act, where a move's words have no position
+    to name him from (a game's ``action_to_str`` without a state; a state names ``player_<seat>``)."""
+    return "the next player" if k == 1 else f"the player {k} seats after you"
+
+
 def rank_returns(scores: Sequence[float]) -> np.ndarray:
     """Zero-sum rank rewards: +1 best .. -1 worst, ties share the mean of their ranks.
 

@@ -45,6 +45,8 @@ from __future__ import annotations
 
 from typing import Callable, Literal, Union
 
+from ..core.game import seats_after
+
 SIZE = 20
 SQUARES = SIZE * SIZE
 MAX_PLAYERS = 10
@@ -182,11 +184,6 @@ _SIMPLE_KIND: dict[int, SimpleKind] = {
     SKIP: "skip", ROLL: "roll", END_TURN: "end_turn", RELOAD: "reload", EXTRA_CHEST: "extra_chest",
     DISCARD_LOOT: "discard_loot", END_TRADE: "end_trade", TRADE: "trade", GIVE_CHEST: "give_chest",
     TAKE_CHEST: "take_chest", RETURN: "return"}
-
-
-def seats_after(k: int) -> str:
-    """The player ``k`` seats after the one to act, when the position is not known."""
-    return "the next player" if k == 1 else f"the player {k} seats after you"
 
 
 def action_to_str(action: int, who: Callable[[int], str] = seats_after) -> str:

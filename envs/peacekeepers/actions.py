@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from typing import Callable, Literal, Union
 
+from ..core.game import seats_after
 from .board import CELLS, LETTERS, NAMES, cell_name
 from .tables import ZoneKind
 
@@ -85,11 +86,6 @@ def decode(action: int) -> Decoded:
     if a == DRAW:
         return ("draw",)
     return ("pass",)
-
-
-def seats_after(k: int) -> str:
-    """The player ``k`` seats after the one to act, when the position is not known."""
-    return "the next player" if k == 1 else f"the player {k} seats after you"
 
 
 def action_to_str(action: int, zone_kind: ZoneKind = "halves", who: Callable[[int], str] = seats_after) -> str:

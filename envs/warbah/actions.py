@@ -22,6 +22,7 @@ d: a direction (board.DIR_NAMES), t: a basic troop type (config.BASIC), u: a spe
 """
 from __future__ import annotations
 
+from ..core.game import seats_after
 from .board import DIR_NAMES
 from .state import WarbahState
 from .tables import BASIC, SPECIALS
@@ -93,7 +94,7 @@ _GROUP_NAMES = ("warriors", "archers", "cavalry", "catapults", "hero", "monster"
 def _after(st: WarbahState, k: int) -> str:
     """The player ``k`` seats after the one to act, by name (``player_<seat>``)."""
     if st.to_act < 0:
-        return "the next player" if k == 1 else f"the player {k} seats on"
+        return seats_after(k)
     return f"player_{(st.to_act + k) % st.game.num_seats}"
 
 
