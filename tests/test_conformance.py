@@ -9,6 +9,7 @@ illegal-action handling through the AEC env; rendering.
 from __future__ import annotations
 
 import os
+import re
 import warnings
 
 import numpy as np
@@ -367,6 +368,19 @@ def test_each_legal_move_has_its_own_words(name, vname, opts):
     for seed in range(4):
         _random_game(game, seed, max_steps=min(CAPS.get(name, CAP), 400), check=check)
     assert not same, f"{len(same)} positions with moves sharing their words, e.g. {same[:3]}"
+
+
+@pytest.mark.parametrize("name,vname,opts", CASES, ids=IDS)
+def test_a_finished_games_text_reads_as_words(name, vname, opts):
+    """The text of a finished game says how it ended in words, not a Python value printed as it is
+    (Gorgasali's ended with final_info's dict and the returns list)."""
+    game = envs.make_game(name, **opts)
+    st = _random_game(game, 0, max_steps=CAPS.get(name, CAP))
+    if not st.is_terminal():
+        pytest.skip("the random game stopped at the test's cap")
+    text = st.render_text(observer=None, color=False)
+    assert "game over" in text.lower()
+    assert not re.search(r"\{'|\[-?\d+\.\d+, -?\d+\.\d+", text), text[-400:]
 
 
 @pytest.mark.parametrize("name,vname,opts", CASES, ids=IDS)

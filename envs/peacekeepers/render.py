@@ -75,6 +75,8 @@ def render_text(state: PeacekeepersState, observer: int | None = None, color: bo
                  + (f" end phase: {state.end_phase}" if state.end_phase else "")
                  + (f" pending: {_SUB_STEP.get(state.phase, state.phase)} for the cube at "
                     f"{cell_name(state.pending_cell)}" if state.pending_cell >= 0 else ""))
+    if state.phase == "over":
+        lines.append(_result_line(state, scores))
     return "\n".join(lines)
 
 

@@ -73,6 +73,8 @@ def render_text(st: ZaberiasState, observer: int | None = None, color: bool = Fa
         lines.append(f"player_{seat} {g.tribes[seat]}: coins={st.coins[seat]} "
                      f"stars={M.stars_held(st, seat)}{status} units: {', '.join(units) or '-'}; "
                      f"cities: {', '.join(cities[seat]) or '-'}")
+    if st.phase == "over":
+        lines.append(_result_line(st))
     return "\n".join(lines)
 
 

@@ -109,7 +109,9 @@ def render_text(state: ZakaState, observer: int | None = None, color: bool = Fal
         win = state.winner()
         lines.append(_c(f"game over ({state.end_reason}): "
                         + (f"player_{win} wins" if win >= 0 else "shared first place")
-                        + f"  returns={[round(float(x), 3) for x in state.returns()]}", _BOLD, color))
+                        + "; returns " + ", ".join(f"player_{i} {float(r):+.2f}" for i, r in
+                                                    enumerate(state.game.agent_returns(state.returns()))),
+                        _BOLD, color))
     return "\n".join(lines)
 
 
