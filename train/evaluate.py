@@ -750,9 +750,10 @@ def evaluate(game, agents: Sequence[str | Callable], *, options: dict | None = N
             pass
 
     def finished(recs: list[GameRecord]) -> None:
-        records.extend(recs)
-        if journal is not None and recs:
-            journal.add(journal_line(recs))
+        with deferred():   # a stop waits: the report counts a block exactly when the journal holds it
+            records.extend(recs)
+            if journal is not None and recs:
+                journal.add(journal_line(recs))
 
     stop: Stopped | None = None
     try:

@@ -561,9 +561,10 @@ def run_ladder(game_id: str, num_players: int = 2, *, games: int = DEFAULT_GAMES
 
         def on_row(row: dict[str, Any]) -> None:
             nonlocal played
-            appender.add_row(row)
-            rows.append(row)
-            played += 1
+            with deferred():   # a stop waits: the JSON written at a stop counts exactly the CSV's rows
+                appender.add_row(row)
+                rows.append(row)
+                played += 1
             if bar is not None:
                 bar.update(1)
 
