@@ -6,7 +6,11 @@ Two families, chosen by the training config's ``network`` key (``train/ppo.py: p
 Gorgasali, Warbah): a residual tower of 3x3 convolutions with growing dilation (1, 2, 4, ... so
 that a few layers see the whole board; two plain 3x3 layers see only 5x5), each block also fed the
 board's global mean (a pooled summary broadcast back to every cell); an MLP over the vector pieces;
-the features are the pooled board (mean and max over cells) plus the vector embedding.
+the features are the pooled board (mean and max over cells), the vector embedding and, for each
+*focus* plane ``p`` (``focus_planes``), the final map read where observation plane ``p`` marks the
+board (its weighted mean over those cells; zeros where it marks none): e.g. Warbah's acting-Hero
+plane, so that a move's direction logits see the Hero's own surroundings, which the pooled means
+blur.
 Action logits come from three kinds of heads:
 
 - *spatial* ranges ``[first, planes]``: action ``first + p*H*W + cell`` is plane p of a 1x1
@@ -81,7 +85,7 @@ class BoardNet(BaseFeaturesExtractor):
 
     def __init__(self, observation_space: spaces.Box, layout, num_actions: int, channels: int = 32,
                  dilations=(1, 2, 4), vector_hidden: int = 128, features_dim: int = 256,
-                 spatial_actions=(), pointer_actions=()):
+                 spatial_actions=(), pointer_actions=(), focus_planes=()):
         pieces = _pieces(layout)
         boards = [(n, s, o) for n, s, o in pieces if len(s) == 3]
         if not boards:
@@ -97,8 +101,11 @@ class BoardNet(BaseFeaturesExtractor):
         self.stem = nn.Conv2d(c, channels, 3, padding=1)
         self.blocks = nn.ModuleList(_ResBlock(channels, int(d)) for d in dilations)
         self.vec = nn.Sequential(nn.Linear(self.vector_size, vector_hidden), nn.ReLU()) if self.vector_size else None
-        self.out = nn.Sequential(nn.Linear(2 * channels + (vector_hidden if self.vector_size else 0),
-                                           features_dim), nn.ReLU())
+        self.focus = [int(p) for p in focus_planes]
+        if any(p < 0 or p >= c for p in self.focus) or len(set(self.focus)) != len(self.focus):
+            raise ValueError(f"focus planes {self.focus} must be distinct board planes 0..{c - 1}")
+        pooled_size = (2 + len(self.focus)) * channels + (vector_hidden if self.vector_size else 0)
+        self.out = nn.Sequential(nn.Linear(pooled_size, features_dim), nn.ReLU())
         # --- heads ---------------------------------------------------------------------------
         n = h * w
         taken = np.zeros(num_actions, bool)
@@ -138,7 +145,12 @@ class BoardNet(BaseFeaturesExtractor):
         x = torch.relu(self.stem(board))
         for blk in self.blocks:
             x = blk(x)
-        pooled = torch.cat([x.mean(dim=(2, 3)), x.amax(dim=(2, 3))], dim=1)
+        parts = [x.mean(dim=(2, 3)), x.amax(dim=(2, 3))]
+        if self.focus:
+            marks = board[:, self.focus].flatten(2)                       # (B, F, HW)
+            denom = marks.abs().sum(dim=2, keepdim=True).clamp_min(1.0)
+            parts.append(torch.bmm(marks / denom, x.flatten(2).transpose(1, 2)).flatten(1))  # (B, F*ch)
+        pooled = torch.cat(parts, dim=1)
         if self.vec is not None:
             e = self.vec_end
             vec = obs[:, b:e] if a == 0 else torch.cat([obs[:, :a], obs[:, b:e]], dim=1)

@@ -74,6 +74,9 @@ class TrainConfig:
     #: ^ board network: [[first action, count, board plane(, only-where plane)], ...]: action first + k
     #:   selects the piece marked by observation plane (plane + k) (on cells where the 4th plane is set,
     #:   e.g. own units); its logit is read off the cells it marks
+    focus_planes: list = field(default_factory=list)
+    #: ^ board network: observation planes whose marked cells the features also read the final map at
+    #:   (e.g. the piece now acting), one block of board_channels each
     slot_dim: int = 64                    #: slots network: width of the per-slot embedding
     pair_dim: int = 64                    #: slots network: width of the user x target pair layer
     share_features: bool = True           #: policy and value share the features extractor
@@ -215,6 +218,8 @@ SCHEMA: tuple[Option, ...] = (
     count("features_dim", 256, 1, "board / slots networks: width of the features (policy latent)"),
     Option("pointer_actions", list, [], "board network: [[first action, count >= 1, board plane(, only-where "
            "plane)], ...]", each=Option("entry", list, size=(3, 4), each=Option("n", int, low=0), doc="an entry")),
+    Option("focus_planes", list, [], "board network: observation planes whose marked cells the features also "
+           "read the final map at (e.g. the piece now acting)", each=Option("plane", int, low=0, doc="a plane")),
     count("slot_dim", 64, 1, "slots network: width of the per-slot embedding"),
     count("pair_dim", 64, 1, "slots network: width of the user x target pair layer"),
     Option("share_features", bool, True, "policy and value share the features extractor"),
@@ -305,6 +310,8 @@ def _validate_networks(cfg: TrainConfig) -> None:
                               f"plane)], got {entry!r}")
     if cfg.pointer_actions and cfg.network != "board":
         raise ConfigError("pointer_actions need the board network (network: board)")
+    if cfg.focus_planes and cfg.network != "board":
+        raise ConfigError("focus_planes need the board network (network: board)")
     if cfg.spatial_actions not in ("auto", []) and cfg.network == "mlp":
         raise ConfigError("spatial_actions need the cnn network (network: cnn or auto)")
 
@@ -614,7 +621,7 @@ def with_overrides(config: dict[str, Any], overrides: dict[str, Any]) -> dict[st
 #: 44: this listed 7 of them, so --resume --set board_channels=64 passed); search_distill's network
 #: section takes the same keys
 NETWORK_SHAPE_KEYS = ("network", "net_arch", "cnn_channels", "cnn_hidden", "vector_hidden", "spatial_actions",
-                      "board_channels", "board_dilations", "features_dim", "pointer_actions", "slot_dim",
+                      "board_channels", "board_dilations", "features_dim", "pointer_actions", "focus_planes", "slot_dim",
                       "pair_dim", "share_features")
 #: what a resumed run keeps: the network's shape and the game it plays
 NETWORK_KEYS = NETWORK_SHAPE_KEYS + ("env_options",)

@@ -189,7 +189,8 @@ def policy_kwargs(game, cfg: TrainConfig) -> dict[str, Any]:
                 "layout": layout, "num_actions": int(game.num_actions), "channels": cfg.board_channels,
                 "dilations": list(cfg.board_dilations), "vector_hidden": cfg.vector_hidden,
                 "features_dim": cfg.features_dim, "spatial_actions": spatial,
-                "pointer_actions": [list(x) for x in cfg.pointer_actions]}
+                "pointer_actions": [list(x) for x in cfg.pointer_actions],
+                "focus_planes": list(cfg.focus_planes)}
         else:
             kwargs["features_extractor_class"] = SlotNet
             kwargs["features_extractor_kwargs"] = {
