@@ -49,6 +49,47 @@ def test_board_net_pointer_reads_the_marked_cell():
         BoardNet(_box(20), layout, 4, spatial_actions=[[0, 1]])
 
 
+def test_board_net_focus_reads_the_marked_cells():
+    """``focus_planes``: the features also hold the final map at the cells a plane marks (their
+    weighted mean), so moving the marked piece changes the latent while the pooled means do not
+    see where it stands; a plane that marks nothing reads zeros; a plane off the board is refused."""
+    layout = [["board", [2, 3, 3]], ["vector", [2]]]
+    net = BoardNet(_box(20), layout, num_actions=3, channels=4, dilations=[1], vector_hidden=4,
+                   features_dim=8, focus_planes=[1])
+    assert net.out[0].in_features == 3 * 4 + 4
+    obs = torch.zeros(2, 20)
+    boards = obs[:, :18].view(2, 2, 3, 3)
+    boards[:, 0] = torch.arange(9, dtype=torch.float32).view(3, 3) / 9
+    boards[0, 1, 0, 0] = 1.0          # the acting piece in a corner
+    boards[1, 1, 1, 1] = 1.0          # in the middle
+    with torch.no_grad():
+        net(obs)
+        fmap = net._cache["map"]
+        seen = {}
+        net.out.register_forward_hook(lambda m, inp, out: seen.setdefault("x", inp[0]))
+        net(obs)
+    x = seen["x"]
+    torch.testing.assert_close(x[0, 8:12], fmap[0, :, 0, 0])
+    torch.testing.assert_close(x[1, 8:12], fmap[1, :, 1, 1])
+    none = torch.zeros(1, 20)
+    with torch.no_grad():
+        seen.clear()
+        net(none)
+    assert torch.count_nonzero(seen["x"][0, 8:12]) == 0
+    with pytest.raises(ValueError, match="focus planes"):
+        BoardNet(_box(20), layout, 3, channels=4, focus_planes=[2])
+
+
+def test_a_focus_network_trains_saves_and_loads(tmp_path):
+    """The key goes from the config to the saved policy: the loaded network has the same focus block."""
+    from tabletop_arena.agents.ppo import load_policy
+    from tabletop_arena.train.ppo import train
+    path = train("warbah", out=tmp_path / "wf", timesteps=64,
+                 **_tiny(network="board", focus_planes=[12], bc_games=0, dagger_rounds=0))
+    ext = load_policy(path).features_extractor
+    assert ext.focus == [12] and ext.out[0].in_features == 3 * 4 + 8
+
+
 def test_slot_net_scores_user_target_pairs():
     """Zaka's network encodes every battlefield slot with one shared encoder and scores
     USE_ON_MONSTER(user, army, target) from the (user slot, target slot) pair: swapping two monsters
