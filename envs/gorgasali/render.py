@@ -16,6 +16,24 @@ if TYPE_CHECKING:   # for the type checker only: these modules import this one
 _TERRAIN = {WATER: "~", FOREST: "f", MOUNTAIN: "^", BLOCK: "#"}
 _BANNER = {"barrier": "=", "ball": "*", "tree": "T", "field": "M", "smoke": "s"}
 _ZONE_BG = {1: 52, 2: 94, 3: 22, 4: 17}
+_TERRAIN_NAME = {WATER: "water", FOREST: "forest", MOUNTAIN: "mountain", BLOCK: "blocking terrain"}
+
+
+def _square_words(state: GorgasaliState, sq: int) -> str:
+    """Where a figure stands and what its digit hides on the text board: 'K20 on a tree platform,
+    a chest' (the square alone when it holds nothing else)."""
+    b = state.game.board
+    under = [("a " + _BANNER_NAME[bn[0]]) for bn in state.banners if sq in bn[1]]
+    if sq in state.chests:
+        under.append("a chest")
+    if sq in b.healing:
+        under.append("a healing square")
+    if any(state.fallen_at[t] == sq for t in range(state.game.num_seats)):
+        under.append("a fallen teammate")
+    if b.terrain[sq] in _TERRAIN_NAME:
+        under.append(_TERRAIN_NAME[b.terrain[sq]])
+    name = f"{chr(ord('A') + sq % A.SIZE)}{sq // A.SIZE + 1}"
+    return name + (" on " + ", ".join(under) if under else "")
 
 
 def render_text(state: GorgasaliState, observer: int | None = None, color: bool = False) -> str:
@@ -60,7 +78,7 @@ def render_text(state: GorgasaliState, observer: int | None = None, color: bool 
                  "M magic field, s smoke, x fallen teammate, o covered by this move's walk, "
                  + ("grey background" if color else ": ground") + " in an inactive zone")
     for t in range(g.num_seats):
-        status = f"hp {state.health[t]:>3}" if state.alive[t] else "out   "
+        status = f"hp {state.health[t]:>3} at {_square_words(state, state.pos[t])}" if state.alive[t] else "out"
         mat = state.mat[t]
         show = observer is None or observer == t or state._sees_all(observer, t)
         weapons = []

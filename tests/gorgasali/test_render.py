@@ -71,3 +71,20 @@ def test_ansi_text_without_colours_marks_the_inactive_zones():
     assert sum(row.count(":") for row in g) > 0
     assert ":" not in "".join(row for r, row in enumerate(g) if all(zone[r * A.SIZE + c] > 1
                                                                   for c in range(A.SIZE)))
+
+
+def test_text_names_what_a_player_stands_on():
+    """A player's digit covers its square on the text board, so its line says where it stands and
+    what lies there: a Tree Platform placed on the player's own square (the rulebook's Tree
+    Platform is stood on) and a chest were hidden before."""
+    game = envs.make_game("gorgasali_v0", num_players=2)
+    st = game.new_initial_state(np.random.default_rng(5))
+    sq = st.pos[0]
+    st.banners.append(("tree", (sq,), 0, 3))
+    st.chests.add(sq)
+    col, row = chr(ord("A") + sq % A.SIZE), sq // A.SIZE + 1
+    line = next(x for x in st.render_text().splitlines() if x.strip().startswith(st.name(0)))
+    assert f"at {col}{row} on a tree platform, a chest" in line
+    other = st.pos[1]
+    line1 = next(x for x in st.render_text().splitlines() if x.strip().startswith(st.name(1)))
+    assert f"at {chr(ord('A') + other % A.SIZE)}{other // A.SIZE + 1} " in line1 + " "
