@@ -20,8 +20,6 @@ USER_KNOBS = {
     "scale_with_run": ("false keeps a short --timesteps run's warm start at the file's size", "test_run_size.py"),
     "update_threads": ("torch threads during the PPO update on a machine with idle cores", "test_training_pipeline.py"),
     "pointer_actions": ("a pointer head over the board for a game's board-shaped actions", "test_training.py"),
-    "focus_planes": ("board network: read the final map where a plane marks a piece (the one acting)",
-                     "test_training_pipeline.py"),
     "share_features": ("false gives the value head its own features extractor", "test_training_pipeline.py"),
     "snapshot_sampling": ("false: past snapshots play their argmax move instead of sampling",
                           "test_training_pipeline.py"),
