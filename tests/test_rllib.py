@@ -428,6 +428,18 @@ def test_one_iteration_trains_saves_resumes_and_evaluates(local_ray, name, tmp_p
 
 
 @needs_ray
+def test_a_network_that_does_not_fit_the_game_makes_no_run_folder(tmp_path):
+    """As the SB3 trainer (tests/test_training_pipeline.py): the network is checked against the
+    game before the run folder and its config.yaml are written."""
+    from tabletop_arena.train.rllib import train_rllib
+    out = tmp_path / "bad"
+    with pytest.raises(ConfigError, match="focus planes"):
+        train_rllib("warbah", config_path=ppo_config("warbah_v0"), out=out, timesteps=64,
+                    **{**SMALL, "network": "board", "focus_planes": [40]})
+    assert not out.exists()
+
+
+@needs_ray
 def test_warm_start_weights_reach_learner_and_env_runner(local_ray, tmp_path):
     """push() after behaviour cloning: the learner and the sampling module hold the driver's weights."""
     from tabletop_arena.train.ppo import policy_kwargs

@@ -536,3 +536,26 @@ def test_spatial_head_needs_shared_features():
     cfg = load_config(None, _tiny(network="cnn", share_features=False), game="peacekeepers_v0")
     with pytest.raises(ConfigError, match="share_features"):
         policy_kwargs(game, cfg)
+
+
+@pytest.mark.parametrize("bad", [{"focus_planes": [40]}, {"pointer_actions": [[0, 1, 40]]},
+                                 {"network": "cnn", "focus_planes": [], "spatial_actions": [[10_000, 1]]}])
+def test_a_network_that_does_not_fit_the_game_changes_nothing(tmp_path, bad):
+    """A network key that the game's observation or actions cannot take is a config error before
+    the run folder is made (it was raised after config.yaml had been written)."""
+    from tabletop_arena.train.ppo import train
+    out = tmp_path / "run"
+    with pytest.raises(ConfigError, match="focus planes|does not fit|spatial"):
+        train("warbah", out=out, timesteps=64, **_tiny(**{"network": "board", **bad}))
+    assert not out.exists()
+
+
+def test_a_distillation_network_that_does_not_fit_changes_nothing(tmp_path):
+    """The same for search distillation's fresh network section."""
+    from tabletop_arena.train.search_distill import train_search_distill
+    out = tmp_path / "run"
+    data = {"algorithm": "search_distill", "env_options": {"num_players": 2}, "iterations": 1,
+            "network": {"network": "board", "focus_planes": [40]}, "clone": {"bc_games": 2, "dagger_rounds": 0}}
+    with pytest.raises(ConfigError, match="focus planes"):
+        train_search_distill("warbah", data, "test", out, {})
+    assert not out.exists()

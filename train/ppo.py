@@ -571,8 +571,11 @@ def train(game: str, config_path: str | os.PathLike | None = None, timesteps: in
             raise ConfigError(f"{out} already holds a run (checkpoint.zip); pass --resume to continue it "
                               f"or choose another --out")
     validate(cfg)
-    if cfg.init_policy:   # before the run folder is made: a refused file changes nothing
-        init_policy_path(cfg.init_policy, envs.make_game(game_id, **cfg.env_options), trust)
+    game_obj = envs.make_game(game_id, **cfg.env_options)
+    with torch.random.fork_rng(devices=[]):   # before the run folder is made: a network that does not fit
+        policy_kwargs(game_obj, cfg)           # the game changes nothing (its trial build draws no weights)
+    if cfg.init_policy:   # likewise a refused file
+        init_policy_path(cfg.init_policy, game_obj, trust)
     out.mkdir(parents=True, exist_ok=True)
     with RunLock(out) as lock:
         if lock.took_over:

@@ -523,14 +523,13 @@ def train_rllib(game: str, config_path: str | os.PathLike | None = None, timeste
     if seed is not None:
         overrides["seed"] = seed
     cfg, out = _config(game_id, config_path, overrides, device, resume, out, trust)
+    game_obj = envs.make_game(game_id, **cfg.env_options)   # a variant or network that does not fit the
+    resolve_network(game_obj, cfg)                           # game fails before the run folder is made
+    kwargs = policy_kwargs(game_obj, cfg)
     out.mkdir(parents=True, exist_ok=True)
     import yaml
     (out / "config.yaml").write_text(yaml.safe_dump(cfg.to_dict(), sort_keys=False))
     torch.set_num_threads(cfg.torch_threads)
-
-    game_obj = envs.make_game(game_id, **cfg.env_options)
-    resolve_network(game_obj, cfg)  # raise early on a cnn request without a board piece
-    kwargs = policy_kwargs(game_obj, cfg)
     r = cfg.rllib
     started = start_ray(r)
     algo = progress = None

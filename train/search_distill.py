@@ -742,9 +742,11 @@ def train_search_distill(game: str, data: dict[str, Any] | None, source: str, ou
     if cfg.init_policy and not resume:
         init_policy_path(cfg, game_obj, trust)
     if not cfg.init_policy and not resume:
-        ppo_config(cfg)
         if not cfg.network:
             raise ConfigError(f"{source}: give init_policy (a shipped agent or a checkpoint) or a network section")
+        from .ppo import policy_kwargs
+        with torch.random.fork_rng(devices=[]):   # a network that does not fit the game: before the folder
+            policy_kwargs(game_obj, ppo_config(cfg))
     for spec in cfg.eval_opponents:   # a bad opponent fails now, not after an iteration
         make_agent(spec, game_obj, seed=0, trust=trust)
     out.mkdir(parents=True, exist_ok=True)
