@@ -550,6 +550,21 @@ def test_a_network_that_does_not_fit_the_game_changes_nothing(tmp_path, bad):
     assert not out.exists()
 
 
+def test_the_early_network_check_draws_no_weights():
+    """The trainers check the network before making the run folder (``check_network``, PPO and
+    search distillation); the check builds the network once and must leave torch's generator
+    where it was, or a run's first weights would depend on whether it was checked."""
+    import torch
+
+    from tabletop_arena.train.ppo import check_network
+    game = envs.make_game("warbah_v0")
+    cfg = load_config(None, _tiny(network="board", focus_planes=[12]), game="warbah_v0")
+    torch.manual_seed(5)
+    before = torch.random.get_rng_state()
+    check_network(game, cfg)
+    assert torch.equal(torch.random.get_rng_state(), before)
+
+
 def test_a_distillation_network_that_does_not_fit_changes_nothing(tmp_path):
     """The same for search distillation's fresh network section."""
     from tabletop_arena.train.search_distill import train_search_distill

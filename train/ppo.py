@@ -229,6 +229,14 @@ def policy_kwargs(game, cfg: TrainConfig) -> dict[str, Any]:
     return kwargs
 
 
+def check_network(game, cfg: TrainConfig) -> None:
+    """Raise ConfigError if ``cfg``'s network does not fit ``game`` (``policy_kwargs``'s trial build),
+    drawing nothing from torch's generator: trainers call it before making a run folder. The real
+    build keeps its draws (a run's first weights for a seed are as before)."""
+    with torch.random.fork_rng(devices=[]):
+        policy_kwargs(game, cfg)
+
+
 def gymnasium_box(size: int):
     import gymnasium
     return gymnasium.spaces.Box(-1.0, 1.0, (int(size),), np.float32)
@@ -572,8 +580,7 @@ def train(game: str, config_path: str | os.PathLike | None = None, timesteps: in
                               f"or choose another --out")
     validate(cfg)
     game_obj = envs.make_game(game_id, **cfg.env_options)
-    with torch.random.fork_rng(devices=[]):   # before the run folder is made: a network that does not fit
-        policy_kwargs(game_obj, cfg)           # the game changes nothing (its trial build draws no weights)
+    check_network(game_obj, cfg)   # before the run folder is made: a network that does not fit changes nothing
     if cfg.init_policy:   # likewise a refused file
         init_policy_path(cfg.init_policy, game_obj, trust)
     out.mkdir(parents=True, exist_ok=True)

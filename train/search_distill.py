@@ -744,9 +744,8 @@ def train_search_distill(game: str, data: dict[str, Any] | None, source: str, ou
     if not cfg.init_policy and not resume:
         if not cfg.network:
             raise ConfigError(f"{source}: give init_policy (a shipped agent or a checkpoint) or a network section")
-        from .ppo import policy_kwargs
-        with torch.random.fork_rng(devices=[]):   # a network that does not fit the game: before the folder
-            policy_kwargs(game_obj, ppo_config(cfg))
+        from .ppo import check_network
+        check_network(game_obj, ppo_config(cfg))   # a network that does not fit the game: before the folder
     for spec in cfg.eval_opponents:   # a bad opponent fails now, not after an iteration
         make_agent(spec, game_obj, seed=0, trust=trust)
     out.mkdir(parents=True, exist_ok=True)
